@@ -25,16 +25,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
-from scrapy_rep.audit.cliargs import (
-    COMMANDS,
-    EXIT_CLEAN,
-    EXIT_DIFFERENCES,
-    EXIT_UNUSABLE,
-    parser,
-)
+from scrapy_rep.audit.cliargs import COMMANDS as COMMANDS
+from scrapy_rep.audit.cliargs import EXIT_CLEAN as EXIT_CLEAN
+from scrapy_rep.audit.cliargs import EXIT_DIFFERENCES as EXIT_DIFFERENCES
+from scrapy_rep.audit.cliargs import EXIT_UNUSABLE as EXIT_UNUSABLE
 from scrapy_rep.audit.cliargs import HELPS as HELPS
 from scrapy_rep.audit.cliargs import SYNOPSES as SYNOPSES
 from scrapy_rep.audit.cliargs import exit_codes as exit_codes
+from scrapy_rep.audit.cliargs import parser
 from scrapy_rep.audit.export import build, encode
 from scrapy_rep.audit.exportread import summary_markdown
 from scrapy_rep.audit.faterecord import FateRecord

@@ -65,8 +65,11 @@ SYNOPSES: Final = {
 
 
 #: The ``TRAIL`` argument of ``repair`` and ``export`` (one file), and of the others.
-_ONE_TRAIL: Final = {"metavar": "TRAIL", "help": "the trail file (.jsonl or .jsonl.gz)"}
-_TRAILS: Final = {
+_ONE_TRAIL: Final[dict[str, Any]] = {
+    "metavar": "TRAIL",
+    "help": "the trail file (.jsonl or .jsonl.gz)",
+}
+_TRAILS: Final[dict[str, Any]] = {
     "metavar": "TRAIL",
     "nargs": "+",
     "help": "the trail file (.jsonl or .jsonl.gz); several: several workers' trails read as "

@@ -21,17 +21,23 @@ import hashlib
 import json
 import os
 import stat
+import time
 import zlib
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Any, Final
 
 # Its readers' names, where they have always been.
-from scrapy_rep.audit.fileaccess import HELD, check_unlocked, lock
 from scrapy_rep.audit.fileaccess import TrailFileError as TrailFileError
-from scrapy_rep.audit.fileaccess import being_written as being_written
 from scrapy_rep.audit.fileaccess import check_folder as check_folder
+from scrapy_rep.audit.fileaccess import check_is_trail as check_is_trail
 from scrapy_rep.audit.fileaccess import check_writable as check_writable
+from scrapy_rep.audit.fileaccess import is_gzip as is_gzip
 from scrapy_rep.audit.fileaccess import same_file as same_file
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no lock
+    fcntl = None  # type: ignore[assignment]
 
 #: The version of the trail's schema (the ``schema`` field of each ``run`` line).
 SCHEMA: Final = 2
@@ -64,21 +70,9 @@ def _escaped(line: str) -> str:
     return line.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
-def is_gzip(path: Path) -> bool:
-    return path.name.endswith(".gz")
-
-
 def snapshot_dir(path: Path) -> Path:
     """``trail.jsonl`` -> ``trail.jsonl.d`` (``trail.jsonl.gz`` -> ``trail.jsonl.gz.d``)."""
     return path.with_name(path.name + ".d")
-
-
-#: The types a trail's first line can have: the ``run`` header of its first run (or the
-#: ``repair`` of a first line cut, which ``audit verify`` reports).
-FIRST_TYPES: Final = ("run", "repair")
-#: A first line at least this long is no trail's (a run line is a few KiB): it is not
-#: read further.
-_FIRST_LINE_MAX: Final = 1 << 24
 
 
 def check_trail(path: Path) -> None:
@@ -92,65 +86,69 @@ def check_trail(path: Path) -> None:
     last_line_hash(path)
 
 
-def check_is_trail(path: Path) -> None:
-    """Raise :class:`TrailFileError` when the existing file at ``path`` is not an audit
-    trail: its first line is whole and is not a trail's first line (a JSON object of a
-    type of :data:`FIRST_TYPES`, with its ``prev``), or a ``.gz`` name holds no gzip
-    data. The trail is appended to: chained onto an items feed, its lines would be
-    mixed into the collection. A new or empty file and a device (``/dev/null``) pass; a
-    first line cut, or a gzip member cut, is said by :func:`last_line_hash`."""
-    try:
-        if not path.exists() or not stat.S_ISREG(path.stat().st_mode):
-            return
-        first = _first_gzip_line(path) if is_gzip(path) else _first_plain_line(path)
-    except OSError as error:
-        raise TrailFileError(f"{path} cannot be read back ({error.strerror})") from None
-    if first is None:
+#: Why a locked trail cannot be written.
+LOCKED: Final = "is being written by another crawl (it is locked): a trail has one writer at a time"
+
+
+#: (device, inode) of the trails this process's writers hold locked.
+_HELD: Final[set[tuple[int, int]]] = set()
+
+
+#: Tries at a lock held by another process, and the pause between them: another crawl's
+#: start-up check (:func:`check_unlocked`) holds it for the time of one ``flock`` call,
+#: which must not refuse a crawl that took the trail first; a writer holds it for its
+#: whole crawl.
+LOCK_TRIES: Final = 5
+LOCK_PAUSE: Final = 0.02
+_pause = time.sleep
+
+
+def lock(file: IO[bytes], path: Path) -> None:
+    """Take the exclusive lock of the trail open as ``file`` (a regular file; held until
+    it is closed), or raise :class:`TrailFileError` when another process still holds it
+    after :data:`LOCK_TRIES` tries. Devices (``/dev/null``) and platforms without
+    ``fcntl`` are not locked."""
+    if fcntl is None or not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
         return
-    if first.endswith(b"\n"):
+    for tried in range(1, LOCK_TRIES + 1):
         try:
-            record = json.loads(first)
-        except ValueError:  # UnicodeDecodeError too
-            record = None
-        if (
-            isinstance(record, dict)
-            and record.get("type") in FIRST_TYPES
-            and isinstance(record.get("prev"), str)
-        ):
+            fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
-    elif len(first) < _FIRST_LINE_MAX:
-        return  # the file is its first line, cut: said by last_line_hash
-    raise _not_a_trail(path)
+        except BlockingIOError:
+            if tried == LOCK_TRIES:
+                raise TrailFileError(f"{path} {LOCKED}") from None
+            _pause(LOCK_PAUSE)
+        except OSError:  # a file system without locks: written as before
+            return
 
 
-def _not_a_trail(path: Path) -> TrailFileError:
-    return TrailFileError(
-        f"{path} is not an audit trail (its first line is not the run line a trail starts "
-        "with): the trail would be appended to it; name another file"
-    )
-
-
-def _first_plain_line(path: Path) -> bytes | None:
-    with path.open("rb") as file:
-        return file.readline(_FIRST_LINE_MAX) or None
-
-
-#: The first bytes of gzip data.
-_GZIP_MAGIC: Final = b"\x1f\x8b"
-
-
-def _first_gzip_line(path: Path) -> bytes | None:
-    with path.open("rb") as file:
-        start = file.read(len(_GZIP_MAGIC))
-    if not start:
-        return None
-    if start != _GZIP_MAGIC:  # no gzip data: not a trail, whatever its name says
-        raise _not_a_trail(path)
+def check_unlocked(path: Path) -> None:
+    """Raise :class:`TrailFileError` when another crawl holds the lock of the trail at
+    ``path`` (:func:`lock`); takes it only for the time of the check. A lock this
+    process's own :class:`TrailFile` holds is not in the way (the settings are checked
+    again while the crawl runs); a second :class:`TrailFile` is still refused."""
     try:
-        with gzip.open(path, "rb") as file:  # a member is read only when reached
-            return file.readline(_FIRST_LINE_MAX) or None
-    except (EOFError, gzip.BadGzipFile, zlib.error):
-        return None  # cut or damaged in its first line: said by last_line_hash
+        file = path.open("rb")
+    except OSError:
+        return  # new, or unreadable: said by the other checks
+    with file:
+        status = os.fstat(file.fileno())
+        if (status.st_dev, status.st_ino) not in _HELD:
+            lock(file, path)
+
+
+def being_written(path: Path) -> bool:
+    """Whether a crawl holds the lock of the trail at ``path`` now (:func:`lock`): this
+    process's writer, or another process's."""
+    try:
+        check_unlocked(path)
+    except TrailFileError:
+        return True
+    try:
+        status = path.stat()
+    except OSError:
+        return False
+    return (status.st_dev, status.st_ino) in _HELD
 
 
 def last_line_hash(path: Path) -> str:
@@ -244,7 +242,7 @@ class TrailFile:
             raise
         status = os.fstat(self._file.fileno())
         self._key = (status.st_dev, status.st_ino)
-        HELD.add(self._key)
+        _HELD.add(self._key)
         #: The file had lines already: this run chains on from them.
         self.chained = bool(self.prev)
         self.snapshots = snapshot_dir(path)
@@ -287,5 +285,5 @@ class TrailFile:
         temporary.replace(target)
 
     def close(self) -> None:
-        HELD.discard(self._key)
+        _HELD.discard(self._key)
         self._file.close()

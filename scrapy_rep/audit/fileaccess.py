@@ -1,25 +1,95 @@
-"""Who may write a trail file, and where (pure, standard library only): one writer at a
-time, which holds an exclusive ``flock`` on the trail while it writes (:func:`lock`; a
-second crawl on the same file is refused at its start: two chains written into one file
-would read as tampering), and whether an output path can be written or created before
-the crawl starts. :mod:`scrapy_rep.audit.file` writes the trail."""
+"""Whether a file may be used for a trail (pure, standard library only): an existing
+file is one only if its first line is a trail's (:func:`check_is_trail`: an items feed
+or another collection is refused, not appended to), and an output path must be one that
+can be written or created before the crawl starts. :mod:`scrapy_rep.audit.file` writes
+the trail, one writer at a time."""
 
 from __future__ import annotations
 
+import gzip
+import json
 import os
 import stat
-import time
+import zlib
 from pathlib import Path
-from typing import IO, Final
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: no lock
-    fcntl = None  # type: ignore[assignment]
+from typing import Final
 
 
 class TrailFileError(Exception):
     """The file cannot be used; the message says why, in a few words."""
+
+
+def is_gzip(path: Path) -> bool:
+    return path.name.endswith(".gz")
+
+
+#: The types a trail's first line can have: the ``run`` header of its first run (or the
+#: ``repair`` of a first line cut, which ``audit verify`` reports).
+FIRST_TYPES: Final = ("run", "repair")
+#: A first line at least this long is no trail's (a run line is a few KiB): it is not
+#: read further.
+_FIRST_LINE_MAX: Final = 1 << 24
+
+
+def check_is_trail(path: Path) -> None:
+    """Raise :class:`TrailFileError` when the existing file at ``path`` is not an audit
+    trail: its first line is whole and is not a trail's first line (a JSON object of a
+    type of :data:`FIRST_TYPES`, with its ``prev``), or a ``.gz`` name holds no gzip
+    data. The trail is appended to: chained onto an items feed, its lines would be
+    mixed into the collection. A new or empty file and a device (``/dev/null``) pass; a
+    first line cut, or a gzip member cut, is said by :func:`last_line_hash`."""
+    try:
+        if not path.exists() or not stat.S_ISREG(path.stat().st_mode):
+            return
+        first = _first_gzip_line(path) if is_gzip(path) else _first_plain_line(path)
+    except OSError as error:
+        raise TrailFileError(f"{path} cannot be read back ({error.strerror})") from None
+    if first is None:
+        return
+    if first.endswith(b"\n"):
+        try:
+            record = json.loads(first)
+        except ValueError:  # UnicodeDecodeError too
+            record = None
+        if (
+            isinstance(record, dict)
+            and record.get("type") in FIRST_TYPES
+            and isinstance(record.get("prev"), str)
+        ):
+            return
+    elif len(first) < _FIRST_LINE_MAX:
+        return  # the file is its first line, cut: said by last_line_hash
+    raise _not_a_trail(path)
+
+
+def _not_a_trail(path: Path) -> TrailFileError:
+    return TrailFileError(
+        f"{path} is not an audit trail (its first line is not the run line a trail starts "
+        "with): the trail would be appended to it; name another file"
+    )
+
+
+def _first_plain_line(path: Path) -> bytes | None:
+    with path.open("rb") as file:
+        return file.readline(_FIRST_LINE_MAX) or None
+
+
+#: The first bytes of gzip data.
+_GZIP_MAGIC: Final = b"\x1f\x8b"
+
+
+def _first_gzip_line(path: Path) -> bytes | None:
+    with path.open("rb") as file:
+        start = file.read(len(_GZIP_MAGIC))
+    if not start:
+        return None
+    if start != _GZIP_MAGIC:  # no gzip data: not a trail, whatever its name says
+        raise _not_a_trail(path)
+    try:
+        with gzip.open(path, "rb") as file:  # a member is read only when reached
+            return file.readline(_FIRST_LINE_MAX) or None
+    except (EOFError, gzip.BadGzipFile, zlib.error):
+        return None  # cut or damaged in its first line: said by last_line_hash
 
 
 def same_file(one: Path, other: Path) -> bool:
@@ -48,71 +118,6 @@ def check_writable(path: Path) -> None:
             raise TrailFileError(f"{path} cannot be written ({error.strerror})") from None
         return
     _check_creatable(path)
-
-
-#: Why a locked trail cannot be written.
-LOCKED: Final = "is being written by another crawl (it is locked): a trail has one writer at a time"
-
-
-#: (device, inode) of the trails this process's writers hold locked.
-HELD: Final[set[tuple[int, int]]] = set()
-
-
-#: Tries at a lock held by another process, and the pause between them: another crawl's
-#: start-up check (:func:`check_unlocked`) holds it for the time of one ``flock`` call,
-#: which must not refuse a crawl that took the trail first; a writer holds it for its
-#: whole crawl.
-LOCK_TRIES: Final = 5
-LOCK_PAUSE: Final = 0.02
-_pause = time.sleep
-
-
-def lock(file: IO[bytes], path: Path) -> None:
-    """Take the exclusive lock of the trail open as ``file`` (a regular file; held until
-    it is closed), or raise :class:`TrailFileError` when another process still holds it
-    after :data:`LOCK_TRIES` tries. Devices (``/dev/null``) and platforms without
-    ``fcntl`` are not locked."""
-    if fcntl is None or not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
-        return
-    for tried in range(1, LOCK_TRIES + 1):
-        try:
-            fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return
-        except BlockingIOError:
-            if tried == LOCK_TRIES:
-                raise TrailFileError(f"{path} {LOCKED}") from None
-            _pause(LOCK_PAUSE)
-        except OSError:  # a file system without locks: written as before
-            return
-
-
-def check_unlocked(path: Path) -> None:
-    """Raise :class:`TrailFileError` when another crawl holds the lock of the trail at
-    ``path`` (:func:`lock`); takes it only for the time of the check. A lock this
-    process's own :class:`TrailFile` holds is not in the way (the settings are checked
-    again while the crawl runs); a second :class:`TrailFile` is still refused."""
-    try:
-        file = path.open("rb")
-    except OSError:
-        return  # new, or unreadable: said by the other checks
-    with file:
-        status = os.fstat(file.fileno())
-        if (status.st_dev, status.st_ino) not in HELD:
-            lock(file, path)
-
-
-def being_written(path: Path) -> bool:
-    """Whether a crawl holds the lock of the trail at ``path`` now (:func:`lock`): this
-    process's writer, or another process's."""
-    try:
-        check_unlocked(path)
-    except TrailFileError:
-        return True
-    try:
-        status = path.stat()
-    except OSError:
-        return False
-    return (status.st_dev, status.st_ino) in HELD
 
 
 def check_folder(path: Path) -> None:

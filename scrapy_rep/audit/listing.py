@@ -141,8 +141,8 @@ def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iter
     for entry in found:
         count += 1
         if form == "jsonl":  # a shard only when the collection is several files
-            said = {name: entry[name] for name in columns if name != "shard" or entry[name]}
-            yield json.dumps(said, ensure_ascii=True)
+            shown = {name: entry[name] for name in columns if name != "shard" or entry[name]}
+            yield json.dumps(shown, ensure_ascii=True)
         elif form == "csv":
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerow(entry[name] for name in columns)
