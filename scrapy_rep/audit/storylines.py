@@ -178,10 +178,11 @@ def record_lines(
 ) -> list[str]:
     run = runs.get(record.run, {})
     lines = [
-        f"line {number}, {record.time}: {record.url} {_fate(record)}",
-        f"  run {record.run} (spider {run.get('spider')}, started {run.get('time')}, "
+        # a field missing (a hand-edited trail) is said as before: None
+        f"line {number}, {record.time or None}: {record.url or None} {_fate(record)}",
+        f"  run {record.run or None} (spider {run.get('spider')}, started {run.get('time')}, "
         f"purposes {', '.join(purposes_of(run)) or '-'}, profile {run.get('profile')})",
-        f"  request id {record.id}",
+        f"  request id {record.id or None}",
         *_robots(record.robots, record.url, rederiver),
         *_usage(record.usage),
         *_items(record),
