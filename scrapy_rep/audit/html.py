@@ -10,28 +10,17 @@ page's address fills it in, so a filtered view can be linked.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
-from html import escape
 from pathlib import Path
 from typing import Any, Final
 
+from scrapy_rep.audit.htmlrows import HEADS, ITEM_HEADS, url_html
+from scrapy_rep.audit.htmlrows import html_text as _e
 from scrapy_rep.audit.read import items
-from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord
-from scrapy_rep.audit.summary import (
-    Summary,
-    Tally,
-    deciding_signal,
-    denied,
-    file_refused,
-    items_dropped,
-    items_line,
-    origin_label,
-    unended,
-)
-from scrapy_rep.audit.terminal import printable
+from scrapy_rep.audit.records import ITEM_STATUSES
+from scrapy_rep.audit.summary import Summary, items_line, unended
+from scrapy_rep.audit.tallies import Tally
 from scrapy_rep.audit.verify import Verification
-from scrapy_rep.verdict.fates import Fate
 
 #: Table rows written at most (the counts above it always cover every record).
 MAX_ROWS: Final = 10_000
@@ -79,12 +68,6 @@ _CSP: Final = (
     "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
     "img-src 'none'; form-action 'none'; base-uri 'none'"
 )
-
-
-def _e(value: Any) -> str:
-    """Text as HTML: control characters and bidi controls as visible escapes, then
-    :func:`html.escape`."""
-    return escape(printable("" if value is None else value), quote=True)
 
 
 def _totals(summary: Summary) -> str:
@@ -203,106 +186,12 @@ def _verification(result: Verification | None) -> str:
     )
 
 
-#: Where a long URL may break: after these characters.
-_BREAKS: Final = re.compile(r"(?<=[/?&=#;,.\-_])")
-
-
-def url_html(url: Any) -> str:
-    """A URL as text that wraps after ``/ ? & = # ; , . - _`` (``<wbr>``), not mid-word
-    (a CSS fallback breaks a word too long for its cell anywhere)."""
-    return "<wbr>".join(_e(piece) for piece in _BREAKS.split(printable(url or "")))
-
-
-def state(record: dict[str, Any], file: dict[str, Any] | None = None) -> str:
-    """The record's state as the report draws it: its fate, ``fetched, item dropped`` for
-    a fetched page whose items were dropped after the fetch, or ``fetched, file refused``
-    (``marked``) for a file the media gate refused (``file``: its ``file`` record)."""
-    if items_dropped(record):
-        return "fetched, item dropped"
-    refused = file_refused(file) if Fate.of(record.get("fate")) is Fate.FETCHED else ""
-    return f"fetched, {refused.partition(':')[0]}" if refused else str(record.get("fate"))
-
-
-_STATE_CLASS: Final = {
-    "refused": "refused",
-    "fetched": "fetched",
-    "fetched, item dropped": "dropped",
-    "fetched, file refused": "dropped",
-    "fetched, file marked": "dropped",
-}
-
-
-def row_html(
-    number: int | str,
-    record: dict[str, Any],
-    purposes: list[str],
-    file: dict[str, Any] | None = None,
-) -> str:
-    """One table row for one ``url`` record (``file``: the ``file`` record that refused
-    its download, :meth:`Summary.file_of`)."""
-    robots = record.get("robots")
-    robots = robots if isinstance(robots, dict) else {}
-    rule = robots.get("rule") if robots.get("line") is not None else robots.get("why")
-    reason = record.get("refused_by") or record.get("item_reason") or ""
-    run = str(record.get("run") or "")
-    shown = state(record, file)
-    colour = _STATE_CLASS.get(shown, "other")
-    asked = ", ".join(p + (" (denied)" if denied(record, p) else "") for p in purposes)
-    why = f' title="{_e(record["why"])}"' if record.get("why") else ""
-    tds = [
-        f"<td>{_e(number)}</td>",
-        f'<td class="time">{_e(record.get("time"))}</td>',
-        f'<td class="run" title="{_e(run)}">{_e(run[:8])}</td>',
-        f"<td>{_e(asked)}</td>",
-        f'<td class="url">{url_html(record.get("url"))}</td>',
-        # the fate cell shows the record's ``why`` on hover
-        f'<td class="fate"{why}><span class="{colour}"></span>{_e(shown)}</td>',
-        f"<td>{_e(reason)}</td>",
-        f'<td class="said">{_e(deciding_signal(record, purposes, file))}</td>',
-        f"<td>{url_html(rule)}</td>",
-        *(f"<td>{_e(record.get(name))}</td>" for name in ("status", "items_kept", "items_dropped")),
-        f"<td>{url_html(origin_label(record))}</td>",
-    ]
-    return f"<tr>{''.join(tds)}</tr>"
-
-
-#: The colour of an item's status.
-_ITEM_CLASS: Final = {"kept": "fetched", "refused": "refused"}
-_ITEM_HEADS: Final = (
-    "line", "time", "run", "URL", "dataset line", "status", "reason", "decided by", "why",
-    "robots.txt", "snapshots", "origin",
-)  # fmt: skip
-
-
-def item_row_html(number: int | str, item: ItemRecord) -> str:
-    """One table row for a recheck's item (:class:`~scrapy_rep.audit.records.ItemRecord`):
-    its status, what decided it, the robots.txt line and the snapshots it names."""
-    rule = f"line {item.robots_line}: {item.rule}" if item.robots_line is not None else ""
-    documents = ", ".join(f"{name} {sha[:12] or 'not had'}" for name, sha in item.documents)
-    tds = [
-        f"<td>{_e(number)}</td>",
-        f'<td class="time">{_e(item.time)}</td>',
-        f'<td class="run" title="{_e(item.run)}">{_e(item.run[:8])}</td>',
-        f'<td class="url">{url_html(item.url)}</td>',
-        f"<td>{_e(item.line)}</td>",
-        f'<td class="fate"><span class="{_ITEM_CLASS.get(item.status, "other")}"></span>'
-        f"{_e(item.status)}</td>",
-        f"<td>{_e(item.reason)}</td>",
-        f'<td class="said">{_e(item.decided)}</td>',
-        f'<td class="said">{_e(item.why)}</td>',
-        f"<td>{url_html(rule or item.robots_why)}</td>",
-        f'<td class="said">{_e(documents)}</td>',
-        f"<td>{url_html(item.origin)}</td>",
-    ]
-    return f"<tr>{''.join(tds)}</tr>"
-
-
 def _items(summary: Summary, rows: list[str]) -> str:
     """The section of a recheck's items: their counts, and a table of them (the first
     :data:`MAX_ROWS`)."""
     if not summary.items.items:
         return ""
-    heads = "".join(f"<th>{h}</th>" for h in _ITEM_HEADS)
+    heads = "".join(f"<th>{h}</th>" for h in ITEM_HEADS)
     shown = len(rows)
     note = (f"<p>The table shows the first {shown} items of {summary.items.items}.</p>"
             if shown < summary.items.items else "")  # fmt: skip
@@ -311,23 +200,6 @@ def _items(summary: Summary, rows: list[str]) -> str:
         f'{note}<div class="scroll"><table id="items"><thead><tr>{heads}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
-
-
-_HEADS: Final = (
-    "line",
-    "time",
-    "run",
-    "purposes",
-    "URL",
-    "fate",
-    "reason",
-    "deciding signal",
-    "robots.txt",
-    "status",
-    "kept",
-    "dropped",
-    "origin",
-)
 
 
 def render(
@@ -341,7 +213,7 @@ def render(
     ``item_rows``: a recheck's items' (:func:`item_row_html`), as many at most."""
     cut = summary.total.requests - len(rows)
     note = f"<p>The table shows the first {len(rows)} records of {summary.total.requests}.</p>"
-    heads = "".join(f"<th>{h}</th>" for h in _HEADS)
+    heads = "".join(f"<th>{h}</th>" for h in HEADS)
     key = (
         '<p class="key"><span class="refused"></span>refused<span class="fetched"></span>'
         'fetched<span class="dropped"></span>fetched, item dropped'

@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from scrapy_rep.audit.pages import _fields, _time, names_differences, read_for
+from scrapy_rep.audit.pages import _fields, names_differences, read_for
+from scrapy_rep.audit.pagetimes import time_of
 from scrapy_rep.audit.read import text
 from scrapy_rep.audit.records import BY_PAGE, ITEM_STATUSES
 from scrapy_rep.audit.rederive import Rederiver, RunContext, held_to
@@ -105,7 +106,7 @@ def _page_differences(
     statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
     facts = PageFacts(text(record.get("url")), names, before or NOTHING_BEFORE)
     verdict = decide_page(
-        facts, statements, rules, _time(part.get("decided") or record.get("time"))
+        facts, statements, rules, time_of(part.get("decided") or record.get("time"))
     )
     index = verdict.index if verdict.index is not None and run.page.noindex_drops else None
     refusal = index or verdict.purpose

@@ -22,8 +22,9 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
+from scrapy_rep.audit.faterecord import FateRecord
 from scrapy_rep.audit.lines import FATES, RefusedBy
-from scrapy_rep.audit.read import Trail, text
+from scrapy_rep.audit.read import Trail
 from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord
 from scrapy_rep.audit.summary import Summary, deciding_signal
 from scrapy_rep.verdict.fates import Fate
@@ -41,7 +42,7 @@ LIST_REASONS: Final = (
 )
 #: The columns of a row, in order (``trail`` first when several trails are read).
 COLUMNS: Final = (
-    "line", "run", "time", "url", "fate", "reason", "why", "record", "dataset_line"
+    "line", "run", "time", "url", "fate", "reason", "why", "record", "dataset_line", "shard"
 )  # fmt: skip
 FORMATS: Final = ("text", "csv", "jsonl")
 
@@ -66,26 +67,21 @@ def chosen(values: Sequence[str], accepted: Sequence[str], option: str) -> froze
     return frozenset(words)
 
 
-def _dropped(record: dict[str, Any]) -> bool:
-    count = record.get("items_dropped")
-    return Fate.of(record.get("fate")) is Fate.FETCHED and isinstance(count, int) and count > 0
-
-
-def row(record: dict[str, Any], purposes: list[str]) -> dict[str, Any]:
+def row(record: FateRecord, purposes: list[str]) -> dict[str, Any]:
     """One record as a row (:data:`COLUMNS` but ``line``)."""
-    refused = Fate.of(record.get("fate")) is Fate.REFUSED
-    reason = text(record.get("refused_by")) if refused else ""
-    reason = reason or (text(record.get("item_reason")) if _dropped(record) else "")
-    why = text(record.get("why")) or (text(record.get("item_why")) if _dropped(record) else "")
+    reason = record.refused_by if record.fate is Fate.REFUSED else ""
+    reason = reason or (record.item_reason if record.dropped else "")
+    why = record.why or (record.item_why if record.dropped else "")
     return {
-        "run": text(record.get("run")),
-        "time": text(record.get("time")),
-        "url": text(record.get("url")),
-        "fate": text(record.get("fate")),
+        "run": record.run,
+        "time": record.time,
+        "url": record.url,
+        "fate": record.word,
         "reason": reason,
         "why": why or deciding_signal(record, purposes),
         "record": "url",
         "dataset_line": "",
+        "shard": "",
     }
 
 
@@ -100,6 +96,7 @@ def item_row(item: ItemRecord) -> dict[str, Any]:
         "why": item.why or item.decided,
         "record": "item",
         "dataset_line": "" if item.line is None else item.line,
+        "shard": item.shard,
     }
 
 
@@ -118,8 +115,7 @@ def rows(
                     continue
                 shown = item_row(item)
             elif record is not None:
-                fate = text(record.get("fate"))
-                if fates and fate not in fates and not (DROPPED in fates and _dropped(record)):
+                if fates and record.word not in fates and not (DROPPED in fates and record.dropped):
                     continue
                 shown = row(record, summary.purposes_of(record))
             else:
@@ -144,8 +140,9 @@ def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iter
     count = 0
     for entry in found:
         count += 1
-        if form == "jsonl":
-            yield json.dumps({name: entry[name] for name in columns}, ensure_ascii=True)
+        if form == "jsonl":  # a shard only when the collection is several files
+            shown = {name: entry[name] for name in columns if name != "shard" or entry[name]}
+            yield json.dumps(shown, ensure_ascii=True)
         elif form == "csv":
             buffer = io.StringIO()
             csv.writer(buffer, lineterminator="\n").writerow(entry[name] for name in columns)
@@ -156,8 +153,14 @@ def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iter
             )
             said = f"{entry['fate']} ({entry['reason']})" if entry["reason"] else entry["fate"]
             if entry["record"] == "item":
-                at = f" (dataset line {entry['dataset_line']})" if entry["dataset_line"] else ""
-                said = f"item{at} {said}"
+                said = f"item{_where(entry['dataset_line'], entry['shard'])} {said}"
             yield f"{where}: {entry['url']} {said}: {entry['why']}"
     if form == "text":
         yield f"{count} record(s)"
+
+
+def _where(line: int | str, shard: str) -> str:
+    """Where an item is: `` (dataset line 3)``, `` (line 3 of shard a.jsonl)``."""
+    if not line:
+        return f" (shard {shard})" if shard else ""
+    return f" (line {line} of shard {shard})" if shard else f" (dataset line {line})"

@@ -2,7 +2,7 @@
 
 The crawl writes, in a fetched page's ``url`` record, the statements the table of signals
 read from it and the crawler names they were read for (its ``page`` part:
-:func:`scrapy_rep.audit.lines.page_part`; a part too long for one line is a snapshot of
+:func:`scrapy_rep.audit.pagepart.page_part`; a part too long for one line is a snapshot of
 its own). ``audit verify`` decides the page again with the crawl's own decision
 (:func:`scrapy_rep.verdict.page.decide_page`), on what the origin's documents said before
 the fetch (re-derived from their snapshots by :mod:`scrapy_rep.audit.rederive`), under the
@@ -40,104 +40,15 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Final, TypeGuard
 
-from scrapy_rep.audit.lines import WHOLE_PAGE_PARTS, usage_part
+from scrapy_rep.audit.pagerun import PageRun as PageRun
+from scrapy_rep.audit.pagetimes import time_of, when_cached, when_decided
+from scrapy_rep.audit.pageusage import recorded_signal, recorded_signals, usage_differences
 from scrapy_rep.audit.read import items, text
-from scrapy_rep.robotstxt.useragent import product_token
-from scrapy_rep.settings import RepConfig, RepSettingError, page_rules
-from scrapy_rep.usage.purpose import PURPOSES, UsageSignal
+from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, PageVerdict, decide_page
 from scrapy_rep.verdict.policy import Before
-
-#: The run's settings a page's verdict depends on (``settings.page_rules``), the actions
-#: on its items and ``REP_DIRECTIVE_TOKENS``: only these are read from its header, so that
-#: a setting that was valid then and is not now (an override's expiry, past today) costs
-#: no check.
-PAGE_SETTINGS: Final = frozenset(
-    {
-        "REP_PURPOSE",
-        "REP_PURPOSE_UNKNOWN",
-        "REP_NOARCHIVE_MEANS_NO_AI_TRAIN",
-        "REP_NOARCHIVE_MEANS_NO_AI_INPUT",
-        "REP_NOCACHE_MEANS_NO_AI_TRAIN",
-        "REP_NOSNIPPET_MEANS_NO_AI_INPUT",
-        "REP_MEDIA_NOINDEX_MEANS_NO_AI",
-        "REP_NOINDEX_ACTION",
-        "REP_PURPOSE_ACTION",
-        "REP_DIRECTIVE_TOKENS",
-    }
-)
-
-#: A page setting added after runs were recorded without it: a header that lacks it is of
-#: a crawl that did not have it, whose reading was this value (not today's default).
-ADDED_SINCE: Final = {"REP_NOARCHIVE_MEANS_NO_AI_INPUT": False}
-
-
-@dataclass(frozen=True)
-class PageRun:
-    """What a run's header says that its pages' verdicts depend on."""
-
-    #: The settings that decide a page (``None``: not readable from the header, a
-    #: hand-edited one: its pages are taken as recorded).
-    rules: PageRules | None = None
-    #: ``REP_NOINDEX_ACTION = "drop"`` and ``REP_PURPOSE_ACTION = "drop"``.
-    noindex_drops: bool = True
-    purpose_drops: bool = True
-    #: ``REP_DIRECTIVE_TOKENS``, as product tokens.
-    extra_tokens: tuple[str, ...] = ()
-    #: The run's ``page_parts``: 0 none written, 1 written (long ones ``omitted``), 2
-    #: written whole (a long one as a snapshot).
-    parts: int = 0
-    #: When the run started (its header's ``time``): no page of it was decided before.
-    start: str = ""
-    #: Why its settings could not be read (``""``: they could): a run that wrote page
-    #: parts is never so (:meth:`problem`).
-    unreadable: str = ""
-
-    def problem(self, purposes: Sequence[str]) -> str:
-        """What keeps this run's pages from being decided as its crawl decided them
-        (``""``: nothing): its settings unreadable although it wrote page parts (a crawl
-        writes the settings it read), or its ``REP_PURPOSE`` not the header's
-        ``purposes`` (the request checks read those)."""
-        if not self.parts:
-            return ""
-        if self.rules is None:
-            return (f"its settings cannot be read ({self.unreadable}), though it wrote page "
-                    "parts: its pages cannot be decided again")  # fmt: skip
-        given = self.rules.policy.purposes
-        if tuple(purposes) != tuple(given):
-            return (f"its settings' REP_PURPOSE ({', '.join(given)}) is not its purposes "
-                    f"({', '.join(purposes) or 'none'})")  # fmt: skip
-        return ""
-
-    @classmethod
-    def of(cls, header: dict[str, Any]) -> PageRun:
-        """From a ``run`` line."""
-        settings = header.get("settings")
-        marked = header.get("page_parts")
-        parts = 2 if marked == WHOLE_PAGE_PARTS else 1 if marked is True else 0
-        start = text(header.get("time"))
-        if not isinstance(settings, dict):
-            return cls(parts=parts, start=start, unreadable="settings is no object")
-        try:
-            read = {k: v for k, v in settings.items() if k in PAGE_SETTINGS and v is not None}
-            read = {**ADDED_SINCE, **read}
-            config = RepConfig.from_settings(read)
-        except (RepSettingError, TypeError, ValueError) as error:
-            return cls(parts=parts, start=start, unreadable=str(error) or type(error).__name__)
-        extra = tuple(t for t in (product_token(token) for token in config.directive_tokens) if t)
-        return cls(
-            page_rules(config),
-            config.noindex_action == "drop",
-            config.purpose_action == "drop",
-            extra,
-            parts,
-            start,
-        )
-
 
 #: Reads a page part's snapshot (its SHA-256) as the JSON object it holds (``None``:
 #: missing or unreadable).
@@ -194,8 +105,8 @@ def page_differences(
         return [*found, f"page part snapshot {text(part.get('snapshot'))[:12]}… is unreadable"]
     if run.parts < 2:  # a run of an earlier release: its documents' signals as recorded
         before = None
-    found += _when_decided(record, part, run)
-    found += _when_cached(record, part)
+    found += when_decided(record, part, run)
+    found += when_cached(record, part)
     verdict = _decided(record, part, said, expected, before, licenses, run.rules)
     fetched = _fetched_refusals(record, part, run, read_part)
     if fetched is None:
@@ -208,7 +119,7 @@ def page_differences(
             if isinstance(sub, dict) and not recorded(text(sub.get("url")), sub)
         ]
     found += _item_differences(record, verdict, run, fetched)
-    found += _usage_differences(record, verdict, before)
+    found += usage_differences(record, verdict, before)
     return found
 
 
@@ -228,49 +139,6 @@ def names_differences(part: dict[str, Any], expected: tuple[str, ...]) -> list[s
         return []
     return [f"its statements were recorded as read for {_names(names)}, but its request "
             f"was held to {_names(expected)}"]  # fmt: skip
-
-
-def _when_decided(record: dict[str, Any], part: dict[str, Any], run: PageRun) -> list[str]:
-    """A page's ``decided`` time held between what bounds it: not before its run started
-    nor before its request was sent (``sent_at``), not after its record was written."""
-    written = text(part.get("decided"))
-    if not written:
-        return []
-    decided = _time(written)
-    if decided is None or decided.tzinfo is None:
-        return [f"its page part's decided time {written!r} is no time"]
-    bounds = (("its run started", run.start, False), ("its request was sent",
-              text(record.get("sent_at")), False), ("its record was written",
-              text(record.get("time")), True))  # fmt: skip
-    for what, bound, after in bounds:
-        moment = _time(bound) if bound else None
-        if moment is None or moment.tzinfo is None:
-            continue
-        if (decided > moment) if after else (decided < moment):
-            return [f"its page part says it was decided at {written}, "
-                    f"{'after' if after else 'before'} {what} ({bound})"]  # fmt: skip
-    return []
-
-
-def _when_cached(record: dict[str, Any], part: dict[str, Any]) -> list[str]:
-    """A replayed page's ``cached`` time (when its copy was really fetched): ``true``
-    (the cache did not say), or a time not after its request was sent, it was decided,
-    nor its record was written."""
-    written = part.get("cached")
-    if written is None or written is True:
-        return []
-    cached = _time(written) if isinstance(written, str) else None
-    if cached is None or cached.tzinfo is None:
-        return [f"its page part's cached time {written!r} is no time"]
-    bounds = (("its request was sent", text(record.get("sent_at"))),
-              ("it was decided", text(part.get("decided"))),
-              ("its record was written", text(record.get("time"))))  # fmt: skip
-    for what, bound in bounds:
-        moment = _time(bound) if bound else None
-        if moment is not None and moment.tzinfo is not None and cached > moment:
-            return [f"its page part says it was replayed from a copy fetched at {written}, "
-                    f"after {what} ({bound})"]  # fmt: skip
-    return []
 
 
 def _said(part: dict[str, Any], read_part: PartReader) -> dict[str, Any] | None:
@@ -302,7 +170,7 @@ def _decided(
         part.get("image") is True,
         text(part.get("embedded_by")),
     )
-    return decide_page(facts, statements, rules, _time(part.get("decided") or record.get("time")))
+    return decide_page(facts, statements, rules, time_of(part.get("decided") or record.get("time")))
 
 
 #: What the crawl adds to the sentence of a refusal a fetched page gave
@@ -339,8 +207,8 @@ def _recorded_before(record: dict[str, Any]) -> Before:
     """What the origin's documents said, as the record lists it (their signals are those
     with a snapshot), when it could not be re-derived."""
     signals = tuple(
-        _signal(s)
-        for s in _recorded_signals(record)
+        recorded_signal(s)
+        for s in recorded_signals(record)
         if s.get("snapshot") and s.get("vocabulary") != "rsl"
     )
     return Before(signals, None, signals) if signals else Before((), None)
@@ -391,86 +259,6 @@ def _denied(refusal: Any) -> str:
     return f"no {refusal.purpose}{by}"
 
 
-def _usage_differences(
-    record: dict[str, Any], verdict: PageVerdict, before: Before | None
-) -> list[str]:
-    """The recorded usage decision held against the verdict's, signal by signal and
-    purpose by purpose (the snapshot each document signal names is checked by
-    :mod:`scrapy_rep.audit.rederive`)."""
-    decision = verdict.usage
-    recorded = record.get("usage") if isinstance(record.get("usage"), dict) else None
-    derived = usage_part(decision, "", "") if decision.signals else None
-    if derived is None and recorded is None:
-        return []
-    mine = [_without_snapshot(s) for s in items((derived or {}).get("signals"))]
-    theirs = [_without_snapshot(s) for s in _recorded_signals(record)]
-    found = []
-    for signal, entry in zip(decision.signals, mine, strict=True):
-        if False in signal.answers and entry not in theirs:
-            found.append(
-                f"the page says {signal.source}, which the record's usage decision does not list"
-            )
-    if found:
-        return found
-    if mine != theirs:
-        extra = [s for s in theirs if s not in mine]
-        missing = [s for s in mine if s not in theirs]
-        if extra:
-            return [f"the record's usage decision lists {_source(extra[0])}, which neither the "
-                    "page nor its documents say"]  # fmt: skip
-        if missing:
-            return [f"the record's usage decision lacks {_source(missing[0])}"]
-        return ["the record's usage decision lists its signals in another order than the "
-                "page's verdict"]  # fmt: skip
-    # equal signals: none when a forged usage part lists none (or none that is an object)
-    derived, recorded = derived or {}, recorded or {}
-    for key in ("answers", "decided_by", "conditions"):
-        if derived.get(key) != recorded.get(key):
-            return [f"the record's usage decision gives {key} {_json(recorded.get(key))}, its "
-                    f"signals give {_json(derived.get(key))}"]  # fmt: skip
-    return []
-
-
-def _recorded_signals(record: dict[str, Any]) -> list[dict[str, Any]]:
-    usage = record.get("usage")
-    signals = usage.get("signals") if isinstance(usage, dict) else None
-    return [s for s in items(signals) if isinstance(s, dict)]
-
-
-def _signal(entry: dict[str, Any]) -> UsageSignal:
-    """A recorded signal as the decision's (its answers in :data:`PURPOSES` order)."""
-    answers = entry.get("answers")
-    answers = answers if isinstance(answers, dict) else {}
-    given = tuple(answers.get(p) if isinstance(answers.get(p), bool) else None for p in PURPOSES)
-    conditions = tuple(text(c) for c in items(entry.get("conditions")))
-    return UsageSignal(
-        text(entry.get("vocabulary")),  # type: ignore[arg-type]
-        (given[0], given[1], given[2]),
-        text(entry.get("source")),
-        conditions,
-    )
-
-
-def recorded_signal(entry: dict[str, Any]) -> UsageSignal:
-    """A recorded signal (a ``usage.signals`` entry) as a :class:`UsageSignal`."""
-    return _signal(entry)
-
-
-def _without_snapshot(entry: Any) -> dict[str, Any]:
-    return {k: v for k, v in entry.items() if k != "snapshot"} if isinstance(entry, dict) else {}
-
-
-def _source(entry: dict[str, Any]) -> str:
-    answers = entry.get("answers")
-    answers = answers if isinstance(answers, dict) else {}  # a forged one's may be anything
-    said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in answers.items())
-    return f"{text(entry.get('source'))!r} ({said or 'no answer'})"
-
-
-def _json(value: Any) -> str:
-    return json.dumps(value, sort_keys=True)
-
-
 def _names(names: tuple[str, ...]) -> str:
     return ", ".join(names) if names else "no name"
 
@@ -482,11 +270,3 @@ def _fields(value: Any) -> tuple[tuple[str, str], ...]:
         if isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair):
             found.append((pair[0], pair[1]))
     return tuple(found)
-
-
-def _time(value: Any) -> datetime | None:
-    """A record's ISO time (``None``: none, or unreadable: then the current time)."""
-    try:
-        return datetime.fromisoformat(text(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None

@@ -1,5 +1,6 @@
 """The trail's records as typed values, read in one place for every command (pure).
 
+A ``url`` or ``file`` line's fate is read by :mod:`scrapy_rep.audit.faterecord`.
 A recheck's ``item`` line (docs/audit-trail.md, ``item``) is read by :func:`item_of` into
 an :class:`ItemRecord`: its status now (``kept``, ``refused``, ``unknown``), what decided
 it (the signal and the line of its document), the document versions it names (their
@@ -13,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from scrapy_rep.audit.read import Line, items, text
+from scrapy_rep.audit.read import Line, items, text, whole
 from scrapy_rep.urls.origins import origin_of
 
 #: The statuses of an ``item`` line.
@@ -64,8 +65,10 @@ class ItemRecord:
     run: str
     time: str
     url: str
-    #: The item's line or row in the dataset (``None``: not said).
+    #: The item's line or row in the dataset (``None``: not said), and the file it is in
+    #: when the collection is several (its shard; ``""``: one file).
     line: int | None
+    shard: str
     #: ``kept``, ``refused`` or ``unknown`` (:data:`ITEM_STATUSES`); as written when it is
     #: none of them (a hand-edited trail).
     status: str
@@ -151,10 +154,6 @@ def _overridden(record: dict[str, Any]) -> str:
     return text(robots.get("overridden")) if isinstance(robots, dict) else ""
 
 
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def _documents(
     record: dict[str, Any], robots: dict[str, Any], status: str
 ) -> tuple[tuple[str, str], ...]:
@@ -202,7 +201,7 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
     robots = robots if isinstance(robots, dict) else {}
     status = text(record.get("status")) or str(record.get("status"))
     refused_by = text(record.get("refused_by"))
-    robots_line = _int(robots.get("line"))
+    robots_line = whole(robots.get("line"))
     signal = _signal(record, purposes, status, refused_by, robots_line)
     changed = record.get("changed")
     return ItemRecord(
@@ -210,7 +209,8 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
         run=text(record.get("run")),
         time=text(record.get("time")),
         url=text(record.get("url")),
-        line=_int(record.get("line")),
+        line=whole(record.get("line")),
+        shard=text(record.get("shard")),
         status=status,
         refused_by=refused_by,
         item_reason=text(record.get("item_reason")),

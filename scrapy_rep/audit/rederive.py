@@ -23,7 +23,8 @@ from typing import Any
 
 from scrapy_rep.audit.documents import Documents, robots_effect
 from scrapy_rep.audit.licenses import page_license
-from scrapy_rep.audit.pages import page_differences, recorded_signal, said_key, says_something
+from scrapy_rep.audit.pages import page_differences, said_key, says_something
+from scrapy_rep.audit.pageusage import recorded_signal
 from scrapy_rep.audit.read import SnapshotStore, items, text
 from scrapy_rep.audit.requestcheck import USAGE_REFUSALS, decided, held_against
 from scrapy_rep.audit.runcontext import SENT, RunContext, held_to

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from scrapy_rep.audit.pages import PageRun
+from scrapy_rep.audit.pagerun import PageRun
 from scrapy_rep.audit.read import items, text
 from scrapy_rep.robotstxt import PROFILES
 from scrapy_rep.settings import RepConfig, overrides_of

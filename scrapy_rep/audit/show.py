@@ -1,14 +1,11 @@
 """``audit show URL``: the whole story of one URL in a trail, in words (pure).
 
-Every ``url`` record of the URL (or of its request id), across runs, in file order: the
-run it belongs to, its fate, the robots.txt line that decided it and the snapshot it was
-read from, the usage signals and the answer per purpose, the items kept and dropped; the
-records that were redirected to it; and what today's engine says when it re-derives the
-decision from the snapshots (:mod:`scrapy_rep.audit.rederive`). A recheck's ``item``
-records of the URL are told too (:class:`~scrapy_rep.audit.records.ItemRecord`): the
-item's status now, the signal and line that decided it, the snapshot of each document
-and the WARC record it was read from, and what verify says of it
-(:mod:`scrapy_rep.audit.items`).
+Every ``url`` record of the URL (or of its request id), across runs, in file order, told
+by :mod:`scrapy_rep.audit.storylines` (its run, fate, the robots.txt line and snapshot
+that decided it, the usage signals, the items, what today's engine says); the records
+that were redirected to it; a recheck's ``item`` records of the URL; what the story may
+lack (a run without its end line, a repair); and, for a URL without a record, why, and
+the page whose record names it as a link not followed.
 """
 
 from __future__ import annotations
@@ -19,148 +16,12 @@ from urllib.parse import unquote
 
 from w3lib.url import canonicalize_url
 
-from scrapy_rep.audit.items import item_differences
-from scrapy_rep.audit.read import Trail, items, text
-from scrapy_rep.audit.records import BY_ROBOTS_TXT, ITEM_STATUSES, TDMREP_JSON, ItemRecord, item_of
-from scrapy_rep.audit.rederive import Rederiver, RunContext
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.verdict.fates import Fate
-from scrapy_rep.verdict.reasons import Reason
-
-_FATES: dict[str, str] = {
-    Fate.FETCHED: "was fetched",
-    Fate.REFUSED: "was refused",
-    Fate.FAILED: "failed: no response after every attempt",
-    Fate.REDIRECTED: "was redirected",
-    Fate.UNFINISHED: "was left unfinished when the crawl ended",
-}
-
-
-def _plural(n: Any, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
-def _fate(record: dict[str, Any]) -> str:
-    fate = str(record.get("fate"))
-    text = _FATES.get(fate, f"has the unknown fate {fate!r}")
-    if fate == Fate.REFUSED:
-        text += f" by {record.get('refused_by') or 'an unnamed check'}"
-    if fate == Fate.REDIRECTED:
-        text += f" to {record.get('to')}"
-    extras = []
-    if record.get("attempts") == 0:
-        extras.append("never downloaded")
-    elif record.get("attempts") is not None:
-        extras.append(_plural(record.get("attempts"), "attempt"))
-    if record.get("status") is not None:
-        extras.append(f"HTTP {record.get('status')}")
-    text += f" ({', '.join(extras)})" if extras else ""
-    return text + (f": {record['why']}" if record.get("why") else "")
-
-
-def _robots(robots: Any, url: str, rederiver: Rederiver) -> list[str]:
-    if not isinstance(robots, dict):
-        return ["  robots.txt: not recorded"]
-    origin = robots.get("origin") or origin_of(url)
-    agent = robots.get("agent") or "?"
-    if robots.get("line") is not None:
-        said = f'line {robots.get("line")} ({robots.get("rule")}) decided it for "{agent}"'
-    else:
-        said = f'no line decided it for "{agent}": {robots.get("why") or "no reason given"}'
-    lines = [f"  robots.txt of {origin}: {said}"]
-    if robots.get("overridden"):
-        lines.append(f"    robots.txt disallows it; overridden by REP_OVERRIDES: "
-                     f"{robots.get('overridden')}")  # fmt: skip
-    if robots.get("override_expired"):
-        lines.append(f"    its override in REP_OVERRIDES had expired: "
-                     f"{robots.get('override_expired')}")  # fmt: skip
-    sha = str(robots.get("snapshot") or "")
-    meta = rederiver.meta(sha, f"{origin}/robots.txt")
-    if sha:
-        lines.append(f"    {_snapshot(sha, meta)}")
-    return lines
-
-
-def _snapshot(sha: str, meta: dict[str, Any] | None) -> str:
-    """A snapshot as its ``snapshot`` line describes it: the document's URL, when it was
-    fetched (a WARC capture's date), its status, and the WARC record it was read from."""
-    if meta is None:
-        return f"snapshot {sha} (no snapshot line announces it)"
-    said = (
-        f"snapshot {sha}: {meta.get('url')} fetched {meta.get('fetched')}, "
-        f"HTTP {meta.get('status')}, {meta.get('outcome')}, {meta.get('bytes')} bytes"
-    )
-    record = text(meta.get("warc_record"))
-    return said + (f", from WARC record {record}" if record else "")
-
-
-def _usage(usage: Any) -> list[str]:
-    if not isinstance(usage, dict):
-        return []
-    lines = []
-    signals = [s for s in items(usage.get("signals")) if isinstance(s, dict)]
-    for signal in signals:
-        answers = _dict(signal.get("answers"))
-        said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in answers.items() if a is not None)
-        where = f" (snapshot {str(signal['snapshot'])[:12]}…)" if signal.get("snapshot") else ""
-        lines.append(
-            f"  usage signal [{signal.get('vocabulary')}] {signal.get('source')}: "
-            f"{said or 'says nothing about these purposes'}{where}"
-        )
-    by = _dict(usage.get("decided_by"))
-    for purpose, answer in _dict(usage.get("answers")).items():
-        verdict = "unknown" if answer is None else "allowed" if answer else "denied"
-        index = by.get(purpose)
-        source = ""
-        if isinstance(index, int) and 0 <= index < len(signals):
-            source = f" by {signals[index].get('source')}"
-        lines.append(f"  {purpose}: {verdict}{source}")
-    conditions = [c for c in items(usage.get("conditions")) if isinstance(c, str)]
-    if conditions:
-        lines.append(f"  conditions on use: {', '.join(conditions)} (they decide no purpose)")
-    return lines
-
-
-def _dict(value: Any) -> dict[Any, Any]:
-    """A part that must be an object: ``{}`` when a hand-edited record's is anything else."""
-    return value if isinstance(value, dict) else {}
-
-
-#: The item reasons a page's directives give (a header or a meta tag said them).
-_DIRECTIVE_REASONS = frozenset({Reason.NOINDEX, Reason.UNAVAILABLE_AFTER})
-
-
-def _items(record: dict[str, Any]) -> list[str]:
-    """The items kept and dropped, and why: what said the noindex (``noindex by header
-    X-Robots-Tag: none``, ``noindex by <meta name="robots" content="noindex">``), from
-    ``item_why``; a trail written before it was recorded says it does not know."""
-    if record.get("items_kept") is None and record.get("items_dropped") is None:
-        return []
-    line = f"  items: {record.get('items_kept', 0)} kept, {record.get('items_dropped', 0)} dropped"
-    said = record.get("item_reason")  # as written: a hand-edited trail says anything
-    reason = Reason.of(said)
-    if record.get("item_why"):
-        line += f" ({record['item_why']})"
-    elif reason in _DIRECTIVE_REASONS:
-        line += f" ({reason}: whether a header or a meta tag said it is not recorded)"
-    elif said:
-        line += f" ({said})"
-    return [line]
-
-
-def _links(record: dict[str, Any]) -> list[str]:
-    """The links the page's nofollow or ``rel="nofollow"`` kept from being requested: no
-    records of their own (``not_followed`` names the first 20)."""
-    count = record.get("links_not_followed")
-    if not isinstance(count, int) or isinstance(count, bool) or count <= 0:
-        return []
-    named = [str(url) for url in record.get("not_followed") or () if isinstance(url, str)]
-    line = f"  links not followed (never requested, no records of their own): {count}"
-    if named:
-        line += f": {', '.join(named)}"
-        if count > len(named):
-            line += f" and {count - len(named)} more"
-    return [line]
+from scrapy_rep.audit.faterecord import FateRecord
+from scrapy_rep.audit.read import Trail
+from scrapy_rep.audit.records import item_of
+from scrapy_rep.audit.rederive import Rederiver
+from scrapy_rep.audit.storylines import _usage as _usage  # the name tests read it by
+from scrapy_rep.audit.storylines import file_lines, item_lines, purposes_of, record_lines
 
 
 def _loose(url: str) -> str:
@@ -243,7 +104,7 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
         elif kind == "url" and (asked.names(record.get("url")) or record.get("id") == url):
             found += 1
             told[str(record.get("run"))] = None
-            lines += _record(line.number, record, runs, rederiver)
+            lines += record_lines(line.number, FateRecord.of(record), runs, rederiver)
         elif kind == "url" and asked.names(record.get("to")):
             lines.append(
                 f"line {line.number}: {record.get('url')} was redirected here "
@@ -252,14 +113,14 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
         elif kind == "file" and asked.names(record.get("url")):
             found += 1
             told[str(record.get("run"))] = None
-            lines += _file(line.number, record)
+            lines += file_lines(line.number, FateRecord.of(record))
         elif kind == "item" and asked.names(record.get("url")):
             run = runs.get(str(record.get("run")), {})
-            item = item_of(line, _purposes(run))
+            item = item_of(line, purposes_of(run))
             if item is not None:
                 found += 1
                 told[item.run] = None
-                lines += _item(item, run, rederiver)
+                lines += item_lines(item, run, rederiver)
     if found:
         lines += _not_whole(told, unended, repairs)
     return lines, found
@@ -281,111 +142,7 @@ def _not_whole(told: dict[str, None], unended: dict[str, int], repairs: list[int
     return notes
 
 
-def _file(number: int, record: dict[str, Any]) -> list[str]:
-    """A file a media pipeline downloaded and read for its own statements."""
-    fate = {
-        "stored": "stored",
-        "refused": "not stored",
-        "marked": "stored and marked",
-        "failed": "not stored: the pipeline failed",
-    }
-    said = fate.get(str(record.get("fate")), f"has the unknown fate {record.get('fate')!r}")
-    text = [f"line {number}: file read for its own statements; {said}"]
-    if record.get("why"):
-        text.append(f"  why: {record['why']}")
-    if record.get("error"):
-        text.append(f"  error: {record['error']}")
-    return text + _usage(record.get("usage"))
-
-
-def _record(
-    number: int,
-    record: dict[str, Any],
-    runs: dict[str, dict[str, Any]],
-    rederiver: Rederiver,
-) -> list[str]:
-    run = runs.get(str(record.get("run")), {})
-    lines = [
-        f"line {number}, {record.get('time')}: {record.get('url')} {_fate(record)}",
-        f"  run {record.get('run')} (spider {run.get('spider')}, started {run.get('time')}, "
-        f"purposes {', '.join(map(str, items(run.get('purposes')))) or '-'}, "
-        f"profile {run.get('profile')})",
-        f"  request id {record.get('id')}",
-    ]
-    lines += _robots(record.get("robots"), str(record.get("url")), rederiver)
-    lines += _usage(record.get("usage"))
-    lines += _items(record)
-    lines += _links(record)
-    differences = rederiver.differences(record, RunContext.of(run))
-    robots = record.get("robots")
-    if differences:
-        lines += [f"  today's engine DIFFERS: {what}" for what in differences]
-    elif isinstance(robots, dict) and robots.get("snapshot"):
-        lines.append("  today's engine, from the snapshots: the same decision")
-    else:
-        lines.append("  no robots.txt snapshot to re-derive it from (nothing was read)")
-    return lines
-
-
-def _purposes(run: dict[str, Any]) -> tuple[str, ...]:
-    return tuple(map(str, items(run.get("purposes"))))
-
-
-def _item(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> list[str]:
-    """A stored item a recheck decided: its status, what decided it (the signal and its
-    line), each document version (its snapshot, the WARC record it was read from), the
-    status it had before and what today's engine says."""
-    status = item.status if item.status in ITEM_STATUSES else f"status {item.status!r}"
-    # a collection of several files names the item's (its shard)
-    dataset = f"shard {text(item.record.get('shard'))}" if item.record.get("shard") else ""
-    dataset = dataset or "the dataset"
-    where = f"line {item.line} of {dataset}" if item.line is not None else dataset
-    lines = [
-        f"line {item.number}, {item.time}: {item.url}: item re-checked ({where}): {status}",
-        f"  run {item.run} (spider {run.get('spider')}, started {run.get('time')}, "
-        f"purposes {', '.join(_purposes(run)) or '-'}, profile {run.get('profile')})"
-        + _rechecked(run),
-        f"  decided: {item.decided}",
-    ]
-    if item.why:
-        lines.append(f"  why: {item.why}")
-    if item.then:
-        lines.append(f"  before: {item.then}" + (" (changed)" if item.changed else " (the same)"))
-    origin = str(origin_of(item.url) or "")
-    robots = item.record.get("robots")
-    if isinstance(robots, dict):
-        lines += _robots(robots, item.url, rederiver)
-    elif (BY_ROBOTS_TXT, "") in item.documents:
-        lines.append("  robots.txt: not had")
-    for name, sha in item.documents:
-        if name == BY_ROBOTS_TXT:
-            continue
-        document = f"{origin}/.well-known/tdmrep.json" if name == TDMREP_JSON else name
-        said = _snapshot(sha, rederiver.meta(sha, document)) if sha else "not had"
-        lines.append(f"  {name}: {said}")
-    lines += _usage(item.record.get("usage"))
-    if item.item_reason:
-        lines.append(f"  its page said: {item.item_reason}")
-    differences = item_differences(item.record, RunContext.of(run), rederiver)
-    if differences:
-        lines += [f"  today's engine DIFFERS: {what}" for what in differences]
-    elif item.snapshots:
-        lines.append("  today's engine, from the snapshots: the same decision")
-    else:
-        lines.append("  no snapshot to re-derive it from (nothing was had)")
-    return lines
-
-
-def _rechecked(run: dict[str, Any]) -> str:
-    """What a recheck's run re-checked: the dataset, and where the documents came from."""
-    about = run.get("recheck")
-    if not isinstance(about, dict):
-        return ""
-    documents = text(about.get("documents"))
-    source = f"documents from {documents}" if documents not in ("", "fetched") else "fetched"
-    return f", re-checking {text(about.get('dataset')) or '?'} ({source})"
-
-
+#: How a file's fate is told.
 def _named_by_pages(pages: list[tuple[str, int, str]]) -> list[str]:
     """The pages (trail, line, URL) whose records name a URL as a link not followed,
     each told once with its story."""

@@ -16,158 +16,65 @@ it, ``no rule (allowed)`` when none spoke.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Final
 
+from scrapy_rep.audit.faterecord import FateRecord, FileFate
 from scrapy_rep.audit.lines import RefusedBy
-from scrapy_rep.audit.read import Line, items, text
+from scrapy_rep.audit.read import Line, items
 from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord, decider, item_of, named
-from scrapy_rep.audit.terminal import printable
-from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.audit.tallies import ItemTally, Tally, table
 from scrapy_rep.verdict.fates import Fate
 
 #: How a record robots.txt disallowed and an authorized override let through is said
 #: (its deciding signal; the end-of-crawl report says it the same way).
 OVERRIDDEN_BY: Final = "overridden by REP_OVERRIDES: "
-#: The columns of every table, in order.
-COLUMNS = ("requests", "refused", "fetched", "other", "kept", "dropped")
-#: The columns of the tables of a recheck's items.
-ITEM_COLUMNS: Final = ("items", *ITEM_STATUSES)
-
-
-@dataclass
-class Tally:
-    """The counts of one row."""
-
-    requests: int = 0
-    refused: int = 0
-    fetched: int = 0
-    #: failed, redirected, unfinished.
-    other: int = 0
-    kept: int = 0
-    dropped: int = 0
-    #: Of ``fetched``: the pages whose items were all dropped after the fetch
-    #: (:func:`items_dropped`); not a column of the text tables.
-    fetched_dropped: int = 0
-
-    def add(self, record: dict[str, Any], times: int = 1) -> None:
-        """Count ``record`` (``times = -1``: take it back, to count it in another row)."""
-        self.requests += times
-        fate = Fate.of(record.get("fate"))
-        if fate is Fate.REFUSED:
-            self.refused += times
-        elif fate is Fate.FETCHED:
-            self.fetched += times
-            self.fetched_dropped += times * items_dropped(record)
-        else:
-            self.other += times
-        self.kept += times * _count(record.get("items_kept"))
-        self.dropped += times * _count(record.get("items_dropped"))
-
-    def row(self) -> tuple[int, ...]:
-        return tuple(getattr(self, name) for name in COLUMNS)
-
-
-@dataclass
-class ItemTally:
-    """The counts of one row of a recheck's items: every item, and per status."""
-
-    items: int = 0
-    kept: int = 0
-    refused: int = 0
-    unknown: int = 0
-
-    def add(self, item: ItemRecord) -> None:
-        self.items += 1
-        if item.status in ITEM_STATUSES:
-            setattr(self, item.status, getattr(self, item.status) + 1)
-
-    def row(self) -> tuple[int, ...]:
-        return tuple(getattr(self, name) for name in ITEM_COLUMNS)
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def items_dropped(record: dict[str, Any]) -> bool:
-    """A fetched page whose items were dropped after the fetch (a usage signal, noindex,
-    unavailable_after): items dropped and none kept."""
-    return (
-        Fate.of(record.get("fate")) is Fate.FETCHED
-        and _count(record.get("items_dropped")) > 0
-        and not _count(record.get("items_kept"))
-    )
-
-
-def origin_label(record: dict[str, Any]) -> str:
-    robots = record.get("robots")
-    if isinstance(robots, dict) and robots.get("origin"):
-        return str(robots["origin"])
-    origin = origin_of(str(record.get("url", "")))
-    return str(origin) if origin is not None else "(no origin)"
-
-
-def denied(record: dict[str, Any], purpose: str) -> bool:
-    usage = record.get("usage")
-    answers = usage.get("answers") if isinstance(usage, dict) else None
-    return isinstance(answers, dict) and answers.get(purpose) is False
-
-
-def overridden_by(record: dict[str, Any]) -> str:
-    """``overridden by REP_OVERRIDES: its reason, through …`` for a record robots.txt
-    disallowed and an authorized override let through (its ``robots.overridden``); else
-    ``""``."""
-    robots = record.get("robots")
-    said = text(robots.get("overridden")) if isinstance(robots, dict) else ""
-    return f"{OVERRIDDEN_BY}{said}" if said else ""
-
 
 #: The fates of a ``file`` record that a purpose decided: its file was not stored, or
 #: stored and marked (the media gate's refusal; docs/media.md).
-FILE_REFUSED: Final = {"refused": "file refused", "marked": "file marked"}
+FILE_REFUSED: Final[dict[str, str]] = {
+    FileFate.REFUSED: "file refused",
+    FileFate.MARKED: "file marked",
+}
 
 
-def file_refused(file: dict[str, Any] | None) -> str:
+def file_refused(file: FateRecord | None) -> str:
     """``file refused: ai-train denied by XMP …`` (or ``file marked: …``) when the media
     gate refused the file an item pipeline downloaded (its ``file`` record); else ``""``."""
-    said = FILE_REFUSED.get(str(file.get("fate"))) if file else None
+    said = FILE_REFUSED.get(file.word) if file else None
     if file is None or said is None:
         return ""
-    why = text(file.get("why"))
-    return f"{said}: {why}" if why else said
+    return f"{said}: {file.why}" if file.why else said
 
 
-def deciding_signal(
-    record: dict[str, Any], purposes: list[str], file: dict[str, Any] | None = None
-) -> str:
+def deciding_signal(record: FateRecord, purposes: list[str], file: FateRecord | None = None) -> str:
     """See the module docstring; ``file``: the ``file`` record of the same URL and run
     (the media gate's fate of a file an item pipeline downloaded), which decides a
     fetched record's signal when it refused the file."""
-    if Fate.of(record.get("fate")) is Fate.FETCHED and (refused := file_refused(file)):
+    if record.fate is Fate.FETCHED and (refused := file_refused(file)):
         return refused
-    usage = record.get("usage")
-    no = [p for p in purposes if denied(record, p)]
-    robots = record.get("robots")
-    robots = robots if isinstance(robots, dict) else {}
-    if Fate.of(record.get("fate")) is Fate.REFUSED:
-        by = str(record.get("refused_by") or "unknown")  # as written, for the reader
-        robots_said = RefusedBy.of(record.get("refused_by")) is RefusedBy.ROBOTS_TXT
-        said = decider(usage, no[0]) if no and not robots_said else None
+    no = [p for p in purposes if record.denied(p)]
+    robots = record.robots
+    if record.fate is Fate.REFUSED:
+        by = record.refused_by or "unknown"  # as written, for the reader
+        robots_said = record.by is RefusedBy.ROBOTS_TXT
+        said = decider(record.usage, no[0]) if no and not robots_said else None
         if said:
             return f"refused by {by} ({named(said)})"
-        expired = text(robots.get("override_expired"))
+        expired = robots.override_expired if robots else ""
         return f"refused by {by} (override expired: {expired})" if expired else f"refused by {by}"
     if no:
-        said = decider(usage, no[0])
+        said = decider(record.usage, no[0])
         return f"denied by {named(said) if said else 'a usage signal'}"
-    overridden = overridden_by(record)
-    if overridden:
-        return overridden
-    if robots.get("line") is not None:
+    if robots is not None and robots.overridden:
+        return f"{OVERRIDDEN_BY}{robots.overridden}"
+    if robots is not None and robots.line is not None:
         return "allowed by a robots.txt rule"
     return "no rule (allowed)"
+
+
+#: A download no page pass read, as a file's record counts it in another row.
+_DOWNLOAD: Final = FateRecord.of({"fate": Fate.FETCHED.value})
 
 
 @dataclass
@@ -195,7 +102,7 @@ class Summary:
     open: dict[str, None] = field(default_factory=dict)
     #: The ``file`` records the media gate refused or marked, by run and URL: the
     #: ``url`` record of the same download (written before) is said by it.
-    files: dict[tuple[str, str], dict[str, Any]] = field(default_factory=dict)
+    files: dict[tuple[str, str], FateRecord] = field(default_factory=dict)
     #: The deciding signal of each ``url`` record of a download no page pass read (an
     #: item pipeline's file: fetched, no ``items_kept``), by run and URL: counted under
     #: another if its ``file`` record refuses it.
@@ -209,7 +116,7 @@ class Summary:
     #: The item of the last line fed, when it was an ``item`` line (``None`` otherwise).
     item: ItemRecord | None = None
 
-    def feed(self, line: Line) -> dict[str, Any] | None:
+    def feed(self, line: Line) -> FateRecord | None:
         """Count one line; the record if it is a ``url`` line (an ``item`` line's item:
         :attr:`item`)."""
         record = line.record
@@ -234,12 +141,12 @@ class Summary:
             self.cut.update(dict.fromkeys(self.open, line.number))
             self.open.clear()
         elif kind == "url":
-            self._url(record)
-            return record
+            self._url(read := FateRecord.of(record))
+            return read
         elif kind == "file":
-            self._file(record)
+            self._file(FateRecord.of(record))
         elif kind == "item":
-            self.item = item_of(line, tuple(self.purposes_of(record)))
+            self.item = item_of(line, tuple(self._purposes.get(str(record.get("run")), ["search"])))
             if self.item is not None:
                 self._item(self.item)
         return None
@@ -249,67 +156,45 @@ class Summary:
         self.items_by_origin.setdefault(item.origin, ItemTally()).add(item)
         self.items_by_said.setdefault(item.decided, ItemTally()).add(item)
 
-    def file_of(self, record: dict[str, Any]) -> dict[str, Any] | None:
+    def file_of(self, record: FateRecord) -> FateRecord | None:
         """The ``file`` record that refused or marked the download of ``record``."""
-        return self.files.get((str(record.get("run")), str(record.get("url"))))
+        return self.files.get((record.run, record.url))
 
-    def _file(self, file: dict[str, Any]) -> None:
+    def _file(self, file: FateRecord) -> None:
         """A file's fate: the record of its download now counts under what refused it
         (and is no longer kept)."""
-        key = (str(file.get("run")), str(file.get("url")))
+        key = (file.run, file.url)
         said = self._downloads.pop(key, None)
-        if str(file.get("fate")) not in FILE_REFUSED:
+        if file.word not in FILE_REFUSED:
             return
         self.files[key] = file
         if said is None:
             return
-        download = {"fate": Fate.FETCHED}  # all its record counts (no items: no page pass)
+        download = _DOWNLOAD  # all its record counts (no items: no page pass)
         self.by_said[said].add(download, -1)
         self.by_said.setdefault(file_refused(file), Tally()).add(download)
 
-    def purposes_of(self, record: dict[str, Any]) -> list[str]:
+    def purposes_of(self, record: FateRecord) -> list[str]:
         """The purposes of the run of ``record``."""
-        return self._purposes.get(str(record.get("run")), ["search"])
+        return self._purposes.get(record.run, ["search"])
 
-    def _url(self, record: dict[str, Any]) -> None:
+    def _url(self, record: FateRecord) -> None:
         purposes = self.purposes_of(record)
-        self.fates[str(record.get("fate"))] += 1
+        self.fates[record.written] += 1
         self.total.add(record)
-        self.by_origin.setdefault(origin_label(record), Tally()).add(record)
+        self.by_origin.setdefault(record.origin, Tally()).add(record)
         for purpose in purposes:
             self.by_purpose.setdefault(purpose, Tally()).add(record)
-            self.denied[purpose] += denied(record, purpose)
+            self.denied[purpose] += record.denied(purpose)
         said = deciding_signal(record, purposes)
         self.by_said.setdefault(said, Tally()).add(record)
-        if Fate.of(record.get("fate")) is Fate.FETCHED and "items_kept" not in record:
-            self._downloads[(str(record.get("run")), str(record.get("url")))] = said
+        if record.fate is Fate.FETCHED and record.items_kept is None:
+            self._downloads[(record.run, record.url)] = said
 
     def top_refusing(self, limit: int = 10) -> list[tuple[str, Tally]]:
         """The origins with the most refused requests (ties: by name)."""
         refusing = [(o, t) for o, t in self.by_origin.items() if t.refused]
         return sorted(refusing, key=lambda item: (-item[1].refused, item[0]))[:limit]
-
-
-def table(
-    title: str, rows: Mapping[str, Tally | ItemTally], extra: dict[str, int] | None = None
-) -> list[str]:
-    """A plain-text table, rows sorted by requests (items, for a recheck's items: most
-    first)."""
-    columns = ITEM_COLUMNS if any(isinstance(t, ItemTally) for t in rows.values()) else COLUMNS
-    heads = [title, *columns] + (["denied"] if extra is not None else [])
-    body = [
-        [printable(name), *map(str, tally.row())]
-        + ([str(extra.get(name, 0))] if extra is not None else [])
-        for name, tally in sorted(rows.items(), key=lambda item: (-item[1].row()[0], item[0]))
-    ]
-    widths = [max(len(row[i]) for row in [heads, *body]) for i in range(len(heads))]
-    lines = []
-    for row in [heads, *body]:
-        cells = [row[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
-        ]
-        lines.append("  ".join(cells).rstrip())
-    return lines
 
 
 def unended(summary: Summary, run: dict[str, Any]) -> str:
@@ -324,7 +209,8 @@ def unended(summary: Summary, run: dict[str, Any]) -> str:
 def _not_followed(end: dict[str, Any]) -> int:
     """The links a run's pages kept from being requested (its end line's count)."""
     counts = end.get("counts")
-    return _count(counts.get("not_followed")) if isinstance(counts, dict) else 0
+    said = counts.get("not_followed") if isinstance(counts, dict) else None
+    return said if isinstance(said, int) and not isinstance(said, bool) else 0
 
 
 def summary_text(summary: Summary) -> list[str]:

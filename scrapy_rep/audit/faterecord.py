@@ -1,0 +1,159 @@
+"""A ``url`` or ``file`` record's fate as a typed value, read in one place (pure).
+
+A ``url`` or ``file`` line's fate (docs/audit-trail.md, ``url``, ``file``) is read by
+:meth:`FateRecord.of`: its fate word (a :class:`~scrapy_rep.verdict.fates.Fate`, a
+:class:`FileFate`), what refused it, its counts, its ``robots`` part
+(:class:`RobotsSaid`) and its usage answers, never raising: a field missing or not of
+its type (a hand-edited trail, an earlier version's) is ``""`` or ``None``. ``audit
+show``, ``summary``, ``list``, ``report --html`` and ``export`` read them through it (a
+recheck's ``item`` lines: :mod:`scrapy_rep.audit.records`); ``audit verify`` reads the
+record as written (it reports a forged value as it is).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from scrapy_rep.audit.lines import RefusedBy
+from scrapy_rep.audit.read import text, whole
+from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.verdict.fates import Fate
+from scrapy_rep.verdict.reasons import Word
+
+
+class FileFate(Word):
+    """A ``file`` record's fate: what became of a file a media pipeline downloaded
+    (docs/media.md)."""
+
+    STORED = "stored"
+    #: Not stored: the media gate refused it.
+    REFUSED = "refused"
+    #: Stored and marked (``REP_MEDIA_PURPOSE_ACTION = "mark"``).
+    MARKED = "marked"
+    #: Not stored: the pipeline failed.
+    FAILED = "failed"
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsSaid:
+    """A record's ``robots`` part, read (:meth:`of`; ``""``, ``None``: missing or odd)."""
+
+    #: The origin whose robots.txt it is, and the snapshot it was read from.
+    origin: str
+    snapshot: str
+    agent: str
+    #: The line that decided, and its rule (``None``: no line did; ``why`` says why).
+    line: int | None
+    rule: str
+    why: str
+    #: The ``REP_OVERRIDES`` override that let it through robots.txt, or had expired.
+    overridden: str
+    override_expired: str
+
+    @classmethod
+    def of(cls, part: Any) -> RobotsSaid | None:
+        """``part`` read (``None``: it is no object)."""
+        if not isinstance(part, dict):
+            return None
+        origin, snapshot, agent, rule, why, overridden, expired = (
+            text(part.get(key))
+            for key in ("origin", "snapshot", "agent", "rule", "why", "overridden",
+                        "override_expired")
+        )  # fmt: skip
+        return cls(origin, snapshot, agent, whole(part.get("line")), rule, why, overridden, expired)
+
+
+@dataclass(frozen=True, slots=True)
+class FateRecord:
+    """A ``url`` or ``file`` record's fate, read (:meth:`of`)."""
+
+    #: ``url`` or ``file``.
+    kind: str
+    run: str
+    time: str
+    id: str
+    url: str
+    #: The fate's word (``""``: none, or not a string: :attr:`written` says it).
+    word: str
+    #: What refused it (``refused_by``: a :class:`~scrapy_rep.audit.lines.RefusedBy` word,
+    #: as written), the record's sentence, and where a redirect went (``to``).
+    refused_by: str
+    why: str
+    to: str
+    #: A file record's pipeline error.
+    error: str
+    attempts: int | None
+    status: int | None
+    #: A page's items kept and dropped (``None``: not said, as for a download no page
+    #: pass read), why they were dropped (``noindex``…) and what said it.
+    items_kept: int | None
+    items_dropped: int | None
+    item_reason: str
+    item_why: str
+    robots: RobotsSaid | None
+    #: The ``usage`` part (``{}``: none, or no object).
+    usage: dict[str, Any]
+    #: The record as stored (its ``page`` part, links, for a re-derivation).
+    record: dict[str, Any]
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> FateRecord:
+        """``record`` read; never raises."""
+        get = record.get
+        kind, run, time, key, url, word, refused_by, why, to, error, reason, item_why = (
+            text(get(name))
+            for name in ("type", "run", "time", "id", "url", "fate", "refused_by", "why", "to",
+                         "error", "item_reason", "item_why")
+        )  # fmt: skip
+        usage = get("usage")
+        return cls(
+            kind, run, time, key, url, word, refused_by, why, to, error,
+            whole(get("attempts")), whole(get("status")), whole(get("items_kept")),
+            whole(get("items_dropped")), reason, item_why, RobotsSaid.of(get("robots")),
+            usage if isinstance(usage, dict) else {}, record,
+        )  # fmt: skip
+
+    @property
+    def fate(self) -> Fate | None:
+        """A ``url`` record's fate (``None``: no word of :class:`Fate`)."""
+        return Fate.of(self.word)
+
+    @property
+    def file_fate(self) -> FileFate | None:
+        """A ``file`` record's fate (``None``: no word of :class:`FileFate`)."""
+        return FileFate.of(self.word)
+
+    @property
+    def written(self) -> str:
+        """The fate as written: its word, else the value's ``str`` (``None``: missing)."""
+        return self.word or str(self.record.get("fate"))
+
+    @property
+    def by(self) -> RefusedBy | None:
+        """What refused it, as a member (``None``: another word, or none)."""
+        return RefusedBy.of(self.refused_by)
+
+    @property
+    def origin(self) -> str:
+        """The origin its robots.txt part names, else its URL's (``(no origin)``)."""
+        if self.robots is not None and self.robots.origin:
+            return self.robots.origin
+        origin = origin_of(self.url)
+        return str(origin) if origin is not None else "(no origin)"
+
+    @property
+    def dropped(self) -> bool:
+        """A fetched page some of whose items were dropped after the fetch."""
+        return self.fate is Fate.FETCHED and (self.items_dropped or 0) > 0
+
+    @property
+    def all_dropped(self) -> bool:
+        """A fetched page whose items were dropped after the fetch (a usage signal,
+        noindex, unavailable_after): items dropped and none kept."""
+        return self.dropped and not self.items_kept
+
+    def denied(self, purpose: str) -> bool:
+        """Its usage part's answer for ``purpose`` is no."""
+        answers = self.usage.get("answers")
+        return isinstance(answers, dict) and answers.get(purpose) is False

@@ -1,0 +1,118 @@
+"""A ``url`` or ``file`` record's fate read into a typed record (:class:`FateRecord`),
+never raising: what the crawl writes, an earlier version's words, and hand-edited odd
+values (each ``""`` or ``None``, so every reader says what it says of a missing one)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scrapy_rep.audit.cli import main
+from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
+from scrapy_rep.audit.lines import RefusedBy
+from scrapy_rep.verdict.fates import Fate
+from tests.support.trailfactory import (
+    ORIGIN,
+    RUN,
+    encode,
+    end_line,
+    robots_part,
+    run_line,
+    snapshot_line,
+    url_line,
+    write_trail,
+)
+
+
+def test_a_refused_record_is_read_with_its_fate_what_refused_it_and_its_robots_line() -> None:
+    record = url_line("/private/x", fate="refused", status=None, refused_by="robots.txt",
+                      why="Forbidden", robots=robots_part(2, "Disallow: /private"))  # fmt: skip
+    read = FateRecord.of(record)
+    assert (read.kind, read.run, read.url, read.fate, read.by) == (
+        "url", RUN, ORIGIN + "/private/x", Fate.REFUSED, RefusedBy.ROBOTS_TXT
+    )  # fmt: skip
+    assert (read.attempts, read.status, read.why, read.items_kept) == (1, None, "Forbidden", None)
+    assert read.robots is not None and (read.robots.line, read.robots.rule) == (
+        2, "Disallow: /private"
+    )  # fmt: skip
+    assert read.origin == ORIGIN and read.record is record
+
+
+def test_a_page_whose_items_were_dropped_is_said_dropped_and_its_denials_read() -> None:
+    usage = {"answers": {"ai-train": False, "search": True}}
+    read = FateRecord.of(url_line("/", items_kept=0, items_dropped=2, item_reason="purpose",
+                                  usage=usage))  # fmt: skip
+    assert read.dropped and read.all_dropped
+    assert read.denied("ai-train") and not read.denied("search") and not read.denied("ai-input")
+    kept_some = FateRecord.of(url_line("/", items_kept=1, items_dropped=2))
+    assert kept_some.dropped and not kept_some.all_dropped
+
+
+ODD: list[Any] = ["x", 1.5, True, [1], {"a": 1}, None]
+
+
+@pytest.mark.parametrize("odd", ODD, ids=repr)
+def test_an_odd_value_in_any_field_is_empty_or_none_never_an_error(odd: Any) -> None:
+    record = {key: odd for key in ("type", "run", "time", "id", "url", "fate", "refused_by",
+                                   "why", "to", "error", "attempts", "status", "items_kept",
+                                   "items_dropped", "item_reason", "item_why", "robots",
+                                   "usage")}  # fmt: skip
+    read = FateRecord.of(record)
+    said = odd if isinstance(odd, str) else ""  # a string is as written, whatever it says
+    assert (read.word, read.url, read.refused_by, read.why) == (said,) * 4
+    assert (read.attempts, read.status, read.items_kept, read.items_dropped) == (None,) * 4
+    assert read.fate is None and read.file_fate is None and read.by is None
+    assert read.written == str(odd)  # the fate as written, for the reader
+    assert read.robots == (RobotsSaid("", "", "", None, "", "", "", "") if odd == {"a": 1}
+                           else None)  # fmt: skip
+    assert read.usage == ({"a": 1} if odd == {"a": 1} else {})
+    assert read.origin == "(no origin)" and not read.dropped and not read.denied("ai-train")
+
+
+def test_a_robots_part_with_odd_values_keeps_those_of_their_type() -> None:
+    said = RobotsSaid.of({"origin": 7, "snapshot": "ab", "line": "3", "rule": None,
+                          "why": "no rule matches", "overridden": ["x"]})  # fmt: skip
+    assert said == RobotsSaid("", "ab", "", None, "", "no rule matches", "", "")
+    assert RobotsSaid.of("robots") is None and RobotsSaid.of(None) is None
+
+
+def test_the_words_of_earlier_trails_and_of_files_are_read_as_members() -> None:
+    # never written by a crawl, read as a refusal for a purpose by verify: still a member
+    assert FateRecord.of({"refused_by": "tdmrep.json"}).by is RefusedBy.TDMREP_JSON
+    assert FateRecord.of({"refused_by": "another_addon"}).by is None
+    for word in ("stored", "refused", "marked", "failed"):
+        assert FateRecord.of({"type": "file", "fate": word}).file_fate is FileFate(word)
+    # a record from before items were counted on it: nothing said, not zero
+    old = FateRecord.of({"type": "url", "fate": "fetched", "url": ORIGIN + "/"})
+    assert (old.fate, old.items_kept, old.items_dropped, old.robots) == (
+        Fate.FETCHED, None, None, None
+    )  # fmt: skip
+    assert old.origin == ORIGIN and not old.dropped
+
+
+def test_every_command_reads_a_record_of_odd_values_as_it_reads_a_missing_one(
+    tmp_path: Path,
+) -> None:
+    odd = url_line("/odd", fate="fetched", attempts="x", status="200", items_kept="1",
+                   items_dropped=None, robots={"origin": 5, "line": "2"})  # fmt: skip
+    body = [snapshot_line(), odd]
+    path = write_trail(tmp_path / "t.jsonl", lines=encode([run_line(), *body, end_line(body)]))
+    outs = {}
+    for argv in (["show", str(path), ORIGIN + "/odd"], ["list", str(path), "--format", "jsonl"],
+                 ["summary", str(path)]):  # fmt: skip
+        out = io.StringIO()
+        assert main(argv, out) in (0, 1)
+        outs[argv[0]] = out.getvalue()
+    assert f"{ORIGIN}/odd was fetched: " not in outs["show"]  # no attempts, no status said
+    assert f"{ORIGIN}/odd was fetched\n" in outs["show"]
+    assert f"robots.txt of {ORIGIN}: no line decided it" in outs["show"]
+    [row] = [json.loads(line) for line in outs["list"].splitlines()]
+    assert (row["fate"], row["reason"], row["why"]) == ("fetched", "", "no rule (allowed)")
+    assert "1 requested URL(s) (1 fetched), 0 item(s) kept, 0 dropped" in outs["summary"]
+    html = tmp_path / "r.html"
+    assert main(["report", str(path), "--html", str(html)], io.StringIO()) in (0, 1)
+    assert "fetched</td>" in html.read_text(encoding="utf-8")
