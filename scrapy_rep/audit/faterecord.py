@@ -89,6 +89,9 @@ class FateRecord:
     #: pass read), why they were dropped (``noindex``…) and what said it.
     items_kept: int | None
     items_dropped: int | None
+    #: Items the page pass let through that a later component of the crawl dropped
+    #: (``0``: none, or a trail written before it was recorded).
+    items_not_kept: int
     item_reason: str
     item_why: str
     robots: RobotsSaid | None
@@ -110,7 +113,8 @@ class FateRecord:
         return cls(
             kind, run, time, key, url, word, refused_by, why, to, error,
             whole(get("attempts")), whole(get("status")), whole(get("items_kept")),
-            whole(get("items_dropped")), reason, item_why, RobotsSaid.of(get("robots")),
+            whole(get("items_dropped")), whole(get("items_not_kept")) or 0, reason, item_why,
+            RobotsSaid.of(get("robots")),
             usage if isinstance(usage, dict) else {}, record,
         )  # fmt: skip
 

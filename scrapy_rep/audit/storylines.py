@@ -128,6 +128,8 @@ def _items(record: FateRecord) -> list[str]:
     if record.items_kept is None and record.items_dropped is None:
         return []
     line = f"  items: {record.items_kept or 0} kept, {record.items_dropped or 0} dropped"
+    if record.items_not_kept:
+        line += f", {record.items_not_kept} not kept by a component of the crawl"
     reason = Reason.of(record.item_reason)  # as written: a hand-edited trail says anything
     if record.item_why:
         line += f" ({record.item_why})"

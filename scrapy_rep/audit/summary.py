@@ -222,6 +222,7 @@ def summary_text(summary: Summary) -> list[str]:
     lines = [
         f"{len(summary.runs)} run(s), {total.requests} requested URL(s) ({fates or 'none'}), "
         f"{total.kept} item(s) kept, {total.dropped} dropped"
+        + (f", {total.not_kept} not kept by a component of the crawl" if total.not_kept else "")
         + (links if not_followed else "")
         + f", {summary.snapshots} snapshot(s)",
     ]

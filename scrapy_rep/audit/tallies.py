@@ -31,6 +31,8 @@ class Tally:
     other: int = 0
     kept: int = 0
     dropped: int = 0
+    #: Items let through that a later component of the crawl dropped (not a column).
+    not_kept: int = 0
     #: Of ``fetched``: the pages whose items were all dropped after the fetch
     #: (:func:`items_dropped`); not a column of the text tables.
     fetched_dropped: int = 0
@@ -48,6 +50,7 @@ class Tally:
             self.other += times
         self.kept += times * (record.items_kept or 0)
         self.dropped += times * (record.items_dropped or 0)
+        self.not_kept += times * record.items_not_kept
 
     def row(self) -> tuple[int, ...]:
         return tuple(getattr(self, name) for name in COLUMNS)

@@ -428,3 +428,11 @@ async def test_an_item_a_later_component_drops_is_not_kept_in_the_trail_nor_the_
     assert text.rstrip().endswith(
         "In short: 3 requests (3 downloaded); 1 item kept, 2 not kept by a component of the crawl"
     ), text
+    show = io.StringIO()
+    assert main(["show", str(trail), base + "/gone"], show) == 0, show.getvalue()
+    said = "items: 0 kept, 0 dropped, 1 not kept by a component of the crawl"
+    assert said in show.getvalue(), show.getvalue()
+    summary = io.StringIO()
+    assert main(["summary", str(trail)], summary) == 0, summary.getvalue()
+    said = "1 item(s) kept, 0 dropped, 2 not kept by a component of the crawl"
+    assert said in summary.getvalue(), summary.getvalue()
