@@ -18,7 +18,7 @@ from scrapy_rep.crawl.audit.auditstate import (
     guarded,
     robots_sha,
 )
-from scrapy_rep.crawl.requeststate import KEY, RequestState, before_of, open_record, record_id
+from scrapy_rep.crawl.requeststate import before_of, open_record, record_id
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.policy import NOTHING_BEFORE
 from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
@@ -121,16 +121,11 @@ class FateEvents(AuditState):
         item pipeline with ``item_dropped`` or ``item_error``."""
         if not isinstance(response, Response):  # an item of no page (start(), an errback's)
             return
-        try:  # guarded and record_id inline (the hot path: a call per item)
-            request = response.request
-            if request is None:
-                return
-            state = request.meta.get(KEY)
-            if type(state) is RequestState and state.url == request.url:
-                key = state.audit
-                if key in self.open:
-                    scraped = self.scraped
-                    scraped[key] = scraped.get(key, 0) + 1
+        try:  # guarded inline (the hot path: a call per item)
+            key = record_id(response.request)
+            if key and key in self.open:
+                scraped = self.scraped
+                scraped[key] = scraped.get(key, 0) + 1
         except Exception:
             self.internal_error("_item_scraped")
 
