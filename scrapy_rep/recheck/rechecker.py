@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from typing import Any, Final
 
@@ -102,6 +102,64 @@ class Outcome:
         return self.verdict if isinstance(self.verdict, Refused) else None
 
 
+#: The slot that holds an :class:`Outcome`'s verdict (a :class:`_Refusal` fills it late).
+_VERDICT: Final = Outcome.__dict__["verdict"]
+
+
+class _Refusal(Outcome):
+    """The outcome of the items one robots.txt line refuses on the fast path: refused,
+    its :attr:`verdict` (the :class:`~scrapy_rep.verdict.Refused`, its sentence, its
+    line) decided on first read, as the full decision makes it. A filter reads only the
+    status, and most refusals are never printed: none of it is built for them."""
+
+    __slots__ = ("_known", "_rechecker", "_url")
+
+    def __init__(self, rechecker: Rechecker, url: str, known: list[Any]) -> None:
+        set_ = object.__setattr__
+        set_(self, "status", Status.REFUSED)
+        set_(self, "documents", known[1])
+        set_(self, "why", "")
+        set_(self, "page", None)
+        set_(self, "page_refusal", None)
+        set_(self, "_rechecker", rechecker)
+        set_(self, "_url", url)
+        set_(self, "_known", known)
+
+    @property  # type: ignore[override]
+    def verdict(self) -> Verdict | None:
+        try:
+            return _VERDICT.__get__(self)  # type: ignore[no-any-return]
+        except AttributeError:
+            known = self._known
+            rechecker = self._rechecker
+            made = rechecker._decide(self._url, known[0], known[1], rechecker._explained)
+            assert made.status is Status.REFUSED, made
+            _VERDICT.__set__(self, made.verdict)
+            return made.verdict
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return _fields(self) == _fields(other)
+
+    def __hash__(self) -> int:
+        return hash(_fields(self))
+
+    def __repr__(self) -> str:
+        values = ", ".join(
+            f"{name}={value!r}" for name, value in zip(_NAMES, _fields(self), strict=True)
+        )
+        return f"Outcome({values})"
+
+
+#: The fields of an :class:`Outcome`, in order.
+_NAMES: Final = tuple(field.name for field in fields(Outcome))
+
+
+def _fields(outcome: Outcome) -> tuple[Any, ...]:
+    return tuple(getattr(outcome, name) for name in _NAMES)
+
+
 @dataclass(frozen=True)
 class Identity:
     """Who the recheck decides for: the crawler's declared name (``ROBOTSTXT_USER_AGENT``,
@@ -144,21 +202,26 @@ class Rechecker:
         #: Each origin's documents (``None``: none had).
         self.documents = documents
         #: The URL's start (``scheme://authority``) -> what is known of its origin, once
-        #: per origin: ``[origin, documents, plain rules, kept]``. The fast path: an
-        #: origin whose items only its Allow/Disallow lines tell apart has its parsed
-        #: robots.txt as ``plain rules`` (else ``None``), and the outcome its allowed
-        #: items share (``kept``), made once instead of once per item.
+        #: per origin: ``[origin, documents, plain rules, kept, name, matchers]``. The
+        #: fast path: an origin whose items only its Allow/Disallow lines tell apart has
+        #: its parsed robots.txt as ``plain rules`` (else ``None``), the compiled rules
+        #: of the names held to (``matchers``: one per group set, however many names
+        #: select it), and the outcome its allowed items share (``kept``), made once
+        #: instead of once per item.
         self._origins: dict[str, list[Any]] = {}
         #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
         #: origin's documents are asked for once, however many ways it is spelt.
         self._by_origin: dict[Origin | None, list[Any]] = {}
-        #: The outcome of the items one line of an origin refuses, by the origin's key
-        #: and the line's :meth:`~scrapy_rep.robotstxt.RobotsTxt.code`: at most
+        #: The outcome of the items one line of an origin refuses for one name, by the
+        #: origin's key and :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed`: at most
         #: :data:`REFUSALS_MEMO`, then it starts again (the memory a recheck needs is
         #: its origins', whatever number of lines its items meet).
         self._refusals: dict[tuple[str, int], Outcome] = {}
+        #: The names whose robots.txt groups decide, in the order they are asked: the
+        #: crawler's, then those of ``REP_PURPOSE_AGENTS``.
+        self._held = (self.agent, *self.rules.agents)
         fast = not self.rules.explain and self.obey is Obey.ALL and len(self.names) == 1
-        self._fast = fast and not self.rules.agents and not self.rules.overrides
+        self._fast = fast and not self.rules.overrides
         #: Decisions made (a load-independent count for the benchmark).
         self.decisions = 0
 
@@ -174,7 +237,8 @@ class Rechecker:
             documents = None if origin is None else self.documents(origin)
             plain = self._plain_rules(documents) if self._fast and documents else None
             name = str(origin) if origin is not None else key
-            known = self._by_origin[origin] = [origin, documents, plain, None, name]
+            matchers = plain.matchers(self._held) if plain is not None else ()
+            known = self._by_origin[origin] = [origin, documents, plain, None, name, matchers]
         if len(self._origins) >= SPELLINGS_MEMO:
             self._origins.clear()
         self._origins[key] = known
@@ -196,9 +260,10 @@ class Rechecker:
         rules = known[2]
         if rules is None:
             return self._decide(url, known[0], known[1], self.rules)
-        # One match: the code of robots.txt's deciding line (negative: it refuses).
-        code = rules.code(url, self.agent)
-        if code >= 0:
+        # One match per group set of the names held to: the first refusing name and its
+        # line, as one number (0: every name allows it).
+        code = rules.first_disallowed(url, known[5])
+        if code == 0:
             kept = known[3]
             if kept is None:
                 kept = known[3] = self._decide(url, known[0], known[1], self.rules)
@@ -207,9 +272,10 @@ class Rechecker:
         key = known[4]  # the origin's name: one memo for all its spellings
         refused = refusals.get((key, code))
         if refused is None:
-            # Decided with the line kept (``explain``): the refusal is the same (it names
-            # its line either way), its line found by one match instead of two.
-            refused = self._decide(url, known[0], known[1], self._explained)
+            # Its verdict decided when first read (a filter reads only the status),
+            # then with the line kept (``explain``): the refusal is the same (it names
+            # its line either way).
+            refused = _Refusal(self, url, known)
             if len(refusals) >= REFUSALS_MEMO:
                 refusals.clear()
             refusals[key, code] = refused
