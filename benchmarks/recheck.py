@@ -26,6 +26,7 @@ Usage: ``python benchmarks/recheck.py [--items N] [--origins N] [--rounds N] [--
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import resource
@@ -193,6 +194,7 @@ def rates(args: argparse.Namespace) -> None:
             if ours:
                 decisions[name] = made.decisions
             del made, decide
+            gc.collect()  # the next filter alone in memory
     load = os.getloadavg()
     print(f"{args.items:,} URLs over {args.origins:,} origins ({len(files):,} real robots.txt "
           f"files); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")  # fmt: skip
@@ -231,6 +233,7 @@ def rates(args: argparse.Namespace) -> None:
         differ = sum(1 for url in items[:100_000] if ours(url) != protego(url))
         print(f"  {name}: verdicts that differ from {theirs}'s on the first 100,000: {differ:,}")
         del ours, protego
+        gc.collect()
 
 
 def rss(items: int, origins: int, directory: Path) -> None:

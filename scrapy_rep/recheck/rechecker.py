@@ -27,6 +27,7 @@ ways its items spell it: ``http://user@a.example/x``, ``http://a.example?q``,
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
@@ -102,40 +103,56 @@ class Outcome:
         return self.verdict if isinstance(self.verdict, Refused) else None
 
 
-#: The slot that holds an :class:`Outcome`'s verdict (a :class:`_Refusal` fills it late).
+#: The slot that holds an :class:`Outcome`'s verdict (a :class:`_Later` fills it late).
 _VERDICT: Final = Outcome.__dict__["verdict"]
 
 
-class _Refusal(Outcome):
-    """The outcome of the items one robots.txt line refuses on the fast path: refused,
-    its :attr:`verdict` (the :class:`~scrapy_rep.verdict.Refused`, its sentence, its
-    line) decided on first read, as the full decision makes it. A filter reads only the
-    status, and most refusals are never printed: none of it is built for them."""
+class _Later(Outcome):
+    """An outcome of the fast path (:meth:`Rechecker.decide`), shared by the items of an
+    origin it holds for: its allowed items, or those one robots.txt line refuses. Its
+    :attr:`status` is known from the match; its :attr:`verdict` (the
+    :class:`~scrapy_rep.verdict.Allowed` or :class:`~scrapy_rep.verdict.Refused`, its
+    sentence, its line) is decided on first read, for the first of its items, as the full
+    decision makes it (the same for each). A filter reads only the status, and most
+    refusals are never printed: none of it is built for them. It holds no reference to
+    its :class:`Rechecker` (no cycle: the collector need not free it)."""
 
-    __slots__ = ("_known", "_rechecker", "_url")
+    __slots__ = ("_names", "_origin", "_rules", "_url")
 
-    def __init__(self, rechecker: Rechecker, url: str, known: list[Any]) -> None:
+    def __init__(
+        self,
+        status: Status,
+        url: str,
+        origin: Origin,
+        documents: OriginDocuments,
+        rules: RequestRules,
+        names: tuple[str, ...],
+    ) -> None:
         set_ = object.__setattr__
-        set_(self, "status", Status.REFUSED)
-        set_(self, "documents", known[1])
+        set_(self, "status", status)
+        set_(self, "documents", documents)
         set_(self, "why", "")
         set_(self, "page", None)
         set_(self, "page_refusal", None)
-        set_(self, "_rechecker", rechecker)
         set_(self, "_url", url)
-        set_(self, "_known", known)
+        set_(self, "_origin", origin)
+        set_(self, "_rules", rules)
+        set_(self, "_names", names)
 
     @property  # type: ignore[override]
     def verdict(self) -> Verdict | None:
         try:
             return _VERDICT.__get__(self)  # type: ignore[no-any-return]
         except AttributeError:
-            known = self._known
-            rechecker = self._rechecker
-            made = rechecker._decide(self._url, known[0], known[1], rechecker._explained)
-            assert made.status is Status.REFUSED, made
-            _VERDICT.__set__(self, made.verdict)
-            return made.verdict
+            documents = self.documents
+            assert documents is not None
+            names = self._names
+            facts = RequestFacts(self._url, self._origin, names[0], Obey.ALL, names)
+            verdict = decide(facts, self._rules, documents.known, documents.now)
+            wanted = Allowed if self.status is Status.KEPT else Refused
+            assert type(verdict) is wanted and getattr(verdict, "reason", None) not in _NOT_HAD
+            _VERDICT.__set__(self, verdict)
+            return verdict
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Outcome):
@@ -235,6 +252,8 @@ class Rechecker:
         known = self._by_origin.get(origin)
         if known is None:
             documents = None if origin is None else self.documents(origin)
+            if documents is not None and documents.origin == origin:
+                origin = documents.origin  # one object per origin kept, not two
             plain = self._plain_rules(documents) if self._fast and documents else None
             name = str(origin) if origin is not None else key
             matchers = plain.matchers(self._held) if plain is not None else ()
@@ -266,16 +285,18 @@ class Rechecker:
         if code == 0:
             kept = known[3]
             if kept is None:
-                kept = known[3] = self._decide(url, known[0], known[1], self.rules)
+                kept = known[3] = _Later(
+                    Status.KEPT, url, known[0], known[1], self.rules, self.names
+                )
             return kept  # type: ignore[no-any-return]
         refusals = self._refusals
         key = known[4]  # the origin's name: one memo for all its spellings
         refused = refusals.get((key, code))
         if refused is None:
-            # Its verdict decided when first read (a filter reads only the status),
-            # then with the line kept (``explain``): the refusal is the same (it names
-            # its line either way).
-            refused = _Refusal(self, url, known)
+            # Its verdict decided when first read (a filter reads only the status), with
+            # the line kept (``explain``): the refusal is the same (it names its line
+            # either way), its line found by one match instead of two.
+            refused = _Later(Status.REFUSED, url, known[0], known[1], self._explained, self.names)
             if len(refusals) >= REFUSALS_MEMO:
                 refusals.clear()
             refusals[key, code] = refused
@@ -371,13 +392,21 @@ class Rechecker:
 
 def _spelling(url: str) -> str:
     """``url``'s start up to its path, query or fragment (``scheme://authority``)."""
+    found = _START(url)  # the usual URL: its first "/" starts "//"
+    if found is not None:
+        return found.group()
     start = url.find("//") + 2
     end = len(url)
     for mark in "/?#":
-        found = url.find(mark, start, end)
-        if found >= 0:
-            end = found
+        found_at = url.find(mark, start, end)
+        if found_at >= 0:
+            end = found_at
     return url[:end]
+
+
+#: A URL's start when its first ``/`` starts its first ``//``: up to the next ``/``,
+#: ``?`` or ``#`` (what :func:`_spelling` finds, in one call).
+_START: Final = re.compile(r"[^/]*//[^/?#]*").match
 
 
 def _stand_in(kind: str) -> CacheEntry[Any] | None:

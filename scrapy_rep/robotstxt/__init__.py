@@ -177,23 +177,25 @@ class RobotsTxt:
         # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
         return 0 if self.options.robots_txt_always_allowed and path == "/robots.txt" else code
 
-    def matchers(self, user_agents: Sequence[str]) -> tuple[tuple[int, Matcher], ...]:
-        """The compiled rules of each group set ``user_agents`` select, once each, with
-        the index of the first name that selects it, in that order: what
-        :meth:`first_disallowed` matches a URL against for many names at once (a crawl
-        held to ``REP_PURPOSE_AGENTS``: usually most of them fall back to ``*``)."""
-        found: dict[tuple[int, ...], tuple[int, Matcher]] = {}
-        for index, user_agent in enumerate(user_agents):
+    def matchers(self, user_agents: Sequence[str]) -> tuple[Matcher, ...]:
+        """The compiled rules of each group set ``user_agents`` select, once each, in the
+        order of the first name that selects it: what :meth:`first_disallowed` matches a
+        URL against for many names at once (a crawl held to ``REP_PURPOSE_AGENTS``:
+        usually most of them fall back to ``*``). A tuple of matchers alone: one object
+        more per file for the collector to walk, not one per group set."""
+        found: dict[tuple[int, ...], Matcher] = {}
+        for user_agent in user_agents:
             selection = self._selection(user_agent)
             if selection.groups not in found:
-                found[selection.groups] = (index, self._matcher(selection))
+                found[selection.groups] = self._matcher(selection)
         return tuple(found.values())
 
-    def first_disallowed(self, url: str, matchers: tuple[tuple[int, Matcher], ...]) -> int:
-        """The first of the names :meth:`matchers` was given that ``url`` is disallowed
-        for, as one number: ``index + 1 + code * 65536`` where ``code`` is
-        :meth:`code`'s (its line, negative) and ``index`` the name's; ``0``: allowed for
-        every name. One path made for them all, one match per group set."""
+    def first_disallowed(self, url: str, matchers: tuple[Matcher, ...]) -> int:
+        """The first of :meth:`matchers`' group sets that disallows ``url``, as one
+        number: ``position + 1 + code * 65536``, ``position`` its place in ``matchers``
+        and ``code`` :meth:`code`'s (its line, negative): the first refusing name is the
+        first that selects it; ``0``: allowed for every name. One path made for them
+        all, one match per group set."""
         if not isinstance(url, str):
             raise TypeError(f"url must be str, not {type(url).__name__}")
         # as code() does: path_of's usual case, the path normalised only when it needs it
@@ -205,13 +207,15 @@ class RobotsTxt:
             or (self._encodes_specials and ("*" in path or "$" in path))
         ):
             path = normalise_url_path(path, self.options.percent_encoding)
-        for index, matcher in matchers:
+        position = 1
+        for matcher in matchers:
             code = matcher.match(path)
             if code < 0:
                 # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
                 if self.options.robots_txt_always_allowed and path == "/robots.txt":
                     return 0
-                return index + 1 + code * 65536
+                return position + code * 65536
+            position += 1
         return 0
 
     def decide(self, url: str, user_agent: str) -> Decision:
