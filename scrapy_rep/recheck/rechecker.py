@@ -272,7 +272,8 @@ class Rechecker:
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
         self.decisions += 1
-        key = _spelling(url)
+        found = _START(url)  # _spelling's usual case inline (the hot path)
+        key = found.group() if found is not None else _spelling(url)
         known = self._origins.get(key)
         if known is None:
             known = self._known(url, key)
