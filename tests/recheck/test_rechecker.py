@@ -184,3 +184,43 @@ def test_an_origin_spelt_many_ways_has_its_documents_asked_for_once(explain: boo
     # the query spelling is the path "/": kept
     assert statuses == {Status.REFUSED: 3 * 50, Status.KEPT: 5 * 50}
     assert rechecker.decide("https://user@a.example/private/9").status is Status.REFUSED
+
+
+@pytest.mark.parametrize("purpose", ["search", "ai-train"])
+def test_the_fast_path_with_purpose_agents_says_what_the_full_decision_says(purpose: str) -> None:
+    """Many names matched in one pass (one match per group set) refuse as the full
+    decision does: the crawler's own group first, then each REP_PURPOSE_AGENTS token in
+    order, the refusal naming the first that refuses; its verdict made when first read."""
+    files = {
+        **ROBOTS_FILES,
+        "https://e.example": "User-agent: GPTBot\nDisallow: /g\n\nUser-agent: CCBot\n"
+        "Disallow: /c\nDisallow: /g/deeper\n\nUser-agent: *\nDisallow: /private\n",
+    }
+    documents = {}
+    for name, text in files.items():
+        origin = origin_of(name + "/")
+        assert origin is not None
+        found = OriginDocuments(origin, now=time.time())
+        found.add(ROBOTS, origin, _entry(parse_robotstxt(text.encode())))
+        found.add(TDM, origin, _entry(NO_FILE))
+        documents[name] = found
+    settings = {"REP_PURPOSE": purpose, "REP_PURPOSE_AGENTS": ["CCBot", "GPTBot", "*"]}
+    config = RepConfig.from_settings(settings)
+
+    def rechecker(explain: bool) -> Rechecker:
+        return Rechecker(config, Identity("mybot/1.0"), lambda o: documents.get(str(o)), explain)
+
+    fast, full = rechecker(False), rechecker(True)
+    paths = (*PATHS, "/g/1", "/g/deeper/2", "/c/3", "/robots.txt")
+    urls = [origin + path for path in paths for origin in files] * 2
+    assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
+    refusal = fast.decide("https://e.example/g/deeper/2").refusal
+    assert refusal is not None and refusal.agent == "CCBot" and refusal.line == 6
+    refusal = fast.decide("https://e.example/g/1").refusal
+    assert refusal is not None and refusal.agent == "GPTBot" and refusal.line == 2
+    assert fast.decide("https://e.example/private/1").refusal.agent == "mybot"  # type: ignore[union-attr]
+    assert fast.decide("https://e.example/robots.txt").status is Status.KEPT
+    # the items of one refusing line share an outcome, equal to the full decision's
+    first, second = fast.decide("https://e.example/c/3"), fast.decide("https://e.example/c/4")
+    assert first is second and first == full.decide("https://e.example/c/3")
+    assert repr(first) == repr(full.decide("https://e.example/c/3"))
