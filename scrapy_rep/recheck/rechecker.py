@@ -118,6 +118,10 @@ class _Later(Outcome):
     its :class:`Rechecker` (no cycle: the collector need not free it)."""
 
     __slots__ = ("_names", "_origin", "_rules", "_url")
+    _names: tuple[str, ...]
+    _origin: Origin
+    _rules: RequestRules
+    _url: str
 
     def __init__(
         self,
@@ -139,7 +143,7 @@ class _Later(Outcome):
         set_(self, "_rules", rules)
         set_(self, "_names", names)
 
-    @property  # type: ignore[override]
+    @property
     def verdict(self) -> Verdict | None:
         try:
             return _VERDICT.__get__(self)  # type: ignore[no-any-return]
