@@ -181,6 +181,12 @@ def _fields(outcome: Outcome) -> tuple[Any, ...]:
     return tuple(getattr(outcome, name) for name in _NAMES)
 
 
+def _replaced(outcome: Outcome, **changes: Any) -> Outcome:
+    """``dataclasses.replace`` for any outcome: a plain :class:`Outcome` (a
+    :class:`_Later`'s verdict decided now)."""
+    return Outcome(**{**dict(zip(_NAMES, _fields(outcome), strict=True)), **changes})
+
+
 @dataclass(frozen=True)
 class Identity:
     """Who the recheck decides for: the crawler's declared name (``ROBOTSTXT_USER_AGENT``,
@@ -386,13 +392,13 @@ class Rechecker:
         refusal = page.index if page.index is not None and self.noindex_drops else None
         refusal = refusal or page.purpose
         status = Status.REFUSED if refusal is not None else Status.KEPT
-        return replace(outcome, status=status, page=page, page_refusal=refusal)
+        return _replaced(outcome, status=status, page=page, page_refusal=refusal)
 
     def page_failed(self, outcome: Outcome, why: str) -> Outcome:
         """A kept item's page could not be fetched again: what it says now is not known."""
         if outcome.status is not Status.KEPT:
             return outcome
-        return replace(outcome, status=Status.UNKNOWN, why=f"page not fetched again: {why}")
+        return _replaced(outcome, status=Status.UNKNOWN, why=f"page not fetched again: {why}")
 
 
 def _spelling(url: str) -> str:

@@ -17,7 +17,7 @@ from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.tdmrep import NO_FILE, parse_tdmrep
-from scrapy_rep.verdict import ROBOTS, TDM, Refused
+from scrapy_rep.verdict import ROBOTS, TDM, Allowed, Refused
 from scrapy_rep.verdict.page import PageStatements
 
 NEVER = float("inf")
@@ -224,3 +224,21 @@ def test_the_fast_path_with_purpose_agents_says_what_the_full_decision_says(purp
     first, second = fast.decide("https://e.example/c/3"), fast.decide("https://e.example/c/4")
     assert first is second and first == full.decide("https://e.example/c/3")
     assert repr(first) == repr(full.decide("https://e.example/c/3"))
+
+
+def test_a_shared_outcome_of_the_fast_path_is_decided_again_after_the_fetch() -> None:
+    """The fast path's shared outcomes (verdict made when first read) go through the page
+    pass and a failed fetch as the full decision's do."""
+    tdm = {name: NO_FILE for name in ROBOTS_FILES}
+    fast, full = _rechecker("ai-train", False, tdm), _rechecker("ai-train", True, tdm)
+    url, now = "https://a.example/y", time.time()
+    noai = PageStatements((("x-robots-tag", "noai"),))
+    before = fast.decide(url)
+    after = fast.after_fetch(url, before, noai, now)
+    assert after.status is Status.REFUSED and after.page_refusal is not None
+    assert after.verdict is before.verdict and isinstance(after.verdict, Allowed)
+    assert after.page_refusal == full.after_fetch(url, full.decide(url), noai, now).page_refusal
+    failed = fast.page_failed(before, "HttpError: 404")
+    assert failed.status is Status.UNKNOWN and failed.verdict == before.verdict
+    assert fast.decide(url) is before  # the shared outcome itself unchanged
+    assert before.status is Status.KEPT and before.page is None
