@@ -1,7 +1,9 @@
 """A collection re-checked at scale (docs/recheck.md, "Scale"): decisions per second per
-core with the documents in hand, against the filter a dataset builder writes today
-(Protego's ``can_fetch`` per URL, one parsed robots.txt per origin), on the same
-synthetic dataset in the same run; and the peak RSS of a recheck over 100,000, 1M and 10M
+core with the documents in hand, against the filters dataset builders write today, on the
+same synthetic dataset in the same run: Protego's ``can_fetch`` per URL for one name (one
+parsed robots.txt per origin), and for each of the 15 names of the Apertus models' filter
+(:data:`FILTER_NAMES`), against the recheck with those names in ``REP_PURPOSE_AGENTS``;
+and the peak RSS of a recheck over 100,000, 1M and 10M
 items of the same origins (each in a fresh process, the items generated as they are read,
 never held).
 
@@ -13,7 +15,10 @@ filter in turn, alone in memory, gets its documents parsed (timed apart) before 
 of its decisions starts (each origin's first use, its matcher compiled and its verdicts
 made, is inside that clock); the decisions are counted (the Rechecker's ``decisions``),
 the time is CPU time (``time.process_time``), the median of ``--rounds`` and of the
-per-round ratios. Report with the load average (``uptime``): the machine is shared.
+per-round ratios. Each of the recheck's filters, and the one-name Protego filter, then
+decides the same items again (a second pass: every matcher compiled, every memo made).
+Every document is parsed and compiled on its own (none shares another's, byte-identical
+or not). Report with the load average (``uptime``, printed): the machine is shared.
 
 Usage: ``python benchmarks/recheck.py [--items N] [--origins N] [--rounds N] [--rss]``
 """
@@ -21,6 +26,7 @@ Usage: ``python benchmarks/recheck.py [--items N] [--origins N] [--rounds N] [--
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import resource
@@ -44,6 +50,18 @@ from scrapy_rep.verdict import ROBOTS, TDM
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 AGENT = "mybot"
+#: The names the Apertus models' robots.txt filter asks Protego's ``can_fetch`` about for
+#: each document (a document is dropped if any is disallowed), as its source wrote them:
+#: swiss-ai/pretrain-data, src/data_pipeline_pretrain/pipeline/filters/robots_filter.py,
+#: ``_DEFAULT_REMOVE_USER_AGENTS`` at commit 0943bfdaf27a8d243a1034b1f6c9d827345542ac (read
+#: 2026-11-26; the filter ran over robots.txt files as of January 2025). The recheck is
+#: given the same 15 in ``REP_PURPOSE_AGENTS`` (the preset ``apertus-0943bfd`` is this
+#: list less ``CCBot/2.0``, ``CCBot/1.0`` and ``*``, which add no group to obey).
+FILTER_NAMES: tuple[str, ...] = (
+    "AI2Bot", "Applebot-Extended", "Bytespider", "CCBot", "CCBot/2.0", "CCBot/1.0",
+    "ClaudeBot", "cohere-training-data-crawler", "Diffbot", "FacebookBot",
+    "Meta-ExternalAgent", "Google-Extended", "GPTBot", "PanguBot", "*",
+)  # fmt: skip
 
 
 def corpus(directory: Path) -> list[tuple[bytes, list[str]]]:
@@ -70,7 +88,7 @@ def bodies(files: list[tuple[bytes, list[str]]], origins: int) -> dict[str, byte
     return {f"https://o{n}.example": files[n % len(files)][0] for n in range(origins)}
 
 
-def rechecker(robots: dict[str, bytes], purpose: str) -> Rechecker:
+def rechecker(robots: dict[str, bytes], purpose: str, agents: tuple[str, ...] = ()) -> Rechecker:
     """The recheck's decisions, the documents parsed in hand (as a WARC or a crawl gives)."""
     never = float("inf")
     documents: dict[str, OriginDocuments] = {}
@@ -85,12 +103,14 @@ def rechecker(robots: dict[str, bytes], purpose: str) -> Rechecker:
     def known(origin: Origin) -> OriginDocuments | None:
         return documents.get(str(origin))
 
-    config = RepConfig.from_settings({"REP_PURPOSE": purpose})
+    config = RepConfig.from_settings({"REP_PURPOSE": purpose, "REP_PURPOSE_AGENTS": list(agents)})
     return Rechecker(config, Identity(AGENT), known, explain=False)
 
 
-def protego_filter(robots: dict[str, bytes]) -> Any:
-    """The filter a dataset builder writes: Protego, one parsed robots.txt per origin."""
+def protego_filter(robots: dict[str, bytes], names: tuple[str, ...] = (AGENT,)) -> Any:
+    """The filter a dataset builder writes: Protego, one parsed robots.txt per origin,
+    ``can_fetch`` for each of ``names`` (the Apertus filter: every name asked, an error
+    read as allowed; kept if none is disallowed)."""
     from urllib.parse import urlsplit
 
     from protego import Protego
@@ -101,7 +121,19 @@ def protego_filter(robots: dict[str, bytes]) -> Any:
         parts = urlsplit(url)
         return bool(parsed[f"{parts.scheme}://{parts.netloc}"].can_fetch(url, AGENT))
 
-    return allowed
+    def allowed_all(url: str) -> bool:
+        parts = urlsplit(url)
+        robots = parsed[f"{parts.scheme}://{parts.netloc}"]
+        disallowed = []
+        for name in names:
+            try:
+                if not robots.can_fetch(url, name):
+                    disallowed.append(name)
+            except Exception:  # as the Apertus filter does
+                continue
+        return not disallowed
+
+    return allowed if names == (AGENT,) else allowed_all
 
 
 def kept_by(rechecker: Rechecker) -> Any:
@@ -117,61 +149,91 @@ def timed(decide: Any, items: list[str]) -> tuple[float, int]:
     return time.process_time() - start, kept
 
 
+#: The filters timed, in turn: name -> (how it is made, whether a second pass is timed).
+FILTERS: tuple[tuple[str, Any, bool], ...] = (
+    ("scrapy_rep", lambda robots: rechecker(robots, "search"), True),
+    ("scrapy_rep ai-train", lambda robots: rechecker(robots, "ai-train"), True),
+    ("scrapy_rep 15 names", lambda robots: rechecker(robots, "ai-train", FILTER_NAMES), True),
+    ("protego", protego_filter, True),
+    ("protego 15 names", lambda robots: protego_filter(robots, FILTER_NAMES), False),
+)
+#: Each recheck filter against its Protego baseline.
+AGAINST: tuple[tuple[str, str], ...] = (
+    ("scrapy_rep", "protego"),
+    ("scrapy_rep ai-train", "protego"),
+    ("scrapy_rep 15 names", "protego 15 names"),
+)
+
+
 def rates(args: argparse.Namespace) -> None:
     files = corpus(args.corpus)
     robots = bodies(files, args.origins)
     items = list(urls(files, args.origins, args.items))
-    names = ("scrapy_rep", "scrapy_rep ai-train", "protego")
+    names = [name for name, _, _ in FILTERS]
     columns: dict[str, list[float]] = {name: [] for name in names}
+    again: dict[str, list[float]] = {name: [] for name, _, twice in FILTERS if twice}
     parses: dict[str, list[float]] = {name: [] for name in names}
     kept: dict[str, int] = {}
     decisions: dict[str, int] = {}
-    makers = (
-        lambda: rechecker(robots, "search"),
-        lambda: rechecker(robots, "ai-train"),
-        lambda: protego_filter(robots),
-    )
+    print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     for _ in range(args.rounds):
         # Each round, each filter alone in memory (another's objects would cost it
         # collector time): its documents parsed (timed apart: Protego prepares its
         # patterns there), then its decisions timed, each origin's first use (its
-        # matcher compiled, its verdicts made) inside that clock.
-        for name, make in zip(names, makers, strict=True):
+        # matcher compiled, its verdicts made) inside that clock; then a second pass.
+        for name, make, twice in FILTERS:
             start = time.process_time()
-            made = make()
+            made = make(robots)
             parses[name].append(time.process_time() - start)
             ours = isinstance(made, Rechecker)
-            seconds, kept[name] = timed(kept_by(made) if ours else made, items)
+            decide = kept_by(made) if ours else made
+            seconds, kept[name] = timed(decide, items)
             columns[name].append(seconds)
+            if twice:
+                again[name].append(timed(decide, items)[0])
             if ours:
                 decisions[name] = made.decisions
-            del made
+            del made, decide
+            gc.collect()  # the next filter alone in memory
     load = os.getloadavg()
     print(f"{args.items:,} URLs over {args.origins:,} origins ({len(files):,} real robots.txt "
           f"files); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")  # fmt: skip
-    middle = {name: statistics.median(times) for name, times in columns.items()}
-    for name, seconds in middle.items():
-        each = ", ".join(f"{t:.2f}" for t in columns[name])
+    print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
+    for name, times in columns.items():
+        seconds = statistics.median(times)
+        each = ", ".join(f"{t:.2f}" for t in times)
         rate = args.items / seconds
         print(f"  {name:<20} {rate:>12,.0f} decisions/s per core (median of {args.rounds}: "
               f"{seconds:.2f} s CPU; rounds {each}), {kept[name]:,} kept")  # fmt: skip
-    for name in names[:2]:
-        ratios = [p / mine for p, mine in zip(columns["protego"], columns[name], strict=True)]
+    for name, times in again.items():
+        seconds = statistics.median(times)
+        print(f"  {name:<20} second pass: {args.items / seconds:>12,.0f} decisions/s "
+              f"({seconds:.2f} s CPU)")  # fmt: skip
+    for name, theirs in AGAINST:
+        ratios = [p / mine for p, mine in zip(columns[theirs], columns[name], strict=True)]
         each = ", ".join(f"{r:.2f}" for r in ratios)
-        print(f"  ratio {name} / protego: median {statistics.median(ratios):.2f}x (rounds {each})")
+        print(f"  ratio {name} / {theirs}: median {statistics.median(ratios):.2f}x "
+              f"(rounds {each})")  # fmt: skip
+    for name in ("scrapy_rep", "scrapy_rep ai-train"):
+        ratios = [p / mine for p, mine in zip(again["protego"], again[name], strict=True)]
+        print(f"  ratio {name} / protego, second pass: median {statistics.median(ratios):.2f}x")
     for name in names:
         print(f"  {name:<20} parse of the {args.origins:,} files: median "
               f"{statistics.median(parses[name]):.2f} s CPU")  # fmt: skip
-    for name in names[:2]:
-        cold = [(p + q) / (m + n) for p, q, m, n in zip(parses["protego"], columns["protego"],
+    for name, theirs in AGAINST:
+        cold = [(p + q) / (m + n) for p, q, m, n in zip(parses[theirs], columns[theirs],
                 parses[name], columns[name], strict=True)]  # fmt: skip
-        print(f"  ratio {name} / protego, parse and decisions: median "
+        print(f"  ratio {name} / {theirs}, parse and decisions: median "
               f"{statistics.median(cold):.2f}x")  # fmt: skip
-    print(f"  decisions counted (last round): {decisions[names[0]]:,} (search), "
-          f"{decisions[names[1]]:,} (ai-train)")  # fmt: skip
-    ours, theirs = kept_by(makers[0]()), makers[2]()
-    differ = sum(1 for url in items[:100_000] if ours(url) != theirs(url))
-    print(f"  verdicts that differ from Protego's on the first 100,000: {differ:,}")
+    counted = ", ".join(f"{decisions[name]:,} ({name})" for name, _ in AGAINST)
+    print(f"  decisions counted (last round, both passes): {counted}")
+    for name, theirs in AGAINST:
+        ours = kept_by(dict((n, m) for n, m, _ in FILTERS)[name](robots))
+        protego = dict((n, m) for n, m, _ in FILTERS)[theirs](robots)
+        differ = sum(1 for url in items[:100_000] if ours(url) != protego(url))
+        print(f"  {name}: verdicts that differ from {theirs}'s on the first 100,000: {differ:,}")
+        del ours, protego
+        gc.collect()
 
 
 def rss(items: int, origins: int, directory: Path) -> None:

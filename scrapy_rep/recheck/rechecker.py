@@ -27,8 +27,9 @@ ways its items spell it: ``http://user@a.example/x``, ``http://a.example?q``,
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from typing import Any, Final
 
@@ -102,6 +103,90 @@ class Outcome:
         return self.verdict if isinstance(self.verdict, Refused) else None
 
 
+#: The slot that holds an :class:`Outcome`'s verdict (a :class:`_Later` fills it late).
+_VERDICT: Final = Outcome.__dict__["verdict"]
+
+
+class _Later(Outcome):
+    """An outcome of the fast path (:meth:`Rechecker.decide`), shared by the items of an
+    origin it holds for: its allowed items, or those one robots.txt line refuses. Its
+    :attr:`status` is known from the match; its :attr:`verdict` (the
+    :class:`~scrapy_rep.verdict.Allowed` or :class:`~scrapy_rep.verdict.Refused`, its
+    sentence, its line) is decided on first read, for the first of its items, as the full
+    decision makes it (the same for each). A filter reads only the status, and most
+    refusals are never printed: none of it is built for them. It holds no reference to
+    its :class:`Rechecker` (no cycle: the collector need not free it)."""
+
+    __slots__ = ("_names", "_origin", "_rules", "_url")
+    _names: tuple[str, ...]
+    _origin: Origin
+    _rules: RequestRules
+    _url: str
+
+    def __init__(
+        self,
+        status: Status,
+        url: str,
+        origin: Origin,
+        documents: OriginDocuments,
+        rules: RequestRules,
+        names: tuple[str, ...],
+    ) -> None:
+        set_ = object.__setattr__
+        set_(self, "status", status)
+        set_(self, "documents", documents)
+        set_(self, "why", "")
+        set_(self, "page", None)
+        set_(self, "page_refusal", None)
+        set_(self, "_url", url)
+        set_(self, "_origin", origin)
+        set_(self, "_rules", rules)
+        set_(self, "_names", names)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        try:
+            return _VERDICT.__get__(self)  # type: ignore[no-any-return]
+        except AttributeError:
+            documents = self.documents
+            assert documents is not None
+            names = self._names
+            facts = RequestFacts(self._url, self._origin, names[0], Obey.ALL, names)
+            verdict = decide(facts, self._rules, documents.known, documents.now)
+            wanted = Allowed if self.status is Status.KEPT else Refused
+            assert type(verdict) is wanted and getattr(verdict, "reason", None) not in _NOT_HAD
+            _VERDICT.__set__(self, verdict)
+            return verdict
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Outcome):
+            return NotImplemented
+        return _fields(self) == _fields(other)
+
+    def __hash__(self) -> int:
+        return hash(_fields(self))
+
+    def __repr__(self) -> str:
+        values = ", ".join(
+            f"{name}={value!r}" for name, value in zip(_NAMES, _fields(self), strict=True)
+        )
+        return f"Outcome({values})"
+
+
+#: The fields of an :class:`Outcome`, in order.
+_NAMES: Final = tuple(field.name for field in fields(Outcome))
+
+
+def _fields(outcome: Outcome) -> tuple[Any, ...]:
+    return tuple(getattr(outcome, name) for name in _NAMES)
+
+
+def _replaced(outcome: Outcome, **changes: Any) -> Outcome:
+    """``dataclasses.replace`` for any outcome: a plain :class:`Outcome` (a
+    :class:`_Later`'s verdict decided now)."""
+    return Outcome(**{**dict(zip(_NAMES, _fields(outcome), strict=True)), **changes})
+
+
 @dataclass(frozen=True)
 class Identity:
     """Who the recheck decides for: the crawler's declared name (``ROBOTSTXT_USER_AGENT``,
@@ -144,21 +229,26 @@ class Rechecker:
         #: Each origin's documents (``None``: none had).
         self.documents = documents
         #: The URL's start (``scheme://authority``) -> what is known of its origin, once
-        #: per origin: ``[origin, documents, plain rules, kept]``. The fast path: an
-        #: origin whose items only its Allow/Disallow lines tell apart has its parsed
-        #: robots.txt as ``plain rules`` (else ``None``), and the outcome its allowed
-        #: items share (``kept``), made once instead of once per item.
+        #: per origin: ``[origin, documents, plain rules, kept, name, matchers]``. The
+        #: fast path: an origin whose items only its Allow/Disallow lines tell apart has
+        #: its parsed robots.txt as ``plain rules`` (else ``None``), the compiled rules
+        #: of the names held to (``matchers``: one per group set, however many names
+        #: select it), and the outcome its allowed items share (``kept``), made once
+        #: instead of once per item.
         self._origins: dict[str, list[Any]] = {}
         #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
         #: origin's documents are asked for once, however many ways it is spelt.
         self._by_origin: dict[Origin | None, list[Any]] = {}
-        #: The outcome of the items one line of an origin refuses, by the origin's key
-        #: and the line's :meth:`~scrapy_rep.robotstxt.RobotsTxt.code`: at most
+        #: The outcome of the items one line of an origin refuses for one name, by the
+        #: origin's key and :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed`: at most
         #: :data:`REFUSALS_MEMO`, then it starts again (the memory a recheck needs is
         #: its origins', whatever number of lines its items meet).
         self._refusals: dict[tuple[str, int], Outcome] = {}
+        #: The names whose robots.txt groups decide, in the order they are asked: the
+        #: crawler's, then those of ``REP_PURPOSE_AGENTS``.
+        self._held = (self.agent, *self.rules.agents)
         fast = not self.rules.explain and self.obey is Obey.ALL and len(self.names) == 1
-        self._fast = fast and not self.rules.agents and not self.rules.overrides
+        self._fast = fast and not self.rules.overrides
         #: Decisions made (a load-independent count for the benchmark).
         self.decisions = 0
 
@@ -172,9 +262,12 @@ class Rechecker:
         known = self._by_origin.get(origin)
         if known is None:
             documents = None if origin is None else self.documents(origin)
+            if documents is not None and documents.origin == origin:
+                origin = documents.origin  # one object per origin kept, not two
             plain = self._plain_rules(documents) if self._fast and documents else None
             name = str(origin) if origin is not None else key
-            known = self._by_origin[origin] = [origin, documents, plain, None, name]
+            matchers = plain.matchers(self._held) if plain is not None else ()
+            known = self._by_origin[origin] = [origin, documents, plain, None, name, matchers]
         if len(self._origins) >= SPELLINGS_MEMO:
             self._origins.clear()
         self._origins[key] = known
@@ -189,27 +282,32 @@ class Rechecker:
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
         self.decisions += 1
-        key = _spelling(url)
+        found = _START(url)  # _spelling's usual case inline (the hot path)
+        key = found.group() if found is not None else _spelling(url)
         known = self._origins.get(key)
         if known is None:
             known = self._known(url, key)
         rules = known[2]
         if rules is None:
             return self._decide(url, known[0], known[1], self.rules)
-        # One match: the code of robots.txt's deciding line (negative: it refuses).
-        code = rules.code(url, self.agent)
-        if code >= 0:
+        # One match per group set of the names held to: the first refusing name and its
+        # line, as one number (0: every name allows it).
+        code = rules.first_disallowed(url, known[5])
+        if code == 0:
             kept = known[3]
             if kept is None:
-                kept = known[3] = self._decide(url, known[0], known[1], self.rules)
+                kept = known[3] = _Later(
+                    Status.KEPT, url, known[0], known[1], self.rules, self.names
+                )
             return kept  # type: ignore[no-any-return]
         refusals = self._refusals
         key = known[4]  # the origin's name: one memo for all its spellings
         refused = refusals.get((key, code))
         if refused is None:
-            # Decided with the line kept (``explain``): the refusal is the same (it names
-            # its line either way), its line found by one match instead of two.
-            refused = self._decide(url, known[0], known[1], self._explained)
+            # Its verdict decided when first read (a filter reads only the status), with
+            # the line kept (``explain``): the refusal is the same (it names its line
+            # either way), its line found by one match instead of two.
+            refused = _Later(Status.REFUSED, url, known[0], known[1], self._explained, self.names)
             if len(refusals) >= REFUSALS_MEMO:
                 refusals.clear()
             refusals[key, code] = refused
@@ -294,24 +392,32 @@ class Rechecker:
         refusal = page.index if page.index is not None and self.noindex_drops else None
         refusal = refusal or page.purpose
         status = Status.REFUSED if refusal is not None else Status.KEPT
-        return replace(outcome, status=status, page=page, page_refusal=refusal)
+        return _replaced(outcome, status=status, page=page, page_refusal=refusal)
 
     def page_failed(self, outcome: Outcome, why: str) -> Outcome:
         """A kept item's page could not be fetched again: what it says now is not known."""
         if outcome.status is not Status.KEPT:
             return outcome
-        return replace(outcome, status=Status.UNKNOWN, why=f"page not fetched again: {why}")
+        return _replaced(outcome, status=Status.UNKNOWN, why=f"page not fetched again: {why}")
 
 
 def _spelling(url: str) -> str:
     """``url``'s start up to its path, query or fragment (``scheme://authority``)."""
+    found = _START(url)  # the usual URL: its first "/" starts "//"
+    if found is not None:
+        return found.group()
     start = url.find("//") + 2
     end = len(url)
     for mark in "/?#":
-        found = url.find(mark, start, end)
-        if found >= 0:
-            end = found
+        found_at = url.find(mark, start, end)
+        if found_at >= 0:
+            end = found_at
     return url[:end]
+
+
+#: A URL's start when its first ``/`` starts its first ``//``: up to the next ``/``,
+#: ``?`` or ``#`` (what :func:`_spelling` finds, in one call).
+_START: Final = re.compile(r"[^/]*//[^/?#]*").match
 
 
 def _stand_in(kind: str) -> CacheEntry[Any] | None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 import marshal
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -176,6 +176,47 @@ class RobotsTxt:
             return code
         # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
         return 0 if self.options.robots_txt_always_allowed and path == "/robots.txt" else code
+
+    def matchers(self, user_agents: Sequence[str]) -> tuple[Matcher, ...]:
+        """The compiled rules of each group set ``user_agents`` select, once each, in the
+        order of the first name that selects it: what :meth:`first_disallowed` matches a
+        URL against for many names at once (a crawl held to ``REP_PURPOSE_AGENTS``:
+        usually most of them fall back to ``*``). A tuple of matchers alone: one object
+        more per file for the collector to walk, not one per group set."""
+        found: dict[tuple[int, ...], Matcher] = {}
+        for user_agent in user_agents:
+            selection = self._selection(user_agent)
+            if selection.groups not in found:
+                found[selection.groups] = self._matcher(selection)
+        return tuple(found.values())
+
+    def first_disallowed(self, url: str, matchers: tuple[Matcher, ...]) -> int:
+        """The first of :meth:`matchers`' group sets that disallows ``url``, as one
+        number: ``position + 1 + code * 65536``, ``position`` its place in ``matchers``
+        and ``code`` :meth:`code`'s (its line, negative): the first refusing name is the
+        first that selects it; ``0``: allowed for every name. One path made for them
+        all, one match per group set."""
+        if not isinstance(url, str):
+            raise TypeError(f"url must be str, not {type(url).__name__}")
+        # as code() does: path_of's usual case, the path normalised only when it needs it
+        found = _http_path(url)
+        path = found.group(1) if found is not None else path_of(url)
+        if (
+            "%" in path
+            or not path.isascii()
+            or (self._encodes_specials and ("*" in path or "$" in path))
+        ):
+            path = normalise_url_path(path, self.options.percent_encoding)
+        position = 1
+        for matcher in matchers:
+            code = matcher.match(path)
+            if code < 0:
+                # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
+                if self.options.robots_txt_always_allowed and path == "/robots.txt":
+                    return 0
+                return position + code * 65536
+            position += 1
+        return 0
 
     def decide(self, url: str, user_agent: str) -> Decision:
         """The verdict for ``url`` and the line that gave it (SPEC §1 "Rule matching")."""

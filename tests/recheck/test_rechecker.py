@@ -17,7 +17,7 @@ from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.tdmrep import NO_FILE, parse_tdmrep
-from scrapy_rep.verdict import ROBOTS, TDM, Refused
+from scrapy_rep.verdict import ROBOTS, TDM, Allowed, Refused
 from scrapy_rep.verdict.page import PageStatements
 
 NEVER = float("inf")
@@ -184,3 +184,61 @@ def test_an_origin_spelt_many_ways_has_its_documents_asked_for_once(explain: boo
     # the query spelling is the path "/": kept
     assert statuses == {Status.REFUSED: 3 * 50, Status.KEPT: 5 * 50}
     assert rechecker.decide("https://user@a.example/private/9").status is Status.REFUSED
+
+
+@pytest.mark.parametrize("purpose", ["search", "ai-train"])
+def test_the_fast_path_with_purpose_agents_says_what_the_full_decision_says(purpose: str) -> None:
+    """Many names matched in one pass (one match per group set) refuse as the full
+    decision does: the crawler's own group first, then each REP_PURPOSE_AGENTS token in
+    order, the refusal naming the first that refuses; its verdict made when first read."""
+    files = {
+        **ROBOTS_FILES,
+        "https://e.example": "User-agent: GPTBot\nDisallow: /g\n\nUser-agent: CCBot\n"
+        "Disallow: /c\nDisallow: /g/deeper\n\nUser-agent: *\nDisallow: /private\n",
+    }
+    documents = {}
+    for name, text in files.items():
+        origin = origin_of(name + "/")
+        assert origin is not None
+        found = OriginDocuments(origin, now=time.time())
+        found.add(ROBOTS, origin, _entry(parse_robotstxt(text.encode())))
+        found.add(TDM, origin, _entry(NO_FILE))
+        documents[name] = found
+    settings = {"REP_PURPOSE": purpose, "REP_PURPOSE_AGENTS": ["CCBot", "GPTBot", "*"]}
+    config = RepConfig.from_settings(settings)
+
+    def rechecker(explain: bool) -> Rechecker:
+        return Rechecker(config, Identity("mybot/1.0"), lambda o: documents.get(str(o)), explain)
+
+    fast, full = rechecker(False), rechecker(True)
+    paths = (*PATHS, "/g/1", "/g/deeper/2", "/c/3", "/robots.txt")
+    urls = [origin + path for path in paths for origin in files] * 2
+    assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
+    refusal = fast.decide("https://e.example/g/deeper/2").refusal
+    assert refusal is not None and refusal.agent == "CCBot" and refusal.line == 6
+    refusal = fast.decide("https://e.example/g/1").refusal
+    assert refusal is not None and refusal.agent == "GPTBot" and refusal.line == 2
+    assert fast.decide("https://e.example/private/1").refusal.agent == "mybot"  # type: ignore[union-attr]
+    assert fast.decide("https://e.example/robots.txt").status is Status.KEPT
+    # the items of one refusing line share an outcome, equal to the full decision's
+    first, second = fast.decide("https://e.example/c/3"), fast.decide("https://e.example/c/4")
+    assert first is second and first == full.decide("https://e.example/c/3")
+    assert repr(first) == repr(full.decide("https://e.example/c/3"))
+
+
+def test_a_shared_outcome_of_the_fast_path_is_decided_again_after_the_fetch() -> None:
+    """The fast path's shared outcomes (verdict made when first read) go through the page
+    pass and a failed fetch as the full decision's do."""
+    tdm = {name: NO_FILE for name in ROBOTS_FILES}
+    fast, full = _rechecker("ai-train", False, tdm), _rechecker("ai-train", True, tdm)
+    url, now = "https://a.example/y", time.time()
+    noai = PageStatements((("x-robots-tag", "noai"),))
+    before = fast.decide(url)
+    after = fast.after_fetch(url, before, noai, now)
+    assert after.status is Status.REFUSED and after.page_refusal is not None
+    assert after.verdict is before.verdict and isinstance(after.verdict, Allowed)
+    assert after.page_refusal == full.after_fetch(url, full.decide(url), noai, now).page_refusal
+    failed = fast.page_failed(before, "HttpError: 404")
+    assert failed.status is Status.UNKNOWN and failed.verdict == before.verdict
+    assert fast.decide(url) is before  # the shared outcome itself unchanged
+    assert before.status is Status.KEPT and before.page is None
