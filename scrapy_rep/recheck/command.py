@@ -20,7 +20,7 @@ import sys
 import textwrap
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -46,6 +46,7 @@ from scrapy_rep.recheck.outputs import (
 from scrapy_rep.recheck.pacing import PAGES_NOT_CHECKED
 from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
 from scrapy_rep.recheck.shards import ShardError, Shards, check_folders, expand, output_of
+from scrapy_rep.recheck.store import DocumentStore, OriginsEvidence
 from scrapy_rep.recheck.trail import RecheckTrail
 from scrapy_rep.recheck.warc import Capture, WarcDocuments, WarcError, captures
 from scrapy_rep.settings import RepConfig, RepSettingError, read_config
@@ -121,8 +122,9 @@ class FetchRequest:
 class FetchResult:
     """What the crawl fetched."""
 
-    #: Each origin's documents, by origin (``https://a.example``).
-    documents: dict[str, OriginDocuments] = field(default_factory=dict)
+    #: Each origin's documents, by origin (``https://a.example``): kept compact, a
+    #: bounded number of them parsed (:class:`~scrapy_rep.recheck.store.DocumentStore`).
+    documents: MutableMapping[str, OriginDocuments] = field(default_factory=DocumentStore)
     #: Each page fetched again, or why it could not be.
     pages: dict[str, PageRead | str] = field(default_factory=dict)
     #: Document downloads made (one per document: a counter).
@@ -501,6 +503,8 @@ class Recheck:
             self.rechecker.documents = fetched.documents_of
             self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
                            f"{len(fetched.documents):,} origin(s)")  # fmt: skip
+        if fetched is not None and isinstance(fetched.documents, DocumentStore):
+            fetched.documents.parsed_origins = self.config.recheck_parsed_origins
         staged = Staged()
         #: Why the fetch stopped before its end (``""``: it did not).
         self.interrupted = fetched.interrupted if fetched is not None else ""
@@ -530,7 +534,7 @@ class Recheck:
             about["shards"] = list(shards.paths)
         named = tuple(agent.lower() for agent in rechecker.rules.agents)
         tally = Tally(config.purpose, named_agents=named)
-        memo = EvidenceMemo()
+        memo = OriginsEvidence(rechecker)
         self.progress.begin()
         with ExitStack() as stack:
             report = (
