@@ -156,7 +156,7 @@ def main() -> None:
     parser.add_argument("--origins", default="20000,1000000", help="comma-separated")
     parser.add_argument("--items", default="1000000", help="comma-separated")
     parser.add_argument("--order", choices=("round-robin", "grouped"), default="round-robin")
-    parser.add_argument("--parsed", type=int, default=10_000, help="REP_RECHECK_PARSED_ORIGINS")
+    parser.add_argument("--parsed", type=int, default=20_000, help="REP_RECHECK_PARSED_ORIGINS")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
