@@ -87,16 +87,16 @@ def documents(
     """Each origin's documents as a crawl hands them: its own parsed robots.txt (an
     object of its own, made from the file's parsed form without another parse), its
     body and SHA-256; an absent tdmrep.json."""
-    parsed = [(parse_robotstxt(body).plain(), zlib.compress(body), hashlib.sha256(body).hexdigest(), len(body))
-              for body, _ in files]  # fmt: skip
+    parsed = [(parse_robotstxt(body).plain(), zlib.compress(body),
+               hashlib.sha256(body).hexdigest(), len(body)) for body, _ in files]  # fmt: skip
     for number in range(origins):
         plain, body_zlib, sha, size = parsed[number % len(parsed)]
         name = f"https://o{number}.example"
         origin = origin_of(name + "/")
         assert origin is not None
         found = OriginDocuments(origin, now=1_700_000_000.0)
-        robots = CacheEntry(unplain(plain), f"200 ({size:,} bytes)", 0.0, NEVER, NEVER, 200, body_zlib,
-                            False, 2048 + 6 * size, sha, origin.robots_url)  # fmt: skip
+        robots = CacheEntry(unplain(plain), f"200 ({size:,} bytes)", 0.0, NEVER, NEVER, 200,
+                            body_zlib, False, 2048 + 6 * size, sha, origin.robots_url)  # fmt: skip
         found.add(ROBOTS, origin, robots)
         found.add(TDM, origin, CacheEntry(NO_FILE, "404", 0.0, NEVER, NEVER, 404))
         yield name, found
@@ -135,19 +135,19 @@ def one(args: argparse.Namespace) -> None:
         tally.add(Item(number, url), str(outcome.status), memo.of(url, outcome),
                   f"{parts[0]}//{parts[2]}")  # fmt: skip
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    found: dict[str, Any] = {
+    said: dict[str, Any] = {
         "mode": args.mode, "origins": args.origins, "items": args.items, "order": args.order,
         "peak_rss_mib": round(peak, 1), "seconds": round(time.monotonic() - started),
         "fill_seconds": round(filled), "kept": tally.statuses["kept"],
         "refused": tally.statuses["refused"],
     }  # fmt: skip
     if store is not None:
-        found |= {
+        said |= {
             "parsed_origins": args.parsed, "parses": store.parses, "reparses": store.reparses,
             "parsed_times": store.parsed_times(), "compact_mib_in_memory":
             round(store.bytes / 2**20, 1), "origins_in_sqlite": store.spilled,
         }  # fmt: skip
-    print(json.dumps(found))
+    print(json.dumps(said))
 
 
 def main() -> None:

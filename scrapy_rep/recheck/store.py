@@ -21,7 +21,6 @@ origin, or a bound above its origins, parses each origin once).
 
 from __future__ import annotations
 
-import contextlib
 import pickle
 import sqlite3
 import tempfile
@@ -224,7 +223,8 @@ class DocumentStore(MutableMapping[str, OriginDocuments]):
         return dict(sorted(counts.items()))
 
     def close(self) -> None:
-        """The SQLite file and its folder removed (the store is empty then)."""
+        """The SQLite file and its folder removed (the store is empty then; else at the
+        store's garbage collection, or the interpreter's exit)."""
         if self._file is not None:
             self._file.close()
             self._file = None
@@ -277,10 +277,6 @@ class DocumentStore(MutableMapping[str, OriginDocuments]):
         self._file.execute("COMMIT")
         self.spilled += len(rows)
         self._pending.clear()
-
-    def __del__(self) -> None:
-        with contextlib.suppress(Exception):  # at interpreter exit, modules may be gone
-            self.close()
 
 
 class OriginsEvidence(EvidenceMemo):

@@ -64,8 +64,9 @@ def _documents(name: str, tdm: bool = True, cut: bool = False) -> OriginDocument
     origin = _origin(name)
     found = OriginDocuments(origin, now=NOW)
     robots_body = ROBOTS_BODY + (f"License: {LICENSE_URL}\n".encode() if tdm else b"")
+    sha = hashlib.sha256(robots_body).hexdigest()
     robots = CacheEntry(parse_robotstxt(robots_body), "200", NOW, FAR, FAR, 200,
-                        zlib.compress(robots_body), sha256=hashlib.sha256(robots_body).hexdigest())  # fmt: skip
+                        zlib.compress(robots_body), sha256=sha)  # fmt: skip
     found.add(ROBOTS, origin, robots, record=f"<urn:uuid:{name}>")
     if tdm:
         found.add(TDM, origin, _entry(TDMREP, TDM_BODY))
@@ -107,7 +108,11 @@ def test_documents_made_again_from_their_compact_form_are_the_same() -> None:
                   NOW, FAR, FAR, None, b"", True))  # fmt: skip
         again = rebuilt(compact(found))
         assert again.origin == found.origin and type(again.origin) is Origin
-        assert (again.now, again.missing, again.records) == (found.now, found.missing, found.records)
+        assert (again.now, again.missing, again.records) == (
+            found.now,
+            found.missing,
+            found.records,
+        )
         assert list(again.entries) == list(found.entries)
         for key, entry in found.entries.items():
             made = again.entries[key]
@@ -159,7 +164,10 @@ def test_beyond_its_memory_bound_the_store_spills_to_an_sqlite_file_and_removes_
     assert sorted(store) == sorted(names) and names[4] in store and "https://x.example" not in store
     for name in names * 2:
         found = store[name]
-        assert str(found.origin) == name and found.records[ROBOTS, found.origin] == f"<urn:uuid:{name}>"
+        assert (
+            str(found.origin) == name
+            and found.records[ROBOTS, found.origin] == f"<urn:uuid:{name}>"
+        )
     assert store.get("https://x.example") is None and store(_origin(names[0])) is not None
     store[names[0]] = _documents(names[0], tdm=False)  # replaced
     assert store[names[0]].known(TDM, _origin(names[0])).rules is NO_FILE  # type: ignore[union-attr]
