@@ -131,15 +131,17 @@ def one(args: argparse.Namespace) -> None:
     grouped = args.order == "grouped"
     for number, url in enumerate(urls(files, args.origins, args.items, grouped), 1):
         outcome = rechecker.decide(url)
+        said_of = memo.of(url, outcome)
+        if not args.counts:
+            continue
         parts = url.split("/", 3)
-        tally.add(Item(number, url), str(outcome.status), memo.of(url, outcome),
-                  f"{parts[0]}//{parts[2]}")  # fmt: skip
+        tally.add(Item(number, url), str(outcome.status), said_of, f"{parts[0]}//{parts[2]}")
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     said: dict[str, Any] = {
         "mode": args.mode, "origins": args.origins, "items": args.items, "order": args.order,
         "peak_rss_mib": round(peak, 1), "seconds": round(time.monotonic() - started),
         "fill_seconds": round(filled), "kept": tally.statuses["kept"],
-        "refused": tally.statuses["refused"],
+        "refused": tally.statuses["refused"], "counts": args.counts,
     }  # fmt: skip
     if store is not None:
         said |= {
@@ -157,6 +159,8 @@ def main() -> None:
     parser.add_argument("--items", default="1000000", help="comma-separated")
     parser.add_argument("--order", choices=("round-robin", "grouped"), default="round-robin")
     parser.add_argument("--parsed", type=int, default=20_000, help="REP_RECHECK_PARSED_ORIGINS")
+    parser.add_argument("--no-counts", dest="counts", action="store_false", help="no counts "
+                        "per origin (the Tally): the documents' memory alone")  # fmt: skip
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -169,7 +173,8 @@ def main() -> None:
         for items in args.items.split(","):
             command = [sys.executable, __file__, "--one", "--mode", args.mode, "--origins",
                        origins, "--items", items, "--order", args.order, "--parsed",
-                       str(args.parsed), "--corpus", str(args.corpus)]  # fmt: skip
+                       str(args.parsed), "--corpus", str(args.corpus),
+                       *([] if args.counts else ["--no-counts"])]  # fmt: skip
             done = subprocess.run(command, capture_output=True, text=True)
             print(done.stdout.strip() or done.stderr.strip()[-2000:], flush=True)
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
