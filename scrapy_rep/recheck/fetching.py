@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Final, TextIO
 
 from scrapy_rep.recheck.datasets import Dataset
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.store import DocumentStore
 from scrapy_rep.recheck.warc import WarcDocuments
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.verdict import TDM
@@ -63,8 +64,9 @@ class FetchRequest:
 class FetchResult:
     """What the crawl fetched."""
 
-    #: Each origin's documents, by origin (``https://a.example``).
-    documents: dict[str, OriginDocuments] = field(default_factory=dict)
+    #: Each origin's documents, by origin (``https://a.example``): kept compact, a
+    #: bounded number of them parsed (:class:`~scrapy_rep.recheck.store.DocumentStore`).
+    documents: MutableMapping[str, OriginDocuments] = field(default_factory=DocumentStore)
     #: Each page fetched again, or why it could not be.
     pages: dict[str, PageRead | str] = field(default_factory=dict)
     #: Document downloads made (one per document: a counter).

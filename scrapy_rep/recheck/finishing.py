@@ -31,6 +31,7 @@ from scrapy_rep.recheck.outputs import (
 from scrapy_rep.recheck.pacing import PAGES_NOT_CHECKED
 from scrapy_rep.recheck.rechecker import Rechecker, Status
 from scrapy_rep.recheck.shards import Shards, output_of
+from scrapy_rep.recheck.store import DocumentStore, OriginsEvidence
 from scrapy_rep.recheck.trail import RecheckTrail
 from scrapy_rep.recheck.warc import WarcDocuments
 from scrapy_rep.settings import RepConfig
@@ -78,6 +79,8 @@ class Finishing:
             self.rechecker.documents = fetched.documents_of
             self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
                            f"{len(fetched.documents):,} origin(s)")  # fmt: skip
+        if fetched is not None and isinstance(fetched.documents, DocumentStore):
+            fetched.documents.parsed_origins = self.config.recheck_parsed_origins
         staged = Staged()
         for folder, stale in self.folders.items():
             staged.folder(folder, stale)
@@ -118,7 +121,7 @@ class Finishing:
         options, rechecker, shards = self.options, self.rechecker, self.shards
         named = tuple(agent.lower() for agent in rechecker.rules.agents)
         tally = Tally(self.config.purpose, named_agents=named)
-        memo = EvidenceMemo()
+        memo = OriginsEvidence(rechecker)
         self.progress.begin()
         with ExitStack() as stack:
             report = (

@@ -237,7 +237,8 @@ class Rechecker:
         #: instead of once per item.
         self._origins: dict[str, list[Any]] = {}
         #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
-        #: origin's documents are asked for once, however many ways it is spelt.
+        #: origin's documents are asked for once, however many ways it is spelt; at most
+        #: ``REP_RECHECK_PARSED_ORIGINS`` of them, then it starts again.
         self._by_origin: dict[Origin | None, list[Any]] = {}
         #: The outcome of the items one line of an origin refuses for one name, by the
         #: origin's key and :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed`: at most
@@ -251,6 +252,8 @@ class Rechecker:
         self._fast = fast and not self.rules.overrides
         #: Decisions made (a load-independent count for the benchmark).
         self.decisions = 0
+        #: Times the origins seen were forgotten (a holder of outcomes lets them go then).
+        self.forgotten = 0
 
     def _known(self, url: str, key: str) -> list[Any]:
         """What is known of ``url``'s origin, made on its origin's first item and
@@ -261,6 +264,8 @@ class Rechecker:
         origin = origin_of(url)
         known = self._by_origin.get(origin)
         if known is None:
+            if len(self._by_origin) >= self.config.recheck_parsed_origins:
+                self.forget()  # no more origins' documents held than the setting says
             documents = None if origin is None else self.documents(origin)
             if documents is not None and documents.origin == origin:
                 origin = documents.origin  # one object per origin kept, not two
@@ -274,7 +279,8 @@ class Rechecker:
         return known
 
     def forget(self) -> None:
-        """Forget the origins seen (their documents changed)."""
+        """Forget the origins seen (their documents changed, or too many are held)."""
+        self.forgotten += 1
         self._origins.clear()
         self._by_origin.clear()
         self._refusals.clear()

@@ -106,6 +106,9 @@ class RepConfig:
     audit_file: str
     #: ``False``: a crawl whose trail cannot be written goes on without it (a WARNING).
     audit_required: bool
+    #: The origins whose documents ``recheck`` keeps parsed (an LRU); the others are
+    #: kept compact and made again when asked for (:mod:`scrapy_rep.recheck.store`).
+    recheck_parsed_origins: int
 
     @property
     def ledger(self) -> bool:

@@ -1,7 +1,7 @@
 """The table of every ``REP_*`` setting (SPEC §5), its second part: the names, defaults
 and readers of the settings that decide a page, its purposes, media, RSL licenses,
-overrides and the audit trail (docs/settings.md, from 'Page-level directives'). Values
-only, no procedure."""
+overrides, the audit trail and a recheck's memory (docs/settings.md, from 'Page-level
+directives'). Values only, no procedure."""
 
 from __future__ import annotations
 
@@ -208,5 +208,12 @@ PAGE_SETTINGS: Final = (
         True,
         read_bool,
         help="A trail that cannot be written stops the crawl",
+    ),
+    Setting(
+        "REP_RECHECK_PARSED_ORIGINS",
+        "recheck_parsed_origins",
+        20_000,
+        _whole(1),
+        help="Origins whose documents a recheck keeps parsed; the others are kept compact",
     ),
 )

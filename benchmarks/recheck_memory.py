@@ -1,0 +1,184 @@
+"""A recheck's peak memory against its number of origins (docs/recheck.md, "Scale"): the
+peak RSS of a recheck's loop (decision, evidence, counts) over items generated as they
+are read, each size in a fresh process, with the documents held as ``main`` held them
+(``--mode before``: every origin's parsed, in a dict, the Rechecker keeping each) or in
+a :class:`~scrapy_rep.recheck.store.DocumentStore` (``--mode after``: compact, in
+memory up to 128 MiB then in an SQLite file, ``REP_RECHECK_PARSED_ORIGINS`` of them
+parsed). ``--mode before`` runs on any checkout (``PYTHONPATH=/path/to/main``).
+
+The dataset, as benchmarks/recheck.py's: ``--origins`` origins, each given one of the
+corpus's real robots.txt files in turn (``../shared/corpus/real``, its ``urls.jsonl``)
+with its body (zlib) and SHA-256 as a crawl's entry holds them, and an absent
+tdmrep.json (purpose ai-train); ``--items`` URLs, that file's own URLs on its host,
+visiting the origins round-robin (``--order round-robin``, as a crawl's output mixes its
+sites: with more origins than the bound, every item's origin was evicted since its last
+item, and is made again) or one origin after another (``--order grouped``, a dataset
+sorted by origin: each origin made once). The documents are put in the store one origin
+at a time, as the recheck's crawl does. Printed per run: the peak RSS
+(``resource.getrusage``), seconds, and for ``after`` the origins made from their compact
+form (``parses``, and how many times each: ``parsed_times``), the compact bytes in
+memory and the origins in the SQLite file. Report with the load average (``uptime``,
+printed): the machine is shared.
+
+Usage: ``python benchmarks/recheck_memory.py --mode after --origins 20000,1000000
+--items 1000000 [--order grouped] [--parsed 10000]``
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import resource
+import subprocess
+import sys
+import time
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.recheck.datasets import Item
+from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.outputs import EvidenceMemo, Tally
+from scrapy_rep.recheck.rechecker import Identity, Rechecker
+from scrapy_rep.robotstxt import parse_robotstxt, unplain
+from scrapy_rep.settings import RepConfig
+from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.usage.tdmrep import NO_FILE
+from scrapy_rep.verdict import ROBOTS, TDM
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+AGENT = "mybot"
+NEVER = float("inf")
+
+
+def corpus(directory: Path) -> list[tuple[bytes, list[str]]]:
+    """Each real file's body and its URLs' paths (as benchmarks/recheck.py reads them)."""
+    entries = [json.loads(line) for line in (directory / "urls.jsonl").read_text().splitlines()]
+    found = []
+    for entry in entries:
+        if "file" not in entry:
+            continue
+        paths = [url.split("/", 3)[3] if url.count("/") >= 3 else "" for url in entry["urls"]]
+        found.append(((directory / entry["file"]).read_bytes(), paths))
+    return found
+
+
+def urls(
+    files: list[tuple[bytes, list[str]]], origins: int, items: int, grouped: bool
+) -> Iterator[str]:
+    """``items`` URLs over ``origins`` origins, generated as they are read: round-robin,
+    or (``grouped``) each origin's items together."""
+    each = -(-items // origins)
+    for number in range(items):
+        if grouped:
+            origin, turn = divmod(number, each)
+        else:
+            turn, origin = divmod(number, origins)
+        paths = files[origin % len(files)][1]
+        yield f"https://o{origin}.example/{paths[turn % len(paths)]}"
+
+
+def documents(
+    files: list[tuple[bytes, list[str]]], origins: int
+) -> Iterator[tuple[str, OriginDocuments]]:
+    """Each origin's documents as a crawl hands them: its own parsed robots.txt (an
+    object of its own, made from the file's parsed form without another parse), its
+    body and SHA-256; an absent tdmrep.json."""
+    parsed = [(parse_robotstxt(body).plain(), zlib.compress(body),
+               hashlib.sha256(body).hexdigest(), len(body)) for body, _ in files]  # fmt: skip
+    for number in range(origins):
+        plain, body_zlib, sha, size = parsed[number % len(parsed)]
+        name = f"https://o{number}.example"
+        origin = origin_of(name + "/")
+        assert origin is not None
+        found = OriginDocuments(origin, now=1_700_000_000.0)
+        robots = CacheEntry(unplain(plain), f"200 ({size:,} bytes)", 0.0, NEVER, NEVER, 200,
+                            body_zlib, False, 2048 + 6 * size, sha, origin.robots_url)  # fmt: skip
+        found.add(ROBOTS, origin, robots)
+        found.add(TDM, origin, CacheEntry(NO_FILE, "404", 0.0, NEVER, NEVER, 404))
+        yield name, found
+
+
+def one(args: argparse.Namespace) -> None:
+    """One recheck's loop over generated items; its peak RSS and counts (a fresh process)."""
+    files = corpus(args.corpus)
+    started = time.monotonic()
+    settings: dict[str, Any] = {"REP_PURPOSE": "ai-train"}
+    store: Any = None
+    if args.mode == "after":
+        from scrapy_rep.recheck.store import DocumentStore
+
+        settings["REP_RECHECK_PARSED_ORIGINS"] = args.parsed
+        store = DocumentStore(args.parsed)
+        for name, found in documents(files, args.origins):
+            store[name] = found
+        source: Any = store
+    else:
+        held = dict(documents(files, args.origins))
+        source = lambda origin: held.get(str(origin))  # noqa: E731
+    filled = time.monotonic() - started
+    config = RepConfig.from_settings(settings)
+    rechecker = Rechecker(config, Identity(AGENT), source, explain=False)
+    tally = Tally(("ai-train",))
+    memo = EvidenceMemo()
+    if args.mode == "after":  # as the command holds it: let go when the origins are
+        from scrapy_rep.recheck.store import OriginsEvidence
+
+        memo = OriginsEvidence(rechecker)
+    grouped = args.order == "grouped"
+    for number, url in enumerate(urls(files, args.origins, args.items, grouped), 1):
+        outcome = rechecker.decide(url)
+        said_of = memo.of(url, outcome)
+        if not args.counts:
+            continue
+        parts = url.split("/", 3)
+        tally.add(Item(number, url), str(outcome.status), said_of, f"{parts[0]}//{parts[2]}")
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    said: dict[str, Any] = {
+        "mode": args.mode, "origins": args.origins, "items": args.items, "order": args.order,
+        "peak_rss_mib": round(peak, 1), "seconds": round(time.monotonic() - started),
+        "fill_seconds": round(filled), "kept": tally.statuses["kept"],
+        "refused": tally.statuses["refused"], "counts": args.counts,
+    }  # fmt: skip
+    if store is not None:
+        said |= {
+            "parsed_origins": args.parsed, "parses": store.parses, "reparses": store.reparses,
+            "parsed_times": store.parsed_times(), "compact_mib_in_memory":
+            round(store.bytes / 2**20, 1), "origins_in_sqlite": store.spilled,
+        }  # fmt: skip
+    print(json.dumps(said))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=("before", "after"), default="after")
+    parser.add_argument("--origins", default="20000,1000000", help="comma-separated")
+    parser.add_argument("--items", default="1000000", help="comma-separated")
+    parser.add_argument("--order", choices=("round-robin", "grouped"), default="round-robin")
+    parser.add_argument("--parsed", type=int, default=20_000, help="REP_RECHECK_PARSED_ORIGINS")
+    parser.add_argument("--no-counts", dest="counts", action="store_false", help="no counts "
+                        "per origin (the Tally): the documents' memory alone")  # fmt: skip
+    parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        args.origins, args.items = int(args.origins), int(args.items)
+        one(args)
+        return
+    print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
+    for origins in args.origins.split(","):
+        for items in args.items.split(","):
+            command = [sys.executable, __file__, "--one", "--mode", args.mode, "--origins",
+                       origins, "--items", items, "--order", args.order, "--parsed",
+                       str(args.parsed), "--corpus", str(args.corpus),
+                       *([] if args.counts else ["--no-counts"])]  # fmt: skip
+            done = subprocess.run(command, capture_output=True, text=True)
+            print(done.stdout.strip() or done.stderr.strip()[-2000:], flush=True)
+    print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
+
+
+if __name__ == "__main__":
+    main()
