@@ -23,8 +23,10 @@ A folder of outputs (``--out`` and ``--removed`` of several shards) gets a manif
 (:data:`MANIFEST`) naming the files the run wrote there. A file of a dataset format in it
 that the run does not write (a shard of the previous run that this one lacks) would be
 taken for this run's: it is removed once this run's are in place when a previous
-recheck's manifest names it as it is now (size and time), and otherwise the run stops
-before work (:func:`previous_outputs`): a file no recheck wrote is never removed.
+recheck's manifest names it as it is now (size, time, inode and change time: a copy
+given the same size and time is another file) and it is still so then, and otherwise
+the run stops before work (:func:`previous_outputs`): a file no recheck wrote is never
+removed, nor one this run reads (a shard through a link) or writes (its report, trail).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ import stat
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from scrapy_rep.audit.file import TrailFileError, check_writable, same_file
 
@@ -54,6 +56,16 @@ MANIFEST: Final = ".recheck-outputs.json"
 
 class PathError(Exception):
     """An output that would destroy an input, or cannot be written: one line."""
+
+
+class Stale(NamedTuple):
+    """A previous recheck's file in a folder of outputs, to remove once this run's are in
+    place (:func:`previous_outputs`)."""
+
+    path: Path
+    #: What its manifest said of it, and it was when checked (:func:`_stamp`): a file
+    #: that is no longer so is left.
+    stamp: list[int]
 
 
 def stdin_file(descriptor: int) -> tuple[int, int] | None:
@@ -162,9 +174,9 @@ class Staged:
         self._files: list[tuple[Path, Path]] = []
         #: Each folder of outputs that gets a manifest, and the previous run's files in
         #: it to remove (:func:`previous_outputs`).
-        self._folders: dict[Path, list[Path]] = {}
+        self._folders: dict[Path, list[Stale]] = {}
 
-    def folder(self, folder: str | Path, stale: Sequence[Path] = ()) -> None:
+    def folder(self, folder: str | Path, stale: Sequence[Stale] = ()) -> None:
         """``folder`` holds outputs: once they are in place, a manifest names them and
         ``stale`` is removed (nothing, when none of this run's outputs is written there)."""
         self._folders[Path(folder).resolve()] = list(stale)
@@ -216,7 +228,9 @@ class Staged:
 
     def _close_folders(self, written: list[Path]) -> None:
         """Each folder's manifest of the outputs ``written`` in it, then its previous
-        run's files removed (a folder none was written in is left as it was)."""
+        run's files removed (a folder none was written in is left as it was): never one
+        this run wrote, nor one changed since it was checked."""
+        this_run = {path.resolve() for path in written}
         for folder, stale in self._folders.items():
             mine = [path for path in written if path.parent == folder]
             if not mine:
@@ -226,8 +240,9 @@ class Staged:
             temporary = folder / f"{MANIFEST}.{os.getpid()}.partial"
             temporary.write_text(text + "\n", encoding="utf-8")
             os.replace(temporary, folder / MANIFEST)
-            for path in stale:
-                path.unlink(missing_ok=True)
+            for path, stamp in stale:
+                if path.resolve() not in this_run and _stamp_of(path) == stamp:
+                    path.unlink(missing_ok=True)
         self._folders.clear()
 
     def discard(self) -> None:
@@ -238,9 +253,19 @@ class Staged:
 
 
 def _stamp(path: Path) -> list[int]:
-    """What tells a file as a recheck wrote it from one changed since: size and time."""
+    """What tells a file as a recheck wrote it from one changed or replaced since: size,
+    time, and its inode and change time (which no copy keeps: ``cp -p``, ``rsync -t``
+    and ``touch -d`` give the time, not these)."""
     status = path.stat()
-    return [status.st_size, status.st_mtime_ns]
+    return [status.st_size, status.st_mtime_ns, status.st_ino, status.st_ctime_ns]
+
+
+def _stamp_of(path: Path) -> list[int] | None:
+    """:func:`_stamp` of ``path`` (``None``: gone, or not a regular file)."""
+    try:
+        return _stamp(path) if path.is_file() else None
+    except OSError:
+        return None
 
 
 def _manifest(folder: Path) -> dict[str, Any]:
@@ -253,13 +278,20 @@ def _manifest(folder: Path) -> dict[str, Any]:
 
 
 def previous_outputs(
-    option: str, folder: Path, writing: Iterable[str], suffixes: Sequence[str]
-) -> list[Path]:
+    option: str,
+    folder: Path,
+    writing: Iterable[str],
+    suffixes: Sequence[str],
+    inputs: Sequence[tuple[str, Path]] = (),
+    outputs: Sequence[Path] = (),
+) -> list[Stale]:
     """The files of a dataset format (``suffixes``) in the output ``folder`` that this run
-    does not write (``writing``: the names it writes): each must be one a previous
-    recheck wrote there, as its manifest says it (size and time), to be removed once this
-    run's outputs are in place. Raises :class:`PathError` for any other: a later reader
-    would take it for this run's output, and it is no recheck's to remove."""
+    does not write (``writing``: the names it writes; ``outputs``: its other outputs, a
+    report or trail there): each must be one a previous recheck wrote there, as its
+    manifest says it (:func:`_stamp`), to be removed once this run's outputs are in
+    place. Raises :class:`PathError` for any other (a later reader would take it for
+    this run's output, and it is no recheck's to remove), and for one of ``inputs``
+    (what it is, path: a shard read through a link to it)."""
     if not folder.is_dir():
         return []
     recorded, writing = _manifest(folder), set(writing)
@@ -268,13 +300,19 @@ def previous_outputs(
         path = folder / name
         if name.startswith(".") or name in writing or not name.lower().endswith(tuple(suffixes)):
             continue
-        if not path.is_file():
+        if not path.is_file() or any(same_file(path, output) for output in outputs):
             continue
-        if recorded.get(name) != _stamp(path):
+        for what, source in inputs:
+            if same_file(path, source):
+                raise PathError(f"--{option} {folder}: holds {name}, which this run does not "
+                                f"write and reads ({what}, {source}): name another "
+                                "folder")  # fmt: skip
+        stamp = _stamp(path)
+        if recorded.get(name) != stamp:
             raise PathError(f"--{option} {folder}: holds {name}, which this run does not "
                             "write and no recheck wrote there as it is now: it would be taken "
                             "for this run's output; move it, or name another folder")  # fmt: skip
-        stale.append(path)
+        stale.append(Stale(path, stamp))
     return stale
 
 

@@ -18,7 +18,7 @@ from scrapy_rep.recheck.asof import Then
 from scrapy_rep.recheck.datasets import Dataset, DatasetError
 from scrapy_rep.recheck.deciding import Closing, agents_obeyed, decide_item, origin_name
 from scrapy_rep.recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
-from scrapy_rep.recheck.files import Staged
+from scrapy_rep.recheck.files import Staged, Stale
 from scrapy_rep.recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
 from scrapy_rep.recheck.outputs import (
     UNREADABLE,
@@ -60,7 +60,7 @@ class Finishing:
     #: Where the documents came from, as the summary says it.
     source: str
     #: The output folders (several shards), with their previous run's files to remove.
-    folders: dict[str, list[Path]]
+    folders: dict[str, list[Stale]]
     #: Why the fetch stopped before its end (``""``: it did not).
     interrupted: str = ""
     #: The pages asked for (``--pages``) that an interrupted fetch did not have.

@@ -105,3 +105,62 @@ def test_a_rename_that_fails_puts_every_output_back(
             SHARDS[name] = SHARDS[name][:-1]
     after = {str(path): path.read_bytes() for folder in folders for path in folder.iterdir()}
     assert after == before
+
+
+def _rerun(tmp_path: Path, names: list[str], *extra: str) -> int:
+    warc = tmp_path / "robots.warc"
+    shards = [str(tmp_path / "data" / name) if "/" not in name else name for name in names]
+    code, _ = recheck_tool(*shards, "--purpose", "search", "--documents", str(warc),
+                           f"--out={tmp_path / 'kept'}", *extra)  # fmt: skip
+    return code
+
+
+@pytest.mark.parametrize("option", ["report", "trail"])
+def test_a_rerun_keeps_its_own_report_or_trail_written_in_the_folder(
+    tmp_path: Path, option: str
+) -> None:
+    """The run's own --report (named by the manifest it wrote) was removed as a previous
+    run's file once in place; its --trail there stopped the run as a stranger's file."""
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    written = tmp_path / "kept" / f"{option}.jsonl"
+    for _ in range(2):
+        assert _rerun(tmp_path, ["a.jsonl", "b.jsonl"], f"--{option}={written}") == EXIT_REMOVED
+        assert written.is_file() and written.read_text().count("\n") >= 4, option
+    files = [name for name in _visible_files(tmp_path / "kept") if not name.endswith(".d")]
+    assert files == ["a.jsonl", "b.jsonl", f"{option}.jsonl"]  # a trail's snapshots aside
+
+
+def test_a_previous_output_read_as_a_shard_stops_the_run_and_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shard read through a symlink to a file the previous run wrote in --out (not
+    written by this run) was removed once the run's outputs were in place: an input
+    destroyed."""
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "again.jsonl").symlink_to(tmp_path / "kept" / "c.jsonl")
+    before = (tmp_path / "kept" / "c.jsonl").read_bytes()
+    capsys.readouterr()
+    shards = ["a.jsonl", str(tmp_path / "in" / "again.jsonl")]
+    assert _rerun(tmp_path, shards) == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "c.jsonl" in err[0] and "again.jsonl" in err[0], err
+    assert (tmp_path / "kept" / "c.jsonl").read_bytes() == before
+
+
+def test_a_file_replaced_with_the_same_size_and_time_stops_the_run_and_is_kept(
+    tmp_path: Path,
+) -> None:
+    """Size and modification time alone told a replaced file from the one a recheck
+    wrote: a copy of the same size given the same time (cp -p, rsync -t) was removed."""
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    path = tmp_path / "kept" / "c.jsonl"
+    status = path.stat()
+    mine = path.read_bytes().replace(b"a.example", b"m.example")
+    assert len(mine) == status.st_size
+    replacement = tmp_path / "mine.jsonl"
+    replacement.write_bytes(mine)
+    os.utime(replacement, ns=(status.st_atime_ns, status.st_mtime_ns))
+    os.replace(replacement, path)
+    assert _rerun(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
+    assert path.read_bytes() == mine
