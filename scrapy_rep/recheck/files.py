@@ -20,26 +20,40 @@ leaves some new and some old, which the folder's manifest, written last, tells a
 The trail is the exception: it is appended to in place, as a hash chain is.
 
 A folder of outputs (``--out`` and ``--removed`` of several shards) gets a manifest
-(:data:`MANIFEST`) naming the files the run wrote there. A file of a dataset format in it
-that the run does not write (a shard of the previous run that this one lacks) would be
-taken for this run's: it is removed once this run's are in place when a previous
-recheck's manifest names it as it is now (size, time, inode and change time: a copy
-given the same size and time is another file) and it is still so then, and otherwise
-the run stops before work (:func:`previous_outputs`): a file no recheck wrote is never
+(:mod:`~scrapy_rep.recheck.manifest`) naming the files the run wrote there. A file of a
+dataset format in it that the run does not write (a shard of the previous run that this
+one lacks) would be taken for this run's: it is removed once this run's are in place
+when a previous recheck's manifest names it as it is now (size, time, inode and change
+time: a copy given the same size and time is another file) and it is still so then,
+and otherwise the run stops before work (:func:`previous_outputs`): a file no recheck wrote is never
 removed, nor one this run reads (a shard through a link) or writes (its report, trail).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Final, NamedTuple
+from typing import Final
 
 from scrapy_rep.audit.file import TrailFileError, check_writable, same_file
+from scrapy_rep.recheck import manifest
+from scrapy_rep.recheck.manifest import MANIFEST, Stale
+
+__all__ = [
+    "MANIFEST",
+    "OUTPUTS",
+    "STDIN_NAMES",
+    "PathError",
+    "Staged",
+    "Stale",
+    "check_paths",
+    "names_stdin",
+    "previous_outputs",
+    "stdin_file",
+]  # fmt: skip
 
 #: The options that name an output, in the order they are checked.
 OUTPUTS: Final = ("out", "removed", "report", "summary", "trail")
@@ -49,23 +63,8 @@ STDIN_NAMES: Final = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
                                 "/proc/thread-self/fd/0"})  # fmt: skip
 
 
-#: The manifest of a folder of outputs: the files a recheck wrote there (hidden, so that
-#: a folder read as a collection does not read it).
-MANIFEST: Final = ".recheck-outputs.json"
-
-
 class PathError(Exception):
     """An output that would destroy an input, or cannot be written: one line."""
-
-
-class Stale(NamedTuple):
-    """A previous recheck's file in a folder of outputs, to remove once this run's are in
-    place (:func:`previous_outputs`)."""
-
-    path: Path
-    #: What its manifest said of it, and it was when checked (:func:`_stamp`): a file
-    #: that is no longer so is left.
-    stamp: list[int]
 
 
 def stdin_file(descriptor: int) -> tuple[int, int] | None:
@@ -235,13 +234,9 @@ class Staged:
             mine = [path for path in written if path.parent == folder]
             if not mine:
                 continue
-            files = {path.name: _stamp(path) for path in mine}
-            text = json.dumps({"written_by": "scrapy_rep recheck", "files": files}, indent=1)
-            temporary = folder / f"{MANIFEST}.{os.getpid()}.partial"
-            temporary.write_text(text + "\n", encoding="utf-8")
-            os.replace(temporary, folder / MANIFEST)
+            manifest.write(folder, mine)
             for path, stamp in stale:
-                if path.resolve() not in this_run and _stamp_of(path) == stamp:
+                if path.resolve() not in this_run and manifest.stamp_of(path) == stamp:
                     path.unlink(missing_ok=True)
         self._folders.clear()
 
@@ -250,31 +245,6 @@ class Staged:
         for temporary, _ in self._files:
             temporary.unlink(missing_ok=True)
         self._files.clear()
-
-
-def _stamp(path: Path) -> list[int]:
-    """What tells a file as a recheck wrote it from one changed or replaced since: size,
-    time, and its inode and change time (which no copy keeps: ``cp -p``, ``rsync -t``
-    and ``touch -d`` give the time, not these)."""
-    status = path.stat()
-    return [status.st_size, status.st_mtime_ns, status.st_ino, status.st_ctime_ns]
-
-
-def _stamp_of(path: Path) -> list[int] | None:
-    """:func:`_stamp` of ``path`` (``None``: gone, or not a regular file)."""
-    try:
-        return _stamp(path) if path.is_file() else None
-    except OSError:
-        return None
-
-
-def _manifest(folder: Path) -> dict[str, Any]:
-    """The files a previous recheck wrote in ``folder``, by name (none: no manifest)."""
-    try:
-        files = json.loads((folder / MANIFEST).read_text(encoding="utf-8")).get("files")
-    except (OSError, ValueError, AttributeError):
-        return {}
-    return files if isinstance(files, dict) else {}
 
 
 def previous_outputs(
@@ -288,13 +258,13 @@ def previous_outputs(
     """The files of a dataset format (``suffixes``) in the output ``folder`` that this run
     does not write (``writing``: the names it writes; ``outputs``: its other outputs, a
     report or trail there): each must be one a previous recheck wrote there, as its
-    manifest says it (:func:`_stamp`), to be removed once this run's outputs are in
-    place. Raises :class:`PathError` for any other (a later reader would take it for
-    this run's output, and it is no recheck's to remove), and for one of ``inputs``
-    (what it is, path: a shard read through a link to it)."""
+    manifest says it (:func:`~scrapy_rep.recheck.manifest.stamp`), to be removed once
+    this run's outputs are in place. Raises :class:`PathError` for any other (a later
+    reader would take it for this run's output, and it is no recheck's to remove), and
+    for one of ``inputs`` (what it is, path: a shard read through a link to it)."""
     if not folder.is_dir():
         return []
-    recorded, writing = _manifest(folder), set(writing)
+    recorded, writing = manifest.recorded(folder), set(writing)
     stale = []
     for name in sorted(os.listdir(folder)):
         path = folder / name
@@ -307,7 +277,7 @@ def previous_outputs(
                 raise PathError(f"--{option} {folder}: holds {name}, which this run does not "
                                 f"write and reads ({what}, {source}): name another "
                                 "folder")  # fmt: skip
-        stamp = _stamp(path)
+        stamp = manifest.stamp(path)
         if recorded.get(name) != stamp:
             raise PathError(f"--{option} {folder}: holds {name}, which this run does not "
                             "write and no recheck wrote there as it is now: it would be taken "
