@@ -260,10 +260,14 @@ def previous_outputs(
     report or trail there): each must be one a previous recheck wrote there, as its
     manifest says it (:func:`~scrapy_rep.recheck.manifest.stamp`), to be removed once
     this run's outputs are in place. Raises :class:`PathError` for any other (a later
-    reader would take it for this run's output, and it is no recheck's to remove), and
-    for one of ``inputs`` (what it is, path: a shard read through a link to it)."""
+    reader would take it for this run's output, and it is no recheck's to remove), for
+    a manifest no recheck wrote so (a folder, a symlink), and for one of ``inputs``
+    (what it is, path: a shard read through a link to it)."""
     if not folder.is_dir():
         return []
+    if not manifest.usable(folder):
+        raise PathError(f"--{option} {folder}: its {MANIFEST} is not a file a recheck writes "
+                        "(a folder, a link): move it, or name another folder")  # fmt: skip
     recorded, writing = manifest.recorded(folder), set(writing)
     stale = []
     for name in sorted(os.listdir(folder)):

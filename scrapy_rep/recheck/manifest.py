@@ -43,6 +43,13 @@ def stamp_of(path: Path) -> list[int] | None:
         return None
 
 
+def usable(folder: Path) -> bool:
+    """Whether ``folder``'s manifest is none yet, or a regular file (not a symlink, whose
+    list would be made elsewhere, nor a folder, which the manifest cannot replace)."""
+    where = folder / MANIFEST
+    return not os.path.lexists(where) or (where.is_file() and not where.is_symlink())
+
+
 def recorded(folder: Path) -> dict[str, Any]:
     """The files a previous recheck wrote in ``folder``, by name (none: no manifest, or
     not one a recheck writes)."""
@@ -58,5 +65,9 @@ def write(folder: Path, written: Iterable[Path]) -> None:
     files = {path.name: stamp(path) for path in written}
     text = json.dumps({"written_by": "scrapy_rep recheck", "files": files}, indent=1)
     temporary = folder / f"{MANIFEST}.{os.getpid()}.partial"
-    temporary.write_text(text + "\n", encoding="utf-8")
-    os.replace(temporary, folder / MANIFEST)
+    try:
+        temporary.write_text(text + "\n", encoding="utf-8")
+        os.replace(temporary, folder / MANIFEST)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -164,3 +164,25 @@ def test_a_file_replaced_with_the_same_size_and_time_stops_the_run_and_is_kept(
     os.replace(replacement, path)
     assert _rerun(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
     assert path.read_bytes() == mine
+
+
+@pytest.mark.parametrize("odd", ["folder", "symlink"])
+def test_a_manifest_that_is_no_file_a_recheck_writes_stops_the_run_before_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], odd: str
+) -> None:
+    """A manifest that is a folder failed only once the outputs were in place (exit 2
+    with the outputs replaced, and its temporary file left); one that is a symlink was
+    read as the previous run's (a list of files to remove made elsewhere)."""
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    if odd == "folder":
+        (kept / MANIFEST).mkdir()
+    else:
+        (tmp_path / "elsewhere.json").write_text('{"files": {}}\n')
+        (kept / MANIFEST).symlink_to(tmp_path / "elsewhere.json")
+    capsys.readouterr()
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"scrapy_rep: error: --out {kept}: "), err
+    assert MANIFEST in err[0]
+    assert sorted(os.listdir(kept)) == [MANIFEST]
