@@ -79,9 +79,11 @@ class Finishing:
             self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
                            f"{len(fetched.documents):,} origin(s)")  # fmt: skip
         staged = Staged()
-        for folder, stale in self.folders.items():
-            staged.folder(folder, stale)
         self.interrupted = fetched.interrupted if fetched is not None else ""
+        for folder, stale in self.folders.items() if not self.interrupted else ():
+            # an interrupted run writes no --out or --removed: the previous run's files
+            # and manifest stay as they are (its --summary there is no shard of it)
+            staged.folder(folder, stale)
         self.pages_missing = 0
         if self.interrupted and self.request is not None and fetched is not None:
             self.pages_missing = len(set(self.request.pages) - fetched.pages.keys())

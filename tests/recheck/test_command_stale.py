@@ -186,3 +186,43 @@ def test_a_manifest_that_is_no_file_a_recheck_writes_stops_the_run_before_work(
     assert len(err) == 1 and err[0].startswith(f"scrapy_rep: error: --out {kept}: "), err
     assert MANIFEST in err[0]
     assert sorted(os.listdir(kept)) == [MANIFEST]
+
+
+def test_an_interrupted_rerun_removes_nothing_and_keeps_the_manifest(tmp_path: Path) -> None:
+    """A fetch stopped half-way writes no --out: its --summary written in the folder made
+    the run rewrite the manifest naming only that, and remove the previous run's shard
+    it lacks, leaving the rest of the previous run unnamed (the next run stopped)."""
+    import hashlib
+    import io
+    import zlib
+
+    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.recheck.command import EXIT_INTERRUPTED, FetchRequest, FetchResult, main
+    from scrapy_rep.recheck.documents import OriginDocuments
+    from scrapy_rep.robotstxt import parse_robotstxt
+    from scrapy_rep.urls.origins import origin_of
+    from scrapy_rep.verdict import ROBOTS
+
+    def stopped(request: FetchRequest) -> FetchResult:
+        origin = origin_of("https://a.example/")
+        assert origin is not None
+        body = b"User-agent: *\nDisallow: /no\n"
+        sha = hashlib.sha256(body).hexdigest()
+        entry = CacheEntry(parse_robotstxt(body), "200", 0.0, 1e20, 1e20, 200,
+                           zlib.compress(body), sha256=sha)  # fmt: skip
+        documents = OriginDocuments(origin, now=0.0)
+        documents.add(ROBOTS, origin, entry)
+        result = FetchResult({str(origin): documents}, {}, downloads=1)
+        result.interrupted = "shutdown"
+        return result
+
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    kept = tmp_path / "kept"
+    before = {path.name: path.read_bytes() for path in kept.iterdir()}
+    shards = [str(tmp_path / "data" / name) for name in ("a.jsonl", "b.jsonl")]
+    argv = [*shards, "--purpose", "search", "--no-progress", f"--out={kept}",
+            f"--summary={kept / 'summary.md'}"]  # fmt: skip
+    assert main(argv, io.StringIO(), stopped) == EXIT_INTERRUPTED
+    after = {path.name: path.read_bytes() for path in kept.iterdir() if path.name != "summary.md"}
+    assert after == before
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
