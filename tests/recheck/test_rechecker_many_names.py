@@ -98,4 +98,13 @@ def test_the_fast_path_says_what_the_full_decision_says_of_each_item(
     assert all(type(outcome) is not Outcome for outcome in outcomes)  # the fast path's
     said = [_said(outcome) for outcome in outcomes]
     assert said == [_said(full.decide(url)) for url in urls]
+    # the whole outcome, which the report and the trail are written from, as the full
+    # decision made without the fast path (its verdict, its sentence, its line) makes it
+    slow = Rechecker(config, Identity(crawler), known, explain=False)
+    slow._fast = False  # the same settings, each item decided in full
+    for url, outcome in zip(urls, outcomes, strict=True):
+        expected = slow.decide(url)
+        if outcome.status is Status.REFUSED:
+            expected = full.decide(url)  # a refusal names its line either way
+        assert outcome == expected and repr(outcome) == repr(expected), url
     assert all(s[0] is not Status.UNKNOWN for s in said)
