@@ -40,20 +40,8 @@ from typing import Final
 
 from scrapy_rep.audit.file import TrailFileError, check_writable, same_file
 from scrapy_rep.recheck import manifest
-from scrapy_rep.recheck.manifest import MANIFEST, Stale
-
-__all__ = [
-    "MANIFEST",
-    "OUTPUTS",
-    "STDIN_NAMES",
-    "PathError",
-    "Staged",
-    "Stale",
-    "check_paths",
-    "names_stdin",
-    "previous_outputs",
-    "stdin_file",
-]  # fmt: skip
+from scrapy_rep.recheck.manifest import MANIFEST as MANIFEST  # read from here too
+from scrapy_rep.recheck.manifest import Stale as Stale
 
 #: The options that name an output, in the order they are checked.
 OUTPUTS: Final = ("out", "removed", "report", "summary", "trail")
@@ -261,14 +249,13 @@ def previous_outputs(
     manifest says it (:func:`~scrapy_rep.recheck.manifest.stamp`), to be removed once
     this run's outputs are in place. Raises :class:`PathError` for any other (a later
     reader would take it for this run's output, and it is no recheck's to remove), for
-    a manifest no recheck wrote so (a folder, a symlink), and for one of ``inputs``
-    (what it is, path: a shard read through a link to it)."""
+    one of ``inputs`` (what it is, path: a shard read through a link to it), and for an
+    odd folder (:func:`~scrapy_rep.recheck.manifest.odd`)."""
     if not folder.is_dir():
         return []
-    if not manifest.usable(folder):
-        raise PathError(f"--{option} {folder}: its {MANIFEST} is not a file a recheck writes "
-                        "(a folder, a link): move it, or name another folder")  # fmt: skip
     recorded, writing = manifest.recorded(folder), set(writing)
+    if (odd := manifest.odd(folder, writing)) is not None:
+        raise PathError(f"--{option} {folder}: {odd}; move it, or name another folder")
     stale = []
     for name in sorted(os.listdir(folder)):
         path = folder / name

@@ -43,11 +43,20 @@ def stamp_of(path: Path) -> list[int] | None:
         return None
 
 
-def usable(folder: Path) -> bool:
-    """Whether ``folder``'s manifest is none yet, or a regular file (not a symlink, whose
-    list would be made elsewhere, nor a folder, which the manifest cannot replace)."""
+def odd(folder: Path, writing: Iterable[str]) -> str | None:
+    """What makes ``folder`` no place for this run's outputs (``writing``: the names it
+    writes there), said for a one-line error (``None``: nothing): a manifest that is not
+    a regular file (a symlink, whose list would be made elsewhere; a folder, which the
+    manifest cannot replace), or a file it writes that is a symlink (its target, outside
+    the folder and no recheck's, would be replaced)."""
     where = folder / MANIFEST
-    return not os.path.lexists(where) or (where.is_file() and not where.is_symlink())
+    if os.path.lexists(where) and (where.is_symlink() or not where.is_file()):
+        return f"its {MANIFEST} is not a file a recheck writes (a folder, a link)"
+    for name in sorted(writing):
+        if (folder / name).is_symlink():
+            return (f"its {name} is a symlink (to {os.readlink(folder / name)}): this run "
+                    "would replace that file")  # fmt: skip
+    return None
 
 
 def recorded(folder: Path) -> dict[str, Any]:

@@ -226,3 +226,20 @@ def test_an_interrupted_rerun_removes_nothing_and_keeps_the_manifest(tmp_path: P
     after = {path.name: path.read_bytes() for path in kept.iterdir() if path.name != "summary.md"}
     assert after == before
     assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+
+
+def test_a_symlink_in_the_folder_named_as_a_shard_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shard's output in the folder that is a symlink had its target replaced: a file
+    outside the folder that no recheck wrote (and the manifest left it unnamed)."""
+    (tmp_path / "kept").mkdir()
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text('{"url": "https://mine.example/"}\n')
+    (tmp_path / "kept" / "a.jsonl").symlink_to(mine)
+    capsys.readouterr()
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "a.jsonl" in err[0] and "symlink" in err[0], err
+    assert mine.read_text() == '{"url": "https://mine.example/"}\n'
+    assert not (tmp_path / "kept" / "b.jsonl").exists()
