@@ -35,7 +35,7 @@ FORGED: list[tuple[str, dict[str, Any], str]] = [
 ]
 
 
-def _forged(tmp_path: Path, path: str, fields: dict[str, Any]) -> Path:
+def _with_output_fields(tmp_path: Path, path: str, fields: dict[str, Any]) -> Path:
     records = standard_records()
     for record in records:
         if record.get("type") == "url" and record["url"] == ORIGIN + path:
@@ -48,7 +48,7 @@ def _forged(tmp_path: Path, path: str, fields: dict[str, Any]) -> Path:
 def test_a_forged_output_field_is_found(
     tmp_path: Path, path: str, fields: dict[str, Any], named: str
 ) -> None:
-    trail = _forged(tmp_path, path, fields)
+    trail = _with_output_fields(tmp_path, path, fields)
     result = verify(trail)
     found = [str(finding) for finding in result.findings]
     assert not result.clean
@@ -56,8 +56,9 @@ def test_a_forged_output_field_is_found(
 
 
 def test_the_crawls_own_fields_are_clean(tmp_path: Path) -> None:
-    trail = _forged(tmp_path, "/", {"items_kept": 0, "items_not_kept": 2, "items_dropped": 1,
-                                    "item_reason": "noindex", "links_not_followed": 0})  # fmt: skip
+    fields = {"items_kept": 0, "items_not_kept": 2, "items_dropped": 1,
+              "item_reason": "noindex", "links_not_followed": 0}  # fmt: skip
+    trail = _with_output_fields(tmp_path, "/", fields)
     assert verify(trail).clean
 
 
@@ -65,7 +66,7 @@ def test_summary_counts_no_item_of_a_refused_record(tmp_path: Path) -> None:
     """The items a forged refused record says it kept were counted as kept (and under
     'refused by robots.txt'); verify finds it, and the summary counts only a fetched
     page's items."""
-    trail = _forged(tmp_path, "/private/x", {"items_kept": 4, "items_not_kept": 3})
+    trail = _with_output_fields(tmp_path, "/private/x", {"items_kept": 4, "items_not_kept": 3})
     code, out, _ = audit_streams("summary", str(trail))
     assert code == 0
     assert "2 item(s) kept, 0 dropped, 1 snapshot(s)" in out, out

@@ -47,7 +47,7 @@ def robots_files(draw: Any) -> str:
     return "\n".join(lines)
 
 
-def _documents(text: str) -> OriginDocuments:
+def _one_origin(text: str) -> OriginDocuments:
     origin = origin_of(ORIGIN + "/")
     assert origin is not None
     documents = OriginDocuments(origin, now=time.time())
@@ -57,7 +57,7 @@ def _documents(text: str) -> OriginDocuments:
     return documents
 
 
-def _said(outcome: Outcome) -> tuple[Any, ...]:
+def _outcome_words(outcome: Outcome) -> tuple[Any, ...]:
     refusal = outcome.refusal
     if not isinstance(refusal, Refused):
         return outcome.status, None
@@ -76,7 +76,7 @@ def _said(outcome: Outcome) -> tuple[Any, ...]:
 def test_the_fast_path_says_what_the_full_decision_says_of_each_item(
     text: str, agents: list[str], crawler: str, purpose: str, profile: str, paths: list[str]
 ) -> None:
-    documents = _documents(text)
+    documents = _one_origin(text)
 
     def known(origin: Origin) -> OriginDocuments | None:
         return documents if str(origin) == ORIGIN else None
@@ -90,14 +90,12 @@ def test_the_fast_path_says_what_the_full_decision_says_of_each_item(
     # each item alone against the full decision, then in one pass: the shared outcomes
     # (the first refusal of a line, the first kept item) say the same of each
     for url in urls:
-        expected = _said(full.decide(url))
-        assert _said(Rechecker(config, Identity(crawler), known, explain=False).decide(url)) == (
-            expected
-        ), url
+        alone = Rechecker(config, Identity(crawler), known, explain=False)
+        assert _outcome_words(alone.decide(url)) == _outcome_words(full.decide(url)), url
     outcomes = [fast.decide(url) for url in urls]
     assert all(type(outcome) is not Outcome for outcome in outcomes)  # the fast path's
-    said = [_said(outcome) for outcome in outcomes]
-    assert said == [_said(full.decide(url)) for url in urls]
+    said = [_outcome_words(outcome) for outcome in outcomes]
+    assert said == [_outcome_words(full.decide(url)) for url in urls]
     # the whole outcome, which the report and the trail are written from, as the full
     # decision made without the fast path (its verdict, its sentence, its line) makes it
     slow = Rechecker(config, Identity(crawler), known, explain=False)
