@@ -86,7 +86,8 @@ class FateRecord:
     attempts: int | None
     status: int | None
     #: A page's items kept and dropped (``None``: not said, as for a download no page
-    #: pass read), why they were dropped (``noindex``…) and what said it.
+    #: pass read, or not a count, or on the record of a request not fetched), why they
+    #: were dropped (``noindex``…) and what said it.
     items_kept: int | None
     items_dropped: int | None
     #: Items the page pass let through that a later component of the crawl dropped
@@ -110,10 +111,18 @@ class FateRecord:
                          "error", "item_reason", "item_why")
         )  # fmt: skip
         usage = get("usage")
+        # a page's output only on a fetched page's record, and only counts (audit verify
+        # finds any other: output_problems)
+        kept, dropped, not_kept = (
+            _count(get(name)) if word == "fetched" else None
+            for name in ("items_kept", "items_dropped", "items_not_kept")
+        )  # fmt: skip
+        if word != "fetched":
+            reason = item_why = ""
         return cls(
             kind, run, time, key, url, word, refused_by, why, to, error,
-            whole(get("attempts")), whole(get("status")), whole(get("items_kept")),
-            whole(get("items_dropped")), whole(get("items_not_kept")) or 0, reason, item_why,
+            whole(get("attempts")), whole(get("status")), kept, dropped, not_kept or 0,
+            reason, item_why,
             RobotsSaid.of(get("robots")),
             usage if isinstance(usage, dict) else {}, record,
         )  # fmt: skip
@@ -161,3 +170,9 @@ class FateRecord:
         """Its usage part's answer for ``purpose`` is no."""
         answers = self.usage.get("answers")
         return isinstance(answers, dict) and answers.get(purpose) is False
+
+
+def _count(value: Any) -> int | None:
+    """A count of a page's output: a whole number of 0 or more, else ``None``."""
+    number = whole(value)
+    return number if number is not None and number >= 0 else None

@@ -83,6 +83,8 @@ def _totals(summary: Summary) -> str:
         ("runs", len(summary.runs)),
         ("snapshots", summary.snapshots),
     ]
+    if total.not_kept:  # as audit summary says them: dropped by a later component
+        boxes.insert(6, ("items not kept by a component of the crawl", total.not_kept))
     if summary.items.items:  # a recheck's items
         boxes.append(("items re-checked", summary.items.items))
         boxes += [(f"items re-checked, {status}", getattr(summary.items, status))

@@ -16,8 +16,9 @@ record that the decision gives against it:
   conditions, the answer per purpose and the deciding signal), not only its sources;
 - ``items_kept``, ``item_reason`` and ``item_why``: a page whose verdict refuses its items
   (``noindex`` or a passed ``unavailable_after`` under ``REP_NOINDEX_ACTION = "drop"``, a
-  "no" for a purpose of the run under ``REP_PURPOSE_ACTION = "drop"``) kept none, and its
-  items were dropped for that reason with that sentence; a page whose verdict refuses
+  "no" for a purpose of the run under ``REP_PURPOSE_ACTION = "drop"``) kept none, let none
+  through that a later component did not keep (``items_not_kept``), and its items were
+  dropped for that reason with that sentence; a page whose verdict refuses
   nothing dropped none, unless a page its callback fetched itself (its part's
   ``fetched``, decided again the same way) refused them, with that page's reason and
   sentence. Each page it fetched has its own record before it in the run, whose page part
@@ -45,7 +46,7 @@ from typing import Any, Final, TypeGuard
 from scrapy_rep.audit.pagerun import PageRun as PageRun
 from scrapy_rep.audit.pagetimes import time_of, when_cached, when_decided
 from scrapy_rep.audit.pageusage import recorded_signal, recorded_signals, usage_differences
-from scrapy_rep.audit.read import items, text
+from scrapy_rep.audit.read import items, text, whole
 from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, PageVerdict, decide_page
 from scrapy_rep.verdict.policy import Before
@@ -234,9 +235,17 @@ def _item_differences(
     kept, dropped = record.get("items_kept"), record.get("items_dropped")
     reason, why = text(record.get("item_reason")), text(record.get("item_why"))
     found = []
-    if refusal is not None and isinstance(kept, int) and kept > 0:
+    # a page whose own verdict refuses its items lets none through: none kept, and none
+    # a later component did not keep
+    kept_some, not_kept = isinstance(kept, int) and kept > 0, whole(record.get("items_not_kept"))
+    not_kept = not_kept if not_kept is not None and not_kept > 0 else 0
+    if refusal is not None and (kept_some or not_kept):
         said = refusal.message if verdict.index is refusal else _denied(refusal)
-        found.append(f"the page says {said}, but the record kept {kept} item(s)")
+        if kept_some:
+            found.append(f"the page says {said}, but the record kept {kept} item(s)")
+        if not_kept:
+            found.append(f"the page says {said}, but the record let {not_kept} item(s) through "
+                         "(items_not_kept: a later component did not keep them)")  # fmt: skip
     if not allowed and (reason or (isinstance(dropped, int) and dropped > 0)):
         found.append(
             f"the record drops its items for {reason or 'a reason it does not give'}, which "

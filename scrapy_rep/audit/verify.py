@@ -17,6 +17,9 @@
    (no snapshot folder at all, a trail copied without it: one finding for the file).
 4. Every decision is re-derived from its snapshots with today's engine
    (:class:`scrapy_rep.audit.rederive.Rederiver`).
+5. What a record says of its page's output (:data:`OUTPUT_COUNTS`, :data:`OUTPUT_WORDS`)
+   is as the crawl writes it (:func:`output_problems`): counts (whole numbers, none
+   negative), on a fetched page's record only; the readers count nothing else.
 
 Problems are :class:`Finding` (line number, URL, sentence), in file order, handed to the
 caller's ``sink`` as they are found (the command line prints each at once); the result
@@ -29,7 +32,7 @@ import hashlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from scrapy_rep.audit.across import across
 from scrapy_rep.audit.findings import KEEP_FINDINGS, Finding, Verification
@@ -40,9 +43,38 @@ from scrapy_rep.audit.runchecks import COUNTED, RunChecks, RunState
 from scrapy_rep.audit.sendtimes import override_end, sent_after_expiry, when_sent
 
 __all__ = [
-    "COUNTED", "KEEP_FINDINGS", "Finding", "Verification", "across", "override_end",
-    "sent_after_expiry", "verify", "when_sent",
+    "COUNTED", "KEEP_FINDINGS", "OUTPUT_COUNTS", "OUTPUT_WORDS", "Finding", "Verification",
+    "across", "output_problems", "override_end", "sent_after_expiry", "verify", "when_sent",
 ]  # fmt: skip
+
+#: The counts a fetched page's record gives of its output (docs/audit-trail.md, "url
+#: records"): the page pass's items kept and dropped, those a later component dropped, the
+#: links not followed.
+OUTPUT_COUNTS: Final = ("items_kept", "items_dropped", "items_not_kept", "links_not_followed")
+#: The other fields only a fetched page's record has: why its items were dropped, and the
+#: links not followed.
+OUTPUT_WORDS: Final = ("item_reason", "item_why", "not_followed")
+
+
+def output_problems(record: dict[str, Any]) -> list[str]:
+    """What ``record`` (a ``url`` record) says of its page's output that the crawl never
+    writes: a count that is not a whole number of 0 or more (a string, a bool, a negative
+    number), or any of it on the record of a request that was not fetched (only a page
+    whose callback ran has items and links; a record of an unknown fate is said
+    already)."""
+    found = []
+    fate = text(record.get("fate"))
+    if fate in FATES and fate != "fetched":
+        for name in (*OUTPUT_COUNTS, *OUTPUT_WORDS):
+            if name in record:
+                found.append(f"a {fate} record says {name} {record[name]!r}: only a fetched "
+                             "page's record says what its output was")  # fmt: skip
+        return found
+    for name in OUTPUT_COUNTS:
+        value = record.get(name, 0)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            found.append(f"{name} {value!r} is not a count (a whole number, 0 or more)")
+    return found
 
 
 class _Verifier(RunChecks):
@@ -110,6 +142,7 @@ class _Verifier(RunChecks):
             self.add(number, url, f"unknown fate {record.get('fate')!r}")
         context = run.context
         self._add_all(number, url, [
+            *output_problems(record),
             *self._folder(self.rederiver.differences(record, context)),
             *sent_after_expiry(record, context.overrides),
             *when_sent(record, run.first_start, context.overrides, context.longest_use),

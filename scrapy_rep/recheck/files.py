@@ -20,24 +20,28 @@ leaves some new and some old, which the folder's manifest, written last, tells a
 The trail is the exception: it is appended to in place, as a hash chain is.
 
 A folder of outputs (``--out`` and ``--removed`` of several shards) gets a manifest
-(:data:`MANIFEST`) naming the files the run wrote there. A file of a dataset format in it
-that the run does not write (a shard of the previous run that this one lacks) would be
-taken for this run's: it is removed once this run's are in place when a previous
-recheck's manifest names it as it is now (size and time), and otherwise the run stops
-before work (:func:`previous_outputs`): a file no recheck wrote is never removed.
+(:mod:`~scrapy_rep.recheck.manifest`) naming the files the run wrote there. A file of a
+dataset format in it that the run does not write (a shard of the previous run that this
+one lacks) would be taken for this run's: it is removed once this run's are in place
+when a previous recheck's manifest names it as it is now (size, time, inode and change
+time: a copy given the same size and time is another file) and it is still so then,
+and otherwise the run stops before work (:func:`previous_outputs`): a file no recheck wrote is never
+removed, nor one this run reads (a shard through a link) or writes (its report, trail).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from scrapy_rep.audit.file import TrailFileError, check_writable, same_file
+from scrapy_rep.recheck import manifest
+from scrapy_rep.recheck.manifest import MANIFEST as MANIFEST  # read from here too
+from scrapy_rep.recheck.manifest import Stale as Stale
 
 #: The options that name an output, in the order they are checked.
 OUTPUTS: Final = ("out", "removed", "report", "summary", "trail")
@@ -45,11 +49,6 @@ OUTPUTS: Final = ("out", "removed", "report", "summary", "trail")
 #: the dataset read from standard input, is the dataset, whatever standard input is.
 STDIN_NAMES: Final = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
                                 "/proc/thread-self/fd/0"})  # fmt: skip
-
-
-#: The manifest of a folder of outputs: the files a recheck wrote there (hidden, so that
-#: a folder read as a collection does not read it).
-MANIFEST: Final = ".recheck-outputs.json"
 
 
 class PathError(Exception):
@@ -162,9 +161,9 @@ class Staged:
         self._files: list[tuple[Path, Path]] = []
         #: Each folder of outputs that gets a manifest, and the previous run's files in
         #: it to remove (:func:`previous_outputs`).
-        self._folders: dict[Path, list[Path]] = {}
+        self._folders: dict[Path, list[Stale]] = {}
 
-    def folder(self, folder: str | Path, stale: Sequence[Path] = ()) -> None:
+    def folder(self, folder: str | Path, stale: Sequence[Stale] = ()) -> None:
         """``folder`` holds outputs: once they are in place, a manifest names them and
         ``stale`` is removed (nothing, when none of this run's outputs is written there)."""
         self._folders[Path(folder).resolve()] = list(stale)
@@ -216,18 +215,17 @@ class Staged:
 
     def _close_folders(self, written: list[Path]) -> None:
         """Each folder's manifest of the outputs ``written`` in it, then its previous
-        run's files removed (a folder none was written in is left as it was)."""
+        run's files removed (a folder none was written in is left as it was): never one
+        this run wrote, nor one changed since it was checked."""
+        this_run = {path.resolve() for path in written}
         for folder, stale in self._folders.items():
             mine = [path for path in written if path.parent == folder]
             if not mine:
                 continue
-            files = {path.name: _stamp(path) for path in mine}
-            text = json.dumps({"written_by": "scrapy_rep recheck", "files": files}, indent=1)
-            temporary = folder / f"{MANIFEST}.{os.getpid()}.partial"
-            temporary.write_text(text + "\n", encoding="utf-8")
-            os.replace(temporary, folder / MANIFEST)
-            for path in stale:
-                path.unlink(missing_ok=True)
+            manifest.write(folder, mine)
+            for path, stamp in stale:
+                if path.resolve() not in this_run and manifest.stamp_of(path) == stamp:
+                    path.unlink(missing_ok=True)
         self._folders.clear()
 
     def discard(self) -> None:
@@ -237,44 +235,45 @@ class Staged:
         self._files.clear()
 
 
-def _stamp(path: Path) -> list[int]:
-    """What tells a file as a recheck wrote it from one changed since: size and time."""
-    status = path.stat()
-    return [status.st_size, status.st_mtime_ns]
-
-
-def _manifest(folder: Path) -> dict[str, Any]:
-    """The files a previous recheck wrote in ``folder``, by name (none: no manifest)."""
-    try:
-        files = json.loads((folder / MANIFEST).read_text(encoding="utf-8")).get("files")
-    except (OSError, ValueError, AttributeError):
-        return {}
-    return files if isinstance(files, dict) else {}
-
-
 def previous_outputs(
-    option: str, folder: Path, writing: Iterable[str], suffixes: Sequence[str]
-) -> list[Path]:
+    option: str,
+    folder: Path,
+    writing: Iterable[str],
+    suffixes: Sequence[str],
+    inputs: Sequence[tuple[str, Path]] = (),
+    outputs: Sequence[Path] = (),
+) -> list[Stale]:
     """The files of a dataset format (``suffixes``) in the output ``folder`` that this run
-    does not write (``writing``: the names it writes): each must be one a previous
-    recheck wrote there, as its manifest says it (size and time), to be removed once this
-    run's outputs are in place. Raises :class:`PathError` for any other: a later reader
-    would take it for this run's output, and it is no recheck's to remove."""
+    does not write (``writing``: the names it writes; ``outputs``: its other outputs, a
+    report or trail there): each must be one a previous recheck wrote there, as its
+    manifest says it (:func:`~scrapy_rep.recheck.manifest.stamp`), to be removed once
+    this run's outputs are in place. Raises :class:`PathError` for any other (a later
+    reader would take it for this run's output, and it is no recheck's to remove), for
+    one of ``inputs`` (what it is, path: a shard read through a link to it), and for an
+    odd folder (:func:`~scrapy_rep.recheck.manifest.odd`)."""
     if not folder.is_dir():
         return []
-    recorded, writing = _manifest(folder), set(writing)
+    recorded, writing = manifest.recorded(folder), set(writing)
+    if (odd := manifest.odd(folder, writing)) is not None:
+        raise PathError(f"--{option} {folder}: {odd}; move it, or name another folder")
     stale = []
     for name in sorted(os.listdir(folder)):
         path = folder / name
         if name.startswith(".") or name in writing or not name.lower().endswith(tuple(suffixes)):
             continue
-        if not path.is_file():
+        if not path.is_file() or any(same_file(path, output) for output in outputs):
             continue
-        if recorded.get(name) != _stamp(path):
+        for what, source in inputs:
+            if same_file(path, source):
+                raise PathError(f"--{option} {folder}: holds {name}, which this run does not "
+                                f"write and reads ({what}, {source}): name another "
+                                "folder")  # fmt: skip
+        stamp = manifest.stamp(path)
+        if recorded.get(name) != stamp:
             raise PathError(f"--{option} {folder}: holds {name}, which this run does not "
                             "write and no recheck wrote there as it is now: it would be taken "
                             "for this run's output; move it, or name another folder")  # fmt: skip
-        stale.append(path)
+        stale.append(Stale(path, stamp))
     return stale
 
 

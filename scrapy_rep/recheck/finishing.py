@@ -18,7 +18,7 @@ from scrapy_rep.recheck.asof import Then
 from scrapy_rep.recheck.datasets import Dataset, DatasetError
 from scrapy_rep.recheck.deciding import Closing, agents_obeyed, decide_item, origin_name
 from scrapy_rep.recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
-from scrapy_rep.recheck.files import Staged
+from scrapy_rep.recheck.files import Staged, Stale
 from scrapy_rep.recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
 from scrapy_rep.recheck.outputs import (
     UNREADABLE,
@@ -61,7 +61,7 @@ class Finishing:
     #: Where the documents came from, as the summary says it.
     source: str
     #: The output folders (several shards), with their previous run's files to remove.
-    folders: dict[str, list[Path]]
+    folders: dict[str, list[Stale]]
     #: Why the fetch stopped before its end (``""``: it did not).
     interrupted: str = ""
     #: The pages asked for (``--pages``) that an interrupted fetch did not have.
@@ -82,9 +82,11 @@ class Finishing:
         if fetched is not None and isinstance(fetched.documents, DocumentStore):
             fetched.documents.parsed_origins = self.config.recheck_parsed_origins
         staged = Staged()
-        for folder, stale in self.folders.items():
-            staged.folder(folder, stale)
         self.interrupted = fetched.interrupted if fetched is not None else ""
+        for folder, stale in self.folders.items() if not self.interrupted else ():
+            # an interrupted run writes no --out or --removed: the previous run's files
+            # and manifest stay as they are (its --summary there is no shard of it)
+            staged.folder(folder, stale)
         self.pages_missing = 0
         if self.interrupted and self.request is not None and fetched is not None:
             self.pages_missing = len(set(self.request.pages) - fetched.pages.keys())

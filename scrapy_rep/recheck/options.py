@@ -14,7 +14,7 @@ from typing import Any, Final
 from scrapy_rep.audit.file import TrailFileError, check_trail
 from scrapy_rep.recheck.asof import add_dated_options
 from scrapy_rep.recheck.datasets import FORMATS, STDIN
-from scrapy_rep.recheck.files import OUTPUTS, PathError, check_paths, previous_outputs
+from scrapy_rep.recheck.files import OUTPUTS, PathError, Stale, check_paths, previous_outputs
 from scrapy_rep.recheck.rechecker import Identity
 from scrapy_rep.recheck.shards import SUFFIXES, Shards, check_folders, output_of
 from scrapy_rep.settings import RepConfig, read_config
@@ -144,7 +144,7 @@ def read_settings(settings: Mapping[str, Any]) -> tuple[RepConfig, Identity, str
     return config, Identity(declared, user_agent, obey, purpose_set=True), user_agent
 
 
-def check_outputs(options: argparse.Namespace, shards: Shards) -> dict[str, list[Path]]:
+def check_outputs(options: argparse.Namespace, shards: Shards) -> dict[str, list[Stale]]:
     """Every output against every input (each shard, the WARC) and each other, and
     writable; the trail can be chained on (:mod:`scrapy_rep.recheck.files`). With several
     shards, ``--out`` and ``--removed`` are folders: each shard's own file in them is
@@ -173,5 +173,6 @@ def check_outputs(options: argparse.Namespace, shards: Shards) -> dict[str, list
         except TrailFileError as error:
             raise PathError(f"--trail {error}") from None
     names = [Path(shard).name for shard in shards.paths]
-    return {path: previous_outputs(name, Path(path), names, SUFFIXES)
+    others = [Path(path) for name, path in given if name not in ("out", "removed")]
+    return {path: previous_outputs(name, Path(path), names, SUFFIXES, inputs, others)
             for name, path in folders if shards.several}  # fmt: skip

@@ -71,3 +71,28 @@ def test_long_urls_wrap_at_separators_and_timestamps_do_not(report: tuple[Path, 
     assert '<td class="time">2026-11-23T14:00:00.000Z</td>' in runs
     assert '<td class="run" title="fedcba9876543210fedcba9876543210">fedcba98</td>' in runs
     assert "(compatible;<wbr> testbot/<wbr>1.<wbr>0;" in runs
+
+
+def test_the_page_counts_the_items_a_later_component_did_not_keep(tmp_path: Path) -> None:
+    """audit summary and show say a page's items not kept by a later component of the
+    crawl (``items_not_kept``); the HTML report's totals said only its items kept."""
+    from tests.support.trailfactory import (
+        end_line,
+        robots_part,
+        run_line,
+        snapshot_line,
+        url_line,
+    )
+
+    allowed = robots_part(None)
+    body = [snapshot_line(), url_line("/", items_kept=0, items_not_kept=2, robots=allowed),
+            url_line("/b", items_kept=1, robots=allowed)]  # fmt: skip
+    page = html_report(tmp_path, [run_line(), *body, end_line(body)]).read_text()
+    totals = dict(
+        (label, int(n))
+        for n, label in re.findall(
+            r'<div class="total" id="total-\d+"><b>(\d+)</b>([^<]+)</div>', page
+        )
+    )
+    assert totals["items kept"] == 1
+    assert totals["items not kept by a component of the crawl"] == 2

@@ -51,6 +51,10 @@ CASES = [
      item_reason="noindex", item_why="noindex by header X-Robots-Tag: noindex"), []),
     ("noindex, its item kept", noindex_page(items_kept=1, items_dropped=0),
      ["the page says noindex by header X-Robots-Tag: noindex, but the record kept 1 item(s)"]),
+    ("noindex, its item let through, not kept later", noindex_page(items_kept=0,
+     items_dropped=0, items_not_kept=2),
+     ["the page says noindex by header X-Robots-Tag: noindex, but the record let 2 item(s) "
+      "through (items_not_kept: a later component did not keep them)"]),
     ("another crawler's noindex: kept", url_line("/", page=page_part(
         ["testbot"], [("robots-tag", "otherbot;noindex")], []), items_kept=1), []),
     ("the Robots-Tag header's noindex: kept", url_line("/", page=page_part(

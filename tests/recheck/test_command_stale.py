@@ -105,3 +105,141 @@ def test_a_rename_that_fails_puts_every_output_back(
             SHARDS[name] = SHARDS[name][:-1]
     after = {str(path): path.read_bytes() for folder in folders for path in folder.iterdir()}
     assert after == before
+
+
+def _rerun(tmp_path: Path, names: list[str], *extra: str) -> int:
+    warc = tmp_path / "robots.warc"
+    shards = [str(tmp_path / "data" / name) if "/" not in name else name for name in names]
+    code, _ = recheck_tool(*shards, "--purpose", "search", "--documents", str(warc),
+                           f"--out={tmp_path / 'kept'}", *extra)  # fmt: skip
+    return code
+
+
+@pytest.mark.parametrize("option", ["report", "trail"])
+def test_a_rerun_keeps_its_own_report_or_trail_written_in_the_folder(
+    tmp_path: Path, option: str
+) -> None:
+    """The run's own --report (named by the manifest it wrote) was removed as a previous
+    run's file once in place; its --trail there stopped the run as a stranger's file."""
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    written = tmp_path / "kept" / f"{option}.jsonl"
+    for _ in range(2):
+        assert _rerun(tmp_path, ["a.jsonl", "b.jsonl"], f"--{option}={written}") == EXIT_REMOVED
+        assert written.is_file() and written.read_text().count("\n") >= 4, option
+    files = [name for name in _visible_files(tmp_path / "kept") if not name.endswith(".d")]
+    assert files == ["a.jsonl", "b.jsonl", f"{option}.jsonl"]  # a trail's snapshots aside
+
+
+def test_a_previous_output_read_as_a_shard_stops_the_run_and_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shard read through a symlink to a file the previous run wrote in --out (not
+    written by this run) was removed once the run's outputs were in place: an input
+    destroyed."""
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "again.jsonl").symlink_to(tmp_path / "kept" / "c.jsonl")
+    before = (tmp_path / "kept" / "c.jsonl").read_bytes()
+    capsys.readouterr()
+    shards = ["a.jsonl", str(tmp_path / "in" / "again.jsonl")]
+    assert _rerun(tmp_path, shards) == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "c.jsonl" in err[0] and "again.jsonl" in err[0], err
+    assert (tmp_path / "kept" / "c.jsonl").read_bytes() == before
+
+
+def test_a_file_replaced_with_the_same_size_and_time_stops_the_run_and_is_kept(
+    tmp_path: Path,
+) -> None:
+    """Size and modification time alone told a replaced file from the one a recheck
+    wrote: a copy of the same size given the same time (cp -p, rsync -t) was removed."""
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    path = tmp_path / "kept" / "c.jsonl"
+    status = path.stat()
+    mine = path.read_bytes().replace(b"a.example", b"m.example")
+    assert len(mine) == status.st_size
+    replacement = tmp_path / "mine.jsonl"
+    replacement.write_bytes(mine)
+    os.utime(replacement, ns=(status.st_atime_ns, status.st_mtime_ns))
+    os.replace(replacement, path)
+    assert _rerun(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
+    assert path.read_bytes() == mine
+
+
+@pytest.mark.parametrize("odd", ["folder", "symlink"])
+def test_a_manifest_that_is_no_file_a_recheck_writes_stops_the_run_before_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], odd: str
+) -> None:
+    """A manifest that is a folder failed only once the outputs were in place (exit 2
+    with the outputs replaced, and its temporary file left); one that is a symlink was
+    read as the previous run's (a list of files to remove made elsewhere)."""
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    if odd == "folder":
+        (kept / MANIFEST).mkdir()
+    else:
+        (tmp_path / "elsewhere.json").write_text('{"files": {}}\n')
+        (kept / MANIFEST).symlink_to(tmp_path / "elsewhere.json")
+    capsys.readouterr()
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"scrapy_rep: error: --out {kept}: "), err
+    assert MANIFEST in err[0]
+    assert sorted(os.listdir(kept)) == [MANIFEST]
+
+
+def test_an_interrupted_rerun_removes_nothing_and_keeps_the_manifest(tmp_path: Path) -> None:
+    """A fetch stopped half-way writes no --out: its --summary written in the folder made
+    the run rewrite the manifest naming only that, and remove the previous run's shard
+    it lacks, leaving the rest of the previous run unnamed (the next run stopped)."""
+    import hashlib
+    import io
+    import zlib
+
+    from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.recheck.command import EXIT_INTERRUPTED, FetchRequest, FetchResult, main
+    from scrapy_rep.recheck.documents import OriginDocuments
+    from scrapy_rep.robotstxt import parse_robotstxt
+    from scrapy_rep.urls.origins import origin_of
+    from scrapy_rep.verdict import ROBOTS
+
+    def stopped(request: FetchRequest) -> FetchResult:
+        origin = origin_of("https://a.example/")
+        assert origin is not None
+        body = b"User-agent: *\nDisallow: /no\n"
+        sha = hashlib.sha256(body).hexdigest()
+        entry = CacheEntry(parse_robotstxt(body), "200", 0.0, 1e20, 1e20, 200,
+                           zlib.compress(body), sha256=sha)  # fmt: skip
+        documents = OriginDocuments(origin, now=0.0)
+        documents.add(ROBOTS, origin, entry)
+        result = FetchResult({str(origin): documents}, {}, downloads=1)
+        result.interrupted = "shutdown"
+        return result
+
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    kept = tmp_path / "kept"
+    before = {path.name: path.read_bytes() for path in kept.iterdir()}
+    shards = [str(tmp_path / "data" / name) for name in ("a.jsonl", "b.jsonl")]
+    argv = [*shards, "--purpose", "search", "--no-progress", f"--out={kept}",
+            f"--summary={kept / 'summary.md'}"]  # fmt: skip
+    assert main(argv, io.StringIO(), stopped) == EXIT_INTERRUPTED
+    after = {path.name: path.read_bytes() for path in kept.iterdir() if path.name != "summary.md"}
+    assert after == before
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+
+
+def test_a_symlink_in_the_folder_named_as_a_shard_stops_the_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A shard's output in the folder that is a symlink had its target replaced: a file
+    outside the folder that no recheck wrote (and the manifest left it unnamed)."""
+    (tmp_path / "kept").mkdir()
+    mine = tmp_path / "mine.jsonl"
+    mine.write_text('{"url": "https://mine.example/"}\n')
+    (tmp_path / "kept" / "a.jsonl").symlink_to(mine)
+    capsys.readouterr()
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and "a.jsonl" in err[0] and "symlink" in err[0], err
+    assert mine.read_text() == '{"url": "https://mine.example/"}\n'
+    assert not (tmp_path / "kept" / "b.jsonl").exists()

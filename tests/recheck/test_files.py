@@ -305,3 +305,25 @@ def test_a_read_only_output_is_refused_before_work_even_for_root(
         err = capsys.readouterr().err.splitlines()
         assert len(err) == 1 and err[0].startswith(f"scrapy_rep: error: --{option} "), err
         assert target.read_bytes() == before and not other.exists()
+
+
+def test_a_previous_file_changed_after_its_check_is_not_removed(tmp_path: Path) -> None:
+    """The previous run's files were removed at the end of the run by name, however they
+    had changed since the check before work (a long fetch between)."""
+    from scrapy_rep.recheck.files import MANIFEST, Staged, previous_outputs
+
+    folder = tmp_path / "kept"
+    first = Staged()
+    first.folder(folder)
+    for name in ("a.jsonl", "b.jsonl"):
+        first.path(folder / name).write_text('{"url": "https://a.example/"}\n')
+    first.commit()
+    assert (folder / MANIFEST).is_file()
+    stale = previous_outputs("out", folder, ["a.jsonl"], (".jsonl",))
+    assert [path.name for path, _ in stale] == ["b.jsonl"]
+    (folder / "b.jsonl").write_text('{"url": "https://mine.example/"}\n')  # the user's now
+    second = Staged()
+    second.folder(folder, stale)
+    second.path(folder / "a.jsonl").write_text('{"url": "https://a.example/"}\n')
+    second.commit()
+    assert (folder / "b.jsonl").read_text() == '{"url": "https://mine.example/"}\n'

@@ -1,0 +1,73 @@
+"""``audit verify`` holds the fields that say what a page's output was (``items_kept``,
+``items_dropped``, ``items_not_kept``, ``links_not_followed``, ``item_reason``…) to what
+the crawl writes: counts (whole numbers, none negative), on a fetched page's record only.
+A trail forged with others (and its chain written again) was clean, while ``audit
+summary`` and ``audit show`` counted them: a refused URL's items as kept, negative or
+made-up counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scrapy_rep.audit.verify import verify
+from tests.support.tools import audit_streams
+from tests.support.trailfactory import ORIGIN, end_line, standard_records, write_trail
+
+#: (the record's path, the fields forged, the field a finding names).
+FORGED: list[tuple[str, dict[str, Any], str]] = [
+    ("/private/x", {"items_kept": 4}, "items_kept"),
+    ("/private/x", {"items_kept": 0, "items_dropped": 0}, "items_kept"),
+    ("/private/x", {"items_not_kept": 3}, "items_not_kept"),
+    ("/private/x", {"links_not_followed": 2}, "links_not_followed"),
+    ("/private/x", {"item_reason": "noindex"}, "item_reason"),
+    ("/", {"items_not_kept": -5}, "items_not_kept"),
+    ("/", {"items_not_kept": "3"}, "items_not_kept"),
+    ("/", {"items_not_kept": True}, "items_not_kept"),
+    ("/", {"items_not_kept": 1.5}, "items_not_kept"),
+    ("/", {"items_not_kept": {"n": 1}}, "items_not_kept"),
+    ("/", {"items_kept": -3}, "items_kept"),
+    ("/", {"items_kept": True}, "items_kept"),
+    ("/", {"items_dropped": -3}, "items_dropped"),
+    ("/", {"links_not_followed": -1}, "links_not_followed"),
+]
+
+
+def _with_output_fields(tmp_path: Path, path: str, fields: dict[str, Any]) -> Path:
+    records = standard_records()
+    for record in records:
+        if record.get("type") == "url" and record["url"] == ORIGIN + path:
+            record.update(fields)
+    records[-1] = end_line(records[1:-1])
+    return write_trail(tmp_path / "trail.jsonl", records)
+
+
+@pytest.mark.parametrize(("path", "fields", "named"), FORGED, ids=repr)
+def test_a_forged_output_field_is_found(
+    tmp_path: Path, path: str, fields: dict[str, Any], named: str
+) -> None:
+    trail = _with_output_fields(tmp_path, path, fields)
+    result = verify(trail)
+    found = [str(finding) for finding in result.findings]
+    assert not result.clean
+    assert any(ORIGIN + path in f and named in f for f in found), found
+
+
+def test_the_crawls_own_fields_are_clean(tmp_path: Path) -> None:
+    fields = {"items_kept": 0, "items_not_kept": 2, "items_dropped": 1,
+              "item_reason": "noindex", "links_not_followed": 0}  # fmt: skip
+    trail = _with_output_fields(tmp_path, "/", fields)
+    assert verify(trail).clean
+
+
+def test_summary_counts_no_item_of_a_refused_record(tmp_path: Path) -> None:
+    """The items a forged refused record says it kept were counted as kept (and under
+    'refused by robots.txt'); verify finds it, and the summary counts only a fetched
+    page's items."""
+    trail = _with_output_fields(tmp_path, "/private/x", {"items_kept": 4, "items_not_kept": 3})
+    code, out, _ = audit_streams("summary", str(trail))
+    assert code == 0
+    assert "2 item(s) kept, 0 dropped, 1 snapshot(s)" in out, out
+    assert "not kept" not in out

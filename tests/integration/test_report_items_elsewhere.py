@@ -1,0 +1,59 @@
+"""Items a spider yields from elsewhere than a page's callback: from ``start()`` (no page)
+and from an errback (a page refused by HttpErrorMiddleware, a 404, whose errback has the
+response): the trail's and the report's items kept and not kept say the same."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest_twisted
+from scrapy import Request
+
+from tests.support.robotsite import ItemSpider, Reply, Sites, crawl, html_page, robots
+
+
+class ElsewhereSpider(ItemSpider):
+    async def start(self) -> Any:
+        yield {"url": "from start()"}
+        for url in self.urls:
+            yield Request(url, callback=self.parse, errback=self.errback_item)
+
+    def errback_item(self, failure: Any) -> Any:
+        yield {"url": failure.request.url, "from": "errback"}
+
+
+@pytest_twisted.ensureDeferred
+async def test_items_of_start_and_of_an_errback(tmp_path: Path) -> None:
+    from scrapy_rep.audit.cli import main
+    from tests.support.audittrail import by_url, lines
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/ok", html_page(""))
+    site.script("/missing", Reply(404, b"<html>gone</html>", {"Content-Type": "text/html"}))
+    trail, report = tmp_path / "trail.jsonl", tmp_path / "report.txt"
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_REPORT_FILE": str(report)}
+    base = sites.bases["a"]
+    try:
+        await crawl([base + "/ok", base + "/missing"], settings, ElsewhereSpider)
+    finally:
+        await sites.close()
+    records = by_url(trail)
+    for path in ("/ok", "/missing"):  # the errback's item is its 404 page's
+        record = records[base + path]
+        assert (record["fate"], record["items_kept"], record.get("items_not_kept")) == (
+            "fetched", 1, None
+        ), record  # fmt: skip
+    assert lines(trail)[-1]["type"] == "end"
+    out = io.StringIO()
+    assert main(["verify", str(trail)], out) == 0, out.getvalue()
+    text = report.read_text()
+    assert "downloaded (404); 1 item kept" in text, text
+    assert text.rstrip().endswith("In short: 2 requests (2 downloaded); 2 items kept"), text
+    summary = io.StringIO()
+    assert main(["summary", str(trail)], summary) == 0
+    assert "2 item(s) kept, 0 dropped" in summary.getvalue(), summary.getvalue()
+    assert "not kept" not in summary.getvalue()
