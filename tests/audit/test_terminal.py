@@ -58,8 +58,9 @@ def test_verify_json_stays_json_and_the_report_line_is_escaped(tmp_path: Path) -
     assert json.loads(out)["trail"] == str(trail)
     page = tmp_path / f"r{TITLE}.html"
     status, out = audit_tool("report", str(trail), "--html", str(page))
-    # Its record's robots.txt origin (crawled text) is not its URL's site: reported.
-    assert status == 1 and out.endswith("verify: 1 problem(s)\n"), out
+    # Its record's robots.txt origin (crawled text) is not its URL's site, and a refused
+    # record says an item_reason (only a fetched page's record has an output): reported.
+    assert status == 1 and out.endswith("verify: 2 problem(s)\n"), out
     assert_terminal_safe(out)
     html = page.read_text(encoding="utf-8")
     assert "\x1b" not in html and "\u202e" not in html
