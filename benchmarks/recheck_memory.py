@@ -49,21 +49,12 @@ from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.tdmrep import NO_FILE
 from scrapy_rep.verdict import ROBOTS, TDM
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from recheck import corpus
+
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 AGENT = "mybot"
 NEVER = float("inf")
-
-
-def corpus(directory: Path) -> list[tuple[bytes, list[str]]]:
-    """Each real file's body and its URLs' paths (as benchmarks/recheck.py reads them)."""
-    entries = [json.loads(line) for line in (directory / "urls.jsonl").read_text().splitlines()]
-    found = []
-    for entry in entries:
-        if "file" not in entry:
-            continue
-        paths = [url.split("/", 3)[3] if url.count("/") >= 3 else "" for url in entry["urls"]]
-        found.append(((directory / entry["file"]).read_bytes(), paths))
-    return found
 
 
 def urls(
