@@ -136,7 +136,7 @@ def _changes(tally: Tally) -> list[str]:
 def _losing(tally: Tally) -> list[str]:
     """The table of the :data:`TOP_ORIGINS` origins that lost the most items."""
     losing = sorted(
-        ((one.statuses[Status.REFUSED] + one.statuses[Status.UNKNOWN], name, one)
+        ((one.refused + one.unknown, name, one)
          for name, one in tally.origins.items()),
         key=lambda row: (-row[0], row[1]),
     )[:TOP_ORIGINS]  # fmt: skip
@@ -147,9 +147,9 @@ def _losing(tally: Tally) -> list[str]:
              "| origin | items | removed | refused | unknown | mostly by |",
              "|---|---|---|---|---|---|"]  # fmt: skip
     for removed, name, one in losing:
-        total = sum(one.statuses.values())
+        total = one.total
         by = one.signals.most_common(1)[0][0] if one.signals else "-"
-        refused, unknown = one.statuses[Status.REFUSED], one.statuses[Status.UNKNOWN]
+        refused, unknown = one.refused, one.unknown
         lines.append(f"| {cell(name)} | {total:,} | {removed:,} | {refused:,} "
                      f"| {unknown:,} | {cell(by)} |")  # fmt: skip
     return lines
@@ -190,14 +190,14 @@ def _restricted(tally: Tally) -> list[str]:
              "purpose)", "",
              "| purpose | items refused | share of items | origins refusing some | share "
              "| origins refusing all | share |", "|---|---|---|---|---|---|---|"]  # fmt: skip
-    items = sum(sum(one.statuses.values()) for one in tally.origins.values())
+    items = sum(one.total for one in tally.origins.values())
     origins = len(tally.origins)
     for purpose in tally.purposes:
         refused = sum(one.purposes[purpose] for one in tally.origins.values())
         some = sum(1 for one in tally.origins.values() if one.purposes[purpose])
         every = sum(
             1 for one in tally.origins.values()
-            if one.purposes[purpose] and one.purposes[purpose] == sum(one.statuses.values())
+            if one.purposes[purpose] and one.purposes[purpose] == one.total
         )  # fmt: skip
         lines.append(
             f"| {cell(purpose)} | {refused:,} | {_share(refused, items)} | {some:,} | "

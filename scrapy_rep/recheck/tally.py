@@ -12,20 +12,37 @@ from scrapy_rep.recheck.datasets import Item, changed_since
 from scrapy_rep.recheck.evidence import UNREADABLE, Evidence
 from scrapy_rep.recheck.rechecker import Status
 
+#: What an origin's :attr:`_Origin.purposes` and :attr:`_Origin.signals` are until its
+#: first refused or unknown item (never written: :meth:`Tally.add` gives it its own).
+_NONE: Counter[str] = Counter()
 
-@dataclass
+
 class _Origin:
-    """One origin's counts."""
+    """One origin's counts, in slots and without a counter until one is needed: a
+    million origins are held at once, most of them with every item kept."""
 
-    statuses: Counter[str] = field(default_factory=Counter)
-    #: Items refused per purpose.
-    purposes: Counter[str] = field(default_factory=Counter)
-    #: The signal that removed most of its items.
-    signals: Counter[str] = field(default_factory=Counter)
-    #: Items refused by a usage signal (a purpose's "no"), and by an access rule
-    #: (robots.txt's Allow/Disallow, a page's noindex or unavailable_after).
-    by_usage: int = 0
-    by_access: int = 0
+    __slots__ = ("by_access", "by_usage", "kept", "purposes", "refused", "signals", "unknown")
+
+    def __init__(self) -> None:
+        self.kept = self.refused = self.unknown = 0
+        #: Items refused per purpose.
+        self.purposes: Counter[str] = _NONE
+        #: The signals that removed its items (the first: the one that removed most).
+        self.signals: Counter[str] = _NONE
+        #: Items refused by a usage signal (a purpose's "no"), and by an access rule
+        #: (robots.txt's Allow/Disallow, a page's noindex or unavailable_after).
+        self.by_usage = 0
+        self.by_access = 0
+
+    @property
+    def total(self) -> int:
+        """Its items."""
+        return self.kept + self.refused + self.unknown
+
+    @property
+    def statuses(self) -> Counter[str]:
+        """Its items by status (made when read: the summary reads it)."""
+        return Counter({"kept": self.kept, "refused": self.refused, "unknown": self.unknown})
 
 
 @dataclass
@@ -83,9 +100,13 @@ class Tally:
         counts = self.origins.get(origin)
         if counts is None:
             counts = self.origins[origin] = _Origin()
-        counts.statuses[status] += 1
         signal = _signal_name(said)
+        if status == Status.KEPT:
+            counts.kept += 1
+        elif counts.signals is _NONE:
+            counts.signals, counts.purposes = Counter(), Counter()
         if status == Status.REFUSED:
+            counts.refused += 1
             self.signals[signal] += 1
             counts.signals[signal] += 1
             if said.purpose:
@@ -97,6 +118,7 @@ class Tally:
             for purpose in (said.purpose,) if said.purpose else self.purposes:
                 counts.purposes[purpose] += 1
         elif status == Status.UNKNOWN:
+            counts.unknown += 1
             counts.signals["unknown"] += 1
         if (changed := changed_since(item.then, status)) is not None:
             self.with_then += 1
