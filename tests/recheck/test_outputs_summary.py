@@ -93,3 +93,32 @@ def test_a_table_cell_holding_a_bar_or_a_line_break_stays_one_cell() -> None:
     text = "\n".join(lines)
     assert "sig\\|nal\\nx" in text and "http://a\\|b" in text
     assert "odd\\|name" in text
+
+
+def test_an_origins_counts_are_its_own_and_a_kept_only_origin_holds_no_counter() -> None:
+    """The counts per origin (a million origins are held at once) make their counters at
+    an origin's first refused or unknown item: an origin of kept items holds none, and
+    one origin's refusals never reach another's counts or the summary's origin tables."""
+    from scrapy_rep.recheck.datasets import Item
+    from scrapy_rep.recheck.outputs import Evidence, Tally, summary_markdown
+
+    tally = Tally(("ai-train", "search"))
+    kept, refused = Evidence(), Evidence(signal="robots.txt", reason="disallow")
+    for number in range(3):
+        tally.add(Item(number, "http://k.example/x"), "kept", kept, "http://k.example")
+    tally.add(Item(4, "http://r.example/x"), "refused", refused, "http://r.example")
+    tally.add(Item(5, "http://r.example/y"), "unknown", Evidence(), "http://r.example")
+    tally.add(Item(6, "http://r.example/z"), "kept", kept, "http://r.example")
+    k, r = tally.origins["http://k.example"], tally.origins["http://r.example"]
+    assert (k.kept, k.refused, k.unknown, k.total) == (3, 0, 0, 3)
+    assert not k.purposes and not k.signals
+    assert r.statuses == {"kept": 1, "refused": 1, "unknown": 1}
+    assert r.purposes == {"ai-train": 1, "search": 1}
+    assert r.signals == {"robots.txt Disallow": 1, "unknown": 1}
+    assert (r.by_access, r.by_usage) == (1, 0)
+    other = Tally(("search",))
+    other.add(Item(1, "http://n.example/x"), "kept", kept, "http://n.example")
+    assert not other.origins["http://n.example"].purposes  # no counter shared and written
+    text = "\n".join(summary_markdown(tally, "items.jsonl", "WARC", "agent", False))
+    assert "| http://r.example | 3 | 2 | 1 | 1 | robots.txt Disallow |" in text, text
+    assert "http://k.example |" not in text  # it lost no item
