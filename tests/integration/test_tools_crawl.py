@@ -191,14 +191,15 @@ async def test_a_project_that_switches_the_trail_extension_off_still_gets_the_cr
 
 DROPPING_MIDDLEWARE = '''
 class DropItems:
-    """A spider middleware of the project's, after the page pass: it keeps no item."""
+    """A spider middleware of the project's, after the page pass: it keeps no item
+    (``spider``: Scrapy before 2.14 passes it)."""
 
-    def process_spider_output(self, response, result):
+    def process_spider_output(self, response, result, spider=None):
         for output in result:
             if not isinstance(output, dict):
                 yield output
 
-    async def process_spider_output_async(self, response, result):
+    async def process_spider_output_async(self, response, result, spider=None):
         async for output in result:
             if not isinstance(output, dict):
                 yield output
