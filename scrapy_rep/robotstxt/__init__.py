@@ -160,17 +160,7 @@ class RobotsTxt:
         matcher = selection.matcher
         if matcher is None:  # the hot path keeps this inline; see _matcher
             matcher = self._matcher(selection)
-        if not isinstance(url, str):
-            raise TypeError(f"url must be str, not {type(url).__name__}")
-        # path_of's usual case inline (the hot path): an http(s) URL with a path.
-        found = _http_path(url)
-        path = found.group(1) if found is not None else path_of(url)
-        if (
-            "%" in path
-            or not path.isascii()
-            or (self._encodes_specials and ("*" in path or "$" in path))
-        ):
-            path = normalise_url_path(path, self.options.percent_encoding)
+        path = self._path(url)
         code = matcher.match(path)
         if code >= 0:
             return code
@@ -196,17 +186,7 @@ class RobotsTxt:
         and ``code`` :meth:`code`'s (its line, negative): the first refusing name is the
         first that selects it; ``0``: allowed for every name. One path made for them
         all, one match per group set."""
-        if not isinstance(url, str):
-            raise TypeError(f"url must be str, not {type(url).__name__}")
-        # as code() does: path_of's usual case, the path normalised only when it needs it
-        found = _http_path(url)
-        path = found.group(1) if found is not None else path_of(url)
-        if (
-            "%" in path
-            or not path.isascii()
-            or (self._encodes_specials and ("*" in path or "$" in path))
-        ):
-            path = normalise_url_path(path, self.options.percent_encoding)
+        path = self._path(url)
         position = 1
         for matcher in matchers:
             code = matcher.match(path)
@@ -218,6 +198,24 @@ class RobotsTxt:
             position += 1
         return 0
 
+    def _path(self, url: str) -> str:
+        """``url``'s path as the rules are matched against it (SPEC §1 "Rule matching"):
+        :func:`path_of`'s usual case (an http(s) URL with a path) by one regex, the path
+        normalised only when it needs it. :meth:`decide` keeps these lines inline (the
+        crawl's hot path: a call per request); :meth:`code` and
+        :meth:`first_disallowed` call this."""
+        if not isinstance(url, str):
+            raise TypeError(f"url must be str, not {type(url).__name__}")
+        found = _http_path(url)
+        path = found.group(1) if found is not None else path_of(url)
+        if (
+            "%" in path
+            or not path.isascii()
+            or (self._encodes_specials and ("*" in path or "$" in path))
+        ):
+            path = normalise_url_path(path, self.options.percent_encoding)
+        return path
+
     def decide(self, url: str, user_agent: str) -> Decision:
         """The verdict for ``url`` and the line that gave it (SPEC §1 "Rule matching")."""
         # _selection inline (the hot path with an audit trail)
@@ -228,7 +226,7 @@ class RobotsTxt:
             raise TypeError(f"url must be str, not {type(url).__name__}")
         if self.verdict is not None:
             return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
-        # as code() does (the hot path with an audit trail): path_of's usual case, the
+        # _path inline (the hot path with an audit trail): path_of's usual case, the
         # path normalised only when it needs it, the compiled matcher, inline
         found = _http_path(url)
         path = found.group(1) if found is not None else path_of(url)
