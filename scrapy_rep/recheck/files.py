@@ -27,6 +27,8 @@ when a previous recheck's manifest names it as it is now (size, time, inode and 
 time: a copy given the same size and time is another file) and it is still so then,
 and otherwise the run stops before work (:func:`previous_outputs`): a file no recheck wrote is never
 removed, nor one this run reads (a shard through a link) or writes (its report, trail).
+Nor is one written over: a file of a shard's output name there that the manifest does
+not name (none: a folder of yours) stops the run too.
 """
 
 from __future__ import annotations
@@ -249,13 +251,19 @@ def previous_outputs(
     manifest says it (:func:`~scrapy_rep.recheck.manifest.stamp`), to be removed once
     this run's outputs are in place. Raises :class:`PathError` for any other (a later
     reader would take it for this run's output, and it is no recheck's to remove), for
-    one of ``inputs`` (what it is, path: a shard read through a link to it), and for an
-    odd folder (:func:`~scrapy_rep.recheck.manifest.odd`)."""
+    one of ``inputs`` (what it is, path: a shard read through a link to it), for an
+    odd folder (:func:`~scrapy_rep.recheck.manifest.odd`), and for a file this run
+    would write over that the manifest does not name
+    (:func:`~scrapy_rep.recheck.manifest.unnamed`: no recheck's to replace)."""
     if not folder.is_dir():
         return []
     recorded, writing = manifest.recorded(folder), set(writing)
     if (odd := manifest.odd(folder, writing)) is not None:
         raise PathError(f"--{option} {folder}: {odd}; move it, or name another folder")
+    if (name := manifest.unnamed(folder, writing, recorded)) is not None:
+        raise PathError(f"--{option} {folder}: holds {name}, which this run would write and "
+                        f"no {MANIFEST} there names as a recheck's: remove it, or name "
+                        "another folder")  # fmt: skip
     stale = []
     for name in sorted(os.listdir(folder)):
         path = folder / name

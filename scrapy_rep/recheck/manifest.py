@@ -59,6 +59,16 @@ def odd(folder: Path, writing: Iterable[str]) -> str | None:
     return None
 
 
+def unnamed(folder: Path, writing: Iterable[str], recorded: dict[str, Any]) -> str | None:
+    """The first of the names this run writes in ``folder`` (``writing``) that is taken
+    there by a file its manifest (``recorded``) does not name (``None``: none): yours, or
+    one a run wrote before manifests, which the shard's output would overwrite."""
+    for name in sorted(writing):
+        if os.path.lexists(folder / name) and name not in recorded:
+            return name
+    return None
+
+
 def recorded(folder: Path) -> dict[str, Any]:
     """The files a previous recheck wrote in ``folder``, by name (none: no manifest, or
     not one a recheck writes)."""

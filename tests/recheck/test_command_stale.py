@@ -243,3 +243,26 @@ def test_a_symlink_in_the_folder_named_as_a_shard_stops_the_run(
     assert len(err) == 1 and "a.jsonl" in err[0] and "symlink" in err[0], err
     assert mine.read_text() == '{"url": "https://mine.example/"}\n'
     assert not (tmp_path / "kept" / "b.jsonl").exists()
+
+
+@pytest.mark.parametrize("manifest", ["none", "naming another file"])
+def test_a_file_of_a_shards_name_the_manifest_does_not_name_stops_the_run_and_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], manifest: str
+) -> None:
+    """A file in the folder named as a shard's output (one put there by hand, or written
+    by a run before manifests) was overwritten by that shard's output when no manifest
+    named it: a file no recheck wrote there."""
+    kept = tmp_path / "kept"
+    if manifest == "none":
+        kept.mkdir()
+    else:
+        assert _recheck_shards(tmp_path, ["b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    mine = b'{"url": "https://mine.example/"}\n'
+    (kept / "a.jsonl").write_bytes(mine)
+    capsys.readouterr()
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"scrapy_rep: error: --out {kept}: "), err
+    assert "a.jsonl" in err[0] and "remove it" in err[0], err
+    assert (kept / "a.jsonl").read_bytes() == mine
+    assert not (tmp_path / "removed" / "a.jsonl").exists()  # refused before any work
