@@ -32,6 +32,7 @@ from scrapy_rep.audit.fileaccess import check_folder as check_folder
 from scrapy_rep.audit.fileaccess import check_is_trail as check_is_trail
 from scrapy_rep.audit.fileaccess import check_writable as check_writable
 from scrapy_rep.audit.fileaccess import is_gzip as is_gzip
+from scrapy_rep.audit.fileaccess import replacing
 from scrapy_rep.audit.fileaccess import same_file as same_file
 
 try:
@@ -280,9 +281,8 @@ class TrailFile:
         if target.exists():
             return
         self.snapshots.mkdir(parents=True, exist_ok=True)
-        temporary = target.with_name(f".{sha256}.tmp")
-        temporary.write_bytes(body)
-        temporary.replace(target)
+        with replacing(target, ".tmp") as file:  # made new: no planted symlink followed
+            file.write(body)
 
     def close(self) -> None:
         _HELD.discard(self._key)

@@ -2,17 +2,33 @@
 file is one only if its first line is a trail's (:func:`check_is_trail`: an items feed
 or another collection is refused, not appended to), and an output path must be one that
 can be written or created before the crawl starts. :mod:`scrapy_rep.audit.file` writes
-the trail, one writer at a time."""
+the trail, one writer at a time.
+
+A file written under a temporary name and renamed over its path when whole (a recheck's
+outputs and manifest, a trail's snapshots, a crawl's state in ``JOBDIR``) is made new
+there (:func:`create_new`, :func:`replacing`): a path already at that name, such as a
+symlink planted at a name guessed or a leftover, is never followed, truncated or
+replaced; another name is drawn."""
 
 from __future__ import annotations
 
 import gzip
 import json
 import os
+import secrets
 import stat
 import zlib
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Final
+from typing import IO, Final, TypeVar
+
+_T = TypeVar("_T")
+#: How a new file is opened: made, never one already there (:func:`create_new`).
+_NEW: Final = (os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+               | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0))  # fmt: skip
+#: Names drawn before a folder is taken to make no new file (each is 48 random bits).
+_DRAWS: Final = 100
 
 
 class TrailFileError(Exception):
@@ -144,3 +160,54 @@ def _check_creatable(path: Path) -> None:
 
 def _writable(folder: Path) -> bool:
     return os.access(folder, os.W_OK | os.X_OK) and bool(folder.stat().st_mode & 0o222)
+
+
+def made_new(folder: Path, prefix: str, suffix: str, make: Callable[[Path], _T]) -> _T:
+    """What ``make`` gives for a new name in ``folder`` (``prefix``, 12 random hex digits,
+    ``suffix``), drawn again while ``make`` finds that name taken (``FileExistsError``):
+    ``make`` must create the path exclusively (``O_EXCL``, :func:`os.link`)."""
+    for _ in range(_DRAWS):
+        try:
+            return make(folder / f"{prefix}{secrets.token_hex(6)}{suffix}")
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"{folder}: no new file {prefix}…{suffix} could be made there")
+
+
+def create_new(folder: Path, prefix: str, suffix: str) -> tuple[int, Path]:
+    """A file made new in ``folder`` (:func:`made_new`), open for writing: (its
+    descriptor, its path). A path already there (a symlink, even one to nowhere) is
+    never opened. Its mode is ``0o666`` less the umask, as any file ``open`` makes."""
+    return made_new(folder, prefix, suffix, lambda path: (os.open(path, _NEW, 0o666), path))
+
+
+def link_new(source: Path, prefix: str, suffix: str) -> Path:
+    """A hard link to ``source`` made new beside it (:func:`made_new`): its path."""
+
+    def link(path: Path) -> Path:
+        os.link(source, path)
+        return path
+
+    return made_new(source.parent, prefix, suffix, link)
+
+
+def new_beside(final: Path, suffix: str = ".partial") -> Path:
+    """An empty file made new beside ``final`` (``.NAME.<random>.partial``, hidden) to
+    write ``final``'s content under until it is renamed over it."""
+    descriptor, path = create_new(final.parent, f".{final.name}.", suffix)
+    os.close(descriptor)
+    return path
+
+
+@contextmanager
+def replacing(target: Path, suffix: str = ".partial") -> Iterator[IO[bytes]]:
+    """A file open for writing that replaces ``target`` whole when the block ends: made
+    new beside it (:func:`create_new`), renamed over it; removed if the block raises."""
+    descriptor, temporary = create_new(target.parent, f".{target.name}.", suffix)
+    try:
+        with os.fdopen(descriptor, "wb") as file:
+            yield file
+        os.replace(temporary, target)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise

@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 
+from scrapy_rep.audit.fileaccess import replacing
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.crawl.internals import (
     HTTPX_HANDLER,
@@ -96,9 +97,8 @@ def check_resumed(settings: SettingsLike, config: RepConfig) -> None:
         return
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_name(path.name + ".tmp")
-        temporary.write_text(json.dumps({"settings": now}), encoding="utf-8")
-        temporary.replace(path)
+        with replacing(path, ".tmp") as file:  # made new: no planted symlink followed
+            file.write(json.dumps({"settings": now}).encode())
     except OSError as error:
         stop_at_start(RepSettingError(f"JOBDIR: {path} cannot be written ({error})"))
 

@@ -11,12 +11,13 @@ that file, or naming standard input itself (``/dev/stdin``, ``/proc/self/fd/0``)
 refused too. A careless path can then never empty the collection it was to filter,
 overwrite the WARC, or make the trail read its own lines back.
 
-The outputs are written under a temporary name beside the file they become
-(:class:`Staged`) and renamed over it once all are whole: a run that stops half-way (an
-error, Ctrl-C) leaves no output that looks whole, and the file it would have replaced as
-it was. The renames are one by one: one that fails puts back the files renamed before it
-(each kept as a hard link until all are in place); only a crash between two renames
-leaves some new and some old, which the folder's manifest, written last, tells apart.
+The outputs are written under a temporary name made new beside the file they become
+(:class:`Staged`; a symlink planted at a name is never followed) and renamed over it
+once all are whole: a run that stops half-way (an error, Ctrl-C) leaves no output that
+looks whole, and the file it would have replaced as it was. The renames are one by one:
+one that fails puts back the files renamed before it (each kept as a hard link until
+all are in place); only a crash between two renames leaves some new and some old,
+which the folder's manifest, written last, tells apart.
 The trail is the exception: it is appended to in place, as a hash chain is.
 
 A folder of outputs (``--out`` and ``--removed`` of several shards) gets a manifest
@@ -41,6 +42,7 @@ from pathlib import Path
 from typing import Final
 
 from scrapy_rep.audit.file import TrailFileError, check_writable, same_file
+from scrapy_rep.audit.fileaccess import link_new, new_beside
 from scrapy_rep.recheck import manifest
 from scrapy_rep.recheck.manifest import MANIFEST as MANIFEST  # read from here too
 from scrapy_rep.recheck.manifest import Stale as Stale
@@ -180,7 +182,7 @@ class Staged:
             pass  # new
         final = final.resolve()  # a symlink's target is replaced, not the link
         final.parent.mkdir(parents=True, exist_ok=True)
-        temporary = final.with_name(f".{final.name}.{os.getpid()}.partial")
+        temporary = new_beside(final)  # never a path already there (a planted symlink)
         self._files.append((temporary, final))
         return temporary
 
@@ -286,14 +288,11 @@ def previous_outputs(
 
 
 def _backup(final: Path) -> Path | None:
-    """A hard link to the file ``final`` (``None``: not a regular file, or no hard link
-    can be made there: it cannot be put back)."""
-    backup = final.with_name(f".{final.name}.{os.getpid()}.previous")
+    """A hard link to the file ``final``, made new beside it (``None``: not a regular
+    file, or no hard link can be made there: it cannot be put back)."""
     try:
         if not stat.S_ISREG(final.stat().st_mode):
             return None
-        backup.unlink(missing_ok=True)
-        os.link(final, backup)
+        return link_new(final, f".{final.name}.", ".previous")
     except OSError:
         return None
-    return backup

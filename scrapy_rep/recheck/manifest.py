@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
+from scrapy_rep.audit.fileaccess import replacing
+
 #: The manifest of a folder of outputs: the files a recheck wrote there (hidden, so that
 #: a folder read as a collection does not read it).
 MANIFEST: Final = ".recheck-outputs.json"
@@ -83,10 +85,5 @@ def write(folder: Path, written: Iterable[Path]) -> None:
     """``folder``'s manifest naming the files ``written`` there, replaced whole."""
     files = {path.name: stamp(path) for path in written}
     text = json.dumps({"written_by": "scrapy_rep recheck", "files": files}, indent=1)
-    temporary = folder / f"{MANIFEST}.{os.getpid()}.partial"
-    try:
-        temporary.write_text(text + "\n", encoding="utf-8")
-        os.replace(temporary, folder / MANIFEST)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
-        raise
+    with replacing(folder / MANIFEST) as file:  # made new: no planted symlink followed
+        file.write((text + "\n").encode())

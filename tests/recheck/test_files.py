@@ -327,3 +327,43 @@ def test_a_previous_file_changed_after_its_check_is_not_removed(tmp_path: Path) 
     second.path(folder / "a.jsonl").write_text('{"url": "https://a.example/"}\n')
     second.commit()
     assert (folder / "b.jsonl").read_text() == '{"url": "https://mine.example/"}\n'
+
+
+def test_a_symlink_planted_at_a_temporary_name_is_never_followed(tmp_path: Path) -> None:
+    """Each output was written under ``.NAME.PID.partial`` beside it, opened as any file
+    is: a symlink already at that name (a co-user's, a leftover) had the output written
+    into its target, a file outside the folders that no recheck wrote. So had the
+    folder's manifest (``.recheck-outputs.json.PID.partial``)."""
+    warc, _, _ = _files(tmp_path)
+    (tmp_path / "data").mkdir()
+    for name in ("a.jsonl", "b.jsonl"):
+        write_jsonl(tmp_path / "data" / name, URLS)
+    kept, removed = tmp_path / "kept", tmp_path / "removed"
+    kept.mkdir()
+    removed.mkdir()
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    pid = os.getpid()
+    planted = {
+        kept / f".a.jsonl.{pid}.partial": outside / "a",
+        removed / f".b.jsonl.{pid}.partial": outside / "b",
+        kept / f".recheck-outputs.json.{pid}.partial": outside / "manifest",
+        tmp_path / f".report.jsonl.{pid}.partial": outside / "report",
+        tmp_path / f".summary.md.{pid}.partial": outside / "summary",
+    }
+    for link, target in planted.items():
+        target.write_bytes(b"not the recheck's\n")
+        link.symlink_to(target)
+    code, _ = recheck_tool(
+        str(tmp_path / "data"), "--purpose", "search", "--documents", str(warc),
+        f"--out={kept}", f"--removed={removed}", f"--report={tmp_path / 'report.jsonl'}",
+        f"--summary={tmp_path / 'summary.md'}",
+    )  # fmt: skip
+    assert code == 1
+    for link, target in planted.items():
+        assert target.read_bytes() == b"not the recheck's\n", link.name
+        assert link.is_symlink(), link.name  # not ours: left as it was
+    assert (kept / "a.jsonl").read_text().count("\n") == 1
+    assert (removed / "b.jsonl").read_text().count("\n") == 2
+    assert (tmp_path / "report.jsonl").read_text().count("\n") == 6
+    assert (tmp_path / "summary.md").read_text().startswith("#")

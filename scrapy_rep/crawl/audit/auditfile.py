@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile, TrailFileError
+from scrapy_rep.audit.fileaccess import replacing
 from scrapy_rep.audit.urlentry import STATE_VERSION, UrlEntry
 from scrapy_rep.crawl.internals import close_spider
 from scrapy_rep.crawl.startup import stop_at_start
@@ -240,6 +241,5 @@ def save_state(jobdir: str | None, state: dict[str, Any] | None) -> None:
     if state is None:
         path.unlink(missing_ok=True)
         return
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_text(json.dumps(state), encoding="utf-8")
-    temporary.replace(path)
+    with replacing(path, ".tmp") as file:  # made new: no planted symlink followed
+        file.write(json.dumps(state).encode())

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, Final, cast
 from scrapy.squeues import PickleFifoDiskQueue
 from scrapy.utils.job import job_dir
 
+from scrapy_rep.audit.fileaccess import replacing
 from scrapy_rep.crawl.documents.statefile import PROTOCOL, STATE_VERSION, shared_queue
 from scrapy_rep.crawl.documents.statefile import SPILL_DIR as SPILL_DIR
 from scrapy_rep.crawl.documents.statefile import STATE_FILE as STATE_FILE
@@ -275,10 +276,8 @@ class HeldRequests:
         self._open.clear()
         self._on_disk.clear()
         state = {"version": STATE_VERSION, "held": saved, "spilled": spilled}
-        temporary = path.with_suffix(".tmp")
-        with temporary.open("wb") as file:
+        with replacing(path, ".tmp") as file:  # made new: no planted symlink followed
             pickle.dump(state, file, PROTOCOL)
-        temporary.replace(path)
         if saved or on_disk:
             inc(self.crawler.stats, "rep/requests/kept_for_resume", len(saved) + on_disk)
             logger.info(

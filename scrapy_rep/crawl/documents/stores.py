@@ -31,6 +31,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Final, Protocol
 
+from scrapy_rep.audit.fileaccess import replacing
 from scrapy_rep.fetch.records import FORMAT_VERSION, SharedRecord, StoreCorrupt
 
 __all__ = [
@@ -173,11 +174,9 @@ class JobdirStore:
         return None
 
     async def close(self) -> None:
-        temporary = self.path.with_suffix(".tmp")
-        with temporary.open("wb") as file:
+        with replacing(self.path, ".tmp") as file:  # made new: no planted symlink followed
             state = {"version": FORMAT_VERSION, "records": dict(self._records)}
             pickle.dump(state, file, protocol=pickle.HIGHEST_PROTOCOL)
-        temporary.replace(self.path)
 
 
 #: Bytes a record kept in memory costs besides its name and data (the dict slot, the

@@ -52,3 +52,25 @@ def test_only_the_jobdir_store_is_the_process_alone_so_only_it_downloads_without
     assert (redis.store, redis.store_exclusive) == ("redis", False)
     local, _ = document_policy(config, Settings(), LocalStore())
     assert (local.store, local.store_exclusive) == (None, False)
+
+
+@pytest_twisted.ensureDeferred
+async def test_jobdir_store_never_follows_a_symlink_planted_at_its_temporary_name(
+    tmp_path: Path,
+) -> None:
+    """The store was written to ``scrapy_rep.tmp`` beside it, opened as any file is: a
+    symlink already there had the records written into its target, outside JOBDIR."""
+    from scrapy_rep.crawl.documents.stores import JobdirStore
+
+    path = tmp_path / "scrapy_rep.robots"
+    outside = tmp_path.parent / f"{tmp_path.name}-outside"
+    outside.write_bytes(b"not the crawl's\n")
+    planted = path.with_suffix(".tmp")
+    planted.symlink_to(outside)
+    store = JobdirStore(path, max_origins=2)
+    await store.save(shared_record("http://a.example"), 60)
+    await store.close()
+    assert outside.read_bytes() == b"not the crawl's\n"
+    assert planted.is_symlink()
+    again = JobdirStore(path, max_origins=2)
+    assert await again.load("http://a.example") == shared_record("http://a.example")
