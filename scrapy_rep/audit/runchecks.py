@@ -39,6 +39,11 @@ class RunState:
     last: int = 0
     #: The SHA-256 of its end line (``""``: none yet).
     end_hash: str = ""
+    #: What its fetched pages' records say their page pass let through (``items_kept``
+    #: and ``items_not_kept``), and the record that says the most: (line, URL, kept, not
+    #: kept), checked against its end line's ``items_passed``.
+    passed: int = 0
+    most: tuple[int, str, int, int] | None = None
     #: When the first run of its crawl started (its header's ``time``; ``""``: not known,
     #: a resume whose paused run is not read before it): none of its requests was sent
     #: before.

@@ -19,7 +19,12 @@
    (:class:`scrapy_rep.audit.rederive.Rederiver`).
 5. What a record says of its page's output (:data:`OUTPUT_COUNTS`, :data:`OUTPUT_WORDS`)
    is as the crawl writes it (:func:`output_problems`): counts (whole numbers, none
-   negative), on a fetched page's record only; the readers count nothing else.
+   negative), on a fetched page's record only; the readers count nothing else. The
+   items a record says its page pass let through (``items_kept`` and
+   ``items_not_kept``) add up to its run's end line's ``items_passed``
+   (:func:`passed_problems`): no record says more than that (a later component drops
+   only items the page pass let through), and none is changed, added or deleted
+   unseen.
 
 Problems are :class:`Finding` (line number, URL, sentence), in file order, handed to the
 caller's ``sink`` as they are found (the command line prints each at once); the result
@@ -44,7 +49,8 @@ from scrapy_rep.audit.sendtimes import override_end, sent_after_expiry, when_sen
 
 __all__ = [
     "COUNTED", "KEEP_FINDINGS", "OUTPUT_COUNTS", "OUTPUT_WORDS", "Finding", "Verification",
-    "across", "output_problems", "override_end", "sent_after_expiry", "verify", "when_sent",
+    "across", "count_passed", "output_problems", "override_end", "passed_problems",
+    "sent_after_expiry", "verify", "when_sent",
 ]  # fmt: skip
 
 #: The counts a fetched page's record gives of its output (docs/audit-trail.md, "url
@@ -54,6 +60,48 @@ OUTPUT_COUNTS: Final = ("items_kept", "items_dropped", "items_not_kept", "links_
 #: The other fields only a fetched page's record has: why its items were dropped, and the
 #: links not followed.
 OUTPUT_WORDS: Final = ("item_reason", "item_why", "not_followed")
+
+
+def count_passed(number: int, record: dict[str, Any], run: RunState) -> None:
+    """The items a fetched page's record says its page pass let through (``items_kept``
+    and ``items_not_kept``, each a count), added to its run's (:attr:`RunState.passed`)."""
+    if text(record.get("fate")) != "fetched":
+        return
+    counts = [record.get("items_kept", 0), record.get("items_not_kept", 0)]
+    if any(type(value) is not int or value < 0 for value in counts):
+        return  # not a count: said by output_problems
+    kept, not_kept = counts
+    run.passed += kept + not_kept
+    if run.most is None or kept + not_kept > run.most[2] + run.most[3]:
+        run.most = (number, str(record.get("url", "")), kept, not_kept)
+
+
+def passed_problems(end: int, counts: dict[str, Any], run: RunState) -> list[tuple[int, str, str]]:
+    """Where ``run``'s records of fetched pages say more items passed than its end line
+    (line ``end``, its ``counts``) counts as let through by its page pass
+    (``items_passed``): (line, URL, sentence). None for a run whose end line has no
+    ``items_passed`` (a crawl of an earlier release, a recheck)."""
+    said = counts.get("items_passed")
+    if said is None:
+        return []
+    if type(said) is not int or said < 0:
+        return [(end, "", f"the end line's items_passed {said!r} is not a count (a whole "
+                 "number, 0 or more)")]  # fmt: skip
+    found = []
+    if run.most is not None and run.most[2] + run.most[3] > said:
+        number, url, kept, not_kept = run.most
+        claim = (f"items_not_kept {not_kept} is" if not_kept > said else
+                 f"items_kept {kept} and items_not_kept {not_kept} are")  # fmt: skip
+        found.append((number, url, f"{claim} more than the {said} item(s) its page pass let "
+                      f"through in its whole run (the end line's items_passed, line {end}): "
+                      "a component of the crawl drops only items the page pass let "
+                      "through"))  # fmt: skip
+    if run.passed != said:
+        found.append((end, "", f"run {run.context.run[:8]}: the end line counts {said} "
+                      f"item(s) its page pass let through (items_passed), the run's page "
+                      f"records {run.passed} (their items_kept and items_not_kept: a "
+                      "record changed, added or deleted)"))  # fmt: skip
+    return found
 
 
 def output_problems(record: dict[str, Any]) -> list[str]:
@@ -114,6 +162,10 @@ class _Verifier(RunChecks):
             run.counts["files"] += 1
         elif kind == "end":
             self.end(line, record, run)
+            counts = record.get("counts")
+            counts = counts if isinstance(counts, dict) else {}
+            for number, url, what in passed_problems(line.number, counts, run):
+                self.add(number, url, what)
         else:
             self.add(line.number, "", f"unknown line type {kind!r}")
 
@@ -141,6 +193,7 @@ class _Verifier(RunChecks):
         if text(record.get("fate")) not in FATES:
             self.add(number, url, f"unknown fate {record.get('fate')!r}")
         context = run.context
+        count_passed(number, record, run)
         self._add_all(number, url, [
             *output_problems(record),
             *self._folder(self.rederiver.differences(record, context)),

@@ -142,3 +142,44 @@ async def test_a_request_sent_after_its_override_expired_fails_verify_whatever_i
         forged = _edited_copy(trail, tmp_path / f"forged{number}.jsonl", url, edit)
         status, out = audit_tool("verify", str(forged))
         assert status == 1 and finding in out, f"{what}:\n{out}"
+
+
+def _not_kept(count: int) -> Callable[[dict[str, Any]], None]:
+    def edit(record: dict[str, Any]) -> None:
+        record["items_not_kept"] = count
+
+    return edit
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_record_claiming_more_items_not_kept_than_its_run_let_through_fails(
+    tmp_path: Path,
+) -> None:
+    """docs/audit-trail.md, ``items_not_kept``: the items the page pass let through that a
+    later component of the crawl dropped. A page record edited to say 10**12 of them (the
+    chain recomputed) verified clean: nothing bounded it. The end line counts the items
+    the run's page pass let through (``items_passed``): a record claiming more fails, at
+    its line."""
+    from tests.support.robotsite import ItemSpider
+
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    trail = tmp_path / "trail.jsonl"
+    pipeline = "tests.integration.test_report.DropInAPipeline"
+    settings = {"REP_AUDIT_FILE": str(trail), "ITEM_PIPELINES": {pipeline: 300}}
+    kept, piped = sites.url("a", "/kept"), sites.url("a", "/piped")
+    try:
+        await crawl([kept, piped], settings, ItemSpider)
+    finally:
+        await sites.close()
+    records = by_url(trail)
+    assert (records[piped]["items_kept"], records[piped]["items_not_kept"]) == (0, 1)
+    assert records[kept]["items_kept"] == 1 and "items_not_kept" not in records[kept]
+    for number, url in enumerate((piped, kept)):
+        forged = _edited_copy(trail, tmp_path / f"forged{number}.jsonl", url, _not_kept(10**12))
+        status, out = audit_tool("verify", str(forged))
+        [line] = [n for n, text in enumerate(forged.read_text().splitlines(), 1)
+                  if json.loads(text).get("url") == url and '"type":"url"' in text]  # fmt: skip
+        said = f"line {line}: {url}: items_not_kept 1000000000000 is more than"
+        assert status == 1 and said in out, out
+        assert "2 item(s) its page pass let through" in out, out

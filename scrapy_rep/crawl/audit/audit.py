@@ -421,6 +421,7 @@ class UrlLedger(RequestEvents, FateEvents):
             self.stats.set_value("rep/audit/duplicates_dropped", dropped)
         if paused:
             self.counts["open"] = len(self.open)
+        self.counts["items_passed"] += 0  # said when 0 too: a run that counts them
         end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
         # Kept before the end line is written (a crash between leaves a state to resume
         # and a run without its end line, which verify reports), with that line's hash;

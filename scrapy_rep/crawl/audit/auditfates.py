@@ -108,6 +108,7 @@ class FateEvents(AuditState):
                 extra["not_followed"] = [url for url, _, _ in links[:NOT_FOLLOWED_KEPT]]
             extra.update(self.page_said(state, request, page))
             state.status = response.status
+            self.counts["items_passed"] += passed  # the end line's: verify bounds each record
             self._final(key, state, Fate.FETCHED, extra, ledger)
         except Exception:
             self.internal_error("page_done")
