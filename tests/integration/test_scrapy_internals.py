@@ -156,7 +156,7 @@ class _DropsMissing:
 async def test_the_response_a_downloader_middleware_dropped_is_on_the_scraped_failure() -> None:
     """The failure the scraper is through with names the response a middleware's
     ``process_response`` raised on (Scrapy's loop over those methods, on its traceback);
-    a failure before any response names none."""
+    a failure before any response names none, nor one whose traceback was cleaned."""
     sites = Sites()
     site = sites.add("a")
     site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
@@ -173,7 +173,7 @@ async def test_the_response_a_downloader_middleware_dropped_is_on_the_scraped_fa
         internals.after_each_scrape(
             engine,
             lambda result, request: scraped.update(
-                {request.url: internals.dropped_response(result)}
+                {request.url: (internals.dropped_response(result), result)}
             ),
         )
 
@@ -184,6 +184,8 @@ async def test_the_response_a_downloader_middleware_dropped_is_on_the_scraped_fa
     finally:
         await sites.close()
     assert set(scraped) == {missing, broken}
-    dropped = scraped[missing]
+    dropped, failure = scraped[missing]
     assert dropped is not None and (dropped.url, dropped.status) == (missing, 404)
-    assert scraped[broken] is None
+    assert scraped[broken][0] is None
+    failure.tb = failure.value.__traceback__ = None  # cleaned (``Failure.cleanFailure``)
+    assert internals.dropped_response(failure) is None
