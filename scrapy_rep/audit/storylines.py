@@ -33,9 +33,16 @@ def _plural(n: Any, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
+#: A failed record with a status: its response came, and a downloader middleware's
+#: ``process_response`` dropped it (docs/audit-trail.md, ``failed``).
+DROPPED_RESPONSE = "failed: its response was dropped by a downloader middleware"
+
+
 def _fate(record: FateRecord) -> str:
     fate = record.fate
     text = _FATES.get(fate, f"has the unknown fate {record.written!r}")
+    if fate is Fate.FAILED and record.status is not None:
+        text = DROPPED_RESPONSE
     if fate is Fate.REFUSED:
         text += f" by {record.refused_by or 'an unnamed check'}"
     if fate is Fate.REDIRECTED:

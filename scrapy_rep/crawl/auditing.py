@@ -29,8 +29,9 @@ if TYPE_CHECKING:
 
 class LedgerCalls(Protocol):
     """What the parts that decide (the performer of verdicts, the check at the send, the
-    page's licenses) and :class:`AuditMiddleware` tell the crawl's URL ledger directly;
-    a page's output reaches it in the page's ledger (:mod:`scrapy_rep.crawl.ledger`).
+    page's licenses), :class:`AuditMiddleware` and the page pass (each download's failure,
+    once the scraper is through with it) tell the crawl's URL ledger directly; a page's
+    output reaches it in the page's ledger (:mod:`scrapy_rep.crawl.ledger`).
     Its readers read what it keeps besides the entries there too (:attr:`waits`)."""
 
     #: The requests' waits for their origins' documents (the report's origin lines).
@@ -45,6 +46,8 @@ class LedgerCalls(Protocol):
     ) -> None: ...
 
     def failed(self, request: Request, exception: BaseException) -> None: ...
+
+    def failure_scraped(self, request: Request, failure: Any) -> None: ...
 
     def downloaded(self, request: Request, response: Response) -> None: ...
 

@@ -39,6 +39,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast
 
 import scrapy
+from scrapy.http import Response
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import load_object
 from twisted.internet.defer import Deferred
@@ -46,7 +47,6 @@ from twisted.internet.defer import Deferred
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
-    from scrapy.http import Response
     from scrapy.settings import BaseSettings, Settings
     from scrapy.signalmanager import SignalManager
 
@@ -83,6 +83,7 @@ __all__ = [
     "download",
     "downloader_methods",
     "downloader_middleware",
+    "dropped_response",
     "engine_closing",
     "engine_scheduler",
     "exit_command",
@@ -724,9 +725,10 @@ def scrapys_slot_key(downloader: Any, request: Request) -> str | None:
             meta["download_slot"] = named
 
 
-def after_each_scrape(engine: Any, done: Callable[[Any], None]) -> bool:
-    """Have ``done(result)`` called once the spider's whole output for a downloaded
-    response (or a failure) is through: its callback's or errback's, every spider
+def after_each_scrape(engine: Any, done: Callable[[Any, Any], None]) -> bool:
+    """Have ``done(result, request)`` called once the spider's whole output for a
+    downloaded response (or a download's failure: the engine hands the scraper both, and
+    the request it scheduled) is through: its callback's or errback's, every spider
     middleware's and ``process_spider_exception``'s, and the item pipelines'
     (``Scraper.slot.finish_response``, which Scrapy calls then); whether it could."""
     slot: Any = getattr(getattr(engine, "scraper", None), "slot", None)
@@ -736,12 +738,46 @@ def after_each_scrape(engine: Any, done: Callable[[Any], None]) -> bool:
 
     def finish_response(result: Any, request: Any) -> None:
         try:
-            done(result)
+            done(result, request)
         finally:
             finish(result, request)
 
     slot.finish_response = finish_response
     return True
+
+
+#: The module and functions of Scrapy's loop over the downloader middlewares'
+#: ``process_response`` methods: ``DownloaderMiddlewareManager._process_response``
+#: (Scrapy 2.14+), the ``process_response`` that ``download`` nests before (2.13), or
+#: ``download_async`` nests (2.15).
+_RESPONSE_LOOP: Final = (
+    "scrapy.core.downloader.middleware",
+    ("_process_response", "process_response"),
+)
+
+
+def dropped_response(failure: Any) -> Response | None:
+    """The response a downloader middleware's ``process_response`` was handed when it
+    raised the exception of ``failure`` (a Twisted ``Failure``; ``IgnoreRequest`` to drop
+    it, or any other): the ``response`` of Scrapy's loop over those methods, on the
+    exception's traceback (Scrapy tells no middleware and sends no signal of it). ``None``
+    when the exception came from elsewhere (the download, a ``process_request`` or
+    ``process_exception``) or its traceback is gone (``Failure.cleanFailure``): always on
+    Scrapy 2.13, whose loop is an ``inlineCallbacks`` generator whose failure Twisted
+    cleans as it is made (pytest-twisted keeps every traceback: the suite finds it
+    there); found on 2.15 and 2.19, an HTTP cache's response too."""
+    traceback = getattr(failure, "tb", None) or getattr(
+        getattr(failure, "value", None), "__traceback__", None
+    )
+    module, names = _RESPONSE_LOOP
+    found = None
+    while traceback is not None:
+        frame = traceback.tb_frame
+        if frame.f_code.co_name in names and frame.f_globals.get("__name__") == module:
+            response = frame.f_locals.get("response")
+            found = response if isinstance(response, Response) else found
+        traceback = traceback.tb_next
+    return found
 
 
 def watch_downloads(engine: Any, watcher: Callable[[Any], Callable[[Any], None] | None]) -> bool:

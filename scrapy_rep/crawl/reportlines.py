@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 _DOWNLOADED, _REDIRECTED = (FATE_PHRASES[fate] for fate in (Fate.FETCHED, Fate.REDIRECTED))
 #: What ``audit show`` says of a failed record, and the report of a URL that got none.
 NO_RESPONSE: Final = "no response after every attempt"
+#: The closing line's words for a request whose response came and a downloader
+#: middleware dropped (raising in its ``process_response``): ``failed`` in the trail too,
+#: with the response's status.
+RESPONSE_DROPPED: Final = "response dropped"
 #: A page's items the page pass passed on that never reached the end of the crawl (a
 #: project's spider middleware after it, or an item pipeline, dropped them): its event,
 #: and the closing line's words for them.
@@ -198,6 +202,9 @@ def fate_said(
     # failed after every attempt, dropped at its send, or the crawl ended first: an
     # IgnoreRequest says what ignored it; a bare one, the trail's why (its name)
     said = (str(cause) or str(added.get("why", ""))) if isinstance(cause, IgnoreRequest) else ""
+    if fate is Fate.FAILED and entry.status is not None:  # its response came, then dropped
+        event = f"downloaded ({entry.status}), then dropped by a downloader middleware"
+        return f"{event}: {said or added.get('why', '')}", RESPONSE_DROPPED
     phrase = NO_RESPONSE if fate is Fate.FAILED else str(added.get("why", ""))
     return f"not downloaded: {said or phrase}", FATE_PHRASES[fate]
 

@@ -30,7 +30,8 @@ class Fate(Word):
     FETCHED = "fetched"
     #: Not sent: scrapy_rep refused it (``refused_by`` says what).
     REFUSED = "refused"
-    #: No response after every attempt, or dropped at its send.
+    #: No response after every attempt, or dropped at its send; or its response dropped
+    #: by a downloader middleware (the record keeps its status).
     FAILED = "failed"
     #: Redirected by Scrapy (``to``: the next URL, a record of its own).
     REDIRECTED = "redirected"

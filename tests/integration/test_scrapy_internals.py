@@ -15,7 +15,7 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl import internals
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
-from tests.support.robotsite import BASE_SETTINGS, ListSpider, Sites, robots
+from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, robots
 
 
 @pytest_twisted.ensureDeferred
@@ -67,7 +67,9 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
 
     def opened(spider: Any) -> None:
         engine = internals.running_engine(crawler)
-        seen["after_each_scrape"] = internals.after_each_scrape(engine, scraped.append)
+        seen["after_each_scrape"] = internals.after_each_scrape(
+            engine, lambda result, request: scraped.append((result, request))
+        )
         seen["watch_downloads"] = internals.watch_downloads(engine, asked.append)
 
     crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
@@ -99,7 +101,8 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
 
     # The scraper says when a response's whole output is through: the page's, once.
     assert seen["after_each_scrape"] is True
-    assert scraped == [seen["response"]]
+    assert [result for result, _ in scraped] == [seen["response"]]
+    assert [request for _, request in scraped] == [seen["response"].request]
     # The engine's own downloads for a component are watched as they are asked for.
     assert seen["watch_downloads"] is True
     assert sites.url("a", "/x?again") in [request.url for request in asked]
@@ -131,3 +134,58 @@ async def test_closing_the_spider_when_it_opens_logs_no_scrapy_error(
     assert crawler.stats.get_value("finish_reason") == "closed_at_once"
     assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
     assert sites.requested("a") == []
+
+
+class _DropsMissing:
+    """A project's downloader middleware that drops 404 responses in ``process_response``
+    (IgnoreRequest) and fails on ``/broken`` in ``process_request``."""
+
+    def process_request(self, request: Request, spider: Any = None) -> None:
+        if request.url.endswith("/broken"):
+            raise ValueError("broken before its download")
+
+    def process_response(self, request: Request, response: Any, spider: Any = None) -> Any:
+        if response.status == 404:
+            from scrapy.exceptions import IgnoreRequest
+
+            raise IgnoreRequest("ignored: 404")
+        return response
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_response_a_downloader_middleware_dropped_is_on_the_scraped_failure() -> None:
+    """The failure the scraper is through with names the response a middleware's
+    ``process_response`` raised on (Scrapy's loop over those methods, on its traceback);
+    a failure before any response names none, nor one whose traceback was cleaned."""
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/missing", Reply(404, b"no"))
+    settings = {
+        **BASE_SETTINGS,
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}._DropsMissing": 600},
+    }
+    crawler = get_crawler(ListSpider, settings)
+    scraped: dict[str, Any] = {}
+
+    def opened(spider: Any) -> None:
+        engine = internals.running_engine(crawler)
+        internals.after_each_scrape(
+            engine,
+            lambda result, request: scraped.update(
+                {request.url: (internals.dropped_response(result), result)}
+            ),
+        )
+
+    crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
+    missing, broken = sites.url("a", "/missing"), sites.url("a", "/broken")
+    try:
+        await crawler.crawl(urls=[missing, broken])
+    finally:
+        await sites.close()
+    assert set(scraped) == {missing, broken}
+    dropped, failure = scraped[missing]
+    assert dropped is not None and (dropped.url, dropped.status) == (missing, 404)
+    assert scraped[broken][0] is None
+    failure.tb = failure.value.__traceback__ = None  # cleaned (``Failure.cleanFailure``)
+    assert internals.dropped_response(failure) is None

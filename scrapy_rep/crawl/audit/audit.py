@@ -20,7 +20,10 @@ request carries only ``(id, url)`` in its meta; the record's state waits in
   (``item_scraped``, sent before: kept; one a later component dropped is not);
 - redirected by Scrapy: when the next URL is scheduled (``to``);
 - failed: when the exception leaves the outermost downloader middleware
-  (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`), after every retry;
+  (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`), after every retry; or, for an
+  exception that never reaches it (a downloader middleware's ``process_response``
+  dropped the response), when the scraper is through with the failure
+  (:meth:`UrlLedger.failure_scraped`), with the response's status;
 - unfinished: when the spider closes first (with ``JOBDIR`` and a paused crawl, the open
   records are kept in ``JOBDIR`` for the resumed run instead), or when the process exits
   without closing it (a second Ctrl-C: Scrapy's unclean shutdown), at its exit: the run

@@ -18,6 +18,7 @@ from scrapy_rep.crawl.audit.auditstate import (
     guarded,
     robots_sha,
 )
+from scrapy_rep.crawl.internals import dropped_response
 from scrapy_rep.crawl.requeststate import before_of, open_record, record_id
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.policy import NOTHING_BEFORE
@@ -137,8 +138,31 @@ class FateEvents(AuditState):
         state = open_record(request, self.open)
         if state is None or state.fetched:
             return
-        why = f"{type(exception).__name__}: {exception}".rstrip(": ")
-        self._final(record_id(request), state, Fate.FAILED, {"why": why}, exception)
+        self._final(record_id(request), state, Fate.FAILED, {"why": why_of(exception)}, exception)
+
+    def failure_scraped(self, request: Request, failure: Any) -> None:
+        """The scraper is through with a download's ``failure`` (a Twisted ``Failure``:
+        the request's errback ran, or Scrapy logged it). A record still open then failed
+        where no component of ours is told: a downloader middleware raised in its
+        ``process_response`` (``IgnoreRequest`` to drop the response: Scrapy calls no
+        ``process_exception`` and sends no signal of it), or in its
+        ``process_exception`` before :class:`~scrapy_rep.crawl.auditing.AuditMiddleware`'s.
+        It is ``failed`` as a failure that reaches that middleware is, ``why`` naming the
+        exception, with the status of the response the middleware dropped
+        (:func:`~scrapy_rep.crawl.internals.dropped_response`). Called directly for every
+        failure scraped (a refused request's too, settled already: one lookup)."""
+        try:  # guarded inline (a call per refused request)
+            state = open_record(request, self.open)
+            if state is None or state.fetched:
+                return
+            exception = failure.value
+            response = dropped_response(failure)
+            if response is not None:
+                state.status = response.status
+            key = record_id(request)
+            self._final(key, state, Fate.FAILED, {"why": why_of(exception)}, exception)
+        except Exception:
+            self.internal_error("failure_scraped")
 
     @guarded
     def _file_checked(
@@ -169,3 +193,8 @@ class FateEvents(AuditState):
         self._emit(record)
         for reader in self.readers:
             reader.file_settled(url, fate, refusal, error)
+
+
+def why_of(exception: BaseException) -> str:
+    """A failed record's ``why``: the exception's name and message."""
+    return f"{type(exception).__name__}: {exception}".rstrip(": ")

@@ -38,6 +38,7 @@ from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.closing import closing_lines
 from scrapy_rep.crawl.internals import (
     ASYNC_SPIDER_OUTPUT,
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
+    from scrapy_rep.crawl.auditing import LedgerCalls
     from scrapy_rep.verdict import Refused
 
 logger = logging.getLogger(__name__)
@@ -95,6 +97,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         #: the end of one pass of its output: set when the spider opens.
         self._at_scrape_end = False
         self._ledgers = config.ledger
+        #: The crawl's URL ledger, told each download's failure once the scraper is
+        #: through with it (found when the spider opens).
+        self._url_ledger: LedgerCalls | None = None
         if self._ledgers:
             # each page's output kept in its ledger, read by the trail and the report
             self.process_spider_output = self._ledger_output  # type: ignore[method-assign]
@@ -127,6 +132,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         fetches itself gates the items built after it')."""
         engine = running_engine(self.crawler)
         if self._ledgers:
+            self._url_ledger = ledger_of(self.crawler)
             self._at_scrape_end = after_each_scrape(engine, self._page_done)
         if not watch_downloads(engine, self.page.fetching):
             logger.warning(
@@ -259,16 +265,20 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             page.ledger = PageLedger()
         return page.ledger
 
-    def _page_done(self, response: object, scraped: bool = True) -> None:
+    def _page_done(
+        self, response: object, request: Request | None = None, scraped: bool = True
+    ) -> None:
         """The page's output is through: its ledger goes to its readers (the audit trail,
         with what the page said, for ``audit verify`` to decide it again; the report).
         ``scraped``: all of it, as the scraper says (of a response, or of a download's
-        failure: no page), the item pipelines' work on its items and their
-        ``item_scraped`` too, so the URL ledger knows which items passed on were kept
-        (:attr:`PageLedger.through`); a page whose output went through no pass of ours (a
-        404 without an errback) has an empty ledger then. Else one pass of it (Scrapy
-        moved what says when all of it is)."""
+        failure: no page, told to the URL ledger with its ``request``), the item
+        pipelines' work on its items and their ``item_scraped`` too, so the URL ledger
+        knows which items passed on were kept (:attr:`PageLedger.through`); a page whose
+        output went through no pass of ours (a 404 without an errback) has an empty
+        ledger then. Else one pass of it (Scrapy moved what says when all of it is)."""
         if not isinstance(response, Response):
+            if request is not None and self._url_ledger is not None:  # a download's failure
+                self._url_ledger.failure_scraped(request, response)
             return
         page = self.page.pages.get(response)
         if scraped and (page is None or page.ledger is None):
