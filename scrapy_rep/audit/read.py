@@ -93,7 +93,8 @@ class ChainState:
     problems: list[str] = field(default_factory=list)
 
 
-def _parse(raw: bytes) -> dict[str, Any] | None:
+def json_object(raw: bytes) -> dict[str, Any] | None:
+    """A line's JSON object (``None``: not one), for ``verify`` and ``audit repair``."""
     try:
         value = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
@@ -127,7 +128,7 @@ class Trail:
         seen_trail_line = False
         for raw, whole in self._raw_lines():
             chain.lines += 1
-            record = _parse(raw) if whole else None
+            record = json_object(raw) if whole else None
             problem = self._link_problem(chain, raw, record, whole)
             if record is not None and Line.type_of(record) in TYPES:
                 seen_trail_line = True
@@ -217,7 +218,7 @@ def tail_of(path: Path) -> Tail:
     else every line is read (a run killed, a repair, a trail written before the end line
     said it)."""
     try:
-        last = _parse(last_line(path) or b"")
+        last = json_object(last_line(path) or b"")
     except TrailFileError:
         last = None
     kind = Line.type_of(last) if last is not None else ""
