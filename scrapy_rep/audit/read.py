@@ -24,9 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
-# The writer's names, so that the two sides cannot disagree.
-from scrapy_rep.audit.file import EMPTY_SHA256 as EMPTY_SHA256
-from scrapy_rep.audit.file import SCHEMA as SCHEMA
 from scrapy_rep.audit.file import TrailFileError, last_line, snapshot_dir
 
 # Its readers' names, where they have always been.
