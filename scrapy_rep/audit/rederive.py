@@ -24,7 +24,7 @@ from typing import Any
 from scrapy_rep.audit.documents import Documents, robots_effect
 from scrapy_rep.audit.licenses import page_license
 from scrapy_rep.audit.pages import page_differences, said_key, says_something
-from scrapy_rep.audit.pageusage import recorded_signal
+from scrapy_rep.audit.pageusage import recorded_signal, recorded_signals
 from scrapy_rep.audit.read import SnapshotStore, items, text
 from scrapy_rep.audit.requestcheck import USAGE_REFUSALS, decided, held_against
 from scrapy_rep.audit.runcontext import SENT, RunContext, held_to
@@ -79,7 +79,7 @@ class Rederiver(Documents):
         url = str(record.get("url", ""))
         signals: list[UsageSignal] = []
         done: set[str] = set()
-        for entry in _signals_of(record):
+        for entry in recorded_signals(record):
             if not page_license(entry, named):
                 continue
             license_url = license_url_of(text(entry.get("source")))
@@ -167,7 +167,7 @@ class Rederiver(Documents):
         crawler name it was held to (``names``, the declared one first; empty: ``agent``).
         ``also``: the URL's own origin's robots.txt, when the request was sent with a
         ``Host`` addressing ``origin`` and decided by both (its verdict is both's)."""
-        signals = _signals_of(record)
+        signals = recorded_signals(record)
         documents, problem = self.documents(record, signals, rules, url, origin, run, item)
         if problem:
             return [problem], None
@@ -198,9 +198,3 @@ class Rederiver(Documents):
             return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
                     "and the run's REP_UNREACHABLE_ACTION is not 'allow'"]  # fmt: skip
         return []
-
-
-def _signals_of(record: dict[str, Any]) -> list[dict[str, Any]]:
-    usage = record.get("usage")
-    signals = usage.get("signals") if isinstance(usage, dict) else None
-    return [s for s in items(signals) if isinstance(s, dict)]
