@@ -48,6 +48,11 @@ def items(value: Any) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
+def mapping(value: Any) -> dict[Any, Any]:
+    """A field that must be an object: ``{}`` when it is anything else."""
+    return value if isinstance(value, dict) else {}
+
+
 def whole(value: Any) -> int | None:
     """A field that must be a whole number: ``None`` when it is anything else (a bool)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from scrapy_rep.audit.read import Line, items, text, whole
+from scrapy_rep.audit.read import Line, items, mapping, text, whole
 from scrapy_rep.urls.origins import origin_of
 
 #: The statuses of an ``item`` line.
@@ -150,8 +150,7 @@ class ItemRecord:
 
 
 def _overridden(record: dict[str, Any]) -> str:
-    robots = record.get("robots")
-    return text(robots.get("overridden")) if isinstance(robots, dict) else ""
+    return text(mapping(record.get("robots")).get("overridden"))
 
 
 def _documents(
@@ -197,8 +196,7 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
     record = line.record
     if record is None or line.type != "item":
         return None
-    robots = record.get("robots")
-    robots = robots if isinstance(robots, dict) else {}
+    robots = mapping(record.get("robots"))
     status = text(record.get("status")) or str(record.get("status"))
     refused_by = text(record.get("refused_by"))
     robots_line = whole(robots.get("line"))

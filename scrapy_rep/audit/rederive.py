@@ -25,7 +25,7 @@ from scrapy_rep.audit.documents import Documents, robots_effect
 from scrapy_rep.audit.licenses import page_license
 from scrapy_rep.audit.pages import page_differences, said_key, says_something
 from scrapy_rep.audit.pageusage import recorded_signal, recorded_signals
-from scrapy_rep.audit.read import SnapshotStore, items, text
+from scrapy_rep.audit.read import SnapshotStore, items, mapping, text
 from scrapy_rep.audit.requestcheck import USAGE_REFUSALS, decided, held_against
 from scrapy_rep.audit.runcontext import SENT, RunContext, held_to
 from scrapy_rep.audit.sites import foreign, sites_of
@@ -116,8 +116,7 @@ class Rederiver(Documents):
         tdmrep.json not had (read as the crawl reads one given up on)."""
         self.verdict = None
         url = str(record.get("url", ""))
-        robots = record.get("robots")
-        robots = robots if isinstance(robots, dict) else {}
+        robots = mapping(record.get("robots"))
         agent = str(robots.get("agent") or (run.agents[0] if run.agents else ""))
         # Every crawler name it was held to (the declared one first), when more than one.
         names = tuple(str(name) for name in items(robots.get("agents")))

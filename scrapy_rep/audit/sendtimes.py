@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any, Final
 
-from scrapy_rep.audit.read import text
+from scrapy_rep.audit.read import mapping, text
 from scrapy_rep.audit.runcontext import SENT
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import Override
@@ -131,8 +131,7 @@ def override_end(
     ``overridden``. The words of this release (``…, until DATE``, ``…, through DATE,
     UTC``) are never read: they are for people, and a record that has only them, in a run
     whose overrides do not name its host, is reported."""
-    robots = record.get("robots")
-    robots = robots if isinstance(robots, dict) else {}
+    robots = mapping(record.get("robots"))
     if "override_ends" in robots:
         written = text(robots.get("override_ends"))
         ends = _instant(written)

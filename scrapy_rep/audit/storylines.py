@@ -13,7 +13,7 @@ from typing import Any
 
 from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
 from scrapy_rep.audit.items import item_differences
-from scrapy_rep.audit.read import items, text
+from scrapy_rep.audit.read import items, mapping, text
 from scrapy_rep.audit.records import BY_ROBOTS_TXT, ITEM_STATUSES, TDMREP_JSON, ItemRecord
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 from scrapy_rep.urls.origins import origin_of
@@ -91,15 +91,15 @@ def _usage(usage: Any) -> list[str]:
     lines = []
     signals = [s for s in items(usage.get("signals")) if isinstance(s, dict)]
     for signal in signals:
-        answers = _dict(signal.get("answers"))
+        answers = mapping(signal.get("answers"))
         said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in answers.items() if a is not None)
         where = f" (snapshot {str(signal['snapshot'])[:12]}…)" if signal.get("snapshot") else ""
         lines.append(
             f"  usage signal [{signal.get('vocabulary')}] {signal.get('source')}: "
             f"{said or 'says nothing about these purposes'}{where}"
         )
-    by = _dict(usage.get("decided_by"))
-    for purpose, answer in _dict(usage.get("answers")).items():
+    by = mapping(usage.get("decided_by"))
+    for purpose, answer in mapping(usage.get("answers")).items():
         verdict = "unknown" if answer is None else "allowed" if answer else "denied"
         index = by.get(purpose)
         source = ""
@@ -110,11 +110,6 @@ def _usage(usage: Any) -> list[str]:
     if conditions:
         lines.append(f"  conditions on use: {', '.join(conditions)} (they decide no purpose)")
     return lines
-
-
-def _dict(value: Any) -> dict[Any, Any]:
-    """A part that must be an object: ``{}`` when a hand-edited record's is anything else."""
-    return value if isinstance(value, dict) else {}
 
 
 #: The item reasons a page's directives give (a header or a meta tag said them).
