@@ -151,8 +151,7 @@ class FateRecord:
         """The origin its robots.txt part names, else its URL's (``(no origin)``)."""
         if self.robots is not None and self.robots.origin:
             return self.robots.origin
-        origin = origin_of(self.url)
-        return str(origin) if origin is not None else "(no origin)"
+        return str(origin_of(self.url) or "(no origin)")
 
     @property
     def dropped(self) -> bool:

@@ -104,8 +104,7 @@ class ItemRecord:
     @property
     def origin(self) -> str:
         """The item's origin (``(no origin)`` for a URL without one)."""
-        origin = origin_of(self.url)
-        return str(origin) if origin is not None else "(no origin)"
+        return str(origin_of(self.url) or "(no origin)")
 
     @property
     def reason(self) -> str:
