@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any, Final
 
+from scrapy_rep.audit.pagetimes import time_of
 from scrapy_rep.audit.read import mapping, text
 from scrapy_rep.audit.runcontext import SENT
 from scrapy_rep.urls.origins import origin_of
@@ -151,10 +151,5 @@ def override_end(
 
 def _instant(written: str) -> float | None:
     """An ISO 8601 time with its zone as POSIX seconds (``None``: not one)."""
-    if not written:
-        return None
-    try:
-        moment = datetime.fromisoformat(written.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment.timestamp() if moment.tzinfo is not None else None
+    moment = time_of(written) if written else None
+    return moment.timestamp() if moment is not None and moment.tzinfo is not None else None
