@@ -20,7 +20,7 @@ from collections.abc import Hashable
 from typing import Any
 
 from scrapy_rep.audit.licenses import license_documents
-from scrapy_rep.audit.read import SnapshotStore, json_object, text
+from scrapy_rep.audit.read import SnapshotStore, json_object, mapping, text
 from scrapy_rep.audit.runcontext import RunContext
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.lifecycle.shared import given_up_allowing
@@ -130,8 +130,7 @@ class Documents:
             effect = robots_effect(self.meta(sha, document), run.unreachable_action)
             return effect is Effect.ALLOW_ALL
 
-        rsl = record.get("rsl")
-        checked = {text(k): text(v) for k, v in rsl.items()} if isinstance(rsl, dict) else {}
+        checked = {text(k): text(v) for k, v in mapping(record.get("rsl")).items()}
         licenses, problem = license_documents(signals, self.store, rules.licenses, checked, absent)
         for license_url, document in licenses.items():
             documents[LICENSE, license_url] = snapshot_entry(document)

@@ -30,11 +30,8 @@ TDMREP_JSON: Final = "tdmrep.json"
 def decider(usage: Any, purpose: str) -> dict[str, Any] | None:
     """The signal that decided ``purpose`` in a recorded usage decision (a ``url`` or
     ``item`` record's ``usage``)."""
-    if not isinstance(usage, dict):
-        return None
-    by = usage.get("decided_by")
-    index = by.get(purpose) if isinstance(by, dict) else None
-    signals = items(usage.get("signals"))  # a hand-edited record's may be anything
+    index = mapping(mapping(usage).get("decided_by")).get(purpose)
+    signals = items(mapping(usage).get("signals"))  # a hand-edited record's may be anything
     if isinstance(index, int) and 0 <= index < len(signals) and isinstance(signals[index], dict):
         return signals[index]  # type: ignore[no-any-return]
     return None
@@ -50,9 +47,7 @@ def named(signal: dict[str, Any]) -> str:
 
 def denied_purposes(usage: Any, purposes: tuple[str, ...]) -> list[str]:
     """Of ``purposes`` (none: every purpose the decision answers), those it says no to."""
-    answers = usage.get("answers") if isinstance(usage, dict) else None
-    if not isinstance(answers, dict):
-        return []
+    answers = mapping(mapping(usage).get("answers"))
     return [p for p in purposes or tuple(map(str, answers)) if answers.get(p) is False]
 
 

@@ -73,8 +73,7 @@ class Rederiver(Documents):
         """The signals of the RSL licenses the page named, in the record's order: from
         their snapshots where they have one, else as recorded (an inline license, one
         given up on)."""
-        robots = record.get("robots")
-        sha = text(robots.get("snapshot")) if isinstance(robots, dict) else ""
+        sha = text(mapping(record.get("robots")).get("snapshot"))
         named = self._named_licenses(sha, record, run)
         url = str(record.get("url", ""))
         signals: list[UsageSignal] = []
