@@ -146,8 +146,6 @@ def _runs(summary: Summary) -> str:
             run.get("resumes") or "", end.get("time", unended(summary, run)),
             end.get("reason", ""),
         ]  # fmt: skip
-        #: Run ids (32 characters) shortened to 8, whole on hover; timestamps on one line;
-        #: the user agent wraps at its separators.
         rows.append(f"<tr>{''.join(_run_cell(i, cell) for i, cell in enumerate(cells))}</tr>")
     heads = ("run", "started", "spider", "version", "purposes", "profile", "agents",
              "user agent", "resumes", "ended", "reason")  # fmt: skip
