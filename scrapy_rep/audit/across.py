@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.audit.findings import Finding
-from scrapy_rep.audit.read import Trail, TrailError, items, text
+from scrapy_rep.audit.read import Trail, TrailError, items, mapping, text
 
 
 @dataclass(frozen=True)
@@ -85,8 +85,7 @@ def _finals(
                                str(record.get("id", "")), str(record.get("again") or ""),
                                run, str(record.get("fate", "")), url)  # fmt: skip
                 key = _request_key(final.id, url)
-                page = record.get("page")
-                for sub in items(page.get("fetched")) if isinstance(page, dict) else ():
+                for sub in items(mapping(record.get("page")).get("fetched")):
                     if isinstance(sub, dict):
                         accounted.add((number, run, text(sub.get("url"))))
                 if not record.get("unscheduled"):

@@ -202,9 +202,7 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
         result = Verification(paths[0], head=result.head)
         for path in paths:
             join(result, path.name, verify(path, also=paths))
-        crossed = Verification(paths[0])
-        across(paths, lambda path, finding: add_finding(crossed, path.name, finding))
-        join(result, "", crossed)
+        across(paths, lambda path, finding: add_finding(result, path.name, finding))
     page = render(Path(", ".join(path.name for path in paths)), summary, rows, result, item_rows)
     try:
         Path(options.html).write_text(page, encoding="utf-8")

@@ -16,12 +16,11 @@ unreachable; no status: the body as stored, empty for no file).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Hashable
 from typing import Any
 
 from scrapy_rep.audit.licenses import license_documents
-from scrapy_rep.audit.read import SnapshotStore, text
+from scrapy_rep.audit.read import SnapshotStore, json_object, mapping, text
 from scrapy_rep.audit.runcontext import RunContext
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.lifecycle.shared import given_up_allowing
@@ -109,7 +108,7 @@ class Documents:
 
     def page_part(self, sha: str) -> dict[str, Any] | None:
         """A page part's statements, from their snapshot."""
-        found = self.store.parsed(sha, "page", _json_object)
+        found = self.store.parsed(sha, "page", json_object)
         return found if isinstance(found, dict) else None
 
     def documents(
@@ -131,8 +130,7 @@ class Documents:
             effect = robots_effect(self.meta(sha, document), run.unreachable_action)
             return effect is Effect.ALLOW_ALL
 
-        rsl = record.get("rsl")
-        checked = {text(k): text(v) for k, v in rsl.items()} if isinstance(rsl, dict) else {}
+        checked = {text(k): text(v) for k, v in mapping(record.get("rsl")).items()}
         licenses, problem = license_documents(signals, self.store, rules.licenses, checked, absent)
         for license_url, document in licenses.items():
             documents[LICENSE, license_url] = snapshot_entry(document)
@@ -209,12 +207,3 @@ def _robots_parser(profile: str, cut: bool = False) -> Any:
         return parse_robotstxt(body, profile, truncated=True)
 
     return parse_cut if cut else parse
-
-
-def _json_object(body: bytes) -> Any:
-    """A page part's snapshot: a JSON object (anything else is unreadable)."""
-    try:
-        found = json.loads(body)
-    except ValueError:
-        return None
-    return found if isinstance(found, dict) else None

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
-from scrapy_rep.audit.read import Trail, items, text
+from scrapy_rep.audit.read import Trail, items, mapping, text
 from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord, item_of
 from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.verdict.fates import Fate
@@ -46,11 +46,9 @@ def preferences_of(usage: Any) -> dict[str, Any]:
     category or states a condition: ``source``, ``vocabulary``, ``decides``,
     ``conditions``, ``snapshot`` when it has one). Also the item field's value
     (``REP_ITEM_PREFERENCES_FIELD``)."""
-    usage = usage if isinstance(usage, dict) else {}
-    answers = usage.get("answers")
-    answers = answers if isinstance(answers, dict) else {}
-    decided = usage.get("decided_by")
-    decided = decided if isinstance(decided, dict) else {}
+    usage = mapping(usage)
+    answers = mapping(usage.get("answers"))
+    decided = mapping(usage.get("decided_by"))
     signals = []
     for index, signal in enumerate(items(usage.get("signals"))):
         if not isinstance(signal, dict):
@@ -78,8 +76,7 @@ def preferences_of(usage: Any) -> dict[str, Any]:
 
 def _documents(record: dict[str, Any]) -> dict[str, Any]:
     """The versions of the documents the record was decided against."""
-    robots = record.get("robots")
-    robots = robots if isinstance(robots, dict) else {}
+    robots = mapping(record.get("robots"))
     documents: dict[str, Any] = {"robots.txt": text(robots.get("snapshot")) or None}
     if "tdmrep" in record:
         documents["tdmrep"] = text(record.get("tdmrep"))

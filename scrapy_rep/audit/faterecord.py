@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from scrapy_rep.audit.lines import RefusedBy
-from scrapy_rep.audit.read import text, whole
+from scrapy_rep.audit.read import mapping, text, whole
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.reasons import Word
@@ -110,7 +110,6 @@ class FateRecord:
             for name in ("type", "run", "time", "id", "url", "fate", "refused_by", "why", "to",
                          "error", "item_reason", "item_why")
         )  # fmt: skip
-        usage = get("usage")
         # a page's output only on a fetched page's record, and only counts (audit verify
         # finds any other: output_problems)
         kept, dropped, not_kept = (
@@ -124,7 +123,7 @@ class FateRecord:
             whole(get("attempts")), whole(get("status")), kept, dropped, not_kept or 0,
             reason, item_why,
             RobotsSaid.of(get("robots")),
-            usage if isinstance(usage, dict) else {}, record,
+            mapping(get("usage")), record,
         )  # fmt: skip
 
     @property
@@ -152,8 +151,7 @@ class FateRecord:
         """The origin its robots.txt part names, else its URL's (``(no origin)``)."""
         if self.robots is not None and self.robots.origin:
             return self.robots.origin
-        origin = origin_of(self.url)
-        return str(origin) if origin is not None else "(no origin)"
+        return str(origin_of(self.url) or "(no origin)")
 
     @property
     def dropped(self) -> bool:

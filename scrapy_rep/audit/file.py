@@ -272,9 +272,6 @@ class TrailFile:
         ``JOBDIR`` of its end line before writing it, for the run that resumes it."""
         return hashlib.sha256((_ENCODE({**record, "prev": self.prev}) + "\n").encode()).hexdigest()
 
-    def has_snapshot(self, sha256: str) -> bool:
-        return (self.snapshots / sha256).exists()
-
     def write_snapshot(self, sha256: str, body: bytes) -> None:
         """Store ``body`` as ``<trail>.d/<sha256>`` (whole or not at all; once)."""
         target = self.snapshots / sha256

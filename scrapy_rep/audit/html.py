@@ -146,8 +146,6 @@ def _runs(summary: Summary) -> str:
             run.get("resumes") or "", end.get("time", unended(summary, run)),
             end.get("reason", ""),
         ]  # fmt: skip
-        #: Run ids (32 characters) shortened to 8, whole on hover; timestamps on one line;
-        #: the user agent wraps at its separators.
         rows.append(f"<tr>{''.join(_run_cell(i, cell) for i, cell in enumerate(cells))}</tr>")
     heads = ("run", "started", "spider", "version", "purposes", "profile", "agents",
              "user agent", "resumes", "ended", "reason")  # fmt: skip
@@ -169,9 +167,7 @@ def _refusing(summary: Summary) -> str:
     )
 
 
-def _verification(result: Verification | None) -> str:
-    if result is None:
-        return ""
+def _verification(result: Verification) -> str:
     events = "".join(f"<li>{_e(event)}</li>" for event in result.events)
     events = f'<ul id="events">{events}</ul>' if events else ""
     if result.clean:
@@ -208,8 +204,8 @@ def render(
     path: Path,
     summary: Summary,
     rows: list[str],
-    result: Verification | None = None,
-    item_rows: list[str] | None = None,
+    result: Verification,
+    item_rows: list[str],
 ) -> str:
     """The page. ``rows``: the table rows (:func:`row_html`), at most :data:`MAX_ROWS`;
     ``item_rows``: a recheck's items' (:func:`item_row_html`), as many at most."""
@@ -237,10 +233,10 @@ def render(
 <h2>Top refusing origins</h2>{_refusing(summary)}
 <h2>Records</h2>
 <p><label>Search: <input id="q" type="search" placeholder="URL, fate, signal, rule…"></label>
-<span id="shown">{len(rows) + len(item_rows or [])}</span> shown</p>{note if cut > 0 else ""}
+<span id="shown">{len(rows) + len(item_rows)}</span> shown</p>{note if cut > 0 else ""}
 <div class="scroll"><table id="records"><thead><tr>{heads}</tr></thead><tbody>
 {"".join(rows)}
 </tbody></table></div>
-{_items(summary, item_rows or [])}
+{_items(summary, item_rows)}
 <script>{_SCRIPT}</script></body></html>
 """

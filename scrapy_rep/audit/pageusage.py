@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from scrapy_rep.audit.lines import usage_part
-from scrapy_rep.audit.read import items, text
+from scrapy_rep.audit.read import items, mapping, text
 from scrapy_rep.usage.purpose import PURPOSES, UsageSignal
 from scrapy_rep.verdict.page import PageVerdict
 from scrapy_rep.verdict.policy import Before
@@ -55,16 +55,14 @@ def usage_differences(
 
 
 def recorded_signals(record: dict[str, Any]) -> list[dict[str, Any]]:
-    usage = record.get("usage")
-    signals = usage.get("signals") if isinstance(usage, dict) else None
+    signals = mapping(record.get("usage")).get("signals")
     return [s for s in items(signals) if isinstance(s, dict)]
 
 
 def recorded_signal(entry: dict[str, Any]) -> UsageSignal:
     """A recorded signal (a ``usage.signals`` entry) as the decision's
     :class:`UsageSignal` (its answers in :data:`PURPOSES` order)."""
-    answers = entry.get("answers")
-    answers = answers if isinstance(answers, dict) else {}
+    answers = mapping(entry.get("answers"))
     given = tuple(answers.get(p) if isinstance(answers.get(p), bool) else None for p in PURPOSES)
     conditions = tuple(text(c) for c in items(entry.get("conditions")))
     return UsageSignal(
@@ -80,8 +78,7 @@ def _without_snapshot(entry: Any) -> dict[str, Any]:
 
 
 def _source(entry: dict[str, Any]) -> str:
-    answers = entry.get("answers")
-    answers = answers if isinstance(answers, dict) else {}  # a forged one's may be anything
+    answers = mapping(entry.get("answers"))  # a forged one's may be anything
     said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in answers.items())
     return f"{text(entry.get('source'))!r} ({said or 'no answer'})"
 

@@ -24,9 +24,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
-# The writer's names, so that the two sides cannot disagree.
-from scrapy_rep.audit.file import EMPTY_SHA256 as EMPTY_SHA256
-from scrapy_rep.audit.file import SCHEMA as SCHEMA
 from scrapy_rep.audit.file import TrailFileError, last_line, snapshot_dir
 
 # Its readers' names, where they have always been.
@@ -49,6 +46,11 @@ def text(value: Any) -> str:
 def items(value: Any) -> list[Any]:
     """A field that must be a list: ``[]`` when it is anything else."""
     return value if isinstance(value, list) else []
+
+
+def mapping(value: Any) -> dict[Any, Any]:
+    """A field that must be an object: ``{}`` when it is anything else."""
+    return value if isinstance(value, dict) else {}
 
 
 def whole(value: Any) -> int | None:
@@ -93,7 +95,8 @@ class ChainState:
     problems: list[str] = field(default_factory=list)
 
 
-def _parse(raw: bytes) -> dict[str, Any] | None:
+def json_object(raw: bytes) -> dict[str, Any] | None:
+    """A line's JSON object (``None``: not one), for ``verify`` and ``audit repair``."""
     try:
         value = json.loads(raw)
     except (ValueError, UnicodeDecodeError):
@@ -127,7 +130,7 @@ class Trail:
         seen_trail_line = False
         for raw, whole in self._raw_lines():
             chain.lines += 1
-            record = _parse(raw) if whole else None
+            record = json_object(raw) if whole else None
             problem = self._link_problem(chain, raw, record, whole)
             if record is not None and Line.type_of(record) in TYPES:
                 seen_trail_line = True
@@ -217,7 +220,7 @@ def tail_of(path: Path) -> Tail:
     else every line is read (a run killed, a repair, a trail written before the end line
     said it)."""
     try:
-        last = _parse(last_line(path) or b"")
+        last = json_object(last_line(path) or b"")
     except TrailFileError:
         last = None
     kind = Line.type_of(last) if last is not None else ""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from scrapy_rep.audit.read import Line, items, text, whole
+from scrapy_rep.audit.read import Line, items, mapping, text, whole
 from scrapy_rep.urls.origins import origin_of
 
 #: The statuses of an ``item`` line.
@@ -30,11 +30,8 @@ TDMREP_JSON: Final = "tdmrep.json"
 def decider(usage: Any, purpose: str) -> dict[str, Any] | None:
     """The signal that decided ``purpose`` in a recorded usage decision (a ``url`` or
     ``item`` record's ``usage``)."""
-    if not isinstance(usage, dict):
-        return None
-    by = usage.get("decided_by")
-    index = by.get(purpose) if isinstance(by, dict) else None
-    signals = items(usage.get("signals"))  # a hand-edited record's may be anything
+    index = mapping(mapping(usage).get("decided_by")).get(purpose)
+    signals = items(mapping(usage).get("signals"))  # a hand-edited record's may be anything
     if isinstance(index, int) and 0 <= index < len(signals) and isinstance(signals[index], dict):
         return signals[index]  # type: ignore[no-any-return]
     return None
@@ -50,9 +47,7 @@ def named(signal: dict[str, Any]) -> str:
 
 def denied_purposes(usage: Any, purposes: tuple[str, ...]) -> list[str]:
     """Of ``purposes`` (none: every purpose the decision answers), those it says no to."""
-    answers = usage.get("answers") if isinstance(usage, dict) else None
-    if not isinstance(answers, dict):
-        return []
+    answers = mapping(mapping(usage).get("answers"))
     return [p for p in purposes or tuple(map(str, answers)) if answers.get(p) is False]
 
 
@@ -104,8 +99,7 @@ class ItemRecord:
     @property
     def origin(self) -> str:
         """The item's origin (``(no origin)`` for a URL without one)."""
-        origin = origin_of(self.url)
-        return str(origin) if origin is not None else "(no origin)"
+        return str(origin_of(self.url) or "(no origin)")
 
     @property
     def reason(self) -> str:
@@ -150,8 +144,7 @@ class ItemRecord:
 
 
 def _overridden(record: dict[str, Any]) -> str:
-    robots = record.get("robots")
-    return text(robots.get("overridden")) if isinstance(robots, dict) else ""
+    return text(mapping(record.get("robots")).get("overridden"))
 
 
 def _documents(
@@ -197,8 +190,7 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
     record = line.record
     if record is None or line.type != "item":
         return None
-    robots = record.get("robots")
-    robots = robots if isinstance(robots, dict) else {}
+    robots = mapping(record.get("robots"))
     status = text(record.get("status")) or str(record.get("status"))
     refused_by = text(record.get("refused_by"))
     robots_line = whole(robots.get("line"))

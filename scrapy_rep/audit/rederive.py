@@ -24,8 +24,8 @@ from typing import Any
 from scrapy_rep.audit.documents import Documents, robots_effect
 from scrapy_rep.audit.licenses import page_license
 from scrapy_rep.audit.pages import page_differences, said_key, says_something
-from scrapy_rep.audit.pageusage import recorded_signal
-from scrapy_rep.audit.read import SnapshotStore, items, text
+from scrapy_rep.audit.pageusage import recorded_signal, recorded_signals
+from scrapy_rep.audit.read import SnapshotStore, items, mapping, text
 from scrapy_rep.audit.requestcheck import USAGE_REFUSALS, decided, held_against
 from scrapy_rep.audit.runcontext import SENT, RunContext, held_to
 from scrapy_rep.audit.sites import foreign, sites_of
@@ -73,13 +73,12 @@ class Rederiver(Documents):
         """The signals of the RSL licenses the page named, in the record's order: from
         their snapshots where they have one, else as recorded (an inline license, one
         given up on)."""
-        robots = record.get("robots")
-        sha = text(robots.get("snapshot")) if isinstance(robots, dict) else ""
+        sha = text(mapping(record.get("robots")).get("snapshot"))
         named = self._named_licenses(sha, record, run)
         url = str(record.get("url", ""))
         signals: list[UsageSignal] = []
         done: set[str] = set()
-        for entry in _signals_of(record):
+        for entry in recorded_signals(record):
             if not page_license(entry, named):
                 continue
             license_url = license_url_of(text(entry.get("source")))
@@ -116,8 +115,7 @@ class Rederiver(Documents):
         tdmrep.json not had (read as the crawl reads one given up on)."""
         self.verdict = None
         url = str(record.get("url", ""))
-        robots = record.get("robots")
-        robots = robots if isinstance(robots, dict) else {}
+        robots = mapping(record.get("robots"))
         agent = str(robots.get("agent") or (run.agents[0] if run.agents else ""))
         # Every crawler name it was held to (the declared one first), when more than one.
         names = tuple(str(name) for name in items(robots.get("agents")))
@@ -167,7 +165,7 @@ class Rederiver(Documents):
         crawler name it was held to (``names``, the declared one first; empty: ``agent``).
         ``also``: the URL's own origin's robots.txt, when the request was sent with a
         ``Host`` addressing ``origin`` and decided by both (its verdict is both's)."""
-        signals = _signals_of(record)
+        signals = recorded_signals(record)
         documents, problem = self.documents(record, signals, rules, url, origin, run, item)
         if problem:
             return [problem], None
@@ -198,9 +196,3 @@ class Rederiver(Documents):
             return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
                     "and the run's REP_UNREACHABLE_ACTION is not 'allow'"]  # fmt: skip
         return []
-
-
-def _signals_of(record: dict[str, Any]) -> list[dict[str, Any]]:
-    usage = record.get("usage")
-    signals = usage.get("signals") if isinstance(usage, dict) else None
-    return [s for s in items(signals) if isinstance(s, dict)]

@@ -26,7 +26,6 @@ inside rather than cut at its end (whole members after the damage), a locked tra
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import zlib
 from dataclasses import dataclass, field
@@ -35,7 +34,7 @@ from typing import IO, Any, Final
 
 from scrapy_rep.audit.file import TrailFileError, encode_line, is_gzip, lock
 from scrapy_rep.audit.lines import iso_time, package_version
-from scrapy_rep.audit.read import TYPES, GzipEnd, TrailError, gzip_members
+from scrapy_rep.audit.read import TYPES, GzipEnd, TrailError, gzip_members, json_object
 
 #: The type of the line that records a repair.
 REPAIR: Final = "repair"
@@ -60,16 +59,8 @@ class Repaired:
     after_open_run: bool = False
 
 
-def _json_object(raw: bytes) -> dict[str, Any] | None:
-    try:
-        value = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
-        return None
-    return value if isinstance(value, dict) else None
-
-
 def _is_trail_line(raw: bytes) -> bool:
-    record = _json_object(raw)
+    record = json_object(raw)
     return record is not None and record.get("type") in TYPES
 
 
@@ -93,7 +84,7 @@ class _Kept:
             self.first = raw
         self.last = raw
         self.last_run = ""
-        record = _json_object(raw)
+        record = json_object(raw)
         if record is None:
             return
         kind = record.get("type")

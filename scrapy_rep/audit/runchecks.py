@@ -14,7 +14,7 @@ from typing import Any, Final
 from scrapy_rep.audit.across import runs_in
 from scrapy_rep.audit.file import SCHEMAS, being_written
 from scrapy_rep.audit.findings import Finding, Findings
-from scrapy_rep.audit.read import FATES, Line, is_sha256, text
+from scrapy_rep.audit.read import FATES, Line, is_sha256, mapping, text
 from scrapy_rep.audit.runcontext import RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
@@ -224,8 +224,7 @@ class RunChecks(Findings):
                      "stopped before every document was had (the items of the origins "
                      "not fetched are unknown); not a whole recheck", event=True)  # fmt: skip
         run.end_hash = hashlib.sha256(line.raw).hexdigest()
-        counts = record.get("counts")
-        counts = counts if isinstance(counts, dict) else {}
+        counts = mapping(record.get("counts"))
         for name in COUNTED:
             said, seen = counts.get(name, 0), run.counts[name]
             if said != seen:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from scrapy_rep.audit.pagerun import PageRun
-from scrapy_rep.audit.read import items, text
+from scrapy_rep.audit.read import items, mapping, text
 from scrapy_rep.robotstxt import PROFILES
 from scrapy_rep.settings import RepConfig, overrides_of
 from scrapy_rep.usage.purpose import PURPOSES
@@ -46,8 +46,7 @@ class RunContext:
     @classmethod
     def of(cls, header: dict[str, Any]) -> RunContext:
         """From a ``run`` line; anything missing or odd keeps its default."""
-        settings = header.get("settings")
-        settings = settings if isinstance(settings, dict) else {}
+        settings = mapping(header.get("settings"))
         agents = header.get("agents")
         purposes = [p for p in items(header.get("purposes")) if text(p) in PURPOSES]
         profile = text(header.get("profile")) or text(settings.get("REP_PROFILE")) or "google"
@@ -99,8 +98,7 @@ def run_overrides(value: Any) -> tuple[Override, ...]:
 def held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
     """The crawler names a record's request was held to: its ``robots`` part's ``agents``
     (more than one), else its ``agent``, else the run's declared name."""
-    robots = record.get("robots")
-    robots = robots if isinstance(robots, dict) else {}
+    robots = mapping(record.get("robots"))
     names = tuple(text(name) for name in items(robots.get("agents")))
     if len(names) > 1:
         return names

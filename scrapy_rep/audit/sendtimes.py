@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from datetime import datetime
 from typing import Any, Final
 
-from scrapy_rep.audit.read import text
+from scrapy_rep.audit.pagetimes import time_of
+from scrapy_rep.audit.read import mapping, text
 from scrapy_rep.audit.runcontext import SENT
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import Override
@@ -131,8 +131,7 @@ def override_end(
     ``overridden``. The words of this release (``…, until DATE``, ``…, through DATE,
     UTC``) are never read: they are for people, and a record that has only them, in a run
     whose overrides do not name its host, is reported."""
-    robots = record.get("robots")
-    robots = robots if isinstance(robots, dict) else {}
+    robots = mapping(record.get("robots"))
     if "override_ends" in robots:
         written = text(robots.get("override_ends"))
         ends = _instant(written)
@@ -152,10 +151,5 @@ def override_end(
 
 def _instant(written: str) -> float | None:
     """An ISO 8601 time with its zone as POSIX seconds (``None``: not one)."""
-    if not written:
-        return None
-    try:
-        moment = datetime.fromisoformat(written.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return moment.timestamp() if moment.tzinfo is not None else None
+    moment = time_of(written) if written else None
+    return moment.timestamp() if moment is not None and moment.tzinfo is not None else None

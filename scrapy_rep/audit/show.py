@@ -142,7 +142,6 @@ def _not_whole(told: dict[str, None], unended: dict[str, int], repairs: list[int
     return notes
 
 
-#: How a file's fate is told.
 def _named_by_pages(pages: list[tuple[str, int, str]]) -> list[str]:
     """The pages (trail, line, URL) whose records name a URL as a link not followed,
     each told once with its story."""

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from scrapy_rep.audit.documents import Documents
-from scrapy_rep.audit.read import text
+from scrapy_rep.audit.read import mapping, text
 from scrapy_rep.audit.runcontext import SENT, RunContext
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage.tdmrep import WELL_KNOWN_PATH
@@ -116,8 +116,7 @@ def foreign(index: Documents, record: dict[str, Any], robots: str, origin: str, 
     named = [("robots.txt", robots, f"{own}/robots.txt")]
     if tdm := text(record.get("tdmrep")):
         named.append(("tdmrep.json", tdm, f"{own}{WELL_KNOWN_PATH}"))
-    checked = record.get("rsl")
-    for license_url, sha in checked.items() if isinstance(checked, dict) else ():
+    for license_url, sha in mapping(record.get("rsl")).items():
         if text(sha):
             named.append(("RSL license", text(sha), text(license_url)))
     for kind, sha, document in named:

@@ -102,16 +102,14 @@ class SnapshotStore:
         return not self.checked.get(sha256)
 
     def _read(self, sha256: str) -> bytes | None:
+        found = None
         for directory in (self.directory, *self.others):
             body = self._read_in(directory, sha256)
             if body is not None and hashlib.sha256(body).hexdigest() == sha256:
                 return body
+            found = body if found is None else found
         # none sound: this folder's copy (or another's), so that the check says altered
-        for directory in (self.directory, *self.others):
-            body = self._read_in(directory, sha256)
-            if body is not None:
-                return body
-        return None
+        return found
 
     @staticmethod
     def _read_in(directory: Path, sha256: str) -> bytes | None:

@@ -13,7 +13,7 @@ from typing import Any
 
 from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
 from scrapy_rep.audit.items import item_differences
-from scrapy_rep.audit.read import items, text
+from scrapy_rep.audit.read import items, mapping, text
 from scrapy_rep.audit.records import BY_ROBOTS_TXT, ITEM_STATUSES, TDMREP_JSON, ItemRecord
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 from scrapy_rep.urls.origins import origin_of
@@ -98,15 +98,15 @@ def _usage(usage: Any) -> list[str]:
     lines = []
     signals = [s for s in items(usage.get("signals")) if isinstance(s, dict)]
     for signal in signals:
-        answers = _dict(signal.get("answers"))
+        answers = mapping(signal.get("answers"))
         said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in answers.items() if a is not None)
         where = f" (snapshot {str(signal['snapshot'])[:12]}…)" if signal.get("snapshot") else ""
         lines.append(
             f"  usage signal [{signal.get('vocabulary')}] {signal.get('source')}: "
             f"{said or 'says nothing about these purposes'}{where}"
         )
-    by = _dict(usage.get("decided_by"))
-    for purpose, answer in _dict(usage.get("answers")).items():
+    by = mapping(usage.get("decided_by"))
+    for purpose, answer in mapping(usage.get("answers")).items():
         verdict = "unknown" if answer is None else "allowed" if answer else "denied"
         index = by.get(purpose)
         source = ""
@@ -117,11 +117,6 @@ def _usage(usage: Any) -> list[str]:
     if conditions:
         lines.append(f"  conditions on use: {', '.join(conditions)} (they decide no purpose)")
     return lines
-
-
-def _dict(value: Any) -> dict[Any, Any]:
-    """A part that must be an object: ``{}`` when a hand-edited record's is anything else."""
-    return value if isinstance(value, dict) else {}
 
 
 #: The item reasons a page's directives give (a header or a meta tag said them).
@@ -189,8 +184,7 @@ def record_lines(
     lines = [
         # a field missing (a hand-edited trail) is said as before: None
         f"line {number}, {record.time or None}: {record.url or None} {_fate(record)}",
-        f"  run {record.run or None} (spider {run.get('spider')}, started {run.get('time')}, "
-        f"purposes {', '.join(purposes_of(run)) or '-'}, profile {run.get('profile')})",
+        _run_line(record.run or None, run),
         f"  request id {record.id or None}",
         *_robots(record.robots, record.url, rederiver),
         *_usage(record.usage),
@@ -198,17 +192,29 @@ def record_lines(
         *_links(record.record),
     ]
     differences = rederiver.differences(record.record, RunContext.of(run))
-    if differences:
-        lines += [f"  today's engine DIFFERS: {what}" for what in differences]
-    elif record.robots is not None and record.robots.snapshot:
-        lines.append("  today's engine, from the snapshots: the same decision")
-    else:
-        lines.append("  no robots.txt snapshot to re-derive it from (nothing was read)")
-    return lines
+    had = record.robots is not None and bool(record.robots.snapshot)
+    return lines + _rederived(differences, had, "robots.txt snapshot", "read")
 
 
 def purposes_of(run: dict[str, Any]) -> tuple[str, ...]:
     return tuple(map(str, items(run.get("purposes"))))
+
+
+def _run_line(run_id: str | None, run: dict[str, Any]) -> str:
+    """The run of a record told: its spider, when it started, its purposes and profile."""
+    return (
+        f"  run {run_id} (spider {run.get('spider')}, started {run.get('time')}, "
+        f"purposes {', '.join(purposes_of(run)) or '-'}, profile {run.get('profile')})"
+    )
+
+
+def _rederived(differences: list[str], had: bool, snapshot: str, verb: str) -> list[str]:
+    """What today's engine says of a decision re-derived (``had``: from snapshots)."""
+    if differences:
+        return [f"  today's engine DIFFERS: {what}" for what in differences]
+    if had:
+        return ["  today's engine, from the snapshots: the same decision"]
+    return [f"  no {snapshot} to re-derive it from (nothing was {verb})"]
 
 
 def item_lines(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> list[str]:
@@ -220,9 +226,7 @@ def item_lines(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> l
     where = f"line {item.line} of {dataset}" if item.line is not None else dataset
     lines = [
         f"line {item.number}, {item.time}: {item.url}: item re-checked ({where}): {status}",
-        f"  run {item.run} (spider {run.get('spider')}, started {run.get('time')}, "
-        f"purposes {', '.join(purposes_of(run)) or '-'}, profile {run.get('profile')})"
-        + _rechecked(run),
+        _run_line(item.run, run) + _rechecked(run),
         f"  decided: {item.decided}",
     ]
     if item.why:
@@ -245,13 +249,7 @@ def item_lines(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> l
     if item.item_reason:
         lines.append(f"  its page said: {item.item_reason}")
     differences = item_differences(item.record, RunContext.of(run), rederiver)
-    if differences:
-        lines += [f"  today's engine DIFFERS: {what}" for what in differences]
-    elif item.snapshots:
-        lines.append("  today's engine, from the snapshots: the same decision")
-    else:
-        lines.append("  no snapshot to re-derive it from (nothing was had)")
-    return lines
+    return lines + _rederived(differences, bool(item.snapshots), "snapshot", "had")
 
 
 def _rechecked(run: dict[str, Any]) -> str:

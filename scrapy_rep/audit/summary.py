@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from scrapy_rep.audit.faterecord import FateRecord, FileFate
 from scrapy_rep.audit.lines import RefusedBy
-from scrapy_rep.audit.read import Line, items
+from scrapy_rep.audit.read import Line, items, mapping, whole
 from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord, decider, item_of, named
 from scrapy_rep.audit.tallies import ItemTally, Tally, table
 from scrapy_rep.verdict.fates import Fate
@@ -208,9 +208,7 @@ def unended(summary: Summary, run: dict[str, Any]) -> str:
 
 def _not_followed(end: dict[str, Any]) -> int:
     """The links a run's pages kept from being requested (its end line's count)."""
-    counts = end.get("counts")
-    said = counts.get("not_followed") if isinstance(counts, dict) else None
-    return said if isinstance(said, int) and not isinstance(said, bool) else 0
+    return whole(mapping(end.get("counts")).get("not_followed")) or 0
 
 
 def summary_text(summary: Summary) -> list[str]:

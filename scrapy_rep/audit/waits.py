@@ -44,13 +44,9 @@ class Waits:
 
     def held(self, request: Request, origin: str) -> None:
         """``request`` waits for ``origin``'s documents (``request_held``)."""
-        waits = self.origins.get(origin)
-        if waits is None:
-            waits = self.origins[origin] = OriginWaits()
+        waits = self.origins.setdefault(origin, OriginWaits())
         waits.waits += 1
-        held_for = self._held_for.get(request)
-        if held_for is None:
-            held_for = self._held_for[request] = set()
+        held_for = self._held_for.setdefault(request, set())
         if origin not in held_for:
             held_for.add(origin)
             waits.waited += 1
@@ -59,9 +55,6 @@ class Waits:
         """``request`` goes on after ``failures`` robots.txt downloads failed meanwhile
         (``request_released``)."""
         if failures:
-            waits = self.origins.get(origin)
-            if waits is None:
-                waits = self.origins[origin] = OriginWaits()
-            waits.held_unreachable += 1
+            self.origins.setdefault(origin, OriginWaits()).held_unreachable += 1
             url = request.url
             self.failures[url] = max(self.failures.get(url, 0), failures)
