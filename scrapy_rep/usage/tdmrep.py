@@ -210,12 +210,3 @@ def parse_tdmrep(body: bytes | str, truncated: bool = False) -> TdmRepFile:
             "tdmrep.json: skipped %d invalid entr%s", skipped, "y" if skipped == 1 else "ies"
         )
     return TdmRepFile(entries, skipped) if entries or skipped else NO_FILE
-
-
-def tdmrep_for_response(status: int, body: bytes) -> TdmRepFile:
-    """The file for a download outcome: a 2xx body is parsed; anything else (404, other
-    errors) means no file: "Failure to provide access to such a representation implies
-    that the origin server does not implement this protocol" (report §3.1)."""
-    if 200 <= status < 300:
-        return parse_tdmrep(body)
-    return NO_FILE

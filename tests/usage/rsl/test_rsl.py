@@ -11,7 +11,6 @@ from scrapy_rep.usage.rsl.document import (
     UNREACHABLE,
     make_content,
     parse_rsl,
-    rsl_for_response,
 )
 from scrapy_rep.usage.rsl.terms import answer_for, owned_licenses, purpose_answers, rsl_signals
 
@@ -151,11 +150,8 @@ def test_an_rss_feed_with_the_rsl_module_is_read() -> None:
     assert rsl_answers(feed, "http://a.example/post/2") == (None, None, None)
 
 
-def test_download_outcomes() -> None:
-    assert rsl_for_response(404, b"") is ABSENT
-    assert rsl_for_response(429, b"") is UNREACHABLE
-    assert rsl_for_response(503, b"") is UNREACHABLE
-    assert rsl_for_response(200, doc(content("/"))).problem is None
+def test_absent_and_unreachable_terms() -> None:
+    # How a download comes to these: tests/fetch/test_procedure.py.
     assert purpose_answers(ABSENT, "http://a.example/") == purpose_answers(
         parse_rsl(doc(content("/"))), "/"
     )
