@@ -12,7 +12,7 @@ from scrapy_rep.usage.rsl.document import (
     make_content,
     parse_rsl,
 )
-from scrapy_rep.usage.rsl.terms import answer_for, owned_licenses, purpose_answers, rsl_signals
+from scrapy_rep.usage.rsl.terms import owned_licenses, purpose_answers, rsl_signals
 
 NS = "https://rslstandard.org/rsl"
 LICENSE = "https://a.example/license.xml"
@@ -294,7 +294,7 @@ def test_the_deciding_element_is_named() -> None:
     # search: content 1 grants it, content 2 needs a license not held: any no wins.
     assert search.allowed is False and search.row == "license required (not held)"
     assert 'server="https://ls.example/" (license not held)' in search.source
-    unreadable = answer_for(parse_rsl(b"junk"), "/", "ai-train", license_url=LICENSE)
+    _, unreadable, _ = purpose_answers(parse_rsl(b"junk"), "/", license_url=LICENSE)  # ai-train
     assert unreadable.source.startswith(f"RSL {LICENSE}: license document unreadable: not XML")
 
 
