@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from scrapy_rep._version import __version__
-from scrapy_rep.checker.exits import EXIT_USAGE, HELP_WIDTH
+from scrapy_rep.checker.exits import EXIT_USAGE, HELP_WIDTH, help_rows
 
 if TYPE_CHECKING:
     from scrapy_rep.checker.report import ToolRequest
@@ -36,17 +36,7 @@ def commands_table() -> str:
     rows = [("check ROBOTS_FILE_OR_URL URL...", SUMMARY)]
     rows.append(("recheck DATASET --purpose P", RECHECK))
     rows += [(f"audit {name} {SYNOPSES[name]}", HELPS[name]) for name in HELPS]
-    column = max(len(synopsis) for synopsis, _ in rows) + 4
-    lines = ["commands:"]
-    for synopsis, summary in rows:
-        lines += textwrap.wrap(
-            summary,
-            width=HELP_WIDTH,
-            initial_indent=f"  {synopsis}".ljust(column),
-            subsequent_indent=" " * column,
-            break_on_hyphens=False,
-        )
-    return "\n".join(lines)
+    return "\n".join(["commands:", *help_rows(rows)])
 
 
 def _fetch(request: Any) -> Any:

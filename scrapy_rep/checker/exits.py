@@ -43,6 +43,23 @@ def _row(text: str) -> list[str]:
     return textwrap.wrap(text, width=HELP_WIDTH, initial_indent="  ", subsequent_indent="     ")
 
 
+def help_rows(rows: list[tuple[str, str]]) -> list[str]:
+    """``(name, what it does)`` rows as a ``--help`` table: each text in one column after
+    the longest name, wrapped to :data:`HELP_WIDTH`."""
+    column = max(len(name) for name, _ in rows) + 4
+    return [
+        line
+        for name, text in rows
+        for line in textwrap.wrap(
+            text,
+            width=HELP_WIDTH,
+            initial_indent=f"  {name}".ljust(column),
+            subsequent_indent=" " * column,
+            break_on_hyphens=False,
+        )
+    ]
+
+
 #: The exit codes of ``scrapy rep-robots``, as its ``--help`` shows them.
 EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", pages="--page or --purpose")
 #: The exit codes of ``python -m scrapy_rep check`` (it fetches pages only with --page).

@@ -14,7 +14,7 @@ from scrapy.exceptions import IgnoreRequest
 
 from scrapy_rep.crawl.closing import plural
 from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.verdict.fates import FATE_PHRASES, REPORT_FATES, Fate, reason_row
+from scrapy_rep.verdict.fates import FATE_PHRASES, REASONS, REPORT_FATES, Fate
 from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
@@ -211,6 +211,6 @@ def fate_said(
 
 def _fate_of(reason: str) -> str:
     """A refused request's fate in the closing line, by its refusal's reason (the
-    signal's: another add-on's word is "dropped")."""
-    row = reason_row(reason)
+    signal's: another add-on's word, with no row, is "dropped")."""
+    row = REASONS.get(reason)
     return row.report if row is not None and row.fate is Fate.REFUSED else "dropped"

@@ -12,7 +12,7 @@ This module is the state's one writer: every other module reads it with :func:`s
 (the check that a state is the request's own: written out here only) and changes it with
 the named transitions below (``tests/project/test_requeststate.py`` checks it). The
 transitions on a request's usual path write the new tuple positionally, in one call each
-(``benchmarks/calls.py`` counts them).
+(``benchmarks/calls.py`` counts them); those of a held request replace its fields.
 
 Our own document downloads (robots.txt, tdmrep.json, RSL licenses) carry a
 :class:`FetchState` under the same key instead: never serialised, and changed in place
@@ -276,10 +276,7 @@ def mark_held(request: Request, hold: Hold) -> bool:
         meta[KEY] = RequestState(request.url, hold=hold)
         return True
     mark = hold if state.hold is None or state.hold[:2] != hold[:2] else None
-    meta[KEY] = RequestState(
-        state.url, state.audit, mark, state.carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
-    )  # fmt: skip
+    meta[KEY] = state._replace(hold=mark)
     return mark is not None
 
 
@@ -289,10 +286,7 @@ def take_hold(request: Request) -> Hold | None:
     state = meta.get(KEY)
     if type(state) is not RequestState or state.hold is None or state.url != request.url:
         return None
-    meta[KEY] = RequestState(
-        state.url, state.audit, None, state.carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
-    )  # fmt: skip
+    meta[KEY] = state._replace(hold=None)
     return state.hold
 
 
@@ -309,10 +303,7 @@ def add_carried(
             meta[KEY] = RequestState(url, carried=(pair,))
             continue
         carried = (*others(state.carried), pair) if state.carried else (pair,)
-        meta[KEY] = RequestState(
-            url, state.audit, state.hold, carried, state.early, state.before, state.names,
-            state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
-        )  # fmt: skip
+        meta[KEY] = state._replace(carried=carried)
 
 
 def take_carried(request: Request) -> Carried:
@@ -323,10 +314,7 @@ def take_carried(request: Request) -> Carried:
     url = request.url
     if type(state) is not RequestState or state.url != url or not state.carried:
         return ()
-    meta[KEY] = RequestState(
-        url, state.audit, state.hold, (), state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
-    )  # fmt: skip
+    meta[KEY] = state._replace(carried=())
     return state.carried
 
 
@@ -339,10 +327,7 @@ def carry_again(request: Request, carried: Carried) -> None:
     if type(state) is not RequestState or state.url != url:
         meta[KEY] = RequestState(url, carried=carried)
         return
-    meta[KEY] = RequestState(
-        url, state.audit, state.hold, carried, state.early, state.before, state.names,
-        state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
-    )  # fmt: skip
+    meta[KEY] = state._replace(carried=carried)
 
 
 @dataclass(slots=True)

@@ -172,11 +172,6 @@ def tdmrep_size(tdm: TdmRepFile, body: bytes) -> int:
     return size
 
 
-def body_size(document: Any, body: bytes) -> int:
-    """A parsed document estimated at its body's size (small documents)."""
-    return len(body)
-
-
 #: robots.txt (RFC 9309): absent means everything allowed (§2.3.1.3), unreachable
 #: everything disallowed (§2.3.1.4). Parsed with the default profile: a crawl gives it
 #: its own with :meth:`DocumentKind.parsed_with`.

@@ -88,19 +88,7 @@ def _pattern(location: str) -> str:
         # restrictive reading: its reservation is not lost).
         location = path_of(location)
     latin1 = location.encode("utf-8", "surrogatepass").decode("latin-1")
-    pattern = normalise_pattern(latin1, "rfc9309")
-    if "$" in pattern[:-1]:
-        pattern = pattern[:-1].replace("$", "%24") + pattern[-1]
-    return pattern
-
-
-def _url_path(url: str) -> str:
-    """report §3.1 (and RFC 9309 §2.2.3): special characters matched verbatim are
-    %-encoded, so the pattern ``/path/foo-%24`` matches the URL ``/path/foo-$``."""
-    path = normalise_url_path(path_of(url), "rfc9309")
-    if "$" in path or "*" in path:
-        path = path.replace("$", "%24").replace("*", "%2A")
-    return path
+    return normalise_pattern(latin1, "rfc9309")
 
 
 class TdmRepFile:
@@ -134,7 +122,9 @@ class TdmRepFile:
         in array order whose location matches; ``None`` (unset) when none does."""
         if not self.entries:
             return None
-        code = self._matcher.match(_url_path(url))
+        # report §3.1 (and RFC 9309 §2.2.3): the URL's "$" and "*" are matched as %24 and
+        # %2A, so the pattern "/path/foo-%24" matches the URL "/path/foo-$".
+        code = self._matcher.match(normalise_url_path(path_of(url), "rfc9309"))
         return self.entries[code - 1] if code else None
 
     def values(self, url: str) -> TdmValues:
@@ -210,12 +200,3 @@ def parse_tdmrep(body: bytes | str, truncated: bool = False) -> TdmRepFile:
             "tdmrep.json: skipped %d invalid entr%s", skipped, "y" if skipped == 1 else "ies"
         )
     return TdmRepFile(entries, skipped) if entries or skipped else NO_FILE
-
-
-def tdmrep_for_response(status: int, body: bytes) -> TdmRepFile:
-    """The file for a download outcome: a 2xx body is parsed; anything else (404, other
-    errors) means no file: "Failure to provide access to such a representation implies
-    that the origin server does not implement this protocol" (report §3.1)."""
-    if 200 <= status < 300:
-        return parse_tdmrep(body)
-    return NO_FILE

@@ -208,11 +208,6 @@ SIGNALLED_AS: Final[Mapping[Dropped, Reason]] = MappingProxyType(
 )
 
 
-def reason_row(word: str) -> ReasonRow | None:
-    """The row of a reason's word (``None``: another add-on's word, a hand-edited trail)."""
-    return REASONS.get(word)
-
-
 #: A refused request's reason (the ``request_refused`` signal's) -> the trail's
 #: ``refused_by``; another add-on's reason is written as its own word.
 REFUSED_BY_WORD: Final[Mapping[str, str]] = MappingProxyType(

@@ -43,7 +43,7 @@ from scrapy_rep.usage.purpose import (
     tdmrep_signal,
     usage_decision,
 )
-from scrapy_rep.usage.tdmrep import NO_FILE, NO_VALUES, TdmEntry, TdmRepFile, TdmValues, resolve
+from scrapy_rep.usage.tdmrep import NO_VALUES, TdmEntry, TdmRepFile, TdmValues, resolve
 from scrapy_rep.usage.tdmrep import RESERVED_ALL as RESERVED_ALL
 
 if TYPE_CHECKING:
@@ -258,9 +258,3 @@ def _attached_signals(attached: Attached) -> tuple[UsageSignal, ...]:
 def _entry_signal(entry: TdmEntry) -> UsageSignal:
     """The signal of a tdmrep.json entry on its own (before the page's header and meta)."""
     return tdmrep_signal(resolve(entry))
-
-
-def tdm_stand_in(allow: bool) -> TdmRepFile:
-    """The tdmrep.json that stands in for an absent file (nothing reserved) or an
-    unreachable one given up on (everything reserved, :data:`RESERVED_ALL`)."""
-    return NO_FILE if allow else RESERVED_ALL

@@ -6,10 +6,13 @@ middleware (over Scrapy's engine) and the checker (over urllib) drive it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
+from scrapy_rep.fetch.lifecycle.shared import downloaded_entry, gave_up_entry
 from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
-from scrapy_rep.fetch.rules import Effect, FailureClass
+from scrapy_rep.fetch.rules import Effect, FailureClass, Policy
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 URL = "http://a.example/robots.txt"
@@ -215,3 +218,40 @@ def test_robots_txt_and_tdmrep_redirects_that_cannot_be_followed_stay_absent() -
         assert (fetched.effect, fetched.kind) == (Effect.ALLOW_ALL, "bad_redirect")
         bare = final(FetchProcedure(document, URL).on_response(301))
         assert (bare.effect, bare.kind) == (Effect.ALLOW_ALL, "allow_all")
+
+
+def kept(kind: Any, status: int, body: bytes = b"") -> Any:
+    """What the crawl keeps of one answer of ``status`` to a document of ``kind``: parsed,
+    or its absent stand-in, or (a status retried until given up on) its unreachable one."""
+    fetched = final(FetchProcedure(kind, "http://a.example/doc").on_response(status, body))
+    if fetched.effect is Effect.UNREACHABLE:
+        return gave_up_entry(kind, False, 600.0, fetched.outcome, 60.0, 100.0).rules
+    return downloaded_entry(kind, Policy(), fetched, 100.0).rules
+
+
+def test_rsl_license_download_outcomes() -> None:
+    """A 2xx license is parsed; a 4xx is no terms; 429 (as for robots.txt, SPEC §4) and
+    5xx are unreachable: no AI use."""
+    from scrapy_rep.fetch.rsl_kind import RSL
+    from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE
+
+    body = b'<rsl xmlns="https://rslstandard.org/rsl"><content url="/"></content></rsl>'
+    assert kept(RSL, 404) is ABSENT
+    assert kept(RSL, 429) is UNREACHABLE
+    assert kept(RSL, 503) is UNREACHABLE
+    assert kept(RSL, 200, body).problem is None
+
+
+def test_spec_tdmrep_3_1_a_4xx_means_no_reservation() -> None:
+    """ "Failure to provide access to such a representation implies that the origin server
+    does not implement this protocol": a 4xx (or a redirect that cannot be followed) is no
+    file; a 5xx is retried, and given up on as everything reserved (purpose notes)."""
+    from scrapy_rep.fetch.kinds import TDMREP
+    from scrapy_rep.usage.tdmrep import NO_FILE, RESERVED_ALL
+
+    body = b'[{"location": "/", "tdm-reservation": 1}]'
+    for status in (404, 410, 401, 403, 301):
+        assert kept(TDMREP, status, body) is NO_FILE
+    for status in (500, 503):
+        assert kept(TDMREP, status, body) is RESERVED_ALL
+    assert kept(TDMREP, 200, body).lookup("/x") is not None

@@ -43,8 +43,7 @@ from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedu
 from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_robotstxt
-from scrapy_rep.usage.tdmrep import parse_tdmrep
-from scrapy_rep.verdict.policy import tdm_stand_in
+from scrapy_rep.usage.tdmrep import NO_FILE, RESERVED_ALL, parse_tdmrep
 from tests.support.lifecycles import Announcing, actions_of
 from tests.support.redisserver import RedisServer
 from tests.support.robotsite import Reply, Sites, crawl, robots
@@ -90,7 +89,7 @@ KINDS = {
     "tdmrep.json": Kind(
         TDMREP,
         parse_tdmrep,
-        tdm_stand_in,
+        lambda allow: NO_FILE if allow else RESERVED_ALL,
         b'[{"location": "/private", "tdm-reservation": 1}, {"location": "/", "tdm-policy":'
         b' "https://a.example/policy.json", "tdm-reservation": 0}]',
         _huge_tdm(),

@@ -29,7 +29,6 @@ from scrapy_rep.usage.tdmrep import (
     meta_values,
     parse_tdmrep,
     resolve,
-    tdmrep_for_response,
 )
 from tests.support.bounds import finishes_within
 from tests.support.reference_matcher import (
@@ -324,12 +323,9 @@ def test_spec_tdmrep_4_the_header_never_outranks_the_meta() -> None:
     assert resolve(None, meta_values("0"), header_values("1")).reservation is True  # order given
 
 
-def test_spec_tdmrep_3_1_404_means_no_reservation() -> None:
-    """ "Failure to provide access to such a representation implies that the origin server
-    does not implement this protocol"."""
-    for status in (404, 410, 401, 403, 500, 503, 301):
-        assert tdmrep_for_response(status, EXAMPLE_ALL.encode()) is NO_FILE
-    assert tdmrep_for_response(200, EXAMPLE_ALL.encode()).lookup("/x") is not None
+def test_spec_tdmrep_3_1_no_file_means_no_reservation() -> None:
+    """No file (how a download comes to it: tests/fetch/test_procedure.py) reserves
+    nothing."""
     assert resolve(NO_FILE.lookup("/x"), None, None) == UNSET
     assert WELL_KNOWN_PATH == "/.well-known/tdmrep.json"
 

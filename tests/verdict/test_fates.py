@@ -25,7 +25,6 @@ from scrapy_rep.verdict.fates import (
     SIGNALLED_AS,
     Dropped,
     Fate,
-    reason_row,
 )
 from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 from scrapy_rep.verdict.signals import Action
@@ -33,7 +32,7 @@ from scrapy_rep.verdict.signals import Action
 
 def test_every_reason_and_every_drop_without_a_verdict_has_one_row() -> None:
     assert set(REASONS) == {*Reason, *Dropped}
-    assert reason_row("another_add_ons_word") is None
+    assert REASONS.get("another_add_ons_word") is None
     for word, row in REASONS.items():
         assert row.refuses, word
         assert (row.fate is None) == (row.refuses.isdisjoint({Action.FETCH})), word

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from scrapy_rep.fetch.kinds import TDMREP
 from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
 from scrapy_rep.usage.purpose import UsageDecision
 from scrapy_rep.usage.tdmrep import NO_FILE, parse_tdmrep
@@ -13,7 +14,6 @@ from scrapy_rep.verdict.policy import (
     RESERVED_ALL,
     Before,
     UsagePolicy,
-    tdm_stand_in,
 )
 
 
@@ -117,5 +117,5 @@ def test_noimageai_counts_only_on_an_image_response() -> None:
 def test_needs_tdmrep_and_stand_ins() -> None:
     assert not UsagePolicy.of(["search"]).needs_tdmrep
     assert UsagePolicy.of(["search", "ai-input"]).needs_tdmrep
-    assert tdm_stand_in(True) is NO_FILE and tdm_stand_in(False) is RESERVED_ALL
+    assert TDMREP.stand_in(True) is NO_FILE and TDMREP.stand_in(False) is RESERVED_ALL
     assert RESERVED_ALL.values("/anything").reservation is True

@@ -14,7 +14,7 @@ from scrapy.commands import ScrapyCommand
 
 from scrapy_rep.audit.cli import COMMANDS, EXIT_UNUSABLE, HELPS, exit_codes, main
 from scrapy_rep.audit.html import MAX_ROWS
-from scrapy_rep.checker.exits import HELP_WIDTH
+from scrapy_rep.checker.exits import HELP_WIDTH, help_rows
 from scrapy_rep.crawl.commands.robots_command import TableHelpFormatter
 
 #: How many positional arguments each command takes with the trail (``show``: the URL).
@@ -45,19 +45,7 @@ class AuditCommand(ScrapyCommand):
             "several workers' trails read as one. COMMAND is one of:",
             width=HELP_WIDTH,
         )
-        column = max(map(len, COMMANDS)) + 4
-        rows = [
-            line
-            for name in COMMANDS
-            for line in textwrap.wrap(
-                HELPS[name],
-                width=HELP_WIDTH,
-                initial_indent=f"  {name}".ljust(column),
-                subsequent_indent=" " * column,
-                break_on_hyphens=False,
-            )
-        ]
-        table = "\n".join(rows)
+        table = "\n".join(help_rows([(name, HELPS[name]) for name in COMMANDS]))
         return f"{about}\n{table}\n\n{exit_codes('`python -m scrapy_rep audit`')}"
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:

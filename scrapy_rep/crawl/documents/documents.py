@@ -159,14 +159,6 @@ class OriginDocument(WaitingInPlace[D]):
         self.runner.perform(lifecycle.handle(do.RequestSeen(key), now))
         return self.usable_entry(key)
 
-    def cached_entry(self, key: Hashable, now: float) -> CacheEntry[D] | None:
-        """The fresh cached entry of ``key`` (an origin, or an RSL license URL), or
-        ``None``; never starts a fetch, nor a refresh (a stale entry answers ``None``).
-        For the early pass before the scheduler (:mod:`scrapy_rep.crawl.requests.early`).
-        A document whose ``robots_parsed`` handlers still run is not in the cache yet (the
-        lifecycle's step ``ANNOUNCING``)."""
-        return self.lifecycle.fresh_entry(key, now)
-
     def usable_entry(self, key: Hashable) -> CacheEntry[D] | None:
         return self.lifecycle.usable_entry(key, self._clock())
 

@@ -155,8 +155,7 @@ class RobotsTxtMiddleware(HandingBack, SentVerdicts, OpeningAndClosing):
         now = self._clock()
         documents = self.documents
         origin = facts.origin
-        # robots.txt's OriginDocument.cached_entry, its lifecycle asked directly (the hot
-        # path: one call fewer per request)
+        # robots.txt's lifecycle asked directly (the hot path: one call fewer per request)
         robots = self.lifecycle.fresh_entry(origin, now) if facts.obey is not Obey.NOTHING else None
         if robots is None and facts.obey is not Obey.NOTHING:
             return None  # robots.txt not known: it waits, decided once it is (_robots_first)
@@ -164,7 +163,7 @@ class RobotsTxtMiddleware(HandingBack, SentVerdicts, OpeningAndClosing):
         def cached(kind: str, key: Hashable) -> CacheEntry[Any] | None:
             if kind == ROBOTS and key == origin:
                 return robots  # looked up once
-            return documents[kind].cached_entry(key, now)
+            return documents[kind].lifecycle.fresh_entry(key, now)
 
         verdict = decide(facts, self.rules, cached, now)
         if isinstance(verdict, Wait):

@@ -103,7 +103,9 @@ class Keys(Generic[D]):
         return entry if entry is not None and now < entry.stale_until else None
 
     def fresh_entry(self, key: Key, now: float) -> CacheEntry[D] | None:
-        """The entry if it is fresh: the hot path, no event needed."""
+        """The entry if it is fresh: the hot path, no event needed. Never starts a fetch,
+        nor a refresh (a stale entry answers ``None``); a document whose ``robots_parsed``
+        handlers still run is not in the cache yet (the step ``ANNOUNCING``)."""
         entry = self.cache.get(key)
         return entry if entry is not None and now < entry.fresh_until else None
 

@@ -202,14 +202,6 @@ def _raw_values(data: bytes, scan: XmpScan) -> list[str]:
     return list(found)
 
 
-def data_mining_values(packet: bytes) -> list[str]:
-    """The ``plus:DataMining`` values of one packet (the DMI token: ``DMI-PROHIBITED``);
-    raises :class:`ValueError` if the packet is not XML we read (:class:`Undecodable`,
-    a subclass, when its text cannot be got at)."""
-    text = packet_text(packet)
-    return _packet_values(property_values(text))
-
-
 def _token(value: str) -> str:
     """``http://ns.useplus.org/ldf/vocab/DMI-ALLOWED`` -> ``DMI-ALLOWED`` ("" if not DMI)."""
     text = value.strip()

@@ -77,7 +77,7 @@ class RslContent:
         dropped)."""
         if self.origin is not None and self.origin != origin_of(url):
             return False
-        path = _url_path(url)
+        path = normalise_url_path(path_of(url), "rfc9309")  # "$" and "*" as %24 and %2A
         return any(wildcard_match(path, one, self._anchored) for one in self._segments)
 
     @property
@@ -90,14 +90,6 @@ class RslContent:
         """``<content url="/news/*" server="…">``, for the audit trail."""
         server = "" if self.server is None else f' server="{self.server}"'
         return f'<content url="{self.url}"{server}>'
-
-
-def _url_path(url: str) -> str:
-    """A request URL's path+query as matched (as tdmrep.json's, RFC 9309 §2.2.3)."""
-    path = normalise_url_path(path_of(url), "rfc9309")
-    if "$" in path or "*" in path:
-        path = path.replace("$", "%24").replace("*", "%2A")
-    return path
 
 
 def make_content(
@@ -114,8 +106,8 @@ def make_content(
     pattern = normalise_pattern(latin1, "rfc9309")
     anchored = pattern.endswith("$")
     body = pattern[:-1] if anchored else pattern
-    # A "$" before the end is a literal character, as in a URL (%24).
-    body = _STARS.sub("*", body.replace("$", "%24"))
+    # A "$" before the end is a literal character, as in a URL: normalise_pattern wrote %24.
+    body = _STARS.sub("*", body)
     variants = [body] if anchored else dangling_variants(body)  # "/%a$" ends the URL
     segments = tuple(tuple(variant.split("*")) for variant in variants)
     return RslContent(index, written, server, licenses, origin, segments, anchored)

@@ -149,9 +149,3 @@ def page_licenses(text: str, base_url: str) -> PageLicenses:
             if url is not None:
                 urls[url] = None
     return PageLicenses(tuple(urls), tuple(inline))
-
-
-def html_licenses(text: str, base_url: str) -> tuple[str, ...]:
-    """The RSL license URLs named by ``<link rel="license" type="application/rsl+xml">``
-    in an HTML page (:func:`page_licenses`)."""
-    return page_licenses(text, base_url).urls

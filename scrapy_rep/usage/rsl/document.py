@@ -178,14 +178,3 @@ def _unreadable(problem: str) -> RslDocument:
     if logger.isEnabledFor(logging.DEBUG):
         logger.debug("RSL document unreadable: %s", problem)
     return RslDocument(problem=f"license document unreadable: {problem}")
-
-
-def rsl_for_response(status: int, body: bytes) -> RslDocument:
-    """The document for a download outcome: a 2xx body is parsed; a 4xx is
-    :data:`ABSENT` (no terms); anything else (429 too, as for robots.txt, SPEC §4) stands
-    for :data:`UNREACHABLE`."""
-    if 200 <= status < 300:
-        return parse_rsl(body)
-    if 400 <= status < 500 and status != 429:
-        return ABSENT
-    return UNREACHABLE

@@ -158,18 +158,6 @@ def _prohibition(
     return None
 
 
-def answer_for(
-    document: RslDocument,
-    url: str,
-    purpose: str,
-    owned: frozenset[str] = frozenset(),
-    license_url: str = "",
-) -> RslAnswer:
-    """What ``document`` (found at ``license_url``) says about ``purpose`` for ``url``."""
-    matching = () if document.problem is not None else document.matching(url)
-    return _answer(document, matching, PURPOSES.index(purpose), owned, license_url)
-
-
 def _answer(
     document: RslDocument,
     matching: tuple[RslContent, ...],

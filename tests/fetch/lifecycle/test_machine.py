@@ -21,7 +21,7 @@ from typing import Any, get_args
 import pytest
 
 from scrapy_rep.fetch.cache import DocumentCache
-from scrapy_rep.fetch.kinds import DocumentKind, body_size
+from scrapy_rep.fetch.kinds import DocumentKind
 from scrapy_rep.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase
 from scrapy_rep.fetch.lifecycle.events import (
     AcquireLease,
@@ -313,7 +313,8 @@ LICENSE_URL = "https://a.example/license.xml"
 #: A document found by its URL (as an RSL license will be): no path, its own store suffix.
 BY_URL: DocumentKind[bytes] = DocumentKind(
     name="license", path="", when_absent="no license", when_unreachable="license unknown",
-    stat_prefix="rep/license", absent=b"", unreachable=b"?", parse=bytes, size_of=body_size,
+    stat_prefix="rep/license", absent=b"", unreachable=b"?", parse=bytes,
+    size_of=lambda document, body: len(body),
     store_suffix="#license",
 )  # fmt: skip
 

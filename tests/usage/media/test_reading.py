@@ -18,7 +18,7 @@ from scrapy_rep.usage.media import _xmp_scan, _xmp_tiff
 from scrapy_rep.usage.media._xmp_rdf import property_values
 from scrapy_rep.usage.media._xmp_text import packet_text
 from scrapy_rep.usage.media.c2pa import available, manifest_signals
-from scrapy_rep.usage.media.reading import data_mining_values, read_media
+from scrapy_rep.usage.media.reading import read_media
 from scrapy_rep.usage.media.xmp import Limits, find_packets, sniff
 from scrapy_rep.usage.purpose import usage_decision
 from tests.support.answers import purpose_answers
@@ -106,6 +106,13 @@ def test_xmp_part1_every_rdf_form_of_the_property(form: str) -> None:
     reading = read_media(png(packet))
     assert [s.source for s in reading.signals] == ["XMP plus:DataMining DMI-PROHIBITED"]
     assert not reading.unreadable and media_answers(png(packet)) == (N, N, N)
+
+
+def data_mining_values(packet: bytes) -> list[str]:
+    """The ``plus:DataMining`` values the reading of a PNG holding ``packet`` finds."""
+    said = "XMP plus:DataMining "
+    signals = read_media(png(packet)).signals
+    return [s.source.removeprefix(said) for s in signals if s.source.startswith(said)]
 
 
 def _packet_with(body: str) -> bytes:

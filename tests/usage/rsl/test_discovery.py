@@ -14,7 +14,7 @@ from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP
 from scrapy_rep.fetch.rsl_kind import RSL, license_key, licenses_to_wait_for
 from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
 from scrapy_rep.settings import RepConfig, RepSettingError
-from scrapy_rep.usage.rsl.discovery import html_licenses, link_header_licenses
+from scrapy_rep.usage.rsl.discovery import link_header_licenses, page_licenses
 from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
 from scrapy_rep.usage.rsl.terms import purpose_answers
 
@@ -137,7 +137,7 @@ def test_a_huge_link_header_is_read_in_linear_time() -> None:
     ],
 )  # fmt: skip
 def test_html_link(html: str, expected: tuple[str, ...]) -> None:
-    assert html_licenses(html, PAGE) == expected
+    assert page_licenses(html, PAGE).urls == expected
 
 
 # --------------------------------------------------------------- the document kind

@@ -11,9 +11,8 @@ from scrapy_rep.usage.rsl.document import (
     UNREACHABLE,
     make_content,
     parse_rsl,
-    rsl_for_response,
 )
-from scrapy_rep.usage.rsl.terms import answer_for, owned_licenses, purpose_answers, rsl_signals
+from scrapy_rep.usage.rsl.terms import owned_licenses, purpose_answers, rsl_signals
 
 NS = "https://rslstandard.org/rsl"
 LICENSE = "https://a.example/license.xml"
@@ -151,11 +150,8 @@ def test_an_rss_feed_with_the_rsl_module_is_read() -> None:
     assert rsl_answers(feed, "http://a.example/post/2") == (None, None, None)
 
 
-def test_download_outcomes() -> None:
-    assert rsl_for_response(404, b"") is ABSENT
-    assert rsl_for_response(429, b"") is UNREACHABLE
-    assert rsl_for_response(503, b"") is UNREACHABLE
-    assert rsl_for_response(200, doc(content("/"))).problem is None
+def test_absent_and_unreachable_terms() -> None:
+    # How a download comes to these: tests/fetch/test_procedure.py.
     assert purpose_answers(ABSENT, "http://a.example/") == purpose_answers(
         parse_rsl(doc(content("/"))), "/"
     )
@@ -298,7 +294,7 @@ def test_the_deciding_element_is_named() -> None:
     # search: content 1 grants it, content 2 needs a license not held: any no wins.
     assert search.allowed is False and search.row == "license required (not held)"
     assert 'server="https://ls.example/" (license not held)' in search.source
-    unreadable = answer_for(parse_rsl(b"junk"), "/", "ai-train", license_url=LICENSE)
+    _, unreadable, _ = purpose_answers(parse_rsl(b"junk"), "/", license_url=LICENSE)  # ai-train
     assert unreadable.source.startswith(f"RSL {LICENSE}: license document unreadable: not XML")
 
 
