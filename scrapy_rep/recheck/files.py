@@ -29,7 +29,7 @@ time: a copy given the same size and time is another file) and it is still so th
 and otherwise the run stops before work (:func:`previous_outputs`): a file no recheck wrote is never
 removed, nor one this run reads (a shard through a link) or writes (its report, trail).
 Nor is one written over: a file of a shard's output name there that the manifest does
-not name (none: a folder of yours) stops the run too.
+not name as it is now (none: a folder of yours; an output edited since) stops the run too.
 """
 
 from __future__ import annotations
@@ -53,6 +53,8 @@ OUTPUTS: Final = ("out", "removed", "report", "summary", "trail")
 #: the dataset read from standard input, is the dataset, whatever standard input is.
 STDIN_NAMES: Final = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
                                 "/proc/thread-self/fd/0"})  # fmt: skip
+#: The files a refusal of a folder names, at most (the others counted).
+_NAMED: Final = 5
 
 
 class PathError(Exception):
@@ -255,17 +257,21 @@ def previous_outputs(
     reader would take it for this run's output, and it is no recheck's to remove), for
     one of ``inputs`` (what it is, path: a shard read through a link to it), for an
     odd folder (:func:`~scrapy_rep.recheck.manifest.odd`), and for a file this run
-    would write over that the manifest does not name
-    (:func:`~scrapy_rep.recheck.manifest.unnamed`: no recheck's to replace)."""
+    would write over that the manifest does not name as it is now
+    (:func:`~scrapy_rep.recheck.manifest.unnamed`: no recheck's to replace; all of
+    them named, up to :data:`_NAMED`, so that one run says what there is to move)."""
     if not folder.is_dir():
         return []
     recorded, writing = manifest.recorded(folder), set(writing)
     if (odd := manifest.odd(folder, writing)) is not None:
         raise PathError(f"--{option} {folder}: {odd}; move it, or name another folder")
-    if (name := manifest.unnamed(folder, writing, recorded)) is not None:
-        raise PathError(f"--{option} {folder}: holds {name}, which this run would write and "
-                        f"no {MANIFEST} there names as a recheck's: remove it, or name "
-                        "another folder")  # fmt: skip
+    if taken := manifest.unnamed(folder, writing, recorded):
+        names = ", ".join(taken[:_NAMED]) + (f" and {len(taken) - _NAMED} more"
+                                             if len(taken) > _NAMED else "")  # fmt: skip
+        raise PathError(f"--{option} {folder}: holds {names}, which this run would write "
+                        f"and no {MANIFEST} there names as a recheck's as it is now: remove "
+                        f"{'it' if len(taken) == 1 else 'them'}, or name another "
+                        "folder")  # fmt: skip
     stale = []
     for name in sorted(os.listdir(folder)):
         path = folder / name

@@ -61,14 +61,16 @@ def odd(folder: Path, writing: Iterable[str]) -> str | None:
     return None
 
 
-def unnamed(folder: Path, writing: Iterable[str], recorded: dict[str, Any]) -> str | None:
-    """The first of the names this run writes in ``folder`` (``writing``) that is taken
-    there by a file its manifest (``recorded``) does not name (``None``: none): yours, or
-    one a run wrote before manifests, which the shard's output would overwrite."""
-    for name in sorted(writing):
-        if os.path.lexists(folder / name) and name not in recorded:
-            return name
-    return None
+def unnamed(folder: Path, writing: Iterable[str], recorded: dict[str, Any]) -> list[str]:
+    """The names this run writes in ``folder`` (``writing``) that are taken there by a
+    file its manifest (``recorded``) does not name as it is now (:func:`stamp`): yours,
+    one a run wrote before manifests, or a recheck's output replaced or edited since,
+    which the shard's output would overwrite (none: an empty list)."""
+    return [
+        name
+        for name in sorted(writing)
+        if os.path.lexists(folder / name) and recorded.get(name) != stamp_of(folder / name)
+    ]
 
 
 def recorded(folder: Path) -> dict[str, Any]:

@@ -266,3 +266,37 @@ def test_a_file_of_a_shards_name_the_manifest_does_not_name_stops_the_run_and_is
     assert "a.jsonl" in err[0] and "remove it" in err[0], err
     assert (kept / "a.jsonl").read_bytes() == mine
     assert not (tmp_path / "removed" / "a.jsonl").exists()  # refused before any work
+
+
+def test_a_recheck_output_changed_since_the_manifest_stops_the_run_and_is_kept(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file the manifest names under a shard's output name, then replaced by one of
+    yours (or edited): only the name was checked, and the shard's output overwrote it, as
+    a previous file changed since is never removed. Every such file is named at once, so
+    that one run says all there is to move."""
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    kept = tmp_path / "kept"
+    mine = b'{"url": "https://mine.example/"}\n'
+    (kept / "a.jsonl").unlink()
+    (kept / "a.jsonl").write_bytes(mine)  # a file of yours at its name: another inode
+    with (kept / "b.jsonl").open("ab") as file:  # an output edited in place
+        file.write(mine)
+    edited = (kept / "b.jsonl").read_bytes()
+    capsys.readouterr()
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
+    err = capsys.readouterr().err.splitlines()
+    assert len(err) == 1 and err[0].startswith(f"scrapy_rep: error: --out {kept}: "), err
+    assert "a.jsonl, b.jsonl" in err[0] and "remove" in err[0], err
+    assert (kept / "a.jsonl").read_bytes() == mine
+    assert (kept / "b.jsonl").read_bytes() == edited
+
+
+def test_a_rerun_over_unchanged_outputs_writes_them_again(tmp_path: Path) -> None:
+    """The outputs a recheck wrote, as its manifest names them, are written over by the
+    next run of the same shards."""
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    before = json.loads((tmp_path / "kept" / MANIFEST).read_text())["files"]
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    after = json.loads((tmp_path / "kept" / MANIFEST).read_text())["files"]
+    assert sorted(after) == ["a.jsonl", "b.jsonl"] and after != before
