@@ -756,16 +756,19 @@ _RESPONSE_LOOP: Final = (
 )
 
 
-def dropped_response(failure: Any) -> Response | None:
+def dropped_response(failure: Any, request: Request | None = None) -> Response | None:
     """The response a downloader middleware's ``process_response`` was handed when it
     raised the exception of ``failure`` (a Twisted ``Failure``; ``IgnoreRequest`` to drop
     it, or any other): the ``response`` of Scrapy's loop over those methods, on the
-    exception's traceback (Scrapy tells no middleware and sends no signal of it). ``None``
-    when the exception came from elsewhere (the download, a ``process_request`` or
-    ``process_exception``) or its traceback is gone (``Failure.cleanFailure``): always on
-    Scrapy 2.13, whose loop is an ``inlineCallbacks`` generator whose failure Twisted
-    cleans as it is made (pytest-twisted keeps every traceback: the suite finds it
-    there); found on 2.15 and 2.19, an HTTP cache's response too."""
+    exception's traceback (Scrapy tells no middleware and sends no signal of it); given
+    the failed ``request``, the loop's over that request only (a middleware that awaited
+    a download of its own while handling it puts that download's loop deeper on the same
+    traceback, with another response). ``None`` when the exception came from elsewhere
+    (the download, a ``process_request`` or ``process_exception``) or its traceback is
+    gone (``Failure.cleanFailure``): always on Scrapy 2.13, whose loop is an
+    ``inlineCallbacks`` generator whose failure Twisted cleans as it is made
+    (pytest-twisted keeps every traceback: the suite finds it there); found on 2.15 and
+    2.19, an HTTP cache's response too."""
     traceback = getattr(failure, "tb", None) or getattr(
         getattr(failure, "value", None), "__traceback__", None
     )
@@ -774,8 +777,12 @@ def dropped_response(failure: Any) -> Response | None:
     while traceback is not None:
         frame = traceback.tb_frame
         if frame.f_code.co_name in names and frame.f_globals.get("__name__") == module:
-            response = frame.f_locals.get("response")
-            found = response if isinstance(response, Response) else found
+            local = frame.f_locals
+            response = local.get("response")
+            if isinstance(response, Response) and (
+                request is None or local.get("request", request) is request
+            ):
+                found = response
         traceback = traceback.tb_next
     return found
 

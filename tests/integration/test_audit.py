@@ -948,3 +948,48 @@ async def test_a_failure_whose_message_is_not_utf8_is_recorded_and_reaches_the_s
     [record] = url_records(trail)
     assert record["fate"] == "failed" and record["why"].startswith("IgnoreRequest: already")
     assert crawler.stats.get_value("rep/audit/errors") is None
+
+
+class _FetchesWhileResponding:
+    """A project's downloader middleware whose ``process_response`` of ``/outer`` awaits a
+    download of its own (``engine.download_async``: a captcha, a token) of ``/missing``,
+    which :class:`_IgnoresMissing` drops: the IgnoreRequest leaves ``/outer``'s
+    ``process_response`` too."""
+
+    def __init__(self, crawler: Any) -> None:
+        self.crawler = crawler
+
+    @classmethod
+    def from_crawler(cls, crawler: Any) -> _FetchesWhileResponding:
+        return cls(crawler)
+
+    async def process_response(self, request: Request, response: Any, spider: Any = None) -> Any:
+        if request.url.endswith("/outer"):
+            inner = Request(request.url.replace("/outer", "/missing"), dont_filter=True)
+            await self.crawler.engine.download_async(inner)
+        return response
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_response_dropped_while_its_middleware_awaited_another_has_its_own_status(
+    tmp_path: Path,
+) -> None:
+    """The response a middleware's ``process_response`` was handed when it raised is read
+    on the failure's traceback, which here holds two loops over those methods: the
+    request's (``/outer``, a 200) and, deeper, that of the download the middleware
+    awaited (``/missing``, a 404), whose IgnoreRequest left both. The deepest was taken:
+    ``/outer``'s record said the 404 of another response."""
+    from scrapy_rep.crawl.internals import SCRAPY
+
+    if SCRAPY < (2, 14):
+        pytest.skip("Scrapy 2.13 keeps no response on a dropped response's failure")
+    sites, trail, settings = _missing_page_crawled(tmp_path, _IgnoresMissing)
+    settings["DOWNLOADER_MIDDLEWARES"][f"{__name__}._FetchesWhileResponding"] = 500
+    outer = sites.url("a", "/outer")
+    try:
+        _, spider = await crawl([outer], settings)
+    finally:
+        await sites.close()
+    assert spider.dropped == {outer: "ignored: 404"}
+    record = by_url(trail)[outer]
+    assert (record["fate"], record["status"]) == ("failed", 200), record

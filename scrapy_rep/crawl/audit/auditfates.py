@@ -156,7 +156,7 @@ class FateEvents(AuditState):
             if state is None or state.fetched:
                 return
             exception = failure.value
-            response = dropped_response(failure)
+            response = dropped_response(failure, request)
             if response is not None:
                 state.status = response.status
             key = record_id(request)
