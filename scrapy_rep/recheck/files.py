@@ -17,7 +17,9 @@ once all are whole: a run that stops half-way (an error, Ctrl-C) leaves no outpu
 looks whole, and the file it would have replaced as it was. The renames are one by one:
 one that fails puts back the files renamed before it (each kept as a hard link until
 all are in place); only a crash between two renames leaves some new and some old,
-which the folder's manifest, written last, tells apart.
+which the folder's manifest, written last, tells apart (written before the renames too,
+naming the new ones ``pending``: the next run knows them as a recheck's, and the
+manifest is put back as it was when a rename fails).
 The trail is the exception: it is appended to in place, as a hash chain is.
 
 A folder of outputs (``--out`` and ``--removed`` of several shards) gets a manifest
@@ -194,6 +196,15 @@ class Staged:
         manifest, and its previous run's files removed."""
         done: list[tuple[Path, Path | None, bool]] = []  # (final, its backup, it existed)
         try:
+            for folder in self._folders:  # named before the renames: a stop between is known
+                putting = [(final.name, temporary) for temporary, final in self._files
+                           if final.parent == folder and temporary.exists()]  # fmt: skip
+                if putting:
+                    listed = folder / MANIFEST
+                    existed = listed.exists()
+                    backup = _backup(listed) if existed else None
+                    done.append((listed, backup, existed))  # put back as it was on failure
+                    manifest.announce(folder, putting)
             for temporary, final in self._files:
                 if temporary.exists():
                     existed = final.exists()
@@ -217,7 +228,7 @@ class Staged:
             if backup is not None:
                 backup.unlink(missing_ok=True)
         self._files.clear()
-        self._close_folders([final for final, _, _ in done])
+        self._close_folders([final for final, _, _ in done if final.name != MANIFEST])
 
     def _close_folders(self, written: list[Path]) -> None:
         """Each folder's manifest of the outputs ``written`` in it, then its previous
@@ -285,7 +296,7 @@ def previous_outputs(
                                 f"write and reads ({what}, {source}): name another "
                                 "folder")  # fmt: skip
         stamp = manifest.stamp(path)
-        if recorded.get(name) != stamp:
+        if not manifest.known(recorded, name, stamp):
             raise PathError(f"--{option} {folder}: holds {name}, which this run does not "
                             "write and no recheck wrote there as it is now: it would be taken "
                             "for this run's output; move it, or name another folder")  # fmt: skip

@@ -17,6 +17,8 @@ from scrapy_rep.audit.fileaccess import replacing
 #: The manifest of a folder of outputs: the files a recheck wrote there (hidden, so that
 #: a folder read as a collection does not read it).
 MANIFEST: Final = ".recheck-outputs.json"
+#: What a manifest says wrote it.
+WRITTEN_BY: Final = "scrapy_rep recheck"
 
 
 class Stale(NamedTuple):
@@ -61,31 +63,78 @@ def odd(folder: Path, writing: Iterable[str]) -> str | None:
     return None
 
 
-def unnamed(folder: Path, writing: Iterable[str], recorded: dict[str, Any]) -> list[str]:
+def unnamed(folder: Path, writing: Iterable[str], recorded: dict[str, list[Any]]) -> list[str]:
     """The names this run writes in ``folder`` (``writing``) that are taken there by a
-    file its manifest (``recorded``) does not name as it is now (:func:`stamp`): yours,
-    one a run wrote before manifests, or a recheck's output replaced or edited since,
-    which the shard's output would overwrite (none: an empty list)."""
+    file its manifest (``recorded``) does not name as it is now (:func:`known`, but for
+    its change time: a rename that failed puts the previous file back from its hard
+    link, which gives it a new one): yours, one a run wrote before manifests, or a
+    recheck's output replaced or edited since, which the shard's output would overwrite
+    (none: an empty list)."""
     return [
         name
         for name in sorted(writing)
-        if os.path.lexists(folder / name) and recorded.get(name) != stamp_of(folder / name)
+        if os.path.lexists(folder / name)
+        and not known(recorded, name, stamp_of(folder / name), loose=True)
     ]
 
 
-def recorded(folder: Path) -> dict[str, Any]:
-    """The files a previous recheck wrote in ``folder``, by name (none: no manifest, or
-    not one a recheck writes)."""
+def recorded(folder: Path) -> dict[str, list[Any]]:
+    """The files a previous recheck wrote in ``folder``, by name: each stamp the
+    manifest gives it (none: no manifest, or not one a recheck writes). Its ``files``
+    are as the run wrote them (:func:`stamp`); its ``pending``, the files a run was
+    putting in place (:func:`announce`) when it stopped before its manifest was whole."""
     try:
-        files = json.loads((folder / MANIFEST).read_text(encoding="utf-8")).get("files")
-    except (OSError, ValueError, AttributeError):
+        said = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
         return {}
-    return files if isinstance(files, dict) else {}
+    found: dict[str, list[Any]] = {}
+    for part in ("files", "pending"):
+        entries = said.get(part) if isinstance(said, dict) else None
+        for name, stamp in entries.items() if isinstance(entries, dict) else ():
+            found.setdefault(name, []).append(stamp)
+    return found
+
+
+def known(
+    recorded: dict[str, list[Any]], name: str, stamp: list[int] | None, loose: bool = False
+) -> bool:
+    """Whether the file ``name`` with ``stamp`` (:func:`stamp_of`) is as a previous
+    recheck left it (``recorded``): its stamp in ``files``, or, ``pending``, all of it but
+    the change time, which the rename into place set (``loose``: ``files``' too)."""
+    if stamp is None:
+        return False
+    return any(
+        said == stamp or said == [*stamp[:3], None] or (loose and said[:3] == stamp[:3])
+        for said in recorded.get(name, ())
+        if isinstance(said, list)
+    )
+
+
+def announce(folder: Path, putting: Iterable[tuple[str, Path]]) -> None:
+    """``folder``'s manifest naming, besides what it named, the files this run is about to
+    rename into place (``putting``: each name, and the temporary file renamed to it) as
+    ``pending``: its size, time and inode, which the rename keeps (its change time, which
+    the rename sets, ``null``). Written before the renames, it lets the next run know
+    them as a recheck's when this one stops before its manifest is whole (a crash or a
+    kill between two renames, a manifest that could not be written)."""
+    try:
+        said = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        said = None
+    said = said if isinstance(said, dict) else {}
+    files, pending = (part if isinstance(part := said.get(name), dict) else {}
+                      for name in ("files", "pending"))  # fmt: skip
+    pending = {**pending, **{name: [*stamp(temporary)[:3], None] for name, temporary in putting}}
+    _replace(folder, {"written_by": WRITTEN_BY, "files": files, "pending": pending})
 
 
 def write(folder: Path, written: Iterable[Path]) -> None:
     """``folder``'s manifest naming the files ``written`` there, replaced whole."""
-    files = {path.name: stamp(path) for path in written}
-    text = json.dumps({"written_by": "scrapy_rep recheck", "files": files}, indent=1)
+    _replace(
+        folder, {"written_by": WRITTEN_BY, "files": {path.name: stamp(path) for path in written}}
+    )
+
+
+def _replace(folder: Path, said: dict[str, Any]) -> None:
     with replacing(folder / MANIFEST) as file:  # made new: no planted symlink followed
-        file.write((text + "\n").encode())
+        file.write((json.dumps(said, indent=1) + "\n").encode())

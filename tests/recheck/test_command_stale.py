@@ -300,3 +300,52 @@ def test_a_rerun_over_unchanged_outputs_writes_them_again(tmp_path: Path) -> Non
     assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
     after = json.loads((tmp_path / "kept" / MANIFEST).read_text())["files"]
     assert sorted(after) == ["a.jsonl", "b.jsonl"] and after != before
+
+
+def test_a_rerun_after_a_rename_that_failed_writes_its_outputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A rename that failed put every output back (each from its hard link: a change
+    time of its own); the next run writes them again instead of taking them for files
+    edited since."""
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    real, renamed = os.replace, []
+
+    def failing(source: object, target: object) -> None:
+        renamed.append(str(target))
+        if len(renamed) == 4:
+            raise OSError(28, "No space left on device", str(target))
+        real(source, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(files.os, "replace", failing)
+    try:
+        assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
+    finally:
+        monkeypatch.undo()
+    for folder in ("kept", "removed"):  # no temporary file nor hard link left
+        assert [n for n in os.listdir(tmp_path / folder) if n.startswith(".")] == [MANIFEST]
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    for folder in ("kept", "removed"):
+        assert [n for n in os.listdir(tmp_path / folder) if n.startswith(".")] == [MANIFEST]
+
+
+def test_a_rerun_after_a_manifest_that_could_not_be_written_writes_its_outputs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outputs were in place and the folder's manifest could not be written (a full
+    disk): the next run took them for files of yours, and stopped naming them."""
+    real = files.manifest.write
+
+    def failing(folder: Path, written: object) -> None:
+        raise OSError(28, "No space left on device", str(folder))
+
+    monkeypatch.setattr(files.manifest, "write", failing)
+    try:
+        assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
+    finally:
+        monkeypatch.setattr(files.manifest, "write", real)
+    assert _visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl", "c.jsonl"]
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    assert _visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl"]
+    manifest = json.loads((tmp_path / "kept" / MANIFEST).read_text())
+    assert sorted(manifest["files"]) == ["a.jsonl", "b.jsonl"] and "pending" not in manifest
