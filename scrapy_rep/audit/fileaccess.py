@@ -191,6 +191,18 @@ def link_new(source: Path, prefix: str, suffix: str) -> Path:
     return made_new(source.parent, prefix, suffix, link)
 
 
+def link_beside(final: Path) -> Path | None:
+    """A hard link to the file ``final``, made new beside it (``.NAME.<random>.previous``)
+    to put it back with (``None``: not a regular file, or no hard link can be made
+    there: it cannot be put back)."""
+    try:
+        if not stat.S_ISREG(final.stat().st_mode):
+            return None
+        return link_new(final, f".{final.name}.", ".previous")
+    except OSError:
+        return None
+
+
 def new_beside(final: Path, suffix: str = ".partial") -> Path:
     """An empty file made new beside ``final`` (``.NAME.<random>.partial``, hidden) to
     write ``final``'s content under until it is renamed over it."""

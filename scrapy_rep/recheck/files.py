@@ -15,11 +15,9 @@ The outputs are written under a temporary name made new beside the file they bec
 (:class:`Staged`; a symlink planted at a name is never followed) and renamed over it
 once all are whole: a run that stops half-way (an error, Ctrl-C) leaves no output that
 looks whole, and the file it would have replaced as it was. The renames are one by one:
-one that fails puts back the files renamed before it (each kept as a hard link until
-all are in place); only a crash between two renames leaves some new and some old,
-which the folder's manifest, written last, tells apart (written before the renames too,
-naming the new ones ``pending``: the next run knows them as a recheck's, and the
-manifest is put back as it was when a rename fails).
+one that fails puts back the files renamed before it and the manifest (each kept as a
+hard link until all are in place); only a crash between two renames leaves some new and
+some old, which the folder's manifest, written last, tells apart (and, before, ``pending``).
 The trail is the exception: it is appended to in place, as a hash chain is.
 
 A folder of outputs (``--out`` and ``--removed`` of several shards) gets a manifest
@@ -44,7 +42,7 @@ from pathlib import Path
 from typing import Final
 
 from scrapy_rep.audit.file import TrailFileError, check_writable, same_file
-from scrapy_rep.audit.fileaccess import link_new, new_beside
+from scrapy_rep.audit.fileaccess import link_beside, new_beside
 from scrapy_rep.recheck import manifest
 from scrapy_rep.recheck.manifest import MANIFEST as MANIFEST  # read from here too
 from scrapy_rep.recheck.manifest import Stale as Stale
@@ -55,8 +53,6 @@ OUTPUTS: Final = ("out", "removed", "report", "summary", "trail")
 #: the dataset read from standard input, is the dataset, whatever standard input is.
 STDIN_NAMES: Final = frozenset({"/dev/stdin", "/dev/fd/0", "/proc/self/fd/0",
                                 "/proc/thread-self/fd/0"})  # fmt: skip
-#: The files a refusal of a folder names, at most (the others counted).
-_NAMED: Final = 5
 
 
 class PathError(Exception):
@@ -193,29 +189,25 @@ class Staged:
     def commit(self) -> None:
         """Every output renamed over its path, or none: a rename that fails puts back the
         files renamed before it and removes the rest (and raises). Then each folder's
-        manifest, and its previous run's files removed."""
+        manifest (named ``pending`` there before), and its previous run's files removed."""
         done: list[tuple[Path, Path | None, bool]] = []  # (final, its backup, it existed)
         try:
             for folder in self._folders:  # named before the renames: a stop between is known
                 putting = [(final.name, temporary) for temporary, final in self._files
                            if final.parent == folder and temporary.exists()]  # fmt: skip
                 if putting:
-                    listed = folder / MANIFEST
-                    existed = listed.exists()
-                    backup = _backup(listed) if existed else None
-                    done.append((listed, backup, existed))  # put back as it was on failure
+                    done.append(_kept(folder / MANIFEST))  # put back as it was on failure
                     manifest.announce(folder, putting)
             for temporary, final in self._files:
                 if temporary.exists():
-                    existed = final.exists()
-                    backup = _backup(final) if existed else None
+                    kept = _kept(final)
                     try:
                         os.replace(temporary, final)
                     except BaseException:
-                        if backup is not None:
-                            backup.unlink(missing_ok=True)
+                        if kept[1] is not None:
+                            kept[1].unlink(missing_ok=True)
                         raise
-                    done.append((final, backup, existed))
+                    done.append(kept)
         except BaseException:
             for final, backup, existed in reversed(done):
                 if backup is not None:
@@ -269,20 +261,17 @@ def previous_outputs(
     one of ``inputs`` (what it is, path: a shard read through a link to it), for an
     odd folder (:func:`~scrapy_rep.recheck.manifest.odd`), and for a file this run
     would write over that the manifest does not name as it is now
-    (:func:`~scrapy_rep.recheck.manifest.unnamed`: no recheck's to replace; all of
-    them named, up to :data:`_NAMED`, so that one run says what there is to move)."""
+    (:func:`~scrapy_rep.recheck.manifest.unnamed`: no recheck's to replace; all named)."""
     if not folder.is_dir():
         return []
     recorded, writing = manifest.recorded(folder), set(writing)
     if (odd := manifest.odd(folder, writing)) is not None:
         raise PathError(f"--{option} {folder}: {odd}; move it, or name another folder")
     if taken := manifest.unnamed(folder, writing, recorded):
-        names = ", ".join(taken[:_NAMED]) + (f" and {len(taken) - _NAMED} more"
-                                             if len(taken) > _NAMED else "")  # fmt: skip
-        raise PathError(f"--{option} {folder}: holds {names}, which this run would write "
-                        f"and no {MANIFEST} there names as a recheck's as it is now: remove "
-                        f"{'it' if len(taken) == 1 else 'them'}, or name another "
-                        "folder")  # fmt: skip
+        them = "it" if len(taken) == 1 else "them"
+        raise PathError(f"--{option} {folder}: holds {manifest.listed(taken)}, which this run "
+                        f"would write and no {MANIFEST} there names as a recheck's as it is "
+                        f"now: remove {them}, or name another folder")  # fmt: skip
     stale = []
     for name in sorted(os.listdir(folder)):
         path = folder / name
@@ -304,12 +293,8 @@ def previous_outputs(
     return stale
 
 
-def _backup(final: Path) -> Path | None:
-    """A hard link to the file ``final``, made new beside it (``None``: not a regular
-    file, or no hard link can be made there: it cannot be put back)."""
-    try:
-        if not stat.S_ISREG(final.stat().st_mode):
-            return None
-        return link_new(final, f".{final.name}.", ".previous")
-    except OSError:
-        return None
+def _kept(final: Path) -> tuple[Path, Path | None, bool]:
+    """``final``, a hard link to it to put it back with (``None``: none, or not a regular
+    file: :func:`~scrapy_rep.audit.fileaccess.link_beside`), and whether it existed."""
+    existed = final.exists()
+    return final, link_beside(final) if existed else None, existed

@@ -19,6 +19,8 @@ from scrapy_rep.audit.fileaccess import replacing
 MANIFEST: Final = ".recheck-outputs.json"
 #: What a manifest says wrote it.
 WRITTEN_BY: Final = "scrapy_rep recheck"
+#: The files a refusal of a folder names, at most (:func:`listed`).
+NAMED: Final = 5
 
 
 class Stale(NamedTuple):
@@ -76,6 +78,12 @@ def unnamed(folder: Path, writing: Iterable[str], recorded: dict[str, list[Any]]
         if os.path.lexists(folder / name)
         and not known(recorded, name, stamp_of(folder / name), loose=True)
     ]
+
+
+def listed(names: list[str]) -> str:
+    """``names`` as a refusal says them: the first :data:`NAMED`, the others counted."""
+    more = len(names) - NAMED
+    return ", ".join(names[:NAMED]) + (f" and {more} more" if more > 0 else "")
 
 
 def recorded(folder: Path) -> dict[str, list[Any]]:
