@@ -258,11 +258,13 @@ class Recheck(Finishing):
         for dataset in self.datasets:  # a trail or an export has its own `then`
             if hasattr(dataset, "date_column"):
                 dataset.date_column = options.date_column or ""
-        dated = Dated(options.documents, options.as_of, bool(options.date_column))
+        dated = Dated(options.documents, options.as_of, bool(options.date_column),
+                      config.recheck_parsed_origins)  # fmt: skip
         policy = Policy(unreachable_action=config.unreachable_action)
 
         def read(captured: Mapping[str, Capture]) -> WarcDocuments:
-            return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile, policy)
+            return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile, policy,
+                                 config.recheck_parsed_origins)  # fmt: skip
 
         rechecker.documents = warc = read(dated.now())
         self.source = dated.source

@@ -155,7 +155,7 @@ class Completed:
     def __init__(self, warc: WarcDocuments, fetched: FetchResult) -> None:
         self.warc = warc
         self.fetched = fetched
-        #: Origins whose tdmrep.json was filled in from the fetch.
+        #: Origins whose tdmrep.json was filled in from the fetch (each once).
         self.filled = 0
 
     def __call__(self, origin: Origin) -> OriginDocuments | None:
@@ -167,7 +167,7 @@ class Completed:
         if captured.known(TDM, origin) is None and tdm is not None:
             captured.add(TDM, origin, tdm)
             captured.missing.pop(TDM, None)
-            self.filled += 1
+            self.filled += self.warc.first_time
         return captured
 
 
