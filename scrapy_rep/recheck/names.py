@@ -55,6 +55,17 @@ class Numbered:
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and self.find(name) is not None
 
+    def __eq__(self, other: object) -> bool:
+        """The same names in the same order (as a list of them, or another one)."""
+        if not isinstance(other, (Numbered, list, tuple)):
+            return NotImplemented
+        return len(self) == len(other) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]  # it grows
+
+    def __repr__(self) -> str:
+        return f"<Numbered: {len(self):,} names, held {self.held:,}>"
+
     @property
     def spilled(self) -> bool:
         """Whether the names are in the SQLite file (more than ``held`` were met)."""
