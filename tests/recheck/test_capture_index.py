@@ -64,22 +64,33 @@ def test_a_tiny_bound_reads_the_captures_a_large_one_does(tmp_path: Path) -> Non
     small.file.close()
 
 
+def _lasting(line: dict[str, object]) -> dict[str, object]:
+    """A trail line without what differs from run to run (its run, time and chain)."""
+    return {k: v for k, v in line.items() if k not in {"run", "time", "prev", "started"}}
+
+
 def test_a_recheck_with_a_tiny_bound_says_what_a_large_one_does(tmp_path: Path) -> None:
-    """The whole recheck (its captures, its counts' names and its origins all beyond the
-    bound of 2): the same exit status, summary and report."""
+    """The whole recheck (its captures, its counts' names, its origins and its trail's
+    snapshots all beyond the bound of 2): the same exit status, summary, report and trail
+    (each snapshot written once)."""
     old, new = _warcs(tmp_path)
     dataset = tmp_path / "items.jsonl"
     paths = ["/", "/private/x", "/page"]
     write_jsonl(dataset, [f"{origin}{path}" for path in paths for origin in ORIGINS])
-    said = []
+    said, trails = [], []
     for bound in ("2", "100000"):
-        report = tmp_path / f"report-{bound}.jsonl"
+        report, trail = tmp_path / f"report-{bound}.jsonl", tmp_path / f"trail-{bound}.jsonl"
         status, summary = recheck_tool(
             str(dataset), "--purpose", "ai-train", "--documents", str(old), "--documents",
-            str(new), f"--report={report}", "-s", f"REP_RECHECK_PARSED_ORIGINS={bound}",
+            str(new), f"--report={report}", f"--trail={trail}", "-s",
+            f"REP_RECHECK_PARSED_ORIGINS={bound}",
         )  # fmt: skip
-        said.append((status, summary, report_lines(report)))
+        said.append((status, summary.split("Trail: ")[0], report_lines(report)))
+        trails.append([_lasting(line) for line in report_lines(trail)[1:]])  # its settings aside
     assert said[0] == said[1]
+    assert trails[0] == trails[1]
+    snapshots = [line for line in trails[0] if line["type"] == "snapshot"]
+    assert len(snapshots) == len({(line["sha256"], line["url"]) for line in snapshots}) > 40
     status, summary, lines = said[0]
     assert status == 1 and len(lines) == len(ORIGINS) * len(paths)
     assert {line["status"] for line in lines} == {"kept", "refused", "unknown"}
