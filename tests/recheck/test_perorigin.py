@@ -1,6 +1,7 @@
-"""The counts per origin in arrays, their names within a bound: the summary's tables and
-each origin's counts are the same with a tiny bound (names in an SQLite file) as with a
-large one, and a count outgrowing 4 bytes a place widens its array."""
+"""The counts per origin (a recheck's tally) in arrays, their names within a bound: the
+summary's tables and each origin's counts are the same with a tiny bound (names in an
+SQLite file) as with a large one, and a count outgrowing 4 bytes a place widens its
+array."""
 
 from __future__ import annotations
 
