@@ -25,7 +25,8 @@ _COUNTS: Final = ("kept", "refused", "unknown", "by_usage", "by_access")
 
 @dataclass(frozen=True)
 class OriginCounts:
-    """One origin's counts, as read from the arrays (:attr:`~scrapy_rep.recheck.tally.Tally.origins`)."""
+    """One origin's counts, as read from the arrays
+    (:attr:`~scrapy_rep.recheck.tally.Tally.origins`)."""
 
     kept: int
     refused: int
