@@ -1,5 +1,5 @@
 """The counts per origin of a recheck, in arrays (pure): one place per origin in each,
-about 40 bytes an origin (a million origins are held at once), each origin numbered by
+about 50 bytes an origin (a million origins are held at once), each origin numbered by
 its name (:class:`~scrapy_rep.recheck.names.Numbered`: at most
 ``REP_RECHECK_PARSED_ORIGINS`` names in memory, the others in an SQLite file).
 :class:`PerOrigin` reads one origin's counts as an object (:class:`OriginCounts`); the
@@ -20,7 +20,7 @@ from scrapy_rep.recheck.names import PARSED_ORIGINS, Numbered
 #: The array type of a count per origin (4 bytes; made 8 bytes if one outgrows it).
 _SMALL: Final = "I"
 #: The counts of each origin, one array each.
-_COUNTS: Final = ("kept", "refused", "unknown", "by_usage", "by_access")
+_COUNTS: Final = ("kept", "refused", "unknown", "by_usage", "by_access", "second")
 
 
 @dataclass(frozen=True)
@@ -67,9 +67,12 @@ class PerOrigin(Mapping[str, OriginCounts]):
         self.purposes: dict[str, array[int]] = {}
         #: Each origin's first signal (its place in :attr:`signal_names` plus 1; 0: none).
         self.first_signal = array(_SMALL)
+        #: Each origin's second signal, the same way (its items in ``counts["second"]``;
+        #: those of its first: the rest of its removed items).
+        self.second_signal = array(_SMALL)
         self.signal_names: list[str] = []
         self._signal_numbers: dict[str, int] = {}
-        #: The counts by signal number of the origins removed by two signals or more.
+        #: The counts by signal number of the origins removed by three signals or more.
         self.more_signals: dict[int, dict[int, int]] = {}
 
     @property
@@ -91,6 +94,7 @@ class PerOrigin(Mapping[str, OriginCounts]):
             for counts in (*self.counts.values(), *self.purposes.values()):
                 counts.append(0)
             self.first_signal.append(0)
+            self.second_signal.append(0)
         return number
 
     @staticmethod
@@ -115,15 +119,25 @@ class PerOrigin(Mapping[str, OriginCounts]):
         if code is None:
             code = self._signal_numbers[name] = len(self.signal_names) + 1
             self.signal_names.append(name)
-        first = self.first_signal[number]
         more = self.more_signals.get(number)
         if more is not None:
             more[code] = more.get(code, 0) + 1
-        elif first == 0:
+            return
+        first = self.first_signal[number]
+        if first == 0:
             self.first_signal[number] = code
-        elif first != code:  # its first signal counted every removed item before this one
-            before = self.refused[number] + self.unknown[number] - 1
-            self.more_signals[number] = {first: before, code: 1}
+        elif first != code:
+            second = self.second_signal[number]
+            if second == 0:
+                self.second_signal[number] = code
+            if second in (0, code):
+                self.one(self.counts, "second", number)
+                return
+            # a third signal: the counts of each in a dict (the first counted every
+            # removed item before this one but the second's)
+            seconds = self.counts["second"][number]
+            before = self.refused[number] + self.unknown[number] - 1 - seconds
+            self.more_signals[number] = {first: before, second: seconds, code: 1}
 
     def signals_of(self, number: int) -> Counter[str]:
         """Origin ``number``'s removed items by signal, in the order first met."""
@@ -133,7 +147,13 @@ class PerOrigin(Mapping[str, OriginCounts]):
         first = self.first_signal[number]
         if not first:
             return Counter()
-        return Counter({self.signal_names[first - 1]: self.refused[number] + self.unknown[number]})
+        removed = self.refused[number] + self.unknown[number]
+        second = self.second_signal[number]
+        if not second:
+            return Counter({self.signal_names[first - 1]: removed})
+        seconds = self.counts["second"][number]
+        names = self.signal_names
+        return Counter({names[first - 1]: removed - seconds, names[second - 1]: seconds})
 
     def most_by(self, number: int) -> str:
         """The signal that removed most of origin ``number``'s items (``-``: none)."""
@@ -147,7 +167,7 @@ class PerOrigin(Mapping[str, OriginCounts]):
         if number is None:
             raise KeyError(name)
         purposes = Counter({p: n for p, counts in self.purposes.items() if (n := counts[number])})
-        kept, refused, unknown, usage, access = (c[number] for c in self.counts.values())
+        kept, refused, unknown, usage, access, _ = (c[number] for c in self.counts.values())
         return OriginCounts(kept, refused, unknown, purposes, self.signals_of(number), usage,
                             access)  # fmt: skip
 

@@ -1,5 +1,5 @@
 """The counts of a recheck, for its summary and its exit status (pure): per status, per
-origin (:mod:`~scrapy_rep.recheck.perorigin`: arrays, about 40 bytes an origin), per
+origin (:mod:`~scrapy_rep.recheck.perorigin`: arrays, about 50 bytes an origin), per
 signal and purpose, per shard, and the changes since the crawl.
 """
 
@@ -26,7 +26,7 @@ class _Shard:
 @dataclass
 class Tally:
     """The counts of a recheck, for its summary and its exit status: per status, per
-    origin (about 40 bytes an origin, at most ``held`` origins' names in memory), per
+    origin (about 50 bytes an origin, at most ``held`` origins' names in memory), per
     signal and purpose."""
 
     purposes: tuple[str, ...]

@@ -69,3 +69,34 @@ def test_a_count_outgrowing_four_bytes_widens_its_array() -> None:
     assert tally.origins["https://a.example"].kept == 2**32
     assert tally.origins.counts["kept"].typecode == "Q" and kept.typecode == "I"
     assert isinstance(tally.origins.counts["kept"], array)
+
+
+def test_an_origins_signals_are_counted_in_the_order_first_met() -> None:
+    """One signal, two (in arrays) and three or more (a dict): the counts and the one
+    that removed most (a tie: the first met), as a counter of every signal says them."""
+    from collections import Counter
+
+    tally = Tally(("ai-train",))
+    said = {name: Evidence(signal=name, reason="purpose", purpose="ai-train")
+            for name in ("aipref", "tdmrep", "rsl")}  # fmt: skip
+    plan = {
+        "https://one.example": ["aipref", "aipref"],
+        "https://two.example": ["tdmrep", "aipref", "aipref", "tdmrep", "aipref"],
+        "https://tie.example": ["aipref", "tdmrep"],
+        "https://three.example": ["aipref", "tdmrep", "aipref", "unknown", "tdmrep", "rsl"],
+    }
+    for origin, signals in plan.items():
+        for number, signal in enumerate(signals):
+            status = "unknown" if signal == "unknown" else "refused"
+            evidence = Evidence(signal="unknown") if signal == "unknown" else said[signal]
+            tally.add(Item(number, origin), status, evidence, origin)
+    per = tally.origins
+    for origin, signals in plan.items():
+        expected = Counter(signals)
+        assert per[origin].signals == expected
+        assert list(per[origin].signals) == list(dict.fromkeys(signals))
+        number = per.names.find(origin)
+        assert number is not None
+        assert per.most_by(number) == expected.most_common(1)[0][0]
+    assert per.most_by(per.names.number("https://tie.example")) == "aipref"
+    assert list(per.more_signals) == [per.names.find("https://three.example")]
