@@ -95,6 +95,10 @@ def documents(
 
 def one(args: argparse.Namespace) -> None:
     """One recheck's loop over generated items; its peak RSS and counts (a fresh process)."""
+    if args.tracemalloc:
+        import tracemalloc
+
+        tracemalloc.start()
     files = corpus(args.corpus)
     started = time.monotonic()
     settings: dict[str, Any] = {"REP_PURPOSE": "ai-train"}
@@ -141,6 +145,17 @@ def one(args: argparse.Namespace) -> None:
             round(store.bytes / 2**20, 1), "origins_in_sqlite": store.spilled,
         }  # fmt: skip
     print(json.dumps(said))
+    if args.tracemalloc:
+        top = tracemalloc.take_snapshot().statistics("filename")[:20]
+        for stat in top:
+            print(
+                f"{stat.size / 2**20:9.1f} MiB {stat.count:>10,} blocks  "
+                f"{stat.traceback[0].filename}"
+            )
+        print(
+            f"traced now {tracemalloc.get_traced_memory()[0] / 2**20:.1f} MiB, peak "
+            f"{tracemalloc.get_traced_memory()[1] / 2**20:.1f} MiB"
+        )
 
 
 def main() -> None:
@@ -153,6 +168,8 @@ def main() -> None:
     parser.add_argument("--no-counts", dest="counts", action="store_false", help="no counts "
                         "per origin (the Tally): the documents' memory alone")  # fmt: skip
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--tracemalloc", action="store_true", help="the 20 files holding "
+                        "most memory at the end (tracemalloc; slower, RSS higher)")  # fmt: skip
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
@@ -165,7 +182,8 @@ def main() -> None:
             command = [sys.executable, __file__, "--one", "--mode", args.mode, "--origins",
                        origins, "--items", items, "--order", args.order, "--parsed",
                        str(args.parsed), "--corpus", str(args.corpus),
-                       *([] if args.counts else ["--no-counts"])]  # fmt: skip
+                       *([] if args.counts else ["--no-counts"]),
+                       *(["--tracemalloc"] if args.tracemalloc else [])]  # fmt: skip
             done = subprocess.run(command, capture_output=True, text=True)
             print(done.stdout.strip() or done.stderr.strip()[-2000:], flush=True)
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)

@@ -19,10 +19,13 @@ import bisect
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
+from itertools import chain
 from pathlib import Path
 from typing import Any, Final
 
+from scrapy_rep.recheck.capture_index import CaptureFile, capture_date, indexed, split
 from scrapy_rep.recheck.captures import Capture, present, responses
+from scrapy_rep.recheck.names import PARSED_ORIGINS
 from scrapy_rep.recheck.rechecker import Rechecker, Status
 from scrapy_rep.urls.origins import origin_of
 
@@ -84,37 +87,29 @@ def no_capture_before(when: float) -> str:
 
 
 class Timeline:
-    """Every capture of every WARC given, by URL, oldest first (:func:`read`)."""
+    """Every capture of every WARC given, by URL, oldest first (:func:`read`): in memory,
+    or beyond ``REP_RECHECK_PARSED_ORIGINS`` URLs in an SQLite file
+    (:mod:`~scrapy_rep.recheck.capture_index`)."""
 
-    def __init__(self, by_url: Mapping[str, list[Capture]]) -> None:
+    def __init__(self, by_url: Mapping[str, list[Capture]] | CaptureFile) -> None:
+        self.file = by_url if isinstance(by_url, CaptureFile) else None
         #: Each URL's dated captures, oldest first (captures of one date in the files'
-        #: order).
-        self.by_url = {
-            url: sorted(dated, key=_date)
-            for url, found in by_url.items()
-            if (dated := [one for one in found if one.date is not None])
-        }
-        #: Each URL's captures whose ``WARC-Date`` cannot be read, in the files' order:
+        #: order); and those whose ``WARC-Date`` cannot be read, in the files' order:
         #: never a capture as of a date, read for the present only as
         #: :func:`~scrapy_rep.recheck.captures.present` reads them.
-        self.undated = {
-            url: undated
-            for url, found in by_url.items()
-            if (undated := [one for one in found if one.date is None])
-        }
+        self.by_url, self.undated = split(by_url)
 
     @classmethod
-    def of(cls, captured: Iterable[tuple[str, Capture]]) -> Timeline:
-        by_url: dict[str, list[Capture]] = {}
-        for url, capture in captured:
-            by_url.setdefault(url, []).append(capture)
-        return cls(by_url)
+    def of(cls, captured: Iterable[tuple[str, Capture]], held: int = PARSED_ORIGINS) -> Timeline:
+        """``captured``'s, in an SQLite file when they are of more than ``held`` URLs."""
+        return cls(indexed(captured, held))
 
     @classmethod
-    def read(cls, paths: Iterable[str | Path]) -> Timeline:
+    def read(cls, paths: Iterable[str | Path], held: int = PARSED_ORIGINS) -> Timeline:
         """The captures of the WARCs at ``paths``. Raises
         :class:`~scrapy_rep.recheck.captures.WarcError`."""
-        return cls.of((url, capture) for path in paths for url, capture in responses(path))
+        return cls.of(((url, capture) for path in paths for url, capture in responses(path)),
+                      held)  # fmt: skip
 
     def at(self, when: float = math.inf) -> AsOf:
         """The captures as they stood at ``when`` (the newest of each URL at or before
@@ -123,6 +118,8 @@ class Timeline:
 
     def dated(self) -> bool:
         """Whether some URL was captured at two dates: there is a before to look at."""
+        if self.file is not None:
+            return self.file.two_dates()
         return any(found[0].date != found[-1].date for found in self.by_url.values())
 
     def newest(self, url: str, when: float) -> Capture | None:
@@ -130,7 +127,7 @@ class Timeline:
         (``inf``: the present), as :func:`~scrapy_rep.recheck.captures.present` reads the
         captures of an unreadable date beside it."""
         found = self.by_url.get(url) or []
-        place = bisect.bisect_right(found, when, key=_date)
+        place = bisect.bisect_right(found, when, key=capture_date)
         newest = found[place - 1] if place else None
         if when == math.inf and url in self.undated:
             return present(newest, self.undated[url])
@@ -140,18 +137,13 @@ class Timeline:
         """The date of ``url``'s newest dated capture at or before ``when`` (``None``:
         none)."""
         found = self.by_url.get(url) or []
-        place = bisect.bisect_right(found, when, key=_date)
+        place = bisect.bisect_right(found, when, key=capture_date)
         return found[place - 1].date if place else None
 
     def oldest(self, url: str) -> float | None:
         """The date of ``url``'s oldest capture (``None``: never captured)."""
         found = self.by_url.get(url)
         return found[0].date if found else None
-
-
-def _date(capture: Capture) -> float:
-    assert capture.date is not None  # only dated captures are sorted
-    return capture.date
 
 
 class AsOf(Mapping[str, Capture]):
@@ -170,7 +162,7 @@ class AsOf(Mapping[str, Capture]):
         return capture
 
     def __iter__(self) -> Iterator[str]:
-        urls = {**self.timeline.by_url, **self.timeline.undated}
+        urls = dict.fromkeys(chain(self.timeline.by_url, self.timeline.undated))
         return (url for url in urls if url in self)
 
     def __len__(self) -> int:
@@ -238,9 +230,15 @@ class Dated:
     when there is a before to look at (older captures, or dated items). Raises
     :class:`~scrapy_rep.recheck.captures.WarcError` and :class:`ValueError` (``as_of``)."""
 
-    def __init__(self, warcs: Iterable[str | Path], as_of: str | None, by_date: bool) -> None:
+    def __init__(
+        self,
+        warcs: Iterable[str | Path],
+        as_of: str | None,
+        by_date: bool,
+        held: int = PARSED_ORIGINS,
+    ) -> None:
         self.warcs = [str(path) for path in warcs]
-        self.timeline = Timeline.read(self.warcs)
+        self.timeline = Timeline.read(self.warcs, held)
         #: ``--as-of`` (POSIX seconds; ``inf``: none given, the newest captures).
         self.as_of = parse_as_of(as_of) if as_of is not None else math.inf
         self.by_date = by_date

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -49,6 +49,7 @@ from scrapy_rep.recheck.fetching import (
 )
 from scrapy_rep.recheck.files import PathError
 from scrapy_rep.recheck.finishing import Finishing
+from scrapy_rep.recheck.names import Numbered
 from scrapy_rep.recheck.options import (
     DEFAULT_USER_AGENT,
     EXIT_CODES,
@@ -184,7 +185,8 @@ class Recheck(Finishing):
             if options.fetch_missing:
                 self._fetch_missing(settings)
             return
-        origins, pages, total = origins_of(self.datasets, options.pages, self.progress)
+        held = config.recheck_parsed_origins
+        origins, pages, total = origins_of(self.datasets, options.pages, self.progress, held)
         if not total:
             raise DatasetError(f"{shards.label}: no item")
         self.progress.total = total
@@ -242,8 +244,12 @@ class Recheck(Finishing):
     def _fetch_missing(self, settings: dict[str, Any]) -> None:
         """``--fetch-missing``: what the crawl is to fetch, the documents the WARC lacks."""
         assert self.warc is not None
-        origins, _, total = origins_of(self.datasets, False)
-        lacking = [name for name in origins if self.warc.lacks(origin_named(name))]
+        held = self.config.recheck_parsed_origins
+        origins, _, total = origins_of(self.datasets, False, None, held)
+        lacking = Numbered(held)
+        for name in origins:
+            if self.warc.lacks(origin_named(name)):
+                lacking.number(name)
         if not total:
             raise DatasetError(f"{self.shards.label}: no item")
         print(f"recheck: the WARC lacks documents of {len(lacking):,} of {len(origins):,} "
@@ -258,18 +264,20 @@ class Recheck(Finishing):
         for dataset in self.datasets:  # a trail or an export has its own `then`
             if hasattr(dataset, "date_column"):
                 dataset.date_column = options.date_column or ""
-        dated = Dated(options.documents, options.as_of, bool(options.date_column))
+        dated = Dated(options.documents, options.as_of, bool(options.date_column),
+                      config.recheck_parsed_origins)  # fmt: skip
         policy = Policy(unreachable_action=config.unreachable_action)
 
         def read(captured: Mapping[str, Capture]) -> WarcDocuments:
-            return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile, policy)
+            return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile, policy,
+                                 config.recheck_parsed_origins)  # fmt: skip
 
         rechecker.documents = warc = read(dated.now())
         self.source = dated.source
         return warc, dated.then(lambda found: Rechecker(config, identity, read(found), False))
 
     def _request(
-        self, settings: dict[str, Any], origins: list[str], pages: list[str]
+        self, settings: dict[str, Any], origins: Collection[str], pages: list[str]
     ) -> FetchRequest:
         """What the crawl is to fetch, under the recheck's wait (said)."""
         config, rechecker, err = self.config, self.rechecker, self.err

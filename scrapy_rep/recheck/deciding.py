@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.recheck.asof import Then
+from scrapy_rep.recheck.asof import Then, Timeline
 from scrapy_rep.recheck.fetching import PageRead
 from scrapy_rep.recheck.options import UsageError, read_settings
 from scrapy_rep.recheck.outputs import UNREADABLE, Evidence, EvidenceMemo
 from scrapy_rep.recheck.rechecker import Outcome, Rechecker, Status
 from scrapy_rep.recheck.trail import RecheckTrail
-from scrapy_rep.recheck.warc import WarcDocuments, captures
+from scrapy_rep.recheck.warc import WarcDocuments
 from scrapy_rep.settings import RepSettingError
 from scrapy_rep.urls.origins import origin_of
 
@@ -107,7 +107,9 @@ def warc_rechecker(settings: Mapping[str, Any], warc: str | Path) -> Rechecker:
         raise UsageError(str(error)) from None
     rechecker = Rechecker(config, identity, lambda origin: None)
     policy = Policy(unreachable_action=config.unreachable_action)
+    held = config.recheck_parsed_origins
+    captured = Timeline.read([warc], held).at()  # beyond `held` URLs, in an SQLite file
     rechecker.documents = WarcDocuments(
-        captures(warc), rechecker.rules, rechecker.names, config.profile, policy
+        captured, rechecker.rules, rechecker.names, config.profile, policy, held
     )
     return rechecker

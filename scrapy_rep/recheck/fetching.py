@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping, MutableMapping, Sequence
+from collections.abc import Callable, Collection, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Final, TextIO
 
 from scrapy_rep.recheck.datasets import Dataset
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.names import PARSED_ORIGINS, Numbered
 from scrapy_rep.recheck.store import DocumentStore
 from scrapy_rep.recheck.warc import WarcDocuments
 from scrapy_rep.urls.origins import Origin, origin_of
@@ -44,8 +45,10 @@ class PageRead:
 class FetchRequest:
     """What a recheck asks a crawl to fetch."""
 
-    #: The origins (``https://a.example``) whose documents are fetched.
-    origins: list[str]
+    #: The origins (``https://a.example``) whose documents are fetched, in the dataset's
+    #: order (:class:`~scrapy_rep.recheck.names.Numbered`: at most
+    #: ``REP_RECHECK_PARSED_ORIGINS`` of them in memory, the others in an SQLite file).
+    origins: Collection[str]
     #: The settings of the crawl (the ``REP_*`` ones, ``USER_AGENT``, ``ROBOTSTXT_*``…).
     settings: dict[str, Any]
     #: The URLs whose pages are fetched again (``--pages``).
@@ -155,7 +158,7 @@ class Completed:
     def __init__(self, warc: WarcDocuments, fetched: FetchResult) -> None:
         self.warc = warc
         self.fetched = fetched
-        #: Origins whose tdmrep.json was filled in from the fetch.
+        #: Origins whose tdmrep.json was filled in from the fetch (each once).
         self.filled = 0
 
     def __call__(self, origin: Origin) -> OriginDocuments | None:
@@ -167,7 +170,7 @@ class Completed:
         if captured.known(TDM, origin) is None and tdm is not None:
             captured.add(TDM, origin, tdm)
             captured.missing.pop(TDM, None)
-            self.filled += 1
+            self.filled += self.warc.first_time
         return captured
 
 
@@ -179,11 +182,15 @@ def origin_named(name: str) -> Origin:
 
 
 def origins_of(
-    datasets: Sequence[Dataset], pages: bool, progress: Progress | None = None
-) -> tuple[list[str], list[str], int]:
+    datasets: Sequence[Dataset],
+    pages: bool,
+    progress: Progress | None = None,
+    held: int = PARSED_ORIGINS,
+) -> tuple[Numbered, list[str], int]:
     """The first pass: the origins of every shard (and their URLs, for ``--pages``), in
-    order, each once, and how many items they have (``progress``: a line while it reads)."""
-    origins: dict[str, None] = {}
+    order, each once (at most ``held`` of them in memory, the others in an SQLite file),
+    and how many items they have (``progress``: a line while it reads)."""
+    origins = Numbered(held)
     urls: dict[str, None] = {}
     total = 0
     chunks = (chunk for dataset in datasets for chunk in dataset.chunks(rows=False))
@@ -194,9 +201,9 @@ def origins_of(
                 continue
             origin = origin_of(item.url)
             if origin is not None:
-                origins[str(origin)] = None
+                origins.number(str(origin))
                 if pages:
                     urls[item.url] = None
         if progress is not None:
             progress.reading(total, len(origins))
-    return list(origins), list(urls), total
+    return origins, list(urls), total

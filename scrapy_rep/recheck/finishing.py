@@ -93,6 +93,7 @@ class Finishing:
         try:
             tally, head = self._decide_all(fetched, staged)
             text = self._summary(tally, head)
+            tally.close()
             if self.options.summary:
                 staged.path(self.options.summary).write_text(text, encoding="utf-8")
         except BaseException:
@@ -122,7 +123,8 @@ class Finishing:
         the counts, and the trail's head (``""``: no trail)."""
         options, rechecker, shards = self.options, self.rechecker, self.shards
         named = tuple(agent.lower() for agent in rechecker.rules.agents)
-        tally = Tally(self.config.purpose, named_agents=named)
+        tally = Tally(self.config.purpose, held=self.config.recheck_parsed_origins,
+                      named_agents=named)  # fmt: skip
         memo = OriginsEvidence(rechecker)
         self.progress.begin()
         with ExitStack() as stack:

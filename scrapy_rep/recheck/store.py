@@ -35,6 +35,7 @@ from scrapy_rep.fetch.entry import CacheEntry
 from scrapy_rep.fetch.kinds import TDMREP, DocumentKind
 from scrapy_rep.fetch.rsl_kind import RSL
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.names import PARSED_ORIGINS
 from scrapy_rep.recheck.outputs import Evidence, EvidenceMemo
 from scrapy_rep.recheck.rechecker import Outcome, Rechecker
 from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, unplain
@@ -43,8 +44,9 @@ from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE
 from scrapy_rep.usage.tdmrep import NO_FILE, RESERVED_ALL
 from scrapy_rep.verdict import LICENSE, TDM
 
-#: ``REP_RECHECK_PARSED_ORIGINS``' default: the origins whose documents stay parsed.
-PARSED_ORIGINS: Final = 20_000
+__all__ = ["MEMORY_BYTES", "PARSED_ORIGINS", "STANDINS", "DocumentStore", "OriginsEvidence",
+           "compact", "rebuilt"]  # fmt: skip
+
 #: The compact values kept in memory (bytes, about); the others go to an SQLite file.
 MEMORY_BYTES: Final = 128 * 1024 * 1024
 #: The documents that stand in for one not had, kept by their place here (each is

@@ -73,8 +73,8 @@ def _head(
     items, origins = tally.items, len(tally.origins)
     kept = tally.statuses[Status.KEPT]
     unknown = "kept (--keep-unknown)" if keep_unknown else "removed"
-    usage = sum(one.by_usage for one in tally.origins.values())
-    access = sum(one.by_access for one in tally.origins.values())
+    per = tally.origins
+    usage, access = sum(per.counts["by_usage"]), sum(per.counts["by_access"])
     named = ", ".join(f"{agent} {count:,}" for agent, count in tally.by_named_agent.most_common())
     several = f" ({len(tally.shards):,} shards)" if tally.shards else ""
     dataset = printable(dataset)  # file names: no line break of theirs in the summary
@@ -88,10 +88,10 @@ def _head(
         f"- Kept: {kept:,}; removed: {tally.removed:,} (unknown items are {unknown})",
         f'- Refused by a usage signal (a "no" for the purpose: Content-Usage, '
         f"Content-Signal, TDMRep, RSL, noai…): {usage:,} item(s) of "
-        f"{sum(1 for one in tally.origins.values() if one.by_usage):,} origin(s)",
+        f"{per.having(per.counts['by_usage']):,} origin(s)",
         f"- Refused by an access rule (robots.txt Allow/Disallow, noindex, "
         f"unavailable_after: no statement about the purpose): {access:,} item(s) of "
-        f"{sum(1 for one in tally.origins.values() if one.by_access):,} origin(s)"
+        f"{per.having(per.counts['by_access']):,} origin(s)"
         + (f"; by the groups of REP_PURPOSE_AGENTS: {named}" if named else ""),
     ]
 
@@ -104,7 +104,8 @@ def _statuses(tally: Tally) -> list[str]:
              "|---|---|---|---|"]  # fmt: skip
     for status in (*Status, UNREADABLE):
         count = tally.statuses[str(status)]
-        having = sum(1 for one in tally.origins.values() if one.statuses[str(status)])
+        counts = tally.origins.counts.get(str(status))
+        having = tally.origins.having(counts) if counts is not None else 0
         if count or status is not UNREADABLE:
             lines.append(f"| {status} | {count:,} | {_share(count, items)} | {having:,} |")
     if tally.unreadable:
@@ -135,23 +136,18 @@ def _changes(tally: Tally) -> list[str]:
 
 def _losing(tally: Tally) -> list[str]:
     """The table of the :data:`TOP_ORIGINS` origins that lost the most items."""
-    losing = sorted(
-        ((one.refused + one.unknown, name, one)
-         for name, one in tally.origins.items()),
-        key=lambda row: (-row[0], row[1]),
-    )[:TOP_ORIGINS]  # fmt: skip
-    losing = [row for row in losing if row[0]]
+    per = tally.origins
+    losing = per.losing(TOP_ORIGINS)
     if not losing:
         return []
     lines = ["", "### The origins that lost the most items", "",
              "| origin | items | removed | refused | unknown | mostly by |",
              "|---|---|---|---|---|---|"]  # fmt: skip
-    for removed, name, one in losing:
-        total = one.total
-        by = one.signals.most_common(1)[0][0] if one.signals else "-"
-        refused, unknown = one.refused, one.unknown
+    for removed, name, number in losing:
+        refused, unknown = per.refused[number], per.unknown[number]
+        total = per.kept[number] + refused + unknown
         lines.append(f"| {cell(name)} | {total:,} | {removed:,} | {refused:,} "
-                     f"| {unknown:,} | {cell(by)} |")  # fmt: skip
+                     f"| {unknown:,} | {cell(per.most_by(number))} |")  # fmt: skip
     return lines
 
 
@@ -190,15 +186,14 @@ def _restricted(tally: Tally) -> list[str]:
              "purpose)", "",
              "| purpose | items refused | share of items | origins refusing some | share "
              "| origins refusing all | share |", "|---|---|---|---|---|---|---|"]  # fmt: skip
-    items = sum(one.total for one in tally.origins.values())
-    origins = len(tally.origins)
+    per = tally.origins
+    items = sum(per.kept) + sum(per.refused) + sum(per.unknown)
+    origins = len(per)
     for purpose in tally.purposes:
-        refused = sum(one.purposes[purpose] for one in tally.origins.values())
-        some = sum(1 for one in tally.origins.values() if one.purposes[purpose])
-        every = sum(
-            1 for one in tally.origins.values()
-            if one.purposes[purpose] and one.purposes[purpose] == one.total
-        )  # fmt: skip
+        counts = per.purposes.get(purpose)
+        refused = sum(counts) if counts is not None else 0
+        some = per.having(counts) if counts is not None else 0
+        every = per.refusing_all(purpose)
         lines.append(
             f"| {cell(purpose)} | {refused:,} | {_share(refused, items)} | {some:,} | "
             f"{_share(some, origins)} | {every:,} | {_share(every, origins)} |"

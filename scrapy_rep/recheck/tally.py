@@ -1,6 +1,6 @@
 """The counts of a recheck, for its summary and its exit status (pure): per status, per
-origin (memory grows with the origins, never the items), per signal and purpose, per
-shard, and the changes since the crawl.
+origin (:mod:`~scrapy_rep.recheck.perorigin`: arrays, about 50 bytes an origin), per
+signal and purpose, per shard, and the changes since the crawl.
 """
 
 from __future__ import annotations
@@ -10,39 +10,9 @@ from dataclasses import dataclass, field
 
 from scrapy_rep.recheck.datasets import Item, changed_since
 from scrapy_rep.recheck.evidence import UNREADABLE, Evidence
+from scrapy_rep.recheck.names import PARSED_ORIGINS
+from scrapy_rep.recheck.perorigin import PerOrigin
 from scrapy_rep.recheck.rechecker import Status
-
-#: What an origin's :attr:`_Origin.purposes` and :attr:`_Origin.signals` are until its
-#: first refused or unknown item (never written: :meth:`Tally.add` gives it its own).
-_NONE: Counter[str] = Counter()
-
-
-class _Origin:
-    """One origin's counts, in slots and without a counter until one is needed: a
-    million origins are held at once, most of them with every item kept."""
-
-    __slots__ = ("by_access", "by_usage", "kept", "purposes", "refused", "signals", "unknown")
-
-    def __init__(self) -> None:
-        self.kept = self.refused = self.unknown = 0
-        #: Items refused per purpose.
-        self.purposes: Counter[str] = _NONE
-        #: The signals that removed its items (the first: the one that removed most).
-        self.signals: Counter[str] = _NONE
-        #: Items refused by a usage signal (a purpose's "no"), and by an access rule
-        #: (robots.txt's Allow/Disallow, a page's noindex or unavailable_after).
-        self.by_usage = 0
-        self.by_access = 0
-
-    @property
-    def total(self) -> int:
-        """Its items."""
-        return self.kept + self.refused + self.unknown
-
-    @property
-    def statuses(self) -> Counter[str]:
-        """Its items by status (made when read: the summary reads it)."""
-        return Counter({"kept": self.kept, "refused": self.refused, "unknown": self.unknown})
 
 
 @dataclass
@@ -56,11 +26,14 @@ class _Shard:
 @dataclass
 class Tally:
     """The counts of a recheck, for its summary and its exit status: per status, per
-    origin (memory grows with the origins, never the items), per signal and purpose."""
+    origin (about 50 bytes an origin, at most ``held`` origins' names in memory), per
+    signal and purpose."""
 
     purposes: tuple[str, ...]
     statuses: Counter[str] = field(default_factory=Counter)
-    origins: dict[str, _Origin] = field(default_factory=dict)
+    #: ``REP_RECHECK_PARSED_ORIGINS``: the origins' names held in memory.
+    held: int = PARSED_ORIGINS
+    origins: PerOrigin = field(init=False)
     #: ``(then -> now, signal)`` of every item whose status changed since the crawl.
     changes: Counter[tuple[str, str]] = field(default_factory=Counter)
     changed_purposes: Counter[str] = field(default_factory=Counter)
@@ -82,6 +55,11 @@ class Tally:
     #: The shard the items are added from (``""``: one file).
     current: str = ""
 
+    def __post_init__(self) -> None:
+        self.origins = PerOrigin(self.held)
+        for purpose in self.purposes:
+            self.origins.purpose(purpose)
+
     def shard(self, name: str, fmt: str) -> None:
         """The items added from now on are the shard ``name``'s, of format ``fmt``."""
         self.shards.setdefault(name, _Shard(fmt))
@@ -97,29 +75,28 @@ class Tally:
                 self.unreadable.append((item.number, item.problem))
                 self.unreadable_in.append(shard)
             return
-        counts = self.origins.get(origin)
-        if counts is None:
-            counts = self.origins[origin] = _Origin()
+        per = self.origins
+        number = per.number(origin)
+        counts, one = per.counts, per.one
         signal = _signal_name(said)
         if status == Status.KEPT:
-            counts.kept += 1
-        elif counts.signals is _NONE:
-            counts.signals, counts.purposes = Counter(), Counter()
-        if status == Status.REFUSED:
-            counts.refused += 1
+            one(counts, "kept", number)
+        elif status == Status.REFUSED:
+            one(counts, "refused", number)
             self.signals[signal] += 1
-            counts.signals[signal] += 1
+            per.signal(number, signal)
             if said.purpose:
-                counts.by_usage += 1
+                one(counts, "by_usage", number)
             else:
-                counts.by_access += 1
+                one(counts, "by_access", number)
                 if said.agent and said.agent.lower() in self.named_agents:
                     self.by_named_agent[said.agent] += 1
             for purpose in (said.purpose,) if said.purpose else self.purposes:
-                counts.purposes[purpose] += 1
+                per.purpose(purpose)
+                one(per.purposes, purpose, number)
         elif status == Status.UNKNOWN:
-            counts.unknown += 1
-            counts.signals["unknown"] += 1
+            one(counts, "unknown", number)
+            per.signal(number, "unknown")
         if (changed := changed_since(item.then, status)) is not None:
             self.with_then += 1
             if changed:
@@ -133,6 +110,10 @@ class Tally:
     @property
     def removed(self) -> int:
         return self.items - self.statuses[Status.KEPT]
+
+    def close(self) -> None:
+        """The origins' names forgotten (their SQLite file removed)."""
+        self.origins.close()
 
 
 def _signal_name(said: Evidence) -> str:

@@ -31,6 +31,7 @@ from scrapy_rep.audit.records import BY_PAGE
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.recheck.datasets import Item, changed_since
 from scrapy_rep.recheck.documents import OriginDocuments, document_url
+from scrapy_rep.recheck.names import Numbered
 from scrapy_rep.recheck.rechecker import Outcome, Rechecker, Status
 from scrapy_rep.robotstxt import Decision
 from scrapy_rep.robotstxt.useragent import product_token
@@ -87,8 +88,9 @@ class RecheckTrail:
         header = lines.run_line(self.run, rechecker.config, settings, SPIDER, None, None)
         header["recheck"] = about
         self.file.write(header)
-        #: (sha256, document URL) of the snapshot lines written.
-        self._snapshots: set[tuple[str, str]] = set()
+        #: ``sha256 URL`` of the snapshot lines written (a million origins' at most
+        #: ``REP_RECHECK_PARSED_ORIGINS`` in memory, the others in an SQLite file).
+        self._snapshots = Numbered(rechecker.config.recheck_parsed_origins)
         self.counts: Counter[str] = Counter()
 
     def snapshot(
@@ -100,7 +102,8 @@ class RecheckTrail:
             return ""
         url = document_url(kind, key)
         sha = entry.sha256 or EMPTY_SHA256
-        if (sha, url) in self._snapshots:
+        written = len(self._snapshots)
+        if self._snapshots.number(f"{sha} {url}") < written:
             return sha
         body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
         self.file.write_snapshot(sha, body)
@@ -112,7 +115,6 @@ class RecheckTrail:
         if record:
             line["warc_record"] = record
         self.file.write(line)
-        self._snapshots.add((sha, url))
         return sha
 
     def item(

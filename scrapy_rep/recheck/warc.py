@@ -47,6 +47,7 @@ from scrapy_rep.recheck.captures import (
     responses,
 )
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.recheck.names import PARSED_ORIGINS, Numbered
 from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 from scrapy_rep.urls.origins import Origin
 from scrapy_rep.verdict import LICENSE, ROBOTS, TDM, RequestRules
@@ -76,7 +77,10 @@ class WarcDocuments:
         names: Iterable[str],
         profile: str = "google",
         policy: Policy | None = None,
+        held: int = PARSED_ORIGINS,
     ) -> None:
+        """``held``: ``REP_RECHECK_PARSED_ORIGINS``, the names of the origins asked for
+        kept in memory (the others in an SQLite file)."""
         self.captured = captured
         self.rules = rules
         self.names = tuple(names)
@@ -88,9 +92,14 @@ class WarcDocuments:
         #: Documents read (one download each in a crawl: a counter).
         self.read = 0
         #: Origins asked for, and those of them whose tdmrep.json the WARC does not hold
-        #: (a Common Crawl robots.txt WARC holds none: TDMRep not checked).
+        #: (a Common Crawl robots.txt WARC holds none: TDMRep not checked), each once
+        #: however many times it is asked for (a recheck of more origins than
+        #: ``held`` asks for an origin again when it comes back).
         self.origins = 0
         self.without_tdmrep = 0
+        self._asked = Numbered(held)
+        #: Whether the origin asked for last was asked for the first time.
+        self.first_time = False
 
     def lacks(self, origin: Origin) -> bool:
         """Whether the WARC lacks a document of ``origin`` a decision needs (its
@@ -108,10 +117,12 @@ class WarcDocuments:
         # decided as of its robots.txt's capture; a capture of unknown date, as of now
         captured_at = self.captured[origin.robots_url].date
         documents.now = captured_at if captured_at is not None else time.time()
-        self.origins += 1
+        asked = len(self._asked)
+        self.first_time = self._asked.number(str(origin)) == asked
+        self.origins += self.first_time
         tdmrep = TDMREP.url(origin)
         if self.rules.needs_tdmrep and self._entry(TDMREP, tdmrep, documents, TDM, origin) is None:
-            self.without_tdmrep += 1
+            self.without_tdmrep += self.first_time
             documents.missing[TDM] = (f"TDMRep not checked: the WARC holds no "
                                       f"tdmrep.json of {origin}")  # fmt: skip
         if self.rules.purpose_set and robots is not None and robots.rules.licenses:

@@ -214,6 +214,6 @@ PAGE_SETTINGS: Final = (
         "recheck_parsed_origins",
         20_000,
         _whole(1),
-        help="Origins whose documents a recheck keeps parsed; the others are kept compact",
+        help="Origins a recheck keeps parsed, and whose names and captures it holds in memory",
     ),
 )

@@ -4,7 +4,7 @@ origins (:func:`in_window`), and their results awaited on any reactor (:func:`to
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Collection, Coroutine
 from typing import Any
 
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
@@ -14,7 +14,7 @@ logger = logging.getLogger("scrapy_rep.crawl.commands.recheck_crawl")
 
 
 def in_window(
-    names: list[str], at_once: int, one: Callable[[str], Awaitable[None]]
+    names: Collection[str], at_once: int, one: Callable[[str], Awaitable[None]]
 ) -> list[Coroutine[Any, Any, None]]:
     """``at_once`` workers that run ``one`` on each of ``names`` in turn, a sliding
     window: each takes the next name as soon as its last is done (an error is logged and
