@@ -44,6 +44,7 @@ from scrapy_rep.recheck.command import (
     settings_of,
 )
 from scrapy_rep.recheck.files import MANIFEST
+from tests.recheck.test_command_stale import _recheck_shards, _visible_files
 from tests.support.localhttp import QuietHandler, serving
 from tests.support.paths import checkout_environment
 from tests.support.recheck import (
@@ -616,3 +617,38 @@ def test_python_dash_m_recheck_fetches_with_its_own_crawl_on_a_reactor(tmp_path:
     assert "- Documents: fetched now, 1 download(s) for 1 origin(s)" in result.stdout
     statuses = [(line["url"], line["status"]) for line in report_lines(report)]
     assert statuses == [(f"{base}/no/1", "refused"), (f"{base}/yes/1", "kept")]
+
+
+_CRASHING_RUN = """
+import os, sys
+from pathlib import Path
+from scrapy_rep.recheck import files
+from tests.recheck.test_command_stale import _recheck_shards
+real, calls = os.replace, []
+def crashing(source, target):
+    calls.append(target)
+    if len(calls) == int(sys.argv[2]):
+        os._exit(9)  # killed: nothing put back, no manifest written after
+    real(source, target)
+files.os.replace = crashing
+_recheck_shards(Path(sys.argv[1]), ["a.jsonl", "b.jsonl", "c.jsonl"])
+"""
+
+
+def test_a_rerun_after_a_run_killed_between_two_renames_writes_its_outputs(
+    tmp_path: Path,
+) -> None:
+    """A run killed between two renames left some outputs new and the manifest the
+    previous run's: the next run took the new ones for files of yours and stopped."""
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    kept = tmp_path / "kept"
+    before = json.loads((kept / MANIFEST).read_text())["files"]
+    root = str(Path(__file__).resolve().parents[2])
+    killed = subprocess.run(
+        [sys.executable, "-c", _CRASHING_RUN, str(tmp_path), "5"],
+        env={**os.environ, "PYTHONPATH": root}, cwd=root, check=False, timeout=120,
+    )  # fmt: skip
+    assert killed.returncode == 9
+    assert (kept / "a.jsonl").stat().st_ino != before["a.jsonl"][2]  # renamed: the new one
+    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    assert _visible_files(kept) == ["a.jsonl", "b.jsonl"]

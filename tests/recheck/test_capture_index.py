@@ -21,7 +21,7 @@ def _robots(number: int) -> bytes:
     return f"User-agent: *\n{rules[number % len(rules)]}\n".encode()
 
 
-def _warcs(tmp_path: Path) -> tuple[Path, Path]:
+def _two_dated_warcs(tmp_path: Path) -> tuple[Path, Path]:
     """An older WARC of every origin, and a newer one of some, with their odd captures."""
     old, new = tmp_path / "old.warc", tmp_path / "new.warc"
     text = {"Content-Type": "text/plain"}
@@ -46,7 +46,7 @@ def _warcs(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def test_a_tiny_bound_reads_the_captures_a_large_one_does(tmp_path: Path) -> None:
-    warcs = _warcs(tmp_path)
+    warcs = _two_dated_warcs(tmp_path)
     small, large = Timeline.read(warcs, held=1), Timeline.read(warcs, held=100_000)
     assert isinstance(small.file, CaptureFile) and large.file is None
     assert small.dated() and large.dated()
@@ -73,7 +73,7 @@ def test_a_recheck_with_a_tiny_bound_says_what_a_large_one_does(tmp_path: Path) 
     """The whole recheck (its captures, its counts' names, its origins and its trail's
     snapshots all beyond the bound of 2): the same exit status, summary, report and trail
     (each snapshot written once)."""
-    old, new = _warcs(tmp_path)
+    old, new = _two_dated_warcs(tmp_path)
     dataset = tmp_path / "items.jsonl"
     paths = ["/", "/private/x", "/page"]
     write_jsonl(dataset, [f"{origin}{path}" for path in paths for origin in ORIGINS])
