@@ -122,6 +122,11 @@ class _Later(Outcome):
     _origin: Origin
     _rules: RequestRules
     _url: str
+    # The same for every such outcome: read from the class, not set on each (the slots
+    # of Outcome stay empty, fewer stores when one is made).
+    why: str = ""
+    page: PageVerdict | None = None
+    page_refusal: Refused | None = None
 
     def __init__(
         self,
@@ -135,9 +140,6 @@ class _Later(Outcome):
         set_ = object.__setattr__
         set_(self, "status", status)
         set_(self, "documents", documents)
-        set_(self, "why", "")
-        set_(self, "page", None)
-        set_(self, "page_refusal", None)
         set_(self, "_url", url)
         set_(self, "_origin", origin)
         set_(self, "_rules", rules)
@@ -288,8 +290,15 @@ class Rechecker:
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
         self.decisions += 1
-        found = _START(url)  # _spelling's usual case inline (the hot path)
-        key = found.group() if found is not None else _spelling(url)
+        # The usual URL (http(s), a path): its start and its path by one match, as
+        # _spelling and robots.txt's path_of find them (the hot path).
+        found = _START_PATH(url)
+        if found is not None:
+            key = found[1]
+            path = found[2]
+        else:
+            key = _spelling(url)
+            path = None
         known = self._origins.get(key)
         if known is None:
             known = self._known(url, key)
@@ -298,7 +307,10 @@ class Rechecker:
             return self._decide(url, known[0], known[1], self.rules)
         # One match per group set of the names held to: the first refusing name and its
         # line, as one number (0: every name allows it).
-        code = rules.first_disallowed(url, known[5])
+        if path is None:
+            code = rules.first_disallowed(url, known[5])
+        else:
+            code = rules.first_disallowed_path(path, known[5])
         if code == 0:
             kept = known[3]
             if kept is None:
@@ -424,6 +436,9 @@ def _spelling(url: str) -> str:
 #: A URL's start when its first ``/`` starts its first ``//``: up to the next ``/``,
 #: ``?`` or ``#`` (what :func:`_spelling` finds, in one call).
 _START: Final = re.compile(r"[^/]*//[^/?#]*").match
+#: An http(s) URL's start (as :data:`_START` finds it) and its path, parameters and
+#: query (as :data:`scrapy_rep.urls.encoding.HTTP_PATH` finds them): both by one match.
+_START_PATH: Final = re.compile(r"(https?://[^/?;#]*)(/[^#]*)").match
 
 
 def _stand_in(kind: str) -> CacheEntry[Any] | None:
