@@ -69,8 +69,9 @@ class Status(str, enum.Enum):
         return self.value
 
 
-#: The most refusing lines' outcomes a :class:`Rechecker` remembers.
-REFUSALS_MEMO: Final = 65_536
+#: The most outcomes of the fast path a :class:`Rechecker` remembers for one origin (one
+#: for its allowed items, one per line refusing some for a name), then it starts again.
+REFUSALS_MEMO: Final = 1024
 #: The most spellings of origins (``scheme://authority``) a :class:`Rechecker` remembers,
 #: then it starts again: what is known of each origin is kept by the origin itself.
 SPELLINGS_MEMO: Final = 65_536
@@ -231,22 +232,21 @@ class Rechecker:
         #: Each origin's documents (``None``: none had).
         self.documents = documents
         #: The URL's start (``scheme://authority``) -> what is known of its origin, once
-        #: per origin: ``[origin, documents, plain rules, kept, name, matchers]``. The
+        #: per origin: ``[origin, documents, plain rules, outcomes, matchers]``. The
         #: fast path: an origin whose items only its Allow/Disallow lines tell apart has
         #: its parsed robots.txt as ``plain rules`` (else ``None``), the compiled rules
         #: of the names held to (``matchers``: one per group set, however many names
-        #: select it), and the outcome its allowed items share (``kept``), made once
-        #: instead of once per item.
+        #: select it), and ``outcomes``: by
+        #: :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed`'s number, the outcome
+        #: its allowed items share (``0``) and those of the items one line refuses for one
+        #: name, each made once instead of once per item; at most :data:`REFUSALS_MEMO`,
+        #: then it starts again (they are held with the origin's documents, and let go
+        #: with them: the memory a recheck needs is its origins').
         self._origins: dict[str, list[Any]] = {}
         #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
         #: origin's documents are asked for once, however many ways it is spelt; at most
         #: ``REP_RECHECK_PARSED_ORIGINS`` of them, then it starts again.
         self._by_origin: dict[Origin | None, list[Any]] = {}
-        #: The outcome of the items one line of an origin refuses for one name, by the
-        #: origin's key and :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed`: at most
-        #: :data:`REFUSALS_MEMO`, then it starts again (the memory a recheck needs is
-        #: its origins', whatever number of lines its items meet).
-        self._refusals: dict[tuple[str, int], Outcome] = {}
         #: The names whose robots.txt groups decide, in the order they are asked: the
         #: crawler's, then those of ``REP_PURPOSE_AGENTS``.
         self._held = (self.agent, *self.rules.agents)
@@ -272,9 +272,8 @@ class Rechecker:
             if documents is not None and documents.origin == origin:
                 origin = documents.origin  # one object per origin kept, not two
             plain = self._plain_rules(documents) if self._fast and documents else None
-            name = str(origin) if origin is not None else key
             matchers = plain.matchers(self._held) if plain is not None else ()
-            known = self._by_origin[origin] = [origin, documents, plain, None, name, matchers]
+            known = self._by_origin[origin] = [origin, documents, plain, {}, matchers]
         if len(self._origins) >= SPELLINGS_MEMO:
             self._origins.clear()
         self._origins[key] = known
@@ -285,7 +284,6 @@ class Rechecker:
         self.forgotten += 1
         self._origins.clear()
         self._by_origin.clear()
-        self._refusals.clear()
 
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
@@ -308,28 +306,31 @@ class Rechecker:
         # One match per group set of the names held to: the first refusing name and its
         # line, as one number (0: every name allows it).
         if path is None:
-            code = rules.first_disallowed(url, known[5])
+            code = rules.first_disallowed(url, known[4])
         else:
-            code = rules.first_disallowed_path(path, known[5])
+            code = rules.first_disallowed_path(path, known[4])
+        outcomes = known[3]  # one memo for all the origin's spellings
+        outcome = outcomes.get(code)
+        if outcome is None:
+            outcome = self._later(url, known, code)
+        return outcome  # type: ignore[no-any-return]
+
+    def _later(self, url: str, known: list[Any], code: int) -> Outcome:
+        """The outcome :meth:`decide` gives the items of ``known``'s origin that
+        :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed` numbers ``code`` (``0``:
+        allowed for every name), made on the first of them and remembered."""
+        outcomes = known[3]
+        if len(outcomes) >= REFUSALS_MEMO:
+            outcomes.clear()
         if code == 0:
-            kept = known[3]
-            if kept is None:
-                kept = known[3] = _Later(
-                    Status.KEPT, url, known[0], known[1], self.rules, self.names
-                )
-            return kept  # type: ignore[no-any-return]
-        refusals = self._refusals
-        key = known[4]  # the origin's name: one memo for all its spellings
-        refused = refusals.get((key, code))
-        if refused is None:
+            outcome = _Later(Status.KEPT, url, known[0], known[1], self.rules, self.names)
+        else:
             # Its verdict decided when first read (a filter reads only the status), with
             # the line kept (``explain``): the refusal is the same (it names its line
             # either way), its line found by one match instead of two.
-            refused = _Later(Status.REFUSED, url, known[0], known[1], self._explained, self.names)
-            if len(refusals) >= REFUSALS_MEMO:
-                refusals.clear()
-            refusals[key, code] = refused
-        return refused
+            outcome = _Later(Status.REFUSED, url, known[0], known[1], self._explained, self.names)
+        outcomes[code] = outcome
+        return outcome
 
     def _plain_rules(self, documents: OriginDocuments) -> Any:
         """The origin's robots.txt when its Allow/Disallow lines alone tell its items
