@@ -33,6 +33,7 @@ from scrapy_rep.urls.wildcards import FirstMatcher as FirstMatcher
 from scrapy_rep.urls.wildcards import (
     _common_prefix_length,
     _keep_better,
+    _parents,
     _Raw,
     _split_all,
     _Wild,
@@ -301,20 +302,3 @@ class LongestMatcher:
                 found = bisect_right(keys, target, 0, found) - 1
         self._parent[index] = found
         return found
-
-
-def _parents(keys: Sequence[str]) -> list[int]:
-    """The parent of each of the sorted, distinct ``keys`` (the longest other key that is
-    a prefix of it; -1: none), all at once.
-
-    A key's parent is the key just before it or on that one's chain of parents (every key
-    sorted between a prefix and the key starts with the prefix, so the key before starts
-    with the parent too), so one pass up those chains finds them all."""
-    parents = [-1] * len(keys)
-    for index in range(1, len(keys)):
-        key = keys[index]
-        up = index - 1
-        while up >= 0 and not key.startswith(keys[up]):
-            up = parents[up]
-        parents[index] = up
-    return parents

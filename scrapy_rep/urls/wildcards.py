@@ -144,3 +144,20 @@ def _keep_better(table: dict[str, int], pattern: str, code: int) -> None:
     old = table.get(pattern)
     if old is None or code > 0 > old:
         table[pattern] = code
+
+
+def _parents(keys: Sequence[str]) -> list[int]:
+    """The parent of each of the sorted, distinct ``keys`` (the longest other key that is
+    a prefix of it; -1: none), all at once.
+
+    A key's parent is the key just before it or on that one's chain of parents (every key
+    sorted between a prefix and the key starts with the prefix, so the key before starts
+    with the parent too), so one pass up those chains finds them all."""
+    parents = [-1] * len(keys)
+    for index in range(1, len(keys)):
+        key = keys[index]
+        up = index - 1
+        while up >= 0 and not key.startswith(keys[up]):
+            up = parents[up]
+        parents[index] = up
+    return parents
