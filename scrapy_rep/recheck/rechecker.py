@@ -297,9 +297,8 @@ class Rechecker:
         else:
             key = _spelling(url)
             path = None
-        known = self._origins.get(key)
-        if known is None:
-            known = self._known(url, key)
+        origins = self._origins  # lookups by "in" and [], not calls (the hot path)
+        known = origins[key] if key in origins else self._known(url, key)
         rules = known[2]
         if rules is None:
             return self._decide(url, known[0], known[1], self.rules)
@@ -310,10 +309,9 @@ class Rechecker:
         else:
             code = rules.first_disallowed_path(path, known[4])
         outcomes = known[3]  # one memo for all the origin's spellings
-        outcome = outcomes.get(code)
-        if outcome is None:
-            outcome = self._later(url, known, code)
-        return outcome  # type: ignore[no-any-return]
+        if code in outcomes:
+            return outcomes[code]  # type: ignore[no-any-return]
+        return self._later(url, known, code)
 
     def _later(self, url: str, known: list[Any], code: int) -> Outcome:
         """The outcome :meth:`decide` gives the items of ``known``'s origin that

@@ -165,7 +165,8 @@ class LongestMatcher:
             index = up if up != _UNKNOWN else self._find_parent(index)
         if self._plain:
             return self._literal[index]  # index -1: the final 0
-        best = self._exact.get(path, 0) if self._exact is not None else 0
+        exact = self._exact  # lookups by "in" and [], not calls (the hot path)
+        best = exact[path] if exact is not None and path in exact else 0
         best_priority = len(path) + 1 if best else -1
         literal, wild, split = self._literal, self._wild, self._split
         if wild is not None and len(path) >= _LONG_PATH:
@@ -181,8 +182,9 @@ class LongestMatcher:
                     break
             if wild is not None and index in wild:
                 # The wildcard patterns of this key, longest first (inline: the hot path).
-                entries = split.get(index) if split is not None else None
-                if entries is None:
+                if split is not None and index in split:
+                    entries = split[index]
+                else:
                     entries = self._entries(index)
                     split = self._split
                 start = len(keys[index])
