@@ -31,8 +31,8 @@ from scrapy_rep.urls.encoding import normalise_url_path as normalise_url_path
 from scrapy_rep.urls.encoding import path_of as path_of
 from scrapy_rep.urls.wildcards import FirstMatcher as FirstMatcher
 from scrapy_rep.urls.wildcards import (
-    _common_prefix_length,
     _keep_better,
+    _parent_of,
     _parents,
     _Raw,
     _split_all,
@@ -165,10 +165,9 @@ class LongestMatcher:
             index = up if up != _UNKNOWN else self._find_parent(index)
         if self._plain:
             return self._literal[index]  # index -1: the final 0
-        exact = self._exact  # lookups by "in" and [], not calls (the hot path)
-        best = exact[path] if exact is not None and path in exact else 0
+        exact, literal, wild, split = self._exact, self._literal, self._wild, self._split
+        best = exact[path] if exact is not None and path in exact else 0  # "in", [] (no call)
         best_priority = len(path) + 1 if best else -1
-        literal, wild, split = self._literal, self._wild, self._split
         if wild is not None and len(path) >= _LONG_PATH:
             return self._match_long(path, index, best_priority, best)
         while index >= 0:
@@ -288,19 +287,7 @@ class LongestMatcher:
         return entries
 
     def _find_parent(self, index: int) -> int:
-        """The index of the longest key that is a proper prefix of key ``index`` (or -1).
-
-        Looked up by bisection on ever shorter prefixes (each step at least one character
-        shorter), then remembered.
-        """
-        keys = self._keys
-        key = keys[index]
-        found = -1
-        if key:
-            target = key[:-1]
-            found = bisect_right(keys, target, 0, index) - 1
-            while found >= 0 and not target.startswith(keys[found]):
-                target = target[: _common_prefix_length(keys[found], target)]
-                found = bisect_right(keys, target, 0, found) - 1
-        self._parent[index] = found
+        """The index of the longest key that is a proper prefix of key ``index`` (or -1),
+        looked up (:func:`~scrapy_rep.urls.wildcards._parent_of`) and remembered."""
+        found = self._parent[index] = _parent_of(self._keys, index)
         return found

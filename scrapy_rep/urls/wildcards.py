@@ -10,6 +10,7 @@ in file order; :class:`scrapy_rep.urls.matching.LongestMatcher` uses the same pr
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Collection, Sequence
 
 _STARS = re.compile(r"\*\*+")
@@ -161,3 +162,18 @@ def _parents(keys: Sequence[str]) -> list[int]:
             up = parents[up]
         parents[index] = up
     return parents
+
+
+def _parent_of(keys: Sequence[str], index: int) -> int:
+    """The index of the longest of the sorted ``keys`` that is a proper prefix of key
+    ``index`` (or -1): by bisection on ever shorter prefixes (each step at least one
+    character shorter)."""
+    key = keys[index]
+    found = -1
+    if key:
+        target = key[:-1]
+        found = bisect_right(keys, target, 0, index) - 1
+        while found >= 0 and not target.startswith(keys[found]):
+            target = target[: _common_prefix_length(keys[found], target)]
+            found = bisect_right(keys, target, 0, found) - 1
+    return found
