@@ -27,7 +27,8 @@ are held in a tuple, which the collector stops tracking (the command reads them 
 chunks, never holds them). Deterministic counts printed beside the times: the
 collections the collector made during each filter's first pass, the objects it tracks
 per origin once the documents are parsed and after the first pass, and (``--calls``, a
-separate profiled pass over the first 50,000 items) the function calls per decision.
+separate profiled first pass over the 50,000 items of the first origins, as many per
+origin as the whole pass has) the function calls per decision.
 
 Usage: ``python benchmarks/recheck.py [--items N] [--origins N] [--rounds N]
 [--collector command|default] [--calls] [--rss]``
@@ -173,19 +174,23 @@ def tracked() -> int:
     return len(gc.get_objects())
 
 
-def calls_per_decision(robots: dict[str, bytes], items: tuple[str, ...]) -> None:
-    """The function calls per decision (a deterministic count) of each recheck filter on
-    the first 50,000 items, first pass, profiled apart from the timed rounds."""
+def calls_per_decision(args: argparse.Namespace, files: list[tuple[bytes, list[str]]]) -> None:
+    """The function calls per decision (a deterministic count) of each recheck filter,
+    profiled apart from the timed rounds, on 50,000 of the items: those of the first
+    origins, as many items per origin as the whole pass has (so as many first uses)."""
+    origins = max(1, args.origins * 50_000 // args.items)
+    robots = bodies(files, origins)
+    some = tuple(urls(files, origins, min(args.items, 50_000)))
     for name, make, _ in FILTERS:
         made = make(robots)
         if not isinstance(made, Rechecker):
             continue
-        decide, some = kept_by(made), items[:50_000]
+        decide = kept_by(made)
         profile = cProfile.Profile()
         profile.runcall(timed, decide, some)
         calls = sum(entry.callcount for entry in profile.getstats())
-        print(f"  {name:<20} calls per decision (first pass, {len(some):,} items): "
-              f"{calls / len(some):.2f}")  # fmt: skip
+        print(f"  {name:<20} calls per decision (first pass, {len(some):,} items over "
+              f"{origins:,} origins): {calls / len(some):.2f}")  # fmt: skip
         del made, decide
         gc.collect()
 
@@ -285,7 +290,7 @@ def rates(args: argparse.Namespace) -> None:
               f"{made_collections[name]:,}; tracked objects per origin: {parsed:.1f} parsed, "
               f"{after:.1f} after the first pass")  # fmt: skip
     if args.calls:
-        calls_per_decision(robots, items)
+        calls_per_decision(args, files)
     for name, theirs in AGAINST:
         ours = kept_by(dict((n, m) for n, m, _ in FILTERS)[name](robots))
         protego = dict((n, m) for n, m, _ in FILTERS)[theirs](robots)

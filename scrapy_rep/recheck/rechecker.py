@@ -69,9 +69,11 @@ class Status(str, enum.Enum):
         return self.value
 
 
-#: The most outcomes of the fast path a :class:`Rechecker` remembers for one origin (one
-#: for its allowed items, one per line refusing some for a name), then it starts again.
-REFUSALS_MEMO: Final = 1024
+#: The most outcomes of the fast path a :class:`Rechecker` remembers, over all its
+#: origins (for each, one for its allowed items, one per line refusing some for a name),
+#: then it starts again: the memory a recheck needs is its origins', whatever number of
+#: lines its items meet (a refusal read holds its sentence).
+REFUSALS_MEMO: Final = 65_536
 #: The most spellings of origins (``scheme://authority``) a :class:`Rechecker` remembers,
 #: then it starts again: what is known of each origin is kept by the origin itself.
 SPELLINGS_MEMO: Final = 65_536
@@ -239,9 +241,9 @@ class Rechecker:
         #: select it), and ``outcomes``: by
         #: :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed`'s number, the outcome
         #: its allowed items share (``0``) and those of the items one line refuses for one
-        #: name, each made once instead of once per item; at most :data:`REFUSALS_MEMO`,
-        #: then it starts again (they are held with the origin's documents, and let go
-        #: with them: the memory a recheck needs is its origins').
+        #: name, each made once instead of once per item (an int's lookup, no key made);
+        #: at most :data:`REFUSALS_MEMO` over all the origins, then every origin's starts
+        #: again.
         self._origins: dict[str, list[Any]] = {}
         #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
         #: origin's documents are asked for once, however many ways it is spelt; at most
@@ -256,6 +258,8 @@ class Rechecker:
         self.decisions = 0
         #: Times the origins seen were forgotten (a holder of outcomes lets them go then).
         self.forgotten = 0
+        #: The outcomes the origins' memos hold (at most :data:`REFUSALS_MEMO`).
+        self._outcomes = 0
 
     def _known(self, url: str, key: str) -> list[Any]:
         """What is known of ``url``'s origin, made on its origin's first item and
@@ -284,6 +288,7 @@ class Rechecker:
         self.forgotten += 1
         self._origins.clear()
         self._by_origin.clear()
+        self._outcomes = 0
 
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
@@ -318,8 +323,11 @@ class Rechecker:
         :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed` numbers ``code`` (``0``:
         allowed for every name), made on the first of them and remembered."""
         outcomes = known[3]
-        if len(outcomes) >= REFUSALS_MEMO:
-            outcomes.clear()
+        if self._outcomes >= REFUSALS_MEMO:
+            for each in self._by_origin.values():
+                each[3].clear()
+            self._outcomes = 0
+        self._outcomes += 1
         if code == 0:
             outcome = _Later(Status.KEPT, url, known[0], known[1], self.rules, self.names)
         else:

@@ -81,6 +81,26 @@ def test_the_fast_path_says_what_the_full_decision_says(purpose: str) -> None:
     assert fast.decide("https://a.example/tmp/1") is not fast.decide("https://a.example/private")
 
 
+def test_the_fast_paths_outcomes_are_bounded_over_all_origins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At most REFUSALS_MEMO outcomes are remembered over all the origins, then every
+    origin's memo starts again: an outcome made again says the same."""
+    monkeypatch.setattr("scrapy_rep.recheck.rechecker.REFUSALS_MEMO", 3)
+    tdm = {name: NO_FILE for name in ROBOTS_FILES}
+    fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm)
+    urls = [origin + path for path in PATHS for origin in ROBOTS_FILES] * 3
+    assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
+    held = [known[3] for known in fast._by_origin.values()]
+    assert 0 < sum(len(outcomes) for outcomes in held) <= 3
+    first = fast.decide("https://a.example/tmp/1")
+    for path in ("/private/1", "/", "/y"):  # three more outcomes: every memo starts again
+        fast.decide("https://b.example" + path)
+        fast.decide("https://a.example" + path)
+    again = fast.decide("https://a.example/tmp/1")
+    assert again is not first and again == first
+
+
 def test_a_document_not_had_is_unknown_unless_what_was_had_refuses() -> None:
     rechecker = _rechecker("ai-train", True)  # no tdmrep.json had at all
     assert rechecker.decide("https://a.example/y").status is Status.UNKNOWN
