@@ -69,10 +69,11 @@ class Status(str, enum.Enum):
         return self.value
 
 
-#: The most outcomes of the fast path a :class:`Rechecker` remembers, over all its
-#: origins (for each, one for its allowed items, one per line refusing some for a name),
-#: then it starts again: the memory a recheck needs is its origins', whatever number of
-#: lines its items meet (a refusal read holds its sentence).
+#: The most outcomes of refusing lines the fast path of a :class:`Rechecker` remembers,
+#: over all its origins (for each, one per line refusing some items for a name; the
+#: outcome of its allowed items is not counted), then it starts again: the memory a
+#: recheck needs is its origins', whatever number of lines its items meet (a refusal
+#: read holds its sentence).
 REFUSALS_MEMO: Final = 65_536
 #: The most spellings of origins (``scheme://authority``) a :class:`Rechecker` remembers,
 #: then it starts again: what is known of each origin is kept by the origin itself.
@@ -242,8 +243,8 @@ class Rechecker:
         #: :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed`'s number, the outcome
         #: its allowed items share (``0``) and those of the items one line refuses for one
         #: name, each made once instead of once per item (an int's lookup, no key made);
-        #: at most :data:`REFUSALS_MEMO` over all the origins, then every origin's starts
-        #: again.
+        #: at most :data:`REFUSALS_MEMO` refusals over all the origins, then every origin's
+        #: starts again (its allowed items' outcome kept).
         self._origins: dict[str, list[Any]] = {}
         #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
         #: origin's documents are asked for once, however many ways it is spelt; at most
@@ -258,7 +259,7 @@ class Rechecker:
         self.decisions = 0
         #: Times the origins seen were forgotten (a holder of outcomes lets them go then).
         self.forgotten = 0
-        #: The outcomes the origins' memos hold (at most :data:`REFUSALS_MEMO`).
+        #: The refusals the origins' memos hold (at most :data:`REFUSALS_MEMO`).
         self._outcomes = 0
 
     def _known(self, url: str, key: str) -> list[Any]:
@@ -323,20 +324,28 @@ class Rechecker:
         :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed` numbers ``code`` (``0``:
         allowed for every name), made on the first of them and remembered."""
         outcomes = known[3]
-        if self._outcomes >= REFUSALS_MEMO:
-            for each in self._by_origin.values():
-                each[3].clear()
-            self._outcomes = 0
-        self._outcomes += 1
-        if code == 0:
+        if code == 0:  # one an origin: not counted, never let go before its origin
             outcome = _Later(Status.KEPT, url, known[0], known[1], self.rules, self.names)
         else:
+            if self._outcomes >= REFUSALS_MEMO:
+                self._let_refusals_go()
+            self._outcomes += 1
             # Its verdict decided when first read (a filter reads only the status), with
             # the line kept (``explain``): the refusal is the same (it names its line
             # either way), its line found by one match instead of two.
             outcome = _Later(Status.REFUSED, url, known[0], known[1], self._explained, self.names)
         outcomes[code] = outcome
         return outcome
+
+    def _let_refusals_go(self) -> None:
+        """Every origin's memo starts again, its allowed items' outcome kept."""
+        for known in self._by_origin.values():
+            outcomes = known[3]
+            kept = outcomes.get(0)
+            outcomes.clear()
+            if kept is not None:
+                outcomes[0] = kept
+        self._outcomes = 0
 
     def _plain_rules(self, documents: OriginDocuments) -> Any:
         """The origin's robots.txt when its Allow/Disallow lines alone tell its items
