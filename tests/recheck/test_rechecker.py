@@ -84,8 +84,9 @@ def test_the_fast_path_says_what_the_full_decision_says(purpose: str) -> None:
 def test_the_fast_paths_outcomes_are_bounded_over_all_origins(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """At most REFUSALS_MEMO outcomes are remembered over all the origins, then every
-    origin's memo starts again: an outcome made again says the same."""
+    """At most REFUSALS_MEMO refusals are remembered over all the origins, then every
+    origin's memo starts again (its allowed items' outcome kept): an outcome made again
+    says the same."""
     monkeypatch.setattr("scrapy_rep.recheck.rechecker.REFUSALS_MEMO", 2)
     tdm = {name: NO_FILE for name in ROBOTS_FILES}
     fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm)
