@@ -239,12 +239,11 @@ class Rechecker:
         #: fast path: an origin whose items only its Allow/Disallow lines tell apart has
         #: its parsed robots.txt as ``plain rules`` (else ``None``), the compiled rules
         #: of the names held to (``matchers``: one per group set, however many names
-        #: select it), and ``outcomes``: by
-        #: :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed`'s number, the outcome
-        #: its allowed items share (``0``) and those of the items one line refuses for one
-        #: name, each made once instead of once per item (an int's lookup, no key made);
-        #: at most :data:`REFUSALS_MEMO` refusals over all the origins, then every origin's
-        #: starts again (its allowed items' outcome kept).
+        #: select it), and ``outcomes``: by ``RobotsTxt.first_disallowed``'s number,
+        #: the outcome its allowed items share (``0``) and those of the items one line
+        #: refuses for one name, each made once, not once per item (at most
+        #: :data:`REFUSALS_MEMO` refusals over all the origins, then :meth:`_later` starts
+        #: every origin's again).
         self._origins: dict[str, list[Any]] = {}
         #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
         #: origin's documents are asked for once, however many ways it is spelt; at most
@@ -259,8 +258,7 @@ class Rechecker:
         self.decisions = 0
         #: Times the origins seen were forgotten (a holder of outcomes lets them go then).
         self.forgotten = 0
-        #: The refusals the origins' memos hold (at most :data:`REFUSALS_MEMO`).
-        self._outcomes = 0
+        self._outcomes = 0  #: The refusals the origins' memos hold.
 
     def _known(self, url: str, key: str) -> list[Any]:
         """What is known of ``url``'s origin, made on its origin's first item and
