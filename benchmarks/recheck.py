@@ -20,12 +20,25 @@ decides the same items again (a second pass: every matcher compiled, every memo 
 Every document is parsed and compiled on its own (none shares another's, byte-identical
 or not). Report with the load average (``uptime``, printed): the machine is shared.
 
-Usage: ``python benchmarks/recheck.py [--items N] [--origins N] [--rounds N] [--rss]``
+Every filter is timed under the collector's thresholds the recheck command sets for its
+decision loop (:func:`~scrapy_rep.recheck.deciding.collector_paced`; ``--collector
+default``: CPython's own), Protego's too: a process setting, not the library's. The items
+are held in a tuple, which the collector stops tracking (the command reads them in
+chunks, never holds them). Deterministic counts printed beside the times: the
+collections the collector made during each filter's first pass, the objects it tracks
+per origin once the documents are parsed and after the first pass, and (``--calls``, a
+separate profiled first pass over the 50,000 items of the first origins, as many per
+origin as the whole pass has) the function calls per decision.
+
+Usage: ``python benchmarks/recheck.py [--items N] [--origins N] [--rounds N]
+[--collector command|default] [--calls] [--rss]``
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import cProfile
 import gc
 import json
 import os
@@ -39,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from scrapy_rep.fetch.cache import CacheEntry
+from scrapy_rep.recheck.deciding import collector_paced
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.recheck.outputs import EvidenceMemo, Tally
 from scrapy_rep.recheck.rechecker import Identity, Rechecker
@@ -141,12 +155,44 @@ def kept_by(rechecker: Rechecker) -> Any:
     return lambda url: rechecker.decide(url).status == "kept"
 
 
-def timed(decide: Any, items: list[str]) -> tuple[float, int]:
+def timed(decide: Any, items: tuple[str, ...]) -> tuple[float, int]:
     start = time.process_time()
     kept = 0
     for url in items:
         kept += decide(url)
     return time.process_time() - start, kept
+
+
+def collections() -> int:
+    """The collections the collector has made so far, every generation."""
+    return sum(generation["collections"] for generation in gc.get_stats())
+
+
+def tracked() -> int:
+    """The objects the collector tracks, after a full collection."""
+    gc.collect()
+    return len(gc.get_objects())
+
+
+def calls_per_decision(args: argparse.Namespace, files: list[tuple[bytes, list[str]]]) -> None:
+    """The function calls per decision (a deterministic count) of each recheck filter,
+    profiled apart from the timed rounds, on 50,000 of the items: those of the first
+    origins, as many items per origin as the whole pass has (so as many first uses)."""
+    origins = max(1, args.origins * 50_000 // args.items)
+    robots = bodies(files, origins)
+    some = tuple(urls(files, origins, min(args.items, 50_000)))
+    for name, make, _ in FILTERS:
+        made = make(robots)
+        if not isinstance(made, Rechecker):
+            continue
+        decide = kept_by(made)
+        profile = cProfile.Profile()
+        profile.runcall(timed, decide, some)
+        calls = sum(entry.callcount for entry in profile.getstats())
+        print(f"  {name:<20} calls per decision (first pass, {len(some):,} items over "
+              f"{origins:,} origins): {calls / len(some):.2f}")  # fmt: skip
+        del made, decide
+        gc.collect()
 
 
 #: The filters timed, in turn: name -> (how it is made, whether a second pass is timed).
@@ -168,13 +214,16 @@ AGAINST: tuple[tuple[str, str], ...] = (
 def rates(args: argparse.Namespace) -> None:
     files = corpus(args.corpus)
     robots = bodies(files, args.origins)
-    items = list(urls(files, args.origins, args.items))
+    items = tuple(urls(files, args.origins, args.items))
+    paced = collector_paced if args.collector == "command" else contextlib.nullcontext
     names = [name for name, _, _ in FILTERS]
     columns: dict[str, list[float]] = {name: [] for name in names}
     again: dict[str, list[float]] = {name: [] for name, _, twice in FILTERS if twice}
     parses: dict[str, list[float]] = {name: [] for name in names}
     kept: dict[str, int] = {}
     decisions: dict[str, int] = {}
+    made_collections: dict[str, int] = {}
+    per_origin: dict[str, tuple[float, float]] = {}
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     for _ in range(args.rounds):
         # Each round, each filter alone in memory (another's objects would cost it
@@ -182,22 +231,30 @@ def rates(args: argparse.Namespace) -> None:
         # patterns there), then its decisions timed, each origin's first use (its
         # matcher compiled, its verdicts made) inside that clock; then a second pass.
         for name, make, twice in FILTERS:
+            empty = tracked()
             start = time.process_time()
             made = make(robots)
             parses[name].append(time.process_time() - start)
+            parsed = tracked()
             ours = isinstance(made, Rechecker)
             decide = kept_by(made) if ours else made
-            seconds, kept[name] = timed(decide, items)
+            before = collections()
+            with paced():
+                seconds, kept[name] = timed(decide, items)
+            made_collections[name] = collections() - before
+            per_origin[name] = ((parsed - empty) / args.origins, (tracked() - empty) / args.origins)
             columns[name].append(seconds)
             if twice:
-                again[name].append(timed(decide, items)[0])
+                with paced():
+                    again[name].append(timed(decide, items)[0])
             if ours:
                 decisions[name] = made.decisions
             del made, decide
             gc.collect()  # the next filter alone in memory
     load = os.getloadavg()
     print(f"{args.items:,} URLs over {args.origins:,} origins ({len(files):,} real robots.txt "
-          f"files); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")  # fmt: skip
+          f"files); load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; collector "
+          f"thresholds: {args.collector}'s")  # fmt: skip
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip())
     for name, times in columns.items():
         seconds = statistics.median(times)
@@ -227,6 +284,13 @@ def rates(args: argparse.Namespace) -> None:
               f"{statistics.median(cold):.2f}x")  # fmt: skip
     counted = ", ".join(f"{decisions[name]:,} ({name})" for name, _ in AGAINST)
     print(f"  decisions counted (last round, both passes): {counted}")
+    for name in names:
+        parsed, after = per_origin[name]
+        print(f"  {name:<20} collections in the first pass (last round): "
+              f"{made_collections[name]:,}; tracked objects per origin: {parsed:.1f} parsed, "
+              f"{after:.1f} after the first pass")  # fmt: skip
+    if args.calls:
+        calls_per_decision(args, files)
     for name, theirs in AGAINST:
         ours = kept_by(dict((n, m) for n, m, _ in FILTERS)[name](robots))
         protego = dict((n, m) for n, m, _ in FILTERS)[theirs](robots)
@@ -245,11 +309,12 @@ def rss(items: int, origins: int, directory: Path) -> None:
     memo = EvidenceMemo()
     from scrapy_rep.recheck.datasets import Item
 
-    for number, url in enumerate(urls(files, origins, items), 1):
-        outcome = ours.decide(url)
-        origin = url.split("/", 3)
-        tally.add(Item(number, url), str(outcome.status), memo.of(url, outcome),
-                  f"{origin[0]}//{origin[2]}")  # fmt: skip
+    with collector_paced():  # as the command's loop
+        for number, url in enumerate(urls(files, origins, items), 1):
+            outcome = ours.decide(url)
+            origin = url.split("/", 3)
+            tally.add(Item(number, url), str(outcome.status), memo.of(url, outcome),
+                      f"{origin[0]}//{origin[2]}")  # fmt: skip
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     kept = tally.statuses["kept"]
     print(json.dumps({"items": items, "peak_rss_mib": round(peak, 1), "kept": kept}))
@@ -262,6 +327,13 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--rss", action="store_true", help="peak RSS at 100k, 1M and 10M items")
+    parser.add_argument(
+        "--collector",
+        choices=("command", "default"),
+        default="command",
+        help="the collector's thresholds: the recheck command's, or CPython's",
+    )
+    parser.add_argument("--calls", action="store_true", help="calls per decision (profiled)")
     parser.add_argument("--rss-one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.rss_one:

@@ -6,8 +6,10 @@ decisions of a crawl on a WARC's documents (:func:`warc_rechecker`, the pipeline
 
 from __future__ import annotations
 
+import gc
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
@@ -25,6 +27,30 @@ from scrapy_rep.urls.origins import origin_of
 
 #: The AI purposes, for which the groups of AI crawlers' names matter.
 AI_PURPOSES: Final = frozenset({"ai-train", "ai-input"})
+#: The collector's first threshold while a recheck decides its items (CPython's is 700):
+#: see :func:`collector_paced`.
+YOUNG_OBJECTS: Final = 10_000
+
+
+@contextmanager
+def collector_paced(young: int = YOUNG_OBJECTS) -> Iterator[None]:
+    """CPython's cyclic garbage collector run after ``young`` new objects (at least; 700
+    by default) while a recheck decides its items, its thresholds as they were after.
+
+    Each origin met adds about 20 long-lived objects (its compiled rules, its shared
+    outcomes): the collector examines them every 700 new objects, and once ten such
+    rounds ran and the long-lived objects grew by a quarter, it walks every origin's
+    documents again, about a fifth of a first pass over 20,000 origins (five walks;
+    docs/recheck.md, "Scale"). With 10,000 it still runs, 14 times less often, and
+    walks them all after 1M new objects. A collector switched off (threshold 0) stays
+    off. Only this loop: the thresholds are the process's."""
+    before = gc.get_threshold()
+    if before[0]:
+        gc.set_threshold(max(before[0], young), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 def agents_obeyed(rechecker: Rechecker) -> list[str]:

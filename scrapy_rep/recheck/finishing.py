@@ -16,7 +16,13 @@ from typing import IO, Any, TextIO
 from scrapy_rep.audit.terminal import printable
 from scrapy_rep.recheck.asof import Then
 from scrapy_rep.recheck.datasets import Dataset, DatasetError
-from scrapy_rep.recheck.deciding import Closing, agents_obeyed, decide_item, origin_name
+from scrapy_rep.recheck.deciding import (
+    Closing,
+    agents_obeyed,
+    collector_paced,
+    decide_item,
+    origin_name,
+)
 from scrapy_rep.recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
 from scrapy_rep.recheck.files import Staged, Stale
 from scrapy_rep.recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
@@ -210,6 +216,7 @@ class Finishing:
         options, rechecker, progress = self.options, self.rechecker, self.progress
         dated = bool(options.date_column)
         with ExitStack() as stack:
+            stack.enter_context(collector_paced())  # restored after (docs/recheck.md, "Scale")
             writers = [
                 None if path is None or self.interrupted else stack.enter_context(
                     Closing(dataset.writer(staged.path(

@@ -69,7 +69,11 @@ class Status(str, enum.Enum):
         return self.value
 
 
-#: The most refusing lines' outcomes a :class:`Rechecker` remembers.
+#: The most outcomes of refusing lines the fast path of a :class:`Rechecker` remembers,
+#: over all its origins (for each, one per line refusing some items for a name; the
+#: outcome of its allowed items is not counted), then it starts again: the memory a
+#: recheck needs is its origins', whatever number of lines its items meet (a refusal
+#: read holds its sentence).
 REFUSALS_MEMO: Final = 65_536
 #: The most spellings of origins (``scheme://authority``) a :class:`Rechecker` remembers,
 #: then it starts again: what is known of each origin is kept by the origin itself.
@@ -122,6 +126,11 @@ class _Later(Outcome):
     _origin: Origin
     _rules: RequestRules
     _url: str
+    # The same for every such outcome: read from the class, not set on each (the slots
+    # of Outcome stay empty, fewer stores when one is made).
+    why: str = ""
+    page: PageVerdict | None = None
+    page_refusal: Refused | None = None
 
     def __init__(
         self,
@@ -135,9 +144,6 @@ class _Later(Outcome):
         set_ = object.__setattr__
         set_(self, "status", status)
         set_(self, "documents", documents)
-        set_(self, "why", "")
-        set_(self, "page", None)
-        set_(self, "page_refusal", None)
         set_(self, "_url", url)
         set_(self, "_origin", origin)
         set_(self, "_rules", rules)
@@ -229,22 +235,20 @@ class Rechecker:
         #: Each origin's documents (``None``: none had).
         self.documents = documents
         #: The URL's start (``scheme://authority``) -> what is known of its origin, once
-        #: per origin: ``[origin, documents, plain rules, kept, name, matchers]``. The
+        #: per origin: ``[origin, documents, plain rules, outcomes, matchers]``. The
         #: fast path: an origin whose items only its Allow/Disallow lines tell apart has
         #: its parsed robots.txt as ``plain rules`` (else ``None``), the compiled rules
         #: of the names held to (``matchers``: one per group set, however many names
-        #: select it), and the outcome its allowed items share (``kept``), made once
-        #: instead of once per item.
+        #: select it), and ``outcomes``: by ``RobotsTxt.first_disallowed``'s number,
+        #: the outcome its allowed items share (``0``) and those of the items one line
+        #: refuses for one name, each made once, not once per item (at most
+        #: :data:`REFUSALS_MEMO` refusals over all the origins, then :meth:`_later` starts
+        #: every origin's again).
         self._origins: dict[str, list[Any]] = {}
         #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
         #: origin's documents are asked for once, however many ways it is spelt; at most
         #: ``REP_RECHECK_PARSED_ORIGINS`` of them, then it starts again.
         self._by_origin: dict[Origin | None, list[Any]] = {}
-        #: The outcome of the items one line of an origin refuses for one name, by the
-        #: origin's key and :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed`: at most
-        #: :data:`REFUSALS_MEMO`, then it starts again (the memory a recheck needs is
-        #: its origins', whatever number of lines its items meet).
-        self._refusals: dict[tuple[str, int], Outcome] = {}
         #: The names whose robots.txt groups decide, in the order they are asked: the
         #: crawler's, then those of ``REP_PURPOSE_AGENTS``.
         self._held = (self.agent, *self.rules.agents)
@@ -254,6 +258,7 @@ class Rechecker:
         self.decisions = 0
         #: Times the origins seen were forgotten (a holder of outcomes lets them go then).
         self.forgotten = 0
+        self._outcomes = 0  #: The refusals the origins' memos hold.
 
     def _known(self, url: str, key: str) -> list[Any]:
         """What is known of ``url``'s origin, made on its origin's first item and
@@ -270,9 +275,8 @@ class Rechecker:
             if documents is not None and documents.origin == origin:
                 origin = documents.origin  # one object per origin kept, not two
             plain = self._plain_rules(documents) if self._fast and documents else None
-            name = str(origin) if origin is not None else key
             matchers = plain.matchers(self._held) if plain is not None else ()
-            known = self._by_origin[origin] = [origin, documents, plain, None, name, matchers]
+            known = self._by_origin[origin] = [origin, documents, plain, {}, matchers]
         if len(self._origins) >= SPELLINGS_MEMO:
             self._origins.clear()
         self._origins[key] = known
@@ -283,41 +287,63 @@ class Rechecker:
         self.forgotten += 1
         self._origins.clear()
         self._by_origin.clear()
-        self._refusals.clear()
+        self._outcomes = 0
 
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
         self.decisions += 1
-        found = _START(url)  # _spelling's usual case inline (the hot path)
-        key = found.group() if found is not None else _spelling(url)
-        known = self._origins.get(key)
-        if known is None:
-            known = self._known(url, key)
+        # The usual URL (http(s), a path): its start and its path by one match, as
+        # _spelling and robots.txt's path_of find them (the hot path).
+        found = _START_PATH(url)
+        if found is not None:
+            key = found[1]
+            path = found[2]
+        else:
+            key = _spelling(url)
+            path = None
+        origins = self._origins  # lookups by "in" and [], not calls (the hot path)
+        known = origins[key] if key in origins else self._known(url, key)
         rules = known[2]
         if rules is None:
             return self._decide(url, known[0], known[1], self.rules)
         # One match per group set of the names held to: the first refusing name and its
         # line, as one number (0: every name allows it).
-        code = rules.first_disallowed(url, known[5])
-        if code == 0:
-            kept = known[3]
-            if kept is None:
-                kept = known[3] = _Later(
-                    Status.KEPT, url, known[0], known[1], self.rules, self.names
-                )
-            return kept  # type: ignore[no-any-return]
-        refusals = self._refusals
-        key = known[4]  # the origin's name: one memo for all its spellings
-        refused = refusals.get((key, code))
-        if refused is None:
+        if path is None:
+            code = rules.first_disallowed(url, known[4])
+        else:
+            code = rules.first_disallowed_path(path, known[4])
+        outcomes = known[3]  # one memo for all the origin's spellings
+        if code in outcomes:
+            return outcomes[code]  # type: ignore[no-any-return]
+        return self._later(url, known, code)
+
+    def _later(self, url: str, known: list[Any], code: int) -> Outcome:
+        """The outcome :meth:`decide` gives the items of ``known``'s origin that
+        :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed` numbers ``code`` (``0``:
+        allowed for every name), made on the first of them and remembered."""
+        outcomes = known[3]
+        if code == 0:  # one an origin: not counted, never let go before its origin
+            outcome = _Later(Status.KEPT, url, known[0], known[1], self.rules, self.names)
+        else:
+            if self._outcomes >= REFUSALS_MEMO:
+                self._let_refusals_go()
+            self._outcomes += 1
             # Its verdict decided when first read (a filter reads only the status), with
             # the line kept (``explain``): the refusal is the same (it names its line
             # either way), its line found by one match instead of two.
-            refused = _Later(Status.REFUSED, url, known[0], known[1], self._explained, self.names)
-            if len(refusals) >= REFUSALS_MEMO:
-                refusals.clear()
-            refusals[key, code] = refused
-        return refused
+            outcome = _Later(Status.REFUSED, url, known[0], known[1], self._explained, self.names)
+        outcomes[code] = outcome
+        return outcome
+
+    def _let_refusals_go(self) -> None:
+        """Every origin's memo starts again, its allowed items' outcome kept."""
+        for known in self._by_origin.values():
+            outcomes = known[3]
+            kept = outcomes.get(0)
+            outcomes.clear()
+            if kept is not None:
+                outcomes[0] = kept
+        self._outcomes = 0
 
     def _plain_rules(self, documents: OriginDocuments) -> Any:
         """The origin's robots.txt when its Allow/Disallow lines alone tell its items
@@ -424,6 +450,9 @@ def _spelling(url: str) -> str:
 #: A URL's start when its first ``/`` starts its first ``//``: up to the next ``/``,
 #: ``?`` or ``#`` (what :func:`_spelling` finds, in one call).
 _START: Final = re.compile(r"[^/]*//[^/?#]*").match
+#: An http(s) URL's start (as :data:`_START` finds it) and its path, parameters and
+#: query (as :data:`scrapy_rep.urls.encoding.HTTP_PATH` finds them): both by one match.
+_START_PATH: Final = re.compile(r"(https?://[^/?;#]*)(/[^#]*)").match
 
 
 def _stand_in(kind: str) -> CacheEntry[Any] | None:

@@ -186,7 +186,24 @@ class RobotsTxt:
         and ``code`` :meth:`code`'s (its line, negative): the first refusing name is the
         first that selects it; ``0``: allowed for every name. One path made for them
         all, one match per group set."""
-        path = self._path(url)
+        if not isinstance(url, str):
+            raise TypeError(f"url must be str, not {type(url).__name__}")
+        found = _http_path(url)
+        return self.first_disallowed_path(
+            found.group(1) if found is not None else path_of(url), matchers
+        )
+
+    def first_disallowed_path(self, path: str, matchers: tuple[Matcher, ...]) -> int:
+        """:meth:`first_disallowed` of a URL whose path, parameters and query are ``path``
+        (as :func:`~scrapy_rep.urls.encoding.path_of` gives them, not normalised): for a
+        caller that has split the URL already (a recheck reads its origin from the same
+        match)."""
+        if (
+            "%" in path
+            or not path.isascii()
+            or (self._encodes_specials and ("*" in path or "$" in path))
+        ):
+            path = normalise_url_path(path, self.options.percent_encoding)
         position = 1
         for matcher in matchers:
             code = matcher.match(path)
@@ -202,8 +219,8 @@ class RobotsTxt:
         """``url``'s path as the rules are matched against it (SPEC §1 "Rule matching"):
         :func:`path_of`'s usual case (an http(s) URL with a path) by one regex, the path
         normalised only when it needs it. :meth:`decide` keeps these lines inline (the
-        crawl's hot path: a call per request); :meth:`code` and
-        :meth:`first_disallowed` call this."""
+        crawl's hot path: a call per request), and :meth:`first_disallowed_path` their
+        second half; :meth:`code` calls this."""
         if not isinstance(url, str):
             raise TypeError(f"url must be str, not {type(url).__name__}")
         found = _http_path(url)

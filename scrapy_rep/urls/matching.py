@@ -31,8 +31,9 @@ from scrapy_rep.urls.encoding import normalise_url_path as normalise_url_path
 from scrapy_rep.urls.encoding import path_of as path_of
 from scrapy_rep.urls.wildcards import FirstMatcher as FirstMatcher
 from scrapy_rep.urls.wildcards import (
-    _common_prefix_length,
     _keep_better,
+    _parent_of,
+    _parents,
     _Raw,
     _split_all,
     _Wild,
@@ -45,6 +46,9 @@ from scrapy_rep.urls.wildcards import wildcard_match as wildcard_match
 _LONG_PATH: Final = 4096
 #: A parent index not computed yet (see :meth:`LongestMatcher._find_parent`).
 _UNKNOWN: Final = -2
+#: Groups with at most this many keys get every parent when built (one cheap pass, no
+#: call a key); larger ones look a parent up the first time a walk needs it.
+_EAGER_PARENTS: Final = 512
 
 
 class LongestMatcher:
@@ -61,9 +65,10 @@ class LongestMatcher:
       only while it can still beat the best match so far;
     - exact patterns (``/page$``): one dict lookup.
 
-    Building costs one sort and a few dictionaries (all in C); a parent is looked up the
-    first time a walk needs it and remembered, so a group of 20,000 rules answers its first
-    question in milliseconds.
+    Building costs one sort and a few dictionaries (mostly in C). A group of up to
+    :data:`_EAGER_PARENTS` keys finds every parent then, in one pass; in a larger one a
+    parent is looked up the first time a walk needs it and remembered, so a group of
+    20,000 rules answers its first question in milliseconds.
     """
 
     __slots__ = (
@@ -127,12 +132,18 @@ class LongestMatcher:
         wild: dict[str, list[_Raw]],
         code_type: str,
     ) -> None:
-        keys = sorted(literal.keys() | wild.keys()) if wild else sorted(literal)
+        # A tuple of strings: the collector stops tracking it (a list it walks each time).
+        keys = tuple(sorted(literal.keys() | wild.keys()) if wild else sorted(literal))
         self._keys = keys
-        #: The code of the literal pattern equal to each key, 0 when there is none.
+        #: The code of the literal pattern equal to each key, 0 when there is none; one 0
+        #: more at the end, read as index -1 (no key is a prefix of the path).
         # 2 bytes an entry where they fit (the parser's line numbers; fewer keys than that).
         self._literal = array(code_type, map(literal.get, keys, repeat(0)))
-        self._parent = array("h" if len(keys) < 0x8000 else "i", [_UNKNOWN]) * len(keys)
+        self._literal.append(0)
+        if len(keys) <= _EAGER_PARENTS:
+            self._parent = array("h", _parents(keys))
+        else:
+            self._parent = array("h" if len(keys) < 0x8000 else "i", [_UNKNOWN]) * len(keys)
         self._exact = exact or None
         #: Key index -> its wildcard patterns as compiled; split into segments in
         #: ``_split`` when a path first reaches the key. Tuples of atoms only, which the
@@ -153,10 +164,10 @@ class LongestMatcher:
             up = parent[index]
             index = up if up != _UNKNOWN else self._find_parent(index)
         if self._plain:
-            return self._literal[index] if index >= 0 else 0
-        best = self._exact.get(path, 0) if self._exact is not None else 0
+            return self._literal[index]  # index -1: the final 0
+        exact, literal, wild, split = self._exact, self._literal, self._wild, self._split
+        best = exact[path] if exact is not None and path in exact else 0  # "in", [] (no call)
         best_priority = len(path) + 1 if best else -1
-        literal, wild, split = self._literal, self._wild, self._split
         if wild is not None and len(path) >= _LONG_PATH:
             return self._match_long(path, index, best_priority, best)
         while index >= 0:
@@ -170,8 +181,9 @@ class LongestMatcher:
                     break
             if wild is not None and index in wild:
                 # The wildcard patterns of this key, longest first (inline: the hot path).
-                entries = split.get(index) if split is not None else None
-                if entries is None:
+                if split is not None and index in split:
+                    entries = split[index]
+                else:
                     entries = self._entries(index)
                     split = self._split
                 start = len(keys[index])
@@ -275,19 +287,7 @@ class LongestMatcher:
         return entries
 
     def _find_parent(self, index: int) -> int:
-        """The index of the longest key that is a proper prefix of key ``index`` (or -1).
-
-        Looked up by bisection on ever shorter prefixes (each step at least one character
-        shorter), then remembered.
-        """
-        keys = self._keys
-        key = keys[index]
-        found = -1
-        if key:
-            target = key[:-1]
-            found = bisect_right(keys, target, 0, index) - 1
-            while found >= 0 and not target.startswith(keys[found]):
-                target = target[: _common_prefix_length(keys[found], target)]
-                found = bisect_right(keys, target, 0, found) - 1
-        self._parent[index] = found
+        """The index of the longest key that is a proper prefix of key ``index`` (or -1),
+        looked up (:func:`~scrapy_rep.urls.wildcards._parent_of`) and remembered."""
+        found = self._parent[index] = _parent_of(self._keys, index)
         return found

@@ -10,6 +10,7 @@ in file order; :class:`scrapy_rep.urls.matching.LongestMatcher` uses the same pr
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Collection, Sequence
 
 _STARS = re.compile(r"\*\*+")
@@ -144,3 +145,35 @@ def _keep_better(table: dict[str, int], pattern: str, code: int) -> None:
     old = table.get(pattern)
     if old is None or code > 0 > old:
         table[pattern] = code
+
+
+def _parents(keys: Sequence[str]) -> list[int]:
+    """The parent of each of the sorted, distinct ``keys`` (the longest other key that is
+    a prefix of it; -1: none), all at once.
+
+    A key's parent is the key just before it or on that one's chain of parents (every key
+    sorted between a prefix and the key starts with the prefix, so the key before starts
+    with the parent too), so one pass up those chains finds them all."""
+    parents = [-1] * len(keys)
+    for index in range(1, len(keys)):
+        key = keys[index]
+        up = index - 1
+        while up >= 0 and not key.startswith(keys[up]):
+            up = parents[up]
+        parents[index] = up
+    return parents
+
+
+def _parent_of(keys: Sequence[str], index: int) -> int:
+    """The index of the longest of the sorted ``keys`` that is a proper prefix of key
+    ``index`` (or -1): by bisection on ever shorter prefixes (each step at least one
+    character shorter)."""
+    key = keys[index]
+    found = -1
+    if key:
+        target = key[:-1]
+        found = bisect_right(keys, target, 0, index) - 1
+        while found >= 0 and not target.startswith(keys[found]):
+            target = target[: _common_prefix_length(keys[found], target)]
+            found = bisect_right(keys, target, 0, found) - 1
+    return found

@@ -81,6 +81,29 @@ def test_the_fast_path_says_what_the_full_decision_says(purpose: str) -> None:
     assert fast.decide("https://a.example/tmp/1") is not fast.decide("https://a.example/private")
 
 
+def test_the_fast_paths_outcomes_are_bounded_over_all_origins(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """At most REFUSALS_MEMO refusals are remembered over all the origins, then every
+    origin's memo starts again (its allowed items' outcome kept): an outcome made again
+    says the same."""
+    monkeypatch.setattr("scrapy_rep.recheck.rechecker.REFUSALS_MEMO", 2)
+    tdm = {name: NO_FILE for name in ROBOTS_FILES}
+    fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm)
+    urls = [origin + path for path in PATHS for origin in ROBOTS_FILES] * 3
+    assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
+    held = [known[3] for known in fast._by_origin.values()]
+    assert 0 < sum(1 for outcomes in held for code in outcomes if code) <= 2
+    assert all(len([code for code in outcomes if not code]) <= 1 for outcomes in held)
+    first, kept = fast.decide("https://a.example/tmp/1"), fast.decide("https://a.example/")
+    for path in ("/private/1", "/x/1", "/tmp/2"):  # more refusals: every memo starts again
+        for origin in ("https://a.example", "https://b.example", "https://c.example"):
+            fast.decide(origin + path)
+    again = fast.decide("https://a.example/tmp/1")
+    assert again is not first and again == first
+    assert fast.decide("https://a.example/") is kept  # the allowed items' outcome stays
+
+
 def test_a_document_not_had_is_unknown_unless_what_was_had_refuses() -> None:
     rechecker = _rechecker("ai-train", True)  # no tdmrep.json had at all
     assert rechecker.decide("https://a.example/y").status is Status.UNKNOWN

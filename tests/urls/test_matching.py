@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from array import array
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -185,8 +187,8 @@ def test_longest_match_agrees_with_naive_reference(specs: list[Spec], paths: lis
         assert got == naive_longest(specs, path)
 
 
-#: Literal patterns only, many of them sharing prefixes: the walk up the parents (looked
-#: up lazily, by bisection) is what decides here.
+#: Literal patterns only, many of them sharing prefixes: the walk up the parents (found
+#: when built, or looked up lazily by bisection in a larger group) is what decides here.
 LITERALS = st.text(st.sampled_from(["/", "a", "b"]), min_size=0, max_size=6).map(lambda p: "/" + p)
 
 
@@ -203,6 +205,29 @@ def test_spec1_longest_literal_prefix_agrees_with_naive_reference(
         code = matcher.match(path)
         got = None if code == 0 else (len(specs[abs(code) - 1][0]), code > 0)
         assert got == naive_longest(specs, path), path
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(LITERALS, min_size=1, max_size=40))
+def test_the_parents_found_when_built_are_those_found_lazily(patterns: list[str]) -> None:
+    """A group of up to 512 keys finds every parent in one pass when built; a larger one
+    looks each up by bisection on first need: the same parents."""
+    codes = list(range(1, len(patterns) + 1))
+    eager = LongestMatcher(patterns, codes)
+    lazy = LongestMatcher(patterns, codes)
+    lazy._parent = array("h", [-2]) * len(lazy._keys)  # as a group of over 512 keys has
+    assert list(eager._parent) == [lazy._find_parent(i) for i in range(len(lazy._keys))]
+
+
+def test_a_group_of_more_than_512_keys_finds_its_parents_on_first_need() -> None:
+    specs = [("/" + "a" * n + "b" * (n % 3), n % 2 == 0) for n in range(1, 700)]
+    matcher = LongestMatcher([p for p, _ in specs], codes_of(specs))
+    assert set(matcher._parent) == {-2}  # none looked up yet
+    for path in ("/" + "a" * 650 + "bbb", "/aab", "/" + "a" * 10 + "c", "/c"):
+        code = matcher.match(path)
+        got = None if code == 0 else (len(specs[abs(code) - 1][0]), code > 0)
+        assert got == naive_longest(specs, path)
+    assert set(matcher._parent) != {-2}
 
 
 def test_spec1_deep_chain_of_prefixes_is_walked_without_recursion() -> None:
