@@ -44,14 +44,15 @@ from scrapy_rep.recheck.command import (
     settings_of,
 )
 from scrapy_rep.recheck.files import MANIFEST
-from tests.recheck.test_command_stale import _recheck_shards, _visible_files
 from tests.support.localhttp import QuietHandler, serving
 from tests.support.paths import checkout_environment
 from tests.support.recheck import (
     needs,
+    recheck_shards,
     recheck_tool,
     report_lines,
     robots_capture,
+    visible_files,
     write_csv,
     write_jsonl,
     write_parquet,
@@ -623,7 +624,7 @@ _CRASHING_RUN = """
 import os, sys
 from pathlib import Path
 from scrapy_rep.recheck import files
-from tests.recheck.test_command_stale import _recheck_shards
+from tests.support.recheck import recheck_shards
 real, calls = os.replace, []
 def crashing(source, target):
     calls.append(target)
@@ -631,7 +632,7 @@ def crashing(source, target):
         os._exit(9)  # killed: nothing put back, no manifest written after
     real(source, target)
 files.os.replace = crashing
-_recheck_shards(Path(sys.argv[1]), ["a.jsonl", "b.jsonl", "c.jsonl"])
+recheck_shards(Path(sys.argv[1]), ["a.jsonl", "b.jsonl", "c.jsonl"])
 """
 
 
@@ -640,7 +641,7 @@ def test_a_rerun_after_a_run_killed_between_two_renames_writes_its_outputs(
 ) -> None:
     """A run killed between two renames left some outputs new and the manifest the
     previous run's: the next run took the new ones for files of yours and stopped."""
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
     kept = tmp_path / "kept"
     before = json.loads((kept / MANIFEST).read_text())["files"]
     root = str(Path(__file__).resolve().parents[2])
@@ -650,5 +651,5 @@ def test_a_rerun_after_a_run_killed_between_two_renames_writes_its_outputs(
     )  # fmt: skip
     assert killed.returncode == 9
     assert (kept / "a.jsonl").stat().st_ino != before["a.jsonl"][2]  # renamed: the new one
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
-    assert _visible_files(kept) == ["a.jsonl", "b.jsonl"]
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    assert visible_files(kept) == ["a.jsonl", "b.jsonl"]

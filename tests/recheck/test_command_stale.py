@@ -15,40 +15,22 @@ import pytest
 from scrapy_rep.recheck import files
 from scrapy_rep.recheck.command import EXIT_REMOVED, EXIT_USAGE
 from scrapy_rep.recheck.files import MANIFEST
-from tests.support.recheck import recheck_tool, robots_capture, write_jsonl, write_warc
-
-SHARDS = {
-    "a.jsonl": ["https://a.example/no/1", "https://a.example/yes/1"],
-    "b.jsonl": ["https://a.example/no/2", "https://a.example/yes/2"],
-    "c.jsonl": ["https://a.example/yes/3", "https://a.example/no/3"],
-}
-
-
-def _recheck_shards(tmp_path: Path, names: list[str]) -> int:
-    warc = tmp_path / "robots.warc"
-    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
-    (tmp_path / "data").mkdir(exist_ok=True)
-    for name in names:
-        write_jsonl(tmp_path / "data" / name, SHARDS[name])
-    shards = [str(tmp_path / "data" / name) for name in names]
-    kept, removed = tmp_path / "kept", tmp_path / "removed"
-    code, _ = recheck_tool(*shards, "--purpose", "search", "--documents", str(warc),
-                           f"--out={kept}", f"--removed={removed}")  # fmt: skip
-    return code
-
-
-def _visible_files(folder: Path) -> list[str]:
-    return sorted(name for name in os.listdir(folder) if not name.startswith("."))
+from tests.support.recheck import (
+    SHARDS,
+    recheck_shards,
+    recheck_tool,
+    visible_files,
+)
 
 
 def test_a_rerun_of_fewer_shards_leaves_no_file_of_the_previous_run(tmp_path: Path) -> None:
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
-    assert _visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl", "c.jsonl"]
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl", "c.jsonl"]
     manifest = json.loads((tmp_path / "kept" / MANIFEST).read_text())
     assert sorted(manifest["files"]) == ["a.jsonl", "b.jsonl", "c.jsonl"]
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
     for folder in ("kept", "removed"):
-        assert _visible_files(tmp_path / folder) == ["a.jsonl", "b.jsonl"], folder
+        assert visible_files(tmp_path / folder) == ["a.jsonl", "b.jsonl"], folder
         manifest = json.loads((tmp_path / folder / MANIFEST).read_text())
         assert sorted(manifest["files"]) == ["a.jsonl", "b.jsonl"]
 
@@ -59,22 +41,22 @@ def test_a_file_no_recheck_wrote_stops_the_run_and_is_kept(
 ) -> None:
     kept = tmp_path / "kept"
     if how == "changed-since":
-        assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+        assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
         (kept / "c.jsonl").write_text('{"url": "https://mine.example/"}\n')
     else:
         kept.mkdir()
         (kept / "c.jsonl").write_text('{"url": "https://mine.example/"}\n')
     (kept / "notes.txt").write_text("not of a dataset format: never looked at\n")
     capsys.readouterr()
-    before = {name: (kept / name).read_bytes() for name in _visible_files(kept)}
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
+    before = {name: (kept / name).read_bytes() for name in visible_files(kept)}
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
     err = capsys.readouterr().err.splitlines()
     assert (
         len(err) == 1
         and err[0].startswith(f"scrapy_rep: error: --out {kept}: ")
         and "c.jsonl" in err[0]
     ), err
-    assert {name: (kept / name).read_bytes() for name in _visible_files(kept)} == before
+    assert {name: (kept / name).read_bytes() for name in visible_files(kept)} == before
 
 
 def test_a_rename_that_fails_puts_every_output_back(
@@ -82,7 +64,7 @@ def test_a_rename_that_fails_puts_every_output_back(
 ) -> None:
     """The outputs are renamed one by one: one that fails half-way left the first ones
     new and the rest old."""
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
     folders = [tmp_path / "kept", tmp_path / "removed"]
     before = {str(path): path.read_bytes() for folder in folders for path in folder.iterdir()}
     for name in SHARDS:  # the next run's items differ
@@ -98,7 +80,7 @@ def test_a_rename_that_fails_puts_every_output_back(
 
     monkeypatch.setattr(files.os, "replace", failing)
     try:
-        assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
+        assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
     finally:
         monkeypatch.undo()
         for name in SHARDS:
@@ -121,12 +103,12 @@ def test_a_rerun_keeps_its_own_report_or_trail_written_in_the_folder(
 ) -> None:
     """The run's own --report (named by the manifest it wrote) was removed as a previous
     run's file once in place; its --trail there stopped the run as a stranger's file."""
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
     written = tmp_path / "kept" / f"{option}.jsonl"
     for _ in range(2):
         assert _rerun(tmp_path, ["a.jsonl", "b.jsonl"], f"--{option}={written}") == EXIT_REMOVED
         assert written.is_file() and written.read_text().count("\n") >= 4, option
-    files = [name for name in _visible_files(tmp_path / "kept") if not name.endswith(".d")]
+    files = [name for name in visible_files(tmp_path / "kept") if not name.endswith(".d")]
     assert files == ["a.jsonl", "b.jsonl", f"{option}.jsonl"]  # a trail's snapshots aside
 
 
@@ -136,7 +118,7 @@ def test_a_previous_output_read_as_a_shard_stops_the_run_and_is_kept(
     """A shard read through a symlink to a file the previous run wrote in --out (not
     written by this run) was removed once the run's outputs were in place: an input
     destroyed."""
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
     (tmp_path / "in").mkdir()
     (tmp_path / "in" / "again.jsonl").symlink_to(tmp_path / "kept" / "c.jsonl")
     before = (tmp_path / "kept" / "c.jsonl").read_bytes()
@@ -153,7 +135,7 @@ def test_a_file_replaced_with_the_same_size_and_time_stops_the_run_and_is_kept(
 ) -> None:
     """Size and modification time alone told a replaced file from the one a recheck
     wrote: a copy of the same size given the same time (cp -p, rsync -t) was removed."""
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
     path = tmp_path / "kept" / "c.jsonl"
     status = path.stat()
     mine = path.read_bytes().replace(b"a.example", b"m.example")
@@ -181,7 +163,7 @@ def test_a_manifest_that_is_no_file_a_recheck_writes_stops_the_run_before_work(
         (tmp_path / "elsewhere.json").write_text('{"files": {}}\n')
         (kept / MANIFEST).symlink_to(tmp_path / "elsewhere.json")
     capsys.readouterr()
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith(f"scrapy_rep: error: --out {kept}: "), err
     assert MANIFEST in err[0]
@@ -216,7 +198,7 @@ def test_an_interrupted_rerun_removes_nothing_and_keeps_the_manifest(tmp_path: P
         result.interrupted = "shutdown"
         return result
 
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
     kept = tmp_path / "kept"
     before = {path.name: path.read_bytes() for path in kept.iterdir()}
     shards = [str(tmp_path / "data" / name) for name in ("a.jsonl", "b.jsonl")]
@@ -225,7 +207,7 @@ def test_an_interrupted_rerun_removes_nothing_and_keeps_the_manifest(tmp_path: P
     assert main(argv, io.StringIO(), stopped) == EXIT_INTERRUPTED
     after = {path.name: path.read_bytes() for path in kept.iterdir() if path.name != "summary.md"}
     assert after == before
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
 
 
 def test_a_symlink_in_the_folder_named_as_a_shard_stops_the_run(
@@ -238,7 +220,7 @@ def test_a_symlink_in_the_folder_named_as_a_shard_stops_the_run(
     mine.write_text('{"url": "https://mine.example/"}\n')
     (tmp_path / "kept" / "a.jsonl").symlink_to(mine)
     capsys.readouterr()
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_USAGE
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "a.jsonl" in err[0] and "symlink" in err[0], err
     assert mine.read_text() == '{"url": "https://mine.example/"}\n'
@@ -256,11 +238,11 @@ def test_a_file_of_a_shards_name_the_manifest_does_not_name_stops_the_run_and_is
     if manifest == "none":
         kept.mkdir()
     else:
-        assert _recheck_shards(tmp_path, ["b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+        assert recheck_shards(tmp_path, ["b.jsonl", "c.jsonl"]) == EXIT_REMOVED
     mine = b'{"url": "https://mine.example/"}\n'
     (kept / "a.jsonl").write_bytes(mine)
     capsys.readouterr()
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith(f"scrapy_rep: error: --out {kept}: "), err
     assert "a.jsonl" in err[0] and "remove it" in err[0], err
@@ -275,7 +257,7 @@ def test_a_recheck_output_changed_since_the_manifest_stops_the_run_and_is_kept(
     yours (or edited): only the name was checked, and the shard's output overwrote it, as
     a previous file changed since is never removed. Every such file is named at once, so
     that one run says all there is to move."""
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
     kept = tmp_path / "kept"
     mine = b'{"url": "https://mine.example/"}\n'
     (kept / "a.jsonl").unlink()
@@ -284,7 +266,7 @@ def test_a_recheck_output_changed_since_the_manifest_stops_the_run_and_is_kept(
         file.write(mine)
     edited = (kept / "b.jsonl").read_bytes()
     capsys.readouterr()
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith(f"scrapy_rep: error: --out {kept}: "), err
     assert "a.jsonl, b.jsonl" in err[0] and "remove" in err[0], err
@@ -295,9 +277,9 @@ def test_a_recheck_output_changed_since_the_manifest_stops_the_run_and_is_kept(
 def test_a_rerun_over_unchanged_outputs_writes_them_again(tmp_path: Path) -> None:
     """The outputs a recheck wrote, as its manifest names them, are written over by the
     next run of the same shards."""
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
     before = json.loads((tmp_path / "kept" / MANIFEST).read_text())["files"]
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
     after = json.loads((tmp_path / "kept" / MANIFEST).read_text())["files"]
     assert sorted(after) == ["a.jsonl", "b.jsonl"] and after != before
 
@@ -308,7 +290,7 @@ def test_a_rerun_after_a_rename_that_failed_writes_its_outputs(
     """A rename that failed put every output back (each from its hard link: a change
     time of its own); the next run writes them again instead of taking them for files
     edited since."""
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
     real, renamed = os.replace, []
 
     def failing(source: object, target: object) -> None:
@@ -319,12 +301,12 @@ def test_a_rerun_after_a_rename_that_failed_writes_its_outputs(
 
     monkeypatch.setattr(files.os, "replace", failing)
     try:
-        assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
+        assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
     finally:
         monkeypatch.undo()
     for folder in ("kept", "removed"):  # no temporary file nor hard link left
         assert [n for n in os.listdir(tmp_path / folder) if n.startswith(".")] == [MANIFEST]
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
     for folder in ("kept", "removed"):
         assert [n for n in os.listdir(tmp_path / folder) if n.startswith(".")] == [MANIFEST]
 
@@ -341,11 +323,11 @@ def test_a_rerun_after_a_manifest_that_could_not_be_written_writes_its_outputs(
 
     monkeypatch.setattr(files.manifest, "write", failing)
     try:
-        assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
+        assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
     finally:
         monkeypatch.setattr(files.manifest, "write", real)
-    assert _visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl", "c.jsonl"]
-    assert _recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
-    assert _visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl"]
+    assert visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl", "c.jsonl"]
+    assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
+    assert visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl"]
     manifest = json.loads((tmp_path / "kept" / MANIFEST).read_text())
     assert sorted(manifest["files"]) == ["a.jsonl", "b.jsonl"] and "pending" not in manifest

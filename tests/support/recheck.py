@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -129,3 +130,31 @@ def recheck_trail(directory: Path, trail: Path | None = None) -> Path:
     recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(warc),
                  f"--trail={trail}")  # fmt: skip
     return trail
+
+
+#: Three shards of a collection, by file name: each item's URL.
+SHARDS = {
+    "a.jsonl": ["https://a.example/no/1", "https://a.example/yes/1"],
+    "b.jsonl": ["https://a.example/no/2", "https://a.example/yes/2"],
+    "c.jsonl": ["https://a.example/yes/3", "https://a.example/no/3"],
+}
+
+
+def recheck_shards(tmp_path: Path, names: list[str]) -> int:
+    """``recheck`` of the named :data:`SHARDS` against one WARC (``Disallow: /no``), its
+    ``--out`` and ``--removed`` folders ``kept`` and ``removed``; the exit status."""
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
+    (tmp_path / "data").mkdir(exist_ok=True)
+    for name in names:
+        write_jsonl(tmp_path / "data" / name, SHARDS[name])
+    shards = [str(tmp_path / "data" / name) for name in names]
+    kept, removed = tmp_path / "kept", tmp_path / "removed"
+    code, _ = recheck_tool(*shards, "--purpose", "search", "--documents", str(warc),
+                           f"--out={kept}", f"--removed={removed}")  # fmt: skip
+    return code
+
+
+def visible_files(folder: Path) -> list[str]:
+    """The files of ``folder`` a user sees (not the hidden ones: manifest, temporaries)."""
+    return sorted(name for name in os.listdir(folder) if not name.startswith("."))
