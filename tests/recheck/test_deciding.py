@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
 
+from scrapy_rep.recheck.command import EXIT_REMOVED
 from scrapy_rep.recheck.deciding import YOUNG_OBJECTS, collector_paced
+from scrapy_rep.recheck.rechecker import Rechecker
+from tests.support.recheck import recheck_tool, robots_capture, write_jsonl, write_warc
 
 
 @pytest.fixture
@@ -45,3 +50,29 @@ def test_a_collector_switched_off_stays_off_and_a_higher_threshold_is_kept(
     with collector_paced():
         assert gc.get_threshold() == (50_000, 5, 5)
     assert gc.get_threshold() == (50_000, 5, 5)
+
+
+def test_the_commands_items_are_decided_with_the_collector_paced_and_restored_after(
+    tmp_path: Path, thresholds: tuple[int, int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The recheck command's own loop enters :func:`collector_paced` (not only the
+    context manager alone): each item is decided at ``YOUNG_OBJECTS``, and the process's
+    thresholds are as they were once the command returns."""
+    gc.set_threshold(700, 10, 10)
+    seen: list[int] = []
+    decide = Rechecker.decide
+
+    def watched(self: Rechecker, *args: Any, **kwargs: Any) -> Any:
+        seen.append(gc.get_threshold()[0])
+        return decide(self, *args, **kwargs)
+
+    monkeypatch.setattr(Rechecker, "decide", watched)
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, ["https://a.example/no/1", "https://a.example/yes/1"])
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                           f"--out={tmp_path / 'kept.jsonl'}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    assert seen == [YOUNG_OBJECTS, YOUNG_OBJECTS]
+    assert gc.get_threshold() == (700, 10, 10)
