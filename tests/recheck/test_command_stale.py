@@ -23,6 +23,19 @@ from tests.support.recheck import (
 )
 
 
+def _fourth_rename_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's fourth rename into place fails as a full disk makes it fail."""
+    real, renamed = os.replace, []
+
+    def failing(source: object, target: object) -> None:
+        renamed.append(str(target))
+        if len(renamed) == 4:
+            raise OSError(28, "No space left on device", str(target))
+        real(source, target)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(files.os, "replace", failing)
+
+
 def test_a_rerun_of_fewer_shards_leaves_no_file_of_the_previous_run(tmp_path: Path) -> None:
     assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
     assert visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl", "c.jsonl"]
@@ -69,16 +82,7 @@ def test_a_rename_that_fails_puts_every_output_back(
     before = {str(path): path.read_bytes() for folder in folders for path in folder.iterdir()}
     for name in SHARDS:  # the next run's items differ
         SHARDS[name] = [*SHARDS[name], f"https://a.example/no/{name}"]
-    renamed: list[str] = []
-    real = os.replace
-
-    def failing(source: object, target: object) -> None:
-        renamed.append(str(target))
-        if len(renamed) == 4:
-            raise OSError(28, "No space left on device", str(target))
-        real(source, target)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(files.os, "replace", failing)
+    _fourth_rename_fails(monkeypatch)
     try:
         assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
     finally:
@@ -291,15 +295,7 @@ def test_a_rerun_after_a_rename_that_failed_writes_its_outputs(
     time of its own); the next run writes them again instead of taking them for files
     edited since."""
     assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_REMOVED
-    real, renamed = os.replace, []
-
-    def failing(source: object, target: object) -> None:
-        renamed.append(str(target))
-        if len(renamed) == 4:
-            raise OSError(28, "No space left on device", str(target))
-        real(source, target)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(files.os, "replace", failing)
+    _fourth_rename_fails(monkeypatch)
     try:
         assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
     finally:
