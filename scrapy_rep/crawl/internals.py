@@ -39,13 +39,13 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast
 
 import scrapy
-from scrapy.http import Response
+from scrapy.http import Request, Response
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import load_object
 from twisted.internet.defer import Deferred
+from twisted.python.failure import Failure
 
 if TYPE_CHECKING:
-    from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.settings import BaseSettings, Settings
     from scrapy.signalmanager import SignalManager
@@ -787,41 +787,129 @@ def dropped_response(failure: Any, request: Request | None = None) -> Response |
     return found
 
 
-def watch_downloads(engine: Any, watcher: Callable[[Any], Callable[[Any], None] | None]) -> bool:
+def watch_downloads(
+    engine: Any,
+    watcher: Callable[[Any], Callable[[Any], None] | None],
+    failed: Callable[[Any, Any], None] | None = None,
+) -> bool:
     """Have ``watcher(request)`` called as a component (a spider's callback, an item
-    pipeline) asks the engine to download ``request`` itself (``engine.download_async``,
-    Scrapy 2.14; ``engine.download`` before, and the deprecated one after, which calls
-    it), in the caller's context, when it asks; what it answers, if anything, is called
-    with the response before the caller gets it. Whether it could (the engine's own
-    attribute replaced, the only way in: Scrapy calls no component for these)."""
+    pipeline, a downloader middleware) asks the engine to download ``request`` itself
+    (``engine.download_async``, Scrapy 2.14; ``engine.download`` before, and the
+    deprecated one after, which calls it), in the caller's context, when it asks; what it
+    answers, if anything, is called with the response before the caller gets it. Given
+    ``failed``, ``failed(request, failure)`` is called when the download raises instead,
+    before the caller gets the exception (``failure``: a Twisted ``Failure`` of it, its
+    traceback kept, which :func:`dropped_response` reads): such a download never reaches
+    the scraper (:func:`after_each_scrape`), so nothing else tells of a response a
+    downloader middleware dropped. ``request`` is the one that failed: on Scrapy 2.13 the
+    engine downloads the request a downloader middleware returned (a redirect's) through
+    the same attribute; from 2.14 ``download_async`` loops over it, and the engine's
+    frame on the exception's traceback names it. What ``failed`` raises is logged, never
+    raised in the download's place. Whether it could (the engine's own attribute
+    replaced, the only way in: Scrapy calls no component for these)."""
     name = "download_async" if ASYNC_ENGINE else "download"
     original = getattr(engine, name, None)
     if original is None:
         return False
+    watched = _WatchedDownloads(original, watcher, failed)
+    setattr(engine, name, watched.download_async if ASYNC_ENGINE else watched.download)
+    return True
 
-    async def answered(response: Any, then: Callable[[Any], None]) -> Any:
-        answer = await response
-        then(answer)
+
+class _WatchedDownloads:
+    """The engine's own method of downloading a request for a component, watched
+    (:func:`watch_downloads`): ``original``, ``watcher`` and ``failed`` as it says."""
+
+    __slots__ = ("failed", "original", "watcher")
+
+    def __init__(
+        self,
+        original: Callable[[Any], Any],
+        watcher: Callable[[Any], Callable[[Any], None] | None],
+        failed: Callable[[Any, Any], None] | None,
+    ) -> None:
+        self.original = original
+        self.watcher = watcher
+        self.failed = failed
+
+    def download_async(self, request: Any) -> Any:
+        """``engine.download_async`` (Scrapy 2.14+): a coroutine."""
+        then = self.watcher(request)
+        if then is None and self.failed is None:
+            return self.original(request)
+        return self._answered(self.original(request), request, then)
+
+    async def _answered(
+        self, response: Any, request: Any, then: Callable[[Any], None] | None
+    ) -> Any:
+        try:
+            answer = await response
+        except Exception as error:
+            self._told(request, error)
+            raise
+        if then is not None:
+            then(answer)
         return answer
 
-    def download_async(request: Any) -> Any:
-        then = watcher(request)
-        return original(request) if then is None else answered(original(request), then)
-
-    def download(request: Any) -> Any:
-        then = watcher(request)
-        deferred = original(request)
+    def download(self, request: Any) -> Any:
+        """``engine.download`` (Scrapy 2.13): a Deferred, which the engine calls again for
+        the request a downloader middleware returned."""
+        then = self.watcher(request)
+        deferred = self.original(request)
         if then is not None:
 
-            def told(answer: Any) -> Any:
+            def came(answer: Any) -> Any:
                 then(answer)
                 return answer
 
-            deferred.addCallback(told)
+            deferred.addCallback(came)
+        if self.failed is not None:
+
+            def went(failure: Any) -> Any:
+                self._told(request, failure)
+                return failure
+
+            deferred.addErrback(went)
         return deferred
 
-    setattr(engine, name, download_async if ASYNC_ENGINE else download)
-    return True
+    def _told(self, request: Any, error: Any) -> None:
+        """``failed`` told of the download's exception (``error``, or its ``Failure``);
+        what that raises is logged: the caller gets the download's own exception."""
+        try:
+            if self.failed is None:
+                return
+            if isinstance(error, Failure):
+                self.failed(request, error)
+            else:
+                failure = Failure(error)  # type: ignore[no-untyped-call]
+                self.failed(_looped_request(error, request), failure)
+        except Exception:
+            logging.getLogger(__name__).exception(
+                "scrapy_rep internal error on the failed download of %s", request
+            )
+
+
+#: The module and function of the engine's loop over the requests that the downloader
+#: middlewares return for a request downloaded with ``download_async`` (a redirect's):
+#: ``ExecutionEngine.download_async`` (Scrapy 2.14+), whose ``request`` is the one it
+#: downloads last.
+_DOWNLOAD_LOOP: Final = ("scrapy.core.engine", "download_async")
+
+
+def _looped_request(error: BaseException, request: Any) -> Any:
+    """The request whose download raised ``error`` when ``engine.download_async`` was
+    asked for ``request``: the ``request`` of the engine's outermost loop on the
+    exception's traceback (a downloader middleware may have returned another, which the
+    engine downloads in its place), else ``request``."""
+    module, name = _DOWNLOAD_LOOP
+    traceback = error.__traceback__
+    while traceback is not None:
+        frame = traceback.tb_frame
+        if frame.f_code.co_name == name and frame.f_globals.get("__name__") == module:
+            looped = frame.f_locals.get("request")
+            return looped if isinstance(looped, Request) else request
+        traceback = traceback.tb_next
+    return request
 
 
 def spider_middlewares(engine: Any) -> tuple[Any, ...] | None:

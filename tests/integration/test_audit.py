@@ -832,20 +832,33 @@ def _missing_page_crawled(
     return sites, trail, settings
 
 
-def _told_alike(trail: Path, url: str, report: str, why: str, dropped: str) -> None:
+def _told_alike(
+    trail: Path,
+    url: str,
+    report: str,
+    why: str,
+    dropped: str,
+    short: str = "1 request (1 response dropped)",
+    summary: str = "1 requested URL(s) (1 failed)",
+) -> None:
     """The trail's record of ``url`` is ``failed`` with its response's status (404) and
-    ``why``; ``audit verify`` takes it, and the report (``dropped``: its line), ``audit
-    show`` and ``audit summary`` say that fate of it."""
+    ``why``; ``audit verify`` takes it, and the report (``dropped``: its line; ``short``:
+    its closing line's count), ``audit show`` and ``audit summary`` (``summary``: its
+    count) say that fate of it. The trail holds that one record unless ``short`` counts
+    more requests."""
     import io
 
     from scrapy_rep.audit.cli import main
 
-    [record] = url_records(trail)
+    records = url_records(trail)
+    if short.startswith("1 request "):
+        assert len(records) == 1, records
+    [record] = [record for record in records if record["url"] == url]
     assert (record["fate"], record["status"], record["why"]) == ("failed", 404, why), record
     assert "unfinished" not in report and "before its fate was known" not in report
     line = f"  {url}\n    downloaded (404), then dropped by a downloader middleware: {dropped}\n"
     assert line in report, report
-    assert "In short: 1 request (1 response dropped)" in report, report
+    assert f"In short: {short}" in report, report
     out = io.StringIO()
     assert main(["verify", str(trail)], out) == 0, out.getvalue()
     out = io.StringIO()
@@ -855,7 +868,7 @@ def _told_alike(trail: Path, url: str, report: str, why: str, dropped: str) -> N
     assert said in out.getvalue(), out.getvalue()
     out = io.StringIO()
     assert main(["summary", str(trail)], out) == 0, out.getvalue()
-    assert "1 requested URL(s) (1 failed)" in out.getvalue(), out.getvalue()
+    assert summary in out.getvalue(), out.getvalue()
 
 
 @pytest_twisted.ensureDeferred
@@ -991,5 +1004,137 @@ async def test_a_response_dropped_while_its_middleware_awaited_another_has_its_o
     finally:
         await sites.close()
     assert spider.dropped == {outer: "ignored: 404"}
-    record = by_url(trail)[outer]
+    records = by_url(trail)
+    record = records[outer]
     assert (record["fate"], record["status"]) == ("failed", 200), record
+    # the download the middleware awaited has its own fate: its response dropped (it
+    # reached no scraper, and was unfinished)
+    inner = records[sites.url("a", "/missing")]
+    assert (inner["fate"], inner["status"], inner["why"]) == (
+        "failed",
+        404,
+        "IgnoreRequest: ignored: 404",
+    ), inner
+
+
+# ---------------------------------------------------------------------- a callback's own fetches
+
+
+async def _fetched_by_the_engine(crawler: Any, request: Request) -> Any:
+    """``request`` downloaded as a callback asks the engine itself: awaiting
+    ``crawler.engine.download_async`` (Scrapy 2.14+), or the Deferred of
+    ``crawler.engine.download`` (2.13)."""
+    from scrapy.utils.defer import maybe_deferred_to_future
+
+    engine = crawler.engine
+    if hasattr(engine, "download_async"):
+        return await engine.download_async(request)
+    return await maybe_deferred_to_future(engine.download(request))
+
+
+class _FetchesItself(ListSpider):
+    """A callback that downloads :attr:`FETCHES` itself, one after the other (neither
+    scheduled nor scraped: the engine's own download), noting each response in
+    ``downloaded`` and each exception in ``dropped`` (its name and message), then yields
+    one item."""
+
+    FETCHES: tuple[str, ...] = ()
+
+    async def parse(self, response: Any) -> Any:
+        self.downloaded.append(response.url)
+        for path in self.FETCHES:
+            request = Request(response.urljoin(path))
+            try:
+                fetched = await _fetched_by_the_engine(self.crawler, request)
+            except Exception as error:
+                self.dropped[request.url] = f"{type(error).__name__}: {error}"
+            else:
+                self.downloaded.append(fetched.url)
+        yield {"url": response.url}
+
+
+@pytest.mark.parametrize("fetched", ["/missing", "/moved"], ids=["its URL", "redirected to it"])
+@pytest_twisted.ensureDeferred
+async def test_a_response_a_middleware_ignored_of_a_callbacks_own_fetch_is_not_unfinished(
+    tmp_path: Path, fetched: str
+) -> None:
+    """A callback downloads ``/missing`` itself (``engine.download_async``), a 404 that a
+    downloader middleware's ``process_response`` ignores (IgnoreRequest). That download
+    never reaches the scraper, which told the ledger of a scheduled request's: the
+    callback got the exception, and the trail and the report said "unfinished: the crawl
+    ended (finished) before its fate was known". Now it is ``failed``, with its status,
+    as the scheduled request's is, and the report, ``audit show``, ``audit summary`` and
+    ``audit verify`` say so alike. So is it when the callback fetched ``/moved``, which
+    redirects to ``/missing``: the engine downloaded the redirect's request in the
+    callback's (``/moved``'s record ``redirected``)."""
+    from scrapy_rep.crawl.report import RepReport
+
+    sites, trail, settings = _missing_page_crawled(tmp_path, _IgnoresMissing)
+    sites.origins["a"].script("/moved", redirect("/missing"))
+    _FetchesItself.FETCHES = (fetched,)
+    hub, missing = sites.url("a", "/hub"), sites.url("a", "/missing")
+    try:
+        crawler, spider = await crawl([hub], settings, _FetchesItself)
+    finally:
+        await sites.close()
+    assert spider.dropped == {sites.url("a", fetched): "IgnoreRequest: ignored: 404"}
+    records = by_url(trail)
+    assert records[hub]["fate"] == "fetched", records
+    record = records[missing]
+    assert record["fate"] != "unfinished", record
+    assert record["unscheduled"] is True, record
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    why = "IgnoreRequest: ignored: 404"
+    short = "2 requests (1 downloaded, 1 response dropped)"
+    summary = "2 requested URL(s) (1 failed, 1 fetched)"
+    if fetched == "/moved":
+        moved = records[sites.url("a", "/moved")]
+        assert (moved["fate"], moved["to"]) == ("redirected", missing), moved
+        short = "3 requests (1 downloaded, 1 redirected, 1 response dropped)"
+        summary = "3 requested URL(s) (1 failed, 1 fetched, 1 redirected)"
+    _told_alike(trail, missing, report.text, why, "ignored: 404", short, summary)
+    assert crawler.stats.get_value("rep/audit/errors") is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_callbacks_own_fetch_that_failed_or_came_has_its_fate(tmp_path: Path) -> None:
+    """A callback downloads three pages itself: ``/reset``, whose connection the site
+    drops (no response: the exception reaches the audit middleware's
+    ``process_exception``), a page of an origin that refuses connections (its robots.txt
+    unreachable: the request is refused as it waits for it), and ``/ok``, a 200 (its
+    ``process_response``). The first is ``failed``, ``why`` naming the exception, with no
+    status; the second ``refused`` (``unreachable``), never sent; the third ``fetched``
+    with its status; each is one record, and ``audit verify`` takes the trail."""
+    import io
+
+    from scrapy_rep.audit.cli import main
+    from tests.support.localhttp import free_port
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/reset", Reply(reset=True))
+    trail = tmp_path / "trail.jsonl"
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_REPORT": True, "REP_UNREACHABLE_MAX_WAIT": 0.5}
+    refused = f"http://127.0.0.1:{free_port()}/refused"
+    _FetchesItself.FETCHES = ("/reset", refused, "/ok")
+    hub, reset, ok = (sites.url("a", path) for path in ("/hub", "/reset", "/ok"))
+    try:
+        crawler, spider = await crawl([hub], settings, _FetchesItself)
+    finally:
+        await sites.close()
+    assert list(spider.dropped) == [reset, refused], spider.dropped
+    assert spider.downloaded == [hub, ok]
+    records = by_url(trail)
+    assert set(records) == {hub, reset, refused, ok}, records
+    failed = records[reset]
+    assert (failed["fate"], failed["status"], failed["attempts"]) == ("failed", None, 1), failed
+    assert failed["why"] == spider.dropped[reset], failed
+    never = records[refused]
+    assert (never["fate"], never["refused_by"], never["attempts"]) == ("refused", "unreachable", 0)
+    assert (records[ok]["fate"], records[ok]["status"]) == ("fetched", 200), records[ok]
+    assert all(records[url]["unscheduled"] is True for url in (reset, refused, ok)), records
+    assert records[hub]["fate"] == "fetched", records[hub]
+    out = io.StringIO()
+    assert main(["verify", str(trail)], out) == 0, out.getvalue()
+    assert crawler.stats.get_value("rep/audit/errors") is None

@@ -189,3 +189,63 @@ async def test_the_response_a_downloader_middleware_dropped_is_on_the_scraped_fa
     assert scraped[broken][0] is None
     failure.tb = failure.value.__traceback__ = None  # cleaned (``Failure.cleanFailure``)
     assert internals.dropped_response(failure) is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_download_the_engine_did_for_a_callback_that_failed_is_told_with_its_request(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A callback downloads pages itself (``engine.download_async``): ``/moved``, which
+    redirects to ``/missing``, a 404 a downloader middleware drops, and ``/broken``, which
+    one fails on before its download. Each failure is told, before the callback gets its
+    exception, with the request that failed (the redirect's, the engine's loop over what
+    the middlewares return; Scrapy 2.13 downloads it through the watched method itself)
+    and a failure whose traceback still names the dropped response. What the teller
+    raises is logged, and the callback gets the download's own exception."""
+    from scrapy.exceptions import IgnoreRequest
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/moved", Reply(301, b"", {"Location": "/missing"}))
+    site.script("/missing", Reply(404, b"no"))
+    told: list[tuple[str, Any]] = []
+    caught: dict[str, BaseException] = {}
+
+    class Fetches(Spider):
+        name = "fetches"
+
+        async def start(self) -> Any:
+            yield Request(sites.url("a", "/x"))
+
+        async def parse(self, response: Any) -> None:
+            for path in ("/moved", "/broken"):
+                try:
+                    await internals.download(self.crawler, Request(response.urljoin(path)))
+                except Exception as error:
+                    caught[path] = error
+
+    def failed(request: Request, failure: Any) -> None:
+        told.append((request.url, internals.dropped_response(failure, request)))
+        raise RuntimeError("a bug of the teller")
+
+    settings = {**BASE_SETTINGS, "DOWNLOADER_MIDDLEWARES": {f"{__name__}._DropsMissing": 600}}
+    crawler = get_crawler(Fetches, settings)
+
+    def opened(spider: Any) -> None:
+        engine = internals.running_engine(crawler)
+        assert internals.watch_downloads(engine, lambda request: None, failed)
+
+    crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
+    try:
+        await crawler.crawl()
+    finally:
+        await sites.close()
+    assert isinstance(caught["/moved"], IgnoreRequest), caught
+    assert isinstance(caught["/broken"], ValueError), caught
+    told_of = dict(told)
+    dropped = told_of[sites.url("a", "/missing")]
+    assert dropped is not None and dropped.status == 404
+    assert told_of[sites.url("a", "/broken")] is None
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert len(errors) == len(told) and all("internal error" in e for e in errors), errors

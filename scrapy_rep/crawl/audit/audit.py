@@ -23,7 +23,9 @@ request carries only ``(id, url)`` in its meta; the record's state waits in
   (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`), after every retry; or, for an
   exception that never reaches it (a downloader middleware's ``process_response``
   dropped the response), when the scraper is through with the failure
-  (:meth:`UrlLedger.failure_scraped`), with the response's status;
+  (:meth:`UrlLedger.failure_scraped`), with the response's status, or, for a request a
+  component had the engine download itself (no scraper gets its failure), as the
+  exception leaves the engine (:func:`scrapy_rep.crawl.internals.watch_downloads`);
 - unfinished: when the spider closes first (with ``JOBDIR`` and a paused crawl, the open
   records are kept in ``JOBDIR`` for the resumed run instead), or when the process exits
   without closing it (a second Ctrl-C: Scrapy's unclean shutdown), at its exit: the run

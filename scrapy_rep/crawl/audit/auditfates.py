@@ -150,7 +150,10 @@ class FateEvents(AuditState):
         It is ``failed`` as a failure that reaches that middleware is, ``why`` naming the
         exception, with the status of the response the middleware dropped
         (:func:`~scrapy_rep.crawl.internals.dropped_response`). Called directly for every
-        failure scraped (a refused request's too, settled already: one lookup)."""
+        failure scraped (a refused request's too, settled already: one lookup), and for
+        every failure of a download a component had the engine do itself
+        (``engine.download_async``: no scraper gets it; the component gets the exception
+        after this, :func:`~scrapy_rep.crawl.internals.watch_downloads`)."""
         try:  # guarded inline (a call per refused request)
             state = open_record(request, self.open)
             if state is None or state.fetched:

@@ -98,7 +98,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self._at_scrape_end = False
         self._ledgers = config.ledger
         #: The crawl's URL ledger, told each download's failure once the scraper is
-        #: through with it (found when the spider opens).
+        #: through with it, or as it leaves the engine for a download a component asked
+        #: the engine for itself (found when the spider opens).
         self._url_ledger: LedgerCalls | None = None
         if self._ledgers:
             # each page's output kept in its ledger, read by the trail and the report
@@ -129,12 +130,17 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         path it takes (docs/decisions.md, 'One ledger per page, whatever path its output
         takes'); if Scrapy moved what that needs, at the end of each pass as before. The
         pages a callback fetches itself tied to it (docs/decisions.md, 'A page a callback
-        fetches itself gates the items built after it')."""
+        fetches itself gates the items built after it'), and the failures of the downloads
+        the engine does for a component told to the URL ledger (docs/decisions.md, 'A
+        response a downloader middleware drops is failed, with its status')."""
         engine = running_engine(self.crawler)
         if self._ledgers:
             self._url_ledger = ledger_of(self.crawler)
             self._at_scrape_end = after_each_scrape(engine, self._page_done)
-        if not watch_downloads(engine, self.page.fetching):
+        # a download the engine did for a component never reaches the scraper: its
+        # failure is told to the URL ledger as it leaves the engine
+        failed = None if self._url_ledger is None else self._url_ledger.failure_scraped
+        if not watch_downloads(engine, self.page.fetching, failed):
             logger.warning(
                 "scrapy_rep: the engine's download_async could not be watched: a page a "
                 "callback fetches itself gates none of its items",
