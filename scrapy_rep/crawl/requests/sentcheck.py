@@ -40,7 +40,7 @@ from scrapy_rep.crawl.internals import (
     running_engine,
 )
 from scrapy_rep.crawl.requests.facts import decoded
-from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
+from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.crawl.requests.sendtime import returned_if_held
 from scrapy_rep.crawl.requeststate import moved, sent_state, state_of
 from scrapy_rep.crawl.stats import inc
@@ -51,6 +51,8 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from typing_extensions import Self
+
+    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +67,7 @@ class SentRequestCheck:
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        self._owner: DocumentsOwner | None = None
+        self._owner: RobotsTxtMiddleware | None = None
         #: The project's downloader middlewares that change requests after this check.
         self.later: list[str] = []
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
