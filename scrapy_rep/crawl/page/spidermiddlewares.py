@@ -78,7 +78,6 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.config = config = page.config
         self.stats = crawler.stats
         self.tokens = page.tokens
-        self.usage = page.usage
         self.licenses = page.licenses
         self.links = LinkGate(crawler, page)
         #: Requests the cached robots.txt (tdmrep.json) refuses, refused before the
