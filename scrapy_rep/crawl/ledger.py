@@ -12,14 +12,18 @@ items passed on reached the end of the crawl (``item_scraped``: kept) is the URL
 word (:mod:`scrapy_rep.crawl.audit.audit`), written on it once the page's whole output is
 through, before any reader reads the page's items. Kept only while a reader runs
 (``REP_AUDIT_FILE``, ``REP_REPORT``), so a crawl with neither pays nothing.
+
+Its readers are handed the :class:`Page` too: what the page pass read of the page and
+decided (:mod:`scrapy_rep.crawl.page.pagestate` reads it).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Final, Protocol
 
 from scrapy_rep.crawl.config import PerCrawler
+from scrapy_rep.verdict.page import SAYS_NOTHING
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -70,32 +74,50 @@ class PageLedger:
         return sum(self.dropped.values())
 
 
-class PageRead(Protocol):
-    """What the page pass read of a page and decided
-    (:class:`scrapy_rep.crawl.page.pagestate.Page`)."""
+#: :attr:`Page.images` before the page's images were looked for.
+NOT_READ: Final = object()
 
-    @property
-    def facts(self) -> PageFacts | None: ...
 
-    @property
-    def statements(self) -> PageStatements: ...
+class Page:
+    """What the page pass knows of one response, each part read once, when first asked
+    (:class:`scrapy_rep.crawl.page.pagestate.PageState` reads it): what the readers of
+    its ledger are handed with it."""
 
-    @property
-    def verdict(self) -> PageVerdict | None: ...
+    __slots__ = (
+        "cached", "decided", "facts", "fetched", "images", "ledger", "plain", "rel_targets",
+        "statements", "verdict",
+    )  # fmt: skip
 
-    @property
-    def decided(self) -> datetime | None: ...
+    def __init__(self) -> None:
+        #: Its verdict (``None``: not decided yet): directives, usage decision, refusals.
+        self.verdict: PageVerdict | None = None
+        #: What it says and what is known of it, kept to decide again with its licenses.
+        self.statements: PageStatements = SAYS_NOTHING
+        self.facts: PageFacts | None = None
+        #: When it was decided, if its verdict depends on the time (it names an
+        #: ``unavailable_after``); ``None``: it does not.
+        self.decided: datetime | None = None
+        #: Replayed from Scrapy's HTTP cache: when the copy was really fetched (stored),
+        #: ``True`` when the cache does not say (Scrapy before 2.19); ``None``: fetched now.
+        self.cached: datetime | bool | None = None
+        #: Its output passes every gate untouched
+        #: (:meth:`~scrapy_rep.crawl.page.pagestate.PageState.passes_all`).
+        self.plain = False
+        #: The URLs it links to only with ``rel="nofollow"`` (``None``: not read yet).
+        self.rel_targets: frozenset[str] | None = None
+        #: Its ``noimageai`` images (:mod:`scrapy_rep.crawl.page.images`).
+        self.images: object = NOT_READ
+        #: What became of its output, while it goes through (``None``: not kept).
+        self.ledger: PageLedger | None = None
+        #: The pages its callback fetched itself (``engine.download_async``) that said
+        #: no: their URL, what was read of them, and their verdict, whose refusals name
+        #: them (:meth:`~scrapy_rep.crawl.page.pagestate.PageState.fetched`); the items it
+        #: yields after them go through it.
+        self.fetched: tuple[tuple[str, Page, PageVerdict], ...] = ()
 
-    @property
-    def cached(self) -> datetime | bool | None:
-        """Replayed from Scrapy's HTTP cache: when it was really fetched (``True``: the
-        cache did not say); ``None``: fetched now."""
-        ...
 
-    @property
-    def fetched(self) -> Sequence[tuple[str, PageRead, object]]:
-        """The pages its callback fetched itself that said no (URL, what was read)."""
-        ...
+#: The name the audit trail reads it by.
+PageRead = Page
 
 
 class LedgerReader(Protocol):
@@ -103,7 +125,7 @@ class LedgerReader(Protocol):
     read of the page and decided (``page``: its own, never ``response.meta``'s)."""
 
     def page_done(
-        self, response: Response, ledger: PageLedger, page: PageRead | None = None
+        self, response: Response, ledger: PageLedger, page: Page | None = None
     ) -> None: ...
 
 
@@ -111,7 +133,7 @@ READERS: PerCrawler[list[LedgerReader]] = PerCrawler("ledger_readers")
 
 #: What the page pass read of each response of a crawl, for the trail's record of a page
 #: whose output goes through no page pass of its own (fetched with ``download_async``).
-PAGES: PerCrawler[Mapping[Response, PageRead]] = PerCrawler("pages_read")
+PAGES: PerCrawler[Mapping[Response, Page]] = PerCrawler("pages_read")
 
 
 def read_by(crawler: Crawler, reader: LedgerReader) -> None:

@@ -74,7 +74,7 @@ if TYPE_CHECKING:
 
     from scrapy_rep.audit.urlentry import UrlEntry
     from scrapy_rep.audit.waits import Waits
-    from scrapy_rep.crawl.ledger import PageRead
+    from scrapy_rep.crawl.ledger import Page
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.verdict import Refused
 
@@ -245,9 +245,7 @@ class RepReport:
             stored = "stored, marked" if fate == "marked" else "not stored"
             self._url(url, f"{stored}: {refusal.message}")
 
-    def page_done(
-        self, response: Response, ledger: PageLedger, page: PageRead | None = None
-    ) -> None:
+    def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
         """A page's output is through: the links it kept from being requested, from its
         ledger (the audit trail's record of the page reads the same one; its items are
         read with its settled entry, :meth:`settled`)."""

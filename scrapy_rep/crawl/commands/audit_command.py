@@ -13,13 +13,9 @@ from typing import Any, ClassVar
 from scrapy.commands import ScrapyCommand
 
 from scrapy_rep.audit.cli import COMMANDS, EXIT_UNUSABLE, HELPS, exit_codes, main
-from scrapy_rep.audit.html import MAX_ROWS
+from scrapy_rep.audit.cliargs import OPTIONS
 from scrapy_rep.checker.exits import HELP_WIDTH, help_rows
 from scrapy_rep.crawl.commands.robots_command import TableHelpFormatter
-
-#: How many positional arguments each command takes with the trail (``show``: the URL).
-_ARGUMENTS = {"summary": 1, "verify": 1, "show": 2, "list": 1, "report": 1, "repair": 1,
-              "export": 1}  # fmt: skip
 
 
 class AuditCommand(ScrapyCommand):
@@ -49,31 +45,16 @@ class AuditCommand(ScrapyCommand):
         return f"{about}\n{table}\n\n{exit_codes('`python -m scrapy_rep audit`')}"
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
+        """Each command's options, as ``python -m scrapy_rep audit COMMAND`` has them
+        (:data:`~scrapy_rep.audit.cliargs.OPTIONS`), their help naming the command."""
         super().add_options(parser)
         parser.formatter_class = TableHelpFormatter
         group = parser.add_argument_group("scrapy_rep audit options")
-        group.add_argument("--html", metavar="FILE", help="report: the page to write")
-        group.add_argument(
-            "--head", metavar="SHA256", action="append", default=[],
-            help="verify: a head printed by an earlier verify (repeatable)",
-        )  # fmt: skip
-        group.add_argument("--json", action="store_true", help="verify: one JSON object")
-        group.add_argument("--export", metavar="FILE", help="verify: also check this export")
-        group.add_argument("--out", metavar="FILE", help="export: the file (default: stdout)")
-        group.add_argument(
-            "--summary", metavar="FILE", help="export: the Markdown summary (default: stderr)"
-        )
-        group.add_argument("--fate", action="append", default=[], help="list: only these fates")
-        group.add_argument("--reason", action="append", default=[], help="list: only these reasons")
-        group.add_argument(
-            "--format", choices=("text", "csv", "jsonl"), default="text", help="list: the format"
-        )
-        group.add_argument(
-            "--max-rows",
-            type=int,
-            default=MAX_ROWS,
-            help=f"report: table rows (default {MAX_ROWS})",
-        )
+        for command, options in OPTIONS.items():
+            for flag, keywords in options:
+                if flag.startswith("--"):  # a positional (show's URL) comes with the args
+                    said = f"{command}: {keywords['help']}"
+                    group.add_argument(flag, **{**keywords, "required": False, "help": said})
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         self.exitcode = self._run(args, opts)
@@ -84,24 +65,22 @@ class AuditCommand(ScrapyCommand):
             print(f"scrapy_rep: error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
             return EXIT_UNUSABLE
         command, rest = args[0], args[1:]
-        if len(rest) == _ARGUMENTS[command] - 1:
+        options = OPTIONS.get(command, ())
+        if len(rest) == sum(not flag.startswith("--") for flag, _ in options):  # no TRAIL
             trail = self.settings.get("REP_AUDIT_FILE")
             if not trail:
                 print("scrapy_rep: error: give TRAIL, or set REP_AUDIT_FILE", file=sys.stderr)
                 return EXIT_UNUSABLE
             rest = [str(trail), *rest]
         argv = [command, *rest]
-        if command == "report" and opts.html:
-            argv += ["--html", opts.html, "--max-rows", str(opts.max_rows)]
-        if command == "verify":
-            argv += [arg for head in opts.head for arg in ("--head", head)]
-            argv += ["--json"] if opts.json else []
-            argv += ["--export", opts.export] if opts.export else []
-        if command == "list":
-            argv += [arg for fate in opts.fate for arg in ("--fate", fate)]
-            argv += [arg for reason in opts.reason for arg in ("--reason", reason)]
-            argv += ["--format", opts.format]
-        if command == "export":
-            argv += ["--out", opts.out] if opts.out else []
-            argv += ["--summary", opts.summary] if opts.summary else []
+        for flag, keywords in options:  # handed on as the audit command line reads them
+            if not flag.startswith("--"):
+                continue
+            value: Any = getattr(opts, flag[2:].replace("-", "_"))
+            if keywords.get("action") == "append":
+                argv += [arg for each in value for arg in (flag, each)]
+            elif keywords.get("action") == "store_true":
+                argv += [flag] if value else []
+            elif value is not None:
+                argv += [flag, str(value)]
         return main(argv, prog="scrapy rep-audit")

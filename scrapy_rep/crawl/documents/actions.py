@@ -5,15 +5,16 @@ Twisted calls: downloads over the engine, store calls, timers (on the reactor, o
 asyncio loop of a crawl without one: :func:`~scrapy_rep.crawl.internals.call_later`), stats,
 log lines and signals. What comes back (a download's outcome, the store's answer, a
 timer firing) goes to the lifecycle as the next event, and its actions are run in turn.
-Releasing held requests is the document's own (:class:`DocumentOwner`), and so are
-the requests that made each document be fetched.
+Releasing held requests is the document's own
+(:class:`~scrapy_rep.crawl.documents.documents.OriginDocument`, the runner's owner), and so
+are the requests that made each document be fetched.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Coroutine, Hashable
-from typing import TYPE_CHECKING, Any, Final, Protocol, cast
+from collections.abc import Callable, Coroutine
+from typing import TYPE_CHECKING, Any, Final, cast
 
 from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro
@@ -27,13 +28,12 @@ from scrapy_rep.fetch.lifecycle import events as do
 from scrapy_rep.fetch.rules import Effect
 
 if TYPE_CHECKING:
-    from scrapy import Request
     from scrapy.crawler import Crawler
 
+    from scrapy_rep.crawl.documents.documents import OriginDocument
     from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
     from scrapy_rep.crawl.documents.kinds import CrawlKind
     from scrapy_rep.crawl.documents.storeclient import StoreClient
-    from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.urls.origins import Origin
 
 logger = logging.getLogger(__name__)
@@ -56,23 +56,6 @@ _SUMMARIES: Final = {
 }  # fmt: skip
 
 
-class DocumentOwner(Protocol):
-    """What a runner asks of the document whose lifecycle it runs."""
-
-    def release(self, key: Hashable, entry: CacheEntry[Any], failures: int) -> None:
-        """The requests held for ``key``'s document go on, decided by ``entry``."""
-
-    def held_count(self, key: Hashable) -> int:
-        """How many requests wait for ``key``'s document."""
-
-    def trigger(self, key: Hashable) -> Request | None:
-        """The request that made ``key``'s document be fetched."""
-
-    def never_known(self, key: Hashable) -> None:
-        """The crawl closes before ``key``'s document is known: those awaiting it in
-        place are told so."""
-
-
 class ActionRunner:
     """Performs the actions of one document kind's lifecycle (robots.txt, tdmrep.json)
     for the robots.txt middleware."""
@@ -83,7 +66,7 @@ class ActionRunner:
         lifecycle: Lifecycle[Any],
         fetcher: EngineFetcher,
         store: StoreClient,
-        owner: DocumentOwner,
+        owner: OriginDocument[Any],
         clock: Callable[[], float],
         kind: CrawlKind[Any],
     ) -> None:

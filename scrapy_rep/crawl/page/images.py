@@ -29,7 +29,7 @@ from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.page.pagestate import NOT_READ
+from scrapy_rep.crawl.ledger import NOT_READ
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.usage.imageusage import (
     IMAGE_PURPOSES,
@@ -49,7 +49,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.crawl.page.pagestate import Page, PageState
+    from scrapy_rep.crawl.ledger import Page
+    from scrapy_rep.crawl.page.pagestate import PageState
     from scrapy_rep.verdict.page import PageVerdict
 
 logger = logging.getLogger(__name__)

@@ -31,9 +31,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.crawl.ledger import PageLedger
+    from scrapy_rep.crawl.ledger import Page, PageLedger
     from scrapy_rep.crawl.page.images import ImageGate
-    from scrapy_rep.crawl.page.pagestate import Page
     from scrapy_rep.verdict.page import PageVerdict
 
 

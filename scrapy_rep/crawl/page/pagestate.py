@@ -29,7 +29,7 @@ from scrapy.http.request import NO_CALLBACK
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import PerCrawler, config_of
-from scrapy_rep.crawl.ledger import PAGES
+from scrapy_rep.crawl.ledger import PAGES, Page
 from scrapy_rep.crawl.page.nofollowlinks import may_link_nofollow
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import (
@@ -48,7 +48,6 @@ from scrapy_rep.usage.rsl.terms import says_not_read
 from scrapy_rep.verdict.page import (
     SAYS_NOTHING,
     PageFacts,
-    PageStatements,
     PageVerdict,
     decide_page,
 )
@@ -59,7 +58,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.crawl.ledger import PageLedger
     from scrapy_rep.verdict import Refused
 
 #: The page pass's one logger, under the name it has always had (users filter on it).
@@ -68,9 +66,6 @@ logger = logging.getLogger(__name__)
 
 #: Sets of crawler names whose tokens are remembered (a rotator's few).
 _MAX_NAME_SETS: Final = 256
-
-#: :attr:`Page.images` before the page's images were looked for.
-NOT_READ: Final = object()
 
 #: The page state of each crawl (:meth:`PageState.of`).
 _STATES: PerCrawler[PageState] = PerCrawler("page_state")
@@ -84,40 +79,6 @@ _STATES: PerCrawler[PageState] = PerCrawler("page_state")
 PRODUCING: ContextVar[list[Response | None] | None] = ContextVar(
     "scrapy_rep_producing", default=None
 )
-
-
-class Page:
-    """What the page pass knows of one response, each part read once, when first asked."""
-
-    __slots__ = (
-        "cached", "decided", "facts", "fetched", "images", "ledger", "plain", "rel_targets",
-        "statements", "verdict",
-    )  # fmt: skip
-
-    def __init__(self) -> None:
-        #: Its verdict (``None``: not decided yet): directives, usage decision, refusals.
-        self.verdict: PageVerdict | None = None
-        #: What it says and what is known of it, kept to decide again with its licenses.
-        self.statements: PageStatements = SAYS_NOTHING
-        self.facts: PageFacts | None = None
-        #: When it was decided, if its verdict depends on the time (it names an
-        #: ``unavailable_after``); ``None``: it does not.
-        self.decided: datetime | None = None
-        #: Replayed from Scrapy's HTTP cache: when the copy was really fetched (stored),
-        #: ``True`` when the cache does not say (Scrapy before 2.19); ``None``: fetched now.
-        self.cached: datetime | bool | None = None
-        #: Its output passes every gate untouched (:meth:`PageState.passes_all`).
-        self.plain = False
-        #: The URLs it links to only with ``rel="nofollow"`` (``None``: not read yet).
-        self.rel_targets: frozenset[str] | None = None
-        #: Its ``noimageai`` images (:mod:`scrapy_rep.crawl.page.images`).
-        self.images: object = NOT_READ
-        #: What became of its output, while it goes through (``None``: not kept).
-        self.ledger: PageLedger | None = None
-        #: The pages its callback fetched itself (``engine.download_async``) that said
-        #: no: their URL, what was read of them, and their verdict, whose refusals name
-        #: them (:meth:`PageState.fetched`); the items it yields after them go through it.
-        self.fetched: tuple[tuple[str, Page, PageVerdict], ...] = ()
 
 
 class PageState:

@@ -78,7 +78,6 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.config = config = page.config
         self.stats = crawler.stats
         self.tokens = page.tokens
-        self.usage = page.usage
         self.licenses = page.licenses
         self.links = LinkGate(crawler, page)
         #: Requests the cached robots.txt (tdmrep.json) refuses, refused before the
@@ -101,10 +100,6 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         #: through with it, or as it leaves the engine for a download a component asked
         #: the engine for itself (found when the spider opens).
         self._url_ledger: LedgerCalls | None = None
-        if self._ledgers:
-            # each page's output kept in its ledger, read by the trail and the report
-            self.process_spider_output = self._ledger_output  # type: ignore[method-assign]
-            self.process_spider_output_async = self._ledger_output_async  # type: ignore[method-assign]
         if purpose_is_set(crawler.settings) and not ASYNC_SPIDER_OUTPUT:
             # Scrapy 2.13-2.15 give a sync callback's output to the sync method, where the
             # page's own RSL licenses could not be awaited (a license not known yet would
@@ -177,25 +172,6 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     # ------------------------------------------------------------------ output
 
-    def _ledger_output(
-        self, response: Response | None, result: Iterable[Any], spider: Any = None
-    ) -> Iterable[Any]:
-        if response is not None and self.licenses.document() is not None:
-            self.page.add_licenses(response, None)  # those known now (Scrapy's sync path)
-        ledger = self._open_ledger(response)
-        producing = PRODUCING.get()
-        if producing is not None and producing[0] is response:
-            producing[0] = None  # its callback is done with its turn before the pass
-        try:
-            for output in result:
-                if (output := self._get_processed(output, response)) is not None:
-                    if ledger is not None and not isinstance(output, Request):
-                        ledger.passed += 1
-                    yield output
-        finally:
-            if not self._at_scrape_end:
-                self._page_done(response, scraped=False)
-
     def process_spider_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
     ) -> Iterable[Any]:
@@ -205,14 +181,22 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _processed(self, response: Response | None, result: Iterable[Any]) -> Iterable[Any]:
         """Scrapy's own loop (``BaseSpiderMiddleware.process_spider_output``, whose
-        ``spider`` argument Scrapy 2.13 requires and 2.19 warns about). A sync callback
-        cannot await a download: its turn is over (:data:`PRODUCING`)."""
+        ``spider`` argument Scrapy 2.13 requires and 2.19 warns about), each item passed
+        on written in the page's ledger when one is kept. A sync callback cannot await a
+        download: its turn is over (:data:`PRODUCING`)."""
+        ledger = self._open_ledger(response)
         producing = PRODUCING.get()
         if producing is not None and producing[0] is response:
             producing[0] = None
-        for output in result:
-            if (output := self._get_processed(output, response)) is not None:
-                yield output
+        try:
+            for output in result:
+                if (output := self._get_processed(output, response)) is not None:
+                    if ledger is not None and not isinstance(output, Request):
+                        ledger.passed += 1
+                    yield output
+        finally:
+            if self._ledgers and not self._at_scrape_end:
+                self._page_done(response, scraped=False)
 
     async def process_spider_output_async(
         self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
@@ -220,21 +204,12 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         """Scrapy's own loop, after the page's RSL licenses are known (if it names any),
         each step of the callback's output taken as the page's turn (:data:`PRODUCING`:
         a page it fetches itself is tied to it; a box emptied between steps, so that the
-        item pipelines working on its items meanwhile are not)."""
-        if response is not None and self.licenses.document() is not None:
-            await self.page.licenses_async(response)
-        async for output in _in_its_turn(response, result):
-            if (output := self._get_processed(output, response)) is not None:
-                yield output
-
-    async def _ledger_output_async(
-        self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
-    ) -> AsyncIterator[Any]:
+        item pipelines working on its items meanwhile are not), each item passed on
+        written in the page's ledger when one is kept. Its input pass's mark is taken off
+        first."""
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
         ledger = self._open_ledger(response)
-        # _in_its_turn inline (the hot path with a trail or a report: a generator's
-        # resumption is a call per output)
         producing = PRODUCING.get()
         if producing is not None and producing[0] is response:
             producing[0] = None
@@ -255,7 +230,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                         ledger.passed += 1
                     yield output
         finally:
-            if not self._at_scrape_end:
+            if self._ledgers and not self._at_scrape_end:
                 self._page_done(response, scraped=False)
 
     def _open_ledger(self, response: Response | None) -> PageLedger | None:
@@ -264,7 +239,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         before this one opened (a ``process_spider_exception``'s output after its
         callback's); ``None`` for the output of start() or a crawl whose trail and report
         do not run."""
-        if response is None or not self._ledger_readers:
+        if response is None or not self._ledgers or not self._ledger_readers:
             return None
         page = self.page.decided(response)
         if page.ledger is None:
@@ -330,25 +305,3 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             self.page.failed(response, "noimageai images", error)
             return request
         return None if marked is None else self.early.request(marked)
-
-
-async def _in_its_turn(response: Response | None, result: AsyncIterator[Any]) -> AsyncIterator[Any]:
-    """``result``'s outputs, each step of it taken as ``response``'s turn
-    (:data:`PRODUCING`: a page the callback fetches itself is tied to it; the box is
-    emptied between steps, so that the item pipelines working on its outputs meanwhile
-    are not). Its input pass's mark is taken off first."""
-    producing = PRODUCING.get()
-    if producing is not None and producing[0] is response:
-        producing[0] = None
-    turn: list[Response | None] = [None]
-    outputs = result.__aiter__()
-    while True:
-        PRODUCING.set(turn)  # each step may run in a task of its own (Scrapy 2.13-2.15)
-        turn[0] = response
-        try:
-            output = await outputs.__anext__()
-        except StopAsyncIteration:
-            return
-        finally:
-            turn[0] = None
-        yield output

@@ -24,7 +24,9 @@ share); this class only sequences:
   verdict from the cache alone, before the scheduler; an allowed request's verdict is kept
   (:mod:`scrapy_rep.crawl.requests.decidedearly`) and reused here when nothing it was reached
   on has changed. The checks as it is sent ask it again
-  (:mod:`scrapy_rep.crawl.requests.sentverdicts`); its start and close: ``openclose.py``.
+  (:mod:`scrapy_rep.crawl.requests.sentcheck`, and at the slot
+  :meth:`~scrapy_rep.crawl.requests.handback.HandingBack.decide_at_send`); its start and
+  close: ``openclose.py``.
 """
 
 from __future__ import annotations
@@ -52,7 +54,6 @@ from scrapy_rep.crawl.requests.openclose import OpeningAndClosing
 from scrapy_rep.crawl.requests.owners import OWNERS
 from scrapy_rep.crawl.requests.perform import Performer
 from scrapy_rep.crawl.requests.sendtime import returned_if_held
-from scrapy_rep.crawl.requests.sentverdicts import SentVerdicts
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import CacheEntry
@@ -79,7 +80,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
-class RobotsTxtMiddleware(HandingBack, SentVerdicts, OpeningAndClosing):
+class RobotsTxtMiddleware(HandingBack, OpeningAndClosing):
     """Obeys each origin's robots.txt and the crawl's purposes (SPEC §3-§5); replaces
     Scrapy's middleware."""
 

@@ -12,6 +12,7 @@ waits in place instead. While requests are held the spider stays open.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
@@ -29,6 +30,9 @@ if TYPE_CHECKING:
 
     from scrapy_rep.crawl.documents.documents import OriginDocument
     from scrapy_rep.crawl.documents.holding import HeldRequests
+    from scrapy_rep.crawl.requests.facts import FactsReader
+    from scrapy_rep.crawl.requeststate import RequestState
+    from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.verdict import Allowed, Known, Refused, RequestFacts, Verdict
 
 
@@ -41,6 +45,9 @@ class HandingBack:
     #: Every document the crawl's purposes need, by name.
     documents: dict[str, OriginDocument[Any]]
     held: HeldRequests
+    facts: FactsReader
+    #: The time now (POSIX seconds): the clock the verdicts' freshness is read on.
+    _clock: Callable[[], float]
     #: The requests handed back to be held that ``_request_scheduled`` has not caught
     #: yet, by ``id`` (the engine schedules the very object returned): it listens only
     #: while there are some (a receiver costs every dispatch), and reads the state of
@@ -91,6 +98,34 @@ class HandingBack:
         for kind, key, entry in verdict.used:
             self.documents[kind].carry(request, entry, key)
         self._hand_back(request)
+
+    def decide_at_send(
+        self, request: Request, state: RequestState
+    ) -> tuple[RequestFacts, Verdict] | None:
+        """The verdict on ``request`` as it leaves its download slot for the network, past
+        the instant its verdict held until (:attr:`RequestState.until`: a document version
+        it was decided with went stale, or its override expired, while it waited in the
+        slot; :class:`~scrapy_rep.crawl.requests.sentcheck.SendCheck`): decided again for
+        what it is sent as, with each document's fresh version; for one gone stale it
+        waits for the refresh (:meth:`OriginDocument.afresh`: the shared store asked
+        first), once: decided afresh already, or with no refresh to wait for (they fail),
+        the stale copy decides. An override is held against the time it is sent.
+        ``None``: nothing is decided for it (no origin)."""
+        facts = self.facts.of(request, sent=True)
+        if facts.origin is None:
+            return None
+        documents = self.documents
+        now = self._clock()
+        afresh = state.afresh
+
+        def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            document = documents[kind]
+            entry = document.lifecycle.fresh_entry(key, now)
+            if entry is not None:
+                return entry
+            return document.entry(key, request) if afresh else document.afresh(key, request)
+
+        return facts, self._decide(request, facts, known)
 
     def _hand_back(self, request: Request) -> Request:
         """Return ``request`` (marked by its document's ``hold_or_wait``) to the engine, and

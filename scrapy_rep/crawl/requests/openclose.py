@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.actions import ActionRunner
     from scrapy_rep.crawl.documents.holding import HeldRequests
     from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
-    from scrapy_rep.crawl.requests.owners import DocumentsOwner
+    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
     from scrapy_rep.fetch.cache import DocumentCache
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.settings import RepConfig
@@ -81,7 +81,7 @@ class OpeningAndClosing:
         engine = running_engine(self.crawler)
         switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
         warn_ignored_parser(self.crawler)
-        if not SendCheck(cast("DocumentsOwner", self)).install(engine):
+        if not SendCheck(cast("RobotsTxtMiddleware", self)).install(engine):
             logger.warning(
                 "scrapy_rep: this Scrapy's downloader cannot be reached where it sends a "
                 "request: a request that waits in its download slot past its robots.txt's "

@@ -26,7 +26,7 @@ from scrapy_rep.verdict import Refused, Wait
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from scrapy_rep.crawl.requests.owners import DocumentsOwner
+    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class SendCheck:
     trail's record takes the send time and until when its verdict held
     (``sent_at``, ``expires``)."""
 
-    def __init__(self, owner: DocumentsOwner) -> None:
+    def __init__(self, owner: RobotsTxtMiddleware) -> None:
         self.owner = owner
         self.stats = owner.crawler.stats
         self._send: Any = None

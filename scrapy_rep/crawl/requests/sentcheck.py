@@ -40,17 +40,19 @@ from scrapy_rep.crawl.internals import (
     running_engine,
 )
 from scrapy_rep.crawl.requests.facts import decoded
-from scrapy_rep.crawl.requests.owners import DocumentsOwner, owner_of
+from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.crawl.requests.sendtime import returned_if_held
-from scrapy_rep.crawl.requeststate import moved, sent_state, state_of
+from scrapy_rep.crawl.requeststate import RequestState, follow_url, moved, sent_state, state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.verdict import Refused, Wait
+from scrapy_rep.verdict import Refused, Verdict, Wait
 from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from typing_extensions import Self
+
+    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 
 logger = logging.getLogger(__name__)
 
@@ -65,7 +67,7 @@ class SentRequestCheck:
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
-        self._owner: DocumentsOwner | None = None
+        self._owner: RobotsTxtMiddleware | None = None
         #: The project's downloader middlewares that change requests after this check.
         self.later: list[str] = []
         crawler.signals.connect(self._spider_opened, signal=signals.spider_opened)
@@ -89,7 +91,7 @@ class SentRequestCheck:
                 if (hosts[-1] if hosts else b"") == state.host:  # sent to the site decided
                     return None
         try:
-            verdict = owner.decide_sent(request)
+            verdict = decide_sent(owner, request)
         except Exception:  # never lose a request over a bug of ours: the verdict stands
             inc(self.crawler.stats, "rep/requests/sent_check_errors")
             logger.exception("scrapy_rep internal error checking %s as sent", request)
@@ -161,7 +163,7 @@ class SentRequestCheck:
         elif owner.facts.held_to(request, sent=True) != state.names:
             values = [decoded(value) for value in request.headers.getlist(b"User-Agent")]
             what = f"its User-Agent changed to {' + '.join(map(repr, values)) or 'none'}"
-        elif not owner.same_site(request, state):
+        elif not same_site(owner, request, state):
             hosts = request.headers.getlist(b"Host")
             what = f"its Host header changed to {decoded(hosts[-1]) if hosts else 'none'!r}"
         else:
@@ -178,6 +180,50 @@ class SentRequestCheck:
         ledger = ledger_of(self.crawler) if state.audit else None
         if ledger is not None:
             ledger.sent_changed(request, state.audit, sent, moved=False)
+
+
+def decide_sent(owner: RobotsTxtMiddleware, request: Request) -> Verdict | None:
+    """The verdict on ``request`` as it is about to be sent, when it was reached for
+    other crawler names or another URL (a later middleware changed its User-Agent, or
+    its URL in place): ``None`` when nothing changed. A URL changed in place takes the request's state
+    and audit record with it: the record is the URL sent's, and says it changed."""
+    state = sent_state(request)
+    if state is None or not state.names:
+        return None  # not decided here (not obeyed, no origin), or another's state
+    if not moved(state, request):
+        if owner.facts.held_to(request, sent=True) == state.names and same_site(
+            owner, request, state
+        ):
+            return None
+    else:
+        follow_url(request)
+        ledger = ledger_of(owner.crawler) if owner.config.ledger and state.audit else None
+        if ledger is not None:
+            sent = (f"URL changed from {state.url} by a downloader middleware after "
+                    "scrapy_rep's; decided again for the URL sent")  # fmt: skip
+            ledger.sent_changed(request, state.audit, sent, moved=True)
+    facts = owner.facts.of(request, sent=True)
+    if facts.origin is None:
+        return None
+    return owner._decide(request, facts, owner._known(request))
+
+
+def same_site(owner: RobotsTxtMiddleware, request: Request, state: RequestState) -> bool:
+    """Whether ``request``, not moved, is sent to the site it was decided for: its
+    ``Host`` header is the one it was decided with, or names the same site (a ``Host``
+    set after scrapy_rep's middleware, by a later one or by
+    ``DEFAULT_REQUEST_HEADERS``, may address another: SPEC §3)."""
+    headers = request.headers
+    hosts = headers.getlist(b"Host") if headers else None
+    host = hosts[-1] if hosts else b""
+    if host == state.host:
+        return True
+    origin = owner.facts.origins.get(request.url)
+    if origin is None:
+        return True
+    now = owner.facts.addressed(request, origin, host) if host else origin
+    before = owner.facts.addressed(request, origin, state.host) if state.host else origin
+    return now == before
 
 
 def _changers_after(check: SentRequestCheck, chain: list[Any]) -> list[str]:
