@@ -185,8 +185,9 @@ class SentRequestCheck:
 def decide_sent(owner: RobotsTxtMiddleware, request: Request) -> Verdict | None:
     """The verdict on ``request`` as it is about to be sent, when it was reached for
     other crawler names or another URL (a later middleware changed its User-Agent, or
-    its URL in place): ``None`` when nothing changed. A URL changed in place takes the request's state
-    and audit record with it: the record is the URL sent's, and says it changed."""
+    its URL in place): ``None`` when nothing changed. A URL changed in place takes the
+    request's state and audit record with it: the record is the URL sent's, and says it
+    changed."""
     state = sent_state(request)
     if state is None or not state.names:
         return None  # not decided here (not obeyed, no origin), or another's state
