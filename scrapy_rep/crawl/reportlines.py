@@ -194,7 +194,7 @@ def fate_said(
             return None, _fate_of(reason)
         return str(added.get("why", "")), _fate_of(reason)
     if fate is Fate.FETCHED:
-        by = " by an item pipeline" if entry.unscheduled else ""
+        by = " without the scheduler" if entry.unscheduled else ""  # a pipeline's or a callback's
         return f"downloaded{by} ({entry.status})", _DOWNLOADED
     if fate is Fate.REDIRECTED:
         status = f" ({entry.status})" if entry.status is not None else ""

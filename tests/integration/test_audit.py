@@ -1108,6 +1108,7 @@ async def test_a_callbacks_own_fetch_that_failed_or_came_has_its_fate(tmp_path: 
     import io
 
     from scrapy_rep.audit.cli import main
+    from scrapy_rep.crawl.report import RepReport
     from tests.support.localhttp import free_port
 
     sites = Sites()
@@ -1135,6 +1136,10 @@ async def test_a_callbacks_own_fetch_that_failed_or_came_has_its_fate(tmp_path: 
     assert (records[ok]["fate"], records[ok]["status"]) == ("fetched", 200), records[ok]
     assert all(records[url]["unscheduled"] is True for url in (reset, refused, ok)), records
     assert records[hub]["fate"] == "fetched", records[hub]
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    # a callback's own download is said as one, not as an item pipeline's
+    assert f"  {ok}\n    downloaded without the scheduler (200)\n" in report.text, report.text
+    assert "item pipeline" not in report.text, report.text
     out = io.StringIO()
     assert main(["verify", str(trail)], out) == 0, out.getvalue()
     assert crawler.stats.get_value("rep/audit/errors") is None

@@ -302,8 +302,8 @@ def test_a_file_the_media_gate_refused_is_said_refused_in_the_report_and_the_htm
     for ai-train (the trail's ``file`` record said ``refused``)."""
     refused, stored = fates_run.url("a", "/no-train.jpg"), fates_run.url("a", "/train.jpg")
     why = "ai-train denied by XMP plus:DataMining DMI-PROHIBITED"
-    assert fates_run.said(refused) == f"downloaded by an item pipeline (200); not stored: {why}"
-    assert fates_run.said(stored) == "downloaded by an item pipeline (200)"
+    assert fates_run.said(refused) == f"downloaded without the scheduler (200); not stored: {why}"
+    assert fates_run.said(stored) == "downloaded without the scheduler (200)"
     rows = html_rows(fates_run.html)
     assert rows[refused] == ("fetched, file refused", f"file refused: {why}")
     assert rows[stored] == ("fetched", "no rule (allowed)")
