@@ -21,9 +21,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
+from scrapy_rep.audit.faterecord import FateRecord, FileFate
 from scrapy_rep.audit.read import Trail, items, mapping, text
 from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord, item_of
+from scrapy_rep.audit.urlentry import RobotsPart
 from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.verdict.fates import Fate
 
@@ -216,8 +217,7 @@ def _add(
     body = preferences_of(record.get("usage"))
     if kind in ("page", "item"):
         body["documents"] = _documents(record)
-        robots = RobotsSaid.of(record.get("robots"))
-        overridden = robots.overridden if robots is not None else ""
+        overridden = RobotsPart.from_part(mapping(record.get("robots"))).overridden
         if overridden:  # robots.txt disallowed it: an authorized override let it through
             body["overridden"] = overridden
     key = (kind, url, json.dumps(body, sort_keys=True))
