@@ -68,7 +68,7 @@ def _robots(robots: RobotsPart | None, origin: str, rederiver: Rederiver) -> lis
         said = f'line {robots.line} ({robots.rule}) decided it for "{agent}"'
     else:
         said = f'no line decided it for "{agent}": {robots.why or "no reason given"}'
-    lines = [f"  robots.txt of {origin}: {said}"]
+    lines = [f"  robots.txt of {origin or None}: {said}"]  # None: a URL without an origin
     if robots.overridden:
         said = robots.overridden
         lines.append(f"    robots.txt disallows it; overridden by REP_OVERRIDES: {said}")
@@ -187,7 +187,7 @@ def record_lines(
         f"line {number}, {record.time or None}: {url or None} {_fate(record)}",
         _run_line(record.run or None, run),
         f"  request id {record.id or None}",
-        *_robots(robots, named_origin(record.record, url) or "None", rederiver),
+        *_robots(robots, named_origin(record.record, url), rederiver),
         *_usage(record.usage),
         *_items(record),
         *_links(record.record),
@@ -236,7 +236,7 @@ def item_lines(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> l
         lines.append(f"  before: {item.then}" + (" (changed)" if item.changed else " (the same)"))
     origin = str(origin_of(item.url) or "")
     if isinstance(item.record.get("robots"), dict):
-        lines += _robots(item.robots, named_origin(item.record, item.url) or "None", rederiver)
+        lines += _robots(item.robots, named_origin(item.record, item.url), rederiver)
     elif (BY_ROBOTS_TXT, "") in item.documents:
         lines.append("  robots.txt: not had")
     for name, sha in item.documents:
