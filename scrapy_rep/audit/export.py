@@ -21,9 +21,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
+from scrapy_rep.audit.faterecord import FateRecord, FileFate
 from scrapy_rep.audit.read import Trail, items, mapping, text
 from scrapy_rep.audit.records import ITEM_STATUSES, ItemRecord, item_of
+from scrapy_rep.audit.summary import Summary
+from scrapy_rep.audit.urlentry import RobotsPart
 from scrapy_rep.usage.purpose import PURPOSES
 from scrapy_rep.verdict.fates import Fate
 
@@ -164,8 +166,7 @@ def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Ex
     first = last = ""
     assets: dict[tuple[str, str, str], dict[str, Any]] = {}
     head, count, reached = "", 0, not until
-    unended: dict[str, None] = {}
-    repaired: set[str] = set()
+    seen = Summary()  # the runs without their end line, and those a repair cut short
     repairs: list[dict[str, Any]] = []
     rechecked: Counter[str] = Counter()
     for line in trail.lines():
@@ -175,16 +176,13 @@ def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Ex
             first = first or moment
             last = moment
         if line.type == "repair":  # it cut short the runs then open
-            cut = [run for run in unended if run not in repaired]
-            repaired.update(cut)
-            dropped = record.get("dropped_bytes")
+            dropped, cut = record.get("dropped_bytes"), list(seen.open)
             repairs.append(
                 {"line": line.number, "time": moment, "dropped_bytes": dropped, "open_runs": cut}
             )
-        elif line.type == "end":
-            unended.pop(text(record.get("run")), None)
+        if line.type in ("run", "end", "repair"):
+            seen.feed(line)
         if line.type == "run":
-            unended[text(record.get("run"))] = None
             runs.append(_run_entry(record, moment))
             purposes += [p for p in runs[-1]["purposes"] if p not in purposes]
         kind = _kept(line.type, record)
@@ -200,7 +198,7 @@ def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Ex
             break
     span = (first, last)
     header = _header(str(path), head, count, runs, purposes, span, assets, rechecked, repairs)
-    return Export(header, list(assets.values()), reached, list(unended))
+    return Export(header, list(assets.values()), reached, [*seen.cut, *seen.open])
 
 
 def _add(
@@ -216,8 +214,7 @@ def _add(
     body = preferences_of(record.get("usage"))
     if kind in ("page", "item"):
         body["documents"] = _documents(record)
-        robots = RobotsSaid.of(record.get("robots"))
-        overridden = robots.overridden if robots is not None else ""
+        overridden = RobotsPart.from_part(mapping(record.get("robots"))).overridden
         if overridden:  # robots.txt disallowed it: an authorized override let it through
             body["overridden"] = overridden
     key = (kind, url, json.dumps(body, sort_keys=True))

@@ -2,12 +2,13 @@
 
 A ``url`` or ``file`` line's fate (docs/audit-trail.md, ``url``, ``file``) is read by
 :meth:`FateRecord.of`: its fate word (a :class:`~scrapy_rep.verdict.fates.Fate`, a
-:class:`FileFate`), what refused it, its counts, its ``robots`` part
-(:class:`RobotsSaid`) and its usage answers, never raising: a field missing or not of
-its type (a hand-edited trail, an earlier version's) is ``""`` or ``None``. ``audit
-show``, ``summary``, ``list``, ``report --html`` and ``export`` read them through it (a
-recheck's ``item`` lines: :mod:`scrapy_rep.audit.records`); ``audit verify`` reads the
-record as written (it reports a forged value as it is).
+:class:`FileFate`), what refused it, its counts and its usage answers, with the entry it
+was written from read by :meth:`~scrapy_rep.audit.urlentry.UrlEntry.from_line` (its
+URL, status, ``robots`` part: the crawl's own reader of the line), never raising: a
+field missing or not of its type (a hand-edited trail, an earlier version's) is ``""``
+or ``None``. ``audit show``, ``summary``, ``list``, ``report --html`` and ``export``
+read them through it (a recheck's ``item`` lines: :mod:`scrapy_rep.audit.records`);
+``audit verify`` reads the record as written (it reports a forged value as it is).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any
 
 from scrapy_rep.audit.lines import RefusedBy
 from scrapy_rep.audit.read import mapping, text, whole
+from scrapy_rep.audit.urlentry import UrlEntry
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.reasons import Word
@@ -36,35 +38,6 @@ class FileFate(Word):
 
 
 @dataclass(frozen=True, slots=True)
-class RobotsSaid:
-    """A record's ``robots`` part, read (:meth:`of`; ``""``, ``None``: missing or odd)."""
-
-    #: The origin whose robots.txt it is, and the snapshot it was read from.
-    origin: str
-    snapshot: str
-    agent: str
-    #: The line that decided, and its rule (``None``: no line did; ``why`` says why).
-    line: int | None
-    rule: str
-    why: str
-    #: The ``REP_OVERRIDES`` override that let it through robots.txt, or had expired.
-    overridden: str
-    override_expired: str
-
-    @classmethod
-    def of(cls, part: Any) -> RobotsSaid | None:
-        """``part`` read (``None``: it is no object)."""
-        if not isinstance(part, dict):
-            return None
-        origin, snapshot, agent, rule, why, overridden, expired = (
-            text(part.get(key))
-            for key in ("origin", "snapshot", "agent", "rule", "why", "overridden",
-                        "override_expired")
-        )  # fmt: skip
-        return cls(origin, snapshot, agent, whole(part.get("line")), rule, why, overridden, expired)
-
-
-@dataclass(frozen=True, slots=True)
 class FateRecord:
     """A ``url`` or ``file`` record's fate, read (:meth:`of`)."""
 
@@ -73,7 +46,9 @@ class FateRecord:
     run: str
     time: str
     id: str
-    url: str
+    #: The entry it was written from (:meth:`UrlEntry.from_line`): its URL, status,
+    #: ``robots`` part, document versions...
+    entry: UrlEntry
     #: The fate's word (``""``: none, or not a string: :attr:`written` says it).
     word: str
     #: What refused it (``refused_by``: a :class:`~scrapy_rep.audit.lines.RefusedBy` word,
@@ -83,8 +58,8 @@ class FateRecord:
     to: str
     #: A file record's pipeline error.
     error: str
+    #: Its attempts as written (``None``: not said, where the entry counts ``0``).
     attempts: int | None
-    status: int | None
     #: A page's items kept and dropped (``None``: not said, as for a download no page
     #: pass read, or not a count, or on the record of a request not fetched), why they
     #: were dropped (``noindex``…) and what said it.
@@ -95,7 +70,6 @@ class FateRecord:
     items_not_kept: int
     item_reason: str
     item_why: str
-    robots: RobotsSaid | None
     #: The ``usage`` part (``{}``: none, or no object).
     usage: dict[str, Any]
     #: The record as stored (its ``page`` part, links, for a re-derivation).
@@ -105,9 +79,9 @@ class FateRecord:
     def of(cls, record: dict[str, Any]) -> FateRecord:
         """``record`` read; never raises."""
         get = record.get
-        kind, run, time, key, url, word, refused_by, why, to, error, reason, item_why = (
+        kind, run, time, key, word, refused_by, why, to, error, reason, item_why = (
             text(get(name))
-            for name in ("type", "run", "time", "id", "url", "fate", "refused_by", "why", "to",
+            for name in ("type", "run", "time", "id", "fate", "refused_by", "why", "to",
                          "error", "item_reason", "item_why")
         )  # fmt: skip
         # a page's output only on a fetched page's record, and only counts (audit verify
@@ -119,10 +93,8 @@ class FateRecord:
         if word != "fetched":
             reason = item_why = ""
         return cls(
-            kind, run, time, key, url, word, refused_by, why, to, error,
-            whole(get("attempts")), whole(get("status")), kept, dropped, not_kept or 0,
-            reason, item_why,
-            RobotsSaid.of(get("robots")),
+            kind, run, time, key, UrlEntry.from_line(record)[0], word, refused_by, why, to,
+            error, whole(get("attempts")), kept, dropped, not_kept or 0, reason, item_why,
             mapping(get("usage")), record,
         )  # fmt: skip
 
@@ -149,9 +121,7 @@ class FateRecord:
     @property
     def origin(self) -> str:
         """The origin its robots.txt part names, else its URL's (``(no origin)``)."""
-        if self.robots is not None and self.robots.origin:
-            return self.robots.origin
-        return str(origin_of(self.url) or "(no origin)")
+        return named_origin(self.record, self.entry.url) or "(no origin)"
 
     @property
     def dropped(self) -> bool:
@@ -168,6 +138,12 @@ class FateRecord:
         """Its usage part's answer for ``purpose`` is no."""
         answers = self.usage.get("answers")
         return isinstance(answers, dict) and answers.get(purpose) is False
+
+
+def named_origin(record: dict[str, Any], url: str) -> str:
+    """The origin a record's ``robots`` part names (an earlier release wrote it as
+    ``origin``), else ``url``'s (``""``: none)."""
+    return text(mapping(record.get("robots")).get("origin")) or str(origin_of(url) or "")
 
 
 def _count(value: Any) -> int | None:

@@ -180,20 +180,30 @@ def last_line(path: Path) -> bytes | None:
 
 def _last_plain_line(path: Path) -> bytes | None:
     with path.open("rb") as file:
-        end = file.seek(0, os.SEEK_END)
-        if end == 0:
-            return None
-        data = b""
-        position = end
-        while position > 0:
-            step = min(_TAIL_CHUNK, position)
-            position -= step
-            file.seek(position)
-            data = file.read(step) + data
-            cut = data.rfind(b"\n", 0, len(data) - 1)
-            if cut >= 0:
-                return data[cut + 1 :]
-        return data
+        size = file.seek(0, os.SEEK_END)
+        end, last = plain_end(file, size)
+        if end < size:  # a cut line: what follows the last newline
+            file.seek(end)
+            return file.read()
+        return last or None
+
+
+def plain_end(file: IO[bytes], size: int) -> tuple[int, bytes]:
+    """Where the whole lines of a plain trail of ``size`` bytes end (after its last
+    newline), and the last of them (``(0, b"")``: no whole line)."""
+    position, tail = size, b""
+    while position > 0:
+        step = min(_TAIL_CHUNK, position)
+        position -= step
+        file.seek(position)
+        tail = file.read(step) + tail
+        cut = tail.rfind(b"\n")
+        if cut < 0:
+            continue
+        start = tail.rfind(b"\n", 0, cut)
+        if start >= 0 or position == 0:
+            return position + cut + 1, tail[start + 1 : cut + 1]
+    return 0, b""
 
 
 def _last_gzip_line(path: Path) -> bytes | None:

@@ -59,7 +59,7 @@ def row_html(
 ) -> str:
     """One table row for one ``url`` record (``file``: the ``file`` record that refused
     its download, :meth:`Summary.file_of`)."""
-    robots = record.robots
+    robots = record.entry.robots
     rule = (robots.rule if robots.line is not None else robots.why) if robots else ""
     run = record.run
     shown = state(record, file)
@@ -71,7 +71,7 @@ def row_html(
         f'<td class="time">{html_text(record.time)}</td>',
         f'<td class="run" title="{html_text(run)}">{html_text(run[:8])}</td>',
         f"<td>{html_text(asked)}</td>",
-        f'<td class="url">{url_html(record.url)}</td>',
+        f'<td class="url">{url_html(record.entry.url)}</td>',
         # the fate cell shows the record's ``why`` on hover
         f'<td class="fate"{why}><span class="{colour}"></span>{html_text(shown)}</td>',
         f"<td>{html_text(record.refused_by or record.item_reason)}</td>",
@@ -79,7 +79,7 @@ def row_html(
         f"<td>{url_html(rule)}</td>",
         *(
             f"<td>{html_text(n)}</td>"
-            for n in (record.status, record.items_kept, record.items_dropped)
+            for n in (record.entry.status, record.items_kept, record.items_dropped)
         ),
         f"<td>{url_html(record.origin)}</td>",
     ]
@@ -97,7 +97,8 @@ ITEM_HEADS: Final = (
 def item_row_html(number: int | str, item: ItemRecord) -> str:
     """One table row for a recheck's item (:class:`~scrapy_rep.audit.records.ItemRecord`):
     its status, what decided it, the robots.txt line and the snapshots it names."""
-    rule = f"line {item.robots_line}: {item.rule}" if item.robots_line is not None else ""
+    robots = item.robots
+    rule = f"line {robots.line}: {robots.rule}" if robots.line is not None else ""
     documents = ", ".join(f"{name} {sha[:12] or 'not had'}" for name, sha in item.documents)
     tds = [
         f"<td>{html_text(number)}</td>",
@@ -110,7 +111,7 @@ def item_row_html(number: int | str, item: ItemRecord) -> str:
         f"<td>{html_text(item.reason)}</td>",
         f'<td class="said">{html_text(item.decided)}</td>',
         f'<td class="said">{html_text(item.why)}</td>',
-        f"<td>{url_html(rule or item.robots_why)}</td>",
+        f"<td>{url_html(rule or robots.why)}</td>",
         f'<td class="said">{html_text(documents)}</td>',
         f"<td>{url_html(item.origin)}</td>",
     ]

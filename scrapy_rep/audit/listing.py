@@ -75,7 +75,7 @@ def row(record: FateRecord, purposes: list[str]) -> dict[str, Any]:
     return {
         "run": record.run,
         "time": record.time,
-        "url": record.url,
+        "url": record.entry.url,
         "fate": record.word,
         "reason": reason,
         "why": why or deciding_signal(record, purposes),

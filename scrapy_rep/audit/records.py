@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from scrapy_rep.audit.read import Line, items, mapping, text, whole
+from scrapy_rep.audit.urlentry import RobotsPart
 from scrapy_rep.urls.origins import origin_of
 
 #: The statuses of an ``item`` line.
@@ -79,13 +80,9 @@ class ItemRecord:
     #: Content-Usage: /train train-ai=n``, ``tdmrep.json entry 1 (location "/tdm/*")``),
     #: the page's own statement; ``""`` when no document spoke (no rule, not had).
     signal: str
-    #: The robots.txt line that decided for the item's agent, and its text (``None``,
-    #: ``""``: no line did).
-    robots_line: int | None
-    rule: str
-    #: The robots.txt agent it was decided for, and why no line decided when none did.
-    agent: str
-    robots_why: str
+    #: Its ``robots`` part (:meth:`RobotsPart.from_part`: the line that decided for the
+    #: item's agent and its rule, or why none did; all ``""`` and ``None`` when it has none).
+    robots: RobotsPart
     #: Each document version it names: (``robots.txt``, ``tdmrep.json`` or the RSL
     #: license's URL, its snapshot); ``""``: the document was not had.
     documents: tuple[tuple[str, str], ...]
@@ -115,21 +112,21 @@ class ItemRecord:
         /private)``, ``refused by purpose (tdmrep.json entry 1 (location "/tdm/*"))``,
         ``allowed by robots.txt line 4 (Allow: /a)``, ``allowed: no rule matches`` (kept),
         ``not had: tdmrep.json`` (unknown)."""
+        robots = self.robots
         if self.status == "refused":
             by = self.refused_by or "an unnamed check"
-            if self.refused_by == BY_ROBOTS_TXT and self.robots_line is not None:
-                return f"refused by robots.txt line {self.robots_line} ({self.rule})"
+            if self.refused_by == BY_ROBOTS_TXT and robots.line is not None:
+                return f"refused by robots.txt line {robots.line} ({robots.rule})"
             if self.refused_by == BY_PAGE:
                 said = self.signal or self.item_reason
                 return f"refused by its page ({said})" if said else "refused by its page"
             return f"refused by {by} ({self.signal})" if self.signal else f"refused by {by}"
         if self.status == "kept":
-            overridden = _overridden(self.record)
-            if overridden:
-                return f"overridden by REP_OVERRIDES: {overridden}"
-            if self.robots_line is not None:
-                return f"allowed by robots.txt line {self.robots_line} ({self.rule})"
-            return f"allowed: {self.robots_why or 'no rule'}"
+            if robots.overridden:
+                return f"overridden by REP_OVERRIDES: {robots.overridden}"
+            if robots.line is not None:
+                return f"allowed by robots.txt line {robots.line} ({robots.rule})"
+            return f"allowed: {robots.why or 'no rule'}"
         if self.status == "unknown":
             missing = [name for name, sha in self.documents if not sha]
             if missing:
@@ -141,10 +138,6 @@ class ItemRecord:
     def snapshots(self) -> tuple[str, ...]:
         """The snapshots it names (each once, in its record's order)."""
         return tuple(dict.fromkeys(sha for _, sha in self.documents if sha))
-
-
-def _overridden(record: dict[str, Any]) -> str:
-    return text(mapping(record.get("robots")).get("overridden"))
 
 
 def _documents(
@@ -191,10 +184,10 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
     if record is None or line.type != "item":
         return None
     robots = mapping(record.get("robots"))
+    said = RobotsPart.from_part(robots)
     status = text(record.get("status")) or str(record.get("status"))
     refused_by = text(record.get("refused_by"))
-    robots_line = whole(robots.get("line"))
-    signal = _signal(record, purposes, status, refused_by, robots_line)
+    signal = _signal(record, purposes, status, refused_by, said.line)
     changed = record.get("changed")
     return ItemRecord(
         number=line.number,
@@ -208,10 +201,7 @@ def item_of(line: Line, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
         item_reason=text(record.get("item_reason")),
         why=text(record.get("why")),
         signal=signal,
-        robots_line=robots_line,
-        rule=text(robots.get("rule")),
-        agent=text(robots.get("agent")),
-        robots_why=text(robots.get("why")),
+        robots=said,
         documents=_documents(record, robots, status),
         then=text(record.get("then")),
         changed=changed if isinstance(changed, bool) else None,

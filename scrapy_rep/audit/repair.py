@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
-from scrapy_rep.audit.file import TrailFileError, encode_line, is_gzip, lock
+from scrapy_rep.audit.file import TrailFileError, encode_line, is_gzip, lock, plain_end
 from scrapy_rep.audit.lines import iso_time, package_version
 from scrapy_rep.audit.read import TYPES, GzipEnd, TrailError, gzip_members, json_object
 
@@ -172,7 +172,7 @@ def _repair(path: Path, file: IO[bytes], now: float | None) -> Repaired:
 def _plain_kept(file: IO[bytes], size: int) -> _Kept:
     """The whole lines of a plain trail end after its last newline. When something is cut
     they are all read (the runs they leave open); else only the first and the last."""
-    end, last = _plain_end(file, size)
+    end, last = plain_end(file, size)
     kept = _Kept(end=end)
     if end == 0:
         return kept
@@ -190,24 +190,6 @@ def _plain_kept(file: IO[bytes], size: int) -> _Kept:
         if position >= end:
             break
     return kept
-
-
-def _plain_end(file: IO[bytes], size: int) -> tuple[int, bytes]:
-    """Where the whole lines of a plain trail end (after its last newline), and the last
-    of them (``(0, b"")``: no whole line)."""
-    position, tail = size, b""
-    while position > 0:
-        step = min(_CHUNK, position)
-        position -= step
-        file.seek(position)
-        tail = file.read(step) + tail
-        cut = tail.rfind(b"\n")
-        if cut < 0:
-            continue
-        start = tail.rfind(b"\n", 0, cut)
-        if start >= 0 or position == 0:
-            return position + cut + 1, tail[start + 1 : cut + 1]
-    return 0, b""
 
 
 def _gzip_kept(file: IO[bytes]) -> tuple[_Kept, str]:

@@ -216,7 +216,8 @@ class RunChecks(Findings):
                  "without its end line; here it accounts for no line of a run (junk after "
                  "whole runs, the cut first line of a run, or a line written by hand)")  # fmt: skip
 
-    def end(self, line: Line, record: dict[str, Any], run: RunState) -> None:
+    def end(self, line: Line, record: dict[str, Any], run: RunState) -> dict[str, Any]:
+        """Check ``run``'s end line; its counts, as read (verify checks them further)."""
         number = line.number
         run.ended, run.end = True, number
         if record.get("reason") == "interrupted":  # a recheck whose fetch was stopped
@@ -231,6 +232,7 @@ class RunChecks(Findings):
                 self.add(number, "", f"run {run.context.run[:8]}: the end line counts {said} "
                          f"{name} record(s), the trail holds {seen} (lines deleted or "
                          "added)")  # fmt: skip
+        return counts
 
     def finish_runs(self) -> None:
         """The runs left without an end line, and the resumed runs not found before."""

@@ -22,6 +22,7 @@ from scrapy_rep.audit.records import item_of
 from scrapy_rep.audit.rederive import Rederiver
 from scrapy_rep.audit.storylines import _usage as _usage  # the name tests read it by
 from scrapy_rep.audit.storylines import file_lines, item_lines, purposes_of, record_lines
+from scrapy_rep.audit.summary import Summary, unended
 
 
 def _loose(url: str) -> str:
@@ -56,30 +57,6 @@ class _Asked:
         return isinstance(stored, str) and _loose(stored) == self._loose and not self.names(stored)
 
 
-def _kept_run(
-    kind: str | None,
-    record: dict[str, Any],
-    number: int,
-    runs: dict[str, dict[str, Any]],
-    unended: dict[str, int],
-    repairs: list[int],
-) -> bool:
-    """Note a ``run``, ``end`` or ``repair`` line in ``runs``, ``unended`` and
-    ``repairs`` (``True``); any other line is left to the caller (``False``)."""
-    if kind == "run":
-        runs[str(record.get("run"))] = record
-        unended[str(record.get("run"))] = 0
-    elif kind == "end":
-        unended.pop(str(record.get("run")), None)
-    elif kind == "repair":
-        repairs.append(number)
-        cut = [run for run, repaired in unended.items() if not repaired]
-        unended.update(dict.fromkeys(cut, number))
-    else:
-        return False
-    return True
-
-
 def story(path: str | Path, url: str) -> tuple[list[str], int]:
     """The lines that tell ``url``'s story (:class:`_Asked`: the records of the URL as
     stored, whichever way it is written), and how many records speak of it."""
@@ -89,17 +66,18 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
     runs: dict[str, dict[str, Any]] = {}
     lines: list[str] = []
     found = 0
-    #: Runs still without their end line; those a repair cut short (its line); the
-    #: runs of the records told; the repairs' lines.
-    unended: dict[str, int] = {}
+    #: The runs without their end line, those a repair cut short and the repairs (read
+    #: as ``audit summary`` reads them); the runs of the records told.
+    seen = Summary()
     told: dict[str, None] = {}
-    repairs: list[int] = []
     for line in trail.lines():
         record = line.record or {}
         kind = line.type
-        if _kept_run(kind, record, line.number, runs, unended, repairs):
-            continue
-        if kind == "snapshot":
+        if kind in ("run", "end", "repair"):
+            seen.feed(line)
+            if kind == "run":
+                runs[str(record.get("run"))] = record
+        elif kind == "snapshot":
             rederiver.saw_snapshot(record)
         elif kind == "url" and (asked.names(record.get("url")) or record.get("id") == url):
             found += 1
@@ -122,17 +100,18 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
                 told[item.run] = None
                 lines += item_lines(item, run, rederiver)
     if found:
-        lines += _not_whole(told, unended, repairs)
+        lines += _not_whole(told, seen)
     return lines, found
 
 
-def _not_whole(told: dict[str, None], unended: dict[str, int], repairs: list[int]) -> list[str]:
+def _not_whole(told: dict[str, None], seen: Summary) -> list[str]:
     """What the story may lack: a run of its records without its end line (cut short by
     a repair, or killed), a cut line a repair dropped."""
     notes = []
+    repairs = [number for number, _ in seen.repairs]
     for run in told:
-        if run in unended:
-            how = f"cut short, repaired at line {unended[run]}" if unended[run] else "killed or cut"
+        if said := unended(seen, {"run": run}):  # "no end line[: cut short, repaired at…]"
+            how = said.partition(": ")[2] or "killed or cut"
             notes.append(f"note: run {run[:8]} has no end line ({how}): a later record of this "
                          "URL may be lost; `audit verify` reports it")  # fmt: skip
     if repairs:

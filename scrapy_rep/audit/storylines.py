@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
+from scrapy_rep.audit.faterecord import FateRecord, FileFate, named_origin
 from scrapy_rep.audit.items import item_differences
 from scrapy_rep.audit.read import items, mapping, text
 from scrapy_rep.audit.records import BY_ROBOTS_TXT, ITEM_STATUSES, TDMREP_JSON, ItemRecord
 from scrapy_rep.audit.rederive import Rederiver, RunContext
+from scrapy_rep.audit.urlentry import RobotsPart
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.reasons import Reason
@@ -41,7 +42,8 @@ DROPPED_RESPONSE = "failed: its response was dropped by a downloader middleware"
 def _fate(record: FateRecord) -> str:
     fate = record.fate
     text = _FATES.get(fate, f"has the unknown fate {record.written!r}")
-    if fate is Fate.FAILED and record.status is not None:
+    status = record.entry.status
+    if fate is Fate.FAILED and status is not None:
         text = DROPPED_RESPONSE
     if fate is Fate.REFUSED:
         text += f" by {record.refused_by or 'an unnamed check'}"
@@ -52,30 +54,29 @@ def _fate(record: FateRecord) -> str:
         extras.append("never downloaded")
     elif record.attempts is not None:
         extras.append(_plural(record.attempts, "attempt"))
-    if record.status is not None:
-        extras.append(f"HTTP {record.status}")
+    if status is not None:
+        extras.append(f"HTTP {status}")
     text += f" ({', '.join(extras)})" if extras else ""
     return text + (f": {record.why}" if record.why else "")
 
 
-def _robots(robots: RobotsSaid | None, url: str, rederiver: Rederiver) -> list[str]:
+def _robots(robots: RobotsPart | None, origin: str, rederiver: Rederiver) -> list[str]:
     if robots is None:
         return ["  robots.txt: not recorded"]
-    origin = robots.origin or origin_of(url)
     agent = robots.agent or "?"
     if robots.line is not None:
         said = f'line {robots.line} ({robots.rule}) decided it for "{agent}"'
     else:
         said = f'no line decided it for "{agent}": {robots.why or "no reason given"}'
-    lines = [f"  robots.txt of {origin}: {said}"]
+    lines = [f"  robots.txt of {origin or None}: {said}"]  # None: a URL without an origin
     if robots.overridden:
         said = robots.overridden
         lines.append(f"    robots.txt disallows it; overridden by REP_OVERRIDES: {said}")
     if robots.override_expired:
         lines.append(f"    its override in REP_OVERRIDES had expired: {robots.override_expired}")
-    meta = rederiver.meta(robots.snapshot, f"{origin}/robots.txt")
-    if robots.snapshot:
-        lines.append(f"    {_snapshot(robots.snapshot, meta)}")
+    meta = rederiver.meta(robots.sha256, f"{origin}/robots.txt")
+    if robots.sha256:
+        lines.append(f"    {_snapshot(robots.sha256, meta)}")
     return lines
 
 
@@ -180,19 +181,19 @@ def record_lines(
     runs: dict[str, dict[str, Any]],
     rederiver: Rederiver,
 ) -> list[str]:
-    run = runs.get(record.run, {})
+    run, url, robots = runs.get(record.run, {}), record.entry.url, record.entry.robots
     lines = [
         # a field missing (a hand-edited trail) is said as before: None
-        f"line {number}, {record.time or None}: {record.url or None} {_fate(record)}",
+        f"line {number}, {record.time or None}: {url or None} {_fate(record)}",
         _run_line(record.run or None, run),
         f"  request id {record.id or None}",
-        *_robots(record.robots, record.url, rederiver),
+        *_robots(robots, named_origin(record.record, url), rederiver),
         *_usage(record.usage),
         *_items(record),
         *_links(record.record),
     ]
     differences = rederiver.differences(record.record, RunContext.of(run))
-    had = record.robots is not None and bool(record.robots.snapshot)
+    had = robots is not None and bool(robots.sha256)
     return lines + _rederived(differences, had, "robots.txt snapshot", "read")
 
 
@@ -234,9 +235,8 @@ def item_lines(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> l
     if item.then:
         lines.append(f"  before: {item.then}" + (" (changed)" if item.changed else " (the same)"))
     origin = str(origin_of(item.url) or "")
-    robots = RobotsSaid.of(item.record.get("robots"))
-    if robots is not None:
-        lines += _robots(robots, item.url, rederiver)
+    if isinstance(item.record.get("robots"), dict):
+        lines += _robots(item.robots, named_origin(item.record, item.url), rederiver)
     elif (BY_ROBOTS_TXT, "") in item.documents:
         lines.append("  robots.txt: not had")
     for name, sha in item.documents:

@@ -54,7 +54,7 @@ def deciding_signal(record: FateRecord, purposes: list[str], file: FateRecord | 
     if record.fate is Fate.FETCHED and (refused := file_refused(file)):
         return refused
     no = [p for p in purposes if record.denied(p)]
-    robots = record.robots
+    robots = record.entry.robots
     if record.fate is Fate.REFUSED:
         by = record.refused_by or "unknown"  # as written, for the reader
         robots_said = record.by is RefusedBy.ROBOTS_TXT
@@ -158,12 +158,12 @@ class Summary:
 
     def file_of(self, record: FateRecord) -> FateRecord | None:
         """The ``file`` record that refused or marked the download of ``record``."""
-        return self.files.get((record.run, record.url))
+        return self.files.get((record.run, record.entry.url))
 
     def _file(self, file: FateRecord) -> None:
         """A file's fate: the record of its download now counts under what refused it
         (and is no longer kept)."""
-        key = (file.run, file.url)
+        key = (file.run, file.entry.url)
         said = self._downloads.pop(key, None)
         if file.word not in FILE_REFUSED:
             return
@@ -189,7 +189,7 @@ class Summary:
         said = deciding_signal(record, purposes)
         self.by_said.setdefault(said, Tally()).add(record)
         if record.fate is Fate.FETCHED and record.items_kept is None:
-            self._downloads[(record.run, record.url)] = said
+            self._downloads[(record.run, record.entry.url)] = said
 
     def top_refusing(self, limit: int = 10) -> list[tuple[str, Tally]]:
         """The origins with the most refused requests (ties: by name)."""

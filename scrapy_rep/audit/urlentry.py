@@ -19,6 +19,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Final, NamedTuple
 
 from scrapy_rep.audit.lines import iso_time, robots_part
+from scrapy_rep.audit.read import items, mapping, text, whole
 
 if TYPE_CHECKING:
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
@@ -78,22 +79,22 @@ class RobotsPart(NamedTuple):
     @classmethod
     def from_part(cls, part: Mapping[str, Any]) -> RobotsPart:
         """The values a record's ``robots`` part was written from (``why`` is written only
-        when no line decided: ``""`` otherwise)."""
-        line = part.get("line")
+        when no line decided: ``""`` otherwise), each not of its type as a missing one."""
+        line = whole(part.get("line"))
         ends = part.get("override_ends")
         return cls(
-            str(part.get("snapshot", "")),
-            str(part.get("agent", "")),
+            text(part.get("snapshot")),
+            text(part.get("agent")),
             line,
-            part.get("rule") if line is not None else None,
-            str(part.get("why", "")),
+            text(part.get("rule")) if line is not None else None,
+            text(part.get("why")),
             part.get("obeyed", True) is not False,
-            str(part.get("overridden", "")),
-            str(part.get("override_expired", "")),
-            tuple(part.get("agents", ())),
+            text(part.get("overridden")),
+            text(part.get("override_expired")),
+            tuple(agent for agent in items(part.get("agents")) if isinstance(agent, str)),
             _seconds(ends) if isinstance(ends, str) else None,
-            str(part.get("addressed", "")),
-            part.get("also"),
+            text(part.get("addressed")),
+            also if isinstance(also := part.get("also"), str) else None,
         )
 
 
@@ -169,24 +170,24 @@ class UrlEntry:
 
     @classmethod
     def from_line(cls, record: Mapping[str, Any]) -> tuple[UrlEntry, dict[str, Any]]:
-        """The entry a ``url`` record was written from, and what its fate added (every key
-        but the entry's and the chain's ``prev``, in the record's order): ``entry.line(the
-        record's run, id, fate, added, time)`` is the record again, without ``prev``."""
+        """The entry a ``url`` (or ``file``) record was written from, and what its fate
+        added (every key but the entry's and the chain's ``prev``, in the record's order):
+        ``entry.line(the record's run, id, fate, added, time)`` is the record again,
+        without ``prev``. A value not of its type is read as a missing one: never raises."""
         robots = record.get("robots")
         sent_at = record.get("sent_at")
         expires = record.get("expires")
-        licenses = record.get("rsl")
         entry = cls(
-            str(record.get("url", "")),
-            int(record.get("attempts") or 0),
-            record.get("status"),
-            int(record.get("held") or 0),
+            text(record.get("url")),
+            whole(record.get("attempts")) or 0,
+            whole(record.get("status")),
+            whole(record.get("held")) or 0,
             RobotsPart.from_part(robots) if isinstance(robots, Mapping) else None,
-            record.get("tdmrep"),
+            tdm if isinstance(tdm := record.get("tdmrep"), str) else None,
             record.get("fate") == "fetched",
-            dict(licenses) if isinstance(licenses, Mapping) else None,
-            str(record.get("again", "")),
-            record.get("sent"),
+            {text(k): text(v) for k, v in mapping(record.get("rsl")).items()} or None,
+            text(record.get("again")),
+            text(record.get("sent")) or None,
             _seconds(sent_at) if isinstance(sent_at, str) else None,
             _seconds(expires) if isinstance(expires, str) and sent_at else None,
             record.get("unscheduled") is True,

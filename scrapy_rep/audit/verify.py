@@ -42,7 +42,7 @@ from typing import Any, Final
 from scrapy_rep.audit.across import across
 from scrapy_rep.audit.findings import KEEP_FINDINGS, Finding, Verification
 from scrapy_rep.audit.items import item_differences
-from scrapy_rep.audit.read import FATES, TYPES, Line, Trail, mapping, text
+from scrapy_rep.audit.read import FATES, TYPES, Line, Trail, text
 from scrapy_rep.audit.rederive import Rederiver
 from scrapy_rep.audit.runchecks import COUNTED, RunChecks, RunState
 from scrapy_rep.audit.sendtimes import override_end, sent_after_expiry, when_sent
@@ -161,8 +161,7 @@ class _Verifier(RunChecks):
             # keep: its decision is taken as recorded (docs/audit-trail.md).
             run.counts["files"] += 1
         elif kind == "end":
-            self.end(line, record, run)
-            counts = mapping(record.get("counts"))
+            counts = self.end(line, record, run)
             for number, url, what in passed_problems(line.number, counts, run):
                 self.add(number, url, what)
         else:

@@ -1,6 +1,7 @@
-"""A ``url`` or ``file`` record's fate read into a typed record (:class:`FateRecord`),
-never raising: what the crawl writes, an earlier version's words, and hand-edited odd
-values (each ``""`` or ``None``, so every reader says what it says of a missing one)."""
+"""A ``url`` or ``file`` record's fate read into a typed record (:class:`FateRecord`, its
+entry by :meth:`UrlEntry.from_line`), never raising: what the crawl writes, an earlier
+version's words, and hand-edited odd values (each ``""`` or ``None``, so every reader
+says what it says of a missing one)."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from typing import Any
 import pytest
 
 from scrapy_rep.audit.cli import main
-from scrapy_rep.audit.faterecord import FateRecord, FileFate, RobotsSaid
+from scrapy_rep.audit.faterecord import FateRecord, FileFate
 from scrapy_rep.audit.lines import RefusedBy
+from scrapy_rep.audit.urlentry import RobotsPart
 from scrapy_rep.verdict.fates import Fate
 from tests.support.trailfactory import (
     ORIGIN,
@@ -32,11 +34,14 @@ def test_a_refused_record_is_read_with_its_fate_what_refused_it_and_its_robots_l
     record = url_line("/private/x", fate="refused", status=None, refused_by="robots.txt",
                       why="Forbidden", robots=robots_part(2, "Disallow: /private"))  # fmt: skip
     read = FateRecord.of(record)
-    assert (read.kind, read.run, read.url, read.fate, read.by) == (
+    assert (read.kind, read.run, read.entry.url, read.fate, read.by) == (
         "url", RUN, ORIGIN + "/private/x", Fate.REFUSED, RefusedBy.ROBOTS_TXT
     )  # fmt: skip
-    assert (read.attempts, read.status, read.why, read.items_kept) == (1, None, "Forbidden", None)
-    assert read.robots is not None and (read.robots.line, read.robots.rule) == (
+    assert (read.attempts, read.entry.status, read.why, read.items_kept) == (
+        1, None, "Forbidden", None
+    )  # fmt: skip
+    robots = read.entry.robots
+    assert robots is not None and (robots.line, robots.rule) == (
         2, "Disallow: /private"
     )  # fmt: skip
     assert read.origin == ORIGIN and read.record is record
@@ -63,21 +68,24 @@ def test_an_odd_value_in_any_field_is_empty_or_none_never_an_error(odd: Any) -> 
                                    "usage")}  # fmt: skip
     read = FateRecord.of(record)
     said = odd if isinstance(odd, str) else ""  # a string is as written, whatever it says
-    assert (read.word, read.url, read.refused_by, read.why) == (said,) * 4
-    assert (read.attempts, read.status, read.items_kept, read.items_dropped) == (None,) * 4
+    assert (read.word, read.entry.url, read.refused_by, read.why) == (said,) * 4
+    assert (read.attempts, read.entry.status, read.items_kept, read.items_dropped) == (None,) * 4
     assert read.fate is None and read.file_fate is None and read.by is None
     assert read.written == str(odd)  # the fate as written, for the reader
-    assert read.robots == (RobotsSaid("", "", "", None, "", "", "", "") if odd == {"a": 1}
-                           else None)  # fmt: skip
+    assert read.entry.robots == (RobotsPart("", "", None, None, "") if odd == {"a": 1}
+                                 else None)  # fmt: skip
     assert read.usage == ({"a": 1} if odd == {"a": 1} else {})
     assert read.origin == "(no origin)" and not read.dropped and not read.denied("ai-train")
 
 
 def test_a_robots_part_with_odd_values_keeps_those_of_their_type() -> None:
-    said = RobotsSaid.of({"origin": 7, "snapshot": "ab", "line": "3", "rule": None,
-                          "why": "no rule matches", "overridden": ["x"]})  # fmt: skip
-    assert said == RobotsSaid("", "ab", "", None, "", "no rule matches", "", "")
-    assert RobotsSaid.of("robots") is None and RobotsSaid.of(None) is None
+    part = {"origin": 7, "snapshot": "ab", "line": "3", "rule": None, "why": "no rule matches",
+            "overridden": ["x"]}  # fmt: skip
+    said = FateRecord.of({"robots": part})
+    assert said.entry.robots == RobotsPart("ab", "", None, None, "no rule matches")
+    assert said.origin == "(no origin)"  # an origin that is no string is not said
+    for odd in ("robots", None):
+        assert FateRecord.of({"robots": odd}).entry.robots is None
 
 
 def test_the_words_of_earlier_trails_and_of_files_are_read_as_members() -> None:
@@ -88,7 +96,7 @@ def test_the_words_of_earlier_trails_and_of_files_are_read_as_members() -> None:
         assert FateRecord.of({"type": "file", "fate": word}).file_fate is FileFate(word)
     # a record from before items were counted on it: nothing said, not zero
     old = FateRecord.of({"type": "url", "fate": "fetched", "url": ORIGIN + "/"})
-    assert (old.fate, old.items_kept, old.items_dropped, old.robots) == (
+    assert (old.fate, old.items_kept, old.items_dropped, old.entry.robots) == (
         Fate.FETCHED, None, None, None
     )  # fmt: skip
     assert old.origin == ORIGIN and not old.dropped

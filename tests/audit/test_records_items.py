@@ -27,12 +27,12 @@ def test_each_item_is_read_with_its_status_its_deciding_signal_and_its_documents
     assert (kept.refused_by, kept.reason, kept.signal) == ("", "", "")
     assert kept.decided == "allowed: no rule matches"
     assert kept.documents == (("robots.txt", sha(ROBOTS)), ("tdmrep.json", sha(TDMREP)))
-    assert (robots.refused_by, robots.signal, robots.robots_line, robots.rule) == (
+    assert (robots.refused_by, robots.signal, robots.robots.line, robots.robots.rule) == (
         "robots.txt", "robots.txt", 2, "Disallow: /private",
     )  # fmt: skip
     assert robots.decided == "refused by robots.txt line 2 (Disallow: /private)"
-    assert robots.snapshots == (sha(ROBOTS),) and robots.agent == "scrapy"
-    assert (purpose.refused_by, purpose.robots_line) == ("purpose", None)
+    assert robots.snapshots == (sha(ROBOTS),) and robots.robots.agent == "scrapy"
+    assert (purpose.refused_by, purpose.robots.line) == ("purpose", None)
     assert purpose.signal == "robots.txt line 4: Content-Usage: /nottrain train-ai=n"
     assert purpose.decided == f"refused by purpose ({purpose.signal})"
     assert (unknown.refused_by, unknown.reason) == ("unreachable", "unreachable")

@@ -67,6 +67,19 @@ def test_a_line_s_times_are_written_back_to_the_millisecond() -> None:
         assert back.sent_at is not None and iso_time(back.sent_at) == stamp
 
 
+@pytest.mark.parametrize("odd", ["x", 1.5, True, [1], {"a": 1}, None], ids=repr)
+def test_a_line_of_odd_values_reads_as_a_missing_one_never_an_error(odd: Any) -> None:
+    keys = ("url", "attempts", "status", "held", "robots", "tdmrep", "rsl", "again", "sent",
+            "sent_at", "expires", "unscheduled", "fate")  # fmt: skip
+    entry, added = UrlEntry.from_line(dict.fromkeys(keys, odd))
+    said = odd if isinstance(odd, str) else ""
+    assert (entry.url, entry.attempts, entry.status, entry.held) == (said, 0, None, 0)
+    assert (entry.tdm, entry.sent, entry.sent_at) == (said or None, said or None, None)
+    assert entry.licenses == ({"a": ""} if odd == {"a": 1} else None)  # a value as ""
+    assert entry.robots == (RobotsPart("", "", None, None, "") if odd == {"a": 1} else None)
+    assert added == {}
+
+
 def test_an_entry_kept_in_jobdir_reads_back_as_the_same_entry() -> None:
     entry = _every_field()
     saved: dict[str, Any] = json.loads(
