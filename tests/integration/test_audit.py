@@ -1143,3 +1143,61 @@ async def test_a_callbacks_own_fetch_that_failed_or_came_has_its_fate(tmp_path: 
     out = io.StringIO()
     assert main(["verify", str(trail)], out) == 0, out.getvalue()
     assert crawler.stats.get_value("rep/audit/errors") is None
+
+
+class _DropsBeforeTheCheck:
+    """A project's downloader middleware before the robots.txt one (priority 50, where
+    Scrapy's OffsiteMiddleware is) that drops ``/missing`` in its ``process_request``: the
+    request is never decided, never sent."""
+
+    def process_request(self, request: Request, spider: Any = None) -> Any:
+        if request.url.endswith("/missing"):
+            from scrapy.exceptions import IgnoreRequest
+
+            raise IgnoreRequest("not there")
+        return None
+
+
+@pytest.mark.parametrize("asked", ["scheduled", "fetched by its callback"])
+@pytest_twisted.ensureDeferred
+async def test_a_redirect_dropped_before_it_was_decided_has_its_record(
+    tmp_path: Path, asked: str
+) -> None:
+    """``/moved`` redirects to ``/missing``, which a downloader middleware before the
+    robots.txt one drops as it is sent (``process_request``: IgnoreRequest). Scheduled,
+    ``/moved`` is ``redirected`` and ``/missing`` ``failed`` with no attempt, and ``audit
+    verify`` took that record for a page sent with no robots.txt snapshot to allow it.
+    Fetched by a callback itself (``engine.download_async``), the redirect's request had no
+    record (it opens when the request is decided): ``/missing`` was not in the trail at
+    all, and ``/moved`` was "unfinished: the crawl ended before its fate was known"."""
+    import io
+
+    from scrapy_rep.audit.cli import main
+    from scrapy_rep.crawl.report import RepReport
+
+    sites, trail, settings = _missing_page_crawled(tmp_path, _DropsBeforeTheCheck, 50)
+    sites.origins["a"].script("/moved", redirect("/missing"))
+    moved, missing = sites.url("a", "/moved"), sites.url("a", "/missing")
+    if asked == "scheduled":
+        _FetchesItself.FETCHES = ()
+        urls = [moved]
+    else:
+        _FetchesItself.FETCHES = ("/moved",)
+        urls = [sites.url("a", "/hub")]
+    try:
+        crawler, spider = await crawl(urls, settings, _FetchesItself)
+    finally:
+        await sites.close()
+    assert list(spider.dropped) == [missing if asked == "scheduled" else moved], spider.dropped
+    records = by_url(trail)
+    assert (records[moved]["fate"], records[moved]["to"]) == ("redirected", missing), records
+    record = records[missing]
+    assert (record["fate"], record["attempts"], record["why"]) == (
+        "failed", 0, "IgnoreRequest: not there"
+    ), record  # fmt: skip
+    assert "unfinished" not in {r["fate"] for r in records.values()}, records
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    assert "before its fate was known" not in report.text, report.text
+    assert f"  {missing}\n    not downloaded: not there\n" in report.text, report.text
+    out = io.StringIO()
+    assert main(["verify", str(trail)], out) == 0, out.getvalue()
