@@ -1201,3 +1201,52 @@ async def test_a_redirect_dropped_before_it_was_decided_has_its_record(
     assert f"  {missing}\n    not downloaded: not there\n" in report.text, report.text
     out = io.StringIO()
     assert main(["verify", str(trail)], out) == 0, out.getvalue()
+
+
+class _GivesUpOnItsFetch(ListSpider):
+    """``/hub``'s callback gives up on the page it downloads itself (``/slow``) after 0.3 s
+    (``asyncio.wait_for``: the download is cancelled), noting the exception it got."""
+
+    async def parse(self, response: Any) -> Any:
+        import asyncio
+
+        if response.url.endswith("/hub"):
+            request = Request(response.urljoin("/slow"))
+            try:
+                await asyncio.wait_for(_fetched_by_the_engine(self.crawler, request), 0.3)
+            except (Exception, asyncio.CancelledError) as error:
+                self.dropped[request.url] = type(error).__name__
+        yield {"url": response.url}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_callbacks_own_fetch_it_gave_up_on_is_failed_not_unfinished(
+    tmp_path: Path,
+) -> None:
+    """A callback cancels the download it asked the engine for itself (a timeout of its
+    own) while the crawl goes on (``/later`` takes longer): the response never comes. On
+    Scrapy 2.14+ the cancellation (``asyncio.CancelledError``, no ``Exception``) was not
+    told, and the record said "unfinished: the crawl ended before its fate was known";
+    on 2.13 (a Deferred's cancellation) it was ``failed``. Now it is ``failed`` on both,
+    ``why`` naming the cancellation, and the report says so."""
+    from scrapy_rep.crawl.report import RepReport
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/slow", Reply(200, b"slow", delay=1.5))
+    site.script("/later", Reply(200, b"later", delay=2.0))
+    trail = tmp_path / "trail.jsonl"
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_REPORT": True}
+    slow = sites.url("a", "/slow")
+    try:
+        urls = [sites.url("a", "/hub"), sites.url("a", "/later")]
+        crawler, spider = await crawl(urls, settings, _GivesUpOnItsFetch)
+    finally:
+        await sites.close()
+    assert spider.dropped == {slow: "TimeoutError"}, spider.dropped
+    [record] = [record for record in url_records(trail) if record["url"] == slow]
+    assert (record["fate"], record["status"]) == ("failed", None), record
+    assert "CancelledError" in record["why"], record
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    assert "before its fate was known" not in report.text, report.text
