@@ -633,3 +633,73 @@ async def test_pages_a_callback_fetches_carry_their_directives_and_their_no_name
     for path in HubSpider.FETCHES:  # each recorded with what it said
         assert records[url + path]["page"]["names"] == ["testbot"], path
     assert records[url + "/detail-noindex"]["page"]["meta"] == [["robots", "noindex"]]
+
+
+class _RaisesMidOutput(Spider):
+    """A sync generator callback that yields an item, a link and an item, then raises."""
+
+    name = "raises_mid_output"
+
+    def parse(self, response: Any) -> Any:
+        if response.url.endswith("/next"):
+            yield {"n": 0}
+            return
+        yield {"n": 1}
+        yield Request(response.urljoin("/next"))
+        yield {"n": 2}
+        raise ValueError("mid-output")
+
+
+class _RaisesMidOutputAsync(_RaisesMidOutput):
+    """The same callback as an async generator."""
+
+    async def parse(self, response: Any) -> Any:  # type: ignore[override]
+        for output in _RaisesMidOutput.parse(self, response):
+            yield output
+
+
+@pytest.mark.parametrize("kept", ["trail", "nothing kept"])
+@pytest.mark.parametrize("purpose", [None, "ai-train"])
+@pytest.mark.parametrize(
+    "callback", [_RaisesMidOutput, _RaisesMidOutputAsync], ids=["sync", "async"]
+)
+@pytest_twisted.ensureDeferred
+async def test_a_noindex_page_whose_callback_raises_mid_output_loses_no_no_on_either_loop(
+    tmp_path: Path, callback: type[Spider], purpose: str | None, kept: str
+) -> None:
+    """The page pass's one sync and one async output loop (each writing the page's ledger
+    only when one is kept): a noindex page's callback yields two items and a link, then
+    raises. Both items are dropped on either loop, with a ledger or without, with a
+    purpose (Scrapy 2.13-2.15 hand a sync callback's output to the async loop) or
+    without; the link is followed, and the page's record counts the two dropped."""
+    from scrapy.utils.test import get_crawler
+
+    from tests.support.robotsite import BASE_SETTINGS
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/p", html_page('<meta name="robots" content="noindex">'))
+    trail = tmp_path / "t.jsonl"
+    settings: dict[str, Any] = {**BASE_SETTINGS}
+    if kept == "trail":
+        settings["REP_AUDIT_FILE"] = str(trail)
+    if purpose is not None:
+        settings["REP_PURPOSE"] = [purpose]
+    page = sites.url("a", "/p")
+    callback.start_urls = [page]  # type: ignore[attr-defined]
+    crawler = get_crawler(callback, settings)
+    try:
+        await crawler.crawl()
+    finally:
+        await sites.close()
+    assert stat(crawler, "rep/items/dropped/noindex") == 2
+    assert stat(crawler, "item_scraped_count") == 1  # /next's one item
+    assert stat(crawler, "spider_exceptions/ValueError") == 1
+    if kept == "trail":
+        records = {record["url"]: record for record in url_records(trail)}
+        record = records[page]
+        assert (record["items_kept"], record["items_dropped"], record["item_reason"]) == (
+            0, 2, "noindex"
+        ), record  # fmt: skip
+        assert records[sites.url("a", "/next")]["items_kept"] == 1
