@@ -25,7 +25,7 @@ from scrapy_rep.audit.documents import Documents, robots_effect
 from scrapy_rep.audit.licenses import page_license
 from scrapy_rep.audit.pages import page_differences, said_key, says_something
 from scrapy_rep.audit.pageusage import recorded_signal, recorded_signals
-from scrapy_rep.audit.read import SnapshotStore, items, mapping, text
+from scrapy_rep.audit.read import SnapshotStore, items, mapping, text, whole
 from scrapy_rep.audit.requestcheck import USAGE_REFUSALS, decided, held_against
 from scrapy_rep.audit.runcontext import SENT, RunContext, held_to
 from scrapy_rep.audit.sites import foreign, sites_of
@@ -182,9 +182,13 @@ class Rederiver(Documents):
         needs a reason: its origin's robots.txt was given up on as unreachable, the
         give-up verdict let its requests through, and the run's
         ``REP_UNREACHABLE_ACTION`` is ``allow`` (the writer records the verdict, "unreachable
-        for … s (…): treated as allowed (REP_UNREACHABLE_ACTION)", in ``robots.why``)."""
+        for … s (…): treated as allowed (REP_UNREACHABLE_ACTION)", in ``robots.why``).
+        A request that ``failed`` with no attempt was never sent (a downloader middleware
+        before the robots.txt one dropped it): nothing had to allow it."""
         fate = text(record.get("fate"))
         if fate not in SENT or origin_of(url) is None:
+            return []
+        if fate == "failed" and whole(record.get("attempts")) == 0:
             return []
         allowed = given_up_allowing(text(robots.get("why")))
         if allowed is None:

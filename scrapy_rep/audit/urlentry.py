@@ -289,11 +289,11 @@ _STATE_TYPES: Final[dict[str, Any]] = {
 
 def _seconds(stamp: str) -> float | None:
     """POSIX seconds of an ISO 8601 UTC time as :func:`iso_time` writes it (``None``: not
-    one), half a millisecond past the one written, so that :func:`iso_time` (which cuts to
-    the millisecond) writes it back the same."""
+    one, or a hand-edited one without its zone that the local clock cannot hold: year 1),
+    half a millisecond past the one written, so that :func:`iso_time` (which cuts to the
+    millisecond) writes it back the same."""
     try:
-        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
-    except ValueError:
+        seconds = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except (ValueError, OverflowError, OSError):
         return None
-    seconds = moment.timestamp()
     return seconds + 0.0005 if math.isfinite(seconds) else None

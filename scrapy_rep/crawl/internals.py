@@ -797,9 +797,10 @@ def watch_downloads(
     (``engine.download_async``, Scrapy 2.14; ``engine.download`` before, and the
     deprecated one after, which calls it), in the caller's context, when it asks; what it
     answers, if anything, is called with the response before the caller gets it. Given
-    ``failed``, ``failed(request, failure)`` is called when the download raises instead,
-    before the caller gets the exception (``failure``: a Twisted ``Failure`` of it, its
-    traceback kept, which :func:`dropped_response` reads): such a download never reaches
+    ``failed``, ``failed(request, failure)`` is called when the download raises instead
+    (or its caller cancels it: the engine drops it), before the caller gets the
+    exception (``failure``: a Twisted ``Failure`` of it, its traceback kept, which
+    :func:`dropped_response` reads): such a download never reaches
     the scraper (:func:`after_each_scrape`), so nothing else tells of a response a
     downloader middleware dropped. ``request`` is the one that failed: on Scrapy 2.13 the
     engine downloads the request a downloader middleware returned (a redirect's) through
@@ -844,7 +845,7 @@ class _WatchedDownloads:
     ) -> Any:
         try:
             answer = await response
-        except Exception as error:
+        except (Exception, asyncio.CancelledError) as error:  # the caller gave up on it too
             self._told(request, error)
             raise
         if then is not None:

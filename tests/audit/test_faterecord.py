@@ -124,3 +124,26 @@ def test_every_command_reads_a_record_of_odd_values_as_it_reads_a_missing_one(
     html = tmp_path / "r.html"
     assert main(["report", str(path), "--html", str(html)], io.StringIO()) in (0, 1)
     assert "fetched</td>" in html.read_text(encoding="utf-8")
+
+
+def test_every_command_reads_a_time_no_clock_can_hold_as_a_missing_one(tmp_path: Path) -> None:
+    """A hand-edited ``sent_at``, ``expires`` or override end of year 1 without its zone
+    (it parses, but the local clock may not hold it): ``show``, ``list``, ``summary`` and
+    ``export`` tell the record as they tell one without the time, never a traceback
+    (``audit verify`` reports the value as it is)."""
+    robots = robots_part(2, "Disallow: /private")
+    robots["override_ends"] = stamp = "0001-01-01T00:00:00"
+    odd = url_line("/odd", fate="fetched", sent="GET", sent_at=stamp, expires=stamp,
+                   robots=robots)  # fmt: skip
+    body = [snapshot_line(), odd]
+    path = write_trail(tmp_path / "t.jsonl", lines=encode([run_line(), *body, end_line(body)]))
+    outs = {}
+    for argv in (["show", str(path), ORIGIN + "/odd"], ["list", str(path), "--format", "jsonl"],
+                 ["summary", str(path)], ["export", str(path)], ["verify", str(path)]):  # fmt: skip
+        out = io.StringIO()
+        assert main(argv, out) in (0, 1)
+        outs[argv[0]] = out.getvalue()
+    assert f"{ORIGIN}/odd was fetched" in outs["show"]
+    assert [json.loads(line)["url"] for line in outs["list"].splitlines()] == [ORIGIN + "/odd"]
+    assert "1 requested URL(s) (1 fetched)" in outs["summary"]
+    assert f"its sent_at {stamp!r} is no time" in outs["verify"]

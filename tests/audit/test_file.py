@@ -33,3 +33,29 @@ def test_a_symlink_planted_at_a_snapshots_temporary_name_is_never_followed(
     assert outside.read_bytes() == b"not the trail's\n"
     assert (trail.snapshots / sha256).read_bytes() == body
     assert planted.is_symlink()
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 8, 65_536])
+def test_the_one_backward_scan_finds_the_last_line_and_the_end_of_whole_lines(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """``plain_end`` (shared by the writer's last line and ``audit repair``) against a plain
+    reading, for every short trail of ``a``, ``b`` and newlines, the chunk any size: where
+    the whole lines end, the last of them, and the writer's last line (a cut one as it
+    is, ``None`` for an empty file)."""
+    import itertools
+
+    from scrapy_rep.audit import file as trailfile
+
+    monkeypatch.setattr(trailfile, "_TAIL_CHUNK", chunk)
+    path = tmp_path / "t.jsonl"
+    for size in range(8):
+        for letters in itertools.product(b"a\n", repeat=size):
+            data = bytes(letters)
+            path.write_bytes(data)
+            end = data.rfind(b"\n") + 1
+            whole = data[:end].splitlines(keepends=True)
+            with path.open("rb") as opened:
+                assert trailfile.plain_end(opened, len(data)) == (end, whole[-1] if whole else b"")
+            last = data[end:] if end < len(data) else (whole[-1] if whole else None)
+            assert trailfile._last_plain_line(path) == last, data

@@ -145,3 +145,21 @@ def test_the_decision_an_entry_carries_for_the_readers_is_never_kept() -> None:
     assert UrlEntry.from_state(saved) == entry
     assert UrlEntry.from_state(saved).decision is None
     assert "decision" not in json.dumps(entry.line("r", "k-1", "fetched", {}))
+
+
+@pytest.mark.parametrize(
+    "stamp", ["0001-01-01T00:00:00", "0001-01-01T00:00:00.000", "9999-12-31T23:59:59"]
+)
+def test_a_time_no_clock_can_hold_reads_as_a_missing_one_never_an_error(stamp: str) -> None:
+    """A hand-edited time that parses but has no POSIX seconds (a year-1 time without its
+    zone: the local clock may not hold it) is read as a missing one, as one that does not
+    parse is: ``audit show``, ``list``, ``summary`` and ``export`` read every url line
+    through :meth:`UrlEntry.from_line`."""
+    part = {"snapshot": SHA, "line": 3, "rule": "Disallow: /x", "override_ends": stamp}
+    record = {"url": "http://a.test/x", "sent": "GET", "sent_at": stamp, "expires": stamp,
+              "robots": part}  # fmt: skip
+    entry, _ = UrlEntry.from_line(record)
+    assert entry.url == "http://a.test/x" and entry.robots is not None
+    assert entry.robots.line == 3
+    for seconds in (entry.sent_at, entry.expires, entry.robots.override_ends):
+        assert seconds is None or isinstance(seconds, float)  # None where the clock fails

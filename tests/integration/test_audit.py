@@ -1143,3 +1143,110 @@ async def test_a_callbacks_own_fetch_that_failed_or_came_has_its_fate(tmp_path: 
     out = io.StringIO()
     assert main(["verify", str(trail)], out) == 0, out.getvalue()
     assert crawler.stats.get_value("rep/audit/errors") is None
+
+
+class _DropsBeforeTheCheck:
+    """A project's downloader middleware before the robots.txt one (priority 50, where
+    Scrapy's OffsiteMiddleware is) that drops ``/missing`` in its ``process_request``: the
+    request is never decided, never sent."""
+
+    def process_request(self, request: Request, spider: Any = None) -> Any:
+        if request.url.endswith("/missing"):
+            from scrapy.exceptions import IgnoreRequest
+
+            raise IgnoreRequest("not there")
+        return None
+
+
+@pytest.mark.parametrize("asked", ["scheduled", "fetched by its callback"])
+@pytest_twisted.ensureDeferred
+async def test_a_redirect_dropped_before_it_was_decided_has_its_record(
+    tmp_path: Path, asked: str
+) -> None:
+    """``/moved`` redirects to ``/missing``, which a downloader middleware before the
+    robots.txt one drops as it is sent (``process_request``: IgnoreRequest). Scheduled,
+    ``/moved`` is ``redirected`` and ``/missing`` ``failed`` with no attempt, and ``audit
+    verify`` took that record for a page sent with no robots.txt snapshot to allow it.
+    Fetched by a callback itself (``engine.download_async``), the redirect's request had no
+    record (it opens when the request is decided): ``/missing`` was not in the trail at
+    all, and ``/moved`` was "unfinished: the crawl ended before its fate was known"."""
+    import io
+
+    from scrapy_rep.audit.cli import main
+    from scrapy_rep.crawl.report import RepReport
+
+    sites, trail, settings = _missing_page_crawled(tmp_path, _DropsBeforeTheCheck, 50)
+    sites.origins["a"].script("/moved", redirect("/missing"))
+    moved, missing = sites.url("a", "/moved"), sites.url("a", "/missing")
+    if asked == "scheduled":
+        _FetchesItself.FETCHES = ()
+        urls = [moved]
+    else:
+        _FetchesItself.FETCHES = ("/moved",)
+        urls = [sites.url("a", "/hub")]
+    try:
+        crawler, spider = await crawl(urls, settings, _FetchesItself)
+    finally:
+        await sites.close()
+    assert list(spider.dropped) == [missing if asked == "scheduled" else moved], spider.dropped
+    records = by_url(trail)
+    assert (records[moved]["fate"], records[moved]["to"]) == ("redirected", missing), records
+    record = records[missing]
+    assert (record["fate"], record["attempts"], record["why"]) == (
+        "failed", 0, "IgnoreRequest: not there"
+    ), record  # fmt: skip
+    assert "unfinished" not in {r["fate"] for r in records.values()}, records
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    assert "before its fate was known" not in report.text, report.text
+    assert f"  {missing}\n    not downloaded: not there\n" in report.text, report.text
+    out = io.StringIO()
+    assert main(["verify", str(trail)], out) == 0, out.getvalue()
+
+
+class _GivesUpOnItsFetch(ListSpider):
+    """``/hub``'s callback gives up on the page it downloads itself (``/slow``) after 0.3 s
+    (``asyncio.wait_for``: the download is cancelled), noting the exception it got."""
+
+    async def parse(self, response: Any) -> Any:
+        import asyncio
+
+        if response.url.endswith("/hub"):
+            request = Request(response.urljoin("/slow"))
+            try:
+                await asyncio.wait_for(_fetched_by_the_engine(self.crawler, request), 0.3)
+            except (Exception, asyncio.CancelledError) as error:
+                self.dropped[request.url] = type(error).__name__
+        yield {"url": response.url}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_callbacks_own_fetch_it_gave_up_on_is_failed_not_unfinished(
+    tmp_path: Path,
+) -> None:
+    """A callback cancels the download it asked the engine for itself (a timeout of its
+    own) while the crawl goes on (``/later`` takes longer): the response never comes. On
+    Scrapy 2.14+ the cancellation (``asyncio.CancelledError``, no ``Exception``) was not
+    told, and the record said "unfinished: the crawl ended before its fate was known";
+    on 2.13 (a Deferred's cancellation) it was ``failed``. Now it is ``failed`` on both,
+    ``why`` naming the cancellation, and the report says so."""
+    from scrapy_rep.crawl.report import RepReport
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    site.script("/slow", Reply(200, b"slow", delay=1.5))
+    site.script("/later", Reply(200, b"later", delay=2.0))
+    trail = tmp_path / "trail.jsonl"
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_REPORT": True}
+    slow = sites.url("a", "/slow")
+    try:
+        urls = [sites.url("a", "/hub"), sites.url("a", "/later")]
+        crawler, spider = await crawl(urls, settings, _GivesUpOnItsFetch)
+    finally:
+        await sites.close()
+    assert spider.dropped == {slow: "TimeoutError"}, spider.dropped
+    [record] = [record for record in url_records(trail) if record["url"] == slow]
+    assert (record["fate"], record["status"]) == ("failed", None), record
+    assert "CancelledError" in record["why"], record
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    assert "before its fate was known" not in report.text, report.text

@@ -19,7 +19,7 @@ from scrapy_rep.crawl.audit.auditstate import (
     robots_sha,
 )
 from scrapy_rep.crawl.internals import dropped_response
-from scrapy_rep.crawl.requeststate import before_of, open_record, record_id
+from scrapy_rep.crawl.requeststate import any_state, before_of, moved, open_record, record_id
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.policy import NOTHING_BEFORE
 from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
@@ -134,8 +134,21 @@ class FateEvents(AuditState):
     @guarded  # called from AuditMiddleware.process_exception: a bug of ours must not
     # replace the request's own exception
     def failed(self, request: Request, exception: BaseException) -> None:
-        """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`)."""
+        """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`).
+        A redirect's request without a record of its own, the one before it still open,
+        is one the engine downloads for a component (never scheduled) that failed before
+        it was decided (a downloader middleware before the robots.txt one dropped it): its
+        record opens now, the one before it ``redirected``, as at its decision."""
         state = open_record(request, self.open)
+        if state is None:
+            ref = any_state(request)
+            if (
+                ref is not None
+                and ref.audit in self.open
+                and moved(ref, request)
+                and ref.url in request.meta.get("redirect_urls", ())
+            ):
+                state = self._outgoing(request)
         if state is None or state.fetched:
             return
         self._final(record_id(request), state, Fate.FAILED, {"why": why_of(exception)}, exception)
