@@ -41,18 +41,24 @@ Unit = Literal["", "seconds", "bytes"]
 
 @dataclass(frozen=True)
 class Setting:
-    """One ``REP_*`` setting: its :class:`RepConfig` field, default and reader, and how
-    docs/settings.md's table shows it (written from these, ``docs/_ext/rep_tables.py``):
-    ``help``, one line of what it does; ``unit``, what a number counts; ``shown``, the
-    default in words where the value cannot say it (``None``: derived; ``""``: off)."""
+    """One ``REP_*`` setting: its default and reader, and how docs/settings.md's table
+    shows it (written from these, ``docs/_ext/rep_tables.py``): ``help``, one line of
+    what it does; ``unit``, what a number counts; ``shown``, the default in words where
+    the value cannot say it (``None``: derived; ``""``: off)."""
 
     name: str
-    field: str
     default: Any
     read: Reader
     help: str
     unit: Unit = ""
     shown: str = ""
+    #: Its :class:`RepConfig` field where that is not :attr:`field`'s derivation.
+    other_field: str = ""
+
+    @property
+    def field(self) -> str:
+        """Its :class:`RepConfig` field: the name without ``REP_``, lowercased."""
+        return self.other_field or self.name[len("REP_") :].lower()
 
 
 #: The settings that check the others, fetch and cache robots.txt, share its cache and
@@ -61,28 +67,24 @@ class Setting:
 FETCH_SETTINGS: Final = (
     Setting(
         "REP_UNKNOWN_SETTINGS",
-        "unknown_settings",
         "error",
         _choice(UNKNOWN_SETTING_ACTIONS),
         help="What a misspelled `REP_*` name does: stop the crawl, or a WARNING",
     ),
     Setting(
         "REP_PROFILE",
-        "profile",
         "google",
         _choice(PROFILES),
         help="How robots.txt is read: as Google does, as RFC 9309 says, or the 1990s drafts",
     ),
     Setting(
         "REP_OBEY_CRAWL_DELAY",
-        "obey_crawl_delay",
         True,
         read_bool,
         help="Obey robots.txt's `Crawl-delay` between an origin's requests",
     ),
     Setting(
         "REP_CRAWL_DELAY_MAX",
-        "crawl_delay_max",
         60.0,
         _number(),
         help="The longest `Crawl-delay` obeyed; a longer one is cut to it",
@@ -90,7 +92,6 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_UNREACHABLE_RETRY_DELAY",
-        "unreachable_retry_delay",
         30.0,
         _number(0.001),
         help="The wait before a robots.txt that failed is tried again (then doubled)",
@@ -98,7 +99,6 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_UNREACHABLE_MAX_WAIT",
-        "unreachable_max_wait",
         600.0,
         _number(),
         help="How long requests wait for an unreachable robots.txt, then give up",
@@ -106,7 +106,6 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_UNREACHABLE_CONNECT_MAX_WAIT",
-        "unreachable_connect_max_wait",
         10.0,
         _number(),
         help="The same wait for a host that cannot be connected to at all",
@@ -114,14 +113,12 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_UNREACHABLE_ACTION",
-        "unreachable_action",
         "drop",
         _choice(UNREACHABLE_ACTIONS),
         help="Once given up on: drop the waiting requests, or let them through",
     ),
     Setting(
         "REP_ROBOTSTXT_TIMEOUT",
-        "robotstxt_timeout",
         30.0,
         _number(0.001),
         help="The download timeout of a robots.txt request",
@@ -129,14 +126,12 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_MAX_HELD_REQUESTS",
-        "max_held_requests",
         100_000,
         _whole(1),
         help="Requests waiting for a robots.txt kept in memory; more are spilled to disk",
     ),
     Setting(
         "REP_CACHE_TTL",
-        "cache_ttl",
         DAY,
         _number(),
         help="How long a robots.txt stays fresh when its response has no `Cache-Control`",
@@ -144,7 +139,6 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_CACHE_MIN_TTL",
-        "cache_min_ttl",
         60.0,
         _number(),
         help="The shortest freshness `Cache-Control` can give a robots.txt",
@@ -152,7 +146,6 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_CACHE_MAX_TTL",  # at least REP_CACHE_MIN_TTL: checked by RepConfig
-        "cache_max_ttl",
         7 * DAY,
         _number(),
         help="The longest freshness `Cache-Control` can give a robots.txt",
@@ -160,7 +153,6 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_CACHE_STALE_MAX",
-        "cache_stale_max",
         30 * DAY,
         _number(),
         help="How long an expired robots.txt is still used while its refresh fails",
@@ -168,14 +160,12 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_CACHE_MAX_ORIGINS",
-        "cache_max_origins",
         1_000_000,
         _whole(1),
         help="Origins whose robots.txt is kept parsed; the others are kept compressed",
     ),
     Setting(
         "REP_CACHE_MAX_BYTES",
-        "cache_max_bytes",
         512 * MIB,
         _whole(1),
         help="The memory every cached robots.txt may take together",
@@ -183,7 +173,6 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_ROBOTSTXT_CONCURRENCY",
-        "robotstxt_concurrency",
         None,
         _optional(_whole(1)),
         help="robots.txt downloads at a time",
@@ -191,14 +180,12 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_ROBOTSTXT_CACHE",
-        "robotstxt_cache",
         "memory",
         read_store,
         help="Where robots.txt copies are kept: in memory, or in a Redis shared by processes",
     ),
     Setting(
         "REP_LEASE_TIMEOUT",
-        "lease_timeout",
         None,
         _optional(_number(0.1)),
         help="How long one process may hold an origin's download (shared cache)",
@@ -207,14 +194,12 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_REPORT",
-        "report",
         False,
         read_bool,
         help="At the end, a report of what happened to each origin and URL, and why",
     ),
     Setting(
         "REP_REPORT_FILE",
-        "report_file",
         "",
         read_str,
         help="The file the report is written to (setting it turns the report on)",
@@ -222,16 +207,15 @@ FETCH_SETTINGS: Final = (
     ),
     Setting(
         "REP_REPORT_MAX_URLS",
-        "report_max_urls",
         200,
         _whole(1),
         help="URLs the report lists one by one",
     ),
     Setting(
         "REP_LEDGER",
-        "keep_ledger",
         False,
         read_bool,
         help="Keep the ledger of each request's fate for a program that reads it",
+        other_field="keep_ledger",
     ),
 )
