@@ -1,11 +1,11 @@
-"""The table of every ``REP_*`` setting (SPEC §5), its second part: the names, defaults
+"""The table of every ``REP_*`` setting (SPEC §5), its second part: the fields, defaults
 and readers of the settings that decide a page, its purposes, media, RSL licenses,
 overrides, the audit trail and a recheck's memory (docs/settings.md, from 'Page-level
 directives'). Values only, no procedure."""
 
 from __future__ import annotations
 
-from typing import Final
+from dataclasses import dataclass
 
 from scrapy_rep.settings.readers import (
     _choice,
@@ -18,175 +18,186 @@ from scrapy_rep.settings.readers import (
     read_str_list,
     read_url_list,
 )
-from scrapy_rep.settings.table import ACTIONS, MIB, PURPOSE_ACTIONS, UNKNOWN_ANSWERS, Setting
+from scrapy_rep.settings.table import (
+    ACTIONS,
+    MIB,
+    PURPOSE_ACTIONS,
+    UNKNOWN_ANSWERS,
+    FetchSettings,
+    setting,
+)
 
-#: The settings that decide a page, its purposes, media, RSL licenses, overrides and the
-#: audit trail, in the order of docs/settings.md.
-PAGE_SETTINGS: Final = (
-    Setting(
-        "REP_NOINDEX_ACTION",
+
+@dataclass(frozen=True)
+class PageSettings(FetchSettings):
+    """The settings that decide a page, its purposes, media, RSL licenses, overrides and
+    the audit trail, in the order of docs/settings.md, after :class:`FetchSettings`'."""
+
+    noindex_action: str = setting(
         "drop",
         _choice(ACTIONS),
         help="Items of a `noindex` page: dropped, or kept",
-    ),
-    Setting(
-        "REP_NOFOLLOW_ACTION",
+    )
+    nofollow_action: str = setting(
         "drop",
         _choice(ACTIONS),
         help="Requests from a `nofollow` page: dropped, or kept",
-    ),
-    Setting(
-        "REP_REL_NOFOLLOW",
+    )
+    rel_nofollow: bool = setting(
         True,
         read_bool,
         help='Links marked `rel="nofollow"` are not followed',
-    ),
-    Setting(
-        "REP_DIRECTIVE_TOKENS",
+    )
+    directive_tokens: tuple[str, ...] = setting(
         (),
         read_str_list,
         help="More names whose robots meta tags and `X-Robots-Tag` apply to the crawl",
-    ),
-    Setting(
-        "REP_META_IN_NOSCRIPT",
+    )
+    meta_in_noscript: bool = setting(
         True,
         read_bool,
         help="Robots meta tags inside `<noscript>` count",
-    ),
-    Setting(
-        "REP_PURPOSE",
+    )
+    #: What the crawl is for: ``("search",)`` unless set.
+    purpose: tuple[str, ...] = setting(
         ("search",),
         read_purposes,
         help="What the crawl is for: `search`, `ai-train`, `ai-input`",
-    ),
-    Setting(
-        "REP_PURPOSE_ACTION",
+    )
+    purpose_action: str = setting(
         "drop",
         _choice(PURPOSE_ACTIONS),
         help="Items of a page denied for a purpose of the crawl: dropped, or marked",
-    ),
-    Setting(
-        "REP_PURPOSE_UNKNOWN",
+    )
+    purpose_unknown: str = setting(
         "allow",
         _choice(UNKNOWN_ANSWERS),
         help="What a purpose no signal speaks about means: allowed, or denied",
-    ),
-    Setting(
-        "REP_PURPOSE_AGENTS",
+    )
+    #: More product tokens whose robots.txt groups the crawl obeys (``GPTBot``…), each
+    #: ``preset:NAME`` entry expanded into its names (:mod:`scrapy_rep.usage.agentpresets`).
+    purpose_agents: tuple[str, ...] = setting(
         (),
         read_purpose_agents,
         help="More crawlers whose robots.txt groups the crawl obeys (`GPTBot`…, `preset:…`)",
-    ),
-    Setting(
-        "REP_ITEM_PREFERENCES_FIELD",
+    )
+    #: ``""``: off; else the item field each kept item gets its page's preferences in
+    #: (the form of an ``audit export`` line's, docs/audit-trail.md).
+    item_preferences_field: str = setting(
         "",
         read_str,
         help="An item field that gets its page's AI-usage preferences",
         shown="off",
-    ),
-    Setting(
-        "REP_NOARCHIVE_MEANS_NO_AI_TRAIN",
+    )
+    #: A page's (or a file's) ``noarchive`` is a no for ai-train, as Bing and Amazon read
+    #: it (docs/decisions.md, 'noarchive is a no for AI training').
+    noarchive_means_no_ai_train: bool = setting(
         True,
         read_bool,
         help="`noarchive` is a no for `ai-train`",
-    ),
-    Setting(
-        "REP_NOARCHIVE_MEANS_NO_AI_INPUT",
+    )
+    #: A page's (or a file's) ``noarchive`` is a no for ai-input too, as Bing's rewritten
+    #: guidelines read it for Copilot and grounding (docs/decisions.md, 'noarchive is a no
+    #: for AI input too').
+    noarchive_means_no_ai_input: bool = setting(
         True,
         read_bool,
         help="`noarchive` is a no for `ai-input` too",
-    ),
-    Setting(
-        "REP_NOCACHE_MEANS_NO_AI_TRAIN",
+    )
+    #: A page's (or a file's) ``nocache`` is read like ``noarchive``, a no for ai-train, as
+    #: Bing reads it (docs/decisions.md, 'nocache is read like noarchive').
+    nocache_means_no_ai_train: bool = setting(
         True,
         read_bool,
         help="`nocache` is a no for `ai-train`, as `noarchive` is",
-    ),
-    Setting(
-        "REP_NOSNIPPET_MEANS_NO_AI_INPUT",
+    )
+    #: A page's (or a file's) ``nosnippet`` and ``max-snippet:0`` are a no for ai-input, as
+    #: Google reads them for AI Overviews and AI Mode (docs/decisions.md, 'nosnippet is a
+    #: no for AI input').
+    nosnippet_means_no_ai_input: bool = setting(
         True,
         read_bool,
         help="`nosnippet` and `max-snippet:0` are a no for `ai-input`",
-    ),
-    Setting(
-        "REP_MEDIA_USAGE",
+    )
+    #: Read the statements inside files downloaded by ``FilesPipeline`` /
+    #: ``ImagesPipeline`` (crawls with ai-train or ai-input; see docs/media.md).
+    media_usage: bool = setting(
         True,
         read_bool,
         help="Read the opt-outs inside downloaded files (AI purposes)",
-    ),
-    Setting(
-        "REP_MEDIA_CONSTRAINTS_MET",
+    )
+    #: The crawl meets the constraints of ``DMI-PROHIBITED-SEE*`` and CAWG ``constrained``.
+    media_constraints_met: bool = setting(
         False,
         read_bool,
         help="The crawl meets the constraints a file's statements may set",
-    ),
-    Setting(
-        "REP_MEDIA_NOINDEX_MEANS_NO_AI",
+    )
+    #: ``noindex`` / ``noimageindex`` in a downloaded file's ``X-Robots-Tag``, and a page's
+    #: ``noimageindex`` for its images, are a no for ai-train and ai-input (img2dataset's
+    #: default; docs/decisions.md, 'noindex on a downloaded file is a no for AI').
+    media_noindex_means_no_ai: bool = setting(
         True,
         read_bool,
         help="A file's `noindex` or `noimageindex` is a no for the AI purposes",
-    ),
-    Setting(
-        "REP_MEDIA_C2PA",
+    )
+    #: Read C2PA manifests (when ``c2pa-python`` is installed).
+    media_c2pa: bool = setting(
         True,
         read_bool,
         help="Read C2PA manifests (when `c2pa-python` is installed)",
-    ),
-    Setting(
-        "REP_MEDIA_MAX_SCAN_BYTES",
+    )
+    media_max_scan_bytes: int = setting(
         32 * MIB,
         _whole(1024),
         help="Bytes of a downloaded file searched for its statements",
         unit="bytes",
-    ),
-    Setting(
-        "REP_MEDIA_MAX_PACKET_BYTES",
+    )
+    media_max_packet_bytes: int = setting(
         MIB,
         _whole(1024),
         help="The longest XMP packet read",
         unit="bytes",
-    ),
-    Setting(
-        "REP_MEDIA_MAX_PACKETS",
+    )
+    media_max_packets: int = setting(
         16,
         _whole(1),
         help="XMP packets parsed per file (64 times as many more are searched)",
-    ),
-    Setting(
-        "REP_RSL_LICENSES",
+    )
+    #: RSL licenses the crawl holds: license document or license-server URLs.
+    rsl_licenses: tuple[str, ...] = setting(
         (),
         read_url_list,
         help="The RSL licenses the crawl holds (their URLs)",
-    ),
-    Setting(
-        "REP_RSL_MAX_LICENSES",
+    )
+    #: The most RSL licenses read per robots.txt for the crawler, and per page; a robots.txt
+    #: or page naming more has none read and refuses every purpose (docs/decisions.md).
+    rsl_max_licenses: int = setting(
         8,
         _whole(1),
         help="RSL licenses read per robots.txt or page; with more, none: every purpose refused",
-    ),
-    Setting(
-        "REP_OVERRIDES",
+    )
+    #: ``REP_OVERRIDES``: ``(host, reason, expires)`` of each authorized override.
+    overrides: tuple[tuple[str, str, str], ...] = setting(
         (),
         read_overrides,
         help="Hosts whose owner allowed going past their robots.txt: who, until when",
-    ),
-    Setting(
-        "REP_AUDIT_FILE",
+    )
+    audit_file: str = setting(
         "",
         read_str,
         help="The audit trail: a record of each request's fate and what decided it",
         shown="no trail",
-    ),
-    Setting(
-        "REP_AUDIT_REQUIRED",
+    )
+    #: ``False``: a crawl whose trail cannot be written goes on without it (a WARNING).
+    audit_required: bool = setting(
         True,
         read_bool,
         help="A trail that cannot be written stops the crawl",
-    ),
-    Setting(
-        "REP_RECHECK_PARSED_ORIGINS",
+    )
+    #: The origins whose documents ``recheck`` keeps parsed (an LRU); the others are
+    #: kept compact and made again when asked for (:mod:`scrapy_rep.recheck.store`).
+    recheck_parsed_origins: int = setting(
         20_000,
         _whole(1),
         help="Origins a recheck keeps parsed, and whose names and captures it holds in memory",
-    ),
-)
+    )
