@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from scrapy_rep.settings.overrides import read_overrides
 from scrapy_rep.settings.readers import (
     _choice,
     _whole,
     read_bool,
-    read_overrides,
     read_purpose_agents,
     read_purposes,
     read_str,
