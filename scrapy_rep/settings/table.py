@@ -2,9 +2,9 @@
 readers of the settings that check the others, fetch and cache robots.txt, share the
 cache and write the report (docs/settings.md, up to 'Report'). The table is the class of
 the values read (:class:`~scrapy_rep.settings.config.RepConfig`, whose fields are this
-part's, then :class:`~scrapy_rep.settings.page_table.PageSettings`'): each field is a
-:func:`setting`, and :data:`scrapy_rep.settings.SETTINGS` its rows (:class:`Setting`).
-Values only, no procedure."""
+part's, then its own): each field is a :func:`setting`, and
+:data:`scrapy_rep.settings.SETTINGS` its rows (:class:`Setting`). Values only, no
+procedure."""
 
 from __future__ import annotations
 
