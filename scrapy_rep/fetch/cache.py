@@ -37,10 +37,12 @@ from typing import Any, Final, Generic
 from scrapy_rep.fetch.entry import (
     _BODY,
     _TRUNCATED,
+    EntryForms,
     _Cold,
     _cold_size,
     _Parsed,
     _parsed_size,
+    plain_key,
 )
 
 # Re-exported (``X as X``): this module is the public import path of these names.
@@ -48,7 +50,6 @@ from scrapy_rep.fetch.entry import COMPRESSED_OVERHEAD as COMPRESSED_OVERHEAD
 from scrapy_rep.fetch.entry import CacheEntry as CacheEntry
 from scrapy_rep.fetch.entry import D as D
 from scrapy_rep.fetch.entry import Freshness as Freshness
-from scrapy_rep.fetch.entryforms import EntryForms, plain_key
 from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 #: Parsed entries kept as objects, ready to decide, beside their plain form (a kind with

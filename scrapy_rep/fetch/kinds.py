@@ -12,14 +12,16 @@ by its URL (an RSL license), the URL itself, with an empty ``path``.
 
 from __future__ import annotations
 
+import hashlib
+import zlib
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.records import SharedRecord, entry_of, record_of
-from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
+from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
+from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from scrapy_rep.robotstxt import unplain as unplain_robotstxt
 from scrapy_rep.usage.tdmrep import NO_FILE, RESERVED_ALL, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
 
@@ -134,15 +136,54 @@ class DocumentKind(Generic[D]):
     ) -> SharedRecord:
         """The shared record of ``key``: its usable entry and failure schedule, or the
         schedule alone while it is failing with nothing usable."""
-        verdict = None if entry is None else self.verdict_of(entry.rules)
-        return record_of(
-            self.store_name(key), entry, verdict, failures, failing_since, retry_at,
-            last_outcome, now,
-        )  # fmt: skip
+        origin = self.store_name(key)
+        if entry is None:
+            return SharedRecord(
+                origin, b"", False, None, last_outcome, now, 0.0, 0.0, False,
+                failures, failing_since, retry_at,
+            )  # fmt: skip
+        return SharedRecord(
+            origin,
+            entry.body_zlib,
+            self.verdict_of(entry.rules) if not entry.body_zlib else None,
+            entry.status,
+            entry.outcome,
+            entry.fetched_at,
+            entry.fresh_until,
+            entry.stale_until,
+            entry.unreachable,
+            failures,
+            failing_since,
+            retry_at if failures else 0.0,
+            entry.truncated,
+        )
 
     def entry_of(self, record: SharedRecord) -> CacheEntry[D]:
-        """A cache entry from a shared record (raises ``StoreCorrupt`` if it is wrong)."""
-        return entry_of(record, self.read, self.stand_in, self.size_of)
+        """A cache entry from a shared record: its body inflated to 500 KiB at most whatever
+        the record says and read (as cut if the download cut it), or the allow/disallow-all
+        stand-in (raises ``StoreCorrupt`` if it is wrong)."""
+        body = b""
+        if record.body_zlib:
+            try:
+                body = zlib.decompressobj().decompress(record.body_zlib, MAX_BODY_BYTES)
+            except zlib.error as error:
+                raise StoreCorrupt(f"body does not inflate: {error}") from None
+            rules = self.read(body, record.truncated is True)
+        else:
+            rules = self.stand_in(record.verdict is True)
+        return CacheEntry(
+            rules,
+            record.outcome,
+            record.fetched_at,
+            record.fresh_until,
+            record.stale_until,
+            record.status,
+            record.body_zlib,
+            record.unreachable,
+            self.size_of(rules, body) + len(record.body_zlib),
+            hashlib.sha256(body).hexdigest() if record.body_zlib else "",
+            truncated=record.truncated is True and bool(record.body_zlib),
+        )
 
 
 def robots_size(rules: Any, body: bytes) -> int:

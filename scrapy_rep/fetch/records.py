@@ -1,8 +1,9 @@
 """Shared cache records: what one process tells the others about an origin (SPEC §4).
 
-Pure: the encoding and decoding of :class:`SharedRecord`, and the conversions between a
-record and a cache entry. The stores (:mod:`scrapy_rep.crawl.documents.stores`: the JOBDIR file,
-Redis) only keep the encoded bytes.
+Pure: the encoding and decoding of :class:`SharedRecord`; its kind converts between a
+record and a cache entry (:meth:`scrapy_rep.fetch.kinds.DocumentKind.record_of`). The
+stores (:mod:`scrapy_rep.crawl.documents.stores`: the JOBDIR file, Redis) only keep the
+encoded bytes.
 
 A record is ``magic \\n JSON header \\n zlib body``; the header holds the format version
 and a CRC-32 of the body. A record that does not decode, has another format version,
@@ -13,21 +14,14 @@ is ignored by the caller. A body is inflated to at most 500 KiB whatever the rec
 
 from __future__ import annotations
 
-import hashlib
 import json
 import zlib
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, TypeVar
-
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.robotstxt import MAX_BODY_BYTES
+from typing import Final
 
 #: Bumped when the record layout changes; records of another version are ignored.
 FORMAT_VERSION: Final = 1
 _MAGIC: Final = b"scrapy_rep/robots"
-
-D = TypeVar("D")
 
 
 class StoreCorrupt(ValueError):
@@ -106,70 +100,3 @@ class SharedRecord:
     def keep_until(self) -> float:
         """The latest time anything in this record still matters."""
         return max(self.stale_until, self.retry_at, self.fresh_until)
-
-
-def record_of(
-    origin: str,
-    entry: CacheEntry[Any] | None,
-    verdict: bool | None,
-    failures: int,
-    failing_since: float | None,
-    retry_at: float,
-    last_outcome: str,
-    now: float,
-) -> SharedRecord:
-    """The record of an origin: its usable entry with the failure schedule, or (while it
-    is failing with nothing usable) the schedule alone."""
-    if entry is None:
-        return SharedRecord(
-            origin, b"", False, None, last_outcome, now, 0.0, 0.0, False,
-            failures, failing_since, retry_at,
-        )  # fmt: skip
-    return SharedRecord(
-        origin,
-        entry.body_zlib,
-        verdict if not entry.body_zlib else None,
-        entry.status,
-        entry.outcome,
-        entry.fetched_at,
-        entry.fresh_until,
-        entry.stale_until,
-        entry.unreachable,
-        failures,
-        failing_since,
-        retry_at if failures else 0.0,
-        entry.truncated,
-    )
-
-
-def entry_of(
-    record: SharedRecord,
-    read: Callable[[bytes, bool], D],
-    stand_in: Callable[[bool], D],
-    size_of: Callable[[D, bytes], int],
-) -> CacheEntry[D]:
-    """A local cache entry from a record: its body inflated to 500 KiB at most whatever the
-    record says and read (as cut if the download cut it), or the allow/disallow-all
-    stand-in."""
-    body = b""
-    if record.body_zlib:
-        try:
-            body = zlib.decompressobj().decompress(record.body_zlib, MAX_BODY_BYTES)
-        except zlib.error as error:
-            raise StoreCorrupt(f"body does not inflate: {error}") from None
-        rules = read(body, record.truncated is True)
-    else:
-        rules = stand_in(record.verdict is True)
-    return CacheEntry(
-        rules,
-        record.outcome,
-        record.fetched_at,
-        record.fresh_until,
-        record.stale_until,
-        record.status,
-        record.body_zlib,
-        record.unreachable,
-        size_of(rules, body) + len(record.body_zlib),
-        hashlib.sha256(body).hexdigest() if record.body_zlib else "",
-        truncated=record.truncated is True and bool(record.body_zlib),
-    )

@@ -1,114 +1,214 @@
-"""The ``REP_*`` settings read and validated: :class:`RepConfig` holds a value per row of
-:data:`SETTINGS`, :func:`read_config` reads them as a crawl does at start (SPEC §5)."""
+"""The ``REP_*`` settings read and validated (SPEC §5): :class:`RepConfig` holds a value
+per setting, its fields the table of every setting, in two parts: those of
+:class:`~scrapy_rep.settings.table.FetchSettings`, then its own, the settings that decide
+a page, its purposes, media, RSL licenses, overrides, the audit trail and a recheck's
+memory (docs/settings.md, from 'Page-level directives'); :data:`SETTINGS` is its rows.
+:func:`read_config` reads them as a crawl does at start."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Final
 
-from scrapy_rep.settings.page_table import PAGE_SETTINGS
-from scrapy_rep.settings.readers import RepSettingError, SettingsLike, read_bool
-from scrapy_rep.settings.table import FETCH_SETTINGS
-
-#: Every ``REP_*`` setting, in the order of docs/settings.md (the docs build writes its
-#: table from this one, and each setting needs its section there).
-#: ``REP_CACHE_MAX_TTL`` must come after ``REP_CACHE_MIN_TTL`` (it may not be smaller).
-SETTINGS: Final = (*FETCH_SETTINGS, *PAGE_SETTINGS)
+from scrapy_rep.settings.overrides import read_overrides
+from scrapy_rep.settings.readers import (
+    RepSettingError,
+    SettingsLike,
+    _choice,
+    _whole,
+    read_bool,
+    read_purpose_agents,
+    read_purposes,
+    read_str,
+    read_str_list,
+    read_url_list,
+)
+from scrapy_rep.settings.table import (
+    ACTIONS,
+    MIB,
+    PURPOSE_ACTIONS,
+    UNKNOWN_ANSWERS,
+    FetchSettings,
+    setting,
+    settings_of,
+)
 
 
 @dataclass(frozen=True)
-class RepConfig:
-    """Every ``REP_*`` setting, validated (fields in :data:`SETTINGS` order; defaults
-    there). ``None`` in an optional field means "derived from other settings"."""
+class RepConfig(FetchSettings):
+    """Every ``REP_*`` setting, validated, with its default: the fields of
+    :class:`~scrapy_rep.settings.table.FetchSettings`, then those that decide a page, its
+    purposes, media, RSL licenses, overrides and the audit trail, in the order of
+    docs/settings.md."""
 
-    #: ``"error"``: an unknown ``REP_*`` name stops the crawl; ``"warn"``: a WARNING.
-    unknown_settings: str
-    profile: str
-    #: ``Crawl-delay`` obeyed (capped by ``REP_CRAWL_DELAY_MAX``) in every profile unless
-    #: ``False`` (Google's behaviour).
-    obey_crawl_delay: bool
-    crawl_delay_max: float
-    unreachable_retry_delay: float
-    unreachable_max_wait: float
-    #: How long a host that cannot be connected to (refused, no such host, TLS) holds
-    #: its requests; at most ``unreachable_max_wait``.
-    unreachable_connect_max_wait: float
-    unreachable_action: str
-    robotstxt_timeout: float
-    max_held_requests: int
-    cache_ttl: float
-    cache_min_ttl: float
-    cache_max_ttl: float
-    cache_stale_max: float
-    cache_max_origins: int
-    cache_max_bytes: int
-    #: ``None``: half of ``CONCURRENT_REQUESTS``.
-    robotstxt_concurrency: int | None
-    robotstxt_cache: str
-    #: ``None``: long enough for six robots.txt requests.
-    lease_timeout: float | None
-    report: bool
-    report_file: str
-    report_max_urls: int
-    #: Keep the ledger of each request's fate without a trail or report: a program that
-    #: reads it (:func:`scrapy_rep.crawl.auditing.read_urls`: the command-line tools).
-    keep_ledger: bool
-    noindex_action: str
-    nofollow_action: str
-    rel_nofollow: bool
-    directive_tokens: tuple[str, ...]
-    meta_in_noscript: bool
+    noindex_action: str = setting(
+        "drop",
+        _choice(ACTIONS),
+        help="Items of a `noindex` page: dropped, or kept",
+    )
+    nofollow_action: str = setting(
+        "drop",
+        _choice(ACTIONS),
+        help="Requests from a `nofollow` page: dropped, or kept",
+    )
+    rel_nofollow: bool = setting(
+        True,
+        read_bool,
+        help='Links marked `rel="nofollow"` are not followed',
+    )
+    directive_tokens: tuple[str, ...] = setting(
+        (),
+        read_str_list,
+        help="More names whose robots meta tags and `X-Robots-Tag` apply to the crawl",
+    )
+    meta_in_noscript: bool = setting(
+        True,
+        read_bool,
+        help="Robots meta tags inside `<noscript>` count",
+    )
     #: What the crawl is for: ``("search",)`` unless set.
-    purpose: tuple[str, ...]
-    purpose_action: str
-    purpose_unknown: str
+    purpose: tuple[str, ...] = setting(
+        ("search",),
+        read_purposes,
+        help="What the crawl is for: `search`, `ai-train`, `ai-input`",
+    )
+    purpose_action: str = setting(
+        "drop",
+        _choice(PURPOSE_ACTIONS),
+        help="Items of a page denied for a purpose of the crawl: dropped, or marked",
+    )
+    purpose_unknown: str = setting(
+        "allow",
+        _choice(UNKNOWN_ANSWERS),
+        help="What a purpose no signal speaks about means: allowed, or denied",
+    )
     #: More product tokens whose robots.txt groups the crawl obeys (``GPTBot``…), each
     #: ``preset:NAME`` entry expanded into its names (:mod:`scrapy_rep.usage.agentpresets`).
-    purpose_agents: tuple[str, ...]
+    purpose_agents: tuple[str, ...] = setting(
+        (),
+        read_purpose_agents,
+        help="More crawlers whose robots.txt groups the crawl obeys (`GPTBot`…, `preset:…`)",
+    )
     #: ``""``: off; else the item field each kept item gets its page's preferences in
     #: (the form of an ``audit export`` line's, docs/audit-trail.md).
-    item_preferences_field: str
+    item_preferences_field: str = setting(
+        "",
+        read_str,
+        help="An item field that gets its page's AI-usage preferences",
+        shown="off",
+    )
     #: A page's (or a file's) ``noarchive`` is a no for ai-train, as Bing and Amazon read
     #: it (docs/decisions.md, 'noarchive is a no for AI training').
-    noarchive_means_no_ai_train: bool
+    noarchive_means_no_ai_train: bool = setting(
+        True,
+        read_bool,
+        help="`noarchive` is a no for `ai-train`",
+    )
     #: A page's (or a file's) ``noarchive`` is a no for ai-input too, as Bing's rewritten
     #: guidelines read it for Copilot and grounding (docs/decisions.md, 'noarchive is a no
     #: for AI input too').
-    noarchive_means_no_ai_input: bool
+    noarchive_means_no_ai_input: bool = setting(
+        True,
+        read_bool,
+        help="`noarchive` is a no for `ai-input` too",
+    )
     #: A page's (or a file's) ``nocache`` is read like ``noarchive``, a no for ai-train, as
     #: Bing reads it (docs/decisions.md, 'nocache is read like noarchive').
-    nocache_means_no_ai_train: bool
+    nocache_means_no_ai_train: bool = setting(
+        True,
+        read_bool,
+        help="`nocache` is a no for `ai-train`, as `noarchive` is",
+    )
     #: A page's (or a file's) ``nosnippet`` and ``max-snippet:0`` are a no for ai-input, as
     #: Google reads them for AI Overviews and AI Mode (docs/decisions.md, 'nosnippet is a
     #: no for AI input').
-    nosnippet_means_no_ai_input: bool
+    nosnippet_means_no_ai_input: bool = setting(
+        True,
+        read_bool,
+        help="`nosnippet` and `max-snippet:0` are a no for `ai-input`",
+    )
     #: Read the statements inside files downloaded by ``FilesPipeline`` /
     #: ``ImagesPipeline`` (crawls with ai-train or ai-input; see docs/media.md).
-    media_usage: bool
+    media_usage: bool = setting(
+        True,
+        read_bool,
+        help="Read the opt-outs inside downloaded files (AI purposes)",
+    )
     #: The crawl meets the constraints of ``DMI-PROHIBITED-SEE*`` and CAWG ``constrained``.
-    media_constraints_met: bool
+    media_constraints_met: bool = setting(
+        False,
+        read_bool,
+        help="The crawl meets the constraints a file's statements may set",
+    )
     #: ``noindex`` / ``noimageindex`` in a downloaded file's ``X-Robots-Tag``, and a page's
     #: ``noimageindex`` for its images, are a no for ai-train and ai-input (img2dataset's
     #: default; docs/decisions.md, 'noindex on a downloaded file is a no for AI').
-    media_noindex_means_no_ai: bool
+    media_noindex_means_no_ai: bool = setting(
+        True,
+        read_bool,
+        help="A file's `noindex` or `noimageindex` is a no for the AI purposes",
+    )
     #: Read C2PA manifests (when ``c2pa-python`` is installed).
-    media_c2pa: bool
-    media_max_scan_bytes: int
-    media_max_packet_bytes: int
-    media_max_packets: int
+    media_c2pa: bool = setting(
+        True,
+        read_bool,
+        help="Read C2PA manifests (when `c2pa-python` is installed)",
+    )
+    media_max_scan_bytes: int = setting(
+        32 * MIB,
+        _whole(1024),
+        help="Bytes of a downloaded file searched for its statements",
+        unit="bytes",
+    )
+    media_max_packet_bytes: int = setting(
+        MIB,
+        _whole(1024),
+        help="The longest XMP packet read",
+        unit="bytes",
+    )
+    media_max_packets: int = setting(
+        16,
+        _whole(1),
+        help="XMP packets parsed per file (64 times as many more are searched)",
+    )
     #: RSL licenses the crawl holds: license document or license-server URLs.
-    rsl_licenses: tuple[str, ...]
+    rsl_licenses: tuple[str, ...] = setting(
+        (),
+        read_url_list,
+        help="The RSL licenses the crawl holds (their URLs)",
+    )
     #: The most RSL licenses read per robots.txt for the crawler, and per page; a robots.txt
     #: or page naming more has none read and refuses every purpose (docs/decisions.md).
-    rsl_max_licenses: int
+    rsl_max_licenses: int = setting(
+        8,
+        _whole(1),
+        help="RSL licenses read per robots.txt or page; with more, none: every purpose refused",
+    )
     #: ``REP_OVERRIDES``: ``(host, reason, expires)`` of each authorized override.
-    overrides: tuple[tuple[str, str, str], ...]
-    audit_file: str
+    overrides: tuple[tuple[str, str, str], ...] = setting(
+        (),
+        read_overrides,
+        help="Hosts whose owner allowed going past their robots.txt: who, until when",
+    )
+    audit_file: str = setting(
+        "",
+        read_str,
+        help="The audit trail: a record of each request's fate and what decided it",
+        shown="no trail",
+    )
     #: ``False``: a crawl whose trail cannot be written goes on without it (a WARNING).
-    audit_required: bool
+    audit_required: bool = setting(
+        True,
+        read_bool,
+        help="A trail that cannot be written stops the crawl",
+    )
     #: The origins whose documents ``recheck`` keeps parsed (an LRU); the others are
     #: kept compact and made again when asked for (:mod:`scrapy_rep.recheck.store`).
-    recheck_parsed_origins: int
+    recheck_parsed_origins: int = setting(
+        20_000,
+        _whole(1),
+        help="Origins a recheck keeps parsed, and whose names and captures it holds in memory",
+    )
 
     @property
     def ledger(self) -> bool:
@@ -135,7 +235,9 @@ class RepConfig:
         return cls.from_settings({})
 
 
-assert [f.name for f in fields(RepConfig)] == [s.field for s in SETTINGS]
+#: Every ``REP_*`` setting, in the order of docs/settings.md (the docs build writes its
+#: table from this one, and each setting needs its section there).
+SETTINGS: Final = settings_of(RepConfig)
 
 #: Scrapy's boolean settings that our components read, each with the one boolean reader
 #: (:func:`~scrapy_rep.settings.readers.read_bool`): Scrapy's ``getbool`` stops a crawl

@@ -1,7 +1,7 @@
 """Reading ``REP_OVERRIDES``: the authorized exceptions to hosts' robots.txt
 Allow/Disallow, each with its host as the crawl's URLs name it (:func:`override_host`)
-and its expiry (:func:`override_expiry`). Re-exported by
-:mod:`scrapy_rep.settings.readers`, the readers of the settings table."""
+and its expiry (:func:`override_expiry`): the reader of one row of the settings table
+(the others: :mod:`scrapy_rep.settings.readers`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any, Final
 
 import idna
 
-from scrapy_rep.settings.base import RepSettingError, SettingsLike
+from scrapy_rep.settings.readers import RepSettingError, SettingsLike
 from scrapy_rep.verdict.values import expiry_words
 
 #: One authorized override of ``REP_OVERRIDES``: ``(host, reason, expires)``, the expiry

@@ -8,15 +8,21 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Container, Iterable
 from os import PathLike
-from typing import Any, Final
+from typing import Any, Final, Protocol
 
-# Re-exported (``X as X``): this module is the public import path of these names.
-from scrapy_rep.settings.base import RepSettingError as RepSettingError
-from scrapy_rep.settings.base import SettingsLike as SettingsLike
-from scrapy_rep.settings.overrides import override_expiry as override_expiry
-from scrapy_rep.settings.overrides import read_overrides as read_overrides
 from scrapy_rep.usage import agentpresets
 from scrapy_rep.usage._purpose_table import PURPOSES as _PURPOSES
+
+
+class RepSettingError(ValueError):
+    """A ``REP_*`` (or related Scrapy) setting has a value we cannot use."""
+
+
+class SettingsLike(Protocol):
+    """The part of :class:`scrapy.settings.BaseSettings` we read (keeps this module testable)."""
+
+    def get(self, name: str, default: Any = None) -> Any: ...
+
 
 #: What a crawl can be for (``REP_PURPOSE``; see :mod:`scrapy_rep.usage.purpose`).
 PURPOSES: Final = _PURPOSES

@@ -11,7 +11,8 @@ from typing import Any
 
 from scrapy_rep.fetch.rules import MAX_REDIRECTS, Policy
 from scrapy_rep.settings.config import RepConfig
-from scrapy_rep.settings.readers import SettingsLike, override_expiry
+from scrapy_rep.settings.overrides import override_expiry
+from scrapy_rep.settings.readers import SettingsLike
 from scrapy_rep.usage.purpose import DirectiveReadings
 from scrapy_rep.verdict import Override, RequestRules
 from scrapy_rep.verdict.page import PageRules

@@ -23,26 +23,22 @@ from scrapy_rep.usage._purpose_table import MAPPING, PURPOSES
 
 #: ``request.meta`` key and item field of the per-image record.
 IMAGE_USAGE_KEY: Final = "rep_image_usage"
+
+
+def _refused_by(row: str) -> tuple[str, ...]:
+    """The purposes the purpose table's ``robots-meta`` row ``row`` says no to."""
+    answers = MAPPING[("robots-meta", row)].answers
+    return tuple(
+        purpose for purpose, answer in zip(PURPOSES, answers, strict=True) if answer is False
+    )
+
+
 #: The purposes a page's ``noimageai`` refuses for its images (the purpose table's
 #: "noimageai (image response)" row: as ``noai``).
-IMAGE_PURPOSES: Final[tuple[str, ...]] = tuple(
-    purpose
-    for purpose, answer in zip(
-        PURPOSES, MAPPING[("robots-meta", "noimageai (image response)")].answers, strict=True
-    )
-    if answer is False
-)
+IMAGE_PURPOSES: Final = _refused_by("noimageai (image response)")
 #: The purposes a page's ``noimageindex`` refuses for its images while
 #: ``REP_MEDIA_NOINDEX_MEANS_NO_AI`` is on (the row "noimageindex (images of the page)").
-INDEX_IMAGE_PURPOSES: Final[tuple[str, ...]] = tuple(
-    purpose
-    for purpose, answer in zip(
-        PURPOSES,
-        MAPPING[("robots-meta", "noimageindex (images of the page)")].answers,
-        strict=True,
-    )
-    if answer is False
-)
+INDEX_IMAGE_PURPOSES: Final = _refused_by("noimageindex (images of the page)")
 #: File extensions read as images (Scrapy's ``IMAGE_EXTENSIONS`` of its link extractor,
 #: and the newer formats).
 IMAGE_EXTENSIONS: Final = frozenset(

@@ -62,14 +62,16 @@ def _merge(rows: Iterable[Answers]) -> Answers:
     return (merged[0], merged[1], merged[2])
 
 
-def _clip(text: str, most: int = MAX_SOURCE_CHARS) -> str:
+def clip(text: str, most: int = MAX_SOURCE_CHARS) -> str:
+    """``text`` cut to ``most`` characters, an ellipsis last where it was cut (a signal's
+    source)."""
     return text if len(text) <= most else text[: most - 1] + "…"
 
 
 def _read_under(source: str, setting: str) -> str:
     """``source`` naming the setting under which it was read, the name kept whole."""
     suffix = f" ({setting})"
-    return _clip(source, MAX_SOURCE_CHARS - len(suffix)) + suffix
+    return clip(source, MAX_SOURCE_CHARS - len(suffix)) + suffix
 
 
 def _signal(
@@ -78,7 +80,7 @@ def _signal(
     return UsageSignal(
         vocabulary,
         _merge(MAPPING[(vocabulary, key)].answers for key in keys),
-        _clip(source),
+        clip(source),
         conditions,
     )
 

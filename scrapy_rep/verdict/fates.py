@@ -59,60 +59,47 @@ class Dropped(Word):
     NOT_SERIALIZABLE = "not_serializable"
 
 
-@dataclass(frozen=True)
-class ReasonRow:
-    """One reason a request, a link or an item went no further."""
-
-    #: What it refuses: a request's fetch, a link's follow, an item's keep.
-    refuses: frozenset[Action]
-    #: The fate a request it stops leaves in the trail (``None``: no request of its own,
-    #: a link or an item, counted on its page's record).
-    fate: Fate | None
-    #: The trail's ``refused_by`` word (``""``: it writes none).
-    refused_by: str
-    #: The stats it counts (``{reason}``: its word; ``{purpose}``: the purpose refused).
-    stats: tuple[str, ...]
-    #: The report's phrase: a request's fate in its closing line, or a link's line.
-    report: str
-    #: The closing lines' phrase (``""``: not said there; those of a purpose are said by
-    #: purpose).
-    closing: str
-    #: It says nothing of what the site wants: the site's answer was never known (a
-    #: document unreachable, the crawl closing, a bug of ours).
-    unknown: bool
-
-
 _FETCH: Final = frozenset({Action.FETCH})
 #: Every request, and every item, not taken further, by its reason's word.
 _REQUESTS: Final = "rep/requests/dropped/{reason}"
 _ITEMS: Final = "rep/items/dropped/{reason}"
-_NO_STATS: tuple[str, ...] = ()
 
 
-def _row(
-    refuses: frozenset[Action] = _FETCH,
-    fate: Fate | None = Fate.REFUSED,
-    refused_by: str = "",
-    stats: tuple[str, ...] = _NO_STATS,
-    report: str = "",
-    closing: str = "",
-    unknown: bool = False,
-) -> ReasonRow:
-    """A row; by default a request refused before its fetch."""
-    return ReasonRow(refuses, fate, refused_by, stats, report, closing, unknown)
+@dataclass(frozen=True)
+class ReasonRow:
+    """One reason a request, a link or an item went no further; by default a request
+    refused before its fetch."""
+
+    #: What it refuses: a request's fetch, a link's follow, an item's keep.
+    refuses: frozenset[Action] = _FETCH
+    #: The fate a request it stops leaves in the trail (``None``: no request of its own,
+    #: a link or an item, counted on its page's record).
+    fate: Fate | None = Fate.REFUSED
+    #: The trail's ``refused_by`` word (``""``: it writes none).
+    refused_by: str = ""
+    #: The stats it counts (``{reason}``: its word; ``{purpose}``: the purpose refused).
+    stats: tuple[str, ...] = ()
+    #: The report's phrase: a request's fate in its closing line, or a link's line.
+    report: str = ""
+    #: The closing lines' phrase (``""``: not said there; those of a purpose are said by
+    #: purpose).
+    closing: str = ""
+    #: It says nothing of what the site wants: the site's answer was never known (a
+    #: document unreachable, the crawl closing, a bug of ours).
+    unknown: bool = False
 
 
 #: Every reason, by its word (docs/reference.md 'Stats'), refusals first in the order the
 #: closing line says them.
 REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
     {
-        Reason.FORBIDDEN: _row(
+        Reason.FORBIDDEN: ReasonRow(
             refused_by="robots.txt",
             stats=(_REQUESTS, "robotstxt/forbidden"),
             report="forbidden by robots.txt",
             closing="forbidden by robots.txt",
         ),
-        Reason.PURPOSE: _row(
+        Reason.PURPOSE: ReasonRow(
             refuses=frozenset({Action.FETCH, Action.FOLLOW, Action.KEEP}),
             refused_by="purpose",
             stats=(
@@ -125,46 +112,46 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
             report="not fetched for the crawl's purpose",
             closing="denied for {purpose}",
         ),
-        Reason.ROBOTSTXT_UNREACHABLE: _row(
+        Reason.ROBOTSTXT_UNREACHABLE: ReasonRow(
             refused_by="unreachable",
             stats=(_REQUESTS,),
             report="dropped: robots.txt unreachable",
             closing="robots.txt given up on as unreachable",
             unknown=True,
         ),
-        Reason.TDMREP_UNREACHABLE: _row(
+        Reason.TDMREP_UNREACHABLE: ReasonRow(
             refused_by="unreachable",
             stats=(_REQUESTS,),
             report="dropped: tdmrep.json unreachable",
             closing="tdmrep.json given up on as unreachable",
             unknown=True,
         ),
-        Reason.SPIDER_CLOSED: _row(
+        Reason.SPIDER_CLOSED: ReasonRow(
             refused_by="closed",
             stats=(_REQUESTS,),
             report="dropped: the spider closed",
             unknown=True,
         ),
-        Reason.INTERNAL_ERROR: _row(
+        Reason.INTERNAL_ERROR: ReasonRow(
             refused_by="internal_error",  # no RefusedBy member: written as the reason's word
             stats=(_REQUESTS, "rep/requests/internal_errors"),
             report="dropped",
             unknown=True,
         ),
-        Reason.SENT_UNKNOWN: _row(
+        Reason.SENT_UNKNOWN: ReasonRow(
             refused_by="sent_unknown",  # no RefusedBy member: written as the reason's word
             stats=(_REQUESTS,),
             report="dropped: sent unchecked, a document it needs not known",
             unknown=True,
         ),
-        Reason.NOFOLLOW: _row(
+        Reason.NOFOLLOW: ReasonRow(
             refuses=frozenset({Action.FOLLOW}),
             fate=None,
             stats=(_REQUESTS, "rep/directives/requests_dropped/nofollow"),
             report="not followed (the page says nofollow)",
             closing="on nofollow pages",
         ),
-        Reason.REL_NOFOLLOW: _row(
+        Reason.REL_NOFOLLOW: ReasonRow(
             refuses=frozenset({Action.FOLLOW}),
             fate=None,
             stats=(
@@ -174,13 +161,13 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
             report='not followed (rel="nofollow")',
             closing='rel="nofollow"',
         ),
-        Reason.NOINDEX: _row(
+        Reason.NOINDEX: ReasonRow(
             refuses=frozenset({Action.KEEP}),
             fate=None,
             stats=(_ITEMS, "rep/directives/items_dropped/noindex"),
             closing="from noindex pages",
         ),
-        Reason.UNAVAILABLE_AFTER: _row(
+        Reason.UNAVAILABLE_AFTER: ReasonRow(
             refuses=frozenset({Action.KEEP}),
             fate=None,
             stats=(
@@ -190,7 +177,7 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
             closing="past unavailable_after",
         ),
         # Dropped without a verdict: refused as closed (signalled as ``spider_closed``).
-        Dropped.NOT_SERIALIZABLE: _row(
+        Dropped.NOT_SERIALIZABLE: ReasonRow(
             refused_by="closed",
             stats=(_REQUESTS,),
             report="dropped: the spider closed",

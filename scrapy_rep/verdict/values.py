@@ -101,7 +101,7 @@ class Override:
     reason: str
     #: When it expires, as ``REP_OVERRIDES`` gave it: a date (``2027-06-30``: through that
     #: day, UTC), or ISO 8601 date, time and zone
-    #: (:func:`scrapy_rep.settings.readers.override_expiry`).
+    #: (:func:`scrapy_rep.settings.overrides.override_expiry`).
     expires: str
     #: The instant it stops in POSIX seconds: a request sent then or later is not covered.
     ends: float

@@ -16,7 +16,7 @@ from scrapy_rep import RepSettingError
 from scrapy_rep.audit.rederive import Rederiver, RunContext
 from scrapy_rep.crawl.startup import validate
 from scrapy_rep.settings import RepConfig, overrides_of
-from scrapy_rep.settings.readers import read_overrides
+from scrapy_rep.settings.overrides import read_overrides
 
 #: The time the tests read the setting at: 2026-11-24T12:00:00Z.
 NOW = datetime(2026, 11, 24, 12, tzinfo=timezone.utc).timestamp()

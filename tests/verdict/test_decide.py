@@ -251,7 +251,7 @@ def test_an_override_of_a_unicode_host_covers_its_idna_2008_form_only() -> None:
     """``faß.test`` as REP_OVERRIDES reads it (tests/settings/test_readers_overrides.py)
     covers the URLs of ``xn--fa-hia.test``, never those of ``fass.test``."""
     from scrapy_rep.settings import overrides_of
-    from scrapy_rep.settings.readers import read_overrides
+    from scrapy_rep.settings.overrides import read_overrides
 
     entry = {"host": "faß.test", "reason": "permission", "expires": "2099-01-01"}
     read = read_overrides({"REP_OVERRIDES": [entry]}, "REP_OVERRIDES", ())

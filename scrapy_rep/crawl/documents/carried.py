@@ -27,7 +27,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from scrapy_rep.crawl.requeststate import add_carried, carry_again, take_carried
-from scrapy_rep.fetch.entryforms import plain_key
+from scrapy_rep.fetch.entry import plain_key
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -2,7 +2,7 @@
 Specification Part 3, "Storage in files"): a ``uuid`` box of :data:`MP4_XMP_UUID`, an
 ``XMP_`` box, or an ``mime`` item of the ``meta`` box read through its ``iloc``
 locations, walked into ``moov``/``udta``/``meta``/``trak``. As the other walkers
-(:mod:`scrapy_rep.usage.media._xmp_walkers`), it stops at a cut or broken structure,
+(:mod:`scrapy_rep.usage.media.xmp`), it stops at a cut or broken structure,
 naming it in the scan's problems, and spends one step of the budget per box."""
 
 from __future__ import annotations

@@ -23,11 +23,10 @@ from typing import Final
 
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.usage._purpose_table import MAPPING, PURPOSES, Answers
-from scrapy_rep.usage.purpose import UsageSignal
+from scrapy_rep.usage.purpose import UsageSignal, clip
 from scrapy_rep.usage.rsl.document import NOT_READ, RslContent, RslDocument, RslLicense
 
 _NONE: Final[Answers] = (None, None, None)
-_MAX_CHARS: Final = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,10 +81,6 @@ def _row(verb: str, token: str) -> Answers:
     return _NONE if row is None else row.answers
 
 
-def _clip(text: str) -> str:
-    return text if len(text) <= _MAX_CHARS else text[: _MAX_CHARS - 1] + "…"
-
-
 def _where(license_url: str, content: RslContent, license_: RslLicense) -> str:
     return f"RSL {license_url} {content.element} license {license_.index}: "
 
@@ -116,14 +111,14 @@ def _offer(
         if not granting:
             listed = " ".join(sorted(license_.permits))
             element = f'<permits type="usage">{listed}</permits> ({PURPOSES[index]} not listed)'
-            return RslAnswer(False, _clip(where + element), "permits (purpose not listed)")
+            return RslAnswer(False, clip(where + element), "permits (purpose not listed)")
         element = f'<permits type="usage">{granting[0]}</permits>'
-        answer = RslAnswer(True, _clip(where + element), f"permits {granting[0]}")
+        answer = RslAnswer(True, clip(where + element), f"permits {granting[0]}")
     if (content.server is not None or license_.conditional) and not _owned(
         content, license_url, owned
     ):
         element = f"{_requirement(content, license_)} (license not held)"
-        return RslAnswer(False, _clip(where + element), "license required (not held)")
+        return RslAnswer(False, clip(where + element), "license required (not held)")
     return answer
 
 
@@ -154,7 +149,7 @@ def _prohibition(
                 if _row("prohibits", token)[index] is False:
                     element = f'<prohibits type="usage">{token}</prohibits>'
                     where = _where(license_url, content, license_)
-                    return RslAnswer(False, _clip(where + element), f"prohibits {token}")
+                    return RslAnswer(False, clip(where + element), f"prohibits {token}")
     return None
 
 
@@ -170,7 +165,7 @@ def _answer(
         # "license document unreadable: …", "licenses not read: …".
         row = document.problem.partition(":")[0]
         allowed = MAPPING[("rsl", row)].answers[index]
-        return RslAnswer(allowed, _clip(f"RSL {license_url}: {document.problem}"), row)
+        return RslAnswer(allowed, clip(f"RSL {license_url}: {document.problem}"), row)
     prohibition = _prohibition(matching, index, license_url)
     if prohibition is not None:
         return prohibition
