@@ -97,12 +97,19 @@ def compile_matcher(
     ``RobotsTxt``); a stand-in's fixed answer when ``verdict`` is set."""
     if verdict is not None:
         return _FixedMatcher(verdict)
-    patterns: list[str] = []
-    numbers: array[int] = array(codes.typecode)
-    for group in groups:
+    patterns: list[str]
+    numbers: array[int]
+    if len(groups) == 1:  # the usual case: one group's slices (copies: both may grow)
+        group = groups[0]
+        start = starts[group]
         end = starts[group + 1] if group + 1 < len(starts) else len(values)
-        patterns.extend(values[starts[group] : end])
-        numbers.extend(codes[starts[group] : end])
+        patterns, numbers = list(values[start:end]), codes[start:end]
+    else:
+        patterns, numbers = [], array(codes.typecode)
+        for group in groups:
+            start, end = _bounds(starts, group, len(values))
+            patterns.extend(values[start:end])
+            numbers.extend(codes[start:end])
     joined = "\n".join(patterns)
     encoding = options.percent_encoding
     specials = encoding in ESCAPES_SPECIALS
@@ -116,7 +123,17 @@ def compile_matcher(
         or (specials and not options.wildcards and "*" in joined)
     ):
         wildcards = options.wildcards
-        patterns = [normalise_pattern(value, encoding, wildcards) for value in patterns]
+        # Only the values normalise_pattern would change (a call each; the others, most
+        # of them, are kept by the same tests inline).
+        patterns = [
+            normalise_pattern(value, encoding, wildcards)
+            if value[:1] not in ("/", "*")
+            or not value.isascii()
+            or "%" in value
+            or (specials and ("*" in value or "$" in value))
+            else value
+            for value in patterns
+        ]
     if "%" in joined and _DANGLING.search(joined) is not None:
         patterns, numbers = _with_dangling_variants(patterns, numbers, options.wildcards)
     exact_at: frozenset[int] = frozenset()
@@ -125,6 +142,11 @@ def compile_matcher(
     if options.precedence == "first":
         return FirstMatcher(patterns, numbers, options.wildcards, exact_at)
     return LongestMatcher(patterns, numbers, options.wildcards, exact_at)
+
+
+def _bounds(starts: array[int], group: int, rules: int) -> tuple[int, int]:
+    """The first rule of ``group`` and the one after its last (``rules``: their number)."""
+    return starts[group], starts[group + 1] if group + 1 < len(starts) else rules
 
 
 #: ``%`` and one lowercase hex digit where a URL's escape may continue it: at the end of
