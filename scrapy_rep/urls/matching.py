@@ -106,12 +106,12 @@ class LongestMatcher:
             codes = [codes[position] for position in rest]
         # Every pattern's code, in C: equal patterns keep the first line's, unless one
         # of them allows (SPEC §1: the first allow then, as _keep_better).
-        literal = dict(zip(reversed(patterns), reversed(codes)))
+        literal = dict(zip(reversed(patterns), reversed(codes), strict=True))
         if len(literal) < len(patterns):
             literal.update(
                 {
                     pattern: code
-                    for pattern, code in zip(reversed(patterns), reversed(codes))
+                    for pattern, code in zip(reversed(patterns), reversed(codes), strict=True)
                     if code > 0
                 }
             )
