@@ -104,19 +104,8 @@ def compile_matcher(
         patterns.extend(values[starts[group] : end])
         numbers.extend(codes[starts[group] : end])
     joined = "\n".join(patterns)
-    encoding = options.percent_encoding
-    specials = encoding in ESCAPES_SPECIALS
-    # A few scans of all values in C tell whether any needs normalising (rarely).
-    if joined and (
-        joined[0] not in "/*"
-        or not joined.isascii()
-        or _NOT_ROOTED.search(joined) is not None
-        or ("%" in joined and (specials or has_lower_escape(joined)))
-        or (specials and "$" in joined)
-        or (specials and not options.wildcards and "*" in joined)
-    ):
-        wildcards = options.wildcards
-        patterns = [normalise_pattern(value, encoding, wildcards) for value in patterns]
+    if joined:
+        patterns = _normalised(patterns, joined, options)
     if "%" in joined and _DANGLING.search(joined) is not None:
         patterns, numbers = _with_dangling_variants(patterns, numbers, options.wildcards)
     exact_at: frozenset[int] = frozenset()
@@ -125,6 +114,34 @@ def compile_matcher(
     if options.precedence == "first":
         return FirstMatcher(patterns, numbers, options.wildcards, exact_at)
     return LongestMatcher(patterns, numbers, options.wildcards, exact_at)
+
+
+def _normalised(patterns: list[str], joined: str, options: ParseOptions) -> list[str]:
+    """``patterns`` (``joined``: them, one a line) as they are matched: a few scans of
+    them all in C tell whether any needs normalising (rarely); then only those that do
+    get a call of :func:`normalise_pattern` (the others, most of them, pass the same
+    tests inline)."""
+    encoding = options.percent_encoding
+    specials = encoding in ESCAPES_SPECIALS
+    if not (
+        joined[0] not in "/*"
+        or not joined.isascii()
+        or _NOT_ROOTED.search(joined) is not None
+        or ("%" in joined and (specials or has_lower_escape(joined)))
+        or (specials and "$" in joined)
+        or (specials and not options.wildcards and "*" in joined)
+    ):
+        return patterns
+    wildcards = options.wildcards
+    return [
+        normalise_pattern(value, encoding, wildcards)
+        if value[:1] not in ("/", "*")
+        or not value.isascii()
+        or "%" in value
+        or (specials and ("*" in value or "$" in value))
+        else value
+        for value in patterns
+    ]
 
 
 #: ``%`` and one lowercase hex digit where a URL's escape may continue it: at the end of

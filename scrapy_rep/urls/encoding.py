@@ -34,18 +34,31 @@ _PATH_START = re.compile(r"[/?;]")
 HTTP_PATH: Final = re.compile(r"https?://[^/?;#]*(/[^#]*)")
 
 
+#: A run of non-ASCII characters.
+_NON_ASCII_RUN: Final = re.compile(r"[^\x00-\x7f]+")
+
+
 def _encode_non_ascii(text: str, *, latin1: bool) -> str:
-    """Percent-encode every non-ASCII character (as UTF-8, or as its Latin-1 byte)."""
-    out = []
-    for char in text:
-        code = ord(char)
-        if code < 0x80:
-            out.append(char)
-        elif latin1 and code < 0x100:
-            out.append(f"%{code:02X}")
-        else:
-            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
-    return "".join(out)
+    """Percent-encode every non-ASCII character (as UTF-8, or as its Latin-1 byte): each
+    run of them at once, in C (``bytes.hex``)."""
+    return _NON_ASCII_RUN.sub(_latin1_escapes if latin1 else _utf8_escapes, text)
+
+
+def _latin1_escapes(found: re.Match[str]) -> str:
+    """The run's ``%XX`` escapes: each character's Latin-1 byte, UTF-8 above U+00FF."""
+    run = found.group()
+    try:
+        data = run.encode("latin-1")
+    except UnicodeEncodeError:
+        data = b"".join(
+            char.encode("latin-1" if char < "\u0100" else "utf-8", "surrogatepass") for char in run
+        )
+    return "%" + data.hex("%").upper()
+
+
+def _utf8_escapes(found: re.Match[str]) -> str:
+    """The run's ``%XX`` escapes, of its UTF-8 bytes (a lone surrogate's too)."""
+    return "%" + found.group().encode("utf-8", "surrogatepass").hex("%").upper()
 
 
 def has_lower_escape(text: str) -> bool:

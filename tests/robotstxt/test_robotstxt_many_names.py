@@ -54,3 +54,31 @@ def test_the_stand_ins() -> None:
             expected = 0 if code >= 0 else 1 + code * 65536
             assert rules.first_disallowed(url, rules.matchers(NAMES)) == expected
     assert DISALLOW_ALL.first_disallowed("https://a.example/x", DISALLOW_ALL.matchers(NAMES)) < 0
+
+
+ENCODED = b"""User-agent: *
+Disallow: /%7Ea
+Disallow: /caf%C3%A9
+Disallow: /star%2Ax
+Disallow: /dollar%24
+Allow: /%7Ea/ok
+"""
+#: Paths the three hot paths' inline normalising test must send to normalising (an
+#: escape, a non-ASCII character, a ``*`` or ``$`` the profile encodes), and plain ones.
+ENCODED_PATHS = ("/~a", "/%7ea/x", "/%7Ea/ok", "/café", "/caf%c3%a9", "/star*x", "/dollar$",
+                 "/plain", "/robots.txt")  # fmt: skip
+
+
+@pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
+@pytest.mark.parametrize("path", ENCODED_PATHS)
+def test_code_decide_and_first_disallowed_path_normalise_alike(profile: str, path: str) -> None:
+    """code(), decide() and first_disallowed_path() each write the test of what needs
+    normalising (the latter two inline): the same rule decides in all three."""
+    rules = parse_robotstxt(ENCODED, profile)
+    url = "https://a.example" + path
+    code = rules.code(url, "mybot")
+    decision = rules.decide(url, "mybot")
+    assert decision.allowed == (code >= 0)
+    assert (decision.line or 0) == abs(code)
+    found = rules.first_disallowed_path(path, rules.matchers(("mybot",)))
+    assert found == (0 if code >= 0 else 1 + code * 65536)
