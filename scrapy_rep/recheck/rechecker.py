@@ -72,9 +72,14 @@ class Status(str, enum.Enum):
 #: The most outcomes of refusing lines the fast path of a :class:`Rechecker` remembers,
 #: over all its origins (for each, one per line refusing some items for a name; the
 #: outcome of its allowed items is not counted), then it starts again: the memory a
-#: recheck needs is its origins', whatever number of lines its items meet (a refusal
-#: read holds its sentence).
-REFUSALS_MEMO: Final = 65_536
+#: recheck needs is its origins', whatever number of lines its items meet. An outcome
+#: held holds no verdict past :data:`VERDICTS_HELD` (about 200 bytes each, with its URL
+#: and its place in the memo; a verdict read, its sentence and its line, is about 600).
+REFUSALS_MEMO: Final = 262_144
+#: The most refusals' verdicts the outcomes of a :class:`Rechecker` hold once read (the
+#: report's evidence reads one outcome's a few times in a row; the evidence memo holds
+#: what it says), then they let them go and decide them again if read again.
+VERDICTS_HELD: Final = 1_024
 #: The most spellings of origins (``scheme://authority``) a :class:`Rechecker` remembers,
 #: then it starts again: what is known of each origin is kept by the origin itself.
 SPELLINGS_MEMO: Final = 65_536
@@ -118,13 +123,17 @@ class _Later(Outcome):
     :class:`~scrapy_rep.verdict.Allowed` or :class:`~scrapy_rep.verdict.Refused`, its
     sentence, its line) is decided on first read, for the first of its items, as the full
     decision makes it (the same for each). A filter reads only the status, and most
-    refusals are never printed: none of it is built for them. It holds no reference to
-    its :class:`Rechecker` (no cycle: the collector need not free it)."""
+    refusals are never printed: none of it is built for them. A refusal's verdict read
+    is held until :data:`VERDICTS_HELD` more are (then decided again if read again: the
+    same verdict), so that the refusals an origin's memo holds stay small. It holds no
+    reference to its :class:`Rechecker`; the refusals whose verdict it holds are in a
+    list the :class:`Rechecker` empties when it forgets its origins."""
 
-    __slots__ = ("_names", "_origin", "_rules", "_url")
-    _names: tuple[str, ...]
-    _origin: Origin
-    _rules: RequestRules
+    __slots__ = ("_shared", "_url")
+    #: What every outcome of a :class:`Rechecker` decides with: its rules for an allowed
+    #: item, for a refused one (``explain``), its names, and the refusals whose verdict
+    #: is held (one tuple, fewer stores when one is made).
+    _shared: tuple[RequestRules, RequestRules, tuple[str, ...], list[_Later]]
     _url: str
     # The same for every such outcome: read from the class, not set on each (the slots
     # of Outcome stay empty, fewer stores when one is made).
@@ -136,18 +145,14 @@ class _Later(Outcome):
         self,
         status: Status,
         url: str,
-        origin: Origin,
         documents: OriginDocuments,
-        rules: RequestRules,
-        names: tuple[str, ...],
+        shared: tuple[RequestRules, RequestRules, tuple[str, ...], list[_Later]],
     ) -> None:
         set_ = object.__setattr__
         set_(self, "status", status)
         set_(self, "documents", documents)
         set_(self, "_url", url)
-        set_(self, "_origin", origin)
-        set_(self, "_rules", rules)
-        set_(self, "_names", names)
+        set_(self, "_shared", shared)
 
     @property
     def verdict(self) -> Verdict | None:
@@ -156,12 +161,20 @@ class _Later(Outcome):
         except AttributeError:
             documents = self.documents
             assert documents is not None
-            names = self._names
-            facts = RequestFacts(self._url, self._origin, names[0], Obey.ALL, names)
-            verdict = decide(facts, self._rules, documents.known, documents.now)
-            wanted = Allowed if self.status is Status.KEPT else Refused
+            allowed_by, refused_by, names, held = self._shared
+            kept = self.status is Status.KEPT
+            facts = RequestFacts(self._url, documents.origin, names[0], Obey.ALL, names)
+            rules = allowed_by if kept else refused_by
+            verdict = decide(facts, rules, documents.known, documents.now)
+            wanted = Allowed if kept else Refused
             assert type(verdict) is wanted and getattr(verdict, "reason", None) not in _NOT_HAD
             _VERDICT.__set__(self, verdict)
+            if not kept:  # an allowed items' outcome keeps its verdict (one an origin)
+                if len(held) >= VERDICTS_HELD:
+                    for outcome in held:
+                        _VERDICT.__delete__(outcome)
+                    held.clear()
+                held.append(self)
             return verdict
 
     def __eq__(self, other: object) -> bool:
@@ -259,6 +272,9 @@ class Rechecker:
         #: Times the origins seen were forgotten (a holder of outcomes lets them go then).
         self.forgotten = 0
         self._outcomes = 0  #: The refusals the origins' memos hold.
+        #: The refusals whose verdict is held (at most :data:`VERDICTS_HELD`).
+        self._verdicts_held: list[_Later] = []
+        self._shared = (self.rules, self._explained, self.names, self._verdicts_held)
 
     def _known(self, url: str, key: str) -> list[Any]:
         """What is known of ``url``'s origin, made on its origin's first item and
@@ -274,7 +290,9 @@ class Rechecker:
             documents = None if origin is None else self.documents(origin)
             if documents is not None and documents.origin == origin:
                 origin = documents.origin  # one object per origin kept, not two
-            plain = self._plain_rules(documents) if self._fast and documents else None
+            # the fast path's outcomes decide on their documents' origin: the same one
+            same = documents is not None and documents.origin is origin
+            plain = self._plain_rules(documents) if self._fast and same else None
             matchers = plain.matchers(self._held) if plain is not None else ()
             known = self._by_origin[origin] = [origin, documents, plain, {}, matchers]
         if len(self._origins) >= SPELLINGS_MEMO:
@@ -288,6 +306,7 @@ class Rechecker:
         self._origins.clear()
         self._by_origin.clear()
         self._outcomes = 0
+        self._verdicts_held.clear()
 
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
@@ -323,7 +342,7 @@ class Rechecker:
         allowed for every name), made on the first of them and remembered."""
         outcomes = known[3]
         if code == 0:  # one an origin: not counted, never let go before its origin
-            outcome = _Later(Status.KEPT, url, known[0], known[1], self.rules, self.names)
+            outcome = _Later(Status.KEPT, url, known[1], self._shared)
         else:
             if self._outcomes >= REFUSALS_MEMO:
                 self._let_refusals_go()
@@ -331,7 +350,7 @@ class Rechecker:
             # Its verdict decided when first read (a filter reads only the status), with
             # the line kept (``explain``): the refusal is the same (it names its line
             # either way), its line found by one match instead of two.
-            outcome = _Later(Status.REFUSED, url, known[0], known[1], self._explained, self.names)
+            outcome = _Later(Status.REFUSED, url, known[1], self._shared)
         outcomes[code] = outcome
         return outcome
 

@@ -104,6 +104,35 @@ def test_the_fast_paths_outcomes_are_bounded_over_all_origins(
     assert fast.decide("https://a.example/") is kept  # the allowed items' outcome stays
 
 
+def test_the_refusals_hold_their_verdicts_read_up_to_a_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A refusal's verdict read is held until VERDICTS_HELD more are, then let go (the
+    outcome stays remembered, small): read again, it is decided again, the same."""
+    monkeypatch.setattr("scrapy_rep.recheck.rechecker.VERDICTS_HELD", 2)
+    tdm = {name: NO_FILE for name in ROBOTS_FILES}
+    fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm)
+    urls = ["https://a.example/tmp/1", "https://a.example/private/1", "https://b.example/y"]
+    outcomes = [fast.decide(url) for url in urls]
+    first = outcomes[0].verdict
+    assert outcomes[0].verdict is first  # held
+    for outcome in outcomes[1:]:
+        assert outcome.verdict is not None
+    assert len(fast._verdicts_held) <= 2
+    again = outcomes[0].verdict
+    assert again is not first and again == first  # let go, decided again: the same
+    assert [fast.decide(url) for url in urls] == outcomes  # the outcomes stay remembered
+    assert all(fast.decide(url) is outcome for url, outcome in zip(urls, outcomes, strict=True))
+    assert [_said(o) for o in outcomes] == [_said(full.decide(url)) for url in urls]
+    kept = fast.decide("https://a.example/y")
+    allowed = kept.verdict
+    for outcome in outcomes:
+        assert outcome.verdict is not None
+    assert kept.verdict is allowed  # the allowed items' verdict is never let go
+    fast.forget()
+    assert fast._verdicts_held == []
+
+
 def test_a_document_not_had_is_unknown_unless_what_was_had_refuses() -> None:
     rechecker = _rechecker("ai-train", True)  # no tdmrep.json had at all
     assert rechecker.decide("https://a.example/y").status is Status.UNKNOWN
