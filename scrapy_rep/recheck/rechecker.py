@@ -114,6 +114,11 @@ class Outcome:
 
 #: The slot that holds an :class:`Outcome`'s verdict (a :class:`_Later` fills it late).
 _VERDICT: Final = Outcome.__dict__["verdict"]
+#: The slot of an :class:`Outcome`'s documents.
+_DOCUMENTS: Final = Outcome.__dict__["documents"]
+#: The slot of an :class:`Outcome`'s ``why``: a :class:`_Later` is never unknown (its
+#: ``why`` is its class's ``""``) and holds there the URL its verdict is decided for.
+_URL: Final = Outcome.__dict__["why"]
 
 
 class _Later(Outcome):
@@ -125,34 +130,27 @@ class _Later(Outcome):
     decision makes it (the same for each). A filter reads only the status, and most
     refusals are never printed: none of it is built for them. A refusal's verdict read
     is held until :data:`VERDICTS_HELD` more are (then decided again if read again: the
-    same verdict), so that the refusals an origin's memo holds stay small. It holds no
-    reference to its :class:`Rechecker`; the refusals whose verdict it holds are in a
-    list the :class:`Rechecker` empties when it forgets its origins."""
+    same verdict), so that the refusals an origin's memo holds stay small: the slots of
+    an :class:`Outcome` and nothing more (its documents, its URL in the slot of ``why``,
+    its verdict once read). Each :class:`Rechecker` makes two subclasses
+    (:func:`_later_type`), whose class holds the status and what they decide with. It
+    holds no reference to its :class:`Rechecker`; the refusals whose verdict it holds
+    are in a list the :class:`Rechecker` empties when it forgets its origins."""
 
-    __slots__ = ("_shared", "_url")
+    __slots__ = ()
     #: What every outcome of a :class:`Rechecker` decides with: its rules for an allowed
     #: item, for a refused one (``explain``), its names, and the refusals whose verdict
-    #: is held (one tuple, fewer stores when one is made).
+    #: is held (set on the class :func:`_later_type` makes).
     _shared: tuple[RequestRules, RequestRules, tuple[str, ...], list[_Later]]
-    _url: str
     # The same for every such outcome: read from the class, not set on each (the slots
     # of Outcome stay empty, fewer stores when one is made).
     why: str = ""
     page: PageVerdict | None = None
     page_refusal: Refused | None = None
 
-    def __init__(
-        self,
-        status: Status,
-        url: str,
-        documents: OriginDocuments,
-        shared: tuple[RequestRules, RequestRules, tuple[str, ...], list[_Later]],
-    ) -> None:
-        set_ = object.__setattr__
-        set_(self, "status", status)
-        set_(self, "documents", documents)
-        set_(self, "_url", url)
-        set_(self, "_shared", shared)
+    def __init__(self, url: str, documents: OriginDocuments) -> None:
+        _DOCUMENTS.__set__(self, documents)
+        _URL.__set__(self, url)
 
     @property
     def verdict(self) -> Verdict | None:
@@ -163,7 +161,8 @@ class _Later(Outcome):
             assert documents is not None
             allowed_by, refused_by, names, held = self._shared
             kept = self.status is Status.KEPT
-            facts = RequestFacts(self._url, documents.origin, names[0], Obey.ALL, names)
+            url = _URL.__get__(self)
+            facts = RequestFacts(url, documents.origin, names[0], Obey.ALL, names)
             rules = allowed_by if kept else refused_by
             verdict = decide(facts, rules, documents.known, documents.now)
             wanted = Allowed if kept else Refused
@@ -204,6 +203,14 @@ def _replaced(outcome: Outcome, **changes: Any) -> Outcome:
     """``dataclasses.replace`` for any outcome: a plain :class:`Outcome` (a
     :class:`_Later`'s verdict decided now)."""
     return Outcome(**{**dict(zip(_NAMES, _fields(outcome), strict=True)), **changes})
+
+
+def _later_type(
+    status: Status, shared: tuple[RequestRules, RequestRules, tuple[str, ...], list[_Later]]
+) -> type[_Later]:
+    """A :class:`_Later` whose outcomes have ``status`` and decide with ``shared``."""
+    made = type("_Later", (_Later,), {"__slots__": (), "status": status, "_shared": shared})
+    return made
 
 
 @dataclass(frozen=True)
@@ -274,7 +281,9 @@ class Rechecker:
         self._outcomes = 0  #: The refusals the origins' memos hold.
         #: The refusals whose verdict is held (at most :data:`VERDICTS_HELD`).
         self._verdicts_held: list[_Later] = []
-        self._shared = (self.rules, self._explained, self.names, self._verdicts_held)
+        shared = (self.rules, self._explained, self.names, self._verdicts_held)
+        self._kept = _later_type(Status.KEPT, shared)
+        self._refused = _later_type(Status.REFUSED, shared)
 
     def _known(self, url: str, key: str) -> list[Any]:
         """What is known of ``url``'s origin, made on its origin's first item and
@@ -342,7 +351,7 @@ class Rechecker:
         allowed for every name), made on the first of them and remembered."""
         outcomes = known[3]
         if code == 0:  # one an origin: not counted, never let go before its origin
-            outcome = _Later(Status.KEPT, url, known[1], self._shared)
+            outcome = self._kept(url, known[1])
         else:
             if self._outcomes >= REFUSALS_MEMO:
                 self._let_refusals_go()
@@ -350,7 +359,7 @@ class Rechecker:
             # Its verdict decided when first read (a filter reads only the status), with
             # the line kept (``explain``): the refusal is the same (it names its line
             # either way), its line found by one match instead of two.
-            outcome = _Later(Status.REFUSED, url, known[1], self._shared)
+            outcome = self._refused(url, known[1])
         outcomes[code] = outcome
         return outcome
 
