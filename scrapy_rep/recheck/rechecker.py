@@ -35,8 +35,10 @@ from typing import Any, Final
 
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.robotstxt.useragent import held_names, product_token
 from scrapy_rep.settings import RepConfig, page_rules, request_rules
+from scrapy_rep.urls.encoding import ESCAPES_SPECIALS
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.rsl.document import ABSENT
 from scrapy_rep.usage.tdmrep import NO_FILE
@@ -303,7 +305,8 @@ class Rechecker:
             same = documents is not None and documents.origin is origin
             plain = self._plain_rules(documents) if self._fast and same else None
             matchers = plain.matchers(self._held) if plain is not None else ()
-            known = self._by_origin[origin] = [origin, documents, plain, {}, matchers]
+            one = matchers[0] if len(matchers) == 1 and _as_given(plain) else None
+            known = self._by_origin[origin] = [origin, documents, plain, {}, matchers, one]
         if len(self._origins) >= SPELLINGS_MEMO:
             self._origins.clear()
         self._origins[key] = known
@@ -336,7 +339,18 @@ class Rechecker:
             return self._decide(url, known[0], known[1], self.rules)
         # One match per group set of the names held to: the first refusing name and its
         # line, as one number (0: every name allows it).
-        if path is None:
+        one = known[5]
+        if one is not None and path is not None and "%" not in path and path.isascii():
+            # RobotsTxt.first_disallowed_path inline for one group set and a path matched
+            # as it is (the hot path): its number, position 1.
+            code = one.match(path)
+            if code >= 0:
+                code = 0
+            elif path == "/robots.txt":  # RFC 9309 §2.2.2: the file's own rules decide
+                code = rules.first_disallowed_path(path, known[4])
+            else:
+                code = 1 + code * 65536
+        elif path is None:
             code = rules.first_disallowed(url, known[4])
         else:
             code = rules.first_disallowed_path(path, known[4])
@@ -459,6 +473,12 @@ class Rechecker:
         if outcome.status is not Status.KEPT:
             return outcome
         return _replaced(outcome, status=Status.UNKNOWN, why=f"page not fetched again: {why}")
+
+
+def _as_given(robots: RobotsTxt) -> bool:
+    """Whether ``robots`` matches an ASCII path without ``%`` as it is: its percent-encoding
+    does not escape ``*`` and ``$`` (as :meth:`RobotsTxt.first_disallowed_path` reads it)."""
+    return robots.options.percent_encoding not in ESCAPES_SPECIALS
 
 
 def _spelling(url: str) -> str:
