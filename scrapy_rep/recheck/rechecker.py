@@ -257,15 +257,15 @@ class Rechecker:
         #: Each origin's documents (``None``: none had).
         self.documents = documents
         #: The URL's start (``scheme://authority``) -> what is known of its origin, once
-        #: per origin: ``[origin, documents, plain rules, outcomes, matchers]``. The
-        #: fast path: an origin whose items only its Allow/Disallow lines tell apart has
-        #: its parsed robots.txt as ``plain rules`` (else ``None``), the compiled rules
-        #: of the names held to (``matchers``: one per group set, however many names
-        #: select it), and ``outcomes``: by ``RobotsTxt.first_disallowed``'s number,
-        #: the outcome its allowed items share (``0``) and those of the items one line
-        #: refuses for one name, each made once, not once per item (at most
-        #: :data:`REFUSALS_MEMO` refusals over all the origins, then :meth:`_later` starts
-        #: every origin's again).
+        #: per origin: ``[origin, documents, plain rules, outcomes, matchers, one,
+        #: allowed]``. The fast path: an origin whose items only its Allow/Disallow lines
+        #: tell apart has its parsed robots.txt as ``plain rules`` (else ``None``), the
+        #: compiled rules of the names held to (``matchers``: one per group set, however
+        #: many names select it; ``one``: the only one, matched inline), and ``outcomes``:
+        #: by ``RobotsTxt.first_disallowed``'s number, the outcome its allowed items share
+        #: (``0``; ``allowed`` too) and those of the items one line refuses for one name,
+        #: each made once, not once per item (at most :data:`REFUSALS_MEMO` refusals over
+        #: all the origins, then :meth:`_later` starts every origin's again).
         self._origins: dict[str, list[Any]] = {}
         #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
         #: origin's documents are asked for once, however many ways it is spelt; at most
@@ -280,6 +280,13 @@ class Rechecker:
         self.decisions = 0
         #: Times the origins seen were forgotten (a holder of outcomes lets them go then).
         self.forgotten = 0
+        self._shared_outcomes()
+
+    def _shared_outcomes(self) -> None:
+        """What the fast path's shared outcomes are made with: a class each for the
+        allowed and the refused, the refusals whose verdict is held, the counts."""
+        #: Outcomes the fast path made (a load-independent count for the benchmark).
+        self.made = 0
         self._outcomes = 0  #: The refusals the origins' memos hold.
         #: The refusals whose verdict is held (at most :data:`VERDICTS_HELD`).
         self._verdicts_held: list[_Later] = []
@@ -306,7 +313,8 @@ class Rechecker:
             plain = self._plain_rules(documents) if self._fast and same else None
             matchers = plain.matchers(self._held) if plain is not None else ()
             one = matchers[0] if len(matchers) == 1 and _as_given(plain) else None
-            known = self._by_origin[origin] = [origin, documents, plain, {}, matchers, one]
+            known = [origin, documents, plain, {}, matchers, one, None]
+            self._by_origin[origin] = known
         if len(self._origins) >= SPELLINGS_MEMO:
             self._origins.clear()
         self._origins[key] = known
@@ -344,9 +352,10 @@ class Rechecker:
             # RobotsTxt.first_disallowed_path inline for one group set and a path matched
             # as it is (the hot path): its number, position 1.
             code = one.match(path)
-            if code >= 0:
-                code = 0
-            elif path == "/robots.txt":  # RFC 9309 §2.2.2: the file's own rules decide
+            if code >= 0:  # allowed: the outcome its allowed items share
+                kept = known[6]
+                return kept if kept is not None else self._later(url, known, 0)
+            if path == "/robots.txt":  # RFC 9309 §2.2.2: the file's own rules decide
                 code = rules.first_disallowed_path(path, known[4])
             else:
                 code = 1 + code * 65536
@@ -363,9 +372,10 @@ class Rechecker:
         """The outcome :meth:`decide` gives the items of ``known``'s origin that
         :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed` numbers ``code`` (``0``:
         allowed for every name), made on the first of them and remembered."""
+        self.made += 1
         outcomes = known[3]
         if code == 0:  # one an origin: not counted, never let go before its origin
-            outcome = self._kept(url, known[1])
+            outcome = known[6] = self._kept(url, known[1])
         else:
             if self._outcomes >= REFUSALS_MEMO:
                 self._let_refusals_go()
