@@ -16,7 +16,8 @@ of its decisions starts (each origin's first use, its matcher compiled and its v
 made, is inside that clock); the decisions are counted (the Rechecker's ``decisions``),
 the time is CPU time (``time.process_time``), the median of ``--rounds`` and of the
 per-round ratios. Each of the recheck's filters, and the one-name Protego filter, then
-decides the same items again (a second pass: every matcher compiled, every memo made).
+decides the same items again (a second pass: every matcher compiled, every memo made;
+the shared outcomes the recheck's fast path made again in it are counted).
 Every document is parsed and compiled on its own (none shares another's, byte-identical
 or not). Report with the load average (``uptime``, printed): the machine is shared.
 
@@ -223,6 +224,7 @@ def rates(args: argparse.Namespace) -> None:
     kept: dict[str, int] = {}
     decisions: dict[str, int] = {}
     made_collections: dict[str, int] = {}
+    made_again: dict[str, int] = {}
     per_origin: dict[str, tuple[float, float]] = {}
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     for _ in range(args.rounds):
@@ -245,8 +247,11 @@ def rates(args: argparse.Namespace) -> None:
             per_origin[name] = ((parsed - empty) / args.origins, (tracked() - empty) / args.origins)
             columns[name].append(seconds)
             if twice:
+                before_made = made.made if ours else 0
                 with paced():
                     again[name].append(timed(decide, items)[0])
+                if ours:
+                    made_again[name] = made.made - before_made
             if ours:
                 decisions[name] = made.decisions
             del made, decide
@@ -284,6 +289,8 @@ def rates(args: argparse.Namespace) -> None:
               f"{statistics.median(cold):.2f}x")  # fmt: skip
     counted = ", ".join(f"{decisions[name]:,} ({name})" for name, _ in AGAINST)
     print(f"  decisions counted (last round, both passes): {counted}")
+    counted = ", ".join(f"{made_again[name]:,} ({name})" for name, _ in AGAINST)
+    print(f"  shared outcomes made again on the second pass (last round): {counted}")
     for name in names:
         parsed, after = per_origin[name]
         print(f"  {name:<20} collections in the first pass (last round): "
