@@ -308,11 +308,15 @@ class Rechecker:
             documents = None if origin is None else self.documents(origin)
             if documents is not None and documents.origin == origin:
                 origin = documents.origin  # one object per origin kept, not two
+            plain: RobotsTxt | None = None
+            matchers: tuple[Any, ...] = ()
+            one = None
             # the fast path's outcomes decide on their documents' origin: the same one
-            same = documents is not None and documents.origin is origin
-            plain = self._plain_rules(documents) if self._fast and same else None
-            matchers = plain.matchers(self._held) if plain is not None else ()
-            one = matchers[0] if len(matchers) == 1 and _as_given(plain) else None
+            if self._fast and documents is not None and documents.origin is origin:
+                plain = self._plain_rules(documents)
+            if plain is not None:
+                matchers = plain.matchers(self._held)
+                one = matchers[0] if len(matchers) == 1 and _as_given(plain) else None
             known = [origin, documents, plain, {}, matchers, one, None]
             self._by_origin[origin] = known
         if len(self._origins) >= SPELLINGS_MEMO:
@@ -397,7 +401,7 @@ class Rechecker:
                 outcomes[0] = kept
         self._outcomes = 0
 
-    def _plain_rules(self, documents: OriginDocuments) -> Any:
+    def _plain_rules(self, documents: OriginDocuments) -> RobotsTxt | None:
         """The origin's robots.txt when its Allow/Disallow lines alone tell its items
         apart (for this crawler: no AI-usage line, no license, no tdmrep.json or none
         found, nothing given up on), else ``None``. Then every item it allows has the
@@ -405,7 +409,7 @@ class Rechecker:
         robots = documents.robots
         if robots is None or robots.unreachable:
             return None
-        txt = robots.rules
+        txt: RobotsTxt = robots.rules
         if not txt.states_no_usage or (self.rules.purpose_set and txt.licenses):
             return None
         if self.rules.needs_tdmrep:

@@ -81,6 +81,20 @@ def test_the_fast_path_says_what_the_full_decision_says(purpose: str) -> None:
     assert fast.decide("https://a.example/tmp/1") is not fast.decide("https://a.example/private")
 
 
+@pytest.mark.parametrize("purpose", ["search", "ai-train"])
+def test_the_inline_match_says_what_the_full_decision_says(purpose: str) -> None:
+    """An origin with one group set is matched inline for a path matched as it is, and
+    by its robots.txt otherwise (escapes, non-ASCII, its own /robots.txt): the same."""
+    tdm = {name: NO_FILE for name in ROBOTS_FILES}
+    fast, full = _rechecker(purpose, False, tdm), _rechecker(purpose, True, tdm)
+    paths = ("/robots.txt", "/private%2F1", "/%70rivate/1", "/tmp/\u00e9", "/tmp*", "/x$", "/?q")
+    urls = [origin + path for path in paths for origin in ROBOTS_FILES] * 2
+    assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
+    known = fast._by_origin[origin_of("https://a.example/")]
+    assert known[5] is not None  # matched inline
+    assert fast.decide("https://a.example/y") is known[6]  # the allowed items' outcome
+
+
 def test_the_fast_paths_outcomes_are_bounded_over_all_origins(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
