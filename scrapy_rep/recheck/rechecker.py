@@ -346,9 +346,6 @@ class Rechecker:
             path = None
         origins = self._origins  # lookups by "in" and [], not calls (the hot path)
         known = origins[key] if key in origins else self._known(url, key)
-        rules = known[2]
-        if rules is None:
-            return self._decide(url, known[0], known[1], self.rules)
         # One match per group set of the names held to: the first refusing name and its
         # line, as one number (0: every name allows it).
         one = known[5]
@@ -360,13 +357,17 @@ class Rechecker:
                 kept = known[6]
                 return kept if kept is not None else self._later(url, known, 0)
             if path == "/robots.txt":  # RFC 9309 §2.2.2: the file's own rules decide
-                code = rules.first_disallowed_path(path, known[4])
+                code = known[2].first_disallowed_path(path, known[4])
             else:
                 code = 1 + code * 65536
-        elif path is None:
-            code = rules.first_disallowed(url, known[4])
         else:
-            code = rules.first_disallowed_path(path, known[4])
+            rules = known[2]
+            if rules is None:  # not the fast path: the full decision
+                return self._decide(url, known[0], known[1], self.rules)
+            if path is None:
+                code = rules.first_disallowed(url, known[4])
+            else:
+                code = rules.first_disallowed_path(path, known[4])
         outcomes = known[3]  # one memo for all the origin's spellings
         if code in outcomes:
             return outcomes[code]  # type: ignore[no-any-return]
