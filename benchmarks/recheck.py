@@ -16,7 +16,8 @@ of its decisions starts (each origin's first use, its matcher compiled and its v
 made, is inside that clock); the decisions are counted (the Rechecker's ``decisions``),
 the time is CPU time (``time.process_time``), the median of ``--rounds`` and of the
 per-round ratios. Each of the recheck's filters, and the one-name Protego filter, then
-decides the same items again (a second pass: every matcher compiled, every memo made).
+decides the same items again (a second pass: every matcher compiled, every memo made;
+the shared outcomes the recheck's fast path made again in it are counted).
 Every document is parsed and compiled on its own (none shares another's, byte-identical
 or not). Report with the load average (``uptime``, printed): the machine is shared.
 
@@ -27,8 +28,8 @@ are held in a tuple, which the collector stops tracking (the command reads them 
 chunks, never holds them). Deterministic counts printed beside the times: the
 collections the collector made during each filter's first pass, the objects it tracks
 per origin once the documents are parsed and after the first pass, and (``--calls``, a
-separate profiled first pass over the 50,000 items of the first origins, as many per
-origin as the whole pass has) the function calls per decision.
+separate profiled first and second pass over the 50,000 items of the first origins, as
+many per origin as the whole pass has) the function calls per decision.
 
 Usage: ``python benchmarks/recheck.py [--items N] [--origins N] [--rounds N]
 [--collector command|default] [--calls] [--rss]``
@@ -186,11 +187,13 @@ def calls_per_decision(args: argparse.Namespace, files: list[tuple[bytes, list[s
         if not isinstance(made, Rechecker):
             continue
         decide = kept_by(made)
-        profile = cProfile.Profile()
-        profile.runcall(timed, decide, some)
-        calls = sum(entry.callcount for entry in profile.getstats())
-        print(f"  {name:<20} calls per decision (first pass, {len(some):,} items over "
-              f"{origins:,} origins): {calls / len(some):.2f}")  # fmt: skip
+        counted = []
+        for _ in range(2):  # a first pass, then a second (every matcher compiled)
+            profile = cProfile.Profile()
+            profile.runcall(timed, decide, some)
+            counted.append(sum(entry.callcount for entry in profile.getstats()) / len(some))
+        print(f"  {name:<20} calls per decision ({len(some):,} items over {origins:,} "
+              f"origins): {counted[0]:.2f} first pass, {counted[1]:.2f} second")  # fmt: skip
         del made, decide
         gc.collect()
 
@@ -223,6 +226,7 @@ def rates(args: argparse.Namespace) -> None:
     kept: dict[str, int] = {}
     decisions: dict[str, int] = {}
     made_collections: dict[str, int] = {}
+    made_again: dict[str, int] = {}
     per_origin: dict[str, tuple[float, float]] = {}
     print(subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(), flush=True)
     for _ in range(args.rounds):
@@ -245,8 +249,11 @@ def rates(args: argparse.Namespace) -> None:
             per_origin[name] = ((parsed - empty) / args.origins, (tracked() - empty) / args.origins)
             columns[name].append(seconds)
             if twice:
+                before_made = made.made if ours else 0
                 with paced():
                     again[name].append(timed(decide, items)[0])
+                if ours:
+                    made_again[name] = made.made - before_made
             if ours:
                 decisions[name] = made.decisions
             del made, decide
@@ -284,6 +291,8 @@ def rates(args: argparse.Namespace) -> None:
               f"{statistics.median(cold):.2f}x")  # fmt: skip
     counted = ", ".join(f"{decisions[name]:,} ({name})" for name, _ in AGAINST)
     print(f"  decisions counted (last round, both passes): {counted}")
+    counted = ", ".join(f"{made_again[name]:,} ({name})" for name, _ in AGAINST)
+    print(f"  shared outcomes made again on the second pass (last round): {counted}")
     for name in names:
         parsed, after = per_origin[name]
         print(f"  {name:<20} collections in the first pass (last round): "

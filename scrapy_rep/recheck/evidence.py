@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from sys import intern
 from typing import Any, Final
 
 from scrapy_rep.audit.lines import iso_time
@@ -66,7 +67,9 @@ def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
         if refusal.document == LICENSE and refusal.signal is not None:
             key = license_url_of(refusal.signal.source) or key
     origin = documents.origin if documents is not None else None
-    document = document_url(kind, key if key is not None else origin) if origin else ""
+    # one string per document and per line text, however many outcomes' evidence the
+    # memo holds (its memory: 65,536 outcomes')
+    document = intern(document_url(kind, key if key is not None else origin)) if origin else ""
     sha = entry.sha256 if entry is not None else ""
     when = iso_time(entry.fetched_at) if entry is not None and entry.fetched_at else ""
     record = documents.records.get((kind, key), "") if documents is not None else ""
@@ -82,7 +85,10 @@ def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
     if decision is None or decision.line is None:
         return _replace(base, text=decision.reason if decision is not None else "")
     return _replace(
-        base, signal="robots.txt", document_line=decision.line, text=decision.line_text or ""
+        base,
+        signal="robots.txt",
+        document_line=decision.line,
+        text=intern(decision.line_text or ""),
     )
 
 
@@ -130,7 +136,8 @@ def _said(refusal: Refused | None, url: str, fetched: float) -> Evidence:
         line, text = (int(found.group(1)), found.group(2) or source) if found else (None, source)
         signal: str = refusal.signal.vocabulary
     elif refusal.robots is not None and refusal.reason is Reason.FORBIDDEN:
-        signal, line, text = "robots.txt", refusal.robots.line, refusal.robots.line_text or ""
+        signal, line = "robots.txt", refusal.robots.line
+        text = intern(refusal.robots.line_text or "")
         agent = refusal.agent
     else:
         signal, line, text = reason, None, refusal.message

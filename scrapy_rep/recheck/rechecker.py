@@ -35,8 +35,10 @@ from typing import Any, Final
 
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.robotstxt import RobotsTxt
 from scrapy_rep.robotstxt.useragent import held_names, product_token
 from scrapy_rep.settings import RepConfig, page_rules, request_rules
+from scrapy_rep.urls.encoding import ESCAPES_SPECIALS
 from scrapy_rep.urls.origins import Origin, origin_of
 from scrapy_rep.usage.rsl.document import ABSENT
 from scrapy_rep.usage.tdmrep import NO_FILE
@@ -72,9 +74,14 @@ class Status(str, enum.Enum):
 #: The most outcomes of refusing lines the fast path of a :class:`Rechecker` remembers,
 #: over all its origins (for each, one per line refusing some items for a name; the
 #: outcome of its allowed items is not counted), then it starts again: the memory a
-#: recheck needs is its origins', whatever number of lines its items meet (a refusal
-#: read holds its sentence).
-REFUSALS_MEMO: Final = 65_536
+#: recheck needs is its origins', whatever number of lines its items meet. An outcome
+#: held holds no verdict past :data:`VERDICTS_HELD` (about 200 bytes each, with its URL
+#: and its place in the memo; a verdict read, its sentence and its line, is about 600).
+REFUSALS_MEMO: Final = 262_144
+#: The most refusals' verdicts the outcomes of a :class:`Rechecker` hold once read (the
+#: report's evidence reads one outcome's a few times in a row; the evidence memo holds
+#: what it says), then they let them go and decide them again if read again.
+VERDICTS_HELD: Final = 1_024
 #: The most spellings of origins (``scheme://authority``) a :class:`Rechecker` remembers,
 #: then it starts again: what is known of each origin is kept by the origin itself.
 SPELLINGS_MEMO: Final = 65_536
@@ -109,6 +116,11 @@ class Outcome:
 
 #: The slot that holds an :class:`Outcome`'s verdict (a :class:`_Later` fills it late).
 _VERDICT: Final = Outcome.__dict__["verdict"]
+#: The slot of an :class:`Outcome`'s documents.
+_DOCUMENTS: Final = Outcome.__dict__["documents"]
+#: The slot of an :class:`Outcome`'s ``why``: a :class:`_Later` is never unknown (its
+#: ``why`` is its class's ``""``) and holds there the URL its verdict is decided for.
+_URL: Final = Outcome.__dict__["why"]
 
 
 class _Later(Outcome):
@@ -118,36 +130,29 @@ class _Later(Outcome):
     :class:`~scrapy_rep.verdict.Allowed` or :class:`~scrapy_rep.verdict.Refused`, its
     sentence, its line) is decided on first read, for the first of its items, as the full
     decision makes it (the same for each). A filter reads only the status, and most
-    refusals are never printed: none of it is built for them. It holds no reference to
-    its :class:`Rechecker` (no cycle: the collector need not free it)."""
+    refusals are never printed: none of it is built for them. A refusal's verdict read
+    is held until :data:`VERDICTS_HELD` more are (then decided again if read again: the
+    same verdict), so that the refusals an origin's memo holds stay small: the slots of
+    an :class:`Outcome` and nothing more (its documents, its URL in the slot of ``why``,
+    its verdict once read). Each :class:`Rechecker` makes two subclasses
+    (:func:`_later_type`), whose class holds the status and what they decide with. It
+    holds no reference to its :class:`Rechecker`; the refusals whose verdict it holds
+    are in a list the :class:`Rechecker` empties when it forgets its origins."""
 
-    __slots__ = ("_names", "_origin", "_rules", "_url")
-    _names: tuple[str, ...]
-    _origin: Origin
-    _rules: RequestRules
-    _url: str
+    __slots__ = ()
+    #: What every outcome of a :class:`Rechecker` decides with: its rules for an allowed
+    #: item, for a refused one (``explain``), its names, and the refusals whose verdict
+    #: is held (set on the class :func:`_later_type` makes).
+    _shared: tuple[RequestRules, RequestRules, tuple[str, ...], list[_Later]]
     # The same for every such outcome: read from the class, not set on each (the slots
     # of Outcome stay empty, fewer stores when one is made).
     why: str = ""
     page: PageVerdict | None = None
     page_refusal: Refused | None = None
 
-    def __init__(
-        self,
-        status: Status,
-        url: str,
-        origin: Origin,
-        documents: OriginDocuments,
-        rules: RequestRules,
-        names: tuple[str, ...],
-    ) -> None:
-        set_ = object.__setattr__
-        set_(self, "status", status)
-        set_(self, "documents", documents)
-        set_(self, "_url", url)
-        set_(self, "_origin", origin)
-        set_(self, "_rules", rules)
-        set_(self, "_names", names)
+    def __init__(self, url: str, documents: OriginDocuments) -> None:
+        _DOCUMENTS.__set__(self, documents)
+        _URL.__set__(self, url)
 
     @property
     def verdict(self) -> Verdict | None:
@@ -156,12 +161,21 @@ class _Later(Outcome):
         except AttributeError:
             documents = self.documents
             assert documents is not None
-            names = self._names
-            facts = RequestFacts(self._url, self._origin, names[0], Obey.ALL, names)
-            verdict = decide(facts, self._rules, documents.known, documents.now)
-            wanted = Allowed if self.status is Status.KEPT else Refused
+            allowed_by, refused_by, names, held = self._shared
+            kept = self.status is Status.KEPT
+            url = _URL.__get__(self)
+            facts = RequestFacts(url, documents.origin, names[0], Obey.ALL, names)
+            rules = allowed_by if kept else refused_by
+            verdict = decide(facts, rules, documents.known, documents.now)
+            wanted = Allowed if kept else Refused
             assert type(verdict) is wanted and getattr(verdict, "reason", None) not in _NOT_HAD
             _VERDICT.__set__(self, verdict)
+            if not kept:  # an allowed items' outcome keeps its verdict (one an origin)
+                if len(held) >= VERDICTS_HELD:
+                    for outcome in held:
+                        _VERDICT.__delete__(outcome)
+                    held.clear()
+                held.append(self)
             return verdict
 
     def __eq__(self, other: object) -> bool:
@@ -191,6 +205,14 @@ def _replaced(outcome: Outcome, **changes: Any) -> Outcome:
     """``dataclasses.replace`` for any outcome: a plain :class:`Outcome` (a
     :class:`_Later`'s verdict decided now)."""
     return Outcome(**{**dict(zip(_NAMES, _fields(outcome), strict=True)), **changes})
+
+
+def _later_type(
+    status: Status, shared: tuple[RequestRules, RequestRules, tuple[str, ...], list[_Later]]
+) -> type[_Later]:
+    """A :class:`_Later` whose outcomes have ``status`` and decide with ``shared``."""
+    made = type("_Later", (_Later,), {"__slots__": (), "status": status, "_shared": shared})
+    return made
 
 
 @dataclass(frozen=True)
@@ -235,15 +257,15 @@ class Rechecker:
         #: Each origin's documents (``None``: none had).
         self.documents = documents
         #: The URL's start (``scheme://authority``) -> what is known of its origin, once
-        #: per origin: ``[origin, documents, plain rules, outcomes, matchers]``. The
-        #: fast path: an origin whose items only its Allow/Disallow lines tell apart has
-        #: its parsed robots.txt as ``plain rules`` (else ``None``), the compiled rules
-        #: of the names held to (``matchers``: one per group set, however many names
-        #: select it), and ``outcomes``: by ``RobotsTxt.first_disallowed``'s number,
-        #: the outcome its allowed items share (``0``) and those of the items one line
-        #: refuses for one name, each made once, not once per item (at most
-        #: :data:`REFUSALS_MEMO` refusals over all the origins, then :meth:`_later` starts
-        #: every origin's again).
+        #: per origin: ``[origin, documents, plain rules, outcomes, matchers, one,
+        #: allowed]``. The fast path: an origin whose items only its Allow/Disallow lines
+        #: tell apart has its parsed robots.txt as ``plain rules`` (else ``None``), the
+        #: compiled rules of the names held to (``matchers``: one per group set, however
+        #: many names select it; ``one``: the only one, matched inline), and ``outcomes``:
+        #: by ``RobotsTxt.first_disallowed``'s number, the outcome its allowed items share
+        #: (``0``; ``allowed`` too) and those of the items one line refuses for one name,
+        #: each made once, not once per item (at most :data:`REFUSALS_MEMO` refusals over
+        #: all the origins, then :meth:`_later` starts every origin's again).
         self._origins: dict[str, list[Any]] = {}
         #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
         #: origin's documents are asked for once, however many ways it is spelt; at most
@@ -258,7 +280,19 @@ class Rechecker:
         self.decisions = 0
         #: Times the origins seen were forgotten (a holder of outcomes lets them go then).
         self.forgotten = 0
+        self._shared_outcomes()
+
+    def _shared_outcomes(self) -> None:
+        """What the fast path's shared outcomes are made with: a class each for the
+        allowed and the refused, the refusals whose verdict is held, the counts."""
+        #: Outcomes the fast path made (a load-independent count for the benchmark).
+        self.made = 0
         self._outcomes = 0  #: The refusals the origins' memos hold.
+        #: The refusals whose verdict is held (at most :data:`VERDICTS_HELD`).
+        self._verdicts_held: list[_Later] = []
+        shared = (self.rules, self._explained, self.names, self._verdicts_held)
+        self._kept = _later_type(Status.KEPT, shared)
+        self._refused = _later_type(Status.REFUSED, shared)
 
     def _known(self, url: str, key: str) -> list[Any]:
         """What is known of ``url``'s origin, made on its origin's first item and
@@ -274,9 +308,17 @@ class Rechecker:
             documents = None if origin is None else self.documents(origin)
             if documents is not None and documents.origin == origin:
                 origin = documents.origin  # one object per origin kept, not two
-            plain = self._plain_rules(documents) if self._fast and documents else None
-            matchers = plain.matchers(self._held) if plain is not None else ()
-            known = self._by_origin[origin] = [origin, documents, plain, {}, matchers]
+            plain: RobotsTxt | None = None
+            matchers: tuple[Any, ...] = ()
+            one = None
+            # the fast path's outcomes decide on their documents' origin: the same one
+            if self._fast and documents is not None and documents.origin is origin:
+                plain = self._plain_rules(documents)
+            if plain is not None:
+                matchers = plain.matchers(self._held)
+                one = matchers[0] if len(matchers) == 1 and _as_given(plain) else None
+            known = [origin, documents, plain, {}, matchers, one, None]
+            self._by_origin[origin] = known
         if len(self._origins) >= SPELLINGS_MEMO:
             self._origins.clear()
         self._origins[key] = known
@@ -288,6 +330,7 @@ class Rechecker:
         self._origins.clear()
         self._by_origin.clear()
         self._outcomes = 0
+        self._verdicts_held.clear()
 
     def decide(self, url: str) -> Outcome:
         """``url``'s status now, before any fetch of the page."""
@@ -303,15 +346,28 @@ class Rechecker:
             path = None
         origins = self._origins  # lookups by "in" and [], not calls (the hot path)
         known = origins[key] if key in origins else self._known(url, key)
-        rules = known[2]
-        if rules is None:
-            return self._decide(url, known[0], known[1], self.rules)
         # One match per group set of the names held to: the first refusing name and its
         # line, as one number (0: every name allows it).
-        if path is None:
-            code = rules.first_disallowed(url, known[4])
+        one = known[5]
+        if one is not None and path is not None and "%" not in path and path.isascii():
+            # RobotsTxt.first_disallowed_path inline for one group set and a path matched
+            # as it is (the hot path): its number, position 1.
+            code = one.match(path)
+            if code >= 0:  # allowed: the outcome its allowed items share
+                kept = known[6]
+                return kept if kept is not None else self._later(url, known, 0)
+            if path == "/robots.txt":  # RFC 9309 §2.2.2: the file's own rules decide
+                code = known[2].first_disallowed_path(path, known[4])
+            else:
+                code = 1 + code * 65536
         else:
-            code = rules.first_disallowed_path(path, known[4])
+            rules = known[2]
+            if rules is None:  # not the fast path: the full decision
+                return self._decide(url, known[0], known[1], self.rules)
+            if path is None:
+                code = rules.first_disallowed(url, known[4])
+            else:
+                code = rules.first_disallowed_path(path, known[4])
         outcomes = known[3]  # one memo for all the origin's spellings
         if code in outcomes:
             return outcomes[code]  # type: ignore[no-any-return]
@@ -321,9 +377,10 @@ class Rechecker:
         """The outcome :meth:`decide` gives the items of ``known``'s origin that
         :meth:`~scrapy_rep.robotstxt.RobotsTxt.first_disallowed` numbers ``code`` (``0``:
         allowed for every name), made on the first of them and remembered."""
+        self.made += 1
         outcomes = known[3]
         if code == 0:  # one an origin: not counted, never let go before its origin
-            outcome = _Later(Status.KEPT, url, known[0], known[1], self.rules, self.names)
+            outcome = known[6] = self._kept(url, known[1])
         else:
             if self._outcomes >= REFUSALS_MEMO:
                 self._let_refusals_go()
@@ -331,7 +388,7 @@ class Rechecker:
             # Its verdict decided when first read (a filter reads only the status), with
             # the line kept (``explain``): the refusal is the same (it names its line
             # either way), its line found by one match instead of two.
-            outcome = _Later(Status.REFUSED, url, known[0], known[1], self._explained, self.names)
+            outcome = self._refused(url, known[1])
         outcomes[code] = outcome
         return outcome
 
@@ -345,7 +402,7 @@ class Rechecker:
                 outcomes[0] = kept
         self._outcomes = 0
 
-    def _plain_rules(self, documents: OriginDocuments) -> Any:
+    def _plain_rules(self, documents: OriginDocuments) -> RobotsTxt | None:
         """The origin's robots.txt when its Allow/Disallow lines alone tell its items
         apart (for this crawler: no AI-usage line, no license, no tdmrep.json or none
         found, nothing given up on), else ``None``. Then every item it allows has the
@@ -353,7 +410,7 @@ class Rechecker:
         robots = documents.robots
         if robots is None or robots.unreachable:
             return None
-        txt = robots.rules
+        txt: RobotsTxt = robots.rules
         if not txt.states_no_usage or (self.rules.purpose_set and txt.licenses):
             return None
         if self.rules.needs_tdmrep:
@@ -431,6 +488,12 @@ class Rechecker:
         if outcome.status is not Status.KEPT:
             return outcome
         return _replaced(outcome, status=Status.UNKNOWN, why=f"page not fetched again: {why}")
+
+
+def _as_given(robots: RobotsTxt) -> bool:
+    """Whether ``robots`` matches an ASCII path without ``%`` as it is: its percent-encoding
+    does not escape ``*`` and ``$`` (as :meth:`RobotsTxt.first_disallowed_path` reads it)."""
+    return robots.options.percent_encoding not in ESCAPES_SPECIALS
 
 
 def _spelling(url: str) -> str:

@@ -81,6 +81,20 @@ def test_the_fast_path_says_what_the_full_decision_says(purpose: str) -> None:
     assert fast.decide("https://a.example/tmp/1") is not fast.decide("https://a.example/private")
 
 
+@pytest.mark.parametrize("purpose", ["search", "ai-train"])
+def test_the_inline_match_says_what_the_full_decision_says(purpose: str) -> None:
+    """An origin with one group set is matched inline for a path matched as it is, and
+    by its robots.txt otherwise (escapes, non-ASCII, its own /robots.txt): the same."""
+    tdm = {name: NO_FILE for name in ROBOTS_FILES}
+    fast, full = _rechecker(purpose, False, tdm), _rechecker(purpose, True, tdm)
+    paths = ("/robots.txt", "/private%2F1", "/%70rivate/1", "/tmp/\u00e9", "/tmp*", "/x$", "/?q")
+    urls = [origin + path for path in paths for origin in ROBOTS_FILES] * 2
+    assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
+    known = fast._by_origin[origin_of("https://a.example/")]
+    assert known[5] is not None  # matched inline
+    assert fast.decide("https://a.example/y") is known[6]  # the allowed items' outcome
+
+
 def test_the_fast_paths_outcomes_are_bounded_over_all_origins(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -102,6 +116,35 @@ def test_the_fast_paths_outcomes_are_bounded_over_all_origins(
     again = fast.decide("https://a.example/tmp/1")
     assert again is not first and again == first
     assert fast.decide("https://a.example/") is kept  # the allowed items' outcome stays
+
+
+def test_the_refusals_hold_their_verdicts_read_up_to_a_bound(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A refusal's verdict read is held until VERDICTS_HELD more are, then let go (the
+    outcome stays remembered, small): read again, it is decided again, the same."""
+    monkeypatch.setattr("scrapy_rep.recheck.rechecker.VERDICTS_HELD", 2)
+    tdm = {name: NO_FILE for name in ROBOTS_FILES}
+    fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm)
+    urls = ["https://a.example/tmp/1", "https://a.example/private/1", "https://b.example/y"]
+    outcomes = [fast.decide(url) for url in urls]
+    first = outcomes[0].verdict
+    assert outcomes[0].verdict is first  # held
+    for outcome in outcomes[1:]:
+        assert outcome.verdict is not None
+    assert len(fast._verdicts_held) <= 2
+    again = outcomes[0].verdict
+    assert again is not first and again == first  # let go, decided again: the same
+    assert [fast.decide(url) for url in urls] == outcomes  # the outcomes stay remembered
+    assert all(fast.decide(url) is outcome for url, outcome in zip(urls, outcomes, strict=True))
+    assert [_said(o) for o in outcomes] == [_said(full.decide(url)) for url in urls]
+    kept = fast.decide("https://a.example/y")
+    allowed = kept.verdict
+    for outcome in outcomes:
+        assert outcome.verdict is not None
+    assert kept.verdict is allowed  # the allowed items' verdict is never let go
+    fast.forget()
+    assert fast._verdicts_held == []
 
 
 def test_a_document_not_had_is_unknown_unless_what_was_had_refuses() -> None:
