@@ -4,7 +4,7 @@ compile's ``_normalised``.
 Run: PYTHONPATH=$PWD python fuzz/encoding_normalised.py [seconds] [seed]
 """
 
-from tests.urls.test_encoding import main
+from tests.urls.test_encoding import run_encoding_fuzz as main
 
 if __name__ == "__main__":
     main()

@@ -104,7 +104,7 @@ def rand_url(rng: random.Random, host: str, path: str) -> str:
     return f"{scheme}://{prefix}{spelt}{port}{path}"
 
 
-def said(outcome: Outcome) -> tuple[Any, ...]:
+def said_by(outcome: Outcome) -> tuple[Any, ...]:
     refusal = outcome.refusal
     verdict = outcome.verdict
     return (
@@ -161,10 +161,10 @@ def one_round(rng: random.Random, files: list[str], corpus_urls: list[str]) -> i
     rng.shuffle(urls)
     for url in urls:
         got, want = fast.decide(url), full.decide(url)
-        if said(got) != said(want):
+        if said_by(got) != said_by(want):
             print("MISMATCH", profile, purpose, settings, agent, repr(url))
-            print(" fast", said(got))
-            print(" full", said(want))
+            print(" fast", said_by(got))
+            print(" full", said_by(want))
             for origin, d in documents.items():
                 if origin == origin_of(url):
                     print(" robots:", repr(d.robots.rules) if d.robots else None)
@@ -190,7 +190,7 @@ def corpus() -> tuple[list[str], list[str]]:
     return files, corpus_urls
 
 
-def main() -> None:
+def run_recheck_fuzz() -> None:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 60
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
     rng = random.Random(seed)
@@ -220,7 +220,7 @@ def test_the_fast_path_says_what_the_full_decision_says_on_random_files(
 
 
 if __name__ == "__main__":
-    main()
+    run_recheck_fuzz()
 
 
 HOSTILE_FILES = (
@@ -271,7 +271,7 @@ def test_hostile_paths_are_decided_by_the_fast_path_as_by_the_full_decision(
             for path in HOSTILE_PATHS:
                 url = start + path
                 got, want = fast.decide(url), full.decide(url)
-                assert said(got) == said(want), url
+                assert said_by(got) == said_by(want), url
                 origin = origin_of(url)
                 if origin not in parsed:
                     continue
@@ -300,10 +300,10 @@ def test_a_refusal_read_again_after_many_others_is_the_same() -> None:
     config = RepConfig.from_settings({"REP_PURPOSE": "search"})
     fast = Rechecker(config, Identity("mybot/1.0"), known, False)
     first = fast.decide("https://o0.example/no/1")
-    before = said(first), repr(first.verdict)
+    before = said_by(first), repr(first.verdict)
     for number in range(1, module.VERDICTS_HELD + 10):
         assert fast.decide(f"https://o{number}.example/no/2").verdict is not None
     assert all(held is not first for held in fast._verdicts_held)  # let go
     again = fast.decide("https://o0.example/no/3")
-    assert again is first and (said(again), repr(again.verdict)) == before
+    assert again is first and (said_by(again), repr(again.verdict)) == before
     assert first.documents is documents[origin_of("https://o0.example/")]  # type: ignore[index]

@@ -68,7 +68,7 @@ def random_text(rng: random.Random) -> str:
     return "".join(rng.choice(chars) for _ in range(rng.randint(0, 12)))
 
 
-def one_round(rng: random.Random) -> str | None:
+def one_encoding_round(rng: random.Random) -> str | None:
     text = random_text(rng)
     for latin1 in (True, False):
         if _encode_non_ascii(text, latin1=latin1) != old_encode_non_ascii(text, latin1=latin1):
@@ -85,12 +85,12 @@ def one_round(rng: random.Random) -> str | None:
     return None
 
 
-def main() -> None:
+def run_encoding_fuzz() -> None:
     seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 30
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 0)
     end, rounds = time.time() + seconds, 0
     while time.time() < end:
-        found = one_round(rng)
+        found = one_encoding_round(rng)
         rounds += 1
         if found:
             print("MISMATCH", found)
@@ -101,7 +101,7 @@ def main() -> None:
 @pytest.mark.parametrize("seed", range(3))
 def test_the_escapes_and_the_normalised_values_are_those_of_before(seed: int) -> None:
     rng = random.Random(seed)
-    assert [one_round(rng) for _ in range(2000)] == [None] * 2000
+    assert [one_encoding_round(rng) for _ in range(2000)] == [None] * 2000
 
 
 def test_lone_surrogates_and_mixed_runs_are_escaped_as_before() -> None:
@@ -113,4 +113,4 @@ def test_lone_surrogates_and_mixed_runs_are_escaped_as_before() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    run_encoding_fuzz()
