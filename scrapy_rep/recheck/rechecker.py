@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.robotstxt import RobotsTxt
+from scrapy_rep.robotstxt import FIRST_DISALLOWED_STEP, RobotsTxt
 from scrapy_rep.robotstxt.useragent import held_names, product_token
 from scrapy_rep.settings import RepConfig, page_rules, request_rules
 from scrapy_rep.urls.encoding import ESCAPES_SPECIALS
@@ -359,7 +359,7 @@ class Rechecker:
             if path == "/robots.txt":  # RFC 9309 §2.2.2: the file's own rules decide
                 code = known[2].first_disallowed_path(path, known[4])
             else:
-                code = 1 + code * 65536
+                code = 1 + code * FIRST_DISALLOWED_STEP
         else:
             rules = known[2]
             if rules is None:  # not the fast path: the full decision

@@ -61,6 +61,9 @@ _AGENT_CACHE_SIZE: Final = 64
 _NO_SIGNALS: Final = ContentSignals()
 _NO_GROUP: Final = "no group for this agent and no '*' group"
 _ALWAYS_ALLOWED: Final = "/robots.txt is always allowed (RFC 9309 §2.2.2)"
+#: The step of :meth:`RobotsTxt.first_disallowed`'s number per line: ``position + 1 +
+#: code * FIRST_DISALLOWED_STEP`` (a recheck that matches inline builds the same number).
+FIRST_DISALLOWED_STEP: Final = 65536
 
 
 class RobotsTxt:
@@ -182,10 +185,10 @@ class RobotsTxt:
 
     def first_disallowed(self, url: str, matchers: tuple[Matcher, ...]) -> int:
         """The first of :meth:`matchers`' group sets that disallows ``url``, as one
-        number: ``position + 1 + code * 65536``, ``position`` its place in ``matchers``
-        and ``code`` :meth:`code`'s (its line, negative): the first refusing name is the
-        first that selects it; ``0``: allowed for every name. One path made for them
-        all, one match per group set."""
+        number: ``position + 1 + code * FIRST_DISALLOWED_STEP``, ``position`` its place
+        in ``matchers`` and ``code`` :meth:`code`'s (its line, negative): the first
+        refusing name is the first that selects it; ``0``: allowed for every name. One
+        path made for them all, one match per group set."""
         if not isinstance(url, str):
             raise TypeError(f"url must be str, not {type(url).__name__}")
         found = _http_path(url)
@@ -212,7 +215,7 @@ class RobotsTxt:
                 # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
                 if self.options.robots_txt_always_allowed and path == "/robots.txt":
                     return 0
-                return position + code * 65536
+                return position + code * FIRST_DISALLOWED_STEP
             position += 1
         return 0
 
