@@ -136,9 +136,20 @@ class Rederiver(Documents):
         rules, effect, problem = self.robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"], None
+        # Held against the crawl's own verdict (:func:`scrapy_rep.verdict.decide`) on its
+        # snapshots: robots.txt, tdmrep.json and the RSL licenses it names, for every name
+        # it was held to (the declared one first; none: ``agent``); with ``also``, the
+        # URL's own origin's robots.txt, when the request was sent with a ``Host``
+        # addressing ``origin`` and decided by both (its verdict is both's).
         held = names if len(names) > 1 else ()
-        return self._rederived(record, robots, rules, effect, url, held[0] if held else agent,
-                               origin, run, obeyed, held, item, also)  # fmt: skip
+        agent = held[0] if held else agent
+        signals = recorded_signals(record)
+        documents, problem = self.documents(record, signals, rules, url, origin, run, item)
+        if problem:
+            return [problem], None
+        self.verdict = decided(documents, robots, rules, effect, url, agent, origin, run, obeyed,
+                               held, also)  # fmt: skip
+        return held_against(record, robots, self.verdict, signals, rules, url, agent, held, obeyed)
 
     def _sites(
         self, record: dict[str, Any], robots: dict[str, Any], sha: str, url: str, run: RunContext
@@ -153,26 +164,6 @@ class Rederiver(Documents):
         if rules is None:
             return sites[0], None, f"robots.txt snapshot {also_sha[:12]}… {problem}"
         return sites[0], (rules, effect), ""
-
-    def _rederived(
-        self, record: dict[str, Any], robots: dict[str, Any], rules: RobotsTxt, effect: Effect,
-        url: str, agent: str, origin: str, run: RunContext, obeyed: bool,
-        names: tuple[str, ...] = (), item: bool = False,
-        also: tuple[RobotsTxt, Effect] | None = None,
-    ) -> tuple[list[str], Before | None]:  # fmt: skip
-        """The record held against the crawl's own verdict (:func:`scrapy_rep.verdict.decide`)
-        on its snapshots: robots.txt, tdmrep.json and the RSL licenses it names, for every
-        crawler name it was held to (``names``, the declared one first; empty: ``agent``).
-        ``also``: the URL's own origin's robots.txt, when the request was sent with a
-        ``Host`` addressing ``origin`` and decided by both (its verdict is both's)."""
-        signals = recorded_signals(record)
-        documents, problem = self.documents(record, signals, rules, url, origin, run, item)
-        if problem:
-            return [problem], None
-        verdict = decided(documents, robots, rules, effect, url, agent, origin, run, obeyed,
-                          names, also)  # fmt: skip
-        self.verdict = verdict
-        return held_against(record, robots, verdict, signals, rules, url, agent, names, obeyed)
 
     @staticmethod
     def _without_snapshot(

@@ -5,6 +5,7 @@ What the crawl does with it: tests/integration/test_overrides.py."""
 
 from __future__ import annotations
 
+import hashlib
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -121,53 +122,32 @@ def test_an_expired_override_refuses_the_crawl_at_start() -> None:
     assert RepConfig.from_settings({"REP_OVERRIDES": [override_entry()]}).overrides
 
 
-def test_verify_reports_an_override_the_run_does_not_cover_and_one_left_unsaid() -> None:
+def test_verify_reports_an_override_the_run_does_not_cover_and_one_left_unsaid(
+    tmp_path: Path,
+) -> None:
     """A record that claims an override its run's REP_OVERRIDES lacks is a forgery; a
     request the run's override let through must say so."""
     from scrapy_rep.audit.read import SnapshotStore
 
-    rederiver = Rederiver(SnapshotStore(Path("/nonexistent")))
-    disallowing = ("https://e.com/private", "User-agent: *\nDisallow: /private\n")
-    differences, _ = rederiver._rederived(  # the record's robots part, as the writer puts it
-        {"url": disallowing[0], "fate": "fetched"},
-        {"agent": "testbot", "line": 2, "overridden": "a forged reason (until 2099-01-01)"},
-        _parsed(disallowing[1]),
-        _parse_effect(),
-        disallowing[0],
-        "testbot",
-        "https://e.com",
-        RunContext(agents=("testbot",)),
-        True,
+    body = b"User-agent: *\nDisallow: /private\n"
+    digest = hashlib.sha256(body).hexdigest()
+    (tmp_path / digest).write_bytes(body)
+    rederiver = Rederiver(SnapshotStore(tmp_path))
+    url = "https://e.com/private"
+    robots = {"snapshot": digest, "agent": "testbot", "line": 2}  # as the writer puts it
+    forged = {**robots, "overridden": "a forged reason (until 2099-01-01)"}
+    differences, _ = rederiver._request_differences(
+        {"url": url, "fate": "fetched", "robots": forged}, RunContext(agents=("testbot",))
     )
     assert any("no override of the run's REP_OVERRIDES covers it" in d for d in differences)
     covered = RunContext(
         agents=("testbot",),
         overrides=_overrides([["e.com", PERMISSION, "2099-01-01T00:00:00+00:00"]]),
     )
-    unsaid, _ = rederiver._rederived(
-        {"url": disallowing[0], "fate": "fetched"},
-        {"agent": "testbot", "line": 2},
-        _parsed(disallowing[1]),
-        _parse_effect(),
-        disallowing[0],
-        "testbot",
-        "https://e.com",
-        covered,
-        True,
+    unsaid, _ = rederiver._request_differences(
+        {"url": url, "fate": "fetched", "robots": robots}, covered
     )
     assert any("does not say it was overridden" in d for d in unsaid)
-
-
-def _parsed(text: str) -> Any:
-    from scrapy_rep.robotstxt import parse_robotstxt
-
-    return parse_robotstxt(text.encode())
-
-
-def _parse_effect() -> Any:
-    from scrapy_rep.fetch.rules import Effect
-
-    return Effect.PARSE
 
 
 def _overrides(value: Any) -> Any:
