@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TextIO
 
+from scrapy_rep.audit.across import across
 from scrapy_rep.audit.cliargs import COMMANDS as COMMANDS
 from scrapy_rep.audit.cliargs import EXIT_CLEAN as EXIT_CLEAN
 from scrapy_rep.audit.cliargs import EXIT_DIFFERENCES as EXIT_DIFFERENCES
@@ -36,6 +37,7 @@ from scrapy_rep.audit.cliargs import parser
 from scrapy_rep.audit.export import build, encode
 from scrapy_rep.audit.exportread import summary_markdown
 from scrapy_rep.audit.faterecord import FateRecord
+from scrapy_rep.audit.findings import Verification
 from scrapy_rep.audit.html import render
 from scrapy_rep.audit.htmlrows import item_row_html, row_html
 from scrapy_rep.audit.listing import LIST_FATES, LIST_REASONS, ListError, chosen, formatted, rows
@@ -44,7 +46,7 @@ from scrapy_rep.audit.repair import repair
 from scrapy_rep.audit.show import no_record, story
 from scrapy_rep.audit.summary import Summary, summary_text
 from scrapy_rep.audit.terminal import printable, write_lines
-from scrapy_rep.audit.verify import Verification, across, verify
+from scrapy_rep.audit.verify import verify
 from scrapy_rep.audit.verifying import add_finding, join, verify_one, verify_several
 
 

@@ -14,13 +14,13 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final
 
+from scrapy_rep.audit.findings import Verification
 from scrapy_rep.audit.htmlrows import HEADS, ITEM_HEADS, url_html
 from scrapy_rep.audit.htmlrows import html_text as _e
 from scrapy_rep.audit.read import items
 from scrapy_rep.audit.records import ITEM_STATUSES
 from scrapy_rep.audit.summary import Summary, items_line, unended
 from scrapy_rep.audit.tallies import Tally
-from scrapy_rep.audit.verify import Verification
 
 #: Table rows written at most (the counts above it always cover every record).
 MAX_ROWS: Final = 10_000

@@ -39,19 +39,12 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Final
 
-from scrapy_rep.audit.across import across
 from scrapy_rep.audit.findings import KEEP_FINDINGS, Finding, Verification
 from scrapy_rep.audit.items import item_differences
 from scrapy_rep.audit.read import FATES, TYPES, Line, Trail, text
 from scrapy_rep.audit.rederive import Rederiver
-from scrapy_rep.audit.runchecks import COUNTED, RunChecks, RunState
-from scrapy_rep.audit.sendtimes import override_end, sent_after_expiry, when_sent
-
-__all__ = [
-    "COUNTED", "KEEP_FINDINGS", "OUTPUT_COUNTS", "OUTPUT_WORDS", "Finding", "Verification",
-    "across", "count_passed", "output_problems", "override_end", "passed_problems",
-    "sent_after_expiry", "verify", "when_sent",
-]  # fmt: skip
+from scrapy_rep.audit.runchecks import RunChecks, RunState
+from scrapy_rep.audit.sendtimes import sent_after_expiry, when_sent
 
 #: The counts a fetched page's record gives of its output (docs/audit-trail.md, "url
 #: records"): the page pass's items kept and dropped, those a later component dropped, the

@@ -9,10 +9,12 @@ import json
 import sys
 from typing import TextIO
 
+from scrapy_rep.audit.across import across
 from scrapy_rep.audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE
 from scrapy_rep.audit.exportread import check_export, read_export
+from scrapy_rep.audit.findings import Finding, Verification
 from scrapy_rep.audit.terminal import printable, write_lines
-from scrapy_rep.audit.verify import Finding, Verification, across, verify
+from scrapy_rep.audit.verify import verify
 
 
 def verify_several(paths: list[str], out: TextIO, heads: list[str], as_json: bool) -> int:

@@ -15,8 +15,9 @@ import pytest
 
 import scrapy_rep.audit.documents as documents
 from scrapy_rep.audit.cli import main
+from scrapy_rep.audit.findings import KEEP_FINDINGS, Finding
 from scrapy_rep.audit.read import SnapshotStore, parsed_size
-from scrapy_rep.audit.verify import KEEP_FINDINGS, Finding, verify
+from scrapy_rep.audit.verify import verify
 from scrapy_rep.robotstxt import parse_robotstxt
 from tests.support.trailfactory import origin_robots, sha, write_many_origins
 

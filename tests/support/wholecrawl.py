@@ -1641,7 +1641,8 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
     # 5. The audit trail re-derives clean.
     trails = plan.trails()
     if trails and all(Path(trail).exists() for trail in trails):
-        from scrapy_rep.audit.verify import across, verify
+        from scrapy_rep.audit.across import across
+        from scrapy_rep.audit.verify import verify
 
         for trail in trails:
             result = verify(trail, also=trails)
