@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable
+from functools import partial
 from typing import Any
 
 from scrapy_rep.audit.licenses import license_documents
@@ -149,7 +150,8 @@ class Documents:
         # no part of a line that could allow').
         cut = was_cut(str((meta or {}).get("detail") or ""))
         name = f"robots{' cut' if cut else ''}:{run.profile}"
-        rules = self.store.parsed(sha, name, _robots_parser(run.profile, cut))
+        parse = partial(parse_robotstxt, profile=run.profile, truncated=cut)
+        rules = self.store.parsed(sha, name, parse)
         if rules is None:
             return None, effect, self.store.checked.get(sha, "unreadable")
         return rules, effect, ""
@@ -197,13 +199,3 @@ def snapshot_entry(rules: Any, unreachable: bool = False, outcome: str = "") -> 
     """A snapshot's document as the entry the crawl decided with."""
     never = float("inf")
     return CacheEntry(rules, outcome or "snapshot", 0.0, never, never, unreachable=unreachable)
-
-
-def _robots_parser(profile: str, cut: bool = False) -> Any:
-    def parse(body: bytes) -> RobotsTxt:
-        return parse_robotstxt(body, profile)
-
-    def parse_cut(body: bytes) -> RobotsTxt:
-        return parse_robotstxt(body, profile, truncated=True)
-
-    return parse_cut if cut else parse
