@@ -43,7 +43,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeGuard
 
-from scrapy_rep.audit.pagerun import PageRun as PageRun
+from scrapy_rep.audit.pagerun import PageRun
 from scrapy_rep.audit.pagetimes import time_of, when_cached, when_decided
 from scrapy_rep.audit.pageusage import recorded_signal, recorded_signals, usage_differences
 from scrapy_rep.audit.read import items, text, whole

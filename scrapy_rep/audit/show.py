@@ -20,7 +20,6 @@ from scrapy_rep.audit.faterecord import FateRecord
 from scrapy_rep.audit.read import Trail
 from scrapy_rep.audit.records import item_of
 from scrapy_rep.audit.rederive import Rederiver
-from scrapy_rep.audit.storylines import _usage as _usage  # the name tests read it by
 from scrapy_rep.audit.storylines import file_lines, item_lines, purposes_of, record_lines
 from scrapy_rep.audit.summary import Summary, unended
 

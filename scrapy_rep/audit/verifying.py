@@ -1,6 +1,6 @@
 """``audit verify`` on the command line (pure): one trail's findings printed as they are
 found, or as one JSON object; several workers' trails verified as one; and the findings of
-several trails joined into one :class:`~scrapy_rep.audit.verify.Verification` (the HTML
+several trails joined into one :class:`~scrapy_rep.audit.findings.Verification` (the HTML
 report's)."""
 
 from __future__ import annotations

@@ -20,7 +20,8 @@ from scrapy_rep.audit.lines import (
     page_snapshot,
     snapshotted,
 )
-from scrapy_rep.audit.pages import PageRun, page_differences
+from scrapy_rep.audit.pagerun import PageRun
+from scrapy_rep.audit.pages import page_differences
 from scrapy_rep.audit.verify import verify
 from tests.support.trailfactory import (
     ORIGIN,

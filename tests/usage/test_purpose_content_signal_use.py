@@ -201,7 +201,7 @@ def test_the_report_names_an_origins_use_level() -> None:
 
 
 def test_audit_show_prints_the_conditions_of_a_record() -> None:
-    from scrapy_rep.audit.show import _usage
+    from scrapy_rep.audit.storylines import _usage
 
     rules = parse_robotstxt(CLOUDFLARE_USE_REFERENCE)
     decision = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot").decision()
