@@ -25,9 +25,9 @@ from tests.support.trailfactory import origin_robots, sha, write_many_origins
 def counting_parses(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls = [0]
 
-    def parse(body: bytes, profile: Any = "google") -> Any:
+    def parse(body: bytes, profile: Any = "google", *, truncated: bool = False) -> Any:
         calls[0] += 1
-        return parse_robotstxt(body, profile)
+        return parse_robotstxt(body, profile, truncated=truncated)
 
     monkeypatch.setattr(documents, "parse_robotstxt", parse)
     return calls
