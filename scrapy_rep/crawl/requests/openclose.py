@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.crawl.documents.documents import OriginDocument
 from scrapy_rep.crawl.documents.fetchsetup import document_policy, open_store
@@ -22,7 +22,6 @@ from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.documents.storeclient import StoreClient
 from scrapy_rep.crawl.internals import engine_scheduler, running_engine
 from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware, warn_ignored_parser
-from scrapy_rep.crawl.requests.sendtime import SendCheck
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
@@ -33,7 +32,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.actions import ActionRunner
     from scrapy_rep.crawl.documents.holding import HeldRequests
     from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
-    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
+    from scrapy_rep.crawl.requests.sendtime import SendCheck
     from scrapy_rep.fetch.cache import DocumentCache
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.settings import RepConfig
@@ -57,6 +56,7 @@ class OpeningAndClosing:
     _decided_early: EarlyDecisions
     _scheduler: Any
     _on_disk_at_open: int | None
+    _send_check: SendCheck
 
     def _open_documents(
         self, crawler: Crawler, config: RepConfig, clock: Callable[[], float]
@@ -81,7 +81,7 @@ class OpeningAndClosing:
         engine = running_engine(self.crawler)
         switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
         warn_ignored_parser(self.crawler)
-        if not SendCheck(cast("RobotsTxtMiddleware", self)).install(engine):
+        if not self._send_check.install(engine):
             logger.warning(
                 "scrapy_rep: this Scrapy's downloader cannot be reached where it sends a "
                 "request: a request that waits in its download slot past its robots.txt's "
