@@ -232,7 +232,7 @@ def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
             elif other in stack:
                 low[module] = min(low[module], order[other])
         if low[module] == order[module]:
-            group = set()
+            group: set[str] = set()
             while not group or module not in group:
                 group.add(stack.pop())
             if len(group) > 1:
