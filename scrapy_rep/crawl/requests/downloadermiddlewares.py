@@ -109,9 +109,7 @@ class RobotsTxtMiddleware(HandingBack, OpeningAndClosing):
         self.documents = self._open_documents(crawler, config, clock)
         self._robots: OriginDocument[RobotsTxt] = self.documents[ROBOTS_CRAWL.name]
         #: The robots.txt of every origin seen, and its lifecycle.
-        self.cache, self.lifecycle, self.runner = (
-            self._robots.cache, self._robots.lifecycle, self._robots.runner,
-        )  # fmt: skip
+        self.cache, self.lifecycle = self._robots.cache, self._robots.lifecycle
         #: The early pass's verdicts on the requests it allowed, until they come here.
         self._decided_early = EarlyDecisions()
         OWNERS[crawler] = self

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
-    from scrapy_rep.crawl.documents.actions import ActionRunner
     from scrapy_rep.crawl.documents.holding import HeldRequests
     from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
     from scrapy_rep.crawl.requests.sendtime import SendCheck
@@ -52,7 +51,7 @@ class OpeningAndClosing:
     held: HeldRequests
     documents: dict[str, OriginDocument[Any]]
     cache: DocumentCache[RobotsTxt]
-    runner: ActionRunner
+    store: StoreClient
     _decided_early: EarlyDecisions
     _scheduler: Any
     _on_disk_at_open: int | None
@@ -62,17 +61,17 @@ class OpeningAndClosing:
         self, crawler: Crawler, config: RepConfig, clock: Callable[[], float]
     ) -> dict[str, OriginDocument[Any]]:
         """The document of each kind the crawl's purposes need (robots.txt first), by
-        name, sharing the crawl's store (``REP_ROBOTSTXT_CACHE``, ``JOBDIR``), its fetch policy
-        and the held requests."""
+        name, sharing the crawl's store (``REP_ROBOTSTXT_CACHE``, ``JOBDIR``: kept, closed
+        at the close), its fetch policy and the held requests."""
         settings = crawler.settings
         needed = self.rules.documents()
         kinds = [kind for kind in CRAWL_KINDS if kind.name in needed]
         store = open_store(config, settings, len(kinds))
         policy, timeout = document_policy(config, settings, store)
-        client = StoreClient(store, clock, lambda key: inc(self.stats, key))
+        self.store = StoreClient(store, clock, lambda key: inc(self.stats, key))
         return {
             kind.name: OriginDocument(
-                crawler, kind, config, policy, timeout, client, self.held, clock
+                crawler, kind, config, policy, timeout, self.store, self.held, clock
             )
             for kind in kinds
         }
@@ -90,7 +89,7 @@ class OpeningAndClosing:
             )
         #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
         self._scheduler = engine_scheduler(engine)
-        load_error = getattr(self.runner.store.store, "load_error", "")
+        load_error = getattr(self.store.store, "load_error", "")
         if load_error:
             logger.warning(
                 "scrapy_rep: the robots.txt cache in JOBDIR is unreadable (%s)", load_error
@@ -127,6 +126,6 @@ class OpeningAndClosing:
         return self._close_store(failed)
 
     async def _close_store(self, failed: Exception | None) -> None:
-        await self.runner.store.close()
+        await self.store.close()
         if failed is not None:
             raise failed
