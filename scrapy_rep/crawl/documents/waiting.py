@@ -61,7 +61,9 @@ WAIT: Final = Hold(True)
 
 
 class WaitingRequests(Generic[D]):
-    """The requests waiting for one document kind: a base of
+    """The requests waiting for one document kind: held in the crawl's held requests until
+    its lifecycle releases them (:meth:`hold`, :meth:`release`, called by the runner of
+    its actions), or awaiting it in place (:meth:`wait`). A base of
     :class:`~scrapy_rep.crawl.documents.documents.OriginDocument`, which sets what is
     declared here."""
 
