@@ -32,7 +32,7 @@ from scrapy_rep.urls.matching import LongestMatcher
 from scrapy_rep.urls.wildcards import FirstMatcher
 
 if TYPE_CHECKING:
-    from scrapy_rep.robotstxt import ContentSignals
+    from scrapy_rep.robotstxt._answers import ContentSignals
     from scrapy_rep.robotstxt.aipref import ContentUsageRule, ContentUsageRules
 
 

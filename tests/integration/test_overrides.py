@@ -18,7 +18,7 @@ import pytest_twisted
 from scrapy import Request
 
 from scrapy_rep.audit.verify import verify
-from scrapy_rep.crawl.requests.owners import OWNERS
+from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from tests.support.audittrail import by_url
 from tests.support.robotsite import ListSpider, Sites, crawl, robots
 from tests.support.tools import audit_tool

@@ -24,7 +24,7 @@ from twisted.internet.task import deferLater
 
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.report import RepReport
-from scrapy_rep.crawl.requests.owners import OWNERS
+from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from tests.support.audittrail import by_url, url_records
 from tests.support.robotsite import HTML, ListSpider, Reply, Sites, crawl, robots
 from tests.support.scrapyversions import jitter

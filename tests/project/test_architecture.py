@@ -2,6 +2,8 @@
 
 - Each subpackage imports only the floors below it (``LAYERS``), read from the source of
   every module, imports inside functions included.
+- No modules import each other, in a cycle of any length, as their text reads: the
+  imports for type checking only (``if TYPE_CHECKING:``) count too.
 - The pure floors never load Scrapy, Twisted, asyncio or the adapters: every pure module is
   imported in a fresh interpreter (this test process has Scrapy loaded), which reports
   which of the forbidden modules each import brought into ``sys.modules``.
@@ -183,6 +185,98 @@ def test_the_layering_check_sees_a_wrong_import() -> None:
     assert floor_of("scrapy_rep.crawl.requests.downloadermiddlewares") == "crawl"
     assert "crawl" not in LAYERS[floor_of("scrapy_rep.robotstxt._parser")]
     assert floor_of("scrapy_rep.signals") == "top"
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Each module and the modules of the package it imports, read from its text: every
+    ``import`` and ``from ... import`` in it, inside functions and under ``if
+    TYPE_CHECKING:`` too. ``from package import name`` is the module ``package.name``
+    when there is one, else the package itself (its ``__init__.py``)."""
+    known = modules()
+    graph: dict[str, set[str]] = {}
+    for module, path in known.items():
+        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")
+                    anchor = anchor[: len(anchor) - node.level + 1]
+                    base = ".".join([*anchor, base] if base else anchor)
+                for alias in node.names:
+                    name = f"{base}.{alias.name}"
+                    names.add(name if name in known else base)
+        graph[module] = {name for name in names if name in known and name != module}
+    return graph
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """One cycle of imports in each group of modules that import each other (a strongly
+    connected component of more than one module), as the modules in import order, the
+    first one again at the end."""
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[set[str]] = []
+
+    def visit(module: str) -> None:
+        order[module] = low[module] = len(order)
+        stack.append(module)
+        for other in sorted(graph[module]):
+            if other not in order:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], order[other])
+        if low[module] == order[module]:
+            group: set[str] = set()
+            while not group or module not in group:
+                group.add(stack.pop())
+            if len(group) > 1:
+                groups.append(group)
+
+    for module in sorted(graph):
+        if module not in order:
+            visit(module)
+    cycles = []
+    for group in groups:
+        start = min(group)
+        paths = {start: [start]}
+        queue = [start]
+        while queue:  # the shortest way round from start back to itself, inside the group
+            here = queue.pop(0)
+            if start in graph[here]:
+                cycles.append([*paths[here], start])
+                break
+            for other in sorted(graph[here] & group):
+                if other not in paths:
+                    paths[other] = [*paths[here], other]
+                    queue.append(other)
+    return cycles
+
+
+def test_no_modules_import_each_other() -> None:
+    """No cycle of imports, as a reader of the text draws them: imports made for type
+    checking only (``if TYPE_CHECKING:``) and inside functions count, so that the
+    layering within a subpackage is one way too (a lower module that names a higher
+    one's type takes the narrow value it uses, or the type moves down)."""
+    cycles = [" -> ".join(cycle) for cycle in import_cycles(import_graph())]
+    assert not cycles, "modules that import each other:\n" + "\n".join(cycles)
+
+
+def test_the_cycle_check_names_a_cycle() -> None:
+    """The control case: a cycle is found and named, through a third module too."""
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set(), "e": {"d"}}
+    assert import_cycles(graph) == [["a", "b", "c", "a"]]
+    assert import_cycles({"a": {"b"}, "b": set()}) == []
+    # documents.py names CrawlKind under ``if TYPE_CHECKING:`` only, and takes ``meta`` by
+    # ``from scrapy_rep.crawl import meta``: the module, not the package
+    imported = import_graph()["scrapy_rep.crawl.documents.documents"]
+    assert {"scrapy_rep.crawl.documents.kinds", "scrapy_rep.crawl.meta"} <= imported
+    assert "scrapy_rep.crawl" not in imported
 
 
 REPORT = """

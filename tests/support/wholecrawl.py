@@ -1437,7 +1437,7 @@ def _clock_ahead(crawler: Any, seconds: float) -> None:
     """The robots.txt middleware's clock ``seconds`` ahead from the spider's opening
     (before any request is decided): an override that passed the start check has
     expired when every request is decided."""
-    from scrapy_rep.crawl.requests.owners import OWNERS
+    from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 
     def opened(**_: Any) -> None:
         OWNERS[crawler]._clock = lambda: time.time() + seconds  # type: ignore[attr-defined]
@@ -1448,7 +1448,7 @@ def _clock_ahead(crawler: Any, seconds: float) -> None:
 def _expires_during(crawler: Any, plan: Plan) -> None:
     """The override expires ``plan.expires_after`` seconds after the (first) spider opens:
     the robots.txt middleware's clock jumps two hours ahead then, past the expiry."""
-    from scrapy_rep.crawl.requests.owners import OWNERS
+    from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 
     def opened(**_: Any) -> None:
         if not plan.expired_at:

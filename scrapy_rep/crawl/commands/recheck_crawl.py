@@ -4,14 +4,15 @@ held and retried as the crawl holds them, ``Crawl-delay``, the shared store (Red
 ``REP_ROBOTSTXT_CACHE``) when configured.
 
 :class:`RecheckSpider` asks the crawl's robots.txt middleware
-(:func:`~scrapy_rep.crawl.requests.owners.owner_of`) for each origin's documents as a page
-that names them does (``OriginDocument.when_known``: the fetch starts, or the copy the
-crawl or another worker already has is used), robots.txt first, then what the purposes
-need (tdmrep.json, the RSL licenses of its ``License:`` lines), and keeps the entries;
-no page is downloaded for it. With ``--pages`` it then requests each item's page,
-decided by the same middleware, and reads what the page says as the page pass reads it
-(:func:`~scrapy_rep.crawl.page.pagereader.read_statements`). The decisions themselves are
-the recheck's (:mod:`scrapy_rep.recheck.rechecker`), on these entries.
+(:data:`~scrapy_rep.crawl.requests.downloadermiddlewares.OWNERS`) for each origin's
+documents as a page that names them does (``OriginDocument.when_known``: the fetch
+starts, or the copy the crawl or another worker already has is used), robots.txt first,
+then what the purposes need (tdmrep.json, the RSL licenses of its ``License:`` lines),
+and keeps the entries; no page is downloaded for it. With ``--pages`` it then requests
+each item's page, decided by the same middleware, and reads what the page says as the
+page pass reads it (:func:`~scrapy_rep.crawl.page.pagereader.read_statements`). The
+decisions themselves are the recheck's (:mod:`scrapy_rep.recheck.rechecker`), on these
+entries.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from scrapy_rep.crawl.internals import (
 )
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
-from scrapy_rep.crawl.requests.owners import owner_of
+from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
 from scrapy_rep.recheck.documents import OriginDocuments
 from scrapy_rep.recheck.fetching import (
@@ -109,7 +110,7 @@ class RecheckSpider(Spider):
         self.pages_left = PagesLeft(self.pages, request.progress)
 
     async def start(self) -> Any:
-        owner = owner_of(self.crawler)
+        owner = OWNERS.get(self.crawler)
         if owner is None:
             raise RuntimeError("scrapy_rep's RobotsTxtMiddleware is not enabled in this crawl")
         progress: list[Timer] = []  # the next progress line's timer, while the fetch runs

@@ -48,7 +48,7 @@ from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
 from scrapy_rep.crawl.documents.engine_fetch import describe
 from scrapy_rep.crawl.internals import crawler_process, on_start_failure
 from scrapy_rep.crawl.media.mediagate import MediaGate
-from scrapy_rep.crawl.requests.owners import owner_of
+from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from scrapy_rep.crawl.requeststate import fetch_state_of
 from scrapy_rep.fetch.kinds import ROBOTS_TXT
 from scrapy_rep.settings import RepConfig, RepSettingError
@@ -132,7 +132,7 @@ class ToolSpider(Spider):
         return spider
 
     async def start(self) -> AsyncIterator[Any]:
-        if owner_of(self.crawler) is None:  # nothing obeyed: no request is decided
+        if OWNERS.get(self.crawler) is None:  # nothing obeyed: no request is decided
             for asked in self.run.asked:
                 asked.verdict = UNCHECKED
         for index, asked in enumerate(self.run.asked):

@@ -5,9 +5,10 @@ Twisted calls: downloads over the engine, store calls, timers (on the reactor, o
 asyncio loop of a crawl without one: :func:`~scrapy_rep.crawl.internals.call_later`), stats,
 log lines and signals. What comes back (a download's outcome, the store's answer, a
 timer firing) goes to the lifecycle as the next event, and its actions are run in turn.
-Releasing held requests is the document's own
-(:class:`~scrapy_rep.crawl.documents.documents.OriginDocument`, the runner's owner), and so
-are the requests that made each document be fetched.
+Releasing held requests is the owner's, the requests waiting for the document
+(:class:`~scrapy_rep.crawl.documents.waiting.WaitingRequests`, a base of the
+:class:`~scrapy_rep.crawl.documents.documents.OriginDocument` that builds the runner), and
+so are the requests that made each document be fetched.
 """
 
 from __future__ import annotations
@@ -30,10 +31,10 @@ from scrapy_rep.fetch.rules import Effect
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.crawl.documents.documents import OriginDocument
     from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
     from scrapy_rep.crawl.documents.kinds import CrawlKind
     from scrapy_rep.crawl.documents.storeclient import StoreClient
+    from scrapy_rep.crawl.documents.waiting import WaitingRequests
     from scrapy_rep.urls.origins import Origin
 
 logger = logging.getLogger(__name__)
@@ -66,7 +67,7 @@ class ActionRunner:
         lifecycle: Lifecycle[Any],
         fetcher: EngineFetcher,
         store: StoreClient,
-        owner: OriginDocument[Any],
+        owner: WaitingRequests[Any],
         clock: Callable[[], float],
         kind: CrawlKind[Any],
     ) -> None:

@@ -29,19 +29,15 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
-from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.documents.actions import ActionRunner
 from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
 from scrapy_rep.crawl.documents.waiting import HOLD as HOLD
 from scrapy_rep.crawl.documents.waiting import WAIT as WAIT
-from scrapy_rep.crawl.documents.waiting import WaitingInPlace
-from scrapy_rep.crawl.internals import call_later, engine_closing, running_engine
+from scrapy_rep.crawl.documents.waiting import WaitingRequests
 from scrapy_rep.crawl.requeststate import state_of, to_decide_afresh
-from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache
-from scrapy_rep.fetch.kinds import HoldKey
 from scrapy_rep.fetch.lifecycle import Lifecycle
 from scrapy_rep.fetch.lifecycle import events as do
 
@@ -60,7 +56,7 @@ D = TypeVar("D")
 _ROUTE: Final = (meta.DOWNLOAD_SLOT, "proxy")
 
 
-class OriginDocument(WaitingInPlace[D]):
+class OriginDocument(WaitingRequests[D]):
     """One document kind: ``lifecycle`` decides, ``runner`` performs, ``cache`` keeps,
     and the document holds and releases the requests that wait for it."""
 
@@ -97,17 +93,10 @@ class OriginDocument(WaitingInPlace[D]):
         )
         self.lifecycle: Lifecycle[D] = Lifecycle(policy, document, self.cache)
         self._clock = clock
+        self.closed = False
         self._held = held
-        #: The request that made each key's document be fetched (its download slot, and
-        #: Scrapy's ``robots_parsed``).
-        self._triggers: dict[Hashable, Request] = {}
-        self._waiters = {}
-        #: A key not known yet -> the keys whose held requests wait for it as well (they
-        #: are woken when it is known: :meth:`hold`'s ``also``).
-        self._wakes: dict[Hashable, set[Hashable]] = {}
-        self._never = set()
-        #: The entries released requests carry, by a token in their state.
-        self._carried: CarriedEntries[D] = CarriedEntries(self.name, self.cache)
+        self._triggers, self._waiters, self._wakes, self._never = {}, {}, {}, set()
+        self._carried = CarriedEntries(self.name, self.cache)
         fetcher = EngineFetcher(crawler, timeout, document, self._route, kind.stats)
         store = store.for_kind(document.stat_prefix)
         self.runner = ActionRunner(crawler, self.lifecycle, fetcher, store, self, clock, kind)
@@ -177,84 +166,6 @@ class OriginDocument(WaitingInPlace[D]):
         newer version is known by then (it is held for a later document)."""
         self._carried.carry([request], entry, key)
 
-    def hold(self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()) -> None:
-        """Keep ``request`` until ``key``'s document is known (SPEC §4), or the first of
-        ``also``'s (the further keys it waits for: it is then decided again)."""
-        if self._held.add(self.document.hold_key(key), request):
-            inc(self.stats, "rep/requests/spilled")
-        inc(self.stats, "rep/requests/held")
-        self.crawler.signals.send_catch_log(
-            rep_signals.request_held, request=request, origin=str(key)
-        )
-        entry = self._releasable(key)
-        if entry is not None:  # the download finished in between
-            call_later(0, self.release, key, entry, 0)
-            return
-        for other in also:
-            found = self.usable_entry(other)
-            if found is not None:  # known in between: decided again with it
-                call_later(0, self._release_held, key, other, found, 0)
-                return
-            self._wakes.setdefault(other, set()).add(key)
-
-    def release(self, key: Hashable, entry: CacheEntry[Any], failures: int) -> None:
-        """The requests held for ``key``'s document go on, carrying ``entry``; so do
-        those held for another key that wait for this one as well (:meth:`hold`)."""
-        for waiter in self._waiters.pop(key, ()):
-            waiter.callback(entry)
-        self._triggers.pop(key, None)
-        self._release_held(key, key, entry, failures)
-        for held_for in self._wakes.pop(key, ()):
-            self._release_held(held_for, key, entry, 0)
-
-    def _release_held(
-        self, held_for: Hashable, key: Hashable, entry: CacheEntry[Any], failures: int
-    ) -> None:
-        """The requests held for ``held_for``'s document go on, carrying ``key``'s
-        ``entry`` (the same key, or one they wait for as well)."""
-        engine = running_engine(self.crawler)
-        hold_key = self.document.hold_key(held_for)
-        if self.runner.closed or engine is None or hold_key not in self._held:
-            return
-        if engine_closing(engine):
-            # The spider is closing: a request scheduled now may reach a scheduler that
-            # has already saved its queue (JOBDIR) and be lost. It stays held, and is
-            # kept (JOBDIR, scrapy-redis) or dropped with a reason when the spider closes.
-            return
-        held = self._held.pop(hold_key)
-        again = [self._released(request, held_for, failures) for request in held]
-        self._carried.carry(again, entry, key, compact=True)
-        for request in again:
-            engine.crawl(request)
-        inc(self.stats, "rep/requests/released", len(again))
-        if failures:
-            inc(self.stats, "rep/requests/released_after_unreachable", len(again))
-
-    def _released(self, request: Request, key: Hashable, failures: int) -> Request:
-        self.crawler.signals.send_catch_log(
-            rep_signals.request_released, request=request, origin=str(key), failures=failures
-        )
-        # The dupefilter saw it already. Set on the request itself, not on a copy: nothing
-        # else holds it (it was popped from the held requests), and a copy costs a
-        # Request's construction per held request.
-        request.dont_filter = True
-        return request
-
-    def held_count(self, key: Hashable) -> int:
-        """How many requests wait for ``key``'s document (for the lifecycle)."""
-        return self._held.count(self.document.hold_key(key))
-
-    def held_counts(self) -> dict[str, int]:
-        """How many requests wait for each key's document."""
-        return {
-            str(hold.key): self._held.count(hold)
-            for hold in self._held.origins()
-            if isinstance(hold, HoldKey) and hold.kind == self.name
-        }
-
-    def trigger(self, key: Hashable) -> Request | None:
-        return self._triggers.get(key)
-
     def idle(self, key: Hashable) -> None:
         """The spider is idle with requests held for ``key``: release them if the document
         is known, else make sure it is fetched, or will be."""
@@ -276,7 +187,8 @@ class OriginDocument(WaitingInPlace[D]):
         return {name: trigger_meta[name] for name in _ROUTE if trigger_meta.get(name)}
 
     def close(self) -> None:
-        """The spider closed: no timer fires, nobody waits any more."""
+        """The spider closed: no timer fires, nothing is released, nobody waits any more."""
+        self.closed = True
         self.runner.close()
         for waiters in self._waiters.values():
             for waiter in waiters:

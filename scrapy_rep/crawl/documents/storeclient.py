@@ -59,10 +59,6 @@ class StoreClient:
         client.stat_prefix = stat_prefix
         return client
 
-    @property
-    def consulted(self) -> bool:
-        return self.store.consulted
-
     async def load(self, name: str) -> SharedRecord | None:
         return await self._run(lambda: self.store.load(name), None, name)
 

@@ -1,31 +1,41 @@
 """A request waiting for a per-origin document: held by the scheduler, or awaiting it in
 place (SPEC §4).
 
-:meth:`WaitingInPlace.hold_or_wait` says which: a request goes back to the engine to be
+:meth:`WaitingRequests.hold_or_wait` says which: a request goes back to the engine to be
 held (:data:`HOLD`) unless it was handed back for the document already and came straight
 back (sent by ``engine.download_async``, which no scheduler holds: :data:`WAIT`); then it
-awaits the document here (:meth:`WaitingInPlace.wait`), woken by whichever of the keys
-it waits for is known first, or dropped, saying why, if the spider closes first.
+awaits the document here (:meth:`WaitingRequests.wait`), woken by whichever of the keys
+it waits for is known first, or dropped, saying why, if the spider closes first. A held
+request is kept in the crawl's held requests (:meth:`WaitingRequests.hold`) until the
+document's lifecycle releases it (:meth:`WaitingRequests.release`, which the runner of
+its actions calls).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable
-from typing import TYPE_CHECKING, Final, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.internals import call_later, engine_closing, running_engine
 from scrapy_rep.crawl.refusals import Refusal, drop_request
 from scrapy_rep.crawl.requeststate import mark_held
+from scrapy_rep.crawl.stats import inc
+from scrapy_rep.fetch.kinds import HoldKey
 from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
 
-    from scrapy_rep.crawl.documents.actions import ActionRunner
+    from scrapy_rep.crawl.documents.carried import CarriedEntries
+    from scrapy_rep.crawl.documents.holding import HeldRequests
     from scrapy_rep.fetch.cache import CacheEntry
+    from scrapy_rep.fetch.kinds import DocumentKind
 
 D = TypeVar("D")
 
@@ -50,16 +60,31 @@ HOLD: Final = Hold(False)
 WAIT: Final = Hold(True)
 
 
-class WaitingInPlace(Generic[D]):
-    """The requests waiting for one document kind: a base of
+class WaitingRequests(Generic[D]):
+    """The requests waiting for one document kind: held in the crawl's held requests until
+    its lifecycle releases them (:meth:`hold`, :meth:`release`, called by the runner of
+    its actions), or awaiting it in place (:meth:`wait`). A base of
     :class:`~scrapy_rep.crawl.documents.documents.OriginDocument`, which sets what is
     declared here."""
 
     crawler: Crawler
+    stats: StatsCollector | None
     name: str
-    runner: ActionRunner
+    document: DocumentKind[D]
+    #: The spider closed: nothing is released any more, nobody waits.
+    closed: bool
+    #: The crawl's held requests (every kind's: this one's under its ``HoldKey``).
+    _held: HeldRequests
+    #: The entries released requests carry, by a token in their state.
+    _carried: CarriedEntries[D]
+    #: The request that made each key's document be fetched (its download slot, and
+    #: Scrapy's ``robots_parsed``).
+    _triggers: dict[Hashable, Request]
     #: Requests awaiting the document in place (sent with ``engine.download_async``).
     _waiters: dict[Hashable, list[Deferred[CacheEntry[D] | None]]]
+    #: A key not known yet -> the keys whose held requests wait for it as well (they
+    #: are woken when it is known: :meth:`hold`'s ``also``).
+    _wakes: dict[Hashable, set[Hashable]]
     #: The keys whose document will not be known before the crawl closes.
     _never: set[Hashable]
 
@@ -81,6 +106,84 @@ class WaitingInPlace(Generic[D]):
         if mark_held(request, (self.name, key, also)):
             return HOLD
         return WAIT
+
+    def hold(self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()) -> None:
+        """Keep ``request`` until ``key``'s document is known (SPEC §4), or the first of
+        ``also``'s (the further keys it waits for: it is then decided again)."""
+        if self._held.add(self.document.hold_key(key), request):
+            inc(self.stats, "rep/requests/spilled")
+        inc(self.stats, "rep/requests/held")
+        self.crawler.signals.send_catch_log(
+            rep_signals.request_held, request=request, origin=str(key)
+        )
+        entry = self._releasable(key)
+        if entry is not None:  # the download finished in between
+            call_later(0, self.release, key, entry, 0)
+            return
+        for other in also:
+            found = self.usable_entry(other)
+            if found is not None:  # known in between: decided again with it
+                call_later(0, self._release_held, key, other, found, 0)
+                return
+            self._wakes.setdefault(other, set()).add(key)
+
+    def release(self, key: Hashable, entry: CacheEntry[Any], failures: int) -> None:
+        """The requests held for ``key``'s document go on, carrying ``entry``; so do
+        those held for another key that wait for this one as well (:meth:`hold`)."""
+        for waiter in self._waiters.pop(key, ()):
+            waiter.callback(entry)
+        self._triggers.pop(key, None)
+        self._release_held(key, key, entry, failures)
+        for held_for in self._wakes.pop(key, ()):
+            self._release_held(held_for, key, entry, 0)
+
+    def _release_held(
+        self, held_for: Hashable, key: Hashable, entry: CacheEntry[Any], failures: int
+    ) -> None:
+        """The requests held for ``held_for``'s document go on, carrying ``key``'s
+        ``entry`` (the same key, or one they wait for as well)."""
+        engine = running_engine(self.crawler)
+        hold_key = self.document.hold_key(held_for)
+        if self.closed or engine is None or hold_key not in self._held:
+            return
+        if engine_closing(engine):
+            # The spider is closing: a request scheduled now may reach a scheduler that
+            # has already saved its queue (JOBDIR) and be lost. It stays held, and is
+            # kept (JOBDIR, scrapy-redis) or dropped with a reason when the spider closes.
+            return
+        held = self._held.pop(hold_key)
+        again = [self._released(request, held_for, failures) for request in held]
+        self._carried.carry(again, entry, key, compact=True)
+        for request in again:
+            engine.crawl(request)
+        inc(self.stats, "rep/requests/released", len(again))
+        if failures:
+            inc(self.stats, "rep/requests/released_after_unreachable", len(again))
+
+    def _released(self, request: Request, key: Hashable, failures: int) -> Request:
+        self.crawler.signals.send_catch_log(
+            rep_signals.request_released, request=request, origin=str(key), failures=failures
+        )
+        # The dupefilter saw it already. Set on the request itself, not on a copy: nothing
+        # else holds it (it was popped from the held requests), and a copy costs a
+        # Request's construction per held request.
+        request.dont_filter = True
+        return request
+
+    def held_count(self, key: Hashable) -> int:
+        """How many requests wait for ``key``'s document (for the lifecycle)."""
+        return self._held.count(self.document.hold_key(key))
+
+    def held_counts(self) -> dict[str, int]:
+        """How many requests wait for each key's document."""
+        return {
+            str(hold.key): self._held.count(hold)
+            for hold in self._held.origins()
+            if isinstance(hold, HoldKey) and hold.kind == self.name
+        }
+
+    def trigger(self, key: Hashable) -> Request | None:
+        return self._triggers.get(key)
 
     async def wait(
         self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
@@ -141,7 +244,7 @@ class WaitingInPlace(Generic[D]):
         when ``answers(key)`` gives one (default: :meth:`entry`, which starts its fetch),
         else once its fetch or refresh releases it; ``None`` if the spider closes."""
         entry = self.entry(key, request) if answers is None else answers(key)
-        if entry is not None or self.runner.closed or key in self._never:
+        if entry is not None or self.closed or key in self._never:
             return entry
         for other in also:
             entry = self.usable_entry(other)

@@ -31,7 +31,7 @@ from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
 from scrapy_rep.crawl.auditing import ledger_of
-from scrapy_rep.crawl.requests.owners import owner_of
+from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.rsl_kind import RSL, license_key, licenses_not_read
 from scrapy_rep.usage.purpose import usage_decision
@@ -213,7 +213,7 @@ class PageLicenseReader:
 
 def _rsl_document(crawler: Crawler) -> OriginDocument[RslDocument] | None:
     """The downloader middleware's RSL document, if the crawl reads RSL licenses."""
-    owner = owner_of(crawler)
+    owner = OWNERS.get(crawler)
     if owner is None:
         return None
     found: OriginDocument[RslDocument] | None = owner.documents.get(RSL.name)

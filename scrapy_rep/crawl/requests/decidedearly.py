@@ -31,7 +31,7 @@ import itertools
 import secrets
 from typing import TYPE_CHECKING, Final
 
-from scrapy_rep.crawl.requeststate import RequestState, decided_early
+from scrapy_rep.crawl.requeststate import decided_early
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -44,7 +44,8 @@ MAX_KEPT: Final = 10_000
 
 class EarlyDecisions(dict[int, "tuple[RequestFacts, Allowed]"]):
     """The early verdicts of one crawl, each under a token in its request's state; the
-    late check takes a request's token out with :meth:`take`."""
+    late check pops a request's verdict by its token (so it serves once: the token in the
+    state is spent when the request is decided)."""
 
     def __init__(self, limit: int = MAX_KEPT) -> None:
         super().__init__()
@@ -58,11 +59,3 @@ class EarlyDecisions(dict[int, "tuple[RequestFacts, Allowed]"]):
         if len(self) > self._limit:
             del self[next(iter(self))]  # the oldest: its request may never come
         decided_early(request, token)
-
-    def take(self, state: RequestState | None) -> tuple[RequestFacts, Allowed] | None:
-        """The early verdict named by a request's state, or ``None``; taken out, so it
-        serves once (the token in the state is spent when the request is decided). The
-        late check does the same inline."""
-        if state is None or not state.early:
-            return None
-        return self.pop(state.early, None)

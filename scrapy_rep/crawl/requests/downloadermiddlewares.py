@@ -41,7 +41,7 @@ from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
-from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.documents.documents import OriginDocument
 from scrapy_rep.crawl.documents.engine_fetch import robots_response_from_cache
 from scrapy_rep.crawl.documents.holding import HeldRequests
@@ -51,9 +51,8 @@ from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requests.facts import FactsReader
 from scrapy_rep.crawl.requests.handback import HandingBack
 from scrapy_rep.crawl.requests.openclose import OpeningAndClosing
-from scrapy_rep.crawl.requests.owners import OWNERS
 from scrapy_rep.crawl.requests.perform import Performer
-from scrapy_rep.crawl.requests.sendtime import returned_if_held
+from scrapy_rep.crawl.requests.sendtime import SendCheck, returned_if_held
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.cache import CacheEntry
@@ -78,6 +77,8 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
 logger = logging.getLogger(__name__)
+#: The middleware of each running crawl, found by the early refusal, the checks and the tools.
+OWNERS: PerCrawler[RobotsTxtMiddleware] = PerCrawler("owner")
 
 
 class RobotsTxtMiddleware(HandingBack, OpeningAndClosing):
@@ -108,12 +109,11 @@ class RobotsTxtMiddleware(HandingBack, OpeningAndClosing):
         self.documents = self._open_documents(crawler, config, clock)
         self._robots: OriginDocument[RobotsTxt] = self.documents[ROBOTS_CRAWL.name]
         #: The robots.txt of every origin seen, and its lifecycle.
-        self.cache, self.lifecycle, self.runner = (
-            self._robots.cache, self._robots.lifecycle, self._robots.runner,
-        )  # fmt: skip
+        self.cache, self.lifecycle = self._robots.cache, self._robots.lifecycle
         #: The early pass's verdicts on the requests it allowed, until they come here.
         self._decided_early = EarlyDecisions()
-        OWNERS[crawler] = self  # for the spider side: crawl/requests/owners.py
+        OWNERS[crawler] = self
+        self._send_check = SendCheck(self, self.perform, config.ledger)  # put in place at start
         self._scheduler, self._on_disk_at_open = None, None  # set when the spider opens
         self._marked, self._listening = set(), False  # requests handed back: handback.py
         connect = crawler.signals.connect

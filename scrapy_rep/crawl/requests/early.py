@@ -52,7 +52,7 @@ from scrapy_rep.crawl.internals import (
     running_engine,
     spider_middlewares,
 )
-from scrapy_rep.crawl.requests.owners import owner_of
+from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -95,7 +95,7 @@ class EarlyRefusal:
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
 
     def _opened(self) -> None:
-        owner = owner_of(self.crawler)
+        owner = OWNERS.get(self.crawler)
         engine = running_engine(self.crawler)
         after_ours = []
         for component in spider_middlewares(engine) or ():  # from the engine side

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Coroutine
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from scrapy_rep.crawl.documents.documents import OriginDocument
 from scrapy_rep.crawl.documents.fetchsetup import document_policy, open_store
@@ -22,7 +22,6 @@ from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.documents.storeclient import StoreClient
 from scrapy_rep.crawl.internals import engine_scheduler, running_engine
 from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware, warn_ignored_parser
-from scrapy_rep.crawl.requests.sendtime import SendCheck
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
@@ -30,10 +29,9 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
-    from scrapy_rep.crawl.documents.actions import ActionRunner
     from scrapy_rep.crawl.documents.holding import HeldRequests
     from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
-    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
+    from scrapy_rep.crawl.requests.sendtime import SendCheck
     from scrapy_rep.fetch.cache import DocumentCache
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.settings import RepConfig
@@ -53,26 +51,27 @@ class OpeningAndClosing:
     held: HeldRequests
     documents: dict[str, OriginDocument[Any]]
     cache: DocumentCache[RobotsTxt]
-    runner: ActionRunner
+    store: StoreClient
     _decided_early: EarlyDecisions
     _scheduler: Any
     _on_disk_at_open: int | None
+    _send_check: SendCheck
 
     def _open_documents(
         self, crawler: Crawler, config: RepConfig, clock: Callable[[], float]
     ) -> dict[str, OriginDocument[Any]]:
         """The document of each kind the crawl's purposes need (robots.txt first), by
-        name, sharing the crawl's store (``REP_ROBOTSTXT_CACHE``, ``JOBDIR``), its fetch policy
-        and the held requests."""
+        name, sharing the crawl's store (``REP_ROBOTSTXT_CACHE``, ``JOBDIR``: kept, closed
+        at the close), its fetch policy and the held requests."""
         settings = crawler.settings
         needed = self.rules.documents()
         kinds = [kind for kind in CRAWL_KINDS if kind.name in needed]
         store = open_store(config, settings, len(kinds))
         policy, timeout = document_policy(config, settings, store)
-        client = StoreClient(store, clock, lambda key: inc(self.stats, key))
+        self.store = StoreClient(store, clock, lambda key: inc(self.stats, key))
         return {
             kind.name: OriginDocument(
-                crawler, kind, config, policy, timeout, client, self.held, clock
+                crawler, kind, config, policy, timeout, self.store, self.held, clock
             )
             for kind in kinds
         }
@@ -81,7 +80,7 @@ class OpeningAndClosing:
         engine = running_engine(self.crawler)
         switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
         warn_ignored_parser(self.crawler)
-        if not SendCheck(cast("RobotsTxtMiddleware", self)).install(engine):
+        if not self._send_check.install(engine):
             logger.warning(
                 "scrapy_rep: this Scrapy's downloader cannot be reached where it sends a "
                 "request: a request that waits in its download slot past its robots.txt's "
@@ -90,7 +89,7 @@ class OpeningAndClosing:
             )
         #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
         self._scheduler = engine_scheduler(engine)
-        load_error = getattr(self.runner.store.store, "load_error", "")
+        load_error = getattr(self.store.store, "load_error", "")
         if load_error:
             logger.warning(
                 "scrapy_rep: the robots.txt cache in JOBDIR is unreadable (%s)", load_error
@@ -127,6 +126,6 @@ class OpeningAndClosing:
         return self._close_store(failed)
 
     async def _close_store(self, failed: Exception | None) -> None:
-        await self.runner.store.close()
+        await self.store.close()
         if failed is not None:
             raise failed

@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import math
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import IgnoreRequest
@@ -26,7 +27,8 @@ from scrapy_rep.verdict import Refused, Wait
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
+    from scrapy_rep.crawl.requests.handback import HandingBack
+    from scrapy_rep.crawl.requests.perform import Performer
 
 logger = logging.getLogger(__name__)
 
@@ -61,25 +63,30 @@ class SendCheck:
     versions that may go stale and an override that may expire meanwhile. Its state says
     until when the verdict holds (:attr:`~scrapy_rep.crawl.requeststate.RequestState
     .until`); a request sent later is decided again first, for what it is sent as
-    (:meth:`~scrapy_rep.crawl.requests.downloadermiddlewares.RobotsTxtMiddleware
-    .decide_at_send`): refused as any other (stats, log,
-    signal, audit trail), held for a refresh (handed back: :class:`HeldAtSend`), handed
-    back to go through its origin's download slot when a ``Crawl-delay`` became known
-    meanwhile (:class:`MovedAtSend`), or sent under the new verdict. The usual request
-    costs one call and a comparison. The audit
-    trail's record takes the send time and until when its verdict held
-    (``sent_at``, ``expires``)."""
+    (:meth:`~scrapy_rep.crawl.requests.handback.HandingBack.decide_at_send`): refused as
+    any other (stats, log, signal, audit trail), held for a refresh (handed back:
+    :class:`HeldAtSend`), handed back to go through its origin's download slot when a
+    ``Crawl-delay`` became known meanwhile (:class:`MovedAtSend`), or sent under the new
+    verdict. The usual request costs one call and a comparison. The audit trail's record
+    takes the send time and until when its verdict held (``sent_at``, ``expires``)."""
 
-    def __init__(self, owner: RobotsTxtMiddleware) -> None:
+    def __init__(self, owner: HandingBack, perform: Performer, keeps_ledger: bool) -> None:
+        #: The robots.txt middleware, which decides again and hands back (its clock read
+        #: at each send: a test may set another).
         self.owner = owner
+        self.perform = perform
         self.stats = owner.crawler.stats
+        self._keeps_ledger = keeps_ledger
         self._send: Any = None
-        ledger = ledger_of(owner.crawler) if owner.config.ledger else None
-        self._sent_at = ledger.sent_at if ledger is not None else None
-        self._not_sent = ledger.not_sent if ledger is not None else None
+        self._sent_at: Callable[[str, float, float], None] | None = None
+        self._not_sent: Callable[[str], None] | None = None
 
     def install(self, engine: Any) -> bool:
-        """Put :meth:`sending` where the downloader sends each request; whether it could."""
+        """Put :meth:`sending` where the downloader sends each request (and the audit
+        trail's ledger, built by now, is told of each send); whether it could."""
+        ledger = ledger_of(self.owner.crawler) if self._keeps_ledger else None
+        if ledger is not None:
+            self._sent_at, self._not_sent = ledger.sent_at, ledger.not_sent
         self._send = send_through(engine, self.sending)
         return self._send is not None
 
@@ -112,14 +119,14 @@ class SendCheck:
                 f"Dropped: scrapy_rep could not decide it at its send (internal error: {what})"
             )
             self._unsent(state)
-            owner.perform.internal_error(request, message, error)
+            self.perform.internal_error(request, message, error)
         if decided is None:
             return math.inf
         facts, verdict = decided
         inc(self.stats, "rep/requests/decided_at_send")
         if isinstance(verdict, Refused):
             self._unsent(state)
-            owner.perform.refused(request, facts, verdict)
+            self.perform.refused(request, facts, verdict)
         if isinstance(verdict, Wait):
             if state.afresh:  # held for a refresh once already: its verdict stands
                 inc(self.stats, "rep/requests/sent_decided_afresh")
@@ -129,7 +136,7 @@ class SendCheck:
             inc(self.stats, "rep/requests/held_at_send")
             raise HeldAtSend(f"held at its send until its {verdict.document} is known")
         leaving = request.meta.get(DOWNLOAD_SLOT)
-        owner.perform.allowed(request, facts, verdict)
+        self.perform.allowed(request, facts, verdict)
         if request.meta.get(DOWNLOAD_SLOT) != leaving:
             # a Crawl-delay known since it entered the downloader: its origin's slot, not
             # the one it leaves (two slots would halve the delay; crawl/documents/slots.py)

@@ -39,8 +39,8 @@ from scrapy_rep.crawl.internals import (
     downloader_methods,
     running_engine,
 )
+from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS, RobotsTxtMiddleware
 from scrapy_rep.crawl.requests.facts import decoded
-from scrapy_rep.crawl.requests.owners import owner_of
 from scrapy_rep.crawl.requests.sendtime import returned_if_held
 from scrapy_rep.crawl.requeststate import RequestState, follow_url, moved, sent_state, state_of
 from scrapy_rep.crawl.stats import inc
@@ -52,7 +52,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 
 logger = logging.getLogger(__name__)
 
@@ -79,7 +78,7 @@ class SentRequestCheck:
     def process_request(self, request: Request, spider: Any = None) -> Request | None:
         owner = self._owner
         if owner is None:
-            owner = self._owner = owner_of(self.crawler)
+            owner = self._owner = OWNERS.get(self.crawler)
             if owner is None:
                 return None
         state = state_of(request)  # the usual request: the names it was decided for

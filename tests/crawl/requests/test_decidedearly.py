@@ -179,5 +179,5 @@ def test_verdicts_of_requests_that_never_come_are_bounded() -> None:
     for request in requests:
         kept.keep(request, RequestFacts(request.url, ORIGIN, "testbot"), Allowed())
     assert len(kept) == 3
-    assert kept.take(state_of(requests[0])) is None  # the oldest were let go
-    assert kept.take(state_of(requests[4])) is not None
+    assert kept.pop(early_token(requests[0]), None) is None  # the oldest were let go
+    assert kept.pop(early_token(requests[4]), None) is not None
