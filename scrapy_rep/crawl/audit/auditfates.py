@@ -12,12 +12,8 @@ from typing import TYPE_CHECKING, Any
 from scrapy.http import Response
 
 from scrapy_rep.audit import lines
-from scrapy_rep.crawl.audit.auditstate import (
-    NOT_FOLLOWED_KEPT,
-    AuditState,
-    guarded,
-    robots_sha,
-)
+from scrapy_rep.crawl.audit.auditrequests import RequestEvents
+from scrapy_rep.crawl.audit.auditstate import NOT_FOLLOWED_KEPT, guarded, robots_sha
 from scrapy_rep.crawl.internals import dropped_response
 from scrapy_rep.crawl.requeststate import any_state, before_of, moved, open_record, record_id
 from scrapy_rep.verdict.fates import Fate
@@ -32,7 +28,7 @@ if TYPE_CHECKING:
     from scrapy_rep.verdict import Refused
 
 
-class FateEvents(AuditState):
+class FateEvents(RequestEvents):
     """The final fates scrapy_rep's components tell the trail (signals and calls)."""
 
     def _refused(
