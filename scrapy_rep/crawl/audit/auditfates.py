@@ -23,7 +23,7 @@ from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from scrapy_rep.crawl.ledger import PageLedger, PageRead
+    from scrapy_rep.crawl.ledger import Page, PageLedger
     from scrapy_rep.usage.purpose import UsageDecision
     from scrapy_rep.verdict import Refused
 
@@ -64,9 +64,7 @@ class FateEvents(RequestEvents):
         except Exception:
             self.internal_error("_refused")
 
-    def page_done(
-        self, response: Response, ledger: PageLedger, page: PageRead | None = None
-    ) -> None:
+    def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
         """scrapy_rep's spider middleware passed on the spider's whole output for a page:
         its ``ledger`` (the items passed on and refused and why, the links not followed,
         the report reads the same one), on which the items kept are settled here: those

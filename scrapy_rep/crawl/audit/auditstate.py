@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from scrapy.statscollectors import StatsCollector
 
     from scrapy_rep.crawl.auditing import UrlReader
-    from scrapy_rep.crawl.ledger import PageRead
+    from scrapy_rep.crawl.ledger import Page
 
 logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., None])
@@ -116,7 +116,7 @@ class AuditState:
         for reader in self.readers:
             reader.settled(entry, fate, added, cause)
 
-    def page_said(self, state: UrlEntry, request: Request, page: PageRead | None) -> dict[str, Any]:
+    def page_said(self, state: UrlEntry, request: Request, page: Page | None) -> dict[str, Any]:
         """A fetched page's ``usage`` (its own decision, never ``response.meta``'s, which
         a spider may have copied from another page; without one, what the origin's
         documents said before the fetch) and ``page`` parts: what it said, read for the
@@ -156,7 +156,7 @@ class AuditState:
         if len(names) > 1:
             state.robots = RobotsPart(*robots[:6], agents=tuple(names))
 
-    def _part_of(self, url: str, page: PageRead) -> dict[str, Any]:
+    def _part_of(self, url: str, page: Page) -> dict[str, Any]:
         """What ``page`` (at ``url``) said, as a record's ``page`` part
         (:func:`lines.page_part`); statements too long for the line are a snapshot of
         their own (kind ``page``), which the part names."""
