@@ -52,61 +52,6 @@ if TYPE_CHECKING:
 
 _T = TypeVar("_T")
 
-__all__ = [
-    "ASYNC_ENGINE",
-    "ASYNC_SPIDER_OUTPUT",
-    "CHECKED_WITH",
-    "COMPONENTS_BY_CLASS",
-    "DELAY_JITTER",
-    "EXIT_FROM_THE_CRAWL",
-    "HTTPX_HANDLER",
-    "LATE_ATTRIBUTES",
-    "LOOKUP_ERRORS",
-    "LOST_ERRORS",
-    "LOWEST",
-    "MEDIA_REQUEST_FILTERED",
-    "REACTORLESS",
-    "REACTORLESS_HANDLER",
-    "ROBOTS_PARSED",
-    "SCRAPY",
-    "TIMEOUT_ERRORS",
-    "MediaRequestFiltered",
-    "Timer",
-    "after_each_scrape",
-    "allow_reactor_import",
-    "asyncio_usable",
-    "awaited",
-    "call_later",
-    "close_spider",
-    "crawler_process",
-    "crawler_runner",
-    "download",
-    "downloader_methods",
-    "downloader_middleware",
-    "dropped_response",
-    "engine_closing",
-    "engine_scheduler",
-    "exit_command",
-    "explicit_encoding",
-    "first_in_slot",
-    "forbid_reactor_import",
-    "httpx_missing",
-    "in_thread",
-    "on_start_failure",
-    "quiet_media_failures",
-    "reactor_installed",
-    "reactorless_setting",
-    "release_of",
-    "running_engine",
-    "scrapys_slot_key",
-    "seen_fingerprints",
-    "send_catch_log_async",
-    "send_through",
-    "spider_middlewares",
-    "switch_off_base_component",
-    "watch_downloads",
-]
-
 
 def release_of(version: str) -> tuple[int, int]:
     """``(major, minor)`` of a Scrapy version string (``"2.13.3"``, ``"2.20.0.dev0"``)."""
@@ -533,9 +478,10 @@ ROBOTS_PARSED: object | None = getattr(scrapy.signals, "robots_parsed", None)
 #: silences ours.
 MEDIA_REQUEST_FILTERED: Final = SCRAPY >= (2, 18)
 if TYPE_CHECKING or MEDIA_REQUEST_FILTERED:
-    from scrapy.pipelines.media import _MediaRequestFiltered as MediaRequestFiltered
+    from scrapy.pipelines.media import _MediaRequestFiltered as _Filtered
 else:
-    from scrapy.pipelines.files import FileException as MediaRequestFiltered
+    from scrapy.pipelines.files import FileException as _Filtered
+MediaRequestFiltered = _Filtered
 
 
 class _DropFiltered(logging.Filter):

@@ -116,10 +116,6 @@ class Page:
         self.fetched: tuple[tuple[str, Page, PageVerdict], ...] = ()
 
 
-#: The name the audit trail reads it by.
-PageRead = Page
-
-
 class LedgerReader(Protocol):
     """What reads a page's ledger once its output is through, with what the page pass
     read of the page and decided (``page``: its own, never ``response.meta``'s)."""

@@ -37,32 +37,19 @@ from __future__ import annotations
 import atexit
 import logging
 import math
-import uuid
-from collections import Counter
-from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
-from scrapy.utils.job import job_dir
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.read import tail_of
 from scrapy_rep.audit.urlentry import STATE_VERSION, RobotsPart, UrlEntry
-from scrapy_rep.audit.waits import Waits
 from scrapy_rep.crawl.audit.auditfates import FateEvents
-from scrapy_rep.crawl.audit.auditfile import (
-    AuditWriter,
-    Paused,
-    paused_state,
-    resume,
-    save_state,
-)
-from scrapy_rep.crawl.audit.auditrequests import RequestEvents
+from scrapy_rep.crawl.audit.auditfile import AuditWriter, paused_state, save_state
 from scrapy_rep.crawl.audit.auditstate import guarded
-from scrapy_rep.crawl.auditing import LEDGERS, URL_READERS, AuditMiddleware
+from scrapy_rep.crawl.auditing import LEDGERS, AuditMiddleware
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
     downloader_methods,
@@ -71,14 +58,8 @@ from scrapy_rep.crawl.internals import (
     seen_fingerprints,
 )
 from scrapy_rep.crawl.ledger import read_by
-from scrapy_rep.crawl.requeststate import (
-    any_state,
-    decided_for_another,
-    moved,
-    open_record,
-    recorded,
-)
-from scrapy_rep.robotstxt.useragent import crawler_name, product_token
+from scrapy_rep.crawl.requeststate import open_record
+from scrapy_rep.robotstxt.useragent import product_token
 from scrapy_rep.verdict import LICENSE as LICENSE_KIND
 from scrapy_rep.verdict import ROBOTS as ROBOTS_KIND
 from scrapy_rep.verdict import TDM as TDM_KIND
@@ -89,7 +70,6 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.crawl.auditing import UrlReader
     from scrapy_rep.fetch.cache import CacheEntry
     from scrapy_rep.verdict import RequestFacts
     from scrapy_rep.verdict.values import Used
@@ -122,7 +102,7 @@ def _at_exit() -> None:
         trail._closed(reason=FORCED)
 
 
-class UrlLedger(RequestEvents, FateEvents):
+class UrlLedger(FateEvents):
     """The crawl's one ledger of each requested URL's fate: written by the parts that
     decide, settled once per request, and read by the audit trail (``REP_AUDIT_FILE``:
     its ``url`` lines, written here) and every :class:`UrlReader` (the end-of-crawl
@@ -131,46 +111,11 @@ class UrlLedger(RequestEvents, FateEvents):
     when a reader needs it (:attr:`RepConfig.ledger <scrapy_rep.settings.RepConfig.ledger>`)."""
 
     def __init__(self, crawler: Crawler) -> None:
-        config = config_of(crawler)
-        self.crawler = crawler
-        self.config = config
-        #: Whether it writes the audit trail (``REP_AUDIT_FILE``); without it, its entries
-        #: name the document versions they were decided with, and no file is written.
-        self.trail = bool(config.audit_file)
-        self.path = Path(config.audit_file)
-        self.stats = crawler.stats
-        self.run = uuid.uuid4().hex
-        self.jobdir = job_dir(crawler.settings)
-        self.open: dict[str, UrlEntry] = {}
-        self._unfiltered: dict[str, str] = {}
-        self._new: Request | None = None
-        self._seen: Callable[[bytes], bool] | None = None
-        self._shared = False
-        self._taken: set[str] = set()
-        self._holding: set[str] = set()
-        self._direct = False
-        self.counts: Counter[str] = Counter()
-        self.scraped: dict[str, int] = {}
-        #: The requests' waits for their origins' documents (the report's origin lines).
-        self.waits = Waits()
-        #: Who reads each settled entry besides the trail (the report, the tools).
-        self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
+        super().__init__(crawler)
         #: The product token of each agent name recorded.
         self._tokens: dict[str, str] = {}
-        settings = crawler.settings
-        self._obey_robots = settings.getbool("ROBOTSTXT_OBEY")
-        robots_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
-        self._robots_token = crawler_name(str(robots_agent))
-        self._declared = str(robots_agent)
-        self._errors_logged = False
-        self.resumes: Paused | None = None
-        self.sequence = 0
-        # the open entries a paused crawl kept, whether it wrote a trail or the report
-        # alone read them (its resume's report tells them as the trail's would)
-        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
         self.writer = self._writer(crawler)
         self._emit = self.writer.emit
-        self._fingerprint = crawler.request_fingerprinter.fingerprint
         self._connect(crawler)
         LEDGERS[crawler] = self
         read_by(crawler, self)  # each page's ledger, when its output is through
@@ -204,46 +149,6 @@ class UrlLedger(RequestEvents, FateEvents):
         connect(self._item_scraped, signal=signals.item_scraped)  # a page's item kept
 
     # ------------------------------------------------------------------ decisions
-
-    def _outgoing(self, request: Request) -> UrlEntry | None:
-        """The open record of ``request`` as it is decided or refused: its own, which it
-        goes on with until its response comes (held, retried: a retry's copy shares its
-        state); else, for a request decided without being scheduled, a new one
-        (:meth:`_unscheduled`)."""
-        state = open_record(request, self.open)
-        if state is not None and not state.fetched:
-            return state
-        return self._unscheduled(request)
-
-    def _unscheduled(self, request: Request) -> UrlEntry | None:
-        """The record of a request decided without being scheduled: one the engine
-        downloads for a component (a media pipeline's file, another add-on's download, a
-        callback's own fetch), opened when it is decided, final when its response comes
-        (``fetched``), when it fails, or at once when it is refused. A redirect's next URL
-        ends the record of the one before (``redirected``); a request that had a record of
-        its own keeps it. A state that came in a copied meta (a callback's
-        ``Request(response.url, meta=response.meta)``) names the record of the request it
-        was copied from, whose response came (open until its page's output is through, or
-        final), never this one's: a new request, with a record of its own. So is this
-        very request object sent again once its own record is final (a poll's
-        ``download_async`` of one ``Request`` in a loop): each send is a record, the later
-        one naming the earlier in ``again``."""
-        ref = any_state(request)
-        url_key = self._fingerprint(request).hex()
-        earlier = ""
-        if ref is not None and ref.audit:
-            if not moved(ref, request):
-                copied = ref.audit in self.open or decided_for_another(ref, request)
-                if not copied and ref.audit.partition("-")[0] == url_key:
-                    earlier = ref.audit  # its own record, final already: sent again
-                    self.counts["repeated"] += 1
-            elif ref.url in request.meta.get("redirect_urls", ()):
-                self._redirected(ref.audit, request)
-        self.sequence += 1
-        key = f"{url_key}-{self.sequence}"
-        state = self._open(key, request, earlier, unscheduled=True)
-        recorded(request, key)
-        return state
 
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
         """The verdict on ``request`` (:mod:`scrapy_rep.crawl.requests.perform`), on its

@@ -12,12 +12,8 @@ from typing import TYPE_CHECKING, Any
 from scrapy.http import Response
 
 from scrapy_rep.audit import lines
-from scrapy_rep.crawl.audit.auditstate import (
-    NOT_FOLLOWED_KEPT,
-    AuditState,
-    guarded,
-    robots_sha,
-)
+from scrapy_rep.crawl.audit.auditrequests import RequestEvents
+from scrapy_rep.crawl.audit.auditstate import NOT_FOLLOWED_KEPT, guarded, robots_sha
 from scrapy_rep.crawl.internals import dropped_response
 from scrapy_rep.crawl.requeststate import any_state, before_of, moved, open_record, record_id
 from scrapy_rep.verdict.fates import Fate
@@ -27,12 +23,12 @@ from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from scrapy_rep.crawl.ledger import PageLedger, PageRead
+    from scrapy_rep.crawl.ledger import Page, PageLedger
     from scrapy_rep.usage.purpose import UsageDecision
     from scrapy_rep.verdict import Refused
 
 
-class FateEvents(AuditState):
+class FateEvents(RequestEvents):
     """The final fates scrapy_rep's components tell the trail (signals and calls)."""
 
     def _refused(
@@ -68,9 +64,7 @@ class FateEvents(AuditState):
         except Exception:
             self.internal_error("_refused")
 
-    def page_done(
-        self, response: Response, ledger: PageLedger, page: PageRead | None = None
-    ) -> None:
+    def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
         """scrapy_rep's spider middleware passed on the spider's whole output for a page:
         its ``ledger`` (the items passed on and refused and why, the links not followed,
         the report reads the same one), on which the items kept are settled here: those

@@ -14,8 +14,16 @@ from scrapy_rep.audit.waits import Waits
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
 from scrapy_rep.crawl.ledger import PAGES
-from scrapy_rep.crawl.requeststate import any_state, moved, open_record, record_id, recorded
+from scrapy_rep.crawl.requeststate import (
+    any_state,
+    decided_for_another,
+    moved,
+    open_record,
+    record_id,
+    recorded,
+)
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.robotstxt.useragent import crawler_name
 from scrapy_rep.verdict.fates import Fate
 
 if TYPE_CHECKING:
@@ -27,28 +35,66 @@ if TYPE_CHECKING:
 class RequestEvents(AuditState):
     """The signal handlers that open a record and follow it until its fate is final."""
 
-    crawler: Crawler
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        self._new: Request | None = None
+        #: Whether Scrapy's RFPDupeFilter has seen a fingerprint, known at spider_opened.
+        self._seen: Callable[[bytes], bool] | None = None
+        #: Whether the scheduler is a queue shared by several workers (scrapy-redis), and
+        #: the ids of the open records whose request this worker took from it.
+        self._shared = False
+        self._taken: set[str] = set()
+        #: With a shared queue, the ids of the open records whose request this worker holds
+        #: now (not released back to the queue): a pause with JOBDIR keeps them for its resume.
+        self._holding: set[str] = set()
+        #: Responses come from AuditMiddleware, not from ``response_received``.
+        self._direct = False
+        self._fingerprint = crawler.request_fingerprinter.fingerprint
+        #: ``ROBOTSTXT_OBEY``, and the product token robots.txt groups are matched by.
+        self._obey_robots = crawler.settings.getbool("ROBOTSTXT_OBEY")
+        self._robots_token = crawler_name(self._declared)
+        #: The requests' waits for their origins' documents (the report's origin lines).
+        self.waits = Waits()
 
-    _new: Request | None
-    #: Whether the scheduler is a queue shared by several workers (scrapy-redis), and
-    #: the ids of the open records whose request this worker took from it.
-    _shared: bool
-    _taken: set[str]
-    #: With a shared queue, the ids of the open records whose request this worker holds
-    #: now (not released back to the queue): a pause with JOBDIR keeps them for its resume.
-    _holding: set[str]
-    #: Whether Scrapy's RFPDupeFilter has seen a fingerprint, known at spider_opened.
-    _seen: Callable[[bytes], bool] | None
-    _fingerprint: Callable[[Request], bytes]
-    #: Responses come from AuditMiddleware, not from ``response_received``.
-    _direct: bool
-    #: The number of the latest request recorded in this crawl (JOBDIR resumes go on).
-    sequence: int
-    #: ``ROBOTSTXT_OBEY``, and the product token robots.txt groups are matched by.
-    _obey_robots: bool
-    _robots_token: str
-    #: The requests' waits for their origins' documents.
-    waits: Waits
+    def _outgoing(self, request: Request) -> UrlEntry | None:
+        """The open record of ``request`` as it is decided or refused: its own, which it
+        goes on with until its response comes (held, retried: a retry's copy shares its
+        state); else, for a request decided without being scheduled, a new one
+        (:meth:`_unscheduled`)."""
+        state = open_record(request, self.open)
+        if state is not None and not state.fetched:
+            return state
+        return self._unscheduled(request)
+
+    def _unscheduled(self, request: Request) -> UrlEntry | None:
+        """The record of a request decided without being scheduled: one the engine
+        downloads for a component (a media pipeline's file, another add-on's download, a
+        callback's own fetch), opened when it is decided, final when its response comes
+        (``fetched``), when it fails, or at once when it is refused. A redirect's next URL
+        ends the record of the one before (``redirected``); a request that had a record of
+        its own keeps it. A state that came in a copied meta (a callback's
+        ``Request(response.url, meta=response.meta)``) names the record of the request it
+        was copied from, whose response came (open until its page's output is through, or
+        final), never this one's: a new request, with a record of its own. So is this
+        very request object sent again once its own record is final (a poll's
+        ``download_async`` of one ``Request`` in a loop): each send is a record, the later
+        one naming the earlier in ``again``."""
+        ref = any_state(request)
+        url_key = self._fingerprint(request).hex()
+        earlier = ""
+        if ref is not None and ref.audit:
+            if not moved(ref, request):
+                copied = ref.audit in self.open or decided_for_another(ref, request)
+                if not copied and ref.audit.partition("-")[0] == url_key:
+                    earlier = ref.audit  # its own record, final already: sent again
+                    self.counts["repeated"] += 1
+            elif ref.url in request.meta.get("redirect_urls", ()):
+                self._redirected(ref.audit, request)
+        self.sequence += 1
+        key = f"{url_key}-{self.sequence}"
+        state = self._open(key, request, earlier, unscheduled=True)
+        recorded(request, key)
+        return state
 
     def _scheduled(self, request: Request, **_: Any) -> None:
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)

@@ -1,18 +1,28 @@
 """The audit trail's open records and how one becomes final (docs/audit-trail.md, "url
-records"): the state :class:`scrapy_rep.crawl.audit.audit.AuditTrail` keeps per requested URL
-(a list indexed by :mod:`scrapy_rep.crawl.audit.auditfile`'s ``URL``…), found from the id in
-the request's state, and the ``url`` line written when its fate is final."""
+records"): the state :class:`scrapy_rep.crawl.audit.audit.UrlLedger` keeps (each requested
+URL's open record, a :class:`~scrapy_rep.audit.urlentry.UrlEntry` found from the id in the
+request's state; the run, its counts, its readers), set once by :class:`AuditState`, which
+the ledger's parts extend in turn (:mod:`~scrapy_rep.crawl.audit.auditrequests`, then
+:mod:`~scrapy_rep.crawl.audit.auditfates`), and the ``url`` line written when its fate is
+final."""
 
 from __future__ import annotations
 
 import functools
 import logging
+import uuid
+from collections import Counter
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
+
+from scrapy.utils.job import job_dir
 
 from scrapy_rep.audit import lines
 from scrapy_rep.audit.urlentry import RobotsPart, UrlEntry
-from scrapy_rep.crawl.audit.auditfile import AuditWriter
+from scrapy_rep.crawl.audit.auditfile import AuditWriter, Paused, resume
+from scrapy_rep.crawl.auditing import URL_READERS
+from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.robotstxt.useragent import held_names
@@ -20,14 +30,12 @@ from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.policy import NOTHING_BEFORE
 
 if TYPE_CHECKING:
-    from collections import Counter
-
     from scrapy import Request
+    from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
     from scrapy_rep.crawl.auditing import UrlReader
-    from scrapy_rep.crawl.ledger import PageRead
-    from scrapy_rep.settings import RepConfig
+    from scrapy_rep.crawl.ledger import Page
 
 logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., None])
@@ -51,31 +59,49 @@ def guarded(method: F) -> F:
 
 
 class AuditState:
-    """The open records of one run, and the writing of a final one."""
+    """The open records of one run, and the writing of a final one: the state of the
+    crawl's :class:`~scrapy_rep.crawl.audit.audit.UrlLedger` that every part of it reads,
+    set here once."""
 
-    config: RepConfig
-    stats: StatsCollector | None
-    run: str
+    #: The writer of the trail's lines, and its ``emit`` (set by the ledger once the
+    #: trail's last request is read: :meth:`~scrapy_rep.crawl.audit.audit.UrlLedger._writer`).
     writer: AuditWriter
-    #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``).
-    _declared: str
     _emit: Callable[[dict[str, Any]], None]
-    readers: list[UrlReader]
-    #: Open records: id -> entry.
-    open: dict[str, UrlEntry]
-    #: URL key (request fingerprint) -> the id of the latest record of a ``dont_filter``
-    #: request (the only ones the dupefilter does not remember), so that the next
-    #: request of that URL names it (``again``).
-    _unfiltered: dict[str, str]
-    counts: Counter[str]
-    #: Open record id -> the items of its page that reached the end of the crawl so far
-    #: (``item_scraped``), until its page's output is through.
-    scraped: dict[str, int]
-    _errors_logged: bool
-    #: The open record of a request as it is decided or refused, opened for one decided
-    #: (or refused) without being scheduled
-    #: (:meth:`scrapy_rep.crawl.audit.audit.AuditTrail._outgoing`).
-    _outgoing: Callable[[Request], UrlEntry | None]
+
+    def __init__(self, crawler: Crawler) -> None:
+        config = config_of(crawler)
+        self.crawler = crawler
+        self.config = config
+        #: Whether it writes the audit trail (``REP_AUDIT_FILE``); without it, its entries
+        #: name the document versions they were decided with, and no file is written.
+        self.trail = bool(config.audit_file)
+        self.path = Path(config.audit_file)
+        self.stats: StatsCollector | None = crawler.stats
+        self.run = uuid.uuid4().hex
+        self.jobdir = job_dir(crawler.settings)
+        #: Open records: id -> entry.
+        self.open: dict[str, UrlEntry] = {}
+        #: URL key (request fingerprint) -> the id of the latest record of a ``dont_filter``
+        #: request (the only ones the dupefilter does not remember), so that the next
+        #: request of that URL names it (``again``).
+        self._unfiltered: dict[str, str] = {}
+        self.counts: Counter[str] = Counter()
+        #: Open record id -> the items of its page that reached the end of the crawl so far
+        #: (``item_scraped``), until its page's output is through.
+        self.scraped: dict[str, int] = {}
+        #: Who reads each settled entry besides the trail (the report, the tools).
+        self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
+        settings = crawler.settings
+        robots_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
+        #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``).
+        self._declared = str(robots_agent)
+        self._errors_logged = False
+        self.resumes: Paused | None = None
+        #: The number of the latest request recorded in this crawl (JOBDIR resumes go on).
+        self.sequence = 0
+        # the open entries a paused crawl kept, whether it wrote a trail or the report
+        # alone read them (its resume's report tells them as the trail's would)
+        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
 
     def _final(
         self, key: str, entry: UrlEntry, fate: Fate, added: dict[str, Any], cause: object = None
@@ -90,7 +116,7 @@ class AuditState:
         for reader in self.readers:
             reader.settled(entry, fate, added, cause)
 
-    def page_said(self, state: UrlEntry, request: Request, page: PageRead | None) -> dict[str, Any]:
+    def page_said(self, state: UrlEntry, request: Request, page: Page | None) -> dict[str, Any]:
         """A fetched page's ``usage`` (its own decision, never ``response.meta``'s, which
         a spider may have copied from another page; without one, what the origin's
         documents said before the fetch) and ``page`` parts: what it said, read for the
@@ -130,7 +156,7 @@ class AuditState:
         if len(names) > 1:
             state.robots = RobotsPart(*robots[:6], agents=tuple(names))
 
-    def _part_of(self, url: str, page: PageRead) -> dict[str, Any]:
+    def _part_of(self, url: str, page: Page) -> dict[str, Any]:
         """What ``page`` (at ``url``) said, as a record's ``page`` part
         (:func:`lines.page_part`); statements too long for the line are a snapshot of
         their own (kind ``page``), which the part names."""
