@@ -16,6 +16,7 @@ page as it arrives (whichever way the response then goes: callback, errback, or 
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from contextvars import ContextVar
@@ -79,6 +80,20 @@ _STATES: PerCrawler[PageState] = PerCrawler("page_state")
 PRODUCING: ContextVar[list[Response | None] | None] = ContextVar(
     "scrapy_rep_producing", default=None
 )
+
+
+def _outside_any_task() -> bool:
+    """Whether this runs on an asyncio loop outside any task: a call the loop makes itself
+    (a Twisted reactor's timed call or I/O), never a callback's code, which Scrapy runs in a
+    task there. The loop makes it in the context it copied when it was scheduled, which may
+    be a page's: Twisted's asyncio reactor makes every timed call in the context of the code
+    that set its one timer last (on Scrapy 2.13 often a page's scrape between its input pass
+    and its output: a media pipeline's file for another page's item seemed that page's
+    fetch). No loop running (another reactor): nothing copies a context so, ``False``."""
+    try:
+        return asyncio.current_task() is None
+    except RuntimeError:
+        return False
 
 
 class PageState:
@@ -277,6 +292,8 @@ class PageState:
         any other request it fetches (docs/behaviour.md, 'Page-level directives')."""
         producing = PRODUCING.get()
         by = None if producing is None else producing[0]
+        if by is not None and _outside_any_task():
+            by = None  # the loop's own call, in a copy of the page's context: not its callback
         if request.callback is NO_CALLBACK:
             if by is None or meta.ROBOTS_REQUEST in request.meta:
                 return None  # our documents, a media pipeline's file: not pages
