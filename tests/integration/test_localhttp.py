@@ -1,26 +1,30 @@
 """The local sites' request threads and the output a test captures
-(tests/support/localhttp.py).
+(tests/support/localhttp.py, tests/support/tools.py).
 
 ``sys.stdout`` and ``sys.stderr`` are the whole process's, and a request's thread may end
 seconds after its test: a handler that sleeps past a tool's timeout answers, late, a
 connection its client closed, while another test's tool runs with its output redirected.
 Python's own server printed that error, a traceback between two lines of dashes, on
 ``sys.stderr``: into that tool's output. A local site says nothing of a client that hung
-up and writes any other error to the process's own standard error."""
+up and writes any other error to the process's own standard error; a tool's output, as
+the tests capture it, is what the test's thread wrote."""
 
 from __future__ import annotations
 
 import io
 import socket
 import struct
+import sys
 import threading
 import time
 from contextlib import redirect_stderr, redirect_stdout
 from typing import ClassVar
 
 import pytest
+import pytest_twisted
 
 from tests.support.localhttp import QuietHandler, serving
+from tests.support.tools import robots_async
 
 #: How long a test waits for a request's thread, at most.
 WAIT = 10.0
@@ -101,3 +105,29 @@ def test_another_error_of_a_request_goes_to_the_process_standard_error(
     assert out == ""
     assert "Error in a request of a local site, from ('127.0.0.1', " in err
     assert "ValueError: a bug of the handler's own" in err
+
+
+class Chatty(QuietHandler):
+    """Writes on ``sys.stdout`` and ``sys.stderr`` from its request's thread, then
+    answers."""
+
+    def do_GET(self) -> None:
+        print("the site's thread, on stdout")
+        print("the site's thread, on stderr", file=sys.stderr)
+        self.send(200, b"User-agent: *\nDisallow: /private\n", {"Content-Type": "text/plain"})
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_tools_output_is_what_the_tests_thread_wrote(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What another thread writes while the tool runs goes where it went before the tool's
+    output was captured."""
+    with serving(Chatty) as port:
+        status, output = await robots_async(f"http://127.0.0.1:{port}/private/a")
+    assert status == 1, output
+    assert f"robots.txt http://127.0.0.1:{port}/robots.txt: 200 (" in output
+    assert "site's thread" not in output
+    out, err = capsys.readouterr()
+    assert out == "the site's thread, on stdout\n"
+    assert err == "the site's thread, on stderr\n"
