@@ -20,10 +20,8 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 from unittest import mock
@@ -44,7 +42,7 @@ from scrapy_rep.recheck.command import (
     settings_of,
 )
 from scrapy_rep.recheck.files import MANIFEST
-from tests.support.localhttp import QuietHandler, serving
+from tests.support.localhttp import QuietHandler, base_url_fixture, serving
 from tests.support.paths import checkout_environment
 from tests.support.recheck import (
     needs,
@@ -99,16 +97,7 @@ class Site(QuietHandler):
         self.send(200, f"<html><body>{self.path}</body></html>".encode(), headers)
 
 
-@pytest.fixture(scope="module")
-def site() -> Iterator[str]:
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+site = base_url_fixture(Site, name="site")
 
 
 _SITE_CRAWLED: list[tuple[Path, Path, list[str]]] = []

@@ -1,11 +1,18 @@
 """A plain threaded HTTP server on 127.0.0.1 for tests of the synchronous tools
 (``python -m scrapy_rep check``, ``scrapy rep-robots``), which run without a reactor: the
-server, the module-scoped fixtures a test module makes of its handler, and a free port."""
+server, the module-scoped fixtures a test module makes of its handler, and a free port.
+
+A request's thread may end long after its test (a handler that sleeps past the client's
+timeout answers a connection the client closed, seconds later): what it says of an error
+never goes to ``sys.stdout`` or ``sys.stderr``, which by then may be another test's
+captured output (:class:`LocalServer`)."""
 
 from __future__ import annotations
 
 import socket
+import sys
 import threading
+import traceback
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -29,11 +36,30 @@ class QuietHandler(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
 
+class LocalServer(ThreadingHTTPServer):
+    """A thread for each request, not waited for. An error in a request's thread is not
+    printed on ``sys.stderr`` as :meth:`socketserver.BaseServer.handle_error` prints it:
+    ``sys.stderr`` is whatever the running test has put there (``contextlib.redirect_stderr``,
+    ``capsys``), and the thread may write into it while another test's tool runs (a line of
+    dashes at the end of that tool's output). A client that hung up (a timeout, a size
+    cap; what it saw is its test's to assert) is said nothing of; any other error goes to
+    the process's own standard error, ``sys.__stderr__``, which no test redirects."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        error = sys.exc_info()[1]
+        if isinstance(error, ConnectionError) or sys.__stderr__ is None:
+            return
+        said = f"Error in a request of a local site, from {client_address}:\n"
+        sys.__stderr__.write(said + traceback.format_exc())
+        sys.__stderr__.flush()
+
+
 @contextmanager
 def serving(handler: type[BaseHTTPRequestHandler]) -> Iterator[int]:
-    """Serve ``handler`` on a free 127.0.0.1 port; yields the port."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    httpd.daemon_threads = True
+    """Serve ``handler`` on a free 127.0.0.1 port (a :class:`LocalServer`); yields the port."""
+    httpd = LocalServer(("127.0.0.1", 0), handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
     try:
         yield int(httpd.server_address[1])

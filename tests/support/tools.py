@@ -17,7 +17,9 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
-from contextlib import redirect_stderr, redirect_stdout
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from typing import TYPE_CHECKING, Final, NoReturn, TextIO
 from unittest import mock
 
@@ -40,6 +42,34 @@ if TYPE_CHECKING:
 
 #: What a tool's command line handed its crawl: (request, output, project settings).
 Handed = tuple[ToolRequest, TextIO, "Settings | None"]
+
+
+class OwnThreadStream(io.StringIO):
+    """What one thread (the one that made it: the test's, which runs the tool and the
+    reactor its crawl runs on) writes to a redirected ``sys.stdout`` or ``sys.stderr``.
+    ``sys.stdout`` and ``sys.stderr`` are the whole process's: another thread writing
+    while the tool runs (a local site's request thread, which may outlive its test by
+    seconds) writes to ``passed_on``, the stream that was there before, not into the
+    tool's output."""
+
+    def __init__(self, passed_on: TextIO) -> None:
+        super().__init__()
+        self.passed_on = passed_on
+        self.thread = threading.get_ident()
+
+    def write(self, text: str) -> int:
+        if threading.get_ident() != self.thread:
+            return self.passed_on.write(text)
+        return super().write(text)
+
+
+@contextmanager
+def own_output() -> Iterator[tuple[OwnThreadStream, OwnThreadStream]]:
+    """``sys.stdout`` and ``sys.stderr`` redirected to an :class:`OwnThreadStream` each,
+    (stdout, stderr): what this thread writes, while the block runs."""
+    stdout, stderr = OwnThreadStream(sys.stdout), OwnThreadStream(sys.stderr)
+    with redirect_stdout(stdout), redirect_stderr(stderr):
+        yield stdout, stderr
 
 
 def _needs_no_crawl(handed: list[Handed], tool: str) -> None:
@@ -121,7 +151,7 @@ def audit_tool(*argv: str) -> tuple[int, str]:
 
 def audit_streams(*argv: str) -> tuple[int, str, str]:
     """``python -m scrapy_rep audit ARGV`` in this process: (exit status, stdout, stderr)."""
-    out, err = io.StringIO(), io.StringIO()
+    out, err = io.StringIO(), OwnThreadStream(sys.stderr)
     with redirect_stderr(err):
         code = audit_main(list(argv), out)
     return code, out.getvalue(), err.getvalue()
@@ -144,8 +174,7 @@ async def robots_async(
         handed.append((request, out, base))
         return 0
 
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with redirect_stdout(stdout), redirect_stderr(stderr):
+    with own_output() as (stdout, stderr):
         with mock.patch("scrapy_rep.crawl.commands.robots_command.run_tools", hand):
             code = _execute(["rep-robots", *agent, *args])
         if sync:
@@ -178,8 +207,7 @@ def _execute(argv: list[str]) -> int:
 def scrapy_streams(*argv: str) -> tuple[int, str, str]:
     """``scrapy ARGV`` in this process, outside a project, for a command line that runs
     no crawl (``-h``, ``rep-audit``): (exit status, stdout, stderr)."""
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with redirect_stdout(stdout), redirect_stderr(stderr):
+    with own_output() as (stdout, stderr):
         code = _execute(list(argv))
     return code, stdout.getvalue(), stderr.getvalue()
 
@@ -189,8 +217,7 @@ def main_streams(*argv: str) -> tuple[int, str, str]:
     for a command line that runs no crawl: (exit status, stdout, stderr)."""
     from scrapy_rep.__main__ import main
 
-    stdout, stderr = io.StringIO(), io.StringIO()
-    with redirect_stdout(stdout), redirect_stderr(stderr):
+    with own_output() as (stdout, stderr):
         code = main(list(argv))
     return code, stdout.getvalue(), stderr.getvalue()
 
