@@ -31,13 +31,13 @@ ORDER_BODY = b"User-agent: *\nAllow: /p\nDisallow: /private\n"
 OTHER_RUN = "fedcba9876543210fedcba9876543210"
 
 
-def _refused(path: str, line: int, rule: str, body: bytes, run: str = RUN) -> dict[str, Any]:
+def _refused_by(path: str, line: int, rule: str, body: bytes, run: str = RUN) -> dict[str, Any]:
     return url_line(path, fate="refused", status=None, refused_by="robots.txt",
                     why="Forbidden by robots.txt", robots=robots_part(line, rule, body),
                     run=run)  # fmt: skip
 
 
-def _fetched(path: str, line: int, rule: str, body: bytes, run: str = RUN) -> dict[str, Any]:
+def _allowed_by(path: str, line: int, rule: str, body: bytes, run: str = RUN) -> dict[str, Any]:
     return url_line(path, robots=robots_part(line, rule, body), run=run)
 
 
@@ -47,7 +47,7 @@ def _cut_trail(path: Path, purchase: dict[str, Any]) -> Path:
 
 
 def test_a_cut_snapshot_is_read_as_cut_an_honest_refusal_verifies(tmp_path: Path) -> None:
-    honest = _refused("/purchase", 2, "Disallow: /p", CUT_BODY)
+    honest = _refused_by("/purchase", 2, "Disallow: /p", CUT_BODY)
     result = verify(_cut_trail(tmp_path / "trail.jsonl", honest))
     assert result.clean, [str(f) for f in result.findings]
 
@@ -56,12 +56,12 @@ def test_a_page_said_allowed_by_the_unended_line_of_a_cut_snapshot_is_found(
     tmp_path: Path,
 ) -> None:
     """The forger's record says what the snapshot read whole would say: found."""
-    forged = _fetched("/purchase", 3, "Allow: /pu", CUT_BODY)
+    forged = _allowed_by("/purchase", 3, "Allow: /pu", CUT_BODY)
     found = [str(f) for f in verify(_cut_trail(tmp_path / "trail.jsonl", forged)).findings]
     assert any("/purchase" in f for f in found), found
 
 
-def _two_runs(path: Path, legacy: dict[str, Any], google: dict[str, Any]) -> Path:
+def _two_profiles(path: Path, legacy: dict[str, Any], google: dict[str, Any]) -> Path:
     """Two runs of one trail, one snapshot: the first read with the legacy profile, the
     second with google's."""
     first = [snapshot_line(ORDER_BODY), legacy]
@@ -78,18 +78,20 @@ def _two_runs(path: Path, legacy: dict[str, Any], google: dict[str, Any]) -> Pat
 def test_two_runs_sharing_a_snapshot_are_each_read_with_their_own_profile(
     tmp_path: Path,
 ) -> None:
-    legacy = _fetched("/private/x", 2, "Allow: /p", ORDER_BODY)
-    google = _refused("/private/x", 3, "Disallow: /private", ORDER_BODY, run=OTHER_RUN)
+    legacy = _allowed_by("/private/x", 2, "Allow: /p", ORDER_BODY)
+    google = _refused_by("/private/x", 3, "Disallow: /private", ORDER_BODY, run=OTHER_RUN)
     google["id"] = "b" * 40
-    result = verify(_two_runs(tmp_path / "trail.jsonl", legacy, google))
+    result = verify(_two_profiles(tmp_path / "trail.jsonl", legacy, google))
     assert result.clean, [str(f) for f in result.findings]
 
 
 def test_a_verdict_of_the_other_runs_profile_is_found(tmp_path: Path) -> None:
     """Each run's record written as the other run's profile reads the snapshot: both found
     (the parsed copy of the first run's profile does not answer for the second)."""
-    legacy = _refused("/private/x", 3, "Disallow: /private", ORDER_BODY)
-    google = _fetched("/private/x", 2, "Allow: /p", ORDER_BODY, run=OTHER_RUN)
+    legacy = _refused_by("/private/x", 3, "Disallow: /private", ORDER_BODY)
+    google = _allowed_by("/private/x", 2, "Allow: /p", ORDER_BODY, run=OTHER_RUN)
     google["id"] = "b" * 40
-    found = [str(f) for f in verify(_two_runs(tmp_path / "trail.jsonl", legacy, google)).findings]
+    found = [
+        str(f) for f in verify(_two_profiles(tmp_path / "trail.jsonl", legacy, google)).findings
+    ]
     assert sum("/private/x" in f for f in found) >= 2, found

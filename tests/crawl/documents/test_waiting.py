@@ -17,18 +17,18 @@ from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
 from scrapy_rep.crawl.refusals import Refusal
 from scrapy_rep.crawl.requeststate import update
 from scrapy_rep.fetch.procedure import FetchProcedure
-from tests.crawl.documents.test_kinds import KEY, KIND_IDS, T0, entry_or_hold, origin_document
 from tests.support.documents import KIND_BODIES
+from tests.support.origindocuments import KEY, KIND_IDS, T0, entry_or_hold, origin_document
 from tests.support.robotsite import until
 
 
-async def _settle() -> None:
+async def _let_the_reactor_run() -> None:
     from twisted.internet import reactor
 
     await deferLater(reactor, 0.2)
 
 
-def _held(document: Any, count: int) -> list[Request]:
+def _held_for_key(document: Any, count: int) -> list[Request]:
     requests = [Request(f"{KEY}/{n}") for n in range(count)]
     for request in requests:
         entry_or_hold(document, KEY, request)
@@ -49,7 +49,7 @@ async def test_a_document_that_arrives_after_the_close_releases_nothing(
     clock = [T0]
     document, fetcher, crawler = origin_document(crawl_kind, clock)
     kind = crawl_kind.kind
-    _held(document, 2)
+    _held_for_key(document, 2)
     in_place = Request(f"{KEY}/in-place")
     waiting = deferred_from_coro(document.wait(KEY, in_place))
     await until(lambda: bool(fetcher.asked))
@@ -61,7 +61,7 @@ async def test_a_document_that_arrives_after_the_close_releases_nothing(
         200, KIND_BODIES[kind.name]
     )
     await until(lambda: not fetcher.answers)
-    await _settle()  # the answer handled, and anything it scheduled run
+    await _let_the_reactor_run()  # the answer handled, and anything it scheduled run
     entry = document.usable_entry(KEY)
     if entry is not None:  # known after all: a release now still sends nothing
         document.release(KEY, entry, 0)
@@ -81,7 +81,7 @@ async def test_a_held_request_is_released_once_whatever_releases_it_again(
     clock = [T0]
     document, fetcher, crawler = origin_document(crawl_kind, clock)
     kind = crawl_kind.kind
-    requests = _held(document, 3)
+    requests = _held_for_key(document, 3)
     await until(lambda: bool(fetcher.asked))
     fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
         200, KIND_BODIES[kind.name]
@@ -119,5 +119,5 @@ async def test_a_request_held_after_the_document_is_known_is_released_once(
     document.idle(KEY)  # and the idle spider releases it now
     engine = crawler.engine
     await until(lambda: len(engine.crawled) >= 1)
-    await _settle()  # the timer's release run too
+    await _let_the_reactor_run()  # the timer's release run too
     assert [r.url for r in engine.crawled] == [late.url]
