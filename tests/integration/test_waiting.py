@@ -14,9 +14,12 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+from scrapy import Request
+from scrapy.core.scheduler import Scheduler
+from scrapy.utils.test import get_crawler
 
 from tests.support.audittrail import url_records
-from tests.support.robotsite import Sites, crawl, robots, stat
+from tests.support.robotsite import BASE_SETTINGS, ListSpider, Sites, crawl, robots, stat
 
 PATHS = ("/1", "/2", "/3", "/private")
 RULES = "User-agent: *\nDisallow: /private\n"
@@ -95,3 +98,47 @@ async def test_held_requests_kept_at_the_close_are_each_fetched_once_on_resume(
     assert sorted(pages) == ["/1", "/2", "/3"]
     fetched = [r["url"] for r in url_records(trail) if r["fate"] == "fetched"]
     assert sorted(fetched) == sorted(urls[:3])
+
+
+class FailsOnce(Scheduler):
+    """Scrapy's scheduler, which raises the first time it is given /2 back after it was
+    held (a custom scheduler's bug, a shared queue whose server went away)."""
+
+    failed = False
+
+    def enqueue_request(self, request: Request) -> bool:
+        if request.url.endswith("/2") and request.dont_filter and not FailsOnce.failed:
+            FailsOnce.failed = True
+            raise ConnectionError("the queue's server went away")
+        return bool(super().enqueue_request(request))
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_released_request_the_scheduler_will_not_take_is_dropped_with_a_record(
+    tmp_path: Path,
+) -> None:
+    """The scheduler raises for one of the requests released when robots.txt comes: the
+    others are fetched all the same, and that one is dropped with an ERROR saying why;
+    its trail record is final (refused, internal error), and the trail verifies clean."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", replace(robots(RULES), delay=0.3))
+    urls = [sites.url("a", path) for path in PATHS]
+    trail = tmp_path / "trail.jsonl"
+    settings = {**BASE_SETTINGS, "REP_AUDIT_FILE": str(trail), "SCHEDULER": FailsOnce}
+    FailsOnce.failed = False
+    crawler = get_crawler(ListSpider, settings)
+    try:
+        await crawler.crawl(urls=urls)
+    finally:
+        await sites.close()
+    spider: Any = crawler.spider
+    assert FailsOnce.failed
+    assert sorted(spider.downloaded) == [sites.url("a", "/1"), sites.url("a", "/3")]
+    assert stat(crawler, "rep/requests/released") == 3
+    assert stat(crawler, "rep/requests/dropped/internal_error") == 1
+    assert stat(crawler, "log_count/ERROR") == 1
+    records = {record["url"]: record for record in url_records(trail)}
+    assert len(records) == 4
+    lost = records[sites.url("a", "/2")]
+    assert lost["fate"] == "refused", lost
+    assert "the scheduler did not take it back as it was released" in lost["why"], lost

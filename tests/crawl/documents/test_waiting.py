@@ -121,3 +121,55 @@ async def test_a_request_held_after_the_document_is_known_is_released_once(
     await until(lambda: len(engine.crawled) >= 1)
     await _let_the_reactor_run()  # the timer's release run too
     assert [r.url for r in engine.crawled] == [late.url]
+
+
+class RefusingScheduler:
+    """An engine whose scheduler raises for one request (a custom scheduler's bug, a
+    shared queue whose server went away)."""
+
+    def __init__(self, engine: Any, refused: str) -> None:
+        self.engine = engine
+        self.refused = refused
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+    def crawl(self, request: Request) -> None:
+        if request.url == self.refused:
+            raise ConnectionError("the queue's server went away")
+        self.engine.crawl(request)
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_released_request_the_scheduler_will_not_take_is_dropped_not_lost(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """The scheduler raises for the first of three released requests: the other two go
+    on all the same, and that one is dropped saying why (counted, ``request_refused``:
+    its trail record is final), not lost with the rest after it."""
+    from scrapy_rep.signals import request_refused
+
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    engine = crawler.engine
+    requests = _held_for_key(document, 3)
+    crawler.engine = RefusingScheduler(engine, requests[0].url)
+    refused: list[tuple[str, str]] = []
+
+    def refused_one(request: Request, reason: str, **_: Any) -> None:
+        refused.append((request.url, reason))
+
+    crawler.signals.connect(refused_one, signal=request_refused, weak=False)
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
+    await until(lambda: len(engine.crawled) >= 2)
+    await _let_the_reactor_run()
+    assert [r.url for r in engine.crawled] == [r.url for r in requests[1:]]
+    assert refused == [(requests[0].url, "internal_error")]
+    assert crawler.stats.get_value("rep/requests/dropped/internal_error") == 1
+    assert crawler.stats.get_value("rep/requests/released") == 2
+    assert document.held_count(KEY) == 0
