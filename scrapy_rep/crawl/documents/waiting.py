@@ -13,7 +13,6 @@ its actions calls).
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 
@@ -22,7 +21,7 @@ from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.internals import call_later, engine_closing, running_engine
-from scrapy_rep.crawl.refusals import Refusal, drop_request
+from scrapy_rep.crawl.refusals import Refusal, drop_request, scheduled_again
 from scrapy_rep.crawl.requeststate import mark_held
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.kinds import HoldKey
@@ -39,7 +38,6 @@ if TYPE_CHECKING:
     from scrapy_rep.fetch.kinds import DocumentKind
 
 D = TypeVar("D")
-logger = logging.getLogger(__name__)
 
 
 class Hold:
@@ -156,29 +154,10 @@ class WaitingRequests(Generic[D]):
         held = self._held.pop(hold_key)
         again = [self._released(request, held_for, failures) for request in held]
         self._carried.carry(again, entry, key, compact=True)
-        went = sum(self._scheduled(engine, request) for request in again)
+        went = sum(scheduled_again(self.crawler, engine, r, "released") for r in again)
         inc(self.stats, "rep/requests/released", went)
         if failures:
             inc(self.stats, "rep/requests/released_after_unreachable", went)
-
-    def _scheduled(self, engine: Any, request: Request) -> bool:
-        """``request``, released, goes back to the engine's scheduler; whether it did. A
-        scheduler that raises (a custom one's bug, a shared queue whose server went away)
-        leaves it dropped, saying why (counted, logged, signalled: its trail record is
-        final), and the requests released with it go on: none is lost unsaid."""
-        try:
-            engine.crawl(request)
-        except Exception as error:
-            what = f"{type(error).__name__}: {error}"[:200]
-            logger.error(
-                "scrapy_rep: the scheduler did not take back %s, released from holding "
-                "(%s); it is dropped",
-                request, what,
-            )  # fmt: skip
-            said = f"Dropped: the scheduler did not take it back as it was released ({what})"
-            drop_request(self.crawler, request, Reason.INTERNAL_ERROR, said)
-            return False
-        return True
 
     def _released(self, request: Request, key: Hashable, failures: int) -> Request:
         self.crawler.signals.send_catch_log(
