@@ -138,6 +138,27 @@ def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, mess
     rep_signals.send_refused(crawler, logger, request, reason, message)
 
 
+def scheduled_again(crawler: Crawler, engine: Any, request: Request, when: str) -> bool:
+    """``request``, held until now, goes back to the engine's scheduler (``when``: as it
+    was ``"released"``, or ``"resumed"`` from ``JOBDIR``); whether it did. A scheduler
+    that raises (a custom one's bug, a shared queue whose server went away) leaves it
+    dropped, saying why (an ERROR, counted and signalled: its trail record is final), and
+    the caller goes on with the others: none is lost unsaid."""
+    try:
+        engine.crawl(request)
+    except Exception as error:
+        what = f"{type(error).__name__}: {error}"[:200]
+        logger.error(
+            "scrapy_rep: the scheduler did not take back %s, %s from holding (%s); it is "
+            "dropped",
+            request, when, what,
+        )  # fmt: skip
+        said = f"Dropped: the scheduler did not take it back as it was {when} ({what})"
+        drop_request(crawler, request, Reason.INTERNAL_ERROR, said)
+        return False
+    return True
+
+
 def count_unread(crawler: Crawler, why: Reason | Dropped, count: int = 1) -> None:
     """``count`` requests dropped, ``why``, that cannot be read back to be named (from
     ``JOBDIR`` at a resume, from a disk queue at the close): counted under their word only;

@@ -44,7 +44,7 @@ from scrapy_rep.crawl.documents.statefile import load_state as load_state
 from scrapy_rep.crawl.documents.statefile import on_disk as on_disk
 from scrapy_rep.crawl.documents.statefile import spill_root as spill_root
 from scrapy_rep.crawl.documents.statefile import state_path as state_path
-from scrapy_rep.crawl.refusals import count_unread, drop_request
+from scrapy_rep.crawl.refusals import count_unread, drop_request, scheduled_again
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.verdict.fates import Dropped
 from scrapy_rep.verdict.reasons import Reason
@@ -171,9 +171,9 @@ class HeldRequests:
         """Schedule again the requests a paused crawl kept in ``JOBDIR``; how many. The
         spilled ones are read one at a time from their disk queues, never all at once."""
         memory, spilled = load_state(self.crawler, spider)
-        for request in memory:
-            engine.crawl(request.replace(dont_filter=True))
-        count = len(memory)
+        crawler = self.crawler
+        count = sum(scheduled_again(crawler, engine, r.replace(dont_filter=True), "resumed")
+                    for r in memory)  # fmt: skip
         root = spill_root(self.crawler)
         for name in spilled:
             if root is None or not (root / name).is_dir():
@@ -181,8 +181,8 @@ class HeldRequests:
             queue = cast(Any, PickleFifoDiskQueue).from_crawler(self.crawler, str(root / name))
             try:
                 while (request := queue.pop()) is not None:
-                    engine.crawl(request.replace(dont_filter=True))
-                    count += 1
+                    again = request.replace(dont_filter=True)
+                    count += scheduled_again(crawler, engine, again, "resumed")
             finally:
                 queue.close()
         if root is not None and spilled:

@@ -21,7 +21,7 @@ from twisted.internet.defer import Deferred
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.internals import call_later, engine_closing, running_engine
-from scrapy_rep.crawl.refusals import Refusal, drop_request
+from scrapy_rep.crawl.refusals import Refusal, drop_request, scheduled_again
 from scrapy_rep.crawl.requeststate import mark_held
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.fetch.kinds import HoldKey
@@ -154,11 +154,10 @@ class WaitingRequests(Generic[D]):
         held = self._held.pop(hold_key)
         again = [self._released(request, held_for, failures) for request in held]
         self._carried.carry(again, entry, key, compact=True)
-        for request in again:
-            engine.crawl(request)
-        inc(self.stats, "rep/requests/released", len(again))
+        went = sum(scheduled_again(self.crawler, engine, r, "released") for r in again)
+        inc(self.stats, "rep/requests/released", went)
         if failures:
-            inc(self.stats, "rep/requests/released_after_unreachable", len(again))
+            inc(self.stats, "rep/requests/released_after_unreachable", went)
 
     def _released(self, request: Request, key: Hashable, failures: int) -> Request:
         self.crawler.signals.send_catch_log(

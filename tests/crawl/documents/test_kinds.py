@@ -11,7 +11,6 @@ and in real crawls: tests/integration/test_document_kinds.py.
 
 from __future__ import annotations
 
-import asyncio
 import pickle
 import zlib
 from dataclasses import replace
@@ -24,8 +23,7 @@ from scrapy import Request, Spider
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
-from scrapy_rep.crawl.documents.holding import HeldRequests
+from scrapy_rep.crawl.documents.documents import HOLD
 from scrapy_rep.crawl.documents.kinds import (
     CRAWL_KINDS,
     ROBOTS_CRAWL,
@@ -44,14 +42,9 @@ from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
 from scrapy_rep.fetch.rules import Policy
 from scrapy_rep.robotstxt import PROFILES, RobotsTxt
 from scrapy_rep.settings import RepConfig
-from scrapy_rep.urls.origins import Origin
 from tests.support.documents import KIND_BODIES
+from tests.support.origindocuments import KEY, KIND_IDS, T0, entry_or_hold, origin_document
 from tests.support.robotsite import until
-from tests.support.scrapyversions import open_stats
-
-T0 = 1_000_000.0
-KEY = Origin("http", "a.example", 80)
-KIND_IDS = [kind.name for kind in CRAWL_KINDS]
 
 
 def test_the_kinds_have_their_own_store_names_and_hold_keys() -> None:
@@ -101,35 +94,6 @@ async def test_a_store_outage_is_shared_by_the_kinds() -> None:
 # ---------------------------------------------------------------------- OriginDocument
 
 
-class FakeFetcher:
-    """Answers each download when the test says so."""
-
-    def __init__(self, kind: DocumentKind[Any]) -> None:
-        self.kind = kind
-        self.asked: list[Any] = []
-        self.answers: dict[Any, Any] = {}
-
-    async def fetch(self, key: Any) -> Any:
-        self.asked.append(key)
-        for _ in range(1000):  # at most 10 s
-            if key in self.answers:
-                return self.answers.pop(key)
-            await asyncio.sleep(0.01)
-        raise AssertionError("the test never answered")
-
-    def bytes_received(self, *args: Any, **kwargs: Any) -> None:
-        return None
-
-
-class FakeEngine:
-    def __init__(self) -> None:
-        self.crawled: list[Request] = []
-        self._slot = type("Slot", (), {"closing": None})()
-
-    def crawl(self, request: Request) -> None:
-        self.crawled.append(request)
-
-
 class SharedStore(LocalStore):
     """A store other processes write to (Redis, as the test says what it holds)."""
 
@@ -146,31 +110,6 @@ class SharedStore(LocalStore):
 
     async def save(self, record: SharedRecord, keep_for: float) -> None:
         self.records[record.origin] = record
-
-
-def origin_document(
-    crawl_kind: CrawlKind[Any], clock: list[float], shared: LocalStore | None = None
-) -> Any:
-    crawler = get_crawler(Spider)
-    crawler.engine = FakeEngine()  # type: ignore[assignment]
-    open_stats(crawler)
-    config = RepConfig.from_settings(crawler.settings)
-    store = StoreClient(shared or LocalStore(), lambda: clock[0], lambda name: None)
-    held = HeldRequests(crawler, 10)
-    policy = Policy(store=None if shared is None else shared.name)
-    document = OriginDocument(
-        crawler, crawl_kind, config, policy, 10.0, store, held, lambda: clock[0]
-    )
-    fetcher = FakeFetcher(crawl_kind.kind)
-    document.runner.fetcher = fetcher  # type: ignore[assignment]
-    return document, fetcher, crawler
-
-
-def entry_or_hold(document: Any, key: Any, request: Request) -> Any:
-    """What the middleware asks of a document: the entry that decides ``request``, else
-    whether it is held (handed back) or waits in place (it came straight back)."""
-    entry = document.entry_for(key, request)
-    return entry if entry is not None else document.hold_or_wait(key, request)
 
 
 def hold_of(request: Request) -> Any:

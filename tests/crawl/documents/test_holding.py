@@ -1,0 +1,70 @@
+"""The held requests a paused crawl kept in ``JOBDIR`` go back to the scheduler at the
+resume (:meth:`~scrapy_rep.crawl.documents.holding.HeldRequests.resume`), those kept in
+memory and those spilled to disk alike: one the scheduler raises for is dropped, saying
+why, and the others go on (SPEC §4: pausing with a JOBDIR loses no held request).
+Bounded memory at a pause and a resume: test_holding_pause_memory.py."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scrapy import Request, Spider
+from scrapy.utils.test import get_crawler
+
+from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.documents.holding import HeldRequests
+from tests.support.scrapyversions import open_stats
+
+LIMIT = 2
+
+
+class RaisesFor:
+    """An engine whose scheduler raises for some URLs (a custom scheduler's bug, a shared
+    queue whose server went away), and notes the others."""
+
+    def __init__(self, *urls: str) -> None:
+        self.urls = set(urls)
+        self.crawled: list[str] = []
+
+    def crawl(self, request: Request) -> None:
+        if request.url in self.urls:
+            raise ConnectionError("the queue's server went away")
+        self.crawled.append(request.url)
+
+
+def kept_crawler(jobdir: Path) -> tuple[Any, Spider]:
+    crawler = get_crawler(Spider, {"JOBDIR": str(jobdir)})
+    open_stats(crawler)
+    spider = Spider("held")
+    crawler.spider = spider
+    return crawler, spider
+
+
+@pytest.mark.parametrize("fails", ["http://a.example/0", "http://a.example/3"])
+def test_a_resumed_request_the_scheduler_will_not_take_is_dropped_not_lost(
+    tmp_path: Path, fails: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Five kept (two in memory, three spilled): the scheduler raises for one, in memory
+    or on disk; the four others go on, and that one is dropped with an ERROR and
+    ``request_refused`` (its trail record is final)."""
+    crawler, spider = kept_crawler(tmp_path)
+    held = HeldRequests(crawler, LIMIT)
+    urls = [f"http://a.example/{n}" for n in range(5)]
+    for url in urls:
+        held.add("http://a.example", Request(url))
+    held.close(spider, "shutdown", None)
+    crawler, spider = kept_crawler(tmp_path)
+    refused: list[tuple[str, str]] = []
+
+    def refused_here(request: Request, reason: str, **_: Any) -> None:
+        refused.append((request.url, reason))
+
+    crawler.signals.connect(refused_here, signal=rep_signals.request_refused, weak=False)
+    engine = RaisesFor(fails)
+    assert HeldRequests(crawler, LIMIT).resume(spider, engine) == 4
+    assert engine.crawled == [url for url in urls if url != fails]
+    assert refused == [(fails, "internal_error")]
+    assert crawler.stats.get_value("rep/requests/dropped/internal_error") == 1
+    assert "the scheduler did not take back" in caplog.text and "resumed" in caplog.text

@@ -1,0 +1,175 @@
+"""The requests waiting for a document (:class:`~scrapy_rep.crawl.documents.waiting.
+WaitingRequests`): each held request released once, and none after the spider closed
+(its own ``closed`` flag, set by the document's close): a document that arrives after the
+close leaves them held, for the close of the held requests to keep or drop (SPEC §4)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import pytest_twisted
+from scrapy import Request
+from scrapy.utils.defer import deferred_from_coro
+from twisted.internet.task import deferLater
+
+from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
+from scrapy_rep.crawl.refusals import Refusal
+from scrapy_rep.crawl.requeststate import update
+from scrapy_rep.fetch.procedure import FetchProcedure
+from tests.support.documents import KIND_BODIES
+from tests.support.origindocuments import KEY, KIND_IDS, T0, entry_or_hold, origin_document
+from tests.support.robotsite import until
+
+
+async def _let_the_reactor_run() -> None:
+    from twisted.internet import reactor
+
+    await deferLater(reactor, 0.2)
+
+
+def _held_for_key(document: Any, count: int) -> list[Request]:
+    requests = [Request(f"{KEY}/{n}") for n in range(count)]
+    for request in requests:
+        entry_or_hold(document, KEY, request)
+        update(request, hold=None)  # what request_scheduled does
+        document.hold(KEY, request)
+    return requests
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_document_that_arrives_after_the_close_releases_nothing(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """The download was under way when the spider closed, and the site answered: the
+    document is known, but nothing goes to an engine that has closed; those held stay
+    held (the close of the held requests drops or keeps them), and a request awaiting it
+    in place is dropped with its reason at once, not left hanging."""
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    _held_for_key(document, 2)
+    in_place = Request(f"{KEY}/in-place")
+    waiting = deferred_from_coro(document.wait(KEY, in_place))
+    await until(lambda: bool(fetcher.asked))
+    document.close()
+    assert document.closed and document.runner.closed
+    with pytest.raises(Refusal):
+        await waiting
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
+    await until(lambda: not fetcher.answers)
+    await _let_the_reactor_run()  # the answer handled, and anything it scheduled run
+    entry = document.usable_entry(KEY)
+    if entry is not None:  # known after all: a release now still sends nothing
+        document.release(KEY, entry, 0)
+        document.idle(KEY)
+    assert crawler.engine.crawled == []
+    assert document.held_count(KEY) == 2
+    assert crawler.stats.get_value("rep/requests/released") is None
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_held_request_is_released_once_whatever_releases_it_again(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """The lifecycle's release, then the idle spider's and a second release of the same
+    version: each held request goes back to the engine once."""
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    requests = _held_for_key(document, 3)
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
+    engine = crawler.engine
+    await until(lambda: len(engine.crawled) >= 3)
+    entry = document.usable_entry(KEY)
+    assert entry is not None
+    document.release(KEY, entry, 0)
+    document.idle(KEY)
+    assert [r.url for r in engine.crawled] == [r.url for r in requests]
+    assert crawler.stats.get_value("rep/requests/released") == 3
+    assert document.held_count(KEY) == 0
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_request_held_after_the_document_is_known_is_released_once(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """Held while the download finished in between (its release is on a timer), then
+    released by the idle spider before that timer fires: it goes on once."""
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    first = Request(f"{KEY}/first")
+    assert entry_or_hold(document, KEY, first) is not None  # the fetch starts
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
+    await until(lambda: document.usable_entry(KEY) is not None)
+    late = Request(f"{KEY}/late")
+    document.hold(KEY, late)  # the release is called later (call_later 0)
+    document.idle(KEY)  # and the idle spider releases it now
+    engine = crawler.engine
+    await until(lambda: len(engine.crawled) >= 1)
+    await _let_the_reactor_run()  # the timer's release run too
+    assert [r.url for r in engine.crawled] == [late.url]
+
+
+class RefusingScheduler:
+    """An engine whose scheduler raises for one request (a custom scheduler's bug, a
+    shared queue whose server went away)."""
+
+    def __init__(self, engine: Any, refused: str) -> None:
+        self.engine = engine
+        self.refused = refused
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.engine, name)
+
+    def crawl(self, request: Request) -> None:
+        if request.url == self.refused:
+            raise ConnectionError("the queue's server went away")
+        self.engine.crawl(request)
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_released_request_the_scheduler_will_not_take_is_dropped_not_lost(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """The scheduler raises for the first of three released requests: the other two go
+    on all the same, and that one is dropped saying why (counted, ``request_refused``:
+    its trail record is final), not lost with the rest after it."""
+    from scrapy_rep.signals import request_refused
+
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    engine = crawler.engine
+    requests = _held_for_key(document, 3)
+    crawler.engine = RefusingScheduler(engine, requests[0].url)
+    refused: list[tuple[str, str]] = []
+
+    def refused_one(request: Request, reason: str, **_: Any) -> None:
+        refused.append((request.url, reason))
+
+    crawler.signals.connect(refused_one, signal=request_refused, weak=False)
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
+    await until(lambda: len(engine.crawled) >= 2)
+    await _let_the_reactor_run()
+    assert [r.url for r in engine.crawled] == [r.url for r in requests[1:]]
+    assert refused == [(requests[0].url, "internal_error")]
+    assert crawler.stats.get_value("rep/requests/dropped/internal_error") == 1
+    assert crawler.stats.get_value("rep/requests/released") == 2
+    assert document.held_count(KEY) == 0
