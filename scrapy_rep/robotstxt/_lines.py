@@ -155,27 +155,43 @@ def without_open_group(lines: list[str], lenient: bool) -> list[str]:
     the cut may have parted from its rules). Read, it would be an empty group, which
     allows its crawlers everything and sets the ``*`` group aside; dropped, they fall
     back to the groups read whole (docs/decisions.md, 'A cut robots.txt reads no part
-    of a line that could allow'). A rule is a line the profile reads as an allow or
-    disallow rule of its group (an empty one is ignored, and counts for nothing); the
-    lines are those the parser reads (comments, NUL ends and the line limit applied)."""
+    of a line that could allow'). Its file-wide lines (``License``, ``Sitemap``), whole
+    lines that belong to no group, are kept: a license named there is the whole file's,
+    and its terms can only narrow what the crawl may do. A rule is a line the profile
+    reads as an allow or disallow rule of its group (an empty one is ignored, and counts
+    for nothing); the lines are those the parser reads (comments, NUL ends and the line
+    limit applied)."""
     end = len(lines)
     keys, rules = (_LENIENT_KEYS if lenient else _KEYS), _GROUP_RULES[lenient]
     for index in range(len(lines) - 1, -1, -1):
-        line = lines[index].partition("#")[0]
-        key, colon, value = line.partition(":")
-        if not colon:
-            if not lenient:  # no colon: skipped, as the parser does
-                continue
-            words = _GOOGLE_SEPARATOR.split(key.strip(_WHITESPACE), 1)
-            if len(words) != 2 or _GOOGLE_SEPARATOR.search(words[1].lstrip(" \t")):
-                continue  # the parser skips it (Google reads exactly two words)
-            key, value = words
-        kind = _kind_of(key.strip(_WHITESPACE), keys, lenient)
+        kind, value = _line_kind(lines[index], keys, lenient)
         if kind in rules and value.strip(_WHITESPACE):
             break
         if kind == _USER_AGENT:
             end = index
-    return lines if end == len(lines) else lines[:end]
+    if end == len(lines):
+        return lines
+    wide = [line for line in lines[end:] if _line_kind(line, keys, lenient)[0] in _FILE_WIDE]
+    return lines[:end] + wide
+
+
+#: The keys of the lines that belong to no group (RFC 9309 §2.2.4 ``Sitemap``; RSL 1.0's
+#: ``License``).
+_FILE_WIDE: Final = (_SITEMAP, _LICENSE)
+
+
+def _line_kind(line: str, keys: dict[str, int], lenient: bool) -> tuple[int, str]:
+    """The key kind of ``line`` and its value, as the parser reads them (``-1``: a line
+    it skips, or an unknown key)."""
+    key, colon, value = line.partition("#")[0].partition(":")
+    if not colon:
+        if not lenient:  # no colon: skipped, as the parser does
+            return -1, ""
+        words = _GOOGLE_SEPARATOR.split(key.strip(_WHITESPACE), 1)
+        if len(words) != 2 or _GOOGLE_SEPARATOR.search(words[1].lstrip(" \t")):
+            return -1, ""  # the parser skips it (Google reads exactly two words)
+        key, value = words
+    return _kind_of(key.strip(_WHITESPACE), keys, lenient), value
 
 
 def _lines(body: bytes, limit: int | None, nul_ends: bool = False) -> list[str]:

@@ -66,3 +66,32 @@ def test_a_cut_document_of_user_agent_lines_only_has_no_group() -> None:
     read = parse_robotstxt(b"User-agent: *\nUser-agent: testbot\n", "google", truncated=True)
     assert read.allowed("https://a.example/x", "testbot")
     assert read.allowed("https://a.example/x", "otherbot")
+
+
+#: A group of no rule whose License and Sitemap lines are whole, before the cut.
+FILE_WIDE = (
+    b"User-agent: *\nContent-Usage: train-ai=n\nLicense: https://a.example/l.xml\n"
+    b"Sitemap: https://a.example/sitemap.xml\n# padding\n"
+)
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("where", ["only group", "after a whole group"])
+def test_a_dropped_groups_file_wide_lines_are_kept(profile: str, where: str) -> None:
+    """RSL 1.0's ``License`` and RFC 9309's ``Sitemap`` belong to no group: dropping the
+    group their lines follow kept no license, and a cut robots.txt (over 500 KiB) whose
+    only group names a license that refuses the crawl's purpose let its pages through
+    (the whole-crawl run, seed 475)."""
+    body = (START if where == "after a whole group" else b"") + FILE_WIDE
+    read = parse_robotstxt(body, profile, truncated=True)
+    assert read.licenses == ("https://a.example/l.xml",)
+    assert read.sitemaps == ("https://a.example/sitemap.xml",)
+    assert read.licenses == parse_robotstxt(body, profile).licenses
+    if where == "after a whole group":  # the group stays dropped
+        assert not read.allowed("https://a.example/x", "testbot")
+
+
+def test_a_cut_over_500_kib_keeps_a_license_its_only_group_names() -> None:
+    padding = b"# padding padding padding padding padding\n" * 13_000
+    read = parse_robotstxt(FILE_WIDE + padding)  # over 500 KiB: cut here
+    assert read.licenses == ("https://a.example/l.xml",)
