@@ -11,7 +11,7 @@ from scrapy.utils.misc import load_object
 from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.auditing import AuditMiddleware
 from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
-from scrapy_rep.crawl.internals import switch_off_base_component
+from scrapy_rep.crawl.internals import MEDIA_REQUEST_FILTERED, switch_off_base_component
 from scrapy_rep.crawl.page.downloadermiddlewares import PRIORITY as PAGE_VERDICT_PRIORITY
 from scrapy_rep.crawl.page.downloadermiddlewares import PageVerdictMiddleware
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
@@ -128,14 +128,19 @@ def _loads(key: Any, component: type) -> bool:
 def wrap_media_pipelines(settings: Settings) -> None:
     """For crawls with ai-train or ai-input (and ``REP_MEDIA_USAGE``), every
     ``FilesPipeline`` subclass in ``ITEM_PIPELINES`` reads the statements inside the
-    files it downloads (docs/media.md): the class gets the mixin, keeping its name."""
+    files it downloads (docs/media.md): the class gets the mixin, keeping its name.
+    Before Scrapy 2.18 the others get the mixin that keeps a file request scrapy_rep
+    refused from being logged as an ERROR (:mod:`scrapy_rep.crawl.media.refused`)."""
     from scrapy.pipelines.files import FilesPipeline
 
     from scrapy_rep.crawl.media.pipelines import with_media_usage
+    from scrapy_rep.crawl.media.refused import with_filtered_refusals
 
     config = RepConfig.from_settings(settings)
-    if not config.media_usage or TDM_PURPOSES.isdisjoint(config.purpose):
+    checked = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)
+    if not checked and MEDIA_REQUEST_FILTERED:
         return
+    wrap = with_media_usage if checked else with_filtered_refusals
     for key, priority in list(settings.getdict("ITEM_PIPELINES").items()):
         if priority is None:
             continue
@@ -144,7 +149,7 @@ def wrap_media_pipelines(settings: Settings) -> None:
         except (ImportError, NameError, ValueError, AttributeError):
             continue  # Scrapy names the wrong path itself when it loads the pipelines
         if isinstance(pipeline, type) and issubclass(pipeline, FilesPipeline):
-            wrapped = with_media_usage(pipeline)
+            wrapped = wrap(pipeline)
             if wrapped is not pipeline:
                 settings.replace_in_component_priority_dict("ITEM_PIPELINES", pipeline, wrapped)
 

@@ -289,6 +289,25 @@ async def test_files_refused_before_download_are_named_in_the_item(tmp_path: Pat
     assert found["stats"].get_value("rep/media/checked") == 1  # only ok.jpg was downloaded
 
 
+@pytest_twisted.ensureDeferred
+async def test_a_search_crawl_leaves_out_a_file_robots_txt_disallows_without_an_error(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Without the files' check (search), a file the origin's robots.txt disallows is
+    left out of the item as Scrapy 2.18 leaves out a filtered request: the refusal's
+    stat, one DEBUG line of the pipeline, no ERROR (the crawl helper checks there is
+    none; Scrapy 2.13 to 2.17 log one for every refused media request)."""
+    caplog.set_level(logging.DEBUG)
+    found = await crawl_gallery("search", tmp_path, build=build_cdn)
+    assert found["stored"] == {"ok.jpg", "nontrain.jpg"}  # Content-Usage: not for search
+    assert found["refused_files"] == set()
+    assert found["stats"].get_value("robotstxt/forbidden") == 1
+    assert found["stats"].get_value("log_count/ERROR") is None
+    filtered = [r.getMessage() for r in caplog.records if "File (filtered)" in r.getMessage()]
+    assert len(filtered) == 1 and "/private/a.jpg" in filtered[0], filtered
+    assert filtered[0].endswith("/robots.txt (line 2: Disallow: /private/)"), filtered
+
+
 @pytest.mark.parametrize("listed", ["scrapy.pipelines.images.ImagesPipeline", "own-subclass"])
 def test_the_addon_wraps_each_files_pipeline_keeping_its_name(listed: str) -> None:
     from scrapy.pipelines.images import ImagesPipeline

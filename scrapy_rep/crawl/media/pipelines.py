@@ -25,17 +25,18 @@ from scrapy.pipelines.images import ImagesPipeline
 from scrapy.utils.defer import deferred_from_coro
 
 from scrapy_rep.crawl import meta
-
-# MediaRequestFiltered: Scrapy's private _MediaRequestFiltered (2.18+), the one failure
-# the media pipeline neither logs as an error nor puts in the item; item_completed below
-# turns ours into a result.
-from scrapy_rep.crawl.internals import MediaRequestFiltered, awaited, quiet_media_failures
+from scrapy_rep.crawl.internals import awaited
 from scrapy_rep.crawl.media.mediagate import (
     FileVerdict,
     MediaGate,
     refused_file,
     verdict_refused_file,
 )
+
+# RefusedBeforeFetch: a MediaRequestFiltered, Scrapy's private _MediaRequestFiltered
+# (2.18+), the one failure the media pipeline neither logs as an error nor puts in the
+# item; item_completed below turns ours into a result.
+from scrapy_rep.crawl.media.refused import FilteredRefusalMixin, RefusedBeforeFetch, mixed_in
 from scrapy_rep.crawl.meta import REFUSED_FILES
 from scrapy_rep.crawl.refusals import Refusal
 
@@ -46,12 +47,8 @@ if TYPE_CHECKING:
     from scrapy.pipelines.media import FileInfo, FileInfoOrError, MediaPipeline
     from twisted.python.failure import Failure
 
-    _Base = FilesPipeline
-else:
-    _Base = object
 
-
-class MediaUsageMixin(_Base):
+class MediaUsageMixin(FilteredRefusalMixin):
     """Put before a ``FilesPipeline`` subclass: ``class P(MediaUsageMixin, FilesPipeline)``."""
 
     rep_media: MediaGate
@@ -60,7 +57,6 @@ class MediaUsageMixin(_Base):
         # ``crawler`` by name: Scrapy 2.13 passes it only to an ``__init__`` that names it.
         super().__init__(*args, crawler=crawler, **kwargs)
         self.rep_media = MediaGate(self.crawler)
-        quiet_media_failures(RefusedBeforeFetch)
 
     def media_to_download(
         self, request: Request, info: MediaPipeline.SpiderInfo, *, item: Any = None
@@ -137,12 +133,12 @@ class MediaUsageMixin(_Base):
         self, failure: Failure, request: Request, info: MediaPipeline.SpiderInfo
     ) -> NoReturn:
         """A file that scrapy_rep refused before it was sent (robots.txt, the origin's
-        usage signals) is listed as refused too (see :meth:`item_completed`)."""
+        usage signals) is listed as refused too (see :meth:`item_completed`); when files
+        are not checked, left out (:class:`FilteredRefusalMixin`)."""
         refusal = failure.value
         if self.rep_media.enabled and isinstance(refusal, Refusal):
             raise RefusedBeforeFetch(self.rep_media.refused_before(request.url, refusal))
         super().media_failed(failure, request, info)
-        raise AssertionError("media_failed returned")  # pragma: no cover
 
     def item_completed(
         self, results: list[FileInfoOrError], item: Any, info: MediaPipeline.SpiderInfo
@@ -176,14 +172,6 @@ class MediaUsageMixin(_Base):
 #: The key under which a refused file's result carries its ``rep_refused_files`` entry
 #: from ``media_downloaded`` to ``item_completed`` (never seen in an item).
 _ENTRY = "_rep_refused_file"
-
-
-class RefusedBeforeFetch(MediaRequestFiltered):
-    """A file request that scrapy_rep refused before it was sent."""
-
-    def __init__(self, entry: dict[str, Any]) -> None:
-        super().__init__(str(entry["reason"]))
-        self.entry = entry
 
 
 def _refused_entry(ok: bool, value: Any) -> dict[str, Any] | None:
@@ -249,9 +237,4 @@ class RepImagesPipeline(MediaUsageMixin, ImagesPipeline):
 def with_media_usage(pipeline: type[FilesPipeline]) -> type[FilesPipeline]:
     """``pipeline`` with :class:`MediaUsageMixin` in front, under the same name (the
     add-on's replacement for each ``FilesPipeline`` subclass in ``ITEM_PIPELINES``)."""
-    if issubclass(pipeline, MediaUsageMixin):
-        return pipeline
-    wrapped = type(pipeline.__name__, (MediaUsageMixin, pipeline), {"__module__": __name__})
-    wrapped.__qualname__ = pipeline.__qualname__
-    wrapped.__doc__ = pipeline.__doc__
-    return wrapped
+    return mixed_in(MediaUsageMixin, pipeline)

@@ -9,12 +9,16 @@ from typing import Any
 import pytest
 from scrapy import Request, Spider
 from scrapy.http import Response
+from scrapy.pipelines.files import FilesPipeline
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.addon import Addon
+from scrapy_rep.crawl.internals import MEDIA_REQUEST_FILTERED
 from scrapy_rep.crawl.media import mediagate
 from scrapy_rep.crawl.media.mediagate import MediaGate, page_noimageai
+from scrapy_rep.crawl.media.pipelines import MediaUsageMixin
+from scrapy_rep.crawl.media.refused import FilteredRefusalMixin
 from scrapy_rep.settings import RepSettingError
 from tests.support.mediafiles import jpeg, xmp_packet
 
@@ -129,7 +133,13 @@ def test_media_usage_off_reads_nothing_and_wraps_nothing() -> None:
         }
     )
     Addon().update_settings(settings)
-    assert list(settings.getdict("ITEM_PIPELINES")) == ["scrapy.pipelines.files.FilesPipeline"]
+    if MEDIA_REQUEST_FILTERED:
+        assert list(settings.getdict("ITEM_PIPELINES")) == ["scrapy.pipelines.files.FilesPipeline"]
+    else:  # before Scrapy 2.18: only what keeps a refusal of ours from an ERROR line
+        ((listed, priority),) = settings.getdict("ITEM_PIPELINES").items()
+        assert priority == 1 and listed.__name__ == "FilesPipeline"
+        assert listed.__mro__[1:3] == (FilteredRefusalMixin, FilesPipeline)
+        assert not issubclass(listed, MediaUsageMixin)
 
 
 def test_a_file_sent_as_another_crawler_obeys_the_header_scoped_to_that_name() -> None:

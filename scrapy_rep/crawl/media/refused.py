@@ -1,0 +1,101 @@
+"""A file request that scrapy_rep refused before it was sent (robots.txt, the origin's
+usage signals), as a media pipeline's failure: :class:`RefusedBeforeFetch`, and, before
+Scrapy 2.18, :class:`FilteredRefusalMixin`, which keeps Scrapy's media pipelines from
+logging that refusal as an ERROR.
+
+Scrapy 2.18 leaves a media request a downloader middleware ignored (``IgnoreRequest``,
+which a refusal of ours is) out of the item with one DEBUG line, ``File (filtered): Not
+downloading …``. Scrapy 2.13 to 2.17 log an ERROR with a bare ``FileException``
+traceback for it instead, for every crawl whose files are not checked (a search-only
+crawl) too; the refusal has said itself already (its DEBUG line and stats:
+:mod:`scrapy_rep.crawl.refusals`). The add-on puts the mixin in front of every
+``FilesPipeline`` subclass there (:func:`with_filtered_refusals`), so a refusal of ours
+gets the line 2.18 gives it on every release, and no ERROR.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from scrapy.utils.request import referer_str
+
+from scrapy_rep.crawl.internals import (
+    MEDIA_REQUEST_FILTERED,
+    MediaRequestFiltered,
+    quiet_media_failures,
+)
+from scrapy_rep.crawl.media.mediagate import MediaGate
+from scrapy_rep.crawl.refusals import Refusal
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+    from scrapy.pipelines.files import FilesPipeline
+    from scrapy.pipelines.media import MediaPipeline
+    from twisted.python.failure import Failure
+
+    _Base = FilesPipeline
+else:
+    _Base = object
+
+logger = logging.getLogger(__name__)
+
+
+class RefusedBeforeFetch(MediaRequestFiltered):
+    """A file request that scrapy_rep refused before it was sent; ``entry`` is its
+    ``rep_refused_files`` entry (:meth:`MediaGate.refused_before`)."""
+
+    def __init__(self, entry: dict[str, Any]) -> None:
+        super().__init__(str(entry["reason"]))
+        self.entry = entry
+
+
+class FilteredRefusalMixin(_Base):
+    """Put before a ``FilesPipeline`` subclass: a file request that scrapy_rep refused
+    before it was sent fails with :class:`RefusedBeforeFetch`, which Scrapy's media
+    pipeline does not log as an error (:func:`~scrapy_rep.crawl.internals.
+    quiet_media_failures`), after Scrapy 2.18's DEBUG line ``File (filtered)``. From
+    Scrapy 2.18 on, Scrapy's own ``media_failed`` does it, and is left to."""
+
+    def __init__(self, *args: Any, crawler: Crawler, **kwargs: Any) -> None:
+        # ``crawler`` by name: Scrapy 2.13 passes it only to an ``__init__`` that names it.
+        super().__init__(*args, crawler=crawler, **kwargs)
+        quiet_media_failures(RefusedBeforeFetch)
+
+    def media_failed(
+        self, failure: Failure, request: Request, info: MediaPipeline.SpiderInfo
+    ) -> NoReturn:
+        """Scrapy's ``media_failed``, but for a refusal of scrapy_rep before Scrapy 2.18."""
+        refusal = failure.value
+        if MEDIA_REQUEST_FILTERED or not isinstance(refusal, Refusal):
+            super().media_failed(failure, request, info)
+            raise AssertionError("media_failed returned")  # pragma: no cover
+        logger.debug(
+            "File (filtered): Not downloading %s from %s referred in <%s>: %s",
+            self.MEDIA_NAME,
+            request,
+            referer_str(request),
+            refusal,
+            extra={"spider": info.spider},
+        )
+        raise RefusedBeforeFetch(MediaGate.refused_before(request.url, refusal))
+
+
+def with_filtered_refusals(pipeline: type[FilesPipeline]) -> type[FilesPipeline]:
+    """``pipeline`` with :class:`FilteredRefusalMixin` in front, under the same name (the
+    add-on's replacement, before Scrapy 2.18, for each ``FilesPipeline`` subclass in
+    ``ITEM_PIPELINES`` whose files are not checked)."""
+    return mixed_in(FilteredRefusalMixin, pipeline)
+
+
+def mixed_in(mixin: type[Any], pipeline: type[FilesPipeline]) -> type[FilesPipeline]:
+    """``pipeline`` with ``mixin`` in front, under the same name, module-qualified name
+    and docstring (so ``<NAME>_FILES_STORE``-style settings still apply); ``pipeline``
+    itself when it has the mixin already."""
+    if issubclass(pipeline, mixin):
+        return pipeline
+    wrapped = type(pipeline.__name__, (mixin, pipeline), {"__module__": mixin.__module__})
+    wrapped.__qualname__ = pipeline.__qualname__
+    wrapped.__doc__ = pipeline.__doc__
+    return wrapped
