@@ -157,25 +157,46 @@ def without_open_group(lines: list[str], lenient: bool) -> list[str]:
     back to the groups read whole (docs/decisions.md, 'A cut robots.txt reads no part
     of a line that could allow'). A rule is a line the profile reads as an allow or
     disallow rule of its group (an empty one is ignored, and counts for nothing); the
-    lines are those the parser reads (comments, NUL ends and the line limit applied)."""
+    lines are those the parser reads (comments, NUL ends and the line limit applied).
+    The ``Sitemap`` and ``License`` lines among those dropped are kept: they belong to no
+    group (RSL's guide: a ``License`` line is "global (not tied to any specific user
+    agent)"), and a whole one dropped would lose an RSL license and its "no"."""
     end = len(lines)
     keys, rules = (_LENIENT_KEYS if lenient else _KEYS), _GROUP_RULES[lenient]
     for index in range(len(lines) - 1, -1, -1):
-        line = lines[index].partition("#")[0]
-        key, colon, value = line.partition(":")
-        if not colon:
-            if not lenient:  # no colon: skipped, as the parser does
-                continue
-            words = _GOOGLE_SEPARATOR.split(key.strip(_WHITESPACE), 1)
-            if len(words) != 2 or _GOOGLE_SEPARATOR.search(words[1].lstrip(" \t")):
-                continue  # the parser skips it (Google reads exactly two words)
-            key, value = words
-        kind = _kind_of(key.strip(_WHITESPACE), keys, lenient)
-        if kind in rules and value.strip(_WHITESPACE):
+        read = _key_and_value(lines[index], keys, lenient)
+        if read is None:
+            continue
+        kind, value = read
+        if kind in rules and value:
             break
         if kind == _USER_AGENT:
             end = index
-    return lines if end == len(lines) else lines[:end]
+    if end == len(lines):
+        return lines
+    global_lines = [line for line in lines[end:] if _is_global(line, keys, lenient)]
+    return lines[:end] + global_lines
+
+
+def _key_and_value(line: str, keys: dict[str, int], lenient: bool) -> tuple[int, str] | None:
+    """The kind of a line's key and its value (stripped) as the parser reads them;
+    ``None`` for a line it skips (no colon, and not Google's two words)."""
+    line = line.partition("#")[0]
+    key, colon, value = line.partition(":")
+    if not colon:
+        if not lenient:  # no colon: skipped, as the parser does
+            return None
+        words = _GOOGLE_SEPARATOR.split(key.strip(_WHITESPACE), 1)
+        if len(words) != 2 or _GOOGLE_SEPARATOR.search(words[1].lstrip(" \t")):
+            return None  # the parser skips it (Google reads exactly two words)
+        key, value = words
+    return _kind_of(key.strip(_WHITESPACE), keys, lenient), value.strip(_WHITESPACE)
+
+
+def _is_global(line: str, keys: dict[str, int], lenient: bool) -> bool:
+    """Whether the parser reads ``line`` as a record of no group (``Sitemap``, ``License``)."""
+    read = _key_and_value(line, keys, lenient)
+    return read is not None and read[0] in (_SITEMAP, _LICENSE)
 
 
 def _lines(body: bytes, limit: int | None, nul_ends: bool = False) -> list[str]:

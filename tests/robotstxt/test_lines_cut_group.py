@@ -66,3 +66,47 @@ def test_a_cut_document_of_user_agent_lines_only_has_no_group() -> None:
     read = parse_robotstxt(b"User-agent: *\nUser-agent: testbot\n", "google", truncated=True)
     assert read.allowed("https://a.example/x", "testbot")
     assert read.allowed("https://a.example/x", "otherbot")
+
+
+#: Comment lines enough to take a robots.txt past 500 KiB.
+PADDING = b"# padding padding padding padding padding\n" * 13_000
+
+#: id -> (a document whose last group has no rule but Sitemap and License lines,
+#: whether testbot is allowed /x once that group is dropped).
+GLOBAL_LINES = {
+    "the * group": (
+        b"User-agent: *\nLicense: https://a.example/l.xml\nSitemap: https://a.example/s.xml\n",
+        True,  # no group left
+    ),
+    "a named group after a whole one": (
+        b"User-agent: *\nDisallow: /\n\nUser-agent: testbot\n"
+        b"Sitemap: https://a.example/s.xml\nLicense: https://a.example/l.xml\n",
+        False,  # testbot falls back to *
+    ),
+}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("case", GLOBAL_LINES)
+def test_a_dropped_groups_license_and_sitemap_lines_are_read(case: str, profile: str) -> None:
+    """A ``License`` line belongs to no group (RSL's guide: "global (not tied to any
+    specific user agent)"), nor does ``Sitemap``: dropped with the group a cut left
+    without a rule, the license was never read and its "no" lost (found by the
+    whole-crawl run, seed 666: a robots.txt over 500 KiB whose ``*`` group held only a
+    ``License`` line, whose license was unreadable and refused ai-train)."""
+    group, allowed = GLOBAL_LINES[case]
+    for read in (
+        parse_robotstxt(group + PADDING, profile),  # over 500 KiB: cut here
+        parse_robotstxt(group, profile, truncated=True),
+    ):
+        assert read.licenses == ("https://a.example/l.xml",)
+        assert read.sitemaps == ("https://a.example/s.xml",)
+        assert not read.states_no_usage
+        assert read.allowed("https://a.example/x", "testbot") is allowed
+
+
+def test_a_cut_license_line_is_still_dropped() -> None:
+    """The unended last line is another matter (``counted_body``): a ``License`` URL
+    cut may name another document, so it is not read."""
+    read = parse_robotstxt(b"User-agent: *\nLicense: https://a.example/l.x", truncated=True)
+    assert read.licenses == ()
