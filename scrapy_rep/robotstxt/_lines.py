@@ -158,6 +158,10 @@ def without_open_group(lines: list[str], lenient: bool) -> list[str]:
     of a line that could allow'). A rule is a line the profile reads as an allow or
     disallow rule of its group (an empty one is ignored, and counts for nothing); the
     lines are those the parser reads (comments, NUL ends and the line limit applied).
+    Only from the first user-agent line there that names a crawler (not ``*``) are they
+    dropped: a ``*`` group with no rule read adds no rule to the ``*`` group, so its
+    lines (``Content-Usage``, ``Content-Signal``, ``Crawl-delay``) are read as written,
+    and dropped they would lose its "no" for every crawler without a group of its own.
     The ``Sitemap`` and ``License`` lines among those dropped are kept: they belong to no
     group (RSL's guide: a ``License`` line is "global (not tied to any specific user
     agent)"), and a whole one dropped would lose an RSL license and its "no"."""
@@ -172,6 +176,14 @@ def without_open_group(lines: list[str], lenient: bool) -> list[str]:
             break
         if kind == _USER_AGENT:
             end = index
+    end = next(
+        (
+            index
+            for index in range(end, len(lines))
+            if _names_a_crawler(lines[index], keys, lenient)
+        ),
+        len(lines),
+    )
     if end == len(lines):
         return lines
     global_lines = [line for line in lines[end:] if _is_global(line, keys, lenient)]
@@ -191,6 +203,12 @@ def _key_and_value(line: str, keys: dict[str, int], lenient: bool) -> tuple[int,
             return None  # the parser skips it (Google reads exactly two words)
         key, value = words
     return _kind_of(key.strip(_WHITESPACE), keys, lenient), value.strip(_WHITESPACE)
+
+
+def _names_a_crawler(line: str, keys: dict[str, int], lenient: bool) -> bool:
+    """Whether the parser reads ``line`` as a user-agent line of a group other than ``*``."""
+    read = _key_and_value(line, keys, lenient)
+    return read is not None and read[0] == _USER_AGENT and not is_global_agent(read[1])
 
 
 def _is_global(line: str, keys: dict[str, int], lenient: bool) -> bool:

@@ -158,3 +158,23 @@ async def test_a_license_line_of_a_cut_robotstxts_ruleless_group_is_read(where: 
         await sites.close()
     assert ("a", "/lic") in sites.log
     assert ("a", "/page") not in sites.log
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_cut_robotstxts_ruleless_star_group_keeps_its_content_usage() -> None:
+    """Found by the whole-crawl run (seeds 348, 999): a robots.txt over 500 KiB whose
+    ``*`` group holds only ``Content-Usage: train-ai=n``. The cut dropped the group, its
+    "no" with it, and ai-train fetched the page."""
+    sites = PropSites()
+    try:
+        a = sites.add("a")
+        base = sites.bases["a"]
+        padding = b"# padding padding padding padding padding\n" * 13_000  # past 500 KiB
+        robots = b"User-agent: *\nContent-Usage: train-ai=n\n" + padding
+        a.routes["/robots.txt"] = Doc(200, robots, {"Content-Type": "text/plain"})
+        a.routes["/page"] = Doc(200, b"<html>a</html>", HTML)
+        await whole_crawl(sites, [base + "/page"], REP_PURPOSE="ai-train")
+    finally:
+        await sites.close()
+    assert ("a", "/robots.txt") in sites.log
+    assert ("a", "/page") not in sites.log

@@ -110,3 +110,40 @@ def test_a_cut_license_line_is_still_dropped() -> None:
     cut may name another document, so it is not read."""
     read = parse_robotstxt(b"User-agent: *\nLicense: https://a.example/l.x", truncated=True)
     assert read.licenses == ()
+
+
+#: A ``*`` group with no rule read but AI-usage statements, as the cut leaves it last.
+STATED = b"User-agent: *\nContent-Usage: train-ai=n\nContent-Signal: ai-input=no\nCrawl-delay: 2\n"
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(
+    "before", [b"", b"User-agent: otherbot\nDisallow: /\n\n"], ids=["alone", "after a group"]
+)
+def test_a_cut_star_groups_statements_are_read(before: bytes, profile: str) -> None:
+    """A ``*`` group with no rule read adds no rule, read or not (every crawler without
+    a group of its own is allowed what the ``*`` groups read whole allow), so only its
+    statements are at stake: dropped, its "no" was lost for all of them (found by the
+    whole-crawl run, seeds 348 and 999: a robots.txt over 500 KiB whose ``*`` group held
+    only a ``Content-Usage: train-ai=n`` line, and ai-train fetched the pages)."""
+    url = "https://a.example/x"
+    for read in (
+        parse_robotstxt(before + STATED + PADDING, profile),  # over 500 KiB: cut here
+        parse_robotstxt(before + STATED, profile, truncated=True),
+    ):
+        assert read.content_usage("testbot").prefs(url).train_ai is False
+        assert read.content_signals("testbot").ai_input is False
+        assert read.crawl_delay("testbot") == 2
+        assert read.allowed(url, "testbot")
+        assert read.allowed(url, "otherbot") is not before
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_named_group_after_a_cut_star_group_is_still_dropped(profile: str) -> None:
+    """From the first user-agent line naming a crawler, the lines are dropped as before:
+    testbot, parted from its rules, falls back to ``*`` and its statements."""
+    read = parse_robotstxt(STATED + b"User-agent: testbot\nCrawl-delay: 1\n", profile,
+                           truncated=True)  # fmt: skip
+    assert read.user_agents == ("*",)
+    assert read.content_usage("testbot").prefs("https://a.example/x").train_ai is False
+    assert read.crawl_delay("testbot") == 2
