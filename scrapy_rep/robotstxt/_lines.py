@@ -155,43 +155,66 @@ def without_open_group(lines: list[str], lenient: bool) -> list[str]:
     the cut may have parted from its rules). Read, it would be an empty group, which
     allows its crawlers everything and sets the ``*`` group aside; dropped, they fall
     back to the groups read whole (docs/decisions.md, 'A cut robots.txt reads no part
-    of a line that could allow'). Its file-wide lines (``License``, ``Sitemap``), whole
-    lines that belong to no group, are kept: a license named there is the whole file's,
-    and its terms can only narrow what the crawl may do. A rule is a line the profile
-    reads as an allow or disallow rule of its group (an empty one is ignored, and counts
-    for nothing); the lines are those the parser reads (comments, NUL ends and the line
-    limit applied)."""
+    of a line that could allow'). A rule is a line the profile reads as an allow or
+    disallow rule of its group (an empty one is ignored, and counts for nothing); the
+    lines are those the parser reads (comments, NUL ends and the line limit applied).
+    Only from the first user-agent line there that names a crawler (not ``*``) are they
+    dropped: a ``*`` group with no rule read adds no rule to the ``*`` group, so its
+    lines (``Content-Usage``, ``Content-Signal``, ``Crawl-delay``) are read as written,
+    and dropped they would lose its "no" for every crawler without a group of its own.
+    The ``Sitemap`` and ``License`` lines among those dropped are kept: they belong to no
+    group (RSL's guide: a ``License`` line is "global (not tied to any specific user
+    agent)"), and a whole one dropped would lose an RSL license and its "no"."""
     end = len(lines)
     keys, rules = (_LENIENT_KEYS if lenient else _KEYS), _GROUP_RULES[lenient]
     for index in range(len(lines) - 1, -1, -1):
-        kind, value = _line_kind(lines[index], keys, lenient)
-        if kind in rules and value.strip(_WHITESPACE):
+        read = _key_and_value(lines[index], keys, lenient)
+        if read is None:
+            continue
+        kind, value = read
+        if kind in rules and value:
             break
         if kind == _USER_AGENT:
             end = index
+    end = next(
+        (
+            index
+            for index in range(end, len(lines))
+            if _names_a_crawler(lines[index], keys, lenient)
+        ),
+        len(lines),
+    )
     if end == len(lines):
         return lines
-    wide = [line for line in lines[end:] if _line_kind(line, keys, lenient)[0] in _FILE_WIDE]
-    return lines[:end] + wide
+    global_lines = [line for line in lines[end:] if _is_global(line, keys, lenient)]
+    return lines[:end] + global_lines
 
 
-#: The keys of the lines that belong to no group (RFC 9309 §2.2.4 ``Sitemap``; RSL 1.0's
-#: ``License``).
-_FILE_WIDE: Final = (_SITEMAP, _LICENSE)
-
-
-def _line_kind(line: str, keys: dict[str, int], lenient: bool) -> tuple[int, str]:
-    """The key kind of ``line`` and its value, as the parser reads them (``-1``: a line
-    it skips, or an unknown key)."""
-    key, colon, value = line.partition("#")[0].partition(":")
+def _key_and_value(line: str, keys: dict[str, int], lenient: bool) -> tuple[int, str] | None:
+    """The kind of a line's key and its value (stripped) as the parser reads them;
+    ``None`` for a line it skips (no colon, and not Google's two words)."""
+    line = line.partition("#")[0]
+    key, colon, value = line.partition(":")
     if not colon:
         if not lenient:  # no colon: skipped, as the parser does
-            return -1, ""
+            return None
         words = _GOOGLE_SEPARATOR.split(key.strip(_WHITESPACE), 1)
         if len(words) != 2 or _GOOGLE_SEPARATOR.search(words[1].lstrip(" \t")):
-            return -1, ""  # the parser skips it (Google reads exactly two words)
+            return None  # the parser skips it (Google reads exactly two words)
         key, value = words
-    return _kind_of(key.strip(_WHITESPACE), keys, lenient), value
+    return _kind_of(key.strip(_WHITESPACE), keys, lenient), value.strip(_WHITESPACE)
+
+
+def _names_a_crawler(line: str, keys: dict[str, int], lenient: bool) -> bool:
+    """Whether the parser reads ``line`` as a user-agent line of a group other than ``*``."""
+    read = _key_and_value(line, keys, lenient)
+    return read is not None and read[0] == _USER_AGENT and not is_global_agent(read[1])
+
+
+def _is_global(line: str, keys: dict[str, int], lenient: bool) -> bool:
+    """Whether the parser reads ``line`` as a record of no group (``Sitemap``, ``License``)."""
+    read = _key_and_value(line, keys, lenient)
+    return read is not None and read[0] in (_SITEMAP, _LICENSE)
 
 
 def _lines(body: bytes, limit: int | None, nul_ends: bool = False) -> list[str]:

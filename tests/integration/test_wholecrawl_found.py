@@ -124,3 +124,57 @@ async def test_an_unfollowable_license_is_not_read_as_no_terms(where: str) -> No
     finally:
         await sites.close()
     assert ("a", "/page") not in sites.log
+
+
+@pytest.mark.parametrize("where", ["ftp", "prohibits"])
+@pytest_twisted.ensureDeferred
+async def test_a_license_line_of_a_cut_robotstxts_ruleless_group_is_read(where: str) -> None:
+    """Found by the whole-crawl run (seed 666): a robots.txt over 500 KiB whose ``*``
+    group holds only a ``License`` line. The cut drops a last group with no rule read
+    (docs/decisions.md, 'A cut robots.txt reads no part of a line that could allow'),
+    and its License line went with it: the license, unreadable (behind a redirect to
+    ``ftp:``) or prohibiting ai-train, was never asked for, and the page was fetched."""
+    from tests.support.wholecrawl import redirect_doc
+
+    sites = PropSites()
+    try:
+        a = sites.add("a")
+        base = sites.bases["a"]
+        if where == "ftp":
+            a.routes["/lic"] = redirect_doc("ftp://127.0.0.1/license.xml")
+        else:
+            a.routes["/lic"] = Doc(
+                200,
+                b'<rsl xmlns="https://rslstandard.org/rsl"><content url="/"><license>'
+                b'<prohibits type="usage">ai-train</prohibits></license></content></rsl>',
+                {"Content-Type": "application/rsl+xml"},
+            )
+        padding = b"# padding padding padding padding padding\n" * 13_000  # past 500 KiB
+        robots = f"User-agent: *\nLicense: {base}/lic\n".encode() + padding
+        a.routes["/robots.txt"] = Doc(200, robots, {"Content-Type": "text/plain"})
+        a.routes["/page"] = Doc(200, b"<html>a</html>", HTML)
+        await whole_crawl(sites, [base + "/page"], REP_PURPOSE="ai-train")
+    finally:
+        await sites.close()
+    assert ("a", "/lic") in sites.log
+    assert ("a", "/page") not in sites.log
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_cut_robotstxts_ruleless_star_group_keeps_its_content_usage() -> None:
+    """Found by the whole-crawl run (seeds 348, 999): a robots.txt over 500 KiB whose
+    ``*`` group holds only ``Content-Usage: train-ai=n``. The cut dropped the group, its
+    "no" with it, and ai-train fetched the page."""
+    sites = PropSites()
+    try:
+        a = sites.add("a")
+        base = sites.bases["a"]
+        padding = b"# padding padding padding padding padding\n" * 13_000  # past 500 KiB
+        robots = b"User-agent: *\nContent-Usage: train-ai=n\n" + padding
+        a.routes["/robots.txt"] = Doc(200, robots, {"Content-Type": "text/plain"})
+        a.routes["/page"] = Doc(200, b"<html>a</html>", HTML)
+        await whole_crawl(sites, [base + "/page"], REP_PURPOSE="ai-train")
+    finally:
+        await sites.close()
+    assert ("a", "/robots.txt") in sites.log
+    assert ("a", "/page") not in sites.log

@@ -95,3 +95,83 @@ def test_a_cut_over_500_kib_keeps_a_license_its_only_group_names() -> None:
     padding = b"# padding padding padding padding padding\n" * 13_000
     read = parse_robotstxt(FILE_WIDE + padding)  # over 500 KiB: cut here
     assert read.licenses == ("https://a.example/l.xml",)
+
+#: Comment lines enough to take a robots.txt past 500 KiB.
+PADDING = b"# padding padding padding padding padding\n" * 13_000
+
+#: id -> (a document whose last group has no rule but Sitemap and License lines,
+#: whether testbot is allowed /x once that group is dropped).
+GLOBAL_LINES = {
+    "the * group": (
+        b"User-agent: *\nLicense: https://a.example/l.xml\nSitemap: https://a.example/s.xml\n",
+        True,  # no group left
+    ),
+    "a named group after a whole one": (
+        b"User-agent: *\nDisallow: /\n\nUser-agent: testbot\n"
+        b"Sitemap: https://a.example/s.xml\nLicense: https://a.example/l.xml\n",
+        False,  # testbot falls back to *
+    ),
+}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("case", GLOBAL_LINES)
+def test_a_dropped_groups_license_and_sitemap_lines_are_read(case: str, profile: str) -> None:
+    """A ``License`` line belongs to no group (RSL's guide: "global (not tied to any
+    specific user agent)"), nor does ``Sitemap``: dropped with the group a cut left
+    without a rule, the license was never read and its "no" lost (found by the
+    whole-crawl run, seed 666: a robots.txt over 500 KiB whose ``*`` group held only a
+    ``License`` line, whose license was unreadable and refused ai-train)."""
+    group, allowed = GLOBAL_LINES[case]
+    for read in (
+        parse_robotstxt(group + PADDING, profile),  # over 500 KiB: cut here
+        parse_robotstxt(group, profile, truncated=True),
+    ):
+        assert read.licenses == ("https://a.example/l.xml",)
+        assert read.sitemaps == ("https://a.example/s.xml",)
+        assert not read.states_no_usage
+        assert read.allowed("https://a.example/x", "testbot") is allowed
+
+
+def test_a_cut_license_line_is_still_dropped() -> None:
+    """The unended last line is another matter (``counted_body``): a ``License`` URL
+    cut may name another document, so it is not read."""
+    read = parse_robotstxt(b"User-agent: *\nLicense: https://a.example/l.x", truncated=True)
+    assert read.licenses == ()
+
+
+#: A ``*`` group with no rule read but AI-usage statements, as the cut leaves it last.
+STATED = b"User-agent: *\nContent-Usage: train-ai=n\nContent-Signal: ai-input=no\nCrawl-delay: 2\n"
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize(
+    "before", [b"", b"User-agent: otherbot\nDisallow: /\n\n"], ids=["alone", "after a group"]
+)
+def test_a_cut_star_groups_statements_are_read(before: bytes, profile: str) -> None:
+    """A ``*`` group with no rule read adds no rule, read or not (every crawler without
+    a group of its own is allowed what the ``*`` groups read whole allow), so only its
+    statements are at stake: dropped, its "no" was lost for all of them (found by the
+    whole-crawl run, seeds 348 and 999: a robots.txt over 500 KiB whose ``*`` group held
+    only a ``Content-Usage: train-ai=n`` line, and ai-train fetched the pages)."""
+    url = "https://a.example/x"
+    for read in (
+        parse_robotstxt(before + STATED + PADDING, profile),  # over 500 KiB: cut here
+        parse_robotstxt(before + STATED, profile, truncated=True),
+    ):
+        assert read.content_usage("testbot").prefs(url).train_ai is False
+        assert read.content_signals("testbot").ai_input is False
+        assert read.crawl_delay("testbot") == 2
+        assert read.allowed(url, "testbot")
+        assert read.allowed(url, "otherbot") is not before
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_named_group_after_a_cut_star_group_is_still_dropped(profile: str) -> None:
+    """From the first user-agent line naming a crawler, the lines are dropped as before:
+    testbot, parted from its rules, falls back to ``*`` and its statements."""
+    read = parse_robotstxt(STATED + b"User-agent: testbot\nCrawl-delay: 1\n", profile,
+                           truncated=True)  # fmt: skip
+    assert read.user_agents == ("*",)
+    assert read.content_usage("testbot").prefs("https://a.example/x").train_ai is False
+    assert read.crawl_delay("testbot") == 2
