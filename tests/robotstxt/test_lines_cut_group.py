@@ -96,6 +96,7 @@ def test_a_cut_over_500_kib_keeps_a_license_its_only_group_names() -> None:
     read = parse_robotstxt(FILE_WIDE + padding)  # over 500 KiB: cut here
     assert read.licenses == ("https://a.example/l.xml",)
 
+
 #: Comment lines enough to take a robots.txt past 500 KiB.
 PADDING = b"# padding padding padding padding padding\n" * 13_000
 
