@@ -165,18 +165,32 @@ def without_open_group(lines: list[str], lenient: bool) -> list[str]:
     The ``Sitemap`` and ``License`` lines among those dropped are kept: they belong to no
     group (RSL's guide: a ``License`` line is "global (not tied to any specific user
     agent)"), and a whole one dropped would lose an RSL license and its "no"."""
-    end = len(lines)
-    keys, rules = (_LENIENT_KEYS if lenient else _KEYS), _GROUP_RULES[lenient]
-    for index in range(len(lines) - 1, -1, -1):
-        read = _key_and_value(lines[index], keys, lenient)
-        if read is None:
-            continue
-        kind, value = read
-        if kind in rules and value:
-            break
-        if kind == _USER_AGENT:
-            end = index
-    end = next(
+    keys = _LENIENT_KEYS if lenient else _KEYS
+    return _up_to(lines, _rules_end(lines, keys, lenient), keys, lenient)
+
+
+def with_open_usage_group(lines: list[str], lenient: bool) -> list[str] | None:
+    """The lines of a cut document that its AI-usage statements are read from, when they
+    are more than :func:`without_open_group` keeps: a named crawler's last group, dropped
+    for allow/disallow (no rule of that kind read), is kept up to its last
+    ``Content-Usage``, ``Content-Signal`` or AI-training line, whole lines the site wrote
+    in that group (attach-05 §3 groups them by the user-agent lines above them). Dropped
+    with the group, their "no"s were lost for its crawlers, who fell back to the ``*``
+    group's statements. A last run of user-agent lines with no such line read after it
+    is dropped here too (an empty usage group would set the ``*`` group's statements
+    aside). ``None``: the same lines as :func:`without_open_group`."""
+    keys = _LENIENT_KEYS if lenient else _KEYS
+    usage_end = _open_group(lines, keys, lenient, _USAGE_LINES)
+    if usage_end <= _rules_end(lines, keys, lenient):
+        return None
+    return _up_to(lines, usage_end, keys, lenient)
+
+
+def _rules_end(lines: list[str], keys: dict[str, int], lenient: bool) -> int:
+    """Where :func:`without_open_group` drops ``lines`` from: the first user-agent line
+    naming a crawler (not ``*``) at or after the first one past the last rule read."""
+    end = _open_group(lines, keys, lenient, _GROUP_RULES[lenient])
+    return next(
         (
             index
             for index in range(end, len(lines))
@@ -184,6 +198,34 @@ def without_open_group(lines: list[str], lenient: bool) -> list[str]:
         ),
         len(lines),
     )
+
+
+#: The keys of a group's AI-usage statements (attach-05's ``Content-Usage``, the
+#: ``Content-Signal`` record, draft-canel-robots-ai-control-00's AI-training rules).
+_USAGE_LINES: Final = (_CONTENT_USAGE, _CONTENT_SIGNAL, _ALLOW_AI, _DISALLOW_AI)
+
+
+def _open_group(
+    lines: list[str], keys: dict[str, int], lenient: bool, kinds: tuple[int, ...]
+) -> int:
+    """The index of the first user-agent line after the last line of a kind in ``kinds``
+    with a value (``len(lines)``: none follows it)."""
+    end = len(lines)
+    for index in range(len(lines) - 1, -1, -1):
+        read = _key_and_value(lines[index], keys, lenient)
+        if read is None:
+            continue
+        kind, value = read
+        if kind in kinds and value:
+            break
+        if kind == _USER_AGENT:
+            end = index
+    return end
+
+
+def _up_to(lines: list[str], end: int, keys: dict[str, int], lenient: bool) -> list[str]:
+    """``lines`` up to ``end``, then the lines after it that belong to no group
+    (``lines`` itself when ``end`` is its end)."""
     if end == len(lines):
         return lines
     global_lines = [line for line in lines[end:] if _is_global(line, keys, lenient)]

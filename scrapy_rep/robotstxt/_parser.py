@@ -34,6 +34,7 @@ from scrapy_rep.robotstxt._lines import (
     _lines,
     counted_body,
     file_text,
+    with_open_usage_group,
     without_open_group,
 )
 from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, ParseOptions
@@ -139,14 +140,34 @@ class Parser:
         :func:`~scrapy_rep.robotstxt._lines.without_open_group`)."""
         options = self.options
         lines = _lines(counted_body(body, cut), options.max_line_length, options.lenient_syntax)
+        usage_lines = None
         if cut or len(body) > MAX_BODY_BYTES:
+            usage_lines = with_open_usage_group(lines, options.lenient_syntax)
             lines = without_open_group(lines, options.lenient_syntax)
         read = _Pass(options, len(lines))
         read.lines(lines)
         self.skipped += read.skipped
         if read.skipped and logger.isEnabledFor(logging.DEBUG):
             logger.debug("robots.txt: skipped %d line(s) in total", read.skipped)
-        return read.tables(), tuple(read.sitemaps), tuple(read.licenses)
+        tables = read.tables()
+        if usage_lines is not None:
+            tables = _with_usage_of(tables, options, usage_lines)
+        return tables, tuple(read.sitemaps), tuple(read.licenses)
+
+
+def _with_usage_of(tables: ParsedTables, options: ParseOptions, lines: list[str]) -> ParsedTables:
+    """``tables`` (a cut document's, its last group dropped) with the AI-usage statements
+    and their grouping read from ``lines`` (that group kept for them:
+    :func:`~scrapy_rep.robotstxt._lines.with_open_usage_group`), the same lines up to
+    the dropped group, so the line numbers are the file's."""
+    usage = _Pass(options, len(lines))
+    usage.lines(lines)
+    found = usage.tables()
+    return tables._replace(
+        signals=found.signals,
+        usage=found.usage,
+        usage_tokens=found.usage_tokens if found.usage_tokens is not None else found.tokens,
+    )
 
 
 class _Pass:

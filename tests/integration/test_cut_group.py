@@ -32,3 +32,25 @@ async def test_a_robots_txt_cut_after_a_groups_user_agent_line_falls_back_to_the
     finally:
         await sites.close()
     assert spider.downloaded == [], "a page every line read and unread disallows, fetched"
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robots_txt_over_500_kib_keeps_its_only_groups_content_usage_no(
+    tmp_path: Path,
+) -> None:
+    """The only group of a robots.txt over 500 KiB has no Allow/Disallow rule before the
+    cut, only ``Content-Usage: /page search=n``: dropped with the group for Allow/Disallow,
+    that "no" was lost and the page fetched for search (whole-crawl seed 790)."""
+    head = b"User-agent: *\nContent-Usage: /page search=n\n"
+    body = head + (b"# " + b"x" * 97 + b"\n") * 6000 + b"Disallow: /other\n"
+    assert len(body) > MAX_BODY_BYTES
+    sites = Sites()
+    sites.add("a").script("/robots.txt", Reply(200, body, {"Content-Type": "text/plain"}))
+    try:
+        _, spider = await crawl(
+            [sites.url("a", "/page"), sites.url("a", "/free")],
+            {"REP_PURPOSE": ["search"], "REP_AUDIT_FILE": str(tmp_path / "audit.jsonl")},
+        )
+    finally:
+        await sites.close()
+    assert [url.rsplit("/", 1)[1] for url in spider.downloaded] == ["free"]

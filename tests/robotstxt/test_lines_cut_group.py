@@ -176,3 +176,51 @@ def test_a_named_group_after_a_cut_star_group_is_still_dropped(profile: str) -> 
     assert read.user_agents == ("*",)
     assert read.content_usage("testbot").prefs("https://a.example/x").train_ai is False
     assert read.crawl_delay("testbot") == 2
+
+
+#: id -> a cut robots.txt whose last group has an AI-usage statement but no allow or
+#: disallow rule read, and the crawler whose statement it is.
+USAGE_CUTS = {
+    "the only group, a path-scoped content-usage line": (
+        b"User-agent: *\nContent-Usage: /p/1 search=n\n# padding\n# padd",
+        "testbot",
+    ),
+    "a named group after the star group": (
+        b"User-agent: *\nDisallow: /x\n\nUser-agent: testbot\nContent-Usage: /p/1 search=n\n",
+        "testbot",
+    ),
+    "a content-signal line": (b"User-agent: *\nContent-Signal: search=no\n# padd", "testbot"),
+}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("cut", USAGE_CUTS)
+def test_attach_05_3_a_cut_group_keeps_its_usage_noes(cut: str, profile: str) -> None:
+    """The group dropped for allow/disallow keeps its whole Content-Usage / Content-Signal
+    lines for the usage grouping (their "no" was lost: whole-crawl seed 790's robots.txt
+    over 500 KiB let /p/1 be fetched for search), its allow/disallow still dropped."""
+    body, agent = USAGE_CUTS[cut]
+    read = parse_robotstxt(body, profile, truncated=True)
+    assert not read.states_no_usage
+    url = "https://a.example/p/1"
+    said = str(read.content_usage(agent).prefs(url))
+    assert "search=n" in said or read.content_signals(agent).search is False
+    assert read.allowed(url, agent)
+
+
+def test_attach_05_3_a_cut_after_a_usage_group_user_agent_drops_that_run() -> None:
+    """A run of user-agent lines with no usage line read after it is no usage group: its
+    crawlers keep the ``*`` group's statements."""
+    body = b"User-agent: *\nContent-Signal: search=no\n\nUser-agent: testbot\n"
+    read = parse_robotstxt(body, truncated=True)
+    assert read.content_signals("testbot").search is False
+    assert read.content_signals("otherbot").search is False
+
+
+def test_a_robots_txt_over_500_kib_keeps_its_only_groups_usage_line() -> None:
+    """As the crawl reads a download over 500 KiB (whole-crawl seed 790)."""
+    body = b"User-agent: *\nContent-Usage: /p/1 search=n\n" + b"# padding\n" * 52_000
+    read = parse_robotstxt(body + b"Disallow: /p/1\n")
+    assert read.allowed("http://localhost/p/1", "TestBot")
+    assert not read.states_no_usage
+    assert str(read.content_usage("TestBot").prefs("http://localhost/p/1")) == "search=n"
