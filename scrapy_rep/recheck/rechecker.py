@@ -344,8 +344,10 @@ class Rechecker:
         else:
             key = _spelling(url)
             path = None
-        origins = self._origins  # lookups by "in" and [], not calls (the hot path)
-        known = origins[key] if key in origins else self._known(url, key)
+        try:  # one lookup, no call (the hot path): a new spelling raises once
+            known = self._origins[key]
+        except KeyError:
+            known = self._known(url, key)
         # One match per group set of the names held to: the first refusing name and its
         # line, as one number (0: every name allows it).
         one = known[5]
