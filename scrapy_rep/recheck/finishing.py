@@ -135,7 +135,7 @@ class Finishing:
         self.progress.begin()
         with ExitStack() as stack:
             report = (
-                stack.enter_context(staged.path(options.report).open("wb"))
+                stack.enter_context(staged.open(options.report))
                 if options.report and not self.interrupted
                 else None
             )
@@ -219,7 +219,7 @@ class Finishing:
             stack.enter_context(collector_paced())  # restored after (docs/recheck.md, "Scale")
             writers = [
                 None if path is None or self.interrupted else stack.enter_context(
-                    Closing(dataset.writer(staged.path(
+                    Closing(dataset.writer(staged.open(
                         output_of(path, shard) if shard else path
                     )))
                 )
