@@ -29,27 +29,24 @@ from typing import Final
 from scrapy_rep.urls.encoding import normalise_pattern as normalise_pattern
 from scrapy_rep.urls.encoding import normalise_url_path as normalise_url_path
 from scrapy_rep.urls.encoding import path_of as path_of
-from scrapy_rep.urls.wildcards import FirstMatcher as FirstMatcher
 from scrapy_rep.urls.wildcards import (
+    _RAW,
+    _SPLIT,
+    _UNKNOWN,
     _keep_better,
+    _key_table,
     _parent_of,
-    _parents,
     _Raw,
     _split_all,
     _Wild,
     match_rest,
 )
+from scrapy_rep.urls.wildcards import FirstMatcher as FirstMatcher
 from scrapy_rep.urls.wildcards import wildcard_match as wildcard_match
 
 #: Paths at least this long get a character-set prefilter before wildcard patterns are
 #: tried (keeps one call on a 100 KB URL against thousands of patterns in milliseconds).
 _LONG_PATH: Final = 4096
-#: A parent index not computed yet (see :meth:`LongestMatcher._find_parent`).
-_UNKNOWN: Final = -2
-#: The third number of a key in :attr:`LongestMatcher._table`: its wildcard patterns as
-#: compiled (in ``_raw``), or split into segments (in ``_wild``); 0: it has none.
-_RAW: Final = 1
-_SPLIT: Final = 2
 #: Groups with at most this many keys get every parent when built (one cheap pass, no
 #: call a key); larger ones look a parent up the first time a walk needs it.
 _EAGER_PARENTS: Final = 512
@@ -142,22 +139,10 @@ class LongestMatcher:
             sorted([*literal, *(k for k in wild if k not in literal)]) if wild else sorted(literal)
         )
         self._keys = keys
-        #: Three numbers a key, side by side (one object, one buffer: a match reads them
-        #: together, and when the matchers of thousands of origins are visited in turn
-        #: each object read is likely a cache miss): at ``3 * i`` the code of the literal
-        #: pattern equal to key ``i`` (0 when there is none), at ``3 * i + 1`` its parent
-        #: (:data:`_UNKNOWN` until looked up in a large group), at ``3 * i + 2`` where its
-        #: wildcard patterns are (:data:`_RAW`, :data:`_SPLIT`; 0: it has none). Three more
-        #: at the end, ``0, -1, 0``, read as index -1 (no key is a prefix of the path). 2
-        #: bytes a number where they fit (the parser's line numbers; fewer keys than that).
-        width = "h" if code_type == "h" and len(keys) < 0x8000 else "i"
-        table = array(width, [0, -1, 0]) * (len(keys) + 1)
-        table[0::3] = array(width, [*map(literal.get, keys, repeat(0)), 0])
-        if len(keys) <= _EAGER_PARENTS:
-            table[1::3] = array(width, [*_parents(keys), -1])
-        else:
-            table[1::3] = array(width, [_UNKNOWN]) * len(keys) + array(width, [-1])
-        self._table = table
+        #: Each key's code, parent and wildcard patterns' place, side by side: one object
+        #: to read (:func:`~scrapy_rep.urls.wildcards._key_table`).
+        codes = [*map(literal.get, keys, repeat(0))]
+        table = self._table = _key_table(keys, codes, code_type, len(keys) <= _EAGER_PARENTS)
         self._exact = exact or None
         #: Key index -> its wildcard patterns as compiled, until a path first reaches the
         #: key; then split into segments, in ``_wild`` (``None``: no wildcard pattern at
@@ -178,8 +163,7 @@ class LongestMatcher:
         keys = self._keys
         index = bisect_right(keys, path) - 1
         if index < 0:  # no key sorts before the path, so none is a prefix of it
-            exact = self._exact
-            return exact[path] if exact is not None and path in exact else 0
+            return self._exact[path] if self._exact is not None and path in self._exact else 0
         table = self._table
         while index >= 0 and not path.startswith(keys[index]):
             up = table[3 * index + 1]
@@ -201,11 +185,9 @@ class LongestMatcher:
                     best_priority, best = priority, code
                 if wild is None:
                     break
-            where = table[at + 2]
-            if where:
-                # The wildcard patterns of this key, longest first (inline: the hot path).
-                assert wild is not None
-                entries = wild[index] if where == _SPLIT else self._entries(index)
+            if table[at + 2]:  # the wildcard patterns of this key, longest first (inline)
+                split = wild if table[at + 2] == _SPLIT else None
+                entries = split[index] if split is not None else self._entries(index)
                 start = len(keys[index])
                 for priority, code, inner, tail, anchored in entries:
                     if priority < best_priority:
