@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import IO, Final
 
 from scrapy_rep.audit.file import TrailFileError, check_writable, same_file
-from scrapy_rep.audit.fileaccess import create_new, link_beside, new_beside
+from scrapy_rep.audit.fileaccess import link_beside, open_beside
 from scrapy_rep.recheck import manifest
 from scrapy_rep.recheck.manifest import MANIFEST as MANIFEST  # read from here too
 from scrapy_rep.recheck.manifest import Stale as Stale
@@ -172,27 +172,18 @@ class Staged:
         ``stale`` is removed (nothing, when none of this run's outputs is written there)."""
         self._folders[Path(folder).resolve()] = list(stale)
 
-    def path(self, path: str | Path) -> Path:
-        """Where the output for ``path`` is written until it is whole."""
-        final = _final(path)
-        if final is None:
-            return Path(path)  # a device or a FIFO: never renamed over
-        temporary = new_beside(final)  # never a path already there (a planted symlink)
-        self._files.append((temporary, final))
-        return temporary
-
     def open(self, path: str | Path) -> IO[bytes]:
-        """The output for ``path`` open for writing: the file made new beside it
-        (:func:`~scrapy_rep.audit.fileaccess.create_new`), never opened again by name (a
-        co-user who can write the folder cannot swap another file in under that name
-        before it is written), renamed over ``path`` by :meth:`commit`. A path that is
-        not a regular file (``/dev/stdout``, a FIFO) is opened as it is."""
-        final = _final(path)
-        if final is None:
-            return Path(path).open("wb")
-        descriptor, temporary = create_new(final.parent, f".{final.name}.", ".partial")
+        """The output for ``path`` open for writing until it is whole: made new beside it
+        (:func:`~scrapy_rep.audit.fileaccess.open_beside`), never opened again by name (a
+        co-user who can write the folder could swap it)."""
+        final = Path(path)
+        if final.exists() and not final.is_file():
+            return final.open("wb")  # a device or a FIFO: never renamed over
+        final = final.resolve()  # a symlink's target is replaced, not the link
+        final.parent.mkdir(parents=True, exist_ok=True)
+        file, temporary = open_beside(final)  # never a path already there (a planted symlink)
         self._files.append((temporary, final))
-        return os.fdopen(descriptor, "wb")
+        return file
 
     def commit(self) -> None:
         """Every output renamed over its path, or none: a rename that fails puts back the
@@ -250,20 +241,6 @@ class Staged:
         for temporary, _ in self._files:
             temporary.unlink(missing_ok=True)
         self._files.clear()
-
-
-def _final(path: str | Path) -> Path | None:
-    """The file an output for ``path`` is renamed over (its folder made), or ``None``: a
-    path that is not a regular file (a device, a FIFO), written as it is."""
-    final = Path(path)
-    try:
-        if not stat.S_ISREG(final.stat().st_mode):
-            return None
-    except OSError:
-        pass  # new
-    final = final.resolve()  # a symlink's target is replaced, not the link
-    final.parent.mkdir(parents=True, exist_ok=True)
-    return final
 
 
 def previous_outputs(

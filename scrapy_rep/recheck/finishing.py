@@ -8,6 +8,7 @@ is made from).
 from __future__ import annotations
 
 import argparse
+import io
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -101,7 +102,8 @@ class Finishing:
             text = self._summary(tally, head)
             tally.close()
             if self.options.summary:
-                staged.path(self.options.summary).write_text(text, encoding="utf-8")
+                with io.TextIOWrapper(staged.open(self.options.summary), "utf-8") as file:
+                    file.write(text)
         except BaseException:
             staged.discard()  # no output that looks whole from a run stopped half-way
             raise
