@@ -203,12 +203,11 @@ def link_beside(final: Path) -> Path | None:
         return None
 
 
-def new_beside(final: Path, suffix: str = ".partial") -> Path:
-    """An empty file made new beside ``final`` (``.NAME.<random>.partial``, hidden) to
-    write ``final``'s content under until it is renamed over it."""
+def open_beside(final: Path, suffix: str = ".partial") -> tuple[IO[bytes], Path]:
+    """A file made new beside ``final`` (``.NAME.<random>.partial``, hidden), open for
+    writing ``final``'s content into until it is renamed over it: (the file, its path)."""
     descriptor, path = create_new(final.parent, f".{final.name}.", suffix)
-    os.close(descriptor)
-    return path
+    return os.fdopen(descriptor, "wb"), path
 
 
 @contextmanager

@@ -39,10 +39,10 @@ import stat
 import tempfile
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Final
+from typing import IO, Final
 
 from scrapy_rep.audit.file import TrailFileError, check_writable, same_file
-from scrapy_rep.audit.fileaccess import link_beside, new_beside
+from scrapy_rep.audit.fileaccess import link_beside, open_beside
 from scrapy_rep.recheck import manifest
 from scrapy_rep.recheck.manifest import MANIFEST as MANIFEST  # read from here too
 from scrapy_rep.recheck.manifest import Stale as Stale
@@ -172,19 +172,18 @@ class Staged:
         ``stale`` is removed (nothing, when none of this run's outputs is written there)."""
         self._folders[Path(folder).resolve()] = list(stale)
 
-    def path(self, path: str | Path) -> Path:
-        """Where the output for ``path`` is written until it is whole."""
+    def open(self, path: str | Path) -> IO[bytes]:
+        """The output for ``path`` open for writing until it is whole: made new beside it
+        (:func:`~scrapy_rep.audit.fileaccess.open_beside`), never opened again by name (a
+        co-user who can write the folder could swap it)."""
         final = Path(path)
-        try:
-            if not stat.S_ISREG(final.stat().st_mode):
-                return final  # a device or a FIFO: never renamed over
-        except OSError:
-            pass  # new
+        if final.exists() and not final.is_file():
+            return final.open("wb")  # a device or a FIFO: never renamed over
         final = final.resolve()  # a symlink's target is replaced, not the link
         final.parent.mkdir(parents=True, exist_ok=True)
-        temporary = new_beside(final)  # never a path already there (a planted symlink)
+        file, temporary = open_beside(final)  # never a path already there (a planted symlink)
         self._files.append((temporary, final))
-        return temporary
+        return file
 
     def commit(self) -> None:
         """Every output renamed over its path, or none: a rename that fails puts back the

@@ -8,6 +8,7 @@ is made from).
 from __future__ import annotations
 
 import argparse
+import io
 from collections.abc import Sequence
 from contextlib import ExitStack
 from pathlib import Path
@@ -101,7 +102,8 @@ class Finishing:
             text = self._summary(tally, head)
             tally.close()
             if self.options.summary:
-                staged.path(self.options.summary).write_text(text, encoding="utf-8")
+                with io.TextIOWrapper(staged.open(self.options.summary), "utf-8") as file:
+                    file.write(text)
         except BaseException:
             staged.discard()  # no output that looks whole from a run stopped half-way
             raise
@@ -135,7 +137,7 @@ class Finishing:
         self.progress.begin()
         with ExitStack() as stack:
             report = (
-                stack.enter_context(staged.path(options.report).open("wb"))
+                stack.enter_context(staged.open(options.report))
                 if options.report and not self.interrupted
                 else None
             )
@@ -219,7 +221,7 @@ class Finishing:
             stack.enter_context(collector_paced())  # restored after (docs/recheck.md, "Scale")
             writers = [
                 None if path is None or self.interrupted else stack.enter_context(
-                    Closing(dataset.writer(staged.path(
+                    Closing(dataset.writer(staged.open(
                         output_of(path, shard) if shard else path
                     )))
                 )

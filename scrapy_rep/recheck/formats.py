@@ -34,8 +34,8 @@ class LinesWriter:
     """Writes chosen lines (bytes, newline included) as they were, after the dataset's
     header line (``source.header``, known once its first chunk is read)."""
 
-    def __init__(self, path: Path, source: Any = None) -> None:
-        self._file: IO[bytes] = path.open("wb")
+    def __init__(self, file: IO[bytes], source: Any = None) -> None:
+        self._file = file
         self._source = source
 
     def _header(self) -> None:
@@ -109,8 +109,8 @@ class JsonLines:
         date = field_of(record, self.date_column)[1] if self.date_column else None
         return Item(number, url if isinstance(url, str) else "", url_problem(url), date=date)
 
-    def writer(self, path: Path) -> ChunkWriter:
-        return LinesWriter(path)
+    def writer(self, file: IO[bytes]) -> ChunkWriter:
+        return LinesWriter(file)
 
 
 # --------------------------------------------------------------------------- CSV
@@ -207,8 +207,8 @@ class Csv:
             if items:
                 yield Chunk(items, lines)
 
-    def writer(self, path: Path) -> ChunkWriter:
-        return LinesWriter(path, self)
+    def writer(self, file: IO[bytes]) -> ChunkWriter:
+        return LinesWriter(file, self)
 
 
 # --------------------------------------------------------------------------- trails
@@ -276,5 +276,5 @@ class Export:
         then = REFUSED if refused else KEPT
         return Item(number, url if isinstance(url, str) else "", url_problem(url), then)
 
-    def writer(self, path: Path) -> ChunkWriter:
-        return LinesWriter(path, self)
+    def writer(self, file: IO[bytes]) -> ChunkWriter:
+        return LinesWriter(file, self)

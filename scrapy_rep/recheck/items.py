@@ -94,7 +94,10 @@ class Dataset(Protocol):
         write back); without, a format that can (Parquet) reads only the URL column."""
         ...
 
-    def writer(self, path: Path) -> ChunkWriter: ...
+    def writer(self, file: IO[bytes]) -> ChunkWriter:
+        """A writer of its chosen rows into ``file``, open for writing (closed by the
+        writer's ``close``)."""
+        ...
 
 
 def url_problem(url: Any) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, Final
+from typing import IO, Any, Final
 
 from scrapy_rep.recheck.items import (
     PARQUET_BATCH,
@@ -73,23 +73,24 @@ class Parquet:
                 )
             yield Chunk(items, batch)
 
-    def writer(self, path: Path) -> ChunkWriter:
-        return ParquetWriter(path, self)
+    def writer(self, file: IO[bytes]) -> ChunkWriter:
+        return ParquetWriter(file, self)
 
 
 class ParquetWriter:
     """Writes chosen rows of each batch, with the dataset's schema (known once its first
-    chunk is read)."""
+    chunk is read), into ``file``, open for writing: the file made new for it
+    (:meth:`~scrapy_rep.recheck.files.Staged.open`), never opened again by name."""
 
-    def __init__(self, path: Path, source: Parquet) -> None:
-        path.open("wb").close()  # a path that cannot be written fails now
-        self.path = path
+    def __init__(self, file: IO[bytes], source: Parquet) -> None:
+        self.file = file
         self._source = source
         self._writer: Any = None
 
     def _open(self) -> Any:
         if self._writer is None:
-            self._writer = _pyarrow().ParquetWriter(str(self.path), self._source.schema)
+            # pyarrow writes into the file object given and leaves it open
+            self._writer = _pyarrow().ParquetWriter(self.file, self._source.schema)
         return self._writer
 
     def write(self, chunk: Chunk, keep: Sequence[bool]) -> None:
@@ -98,5 +99,8 @@ class ParquetWriter:
         self._open().write_batch(chunk.data.filter(pyarrow.array(keep, pyarrow.bool_())))
 
     def close(self) -> None:
-        if self._writer is not None or self._source.schema is not None:
-            self._open().close()
+        try:
+            if self._writer is not None or self._source.schema is not None:
+                self._open().close()
+        finally:
+            self.file.close()

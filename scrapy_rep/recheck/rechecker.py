@@ -344,11 +344,15 @@ class Rechecker:
         else:
             key = _spelling(url)
             path = None
-        origins = self._origins  # lookups by "in" and [], not calls (the hot path)
-        known = origins[key] if key in origins else self._known(url, key)
+        try:  # one lookup, no call (the hot path): a new spelling raises once
+            known = self._origins[key]
+        except KeyError:
+            known = self._known(url, key)
         # One match per group set of the names held to: the first refusing name and its
         # line, as one number (0: every name allows it).
         one = known[5]
+        # matched_as_given (scrapy_rep.urls.encoding), inline: one call less a decision;
+        # ``one`` is set only where the profile encodes no "*" or "$" (_as_given).
         if one is not None and path is not None and "%" not in path and path.isascii():
             # RobotsTxt.first_disallowed_path inline for one group set and a path matched
             # as it is (the hot path): its number, position 1.

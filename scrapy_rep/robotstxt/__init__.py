@@ -47,6 +47,7 @@ from scrapy_rep.robotstxt.useragent import select_groups
 from scrapy_rep.urls.encoding import (
     ESCAPES_SPECIALS,
     HTTP_PATH,
+    matched_as_given,
     normalise_url_path,
     path_of,
 )
@@ -201,7 +202,7 @@ class RobotsTxt:
         (as :func:`~scrapy_rep.urls.encoding.path_of` gives them, not normalised): for a
         caller that has split the URL already (a recheck reads its origin from the same
         match)."""
-        # _path's test, inline: the recheck's hot path (a call: about 10% of this method)
+        # matched_as_given, inline: the recheck's hot path (a call: about 10% of this method)
         if (
             "%" in path
             or not path.isascii()
@@ -224,19 +225,16 @@ class RobotsTxt:
         :func:`path_of`'s usual case (an http(s) URL with a path) by one regex, the path
         normalised only when it needs it: an escape, a non-ASCII character, or a ``*`` or
         ``$`` the profile encodes (:func:`normalise_url_path` would change nothing else).
-        The one statement of that test: :meth:`code` calls this; :meth:`decide` and
-        :meth:`first_disallowed_path` (the crawl's and the recheck's hot paths) write it
-        inline, where a call would cost them about 4% and 10% (a compiled character-class
-        search instead of the three tests costs about 100 ns more a path)."""
+        That test is :func:`~scrapy_rep.urls.encoding.matched_as_given`: :meth:`code`
+        calls this; :meth:`decide` and :meth:`first_disallowed_path` (the crawl's and the
+        recheck's hot paths) write it inline, where a call would cost them about 4% and
+        10% (a compiled character-class search instead of the three tests costs about
+        100 ns more a path)."""
         if not isinstance(url, str):
             raise TypeError(f"url must be str, not {type(url).__name__}")
         found = _http_path(url)
         path = found.group(1) if found is not None else path_of(url)
-        if (
-            "%" in path
-            or not path.isascii()
-            or (self._encodes_specials and ("*" in path or "$" in path))
-        ):
+        if not matched_as_given(path, self._encodes_specials):
             path = normalise_url_path(path, self.options.percent_encoding)
         return path
 
@@ -251,7 +249,7 @@ class RobotsTxt:
         if self.verdict is not None:
             return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
         # _path inline (the hot path with an audit trail; a call costs it about 4%):
-        # path_of's usual case, the path normalised only when _path's test says so
+        # path_of's usual case, the path normalised unless matched_as_given (inline)
         found = _http_path(url)
         path = found.group(1) if found is not None else path_of(url)
         if (

@@ -29,23 +29,24 @@ from typing import Final
 from scrapy_rep.urls.encoding import normalise_pattern as normalise_pattern
 from scrapy_rep.urls.encoding import normalise_url_path as normalise_url_path
 from scrapy_rep.urls.encoding import path_of as path_of
-from scrapy_rep.urls.wildcards import FirstMatcher as FirstMatcher
 from scrapy_rep.urls.wildcards import (
+    _RAW,
+    _SPLIT,
+    _UNKNOWN,
     _keep_better,
+    _key_table,
     _parent_of,
-    _parents,
     _Raw,
     _split_all,
     _Wild,
     match_rest,
 )
+from scrapy_rep.urls.wildcards import FirstMatcher as FirstMatcher
 from scrapy_rep.urls.wildcards import wildcard_match as wildcard_match
 
 #: Paths at least this long get a character-set prefilter before wildcard patterns are
 #: tried (keeps one call on a 100 KB URL against thousands of patterns in milliseconds).
 _LONG_PATH: Final = 4096
-#: A parent index not computed yet (see :meth:`LongestMatcher._find_parent`).
-_UNKNOWN: Final = -2
 #: Groups with at most this many keys get every parent when built (one cheap pass, no
 #: call a key); larger ones look a parent up the first time a walk needs it.
 _EAGER_PARENTS: Final = 512
@@ -75,10 +76,9 @@ class LongestMatcher:
         "_chars",
         "_exact",
         "_keys",
-        "_literal",
-        "_parent",
         "_plain",
-        "_split",
+        "_raw",
+        "_table",
         "_wild",
     )
 
@@ -139,43 +139,45 @@ class LongestMatcher:
             sorted([*literal, *(k for k in wild if k not in literal)]) if wild else sorted(literal)
         )
         self._keys = keys
-        #: The code of the literal pattern equal to each key, 0 when there is none; one 0
-        #: more at the end, read as index -1 (no key is a prefix of the path).
-        # 2 bytes an entry where they fit (the parser's line numbers; fewer keys than that).
-        self._literal = array(code_type, map(literal.get, keys, repeat(0)))
-        self._literal.append(0)
-        if len(keys) <= _EAGER_PARENTS:
-            self._parent = array("h", _parents(keys))
-        else:
-            self._parent = array("h" if len(keys) < 0x8000 else "i", [_UNKNOWN]) * len(keys)
+        #: Each key's code, parent and wildcard patterns' place, side by side: one object
+        #: to read (:func:`~scrapy_rep.urls.wildcards._key_table`).
+        codes = [*map(literal.get, keys, repeat(0))]
+        table = self._table = _key_table(keys, codes, code_type, len(keys) <= _EAGER_PARENTS)
         self._exact = exact or None
-        #: Key index -> its wildcard patterns as compiled; split into segments in
-        #: ``_split`` when a path first reaches the key. Tuples of atoms only, which the
-        #: garbage collector stops tracking.
-        self._wild: dict[int, tuple[_Raw, ...]] | None = None
-        self._split: dict[int, tuple[_Wild, ...]] | None = None
+        #: Key index -> its wildcard patterns as compiled, until a path first reaches the
+        #: key; then split into segments, in ``_wild`` (``None``: no wildcard pattern at
+        #: all). Tuples of atoms only, which the garbage collector stops tracking.
+        self._raw: dict[int, tuple[_Raw, ...]] | None = None
+        self._wild: dict[int, tuple[_Wild, ...]] | None = None
         if wild:
-            self._wild = {bisect_left(keys, first): tuple(raws) for first, raws in wild.items()}
+            self._raw = {bisect_left(keys, first): tuple(raws) for first, raws in wild.items()}
+            self._wild = {}
+            for index in self._raw:
+                table[3 * index + 2] = _RAW
         self._chars: dict[int, tuple[frozenset[str], ...]] | None = None
         #: Only literal prefixes: every key is a pattern, the longest prefix decides.
         self._plain = not wild and not exact
 
     def match(self, path: str) -> int:
         """The code of the deciding rule for ``path``; ``0`` when no rule matches."""
-        keys, parent = self._keys, self._parent
+        keys = self._keys
         index = bisect_right(keys, path) - 1
+        if index < 0:  # no key sorts before the path, so none is a prefix of it
+            return self._exact[path] if self._exact is not None and path in self._exact else 0
+        table = self._table
         while index >= 0 and not path.startswith(keys[index]):
-            up = parent[index]
+            up = table[3 * index + 1]
             index = up if up != _UNKNOWN else self._find_parent(index)
         if self._plain:
-            return self._literal[index]  # index -1: the final 0
-        exact, literal, wild, split = self._exact, self._literal, self._wild, self._split
+            return table[3 * index]  # index -1: the final 0
+        exact, wild = self._exact, self._wild
         best = exact[path] if exact is not None and path in exact else 0  # "in", [] (no call)
         best_priority = len(path) + 1 if best else -1
         if wild is not None and len(path) >= _LONG_PATH:
             return self._match_long(path, index, best_priority, best)
         while index >= 0:
-            code = literal[index]
+            at = 3 * index
+            code = table[at]
             if code:
                 priority = len(keys[index])
                 # Longest wins, allow wins ties (SPEC §1); keys further up are shorter.
@@ -183,13 +185,9 @@ class LongestMatcher:
                     best_priority, best = priority, code
                 if wild is None:
                     break
-            if wild is not None and index in wild:
-                # The wildcard patterns of this key, longest first (inline: the hot path).
-                if split is not None and index in split:
-                    entries = split[index]
-                else:
-                    entries = self._entries(index)
-                    split = self._split
+            if table[at + 2]:  # the wildcard patterns of this key, longest first (inline)
+                split = wild if table[at + 2] == _SPLIT else None
+                entries = split[index] if split is not None else self._entries(index)
                 start = len(keys[index])
                 for priority, code, inner, tail, anchored in entries:
                     if priority < best_priority:
@@ -207,24 +205,24 @@ class LongestMatcher:
                         continue
                     best_priority, best = priority, code
                     break
-            up = parent[index]
+            up = table[at + 1]
             index = up if up != _UNKNOWN else self._find_parent(index)
         return best
 
     def _match_long(self, path: str, index: int, best_priority: int, best: int) -> int:
         """:meth:`match` for a path of 4 KiB or more: a wildcard pattern is tried only when
         the path holds every character of it (keeps a 100 KB URL in milliseconds)."""
-        keys, literal, parent, wild = self._keys, self._literal, self._parent, self._wild
+        keys, table = self._keys, self._table
         present = frozenset(path)
         while index >= 0:
-            code = literal[index]
+            code = table[3 * index]
             if code:
                 priority = len(keys[index])
                 if priority > best_priority or (priority == best_priority and code > 0 > best):
                     best_priority, best = priority, code
-            if wild is not None and index in wild:
+            if table[3 * index + 2]:
                 best_priority, best = self._try_wild(path, present, index, best_priority, best)
-            up = parent[index]
+            up = table[3 * index + 1]
             index = up if up != _UNKNOWN else self._find_parent(index)
         return best
 
@@ -281,17 +279,17 @@ class LongestMatcher:
 
     def _entries(self, index: int) -> tuple[_Wild, ...]:
         """The wildcard patterns of key ``index``, split on first use and remembered."""
-        if self._split is None:
-            self._split = {}
-        entries = self._split.get(index)
-        if entries is None:
-            assert self._wild is not None
-            entries = self._split[index] = _split_all(self._wild[index])
-            self._wild[index] = ()  # split now: only its presence is needed any more
+        where = 3 * index + 2
+        assert self._wild is not None
+        if self._table[where] == _SPLIT:
+            return self._wild[index]
+        assert self._raw is not None
+        entries = self._wild[index] = _split_all(self._raw.pop(index))
+        self._table[where] = _SPLIT
         return entries
 
     def _find_parent(self, index: int) -> int:
         """The index of the longest key that is a proper prefix of key ``index`` (or -1),
         looked up (:func:`~scrapy_rep.urls.wildcards._parent_of`) and remembered."""
-        found = self._parent[index] = _parent_of(self._keys, index)
+        found = self._table[3 * index + 1] = _parent_of(self._keys, index)
         return found

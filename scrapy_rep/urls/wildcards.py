@@ -10,8 +10,10 @@ in file order; :class:`scrapy_rep.urls.matching.LongestMatcher` uses the same pr
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_right
 from collections.abc import Collection, Sequence
+from typing import Final
 
 _STARS = re.compile(r"\*\*+")
 
@@ -162,6 +164,31 @@ def _parents(keys: Sequence[str]) -> list[int]:
             up = parents[up]
         parents[index] = up
     return parents
+
+
+#: A parent index not computed yet (``LongestMatcher._find_parent``).
+_UNKNOWN: Final = -2
+#: The third number of a key in :func:`_key_table`: its wildcard patterns as compiled,
+#: or split into segments; 0: it has none.
+_RAW: Final = 1
+_SPLIT: Final = 2
+
+
+def _key_table(keys: Sequence[str], codes: list[int], code_type: str, eager: bool) -> array[int]:
+    """Three numbers a key, side by side (one object, one buffer: a match reads them
+    together, and when the matchers of thousands of origins are visited in turn each
+    object read is likely a cache miss): at ``3 * i`` ``codes[i]``, the code of the
+    literal pattern equal to key ``i`` (0: none); at ``3 * i + 1`` its parent (found now
+    when ``eager``, else :data:`_UNKNOWN`); at ``3 * i + 2`` 0 (set to :data:`_RAW` for a
+    key with wildcard patterns). Three more at the end, ``0, -1, 0``, read as index -1 (no
+    key is a prefix of the path). 2 bytes a number where they fit (``code_type`` "h": the
+    parser's line numbers; fewer keys than that)."""
+    width = "h" if code_type == "h" and len(keys) < 0x8000 else "i"
+    table = array(width, [0, -1, 0]) * (len(keys) + 1)
+    table[0::3] = array(width, [*codes, 0])
+    parents = _parents(keys) if eager else [_UNKNOWN] * len(keys)
+    table[1::3] = array(width, [*parents, -1])
+    return table
 
 
 def _parent_of(keys: Sequence[str], index: int) -> int:

@@ -35,7 +35,7 @@ def _items(path: Path, **options: str) -> list[Item]:
 def _write_half(path: Path, out: Path, **options: str) -> None:
     """Keep every other item (the first, the third…)."""
     dataset = open_dataset(path, **options)
-    writer = dataset.writer(out)
+    writer = dataset.writer(out.open("wb"))
     for chunk in dataset.chunks():
         writer.write(chunk, [n % 2 == 0 for n in range(len(chunk.items))])
     writer.close()
@@ -103,6 +103,61 @@ def test_parquet_rows_are_written_back_with_the_schema(tmp_path: Path) -> None:
     (tmp_path / "bad.parquet").write_bytes(b"not parquet")
     with pytest.raises(DatasetError, match="not a Parquet file"):
         _items(tmp_path / "bad.parquet")
+
+
+@pytest.mark.parametrize("name", ["kept.parquet", "kept.jsonl"])
+def test_an_output_is_written_into_the_file_made_new_never_reopened_by_name(
+    tmp_path: Path, name: str
+) -> None:
+    """The output's temporary file, made new (O_EXCL, O_NOFOLLOW), is the one written:
+    a symlink swapped in at its name before the first row (a co-user who can write the
+    folder) is never followed; the rows are renamed over the output when all are whole.
+    (Parquet: pyarrow wrote into the temporary name, opened again, at its first row.)"""
+    from scrapy_rep.recheck.files import Staged
+
+    if name.endswith(".parquet"):
+        needs("pyarrow.parquet")  # the Parquet extra; without it, no Parquet output
+        source = tmp_path / "items.parquet"
+        write_parquet(source, URLS)
+    else:
+        source = tmp_path / "items.jsonl"
+        write_jsonl(source, URLS)
+    dataset = open_dataset(source)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    staged = Staged()
+    writer = dataset.writer(staged.open(folder / name))
+    (temporary,) = folder.iterdir()
+    outside = tmp_path / "outside"
+    outside.write_bytes(b"not the recheck's\n")
+    temporary.unlink()  # swapped: the temporary name now a symlink to another file
+    temporary.symlink_to(outside)
+    for chunk in dataset.chunks():
+        writer.write(chunk, [n % 2 == 0 for n in range(len(chunk.items))])
+    writer.close()
+    assert outside.read_bytes() == b"not the recheck's\n"
+    staged.discard()  # the swapped name removed; the file written was never named
+    assert outside.read_bytes() == b"not the recheck's\n" and not list(folder.iterdir())
+
+
+def test_a_parquet_output_is_renamed_over_its_path_once_whole(tmp_path: Path) -> None:
+    from scrapy_rep.recheck.files import Staged
+
+    parquet = needs("pyarrow.parquet")  # the Parquet extra; without it, no Parquet output
+    source = tmp_path / "items.parquet"
+    write_parquet(source, URLS)
+    dataset = open_dataset(source)
+    final = tmp_path / "kept.parquet"
+    final.write_bytes(b"the previous run's")
+    staged = Staged()
+    writer = dataset.writer(staged.open(final))
+    for chunk in dataset.chunks():
+        writer.write(chunk, [n % 2 == 0 for n in range(len(chunk.items))])
+    writer.close()
+    assert final.read_bytes() == b"the previous run's"  # not renamed until committed
+    staged.commit()
+    assert parquet.read_table(str(final)).to_pydict() == {"url": [URLS[0], URLS[2]], "n": [0, 2]}
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["items.parquet", "kept.parquet"]
 
 
 def test_the_format_is_told_by_the_name_and_the_first_line(tmp_path: Path) -> None:

@@ -316,7 +316,8 @@ def test_a_previous_file_changed_after_its_check_is_not_removed(tmp_path: Path) 
     first = Staged()
     first.folder(folder)
     for name in ("a.jsonl", "b.jsonl"):
-        first.path(folder / name).write_text('{"url": "https://a.example/"}\n')
+        with first.open(folder / name) as file:
+            file.write(b'{"url": "https://a.example/"}\n')
     first.commit()
     assert (folder / MANIFEST).is_file()
     stale = previous_outputs("out", folder, ["a.jsonl"], (".jsonl",))
@@ -324,7 +325,8 @@ def test_a_previous_file_changed_after_its_check_is_not_removed(tmp_path: Path) 
     (folder / "b.jsonl").write_text('{"url": "https://mine.example/"}\n')  # the user's now
     second = Staged()
     second.folder(folder, stale)
-    second.path(folder / "a.jsonl").write_text('{"url": "https://a.example/"}\n')
+    with second.open(folder / "a.jsonl") as file:
+        file.write(b'{"url": "https://a.example/"}\n')
     second.commit()
     assert (folder / "b.jsonl").read_text() == '{"url": "https://mine.example/"}\n'
 

@@ -207,6 +207,11 @@ def test_spec1_longest_literal_prefix_agrees_with_naive_reference(
         assert got == naive_longest(specs, path), path
 
 
+def parents_of(matcher: LongestMatcher) -> list[int]:
+    """The parent of each key as the matcher holds it (-2: not looked up yet)."""
+    return list(matcher._table[1:-3:3])
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(LITERALS, min_size=1, max_size=40))
 def test_the_parents_found_when_built_are_those_found_lazily(patterns: list[str]) -> None:
@@ -215,19 +220,20 @@ def test_the_parents_found_when_built_are_those_found_lazily(patterns: list[str]
     codes = list(range(1, len(patterns) + 1))
     eager = LongestMatcher(patterns, codes)
     lazy = LongestMatcher(patterns, codes)
-    lazy._parent = array("h", [-2]) * len(lazy._keys)  # as a group of over 512 keys has
-    assert list(eager._parent) == [lazy._find_parent(i) for i in range(len(lazy._keys))]
+    # each key's parent, beside its code; as a group of over 512 keys has them at first
+    lazy._table[1:-3:3] = array(lazy._table.typecode, [-2]) * len(lazy._keys)
+    assert parents_of(eager) == [lazy._find_parent(i) for i in range(len(lazy._keys))]
 
 
 def test_a_group_of_more_than_512_keys_finds_its_parents_on_first_need() -> None:
     specs = [("/" + "a" * n + "b" * (n % 3), n % 2 == 0) for n in range(1, 700)]
     matcher = LongestMatcher([p for p, _ in specs], codes_of(specs))
-    assert set(matcher._parent) == {-2}  # none looked up yet
+    assert set(parents_of(matcher)) == {-2}  # none looked up yet
     for path in ("/" + "a" * 650 + "bbb", "/aab", "/" + "a" * 10 + "c", "/c"):
         code = matcher.match(path)
         got = None if code == 0 else (len(specs[abs(code) - 1][0]), code > 0)
         assert got == naive_longest(specs, path)
-    assert set(matcher._parent) != {-2}
+    assert set(parents_of(matcher)) != {-2}
 
 
 def test_spec1_deep_chain_of_prefixes_is_walked_without_recursion() -> None:
