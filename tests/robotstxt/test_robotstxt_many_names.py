@@ -82,7 +82,7 @@ AS_GIVEN = {"/~a", "/plain", "/robots.txt"}
 AS_GIVEN_UNLESS_ENCODED = AS_GIVEN | {"/star*x", "/dollar$"}
 
 
-def _rechecker(rules: RobotsTxt) -> Rechecker:
+def _recheck_of(rules: RobotsTxt) -> Rechecker:
     """A recheck of one origin whose robots.txt is ``rules`` (its fast path: no trail)."""
     origin = origin_of("https://a.example/")
     assert origin is not None
@@ -121,7 +121,7 @@ def test_code_decide_and_first_disallowed_path_normalise_alike(profile: str, pat
     assert (decision.line or 0) == abs(code)
     found = rules.first_disallowed_path(path, rules.matchers(("mybot",)))
     assert found == (0 if code >= 0 else 1 + code * 65536)
-    recheck = _rechecker(rules)
+    recheck = _recheck_of(rules)
     for _ in range(2):  # its outcome made, then remembered
         outcome = recheck.decide(url)
         assert outcome.status is (Status.KEPT if code >= 0 else Status.REFUSED)
