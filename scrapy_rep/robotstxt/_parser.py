@@ -14,6 +14,7 @@ from array import array
 from sys import intern
 from typing import Final, NamedTuple
 
+from scrapy_rep.robotstxt._cutgroup import with_open_usage_group, without_open_group
 from scrapy_rep.robotstxt._lines import (
     _ALLOW,
     _ALLOW_AI,
@@ -34,8 +35,6 @@ from scrapy_rep.robotstxt._lines import (
     _lines,
     counted_body,
     file_text,
-    with_open_usage_group,
-    without_open_group,
 )
 from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, ParseOptions
 
@@ -137,12 +136,14 @@ class Parser:
     ) -> tuple[ParsedTables, tuple[str, ...], tuple[str, ...]]:
         """The rule tables, the sitemaps and the RSL licenses of ``body`` (``cut``: the
         download cut it, :func:`~scrapy_rep.robotstxt._lines.counted_body`, and
-        :func:`~scrapy_rep.robotstxt._lines.without_open_group`)."""
+        :func:`~scrapy_rep.robotstxt._cutgroup.without_open_group`)."""
         options = self.options
         lines = _lines(counted_body(body, cut), options.max_line_length, options.lenient_syntax)
         usage_lines = None
         if cut or len(body) > MAX_BODY_BYTES:
-            usage_lines = with_open_usage_group(lines, options.lenient_syntax)
+            usage_lines = with_open_usage_group(
+                lines, options.lenient_syntax, options.blank_line_ends_group
+            )
             lines = without_open_group(lines, options.lenient_syntax)
         read = _Pass(options, len(lines))
         read.lines(lines)
@@ -158,7 +159,7 @@ class Parser:
 def _with_usage_of(tables: ParsedTables, options: ParseOptions, lines: list[str]) -> ParsedTables:
     """``tables`` (a cut document's, its last group dropped) with the AI-usage statements
     and their grouping read from ``lines`` (that group kept for them:
-    :func:`~scrapy_rep.robotstxt._lines.with_open_usage_group`), the same lines up to
+    :func:`~scrapy_rep.robotstxt._cutgroup.with_open_usage_group`), the same lines up to
     the dropped group, so the line numbers are the file's."""
     usage = _Pass(options, len(lines))
     usage.lines(lines)

@@ -1,4 +1,4 @@
-"""A cut robots.txt whose last group has no rule read (scrapy_rep/robotstxt/_lines.py
+"""A cut robots.txt whose last group has no rule read (scrapy_rep/robotstxt/_cutgroup.py
 ``without_open_group``; docs/decisions.md, 'A cut robots.txt reads no part of a line that
 could allow'): the cut may have parted the group's user-agent lines from its rules, and
 read, the group would be empty, allowing its crawlers everything and setting the ``*``
@@ -224,3 +224,43 @@ def test_a_robots_txt_over_500_kib_keeps_its_only_groups_usage_line() -> None:
     assert read.allowed("http://localhost/p/1", "TestBot")
     assert not read.states_no_usage
     assert str(read.content_usage("TestBot").prefs("http://localhost/p/1")) == "search=n"
+
+
+#: id -> a cut robots.txt whose last run of user-agent lines goes on the group of a
+#: Content-Signal line above it (which ends no run), and the crawler it names.
+JOINED_CUTS = {
+    "a second user-agent line after the signal": (
+        b"User-agent: testbot\nContent-Signal: ai-train=no\nUser-agent: otherbot\n",
+        "otherbot",
+    ),
+    "after a crawl-delay line": (
+        b"User-agent: *\nAllow: /\n\nUser-agent: testbot\nContent-Signal: ai-train=no\n"
+        b"Crawl-delay: 3\nUser-agent: otherbot\n",
+        "otherbot",
+    ),
+}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("cut", JOINED_CUTS)
+def test_rfc9309_2_2_4_a_cut_run_going_on_a_signal_group_keeps_its_no(
+    cut: str, profile: str
+) -> None:
+    """Read whole, the last user-agent line belongs to the Content-Signal line's group
+    (RFC 9309 §2.2.4: such a record "MUST NOT terminate a group"): its crawler's "no"
+    is kept when the document is cut there, not dropped with the run."""
+    body, agent = JOINED_CUTS[cut]
+    assert parse_robotstxt(body, profile).content_signals(agent).ai_train is False
+    assert parse_robotstxt(body, profile, truncated=True).content_signals(agent).ai_train is False
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_cut_run_after_a_usage_line_ending_it_is_still_dropped(profile: str) -> None:
+    """A Content-Usage line ends the run: the user-agent line after it starts an empty
+    usage group, which the cut drops (its crawler keeps the ``*`` group's "no")."""
+    body = (b"User-agent: *\nContent-Signal: ai-train=no\nDisallow: /x\n\n"
+            b"User-agent: testbot\nContent-Signal: search=no\nContent-Usage: search=n\n"
+            b"User-agent: otherbot\n")  # fmt: skip
+    read = parse_robotstxt(body, profile, truncated=True)
+    assert read.content_signals("otherbot").ai_train is False
+    assert read.content_signals("testbot").search is False
