@@ -262,3 +262,27 @@ async def test_a_robots_txt_cut_inside_an_allow_line_allows_nothing_by_its_part(
     assert "robots.txt (line 2: Disallow: /p)" in spider.dropped[sites.url("a", "/purchase")]
     assert crawler.stats.get_value("rep/robotstxt/outcome/truncated") == 1
     assert [str(f) for f in verify(audit).findings] == []
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robots_txt_of_exactly_500_kib_is_read_whole(tmp_path: Path) -> None:
+    """A robots.txt of exactly 512,000 bytes is not cut (SPEC §1: its first 500 KiB are
+    the whole file): its unended last line ``Allow: /page`` allows /page, as every reader
+    of the file (recheck, the parser) reads it; stopped at its last byte and read as
+    cut, the crawl dropped that line and refused /page."""
+    head = b"User-agent: *\nDisallow: /\n"
+    last = b"Allow: /page"
+    pad = b"#" + b"x" * (MAX_BODY_BYTES - len(head) - len(last) - 2) + b"\n"
+    body = head + pad + last
+    assert len(body) == MAX_BODY_BYTES
+    sites = Sites()
+    sites.add("a").script("/robots.txt", Reply(200, body, {"Content-Type": "text/plain"}))
+    urls = [sites.url("a", path) for path in ("/page", "/other")]
+    audit = tmp_path / "audit.jsonl"
+    try:
+        crawler, spider = await crawl(urls, {"REP_AUDIT_FILE": str(audit)})
+    finally:
+        await sites.close()
+    assert spider.downloaded == [sites.url("a", "/page")]
+    assert not crawler.stats.get_value("rep/robotstxt/outcome/truncated")
+    assert [str(f) for f in verify(audit).findings] == []

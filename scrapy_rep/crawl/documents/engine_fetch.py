@@ -200,12 +200,14 @@ class EngineFetcher:
         came): RFC 9309 §2.5's 500 KiB is the least read. Connected to ``bytes_received``
         only while a download of its kind runs; the fetchers of other kinds are connected
         too while theirs run, so each counts only its own requests (``FetchState.kind``): every
-        byte counts once, against its own document."""
+        byte counts once, against its own document. Stopped only past 500 KiB: a file of
+        exactly 500 KiB is whole, not cut (its unended last line read, as every reader of
+        the file reads it)."""
         state = fetch_state_of(request)
         if state is None or state.kind != self.document.name:
             return
         state.received += len(data)
-        if state.received >= MAX_BODY_BYTES:
+        if state.received > MAX_BODY_BYTES:
             raise StopDownload(fail=False)
 
 
