@@ -769,3 +769,55 @@ async def test_a_fetch_a_callback_starts_as_a_task_and_awaits_later_gates_its_it
     assert (home["items_kept"], home["items_dropped"], home["item_reason"]) == (1, 1, "noindex")
     assert stat(crawler, "rep/directives/fetched_pages_gating") == 1
     assert stat(crawler, "rep/directives/fetched_pages_not_gating") is None
+
+
+class _ChainFetchingSpider(Spider):
+    """A callback that fetches a page, then from that download's Deferred (Twisted's
+    ``addCallback``, run by the loop as the first one comes back, outside any task) a
+    noindex page, awaits the chain and yields an item built from the second page."""
+
+    name = "chain_fetching"
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = urls
+
+    async def start(self) -> Any:
+        yield Request(self.urls[0], callback=self.parse)
+
+    def _engine_download(self, request: Request) -> Any:
+        import warnings
+
+        with warnings.catch_warnings():  # engine.download: deprecated on Scrapy 2.14+
+            warnings.simplefilter("ignore")
+            return self.crawler.engine.download(request)  # type: ignore[union-attr]
+
+    async def parse(self, response: Any) -> Any:
+        yield {"built": "before"}
+        chain = self._engine_download(Request(response.urljoin("/detail-plain")))
+        chain.addCallback(
+            lambda first: self._engine_download(Request(first.urljoin("/detail-noindex")))
+        )
+        fetched = await maybe_deferred_to_future(chain)
+        yield {"built": "from", "url": fetched.url}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_fetch_a_callback_chains_on_its_own_fetchs_deferred_gates_its_items(
+    tmp_path: Path,
+) -> None:
+    """The second fetch is asked for by a Deferred's callback the loop runs (outside any
+    task) while the callback awaits the chain in its turn: it is the callback's own, and
+    the item built from its noindex page is dropped."""
+    sites = fetching_site()
+    url = sites.bases["a"]
+    trail = tmp_path / "t.jsonl"
+    try:
+        crawler, _ = await crawl([url + "/"], {"REP_AUDIT_FILE": str(trail)}, _ChainFetchingSpider)
+    finally:
+        await sites.close()
+    records = {record["url"]: record for record in url_records(trail)}
+    home = records[url + "/"]
+    assert (home["items_kept"], home["items_dropped"], home["item_reason"]) == (1, 1, "noindex")
+    assert stat(crawler, "rep/directives/fetched_pages_gating") == 1
+    assert stat(crawler, "rep/directives/fetched_pages_not_gating") is None

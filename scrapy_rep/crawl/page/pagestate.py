@@ -82,6 +82,12 @@ PRODUCING: ContextVar[list[Response | None] | None] = ContextVar(
 )
 
 
+class InputMark(list["Response | None"]):
+    """The box the spider middleware's input pass puts in :data:`PRODUCING` (a step of
+    the callback's output puts a plain list): a call the loop makes itself in a copy of
+    it is no callback's code (:func:`_outside_any_task`)."""
+
+
 def _outside_any_task() -> bool:
     """Whether this runs on an asyncio loop outside any task: a call the loop makes itself
     (a Twisted reactor's timed call or I/O), never a callback's code, which Scrapy runs in a
@@ -292,8 +298,11 @@ class PageState:
         any other request it fetches (docs/behaviour.md, 'Page-level directives')."""
         producing = PRODUCING.get()
         by = None if producing is None else producing[0]
-        if by is not None and _outside_any_task():
-            by = None  # the loop's own call, in a copy of the page's context: not its callback
+        if by is not None and type(producing) is InputMark and _outside_any_task():
+            # the loop's own call, in a copy of the page's context between its input pass
+            # and its output: not its callback. Within a step of the output, a Deferred's
+            # callback the loop runs as the step awaits it is the callback's own fetch.
+            by = None
         if request.callback is NO_CALLBACK:
             if by is None or meta.ROBOTS_REQUEST in request.meta:
                 return None  # our documents, a media pipeline's file: not pages

@@ -50,7 +50,7 @@ from scrapy_rep.crawl.ledger import PageLedger, readers_of
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.itemgate import ItemGate
 from scrapy_rep.crawl.page.linkgate import LinkGate
-from scrapy_rep.crawl.page.pagestate import PRODUCING, PageState
+from scrapy_rep.crawl.page.pagestate import PRODUCING, InputMark, PageState
 from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.requests.early import EarlyRefusal
 from scrapy_rep.crawl.requests.facts import purpose_is_set
@@ -157,7 +157,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         page arrived, by ``PageVerdictMiddleware``, unless another component replaced the
         response since); the page's callback is producing its output from now on
         (:data:`~scrapy_rep.crawl.page.pagestate.PRODUCING`)."""
-        PRODUCING.set([response])  # a coroutine callback runs before the output pass
+        PRODUCING.set(InputMark([response]))  # a coroutine callback runs before the output pass
         page = self.page.pages.get(response)
         if page is not None and page.verdict is not None:
             return
