@@ -30,7 +30,6 @@ from scrapy_rep.crawl.refusals import Refusal
 
 if TYPE_CHECKING:
     from scrapy import Request
-    from scrapy.crawler import Crawler
     from scrapy.pipelines.files import FilesPipeline
     from scrapy.pipelines.media import MediaPipeline
     from twisted.python.failure import Failure
@@ -58,11 +57,6 @@ class FilteredRefusalMixin(_Base):
     quiet_media_failures`), after Scrapy 2.18's DEBUG line ``File (filtered)``. From
     Scrapy 2.18 on, Scrapy's own ``media_failed`` does it, and is left to."""
 
-    def __init__(self, *args: Any, crawler: Crawler, **kwargs: Any) -> None:
-        # ``crawler`` by name: Scrapy 2.13 passes it only to an ``__init__`` that names it.
-        super().__init__(*args, crawler=crawler, **kwargs)
-        quiet_media_failures(RefusedBeforeFetch)
-
     def media_failed(
         self, failure: Failure, request: Request, info: MediaPipeline.SpiderInfo
     ) -> NoReturn:
@@ -79,6 +73,9 @@ class FilteredRefusalMixin(_Base):
             refusal,
             extra={"spider": info.spider},
         )
+        # Here, not in an ``__init__`` of ours: Scrapy 2.13 builds the pipeline with the
+        # arguments its class's ``__init__`` names, a user's that takes no crawler too.
+        quiet_media_failures(RefusedBeforeFetch)
         raise RefusedBeforeFetch(MediaGate.refused_before(request.url, refusal))
 
 

@@ -78,3 +78,22 @@ def test_the_mixin_is_put_in_front_once_keeping_the_name() -> None:
     assert wrapped.__mro__[1:3] == (FilteredRefusalMixin, FilesPipeline)
     assert with_filtered_refusals(wrapped) is wrapped
     assert mixed_in(FilteredRefusalMixin, wrapped) is wrapped
+
+
+class _LegacyInitPipeline(FilesPipeline):
+    """A user's FilesPipeline whose ``__init__`` takes no crawler (Scrapy 2.13 builds it
+    with ``settings`` and a deprecation warning)."""
+
+    def __init__(self, store_uri: str, download_func: object = None, settings: object = None):
+        super().__init__(store_uri, download_func=download_func, settings=settings)  # type: ignore[arg-type]
+
+
+@pytest.mark.skipif(MEDIA_REQUEST_FILTERED, reason="Scrapy 2.18+: no mixin put in front")
+@pytest.mark.filterwarnings("ignore::scrapy.exceptions.ScrapyDeprecationWarning")
+def test_a_pipeline_whose_init_takes_no_crawler_is_built_with_the_mixin(tmp_path: Path) -> None:
+    """Scrapy asks the class's ``__init__`` whether it takes ``crawler``: the mixin's
+    must not say it does for a pipeline whose own does not (it was built with a
+    ``TypeError``, the crawl stopped at its start)."""
+    crawler = get_crawler(Spider, {"FILES_STORE": str(tmp_path)})
+    built = with_filtered_refusals(_LegacyInitPipeline).from_crawler(crawler)
+    assert isinstance(built, FilteredRefusalMixin)
