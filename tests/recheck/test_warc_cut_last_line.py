@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from scrapy_rep.recheck.command import EXIT_KEPT, EXIT_REMOVED
+from scrapy_rep.robotstxt import MAX_BODY_BYTES, parse_robotstxt
 from tests.support.recheck import recheck_tool, write_jsonl, write_warc
 
 #: The whole file, where it is cut (the part kept ends with the second), the URL the
@@ -83,3 +84,65 @@ def test_recheck_reads_the_last_line_of_a_whole_capture(
     body = b"User-agent: *\nDisallow: /p\nAllow: /pu"
     headers = {"Content-Type": "text/plain"}
     assert rechecked(tmp_path, body, headers, "/purchase") == EXIT_KEPT, capsys.readouterr()
+
+
+#: A cut capture's AI-usage statements: its body as captured, the crawler, the path, and
+#: whether the crawl's reading of it (``parse_robotstxt(..., truncated=True)``, what the
+#: robots.txt kind parses a cut download with) refuses the item for ai-train.
+USAGE_CUTS = {
+    "a run going on a signal's group": (
+        b"User-agent: testbot\nContent-Signal: ai-train=no\nUser-agent: otherbot\n",
+        "otherbot", "/page", True,
+    ),
+    "a named group's yes, its disallow cut": (
+        b"User-agent: *\nContent-Usage: train-ai=n\nDisallow: /x\n\n"
+        b"User-agent: testbot\nContent-Usage: train-ai=y\nDisall",
+        "testbot", "/page", False,
+    ),
+    "a star group after a named one": (
+        b"User-agent: testbot\nDisallow: /a\n\nUser-agent: *\nContent-Signal: ai-train=no\n#",
+        "zbot", "/page", True,
+    ),
+}  # fmt: skip
+
+
+def _crawl_refuses(body: bytes, agent: str, path: str) -> bool:
+    read = parse_robotstxt(body, truncated=True)
+    url = f"https://a.example{path}"
+    usage = str(read.content_usage(agent).prefs(url))
+    return (not read.allowed(url, agent) or read.content_signals(agent).ai_train is False
+            or "train-ai=n" in usage)  # fmt: skip
+
+
+@pytest.mark.parametrize("cut", USAGE_CUTS)
+def test_recheck_decides_a_cut_captures_usage_lines_as_the_crawl_reads_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], cut: str
+) -> None:
+    body, agent, path, refused = USAGE_CUTS[cut]
+    assert _crawl_refuses(body, agent, path) is refused
+    warc = tmp_path / "robots.warc"
+    headers = {"Content-Type": "text/plain", "WARC-Truncated": "length"}
+    no_tdmrep = ("https://a.example/.well-known/tdmrep.json", 404, b"", {})
+    write_warc(warc, [("https://a.example/robots.txt", 200, body, headers), no_tdmrep])
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [f"https://a.example{path}"])
+    out = f"--out={tmp_path / 'out.jsonl'}"
+    code, _ = recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(warc),
+                           "--user-agent", f"{agent}/1.0", out)  # fmt: skip
+    assert code == (EXIT_REMOVED if refused else EXIT_KEPT), capsys.readouterr()
+
+
+@pytest.mark.parametrize("size", [MAX_BODY_BYTES, MAX_BODY_BYTES + 1])
+def test_recheck_reads_a_capture_of_500_kib_whole_and_one_byte_more_cut(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], size: int
+) -> None:
+    """As the crawl does (its download stopped only past 500 KiB): the unended last line
+    ``Allow: /page`` of exactly 512,000 bytes allows; of 512,001, cut, it is dropped."""
+    head, last = b"User-agent: *\nDisallow: /\n", b"Allow: /page"
+    pad = b"#" + b"x" * (MAX_BODY_BYTES - len(head) - len(last) - 2) + b"\n"
+    body = head + pad + last + b"e" * (size - MAX_BODY_BYTES)
+    assert len(body) == size
+    expected = EXIT_KEPT if size == MAX_BODY_BYTES else EXIT_REMOVED
+    assert rechecked(tmp_path, body, {"Content-Type": "text/plain"}, "/page") == expected, (
+        capsys.readouterr()
+    )
