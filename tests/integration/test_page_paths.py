@@ -821,3 +821,42 @@ async def test_a_fetch_a_callback_chains_on_its_own_fetchs_deferred_gates_its_it
     assert (home["items_kept"], home["items_dropped"], home["item_reason"]) == (1, 1, "noindex")
     assert stat(crawler, "rep/directives/fetched_pages_gating") == 1
     assert stat(crawler, "rep/directives/fetched_pages_not_gating") is None
+
+
+class _CoroutineChainFetchingSpider(_ChainFetchingSpider):
+    """The same chain in a coroutine callback (``async def`` returning its items), which
+    runs under the input pass's mark, not a step's."""
+
+    name = "coroutine_chain_fetching"
+
+    async def parse(self, response: Any) -> Any:  # type: ignore[override]
+        chain = self._engine_download(Request(response.urljoin("/detail-plain")))
+        chain.addCallback(
+            lambda first: self._engine_download(Request(first.urljoin("/detail-noindex")))
+        )
+        fetched = await maybe_deferred_to_future(chain)
+        return [{"built": "from", "url": fetched.url}]
+
+
+@pytest.mark.xfail(
+    reason="a coroutine callback runs under the input pass's mark: a download the loop asks "
+    "for outside any task there is untied (the media pipeline's file of Scrapy 2.13's sleep "
+    "before the callback cannot be told apart from it), and the noindex page gates nothing",
+    strict=True,
+)
+@pytest_twisted.ensureDeferred
+async def test_a_coroutine_callbacks_fetch_chained_on_its_own_fetchs_deferred_gates_its_items(
+    tmp_path: Path,
+) -> None:
+    sites = fetching_site()
+    url = sites.bases["a"]
+    trail = tmp_path / "t.jsonl"
+    try:
+        crawler, _ = await crawl(
+            [url + "/"], {"REP_AUDIT_FILE": str(trail)}, _CoroutineChainFetchingSpider
+        )
+    finally:
+        await sites.close()
+    home = {record["url"]: record for record in url_records(trail)}[url + "/"]
+    assert (home["items_kept"], home["items_dropped"], home["item_reason"]) == (0, 1, "noindex")
+    assert stat(crawler, "rep/directives/fetched_pages_gating") == 1
