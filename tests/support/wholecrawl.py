@@ -1030,8 +1030,9 @@ def _purposes(settings: dict[str, Any]) -> tuple[str, ...]:
 
 def _cut_noticed(doc: Doc) -> bool:
     """A cut robots.txt / tdmrep.json / license: noticed unless it falls past the
-    500 KiB the download reads."""
-    return doc.delivery == "cut" and doc.cut_at < MAX_BODY_BYTES
+    500 KiB the download reads (at them, the download is not stopped yet: its data is
+    lost)."""
+    return doc.delivery == "cut" and doc.cut_at <= MAX_BODY_BYTES
 
 
 def _follow(plan: Plan, url: str) -> tuple[Doc | None, str]:
