@@ -838,12 +838,6 @@ class _CoroutineChainFetchingSpider(_ChainFetchingSpider):
         return [{"built": "from", "url": fetched.url}]
 
 
-@pytest.mark.xfail(
-    reason="a coroutine callback runs under the input pass's mark: a download the loop asks "
-    "for outside any task there is untied (the media pipeline's file of Scrapy 2.13's sleep "
-    "before the callback cannot be told apart from it), and the noindex page gates nothing",
-    strict=True,
-)
 @pytest_twisted.ensureDeferred
 async def test_a_coroutine_callbacks_fetch_chained_on_its_own_fetchs_deferred_gates_its_items(
     tmp_path: Path,

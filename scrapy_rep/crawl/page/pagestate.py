@@ -298,10 +298,18 @@ class PageState:
         any other request it fetches (docs/behaviour.md, 'Page-level directives')."""
         producing = PRODUCING.get()
         by = None if producing is None else producing[0]
-        if by is not None and type(producing) is InputMark and _outside_any_task():
-            # the loop's own call, in a copy of the page's context between its input pass
-            # and its output: not its callback. Within a step of the output, a Deferred's
-            # callback the loop runs as the step awaits it is the callback's own fetch.
+        if (
+            by is not None
+            and request.callback is NO_CALLBACK
+            and type(producing) is InputMark
+            and _outside_any_task()
+        ):
+            # a media pipeline's file (Scrapy's media pipelines send every file with
+            # NO_CALLBACK), asked for by the loop's own call in a copy of the page's
+            # context between its input pass and its output: not its callback's. A
+            # request with a callback or none (a coroutine callback's fetch chained on
+            # its own fetch's Deferred, which the loop runs there too) stays tied, as
+            # does any fetch within a step of the output.
             by = None
         if request.callback is NO_CALLBACK:
             if by is None or meta.ROBOTS_REQUEST in request.meta:
