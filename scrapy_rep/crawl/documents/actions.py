@@ -203,7 +203,10 @@ class ActionRunner:
             self.handle(do.RecordLoaded(action.key, record))
         elif isinstance(action, do.AcquireLease):
             granted = await self.store.acquire(action.name, action.seconds)
-            self.handle(do.LeaseAnswered(action.key, granted))
+            if not self.closed:
+                self.handle(do.LeaseAnswered(action.key, granted))
+            elif granted:  # granted as the spider closed: nothing will download under it
+                await self.store.release(action.name)
         elif isinstance(action, do.SaveRecord):
             await self.store.save(action.record, action.keep_for)
         elif isinstance(action, do.ReleaseLease):
