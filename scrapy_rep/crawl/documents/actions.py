@@ -18,7 +18,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any, Final, cast
 
 from scrapy import signals
-from scrapy.utils.defer import deferred_from_coro
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from scrapy_rep.crawl.internals import Timer, call_later, engine_closing, running_engine
@@ -144,6 +144,8 @@ class ActionRunner:
             if timer.active():
                 timer.cancel()
         self._timers.clear()
+        if leases := self.lifecycle.leases_held():
+            self._run(self._store_calls(leases))
         for action in self.lifecycle.summary():
             if isinstance(action, do.Log):
                 self._log(action, summary=True)
@@ -201,7 +203,10 @@ class ActionRunner:
             self.handle(do.RecordLoaded(action.key, record))
         elif isinstance(action, do.AcquireLease):
             granted = await self.store.acquire(action.name, action.seconds)
-            self.handle(do.LeaseAnswered(action.key, granted))
+            if not self.closed:
+                self.handle(do.LeaseAnswered(action.key, granted))
+            elif granted:  # granted as the spider closed: nothing will download under it
+                await self.store.release(action.name)
         elif isinstance(action, do.SaveRecord):
             await self.store.save(action.record, action.keep_for)
         elif isinstance(action, do.ReleaseLease):
@@ -218,6 +223,12 @@ class ActionRunner:
                 self.handle(do.TimerFired(key))
 
         self._timers[key] = call_later(max(0.0, when - self._clock()), fire)
+
+    async def settled(self) -> None:
+        """The store calls under way are done (at the close: the leases let go before
+        the store is closed)."""
+        for task in list(self._tasks):
+            await maybe_deferred_to_future(task)
 
     def _run(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = deferred_from_coro(coroutine)

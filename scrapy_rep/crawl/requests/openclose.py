@@ -126,6 +126,8 @@ class OpeningAndClosing:
         return self._close_store(failed)
 
     async def _close_store(self, failed: Exception | None) -> None:
+        for document in self.documents.values():
+            await document.runner.settled()  # the leases it held let go first
         await self.store.close()
         if failed is not None:
             raise failed

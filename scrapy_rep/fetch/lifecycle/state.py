@@ -154,6 +154,19 @@ class Keys(Generic[D]):
         message = "scrapy_rep: %d %s given up on as unreachable in this crawl (%s)"
         return [Log(logging.INFO, message, (total, self.kind.name, by_failure))]
 
+    def leases_held(self) -> list[Action]:
+        """At the close: the leases this process still holds (a download queued in this
+        process's document slots, or a second look at the store, under its lease: never
+        to run now), let go so that another process downloads at once instead of after
+        the lease's time (``Policy.lease_seconds``: 95 s with a 15 s ``DOWNLOAD_TIMEOUT``,
+        18 min with Scrapy's default 180 s), holding that origin's requests meanwhile."""
+        actions: list[Action] = []
+        for key, state in self._states.items():
+            if state.leased:
+                state.leased = False
+                actions.append(ReleaseLease(key, self.kind.store_name(key)))
+        return actions
+
     # ------------------------------------------------------------------ actions
 
     def _do(self, action: Action) -> None:

@@ -51,3 +51,87 @@ async def test_a_lease_is_released_only_after_the_record_it_guards_is_saved() ->
         if len(done) == 2:
             break
     assert done == ["save", "release"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_close_lets_go_the_leases_the_lifecycle_still_holds() -> None:
+    """At the close the runner releases the leases its lifecycle names, and
+    :meth:`ActionRunner.settled` waits for them (the store is closed after: a lease
+    kept made the other workers wait its time before they downloaded that robots.txt)."""
+    from scrapy import Spider
+    from scrapy.utils.defer import deferred_from_coro
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_rep.crawl.documents.actions import ActionRunner
+    from scrapy_rep.fetch.lifecycle import events as do
+
+    done: list[str] = []
+
+    class SlowReleasingStore:
+        async def release(self, name: str) -> None:
+            await asyncio.sleep(0.1)
+            done.append(name)
+
+    class Closing:
+        def leases_held(self) -> list[do.Action]:
+            return [do.ReleaseLease("http://a", "a"), do.ReleaseLease("http://b", "b")]
+
+        def summary(self) -> list[do.Action]:
+            return []
+
+    runner = ActionRunner(
+        get_crawler(Spider),
+        Closing(),  # type: ignore[arg-type]
+        None,
+        SlowReleasingStore(),
+        None,
+        time.time,
+        len,  # type: ignore[arg-type]
+    )
+    runner.close()
+    await deferred_from_coro(runner.settled())  # as Scrapy runs a signal handler's coroutine
+    assert done == ["a", "b"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_lease_granted_after_the_close_is_let_go() -> None:
+    """A lease asked for just before the close and granted after it is released at once
+    (nothing will download under it), and :meth:`ActionRunner.settled` waits for that."""
+    from scrapy import Spider
+    from scrapy.utils.defer import deferred_from_coro
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_rep.crawl.documents.actions import ActionRunner
+    from scrapy_rep.fetch.lifecycle import events as do
+
+    done: list[str] = []
+
+    class SlowGrantingStore:
+        async def acquire(self, name: str, seconds: float) -> bool:
+            await asyncio.sleep(0.1)
+            done.append(f"acquire {name}")
+            return True
+
+        async def release(self, name: str) -> None:
+            done.append(f"release {name}")
+
+    class Closing:
+        def leases_held(self) -> list[do.Action]:
+            return []  # its lease was not granted yet
+
+        def summary(self) -> list[do.Action]:
+            return []
+
+    runner = ActionRunner(
+        get_crawler(Spider),
+        Closing(),  # type: ignore[arg-type]
+        None,
+        SlowGrantingStore(),
+        None,
+        time.time,
+        len,  # type: ignore[arg-type]
+    )
+    runner.perform([do.AcquireLease("http://a", "a", 95.0)])
+    runner.close()
+    await deferred_from_coro(runner.settled())
+    assert done == ["acquire a", "release a"]

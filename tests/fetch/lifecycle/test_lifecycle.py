@@ -287,6 +287,33 @@ def test_shared_store_one_process_downloads_under_a_lease_and_shares_the_result(
     assert store_calls[-1] == ReleaseLease(A, A)  # after the record is shared
 
 
+def test_the_close_lets_go_a_lease_whose_download_is_queued_in_this_process() -> None:
+    """A lease taken for a download queued behind another (one document download at a
+    time) was kept past the close: a resumed or other worker waited the lease's time
+    (95 s with a 15 s ``DOWNLOAD_TIMEOUT``) before it downloaded that robots.txt, holding
+    the origin's requests meanwhile. At the close the lifecycle names the leases it holds,
+    once; none is named for a download that ended (its own was given back then)."""
+    life = robots_lifecycle(store="redis", lease_seconds=95.0, concurrency=1)
+    for key in (A, B):
+        life.handle(RequestSeen(key), T0)
+        assert life.handle(RecordLoaded(key, None), T0) == [AcquireLease(key, key, 95.0)]
+        assert life.handle(LeaseAnswered(key, True), T0) == [LoadRecord(key, key)]
+    assert life.handle(RecordLoaded(A, None), T0) == [StartDownload(A)]
+    assert life.handle(RecordLoaded(B, None), T0) == []  # queued behind A's download
+    life.handle(Downloaded(A, robots_fetched(200, RULES), held=0), T0 + 1)  # B starts
+    actions = life.handle(Downloaded(B, robots_fetched(200, RULES), held=0), T0 + 2)
+    assert actions_of(ReleaseLease, actions) == [ReleaseLease(B, B)]
+    assert life.leases_held() == []
+    life = robots_lifecycle(store="redis", lease_seconds=95.0, concurrency=1)
+    for key in (A, B):
+        life.handle(RequestSeen(key), T0)
+        life.handle(RecordLoaded(key, None), T0)
+        life.handle(LeaseAnswered(key, True), T0)
+        life.handle(RecordLoaded(key, None), T0)
+    assert life.leases_held() == [ReleaseLease(A, A), ReleaseLease(B, B)]
+    assert life.leases_held() == []
+
+
 def test_a_store_of_this_process_alone_is_looked_up_once_and_takes_no_lease() -> None:
     """JOBDIR's store (``Policy.store_exclusive``): nobody else can save a record between
     our look and our download, so no lease is asked for, no second look is made and none
