@@ -25,7 +25,7 @@ from scrapy.pipelines.images import ImagesPipeline
 from scrapy.utils.defer import deferred_from_coro
 
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.internals import awaited
+from scrapy_rep.crawl.internals import awaited, quiet_media_failures
 from scrapy_rep.crawl.media.mediagate import (
     FileVerdict,
     MediaGate,
@@ -137,6 +137,7 @@ class MediaUsageMixin(FilteredRefusalMixin):
         are not checked, left out (:class:`FilteredRefusalMixin`)."""
         refusal = failure.value
         if self.rep_media.enabled and isinstance(refusal, Refusal):
+            quiet_media_failures(RefusedBeforeFetch)  # as the refusal is filtered: no ERROR
             raise RefusedBeforeFetch(self.rep_media.refused_before(request.url, refusal))
         super().media_failed(failure, request, info)
 
