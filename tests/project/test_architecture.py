@@ -18,6 +18,7 @@ import functools
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -81,22 +82,32 @@ def floor_of(module: str) -> str:
     return "top"
 
 
-def imported_by(module: str, path: Path) -> set[str]:
-    """The scrapy_rep modules ``module`` imports (absolute or relative, anywhere in it)."""
-    tree = ast.parse(path.read_text(), str(path))
+def import_statements(module: str, path: Path) -> Iterator[tuple[str | None, list[str]]]:
+    """Each import statement of ``module`` (anywhere in it), resolved to absolute names:
+    ``(None, modules)`` for ``import``, ``(base, names)`` for ``from base import names``
+    (a relative ``base`` made absolute)."""
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
-    names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
+            yield None, [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:
                 anchor = package.split(".")
                 anchor = anchor[: len(anchor) - node.level + 1]
                 base = ".".join([*anchor, base] if base else anchor)
+            yield base, [alias.name for alias in node.names]
+
+
+def imported_by(module: str, path: Path) -> set[str]:
+    """The scrapy_rep modules ``module`` imports (absolute or relative, anywhere in it)."""
+    names: set[str] = set()
+    for base, imported in import_statements(module, path):
+        if base is None:
+            names.update(imported)
+        else:
             names.add(base)
-            names.update(f"{base}.{alias.name}" for alias in node.names)
+            names.update(f"{base}.{name}" for name in imported)
     return {name for name in names if name == "scrapy_rep" or name.startswith("scrapy_rep.")}
 
 
@@ -195,19 +206,12 @@ def import_graph() -> dict[str, set[str]]:
     known = modules()
     graph: dict[str, set[str]] = {}
     for module, path in known.items():
-        package = module if path.name == "__init__.py" else module.rpartition(".")[0]
         names: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Import):
-                names.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")
-                    anchor = anchor[: len(anchor) - node.level + 1]
-                    base = ".".join([*anchor, base] if base else anchor)
-                for alias in node.names:
-                    name = f"{base}.{alias.name}"
+        for base, imported in import_statements(module, path):
+            if base is None:
+                names.update(imported)
+            else:
+                for name in (f"{base}.{name}" for name in imported):
                     names.add(name if name in known else base)
         graph[module] = {name for name in names if name in known and name != module}
     return graph
