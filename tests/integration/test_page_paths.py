@@ -402,7 +402,9 @@ async def test_a_page_is_verified_at_the_time_it_was_decided(tmp_path: Path, wit
         assert "cached" not in record["page"]  # fetched live
     else:  # the second run's page, from the cache, said the first run's date: past
         assert (record["items_kept"], record["item_reason"]) == (0, "unavailable_after")
-        assert after < decided < written
+        # Both times are written to the millisecond: a page replayed from the cache is
+        # decided and its record written within one, often.
+        assert after < decided <= written
         # The record says when the replayed copy was really fetched: by the first run,
         # before its date, which passed before the replay (decided at the replay: the
         # reading that loses no "no"), and before this run started.
