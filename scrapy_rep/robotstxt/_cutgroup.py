@@ -17,7 +17,6 @@ from scrapy_rep.robotstxt._lines import (
     _CONTENT_USAGE,
     _DISALLOW,
     _DISALLOW_AI,
-    _GOOGLE_SEPARATOR,
     _KEYS,
     _LENIENT_KEYS,
     _LICENSE,
@@ -25,6 +24,7 @@ from scrapy_rep.robotstxt._lines import (
     _USER_AGENT,
     _WHITESPACE,
     _kind_of,
+    two_words,
 )
 from scrapy_rep.robotstxt.useragent import is_global_agent
 
@@ -162,12 +162,10 @@ def _key_and_value(line: str, keys: dict[str, int], lenient: bool) -> tuple[int,
     line = line.partition("#")[0]
     key, colon, value = line.partition(":")
     if not colon:
-        if not lenient:  # no colon: skipped, as the parser does
+        pair = two_words(key.strip(_WHITESPACE)) if lenient else None
+        if pair is None:  # skipped, as the parser does
             return None
-        words = _GOOGLE_SEPARATOR.split(key.strip(_WHITESPACE), 1)
-        if len(words) != 2 or _GOOGLE_SEPARATOR.search(words[1].lstrip(" \t")):
-            return None  # the parser skips it (Google reads exactly two words)
-        key, value = words
+        key, value = pair
     return _kind_of(key.strip(_WHITESPACE), keys, lenient), value.strip(_WHITESPACE)
 
 

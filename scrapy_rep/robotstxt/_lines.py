@@ -126,6 +126,16 @@ def counted_body(body: bytes, cut: bool = False) -> bytes:
     return body[:end]
 
 
+def two_words(text: str) -> tuple[str, str] | None:
+    """``(key, value)`` of a line without a colon (stripped, its comment gone) as Google
+    reads it: exactly two words, separated by spaces or tabs only (robots.cc:
+    ``strpbrk(line, " \\t")``); ``None`` for any other such line, which is skipped."""
+    parts = _GOOGLE_SEPARATOR.split(text, 1)
+    if len(parts) != 2 or _GOOGLE_SEPARATOR.search(parts[1].lstrip(" \t")):
+        return None
+    return parts[0].strip(_WHITESPACE), parts[1].strip(_WHITESPACE)
+
+
 def _only_restricts(line: bytes) -> bool:
     """Whether a partial last line, read, can only restrict (see :func:`counted_body`)."""
     text = line.decode("latin-1")

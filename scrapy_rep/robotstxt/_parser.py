@@ -23,7 +23,6 @@ from scrapy_rep.robotstxt._lines import (
     _CRAWL_DELAY,
     _DISALLOW,
     _DISALLOW_AI,
-    _GOOGLE_SEPARATOR,
     _KEYS,
     _LENIENT_KEYS,
     _LICENSE,
@@ -35,6 +34,7 @@ from scrapy_rep.robotstxt._lines import (
     _lines,
     counted_body,
     file_text,
+    two_words,
 )
 from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, ParseOptions
 
@@ -258,16 +258,10 @@ class _Pass:
     def without_colon(self, number: int, text: str) -> tuple[str, str] | None:
         """A line without a colon: ``(key, value)`` where Google reads one (two words),
         ``None`` to skip it."""
-        if not self.lenient:
+        pair = two_words(text) if self.lenient else None  # Google's "key value"
+        if pair is None:
             self.skip(number, "no colon")
-            return None
-        # Google accepts "key value" when there are exactly two words, separated by
-        # spaces or tabs only (robots.cc: strpbrk(line, " \t")).
-        parts = _GOOGLE_SEPARATOR.split(text, 1)
-        if len(parts) != 2 or _GOOGLE_SEPARATOR.search(parts[1].lstrip(" \t")):
-            self.skip(number, "no colon")
-            return None
-        return parts[0].strip(_WHITESPACE), parts[1].strip(_WHITESPACE)
+        return pair
 
     def user_agent(self, value: str, group: int, runs: int) -> tuple[int, int]:
         """A user-agent line: a new group unless it goes on a run of them (for each
