@@ -184,10 +184,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         ``spider`` argument Scrapy 2.13 requires and 2.19 warns about), each item passed
         on written in the page's ledger when one is kept. A sync callback cannot await a
         download: its turn is over (:data:`PRODUCING`)."""
-        ledger = self._open_ledger(response)
-        producing = PRODUCING.get()
-        if producing is not None and producing[0] is response:
-            producing[0] = None
+        ledger = self._output_begins(response)
         try:
             for output in result:
                 if (output := self._get_processed(output, response)) is not None:
@@ -209,10 +206,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         first."""
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
-        ledger = self._open_ledger(response)
-        producing = PRODUCING.get()
-        if producing is not None and producing[0] is response:
-            producing[0] = None
+        ledger = self._output_begins(response)
         turn: list[Response | None] = [None]
         outputs = result.__aiter__()
         try:
@@ -233,12 +227,16 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             if self._ledgers and not self._at_scrape_end:
                 self._page_done(response, scraped=False)
 
-    def _open_ledger(self, response: Response | None) -> PageLedger | None:
-        """The ledger of ``response``'s output, kept on its page (:mod:`scrapy_rep.crawl.ledger`)
+    def _output_begins(self, response: Response | None) -> PageLedger | None:
+        """``response``'s output begins: its input pass's turn (:data:`PRODUCING`) is over,
+        and the ledger of its output, kept on its page (:mod:`scrapy_rep.crawl.ledger`)
         for the gates and the performer of refusals to write: a new one, or the one a pass
         before this one opened (a ``process_spider_exception``'s output after its
         callback's); ``None`` for the output of start() or a crawl whose trail and report
         do not run."""
+        producing = PRODUCING.get()
+        if producing is not None and producing[0] is response:
+            producing[0] = None
         if response is None or not self._ledgers or not self._ledger_readers:
             return None
         page = self.page.decided(response)
