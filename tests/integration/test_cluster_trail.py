@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.crawler import Crawler
 from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
@@ -543,3 +543,53 @@ async def test_a_request_taken_under_the_id_it_was_queued_with_counts_in_last_re
     assert end["last_request"] == 6 and "renumbered" not in end["counts"]
     status, out, _ = audit_streams("verify", *map(str, trails))
     assert status == 0, out
+
+
+@pytest_twisted.ensureDeferred
+async def test_two_workers_start_requests_of_a_url_numbered_alike_stay_one_in_the_queue(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Worker 1 queues its start URL (``dont_filter``) as its request 1 and stops before
+    it takes it; worker 2 queues the same start URL as its own request 1. Numbered alike,
+    the two requests are the same byte for byte, and scrapy-redis's default queue, a
+    sorted set, keeps one, as it does without the audit trail: the URL is downloaded
+    once and has one record, worker 2's, under that id. The trail does not change what
+    the crawl downloads (ids the workers took from one shared counter would make the
+    two requests differ: one download more per worker)."""
+    settings = shared_settings(redis_server)
+    sites = Sites()
+    sites.add("site").script("/robots.txt", robots(RULES))
+    url = sites.url("site", "/1")
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    first = get_crawler(
+        StartUrlsSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trails[0])}
+    )
+
+    def pause(**_: Any) -> None:  # it queues its start requests, and takes none
+        assert first.engine is not None
+        first.engine.pause()
+
+    first.signals.connect(pause, signal=signals.spider_opened, weak=False)
+    try:
+        running = first.crawl(urls=[url])
+        assert first.stats is not None
+        for _ in range(600):  # until its start request is queued (at most 30 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if first.stats.get_value("scheduler/enqueued/redis"):
+                break
+        await stop(first)
+        await running
+        _, spider = await crawl(
+            [url], {**settings, "REP_AUDIT_FILE": str(trails[1])}, StartUrlsSpider
+        )
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url]
+    assert sites.requested("site").count("/1") == 1
+    (end,) = records(trails[0], "end")
+    assert end["counts"]["left_in_queue"] == 1 and records(trails[0]) == []
+    (record,) = records(trails[1])
+    assert record["url"] == url and record["id"].endswith("-1")
+    status, out, _ = audit_streams("verify", *map(str, trails))
+    assert status == 0, out
+    assert out.splitlines()[-1] == "2 trails as one: clean", out
