@@ -1,10 +1,10 @@
 """One crawl run by several real worker processes, each writing its own audit trail,
 checked as one (docs/audit-trail.md, "Several workers"; docs/deployment.md).
 
-The workers (``tests/support/worker.py``) share one ``redis-server`` as the robots.txt store
-(``REP_ROBOTSTXT_CACHE``) and one scrapy-redis queue; the local origins they crawl are
-served by this test process. The trails are then read with ``python -m scrapy_rep audit``,
-in this process.
+The workers (``tests/support/worker.py``; one after the other, crawlers in this process)
+share one ``redis-server`` as the robots.txt store (``REP_ROBOTSTXT_CACHE``) and one
+scrapy-redis queue; the local origins they crawl are served by this test process. The
+trails are then read with ``python -m scrapy_rep audit``, in this process.
 """
 
 from __future__ import annotations
@@ -18,13 +18,17 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+from scrapy import Request, signals
+from scrapy.crawler import Crawler
+from scrapy.utils.test import get_crawler
 from twisted.internet import reactor
 from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.task import deferLater
 
 from tests.support.paths import ROOT, checkout_environment
 from tests.support.redisserver import RedisServer
-from tests.support.robotsite import Reply, Sites, robots
+from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
+from tests.support.scrapyversions import stop
 from tests.support.tools import audit_streams
 from tests.support.workers import run_config, run_worker, worker_command
 
@@ -350,3 +354,242 @@ async def test_a_scrapy_redis_worker_with_jobdir_resumes_its_held_requests(
     assert {r["fate"] for r in finals} == {"fetched"}
     status, out, _ = audit_streams("verify", str(trail))
     assert status == 0, out
+
+
+class StartUrlsSpider(ListSpider):
+    """ListSpider whose start requests are sent as Scrapy's ``start_urls`` are
+    (``dont_filter=True``): every worker queues each of them, the dupefilter does not
+    drop the second."""
+
+    async def start(self) -> Any:
+        for url in self.urls:
+            yield Request(url, callback=self.parse, errback=self.failed, dont_filter=True)
+
+
+async def held(crawler: Crawler, sites: Sites) -> None:
+    """Until ``crawler`` holds a request and the origin ``down`` was asked its robots.txt
+    (at most 30 s)."""
+    assert crawler.stats is not None
+    for _ in range(600):
+        await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+        if "/robots.txt" in sites.requested("down") and crawler.stats.get_value(
+            "rep/requests/held"
+        ):
+            break
+    assert crawler.stats.get_value("rep/requests/held") == 1
+
+
+@pytest_twisted.ensureDeferred
+async def test_two_workers_requests_of_one_url_each_have_a_record_under_an_id_of_its_own(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Worker 1 stops while it holds its start URL (its robots.txt answers 503) and
+    returns it to the shared queue; worker 2, with a trail of its own, queues the same
+    start URL again (``dont_filter``), under the same id (each worker numbers its own
+    requests: both from 1), and takes what the queue kept. The record of the one it
+    takes second is not the first one's (it was written twice under that id, or once for
+    both downloads): each download has its own record, under its own id, and the trails
+    verify as one, clean."""
+    settings = {
+        **shared_settings(redis_server),
+        "REP_UNREACHABLE_RETRY_DELAY": 2,  # the shared schedule worker 2 follows
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+        # a list: scrapy-redis's default queue, a sorted set, keeps one of two requests
+        # whose every byte is the same (the two, held and released under one record, were)
+        "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.FifoQueue",
+    }
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    url = sites.url("down", "/1")
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    first = get_crawler(
+        StartUrlsSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trails[0])}
+    )
+    try:
+        running = first.crawl(urls=[url])
+        await held(first, sites)
+        await deferLater(reactor, 0.3)  # type: ignore[arg-type]  # the 503 is read
+        await stop(first)
+        await running
+        down.script("/robots.txt", robots(RULES))  # the site is back
+        _, spider = await crawl(
+            [url], {**settings, "REP_AUDIT_FILE": str(trails[1])}, StartUrlsSpider
+        )
+    finally:
+        await sites.close()
+    assert first.stats is not None
+    assert first.stats.get_value("rep/requests/returned_to_queue") == 1
+    assert spider.downloaded == [url, url]  # the request worker 1 returned, and its own
+    (end,) = records(trails[0], "end")
+    assert end["counts"]["left_in_queue"] == 1 and records(trails[0]) == []
+    found = records(trails[1])
+    assert [(r["url"], r["fate"]) for r in found] == [(url, "fetched"), (url, "fetched")]
+    assert len({r["id"] for r in found}) == 2, found
+    status, out, _ = audit_streams("verify", *map(str, trails))
+    assert status == 0, out
+    assert out.splitlines()[-1] == "2 trails as one: clean", out
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_worker_takes_a_request_another_worker_numbered_as_one_it_finished(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Two workers each number their requests from 1. Worker 1 holds its start URL as its
+    request 1 (its robots.txt answered 503); worker 2 fetches the same start URL as its own
+    request 1 and writes its record; then, while a slow page keeps worker 2 crawling,
+    worker 1 stops and returns its request 1 to the shared queue, and worker 2 takes it
+    and fetches the URL again. That download has a record of its own, under the next
+    number of worker 2's own (``audit verify`` found "a second final record for the same
+    request id" in worker 2's trail)."""
+    settings = {
+        **shared_settings(redis_server),
+        "REP_UNREACHABLE_RETRY_DELAY": 600,
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+        "SCHEDULER_QUEUE_CLASS": "scrapy_redis.queue.FifoQueue",
+    }
+    del settings["REP_ROBOTSTXT_CACHE"]  # each reads it: worker 1 the 503, worker 2 the rules
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503), robots(RULES))
+    page = Reply(200, b"<html><body>slow</body></html>", {"Content-Type": "text/html"}, delay=3)
+    sites.add("slow").script("/1", page)
+    url, slow = sites.url("down", "/1"), sites.url("slow", "/1")
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    first, second = (
+        get_crawler(StartUrlsSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trail)})
+        for trail in trails
+    )
+    try:
+        running = [first.crawl(urls=[url])]
+        await held(first, sites)
+        running.append(second.crawl(urls=[url, slow]))
+        for _ in range(600):  # until worker 2 fetched the URL (at most 30 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if url in getattr(second.spider, "downloaded", ()):
+                break
+        await deferLater(reactor, 0.2)  # type: ignore[arg-type]  # its record is written
+        assert len(records(trails[1], whole=True)) == 1
+        await stop(first)
+        for run in running:
+            await run
+    finally:
+        await sites.close()
+    assert first.stats is not None
+    assert first.stats.get_value("rep/requests/returned_to_queue") == 1
+    assert second.spider.downloaded == [url, slow, url]
+    found = records(trails[1])
+    assert Counter((r["url"], r["fate"]) for r in found) == {
+        (url, "fetched"): 2, (slow, "fetched"): 1
+    }  # fmt: skip
+    assert [r["id"].rpartition("-")[2] for r in found if r["url"] == url] == ["1", "3"]
+    (end,) = records(trails[1], "end")
+    assert end["counts"]["renumbered"] == 1 and end["last_request"] == 3
+    status, out, _ = audit_streams("verify", *map(str, trails))
+    assert status == 0, out
+    assert out.splitlines()[-1] == "2 trails as one: clean", out
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_taken_under_the_id_it_was_queued_with_counts_in_last_request(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Worker 1 numbers five pages it fetches, then its held start URL (6); it stops and
+    returns that one to the queue, and worker 2, which numbered one request of its own and
+    still crawls a slow page, takes it. Its number is past every number of worker 2's
+    trail: the record keeps the id it was queued with, and worker 2's end line's
+    ``last_request`` counts it (a crawl appending to the trail later numbers past it: an
+    id stays the trail's alone)."""
+    settings = {
+        **shared_settings(redis_server),
+        "REP_UNREACHABLE_RETRY_DELAY": 600,
+        "REP_UNREACHABLE_MAX_WAIT": 600,
+    }
+    del settings["REP_ROBOTSTXT_CACHE"]  # each reads it: worker 1 the 503, worker 2 the rules
+    sites = Sites()
+    sites.add("down").script("/robots.txt", Reply(503), robots(RULES))
+    sites.add("up")
+    page = Reply(200, b"<html><body>slow</body></html>", {"Content-Type": "text/html"}, delay=3)
+    sites.add("slow").script("/1", page)
+    url, slow = sites.url("down", "/1"), sites.url("slow", "/1")
+    pages = [sites.url("up", f"/{n}") for n in range(5)]
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    first, second = (
+        get_crawler(ListSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trail)})
+        for trail in trails
+    )
+    try:
+        running = [first.crawl(urls=[*pages, url])]
+        for _ in range(600):  # until worker 1 fetched the five pages (at most 30 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if len(records(trails[0], whole=True)) == len(pages):
+                break
+        assert sites.requested("down") == ["/robots.txt"]  # its start URL held: a 503
+        running.append(second.crawl(urls=[slow]))
+        for _ in range(600):  # until worker 2 asked for the slow page (at most 30 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if "/1" in sites.requested("slow"):
+                break
+        await stop(first)
+        for run in running:
+            await run
+    finally:
+        await sites.close()
+    assert sorted(first.spider.downloaded) == sorted(pages)
+    assert second.spider.downloaded == [slow, url]
+    taken, own = (next(r for r in records(trails[1]) if r["url"] == u) for u in (url, slow))
+    assert own["id"].endswith("-1") and taken["id"].endswith("-6")
+    (end,) = records(trails[1], "end")
+    assert end["last_request"] == 6 and "renumbered" not in end["counts"]
+    status, out, _ = audit_streams("verify", *map(str, trails))
+    assert status == 0, out
+
+
+@pytest_twisted.ensureDeferred
+async def test_two_workers_start_requests_of_a_url_numbered_alike_stay_one_in_the_queue(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Worker 1 queues its start URL (``dont_filter``) as its request 1 and stops before
+    it takes it; worker 2 queues the same start URL as its own request 1. Numbered alike,
+    the two requests are the same byte for byte, and scrapy-redis's default queue, a
+    sorted set, keeps one, as it does without the audit trail: the URL is downloaded
+    once and has one record, worker 2's, under that id. The trail does not change what
+    the crawl downloads (ids the workers took from one shared counter would make the
+    two requests differ: one download more per worker)."""
+    settings = shared_settings(redis_server)
+    sites = Sites()
+    sites.add("site").script("/robots.txt", robots(RULES))
+    url = sites.url("site", "/1")
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    first = get_crawler(
+        StartUrlsSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trails[0])}
+    )
+
+    def pause(**_: Any) -> None:  # it queues its start requests, and takes none
+        assert first.engine is not None
+        first.engine.pause()
+
+    first.signals.connect(pause, signal=signals.spider_opened, weak=False)
+    try:
+        running = first.crawl(urls=[url])
+        assert first.stats is not None
+        for _ in range(600):  # until its start request is queued (at most 30 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if first.stats.get_value("scheduler/enqueued/redis"):
+                break
+        await stop(first)
+        await running
+        _, spider = await crawl(
+            [url], {**settings, "REP_AUDIT_FILE": str(trails[1])}, StartUrlsSpider
+        )
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url]
+    assert sites.requested("site").count("/1") == 1
+    (end,) = records(trails[0], "end")
+    assert end["counts"]["left_in_queue"] == 1 and records(trails[0]) == []
+    (record,) = records(trails[1])
+    assert record["url"] == url and record["id"].endswith("-1")
+    status, out, _ = audit_streams("verify", *map(str, trails))
+    assert status == 0, out
+    assert out.splitlines()[-1] == "2 trails as one: clean", out

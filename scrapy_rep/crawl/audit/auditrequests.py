@@ -155,14 +155,40 @@ class RequestEvents(AuditState):
     @guarded
     def _took(self, request: Request) -> None:
         """This worker took ``request`` from the shared queue: its record is this
-        worker's now (opened here if another worker scheduled it, under the same id)."""
+        worker's now. An open record of its id that waits in the queue goes on (a request
+        this worker queued, or released, or kept in ``JOBDIR``); else it is opened under
+        the id it was queued with when that id is new to this worker's trail. Each worker
+        numbers its requests on its own, so the id may be one this worker gave another
+        request of the URL (a ``dont_filter`` start request, a callback's own fetch): one
+        another request holds now, or whose number this worker has reached, is not taken
+        (a second final record of that id, or one record for two downloads): the request
+        is opened under the next number of this worker's own (docs/audit-trail.md,
+        "Several workers")."""
         key = record_id(request)
         if not key:
             return
-        if key not in self.open:
-            self._open(key, request)
+        state = self.open.get(key)
+        if state is None:
+            number = key.rpartition("-")[2]
+            if not number.isdigit() or int(number) <= self.sequence:
+                key = self._renumbered(key, request)
+            else:  # past every number of the trail: its later numbers go past it
+                self.sequence = int(number)
+                self._open(key, request)
+        elif key in self._taken or key in self._holding or state.fetched or state.unscheduled:
+            key = self._renumbered(key, request)
         self._taken.add(key)
         self._holding.discard(key)
+
+    def _renumbered(self, key: str, request: Request) -> str:
+        """``request``, taken from the shared queue under ``key``, which this worker may
+        have given another request of its URL: opened under the next number of its own."""
+        self.sequence += 1
+        key = f"{key.partition('-')[0]}-{self.sequence}"
+        self._open(key, request)
+        recorded(request, key)
+        self.counts["renumbered"] += 1
+        return key
 
     def _open(
         self, key: str, request: Request, earlier: str = "", unscheduled: bool = False
