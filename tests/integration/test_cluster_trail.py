@@ -593,3 +593,58 @@ async def test_two_workers_start_requests_of_a_url_numbered_alike_stay_one_in_th
     status, out, _ = audit_streams("verify", *map(str, trails))
     assert status == 0, out
     assert out.splitlines()[-1] == "2 trails as one: clean", out
+
+
+class FetchesItselfSpider(StartUrlsSpider):
+    """Each page's callback downloads :attr:`OWN` itself through the engine (neither
+    scheduled nor taken from the shared queue), then yields one item."""
+
+    OWN = ""
+
+    async def parse(self, response: Any, **_: Any) -> Any:
+        request = Request(self.OWN, dont_filter=True)
+        engine = self.crawler.engine
+        if hasattr(engine, "download_async"):
+            await engine.download_async(request)
+        else:
+            from scrapy.utils.defer import maybe_deferred_to_future
+
+            await maybe_deferred_to_future(engine.download(request))
+        yield {"url": response.url}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_worker_stopped_during_a_callbacks_own_download_writes_its_record(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """A request the engine downloads for a callback never goes through the shared queue:
+    a worker stopped while it is in flight leaves it to no other worker (Scrapy's
+    graceful stop waits for it). Its record is this worker's to end (never counted
+    ``left_in_queue`` and left unwritten), and the trail verifies."""
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/1", Reply(200, b"<html></html>", {"Content-Type": "text/html"}))
+    site.script("/slow", Reply(200, b"late", {"Content-Type": "text/plain"}, delay=3))
+    FetchesItselfSpider.OWN = sites.url("a", "/slow")
+    trail = tmp_path / "w1.jsonl"
+    crawler = get_crawler(
+        FetchesItselfSpider,
+        {**BASE_SETTINGS, **shared_settings(redis_server), "REP_AUDIT_FILE": str(trail)},
+    )
+    try:
+        running = crawler.crawl(urls=[sites.url("a", "/1")])
+        for _ in range(600):  # until the callback's own download is sent (at most 30 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if "/slow" in sites.requested("a"):
+                break
+        assert "/slow" in sites.requested("a")
+        await stop(crawler)
+        await running
+    finally:
+        await sites.close()
+    (end,) = records(trail, "end")
+    assert end["counts"].get("left_in_queue", 0) == 0, end
+    found = {r["url"]: r for r in records(trail)}
+    assert set(found) == {sites.url("a", "/1"), sites.url("a", "/slow")}, found
+    status, out, _ = audit_streams("verify", str(trail))
+    assert status == 0, out

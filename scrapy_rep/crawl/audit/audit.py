@@ -316,7 +316,7 @@ class UrlLedger(FateEvents):
         paused = bool(self.jobdir) and reason not in ("finished", FORCED)
         why = f"the crawl ended ({reason}) before its fate was known"
         for key, state in list(self.open.items()):
-            if self._shared and key not in self._taken:
+            if self._shared and key not in self._taken and not state.unscheduled:
                 if paused and key in self._holding:  # kept in JOBDIR: this worker resumes it
                     continue
                 self.counts["left_in_queue"] += 1  # another worker takes it, and its record
