@@ -426,6 +426,12 @@ async def test_two_workers_requests_of_one_url_each_have_a_record_under_an_id_of
     found = records(trails[1])
     assert [(r["url"], r["fate"]) for r in found] == [(url, "fetched"), (url, "fetched")]
     assert len({r["id"] for r in found}) == 2, found
+    # The later record names the earlier in `again` (the trail knows it: the URL was
+    # first sent with dont_filter), and the end line counts it as repeated.
+    first, later = sorted(found, key=lambda r: int(r["id"].rpartition("-")[2]))
+    assert "again" not in first and later.get("again") == first["id"], found
+    (end,) = records(trails[1], "end")
+    assert end["counts"]["renumbered"] == 1 and end["counts"]["repeated"] == 1, end
     status, out, _ = audit_streams("verify", *map(str, trails))
     assert status == 0, out
     assert out.splitlines()[-1] == "2 trails as one: clean", out
@@ -483,6 +489,10 @@ async def test_a_worker_takes_a_request_another_worker_numbered_as_one_it_finish
         (url, "fetched"): 2, (slow, "fetched"): 1
     }  # fmt: skip
     assert [r["id"].rpartition("-")[2] for r in found if r["url"] == url] == ["1", "3"]
+    # The download under the new number names worker 2's own earlier one (a start URL,
+    # sent with dont_filter: the trail knows its id), as any URL sent again does.
+    own, renumbered = (r for r in found if r["url"] == url)
+    assert "again" not in own and renumbered["again"] == own["id"], found
     (end,) = records(trails[1], "end")
     assert end["counts"]["renumbered"] == 1 and end["last_request"] == 3
     status, out, _ = audit_streams("verify", *map(str, trails))

@@ -174,7 +174,7 @@ class RequestEvents(AuditState):
                 key = self._renumbered(key, request)
             else:  # past every number of the trail: its later numbers go past it
                 self.sequence = int(number)
-                self._open(key, request)
+                self._open_taken(key, request)
         elif key in self._taken or key in self._holding or state.fetched or state.unscheduled:
             key = self._renumbered(key, request)
         self._taken.add(key)
@@ -185,10 +185,23 @@ class RequestEvents(AuditState):
         have given another request of its URL: opened under the next number of its own."""
         self.sequence += 1
         key = f"{key.partition('-')[0]}-{self.sequence}"
-        self._open(key, request)
+        self._open_taken(key, request)
         recorded(request, key)
         self.counts["renumbered"] += 1
         return key
+
+    def _open_taken(self, key: str, request: Request) -> None:
+        """A record opened under ``key`` for ``request``, taken from the shared queue: as
+        for a request this worker schedules, it names in ``again`` the latest record of
+        its URL sent with ``dont_filter`` that this trail knows (``repeated``), and is
+        that record for the next one when it is such a request itself."""
+        url_key = key.partition("-")[0]
+        earlier = self._unfiltered.get(url_key, "")
+        if earlier:
+            self.counts["repeated"] += 1
+        if request.dont_filter:
+            self._unfiltered[url_key] = key
+        self._open(key, request, earlier)
 
     def _open(
         self, key: str, request: Request, earlier: str = "", unscheduled: bool = False
