@@ -25,6 +25,7 @@ from twisted.internet import reactor
 from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.task import deferLater
 
+from scrapy_rep.crawl.audit.audit import url_ledger
 from tests.support.paths import ROOT, checkout_environment
 from tests.support.redisserver import RedisServer
 from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
@@ -658,3 +659,34 @@ async def test_a_worker_stopped_during_a_callbacks_own_download_writes_its_recor
     assert set(found) == {sites.url("a", "/1"), sites.url("a", "/slow")}, found
     status, out, _ = audit_streams("verify", str(trail))
     assert status == 0, out
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_worker_keeps_no_id_of_the_requests_it_took_once_their_records_are_final(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """The ids of the records whose request this worker took from the shared queue (or
+    holds) are kept while the record is open, not for the whole crawl: memory is one
+    small entry per record not yet final (docs/audit-trail.md, "Memory"), not one per
+    request the worker ever took."""
+    sites = Sites()
+    sites.add("site").script("/robots.txt", robots(RULES))
+    sites.add("down").script("/robots.txt", Reply(503))  # held, then refused
+    urls = [sites.url("site", f"/{n}") for n in range(20)]
+    held = [sites.url("down", f"/{n}") for n in range(3)]
+    trail = tmp_path / "w1.jsonl"
+    settings = {
+        **shared_settings(redis_server),
+        "REP_AUDIT_FILE": str(trail),
+        "REP_UNREACHABLE_MAX_WAIT": 1,
+    }
+    try:
+        crawler, spider = await crawl([*urls, *held], settings)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted(urls)
+    fates = Counter(r["fate"] for r in records(trail))
+    assert fates == {"fetched": len(urls), "refused": len(held)}, fates
+    ledger = url_ledger(crawler)
+    assert ledger.open == {}
+    assert ledger._taken == set() and ledger._holding == set()

@@ -180,6 +180,16 @@ class RequestEvents(AuditState):
         self._taken.add(key)
         self._holding.discard(key)
 
+    def _final(
+        self, key: str, entry: UrlEntry, fate: Fate, added: dict[str, Any], cause: object = None
+    ) -> None:
+        """As :meth:`AuditState._final`; with a shared queue, ``key`` is no longer this
+        worker's take nor its hold (kept only while the record is open: memory)."""
+        if self._shared:
+            self._taken.discard(key)
+            self._holding.discard(key)
+        super()._final(key, entry, fate, added, cause)
+
     def _renumbered(self, key: str, request: Request) -> str:
         """``request``, taken from the shared queue under ``key``, which this worker may
         have given another request of its URL: opened under the next number of its own."""
