@@ -979,3 +979,60 @@ def test_a_request_sent_with_another_host_and_allowed_by_both_verifies_clean(
     path = write_trail(tmp_path / "trail.jsonl", [run_line(schema=2), *body, end_line(body)],
                        bodies=(ROBOTS, OTHER_ROBOTS))  # fmt: skip
     assert list(verify(path).findings) == []
+
+
+def numbered(records: list[dict[str, Any]], first: int = 1) -> list[dict[str, Any]]:
+    """``records`` with each ``url`` record's id numbered as a crawl numbers it (the URL
+    key, ``-``, the request's number), from ``first`` on."""
+    found = [r for r in records if r["type"] == "url"]
+    for number, record in enumerate(found, first):
+        record["id"] = f"{record['id']}-{number}"
+    return records
+
+
+@pytest.mark.parametrize(
+    ("last_request", "finding"),
+    [
+        (3, ""),
+        (7, ""),  # numbers given to requests that were dropped, or left in a shared queue
+        (2, "line 6: run 01234567: the end line's last_request 2 is below the request "
+            "number 3 of the record at line 5: a crawl appending to the trail would give "
+            "that number again (a record, or the end line, changed)"),
+        ("3", "line 6: run 01234567: the end line's last_request '3' is not a count (a "
+              "whole number, 0 or more)"),
+        (-1, "line 6: run 01234567: the end line's last_request -1 is not a count (a "
+             "whole number, 0 or more)"),
+    ],
+)  # fmt: skip
+def test_an_end_lines_last_request_is_at_least_every_number_the_trail_gave(
+    tmp_path: Path, last_request: Any, finding: str
+) -> None:
+    """``last_request`` is the highest request number the trail has given (docs/audit-
+    trail.md, "end line"): the next crawl appending to it numbers its requests after
+    it, so a lower one (a record changed or added, an end line changed) would have a
+    request id given twice in the trail."""
+    records = numbered(standard_records())
+    records[-1]["last_request"] = last_request
+    found = [str(f) for f in verify(write_trail(tmp_path / "t.jsonl", records)).findings]
+    assert [f for f in found if "last_request" in f] == ([finding] if finding else []), found
+    assert len(found) == bool(finding), found
+
+
+def test_a_later_runs_last_request_is_at_least_an_earlier_runs_numbers(tmp_path: Path) -> None:
+    """A second crawl appended to the trail numbers after the first's ``last_request``:
+    its own end line saying less than a number the first gave is a problem, though its
+    own records' numbers are below it."""
+    first = numbered(standard_records())
+    first[-1]["last_request"] = 3
+    second = [{**r, "run": "f" * 32} for r in numbered(standard_records()[:3], first=4)]
+    second.append({**end_line(second[1:]), "run": "f" * 32, "last_request": 4})
+    found = [str(f) for f in verify(write_trail(tmp_path / "t.jsonl", first + second)).findings]
+    assert found == [], found
+    second[-1]["last_request"] = 1
+    second[2]["id"] = second[2]["id"].replace("-4", "-1")
+    found = [str(f) for f in verify(write_trail(tmp_path / "t.jsonl", first + second)).findings]
+    assert found == [
+        "line 10: run ffffffff: the end line's last_request 1 is below the request number 3 "
+        "of the record at line 5: a crawl appending to the trail would give that number "
+        "again (a record, or the end line, changed)"
+    ], found
