@@ -28,7 +28,15 @@ from twisted.internet.task import deferLater
 from scrapy_rep.crawl.audit.audit import url_ledger
 from tests.support.paths import ROOT, checkout_environment
 from tests.support.redisserver import RedisServer
-from tests.support.robotsite import BASE_SETTINGS, ListSpider, Reply, Sites, crawl, robots
+from tests.support.robotsite import (
+    BASE_SETTINGS,
+    ListSpider,
+    Reply,
+    Sites,
+    crawl,
+    redirect,
+    robots,
+)
 from tests.support.scrapyversions import stop
 from tests.support.tools import audit_streams
 from tests.support.workers import run_config, run_worker, worker_command
@@ -690,3 +698,66 @@ async def test_a_worker_keeps_no_id_of_the_requests_it_took_once_their_records_a
     ledger = url_ledger(crawler)
     assert ledger.open == {}
     assert ledger._taken == set() and ledger._holding == set()
+
+
+@pytest.mark.parametrize(
+    "queue", ["scrapy_redis.queue.FifoQueue", "scrapy_redis.queue.PriorityQueue"]
+)
+@pytest_twisted.ensureDeferred
+async def test_three_workers_retries_and_redirects_taken_by_one_another(
+    redis_server: RedisServer, tmp_path: Path, queue: str
+) -> None:
+    """Three workers given the same URLs at once: pages answered 503 twice before a 200
+    (Scrapy's retries, sent with ``dont_filter``, go back to the shared queue and any
+    worker takes them), redirects (the next URL is queued by one worker and taken by
+    any). Each download of a page has one final record across the trails, each redirect
+    one ``redirected`` record; a retried request is one request wherever its copies
+    went (no ``again``, nothing ``repeated``); the trails verify as one, clean, and
+    ``summary`` counts what was downloaded."""
+    settings = {
+        **shared_settings(redis_server),
+        "SCHEDULER_QUEUE_CLASS": queue,
+        "CONCURRENT_REQUESTS": 3,
+        "RETRY_ENABLED": True,
+        "RETRY_TIMES": 3,
+    }
+    page = Reply(200, b"<html><body>p</body></html>", {"Content-Type": "text/html"}, delay=0.2)
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots(RULES))
+    urls = []
+    for n in range(6):
+        site.script(f"/r{n}", Reply(503, delay=0.1), Reply(503, delay=0.1), page)
+        site.script(f"/x{n}", redirect(f"/y{n}", 302))
+        site.script(f"/y{n}", page)
+        site.script(f"/p{n}", page)
+        urls += [sites.url("a", f"/{kind}{n}") for kind in "rxp"]
+    trails = [tmp_path / f"w{n}.jsonl" for n in range(3)]
+    crawlers = [
+        get_crawler(ListSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trail)})
+        for trail in trails
+    ]
+    try:
+        await gatherResults([crawler.crawl(urls=urls) for crawler in crawlers])
+    finally:
+        await sites.close()
+    downloaded = Counter(url for crawler in crawlers for url in crawler.spider.downloaded)
+    assert downloaded == Counter(url.replace("/x", "/y") for url in urls)  # each page once
+    found = [record for trail in trails for record in records(trail)]
+    assert Counter(r["url"] for r in found if r["fate"] == "fetched") == downloaded
+    assert sorted(r["url"] for r in found if r["fate"] == "redirected") == sorted(
+        url for url in urls if "/x" in url
+    )
+    assert len(found) == len(downloaded) + len(urls) // 3
+    for trail in trails:
+        ids = [r["id"] for r in records(trail)]
+        assert len(ids) == len(set(ids)), trail
+    assert not [r for r in found if "again" in r], found
+    ends = [end for trail in trails for end in records(trail, "end")]
+    assert not [end for end in ends if end["counts"].get("repeated")], ends
+    status, out, _ = audit_streams("verify", *map(str, trails))
+    assert status == 0, out
+    assert out.splitlines()[-1] == "3 trails as one: clean", out
+    status, out, _ = audit_streams("summary", *map(str, trails))
+    assert status == 0, out
+    assert out.startswith("3 run(s), 24 requested URL(s) (18 fetched, 6 redirected), "), out

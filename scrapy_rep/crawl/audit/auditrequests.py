@@ -203,14 +203,13 @@ class RequestEvents(AuditState):
     def _open_taken(self, key: str, request: Request) -> None:
         """A record opened under ``key`` for ``request``, taken from the shared queue: as
         for a request this worker schedules, it names in ``again`` the latest record of
-        its URL sent with ``dont_filter`` that this trail knows (``repeated``), and is
-        that record for the next one when it is such a request itself."""
-        url_key = key.partition("-")[0]
-        earlier = self._unfiltered.get(url_key, "")
+        its URL that this worker sent with ``dont_filter`` (``repeated``). A request taken
+        is not remembered for the next one: it may be a copy of one request sent on by
+        another worker (a retry, a release, both with ``dont_filter``), which another
+        copy would name as a URL sent again."""
+        earlier = self._unfiltered.get(key.partition("-")[0], "")
         if earlier:
             self.counts["repeated"] += 1
-        if request.dont_filter:
-            self._unfiltered[url_key] = key
         self._open(key, request, earlier)
 
     def _open(
