@@ -755,6 +755,10 @@ async def test_three_workers_retries_and_redirects_taken_by_one_another(
     assert not [r for r in found if "again" in r], found
     ends = [end for trail in trails for end in records(trail, "end")]
     assert not [end for end in ends if end["counts"].get("repeated")], ends
+    # Every download tried is counted in its record's attempts (the 503s of a retried
+    # request too, whichever worker sent them).
+    sent = Counter(path for path in sites.requested("a") if path != "/robots.txt")
+    assert sum(r["attempts"] for r in found) == sum(sent.values())
     status, out, _ = audit_streams("verify", *map(str, trails))
     assert status == 0, out
     assert out.splitlines()[-1] == "3 trails as one: clean", out

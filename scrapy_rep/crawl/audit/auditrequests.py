@@ -163,7 +163,8 @@ class RequestEvents(AuditState):
         another request holds now, or whose number this worker has reached, is not taken
         (a second final record of that id, or one record for two downloads): the request
         is opened under the next number of this worker's own (docs/audit-trail.md,
-        "Several workers")."""
+        "Several workers"). Its ``attempts`` count those of a retry's copies that other
+        workers sent (Scrapy's ``retry_times``)."""
         key = record_id(request)
         if not key:
             return
@@ -179,6 +180,12 @@ class RequestEvents(AuditState):
             key = self._renumbered(key, request)
         self._taken.add(key)
         self._holding.discard(key)
+        # A retry another worker sent: the downloads it tried are counted by Scrapy with
+        # the request (``retry_times``), and are this record's attempts too.
+        retried = request.meta.get("retry_times", 0)
+        entry = self.open[key]
+        if type(retried) is int and retried > entry.attempts:
+            entry.attempts = retried
 
     def _final(
         self, key: str, entry: UrlEntry, fate: Fate, added: dict[str, Any], cause: object = None
