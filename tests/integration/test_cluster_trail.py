@@ -574,7 +574,9 @@ async def test_two_workers_start_requests_of_a_url_numbered_alike_stay_one_in_th
     sorted set, keeps one, as it does without the audit trail: the URL is downloaded
     once and has one record, worker 2's, under that id. The trail does not change what
     the crawl downloads (ids the workers took from one shared counter would make the
-    two requests differ: one download more per worker)."""
+    two requests differ: one download more per worker), as long as the workers number
+    them alike (see the test of the limit that follows from it: ``test_limit_start_
+    requests_numbered_otherwise_are_two_in_the_sorted_set_queue``)."""
     settings = shared_settings(redis_server)
     sites = Sites()
     sites.add("site").script("/robots.txt", robots(RULES))
@@ -765,3 +767,83 @@ async def test_three_workers_retries_and_redirects_taken_by_one_another(
     status, out, _ = audit_streams("summary", *map(str, trails))
     assert status == 0, out
     assert out.startswith("3 run(s), 24 requested URL(s) (18 fetched, 6 redirected), "), out
+
+
+@pytest_twisted.ensureDeferred
+async def test_limit_two_workers_that_each_download_a_start_url_are_not_verified_clean(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Limit (docs/audit-trail.md, "Limits"): worker 1 downloads its start URL (sent with
+    ``dont_filter``, as Scrapy's ``start_urls`` are) and ends; worker 2, sharing its
+    queue, downloads the same start URL again, as scrapy-redis does without the trail.
+    Two downloads, one record each, each trail clean on its own; read as one, the
+    second is "a second final record of this URL": worker 2 cannot know the id of worker
+    1's record to name it in ``again``."""
+    settings = shared_settings(redis_server)
+    sites = Sites()
+    sites.add("site").script("/robots.txt", robots(RULES))
+    url = sites.url("site", "/1")
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    try:
+        for trail in trails:
+            await crawl([url], {**settings, "REP_AUDIT_FILE": str(trail)}, StartUrlsSpider)
+    finally:
+        await sites.close()
+    assert sites.requested("site").count("/1") == 2
+    assert [[r["url"] for r in records(trail)] for trail in trails] == [[url], [url]]
+    status, out, _ = audit_streams("verify", *map(str, trails))
+    assert status == 1, out
+    lines = out.splitlines()
+    assert [line.rpartition(": ")[0] for line in lines if ": clean: " in line] == [
+        f"{trail}: clean" for trail in trails
+    ], out
+    assert f"{trails[1]}: line 3: {url}: a second final record of this URL" in out, out
+    assert lines[-1] == "2 trails as one: 1 problem(s)", out
+
+
+@pytest_twisted.ensureDeferred
+async def test_limit_start_requests_numbered_otherwise_are_two_in_the_sorted_set_queue(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Limit (docs/audit-trail.md, "Limits"): as in
+    :func:`test_two_workers_start_requests_of_a_url_numbered_alike_stay_one_in_the_queue`,
+    but worker 2's trail holds an earlier crawl of two requests, so it numbers its start
+    request 3 where worker 1 numbered its own 1: the two requests differ by their record
+    id, scrapy-redis's sorted set keeps both, and the URL is downloaded twice (without
+    the trail, or with trails numbered alike, once)."""
+    settings = shared_settings(redis_server)
+    sites = Sites()
+    sites.add("site").script("/robots.txt", robots(RULES))
+    url = sites.url("site", "/1")
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    earlier = [sites.url("site", f"/earlier{n}") for n in range(2)]
+    first = get_crawler(
+        StartUrlsSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trails[0])}
+    )
+
+    def pause(**_: Any) -> None:  # it queues its start requests, and takes none
+        assert first.engine is not None
+        first.engine.pause()
+
+    first.signals.connect(pause, signal=signals.spider_opened, weak=False)
+    try:
+        await crawl(earlier, {"REP_AUDIT_FILE": str(trails[1])})  # no shared queue
+        running = first.crawl(urls=[url])
+        assert first.stats is not None
+        for _ in range(600):  # until its start request is queued (at most 30 s)
+            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+            if first.stats.get_value("scheduler/enqueued/redis"):
+                break
+        await stop(first)
+        await running
+        _, spider = await crawl(
+            [url], {**settings, "REP_AUDIT_FILE": str(trails[1])}, StartUrlsSpider
+        )
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url, url]
+    assert sites.requested("site").count("/1") == 2
+    found = [r for r in records(trails[1]) if r["url"] == url]
+    assert sorted(r["id"].rpartition("-")[2] for r in found) == ["3", "4"], found
+    status, out, _ = audit_streams("verify", *map(str, trails))
+    assert status == 0, out
