@@ -2,9 +2,9 @@
 records"): the state :class:`scrapy_rep.crawl.audit.audit.UrlLedger` keeps (each requested
 URL's open record, a :class:`~scrapy_rep.audit.urlentry.UrlEntry` found from the id in the
 request's state; the run, its counts, its readers), set once by :class:`AuditState`, which
-the ledger's parts extend in turn (:mod:`~scrapy_rep.crawl.audit.auditrequests`, then
-:mod:`~scrapy_rep.crawl.audit.auditfates`), and the ``url`` line written when its fate is
-final."""
+the ledger's parts extend in turn (:mod:`~scrapy_rep.crawl.audit.auditshared`,
+:mod:`~scrapy_rep.crawl.audit.auditrequests`, then :mod:`~scrapy_rep.crawl.audit.auditfates`),
+and the ``url`` line written when its fate is final."""
 
 from __future__ import annotations
 

@@ -1,0 +1,150 @@
+"""The opening of a request's record in the audit trail (docs/audit-trail.md, "url
+records"), and the records of the requests a worker takes from a queue several workers
+share (scrapy-redis; docs/audit-trail.md, "Several workers"): a request's record is
+kept by the worker that takes it, under the id it was queued with or, when that id may
+be one this worker gave another request of the URL, under a number of its own."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from scrapy_rep.audit.urlentry import RobotsPart, UrlEntry
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
+from scrapy_rep.crawl.requeststate import record_id, recorded
+from scrapy_rep.robotstxt.useragent import crawler_name
+
+if TYPE_CHECKING:
+    from scrapy import Request
+    from scrapy.crawler import Crawler
+
+    from scrapy_rep.verdict.fates import Fate
+
+
+class SharedQueue(AuditState):
+    """A record opened for a request, and the records of requests a shared queue hands
+    this worker."""
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        #: Whether the scheduler is a queue shared by several workers (scrapy-redis), and
+        #: the ids of the open records whose request this worker took from it.
+        self._shared = False
+        self._taken: set[str] = set()
+        #: With a shared queue, the ids of the open records whose request this worker holds
+        #: now (not released back to the queue): a pause with JOBDIR keeps them for its resume.
+        self._holding: set[str] = set()
+        #: ``ROBOTSTXT_OBEY``, and the product token robots.txt groups are matched by.
+        self._obey_robots = crawler.settings.getbool("ROBOTSTXT_OBEY")
+        self._robots_token = crawler_name(self._declared)
+
+    def _share_records(self, scheduler: Any) -> None:
+        """With scrapy-redis's scheduler, workers share one queue: a request's record is
+        kept by the worker that takes the request from the queue, not by the one that
+        put it there (its record would stay open there, and end ``unfinished``)."""
+        if type(scheduler).__module__.split(".")[0] != "scrapy_redis":
+            return
+        take = getattr(scheduler, "next_request", None)
+        if take is None:
+            return
+        self._shared = True
+
+        def next_request() -> Request | None:
+            request = take()
+            if request is not None:
+                self._took(request)
+            return request  # type: ignore[no-any-return]
+
+        scheduler.next_request = next_request
+
+    @guarded
+    def _took(self, request: Request) -> None:
+        """This worker took ``request`` from the shared queue: its record is this
+        worker's now. An open record of its id that waits in the queue goes on (a request
+        this worker queued, or released, or kept in ``JOBDIR``); else it is opened under
+        the id it was queued with when that id is new to this worker's trail. Each worker
+        numbers its requests on its own, so the id may be one this worker gave another
+        request of the URL (a ``dont_filter`` start request, a callback's own fetch): one
+        another request holds now, or whose number this worker has reached, is not taken
+        (a second final record of that id, or one record for two downloads): the request
+        is opened under the next number of this worker's own (docs/audit-trail.md,
+        "Several workers"). Its ``attempts`` count those of a retry's copies that other
+        workers sent (Scrapy's ``retry_times``)."""
+        key = record_id(request)
+        if not key:
+            return
+        state = self.open.get(key)
+        if state is None:
+            number = key.rpartition("-")[2]
+            if not number.isdigit() or int(number) <= self.sequence:
+                key = self._renumbered(key, request)
+            else:  # past every number of the trail: its later numbers go past it
+                self.sequence = int(number)
+                self._open_taken(key, request)
+        elif key in self._taken or key in self._holding or state.fetched or state.unscheduled:
+            key = self._renumbered(key, request)
+        self._taken.add(key)
+        self._holding.discard(key)
+        # A retry another worker sent: the downloads it tried are counted by Scrapy with
+        # the request (``retry_times``), and are this record's attempts too.
+        retried = request.meta.get("retry_times", 0)
+        entry = self.open[key]
+        if type(retried) is int and retried > entry.attempts:
+            entry.attempts = retried
+
+    def _final(
+        self, key: str, entry: UrlEntry, fate: Fate, added: dict[str, Any], cause: object = None
+    ) -> None:
+        """As :meth:`AuditState._final`; with a shared queue, ``key`` is no longer this
+        worker's take nor its hold (kept only while the record is open: memory)."""
+        if self._shared:
+            self._taken.discard(key)
+            self._holding.discard(key)
+        super()._final(key, entry, fate, added, cause)
+
+    def _renumbered(self, key: str, request: Request) -> str:
+        """``request``, taken from the shared queue under ``key``, which this worker may
+        have given another request of its URL: opened under the next number of its own."""
+        self.sequence += 1
+        key = f"{key.partition('-')[0]}-{self.sequence}"
+        self._open_taken(key, request)
+        recorded(request, key)
+        self.counts["renumbered"] += 1
+        return key
+
+    def _open_taken(self, key: str, request: Request) -> None:
+        """A record opened under ``key`` for ``request``, taken from the shared queue: as
+        for a request this worker schedules, it names in ``again`` the latest record of
+        its URL that this worker sent with ``dont_filter`` (``repeated``). A request taken
+        is not remembered for the next one: it may be a copy of one request sent on by
+        another worker (a retry, a release, both with ``dont_filter``), which another
+        copy would name as a URL sent again."""
+        earlier = self._unfiltered.get(key.partition("-")[0], "")
+        if earlier:
+            self.counts["repeated"] += 1
+        self._open(key, request, earlier)
+
+    def _open(
+        self, key: str, request: Request, earlier: str = "", unscheduled: bool = False
+    ) -> UrlEntry:
+        """A new open record of ``request`` under ``key`` (``earlier``: the id of the earlier
+        record of the same URL, for ``again``; ``unscheduled``: decided without being
+        scheduled)."""
+        obeyed = self._obey_robots and not request.meta.get(meta.DONT_OBEY_ROBOTSTXT)
+        robots = None if obeyed else self._not_obeyed(request)  # no call for the usual one
+        entry = self.open[key] = UrlEntry(
+            request.url, robots=robots, earlier=earlier, unscheduled=unscheduled
+        )
+        return entry
+
+    def _not_obeyed(self, request: Request) -> RobotsPart | None:
+        """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
+        (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None``: the robots.txt
+        middleware then names the snapshot whose opt-outs it obeyed, if it read one."""
+        if request.meta.get(meta.DONT_OBEY_ROBOTSTXT):
+            why = "dont_obey_robotstxt: robots.txt Allow/Disallow not obeyed"
+        elif not self._obey_robots:
+            why = "ROBOTSTXT_OBEY is False: robots.txt Allow/Disallow not obeyed"
+        else:
+            return None
+        return RobotsPart("", self._robots_token, None, None, why, obeyed=False)
