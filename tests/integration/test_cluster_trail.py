@@ -767,6 +767,14 @@ async def test_three_workers_retries_and_redirects_taken_by_one_another(
     status, out, _ = audit_streams("summary", *map(str, trails))
     assert status == 0, out
     assert out.startswith("3 run(s), 24 requested URL(s) (18 fetched, 6 redirected), "), out
+    status, out, _ = audit_streams("list", *map(str, trails), "--fate", "fetched")
+    assert status == 0, out
+    assert out.splitlines()[-1] == "18 record(s)", out
+    status, out, _ = audit_streams("show", *map(str, trails), sites.url("a", "/r0"))
+    assert status == 0, out
+    # one download, told once, in one trail, with its three tries wherever they were sent
+    assert out.count(" was fetched (3 attempts, HTTP 200)") == 1, out
+    assert out.count(" was ") == 1, out
 
 
 @pytest_twisted.ensureDeferred
