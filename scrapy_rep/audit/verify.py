@@ -12,8 +12,7 @@
    run and the runs that resume it, named by their ``resumes``) has one final record
    per request id, and a run that resumes another (``JOBDIR``) finds it before it in
    this trail, or in another one given with it, ending in the line its header names
-   (``resumes_head``). An end line's ``last_request`` is at least every request number
-   the trail's records gave before it (:func:`last_request_problems`).
+   (``resumes_head``).
 3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name
    (no snapshot folder at all, a trail copied without it: one finding for the file).
 4. Every decision is re-derived from its snapshots with today's engine
@@ -98,34 +97,6 @@ def passed_problems(end: int, counts: dict[str, Any], run: RunState) -> list[tup
     return found
 
 
-def request_number(record: dict[str, Any]) -> int:
-    """The request number a ``url`` record's ``id`` ends with (after its ``-``; 0: none,
-    a schema 1 id)."""
-    key, dash, number = text(record.get("id")).rpartition("-")
-    return int(number) if dash and key and number.isdigit() else 0
-
-
-def last_request_problems(end: dict[str, Any], highest: tuple[int, int], run: str) -> list[str]:
-    """What an ``end`` line's ``last_request`` says that the trail belies: it is the
-    highest request number the trail has given (docs/audit-trail.md, "end line"), after
-    which the next crawl appending to the trail numbers its own, so that an id is the
-    trail's alone; ``highest``: the highest number of the trail's records up to it, and
-    the line of its record. None for an end line without one (a recheck's, a crawl of
-    an earlier release)."""
-    said = end.get("last_request")
-    if said is None:
-        return []
-    if type(said) is not int or said < 0:
-        return [f"run {run[:8]}: the end line's last_request {said!r} is not a count (a "
-                "whole number, 0 or more)"]  # fmt: skip
-    number, line = highest
-    if said >= number:
-        return []
-    return [f"run {run[:8]}: the end line's last_request {said} is below the request number "
-            f"{number} of the record at line {line}: a crawl appending to the trail would "
-            "give that number again (a record, or the end line, changed)"]  # fmt: skip
-
-
 def output_problems(record: dict[str, Any]) -> list[str]:
     """What ``record`` (a ``url`` record) says of its page's output that the crawl never
     writes: a count that is not a whole number of 0 or more (a string, a bool, a negative
@@ -161,9 +132,6 @@ class _Verifier(RunChecks):
         #: Without a snapshot folder: the snapshots it lacks, and the records that could
         #: not be re-derived for it (one finding for them all, at the end).
         self.unfoldered = Counter[str]()
-        #: The highest request number of the trail's records so far (the number after the
-        #: ``-`` of an ``id``), and the line of its record: :func:`last_request_problems`.
-        self.highest = (0, 0)
 
     def feed(self, line: Line) -> None:
         record = line.record
@@ -189,8 +157,6 @@ class _Verifier(RunChecks):
             counts = self.end(line, record, run)
             for number, url, what in passed_problems(line.number, counts, run):
                 self.add(number, url, what)
-            for what in last_request_problems(record, self.highest, run.context.run):
-                self.add(line.number, "", what)
         else:
             self.add(line.number, "", f"unknown line type {kind!r}")
 
@@ -215,9 +181,6 @@ class _Verifier(RunChecks):
         if key in self.final:
             self.add(number, url, "a second final record for the same request id")
         self.final.add(key)
-        given = request_number(record)
-        if given > self.highest[0]:
-            self.highest = (given, number)
         if text(record.get("fate")) not in FATES:
             self.add(number, url, f"unknown fate {record.get('fate')!r}")
         context = run.context
