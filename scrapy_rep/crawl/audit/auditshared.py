@@ -18,8 +18,6 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.verdict.fates import Fate
-
 
 class SharedQueue(AuditState):
     """A record opened for a request, and the records of requests a shared queue hands
@@ -27,13 +25,6 @@ class SharedQueue(AuditState):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        #: Whether the scheduler is a queue shared by several workers (scrapy-redis), and
-        #: the ids of the open records whose request this worker took from it.
-        self._shared = False
-        self._taken: set[str] = set()
-        #: With a shared queue, the ids of the open records whose request this worker holds
-        #: now (not released back to the queue): a pause with JOBDIR keeps them for its resume.
-        self._holding: set[str] = set()
         #: ``ROBOTSTXT_OBEY``, and the product token robots.txt groups are matched by.
         self._obey_robots = crawler.settings.getbool("ROBOTSTXT_OBEY")
         self._robots_token = crawler_name(self._declared)
@@ -91,16 +82,6 @@ class SharedQueue(AuditState):
         entry = self.open[key]
         if type(retried) is int and retried > entry.attempts:
             entry.attempts = retried
-
-    def _final(
-        self, key: str, entry: UrlEntry, fate: Fate, added: dict[str, Any], cause: object = None
-    ) -> None:
-        """As :meth:`AuditState._final`; with a shared queue, ``key`` is no longer this
-        worker's take nor its hold (kept only while the record is open: memory)."""
-        if self._shared:
-            self._taken.discard(key)
-            self._holding.discard(key)
-        super()._final(key, entry, fate, added, cause)
 
     def _renumbered(self, key: str, request: Request) -> str:
         """``request``, taken from the shared queue under ``key``, which this worker may

@@ -97,6 +97,14 @@ class AuditState:
         self._declared = str(robots_agent)
         self._errors_logged = False
         self.resumes: Paused | None = None
+        #: Whether the scheduler is a queue shared by several workers (scrapy-redis:
+        #: :mod:`~scrapy_rep.crawl.audit.auditshared`), and
+        #: the ids of the open records whose request this worker took from it.
+        self._shared = False
+        self._taken: set[str] = set()
+        #: With a shared queue, the ids of the open records whose request this worker holds
+        #: now (not released back to the queue): a pause with JOBDIR keeps them for its resume.
+        self._holding: set[str] = set()
         #: The number of the latest request recorded in this crawl (JOBDIR resumes go on).
         self.sequence = 0
         # the open entries a paused crawl kept, whether it wrote a trail or the report
@@ -111,6 +119,9 @@ class AuditState:
         <scrapy_rep.crawl.auditing.UrlReader.settled>` says): no longer open, written to
         the trail and read by every reader."""
         del self.open[key]
+        if self._shared:  # kept only while the record is open (memory)
+            self._taken.discard(key)
+            self._holding.discard(key)
         self.counts[fate] += 1
         self._emit(entry.line(self.run, key, fate, added))
         for reader in self.readers:
