@@ -145,13 +145,14 @@ class LongestMatcher:
         table = self._table = _key_table(keys, codes, code_type, len(keys) <= _EAGER_PARENTS)
         self._exact = exact or None
         #: Key index -> its wildcard patterns as compiled, until a path first reaches the
-        #: key; then split into segments, in ``_wild`` (``None``: no wildcard pattern at
-        #: all). Tuples of atoms only, which the garbage collector stops tracking.
+        #: key; then split into segments, in ``_wild`` in the order they were split (its
+        #: place in the key's third number; ``None``: no wildcard pattern at all). Tuples of
+        #: atoms only, which the garbage collector stops tracking.
         self._raw: dict[int, tuple[_Raw, ...]] | None = None
-        self._wild: dict[int, _Group] | None = None
+        self._wild: list[_Group] | None = None
         if wild:
             self._raw = {bisect_left(keys, first): tuple(raws) for first, raws in wild.items()}
-            self._wild = {}
+            self._wild = []
             for index in self._raw:
                 table[3 * index + 2] = _RAW
         self._chars: dict[int, tuple[frozenset[str], ...]] | None = None
@@ -185,9 +186,10 @@ class LongestMatcher:
                     best_priority, best = priority, code
                 if wild is None:
                     break
-            if table[at + 2]:  # the wildcard patterns of this key, longest first
-                split = wild if table[at + 2] == _SPLIT else None  # (None: split it now)
-                group = split[index] if split is not None else self._group(index)
+            place = table[at + 2]
+            if place:  # the wildcard patterns of this key, longest first
+                split = wild if place >= _SPLIT else None  # (None: split them now)
+                group = split[place - _SPLIT] if split is not None else self._group(index)
                 if group[0] >= best_priority:  # the longest can still win (or tie)
                     # Every pattern needs its last segment in the path: the usual reject,
                     # one test a pattern, inline; the first pattern it lets by goes on.
@@ -246,11 +248,12 @@ class LongestMatcher:
         """The wildcard patterns of key ``index``, split on first use and remembered."""
         where = 3 * index + 2
         assert self._wild is not None
-        if self._table[where] == _SPLIT:
-            return self._wild[index]
+        if self._table[where] >= _SPLIT:
+            return self._wild[self._table[where] - _SPLIT]
         assert self._raw is not None
-        group = self._wild[index] = _split_all(self._raw.pop(index))
-        self._table[where] = _SPLIT
+        group = _split_all(self._raw.pop(index))
+        self._table[where] = _SPLIT + len(self._wild)
+        self._wild.append(group)
         return group
 
     def _find_parent(self, index: int) -> int:

@@ -215,7 +215,7 @@ def _parents(keys: Sequence[str]) -> list[int]:
 #: A parent index not computed yet (``LongestMatcher._find_parent``).
 _UNKNOWN: Final = -2
 #: The third number of a key in :func:`_key_table`: its wildcard patterns as compiled,
-#: or split into segments; 0: it has none.
+#: or split into segments (``_SPLIT`` + their place among the split ones); 0: it has none.
 _RAW: Final = 1
 _SPLIT: Final = 2
 
@@ -228,8 +228,8 @@ def _key_table(keys: Sequence[str], codes: list[int], code_type: str, eager: boo
     when ``eager``, else :data:`_UNKNOWN`); at ``3 * i + 2`` 0 (set to :data:`_RAW` for a
     key with wildcard patterns). Three more at the end, ``0, -1, 0``, read as index -1 (no
     key is a prefix of the path). 2 bytes a number where they fit (``code_type`` "h": the
-    parser's line numbers; fewer keys than that)."""
-    width = "h" if code_type == "h" and len(keys) < 0x8000 else "i"
+    parser's line numbers; fewer keys than that, less :data:`_SPLIT`)."""
+    width = "h" if code_type == "h" and len(keys) <= 0x8000 - _SPLIT else "i"
     table = array(width, [0, -1, 0]) * (len(keys) + 1)
     table[0::3] = array(width, [*codes, 0])
     parents = _parents(keys) if eager else [_UNKNOWN] * len(keys)
