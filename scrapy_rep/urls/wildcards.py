@@ -190,15 +190,15 @@ def _try_wild(
     """
     _, tails, entries, marks = group
     for number in range(first, len(entries)):
-        priority, code, inner, anchored = entries[number]
-        if priority < best_priority:
-            break
         tail = tails[number]
         if present is not None:  # a long path: its characters first, no scan of it
             if not charsets[number] <= present:
                 continue
         elif marks[number] not in path or tail not in path:  # the usual reject
-            continue
+            continue  # (before the pattern is read: one that cannot win is let by too)
+        priority, code, inner, anchored = entries[number]
+        if priority < best_priority:
+            break
         if priority == best_priority and (best > 0 or code < 0):
             continue
         if inner:
