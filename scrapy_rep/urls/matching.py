@@ -191,15 +191,14 @@ class LongestMatcher:
                 split = wild if place >= _SPLIT else None  # (None: split them now)
                 group = split[place - _SPLIT] if split is not None else self._group(index)
                 if group[0] >= best_priority:  # the longest can still win (or tie)
-                    # The usual reject, inline: a character of the pattern (the one least
-                    # likely in a path), then its last segment, not in the path; the first
-                    # pattern it lets by goes on.
-                    tails = group[1]
-                    for number, mark in enumerate(group[3]):
-                        if mark in path and tails[number] in path:
+                    # Every pattern needs its last segment in the path: the usual reject,
+                    # one test a pattern, inline; the first pattern it lets by goes on.
+                    for tail in group[1]:
+                        if tail in path:  # from it on (the first equal tail is this one)
                             best_priority, best = _try_wild(
-                                path, group, len(keys[index]), best_priority, best, number
-                            )
+                                path, group, len(keys[index]), best_priority, best,
+                                group[1].index(tail),
+                            )  # fmt: skip
                             break
             up = table[at + 1]
             index = up if up != _UNKNOWN else self._find_parent(index)
@@ -237,7 +236,7 @@ class LongestMatcher:
         charsets = self._chars.get(index)
         if charsets is None:
             first = self._keys[index]
-            _, tails, entries, _ = self._group(index)
+            _, tails, entries = self._group(index)
             charsets = tuple(
                 frozenset(first + "".join(entry[2]) + tail)
                 for entry, tail in zip(entries, tails, strict=True)

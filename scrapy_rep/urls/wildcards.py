@@ -125,10 +125,9 @@ def _common_prefix_length(a: str, b: str) -> int:
 #: :data:`_Group`'s tails.
 _Wild = tuple[int, int, tuple[str, ...], bool]
 #: The wildcard patterns of one key, in the order they are tried: the longest priority,
-#: the last segment of each, each (:data:`_Wild`), and a character of each (the one
-#: least likely in a path, :func:`_mark`), side by side. A pattern whose character or
-#: last segment is not in the path (the usual case) is rejected reading only those.
-_Group = tuple[int, tuple[str, ...], tuple[_Wild, ...], tuple[str, ...]]
+#: the last segment of each, and each (:data:`_Wild`), side by side. A pattern whose
+#: last segment is not in the path (the usual case) is rejected reading only its tail.
+_Group = tuple[int, tuple[str, ...], tuple[_Wild, ...]]
 #: A pattern with ``*`` as compiled, not yet split: priority, code, pattern.
 _Raw = tuple[int, int, str]
 
@@ -138,38 +137,15 @@ def _rank(raw: _Raw) -> tuple[int, bool]:
     return -raw[0], raw[1] < 0
 
 
-#: Each ASCII character's place among URL path characters, the least likely first (a
-#: fixed guess, not measured on any site): control characters and space, punctuation,
-#: capitals, digits, letters from the least frequent in English text, then ``-``, ``.``
-#: and ``/``.
-_LIKELY: Final = {
-    character: number
-    for number, character in enumerate(
-        "".join(map(chr, range(33))) + "\x7f!\"'()*,:;<>@[\\]^`{|}~#$%&+=?"
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZ_0123456789zqxjkvbpygfwmucldrhsnioate-./"
-    )
-}
-
-
-def _mark(text: str) -> str:
-    """The character of ``text`` (a pattern's segments after the first) least likely in
-    a URL path: a non-ASCII one, else by :data:`_LIKELY`. A path without it cannot match
-    the pattern. ``""`` when ``text`` is empty (every path reaching its key matches)."""
-    if not text.isascii():
-        return next(character for character in text if not character.isascii())
-    return min(text, key=_LIKELY.__getitem__, default="")
-
-
 def _split_all(raws: Sequence[_Raw]) -> _Group:
     """The wildcard patterns of one key, split into segments, in the order they are tried."""
-    tails, entries, marks = [], [], []
+    tails, entries = [], []
     for priority, code, pattern in sorted(raws, key=_rank):
         anchored = pattern.endswith("$")
         _, inner, tail, anchored = split_segments(pattern[:-1] if anchored else pattern, anchored)
         tails.append(tail)
         entries.append((priority, code, inner, anchored))
-        marks.append(_mark("".join(inner) + tail))
-    return entries[0][0], tuple(tails), tuple(entries), tuple(marks)
+    return entries[0][0], tuple(tails), tuple(entries)
 
 
 def _try_wild(
@@ -188,13 +164,13 @@ def _try_wild(
     ``present``: the characters of a long path, and ``charsets`` those of each pattern (a
     pattern is tried only when the path holds all of them); ``None`` for a short path.
     """
-    _, tails, entries, marks = group
+    _, tails, entries = group
     for number in range(first, len(entries)):
         tail = tails[number]
         if present is not None:  # a long path: its characters first, no scan of it
             if not charsets[number] <= present:
                 continue
-        elif marks[number] not in path or tail not in path:  # the usual reject
+        elif tail not in path:  # every pattern needs its last segment: the usual reject
             continue  # (before the pattern is read: one that cannot win is let by too)
         priority, code, inner, anchored = entries[number]
         if priority < best_priority:
