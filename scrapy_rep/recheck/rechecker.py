@@ -336,14 +336,16 @@ class Rechecker:
         """``url``'s status now, before any fetch of the page."""
         self.decisions += 1
         # The usual URL (http(s), a path): its start and its path by one match, as
-        # _spelling and robots.txt's path_of find them (the hot path).
+        # _spelling and robots.txt's path_of find them (the hot path); the path in group
+        # 2 when matched as it is (matched_as_given's first two tests), else in group 3.
         found = _START_PATH(url)
         if found is not None:
             key = found[1]
-            path = found[2]
+            given = found[2]
+            path = given if given is not None else found[3]
         else:
             key = _spelling(url)
-            path = None
+            path = given = None
         try:  # one lookup, no call (the hot path): a new spelling raises once
             known = self._origins[key]
         except KeyError:
@@ -351,9 +353,9 @@ class Rechecker:
         # One match per group set of the names held to: the first refusing name and its
         # line, as one number (0: every name allows it).
         one = known[5]
-        # matched_as_given (scrapy_rep.urls.encoding), inline: one call less a decision;
-        # ``one`` is set only where the profile encodes no "*" or "$" (_as_given).
-        if one is not None and path is not None and "%" not in path and path.isascii():
+        # A path matched as it is (``given``): ``one`` is set only where the profile
+        # encodes no "*" or "$" (_as_given), matched_as_given's third test.
+        if one is not None and given is not None:
             # RobotsTxt.first_disallowed_path inline for one group set and a path matched
             # as it is (the hot path): its number, position 1.
             code = one.match(path)
@@ -518,8 +520,13 @@ def _spelling(url: str) -> str:
 #: ``?`` or ``#`` (what :func:`_spelling` finds, in one call).
 _START: Final = re.compile(r"[^/]*//[^/?#]*").match
 #: An http(s) URL's start (as :data:`_START` finds it) and its path, parameters and
-#: query (as :data:`scrapy_rep.urls.encoding.HTTP_PATH` finds them): both by one match.
-_START_PATH: Final = re.compile(r"(https?://[^/?;#]*)(/[^#]*)").match
+#: query (as :data:`scrapy_rep.urls.encoding.HTTP_PATH` finds them): both by one match,
+#: the path in group 2 when it holds only ASCII characters and no ``%`` (the first two
+#: tests of :func:`~scrapy_rep.urls.encoding.matched_as_given`, made in the same scan),
+#: else in group 3.
+_START_PATH: Final = re.compile(
+    r"(https?://[^/?;#]*)(?:(/[\x00-\x22\x24\x26-\x7f]*)(?![^#])|(/[^#]*))"
+).match
 
 
 def _stand_in(kind: str) -> CacheEntry[Any] | None:

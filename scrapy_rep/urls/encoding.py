@@ -127,9 +127,10 @@ def matched_as_given(path: str, encodes_specials: bool) -> bool:
     The one statement of that test: ``RobotsTxt._path`` calls it; the hot paths write it
     inline, where a call would cost each decision one call more: ``RobotsTxt.decide``
     and ``RobotsTxt.first_disallowed_path`` (the crawl's and the recheck's), and
-    ``Rechecker.decide``'s inline match, its first two tests only (it matches so only
-    where the profile encodes no ``*`` or ``$``). A test holds the four to this one's
-    answer (``tests/robotstxt/test_robotstxt_many_names.py``)."""
+    ``Rechecker.decide``'s inline match, its first two tests only, made by the regular
+    expression that finds the path (it matches so only where the profile encodes no
+    ``*`` or ``$``). A test holds the four to this one's answer
+    (``tests/robotstxt/test_robotstxt_many_names.py``)."""
     return (
         "%" not in path
         and path.isascii()

@@ -33,13 +33,13 @@ from scrapy_rep.urls.wildcards import (
     _RAW,
     _SPLIT,
     _UNKNOWN,
+    _Group,
     _keep_better,
     _key_table,
     _parent_of,
     _Raw,
     _split_all,
-    _Wild,
-    match_rest,
+    _try_wild,
 )
 from scrapy_rep.urls.wildcards import FirstMatcher as FirstMatcher
 from scrapy_rep.urls.wildcards import wildcard_match as wildcard_match
@@ -145,13 +145,14 @@ class LongestMatcher:
         table = self._table = _key_table(keys, codes, code_type, len(keys) <= _EAGER_PARENTS)
         self._exact = exact or None
         #: Key index -> its wildcard patterns as compiled, until a path first reaches the
-        #: key; then split into segments, in ``_wild`` (``None``: no wildcard pattern at
-        #: all). Tuples of atoms only, which the garbage collector stops tracking.
+        #: key; then split into segments, in ``_wild`` in the order they were split (its
+        #: place in the key's third number; ``None``: no wildcard pattern at all). Tuples of
+        #: atoms only, which the garbage collector stops tracking.
         self._raw: dict[int, tuple[_Raw, ...]] | None = None
-        self._wild: dict[int, tuple[_Wild, ...]] | None = None
+        self._wild: list[_Group] | None = None
         if wild:
             self._raw = {bisect_left(keys, first): tuple(raws) for first, raws in wild.items()}
-            self._wild = {}
+            self._wild = []
             for index in self._raw:
                 table[3 * index + 2] = _RAW
         self._chars: dict[int, tuple[frozenset[str], ...]] | None = None
@@ -185,26 +186,20 @@ class LongestMatcher:
                     best_priority, best = priority, code
                 if wild is None:
                     break
-            if table[at + 2]:  # the wildcard patterns of this key, longest first (inline)
-                split = wild if table[at + 2] == _SPLIT else None
-                entries = split[index] if split is not None else self._entries(index)
-                start = len(keys[index])
-                for priority, code, inner, tail, anchored in entries:
-                    if priority < best_priority:
-                        break
-                    # Every pattern needs its last segment in the path: the usual reject.
-                    if tail not in path or (priority == best_priority and (best > 0 or code < 0)):
-                        continue
-                    if inner:
-                        if not match_rest(path, start, inner, tail, anchored):
-                            continue
-                    elif anchored:
-                        if len(path) - len(tail) < start or not path.endswith(tail):
-                            continue
-                    elif path.find(tail, start) < 0:
-                        continue
-                    best_priority, best = priority, code
-                    break
+            place = table[at + 2]
+            if place:  # the wildcard patterns of this key, longest first
+                split = wild if place >= _SPLIT else None  # (None: split them now)
+                group = split[place - _SPLIT] if split is not None else self._group(index)
+                if group[0] >= best_priority:  # the longest can still win (or tie)
+                    # Every pattern needs its last segment in the path: the usual reject,
+                    # one test a pattern, inline; the first pattern it lets by goes on.
+                    for tail in group[1]:
+                        if tail in path:  # from it on (the first equal tail is this one)
+                            best_priority, best = _try_wild(
+                                path, group, len(keys[index]), best_priority, best,
+                                group[1].index(tail),
+                            )  # fmt: skip
+                            break
             up = table[at + 1]
             index = up if up != _UNKNOWN else self._find_parent(index)
         return best
@@ -221,42 +216,13 @@ class LongestMatcher:
                 if priority > best_priority or (priority == best_priority and code > 0 > best):
                     best_priority, best = priority, code
             if table[3 * index + 2]:
-                best_priority, best = self._try_wild(path, present, index, best_priority, best)
+                best_priority, best = _try_wild(
+                    path, self._group(index), len(keys[index]), best_priority, best, 0,
+                    present, self._characters(index),
+                )  # fmt: skip
             up = table[3 * index + 1]
             index = up if up != _UNKNOWN else self._find_parent(index)
         return best
-
-    def _try_wild(
-        self,
-        path: str,
-        present: frozenset[str] | None,
-        index: int,
-        best_priority: int,
-        best: int,
-    ) -> tuple[int, int]:
-        """The best of (best so far, the wildcard patterns whose first segment is key ``index``).
-
-        ``present``: the characters of a long path (``None`` for a short one).
-        """
-        entries = self._entries(index)
-        first_length = len(self._keys[index])
-        charsets = self._characters(index) if present is not None else None
-        for number, (priority, code, inner, tail, anchored) in enumerate(entries):
-            if priority < best_priority:
-                break
-            if priority == best_priority and (best > 0 or code < 0):
-                continue
-            if charsets is not None and present is not None and not charsets[number] <= present:
-                continue
-            if inner:
-                matched = match_rest(path, first_length, inner, tail, anchored)
-            elif anchored:
-                matched = len(path) - len(tail) >= first_length and path.endswith(tail)
-            else:
-                matched = path.find(tail, first_length) >= 0
-            if matched:
-                return priority, code
-        return best_priority, best
 
     def _characters(self, index: int) -> tuple[frozenset[str], ...]:
         """The characters of each wildcard pattern of key ``index``, collected on first use.
@@ -270,23 +236,25 @@ class LongestMatcher:
         charsets = self._chars.get(index)
         if charsets is None:
             first = self._keys[index]
+            _, tails, entries = self._group(index)
             charsets = tuple(
-                frozenset(first + "".join(inner) + tail)
-                for _, _, inner, tail, _ in self._entries(index)
+                frozenset(first + "".join(entry[2]) + tail)
+                for entry, tail in zip(entries, tails, strict=True)
             )
             self._chars[index] = charsets
         return charsets
 
-    def _entries(self, index: int) -> tuple[_Wild, ...]:
+    def _group(self, index: int) -> _Group:
         """The wildcard patterns of key ``index``, split on first use and remembered."""
         where = 3 * index + 2
         assert self._wild is not None
-        if self._table[where] == _SPLIT:
-            return self._wild[index]
+        if self._table[where] >= _SPLIT:
+            return self._wild[self._table[where] - _SPLIT]
         assert self._raw is not None
-        entries = self._wild[index] = _split_all(self._raw.pop(index))
-        self._table[where] = _SPLIT
-        return entries
+        group = _split_all(self._raw.pop(index))
+        self._table[where] = _SPLIT + len(self._wild)
+        self._wild.append(group)
+        return group
 
     def _find_parent(self, index: int) -> int:
         """The index of the longest key that is a proper prefix of key ``index`` (or -1),

@@ -121,8 +121,13 @@ def _common_prefix_length(a: str, b: str) -> int:
 
 
 #: A pattern with ``*``: priority, code, the segments between the first and the last
-#: (empty ones dropped), the last segment, ``$``-anchored. The first segment is its key.
-_Wild = tuple[int, int, tuple[str, ...], str, bool]
+#: (empty ones dropped), ``$``-anchored. The first segment is its key; the last is in
+#: :data:`_Group`'s tails.
+_Wild = tuple[int, int, tuple[str, ...], bool]
+#: The wildcard patterns of one key, in the order they are tried: the longest priority,
+#: the last segment of each, and each (:data:`_Wild`), side by side. A pattern whose
+#: last segment is not in the path (the usual case) is rejected reading only its tail.
+_Group = tuple[int, tuple[str, ...], tuple[_Wild, ...]]
 #: A pattern with ``*`` as compiled, not yet split: priority, code, pattern.
 _Raw = tuple[int, int, str]
 
@@ -132,14 +137,55 @@ def _rank(raw: _Raw) -> tuple[int, bool]:
     return -raw[0], raw[1] < 0
 
 
-def _split_all(raws: Sequence[_Raw]) -> tuple[_Wild, ...]:
+def _split_all(raws: Sequence[_Raw]) -> _Group:
     """The wildcard patterns of one key, split into segments, in the order they are tried."""
-    entries = []
+    tails, entries = [], []
     for priority, code, pattern in sorted(raws, key=_rank):
         anchored = pattern.endswith("$")
         _, inner, tail, anchored = split_segments(pattern[:-1] if anchored else pattern, anchored)
-        entries.append((priority, code, inner, tail, anchored))
-    return tuple(entries)
+        tails.append(tail)
+        entries.append((priority, code, inner, anchored))
+    return entries[0][0], tuple(tails), tuple(entries)
+
+
+def _try_wild(
+    path: str,
+    group: _Group,
+    first_length: int,
+    best_priority: int,
+    best: int,
+    first: int,
+    present: frozenset[str] | None = None,
+    charsets: Sequence[frozenset[str]] = (),
+) -> tuple[int, int]:
+    """The best of (best so far, the wildcard patterns of ``group`` from its ``first`` on),
+    for a path that starts with their first segment (``first_length`` characters long).
+
+    ``present``: the characters of a long path, and ``charsets`` those of each pattern (a
+    pattern is tried only when the path holds all of them); ``None`` for a short path.
+    """
+    _, tails, entries = group
+    for number in range(first, len(entries)):
+        tail = tails[number]
+        if present is not None:  # a long path: its characters first, no scan of it
+            if not charsets[number] <= present:
+                continue
+        elif tail not in path:  # every pattern needs its last segment: the usual reject
+            continue  # (before the pattern is read: one that cannot win is let by too)
+        priority, code, inner, anchored = entries[number]
+        if priority < best_priority:
+            break
+        if priority == best_priority and (best > 0 or code < 0):
+            continue
+        if inner:
+            matched = match_rest(path, first_length, inner, tail, anchored)
+        elif anchored:
+            matched = len(path) - len(tail) >= first_length and path.endswith(tail)
+        else:
+            matched = path.find(tail, first_length) >= 0
+        if matched:
+            return priority, code
+    return best_priority, best
 
 
 def _keep_better(table: dict[str, int], pattern: str, code: int) -> None:
@@ -169,7 +215,7 @@ def _parents(keys: Sequence[str]) -> list[int]:
 #: A parent index not computed yet (``LongestMatcher._find_parent``).
 _UNKNOWN: Final = -2
 #: The third number of a key in :func:`_key_table`: its wildcard patterns as compiled,
-#: or split into segments; 0: it has none.
+#: or split into segments (``_SPLIT`` + their place among the split ones); 0: it has none.
 _RAW: Final = 1
 _SPLIT: Final = 2
 
@@ -182,8 +228,8 @@ def _key_table(keys: Sequence[str], codes: list[int], code_type: str, eager: boo
     when ``eager``, else :data:`_UNKNOWN`); at ``3 * i + 2`` 0 (set to :data:`_RAW` for a
     key with wildcard patterns). Three more at the end, ``0, -1, 0``, read as index -1 (no
     key is a prefix of the path). 2 bytes a number where they fit (``code_type`` "h": the
-    parser's line numbers; fewer keys than that)."""
-    width = "h" if code_type == "h" and len(keys) < 0x8000 else "i"
+    parser's line numbers; fewer keys than that, less :data:`_SPLIT`)."""
+    width = "h" if code_type == "h" and len(keys) <= 0x8000 - _SPLIT else "i"
     table = array(width, [0, -1, 0]) * (len(keys) + 1)
     table[0::3] = array(width, [*codes, 0])
     parents = _parents(keys) if eager else [_UNKNOWN] * len(keys)

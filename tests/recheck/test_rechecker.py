@@ -4,15 +4,18 @@ and a page fetched again decides too."""
 
 from __future__ import annotations
 
+import re
 import time
 from collections import Counter
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
+from scrapy_rep.recheck.rechecker import _START_PATH, Identity, Outcome, Rechecker, Status
 from scrapy_rep.robotstxt import parse_robotstxt
 from scrapy_rep.settings import RepConfig
 from scrapy_rep.urls.origins import Origin, origin_of
@@ -79,6 +82,27 @@ def test_the_fast_path_says_what_the_full_decision_says(purpose: str) -> None:
     assert fast.decide("https://a.example/") is fast.decide("https://a.example/y")
     assert fast.decide("https://a.example/tmp/1") is fast.decide("https://a.example/tmp/2")
     assert fast.decide("https://a.example/tmp/1") is not fast.decide("https://a.example/private")
+
+
+#: The URL's start and its path, as the hot path found them by one match before it told
+#: a path matched as it is apart in the same match.
+START_AND_PATH = re.compile(r"(https?://[^/?;#]*)(/[^#]*)").match
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.sampled_from(["/", "a", "%", "#", "?", ";", ":", "\u00e9", "\U0001f600", "\n"])))
+def test_the_path_matched_as_it_is_is_told_apart_by_the_match_that_finds_it(rest: str) -> None:
+    """The same start and path; the path in group 2 exactly when it holds no ``%`` and
+    only ASCII characters (matched_as_given's first two tests), else in group 3."""
+    for url in ("https://a.example" + rest, "http://a.example:8080/" + rest):
+        found, expected = _START_PATH(url), START_AND_PATH(url)
+        assert (found is None) == (expected is None)
+        if found is None or expected is None:
+            continue
+        path = expected[2]
+        assert found[1] == expected[1]
+        assert (found[2] if found[2] is not None else found[3]) == path
+        assert (found[2] is not None) == ("%" not in path and path.isascii())
 
 
 @pytest.mark.parametrize("purpose", ["search", "ai-train"])

@@ -357,3 +357,57 @@ def test_codes_and_keys_past_two_bytes() -> None:
     small = LongestMatcher(["/a", "/ab"], array("h", [1, -2]))
     assert small._table.typecode == "h"
     assert small.match("/abc") == -2 and small.match("/ax") == 1
+
+
+# The deciding rule itself (its code, not only its length and verdict), against every
+# pattern tried with the plain ``wildcard_match``: many patterns under few first segments,
+# so a key holds several wildcard patterns, their last segments rejected side by side.
+
+SHARED_PATTERNS = st.text(st.sampled_from(["/", "a", "b", "?", "*", "*", "$"]), max_size=6).map(
+    lambda p: st_pattern(p)
+)
+
+
+def st_pattern(text: str) -> str:
+    """A pattern starting with ``/`` or ``*``, its ``$`` (if any) at the end."""
+    body = text.replace("$", "")
+    return ("*" if body.startswith("*") else "/") + body.lstrip("*/") + "$" * ("$" in text)
+
+
+def reference_code(patterns: list[str], codes: list[int], path: str) -> int:
+    """The code of the rule that decides ``path`` by brute force: each pattern tried with
+    ``wildcard_match``; the longest wins, allow wins a tie (SPEC §1), then a pattern
+    ``…$`` without ``*`` (equal to the path), then the longer literal start (the part
+    before the first ``*``), then the first in the file; ``0``: none matches."""
+    best: tuple[int, bool, bool, int, int] | None = None
+    found = 0
+    for position, (pattern, code) in enumerate(zip(patterns, codes, strict=True)):
+        anchored = pattern.endswith("$")
+        body = pattern[:-1] if anchored else pattern
+        if not wildcard_match(path, body.split("*"), anchored):
+            continue
+        star = body.find("*")
+        rank = (len(pattern), code > 0, anchored and star < 0, len(body) if star < 0 else star,
+                -position)  # fmt: skip
+        if best is None or rank > best:
+            best, found = rank, code
+    return found
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(st.tuples(SHARED_PATTERNS, st.booleans()), min_size=1, max_size=30),
+    st.lists(PATHS, min_size=1, max_size=12),
+)
+def test_the_deciding_rule_is_the_one_wildcard_match_finds(
+    specs: list[Spec], paths: list[str]
+) -> None:
+    """Every answer (the rule's code), first and again (wildcard patterns split, then
+    remembered), and on a path past 4 KiB (the character-set prefilter instead)."""
+    patterns, codes = [p for p, _ in specs], codes_of(specs)
+    matcher = LongestMatcher(patterns, codes)
+    for path in paths * 2:
+        assert matcher.match(path) == reference_code(patterns, codes, path), path
+    for path in paths[:2]:
+        long_path = path + "a" * 4200 + path
+        assert matcher.match(long_path) == reference_code(patterns, codes, long_path)
