@@ -65,29 +65,6 @@ class Lifecycle(FetchingKeys[D]):
         """Not for this step: the answer came after the key moved on."""
         return state.step
 
-    # ------------------------------------------------------------------ requests
-
-    def _request(self, key: Key, state: OriginState, event: RequestSeen, now: float) -> Step:
-        """A usable copy decides; else a fetch begins (SPEC §4)."""
-        entry = self.cache.get(key)
-        if entry is not None:
-            freshness = entry.freshness(now)
-            if freshness is Freshness.FRESH:
-                return Step.IDLE
-            if freshness is Freshness.STALE:
-                # The old copy stays in use while it is refreshed, and while refreshes
-                # fail, up to its stale limit (SPEC §4).
-                return self._begin(key, state, now) if now >= state.retry_at else Step.IDLE
-            self.cache.discard(key)
-        return self._begin(key, state, now)
-
-    def _meanwhile(self, key: Key, state: OriginState, event: RequestSeen, now: float) -> Step:
-        """A fetch is under way and serves the request; an expired copy goes meanwhile."""
-        entry = self.cache.get(key)
-        if entry is not None and entry.freshness(now) is Freshness.EXPIRED:
-            self.cache.discard(key)
-        return state.step
-
     # ------------------------------------------------------------------ outcomes
 
     def _downloaded(self, key: Key, state: OriginState, event: Downloaded, now: float) -> Step:
