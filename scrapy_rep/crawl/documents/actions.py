@@ -205,7 +205,9 @@ class ActionRunner:
     async def _store_call(self, action: do.Action) -> None:
         if isinstance(action, do.LoadRecord):
             record = await self.store.load(action.name)
-            self.handle(do.RecordLoaded(action.key, record))
+            if not self.closed:  # after the close nothing starts: a lease asked for then
+                # began after settled() took its list, and outlived the store unreleased
+                self.handle(do.RecordLoaded(action.key, record))
         elif isinstance(action, do.AcquireLease):
             granted = await self.store.acquire(action.name, action.seconds)
             if not self.closed:
