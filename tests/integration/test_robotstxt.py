@@ -16,6 +16,7 @@ import pytest_twisted
 from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.spiders import SitemapSpider
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.internals import DELAY_JITTER, ROBOTS_PARSED, download
@@ -665,6 +666,85 @@ async def test_spec4_a_request_sent_with_download_async_waits_in_place_for_robot
         {"/x": f"Forbidden by {sites.url('other', '/robots.txt')} (line 2: Disallow: /x)"},
     )
     assert sites.requested("other")[0] == "/robots.txt"
+
+
+class QueuedFetchSpider(ListSpider):
+    """A callback fetches two pages itself (``download_async``): the first, on the origin
+    ``CUT_BASE``, takes the one robots.txt download slot; the second, on ``OTHER_BASE``,
+    waits in place for a robots.txt queued behind it."""
+
+    async def parse(self, response: Any) -> None:  # type: ignore[override]
+        self.downloaded.append(response.url)
+        urls = [self.settings.get("CUT_BASE") + "/a", self.settings.get("OTHER_BASE") + "/b"]
+        fetches = [deferred_from_coro(self._fetch(url)) for url in urls]
+        for fetch in fetches:
+            await maybe_deferred_to_future(fetch)
+
+    async def _fetch(self, url: str) -> None:
+        try:
+            got = await download(self.crawler, Request(url))
+            self.downloaded.append(got.url)
+        except IgnoreRequest as error:
+            self.dropped[url] = str(error)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robotstxt_download_cut_as_the_crawl_stops_frees_its_slot_for_the_next() -> None:
+    """The crawl is stopped (SIGINT) while one robots.txt downloads and another waits for
+    its download slot (``REP_ROBOTSTXT_CONCURRENCY``), a callback's request awaiting
+    each in place; then the first site cuts its connection. A download that fails as the
+    crawl stops is read as the stop's cut, not the site's answer (nothing is given up
+    on), and the request awaiting it is dropped, saying why; its slot goes to the queued
+    robots.txt, which is downloaded and decides its request: the close waits for both
+    requests, and ends (it used to wait forever: the slot stayed taken)."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    sites = Sites()
+    sites.add("start").script("/robots.txt", Reply(404))
+    cut = sites.add("cut")
+    cut.script("/robots.txt", Reply(hang=True))
+    sites.add("other").script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    settings = {
+        **BASE_SETTINGS,
+        "REP_ROBOTSTXT_CONCURRENCY": 1,
+        "REP_UNREACHABLE_MAX_WAIT": 60,
+        "DOWNLOAD_TIMEOUT": 60,
+        "CUT_BASE": sites.bases["cut"],
+        "OTHER_BASE": sites.bases["other"],
+    }
+    crawler = get_crawler(QueuedFetchSpider, settings)
+    try:
+        running = crawler.crawl(urls=[sites.url("start", "/")])
+        for _ in range(100):  # the first robots.txt reached its site
+            if cut.hanging:
+                break
+            await deferLater(reactor, 0.05)
+        await deferLater(reactor, 0.2)  # the second request queued for its robots.txt
+        assert sites.requested("cut") == ["/robots.txt"] and sites.requested("other") == []
+        stopping = stop(crawler)
+        await deferLater(reactor, 0.2)
+        for request in cut.hanging:
+            request.channel.transport.abortConnection()  # type: ignore[union-attr]
+        for _ in range(200):
+            if running.called:
+                break
+            await deferLater(reactor, 0.05)
+        # The close used to wait forever: the queued robots.txt never got the slot.
+        assert running.called, "the crawl did not close"
+        await running
+        await stopping
+    finally:
+        await sites.close()
+    spider = crawler.spider
+    assert spider.downloaded == [sites.url("start", "/"), sites.url("other", "/b")]
+    said = "Not downloaded: the spider closed while it waited: robots.txt of"
+    assert list(spider.dropped) == [sites.url("cut", "/a")]
+    assert spider.dropped[sites.url("cut", "/a")].startswith(said)
+    assert sites.requested("other") == ["/robots.txt", "/b"]
+    assert stat(crawler, "rep/requests/dropped/spider_closed") == 1
+    assert stat(crawler, "rep/robotstxt/gave_up") is None
+    assert stat(crawler, "log_count/ERROR") is None
 
 
 @pytest_twisted.ensureDeferred

@@ -175,19 +175,24 @@ class ActionRunner:
 
     def _stopping(self, key: Any) -> bool:
         """Whether the crawl is closing (or closed): a download that failed now is mostly
-        cut short by the stop, not the site's answer. It is not handed to the lifecycle:
+        cut short by the stop, not the site's answer. The lifecycle is told only that the
+        download stopped (:class:`~scrapy_rep.fetch.lifecycle.events.DownloadStopped`):
         nothing is given up on and said dropped (the held requests are kept, returned to
         a shared queue or dropped by the close itself), nothing is shared with the other
-        processes; a lease this process may hold for ``key`` is let go (its owner's alone:
-        another process's is never touched) so another worker downloads at once instead
-        of after the lease's time; those awaiting ``key``'s document in place are told it
-        will not be known. (A document the site did answer with is known, as ever: those
-        awaiting it go on; the store's answers are acted on as ever.)"""
+        processes; its download slot goes to the next document queued for one (whose
+        requests awaiting it in place would otherwise keep the close waiting forever); a
+        lease this process holds for ``key`` is let go (its owner's alone: another
+        process's is never touched) so another worker downloads at once instead of after
+        the lease's time; those awaiting ``key``'s document in place are told it will not
+        be known. (A document the site did answer with is known, as ever: those awaiting
+        it go on; the store's answers are acted on as ever.) Once the spider has closed,
+        its leases were let go and no download starts: the lifecycle is not told."""
         engine = running_engine(self.crawler)
         if not self.closed and engine is not None and not engine_closing(engine):
             return False
         self._owner.never_known(key)
-        self._run(self._store_calls([do.ReleaseLease(key, self.lifecycle.kind.store_name(key))]))
+        if not self.closed:
+            self.handle(do.DownloadStopped(key))
         return True
 
     async def _store_calls(self, actions: list[do.Action]) -> None:
@@ -200,7 +205,9 @@ class ActionRunner:
     async def _store_call(self, action: do.Action) -> None:
         if isinstance(action, do.LoadRecord):
             record = await self.store.load(action.name)
-            self.handle(do.RecordLoaded(action.key, record))
+            if not self.closed:  # after the close nothing starts: a lease asked for then
+                # began after settled() took its list, and outlived the store unreleased
+                self.handle(do.RecordLoaded(action.key, record))
         elif isinstance(action, do.AcquireLease):
             granted = await self.store.acquire(action.name, action.seconds)
             if not self.closed:

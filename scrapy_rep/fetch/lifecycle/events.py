@@ -54,6 +54,14 @@ class Downloaded:
 
 
 @dataclass(frozen=True)
+class DownloadStopped:
+    """A download ended as the crawl stopped, with no answer of the site's to act on
+    (mostly the stop's own cut): its slot is free, nothing is learned of the key."""
+
+    key: Key
+
+
+@dataclass(frozen=True)
 class TimerFired:
     """The time asked for by :class:`WakeAt` has come."""
 
@@ -77,7 +85,10 @@ class Announced:
     key: Key
 
 
-Event = RequestSeen | RecordLoaded | LeaseAnswered | Downloaded | TimerFired | Announced
+Event = (
+    RequestSeen | RecordLoaded | LeaseAnswered | Downloaded | DownloadStopped | TimerFired
+    | Announced
+)  # fmt: skip
 
 
 # --------------------------------------------------------------------------- actions

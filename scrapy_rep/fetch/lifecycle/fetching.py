@@ -1,10 +1,11 @@
 """How a key's fetch begins and where its document first comes from (SPEC §4), the
 lifecycle's fetching phase (pure).
 
-:class:`FetchingKeys` holds the transitions before the download's outcome: a store
-lookup first (another process's record adopted, or its retry schedule kept), the lease
-that makes one process download, the recheck once it is ours, then a download slot (at
-most ``concurrency`` at once; the wait for one does not count against ``max_wait``).
+:class:`FetchingKeys` holds the transitions before the download's outcome: a request
+that a usable copy decides or that begins a fetch, a store lookup first (another
+process's record adopted, or its retry schedule kept), the lease that makes one process
+download, the recheck once it is ours, then a download slot (at most ``concurrency`` at
+once; the wait for one does not count against ``max_wait``).
 :class:`~scrapy_rep.fetch.lifecycle.machine.Lifecycle` is one; its table names these
 handlers as any other.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
+from scrapy_rep.fetch.cache import Freshness
 from scrapy_rep.fetch.lifecycle.events import (
     AcquireLease,
     Announce,
@@ -21,6 +23,7 @@ from scrapy_rep.fetch.lifecycle.events import (
     LoadRecord,
     RecordLoaded,
     Release,
+    RequestSeen,
     SlotFreed,
     StartDownload,
     TimerFired,
@@ -35,6 +38,27 @@ D = TypeVar("D")
 
 class FetchingKeys(Keys[D]):
     """The lifecycle's keys, with how a fetch of one begins: store, lease, slot."""
+
+    def _request(self, key: Key, state: OriginState, event: RequestSeen, now: float) -> Step:
+        """A usable copy decides; else a fetch begins (SPEC §4)."""
+        entry = self.cache.get(key)
+        if entry is not None:
+            freshness = entry.freshness(now)
+            if freshness is Freshness.FRESH:
+                return Step.IDLE
+            if freshness is Freshness.STALE:
+                # The old copy stays in use while it is refreshed, and while refreshes
+                # fail, up to its stale limit (SPEC §4).
+                return self._begin(key, state, now) if now >= state.retry_at else Step.IDLE
+            self.cache.discard(key)
+        return self._begin(key, state, now)
+
+    def _meanwhile(self, key: Key, state: OriginState, event: RequestSeen, now: float) -> Step:
+        """A fetch is under way and serves the request; an expired copy goes meanwhile."""
+        entry = self.cache.get(key)
+        if entry is not None and entry.freshness(now) is Freshness.EXPIRED:
+            self.cache.discard(key)
+        return state.step
 
     def _begin(self, key: Key, state: OriginState, now: float) -> Step:
         self._states[key] = state

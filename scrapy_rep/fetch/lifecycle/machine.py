@@ -21,6 +21,7 @@ from scrapy_rep.fetch.lifecycle.events import (
     Announce,
     Announced,
     Downloaded,
+    DownloadStopped,
     Event,
     Key,
     LeaseAnswered,
@@ -65,36 +66,10 @@ class Lifecycle(FetchingKeys[D]):
         """Not for this step: the answer came after the key moved on."""
         return state.step
 
-    # ------------------------------------------------------------------ requests
-
-    def _request(self, key: Key, state: OriginState, event: RequestSeen, now: float) -> Step:
-        """A usable copy decides; else a fetch begins (SPEC §4)."""
-        entry = self.cache.get(key)
-        if entry is not None:
-            freshness = entry.freshness(now)
-            if freshness is Freshness.FRESH:
-                return Step.IDLE
-            if freshness is Freshness.STALE:
-                # The old copy stays in use while it is refreshed, and while refreshes
-                # fail, up to its stale limit (SPEC §4).
-                return self._begin(key, state, now) if now >= state.retry_at else Step.IDLE
-            self.cache.discard(key)
-        return self._begin(key, state, now)
-
-    def _meanwhile(self, key: Key, state: OriginState, event: RequestSeen, now: float) -> Step:
-        """A fetch is under way and serves the request; an expired copy goes meanwhile."""
-        entry = self.cache.get(key)
-        if entry is not None and entry.freshness(now) is Freshness.EXPIRED:
-            self.cache.discard(key)
-        return state.step
-
     # ------------------------------------------------------------------ outcomes
 
     def _downloaded(self, key: Key, state: OriginState, event: Downloaded, now: float) -> Step:
-        self._running -= 1
-        while self._queue and self._running < self.policy.concurrency:
-            queued = self._queue.popleft()
-            self._dispatch(queued, SlotFreed(queued), now)
+        self._free_slot(now)
         fetched = event.fetched
         self._stat(f"outcome/{fetched.kind}")
         if fetched.truncated:
@@ -105,6 +80,22 @@ class Lifecycle(FetchingKeys[D]):
             step = self._succeeded(key, state, fetched, now)
         self._give_back_lease(key, state)
         return step
+
+    def _stopped(self, key: Key, state: OriginState, event: DownloadStopped, now: float) -> Step:
+        """A download that ended as the crawl stopped, with no answer of the site's: its
+        slot goes to the next key queued for one (a request awaiting that key's document
+        in place would wait forever, and the stop with it), its lease is let go (another
+        process downloads at once), and nothing is counted, shared or given up on."""
+        self._free_slot(now)
+        self._give_back_lease(key, state)
+        return Step.IDLE
+
+    def _free_slot(self, now: float) -> None:
+        """A download ended: its slot goes to the keys queued for one, in order."""
+        self._running -= 1
+        while self._queue and self._running < self.policy.concurrency:
+            queued = self._queue.popleft()
+            self._dispatch(queued, SlotFreed(queued), now)
 
     def _succeeded(self, key: Key, state: OriginState, fetched: Fetched, now: float) -> Step:
         entry = downloaded_entry(self.kind, self.policy, fetched, now)
@@ -255,9 +246,10 @@ def _why(fetched: Fetched, failure: FailureClass) -> str:
 #: One transition: performs its actions and answers the key's next step.
 Handler = Callable[[Lifecycle[Any], Key, OriginState, Any, float], Step]
 
-#: Every event type the machine meets: the adapter's six, and its own :class:`SlotFreed`.
+#: Every event type the machine meets: the adapter's seven, and its own :class:`SlotFreed`.
 EVENTS: Final = (
-    RequestSeen, RecordLoaded, LeaseAnswered, Downloaded, TimerFired, Announced, SlotFreed,
+    RequestSeen, RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped, TimerFired,
+    Announced, SlotFreed,
 )  # fmt: skip
 
 
@@ -269,25 +261,30 @@ def _ignoring(*events: type[Any]) -> dict[type[Any], Handler]:
 #: under way waits for it; every other event is for one step only.
 TRANSITIONS: Final[dict[Step, dict[type[Any], Handler]]] = {
     Step.IDLE: {RequestSeen: Lifecycle._request,
-                **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, TimerFired, Announced,
-                            SlotFreed)},
+                **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
+                            TimerFired, Announced, SlotFreed)},
     Step.LOOKUP: {RequestSeen: Lifecycle._meanwhile, RecordLoaded: Lifecycle._looked_up,
-                  **_ignoring(LeaseAnswered, Downloaded, TimerFired, Announced, SlotFreed)},
+                  **_ignoring(LeaseAnswered, Downloaded, DownloadStopped, TimerFired,
+                              Announced, SlotFreed)},
     Step.LEASE: {RequestSeen: Lifecycle._meanwhile, LeaseAnswered: Lifecycle._lease_answered,
-                 **_ignoring(RecordLoaded, Downloaded, TimerFired, Announced, SlotFreed)},
+                 **_ignoring(RecordLoaded, Downloaded, DownloadStopped, TimerFired, Announced,
+                             SlotFreed)},
     Step.LEASE_WAIT: {RequestSeen: Lifecycle._meanwhile, TimerFired: Lifecycle._look_again,
-                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, Announced,
-                                  SlotFreed)},
+                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
+                                  Announced, SlotFreed)},
     Step.RECHECK: {RequestSeen: Lifecycle._meanwhile, RecordLoaded: Lifecycle._rechecked,
-                   **_ignoring(LeaseAnswered, Downloaded, TimerFired, Announced, SlotFreed)},
+                   **_ignoring(LeaseAnswered, Downloaded, DownloadStopped, TimerFired,
+                               Announced, SlotFreed)},
     Step.QUEUED: {RequestSeen: Lifecycle._meanwhile, SlotFreed: Lifecycle._start,
-                  **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, TimerFired, Announced)},
+                  **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
+                              TimerFired, Announced)},
     Step.DOWNLOAD: {RequestSeen: Lifecycle._meanwhile, Downloaded: Lifecycle._downloaded,
+                    DownloadStopped: Lifecycle._stopped,
                     **_ignoring(RecordLoaded, LeaseAnswered, TimerFired, Announced, SlotFreed)},
     Step.RETRY_WAIT: {RequestSeen: Lifecycle._meanwhile, TimerFired: Lifecycle._retry,
-                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, Announced,
-                                  SlotFreed)},
+                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
+                                  Announced, SlotFreed)},
     Step.ANNOUNCING: {RequestSeen: Lifecycle._meanwhile, Announced: Lifecycle._announced,
-                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, TimerFired,
-                                  SlotFreed)},
+                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
+                                  TimerFired, SlotFreed)},
 }  # fmt: skip

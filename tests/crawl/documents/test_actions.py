@@ -135,3 +135,57 @@ async def test_a_lease_granted_after_the_close_is_let_go() -> None:
     runner.close()
     await deferred_from_coro(runner.settled())
     assert done == ["acquire a", "release a"]
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_record_loaded_after_the_close_asks_for_no_lease() -> None:
+    """A store look-up under way at the close answers after it: the lifecycle is not
+    given the record, so it asks for no lease. Asked for then, the lease was started
+    after :meth:`ActionRunner.settled` had taken its list of calls to wait for, the
+    store was closed under it, and it was never let go: the other workers waited its
+    time (95 s) before they downloaded that robots.txt."""
+    from scrapy import Spider
+    from scrapy.utils.defer import deferred_from_coro
+    from scrapy.utils.test import get_crawler
+
+    from scrapy_rep.crawl.documents.actions import ActionRunner
+    from scrapy_rep.fetch.cache import DocumentCache
+    from scrapy_rep.fetch.lifecycle import Lifecycle, Step
+    from scrapy_rep.fetch.lifecycle import events as do
+    from scrapy_rep.fetch.procedure import ROBOTS_TXT
+    from scrapy_rep.fetch.rules import Policy
+    from scrapy_rep.robotstxt import parse_robotstxt
+
+    done: list[str] = []
+
+    class SlowLoadingStore:
+        async def load(self, name: str) -> None:
+            await asyncio.sleep(0.1)
+            done.append(f"load {name}")
+
+        async def acquire(self, name: str, seconds: float) -> bool:
+            done.append(f"acquire {name}")
+            return True
+
+        async def release(self, name: str) -> None:
+            done.append(f"release {name}")
+
+    lifecycle = Lifecycle(
+        Policy(store="redis"), ROBOTS_TXT, DocumentCache(100, reparse=parse_robotstxt)
+    )
+    runner = ActionRunner(
+        get_crawler(Spider),
+        lifecycle,
+        None,  # type: ignore[arg-type]
+        SlowLoadingStore(),  # type: ignore[arg-type]
+        None,  # type: ignore[arg-type]
+        time.time,
+        None,  # type: ignore[arg-type]
+    )
+    key = "http://a.example"
+    runner.handle(do.RequestSeen(key))
+    assert lifecycle.step_of(key) is Step.LOOKUP
+    runner.close()
+    await deferred_from_coro(runner.settled())
+    assert done == [f"load {key}"]
+    assert lifecycle.leases_held() == []

@@ -12,12 +12,13 @@ from typing import Any
 import pytest
 
 from scrapy_rep.fetch.cache import DocumentCache
-from scrapy_rep.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase
+from scrapy_rep.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase, Step
 from scrapy_rep.fetch.lifecycle.events import (
     AcquireLease,
     Action,
     Announce,
     Downloaded,
+    DownloadStopped,
     LeaseAnswered,
     LoadRecord,
     Log,
@@ -312,6 +313,26 @@ def test_the_close_lets_go_a_lease_whose_download_is_queued_in_this_process() ->
         life.handle(RecordLoaded(key, None), T0)
     assert life.leases_held() == [ReleaseLease(A, A), ReleaseLease(B, B)]
     assert life.leases_held() == []
+
+
+def test_a_download_stopped_with_the_crawl_frees_its_slot_and_lease_and_learns_nothing() -> None:
+    """A download that ended as the crawl stopped (mostly the stop's own cut) is not the
+    site's answer: the lifecycle counts, shares and gives up on nothing, but its slot
+    goes to the download queued behind it (a request awaiting that document in place kept
+    the close waiting forever when the slot stayed taken) and its lease is let go."""
+    life = robots_lifecycle(store="redis", lease_seconds=95.0, concurrency=1)
+    for key in (A, B):
+        life.handle(RequestSeen(key), T0)
+        life.handle(RecordLoaded(key, None), T0)
+        life.handle(LeaseAnswered(key, True), T0)
+    assert life.handle(RecordLoaded(A, None), T0) == [StartDownload(A)]
+    assert life.handle(RecordLoaded(B, None), T0) == []  # queued behind A's download
+    actions = life.handle(DownloadStopped(A), T0 + 1)
+    assert actions == [StartDownload(B), ReleaseLease(A, A)]
+    assert (life.step_of(A), life.step_of(B), life.running) == (Step.IDLE, Step.DOWNLOAD, 1)
+    assert life.phase(A, T0 + 1) is Phase.UNKNOWN and life.leases_held() == [ReleaseLease(B, B)]
+    # The next request for A fetches it again, as if the stopped download never ran.
+    assert life.handle(RequestSeen(A), T0 + 2) == [LoadRecord(A, A)]
 
 
 def test_a_store_of_this_process_alone_is_looked_up_once_and_takes_no_lease() -> None:

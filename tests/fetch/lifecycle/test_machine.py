@@ -29,6 +29,7 @@ from scrapy_rep.fetch.lifecycle.events import (
     Announce,
     Announced,
     Downloaded,
+    DownloadStopped,
     Event,
     LeaseAnswered,
     LoadRecord,
@@ -207,6 +208,11 @@ HANDLED = [
          Announce, Log, Log, WakeAt(A, T0 + 10)],
         Step.RETRY_WAIT, check=lambda life: life.phase(A, T0) is Phase.FAILING,
     ),
+    # Stopped with the crawl: the slot is free, nothing counted, nothing learned.
+    Row(
+        Step.DOWNLOAD, DownloadStopped(A), [], Step.IDLE,
+        check=lambda life: life.running == 0 and life.phase(A, T0) is Phase.UNKNOWN,
+    ),
     Row(
         Step.RETRY_WAIT, TimerFired(A), [Stat("rep/robotstxt/retries"), StartDownload(A)],
         Step.DOWNLOAD, at=T0 + 10,
@@ -226,6 +232,7 @@ SAMPLES: dict[type[Any], Any] = {
     TimerFired: TimerFired(A),
     Announced: Announced(A),
     SlotFreed: SlotFreed(A),
+    DownloadStopped: DownloadStopped(A),
 }
 
 #: Every pair the table ignores, and RequestSeen while a fetch is under way (it waits).
