@@ -99,8 +99,15 @@ class SharedQueue(AuditState):
         its URL that this worker sent with ``dont_filter`` (``repeated``). A request taken
         is not remembered for the next one: it may be a copy of one request sent on by
         another worker (a retry, a release, both with ``dont_filter``), which another
-        copy would name as a URL sent again."""
+        copy would name as a URL sent again. Nor is a record of this worker's that waits
+        in the queue (open, neither taken, held nor fetched here): the request taken is
+        that one, sent on by another worker (which took it under a number of its own)
+        and back in the queue, never the URL sent again."""
         earlier = self._unfiltered.get(key.partition("-")[0], "")
+        waiting = self.open.get(earlier)
+        here = earlier in self._taken or earlier in self._holding
+        if waiting is not None and not waiting.fetched and not here:
+            earlier = ""
         if earlier:
             self.counts["repeated"] += 1
         self._open(key, request, earlier)
