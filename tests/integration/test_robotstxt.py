@@ -747,6 +747,76 @@ async def test_a_robotstxt_download_cut_as_the_crawl_stops_frees_its_slot_for_th
     assert stat(crawler, "log_count/ERROR") is None
 
 
+class RetryingQueuedFetchSpider(QueuedFetchSpider):
+    """:class:`QueuedFetchSpider`, whose callback tries a dropped page once more (a
+    careless user's retry), as the crawl closes."""
+
+    async def _fetch(self, url: str) -> None:
+        await super()._fetch(url)
+        if url in self.dropped:
+            del self.dropped[url]
+            await super()._fetch(url)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robotstxt_cut_as_the_crawl_stops_is_not_downloaded_again_during_the_close() -> (
+    None
+):
+    """As :func:`test_a_robotstxt_download_cut_as_the_crawl_stops_frees_its_slot_for_the_next`,
+    but the callback sends the dropped page again: its robots.txt will not be known before
+    the close (nothing waiting for it could use it), so no new download of it starts; the
+    page is dropped at once, saying why, and the close does not wait for the hanging site
+    a second time."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    sites = Sites()
+    sites.add("start").script("/robots.txt", Reply(404))
+    cut = sites.add("cut")
+    cut.script("/robots.txt", Reply(hang=True))
+    sites.add("other").script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    settings = {
+        **BASE_SETTINGS,
+        "REP_ROBOTSTXT_CONCURRENCY": 1,
+        "REP_UNREACHABLE_MAX_WAIT": 60,
+        "DOWNLOAD_TIMEOUT": 60,
+        "CUT_BASE": sites.bases["cut"],
+        "OTHER_BASE": sites.bases["other"],
+    }
+    crawler = get_crawler(RetryingQueuedFetchSpider, settings)
+    try:
+        running = crawler.crawl(urls=[sites.url("start", "/")])
+        for _ in range(100):  # the first robots.txt reached its site
+            if cut.hanging:
+                break
+            await deferLater(reactor, 0.05)
+        await deferLater(reactor, 0.2)  # the second request queued for its robots.txt
+        stopping = stop(crawler)
+        await deferLater(reactor, 0.2)
+        for request in cut.hanging:
+            request.channel.transport.abortConnection()  # type: ignore[union-attr]
+        for _ in range(200):
+            if running.called:
+                break
+            await deferLater(reactor, 0.05)
+        # The retried page began a second download of the hanging robots.txt, and the
+        # close waited for it (DOWNLOAD_TIMEOUT).
+        assert running.called, "the crawl did not close"
+        await running
+        await stopping
+    finally:
+        await sites.close()
+    spider = crawler.spider
+    assert sites.requested("cut") == ["/robots.txt"]
+    assert spider.downloaded == [sites.url("start", "/"), sites.url("other", "/b")]
+    said = "Not downloaded: the spider closed while it waited: robots.txt of"
+    assert list(spider.dropped) == [sites.url("cut", "/a")]
+    assert spider.dropped[sites.url("cut", "/a")].startswith(said)
+    assert stat(crawler, "rep/requests/dropped/spider_closed") == 2
+    assert stat(crawler, "rep/robotstxt/gave_up") is None
+    assert stat(crawler, "log_count/ERROR") is None
+
+
 @pytest_twisted.ensureDeferred
 async def test_spec4_a_spider_closed_while_requests_are_held_drops_them_with_a_warning(
     caplog: Any,

@@ -14,8 +14,10 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.task import deferLater
 
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
+from scrapy_rep.crawl.documents.waiting import HOLD
 from scrapy_rep.crawl.refusals import Refusal
 from scrapy_rep.crawl.requeststate import update
+from scrapy_rep.fetch.lifecycle import events as document_events
 from scrapy_rep.fetch.procedure import FetchProcedure
 from tests.support.documents import KIND_BODIES
 from tests.support.origindocuments import KEY, KIND_IDS, T0, entry_or_hold, origin_document
@@ -173,3 +175,25 @@ async def test_a_released_request_the_scheduler_will_not_take_is_dropped_not_los
     assert crawler.stats.get_value("rep/requests/dropped/internal_error") == 1
     assert crawler.stats.get_value("rep/requests/released") == 2
     assert document.held_count(KEY) == 0
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_no_fetch_starts_for_a_document_the_closing_crawl_will_not_know(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """Its download was cut as the crawl stopped (:meth:`never_known`): neither a request
+    coming for it meanwhile nor the idle spider starts another, which nothing could use
+    and the close would wait for; the held requests stay held, for the close."""
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    _held_for_key(document, 1)
+    await until(lambda: bool(fetcher.asked))
+    asked = len(fetcher.asked)
+    document.never_known(KEY)
+    document.runner.handle(document_events.DownloadStopped(KEY))  # the stop's cut
+    assert entry_or_hold(document, KEY, Request(f"{KEY}/late")) is HOLD
+    document.idle(KEY)
+    await _let_the_reactor_run()
+    assert len(fetcher.asked) == asked
+    assert document.held_count(KEY) == 1 and crawler.engine.crawled == []
