@@ -145,8 +145,10 @@ class OriginDocument(WaitingRequests[D]):
         now = self._clock()
         lifecycle = self.lifecycle
         entry = lifecycle.fresh_entry(key, now)
-        if entry is not None or key in self._never:
+        if entry is not None:
             return entry
+        if key in self._never:  # a stale copy still decides, as while its refresh ran
+            return self.usable_entry(key)
         self._triggers.setdefault(key, request)
         self.runner.perform(lifecycle.handle(do.RequestSeen(key), now))
         return self.usable_entry(key)

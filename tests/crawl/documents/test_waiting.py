@@ -197,3 +197,32 @@ async def test_no_fetch_starts_for_a_document_the_closing_crawl_will_not_know(
     await _let_the_reactor_run()
     assert len(fetcher.asked) == asked
     assert document.held_count(KEY) == 1 and crawler.engine.crawled == []
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_stale_copy_decides_when_the_closing_crawl_cut_its_refresh(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """The stop cut the refresh of a stale copy: the copy goes on deciding the requests
+    that come for it meanwhile (SPEC §4), as while the refresh ran; no refresh starts."""
+    clock = [T0]
+    document, fetcher, _crawler = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    assert entry_or_hold(document, KEY, Request(f"{KEY}/first")) is HOLD
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
+    await until(lambda: document.usable_entry(KEY) is not None)
+    await _let_the_reactor_run()
+    known = document.usable_entry(KEY)
+    assert known is not None
+    clock[0] = known.fresh_until + 1  # stale: a request starts its refresh
+    assert entry_or_hold(document, KEY, Request(f"{KEY}/stale")) is known
+    await until(lambda: len(fetcher.asked) == 2)
+    document.never_known(KEY)
+    document.runner.handle(document_events.DownloadStopped(KEY))  # the stop's cut
+    assert entry_or_hold(document, KEY, Request(f"{KEY}/late")) is known
+    await _let_the_reactor_run()
+    assert len(fetcher.asked) == 2
