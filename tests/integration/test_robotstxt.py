@@ -818,6 +818,57 @@ async def test_a_robotstxt_cut_as_the_crawl_stops_is_not_downloaded_again_during
 
 
 @pytest_twisted.ensureDeferred
+async def test_a_stopped_crawl_does_not_download_the_robotstxt_queued_for_a_slot() -> None:
+    """The crawl is stopped while one robots.txt downloads and two more wait for the one
+    download slot (``REP_ROBOTSTXT_CONCURRENCY``), only held requests waiting for them;
+    then the first site cuts its connection. Nothing could use the queued documents
+    before the close (held requests stay held, to be kept or dropped by it): they are not
+    downloaded, one after the other, while the close waits for them."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    sites = Sites()
+    cut = sites.add("cut")
+    cut.script("/robots.txt", Reply(hang=True))
+    for name in ("q1", "q2"):
+        sites.add(name).script("/robots.txt", Reply(404))
+    settings = {
+        **BASE_SETTINGS,
+        "REP_ROBOTSTXT_CONCURRENCY": 1,
+        "REP_UNREACHABLE_MAX_WAIT": 60,
+        "DOWNLOAD_TIMEOUT": 60,
+    }
+    crawler = get_crawler(ListSpider, settings)
+    try:
+        urls = [sites.url(name, "/") for name in ("cut", "q1", "q2")]
+        running = crawler.crawl(urls=urls)
+        for _ in range(100):  # the first robots.txt reached its site
+            if cut.hanging:
+                break
+            await deferLater(reactor, 0.05)
+        await deferLater(reactor, 0.3)  # the others queued for the slot
+        assert sites.requested("q1") == [] and sites.requested("q2") == []
+        stopping = stop(crawler)
+        await deferLater(reactor, 0.2)
+        for request in cut.hanging:
+            request.channel.transport.abortConnection()  # type: ignore[union-attr]
+        for _ in range(200):
+            if running.called:
+                break
+            await deferLater(reactor, 0.05)
+        assert running.called, "the crawl did not close"
+        await running
+        await stopping
+    finally:
+        await sites.close()
+    assert sites.requested("q1") == [] and sites.requested("q2") == []
+    assert crawler.spider.downloaded == []
+    assert stat(crawler, "rep/requests/dropped/spider_closed") == 3
+    assert stat(crawler, "rep/robotstxt/gave_up") is None
+    assert stat(crawler, "log_count/ERROR") is None
+
+
+@pytest_twisted.ensureDeferred
 async def test_spec4_a_spider_closed_while_requests_are_held_drops_them_with_a_warning(
     caplog: Any,
 ) -> None:

@@ -114,7 +114,7 @@ class ActionRunner:
                 elif action.known:
                     self.handle(do.Announced(action.key))
             elif isinstance(action, do.StartDownload):
-                self._run(self._download(cast("Origin", action.key)))
+                self._start(action.key)
 
     async def _after(self, key: Any, handlers: Coroutine[Any, Any, Any], known: bool) -> None:
         """Once every handler is done, the lifecycle lets the document decide (its step
@@ -164,6 +164,28 @@ class ActionRunner:
                             f"{count:,}", message, self._first.limit, extra=extra)  # fmt: skip
 
     # ------------------------------------------------------------------ I/O
+
+    def _start(self, key: Any) -> None:
+        """Download ``key``'s document; as the crawl closes, on the next turn, and only
+        if it is awaited in place (:meth:`_start_if_awaited`)."""
+        engine = running_engine(self.crawler)
+        if engine is not None and engine_closing(engine) and not self.closed:
+            call_later(0, self._start_if_awaited, key)  # a turn, not a call per queued key
+        else:
+            self._run(self._download(cast("Origin", key)))
+
+    def _start_if_awaited(self, key: Any) -> None:
+        """The crawl is closing: only a request (or a page naming the document) awaiting
+        it in place can use it now; the held requests stay held for the close to keep or
+        drop. Else it is not downloaded (the close would wait for it, and for each one
+        queued after it, one by one): as if the stop had cut it."""
+        if self.closed:
+            return
+        if self._owner.awaited(key):
+            self._run(self._download(cast("Origin", key)))
+            return
+        self._owner.never_known(key)
+        self.handle(do.DownloadStopped(key))
 
     async def _download(self, origin: Origin) -> None:
         self._watch_downloads()
