@@ -19,6 +19,7 @@ from scrapy_rep.crawl.refusals import Refusal
 from scrapy_rep.crawl.requeststate import update
 from scrapy_rep.fetch.lifecycle import events as document_events
 from scrapy_rep.fetch.procedure import FetchProcedure
+from scrapy_rep.urls.origins import Origin
 from tests.support.documents import KIND_BODIES
 from tests.support.origindocuments import KEY, KIND_IDS, T0, entry_or_hold, origin_document
 from tests.support.robotsite import until
@@ -226,3 +227,31 @@ async def test_a_stale_copy_decides_when_the_closing_crawl_cut_its_refresh(
     assert entry_or_hold(document, KEY, Request(f"{KEY}/late")) is known
     await _let_the_reactor_run()
     assert len(fetcher.asked) == 2
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_as_the_crawl_closes_only_a_document_awaited_in_place_is_downloaded(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """The engine is closing: a request awaiting a document in place has it downloaded
+    (it would otherwise keep the close waiting), and goes on with it; a document only held
+    requests wait for is not (they stay held, for the close to keep or drop)."""
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    crawler.engine._slot.closing = object()
+    other = Origin("http", "b.example", 80)
+    held = Request(f"{other}/held")
+    assert entry_or_hold(document, other, held) is HOLD
+    update(held, hold=None)
+    document.hold(other, held)
+    waiting = deferred_from_coro(document.wait(KEY, Request(f"{KEY}/in-place")))
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
+    assert await waiting is not None
+    await _let_the_reactor_run()
+    assert fetcher.asked == [KEY]
+    assert document.held_count(other) == 1 and crawler.engine.crawled == []
