@@ -869,6 +869,64 @@ async def test_a_stopped_crawl_does_not_download_the_robotstxt_queued_for_a_slot
 
 
 @pytest_twisted.ensureDeferred
+async def test_a_jobdir_pause_keeps_the_requests_whose_robotstxt_was_queued_or_cut(
+    tmp_path: Any,
+) -> None:
+    """As :func:`test_a_stopped_crawl_does_not_download_the_robotstxt_queued_for_a_slot`,
+    paused with a JOBDIR: the held requests of the cut robots.txt and of those queued
+    behind it are kept, none dropped, and the resumed crawl downloads each page once,
+    each robots.txt once more."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    sites = Sites()
+    cut = sites.add("cut")
+    cut.script("/robots.txt", Reply(hang=True))
+    for name in ("q1", "q2"):
+        sites.add(name).script("/robots.txt", Reply(404))
+    settings = {
+        **BASE_SETTINGS,
+        "JOBDIR": str(tmp_path),
+        "REP_ROBOTSTXT_CONCURRENCY": 1,
+        "REP_UNREACHABLE_MAX_WAIT": 60,
+        "DOWNLOAD_TIMEOUT": 60,
+    }
+    urls = [sites.url(name, "/") for name in ("cut", "q1", "q2")]
+    first = get_crawler(ListSpider, settings)
+    try:
+        running = first.crawl(urls=urls)
+        for _ in range(100):  # the first robots.txt reached its site
+            if cut.hanging:
+                break
+            await deferLater(reactor, 0.05)
+        await deferLater(reactor, 0.3)  # the others queued for the slot
+        stopping = stop(first)
+        await deferLater(reactor, 0.2)
+        for request in cut.hanging:
+            request.channel.transport.abortConnection()  # type: ignore[union-attr]
+        for _ in range(200):
+            if running.called:
+                break
+            await deferLater(reactor, 0.05)
+        assert running.called, "the crawl did not close"
+        await running
+        await stopping
+        assert stat(first, "rep/requests/dropped/spider_closed") is None
+        assert sites.requested("q1") == [] and sites.requested("q2") == []
+        cut.script("/robots.txt", Reply(404))  # the site is back
+        second = get_crawler(ListSpider, settings)
+        await second.crawl(urls=urls)
+    finally:
+        await sites.close()
+    assert first.spider.downloaded == []  # type: ignore[union-attr]
+    assert sorted(second.spider.downloaded) == sorted(urls)  # type: ignore[union-attr]
+    assert second.spider.dropped == {}  # type: ignore[union-attr]
+    assert sites.requested("cut") == ["/robots.txt", "/robots.txt", "/"]
+    assert sites.requested("q1") == ["/robots.txt", "/"]
+    assert stat(second, "rep/requests/resumed") == 3
+
+
+@pytest_twisted.ensureDeferred
 async def test_spec4_a_spider_closed_while_requests_are_held_drops_them_with_a_warning(
     caplog: Any,
 ) -> None:
