@@ -668,6 +668,37 @@ async def test_spec4_a_request_sent_with_download_async_waits_in_place_for_robot
     assert sites.requested("other")[0] == "/robots.txt"
 
 
+@pytest_twisted.ensureDeferred
+async def test_a_download_async_request_sent_as_the_crawl_closes_still_has_its_robotstxt() -> None:
+    """The crawl is stopped while a page downloads; its callback, run during the close,
+    sends requests with ``download_async`` to an origin seen for the first time: its
+    robots.txt is downloaded (a request awaits it in place) and decides them."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    sites = Sites()
+    start = sites.add("start")
+    start.script("/robots.txt", Reply(404))
+    start.script("/", Reply(200, b"<html></html>", {"Content-Type": "text/html"}, delay=0.5))
+    sites.add("other").script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    settings = {**BASE_SETTINGS, "OTHER_BASE": sites.bases["other"]}
+    crawler = get_crawler(DirectDownloadSpider, settings)
+    try:
+        running = crawler.crawl(urls=[sites.url("start", "/")])
+        for _ in range(100):  # the page is asked for
+            if "/" in sites.requested("start"):
+                break
+            await deferLater(reactor, 0.05)
+        await stop(crawler)
+        await running
+    finally:
+        await sites.close()
+    spider = crawler.spider
+    assert spider.downloaded == [sites.url("start", "/"), sites.url("other", "/direct")]
+    assert list(spider.dropped) == [sites.url("other", "/x")]
+    assert spider.dropped[sites.url("other", "/x")].startswith("Forbidden by")
+
+
 class QueuedFetchSpider(ListSpider):
     """A callback fetches two pages itself (``download_async``): the first, on the origin
     ``CUT_BASE``, takes the one robots.txt download slot; the second, on ``OTHER_BASE``,

@@ -150,7 +150,7 @@ class OriginDocument(WaitingRequests[D]):
         if key in self._never:  # a stale copy still decides, as while its refresh ran
             return self.usable_entry(key)
         self._triggers.setdefault(key, request)
-        self.runner.perform(lifecycle.handle(do.RequestSeen(key), now))
+        self.runner.perform(lifecycle.handle(do.RequestSeen(key), now), key)
         return self.usable_entry(key)
 
     def usable_entry(self, key: Hashable) -> CacheEntry[D] | None:

@@ -5,6 +5,7 @@ close leaves them held, for the close of the held requests to keep or drop (SPEC
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -231,27 +232,33 @@ async def test_a_stale_copy_decides_when_the_closing_crawl_cut_its_refresh(
 
 @pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
 @pytest_twisted.ensureDeferred
-async def test_as_the_crawl_closes_only_a_document_awaited_in_place_is_downloaded(
+async def test_as_the_crawl_closes_a_queued_document_is_downloaded_only_if_awaited_in_place(
     crawl_kind: CrawlKind[Any],
 ) -> None:
-    """The engine is closing: a request awaiting a document in place has it downloaded
-    (it would otherwise keep the close waiting), and goes on with it; a document only held
-    requests wait for is not (they stay held, for the close to keep or drop)."""
+    """One download slot; two documents queued for it, one for a held request, one for a
+    request awaiting it in place; the engine begins to close, and the running download
+    ends: the slot skips the first (its held request stays held, for the close to keep or
+    drop: it could not go on now) and goes to the second, whose request goes on with
+    it (it would otherwise keep the close waiting)."""
     clock = [T0]
     document, fetcher, crawler = origin_document(crawl_kind, clock)
     kind = crawl_kind.kind
-    crawler.engine._slot.closing = object()
-    other = Origin("http", "b.example", 80)
-    held = Request(f"{other}/held")
-    assert entry_or_hold(document, other, held) is HOLD
+    lifecycle = document.lifecycle
+    lifecycle.policy = replace(lifecycle.policy, concurrency=1)
+    held_only, in_place = Origin("http", "b.example", 80), Origin("http", "c.example", 80)
+    _held_for_key(document, 1)
+    held = Request(f"{held_only}/held")
+    assert entry_or_hold(document, held_only, held) is HOLD
     update(held, hold=None)
-    document.hold(other, held)
-    waiting = deferred_from_coro(document.wait(KEY, Request(f"{KEY}/in-place")))
+    document.hold(held_only, held)
+    waiting = deferred_from_coro(document.wait(in_place, Request(f"{in_place}/in-place")))
     await until(lambda: bool(fetcher.asked))
-    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
-        200, KIND_BODIES[kind.name]
-    )
+    crawler.engine._slot.closing = object()
+    for key in (KEY, held_only, in_place):  # each would be answered
+        fetcher.answers[key] = FetchProcedure(kind, kind.url(key)).on_response(
+            200, KIND_BODIES[kind.name]
+        )
     assert await waiting is not None
     await _let_the_reactor_run()
-    assert fetcher.asked == [KEY]
-    assert document.held_count(other) == 1 and crawler.engine.crawled == []
+    assert fetcher.asked == [KEY, in_place]
+    assert document.held_count(held_only) == 1 and crawler.engine.crawled == []
