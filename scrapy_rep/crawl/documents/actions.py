@@ -204,8 +204,8 @@ class ActionRunner:
         download stopped (:class:`~scrapy_rep.fetch.lifecycle.events.DownloadStopped`):
         nothing is given up on and said dropped (the held requests are kept, returned to
         a shared queue or dropped by the close itself), nothing is shared with the other
-        processes; its download slot goes to the next document queued for one (whose
-        requests awaiting it in place would otherwise keep the close waiting forever); a
+        processes; its download slot goes to the next document queued for one that a
+        request awaits in place (it would otherwise keep the close waiting forever); a
         lease this process holds for ``key`` is let go (its owner's alone: another
         process's is never touched) so another worker downloads at once instead of after
         the lease's time; those awaiting ``key``'s document in place are told it will not
