@@ -668,6 +668,37 @@ async def test_spec4_a_request_sent_with_download_async_waits_in_place_for_robot
     assert sites.requested("other")[0] == "/robots.txt"
 
 
+@pytest_twisted.ensureDeferred
+async def test_a_download_async_request_sent_as_the_crawl_closes_still_has_its_robotstxt() -> None:
+    """The crawl is stopped while a page downloads; its callback, run during the close,
+    sends requests with ``download_async`` to an origin seen for the first time: its
+    robots.txt is downloaded (a request awaits it in place) and decides them."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    sites = Sites()
+    start = sites.add("start")
+    start.script("/robots.txt", Reply(404))
+    start.script("/", Reply(200, b"<html></html>", {"Content-Type": "text/html"}, delay=0.5))
+    sites.add("other").script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    settings = {**BASE_SETTINGS, "OTHER_BASE": sites.bases["other"]}
+    crawler = get_crawler(DirectDownloadSpider, settings)
+    try:
+        running = crawler.crawl(urls=[sites.url("start", "/")])
+        for _ in range(100):  # the page is asked for
+            if "/" in sites.requested("start"):
+                break
+            await deferLater(reactor, 0.05)
+        await stop(crawler)
+        await running
+    finally:
+        await sites.close()
+    spider = crawler.spider
+    assert spider.downloaded == [sites.url("start", "/"), sites.url("other", "/direct")]
+    assert list(spider.dropped) == [sites.url("other", "/x")]
+    assert spider.dropped[sites.url("other", "/x")].startswith("Forbidden by")
+
+
 class QueuedFetchSpider(ListSpider):
     """A callback fetches two pages itself (``download_async``): the first, on the origin
     ``CUT_BASE``, takes the one robots.txt download slot; the second, on ``OTHER_BASE``,
@@ -745,6 +776,185 @@ async def test_a_robotstxt_download_cut_as_the_crawl_stops_frees_its_slot_for_th
     assert stat(crawler, "rep/requests/dropped/spider_closed") == 1
     assert stat(crawler, "rep/robotstxt/gave_up") is None
     assert stat(crawler, "log_count/ERROR") is None
+
+
+class RetryingQueuedFetchSpider(QueuedFetchSpider):
+    """:class:`QueuedFetchSpider`, whose callback tries a dropped page once more (a
+    careless user's retry), as the crawl closes."""
+
+    async def _fetch(self, url: str) -> None:
+        await super()._fetch(url)
+        if url in self.dropped:
+            del self.dropped[url]
+            await super()._fetch(url)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robotstxt_cut_as_the_crawl_stops_is_not_downloaded_again_during_the_close() -> (
+    None
+):
+    """As :func:`test_a_robotstxt_download_cut_as_the_crawl_stops_frees_its_slot_for_the_next`,
+    but the callback sends the dropped page again: its robots.txt will not be known before
+    the close (nothing waiting for it could use it), so no new download of it starts; the
+    page is dropped at once, saying why, and the close does not wait for the hanging site
+    a second time."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    sites = Sites()
+    sites.add("start").script("/robots.txt", Reply(404))
+    cut = sites.add("cut")
+    cut.script("/robots.txt", Reply(hang=True))
+    sites.add("other").script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    settings = {
+        **BASE_SETTINGS,
+        "REP_ROBOTSTXT_CONCURRENCY": 1,
+        "REP_UNREACHABLE_MAX_WAIT": 60,
+        "DOWNLOAD_TIMEOUT": 60,
+        "CUT_BASE": sites.bases["cut"],
+        "OTHER_BASE": sites.bases["other"],
+    }
+    crawler = get_crawler(RetryingQueuedFetchSpider, settings)
+    try:
+        running = crawler.crawl(urls=[sites.url("start", "/")])
+        for _ in range(100):  # the first robots.txt reached its site
+            if cut.hanging:
+                break
+            await deferLater(reactor, 0.05)
+        await deferLater(reactor, 0.2)  # the second request queued for its robots.txt
+        stopping = stop(crawler)
+        await deferLater(reactor, 0.2)
+        for request in cut.hanging:
+            request.channel.transport.abortConnection()  # type: ignore[union-attr]
+        for _ in range(200):
+            if running.called:
+                break
+            await deferLater(reactor, 0.05)
+        # The retried page began a second download of the hanging robots.txt, and the
+        # close waited for it (DOWNLOAD_TIMEOUT).
+        assert running.called, "the crawl did not close"
+        await running
+        await stopping
+    finally:
+        await sites.close()
+    spider = crawler.spider
+    assert sites.requested("cut") == ["/robots.txt"]
+    assert spider.downloaded == [sites.url("start", "/"), sites.url("other", "/b")]
+    said = "Not downloaded: the spider closed while it waited: robots.txt of"
+    assert list(spider.dropped) == [sites.url("cut", "/a")]
+    assert spider.dropped[sites.url("cut", "/a")].startswith(said)
+    assert stat(crawler, "rep/requests/dropped/spider_closed") == 2
+    assert stat(crawler, "rep/robotstxt/gave_up") is None
+    assert stat(crawler, "log_count/ERROR") is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_stopped_crawl_does_not_download_the_robotstxt_queued_for_a_slot() -> None:
+    """The crawl is stopped while one robots.txt downloads and two more wait for the one
+    download slot (``REP_ROBOTSTXT_CONCURRENCY``), only held requests waiting for them;
+    then the first site cuts its connection. Nothing could use the queued documents
+    before the close (held requests stay held, to be kept or dropped by it): they are not
+    downloaded, one after the other, while the close waits for them."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    sites = Sites()
+    cut = sites.add("cut")
+    cut.script("/robots.txt", Reply(hang=True))
+    for name in ("q1", "q2"):
+        sites.add(name).script("/robots.txt", Reply(404))
+    settings = {
+        **BASE_SETTINGS,
+        "REP_ROBOTSTXT_CONCURRENCY": 1,
+        "REP_UNREACHABLE_MAX_WAIT": 60,
+        "DOWNLOAD_TIMEOUT": 60,
+    }
+    crawler = get_crawler(ListSpider, settings)
+    try:
+        urls = [sites.url(name, "/") for name in ("cut", "q1", "q2")]
+        running = crawler.crawl(urls=urls)
+        for _ in range(100):  # the first robots.txt reached its site
+            if cut.hanging:
+                break
+            await deferLater(reactor, 0.05)
+        await deferLater(reactor, 0.3)  # the others queued for the slot
+        assert sites.requested("q1") == [] and sites.requested("q2") == []
+        stopping = stop(crawler)
+        await deferLater(reactor, 0.2)
+        for request in cut.hanging:
+            request.channel.transport.abortConnection()  # type: ignore[union-attr]
+        for _ in range(200):
+            if running.called:
+                break
+            await deferLater(reactor, 0.05)
+        assert running.called, "the crawl did not close"
+        await running
+        await stopping
+    finally:
+        await sites.close()
+    assert sites.requested("q1") == [] and sites.requested("q2") == []
+    assert crawler.spider.downloaded == []
+    assert stat(crawler, "rep/requests/dropped/spider_closed") == 3
+    assert stat(crawler, "rep/robotstxt/gave_up") is None
+    assert stat(crawler, "log_count/ERROR") is None
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_jobdir_pause_keeps_the_requests_whose_robotstxt_was_queued_or_cut(
+    tmp_path: Any,
+) -> None:
+    """As :func:`test_a_stopped_crawl_does_not_download_the_robotstxt_queued_for_a_slot`,
+    paused with a JOBDIR: the held requests of the cut robots.txt and of those queued
+    behind it are kept, none dropped, and the resumed crawl downloads each page once,
+    each robots.txt once more."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    sites = Sites()
+    cut = sites.add("cut")
+    cut.script("/robots.txt", Reply(hang=True))
+    for name in ("q1", "q2"):
+        sites.add(name).script("/robots.txt", Reply(404))
+    settings = {
+        **BASE_SETTINGS,
+        "JOBDIR": str(tmp_path),
+        "REP_ROBOTSTXT_CONCURRENCY": 1,
+        "REP_UNREACHABLE_MAX_WAIT": 60,
+        "DOWNLOAD_TIMEOUT": 60,
+    }
+    urls = [sites.url(name, "/") for name in ("cut", "q1", "q2")]
+    first = get_crawler(ListSpider, settings)
+    try:
+        running = first.crawl(urls=urls)
+        for _ in range(100):  # the first robots.txt reached its site
+            if cut.hanging:
+                break
+            await deferLater(reactor, 0.05)
+        await deferLater(reactor, 0.3)  # the others queued for the slot
+        stopping = stop(first)
+        await deferLater(reactor, 0.2)
+        for request in cut.hanging:
+            request.channel.transport.abortConnection()  # type: ignore[union-attr]
+        for _ in range(200):
+            if running.called:
+                break
+            await deferLater(reactor, 0.05)
+        assert running.called, "the crawl did not close"
+        await running
+        await stopping
+        assert stat(first, "rep/requests/dropped/spider_closed") is None
+        assert sites.requested("q1") == [] and sites.requested("q2") == []
+        cut.script("/robots.txt", Reply(404))  # the site is back
+        second = get_crawler(ListSpider, settings)
+        await second.crawl(urls=urls)
+    finally:
+        await sites.close()
+    assert first.spider.downloaded == []  # type: ignore[union-attr]
+    assert sorted(second.spider.downloaded) == sorted(urls)  # type: ignore[union-attr]
+    assert second.spider.dropped == {}  # type: ignore[union-attr]
+    assert sites.requested("cut") == ["/robots.txt", "/robots.txt", "/"]
+    assert sites.requested("q1") == ["/robots.txt", "/"]
+    assert stat(second, "rep/requests/resumed") == 3
 
 
 @pytest_twisted.ensureDeferred

@@ -87,17 +87,18 @@ class ActionRunner:
 
     def handle(self, event: do.Event) -> None:
         """Give ``event`` to the lifecycle now and perform what it decides."""
-        self.perform(self.lifecycle.handle(event, self._clock()))
+        self.perform(self.lifecycle.handle(event, self._clock()), event.key)
 
-    def perform(self, actions: list[do.Action]) -> None:
+    def perform(self, actions: list[do.Action], key: Any = None) -> None:
+        """Perform ``actions``, what the lifecycle decided on an event for ``key``."""
         if not actions:  # the usual answer to a request while a fetch is under way
             return
-        self._perform_here([a for a in actions if not isinstance(a, _STORE_CALLS)])
+        self._perform_here([a for a in actions if not isinstance(a, _STORE_CALLS)], key)
         store_calls: list[do.Action] = [a for a in actions if isinstance(a, _STORE_CALLS)]
         if store_calls:  # in the lifecycle's order: a record is saved before its lease goes
             self._run(self._store_calls(store_calls))
 
-    def _perform_here(self, actions: list[do.Action]) -> None:
+    def _perform_here(self, actions: list[do.Action], key: Any = None) -> None:
         for action in actions:
             if isinstance(action, do.Stat):
                 inc(self.crawler.stats, action.name, action.count)
@@ -114,7 +115,7 @@ class ActionRunner:
                 elif action.known:
                     self.handle(do.Announced(action.key))
             elif isinstance(action, do.StartDownload):
-                self._run(self._download(cast("Origin", action.key)))
+                self._start(action.key, queued=key is not None and action.key != key)
 
     async def _after(self, key: Any, handlers: Coroutine[Any, Any, Any], known: bool) -> None:
         """Once every handler is done, the lifecycle lets the document decide (its step
@@ -165,6 +166,30 @@ class ActionRunner:
 
     # ------------------------------------------------------------------ I/O
 
+    def _start(self, key: Any, queued: bool) -> None:
+        """Download ``key``'s document. One ``queued`` for a download slot, freed by
+        another key's download as the crawl closes: on the next turn, and only if it is
+        awaited in place (:meth:`_start_if_awaited`)."""
+        engine = running_engine(self.crawler)
+        closing = engine is not None and engine_closing(engine) and not self.closed
+        if queued and closing:
+            call_later(0, self._start_if_awaited, key)  # a turn, not a call per queued key
+        else:
+            self._run(self._download(cast("Origin", key)))
+
+    def _start_if_awaited(self, key: Any) -> None:
+        """The crawl is closing: only a request (or a page naming the document) awaiting
+        it in place can use it now; the held requests stay held for the close to keep or
+        drop. Else it is not downloaded (the close would wait for it, and for each one
+        queued after it, one by one): as if the stop had cut it."""
+        if self.closed:
+            return
+        if self._owner.awaited(key):
+            self._run(self._download(cast("Origin", key)))
+            return
+        self._owner.never_known(key)
+        self.handle(do.DownloadStopped(key))
+
     async def _download(self, origin: Origin) -> None:
         self._watch_downloads()
         fetched = await self.fetcher.fetch(origin)
@@ -179,8 +204,8 @@ class ActionRunner:
         download stopped (:class:`~scrapy_rep.fetch.lifecycle.events.DownloadStopped`):
         nothing is given up on and said dropped (the held requests are kept, returned to
         a shared queue or dropped by the close itself), nothing is shared with the other
-        processes; its download slot goes to the next document queued for one (whose
-        requests awaiting it in place would otherwise keep the close waiting forever); a
+        processes; its download slot goes to the next document queued for one that a
+        request awaits in place (it would otherwise keep the close waiting forever); a
         lease this process holds for ``key`` is let go (its owner's alone: another
         process's is never touched) so another worker downloads at once instead of after
         the lease's time; those awaiting ``key``'s document in place are told it will not

@@ -138,14 +138,19 @@ class OriginDocument(WaitingRequests[D]):
         return entry
 
     def entry(self, key: Hashable, request: Request) -> CacheEntry[D] | None:
-        """The entry that decides now; ``None``: hold (a fetch is under way or starts)."""
+        """The entry that decides now; ``None``: hold (a fetch is under way or starts). No
+        fetch starts for a key whose download the closing crawl cut (:meth:`never_known`):
+        nothing could use its answer (the held requests stay held until the close, those
+        awaiting it in place are dropped), and the close would wait for it."""
         now = self._clock()
         lifecycle = self.lifecycle
         entry = lifecycle.fresh_entry(key, now)
         if entry is not None:
             return entry
+        if key in self._never:  # a stale copy still decides, as while its refresh ran
+            return self.usable_entry(key)
         self._triggers.setdefault(key, request)
-        self.runner.perform(lifecycle.handle(do.RequestSeen(key), now))
+        self.runner.perform(lifecycle.handle(do.RequestSeen(key), now), key)
         return self.usable_entry(key)
 
     def usable_entry(self, key: Hashable) -> CacheEntry[D] | None:
@@ -168,11 +173,12 @@ class OriginDocument(WaitingRequests[D]):
 
     def idle(self, key: Hashable) -> None:
         """The spider is idle with requests held for ``key``: release them if the document
-        is known, else make sure it is fetched, or will be."""
+        is known, else make sure it is fetched, or will be (unless the closing crawl cut
+        its download: :meth:`entry`)."""
         entry = self._releasable(key)
         if entry is not None:
             self.release(key, entry, 0)
-        elif not self.lifecycle.under_way(key):
+        elif key not in self._never and not self.lifecycle.under_way(key):
             self.runner.handle(do.RequestSeen(key))
 
     def _route(self, key: Hashable) -> dict[str, Any]:

@@ -223,6 +223,11 @@ class WaitingRequests(Generic[D]):
         waits: nothing is dropped); ``None`` if the spider closes first."""
         return await self._wait_for(key, request)
 
+    def awaited(self, key: Hashable) -> bool:
+        """Whether a request (or a page naming the document) awaits ``key``'s document in
+        place."""
+        return bool(self._waiters.get(key))
+
     def never_known(self, key: Hashable) -> None:
         """The crawl closes before ``key``'s document is known (what came back for it as
         it stopped is not acted on): those awaiting it in place, now or later, are told so

@@ -5,6 +5,7 @@ close leaves them held, for the close of the held requests to keep or drop (SPEC
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -14,9 +15,12 @@ from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.task import deferLater
 
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
+from scrapy_rep.crawl.documents.waiting import HOLD
 from scrapy_rep.crawl.refusals import Refusal
 from scrapy_rep.crawl.requeststate import update
+from scrapy_rep.fetch.lifecycle import events as document_events
 from scrapy_rep.fetch.procedure import FetchProcedure
+from scrapy_rep.urls.origins import Origin
 from tests.support.documents import KIND_BODIES
 from tests.support.origindocuments import KEY, KIND_IDS, T0, entry_or_hold, origin_document
 from tests.support.robotsite import until
@@ -173,3 +177,88 @@ async def test_a_released_request_the_scheduler_will_not_take_is_dropped_not_los
     assert crawler.stats.get_value("rep/requests/dropped/internal_error") == 1
     assert crawler.stats.get_value("rep/requests/released") == 2
     assert document.held_count(KEY) == 0
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_no_fetch_starts_for_a_document_the_closing_crawl_will_not_know(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """Its download was cut as the crawl stopped (:meth:`never_known`): neither a request
+    coming for it meanwhile nor the idle spider starts another, which nothing could use
+    and the close would wait for; the held requests stay held, for the close."""
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    _held_for_key(document, 1)
+    await until(lambda: bool(fetcher.asked))
+    asked = len(fetcher.asked)
+    document.never_known(KEY)
+    document.runner.handle(document_events.DownloadStopped(KEY))  # the stop's cut
+    assert entry_or_hold(document, KEY, Request(f"{KEY}/late")) is HOLD
+    document.idle(KEY)
+    await _let_the_reactor_run()
+    assert len(fetcher.asked) == asked
+    assert document.held_count(KEY) == 1 and crawler.engine.crawled == []
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_stale_copy_decides_when_the_closing_crawl_cut_its_refresh(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """The stop cut the refresh of a stale copy: the copy goes on deciding the requests
+    that come for it meanwhile (SPEC §4), as while the refresh ran; no refresh starts."""
+    clock = [T0]
+    document, fetcher, _crawler = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    assert entry_or_hold(document, KEY, Request(f"{KEY}/first")) is HOLD
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
+    await until(lambda: document.usable_entry(KEY) is not None)
+    await _let_the_reactor_run()
+    known = document.usable_entry(KEY)
+    assert known is not None
+    clock[0] = known.fresh_until + 1  # stale: a request starts its refresh
+    assert entry_or_hold(document, KEY, Request(f"{KEY}/stale")) is known
+    await until(lambda: len(fetcher.asked) == 2)
+    document.never_known(KEY)
+    document.runner.handle(document_events.DownloadStopped(KEY))  # the stop's cut
+    assert entry_or_hold(document, KEY, Request(f"{KEY}/late")) is known
+    await _let_the_reactor_run()
+    assert len(fetcher.asked) == 2
+
+
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_as_the_crawl_closes_a_queued_document_is_downloaded_only_if_awaited_in_place(
+    crawl_kind: CrawlKind[Any],
+) -> None:
+    """One download slot; two documents queued for it, one for a held request, one for a
+    request awaiting it in place; the engine begins to close, and the running download
+    ends: the slot skips the first (its held request stays held, for the close to keep or
+    drop: it could not go on now) and goes to the second, whose request goes on with
+    it (it would otherwise keep the close waiting)."""
+    clock = [T0]
+    document, fetcher, crawler = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    lifecycle = document.lifecycle
+    lifecycle.policy = replace(lifecycle.policy, concurrency=1)
+    held_only, in_place = Origin("http", "b.example", 80), Origin("http", "c.example", 80)
+    _held_for_key(document, 1)
+    held = Request(f"{held_only}/held")
+    assert entry_or_hold(document, held_only, held) is HOLD
+    update(held, hold=None)
+    document.hold(held_only, held)
+    waiting = deferred_from_coro(document.wait(in_place, Request(f"{in_place}/in-place")))
+    await until(lambda: bool(fetcher.asked))
+    crawler.engine._slot.closing = object()
+    for key in (KEY, held_only, in_place):  # each would be answered
+        fetcher.answers[key] = FetchProcedure(kind, kind.url(key)).on_response(
+            200, KIND_BODIES[kind.name]
+        )
+    assert await waiting is not None
+    await _let_the_reactor_run()
+    assert fetcher.asked == [KEY, in_place]
+    assert document.held_count(held_only) == 1 and crawler.engine.crawled == []
