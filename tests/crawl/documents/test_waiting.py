@@ -199,6 +199,8 @@ async def test_no_fetch_starts_for_a_document_the_closing_crawl_will_not_know(
     await _let_the_reactor_run()
     assert len(fetcher.asked) == asked
     assert document.held_count(KEY) == 1 and crawler.engine.crawled == []
+    _end_the_cut_fetch(fetcher, crawl_kind.kind)
+    await until(lambda: KEY not in fetcher.answers)
 
 
 @pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
@@ -228,6 +230,8 @@ async def test_a_stale_copy_decides_when_the_closing_crawl_cut_its_refresh(
     assert entry_or_hold(document, KEY, Request(f"{KEY}/late")) is known
     await _let_the_reactor_run()
     assert len(fetcher.asked) == 2
+    _end_the_cut_fetch(fetcher, kind)
+    await until(lambda: KEY not in fetcher.answers)
 
 
 @pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
@@ -262,3 +266,11 @@ async def test_as_the_crawl_closes_a_queued_document_is_downloaded_only_if_await
     await _let_the_reactor_run()
     assert fetcher.asked == [KEY, in_place]
     assert document.held_count(held_only) == 1 and crawler.engine.crawled == []
+
+
+def _end_the_cut_fetch(fetcher: Any, kind: Any) -> None:
+    """The fake download the test cut is answered, so that it ends within the test (left
+    waiting, it raises 10 s later, into whichever test runs then)."""
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
