@@ -699,6 +699,26 @@ async def test_a_download_async_request_sent_as_the_crawl_closes_still_has_its_r
     assert spider.dropped[sites.url("other", "/x")].startswith("Forbidden by")
 
 
+def _a_hanging_robotstxt_and_one_queued() -> tuple[Sites, Any, dict[str, Any]]:
+    """Sites ``start`` (no robots.txt), ``cut`` (its robots.txt hangs) and ``other`` (its
+    robots.txt disallows ``/x``), and the settings of a crawl that downloads one robots.txt
+    at a time (``CUT_BASE`` and ``OTHER_BASE`` for its spider)."""
+    sites = Sites()
+    sites.add("start").script("/robots.txt", Reply(404))
+    cut = sites.add("cut")
+    cut.script("/robots.txt", Reply(hang=True))
+    sites.add("other").script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
+    settings = {
+        **BASE_SETTINGS,
+        "REP_ROBOTSTXT_CONCURRENCY": 1,
+        "REP_UNREACHABLE_MAX_WAIT": 60,
+        "DOWNLOAD_TIMEOUT": 60,
+        "CUT_BASE": sites.bases["cut"],
+        "OTHER_BASE": sites.bases["other"],
+    }
+    return sites, cut, settings
+
+
 class QueuedFetchSpider(ListSpider):
     """A callback fetches two pages itself (``download_async``): the first, on the origin
     ``CUT_BASE``, takes the one robots.txt download slot; the second, on ``OTHER_BASE``,
@@ -731,19 +751,7 @@ async def test_a_robotstxt_download_cut_as_the_crawl_stops_frees_its_slot_for_th
     from twisted.internet import reactor
     from twisted.internet.task import deferLater
 
-    sites = Sites()
-    sites.add("start").script("/robots.txt", Reply(404))
-    cut = sites.add("cut")
-    cut.script("/robots.txt", Reply(hang=True))
-    sites.add("other").script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
-    settings = {
-        **BASE_SETTINGS,
-        "REP_ROBOTSTXT_CONCURRENCY": 1,
-        "REP_UNREACHABLE_MAX_WAIT": 60,
-        "DOWNLOAD_TIMEOUT": 60,
-        "CUT_BASE": sites.bases["cut"],
-        "OTHER_BASE": sites.bases["other"],
-    }
+    sites, cut, settings = _a_hanging_robotstxt_and_one_queued()
     crawler = get_crawler(QueuedFetchSpider, settings)
     try:
         running = crawler.crawl(urls=[sites.url("start", "/")])
@@ -801,19 +809,7 @@ async def test_a_robotstxt_cut_as_the_crawl_stops_is_not_downloaded_again_during
     from twisted.internet import reactor
     from twisted.internet.task import deferLater
 
-    sites = Sites()
-    sites.add("start").script("/robots.txt", Reply(404))
-    cut = sites.add("cut")
-    cut.script("/robots.txt", Reply(hang=True))
-    sites.add("other").script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))
-    settings = {
-        **BASE_SETTINGS,
-        "REP_ROBOTSTXT_CONCURRENCY": 1,
-        "REP_UNREACHABLE_MAX_WAIT": 60,
-        "DOWNLOAD_TIMEOUT": 60,
-        "CUT_BASE": sites.bases["cut"],
-        "OTHER_BASE": sites.bases["other"],
-    }
+    sites, cut, settings = _a_hanging_robotstxt_and_one_queued()
     crawler = get_crawler(RetryingQueuedFetchSpider, settings)
     try:
         running = crawler.crawl(urls=[sites.url("start", "/")])
