@@ -67,6 +67,8 @@ def wildcard_matches(pattern: str, path: str) -> bool:
     """
     anchored = pattern.endswith("$")
     body = pattern[:-1] if anchored else pattern
+    if "*" not in body:  # the table below, for a pattern without a wildcard
+        return path == body if anchored else path.startswith(body)
     rows, cols = len(body), len(path)
     match = [[False] * (cols + 1) for _ in range(rows + 1)]
     match[0][0] = True
