@@ -2,9 +2,11 @@
 
 CONFIG_JSON holds ``urls`` and ``settings``; the result is printed as one JSON line:
 the URLs downloaded, the URLs dropped with their reasons, and the ``rep/`` and
-``robotstxt/`` stats. Optional: ``follow`` (page URL -> the URLs its callback yields), and
-``watch`` (a URL prefix): the requests under it that reached the downloader after the
-worker read a robots.txt that disallows the prefix (``sent_after_disallow``); and ``log``
+``robotstxt/`` stats. Optional: ``follow`` (page URL -> the URLs its callback yields);
+``kept_over`` (bytes) with ``warm_up`` (``urls`` and ``settings`` of a crawl run first):
+the blocks of that size the crawl left alive (``kept``); ``watch`` (a URL prefix): the
+requests under it that reached the downloader after the worker read a robots.txt that
+disallows the prefix (``sent_after_disallow``); and ``log``
 (a level name): Scrapy's log lines from that level on, on stderr, formatted as Scrapy
 formats them (without it, only what Python's last-resort handler prints).
 """
@@ -84,10 +86,19 @@ def main() -> None:
         kept_over = config.get("kept_over")
         try:
             if kept_over is not None:
-                # 16 frames reach the importlib frames above a block a module's top-level
-                # code allocates (_imported); every frame more slows every allocation of the
-                # crawl (64 made the trail's cache-bound crawl twice as long).
-                tracemalloc.start(16)
+                warm_up = config["warm_up"]
+                # First a crawl of other URLs, untraced, in which the modules the crawl
+                # imports on first use are imported: the traced crawl then imports
+                # nearly nothing, and 4 frames reach the importlib frames above what
+                # little it does (_imported). Each frame more slows every allocation of
+                # the traced crawl (16 made the trail's cache-bound crawl 10 s long, 64
+                # twice that).
+                warm = CrawlerRunner(
+                    {**BASE_SETTINGS, "LOG_LEVEL": "INFO", **config["settings"]}
+                    | warm_up["settings"]
+                )
+                await warm.crawl(ScriptedFollowSpider, urls=warm_up["urls"])
+                tracemalloc.start(4)
             await runner.crawl(crawler, urls=config["urls"])
             collect(crawler)
             if kept_over is not None:
