@@ -157,6 +157,7 @@ async def test_a_projects_purpose_shows_each_pages_status_and_the_tool_writes_no
         tmp_path,
         f'REP_PURPOSE = "ai-train"\nREP_AUDIT_FILE = {str(trail)!r}\nREP_REPORT = True\n'
         f"JOBDIR = {str(jobdir)!r}\nHTTPCACHE_ENABLED = True\nAUTOTHROTTLE_ENABLED = True\n"
+        "AUTOTHROTTLE_START_DELAY = 0.5\n"  # on, without its 5 s between the tool's requests
         'USER_AGENT = "TestBot/1.0"\nDOWNLOAD_DELAY = 0\n'
         'ITEM_PIPELINES = {"no.such.Pipeline": 300}\n',
     )
