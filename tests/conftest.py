@@ -103,6 +103,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if needs_an_optional_tool(item):
             item.add_marker(pytest.mark.optional_tools)
+    group_for_xdist(config, items)
     if os.environ.get("REP_SOAK") == "1":
         return
     for item in items:
@@ -115,6 +116,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                     f"REP_SOAK=1 python -m pytest {item.nodeid} runs it"
                 )
             )
+
+
+def group_for_xdist(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--dist loadgroup`` sends the tests of one ``xdist_group`` to one worker (the
+    wheel's tests share one build, the sdist's one unpacking, a module's expensive
+    fixture runs once): a worker names a test's group by a suffix of its node id,
+    ``…@group``. pytest-xdist 3.8 sets it as ``item._nodeid``, which pytest 9 no longer
+    reads (a node's id is ``item._id``): every worker then built its own wheel and ran
+    the fixtures again. Here the id is set as pytest 9 holds it (once: an xdist that sets
+    it itself leaves nothing to do)."""
+    if not hasattr(config, "workerinput") or not config.getvalue("loadgroup"):
+        return
+    for item in items:
+        node_id = getattr(item, "_id", None)
+        groups = sorted({str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+                         for m in item.iter_markers("xdist_group")})  # fmt: skip
+        if node_id is None or not groups or item.nodeid.rpartition("@")[2] == "_".join(groups):
+            continue
+        item._id = type(node_id).parse(f"{item.nodeid}@{'_'.join(groups)}")
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -36,6 +36,9 @@ from tests.support.robotsite import (
 )
 from tests.support.tools import audit_tool
 
+# One worker runs the module's tests: its crawl (a module fixture) runs once.
+pytestmark = pytest.mark.xdist_group("fates_agree")
+
 JPEG = {"Content-Type": "image/jpeg"}
 PERMISSION = "written permission of the site owner, 2026-11-01"
 RULES = "User-agent: *\nDisallow: /private\n"
