@@ -213,7 +213,8 @@ class WaitingRequests(Generic[D]):
     ) -> CacheEntry[D]:
         """The entry ``request`` was woken with (``found``: its key and it), which the
         request carries from now on, as a held request carries the entry it is released
-        with (:meth:`_release_held`): it is decided by that version, whatever the cache
+        with (:meth:`_release_held`; docs/decisions.md, 'Released requests carry their
+        entry, not its parsed rules'): it is decided by that version, whatever the cache
         holds by then. Decided from the cache instead, it could wait for ever: a cache
         too small for every document one request needs (an origin's RSL licenses over
         ``REP_CACHE_MAX_BYTES``) evicts the one it woke for as it parses the other again,
