@@ -33,6 +33,7 @@ from tests.support.robotsite import (
     redirect,
     robots,
     robots_middleware,
+    rsl_reply,
     stat,
 )
 from tests.support.scrapyversions import jitter, stop
@@ -666,6 +667,60 @@ async def test_spec4_a_request_sent_with_download_async_waits_in_place_for_robot
         {"/x": f"Forbidden by {sites.url('other', '/robots.txt')} (line 2: Disallow: /x)"},
     )
     assert sites.requested("other")[0] == "/robots.txt"
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_download_async_request_is_decided_by_the_license_it_waited_in_place_for() -> None:
+    """A callback's request (``download_async``) waits in place for the second of its
+    origin's two RSL licenses, the first known; a cache too small for both
+    (``REP_CACHE_MAX_BYTES``) drops the second as the first is parsed again to decide.
+    The request is decided by the version it was woken with, as a released held request
+    is by the one it carries: each license is fetched once and the page downloaded. (It
+    used to be decided from the cache, wait for the license again and fetch it again,
+    for ever: whole-crawl seed 1574, a scrapy-redis worker that never closed.)"""
+    from twisted.internet.task import LoopingCall
+
+    sites = Sites()
+    sites.add("start").script("/robots.txt", Reply(404))
+    lic = sites.add("lic")
+    lic.script("/permit.xml", rsl_reply('<permits type="usage">all</permits>'))
+    # The second license: answered (a 404, read as no terms) once the request awaits it
+    # alone, the first known; any later request of it at once.
+    lic.script("/gone.xml", Reply(hang=True), Reply(404))
+    permit, gone = sites.url("lic", "/permit.xml"), sites.url("lic", "/gone.xml")
+    rules = f"User-agent: *\nDisallow: /x\nLicense: {permit}\nLicense: {gone}\n"
+    sites.add("other").script("/robots.txt", robots(rules))
+    crawlers: list[Any] = []
+
+    def step() -> None:
+        if not crawlers or crawlers[0].engine is None:
+            return
+        rsl = robots_middleware(crawlers[0]).documents["rsl"]
+        known = rsl.cache.peek(permit) is not None and not rsl.awaited(permit)
+        if lic.hanging and known and rsl.awaited(gone):
+            lic.answer_hanging(Reply(404))
+        if sites.requested("lic").count("/gone.xml") > 3:
+            rsl.cache.max_bytes = None  # the loop this test is about, ended: it fails
+
+    settings = {
+        "OTHER_BASE": sites.bases["other"],
+        "REP_PURPOSE": "search",
+        "REP_CACHE_MAX_BYTES": 2048,
+    }
+    stepping = LoopingCall(step)
+    stepping.start(0.01)
+    try:
+        _, spider = await crawl(
+            [sites.url("start", "/")], settings, DirectDownloadSpider, crawlers.append
+        )
+    finally:
+        stepping.stop()
+        await sites.close()
+    assert paths_outcome(sites, spider, "other") == (
+        {"/direct"},
+        {"/x": f"Forbidden by {sites.url('other', '/robots.txt')} (line 2: Disallow: /x)"},
+    )
+    assert sorted(sites.requested("lic")) == ["/gone.xml", "/permit.xml"]  # once each
 
 
 @pytest_twisted.ensureDeferred

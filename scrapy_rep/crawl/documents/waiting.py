@@ -5,7 +5,8 @@ place (SPEC §4).
 held (:data:`HOLD`) unless it was handed back for the document already and came straight
 back (sent by ``engine.download_async``, which no scheduler holds: :data:`WAIT`); then it
 awaits the document here (:meth:`WaitingRequests.wait`), woken by whichever of the keys
-it waits for is known first, or dropped, saying why, if the spider closes first. A held
+it waits for is known first, carrying the version it is woken with as a released request
+does, or dropped, saying why, if the spider closes first. A held
 request is kept in the crawl's held requests (:meth:`WaitingRequests.hold`) until the
 document's lifecycle releases it (:meth:`WaitingRequests.release`, which the runner of
 its actions calls).
@@ -188,8 +189,9 @@ class WaitingRequests(Generic[D]):
         self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
     ) -> CacheEntry[D]:
         """The entry of ``key``'s document (or of the first of ``also`` known) once it
-        is known, awaited in place; ``IgnoreRequest`` if the spider closes first."""
-        return self._or_refused(await self._wait_for(key, request, also), key, request)
+        is known, awaited in place, and carried by ``request`` (:meth:`_carried_on`);
+        ``IgnoreRequest`` if the spider closes first."""
+        return self._carried_on(await self._wait_for(key, request, also), key, request)
 
     async def wait_released(
         self, key: Hashable, request: Request, also: tuple[Hashable, ...] = ()
@@ -200,17 +202,30 @@ class WaitingRequests(Generic[D]):
         when no refresh is under way (:meth:`_releasable`): a request handed back at its
         send for a refresh waits for it, as one from the scheduler is held for it;
         ``IgnoreRequest`` if the spider closes first."""
-        entry = await self._wait_for(key, request, also, self._releasable)
-        return self._or_refused(entry, key, request)
+        found = await self._wait_for(key, request, also, self._releasable)
+        return self._carried_on(found, key, request)
 
-    def _or_refused(
-        self, entry: CacheEntry[D] | None, key: Hashable, request: Request
+    def _carried_on(
+        self,
+        found: tuple[Hashable, CacheEntry[D]] | None,
+        key: Hashable,
+        request: Request,
     ) -> CacheEntry[D]:
-        """``entry``; none (the spider closed while ``request`` waited in place): the
-        request is dropped as a held one is at the close (by the performer of refusals:
-        counted, logged, signalled, its trail record written) and ``IgnoreRequest``
-        raised."""
-        if entry is not None:
+        """The entry ``request`` was woken with (``found``: its key and it), which the
+        request carries from now on, as a held request carries the entry it is released
+        with (:meth:`_release_held`; docs/decisions.md, 'Released requests carry their
+        entry, not its parsed rules'): it is decided by that version, whatever the cache
+        holds by then. Decided from the cache instead, it could wait for ever: a cache
+        too small for every document one request needs (an origin's RSL licenses over
+        ``REP_CACHE_MAX_BYTES``) evicts the one it woke for as it parses the other again,
+        and the request waits for it again, fetched again (the whole-crawl harness's seed
+        1574 livelocked so, a worker's close with it). None (the spider closed while
+        ``request`` waited in place): the request is dropped as a held one is at the
+        close (by the performer of refusals: counted, logged, signalled, its trail record
+        written) and ``IgnoreRequest`` raised."""
+        if found is not None:
+            of, entry = found
+            self._carried.carry([request], entry, of)
             return entry
         message = f"{self.name} of {key} not known when the spider closed"
         said = f"Not downloaded: the spider closed while it waited: {message}"
@@ -221,7 +236,8 @@ class WaitingRequests(Generic[D]):
         """The entry of ``key``'s document once it is known (its fetch starts now, on
         ``request``'s route, unless one is under way), for a page that names it (no request
         waits: nothing is dropped); ``None`` if the spider closes first."""
-        return await self._wait_for(key, request)
+        found = await self._wait_for(key, request)
+        return None if found is None else found[1]
 
     def awaited(self, key: Hashable) -> bool:
         """Whether a request (or a page naming the document) awaits ``key``'s document in
@@ -243,25 +259,28 @@ class WaitingRequests(Generic[D]):
         request: Request,
         also: tuple[Hashable, ...] = (),
         answers: Callable[[Hashable], CacheEntry[D] | None] | None = None,
-    ) -> CacheEntry[D] | None:
-        """The entry of ``key``'s document (or of the first of ``also`` known): at once
-        when ``answers(key)`` gives one (default: :meth:`entry`, which starts its fetch),
-        else once its fetch or refresh releases it; ``None`` if the spider closes."""
+    ) -> tuple[Hashable, CacheEntry[D]] | None:
+        """The entry of ``key``'s document (or of the first of ``also`` known), with the
+        key it is of: at once when ``answers(key)`` gives one (default: :meth:`entry`,
+        which starts its fetch), else once its fetch or refresh releases it; ``None`` if
+        the spider closes."""
         entry = self.entry(key, request) if answers is None else answers(key)
-        if entry is not None or self.closed or key in self._never:
-            return entry
+        if entry is not None:
+            return key, entry
+        if self.closed or key in self._never:
+            return None
         for other in also:
             entry = self.usable_entry(other)
             if entry is not None:  # known in between: decided again with it
-                return entry
-        waiter: Deferred[CacheEntry[D] | None] = Deferred()
+                return other, entry
+        waiter: Deferred[tuple[Hashable, CacheEntry[D]] | None] = Deferred()
 
-        def first(found: CacheEntry[D] | None) -> None:
+        def first(found: CacheEntry[D] | None, each: Hashable) -> None:
             if not waiter.called:
-                waiter.callback(found)
+                waiter.callback(None if found is None else (each, found))
 
         for each in (key, *also):  # whichever is known first
             one: Deferred[CacheEntry[D] | None] = Deferred()
-            one.addCallback(first)
+            one.addCallback(first, each)
             self._waiters.setdefault(each, []).append(one)
         return await maybe_deferred_to_future(waiter)

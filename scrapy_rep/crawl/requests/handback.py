@@ -59,21 +59,25 @@ class HandingBack:
 
         def _decide(self, request: Request, facts: RequestFacts, known: Known) -> Verdict: ...
 
+        def _known(self, request: Request) -> Known: ...
+
     async def _waited(
         self, request: Request, facts: RequestFacts, known: Known, verdict: Verdict
     ) -> Allowed | Refused | Request:
-        """``request`` waits for the document ``verdict`` names: handed back to be held
-        (the request returned: caught by ``_request_scheduled``), carrying the versions
-        it was decided with so far, or (it came straight back, its mark taken off) it
-        waits here, then is decided again, until it is decided."""
+        """``request`` waits for the document ``verdict`` names, carrying the versions it
+        was decided with so far: handed back to be held (the request returned: caught by
+        ``_request_scheduled``), or (it came straight back, its mark taken off) it waits
+        here, then is decided again by what it carries and the version it was woken with
+        (it carries that too: :meth:`OriginDocument.wait`), until it is decided."""
         while isinstance(verdict, Wait):
             document = self.documents[verdict.document]
+            for kind, key, entry in verdict.used:  # decided by them when it comes back
+                self.documents[kind].carry(request, entry, key)
             if document.hold_or_wait(verdict.key, request, verdict.also) is HOLD:
-                for kind, key, entry in verdict.used:  # decided by them when it comes back
-                    self.documents[kind].carry(request, entry, key)
                 return self._hand_back(request)
             self._unmarked(request)
             await document.wait(verdict.key, request, verdict.also)
+            known = self._known(request)
             verdict = self._decide(request, facts, known)
         return verdict
 

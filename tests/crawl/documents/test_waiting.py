@@ -127,6 +127,37 @@ async def test_a_request_held_after_the_document_is_known_is_released_once(
     assert [r.url for r in engine.crawled] == [late.url]
 
 
+@pytest.mark.parametrize("released", [False, True], ids=["wait", "wait_released"])
+@pytest.mark.parametrize("crawl_kind", CRAWL_KINDS, ids=KIND_IDS)
+@pytest_twisted.ensureDeferred
+async def test_a_request_awaiting_a_document_in_place_carries_the_version_it_woke_with(
+    crawl_kind: CrawlKind[Any], released: bool
+) -> None:
+    """A request awaiting the document in place (``engine.download_async``) is decided
+    by the version it is woken with, as a released held request is by the one it
+    carries, even once the cache has let it go (a cache too small for every document the
+    request needs drops one as it parses another again): no fetch starts again for it
+    (the request waited for it again, fetched again, for ever: whole-crawl seed 1574)."""
+    clock = [T0]
+    document, fetcher, _ = origin_document(crawl_kind, clock)
+    kind = crawl_kind.kind
+    in_place = Request(f"{KEY}/in-place")
+    if released:  # handed back to be held, it came straight back: the fetch starts first
+        assert entry_or_hold(document, KEY, in_place) is HOLD
+        waiting = deferred_from_coro(document.wait_released(KEY, in_place))
+    else:
+        waiting = deferred_from_coro(document.wait(KEY, in_place))
+    await until(lambda: bool(fetcher.asked))
+    fetcher.answers[KEY] = FetchProcedure(kind, kind.url(KEY)).on_response(
+        200, KIND_BODIES[kind.name]
+    )
+    woken = await waiting
+    document.cache.discard(KEY)  # let go by the cache before the request is decided
+    assert document.entry_for(KEY, in_place) is woken
+    await _let_the_reactor_run()
+    assert fetcher.asked == [KEY]
+
+
 class RefusingScheduler:
     """An engine whose scheduler raises for one request (a custom scheduler's bug, a
     shared queue whose server went away)."""
