@@ -32,6 +32,16 @@ def corpus_dir() -> Path:
     return CORPUS
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: three workers per two cores. Most of the suite waits (a local
+    server, a ``Crawl-delay``, a retry, a child process) rather than computes: two
+    workers on 2 cores left them idle 60 % of the time (5 min 24 s of CPU in a
+    7 min 16 s run); a third worker takes up part of it (tests/integration: 204 s
+    against 254 s, the two runs one after the other)."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, (cores or 1) * 3 // 2)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     from scrapy_rep.crawl.internals import SCRAPY
 
