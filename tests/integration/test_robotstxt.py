@@ -754,10 +754,17 @@ async def test_a_download_async_request_sent_as_the_crawl_closes_still_has_its_r
     assert spider.dropped[sites.url("other", "/x")].startswith("Forbidden by")
 
 
-def _a_hanging_robotstxt_and_one_queued() -> tuple[Sites, Any, dict[str, Any]]:
-    """Sites ``start`` (no robots.txt), ``cut`` (its robots.txt hangs) and ``other`` (its
-    robots.txt disallows ``/x``), and the settings of a crawl that downloads one robots.txt
-    at a time (``CUT_BASE`` and ``OTHER_BASE`` for its spider)."""
+async def _stopped_as_a_robotstxt_hangs(
+    spider: type[ListSpider],
+) -> tuple[Any, Sites, tuple[list[str], list[str]]]:
+    """A crawl of ``spider`` from site ``start`` (no robots.txt) that downloads one
+    robots.txt at a time: site ``cut``'s hangs, site ``other``'s (it disallows ``/x``)
+    waits for the slot (``CUT_BASE`` and ``OTHER_BASE`` for the spider). Stopped while
+    ``cut``'s hangs, which then cuts its connection: the crawler once its close ended,
+    the sites (closed), and what ``cut`` and ``other`` had been asked for at the stop."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
     sites = Sites()
     sites.add("start").script("/robots.txt", Reply(404))
     cut = sites.add("cut")
@@ -771,7 +778,29 @@ def _a_hanging_robotstxt_and_one_queued() -> tuple[Sites, Any, dict[str, Any]]:
         "CUT_BASE": sites.bases["cut"],
         "OTHER_BASE": sites.bases["other"],
     }
-    return sites, cut, settings
+    crawler = get_crawler(spider, settings)
+    try:
+        running = crawler.crawl(urls=[sites.url("start", "/")])
+        for _ in range(100):  # the first robots.txt reached its site
+            if cut.hanging:
+                break
+            await deferLater(reactor, 0.05)
+        await deferLater(reactor, 0.2)  # the second request queued for its robots.txt
+        asked = (sites.requested("cut"), sites.requested("other"))
+        stopping = stop(crawler)
+        await deferLater(reactor, 0.2)
+        for request in cut.hanging:
+            request.channel.transport.abortConnection()  # type: ignore[union-attr]
+        for _ in range(200):
+            if running.called:
+                break
+            await deferLater(reactor, 0.05)
+        assert running.called, "the crawl did not close"
+        await running
+        await stopping
+    finally:
+        await sites.close()
+    return crawler, sites, asked
 
 
 class QueuedFetchSpider(ListSpider):
@@ -803,33 +832,9 @@ async def test_a_robotstxt_download_cut_as_the_crawl_stops_frees_its_slot_for_th
     on), and the request awaiting it is dropped, saying why; its slot goes to the queued
     robots.txt, which is downloaded and decides its request: the close waits for both
     requests, and ends (it used to wait forever: the slot stayed taken)."""
-    from twisted.internet import reactor
-    from twisted.internet.task import deferLater
-
-    sites, cut, settings = _a_hanging_robotstxt_and_one_queued()
-    crawler = get_crawler(QueuedFetchSpider, settings)
-    try:
-        running = crawler.crawl(urls=[sites.url("start", "/")])
-        for _ in range(100):  # the first robots.txt reached its site
-            if cut.hanging:
-                break
-            await deferLater(reactor, 0.05)
-        await deferLater(reactor, 0.2)  # the second request queued for its robots.txt
-        assert sites.requested("cut") == ["/robots.txt"] and sites.requested("other") == []
-        stopping = stop(crawler)
-        await deferLater(reactor, 0.2)
-        for request in cut.hanging:
-            request.channel.transport.abortConnection()  # type: ignore[union-attr]
-        for _ in range(200):
-            if running.called:
-                break
-            await deferLater(reactor, 0.05)
-        # The close used to wait forever: the queued robots.txt never got the slot.
-        assert running.called, "the crawl did not close"
-        await running
-        await stopping
-    finally:
-        await sites.close()
+    # The close used to wait forever: the queued robots.txt never got the slot.
+    crawler, sites, asked = await _stopped_as_a_robotstxt_hangs(QueuedFetchSpider)
+    assert asked == (["/robots.txt"], [])
     spider = crawler.spider
     assert spider.downloaded == [sites.url("start", "/"), sites.url("other", "/b")]
     said = "Not downloaded: the spider closed while it waited: robots.txt of"
@@ -861,33 +866,9 @@ async def test_a_robotstxt_cut_as_the_crawl_stops_is_not_downloaded_again_during
     the close (nothing waiting for it could use it), so no new download of it starts; the
     page is dropped at once, saying why, and the close does not wait for the hanging site
     a second time."""
-    from twisted.internet import reactor
-    from twisted.internet.task import deferLater
-
-    sites, cut, settings = _a_hanging_robotstxt_and_one_queued()
-    crawler = get_crawler(RetryingQueuedFetchSpider, settings)
-    try:
-        running = crawler.crawl(urls=[sites.url("start", "/")])
-        for _ in range(100):  # the first robots.txt reached its site
-            if cut.hanging:
-                break
-            await deferLater(reactor, 0.05)
-        await deferLater(reactor, 0.2)  # the second request queued for its robots.txt
-        stopping = stop(crawler)
-        await deferLater(reactor, 0.2)
-        for request in cut.hanging:
-            request.channel.transport.abortConnection()  # type: ignore[union-attr]
-        for _ in range(200):
-            if running.called:
-                break
-            await deferLater(reactor, 0.05)
-        # The retried page began a second download of the hanging robots.txt, and the
-        # close waited for it (DOWNLOAD_TIMEOUT).
-        assert running.called, "the crawl did not close"
-        await running
-        await stopping
-    finally:
-        await sites.close()
+    # The retried page began a second download of the hanging robots.txt, and the close
+    # waited for it (DOWNLOAD_TIMEOUT).
+    crawler, sites, _ = await _stopped_as_a_robotstxt_hangs(RetryingQueuedFetchSpider)
     spider = crawler.spider
     assert sites.requested("cut") == ["/robots.txt"]
     assert spider.downloaded == [sites.url("start", "/"), sites.url("other", "/b")]
