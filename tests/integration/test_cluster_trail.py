@@ -582,24 +582,8 @@ async def test_two_workers_start_requests_of_a_url_numbered_alike_stay_one_in_th
     sites.add("site").script("/robots.txt", robots(RULES))
     url = sites.url("site", "/1")
     trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
-    first = get_crawler(
-        StartUrlsSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trails[0])}
-    )
-
-    def pause(**_: Any) -> None:  # it queues its start requests, and takes none
-        assert first.engine is not None
-        first.engine.pause()
-
-    first.signals.connect(pause, signal=signals.spider_opened, weak=False)
     try:
-        running = first.crawl(urls=[url])
-        assert first.stats is not None
-        for _ in range(600):  # until its start request is queued (at most 30 s)
-            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
-            if first.stats.get_value("scheduler/enqueued/redis"):
-                break
-        await stop(first)
-        await running
+        await _queued_by_a_worker_that_takes_none(settings, url, trails[0])
         _, spider = await crawl(
             [url], {**settings, "REP_AUDIT_FILE": str(trails[1])}, StartUrlsSpider
         )
@@ -614,6 +598,31 @@ async def test_two_workers_start_requests_of_a_url_numbered_alike_stay_one_in_th
     status, out, _ = audit_streams("verify", *map(str, trails))
     assert status == 0, out
     assert out.splitlines()[-1] == "2 trails as one: clean", out
+
+
+async def _queued_by_a_worker_that_takes_none(
+    settings: dict[str, Any], url: str, trail: Path
+) -> None:
+    """A worker with ``settings`` and its trail at ``trail`` queues ``url``, its start
+    request, in the shared queue and takes none (paused as it opens); stopped once it is
+    queued."""
+    first = get_crawler(
+        StartUrlsSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trail)}
+    )
+
+    def pause(**_: Any) -> None:
+        assert first.engine is not None
+        first.engine.pause()
+
+    first.signals.connect(pause, signal=signals.spider_opened, weak=False)
+    running = first.crawl(urls=[url])
+    assert first.stats is not None
+    for _ in range(600):  # until its start request is queued (at most 30 s)
+        await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+        if first.stats.get_value("scheduler/enqueued/redis"):
+            break
+    await stop(first)
+    await running
 
 
 class FetchesItselfSpider(StartUrlsSpider):
@@ -825,25 +834,9 @@ async def test_limit_start_requests_numbered_otherwise_are_two_in_the_sorted_set
     url = sites.url("site", "/1")
     trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
     earlier = [sites.url("site", f"/earlier{n}") for n in range(2)]
-    first = get_crawler(
-        StartUrlsSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trails[0])}
-    )
-
-    def pause(**_: Any) -> None:  # it queues its start requests, and takes none
-        assert first.engine is not None
-        first.engine.pause()
-
-    first.signals.connect(pause, signal=signals.spider_opened, weak=False)
     try:
         await crawl(earlier, {"REP_AUDIT_FILE": str(trails[1])})  # no shared queue
-        running = first.crawl(urls=[url])
-        assert first.stats is not None
-        for _ in range(600):  # until its start request is queued (at most 30 s)
-            await deferLater(reactor, 0.05)  # type: ignore[arg-type]
-            if first.stats.get_value("scheduler/enqueued/redis"):
-                break
-        await stop(first)
-        await running
+        await _queued_by_a_worker_that_takes_none(settings, url, trails[0])
         _, spider = await crawl(
             [url], {**settings, "REP_AUDIT_FILE": str(trails[1])}, StartUrlsSpider
         )

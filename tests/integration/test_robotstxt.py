@@ -762,9 +762,6 @@ async def _stopped_as_a_robotstxt_hangs(
     waits for the slot (``CUT_BASE`` and ``OTHER_BASE`` for the spider). Stopped while
     ``cut``'s hangs, which then cuts its connection: the crawler once its close ended,
     the sites (closed), and what ``cut`` and ``other`` had been asked for at the stop."""
-    from twisted.internet import reactor
-    from twisted.internet.task import deferLater
-
     sites = Sites()
     sites.add("start").script("/robots.txt", Reply(404))
     cut = sites.add("cut")
@@ -780,27 +777,42 @@ async def _stopped_as_a_robotstxt_hangs(
     }
     crawler = get_crawler(spider, settings)
     try:
-        running = crawler.crawl(urls=[sites.url("start", "/")])
-        for _ in range(100):  # the first robots.txt reached its site
-            if cut.hanging:
-                break
-            await deferLater(reactor, 0.05)
-        await deferLater(reactor, 0.2)  # the second request queued for its robots.txt
-        asked = (sites.requested("cut"), sites.requested("other"))
-        stopping = stop(crawler)
-        await deferLater(reactor, 0.2)
-        for request in cut.hanging:
-            request.channel.transport.abortConnection()  # type: ignore[union-attr]
-        for _ in range(200):
-            if running.called:
-                break
-            await deferLater(reactor, 0.05)
-        assert running.called, "the crawl did not close"
-        await running
-        await stopping
+        # the second request queued for its robots.txt
+        asked = await _stop_while_it_hangs(crawler, [sites.url("start", "/")], sites, cut, 0.2)
     finally:
         await sites.close()
-    return crawler, sites, asked
+    return crawler, sites, (asked["cut"], asked["other"])
+
+
+async def _stop_while_it_hangs(
+    crawler: Any, urls: list[str], sites: Sites, cut: Any, queued: float
+) -> dict[str, list[str]]:
+    """``crawler`` crawls ``urls``; once ``cut``'s robots.txt hangs and ``queued`` seconds
+    more have passed (for the others to queue), it is stopped, and ``cut`` then cuts its
+    connection; the close is awaited (it must end). What each site had been asked for at
+    the stop."""
+    from twisted.internet import reactor
+    from twisted.internet.task import deferLater
+
+    running = crawler.crawl(urls=urls)
+    for _ in range(100):  # the first robots.txt reached its site
+        if cut.hanging:
+            break
+        await deferLater(reactor, 0.05)
+    await deferLater(reactor, queued)
+    asked = {name: sites.requested(name) for name in sites.bases}
+    stopping = stop(crawler)
+    await deferLater(reactor, 0.2)
+    for request in cut.hanging:
+        request.channel.transport.abortConnection()
+    for _ in range(200):
+        if running.called:
+            break
+        await deferLater(reactor, 0.05)
+    assert running.called, "the crawl did not close"
+    await running
+    await stopping
+    return asked
 
 
 class QueuedFetchSpider(ListSpider):
@@ -880,16 +892,10 @@ async def test_a_robotstxt_cut_as_the_crawl_stops_is_not_downloaded_again_during
     assert stat(crawler, "log_count/ERROR") is None
 
 
-@pytest_twisted.ensureDeferred
-async def test_a_stopped_crawl_does_not_download_the_robotstxt_queued_for_a_slot() -> None:
-    """The crawl is stopped while one robots.txt downloads and two more wait for the one
-    download slot (``REP_ROBOTSTXT_CONCURRENCY``), only held requests waiting for them;
-    then the first site cuts its connection. Nothing could use the queued documents
-    before the close (held requests stay held, to be kept or dropped by it): they are not
-    downloaded, one after the other, while the close waits for them."""
-    from twisted.internet import reactor
-    from twisted.internet.task import deferLater
-
+def _one_hanging_and_two_queued(more: dict[str, Any]) -> tuple[Sites, Any, dict[str, Any]]:
+    """Sites ``cut`` (its robots.txt hangs), ``q1`` and ``q2`` (no robots.txt), ``cut``,
+    and the settings (with ``more``) of a crawl that downloads one robots.txt at a time:
+    the others queue for the slot behind ``cut``'s."""
     sites = Sites()
     cut = sites.add("cut")
     cut.script("/robots.txt", Reply(hang=True))
@@ -897,31 +903,28 @@ async def test_a_stopped_crawl_does_not_download_the_robotstxt_queued_for_a_slot
         sites.add(name).script("/robots.txt", Reply(404))
     settings = {
         **BASE_SETTINGS,
+        **more,
         "REP_ROBOTSTXT_CONCURRENCY": 1,
         "REP_UNREACHABLE_MAX_WAIT": 60,
         "DOWNLOAD_TIMEOUT": 60,
     }
+    return sites, cut, settings
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_stopped_crawl_does_not_download_the_robotstxt_queued_for_a_slot() -> None:
+    """The crawl is stopped while one robots.txt downloads and two more wait for the one
+    download slot (``REP_ROBOTSTXT_CONCURRENCY``), only held requests waiting for them;
+    then the first site cuts its connection. Nothing could use the queued documents
+    before the close (held requests stay held, to be kept or dropped by it): they are not
+    downloaded, one after the other, while the close waits for them."""
+    sites, cut, settings = _one_hanging_and_two_queued({})
     crawler = get_crawler(ListSpider, settings)
     try:
         urls = [sites.url(name, "/") for name in ("cut", "q1", "q2")]
-        running = crawler.crawl(urls=urls)
-        for _ in range(100):  # the first robots.txt reached its site
-            if cut.hanging:
-                break
-            await deferLater(reactor, 0.05)
-        await deferLater(reactor, 0.3)  # the others queued for the slot
-        assert sites.requested("q1") == [] and sites.requested("q2") == []
-        stopping = stop(crawler)
-        await deferLater(reactor, 0.2)
-        for request in cut.hanging:
-            request.channel.transport.abortConnection()  # type: ignore[union-attr]
-        for _ in range(200):
-            if running.called:
-                break
-            await deferLater(reactor, 0.05)
-        assert running.called, "the crawl did not close"
-        await running
-        await stopping
+        # the others queued for the slot
+        asked = await _stop_while_it_hangs(crawler, urls, sites, cut, 0.3)
+        assert asked["q1"] == [] and asked["q2"] == []
     finally:
         await sites.close()
     assert sites.requested("q1") == [] and sites.requested("q2") == []
@@ -939,41 +942,11 @@ async def test_a_jobdir_pause_keeps_the_requests_whose_robotstxt_was_queued_or_c
     paused with a JOBDIR: the held requests of the cut robots.txt and of those queued
     behind it are kept, none dropped, and the resumed crawl downloads each page once,
     each robots.txt once more."""
-    from twisted.internet import reactor
-    from twisted.internet.task import deferLater
-
-    sites = Sites()
-    cut = sites.add("cut")
-    cut.script("/robots.txt", Reply(hang=True))
-    for name in ("q1", "q2"):
-        sites.add(name).script("/robots.txt", Reply(404))
-    settings = {
-        **BASE_SETTINGS,
-        "JOBDIR": str(tmp_path),
-        "REP_ROBOTSTXT_CONCURRENCY": 1,
-        "REP_UNREACHABLE_MAX_WAIT": 60,
-        "DOWNLOAD_TIMEOUT": 60,
-    }
+    sites, cut, settings = _one_hanging_and_two_queued({"JOBDIR": str(tmp_path)})
     urls = [sites.url(name, "/") for name in ("cut", "q1", "q2")]
     first = get_crawler(ListSpider, settings)
     try:
-        running = first.crawl(urls=urls)
-        for _ in range(100):  # the first robots.txt reached its site
-            if cut.hanging:
-                break
-            await deferLater(reactor, 0.05)
-        await deferLater(reactor, 0.3)  # the others queued for the slot
-        stopping = stop(first)
-        await deferLater(reactor, 0.2)
-        for request in cut.hanging:
-            request.channel.transport.abortConnection()  # type: ignore[union-attr]
-        for _ in range(200):
-            if running.called:
-                break
-            await deferLater(reactor, 0.05)
-        assert running.called, "the crawl did not close"
-        await running
-        await stopping
+        await _stop_while_it_hangs(first, urls, sites, cut, 0.3)  # the others queued
         assert stat(first, "rep/requests/dropped/spider_closed") is None
         assert sites.requested("q1") == [] and sites.requested("q2") == []
         cut.script("/robots.txt", Reply(404))  # the site is back
