@@ -1360,6 +1360,13 @@ def test_google_index_html_at_root() -> None:
     assert is_allowed(body, "/", profile="rfc9309") is False
 
 
+def test_google_index_html_as_the_last_lines_each_allows_its_directory() -> None:
+    """Each index rule gets its directory, the last line's too (after the first's is added)."""
+    body = "User-agent: *\nDisallow: /\nAllow: /a/index.html\nAllow: /b/index.htm\n"
+    assert is_allowed(body, "/a/") is True and is_allowed(body, "/b/") is True
+    assert is_allowed(body, "/c/") is False
+
+
 #: SPEC §1: Google keeps the first 16663 bytes of a longer line (kMaxLineLen - 1,
 #: kMaxLineLen = 2083 × 8); confirmed with Google's parser (fast-robotstxt).
 GOOGLE_MAX_LINE = 16663

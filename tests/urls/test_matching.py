@@ -273,6 +273,26 @@ def test_long_path_prefilter_gives_the_same_answer(specs: list[Spec], path: str)
     assert longest(specs, long_path) == naive_longest(specs, long_path)
 
 
+def test_a_path_of_4096_characters_or_more_takes_the_prefilter(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The prefilter's route is taken from 4,096 characters on (a wildcard matcher), not
+    one character later or sooner: the same answer either way."""
+    taken: list[int] = []
+    real = LongestMatcher._match_long
+
+    def counted(matcher: LongestMatcher, path: str, *rest: int) -> int:
+        taken.append(len(path))
+        return real(matcher, path, *rest)
+
+    monkeypatch.setattr(LongestMatcher, "_match_long", counted)
+    matcher = LongestMatcher(["/a*z", "/a"], [-1, 2])
+    for length in (4095, 4096, 4097):
+        path = "/a" + "b" * (length - 3) + "z"
+        assert len(path) == length and matcher.match(path) == -1
+    assert taken == [4096, 4097]
+
+
 def test_legacy_first_matcher_takes_file_order() -> None:
     matcher = FirstMatcher(["/pics/", "/pics/public/"], [-1, 2], wildcards=False)
     assert matcher.match("/pics/public/a.jpg") == -1
