@@ -1,12 +1,5 @@
-"""``python -m scrapy_rep audit …`` (and ``scrapy rep-audit …``): read an audit trail.
-
-- ``audit summary TRAIL``: counts per origin, per purpose, per deciding signal;
-- ``audit verify TRAIL``: the hash chain, the snapshots, and every decision re-derived;
-- ``audit show TRAIL URL``: the whole story of one URL;
-- ``audit list TRAIL``: every request, its fate and why, filtered by fate and reason;
-- ``audit report TRAIL --html FILE``: one self-contained HTML page;
-- ``audit repair TRAIL``: drop the cut line at the end of a trail, recorded in a line;
-- ``audit export TRAIL``: the preferences of every kept asset, one JSON line each.
+"""``python -m scrapy_rep audit COMMAND …`` (and ``scrapy rep-audit …``): read an audit
+trail; the commands, their options and exit codes: :mod:`scrapy_rep.audit.cliargs`.
 
 ``summary``, ``verify``, ``show``, ``list`` and ``report`` take several TRAIL files (several
 workers' trails): each chain verified on its own, the records read together. Every
@@ -61,16 +54,20 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str
         return EXIT_CLEAN if exit_.code == 0 else EXIT_UNUSABLE
     if options.command not in COMMANDS:
         top.print_usage(sys.stderr)
-        print(f"scrapy_rep: error: give a command: {', '.join(COMMANDS)}", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _error(f"give a command: {', '.join(COMMANDS)}")
     try:
         return _run(options, out)
     except TrailError as error:
-        print(printable(f"scrapy_rep: error: {error}"), file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _error(error)
     except BrokenPipeError:  # `audit verify trail | head`: the reader went away
         _silence(out)
         return EXIT_DIFFERENCES
+
+
+def _error(what: object) -> int:
+    """Say ``what`` went wrong on stderr: the input is unusable."""
+    print(printable(f"scrapy_rep: error: {what}"), file=sys.stderr)
+    return EXIT_UNUSABLE
 
 
 def _silence(out: TextIO) -> None:
@@ -93,8 +90,7 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
     if options.command == "verify":
         if len(options.trail) > 1:
             if options.export:
-                print("scrapy_rep: error: --export takes one TRAIL", file=sys.stderr)
-                return EXIT_UNUSABLE
+                return _error("--export takes one TRAIL")
             return verify_several(options.trail, out, options.head, options.json)
         return verify_one(options.trail[0], out, options.head, options.json, options.export)
     if options.command == "repair":
@@ -114,8 +110,7 @@ def _list(options: argparse.Namespace, out: TextIO) -> int:
         fates = chosen(options.fate, LIST_FATES, "--fate")
         reasons = chosen(options.reason, LIST_REASONS, "--reason")
     except ListError as error:
-        print(printable(f"scrapy_rep: error: {error}"), file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _error(error)
     found = rows(options.trail, fates, reasons)
     write_lines(formatted(found, options.format, len(options.trail) > 1), out)
     return EXIT_CLEAN
@@ -171,9 +166,7 @@ def _export(options: argparse.Namespace, out: TextIO) -> int:
         if options.summary:
             Path(options.summary).write_text(summary, encoding="utf-8")
     except OSError as error:
-        what = f"scrapy_rep: error: cannot write: {error.filename}: {error.strerror or error}"
-        print(printable(what), file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _error(f"cannot write: {error.filename}: {error.strerror or error}")
     if not options.summary:
         write_lines(summary.splitlines(), sys.stderr)
     return EXIT_CLEAN
@@ -181,8 +174,7 @@ def _export(options: argparse.Namespace, out: TextIO) -> int:
 
 def _report(options: argparse.Namespace, out: TextIO) -> int:
     if options.max_rows < 0:
-        print("scrapy_rep: error: --max-rows must be 0 or more", file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _error("--max-rows must be 0 or more")
     paths = [Path(path) for path in options.trail]
     summary, shown = Summary(), list[tuple[int | str, FateRecord]]()
     item_rows: list[str] = []
@@ -209,9 +201,7 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
     try:
         Path(options.html).write_text(page, encoding="utf-8")
     except OSError as error:
-        what = f"scrapy_rep: error: cannot write {options.html}: {error.strerror or error}"
-        print(printable(what), file=sys.stderr)
-        return EXIT_UNUSABLE
+        return _error(f"cannot write {options.html}: {error.strerror or error}")
     verdict = "clean" if result.clean else f"{result.problems} problem(s)"
     items = f", {summary.items.items} item(s)" if summary.items.items else ""
     write_lines(

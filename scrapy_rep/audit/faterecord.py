@@ -1,14 +1,8 @@
-"""A ``url`` or ``file`` record's fate as a typed value, read in one place (pure).
-
-A ``url`` or ``file`` line's fate (docs/audit-trail.md, ``url``, ``file``) is read by
-:meth:`FateRecord.of`: its fate word (a :class:`~scrapy_rep.verdict.fates.Fate`, a
-:class:`FileFate`), what refused it, its counts and its usage answers, with the entry it
-was written from read by :meth:`~scrapy_rep.audit.urlentry.UrlEntry.from_line` (its
-URL, status, ``robots`` part: the crawl's own reader of the line), never raising: a
-field missing or not of its type (a hand-edited trail, an earlier version's) is ``""``
-or ``None``. ``audit show``, ``summary``, ``list``, ``report --html`` and ``export``
-read them through it (a recheck's ``item`` lines: :mod:`scrapy_rep.audit.records`);
-``audit verify`` reads the record as written (it reports a forged value as it is).
+"""A ``url`` or ``file`` record's fate (docs/audit-trail.md, ``url``, ``file``) as a
+typed value, read in one place by :meth:`FateRecord.of` for ``audit show``, ``summary``,
+``list``, ``report --html`` and ``export`` (pure). Never raises: a field missing or not of
+its type (a hand-edited trail, an earlier version's) is ``""`` or ``None``. ``audit
+verify`` reads the record as written (it reports a forged value as it is).
 """
 
 from __future__ import annotations

@@ -56,19 +56,12 @@ def _ENCODE(record: dict[str, Any]) -> str:
     file ``os.fsdecode`` read) has no UTF-8: it is written as its JSON escape
     (``\\udce9``), which reads back as the same string, never an error at the write."""
     line = _JSON(record)
-    return line if line.isascii() or _encodable(line) else _escaped(line)
-
-
-def _encodable(line: str) -> bool:
-    try:
-        line.encode()
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def _escaped(line: str) -> str:
-    return line.encode("utf-8", "backslashreplace").decode("utf-8")
+    if not line.isascii():
+        try:
+            line.encode()
+        except UnicodeEncodeError:
+            return line.encode("utf-8", "backslashreplace").decode("utf-8")
+    return line
 
 
 def snapshot_dir(path: Path) -> Path:
@@ -264,8 +257,7 @@ class TrailFile:
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` (its ``prev`` set here) as one line."""
         record["prev"] = self.prev
-        line = (_ENCODE(record) + "\n").encode()
-        data = _gzip_member(line) if self._gzip else line
+        line, data = encode_line(record, self._gzip)
         view = memoryview(data)
         while view:
             written = self._file.write(view)

@@ -153,21 +153,6 @@ def snapshot_line(
     }
 
 
-def _override_fields(
-    overridden: str, override_expired: str, override_ends: float | None
-) -> dict[str, Any]:
-    """The fields of a robots part saying an override let its URL through
-    (``overridden``, ``override_ends``) or had expired (``override_expired``)."""
-    fields: dict[str, Any] = {}
-    if overridden:
-        fields["overridden"] = overridden
-        if override_ends is not None and math.isfinite(override_ends):
-            fields["override_ends"] = iso_time(override_ends)
-    if override_expired:
-        fields["override_expired"] = override_expired
-    return fields
-
-
 def robots_part(
     sha256: str,
     agent: str,
@@ -182,22 +167,20 @@ def robots_part(
     addressed: str = "",
     also: str | None = None,
 ) -> dict[str, Any]:
-    """The robots.txt line that decided a URL for ``agent`` (or why none did). The
-    robots.txt is the URL's origin's: no need to say it on every line. ``obeyed=False``:
-    its Allow/Disallow lines were not obeyed for the request (``ROBOTSTXT_OBEY = False``,
-    ``dont_obey_robotstxt``); ``why`` says which (its snapshot, if any, is the one whose
+    """The robots.txt line that decided a URL for ``agent`` (or why none did); the
+    robots.txt is the URL's origin's, not said on every line. ``obeyed=False``: its
+    Allow/Disallow lines were not obeyed for the request (``ROBOTSTXT_OBEY = False``,
+    ``dont_obey_robotstxt``; ``why`` says which; its snapshot, if any, is the one whose
     AI-usage opt-outs were obeyed). ``overridden``: robots.txt disallows it, and an
     authorized override (``REP_OVERRIDES``) let it through: its reason and expiry, in
     words; ``override_ends``: the instant that override stops covering a request (POSIX
     seconds), written as a value (ISO 8601 UTC) for ``audit verify`` to hold ``sent_at``
     to, never read back from the words. ``override_expired``: robots.txt disallows it,
-    and the override of its host had expired when it was to be sent (its reason and
-    expiry): refused.
+    and the override of its host had expired when it was to be sent: refused.
 
     ``agents``: every crawler name it was held to, when more than one (the declared name,
     then the name it was sent as; docs/decisions.md, 'Every name a request can be held
     to'); ``agent`` is then the one whose group refused it, or the declared name.
-
     ``addressed``: the site (origin) the request's ``Host`` header addressed, when another
     than its URL's: the snapshot is that site's robots.txt, or its URL's own origin's when
     that one refused it; ``also``: the URL's own origin's robots.txt, when it allowed the
@@ -212,7 +195,12 @@ def robots_part(
             part["also"] = also
     if not obeyed:
         part["obeyed"] = False
-    part.update(_override_fields(overridden, override_expired, override_ends))
+    if overridden:
+        part["overridden"] = overridden
+        if override_ends is not None and math.isfinite(override_ends):
+            part["override_ends"] = iso_time(override_ends)
+    if override_expired:
+        part["override_expired"] = override_expired
     part.update({"line": line, "rule": rule} if line is not None else {"why": why})
     return part
 
@@ -244,14 +232,10 @@ def usage_part(
         elif signal.vocabulary == "rsl" and licenses.get(license_url_of(signal.source)):
             entry["snapshot"] = licenses[license_url_of(signal.source)]
         signals.append(entry)
-    decided_by = {}
-    for purpose in PURPOSES:
-        by = decision.decided_by(purpose)
-        if by is not None:
-            decided_by[purpose] = decision.signals.index(by)
+    deciding = {p: decision.decided_by(p) for p in PURPOSES}
     part: dict[str, Any] = {
         "answers": {p: decision.allowed(p) for p in PURPOSES},
-        "decided_by": decided_by,
+        "decided_by": {p: decision.signals.index(s) for p, s in deciding.items() if s is not None},
         "signals": signals,
     }
     if decision.conditions:  # Content-Signal use=: a condition, not an answer

@@ -48,6 +48,7 @@ from scrapy_rep.audit.pagetimes import time_of, when_cached, when_decided
 from scrapy_rep.audit.pageusage import recorded_signal, recorded_signals, usage_differences
 from scrapy_rep.audit.read import items, text, whole
 from scrapy_rep.usage.purpose import UsageSignal
+from scrapy_rep.verdict import Refused
 from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, PageVerdict, decide_page
 from scrapy_rep.verdict.policy import Before
 
@@ -197,11 +198,14 @@ def _fetched_refusals(
         fetched = {"url": url, "time": record.get("time")}  # unless the sub-part says when
         verdict = _decided(fetched, sub, said, names, Before((), None), (), run.rules)  # type: ignore[arg-type]
         of = FETCHED_BY_CALLBACK.format(url=url)
-        if verdict.index is not None and run.noindex_drops:
-            found.append((verdict.index.reason, verdict.index.message + of))
-        if verdict.purpose is not None and run.purpose_drops:
-            found.append((verdict.purpose.reason, verdict.purpose.message + of))
+        found += [(refusal.reason, refusal.message + of) for refusal in _refusals(verdict, run)]
     return found
+
+
+def _refusals(verdict: PageVerdict, run: PageRun) -> list[Refused]:
+    """The verdict's refusals that drop the page's items under the run's settings."""
+    return [refusal for refusal, drops in ((verdict.index, run.noindex_drops),
+            (verdict.purpose, run.purpose_drops)) if refusal is not None and drops]  # fmt: skip
 
 
 def _recorded_before(record: dict[str, Any]) -> Before:
@@ -223,15 +227,9 @@ def _item_differences(
 ) -> list[str]:
     """The items kept and dropped, and why, held against the verdict's refusals and those
     of the pages its callback fetched (``fetched``: reason and sentence)."""
-    refusal = None
-    if verdict.index is not None and run.noindex_drops:
-        refusal = verdict.index
-    elif verdict.purpose is not None and run.purpose_drops:
-        refusal = verdict.purpose
-    allowed: list[tuple[str, str]] = []
-    if refusal is not None:
-        allowed.append((refusal.reason, refusal.message))
-    allowed += list(fetched)
+    refusal = next(iter(_refusals(verdict, run)), None)
+    allowed: list[tuple[str, str]] = [(refusal.reason, refusal.message)] if refusal else []
+    allowed += fetched
     kept, dropped = record.get("items_kept"), record.get("items_dropped")
     reason, why = text(record.get("item_reason")), text(record.get("item_why"))
     found = []
@@ -240,7 +238,7 @@ def _item_differences(
     kept_some, not_kept = isinstance(kept, int) and kept > 0, whole(record.get("items_not_kept"))
     not_kept = not_kept if not_kept is not None and not_kept > 0 else 0
     if refusal is not None and (kept_some or not_kept):
-        said = refusal.message if verdict.index is refusal else _denied(refusal)
+        said = refusal.message if refusal is verdict.index else _denied(refusal)
         if kept_some:
             found.append(f"the page says {said}, but the record kept {kept} item(s)")
         if not_kept:

@@ -1,5 +1,6 @@
 """Reading an audit trail (``REP_AUDIT_FILE``, schema v1 of ``docs/audit-trail.md``): its
-lines, plain or gzip-compressed, checked against the hash chain, and its snapshots (pure).
+lines, plain or gzip-compressed, checked against the hash chain (pure); its snapshots:
+:mod:`scrapy_rep.audit.snapshots`.
 
 Every line carries ``prev``, the SHA-256 of the previous line's exact bytes (``""`` on the
 first line of the file). :class:`Trail` reads the lines in order and says, line by line,
@@ -8,10 +9,6 @@ line the link of the line that followed it, a cut file shows as a last line with
 newline or a gzip stream without its end. The last line is protected by nothing after it:
 :attr:`ChainState.head` (the hash of the last line) is what an auditor writes down to
 detect a later change of it.
-
-The snapshots (``<trail>.d/<sha256>``, or ``<sha256>.gz``) are read by
-:class:`~scrapy_rep.audit.snapshots.SnapshotStore`, which checks that their bytes still
-hash to their name.
 """
 
 from __future__ import annotations

@@ -1,12 +1,7 @@
-"""The trail's records as typed values, read in one place for every command (pure).
-
-A ``url`` or ``file`` line's fate is read by :mod:`scrapy_rep.audit.faterecord`.
-A recheck's ``item`` line (docs/audit-trail.md, ``item``) is read by :func:`item_of` into
-an :class:`ItemRecord`: its status now (``kept``, ``refused``, ``unknown``), what decided
-it (the signal and the line of its document), the document versions it names (their
-snapshots, ``""`` for one not had) and where in the dataset the item is. ``audit show``,
-``summary``, ``list``, ``report --html`` and ``export`` read items through it; ``audit
-verify`` re-derives the record itself (:mod:`scrapy_rep.audit.items`).
+"""A recheck's ``item`` line (docs/audit-trail.md, ``item``) as a typed value,
+:class:`ItemRecord`, read by :func:`item_of` in one place for every command but ``audit
+verify``, which re-derives the record itself (:mod:`scrapy_rep.audit.items`). Pure. A
+``url`` or ``file`` line's fate is read by :mod:`scrapy_rep.audit.faterecord`.
 """
 
 from __future__ import annotations

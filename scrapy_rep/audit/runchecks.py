@@ -14,7 +14,7 @@ from typing import Any, Final
 from scrapy_rep.audit.across import runs_in
 from scrapy_rep.audit.file import SCHEMAS, being_written
 from scrapy_rep.audit.findings import Finding, Findings
-from scrapy_rep.audit.read import FATES, Line, is_sha256, mapping, text
+from scrapy_rep.audit.read import FATES, Line, is_sha256, mapping, text, whole
 from scrapy_rep.audit.runcontext import RunContext
 
 #: The end line's counts that are checked against the run's ``url`` lines.
@@ -122,19 +122,19 @@ class RunChecks(Findings):
         if earlier is not None:
             self.add(number, "", f"run {run_id[:8]}: a second run line for this id (the "
                      f"first: line {earlier.start}): a run's id is its own")  # fmt: skip
-        resumes = record.get("resumes")
-        resumed = self.runs.get(resumes) if isinstance(resumes, str) and resumes else None
+        resumes = text(record.get("resumes"))
+        resumed = self.runs.get(resumes) if resumes else None
         story = resumed.story if resumed is not None else run_id
         context = RunContext.of(record)
         if resumed is not None:
             first_start = resumed.first_start
         else:
-            first_start = "" if isinstance(resumes, str) and resumes else text(record.get("time"))
+            first_start = "" if resumes else text(record.get("time"))
         self.runs[run_id] = RunState(context, number, story, last=number, first_start=first_start)
         self.crawls[run_id] = story
         if problem := context.page.problem(context.purposes):
             self.add(number, "", f"run {run_id[:8]}: {problem}")
-        if isinstance(resumes, str) and resumes:
+        if resumes:
             resume = _Resume(number, run_id, resumes, text(record.get("resumes_trail")),
                              text(record.get("resumes_head")))  # fmt: skip
             if resumed is None:
@@ -163,11 +163,9 @@ class RunChecks(Findings):
                      f"hashes to {resumed.end_hash[:16]}…: it was changed")  # fmt: skip
 
     def _repair(self, number: int, record: dict[str, Any]) -> None:
-        """``audit repair`` dropped a cut line here: an event. It accounts for the cut
-        bytes, nothing more: each run then open has no end line (the crawl was killed, or
-        lines went before the cut) and is a problem, and the repair ends it. What the
-        line claims (the lines it kept, the runs it left open) must be what the trail
-        holds."""
+        """``audit repair`` dropped a cut line here: an event, which ends each run then
+        open, a problem (verify's point 2). What the line claims (the lines it kept, the
+        runs it left open) must be what the trail holds."""
         cut = [run for run in self.runs.values() if not run.ended]
         dropped, dropped_sha = record.get("dropped_bytes"), record.get("dropped_sha256")
         self.add(number, "", f"repaired on {record.get('time')}: {dropped} byte(s) of a cut "
@@ -197,11 +195,9 @@ class RunChecks(Findings):
                      f"repair): nothing of it after line {run.last} is in the trail")  # fmt: skip
 
     def _repair_place(self, number: int) -> None:
-        """A repair drops the cut line of a run left open, so it comes right after a line
-        of that run (docs/audit-trail.md, "``repair``: a cut made whole"). After whole
-        runs, or after another repair, what it dropped was no line of a run the trail
-        holds: junk, the cut first line of a run (a crawl whose records are all lost), or
-        nothing at all (a line written by hand); it is reported."""
+        """A repair comes right after a line of the run left open whose cut line it
+        dropped (docs/audit-trail.md, "``repair``: a cut made whole"); elsewhere it is
+        reported (verify's point 2)."""
         kind, run = self.previous
         if run is not None and not run.ended:
             return
@@ -279,7 +275,7 @@ class RunChecks(Findings):
 
 def _count(value: Any) -> bool:
     """A count of one or more (not a boolean)."""
-    return isinstance(value, int) and not isinstance(value, bool) and value > 0
+    return (whole(value) or 0) > 0
 
 
 def _ids(runs: Any) -> str:

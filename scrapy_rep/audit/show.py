@@ -1,11 +1,9 @@
 """``audit show URL``: the whole story of one URL in a trail, in words (pure).
 
-Every ``url`` record of the URL (or of its request id), across runs, in file order, told
-by :mod:`scrapy_rep.audit.storylines` (its run, fate, the robots.txt line and snapshot
-that decided it, the usage signals, the items, what today's engine says); the records
-that were redirected to it; a recheck's ``item`` records of the URL; what the story may
-lack (a run without its end line, a repair); and, for a URL without a record, why, and
-the page whose record names it as a link not followed.
+Every ``url``, ``file`` and ``item`` record of the URL (or of its request id), across
+runs, in file order, told by :mod:`scrapy_rep.audit.storylines`; the records redirected to
+it; what the story may lack (a run without its end line, a repair); and, for a URL
+without a record, why, and the page whose record names it as a link not followed.
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """How ``audit show`` tells one record (pure): a ``url`` record's fate, the robots.txt
 line that decided it and its snapshot, the usage signals and the answer per purpose, the
 items kept and dropped, the links not followed and what today's engine says when it
-re-derives the decision (:mod:`scrapy_rep.audit.rederive`); a ``file`` record's fate;
-and a recheck's ``item`` record (:class:`~scrapy_rep.audit.records.ItemRecord`): its
-status now, what decided it, each document version and what verify says of it
-(:mod:`scrapy_rep.audit.items`). :mod:`scrapy_rep.audit.show` finds the records.
+re-derives the decision (:mod:`scrapy_rep.audit.rederive`); a ``file`` record's fate; and
+a recheck's ``item`` record: its status, what decided it, each document version and what
+verify says of it (:mod:`scrapy_rep.audit.items`).
 """
 
 from __future__ import annotations

@@ -17,18 +17,12 @@
    (no snapshot folder at all, a trail copied without it: one finding for the file).
 4. Every decision is re-derived from its snapshots with today's engine
    (:class:`scrapy_rep.audit.rederive.Rederiver`).
-5. What a record says of its page's output (:data:`OUTPUT_COUNTS`, :data:`OUTPUT_WORDS`)
-   is as the crawl writes it (:func:`output_problems`): counts (whole numbers, none
-   negative), on a fetched page's record only; the readers count nothing else. The
-   items a record says its page pass let through (``items_kept`` and
-   ``items_not_kept``) add up to its run's end line's ``items_passed``
-   (:func:`passed_problems`): no record says more than that (a later component drops
-   only items the page pass let through), and none is changed, added or deleted
-   unseen.
+5. What a record says of its page's output is as the crawl writes it
+   (:func:`output_problems`), and the items its page pass let through add up to its run's
+   end line's ``items_passed`` (:func:`passed_problems`).
 
-Problems are :class:`Finding` (line number, URL, sentence), in file order, handed to the
-caller's ``sink`` as they are found (the command line prints each at once); the result
-keeps their count and the first :data:`KEEP_FINDINGS`, so memory does not grow with them.
+Problems are :class:`Finding` (line number, URL, sentence), handed to the caller's ``sink``
+as they are found; the result keeps their count and the first :data:`KEEP_FINDINGS`.
 """
 
 from __future__ import annotations
