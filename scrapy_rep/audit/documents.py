@@ -4,12 +4,11 @@ rederive.Rederiver` builds on), and each robots.txt, tdmrep.json and RSL license
 the crawl read it.
 
 A snapshot's ``outcome`` says how the crawl read it: ``absent`` (no file, everything
-allowed), ``unreachable`` (everything disallowed), ``gave-up`` (as
-``REP_UNREACHABLE_ACTION`` of the run says; the crawl's own give-up verdict,
-``unreachable for 600 s (…): requests dropped`` or ``…: treated as allowed``, by what it
-says: :func:`scrapy_rep.fetch.lifecycle.shared.given_up_allowing`, the reader beside its
-writer),
-anything else by its HTTP status (SPEC §4: 2xx parsed, 4xx no file, 429 and 5xx
+allowed), ``unreachable`` (everything disallowed), ``gave-up`` (as the run's
+``REP_UNREACHABLE_ACTION`` says; the crawl's own give-up verdict, ``unreachable for 600 s
+(…): requests dropped`` or ``…: treated as allowed``, by what it says:
+:func:`scrapy_rep.fetch.lifecycle.shared.given_up_allowing`, the reader beside its
+writer), anything else by its HTTP status (SPEC §4: 2xx parsed, 4xx no file, 429 and 5xx
 unreachable; no status: the body as stored, empty for no file).
 """
 

@@ -3,13 +3,12 @@
 aipref vocab-08 §3.3: complying with training preferences includes passing them along
 with a model that is distributed; an open, unmerged pull request (aipref PR #252) would
 say to keep the preferences together with the acquired assets. From a trail,
-:func:`export_lines` gives one JSON line per asset the crawl kept (a ``url`` record
-``fetched`` with items kept, a ``file`` record ``stored`` or ``marked``), after a header
-line, in the versioned format
-of docs/audit-trail.md ("Exporting the preferences with the data"), and one per stored
-item a recheck kept (an ``item`` record ``kept``: :mod:`scrapy_rep.audit.records`), the
-header counting a recheck's items by status (its summary, and the check of an export
-file against its trail: :mod:`scrapy_rep.audit.exportread`).
+:func:`export_lines` gives a header line, then one JSON line per asset the crawl kept (a
+``url`` record ``fetched`` with items kept, a ``file`` record ``stored`` or ``marked``)
+and per stored item a recheck kept (an ``item`` record ``kept``), in the versioned format
+of docs/audit-trail.md ("Exporting the preferences with the data"); the header counts a
+recheck's items by status. Its summary and its check against its trail:
+:mod:`scrapy_rep.audit.exportread`.
 """
 
 from __future__ import annotations

@@ -77,10 +77,8 @@ def _rechecked(header: dict[str, Any]) -> list[str]:
 def _not_whole(export: Export) -> list[str]:
     """The summary's line saying what the trail lacks, if anything: repairs after a cut,
     runs without their end line."""
-    said = []
-    for repair in export.header.get("repairs", ()):
-        said.append(f"repaired after a cut at line {repair['line']} "
-                    f"({repair['dropped_bytes']} byte(s) dropped)")  # fmt: skip
+    said = [f"repaired after a cut at line {repair['line']} ({repair['dropped_bytes']} byte(s) "
+            "dropped)" for repair in export.header.get("repairs", ())]  # fmt: skip
     if export.unended:
         runs = ", ".join(f"`{run[:8]}`" for run in export.unended)
         said.append(f"run(s) {runs} without their end line: what they did after their "

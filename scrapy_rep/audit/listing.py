@@ -1,16 +1,16 @@
 """``audit list``: every request record of the trails, one row each, with its fate, what
-refused it and why, filtered by fate and reason; as text, CSV or JSON Lines (pure). A
-recheck's ``item`` records are rows too (``record`` ``item``, and the item's line in the
-dataset): their ``fate`` is the item's status (``kept``, ``refused``, ``unknown``), their
-``reason`` what refused it or left it unknown, their ``why`` the record's sentence, else
-what decided it (:attr:`scrapy_rep.audit.records.ItemRecord.decided`).
+refused it and why, filtered by fate and reason; as text, CSV or JSON Lines (pure).
 
 A row's ``reason`` is the record's ``refused_by`` for a refused request (``robots.txt``,
 ``purpose``, ``unreachable``, ``closed``), its ``item_reason`` for a fetched page whose
 items were dropped (``noindex``, ``unavailable_after``, ``purpose``), else empty; its
 ``why`` is the record's own sentence (``why``, or ``item_why``), else what decided it in
 the words of ``audit summary`` and the HTML report
-(:func:`scrapy_rep.audit.summary.deciding_signal`).
+(:func:`scrapy_rep.audit.summary.deciding_signal`). A recheck's ``item`` records are rows
+too (``record`` ``item``, and the item's line in the dataset): their ``fate`` is the
+item's status, their ``reason`` and ``why`` as :class:`~scrapy_rep.audit.records.
+ItemRecord` reads them (:attr:`~scrapy_rep.audit.records.ItemRecord.decided`, when it
+has no sentence).
 """
 
 from __future__ import annotations

@@ -27,12 +27,11 @@ def usage_differences(
         return []
     mine = [_without_snapshot(s) for s in items((derived or {}).get("signals"))]
     theirs = [_without_snapshot(s) for s in recorded_signals(record)]
-    found = []
-    for signal, entry in zip(decision.signals, mine, strict=True):
-        if False in signal.answers and entry not in theirs:
-            found.append(
-                f"the page says {signal.source}, which the record's usage decision does not list"
-            )
+    found = [
+        f"the page says {signal.source}, which the record's usage decision does not list"
+        for signal, entry in zip(decision.signals, mine, strict=True)
+        if False in signal.answers and entry not in theirs
+    ]
     if found:
         return found
     if mine != theirs:

@@ -62,11 +62,10 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
     rederiver = Rederiver(trail.snapshots)
     runs: dict[str, dict[str, Any]] = {}
     lines: list[str] = []
-    found = 0
     #: The runs without their end line, those a repair cut short and the repairs (read
-    #: as ``audit summary`` reads them); the runs of the records told.
+    #: as ``audit summary`` reads them); the run of each record told.
     seen = Summary()
-    told: dict[str, None] = {}
+    told: list[str] = []
     for line in trail.lines():
         record = line.record or {}
         kind = line.type
@@ -77,8 +76,7 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
         elif kind == "snapshot":
             rederiver.saw_snapshot(record)
         elif kind == "url" and (asked.names(record.get("url")) or record.get("id") == url):
-            found += 1
-            told[str(record.get("run"))] = None
+            told.append(str(record.get("run")))
             lines += record_lines(line.number, FateRecord.of(record), runs, rederiver)
         elif kind == "url" and asked.names(record.get("to")):
             lines.append(
@@ -86,19 +84,17 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
                 f"(run {str(record.get('run'))[:8]})"
             )
         elif kind == "file" and asked.names(record.get("url")):
-            found += 1
-            told[str(record.get("run"))] = None
+            told.append(str(record.get("run")))
             lines += file_lines(line.number, FateRecord.of(record))
         elif kind == "item" and asked.names(record.get("url")):
             run = runs.get(str(record.get("run")), {})
             item = item_of(line, purposes_of(run))
             if item is not None:
-                found += 1
-                told[item.run] = None
+                told.append(item.run)
                 lines += item_lines(item, run, rederiver)
-    if found:
-        lines += _not_whole(told, seen)
-    return lines, found
+    if told:
+        lines += _not_whole(dict.fromkeys(told), seen)
+    return lines, len(told)
 
 
 def _not_whole(told: dict[str, None], seen: Summary) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import sys
+from functools import partial
 from typing import TextIO
 
 from scrapy_rep.audit.across import across
@@ -23,22 +24,15 @@ def verify_several(paths: list[str], out: TextIO, heads: list[str], as_json: boo
     if heads or as_json:
         print("scrapy_rep: error: --head and --json take one TRAIL", file=sys.stderr)
         return EXIT_UNUSABLE
-    problems = events = 0
-    verdicts = []
-    for path in paths:
 
-        def sink(finding: Finding, path: str = path) -> None:
-            print(printable(f"{path}: {finding}"), file=out)
+    def said(path: object, finding: Finding) -> None:
+        print(printable(f"{path}: {finding}"), file=out)
 
-        result = verify(path, (), sink, keep=0, also=paths)
-        problems += result.problems
-        events += result.event_count
-        verdicts.append(_counted(path, result))
-    crossed, crossed_events = across(
-        paths, lambda path, finding: print(printable(f"{path}: {finding}"), file=out)
-    )
-    problems += crossed
-    events += crossed_events
+    results = [verify(path, (), partial(said, path), keep=0, also=paths) for path in paths]
+    problems, events = across(paths, said)
+    problems += sum(result.problems for result in results)
+    events += sum(result.event_count for result in results)
+    verdicts = [_counted(path, result) for path, result in zip(paths, results, strict=True)]
     write_lines([*verdicts, f"{len(paths)} trails as one: {_verdict(problems, events)}"], out)
     return EXIT_CLEAN if not problems else EXIT_DIFFERENCES
 
