@@ -112,10 +112,8 @@ class Export:
 
 def _run_entry(record: dict[str, Any], moment: str) -> dict[str, Any]:
     """A ``run`` record as the export's header lists it: its id, time, spider, purposes."""
-    run_purposes = [text(p) for p in items(record.get("purposes"))]
-    spider = text(record.get("spider"))
-    return {"run": text(record.get("run")), "time": moment, "spider": spider,
-            "purposes": run_purposes}  # fmt: skip
+    return {"run": text(record.get("run")), "time": moment, "spider": text(record.get("spider")),
+            "purposes": [text(p) for p in items(record.get("purposes"))]}  # fmt: skip
 
 
 def _header(
@@ -171,14 +169,13 @@ def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Ex
     for line in trail.lines():
         record = line.record or {}
         moment = text(record.get("time"))
-        if moment and line.type != "repair":  # a repair's time is not the crawl's
-            first = first or moment
-            last = moment
-        if line.type == "repair":  # it cut short the runs then open
+        if line.type == "repair":  # it cut short the runs then open; its time is not the crawl's
             dropped, cut = record.get("dropped_bytes"), list(seen.open)
             repairs.append(
                 {"line": line.number, "time": moment, "dropped_bytes": dropped, "open_runs": cut}
             )
+        elif moment:
+            first, last = first or moment, moment
         if line.type in ("run", "end", "repair"):
             seen.feed(line)
         if line.type == "run":

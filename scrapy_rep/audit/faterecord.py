@@ -129,7 +129,6 @@ class FateRecord:
         return self.dropped and not self.items_kept
 
     def denied(self, purpose: str) -> bool:
-        """Its usage part's answer for ``purpose`` is no."""
         answers = self.usage.get("answers")
         return isinstance(answers, dict) and answers.get(purpose) is False
 

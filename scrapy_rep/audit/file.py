@@ -247,12 +247,9 @@ class TrailFile:
         status = os.fstat(self._file.fileno())
         self._key = (status.st_dev, status.st_ino)
         _HELD.add(self._key)
-        #: The file had lines already: this run chains on from them.
-        self.chained = bool(self.prev)
         self.snapshots = snapshot_dir(path)
-        #: Lines written, and their bytes before compression.
+        #: Lines written.
         self.lines = 0
-        self.bytes = 0
 
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` (its ``prev`` set here) as one line."""
@@ -266,7 +263,6 @@ class TrailFile:
             view = view[written:]
         self.prev = hashlib.sha256(line).hexdigest()
         self.lines += 1
-        self.bytes += len(line)
 
     def next_hash(self, record: dict[str, Any]) -> str:
         """The SHA-256 the line of ``record`` will have if it is the next one written

@@ -1,28 +1,23 @@
 """A recheck's ``item`` record decided again from the documents it names (pure).
 
 ``python -m scrapy_rep recheck --trail`` writes one ``item`` line per stored item it
-decided (docs/audit-trail.md, ``item``), with the parts of a crawl's ``url`` record its
-decision depends on. ``audit verify`` holds each against the crawl's own decisions on its
-snapshots, as it holds a crawl's records (:class:`~scrapy_rep.audit.rederive.Rederiver`):
+decided (docs/audit-trail.md, ``item``). ``audit verify`` holds each against the crawl's
+own decisions on its snapshots, as it holds a crawl's records
+(:class:`~scrapy_rep.audit.rederive.Rederiver`):
 
 - an item ``kept``, or refused after the fetch (``refused_by`` ``page``), must be allowed
-  before the fetch, as a page the crawl sent for: robots.txt for every name, the line
-  recorded, every usage signal drawn from a snapshot, no "no" for a purpose of the run;
-- an item ``refused`` before the fetch must be refused by what its ``refused_by`` says
-  (robots.txt's recorded line, a purpose's "no");
+  before the fetch, as a page the crawl sent for;
+- an item ``refused`` before the fetch must be refused by what its ``refused_by`` says;
 - an item ``unknown`` names a document not had (no robots.txt snapshot, ``tdmrep`` or
-  an RSL license ``""``), and what was had neither allows it (it would be kept, unless
-  its page could not be fetched again) nor refuses it (it would be refused);
+  an RSL license ``""``), and what was had neither allows it nor refuses it;
 - every snapshot an item names is one its own run announced for its own origin's
-  document (not another origin's, not an older run's), and ``tdmrep`` ``""`` (not had)
-  is read as the crawl reads a tdmrep.json given up on (``REP_UNREACHABLE_ACTION``);
+  document, and ``tdmrep`` ``""`` is read as the crawl reads a tdmrep.json given up on
+  (``REP_UNREACHABLE_ACTION``);
 - with its ``page`` part (``--pages``), its ``names`` must be every name its request was
-  held to (its ``robots`` part's ``agents``) and ``REP_DIRECTIVE_TOKENS``, no fewer: a
-  cut name hides that name's ``noindex``; the page is then decided again with
-  :func:`scrapy_rep.verdict.page.decide_page` under the run's settings at the record's
-  time: a ``kept`` item's page refuses nothing (``noindex`` under
-  ``REP_NOINDEX_ACTION = "drop"``, a purpose of the run), and a page refusal's
-  ``item_reason`` is what the page says.
+  held to and ``REP_DIRECTIVE_TOKENS`` (a cut name hides that name's ``noindex``); the
+  page is decided again (:func:`scrapy_rep.verdict.page.decide_page`) at the record's
+  time: a ``kept`` item's page refuses nothing, and a page refusal's ``item_reason`` is
+  what the page says.
 """
 
 from __future__ import annotations

@@ -77,7 +77,6 @@ class PageRun:
 
     @classmethod
     def of(cls, header: dict[str, Any]) -> PageRun:
-        """From a ``run`` line."""
         settings = header.get("settings")
         marked = header.get("page_parts")
         parts = 2 if marked == WHOLE_PAGE_PARTS else 1 if marked is True else 0

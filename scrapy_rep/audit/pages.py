@@ -1,39 +1,33 @@
 """A fetched page's record decided again from what the page said (pure).
 
-The crawl writes, in a fetched page's ``url`` record, the statements the table of signals
-read from it and the crawler names they were read for (its ``page`` part:
-:func:`scrapy_rep.audit.pagepart.page_part`; a part too long for one line is a snapshot of
-its own). ``audit verify`` decides the page again with the crawl's own decision
+A fetched page's ``url`` record keeps the statements the table of signals read from it and
+the crawler names they were read for (its ``page`` part:
+:func:`scrapy_rep.audit.pagepart.page_part`; one too long for its line is a snapshot).
+``audit verify`` decides the page again with the crawl's own decision
 (:func:`scrapy_rep.verdict.page.decide_page`), on what the origin's documents said before
 the fetch (re-derived from their snapshots by :mod:`scrapy_rep.audit.rederive`), under the
-run's settings and at the time the crawl decided it (its part's ``decided``, written when
-the verdict depends on the time; else the record's time), and holds every field of the
-record that the decision gives against it:
+run's settings and at the time the crawl decided it (its part's ``decided``, else the
+record's time), and holds against it every field of the record the decision gives:
 
-- ``page.names``: the names the request was held to (the record's ``robots`` agents),
-  then the run's ``REP_DIRECTIVE_TOKENS``;
+- ``page.names``: :func:`read_for`;
 - ``usage``: the whole usage decision (every signal with its answers, source and
   conditions, the answer per purpose and the deciding signal), not only its sources;
-- ``items_kept``, ``item_reason`` and ``item_why``: a page whose verdict refuses its items
-  (``noindex`` or a passed ``unavailable_after`` under ``REP_NOINDEX_ACTION = "drop"``, a
-  "no" for a purpose of the run under ``REP_PURPOSE_ACTION = "drop"``) kept none, let none
-  through that a later component did not keep (``items_not_kept``), and its items were
-  dropped for that reason with that sentence; a page whose verdict refuses
-  nothing dropped none, unless a page its callback fetched itself (its part's
-  ``fetched``, decided again the same way) refused them, with that page's reason and
-  sentence. Each page it fetched has its own record before it in the run, whose page part
-  says what its sub-part says.
-- ``decided``: not before the run started nor the request was sent, not after the record.
-- ``cached`` (a page Scrapy's HTTP cache replayed: when it was really fetched): a time, not
-  after the request was sent, the page was decided or the record was written. A replayed
-  page is decided at ``decided``, the time of the replay: an ``unavailable_after`` that
-  passed between the fetch and the replay refuses it (docs/decisions.md, 'A replayed page
+- ``items_kept``, ``items_not_kept``, ``item_reason`` and ``item_why``: a page whose
+  verdict refuses its items (``noindex`` or a passed ``unavailable_after`` under
+  ``REP_NOINDEX_ACTION = "drop"``, a "no" for a purpose of the run under
+  ``REP_PURPOSE_ACTION = "drop"``) let none through, and dropped them for that reason
+  with that sentence; a page whose verdict refuses nothing dropped none, unless a page
+  its callback fetched itself (its part's ``fetched``, decided again the same way, with
+  its own record before it in the run) refused them, with that page's reason and sentence;
+- ``decided``: not before the run started nor the request was sent, not after the record;
+- ``cached`` (a page Scrapy's HTTP cache replayed: when it was really fetched): not after
+  the request was sent, the page was decided or the record was written. A replayed page
+  is decided at ``decided``, the time of the replay (docs/decisions.md, 'A replayed page
   is decided when it is replayed').
 
-The records of runs that wrote no ``page`` part (their header has no ``page_parts``) are
+The records of runs that wrote no ``page`` part (no ``page_parts`` in their header) are
 taken as recorded; in a run that wrote them, a page's record without one has lost it, and
-a part that says ``omitted`` (older runs kept only that past 16,384 characters) is one only
-a run from before whole parts may have (``page_parts: 2``: never omitted).
+only a run from before whole parts (``page_parts: 2``) may have a part ``omitted``.
 """
 
 from __future__ import annotations

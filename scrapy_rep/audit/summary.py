@@ -175,7 +175,6 @@ class Summary:
         self.by_said.setdefault(file_refused(file), Tally()).add(download)
 
     def purposes_of(self, record: FateRecord) -> list[str]:
-        """The purposes of the run of ``record``."""
         return self._purposes.get(record.run, ["search"])
 
     def _url(self, record: FateRecord) -> None:
@@ -212,7 +211,6 @@ def _not_followed(end: dict[str, Any]) -> int:
 
 
 def summary_text(summary: Summary) -> list[str]:
-    """The ``audit summary`` output."""
     total = summary.total
     fates = ", ".join(f"{n} {fate}" for fate, n in sorted(summary.fates.items()))
     not_followed = sum(_not_followed(end) for end in summary.ends)

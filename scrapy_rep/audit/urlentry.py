@@ -1,13 +1,10 @@
 """One requested URL's entry, from its decision to its fate, and its ``url`` line both ways
 (docs/audit-trail.md, "url records"). Pure: values only.
 
-:class:`UrlEntry` is what the crawl knows of one request until its fate is final (its
-attempts, status, holds, the document versions that decided it, how it was sent), with
-named fields; :meth:`UrlEntry.line` is the ``url`` record written when the fate is known,
-and :meth:`UrlEntry.from_line` reads one back (an earlier version's too), so that the
-crawl that writes a record and every reader of it hold the same fields. A paused crawl
-keeps its open entries in ``JOBDIR`` as :meth:`UrlEntry.state` (by name, versioned);
-:meth:`UrlEntry.from_state` also reads the positional lists the versions before wrote.
+:class:`UrlEntry` is what the crawl knows of one request until its fate is final;
+:meth:`UrlEntry.line` writes its ``url`` record and :meth:`UrlEntry.from_line` reads one
+back, so that the crawl that writes a record and every reader of it hold the same fields.
+A paused crawl keeps its open entries in ``JOBDIR`` (:meth:`UrlEntry.state`).
 """
 
 from __future__ import annotations
@@ -65,7 +62,6 @@ class RobotsPart(NamedTuple):
     also: str | None = None
 
     def part(self) -> dict[str, Any]:
-        """The record's ``robots`` part."""
         return robots_part(*self)
 
     @classmethod
