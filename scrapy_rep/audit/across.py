@@ -40,10 +40,11 @@ def across(
     in one worker's trail and the request was finished in another's (an event). Each
     problem and event goes to ``sink`` with the trail it is in (the later record's); the
     counts of problems and events. A record of a request downloaded without the
-    scheduler (``unscheduled``) is not compared when it is accounted for (named by a
-    page's ``fetched`` part or by a ``file`` line of its run) or has no output of its
-    own (no callback of the crawl ran for it); any other is. Keeps the requests' final
-    records in memory (one small tuple each)."""
+    scheduler (``unscheduled``: a media pipeline's file, a callback's ``download_async``;
+    no shared dupefilter let it through, so another worker's record of its URL is another
+    request) is not compared when it is accounted for (named by a page's ``fetched`` part
+    or by a ``file`` line of its run) or has no output of its own (no callback of the
+    crawl ran for it); any other is. Keeps the requests' final records in memory."""
     finals, ended = _finals(paths)
     problems = events = 0
     names = [Path(path).name for path in paths]
@@ -90,12 +91,7 @@ def _finals(
                         accounted.add((number, run, text(sub.get("url"))))
                 if not record.get("unscheduled"):
                     finals.setdefault(key, []).append(final)
-                elif _has_output(record):
-                    # a request the engine downloaded without the scheduler (a media
-                    # pipeline's file, a callback's ``download_async``): no shared
-                    # dupefilter let it through, so another worker's record of its URL is
-                    # another request; but no callback of the crawl ran for it, and it is
-                    # named by what fetched it, else it is compared as any record
+                elif _has_output(record):  # compared unless what fetched it names it
                     unscheduled.append((key, url, final))
     for key, url, final in unscheduled:
         if (final.trail, final.run, url) not in accounted:

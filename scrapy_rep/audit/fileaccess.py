@@ -1,8 +1,6 @@
-"""Whether a file may be used for a trail (pure, standard library only): an existing
-file is one only if its first line is a trail's (:func:`check_is_trail`: an items feed
-or another collection is refused, not appended to), and an output path must be one that
-can be written or created before the crawl starts. :mod:`scrapy_rep.audit.file` writes
-the trail, one writer at a time.
+"""Whether a file may be used for a trail (pure, standard library only): an existing one
+only if it is a trail (:func:`check_is_trail`), an output path only if it can be written
+or created before the crawl starts. :mod:`scrapy_rep.audit.file` writes the trail.
 
 A file written under a temporary name and renamed over its path when whole (a recheck's
 outputs and manifest, a trail's snapshots, a crawl's state in ``JOBDIR``) is made new

@@ -133,10 +133,7 @@ def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iter
     with its header; JSON Lines)."""
     columns = ("trail", *COLUMNS) if several else COLUMNS
     if form == "csv":
-        buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
-        writer.writerow(columns)
-        yield buffer.getvalue().rstrip("\n")
+        yield _csv_line(columns)
     count = 0
     for entry in found:
         count += 1
@@ -144,9 +141,7 @@ def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iter
             shown = {name: entry[name] for name in columns if name != "shard" or entry[name]}
             yield json.dumps(shown, ensure_ascii=True)
         elif form == "csv":
-            buffer = io.StringIO()
-            csv.writer(buffer, lineterminator="\n").writerow(entry[name] for name in columns)
-            yield buffer.getvalue().rstrip("\n")
+            yield _csv_line(entry[name] for name in columns)
         else:
             where = (
                 f"{entry['trail']}, line {entry['line']}" if several else f"line {entry['line']}"
@@ -157,6 +152,12 @@ def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iter
             yield f"{where}: {entry['url']} {said}: {entry['why']}"
     if form == "text":
         yield f"{count} record(s)"
+
+
+def _csv_line(values: Iterable[Any]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(values)
+    return buffer.getvalue().rstrip("\n")
 
 
 def _where(line: int | str, shard: str) -> str:

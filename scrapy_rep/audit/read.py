@@ -107,15 +107,13 @@ class Trail:
     def __init__(self, path: str | Path, also: Sequence[str | Path] = ()) -> None:
         """``also``: other trails read with this one (several workers' trails): a
         snapshot missing from this trail's folder is looked for in theirs too."""
-        self.path = Path(path)
-        self.compressed = self.path.name.endswith(".gz")
+        path = self.path = Path(path)
+        self.compressed = path.name.endswith(".gz")
         self.chain = ChainState()
-        others = [snapshot_dir(Path(other)) for other in also if Path(other) != self.path]
-        self.snapshots = SnapshotStore(snapshot_dir(self.path), others=others)
-        if not self.path.exists():
-            raise TrailError(f"{self.path}: no such file")
-        if not self.path.is_file():
-            raise TrailError(f"{self.path}: not a file")
+        others = [snapshot_dir(Path(other)) for other in also if Path(other) != path]
+        self.snapshots = SnapshotStore(snapshot_dir(path), others=others)
+        if not path.is_file():
+            raise TrailError(f"{path}: {'not a file' if path.exists() else 'no such file'}")
 
     def lines(self) -> Iterator[Line]:
         """Every line, each with the problem of its chain link (if any). Raises

@@ -36,9 +36,7 @@ def decider(usage: Any, purpose: str) -> dict[str, Any] | None:
 def named(signal: dict[str, Any]) -> str:
     """What a deciding signal's site said (its ``source``: ``header Content-Usage:
     train-ai=n``), else its vocabulary (a record without its source)."""
-    if signal.get("source"):
-        return str(signal["source"])
-    return str(signal.get("vocabulary"))
+    return str(signal.get("source") or signal.get("vocabulary"))
 
 
 def denied_purposes(usage: Any, purposes: tuple[str, ...]) -> list[str]:

@@ -1,8 +1,8 @@
 """Re-deriving a trail's decisions from its snapshots with today's engine (pure).
 
-For each ``url`` line (schemas 1 and 2, ``docs/audit-trail.md``), :class:`Rederiver` parses the
-robots.txt snapshot that decided it with the run's ``profile`` and asks the engine again
-(:func:`scrapy_rep.robotstxt.parse_robotstxt`):
+For each ``url`` line (schemas 1 and 2, ``docs/audit-trail.md``), :class:`Rederiver`
+parses the robots.txt snapshot that decided it with the run's ``profile`` and asks the
+engine again (:func:`scrapy_rep.robotstxt.parse_robotstxt`):
 
 - a page recorded ``fetched``, ``redirected`` or ``failed`` must be allowed for the
   agent recorded and for every agent the run checked (``agents``);
@@ -136,11 +136,8 @@ class Rederiver(Documents):
         rules, effect, problem = self.robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"], None
-        # Held against the crawl's own verdict (:func:`scrapy_rep.verdict.decide`) on its
-        # snapshots: robots.txt, tdmrep.json and the RSL licenses it names, for every name
-        # it was held to (the declared one first; none: ``agent``); with ``also``, the
-        # URL's own origin's robots.txt, when the request was sent with a ``Host``
-        # addressing ``origin`` and decided by both (its verdict is both's).
+        # Held against the crawl's own verdict on its snapshots (requestcheck's decided), for
+        # every name it was held to (the declared one first; none: ``agent``).
         held = names if len(names) > 1 else ()
         agent = held[0] if held else agent
         signals = recorded_signals(record)

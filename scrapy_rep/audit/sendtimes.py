@@ -19,11 +19,9 @@ from scrapy_rep.verdict import Override
 def sent_after_expiry(record: dict[str, Any], overrides: Sequence[Override] = ()) -> list[str]:
     """A request sent after what its verdict rests on stopped holding: its ``sent_at``
     past its ``expires`` (the freshness of the document versions it was decided with, or
-    an override's expiry), or past the expiry of the override it went past, whatever
-    ``expires`` says. That expiry is read as a value, never from the words of
-    ``overridden`` (:func:`override_end`). Times are read to the millisecond written: one
-    in the same millisecond as its expiry is not said to be after it. ``overrides``: the
-    run's ``REP_OVERRIDES``."""
+    an override's expiry), or past the expiry of the override it went past
+    (:func:`override_end`), whatever ``expires`` says. Times are read to the millisecond
+    written: one in the same millisecond as its expiry is not after it."""
     sent = _instant(text(record.get("sent_at")))
     if sent is None:
         return []
@@ -83,8 +81,7 @@ def when_sent(
 def _expires_bound(
     record: dict[str, Any], sent: float, when: str, longest_use: float | None
 ) -> list[str]:
-    """A record's ``expires`` no later than ``longest_use`` after ``sent`` (when the
-    request was sent, or at the latest, with no ``sent_at``, its record's ``time``)."""
+    """A record's ``expires`` no later than ``longest_use`` after ``sent``."""
     expires = text(record.get("expires"))
     until = _instant(expires)
     if until is not None and longest_use is not None and until > sent + longest_use + 0.001:
