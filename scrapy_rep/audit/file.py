@@ -71,10 +71,8 @@ def snapshot_dir(path: Path) -> Path:
 
 def check_trail(path: Path) -> None:
     """Raise :class:`TrailFileError` unless a run can chain on the file at ``path`` (if it
-    exists): no other crawl is writing it (:func:`check_unlocked`), it is a trail
-    (:func:`check_is_trail`), and it does not end with a cut line
-    (:func:`last_line_hash`). The one check of the crawl's start, of ``recheck
-    --trail`` and of :class:`TrailFile`, in that order."""
+    exists): the one check of the crawl's start, of ``recheck --trail`` and of
+    :class:`TrailFile`."""
     check_unlocked(path)
     check_is_trail(path)
     last_line_hash(path)

@@ -18,9 +18,8 @@ runs are what it cannot account for, and ``verify`` keeps reporting them as prob
 A repair that follows no run left open (junk after whole runs, the cut first line of a
 run) accounts for no line of a run: ``verify`` reports the repair itself.
 
-Refused, the file left as it was, byte for byte: a file that is not a trail (no whole
-line, or a first or last whole line that is not a trail line), a ``.gz`` trail damaged
-inside rather than cut at its end (whole members after the damage), a locked trail.
+Refused (:func:`repair`), the file left as it was, byte for byte: a file that is not a
+trail, a ``.gz`` trail damaged inside rather than cut at its end, a locked trail.
 """
 
 from __future__ import annotations

@@ -86,11 +86,9 @@ class RunChecks(Findings):
         """The run whose record ``line`` is, to be checked (``None``: none, or a line of
         the runs themselves: a run, repair or unreadable line, or one after its run's end)."""
         record, kind = line.record, line.type
-        if record is None:
-            self.previous = ("", None)
-            return None
-        if kind == "repair":
-            self._repair(line.number, record)
+        if record is None or kind == "repair":
+            if record is not None:  # a repair line (it reads the line before: previous)
+                self._repair(line.number, record)
             self.previous = (kind, None)
             return None
         run_id = str(record.get("run", ""))

@@ -168,11 +168,9 @@ class Summary:
         if file.word not in FILE_REFUSED:
             return
         self.files[key] = file
-        if said is None:
-            return
-        download = _DOWNLOAD  # all its record counts (no items: no page pass)
-        self.by_said[said].add(download, -1)
-        self.by_said.setdefault(file_refused(file), Tally()).add(download)
+        if said is not None:  # all its record counts (no items: no page pass): _DOWNLOAD's
+            self.by_said[said].add(_DOWNLOAD, -1)
+            self.by_said.setdefault(file_refused(file), Tally()).add(_DOWNLOAD)
 
     def purposes_of(self, record: FateRecord) -> list[str]:
         return self._purposes.get(record.run, ["search"])

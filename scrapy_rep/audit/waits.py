@@ -1,10 +1,7 @@
-"""The waits of the requests held for their origins' documents, as the URL ledger keeps
-them (``request_held``, ``request_released``; the end-of-crawl report's lines of an
-origin, and of a URL held while its robots.txt was unreachable): per origin, how many
-requests waited and how many waits in all, and how many were held while its documents
-could not be had; per URL, the most failed robots.txt downloads a request of it was held
-through. A request held before it was decided has no entry yet (a media pipeline's
-file): its waits are counted all the same."""
+"""The waits of the requests held for their origins' documents (``request_held``,
+``request_released``), per origin and per URL, as the URL ledger keeps them for the
+end-of-crawl report. A request held before it was decided has no entry yet (a media
+pipeline's file): its waits are counted all the same."""
 
 from __future__ import annotations
 
