@@ -19,13 +19,8 @@ from scrapy_rep.usage.purpose import PURPOSES
 def summary_markdown(export: Export, name: str = "") -> list[str]:
     """A short Markdown summary that a model card can cite."""
     header = export.header
-    counts: dict[str, Counter[str]] = {p: Counter() for p in PURPOSES}
-    conditions: Counter[str] = Counter()
-    for asset in export.assets:
-        for purpose in PURPOSES:
-            counts[purpose][asset["preferences"][purpose]] += 1
-        for condition in asset["conditions"]:
-            conditions[condition] += 1
+    counts = {p: Counter(asset["preferences"][p] for asset in export.assets) for p in PURPOSES}
+    conditions = Counter(c for asset in export.assets for c in asset["conditions"])
     assets = header["assets"]
     lines = [
         "## AI-usage preferences of the crawled data",
@@ -44,21 +39,16 @@ def summary_markdown(export: Export, name: str = "") -> list[str]:
         "| category | allowed | disallowed | unknown |",
         "|---|---|---|---|",
     ]
-    for purpose in PURPOSES:
-        lines.append(
-            f"| {purpose} | " + " | ".join(str(counts[purpose][a]) for a in ANSWERS) + " |"
-        )
+    lines += [f"| {p} | " + " | ".join(str(counts[p][a]) for a in ANSWERS) + " |" for p in PURPOSES]
     lines.append("")
     overridden = Counter(a["overridden"] for a in export.assets if a.get("overridden"))
     if overridden:
-        lines.append("Fetched although robots.txt disallowed them, under an authorized "
-                     "override (REP_OVERRIDES): " + ", ".join(
-            f"{n} page(s) by {said}" for said, n in sorted(overridden.items())) + ".")  # fmt: skip
-        lines.append("")
+        lines += ["Fetched although robots.txt disallowed them, under an authorized "
+                  "override (REP_OVERRIDES): " + ", ".join(
+            f"{n} page(s) by {by}" for by, n in sorted(overridden.items())) + ".", ""]  # fmt: skip
     if conditions:
-        lines.append("Conditions on use: " + ", ".join(
-            f"`{c}` ({n} asset(s))" for c, n in sorted(conditions.items())) + ".")  # fmt: skip
-        lines.append("")
+        lines += ["Conditions on use: " + ", ".join(
+            f"`{c}` ({n} asset(s))" for c, n in sorted(conditions.items())) + ".", ""]  # fmt: skip
     lines.append("\"unknown\": no signal spoke about the category. Check the export against "
                  "its trail: `python -m scrapy_rep audit verify TRAIL --export FILE`.")  # fmt: skip
     return lines
