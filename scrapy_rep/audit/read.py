@@ -77,8 +77,7 @@ class Line:
 
     @staticmethod
     def type_of(record: dict[str, Any]) -> str:
-        kind = record.get("type")
-        return kind if isinstance(kind, str) else ""
+        return text(record.get("type"))
 
 
 @dataclass

@@ -79,22 +79,20 @@ class Rederiver(Documents):
         signals: list[UsageSignal] = []
         done: set[str] = set()
         for entry in recorded_signals(record):
-            if not page_license(entry, named):
-                continue
             license_url = license_url_of(text(entry.get("source")))
             snapshot = text(entry.get("snapshot"))
-            if not snapshot:
+            if not page_license(entry, named) or (snapshot and license_url in done):
+                continue
+            document = None
+            if snapshot:
+                done.add(license_url)
+                document = self.store.parsed(snapshot, "rsl", parse_rsl)
+            if document is None:  # none read, or unreadable: reported by the request's check
                 signals.append(recorded_signal(entry))
-                continue
-            if license_url in done:
-                continue
-            done.add(license_url)
-            document = self.store.parsed(snapshot, "rsl", parse_rsl)
-            if document is None:  # reported by the request's own check
-                signals.append(recorded_signal(entry))
-                continue
-            owned = owned_licenses(run.rsl_licenses)
-            signals.extend(rsl_signals(document, url, owned, license_url))
+            else:
+                signals.extend(
+                    rsl_signals(document, url, owned_licenses(run.rsl_licenses), license_url)
+                )
         return tuple(signals)
 
     def _named_licenses(self, sha: str, record: dict[str, Any], run: RunContext) -> tuple[str, ...]:

@@ -47,13 +47,12 @@ class RunContext:
     def of(cls, header: dict[str, Any]) -> RunContext:
         """From a ``run`` line; anything missing or odd keeps its default."""
         settings = mapping(header.get("settings"))
-        agents = header.get("agents")
         purposes = [p for p in items(header.get("purposes")) if text(p) in PURPOSES]
         profile = text(header.get("profile")) or text(settings.get("REP_PROFILE")) or "google"
         return cls(
             run=str(header.get("run", "")),
             profile=profile if profile in PROFILES else "google",
-            agents=tuple(str(a) for a in agents) if isinstance(agents, list) else (),
+            agents=tuple(str(a) for a in items(header.get("agents"))),
             purposes=tuple(purposes) or ("search",),
             unknown=str(settings.get("REP_PURPOSE_UNKNOWN") or "allow"),
             unreachable_action=str(settings.get("REP_UNREACHABLE_ACTION") or "drop"),
