@@ -86,11 +86,8 @@ def table(
         + ([str(extra.get(name, 0))] if extra is not None else [])
         for name, tally in sorted(rows.items(), key=lambda item: (-item[1].row()[0], item[0]))
     ]
-    widths = [max(len(row[i]) for row in [heads, *body]) for i in range(len(heads))]
-    lines = []
-    for row in [heads, *body]:
-        cells = [row[0].ljust(widths[0])] + [
-            c.rjust(w) for c, w in zip(row[1:], widths[1:], strict=True)
-        ]
-        lines.append("  ".join(cells).rstrip())
-    return lines
+    widths = [max(map(len, column)) for column in zip(heads, *body, strict=True)]
+    return [
+        "  ".join([row[0].ljust(widths[0]), *map(str.rjust, row[1:], widths[1:])]).rstrip()
+        for row in [heads, *body]
+    ]
