@@ -204,7 +204,6 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
         return _error(f"cannot write {options.html}: {error.strerror or error}")
     verdict = "clean" if result.clean else f"{result.problems} problem(s)"
     items = f", {summary.items.items} item(s)" if summary.items.items else ""
-    write_lines(
-        [f"{options.html}: {summary.total.requests} record(s){items}, verify: {verdict}"], out
-    )
+    said = f"{options.html}: {summary.total.requests} record(s){items}, verify: {verdict}"
+    write_lines([said], out)
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES

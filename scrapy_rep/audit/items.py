@@ -100,9 +100,8 @@ def _page_differences(
     found = names_differences(part, names)  # decided for the names it was held to
     statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
     facts = PageFacts(text(record.get("url")), names, before or NOTHING_BEFORE)
-    verdict = decide_page(
-        facts, statements, rules, time_of(part.get("decided") or record.get("time"))
-    )
+    decided = time_of(part.get("decided") or record.get("time"))
+    verdict = decide_page(facts, statements, rules, decided)
     index = verdict.index if verdict.index is not None and run.page.noindex_drops else None
     refusal = index or verdict.purpose
     if status == "kept" and refusal is not None:

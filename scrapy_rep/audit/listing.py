@@ -143,9 +143,8 @@ def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iter
         elif form == "csv":
             yield _csv_line(entry[name] for name in columns)
         else:
-            where = (
-                f"{entry['trail']}, line {entry['line']}" if several else f"line {entry['line']}"
-            )
+            where = f"line {entry['line']}"
+            where = f"{entry['trail']}, {where}" if several else where
             said = f"{entry['fate']} ({entry['reason']})" if entry["reason"] else entry["fate"]
             if entry["record"] == "item":
                 said = f"item{_where(entry['dataset_line'], entry['shard'])} {said}"

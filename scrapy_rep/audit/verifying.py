@@ -59,9 +59,8 @@ def verify_one(
 
 def _verdict(problems: int, events: int) -> str:
     """``clean`` or ``3 problem(s)``, and ``, 2 event(s)`` when there were events."""
-    return ("clean" if not problems else f"{problems} problem(s)") + (
-        f", {events} event(s)" if events else ""
-    )
+    said = "clean" if not problems else f"{problems} problem(s)"
+    return said + (f", {events} event(s)" if events else "")
 
 
 def _counted(path: str, result: Verification) -> str:
@@ -102,13 +101,9 @@ def verify_json(path: str, out: TextIO, heads: list[str], export: str | None = N
         result.problems += check_export(path, export, lambda u, w: sink(Finding(0, u, w)))
     start()
     names = ("clean", "problems", "lines", "runs", "records", "snapshots", "head")
-    tail = json.dumps(
-        {
-            **{name: getattr(result, name) for name in names},
-            "events": [{"line": e.line, "what": e.what} for e in result.events],
-        }
-    )
-    out.write(f"], {tail[1:]}\n")
+    tail: dict[str, object] = {name: getattr(result, name) for name in names}
+    tail["events"] = [{"line": e.line, "what": e.what} for e in result.events]
+    out.write(f"], {json.dumps(tail)[1:]}\n")
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
 
 
