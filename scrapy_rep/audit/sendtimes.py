@@ -50,9 +50,8 @@ def when_sent(
 ) -> list[str]:  # fmt: skip
     """What bounds a record's ``sent_at`` and ``expires`` (docs/audit-trail.md, ``audit
     verify``): ``sent_at`` not before its crawl started (``start``, the first run's
-    header ``time``) nor after its record was written (``time``); a request sent past
-    robots.txt by an override, recorded after that override ended, with no ``sent_at``,
-    cannot be checked (a page Scrapy's HTTP cache replayed was not sent); and
+    header ``time``) nor after its record was written (``time``), or, without one, not
+    after an override it went past ended (:func:`_not_sent_past_override`); and
     ``expires`` no later than the crawl could write it: the freshness of a document
     version fetched no later than the request was sent, at most ``REP_CACHE_MAX_TTL``,
     then its use while stale, at most ``REP_CACHE_STALE_MAX`` (``longest_use``: their
