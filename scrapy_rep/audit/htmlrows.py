@@ -61,7 +61,6 @@ def row_html(
     its download, :meth:`Summary.file_of`)."""
     robots = record.entry.robots
     rule = (robots.rule if robots.line is not None else robots.why) if robots else ""
-    run = record.run
     shown = state(record, file)
     colour = _STATE_CLASS.get(shown, "other")
     asked = ", ".join(p + (" (denied)" if record.denied(p) else "") for p in purposes)
@@ -69,7 +68,7 @@ def row_html(
     tds = [
         f"<td>{html_text(number)}</td>",
         f'<td class="time">{html_text(record.time)}</td>',
-        f'<td class="run" title="{html_text(run)}">{html_text(run[:8])}</td>',
+        f'<td class="run" title="{html_text(record.run)}">{html_text(record.run[:8])}</td>',
         f"<td>{html_text(asked)}</td>",
         f'<td class="url">{url_html(record.entry.url)}</td>',
         # the fate cell shows the record's ``why`` on hover
