@@ -127,9 +127,7 @@ def _header(
     rechecked: Counter[str],
     repairs: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """The export's header: the trail read (its head hash, lines), its runs and their
-    purposes, the time span (``from``, ``to``), the assets counted by kind, a recheck's
-    items by status and the repairs that cut the trail."""
+    """The export's header; a recheck's items and repairs only when there were any."""
     first, last = span
     kinds = Counter(asset["asset"] for asset in assets.values())
     header: dict[str, Any] = {
