@@ -4,28 +4,20 @@ and 'Signals'); no other module sends ``request_refused`` or ``item_refused`` or
 refusal's stats (``tests/project/test_architecture.py``).
 
 A refusal is a :class:`scrapy_rep.verdict.Refused` and what it refuses (its
-:class:`scrapy_rep.verdict.signals.Action`):
-
-- **fetch**: a request, before its download (:mod:`scrapy_rep.crawl.requests.perform`,
-  which also keeps the trail's record of the versions it was decided with and raises
-  ``IgnoreRequest``);
-- **follow**: a request a page yielded (nofollow, ``rel="nofollow"``, an image of a
-  ``noimageai`` page: :mod:`scrapy_rep.crawl.page.linkgate`, :mod:`scrapy_rep.crawl.page.images`);
-- **keep**: an item of a page (noindex, ``unavailable_after``, the crawl's purpose:
-  :mod:`scrapy_rep.crawl.page.itemgate`).
-
-A request may also be dropped without a verdict (:func:`drop_request`): the spider closed
-while it was held or waited for a document, or it could not be kept in ``JOBDIR`` or put
-back into the shared queue (:mod:`scrapy_rep.crawl.documents.documents`,
-:mod:`scrapy_rep.crawl.documents.holding`); one that cannot even be read back is only
-counted (:func:`count_unread`). Whoever dropped it says what failed (a WARNING); the
-refusal itself is performed here.
+:class:`scrapy_rep.verdict.signals.Action`): **fetch**, a request before its download
+(:mod:`scrapy_rep.crawl.requests.perform`, which raises ``IgnoreRequest``); **follow**, a
+request a page yielded (:mod:`scrapy_rep.crawl.page.linkgate`,
+:mod:`scrapy_rep.crawl.page.images`); **keep**, an item of a page
+(:mod:`scrapy_rep.crawl.page.itemgate`). A request may also be dropped without a verdict
+(:func:`drop_request`: the spider closed while it was held or waited for a document, or it
+could not be kept in ``JOBDIR`` or put back into the shared queue); one that cannot even
+be read back is only counted (:func:`count_unread`). Whoever dropped it says what failed.
 
 Every refused or dropped request is counted in ``rep/requests/dropped/<reason>`` and
 every refused item in ``rep/items/dropped/<reason>``, with the detailed stats of
-:data:`DETAIL_STATS` (what each row of :data:`scrapy_rep.verdict.fates.REASONS` names);
-one DEBUG line; then ``request_refused`` or ``item_refused`` with the verdict (``None``
-for a request dropped without one), which the audit trail and the report read.
+:data:`DETAIL_STATS`; one DEBUG line; then ``request_refused`` or ``item_refused`` with
+the verdict (``None`` for a request dropped without one), which the audit trail and the
+report read.
 """
 
 from __future__ import annotations
@@ -70,11 +62,9 @@ DETAIL_STATS: Final[dict[tuple[Action, Reason], tuple[str, ...]]] = {
 
 
 class Refusal(IgnoreRequest):
-    """The ``IgnoreRequest`` of a request refused before its download: its refusal has
-    said its fate already (``request_refused``), so the readers of a download's final
-    failure (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`) do not count it again.
-    It carries what its refusal said (its message, and its ``verdict`` when one refused
-    it), for whoever awaited the download (a media pipeline lists its file refused)."""
+    """The ``IgnoreRequest`` of a request refused before its download (its fate said
+    already by ``request_refused``), with its message and its ``verdict`` (when one refused
+    it) for whoever awaited the download (a media pipeline lists its file refused)."""
 
     def __init__(self, message: str, verdict: Refused | None = None) -> None:
         super().__init__(message)
@@ -127,12 +117,9 @@ def refuse_request(
 
 
 def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, message: str) -> None:
-    """``request`` is dropped without a verdict, ``why`` (the spider closed while it was
-    held or waited; it could not be kept in ``JOBDIR`` or put back into the shared queue):
-    counted under its word, logged at DEBUG with ``message`` and sent as
-    ``request_refused`` with no verdict, under the reason it is signalled as (a
-    :class:`~scrapy_rep.verdict.fates.Dropped` word's is in
-    :data:`~scrapy_rep.verdict.fates.SIGNALLED_AS`)."""
+    """``request`` is dropped without a verdict, ``why``: counted under its word, logged at
+    DEBUG with ``message`` and sent as ``request_refused`` with no verdict, under the
+    reason it is signalled as (:data:`~scrapy_rep.verdict.fates.SIGNALLED_AS`)."""
     inc_each(crawler.stats, _stats_of(Action.FETCH, why, None))
     reason = why if isinstance(why, Reason) else SIGNALLED_AS[why]
     rep_signals.send_refused(crawler, logger, request, reason, message)
@@ -161,8 +148,7 @@ def scheduled_again(crawler: Crawler, engine: Any, request: Request, when: str) 
 
 def count_unread(crawler: Crawler, why: Reason | Dropped, count: int = 1) -> None:
     """``count`` requests dropped, ``why``, that cannot be read back to be named (from
-    ``JOBDIR`` at a resume, from a disk queue at the close): counted under their word only;
-    no request to log or signal (whoever lost them says so, with a WARNING or an ERROR)."""
+    ``JOBDIR`` at a resume, from a disk queue at the close): counted under their word only."""
     if count > 0:
         for name in _stats_of(Action.FETCH, why, None):
             inc(crawler.stats, name, count)
@@ -176,10 +162,9 @@ def refuse_item(
     ledger: PageLedger | None = None,
     said_by: str = "",
 ) -> None:
-    """An item of the page ``response`` is refused: counted, written in the page's
-    ``ledger`` (when one is kept), logged at DEBUG and sent as ``item_refused`` with its
-    ``verdict``. ``said_by``: the URL of the page whose "no" it is, when not the item's
-    page (a page its callback fetched itself); the log line and the signal name it."""
+    """An item of the page ``response`` is refused: as :func:`refuse_request`, sent as
+    ``item_refused``. ``said_by``: the URL of the page whose "no" it is, when not the
+    item's page (a page its callback fetched itself); the log line and the signal name it."""
     inc_each(crawler.stats, refusal_stats(Action.KEEP, verdict))
     if ledger is not None:
         ledger.item_refused(verdict)

@@ -1,17 +1,14 @@
 """What the page pass knows of each response, read once (SPEC §6, purpose notes §9).
 
-:class:`PageState` reads a response's directives (robots meta, ``X-Robots-Tag``), its
-usage decision for the crawl's purposes (the origin's signals, the page's own and its
-RSL licenses) and whether its output passes every gate untouched, each once per
-response object and never from ``response.meta`` (spiders copy a page's meta into the
-requests they yield). Reading never fails a page: a bug or a broken page counts as
-having nothing to say, logged once and counted in ``rep/directives/errors``. One per crawl
-(:meth:`PageState.of`), shared by
-:class:`scrapy_rep.crawl.page.downloadermiddlewares.PageVerdictMiddleware`, which reads each
-page as it arrives (whichever way the response then goes: callback, errback, or an
-``engine.download_async`` call), and by
-:class:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware` and its gates
-(:mod:`scrapy_rep.crawl.page.itemgate`, :mod:`scrapy_rep.crawl.page.linkgate`).
+:class:`PageState` (one per crawl) reads a response's directives (robots meta,
+``X-Robots-Tag``), its usage decision for the crawl's purposes (the origin's signals, the
+page's own and its RSL licenses) and whether its output passes every gate untouched, once
+per response object and never from ``response.meta`` (spiders copy a page's meta into the
+requests they yield). Reading never fails a page: a bug or a broken page counts as having
+nothing to say, logged and counted in ``rep/directives/errors``. Shared by
+:class:`~scrapy_rep.crawl.page.downloadermiddlewares.PageVerdictMiddleware` (each page as it
+arrives, whichever way its response then goes) and
+:class:`~scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware` with its gates.
 """
 
 from __future__ import annotations
@@ -64,7 +61,6 @@ if TYPE_CHECKING:
 #: The page pass's one logger, under the name it has always had (users filter on it).
 logger = logging.getLogger(__name__)
 
-
 #: Sets of crawler names whose tokens are remembered (a rotator's few).
 _MAX_NAME_SETS: Final = 256
 
@@ -72,11 +68,10 @@ _MAX_NAME_SETS: Final = 256
 _STATES: PerCrawler[PageState] = PerCrawler("page_state")
 
 #: The response whose spider output is being produced in this context, in a box of one
-#: (``[None]``: none, or no longer): set by the spider middleware before the callback
-#: runs and around each step of its output, so that a page the callback fetches itself
-#: is tied to it (:meth:`PageState.fetching`). A box, not the response itself: a
-#: context copied from this one (a task the callback starts) sees it emptied when the
-#: callback's turn is over.
+#: (``[None]``: none, or no longer), set by the spider middleware before the callback and
+#: around each step of its output: a page the callback fetches itself is tied to it
+#: (:meth:`PageState.fetching`). A box, so that a context copied from this one (a task the
+#: callback starts) sees it emptied when the callback's turn is over.
 PRODUCING: ContextVar[list[Response | None] | None] = ContextVar(
     "scrapy_rep_producing", default=None
 )
@@ -90,12 +85,11 @@ class InputMark(list["Response | None"]):
 
 def _outside_any_task() -> bool:
     """Whether this runs on an asyncio loop outside any task: a call the loop makes itself
-    (a Twisted reactor's timed call or I/O), never a callback's code, which Scrapy runs in a
-    task there. The loop makes it in the context it copied when it was scheduled, which may
-    be a page's: Twisted's asyncio reactor makes every timed call in the context of the code
-    that set its one timer last (on Scrapy 2.13 often a page's scrape between its input pass
-    and its output: a media pipeline's file for another page's item seemed that page's
-    fetch). No loop running (another reactor): nothing copies a context so, ``False``."""
+    (a reactor's timed call or I/O), never a callback's code (Scrapy runs that in a task),
+    in the context copied when it was scheduled, which may be a page's: Twisted's asyncio
+    reactor makes every timed call in the context of whoever set its one timer last (on
+    Scrapy 2.13 often a page's, between its input pass and its output: a media pipeline's
+    file for another page's item seemed that page's fetch). No loop running: ``False``."""
     try:
         return asyncio.current_task() is None
     except RuntimeError:
@@ -167,9 +161,8 @@ class PageState:
     def read(self, response: Response, request: Request | None = None) -> Page:
         """Read ``response`` once, as it arrives or before its callback: its verdict, its
         ``rep/directives/…_pages`` stats, and whether its output passes every gate
-        untouched. The gates are handed the :class:`Page` (and its verdict) from here on.
-        ``request``: the request it answers, when the response does not name it yet (a
-        downloader middleware sees an answer of the HTTP cache so)."""
+        untouched. ``request``: the request it answers, when the response does not name it
+        yet (a downloader middleware sees an answer of the HTTP cache so)."""
         page = self.pages.get(response)  # page_of inline (the hot path)
         if page is None:
             page = self.pages[response] = Page()
@@ -198,15 +191,11 @@ class PageState:
     def verdict_of(
         self, response: Response, page: Page | None = None, request: Request | None = None
     ) -> PageVerdict:
-        """The page's verdict (:func:`scrapy_rep.verdict.page.decide_page`), read and
-        decided once per response object, never taken from ``response.meta``: spiders often
-        copy a page's meta into the requests they yield, and a child page must not inherit
-        its parent's directives. Reading never fails a page: what cannot be read counts as
-        saying nothing (logged, counted). ``page``: its :class:`Page`, when the caller has it;
-        ``request``: as :meth:`read` says.
-
-        A failure reading its facts or its statements counts as "directives" not read, one
-        deciding it as "usage signals" not read (:meth:`failed`)."""
+        """The page's verdict (:func:`scrapy_rep.verdict.page.decide_page`), decided once per
+        response object, never from ``response.meta`` (a child page must not inherit its
+        parent's directives). A failure reading its facts or statements counts as
+        "directives" not read, one deciding it as "usage signals" not read (:meth:`failed`).
+        ``page``: its :class:`Page`, when the caller has it; ``request``: as :meth:`read`."""
         if page is None:
             page = self.page_of(response)
         verdict = page.verdict
@@ -271,11 +260,10 @@ class PageState:
         return PageFacts(response.url, tokens, before, image, embedded)
 
     def _sent_as(self, request: Request) -> tuple[str, ...]:
-        """The crawler names a request nothing decided before the fetch (robots.txt not
-        obeyed, no purpose) is held to, as it was sent: the declared name, then the name
-        in its ``User-Agent`` (:func:`scrapy_rep.robotstxt.useragent.held_names`, read as
-        :class:`scrapy_rep.crawl.requests.facts.FactsReader` reads the header),
-        remembered per header (a rotator's few)."""
+        """The names a request nothing decided before the fetch (robots.txt not obeyed, no
+        purpose) is held to, as sent: the declared name, then its ``User-Agent``'s
+        (:func:`~scrapy_rep.robotstxt.useragent.held_names`, the header read as
+        :class:`~scrapy_rep.crawl.requests.facts.FactsReader` reads it), remembered per header."""
         headers = request.headers
         header = (headers.get(b"User-Agent") if headers else None) or b""
         names = self._sent.get(header)
@@ -289,13 +277,11 @@ class PageState:
     def fetching(self, request: Request) -> Callable[[Response], None] | None:
         """A component asks the engine to download ``request`` itself
         (``engine.download_async``: :func:`scrapy_rep.crawl.internals.watch_downloads`):
-        the page whose callback is producing output in this context, if any, is told of
-        the fetched page when it comes (:meth:`fetched`). Our documents and the media
-        pipelines' files (``NO_CALLBACK``) are not pages; a ``NO_CALLBACK`` request a
-        callback fetches itself is (Scrapy asks for one where no callback is to run):
-        marked (:data:`meta.FETCHED_PAGE`), it is read and decided as it arrives, its
-        response carries its directives and its "no" gates the callback's items, as for
-        any other request it fetches (docs/behaviour.md, 'Page-level directives')."""
+        the page whose callback is producing output in this context, if any, is told of the
+        fetched page when it comes (:meth:`fetched`). Our documents and the media pipelines'
+        files (``NO_CALLBACK``) are not pages; a ``NO_CALLBACK`` request a callback fetches
+        itself is, marked :data:`meta.FETCHED_PAGE` (docs/behaviour.md, 'Page-level
+        directives')."""
         producing = PRODUCING.get()
         by = None if producing is None else producing[0]
         if (
@@ -304,12 +290,10 @@ class PageState:
             and type(producing) is InputMark
             and _outside_any_task()
         ):
-            # a media pipeline's file (Scrapy's media pipelines send every file with
-            # NO_CALLBACK), asked for by the loop's own call in a copy of the page's
-            # context between its input pass and its output: not its callback's. A
-            # request with a callback or none (a coroutine callback's fetch chained on
-            # its own fetch's Deferred, which the loop runs there too) stays tied, as
-            # does any fetch within a step of the output.
+            # a media pipeline's file, asked for by the loop's own call in a copy of the
+            # page's context between its input pass and its output: not its callback's. A
+            # request with a callback or none (a coroutine callback's chained fetch) stays
+            # tied, as does any fetch within a step of the output.
             by = None
         if request.callback is NO_CALLBACK:
             if by is None or meta.ROBOTS_REQUEST in request.meta:
@@ -318,14 +302,12 @@ class PageState:
         return partial(self.fetched, by)
 
     def fetched(self, by: Response | None, response: Response) -> None:
-        """A page fetched with ``engine.download_async`` came back, read and decided as it
-        arrived. If it says no to keeping what is built from it (noindex, a passed
-        ``unavailable_after``, a refusal for the crawl's purpose), that "no" applies to
-        the items ``by``'s callback yields from now on (the reading that loses no "no":
-        an item yielded after it may be built from it), each refusal naming the page
-        (``rep/directives/fetched_pages_gating``). Fetched outside any callback's output
-        (an item pipeline's, an extension's; a callback's task that outlived its turn),
-        it gates no item: counted (``rep/directives/fetched_pages_not_gating``)."""
+        """A page fetched with ``engine.download_async`` came back, decided as it arrived.
+        Its "no" to keeping what is built from it (noindex, a passed ``unavailable_after``,
+        a refusal for the crawl's purpose) applies to the items ``by``'s callback yields
+        from now on, each refusal naming the page (``rep/directives/fetched_pages_gating``).
+        Fetched outside any callback's output (an item pipeline's, an extension's, a task
+        that outlived its turn), it gates none (``rep/directives/fetched_pages_not_gating``)."""
         try:
             fetched = self.decided(response)
             verdict = fetched.verdict
@@ -349,11 +331,9 @@ class PageState:
             self.failed(response, "directives", error)
 
     def _tokens_for(self, names: tuple[str, ...]) -> tuple[str, ...]:
-        """The crawler tokens whose directives apply to a page whose request was decided
-        for ``names`` (the crawler's declared name, then the name it was sent as:
-        :func:`scrapy_rep.robotstxt.useragent.held_names`; any name's "no" applies,
-        docs/decisions.md 'Every name a request can be held to'), then
-        ``REP_DIRECTIVE_TOKENS``; remembered (a rotator's few sets)."""
+        """The crawler tokens whose directives apply to a page whose request was decided for
+        ``names`` (any name's "no" applies: docs/decisions.md 'Every name a request can be
+        held to'), then ``REP_DIRECTIVE_TOKENS``; remembered (a rotator's few sets)."""
         if not names:
             return self.tokens
         if len(self._tokens_of) >= _MAX_NAME_SETS:
@@ -427,12 +407,10 @@ class PageState:
 
 def replayed_at(response: Response, request: Request | None = None) -> datetime | bool | None:
     """When a response Scrapy's HTTP cache replayed was really fetched: its storage's
-    ``cache_timestamp`` (request meta, Scrapy 2.19: ``scrapy/extensions/httpcache.py``,
-    the time the response was stored), to the millisecond; ``True`` for a replay whose
-    time the cache does not give; ``None`` for a response fetched now. The flag decides,
-    not the meta key: a spider that copies a replayed page's meta into its next request
-    passes the key on to a page fetched live. ``request``: the response's, when it is not
-    bound to it yet (a page decided as it arrives, in the downloader middleware)."""
+    ``cache_timestamp`` (request meta, Scrapy 2.19: ``scrapy/extensions/httpcache.py``), to
+    the millisecond; ``True`` for a replay whose time the cache does not give; ``None`` for
+    a response fetched now. The flag decides, not the meta key (a spider may copy it into a
+    page fetched live). ``request``: the response's, when not bound to it yet."""
     if "cached" not in response.flags or "scrapy_rep" in response.flags:
         return None
     request = response.request or request
