@@ -6,30 +6,19 @@ lines: :mod:`scrapy_rep.audit.lines`; file, chain and snapshots:
 A URL is *requested* when the spider (or a start request) asked for it and the
 dupefilter let it through; a dropped duplicate is counted, never recorded. Its record's
 ``id`` is the request fingerprint (the URL key) and the request's number in the crawl:
-one record per request sent, which survives retries, holding, redirects' bookkeeping and
-``JOBDIR`` pause/resume; a URL sent again (``dont_filter``) is a record of its own. A
-request carries only ``(id, url)`` in its meta; the record's state waits in
-:attr:`AuditTrail.open` until its fate is final
-(:mod:`scrapy_rep.crawl.audit.auditstate`; the requests' signals:
-:mod:`scrapy_rep.crawl.audit.auditrequests`; the fates scrapy_rep tells:
-:mod:`scrapy_rep.crawl.audit.auditfates`):
-
-- refused by scrapy_rep: when it is refused (``request_refused``);
-- fetched: when the spider's whole output for its page is through, with the page's one
-  ledger (:meth:`AuditTrail.page_done`) and its items that reached the end of the crawl
-  (``item_scraped``, sent before: kept; one a later component dropped is not);
-- redirected by Scrapy: when the next URL is scheduled (``to``);
-- failed: when the exception leaves the outermost downloader middleware
-  (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`), after every retry; or, for an
-  exception that never reaches it (a downloader middleware's ``process_response``
-  dropped the response), when the scraper is through with the failure
-  (:meth:`UrlLedger.failure_scraped`), with the response's status, or, for a request a
-  component had the engine download itself (no scraper gets its failure), as the
-  exception leaves the engine (:func:`scrapy_rep.crawl.internals.watch_downloads`);
-- unfinished: when the spider closes first (with ``JOBDIR`` and a paused crawl, the open
-  records are kept in ``JOBDIR`` for the resumed run instead), or when the process exits
-  without closing it (a second Ctrl-C: Scrapy's unclean shutdown), at its exit: the run
-  then ends with the reason ``shutdown_forced``, so its trail stays whole.
+one record per request sent, which survives retries, holding, redirects and ``JOBDIR``
+pause/resume. A request carries only ``(id, url)`` in its meta; the record waits in
+:attr:`UrlLedger.open` until its fate is final (:mod:`scrapy_rep.crawl.audit.auditstate`,
+:mod:`~scrapy_rep.crawl.audit.auditrequests`, :mod:`~scrapy_rep.crawl.audit.auditfates`):
+refused (``request_refused``); fetched, when the spider's whole output for its page is
+through (:meth:`UrlLedger.page_done`); redirected, when the next URL is scheduled;
+failed, when the exception leaves the outermost downloader middleware
+(:class:`scrapy_rep.crawl.auditing.AuditMiddleware`) after every retry, or, one that
+never reaches it, when the scraper is through with it (:meth:`UrlLedger.failure_scraped`)
+or it leaves the engine (:func:`scrapy_rep.crawl.internals.watch_downloads`); unfinished,
+when the spider closes first (a paused crawl keeps its open records in ``JOBDIR``), or at
+the exit of a process that did not close it (a second Ctrl-C), its run then ended with
+the reason ``shutdown_forced`` so that its trail stays whole.
 """
 
 from __future__ import annotations
@@ -81,18 +70,15 @@ logger = logging.getLogger(__name__)
 #: The end line's reason of a run whose process exited without closing its spider: a
 #: second Ctrl-C (Scrapy's unclean shutdown), or the reactor stopped otherwise.
 FORCED: Final = "shutdown_forced"
-#: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits
-#: first.
+#: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits.
 _UNCLOSED: set[UrlLedger] = set()
 
 
 @atexit.register
 def _at_exit() -> None:
-    """End every run the process leaves without closing its spider: its open records
-    written ``unfinished`` (or ``fetched``), its end line with the reason
-    :data:`FORCED` (not kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by
-    an unclean shutdown either), so that the trail stays whole and the next crawl chains
-    onto an ended run."""
+    """End every run the process leaves without closing its spider, with the reason
+    :data:`FORCED` (not kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by an
+    unclean shutdown either), so that the next crawl chains onto an ended run."""
     for trail in list(_UNCLOSED):
         logger.warning(
             "scrapy_rep: the crawl stopped without closing its spider (a second Ctrl-C?); "
@@ -104,11 +90,10 @@ def _at_exit() -> None:
 
 class UrlLedger(FateEvents):
     """The crawl's one ledger of each requested URL's fate: written by the parts that
-    decide, settled once per request, and read by the audit trail (``REP_AUDIT_FILE``:
-    its ``url`` lines, written here) and every :class:`UrlReader` (the end-of-crawl
-    report, the tools), which also read the requests' waits it keeps (:attr:`waits`) and
-    are told the downloads no entry follows. One per crawl (:func:`url_ledger`), kept only
-    when a reader needs it (:attr:`RepConfig.ledger <scrapy_rep.settings.RepConfig.ledger>`)."""
+    decide, settled once per request, written as the trail's ``url`` lines and read by
+    every :class:`~scrapy_rep.crawl.auditing.UrlReader` (the report, the tools). One per
+    crawl (:func:`url_ledger`), kept only when a reader needs it
+    (:attr:`RepConfig.ledger <scrapy_rep.settings.RepConfig.ledger>`)."""
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
@@ -151,10 +136,9 @@ class UrlLedger(FateEvents):
     # ------------------------------------------------------------------ decisions
 
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
-        """The verdict on ``request`` (:mod:`scrapy_rep.crawl.requests.perform`), on its
-        entry for the readers (:attr:`UrlEntry.decision`); the record names the robots.txt
-        version and line that decided it for the agent whose group decided (or why none
-        did; :meth:`_opt_outs_only`), every name it was held to when more than one
+        """The verdict on ``request``, on its entry for the readers
+        (:attr:`UrlEntry.decision`); the record names the robots.txt version and line that
+        decided it (or why none did), every name it was held to when more than one
         (``agents``), the tdmrep.json and RSL versions (:meth:`_documents_decided`)."""
         try:
             state = self._outgoing(request)
@@ -202,9 +186,8 @@ class UrlLedger(FateEvents):
 
     @staticmethod
     def _opt_outs_only(state: UrlEntry, sha: str, names: tuple[str, ...]) -> None:
-        """A request whose robots.txt Allow/Disallow is not obeyed, only its AI-usage
-        opt-outs: its robots part names the snapshot they were read in (and every name it
-        was held to)."""
+        """A request whose robots.txt AI-usage opt-outs alone are obeyed: its robots part
+        names the snapshot they were read in (and every name it was held to)."""
         previous = state.robots
         if previous is not None and not previous.obeyed:
             state.robots = (
@@ -232,28 +215,24 @@ class UrlLedger(FateEvents):
                 self.license_used(str(key), entry, request)
 
     def sent_at(self, record: str, now: float, expires: float) -> None:
-        """The request of the open record ``record`` leaves for the network at ``now``,
-        under a verdict that holds until ``expires`` (docs/audit-trail.md, ``sent_at``,
-        ``expires``; the last attempt's)."""
+        """The request of the open record ``record`` leaves at ``now``, under a verdict that
+        holds until ``expires`` (docs/audit-trail.md, ``sent_at``, ``expires``)."""
         state = self.open.get(record)
         if state is not None:
             state.sent_at = now
             state.expires = expires if expires < math.inf else None
 
     def not_sent(self, record: str) -> None:
-        """The request of the open record ``record`` reached the downloader (an attempt,
-        counted by ``request_reached_downloader``) but did not leave for the network: held
-        or refused as it was to be sent, or handed back to go through another download
-        slot. ``attempts`` counts downloads tried (docs/audit-trail.md): that one is taken
-        back."""
+        """The request of the open record ``record`` reached the downloader but did not
+        leave (held or refused at its send, or handed to another download slot): the
+        attempt ``request_reached_downloader`` counted is taken back (docs/audit-trail.md)."""
         state = self.open.get(record)
         if state is not None and state.attempts > 0:
             state.attempts -= 1
 
     def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None:
-        """``request`` (whose open record is ``record``) was changed after it was decided
-        (docs/audit-trail.md, ``sent``): its record says how. ``moved``: its URL changed and
-        it is decided again for the new one, so the record is now that URL's."""
+        """``request`` (open record ``record``) was changed after it was decided
+        (docs/audit-trail.md, ``sent``). ``moved``: its URL changed, the record is now its."""
         try:
             state = self.open.get(record)
             if state is None:
@@ -268,8 +247,7 @@ class UrlLedger(FateEvents):
         self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
     ) -> None:
         """An RSL license was checked for ``request``: its body is kept, the record names
-        the version it was decided with (``rsl``), and so do the signals it gave
-        (``usage.signals[].snapshot``)."""
+        the version it was decided with (``rsl``, and ``usage.signals[].snapshot``)."""
         try:
             sha = self.writer.snapshot("rsl", license_url, entry)
             state = open_record(request, self.open)
@@ -333,9 +311,8 @@ class UrlLedger(FateEvents):
             self.counts["open"] = len(self.open)
         self.counts["items_passed"] += 0  # said when 0 too: a run that counts them
         end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
-        # Kept before the end line is written (a crash between leaves a state to resume
-        # and a run without its end line, which verify reports), with that line's hash;
-        # kept without a trail too (the report reads the entries): its trail then "".
+        # Kept before the end line is written (a crash between leaves a state to resume and
+        # a run without its end line), with its hash; without a trail too (its trail "").
         kept = {
             "version": STATE_VERSION,
             "open": {key: entry.state() for key, entry in self.open.items()},
@@ -358,9 +335,8 @@ class UrlLedger(FateEvents):
 
 
 class AuditTrail:
-    """The extension of the crawl's :class:`UrlLedger`, which writes the audit trail
-    (``REP_AUDIT_FILE``, docs/audit-trail.md) and which the end-of-crawl report reads
-    (``REP_REPORT``): off without either."""
+    """The extension of the crawl's :class:`UrlLedger` (``REP_AUDIT_FILE``, ``REP_REPORT``):
+    off without either."""
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> UrlLedger:
@@ -381,6 +357,4 @@ def _audit_middleware_last(engine: Any) -> bool:
     """Whether :class:`AuditMiddleware`'s ``process_response`` is the downloader's last:
     the response it sees is then the one ``response_received`` would tell."""
     chain = downloader_methods(engine, "process_response")
-    if not chain:
-        return False
-    return isinstance(getattr(chain[-1], "__self__", None), AuditMiddleware)
+    return bool(chain) and isinstance(getattr(chain[-1], "__self__", None), AuditMiddleware)

@@ -6,19 +6,12 @@
   ``<template>`` (and ``<noscript>`` when switched off); comments never count.
 
 The meta tags are read from the page's bytes (:func:`scan_meta_tags`: one
-case-insensitive search on a page with no meta name, the tags and the text before them
-read as the HTML standard's tokenizer reads them on a page with one), so the usual page
-is not parsed at all. Where the scan cannot be certain (a tag after a ``<template>``, an
-unusual comment, a tag outside the attribute grammar it reads, an encoding whose bytes
-do not show the markup) the page is parsed with lxml through the response's own (cached)
-selector, so a spider's later ``response.css()`` parses nothing again; a tag whose name
-or content holds a character reference is parsed alone. :func:`rel_nofollow_targets`
-reads the page's ``rel="nofollow"`` links with the parse (only pages that mention
-"nofollow" are parsed).
-
-The page is read as a browser decodes it (:func:`~scrapy_rep.directives._sniffing.html_codec`)
-and, where Scrapy decodes it otherwise, as Scrapy does (the text the spider reads); a tag
-either reading finds counts.
+case-insensitive search on a page with no meta name, the HTML standard's tokenizer's
+reading on a page with one), so the usual page is not parsed at all. Where the scan cannot
+be certain (a tag after a ``<template>``, an unusual comment, a tag outside the attribute
+grammar it reads, an encoding whose bytes do not show the markup) the page is parsed with
+lxml through the response's own (cached) selector; a tag whose name or content holds a
+character reference is parsed alone.
 """
 
 from __future__ import annotations
@@ -48,14 +41,8 @@ _EXCLUDED = ("script", "style", "template")
 
 
 def attribute_of(element: Any, name: str) -> str:
-    """One attribute of a parsed element; ``""`` if absent or unreadable. Reading only
-    that attribute (not ``element.attrib``) copes with a stray control byte elsewhere in
-    the tag, which lxml reads as an attribute name it cannot hand over."""
-    try:
-        value = element.root.get(name)
-    except ValueError:
-        return ""
-    return value if isinstance(value, str) else ""
+    """One attribute of a parsed (parsel) element; ``""`` if absent or unreadable."""
+    return _get(element.root, name) or ""
 
 
 @lru_cache(maxsize=64)
@@ -82,9 +69,7 @@ def meta_tags(
     The page is read as a browser decodes it (:func:`html_codec`: the HTML standard's
     encoding sniffing) and, where Scrapy decodes it otherwise, as Scrapy does too: the
     text the spider reads. A tag either reading finds counts (the reading that loses no
-    "no": docs/decisions.md). Each reading scans the page's bytes first
-    (:func:`scan_meta_tags`) and parses the page only where the scan cannot be certain,
-    and a tag only where its attributes need decoding.
+    "no": docs/decisions.md).
     """
     if not isinstance(response, HtmlResponse):
         return []
@@ -182,8 +167,9 @@ def _tag_parser() -> etree.HTMLParser:
 
 
 def _get(element: Any, name: str) -> str | None:
-    """One attribute of an lxml element, ``None`` if absent; ``""`` if lxml cannot hand
-    it over (a control character in the tag; see :func:`attribute_of`)."""
+    """One attribute of an lxml element, ``None`` if absent; ``""`` if lxml cannot hand it
+    over. Reading only that attribute (not ``element.attrib``) copes with a stray control
+    byte elsewhere in the tag, which lxml reads as an attribute name it cannot hand over."""
     try:
         value = element.get(name)
     except ValueError:
@@ -192,8 +178,8 @@ def _get(element: Any, name: str) -> str | None:
 
 
 def _parsed(response: HtmlResponse, names: frozenset[str], noscript: bool) -> list[tuple[str, str]]:
-    """The meta tags as the parsed page has them: the response's own (cached) selector,
-    so a spider's later ``response.css()`` parses nothing again."""
+    """The meta tags of the response's own (cached) selector: a spider's later
+    ``response.css()`` parses nothing again."""
     selector: Selector
     try:
         selector = response.selector
@@ -226,11 +212,9 @@ def page_directives(
     extra_tokens: Iterable[str] = (),
     meta_in_noscript: bool = True,
 ) -> PageDirectives:
-    """The directives of ``response`` that apply to ``user_agent`` (SPEC §6), as the page's
-    decision reads them (:func:`scrapy_rep.verdict.page.decide_page`).
-
-    ``user_agent`` is a product token or a full User-Agent; ``extra_tokens`` are more
-    crawler tokens whose directives apply too (``REP_DIRECTIVE_TOKENS``).
+    """The directives of ``response`` that apply to ``user_agent`` (a product token or a
+    full User-Agent; SPEC §6), as :func:`scrapy_rep.verdict.page.decide_page` reads them.
+    ``extra_tokens``: more crawler tokens whose directives apply (``REP_DIRECTIVE_TOKENS``).
     """
     tokens = crawler_tokens(user_agent, extra_tokens)
     statements = read_statements(response, tokens, meta_in_noscript=meta_in_noscript)
@@ -249,10 +233,9 @@ def read_statements(
     ai: bool = False,
 ) -> PageStatements:
     """What ``response`` says, as the table of signals reads it: the header fields its
-    page rows name (:data:`~scrapy_rep.verdict.signals.HEADER_KEYS`: one set intersection
-    on the usual page, which has none) and the meta tags named after them or after our
-    crawler ``tokens`` (lowercased), found in one look at the page. ``ai``: the crawl has
-    an AI purpose (TDMRep's meta tags are looked for too)."""
+    page rows name (:data:`~scrapy_rep.verdict.signals.HEADER_KEYS`) and the meta tags
+    named after them or after our crawler ``tokens``, found in one look at the page.
+    ``ai``: the crawl has an AI purpose (TDMRep's meta tags are looked for too)."""
     headers = response.headers
     fields: tuple[Field, ...] = ()
     present = headers.keys() & HEADER_KEYS
