@@ -1,9 +1,7 @@
 """The audit trail's final fates told by scrapy_rep itself (docs/audit-trail.md, "url
-records"): a request refused (``request_refused``), a page whose output has gone through
-the spider middleware (``page_done``, with the page's ledger:
-:mod:`scrapy_rep.crawl.ledger`; its items that reached the end of the crawl counted as
-``item_scraped`` tells them), a download that failed after every retry (``failed``),
-and the ``file`` records of the media pipelines (``file_checked``)."""
+records"): a request refused, a page whose output has gone through the spider middleware
+(with the page's ledger: :mod:`scrapy_rep.crawl.ledger`), a download that failed after
+every retry, and the ``file`` records of the media pipelines."""
 
 from __future__ import annotations
 
@@ -66,15 +64,11 @@ class FateEvents(RequestEvents):
 
     def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
         """scrapy_rep's spider middleware passed on the spider's whole output for a page:
-        its ``ledger`` (the items passed on and refused and why, the links not followed,
-        the report reads the same one), on which the items kept are settled here: those
-        passed on that reached the end of the crawl (:meth:`_item_scraped`, counted by
-        then: the scraper says the output is through after the item pipelines), the others
-        ``items_not_kept``; what the ``page`` said (its statements, read for the
-        names of its facts), kept in the record's ``page`` part, and its usage decision
-        (the page's own, whichever way its response went: never ``response.meta``'s,
-        which a spider may have copied from another page). Called directly (a signal
-        costs more per page)."""
+        its ``ledger`` (the items passed on and refused and why, the links not followed),
+        on which the items kept are settled here: those passed on that reached the end of
+        the crawl (:meth:`_item_scraped`, counted by then), the others ``items_not_kept``;
+        what the ``page`` said and its usage decision (:meth:`page_said`). Called directly
+        (a signal costs more per page)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             links = ledger.links
             if links:  # never requested: no records, counted at the end
@@ -111,10 +105,8 @@ class FateEvents(RequestEvents):
     def _item_scraped(self, response: object = None, **_: Any) -> None:
         """An item of ``response``'s page reached the end of the crawl (``item_scraped``:
         through the item pipelines), counted on the page's open entry until
-        :meth:`page_done` settles it: the scraper sends it before it says the page's whole
-        output is through. An item that a later component drops is not counted: a
-        project's spider middleware after the page pass drops it without a signal, an
-        item pipeline with ``item_dropped`` or ``item_error``."""
+        :meth:`page_done` settles it (the scraper sends it before it says the page's whole
+        output is through). An item that a later component drops is not counted."""
         if not isinstance(response, Response):  # an item of no page (start(), an errback's)
             return
         try:  # guarded inline (the hot path: a call per item)
@@ -130,8 +122,7 @@ class FateEvents(RequestEvents):
     def failed(self, request: Request, exception: BaseException) -> None:
         """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`).
         A redirect's request without a record of its own, the one before it still open,
-        is one the engine downloads for a component (never scheduled) that failed before
-        it was decided (a downloader middleware before the robots.txt one dropped it): its
+        is one the engine downloads for a component that failed before it was decided: its
         record opens now, the one before it ``redirected``, as at its decision."""
         state = open_record(request, self.open)
         if state is None:
@@ -148,19 +139,15 @@ class FateEvents(RequestEvents):
         self._final(record_id(request), state, Fate.FAILED, {"why": why_of(exception)}, exception)
 
     def failure_scraped(self, request: Request, failure: Any) -> None:
-        """The scraper is through with a download's ``failure`` (a Twisted ``Failure``:
-        the request's errback ran, or Scrapy logged it). A record still open then failed
-        where no component of ours is told: a downloader middleware raised in its
-        ``process_response`` (``IgnoreRequest`` to drop the response: Scrapy calls no
-        ``process_exception`` and sends no signal of it), or in its
-        ``process_exception`` before :class:`~scrapy_rep.crawl.auditing.AuditMiddleware`'s.
-        It is ``failed`` as a failure that reaches that middleware is, ``why`` naming the
-        exception, with the status of the response the middleware dropped
+        """The scraper is through with a download's ``failure`` (a Twisted ``Failure``).
+        A record still open then failed where no component of ours is told: a downloader
+        middleware raised in its ``process_response`` (``IgnoreRequest`` to drop the
+        response: Scrapy calls no ``process_exception`` and sends no signal of it), or in
+        its ``process_exception`` before :class:`~scrapy_rep.crawl.auditing.AuditMiddleware`'s.
+        It is ``failed``, with the status of the response the middleware dropped
         (:func:`~scrapy_rep.crawl.internals.dropped_response`). Called directly for every
-        failure scraped (a refused request's too, settled already: one lookup), and for
-        every failure of a download a component had the engine do itself
-        (``engine.download_async``: no scraper gets it; the component gets the exception
-        after this, :func:`~scrapy_rep.crawl.internals.watch_downloads`)."""
+        failure scraped, and for every failure of a download a component had the engine do
+        itself (:func:`~scrapy_rep.crawl.internals.watch_downloads`)."""
         try:  # guarded inline (a call per refused request)
             state = open_record(request, self.open)
             if state is None or state.fetched:
@@ -186,8 +173,7 @@ class FateEvents(RequestEvents):
         **_: Any,
     ) -> None:
         """A file the media pipelines downloaded, held against the crawl's purposes, once
-        the pipeline knows its fate (``stored``, ``marked``, ``refused`` or ``failed``:
-        the pipeline could not store it, ``error`` says why)."""
+        the pipeline knows its fate (``failed``: ``error`` says why)."""
         if not fate:
             if refusal is None:
                 fate = "stored"

@@ -85,19 +85,17 @@ class AuditWriter:
         if memo in self._snapshots:
             self._snapshots.move_to_end(memo)
             return sha
-        file = self.file
-        if file is not None:
-            body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
-            try:
-                file.write_snapshot(sha, body)
-            except OSError as error:
-                self.failed(error)
-                return sha
-            line = lines.snapshot_line(
-                self.run, entry.sha256, kind, url, entry.final_url, entry.status,
-                entry.outcome, entry.fetched_at, len(body),
-            )  # fmt: skip
-            self.emit(line)
+        body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
+        try:
+            self.file.write_snapshot(sha, body)
+        except OSError as error:
+            self.failed(error)
+            return sha
+        line = lines.snapshot_line(
+            self.run, entry.sha256, kind, url, entry.final_url, entry.status,
+            entry.outcome, entry.fetched_at, len(body),
+        )  # fmt: skip
+        self.emit(line)
         self._snapshots[memo] = None
         if len(self._snapshots) > SNAPSHOT_MEMO:
             self._snapshots.popitem(last=False)
@@ -184,21 +182,18 @@ class Paused:
 
 
 def paused_state(run: str, trail: Path | str, head: str, state: dict[str, Any]) -> dict[str, Any]:
-    """What a paused run keeps in ``JOBDIR``: ``state`` (its open records, ...), and the
-    trail and end line (``head``: its hash) the run that resumes it names in its header
-    (``trail`` ``""``: the run wrote none, its entries read by the report alone)."""
+    """What a paused run keeps in ``JOBDIR``: ``state``, and the trail (``""``: none) and
+    end line's hash (``head``) the run that resumes it names in its header."""
     return {"run": run, **state, "trail": str(trail), "head": head}
 
 
 def resume(
     jobdir: str | None, open_records: dict[str, UrlEntry], unfiltered: dict[str, str]
 ) -> tuple[Paused | None, int]:
-    """A resumed run: the paused run (its id, trail and end line's hash) and the last
-    request number it gave; its open records (:meth:`UrlEntry.from_state`: a state saved
-    by an earlier version too) and its ``dont_filter`` requests (URL key -> the id of the
-    latest record) are added to ``open_records`` and ``unfiltered``. ``(None, 0)``: no
-    paused run, or one that wrote no trail (its entries are resumed all the same); a state
-    of a later version than this one reads is not resumed (said)."""
+    """A resumed run: the paused run and the last request number it gave; its open records
+    (a state saved by an earlier version too) and its ``dont_filter`` requests are added to
+    ``open_records`` and ``unfiltered``. ``None``: no paused run, or one that wrote no
+    trail (its entries resumed all the same); a state of a later version is not resumed."""
     saved = load_state(jobdir)
     if saved is None:
         return None, 0

@@ -31,8 +31,7 @@ class SharedQueue(AuditState):
 
     def _share_records(self, scheduler: Any) -> None:
         """With scrapy-redis's scheduler, workers share one queue: a request's record is
-        kept by the worker that takes the request from the queue, not by the one that
-        put it there (its record would stay open there, and end ``unfinished``)."""
+        kept by the worker that takes it from the queue, not by the one that put it there."""
         if type(scheduler).__module__.split(".")[0] != "scrapy_redis":
             return
         take = getattr(scheduler, "next_request", None)
@@ -50,17 +49,12 @@ class SharedQueue(AuditState):
 
     @guarded
     def _took(self, request: Request) -> None:
-        """This worker took ``request`` from the shared queue: its record is this
-        worker's now. An open record of its id that waits in the queue goes on (a request
-        this worker queued, or released, or kept in ``JOBDIR``); else it is opened under
-        the id it was queued with when that id is new to this worker's trail. Each worker
-        numbers its requests on its own, so the id may be one this worker gave another
-        request of the URL (a ``dont_filter`` start request, a callback's own fetch): one
-        another request holds now, or whose number this worker has reached, is not taken
-        (a second final record of that id, or one record for two downloads): the request
-        is opened under the next number of this worker's own (docs/audit-trail.md,
-        "Several workers"). Its ``attempts`` count those of a retry's copies that other
-        workers sent (Scrapy's ``retry_times``)."""
+        """This worker took ``request`` from the shared queue: its record is this worker's
+        now. An open record of its id that waits in the queue goes on; else it is opened
+        under the id it was queued with when that id is new to this worker's trail. Each
+        worker numbers its requests on its own, so an id another request holds now, or whose
+        number this worker has reached, is not taken: the request is opened under the next
+        number of this worker's own (docs/audit-trail.md, "Several workers")."""
         key = record_id(request)
         if not key:
             return
@@ -94,15 +88,12 @@ class SharedQueue(AuditState):
         return key
 
     def _open_taken(self, key: str, request: Request) -> None:
-        """A record opened under ``key`` for ``request``, taken from the shared queue: as
-        for a request this worker schedules, it names in ``again`` the latest record of
-        its URL that this worker sent with ``dont_filter`` (``repeated``). A request taken
-        is not remembered for the next one: it may be a copy of one request sent on by
-        another worker (a retry, a release, both with ``dont_filter``), which another
-        copy would name as a URL sent again. Nor is a record of this worker's that waits
-        in the queue (open, neither taken, held nor fetched here): the request taken is
-        that one, sent on by another worker (which took it under a number of its own)
-        and back in the queue, never the URL sent again."""
+        """A record opened under ``key`` for ``request``, taken from the shared queue: it
+        names in ``again`` the latest record of its URL that this worker sent with
+        ``dont_filter``, unless that record waits in the queue (open, neither taken, held
+        nor fetched here): the request taken is that one, sent on by another worker. A
+        request taken is not remembered for the next one: it may be a copy of one request
+        sent on by another worker (a retry, a release), not the URL sent again."""
         earlier = self._unfiltered.get(key.partition("-")[0], "")
         waiting = self.open.get(earlier)
         here = earlier in self._taken or earlier in self._holding
@@ -116,13 +107,11 @@ class SharedQueue(AuditState):
         self, key: str, request: Request, earlier: str = "", unscheduled: bool = False
     ) -> UrlEntry:
         """A new open record of ``request`` under ``key`` (``earlier``: the id of the earlier
-        record of the same URL, for ``again``; ``unscheduled``: decided without being
-        scheduled)."""
+        record of the same URL, for ``again``)."""
         obeyed = self._obey_robots and not request.meta.get(meta.DONT_OBEY_ROBOTSTXT)
         robots = None if obeyed else self._not_obeyed(request)  # no call for the usual one
-        entry = self.open[key] = UrlEntry(
-            request.url, robots=robots, earlier=earlier, unscheduled=unscheduled
-        )
+        entry = UrlEntry(request.url, robots=robots, earlier=earlier, unscheduled=unscheduled)
+        self.open[key] = entry
         return entry
 
     def _not_obeyed(self, request: Request) -> RobotsPart | None:

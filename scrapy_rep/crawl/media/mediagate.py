@@ -1,14 +1,10 @@
 """A downloaded file held against the crawl's AI purposes (the Scrapy side of
 :mod:`scrapy_rep.usage.media.reading`; used by :mod:`scrapy_rep.crawl.media.pipelines`).
 
-Every signal about the file makes one decision: what the origin said before the fetch
-(robots.txt, tdmrep.json), the response's own headers (``Content-Usage``,
-``Content-Signal``, ``tdm-reservation``, ``X-Robots-Tag: noai`` / ``noimageai`` /
-``noml``, the search directives read as AI opt-outs (``noarchive``, ``nocache``,
-``nosnippet``), and ``noindex`` / ``noimageindex`` under
-``REP_MEDIA_NOINDEX_MEANS_NO_AI``), the ``noimageai`` (or ``noimageindex``) of the page
-that showed the image (``rep_image_usage``, from the page-directives middleware), and
-the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
+Every signal about the file makes one decision: what the origin said before the fetch,
+the response's own headers (as a page's), the ``noimageai`` (or ``noimageindex``) of the
+page that showed the image (``rep_image_usage``), and the statements inside the file
+(IPTC Data Mining, C2PA/CAWG). Any "no" wins.
 """
 
 from __future__ import annotations
@@ -87,8 +83,7 @@ class MediaGate:
     @staticmethod
     def refused_before(url: str, refusal: refusals.Refusal) -> dict[str, Any]:
         """The :func:`refused_file` entry of a file's request that scrapy_rep refused
-        before it was sent (robots.txt, the origin's usage signals, the spider closing
-        while it waited): what its ``refusal`` said, which its download raised."""
+        before it was sent: what its ``refusal`` (which its download raised) said."""
         verdict, message = refusal.verdict, str(refusal)
         purpose = verdict.purpose if verdict is not None else None
         statement = verdict.statement if verdict is not None else None
@@ -111,14 +106,11 @@ class MediaGate:
     async def check_in_a_thread(
         self, response: Response, request: Request, item: Any
     ) -> FileVerdict:
-        """:meth:`check`, the file read (:meth:`read`) in a thread of the reactor's pool
-        (without a reactor, of the asyncio loop's executor: :func:`in_thread`),
-        at most :data:`READS_AT_ONCE` files of the crawl at a time: the reader is linear
-        in the file's size and bounded, but a large hostile file may still take a tenth
-        of a second, which must not stop the crawl (its other downloads, its close
-        timeout), nor take the pool's threads from Scrapy's DNS resolver (50 such files
-        read at once held the crawl's other hosts for 134 s). A failure of the read
-        fails closed as in :meth:`check`."""
+        """:meth:`check`, the file read in a thread (:func:`in_thread`), at most
+        :data:`READS_AT_ONCE` files of the crawl at a time: a large hostile file may take a
+        tenth of a second, which must not stop the crawl, nor take the pool's threads from
+        Scrapy's DNS resolver (50 such files read at once held the crawl's other hosts for
+        134 s). A failure of the read fails closed as in :meth:`check`."""
         try:
             reads = _reads_of(self.crawler)
             await maybe_deferred_to_future(reads.acquire())
@@ -150,8 +142,7 @@ class MediaGate:
         return verdict
 
     def _unchecked(self, body: bytes, error: Exception) -> FileVerdict:
-        """The verdict on a file whose check failed: a "no" for ai-train and ai-input,
-        the reading that never loses a site owner's "no"."""
+        """The verdict on a file whose check failed: a "no" for ai-train and ai-input."""
         what = f"the check failed: {type(error).__name__}: {error}"[:200]
         signal = UsageSignal("iptc", (None, False, False), f"an unreadable file ({what})")
         reading = MediaReading(sniff(body), (), (what,), "not read: the check failed")
@@ -167,8 +158,7 @@ class MediaGate:
         self, verdict: FileVerdict, request: Request, item: Any, fate: str, error: str = ""
     ) -> None:
         """Send :data:`scrapy_rep.signals.file_checked` once the pipeline knows what became
-        of the file (``fate``: ``stored``, ``marked``, ``refused`` or ``failed``, with the
-        pipeline's ``error``): the audit trail's ``file`` record is written from it."""
+        of the file (``fate``; ``failed`` with the pipeline's ``error``)."""
         self.crawler.signals.send_catch_log(
             signals.file_checked,
             url=request.url,
