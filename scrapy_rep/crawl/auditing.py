@@ -1,9 +1,8 @@
 """The ledger of each requested URL's fate of each running crawl
 (:class:`scrapy_rep.crawl.audit.audit.UrlLedger`), as the parts that decide write it
 directly (a call costs less than a signal on the hot path: :class:`LedgerCalls`), what
-its readers are told (:class:`UrlReader`: the audit trail is written by the ledger
-itself, the end-of-crawl report reads it), and :class:`AuditMiddleware`, which tells it a
-request's final download failure and the response the engine gets."""
+its readers are told (:class:`UrlReader`), and :class:`AuditMiddleware`, which tells it
+a request's final download failure and the response the engine gets."""
 
 from __future__ import annotations
 
@@ -28,11 +27,9 @@ if TYPE_CHECKING:
 
 
 class LedgerCalls(Protocol):
-    """What the parts that decide (the performer of verdicts, the check at the send, the
-    page's licenses), :class:`AuditMiddleware` and the page pass (each download's failure,
-    once the scraper is through with it) tell the crawl's URL ledger directly; a page's
-    output reaches it in the page's ledger (:mod:`scrapy_rep.crawl.ledger`).
-    Its readers read what it keeps besides the entries there too (:attr:`waits`)."""
+    """What the parts that decide, :class:`AuditMiddleware` and the page pass tell the
+    crawl's URL ledger directly; a page's output reaches it in the page's ledger
+    (:mod:`scrapy_rep.crawl.ledger`)."""
 
     #: The requests' waits for their origins' documents (the report's origin lines).
     waits: Waits
@@ -72,8 +69,8 @@ URL_READERS: PerCrawler[list[UrlReader]] = PerCrawler("url_readers")
 
 
 def read_urls(crawler: Crawler, reader: UrlReader) -> None:
-    """``reader`` reads every entry the crawl's URL ledger settles (the ledger is the
-    extension :class:`scrapy_rep.AuditTrail`, which the add-on enables)."""
+    """``reader`` reads every entry the crawl's URL ledger (:class:`scrapy_rep.AuditTrail`)
+    settles."""
     URL_READERS.setdefault(crawler, []).append(reader)
 
 
@@ -89,23 +86,20 @@ class UrlReader(Protocol):
 
     def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
         """A file an item pipeline downloaded was held against the crawl's purposes: the
-        ``file`` record's ``fate`` (``stored``, ``marked``, ``refused``, ``failed``)."""
+        ``file`` record's ``fate``."""
 
     def downloaded_apart(self, url: str, status: int) -> None:
-        """A download no entry follows (neither a document's nor a request's): a file an
-        item pipeline fetched without a verdict, no request of the crawl; ``status``: its
-        response's."""
+        """A download no entry follows (a file an item pipeline fetched without a verdict);
+        ``status``: its response's."""
 
 
 class AuditMiddleware:
     """The outermost downloader middleware (``REP_AUDIT_FILE``, ``REP_REPORT``): an
     exception that reaches it is the request's final failure (retries and redirects are
-    inside; a request dropped at its send too), and the response that leaves it is the
-    one the engine gets."""
+    inside), and the response that leaves it is the one the engine gets."""
 
     def __init__(self, crawler: Crawler) -> None:
-        config = config_of(crawler)
-        if not config.ledger:
+        if not config_of(crawler).ledger:
             raise NotConfigured
         self.crawler = crawler
         #: The crawl's URL ledger once found (made after this middleware may be).

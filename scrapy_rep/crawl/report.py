@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
@@ -118,10 +119,6 @@ class RepReport:
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
-
-    def _delay_text(self, delay: float) -> str:
-        """What the crawl did with a Crawl-delay it read (the slots' floor, capped)."""
-        return delay_said(delay, self.delay_not_obeyed, self.delay_max)
 
     # ------------------------------------------------------------------ collecting
 
@@ -238,7 +235,8 @@ class RepReport:
     # ------------------------------------------------------------------ printing
 
     def render(self) -> str:
-        lines = ["scrapy_rep report", "", *origin_lines(self.origins, self._delay_text)]
+        said = partial(delay_said, not_obeyed=self.delay_not_obeyed, delay_max=self.delay_max)
+        lines = ["scrapy_rep report", "", *origin_lines(self.origins, said)]
         lines += url_lines(self.urls, self.audited)
         if self.untracked:
             lines.append(f"  … and {self.untracked} more event(s) of other URLs "

@@ -23,13 +23,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.audit.terminal import write_lines
 from scrapy_rep.checker.exits import EXIT_CODES, HELP_WIDTH
-from scrapy_rep.checker.inputs import (
-    InputError,
-    Paths,
-    parse_timeout,
-    parse_url,
-    unreadable_file,
-)
+from scrapy_rep.checker.inputs import InputError, Paths, parse_timeout, parse_url, unreadable_file
 from scrapy_rep.checker.report import ToolRequest, local_check, read_robots_file
 from scrapy_rep.crawl.commands.toolcrawl import run_tools, usage_error
 from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError

@@ -10,11 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 from scrapy.http import HtmlResponse
 
 from scrapy_rep.audit.terminal import printable
-from scrapy_rep.checker.exits import (
-    EXIT_ALLOWED,
-    EXIT_DISALLOWED,
-    EXIT_UNREACHABLE,
-)
+from scrapy_rep.checker.exits import EXIT_ALLOWED, EXIT_DISALLOWED, EXIT_UNREACHABLE
 from scrapy_rep.checker.report import (
     NOTHING_OBEYED,
     ToolRequest,

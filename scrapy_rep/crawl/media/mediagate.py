@@ -52,14 +52,6 @@ READS_AT_ONCE: Final = 2
 _READS: PerCrawler[DeferredSemaphore] = PerCrawler("media_reads")
 
 
-def _reads_of(crawler: Crawler) -> DeferredSemaphore:
-    """The crawl's budget of files read at once (:data:`READS_AT_ONCE`)."""
-    reads = _READS.get(crawler)
-    if reads is None:
-        reads = _READS[crawler] = DeferredSemaphore(READS_AT_ONCE)
-    return reads
-
-
 class MediaGate:
     """Reads each downloaded file for the crawl's AI purposes (``REP_MEDIA_*``)."""
 
@@ -112,7 +104,7 @@ class MediaGate:
         Scrapy's DNS resolver (50 such files read at once held the crawl's other hosts for
         134 s). A failure of the read fails closed as in :meth:`check`."""
         try:
-            reads = _reads_of(self.crawler)
+            reads = _READS.setdefault(self.crawler, DeferredSemaphore(READS_AT_ONCE))
             await maybe_deferred_to_future(reads.acquire())
             try:
                 reading = await in_thread(self.read, response.body)

@@ -1,17 +1,15 @@
 """Each page read and decided as it arrives (SPEC §6; docs/decisions.md, 'A page is
 decided as it arrives').
 
-``PageVerdictMiddleware`` is a downloader middleware that sees every response the crawl
-gets (an answer of Scrapy's HTTP cache, a page fetched with ``engine.download_async``
-too), after the middlewares that decompress, redirect and retry it. It reads each page
-once (:class:`scrapy_rep.crawl.page.pagestate.PageState`, shared with the spider
-middleware) and puts its directives and usage decision on ``response.meta``
-(``rep_directives``, ``rep_usage``), so that a page is decided whichever way its
-response then goes: to its callback, to its errback only (a 404 that
-``HttpErrorMiddleware`` refuses), or back to the callback that fetched it. Our own
-documents and the media pipelines' files (requests with ``callback=NO_CALLBACK``) are
-left to the components that read them; a ``NO_CALLBACK`` request a callback fetched
-itself is a page (:data:`scrapy_rep.crawl.meta.FETCHED_PAGE`).
+``PageVerdictMiddleware`` sees every response the crawl gets (an answer of Scrapy's HTTP
+cache, a page fetched with ``engine.download_async`` too), after the middlewares that
+decompress, redirect and retry it, reads each page once
+(:class:`scrapy_rep.crawl.page.pagestate.PageState`) and puts its directives and usage
+decision on ``response.meta`` (``rep_directives``, ``rep_usage``): a page is decided
+whichever way its response then goes (its callback, its errback only, or the callback that
+fetched it). Our documents and the media pipelines' files (``callback=NO_CALLBACK``) are
+left alone; a ``NO_CALLBACK`` request a callback fetched itself is a page
+(:data:`scrapy_rep.crawl.meta.FETCHED_PAGE`).
 """
 
 from __future__ import annotations

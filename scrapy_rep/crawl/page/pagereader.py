@@ -226,11 +226,7 @@ _DIRECTIVES_ONLY: Final = PageRules()
 
 
 def read_statements(
-    response: Response,
-    tokens: tuple[str, ...],
-    *,
-    meta_in_noscript: bool = True,
-    ai: bool = False,
+    response: Response, tokens: tuple[str, ...], *, meta_in_noscript: bool = True, ai: bool = False
 ) -> PageStatements:
     """What ``response`` says, as the table of signals reads it: the header fields its
     page rows name (:data:`~scrapy_rep.verdict.signals.HEADER_KEYS`) and the meta tags

@@ -30,11 +30,7 @@ from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.ledger import PAGES, Page
 from scrapy_rep.crawl.page.nofollowlinks import may_link_nofollow
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
-from scrapy_rep.crawl.page.pagereader import (
-    crawler_tokens,
-    is_image,
-    read_statements,
-)
+from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
@@ -43,12 +39,7 @@ from scrapy_rep.settings import RepConfig, page_rules, robots_agent
 from scrapy_rep.usage.imageusage import IMAGE_USAGE_KEY, record_for
 from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.rsl.terms import says_not_read
-from scrapy_rep.verdict.page import (
-    SAYS_NOTHING,
-    PageFacts,
-    PageVerdict,
-    decide_page,
-)
+from scrapy_rep.verdict.page import SAYS_NOTHING, PageFacts, PageVerdict, decide_page
 from scrapy_rep.verdict.policy import NO_SIGNALS, NOTHING_BEFORE
 
 if TYPE_CHECKING:
@@ -104,16 +95,14 @@ class PageState:
         self.crawler = crawler
         self.config = config
         self.stats = crawler.stats
-        #: The tokens of a page whose request was not decided (nothing obeyed): the
-        #: crawler's declared name, then ``REP_DIRECTIVE_TOKENS``.
-        self.tokens = crawler_tokens(robots_agent(crawler.settings), config.directive_tokens)
-        #: ``REP_DIRECTIVE_TOKENS``, as product tokens.
-        self._extra = crawler_tokens("", config.directive_tokens)
-        #: The tokens of each set of names a request was decided for (a rotator's few).
-        self._tokens_of: dict[tuple[str, ...], tuple[str, ...]] = {}
-        #: The crawler's declared User-Agent, and the names a request nothing decided is
-        #: held to, by the ``User-Agent`` header it was sent with (:meth:`_sent_as`).
+        #: The crawler's declared User-Agent; the tokens of a page whose request was not
+        #: decided (nothing obeyed): its name, then ``REP_DIRECTIVE_TOKENS``.
         self._declared = robots_agent(crawler.settings)
+        self.tokens = crawler_tokens(self._declared, config.directive_tokens)
+        self._extra = crawler_tokens("", config.directive_tokens)
+        #: The tokens of each set of names a request was decided for (:meth:`_tokens_for`),
+        #: and the names by the ``User-Agent`` header a request was sent with (:meth:`_sent_as`).
+        self._tokens_of: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._sent: dict[bytes, tuple[str, ...]] = {}
         #: The settings the page's decision takes, and the crawl's purposes among them.
         self.rules = rules = page_rules(config)
@@ -123,16 +112,13 @@ class PageState:
         self.mark = config.purpose_action == "mark"
         #: What is known of each response (while it lives).
         self.pages: WeakKeyDictionary[Response, Page] = WeakKeyDictionary()
-        #: For AI purposes, TDMRep's rows are read too (its meta tags found in the same
-        #: look at the page as the robots meta tags).
+        #: For AI purposes, TDMRep's meta tags are looked for too.
         self._ai = self.usage.needs_tdmrep
-        #: The RSL licenses a page names (crawls that read RSL licenses).
         self.licenses = PageLicenseReader(crawler, config, self.usage)
 
     @classmethod
     def of(cls, crawler: Crawler) -> PageState:
-        """The crawl's page state, shared by the components that read pages (one read
-        and one verdict per response object, whichever component asks first)."""
+        """The crawl's page state, shared by the components that read pages."""
         state = _STATES.get(crawler)
         if state is None:
             state = _STATES[crawler] = cls(crawler, config_of(crawler))
@@ -142,10 +128,8 @@ class PageState:
     def passes_all(
         self, directives: PageDirectives, refusal: Refused | None, response: Response
     ) -> bool:
-        """Whether every item and request of the page passes on untouched: no noindex,
-        nofollow, unavailable_after, noimageai (noimageindex, when it covers the images),
-        rel="nofollow" link, refusal for the crawl's purpose, marking or preferences field
-        (the usual page; its output then skips the gates)."""
+        """Whether every item and request of the page passes on untouched (the usual page;
+        its output then skips the gates)."""
         return not (
             directives.noindex
             or directives.nofollow
@@ -174,8 +158,7 @@ class PageState:
         return page
 
     def decided(self, response: Response) -> Page:
-        """What the page pass read of ``response`` before its callback (:meth:`read`); read
-        now, once, if its output comes without its input pass."""
+        """What the page pass read of ``response`` (:meth:`read`), read now if not yet."""
         page = self.pages.get(response)
         if page is None or page.verdict is None:
             page = self.read(response)
@@ -232,9 +215,8 @@ class PageState:
         return verdict
 
     def _facts(self, response: Response, request: Request | None = None) -> PageFacts:
-        """The page's facts: the names its request was decided for (its tokens), what the
-        origin's documents said before it was sent, whether it is an image, and the
-        ``noimageai`` of the page that showed it (its request carries the record)."""
+        """The page's facts: its tokens, what the origin's documents said before it was
+        sent, whether it is an image, and the ``noimageai`` of the page that showed it."""
         if response.request is not None:
             request = response.request
         tokens = self.tokens
@@ -343,8 +325,7 @@ class PageState:
         return tokens
 
     def failed(self, response: Response, what: str, error: Exception) -> None:
-        """Reading a page failed: the page counts as having none of ``what``; logged once
-        per response with its URL and counted in ``rep/directives/errors``."""
+        """Reading a page failed: it counts as having none of ``what``; logged, counted."""
         inc(self.stats, "rep/directives/errors")
         logger.warning(
             "Could not read the %(what)s of %(url)s (%(error)s); the page is treated as "

@@ -61,9 +61,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        #: Each response's directives and usage decision, read once (the crawl's, shared
-        #: with :class:`~scrapy_rep.crawl.page.downloadermiddlewares.PageVerdictMiddleware`).
-        self.page = page = PageState.of(crawler)
+        self.page = page = PageState.of(crawler)  # shared with PageVerdictMiddleware
         self.config = config = page.config
         self.stats = crawler.stats
         self.tokens = page.tokens
@@ -80,14 +78,11 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         crawler.signals.connect(self._closing, signal=signals.spider_closed)
         #: Who reads each page's ledger (the audit trail, the report; kept by reference).
         self._ledger_readers = readers_of(crawler)
-        #: Each page's ledger is handed over once its response's scrape is through (its
-        #: callback's or errback's output, a ``process_spider_exception``'s too), not at
-        #: the end of one pass of its output: set when the spider opens.
+        #: Each page's ledger is handed over once its response's scrape is through, not at
+        #: the end of one pass of its output; the crawl's URL ledger, told each download's
+        #: failure (both set when the spider opens).
         self._at_scrape_end = False
         self._ledgers = config.ledger
-        #: The crawl's URL ledger, told each download's failure once the scraper is
-        #: through with it, or as it leaves the engine for a download a component asked
-        #: the engine for itself (found when the spider opens).
         self._url_ledger: LedgerCalls | None = None
         if purpose_is_set(crawler.settings) and not ASYNC_SPIDER_OUTPUT:
             # Scrapy 2.13-2.15 give a sync callback's output to the sync method, where the
