@@ -101,7 +101,15 @@ class UrlLedger(FateEvents):
         self._tokens: dict[str, str] = {}
         self.writer = self._writer(crawler)
         self._emit = self.writer.emit
-        self._connect(crawler)
+        connect = crawler.signals.connect
+        connect(self._opened, signal=signals.spider_opened)
+        connect(self._scheduled, signal=signals.request_scheduled)
+        connect(self._attempt, signal=signals.request_reached_downloader)
+        connect(self._held, signal=rep_signals.request_held)
+        connect(self.waits.released, signal=rep_signals.request_released)
+        connect(self._refused, signal=rep_signals.request_refused)
+        connect(self._file_checked, signal=rep_signals.file_checked)
+        connect(self._item_scraped, signal=signals.item_scraped)  # a page's item kept
         LEDGERS[crawler] = self
         read_by(crawler, self)  # each page's ledger, when its output is through
 
@@ -121,17 +129,6 @@ class UrlLedger(FateEvents):
                     self.path, tail.open_run[:8],
                 )  # fmt: skip
         return writer
-
-    def _connect(self, crawler: Crawler) -> None:
-        connect = crawler.signals.connect
-        connect(self._opened, signal=signals.spider_opened)
-        connect(self._scheduled, signal=signals.request_scheduled)
-        connect(self._attempt, signal=signals.request_reached_downloader)
-        connect(self._held, signal=rep_signals.request_held)
-        connect(self.waits.released, signal=rep_signals.request_released)
-        connect(self._refused, signal=rep_signals.request_refused)
-        connect(self._file_checked, signal=rep_signals.file_checked)
-        connect(self._item_scraped, signal=signals.item_scraped)  # a page's item kept
 
     # ------------------------------------------------------------------ decisions
 

@@ -140,7 +140,9 @@ class ToolSpider(Spider):
         asked = self.run.asked[index]
         asked.response = response
         if not isinstance(response, HtmlResponse) and response.body and response.request:
-            gate = self._media_gate()
+            if self._gate is None:
+                self._gate = MediaGate(self.crawler)
+            gate = self._gate
             if gate.enabled:  # as FilesPipeline / ImagesPipeline hold a file (docs/media.md)
                 asked.file = gate.check(response, response.request, None)
         yield {ASKED: index}
@@ -152,11 +154,6 @@ class ToolSpider(Spider):
             return
         # (a refusal's IgnoreRequest too: its verdict was told, and says more)
         self.run.asked[index].failure = describe(failure.value)
-
-    def _media_gate(self) -> MediaGate:
-        if self._gate is None:
-            self._gate = MediaGate(self.crawler)
-        return self._gate
 
 
 # --------------------------------------------------------------------------- the crawl

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from scrapy.settings import Settings
 
     from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
-    from scrapy_rep.crawl.media.mediagate import FileVerdict
+    from scrapy_rep.crawl.media.filerecords import FileVerdict
     from scrapy_rep.verdict.policy import UsagePolicy
 
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from scrapy_rep.audit.urlentry import UrlEntry
-    from scrapy_rep.crawl.media.mediagate import FileVerdict
+    from scrapy_rep.crawl.media.filerecords import FileVerdict
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
 

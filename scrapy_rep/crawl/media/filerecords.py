@@ -1,6 +1,6 @@
-"""What the media gate (:mod:`scrapy_rep.crawl.media.mediagate`, which re-exports these
-names) finds about a file: its :class:`FileVerdict`, the ``rep_refused_files`` entry of a
-refused file (docs/media.md), and the ``noimageai`` of the page that showed an image."""
+"""What the media gate (:mod:`scrapy_rep.crawl.media.mediagate`) finds about a file: its
+:class:`FileVerdict`, the ``rep_refused_files`` entry of a refused file (docs/media.md),
+and the ``noimageai`` of the page that showed an image."""
 
 from __future__ import annotations
 

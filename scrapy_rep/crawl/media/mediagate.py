@@ -19,14 +19,11 @@ from scrapy_rep import signals
 from scrapy_rep.crawl import refusals
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.internals import in_thread
-from scrapy_rep.crawl.media.filerecords import FileVerdict as FileVerdict
-from scrapy_rep.crawl.media.filerecords import page_noimageai as page_noimageai
-from scrapy_rep.crawl.media.filerecords import refused_file as refused_file
-from scrapy_rep.crawl.media.filerecords import verdict_refused_file as verdict_refused_file
+from scrapy_rep.crawl.media.filerecords import FileVerdict, page_noimageai, refused_file
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requeststate import before_of, state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.settings import RepConfig, page_rules, robots_agent
+from scrapy_rep.settings import page_rules, robots_agent
 from scrapy_rep.usage.media.c2pa import available
 from scrapy_rep.usage.media.reading import MediaReading, read_media
 from scrapy_rep.usage.media.xmp import Limits, sniff
@@ -66,7 +63,11 @@ class MediaGate:
         self.mark = config.purpose_action == "mark"
         self.constraints_met = config.media_constraints_met
         self.c2pa = config.media_c2pa
-        self.limits = limits_of(config)
+        self.limits = Limits(
+            max_scan=config.media_max_scan_bytes,
+            max_packet=config.media_max_packet_bytes,
+            max_packets=config.media_max_packets,
+        )
         self.agent = robots_agent(crawler.settings)
         self.tokens = config.directive_tokens
         if self.enabled and self.c2pa:
@@ -223,12 +224,3 @@ def _say_c2pa_once() -> None:
             "files are not read (pip install 'c2pa-python>=0.38': scrapy_rep's media "
             "extra); IPTC Data Mining is read all the same"
         )
-
-
-def limits_of(config: RepConfig) -> Limits:
-    """The scan limits of ``REP_MEDIA_MAX_*``."""
-    return Limits(
-        max_scan=config.media_max_scan_bytes,
-        max_packet=config.media_max_packet_bytes,
-        max_packets=config.media_max_packets,
-    )

@@ -24,7 +24,8 @@ from scrapy.utils.defer import deferred_from_coro
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.internals import awaited, quiet_media_failures
-from scrapy_rep.crawl.media.mediagate import MediaGate, refused_file, verdict_refused_file
+from scrapy_rep.crawl.media.filerecords import refused_file, verdict_refused_file
+from scrapy_rep.crawl.media.mediagate import MediaGate
 
 # RefusedBeforeFetch: a MediaRequestFiltered, Scrapy's private _MediaRequestFiltered
 # (2.18+), the one failure the media pipeline neither logs as an error nor puts in the

@@ -127,7 +127,7 @@ class ImageGate:
     def request(self, request: Request, response: Response, page: _Page) -> Request | None:
         """A request yielded by a noimageai page: refused, marked, or as it was."""
         url = request.url
-        if not (is_image_url(url) or canonicalize_url(url) in page.images):
+        if not self._is_image(url, page):
             return request
         if page.refused:
             purpose = page.refused[0]

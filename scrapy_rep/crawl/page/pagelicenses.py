@@ -77,7 +77,9 @@ class PageLicenseReader:
     def document(self) -> OriginDocument[RslDocument] | None:
         """The crawl's RSL document (``None``: the crawl reads no RSL licenses)."""
         if not self._looked_up:
-            self._document, self._looked_up = _rsl_document(self.crawler), True
+            owner = OWNERS.get(self.crawler)  # the downloader middleware's, if RSL is read
+            self._document = None if owner is None else owner.documents.get(RSL.name)
+            self._looked_up = True
         return self._document
 
     def found(self, response: Response) -> PageLicenses:
@@ -210,12 +212,3 @@ class PageLicenseReader:
         if ledger is not None:
             ledger.license_used(url, entry, response.request)
         return entry.rules
-
-
-def _rsl_document(crawler: Crawler) -> OriginDocument[RslDocument] | None:
-    """The downloader middleware's RSL document, if the crawl reads RSL licenses."""
-    owner = OWNERS.get(crawler)
-    if owner is None:
-        return None
-    found: OriginDocument[RslDocument] | None = owner.documents.get(RSL.name)
-    return found
