@@ -79,10 +79,8 @@ class UrlReader(Protocol):
 
     def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
         """A request's fate is final: its ``entry``, what the fate ``added`` (the ``url``
-        record's other fields, as the trail writes them) and its ``cause``: the
-        :class:`~scrapy_rep.verdict.reasons.Reason` (or another add-on's word) of a
-        refusal, the exception of a download that failed, the page's
-        :class:`~scrapy_rep.crawl.ledger.PageLedger` of one fetched, else ``None``."""
+        record's other fields) and its ``cause``: a refusal's reason, a failed download's
+        exception, a fetched page's :class:`~scrapy_rep.crawl.ledger.PageLedger`, else ``None``."""
 
     def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
         """A file an item pipeline downloaded was held against the crawl's purposes: the

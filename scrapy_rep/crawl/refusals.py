@@ -23,6 +23,7 @@ report read.
 from __future__ import annotations
 
 import logging
+from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy.exceptions import IgnoreRequest
@@ -71,23 +72,17 @@ class Refusal(IgnoreRequest):
         self.verdict = verdict
 
 
-#: The stats of each (action, reason, purpose) met so far: one lookup per refusal.
-_STATS: dict[tuple[Action, Reason, str | None], tuple[str, ...]] = {}
-
-
 def refusal_stats(action: Action, verdict: Refused) -> tuple[str, ...]:
     """The stats one refusal counts (:data:`DETAIL_STATS`, then the one every refused
     request or item counts)."""
-    key = (action, verdict.reason, verdict.purpose)
-    stats = _STATS.get(key)
-    if stats is None:
-        stats = _STATS[key] = _stats_of(*key)
+    stats = _stats_of(action, verdict.reason, verdict.purpose)
     signal = verdict.signal
     if signal is not None and action is Action.FETCH and says_not_read(signal):
         stats = (*stats, "rep/rsl/requests_dropped/licenses_not_read")
     return stats
 
 
+@cache  # one lookup per refusal
 def _stats_of(action: Action, reason: Reason | Dropped, purpose: str | None) -> tuple[str, ...]:
     details = DETAIL_STATS.get((action, reason), ()) if isinstance(reason, Reason) else ()
     whole = "rep/items/dropped" if action is Action.KEEP else "rep/requests/dropped"
@@ -103,10 +98,9 @@ def refuse_request(
     detail: str = "",
     ledger: PageLedger | None = None,
 ) -> None:
-    """``request`` is refused (``action``: fetch, before its download; follow, by the
-    page ``response`` that yielded it): counted, written in the page's ``ledger`` (a
-    link not followed, when one is kept), logged at DEBUG (with ``detail``, what said
-    it) and sent as ``request_refused`` with its ``verdict``."""
+    """``request`` is refused (``action``: fetch, or follow by the page ``response``):
+    counted, written in the page's ``ledger`` (when one is kept), logged at DEBUG (with
+    ``detail``, what said it) and sent as ``request_refused`` with its ``verdict``."""
     inc_each(crawler.stats, refusal_stats(action, verdict))
     if ledger is not None:
         ledger.link_refused(request.url, verdict)
@@ -126,11 +120,10 @@ def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, mess
 
 
 def scheduled_again(crawler: Crawler, engine: Any, request: Request, when: str) -> bool:
-    """``request``, held until now, goes back to the engine's scheduler (``when``: as it
-    was ``"released"``, or ``"resumed"`` from ``JOBDIR``); whether it did. A scheduler
-    that raises (a custom one's bug, a shared queue whose server went away) leaves it
-    dropped, saying why (an ERROR, counted and signalled: its trail record is final), and
-    the caller goes on with the others: none is lost unsaid."""
+    """``request``, held until now, goes back to the engine's scheduler (``when``:
+    ``"released"``, or ``"resumed"`` from ``JOBDIR``); whether it did. A scheduler that
+    raises (a custom one's bug, a shared queue whose server went away) leaves it dropped,
+    saying why, and the caller goes on with the others: none is lost unsaid."""
     try:
         engine.crawl(request)
     except Exception as error:

@@ -89,11 +89,9 @@ def _at_exit() -> None:
 
 
 class UrlLedger(FateEvents):
-    """The crawl's one ledger of each requested URL's fate: written by the parts that
-    decide, settled once per request, written as the trail's ``url`` lines and read by
-    every :class:`~scrapy_rep.crawl.auditing.UrlReader` (the report, the tools). One per
-    crawl (:func:`url_ledger`), kept only when a reader needs it
-    (:attr:`RepConfig.ledger <scrapy_rep.settings.RepConfig.ledger>`)."""
+    """The crawl's one ledger of each requested URL's fate, settled once per request,
+    written as the trail's ``url`` lines and read by every
+    :class:`~scrapy_rep.crawl.auditing.UrlReader`; kept only when a reader needs it."""
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)

@@ -64,11 +64,9 @@ class FateEvents(RequestEvents):
 
     def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
         """scrapy_rep's spider middleware passed on the spider's whole output for a page:
-        its ``ledger`` (the items passed on and refused and why, the links not followed),
-        on which the items kept are settled here: those passed on that reached the end of
-        the crawl (:meth:`_item_scraped`, counted by then), the others ``items_not_kept``;
-        what the ``page`` said and its usage decision (:meth:`page_said`). Called directly
-        (a signal costs more per page)."""
+        its ``ledger``, on which the items kept are settled here (those passed on that
+        reached the end of the crawl: :meth:`_item_scraped`), with what the ``page`` said
+        (:meth:`page_said`). Called directly (a signal costs more per page)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             links = ledger.links
             if links:  # never requested: no records, counted at the end
@@ -103,10 +101,9 @@ class FateEvents(RequestEvents):
             self.internal_error("page_done")
 
     def _item_scraped(self, response: object = None, **_: Any) -> None:
-        """An item of ``response``'s page reached the end of the crawl (``item_scraped``:
-        through the item pipelines), counted on the page's open entry until
-        :meth:`page_done` settles it (the scraper sends it before it says the page's whole
-        output is through). An item that a later component drops is not counted."""
+        """An item of ``response``'s page went through the item pipelines
+        (``item_scraped``, sent before the page's output is through), counted on the
+        page's open entry until :meth:`page_done` settles it."""
         if not isinstance(response, Response):  # an item of no page (start(), an errback's)
             return
         try:  # guarded inline (the hot path: a call per item)
@@ -140,14 +137,12 @@ class FateEvents(RequestEvents):
 
     def failure_scraped(self, request: Request, failure: Any) -> None:
         """The scraper is through with a download's ``failure`` (a Twisted ``Failure``).
-        A record still open then failed where no component of ours is told: a downloader
-        middleware raised in its ``process_response`` (``IgnoreRequest`` to drop the
-        response: Scrapy calls no ``process_exception`` and sends no signal of it), or in
-        its ``process_exception`` before :class:`~scrapy_rep.crawl.auditing.AuditMiddleware`'s.
-        It is ``failed``, with the status of the response the middleware dropped
-        (:func:`~scrapy_rep.crawl.internals.dropped_response`). Called directly for every
-        failure scraped, and for every failure of a download a component had the engine do
-        itself (:func:`~scrapy_rep.crawl.internals.watch_downloads`)."""
+        A record still open then failed where no component of ours is told (a downloader
+        middleware raised in its ``process_response``: Scrapy calls no
+        ``process_exception``), with the status of the response the middleware dropped
+        (:func:`~scrapy_rep.crawl.internals.dropped_response`). Called directly, also for
+        the downloads the engine does for a component (:func:`~scrapy_rep.crawl.internals.
+        watch_downloads`)."""
         try:  # guarded inline (a call per refused request)
             state = open_record(request, self.open)
             if state is None or state.fetched:

@@ -47,10 +47,8 @@ class RequestEvents(SharedQueue):
         self.waits = Waits()
 
     def _outgoing(self, request: Request) -> UrlEntry | None:
-        """The open record of ``request`` as it is decided or refused: its own, which it
-        goes on with until its response comes (held, retried: a retry's copy shares its
-        state); else, for a request decided without being scheduled, a new one
-        (:meth:`_unscheduled`)."""
+        """The open record of ``request`` as it is decided or refused: its own until its
+        response comes (a retry's copy shares it); else a new one (:meth:`_unscheduled`)."""
         state = open_record(request, self.open)
         if state is not None and not state.fetched:
             return state
@@ -61,11 +59,8 @@ class RequestEvents(SharedQueue):
         downloads for a component (a media pipeline's file, a callback's own fetch),
         opened when it is decided, final when its response comes, when it fails, or at once
         when it is refused. A redirect's next URL ends the record of the one before. A
-        state that came in a copied meta (``Request(response.url, meta=response.meta)``)
-        names the record of the request it was copied from, never this one's: a new
-        request, with a record of its own. So is this very request object sent again once
-        its own record is final (a poll's ``download_async`` in a loop), naming the
-        earlier in ``again``."""
+        state that came in a copied meta (``meta=response.meta``), or a request object
+        sent again once its own record is final (naming it in ``again``), gets a new one."""
         ref = any_state(request)
         url_key = self._fingerprint(request).hex()
         earlier = ""

@@ -156,9 +156,6 @@ class ToolSpider(Spider):
         self.run.asked[index].failure = describe(failure.value)
 
 
-# --------------------------------------------------------------------------- the crawl
-
-
 def unreachable_waits(config: RepConfig) -> dict[str, float]:
     """The ``REP_UNREACHABLE_*`` waits under which the crawl gives up on an unreachable
     document at once with the verdict it gives after its own waits: the give-up rule
@@ -213,9 +210,8 @@ def _path(component: type) -> str:
 
 
 def tools_settings(request: ToolRequest, base: Settings | None = None) -> Settings:
-    """The settings of the tools' crawl on ``request``: ``base`` (the project's settings,
-    ``scrapy rep-robots``; else Scrapy's defaults without a log: what the crawl decided is
-    printed), the tool's options over them and :func:`tool_settings` over those. Raises
+    """The settings of the tools' crawl on ``request``: ``base`` (else Scrapy's defaults
+    without a log), the tool's options and :func:`tool_settings` over them. Raises
     :class:`RepSettingError`."""
     settings = base.copy() if base is not None else Settings({"LOG_ENABLED": False})
     settings.setdict(dict(request.settings), priority=TOOL_PRIORITY)

@@ -85,10 +85,9 @@ class MediaGate:
     def check(
         self, response: Response, request: Request, item: Any, reading: MediaReading | None = None
     ) -> FileVerdict:
-        """The verdict on one downloaded file (``reading``: its statements, read already
-        by :meth:`read`; else read here). A failure of the check itself fails closed
-        (docs/media.md, "What happens to a file"): the file is refused for the crawl's
-        AI purposes, logged (WARNING) and counted (``rep/media/errors``)."""
+        """The verdict on one downloaded file (``reading``: by :meth:`read`, if done). A
+        failure of the check itself fails closed (docs/media.md, "What happens to a file"):
+        refused for the crawl's AI purposes, logged and counted (``rep/media/errors``)."""
         try:
             verdict = self._check(response, request, item, reading)
         except Exception as error:  # never lose an item over a file's statements

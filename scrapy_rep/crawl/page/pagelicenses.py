@@ -139,10 +139,9 @@ class PageLicenseReader:
         return self._signals(response, found, pairs)
 
     async def _entries(self, found: PageLicenses, response: Response) -> Entries:
-        """The entries of the licenses ``found`` names, in its order: those known now,
-        and the others each asked for at once (their fetches start together), awaited
-        until every one is known or a known one (or an inline license) refuses a purpose
-        of the crawl; those still pending then are left out (not waited for)."""
+        """The entries of the licenses ``found`` names, in its order: those known now, and
+        the others asked for at once, awaited until every one is known or a known one (or
+        an inline license) refuses a purpose of the crawl (the others then left out)."""
         document = self.document()
         assert document is not None
         entries: Entries = {}

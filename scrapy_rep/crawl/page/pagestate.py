@@ -174,11 +174,10 @@ class PageState:
     def verdict_of(
         self, response: Response, page: Page | None = None, request: Request | None = None
     ) -> PageVerdict:
-        """The page's verdict (:func:`scrapy_rep.verdict.page.decide_page`), decided once per
-        response object, never from ``response.meta`` (a child page must not inherit its
-        parent's directives). A failure reading its facts or statements counts as
-        "directives" not read, one deciding it as "usage signals" not read (:meth:`failed`).
-        ``page``: its :class:`Page`, when the caller has it; ``request``: as :meth:`read`."""
+        """The page's verdict, decided once per response object, never from
+        ``response.meta`` (a child page must not inherit its parent's directives); a failure
+        counts as "directives" or "usage signals" not read (:meth:`failed`). ``page``: its
+        :class:`Page`, when the caller has it; ``request``: as :meth:`read`."""
         if page is None:
             page = self.page_of(response)
         verdict = page.verdict
@@ -258,12 +257,11 @@ class PageState:
 
     def fetching(self, request: Request) -> Callable[[Response], None] | None:
         """A component asks the engine to download ``request`` itself
-        (``engine.download_async``: :func:`scrapy_rep.crawl.internals.watch_downloads`):
-        the page whose callback is producing output in this context, if any, is told of the
-        fetched page when it comes (:meth:`fetched`). Our documents and the media pipelines'
-        files (``NO_CALLBACK``) are not pages; a ``NO_CALLBACK`` request a callback fetches
-        itself is, marked :data:`meta.FETCHED_PAGE` (docs/behaviour.md, 'Page-level
-        directives')."""
+        (:func:`scrapy_rep.crawl.internals.watch_downloads`): the page whose callback is
+        producing output in this context, if any, is told of it when it comes
+        (:meth:`fetched`). Our documents and the media pipelines' files (``NO_CALLBACK``)
+        are not pages; a ``NO_CALLBACK`` request a callback fetches itself is, marked
+        :data:`meta.FETCHED_PAGE` (docs/behaviour.md, 'Page-level directives')."""
         producing = PRODUCING.get()
         by = None if producing is None else producing[0]
         if (

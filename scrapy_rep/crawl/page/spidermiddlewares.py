@@ -130,8 +130,6 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         for line in closing_lines(stats, self.config, reason, job_dir):
             logger.info(line, extra={"spider": self.crawler.spider})
 
-    # ------------------------------------------------------------------ input
-
     def process_spider_input(self, response: Response, spider: object = None) -> None:
         """Put the directives on ``response.meta`` before the callback runs, unless
         ``PageVerdictMiddleware`` did as the page arrived; the page's callback is producing
@@ -148,8 +146,6 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         except AttributeError:  # a response without a request (built by hand)
             return
         response.meta[meta.USAGE] = verdict.usage
-
-    # ------------------------------------------------------------------ output
 
     def process_spider_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
@@ -227,13 +223,11 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def _page_done(
         self, response: object, request: Request | None = None, scraped: bool = True
     ) -> None:
-        """The page's output is through: its ledger goes to its readers (the audit trail,
-        the report). ``scraped``: all of it, as the scraper says (of a response; of a
-        download's failure: told to the URL ledger with its ``request``), the item
-        pipelines' work and ``item_scraped`` included, so the URL ledger knows which items
-        passed on were kept (:attr:`PageLedger.through`); a page whose output went through
-        no pass of ours (a 404 without an errback) has an empty ledger then. Else one pass
-        of it (Scrapy moved what says when all of it is)."""
+        """The page's output is through: its ledger goes to its readers. ``scraped``: all of
+        it, as the scraper says (of a response; of a download's failure: told to the URL
+        ledger with its ``request``), the item pipelines' work included
+        (:attr:`PageLedger.through`); a page whose output went through no pass of ours (a
+        404 without an errback) has an empty ledger then. Else one pass of it."""
         if not isinstance(response, Response):
             if request is not None and self._url_ledger is not None:  # a download's failure
                 self._url_ledger.failure_scraped(request, response)
