@@ -10,12 +10,11 @@ followed**, kept from being requested by a page's nofollow or ``rel="nofollow"``
 record of their own: the trail counts them on their page). The closing line counts
 requests as the trail does, items, and the links not followed.
 
-Built from the URL ledger (:mod:`scrapy_rep.crawl.audit.audit`), each page's ledger and
-the documents' outcomes (``robotstxt_fetched``, ``document_fetched``); its text:
-:mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops,
-after Scrapy's stats (never standard output, where a feed such as ``-o -:jsonl`` may go),
-or written to ``REP_REPORT_FILE``; built then, it also counts the requests dropped while
-the spider closed. The INFO lines every crawl logs at its close: :mod:`scrapy_rep.crawl.closing`.
+Built from the URL ledger, each page's ledger and the documents' outcomes; its text:
+:mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops
+(never standard output, where a feed such as ``-o -:jsonl`` may go), or written to
+``REP_REPORT_FILE``. The INFO lines every crawl logs at its close:
+:mod:`scrapy_rep.crawl.closing`.
 """
 
 from __future__ import annotations
@@ -84,8 +83,7 @@ class RepReport:
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
         self.crawler = crawler
         self.max_urls = config.report_max_urls
-        #: Whether the crawl writes an audit trail (``REP_AUDIT_FILE``): the headings name
-        #: it only then.
+        #: Whether the crawl writes an audit trail (the headings name it only then).
         self.audited = bool(config.audit_file)
         self.path = config.report_file
         self.agent = robots_agent(crawler.settings)
@@ -106,9 +104,7 @@ class RepReport:
         connect = crawler.signals.connect
         connect(self._fetched, signal=rep_signals.robotstxt_fetched)
         connect(self._document, signal=rep_signals.document_fetched)
-        # every request's fate: the URL ledger's settled entries, the trail's records
-        # (and its downloads apart; its origins' waits are read at the end)
-        read_urls(crawler, self)
+        read_urls(crawler, self)  # every request's fate: the URL ledger's settled entries
         connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
         read_by(crawler, self)  # each page's links not followed: its ledger, as the trail's

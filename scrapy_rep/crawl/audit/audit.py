@@ -8,17 +8,11 @@ dupefilter let it through; a dropped duplicate is counted, never recorded. Its r
 ``id`` is the request fingerprint (the URL key) and the request's number in the crawl:
 one record per request sent, which survives retries, holding, redirects and ``JOBDIR``
 pause/resume. A request carries only ``(id, url)`` in its meta; the record waits in
-:attr:`UrlLedger.open` until its fate is final (:mod:`scrapy_rep.crawl.audit.auditstate`,
-:mod:`~scrapy_rep.crawl.audit.auditrequests`, :mod:`~scrapy_rep.crawl.audit.auditfates`):
-refused (``request_refused``); fetched, when the spider's whole output for its page is
-through (:meth:`UrlLedger.page_done`); redirected, when the next URL is scheduled;
-failed, when the exception leaves the outermost downloader middleware
-(:class:`scrapy_rep.crawl.auditing.AuditMiddleware`) after every retry, or, one that
-never reaches it, when the scraper is through with it (:meth:`UrlLedger.failure_scraped`)
-or it leaves the engine (:func:`scrapy_rep.crawl.internals.watch_downloads`); unfinished,
-when the spider closes first (a paused crawl keeps its open records in ``JOBDIR``), or at
-the exit of a process that did not close it (a second Ctrl-C), its run then ended with
-the reason ``shutdown_forced`` so that its trail stays whole.
+:attr:`UrlLedger.open` until its fate is final: refused, fetched, redirected, failed
+(:mod:`scrapy_rep.crawl.audit.auditstate`, :mod:`~scrapy_rep.crawl.audit.auditrequests`,
+:mod:`~scrapy_rep.crawl.audit.auditfates`), or unfinished when the spider closes first
+(a paused crawl keeps its open records in ``JOBDIR``) or the process exits without
+closing it (:func:`_at_exit`).
 """
 
 from __future__ import annotations
@@ -67,8 +61,7 @@ __all__ = ["AuditTrail", "UrlLedger", "url_ledger"]
 
 logger = logging.getLogger(__name__)
 
-#: The end line's reason of a run whose process exited without closing its spider: a
-#: second Ctrl-C (Scrapy's unclean shutdown), or the reactor stopped otherwise.
+#: The end line's reason of a run whose process exited without closing its spider.
 FORCED: Final = "shutdown_forced"
 #: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits.
 _UNCLOSED: set[UrlLedger] = set()

@@ -41,10 +41,7 @@ class FateEvents(RequestEvents):
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             if reason in LINK_REASONS:  # a link, never requested: in its page's ledger
                 return
-            # its own record; else a request refused before it was decided, never scheduled
-            # (sent with ``engine.download_async``, it waited in place for a document the
-            # spider closed before), or sent with a copied meta: its record opens here,
-            # unless it had one of its own
+            # its own record; else (never scheduled, or a copied meta) one opens here
             state = self._outgoing(request)
             if state is None:
                 return
@@ -77,9 +74,8 @@ class FateEvents(RequestEvents):
             state = self.open.get(key) if key else None
             if state is None or request is None:
                 return
-            # kept: the items passed on that reached the end of the crawl; one a later
-            # component dropped never did (none beyond those passed on: a component
-            # after the page pass that adds items adds none of the page's)
+            # kept: the items passed on that reached the end of the crawl (none beyond
+            # those passed on: a later component that adds items adds none of the page's)
             passed = ledger.passed
             kept = ledger.kept = min(passed, scraped) if ledger.through else passed
             dropped = sum(ledger.dropped.values())  # ledger.items_dropped, inline

@@ -70,8 +70,7 @@ class SharedQueue(AuditState):
             key = self._renumbered(key, request)
         self._taken.add(key)
         self._holding.discard(key)
-        # A retry another worker sent: the downloads it tried are counted by Scrapy with
-        # the request (``retry_times``), and are this record's attempts too.
+        # a retry another worker sent: its downloads tried are this record's attempts too
         retried = request.meta.get("retry_times", 0)
         entry = self.open[key]
         if type(retried) is int and retried > entry.attempts:

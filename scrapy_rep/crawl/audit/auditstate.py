@@ -68,8 +68,7 @@ class AuditState:
         config = config_of(crawler)
         self.crawler = crawler
         self.config = config
-        #: Whether it writes the audit trail (``REP_AUDIT_FILE``); without it, its entries
-        #: name the document versions they were decided with, and no file is written.
+        #: Whether it writes the audit trail (``REP_AUDIT_FILE``).
         self.trail = bool(config.audit_file)
         self.path = Path(config.audit_file)
         self.stats: StatsCollector | None = crawler.stats
@@ -77,9 +76,8 @@ class AuditState:
         self.jobdir = job_dir(crawler.settings)
         #: Open records: id -> entry.
         self.open: dict[str, UrlEntry] = {}
-        #: URL key (request fingerprint) -> the id of the latest record of a ``dont_filter``
-        #: request (the only ones the dupefilter does not remember), so that the next
-        #: request of that URL names it (``again``).
+        #: URL key -> the id of the latest record of a ``dont_filter`` request (the only
+        #: ones the dupefilter does not remember), for the next one's ``again``.
         self._unfiltered: dict[str, str] = {}
         self.counts: Counter[str] = Counter()
         #: Open record id -> the items of its page that reached the end of the crawl so far

@@ -1,18 +1,11 @@
 """The command-line tools are a crawl (docs/decisions.md, 'The tools are a crawl'):
 ``scrapy rep-robots`` and ``python -m scrapy_rep check`` run a small Scrapy crawl with the
-add-on and the crawl's own downloader and spider middlewares (decompression and its
-limits, redirects decided by robots.txt, header handling, the page pass), and print what
-it decided, so that they cannot read a site differently.
-
-:class:`ToolSpider` requests each URL once, as the crawler (every status but a redirect
-goes to its callback, as with ``scrapy fetch``), and yields one item per page, which the
-page pass keeps or drops; :func:`tool_settings` make sure nothing is written. The crawl
-keeps its URL ledger, whose settled entries
-:class:`~scrapy_rep.crawl.commands.toolrun.ToolRun` reads;
-:mod:`scrapy_rep.crawl.commands.toolprint` prints them. An unreachable document: a crawl
-holds its requests for ``REP_UNREACHABLE_*`` and then gives up by its give-up rule; the
-tools run the same rule at once (:func:`unreachable_waits`) and exit 3, as what they show
-is for now.
+add-on and the crawl's own middlewares, and print what it decided, so that they cannot
+read a site differently. :class:`ToolSpider` requests each URL once (every status but a
+redirect goes to its callback, as with ``scrapy fetch``) and yields one item per page;
+:class:`~scrapy_rep.crawl.commands.toolrun.ToolRun` reads the URL ledger's settled
+entries, :mod:`~scrapy_rep.crawl.commands.toolprint` prints them. An unreachable document
+is given up on at once, by the crawl's give-up rule (:func:`unreachable_waits`): exit 3.
 """
 
 from __future__ import annotations
@@ -264,8 +257,7 @@ def run_tools(request: ToolRequest, out: TextIO, base: Settings | None = None) -
     ``CrawlerProcess`` (an ``AsyncCrawlerProcess`` without a reactor) starts and stops it."""
     try:
         settings = tools_settings(request, base)
-        # AsyncCrawlerProcess without a reactor; the add-on checks the settings as it
-        # builds one (a crawl without a reactor that cannot download, Scrapy 2.15+)
+        # the add-on checks the settings as it builds one (Scrapy 2.15+ without a reactor)
         process = crawler_process(settings)
     except RepSettingError as error:
         return usage_error(error)

@@ -42,9 +42,8 @@ logger = logging.getLogger(__name__)
 
 _told_c2pa = False
 #: Files read at once per crawl (its media pipelines together), each in a thread of the
-#: reactor's pool, whose threads Scrapy's DNS resolver shares (without a reactor, of the
-#: asyncio loop's default executor, which its name lookups share): the others wait their
-#: turn (docs/media.md, "Cost per file").
+#: pool Scrapy's name lookups share: the others wait their turn (docs/media.md, "Cost per
+#: file").
 READS_AT_ONCE: Final = 2
 _READS: PerCrawler[DeferredSemaphore] = PerCrawler("media_reads")
 
@@ -55,8 +54,7 @@ class MediaGate:
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
         self.crawler = crawler
-        #: The settings a file's decision takes (:func:`~scrapy_rep.verdict.page.decide_page`),
-        #: and the crawl's purposes among them.
+        #: The settings a file's decision takes, and the crawl's purposes among them.
         self.rules = page_rules(config)
         self.policy = self.rules.policy
         self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)

@@ -87,11 +87,9 @@ class ImageGate:
         #: A page's noimageindex covers its images too (``REP_MEDIA_NOINDEX_MEANS_NO_AI``).
         self.noimageindex = config_of(crawler).media_noindex_means_no_ai
         said = set(IMAGE_PURPOSES) | (set(INDEX_IMAGE_PURPOSES) if self.noimageindex else set())
-        #: The crawl's purposes that a page's noimageai (noimageindex) may refuse (none:
-        #: mark only).
+        #: The crawl's purposes a page's noimageai (noimageindex) may refuse (none: mark).
         self.refused = () if mark else tuple(p for p in purposes if p in said)
-        #: Whether anything is done: refusing for an AI purpose, or marking. A search
-        #: crawl under "drop" leaves the images and items as they are.
+        #: Whether anything is done (a search crawl under "drop" does nothing).
         self.active = mark or bool(self.refused)
         self._refuse = refuse
         #: What the page pass knows of each response (its images are kept there).

@@ -5,10 +5,8 @@
 page's own and its RSL licenses) and whether its output passes every gate untouched, once
 per response object and never from ``response.meta`` (spiders copy a page's meta into the
 requests they yield). Reading never fails a page: a bug or a broken page counts as having
-nothing to say, logged and counted in ``rep/directives/errors``. Shared by
-:class:`~scrapy_rep.crawl.page.downloadermiddlewares.PageVerdictMiddleware` (each page as it
-arrives, whichever way its response then goes) and
-:class:`~scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware` with its gates.
+nothing to say, logged and counted in ``rep/directives/errors``. Shared by the page pass's
+downloader and spider middlewares.
 """
 
 from __future__ import annotations
@@ -271,9 +269,7 @@ class PageState:
             and _outside_any_task()
         ):
             # a media pipeline's file, asked for by the loop's own call in a copy of the
-            # page's context between its input pass and its output: not its callback's. A
-            # request with a callback or none (a coroutine callback's chained fetch) stays
-            # tied, as does any fetch within a step of the output.
+            # page's context between its input pass and its output: not its callback's
             by = None
         if request.callback is NO_CALLBACK:
             if by is None or meta.ROBOTS_REQUEST in request.meta:

@@ -2,18 +2,14 @@
 
 ``PageDirectivesMiddleware`` puts every response's directives on
 ``response.meta["rep_directives"]`` before the callback runs, and its usage decision for
-the crawl's purpose (``REP_PURPOSE``: the origin's signals before the request was sent and
-the page's own, :mod:`scrapy_rep.verdict.signals`) on ``response.meta["rep_usage"]``. Then,
-from the callback's output, items of a noindex page (or one whose ``unavailable_after``
-has passed) are dropped or recorded (``REP_NOINDEX_ACTION``); items of a page denied for a
-purpose of the crawl dropped or marked (``REP_PURPOSE_ACTION``); requests from a nofollow
-page dropped (``REP_NOFOLLOW_ACTION``, unless their meta has ``rep_ignore_nofollow``), and
-those for links the page marks only ``rel="nofollow"`` (``REP_REL_NOFOLLOW``; ``ugc`` and
-``sponsored`` alone are followed). Every drop is counted and logged at DEBUG.
-
-The middleware is the sequencer: the page's reading is :mod:`scrapy_rep.crawl.page.pagestate`,
-the item gate :mod:`scrapy_rep.crawl.page.itemgate`, the request gate
-:mod:`scrapy_rep.crawl.page.linkgate`.
+the crawl's purpose on ``response.meta["rep_usage"]``. Then, from the callback's output,
+items of a noindex page (or one whose ``unavailable_after`` has passed) are dropped or
+recorded (``REP_NOINDEX_ACTION``), those of a page denied for a purpose of the crawl
+dropped or marked (``REP_PURPOSE_ACTION``), and requests from a nofollow page (unless
+their meta has ``rep_ignore_nofollow``) or for a link marked only ``rel="nofollow"``
+dropped. The middleware is the sequencer: the page's reading is
+:mod:`~scrapy_rep.crawl.page.pagestate`, the item gate :mod:`~scrapy_rep.crawl.page.itemgate`,
+the request gate :mod:`~scrapy_rep.crawl.page.linkgate`.
 """
 
 from __future__ import annotations
@@ -86,8 +82,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self._url_ledger: LedgerCalls | None = None
         if purpose_is_set(crawler.settings) and not ASYNC_SPIDER_OUTPUT:
             # Scrapy 2.13-2.15 give a sync callback's output to the sync method, where the
-            # page's own RSL licenses could not be awaited (a license not known yet would
-            # count as given up on): the async method alone, Scrapy upgrades the output.
+            # page's RSL licenses could not be awaited: the async one alone, Scrapy upgrades.
             self.process_spider_output = self.process_spider_output_async  # type: ignore[assignment]
             self.process_spider_output_async = None  # type: ignore[assignment]
 
