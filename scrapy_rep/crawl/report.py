@@ -116,8 +116,6 @@ class RepReport:
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
-    # ------------------------------------------------------------------ collecting
-
     def _origin(self, name: str) -> OriginReport:
         return self.origins.setdefault(name, OriginReport())
 
@@ -227,8 +225,6 @@ class RepReport:
             self._url(link, message)
             self._url(url, _NOT_FOLLOWED[reason])
             self.links += is_link(message)
-
-    # ------------------------------------------------------------------ printing
 
     def render(self) -> str:
         said = partial(delay_said, not_obeyed=self.delay_not_obeyed, delay_max=self.delay_max)

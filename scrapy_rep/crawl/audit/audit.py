@@ -121,8 +121,6 @@ class UrlLedger(FateEvents):
                 )  # fmt: skip
         return writer
 
-    # ------------------------------------------------------------------ decisions
-
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
         """The verdict on ``request``, on its entry for the readers
         (:attr:`UrlEntry.decision`); the record names the robots.txt version and line that
@@ -245,8 +243,6 @@ class UrlLedger(FateEvents):
                 state.licenses[license_url] = sha
         except Exception:
             self.internal_error("license_used")
-
-    # ------------------------------------------------------------------ open and close
 
     @guarded
     def _opened(self, spider: Any = None, **_: Any) -> None:

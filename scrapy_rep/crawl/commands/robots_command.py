@@ -145,6 +145,5 @@ def option_settings(opts: argparse.Namespace) -> dict[str, Any]:
 def obey_robots(settings: Any) -> bool:
     """``ROBOTSTXT_OBEY`` as the crawl has it: the add-on turns it on unless the project
     set it."""
-    if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
-        return True
-    return bool(settings.getbool("ROBOTSTXT_OBEY"))
+    default = settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]
+    return default or bool(settings.getbool("ROBOTSTXT_OBEY"))

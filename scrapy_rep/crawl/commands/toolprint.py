@@ -68,15 +68,11 @@ class Printer:
         by_origin: dict[str, list[Asked]] = {}
         for asked in run.asked:
             by_origin.setdefault(str(origin_of(asked.url)), []).append(asked)
-        code = EXIT_ALLOWED
-        local = self.request.local
-        if local is not None:  # one file for every origin
+        if self.request.local is not None:  # one file for every origin
             blocks = [("", [asked for group in by_origin.values() for asked in group])]
         else:
             blocks = list(by_origin.items())
-        for origin, group in blocks:
-            code = max(code, self.block(run, origin, group))
-        return code
+        return max([EXIT_ALLOWED, *(self.block(run, origin, group) for origin, group in blocks)])
 
     def block(self, run: ToolRun, origin: str, group: list[Asked]) -> int:
         """One robots.txt's block (its head, then a line per URL); its exit code."""
@@ -107,8 +103,7 @@ class Printer:
             held = held_reason(robots.status)
         width = max(len(asked.url) for asked in group)
         for asked in group:
-            verdict = asked.verdict
-            allowed, why = url_line(verdict, asked.url, asked.facts, self.profile, held)
+            allowed, why = url_line(asked.verdict, asked.url, asked.facts, self.profile, held)
             word = "allowed   " if allowed else "DISALLOWED"
             self.say(f"  {word}  {asked.url:<{width}}  {why}")
             if not allowed:

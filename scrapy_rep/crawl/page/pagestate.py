@@ -150,8 +150,14 @@ class PageState:
             page = self.pages[response] = Page()
         verdict = self.verdict_of(response, page, request)
         directives = verdict.directives
-        if directives is not EMPTY:
-            self.count_page(directives)
+        if directives is not EMPTY and self.stats is not None:  # rep/directives/…_pages
+            self.stats.inc_value("rep/directives/pages_with_directives")
+            if directives.noindex:
+                self.stats.inc_value("rep/directives/noindex_pages")
+            if directives.nofollow:
+                self.stats.inc_value("rep/directives/nofollow_pages")
+            if directives.is_expired():
+                self.stats.inc_value("rep/directives/expired_pages")
         page.plain = self.passes_all(directives, verdict.purpose, response)
         return page
 
@@ -327,18 +333,6 @@ class PageState:
             {"what": what, "url": response.url, "error": f"{type(error).__name__}: {error}"},
             extra={"spider": self.crawler.spider},
         )
-
-    def count_page(self, directives: PageDirectives) -> None:
-        """The ``rep/directives/…_pages`` stats of a page with directives."""
-        if self.stats is None or directives is EMPTY:
-            return
-        self.stats.inc_value("rep/directives/pages_with_directives")
-        if directives.noindex:
-            self.stats.inc_value("rep/directives/noindex_pages")
-        if directives.nofollow:
-            self.stats.inc_value("rep/directives/nofollow_pages")
-        if directives.is_expired():
-            self.stats.inc_value("rep/directives/expired_pages")
 
     async def licenses_async(self, response: Response) -> None:
         """The page's RSL licenses, awaited when not known yet (purpose notes §9)."""
