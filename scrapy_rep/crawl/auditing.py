@@ -27,9 +27,8 @@ if TYPE_CHECKING:
 
 
 class LedgerCalls(Protocol):
-    """What the parts that decide, :class:`AuditMiddleware` and the page pass tell the
-    crawl's URL ledger directly; a page's output reaches it in the page's ledger
-    (:mod:`scrapy_rep.crawl.ledger`)."""
+    """What the parts that decide, :class:`AuditMiddleware` and the page pass tell the crawl's
+    URL ledger directly (a page's output: in its ledger, :mod:`scrapy_rep.crawl.ledger`)."""
 
     #: The requests' waits for their origins' documents (the report's origin lines).
     waits: Waits

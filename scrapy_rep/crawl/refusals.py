@@ -63,9 +63,8 @@ DETAIL_STATS: Final[dict[tuple[Action, Reason], tuple[str, ...]]] = {
 
 
 class Refusal(IgnoreRequest):
-    """The ``IgnoreRequest`` of a request refused before its download (its fate said
-    already by ``request_refused``), with its message and its ``verdict`` (when one refused
-    it) for whoever awaited the download (a media pipeline lists its file refused)."""
+    """The ``IgnoreRequest`` of a request refused before its download, with its message and its
+    ``verdict`` (when one refused it) for whoever awaited the download."""
 
     def __init__(self, message: str, verdict: Refused | None = None) -> None:
         super().__init__(message)
@@ -111,9 +110,8 @@ def refuse_request(
 
 
 def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, message: str) -> None:
-    """``request`` is dropped without a verdict, ``why``: counted under its word, logged at
-    DEBUG with ``message`` and sent as ``request_refused`` with no verdict, under the
-    reason it is signalled as (:data:`~scrapy_rep.verdict.fates.SIGNALLED_AS`)."""
+    """``request`` is dropped without a verdict, ``why``: counted, logged at DEBUG with
+    ``message``, sent as ``request_refused`` (:data:`~scrapy_rep.verdict.fates.SIGNALLED_AS`)."""
     inc_each(crawler.stats, _stats_of(Action.FETCH, why, None))
     reason = why if isinstance(why, Reason) else SIGNALLED_AS[why]
     rep_signals.send_refused(crawler, logger, request, reason, message)

@@ -172,9 +172,8 @@ class RepReport:
                 record.held_failures = failures
 
     def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
-        """A request's fate, as the URL ledger settled it: said on its URL's line, if
-        listed, and counted by fate in the closing line's counts, listed or not, as the
-        trail counts them; a fetched page's items too (its ledger)."""
+        """A request's fate, as the URL ledger settled it: said on its URL's line, if listed,
+        and counted in the closing line's counts as the trail counts them (a page's items too)."""
         url = entry.url
         event, counted = fate_said(entry, fate, added, cause)
         record = self._record(url) if event is None else self._url(url, event)

@@ -30,7 +30,7 @@ from scrapy_rep.audit import lines
 from scrapy_rep.audit.read import tail_of
 from scrapy_rep.audit.urlentry import STATE_VERSION, RobotsPart, UrlEntry
 from scrapy_rep.crawl.audit.auditfates import FateEvents
-from scrapy_rep.crawl.audit.auditfile import AuditWriter, paused_state, save_state
+from scrapy_rep.crawl.audit.auditfile import AuditWriter, save_state
 from scrapy_rep.crawl.audit.auditstate import guarded
 from scrapy_rep.crawl.auditing import LEDGERS, AuditMiddleware
 from scrapy_rep.crawl.config import config_of
@@ -82,9 +82,8 @@ def _at_exit() -> None:
 
 
 class UrlLedger(FateEvents):
-    """The crawl's one ledger of each requested URL's fate, settled once per request,
-    written as the trail's ``url`` lines and read by every
-    :class:`~scrapy_rep.crawl.auditing.UrlReader`; kept only when a reader needs it."""
+    """The crawl's one ledger of each requested URL's fate, settled once per request: the
+    trail's ``url`` lines, read by every :class:`~scrapy_rep.crawl.auditing.UrlReader`."""
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
@@ -209,9 +208,8 @@ class UrlLedger(FateEvents):
             state.expires = expires if expires < math.inf else None
 
     def not_sent(self, record: str) -> None:
-        """The request of the open record ``record`` reached the downloader but did not
-        leave (held or refused at its send, or handed to another download slot): the
-        attempt ``request_reached_downloader`` counted is taken back (docs/audit-trail.md)."""
+        """The request of open record ``record`` reached the downloader but did not leave (held
+        or refused at its send, or handed to another slot): that attempt is taken back."""
         state = self.open.get(record)
         if state is not None and state.attempts > 0:
             state.attempts -= 1
@@ -296,16 +294,19 @@ class UrlLedger(FateEvents):
         self.counts["items_passed"] += 0  # said when 0 too: a run that counts them
         end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
         # Kept before the end line is written (a crash between leaves a state to resume and
-        # a run without its end line), with its hash; without a trail too (its trail "").
+        # a run without its end line), with the trail and end line's hash the resumed run's
+        # header names; without a trail too (its trail "").
+        head = self.writer.next_hash(end)
         kept = {
+            "run": self.run,
             "version": STATE_VERSION,
             "open": {key: entry.state() for key, entry in self.open.items()},
             "unfiltered": self._unfiltered,
             "sequence": self.sequence,
+            "trail": str(self.path) if self.trail else "",
+            "head": head,
         }
-        head = self.writer.next_hash(end)
-        trail = self.path if self.trail else ""
-        save_state(self.jobdir, paused_state(self.run, trail, head, kept) if paused else None)
+        save_state(self.jobdir, kept if paused else None)
         if not self.trail:
             return
         self._emit(end)

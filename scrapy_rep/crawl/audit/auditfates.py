@@ -97,9 +97,8 @@ class FateEvents(RequestEvents):
             self.internal_error("page_done")
 
     def _item_scraped(self, response: object = None, **_: Any) -> None:
-        """An item of ``response``'s page went through the item pipelines
-        (``item_scraped``, sent before the page's output is through), counted on the
-        page's open entry until :meth:`page_done` settles it."""
+        """An item of ``response``'s page went through the item pipelines (``item_scraped``),
+        counted on the page's open entry until :meth:`page_done` settles it."""
         if not isinstance(response, Response):  # an item of no page (start(), an errback's)
             return
         try:  # guarded inline (the hot path: a call per item)

@@ -181,12 +181,6 @@ class Paused:
     head: str | None = None
 
 
-def paused_state(run: str, trail: Path | str, head: str, state: dict[str, Any]) -> dict[str, Any]:
-    """What a paused run keeps in ``JOBDIR``: ``state``, and the trail (``""``: none) and
-    end line's hash (``head``) the run that resumes it names in its header."""
-    return {"run": run, **state, "trail": str(trail), "head": head}
-
-
 def resume(
     jobdir: str | None, open_records: dict[str, UrlEntry], unfiltered: dict[str, str]
 ) -> tuple[Paused | None, int]:

@@ -170,9 +170,8 @@ class RequestEvents(SharedQueue):
             reader.downloaded_apart(request.url, response.status)
 
     def downloaded(self, request: Request, response: Response) -> None:
-        """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its
-        ``process_response`` is the last one: the trail then has no ``response_received``
-        receiver (see ``_opened``)."""
+        """From :class:`~scrapy_rep.crawl.auditing.AuditMiddleware` when its ``process_response``
+        is the last one (the trail then has no ``response_received`` receiver: ``_opened``)."""
         if self._direct:
             self._received(response, request)
 

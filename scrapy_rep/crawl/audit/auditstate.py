@@ -24,6 +24,7 @@ from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.robotstxt.useragent import held_names
+from scrapy_rep.settings import robots_agent
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.policy import NOTHING_BEFORE
 
@@ -85,10 +86,8 @@ class AuditState:
         self.scraped: dict[str, int] = {}
         #: Who reads each settled entry besides the trail (the report, the tools).
         self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
-        settings = crawler.settings
-        robots_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
         #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``).
-        self._declared = str(robots_agent)
+        self._declared = robots_agent(crawler.settings)
         self._errors_logged = False
         #: Whether the scheduler is a queue shared by several workers (scrapy-redis:
         #: :mod:`~scrapy_rep.crawl.audit.auditshared`), and the ids of the open records

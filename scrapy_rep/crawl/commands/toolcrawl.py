@@ -164,9 +164,8 @@ def unreachable_waits(config: RepConfig) -> dict[str, float]:
 
 
 def tool_settings(settings: Settings, request: ToolRequest) -> dict[str, Any]:
-    """What a tool's crawl must be whatever the project says: the add-on on, nothing
-    written or shared, no spider closed early, the tool's timeout and the unreachable waits
-    run at once; the stop after the verdict without pages, and the local robots.txt."""
+    """What a tool's crawl must be whatever the project says: the add-on on, nothing written
+    or shared, no spider closed early, the tool's timeout, the unreachable waits at once."""
     config = RepConfig.from_settings(settings)
     middlewares = settings.getdict("DOWNLOADER_MIDDLEWARES")
     if not request.pages:
@@ -203,9 +202,8 @@ def _path(component: type) -> str:
 
 
 def tools_settings(request: ToolRequest, base: Settings | None = None) -> Settings:
-    """The settings of the tools' crawl on ``request``: ``base`` (else Scrapy's defaults
-    without a log), the tool's options and :func:`tool_settings` over them. Raises
-    :class:`RepSettingError`."""
+    """The settings of the tools' crawl on ``request``: ``base`` (else Scrapy's defaults without
+    a log), then the tool's options and :func:`tool_settings`. Raises :class:`RepSettingError`."""
     settings = base.copy() if base is not None else Settings({"LOG_ENABLED": False})
     settings.setdict(dict(request.settings), priority=TOOL_PRIORITY)
     settings.setdict(tool_settings(settings, request), priority=TOOL_PRIORITY)
@@ -214,9 +212,8 @@ def tools_settings(request: ToolRequest, base: Settings | None = None) -> Settin
 
 
 def crawl_tools(runner: Any, request: ToolRequest) -> tuple[ToolRun, Any]:
-    """Start the tools' crawl on ``request`` with ``runner`` (a ``CrawlerRunner`` or
-    ``CrawlerProcess`` of :func:`tools_settings`): what it will have told, and what its
-    ``crawl()`` answered, done once it has ended (:attr:`ToolRun.error`: it did not start)."""
+    """Start the tools' crawl on ``request`` with ``runner`` (of :func:`tools_settings`): what it
+    will have told, and what its ``crawl()`` answered (:attr:`ToolRun.error`: not started)."""
     run = ToolRun([Asked(url) for url in request.urls])
     body = request.local.body if request.local is not None else b""
     started = runner.crawl(ToolSpider, run=run, robots_body=body)
@@ -252,9 +249,8 @@ async def tools_in_reactor(request: ToolRequest, out: TextIO, base: Settings | N
 
 
 def run_tools(request: ToolRequest, out: TextIO, base: Settings | None = None) -> int:
-    """Run the tools' crawl on ``request`` and print what it decided; the exit status.
-    ``base``: the project's settings (``scrapy rep-robots``), else Scrapy's defaults. A
-    ``CrawlerProcess`` (an ``AsyncCrawlerProcess`` without a reactor) starts and stops it."""
+    """Run the tools' crawl on ``request`` in a ``CrawlerProcess`` and print what it decided;
+    the exit status. ``base``: the project's settings (``scrapy rep-robots``)."""
     try:
         settings = tools_settings(request, base)
         # the add-on checks the settings as it builds one (Scrapy 2.15+ without a reactor)

@@ -110,8 +110,7 @@ class MediaUsageMixin(FilteredRefusalMixin):
         self, failure: Failure, request: Request, info: MediaPipeline.SpiderInfo
     ) -> NoReturn:
         """A file that scrapy_rep refused before it was sent is listed as refused too (see
-        :meth:`item_completed`); when files are not checked, left out
-        (:class:`FilteredRefusalMixin`)."""
+        :meth:`item_completed`); when files are not checked, left out."""
         refusal = failure.value
         if self.rep_media.enabled and isinstance(refusal, Refusal):
             quiet_media_failures(RefusedBeforeFetch)  # as the refusal is filtered: no ERROR
@@ -121,9 +120,8 @@ class MediaUsageMixin(FilteredRefusalMixin):
     def item_completed(
         self, results: list[FileInfoOrError], item: Any, info: MediaPipeline.SpiderInfo
     ) -> Any:
-        """The item's ``files`` / ``images`` get only the stored files, as Scrapy's do;
-        the refused ones (after or before download, and the URLs the page's
-        ``noimageai`` took out of the item) go to ``rep_refused_files``, each with why."""
+        """The item's ``files`` / ``images`` get only the stored files, as Scrapy's do; the refused
+        ones (and the URLs its page's ``noimageai`` took out) go to ``rep_refused_files``."""
         refused: list[dict[str, Any]] = []
         if self.rep_media.enabled:
             kept: list[FileInfoOrError] = []

@@ -57,9 +57,8 @@ Refuse = Callable[["Request", "Response", "Refused", str], None]
 
 @dataclass(slots=True, eq=False)
 class _Page:
-    """A noimageai page: its record, the canonical URLs of its images, the crawl's
-    purposes its directive refuses them for (none: marked) and the crawler name whose
-    directives said it (the page verdict's agent)."""
+    """A noimageai page: its record, its images' canonical URLs, the crawl's purposes its
+    directive refuses them for (none: marked) and the crawler name whose directives said it."""
 
     record: dict[str, Any]
     images: set[str]

@@ -29,9 +29,8 @@ def may_link_nofollow(response: Response) -> bool:
 
 
 def rel_nofollow_targets(response: Response) -> frozenset[str]:
-    """The URLs (canonicalised) that the page links to only with ``rel`` containing
-    ``nofollow`` (SPEC §6); ``ugc`` and ``sponsored`` alone are followed. Parses only
-    pages that mention "nofollow" at all."""
+    """The URLs (canonicalised) the page links to only with ``rel`` containing ``nofollow``
+    (SPEC §6; ``ugc`` and ``sponsored`` alone are followed); parses only pages that mention it."""
     if not (isinstance(response, HtmlResponse) and may_link_nofollow(response)):
         return frozenset()
     base = _base_url(response)

@@ -54,8 +54,7 @@ def _meta_xpath(noscript: bool) -> str:
 
 def crawler_tokens(user_agent: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
     """The lowercased product tokens a crawler answers to: its name as it presents itself
-    (:func:`~scrapy_rep.robotstxt.useragent.crawler_name`: in a Mozilla-style User-Agent,
-    the name after ``compatible;``), then ``extra``."""
+    (:func:`~scrapy_rep.robotstxt.useragent.crawler_name`), then ``extra``."""
     tokens = [crawler_name(user_agent)]
     tokens.extend(product_token(token) for token in extra)
     return tuple(dict.fromkeys(token for token in tokens if token))

@@ -67,9 +67,8 @@ PRODUCING: ContextVar[list[Response | None] | None] = ContextVar(
 
 
 class InputMark(list["Response | None"]):
-    """The box the spider middleware's input pass puts in :data:`PRODUCING` (a step of
-    the callback's output puts a plain list): a call the loop makes itself in a copy of
-    it is no callback's code (:func:`_outside_any_task`)."""
+    """The box the spider middleware's input pass puts in :data:`PRODUCING` (a step of the
+    output puts a plain list): a call the loop makes in a copy of it is no callback's code."""
 
 
 def _outside_any_task() -> bool:

@@ -127,8 +127,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def process_spider_input(self, response: Response, spider: object = None) -> None:
         """Put the directives on ``response.meta`` before the callback runs, unless
-        ``PageVerdictMiddleware`` did as the page arrived; the page's callback is producing
-        its output from now on (:data:`~scrapy_rep.crawl.page.pagestate.PRODUCING`)."""
+        ``PageVerdictMiddleware`` did; the page's callback is producing its output from now on."""
         PRODUCING.set(InputMark([response]))  # a coroutine callback runs before the output pass
         page = self.page.pages.get(response)
         if page is not None and page.verdict is not None:
