@@ -9,15 +9,10 @@ A refusal is a :class:`scrapy_rep.verdict.Refused` and what it refuses (its
 request a page yielded (:mod:`scrapy_rep.crawl.page.linkgate`,
 :mod:`scrapy_rep.crawl.page.images`); **keep**, an item of a page
 (:mod:`scrapy_rep.crawl.page.itemgate`). A request may also be dropped without a verdict
-(:func:`drop_request`: the spider closed while it was held or waited for a document, or it
-could not be kept in ``JOBDIR`` or put back into the shared queue); one that cannot even
-be read back is only counted (:func:`count_unread`). Whoever dropped it says what failed.
-
-Every refused or dropped request is counted in ``rep/requests/dropped/<reason>`` and
-every refused item in ``rep/items/dropped/<reason>``, with the detailed stats of
-:data:`DETAIL_STATS`; one DEBUG line; then ``request_refused`` or ``item_refused`` with
-the verdict (``None`` for a request dropped without one), which the audit trail and the
-report read.
+(:func:`drop_request`), or, one that cannot even be read back, only counted
+(:func:`count_unread`). Each is counted in ``rep/requests/dropped/<reason>`` or
+``rep/items/dropped/<reason>`` and :data:`DETAIL_STATS`, logged at DEBUG, then signalled
+(the audit trail and the report read the signal).
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """The end-of-crawl report (``REP_REPORT = True``): what the REP did, readable at a glance.
 
-Per origin: what its robots.txt downloads came to (the same outcome in a row said once,
-with its count), its crawl-delay, sitemaps and Content-Signal ``use=`` level
-(docs/purpose-notes.md §2), and how many requests it held. Per URL, in two lists: **URLs
-requested**, the very requests the audit trail has a ``url`` record for (downloaded, with
-its items kept and dropped and why; redirected; forbidden by robots.txt, with the deciding
-line; refused for the crawl's purpose; held; left without a response), and **links not
-followed**, kept from being requested by a page's nofollow or ``rel="nofollow"`` (no
-record of their own: the trail counts them on their page). The closing line counts
-requests as the trail does, items, and the links not followed.
+Per origin: what its robots.txt downloads came to, its crawl-delay, sitemaps and
+Content-Signal ``use=`` level (docs/purpose-notes.md §2), and how many requests it held.
+Per URL, in two lists: **URLs requested**, the very requests the audit trail has a ``url``
+record for, and **links not followed** (a page's nofollow or ``rel="nofollow"``: no record
+of their own). The closing line counts requests as the trail does, items, and links.
 
 Built from the URL ledger, each page's ledger and the documents' outcomes; its text:
 :mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops

@@ -113,9 +113,8 @@ class FateEvents(RequestEvents):
     # replace the request's own exception
     def failed(self, request: Request, exception: BaseException) -> None:
         """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`).
-        A redirect's request without a record of its own, the one before it still open,
-        is one the engine downloads for a component that failed before it was decided: its
-        record opens now, the one before it ``redirected``, as at its decision."""
+        A redirect's request that failed before it was decided has its record opened now,
+        the one before it ``redirected``, as at its decision."""
         state = open_record(request, self.open)
         if state is None:
             ref = any_state(request)
@@ -131,13 +130,10 @@ class FateEvents(RequestEvents):
         self._final(record_id(request), state, Fate.FAILED, {"why": why_of(exception)}, exception)
 
     def failure_scraped(self, request: Request, failure: Any) -> None:
-        """The scraper is through with a download's ``failure`` (a Twisted ``Failure``).
-        A record still open then failed where no component of ours is told (a downloader
-        middleware raised in its ``process_response``: Scrapy calls no
-        ``process_exception``), with the status of the response the middleware dropped
-        (:func:`~scrapy_rep.crawl.internals.dropped_response`). Called directly, also for
-        the downloads the engine does for a component (:func:`~scrapy_rep.crawl.internals.
-        watch_downloads`)."""
+        """The scraper (or the engine, for a component's own download) is through with a
+        download's ``failure``: a record still open failed where no component of ours is
+        told (a downloader middleware raised in its ``process_response``), with the status
+        of the response dropped (:func:`~scrapy_rep.crawl.internals.dropped_response`)."""
         try:  # guarded inline (a call per refused request)
             state = open_record(request, self.open)
             if state is None or state.fetched:

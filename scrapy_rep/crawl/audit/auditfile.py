@@ -71,11 +71,9 @@ class AuditWriter:
             self.failed(error)
 
     def snapshot(self, kind: str, url: str, entry: CacheEntry[Any]) -> str:
-        """The snapshot name of ``entry``'s body, stored the first time, with a line the
-        first time this run uses that body from ``url`` (``""`` for the verdict of a
-        document given up on as unreachable). Each run writes its own line (its own
-        fetch: time, status) for every document version it uses; the body in
-        ``<trail>.d`` is shared by every run of the file."""
+        """The snapshot name of ``entry``'s body (``""``: given up on as unreachable), stored
+        in ``<trail>.d`` the first time, with a line (its fetch: time, status) the first time
+        this run uses that body from ``url``."""
         sha = entry.sha256 or EMPTY_SHA256
         if entry.unreachable:  # given up on: nothing was read, nothing to store
             return ""

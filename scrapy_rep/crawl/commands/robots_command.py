@@ -1,13 +1,9 @@
 """``scrapy rep-robots URL…``: what robots.txt and the pages say, with the project's settings.
 
-The tools are a crawl (:mod:`scrapy_rep.crawl.commands.toolcrawl`): each URL is requested
-once by a crawl with the project's settings (``-s`` ones included) and the add-on, and
-what it decided is printed (docs/cli.md). ``--page`` also fetches each allowed page;
-``--purpose`` (or the project's ``REP_PURPOSE``) crawls for those purposes, fetches each
-page and explains every AI-usage signal about it. The exit codes are the checker's
-(:data:`scrapy_rep.checker.exits.EXIT_CODES`); a URL denied for a purpose counts as
-disallowed. The URLs, paths, ``--robots-file`` and ``--timeout`` are read by
-:mod:`scrapy_rep.checker.inputs`, as the checker reads its own.
+The tools are a crawl (:mod:`scrapy_rep.crawl.commands.toolcrawl`) with the project's
+settings (``-s`` ones included) and the add-on; what it decided is printed (docs/cli.md).
+The exit codes are the checker's (:data:`scrapy_rep.checker.exits.EXIT_CODES`; a URL denied
+for a purpose counts as disallowed), its inputs read by :mod:`scrapy_rep.checker.inputs`.
 """
 
 from __future__ import annotations

@@ -284,11 +284,9 @@ class PageState:
 
     def fetched(self, by: Response | None, response: Response) -> None:
         """A page fetched with ``engine.download_async`` came back, decided as it arrived.
-        Its "no" to keeping what is built from it (noindex, a passed ``unavailable_after``,
-        a refusal for the crawl's purpose) applies to the items ``by``'s callback yields
-        from now on, each refusal naming the page (``rep/directives/fetched_pages_gating``).
-        Fetched outside any callback's output (an item pipeline's, an extension's, a task
-        that outlived its turn), it gates none (``rep/directives/fetched_pages_not_gating``)."""
+        Its "no" to keeping what is built from it applies to the items ``by``'s callback
+        yields from now on, each refusal naming the page; fetched outside any callback's
+        output, it gates none (counted: ``rep/directives/fetched_pages_[not_]gating``)."""
         try:
             fetched = self.decided(response)
             verdict = fetched.verdict

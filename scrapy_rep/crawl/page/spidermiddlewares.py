@@ -100,11 +100,11 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _opened(self, **_: Any) -> None:
         """Each page's one ledger handed over once all its output is through
-        (docs/decisions.md, 'One ledger per page, whatever path its output takes'; if
-        Scrapy moved what that needs, at the end of each pass); the pages a callback fetches
-        itself tied to it ('A page a callback fetches itself gates the items built after
-        it'), and the failures of the downloads the engine does for a component told to
-        the URL ledger ('A response a downloader middleware drops is failed, with its status')."""
+        (docs/decisions.md, 'One ledger per page, whatever path its output takes'); the pages
+        a callback fetches itself tied to it ('A page a callback fetches itself gates the
+        items built after it'); the failures of the engine's downloads for a component told
+        to the URL ledger ('A response a downloader middleware drops is failed, with its
+        status')."""
         engine = running_engine(self.crawler)
         if self._ledgers:
             self._url_ledger = ledger_of(self.crawler)
