@@ -58,8 +58,7 @@ LEDGERS: PerCrawler[LedgerCalls] = PerCrawler("url_ledger")
 
 
 def ledger_of(crawler: Crawler) -> LedgerCalls | None:
-    """The crawl's URL ledger, if it keeps one (:attr:`RepConfig.ledger
-    <scrapy_rep.settings.RepConfig.ledger>`)."""
+    """The crawl's URL ledger, if it keeps one (:attr:`~scrapy_rep.settings.RepConfig.ledger`)."""
     return LEDGERS.get(crawler)
 
 
@@ -68,8 +67,7 @@ URL_READERS: PerCrawler[list[UrlReader]] = PerCrawler("url_readers")
 
 
 def read_urls(crawler: Crawler, reader: UrlReader) -> None:
-    """``reader`` reads every entry the crawl's URL ledger (:class:`scrapy_rep.AuditTrail`)
-    settles."""
+    """``reader`` reads every entry the URL ledger settles (:class:`scrapy_rep.AuditTrail`)."""
     URL_READERS.setdefault(crawler, []).append(reader)
 
 
@@ -82,12 +80,10 @@ class UrlReader(Protocol):
         exception, a fetched page's :class:`~scrapy_rep.crawl.ledger.PageLedger`, else ``None``."""
 
     def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
-        """A file an item pipeline downloaded was held against the crawl's purposes: the
-        ``file`` record's ``fate``."""
+        """A file an item pipeline downloaded was held against the crawl's purposes (``fate``)."""
 
     def downloaded_apart(self, url: str, status: int) -> None:
-        """A download no entry follows (a file an item pipeline fetched without a verdict);
-        ``status``: its response's."""
+        """A download no entry follows (a file an item pipeline fetched without a verdict)."""
 
 
 class AuditMiddleware:

@@ -67,8 +67,7 @@ class Refusal(IgnoreRequest):
 
 
 def refusal_stats(action: Action, verdict: Refused) -> tuple[str, ...]:
-    """The stats one refusal counts (:data:`DETAIL_STATS`, then the one every refused
-    request or item counts)."""
+    """The stats one refusal counts (:data:`DETAIL_STATS`, then its ``…/dropped/<reason>``)."""
     stats = _stats_of(action, verdict.reason, verdict.purpose)
     signal = verdict.signal
     if signal is not None and action is Action.FETCH and says_not_read(signal):

@@ -199,13 +199,11 @@ class RepReport:
                 self.totals.items_dropped[reason] += times
 
     def downloaded_apart(self, url: str, status: int) -> None:
-        """A download no ledger entry follows (a file an item pipeline fetched without a
-        verdict: no request of the crawl), listed apart."""
+        """A download no ledger entry follows (a file an item pipeline fetched), listed apart."""
         self._url(url, f"downloaded by an item pipeline ({status})")
 
     def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
-        """What the media gate made of a file an item pipeline downloaded, as the trail's
-        ``file`` record says it."""
+        """What the media gate made of a file an item pipeline downloaded (its ``file`` record)."""
         if fate == "failed":
             self._url(url, f"not stored: the pipeline failed ({error})")
         elif refusal is not None:

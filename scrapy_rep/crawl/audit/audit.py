@@ -320,8 +320,7 @@ class UrlLedger(FateEvents):
 
 
 class AuditTrail:
-    """The extension of the crawl's :class:`UrlLedger` (``REP_AUDIT_FILE``, ``REP_REPORT``):
-    off without either."""
+    """The extension of the crawl's :class:`UrlLedger` (``REP_AUDIT_FILE``, ``REP_REPORT``)."""
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> UrlLedger:

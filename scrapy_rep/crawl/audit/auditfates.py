@@ -160,11 +160,9 @@ class FateEvents(RequestEvents):
     ) -> None:
         """A file the media pipelines downloaded, held against the crawl's purposes, once
         the pipeline knows its fate (``failed``: ``error`` says why)."""
-        if not fate:
-            if refusal is None:
-                fate = "stored"
-            else:
-                fate = "marked" if self.config.purpose_action == "mark" else "refused"
+        if not fate:  # not said: what the refusal and REP_PURPOSE_ACTION make it
+            marked = self.config.purpose_action == "mark"
+            fate = "stored" if refusal is None else "marked" if marked else "refused"
         record = lines.file_line(self.run, url, fate, decision, reading.to_dict())
         if refusal is not None:
             record["refused_for"] = refusal.purpose

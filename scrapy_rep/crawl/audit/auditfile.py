@@ -21,6 +21,7 @@ from scrapy_rep.audit.fileaccess import replacing
 from scrapy_rep.audit.urlentry import STATE_VERSION, UrlEntry
 from scrapy_rep.crawl.internals import close_spider
 from scrapy_rep.crawl.startup import stop_at_start
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import RepSettingError
 
 if TYPE_CHECKING:
@@ -115,16 +116,12 @@ class AuditWriter:
         return sha
 
     def next_hash(self, record: dict[str, Any]) -> str:
-        """The SHA-256 ``record``'s line will have when it is written next (``""``: the
-        trail is not written)."""
+        """The SHA-256 ``record``'s line will have when written next (``""``: no trail written)."""
         return self.file.next_hash(record) if self.file is not None else ""
 
     def failed(self, error: OSError) -> None:
-        """Logged once and counted; the spider closes saying so (``REP_AUDIT_REQUIRED``),
-        or the crawl goes on without its trail."""
-        stats = self.crawler.stats
-        if stats is not None:
-            stats.inc_value("rep/audit/write_errors")
+        """Said once, counted; the spider closes (``REP_AUDIT_REQUIRED``) or the trail stops."""
+        inc(self.crawler.stats, "rep/audit/write_errors")
         if self.file is None:
             return
         with contextlib.suppress(OSError):

@@ -20,8 +20,7 @@ if TYPE_CHECKING:
 
 
 class SharedQueue(AuditState):
-    """A record opened for a request, and the records of requests a shared queue hands
-    this worker."""
+    """A record opened for a request, and those of the requests a shared queue hands over."""
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
@@ -105,8 +104,7 @@ class SharedQueue(AuditState):
     def _open(
         self, key: str, request: Request, earlier: str = "", unscheduled: bool = False
     ) -> UrlEntry:
-        """A new open record of ``request`` under ``key`` (``earlier``: the id of the earlier
-        record of the same URL, for ``again``)."""
+        """A new open record of ``request`` under ``key`` (``earlier``: the one ``again`` names)."""
         obeyed = self._obey_robots and not request.meta.get(meta.DONT_OBEY_ROBOTSTXT)
         robots = None if obeyed else self._not_obeyed(request)  # no call for the usual one
         entry = UrlEntry(request.url, robots=robots, earlier=earlier, unscheduled=unscheduled)

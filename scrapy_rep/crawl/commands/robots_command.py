@@ -126,8 +126,7 @@ class RobotsCommand(ScrapyCommand):
 
 
 def option_settings(opts: argparse.Namespace) -> dict[str, Any]:
-    """The options that are crawl settings, as the settings (over the project's, at the
-    ``cmdline`` priority)."""
+    """The options that are crawl settings (over the project's, at the ``cmdline`` priority)."""
     overrides: dict[str, Any] = {}
     if opts.user_agent:  # both the name and what is sent
         overrides["USER_AGENT"] = overrides["ROBOTSTXT_USER_AGENT"] = opts.user_agent
@@ -139,7 +138,6 @@ def option_settings(opts: argparse.Namespace) -> dict[str, Any]:
 
 
 def obey_robots(settings: Any) -> bool:
-    """``ROBOTSTXT_OBEY`` as the crawl has it: the add-on turns it on unless the project
-    set it."""
+    """``ROBOTSTXT_OBEY`` as the crawl has it: the add-on turns it on unless the project set it."""
     default = settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]
     return default or bool(settings.getbool("ROBOTSTXT_OBEY"))

@@ -114,8 +114,7 @@ class Printer:
         return code
 
     def _unreachable_notes(self, group: list[Asked]) -> list[str]:
-        """What the crawl does, once it gives up on an unreachable robots.txt, under
-        ``REP_UNREACHABLE_ACTION = "allow"``."""
+        """What the crawl does once it gives up on an unreachable robots.txt, under "allow"."""
         if self.config.unreachable_action != "allow" or not _unreachable(group, ROBOTS_TXT.name):
             return []
         if any(isinstance(asked.verdict, Allowed) for asked in group):

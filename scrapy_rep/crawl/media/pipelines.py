@@ -8,9 +8,7 @@ in ``item["rep_refused_files"]``, never in ``item["files"]`` / ``item["images"]`
 stored and marked (``"mark"``: its result says why under ``"rep_refused"``).
 
 The add-on puts :class:`MediaUsageMixin` in front of every ``FilesPipeline`` subclass in
-``ITEM_PIPELINES``, keeping the class name. Without the add-on, list
-:class:`RepFilesPipeline` / :class:`RepImagesPipeline`, or mix :class:`MediaUsageMixin`
-into your own subclass.
+``ITEM_PIPELINES``; without it, list :class:`RepFilesPipeline` / :class:`RepImagesPipeline`.
 """
 
 from __future__ import annotations

@@ -1,14 +1,11 @@
 """A file request that scrapy_rep refused before it was sent, as a media pipeline's
-failure: :class:`RefusedBeforeFetch`, and, before Scrapy 2.18,
-:class:`FilteredRefusalMixin`, which keeps Scrapy's media pipelines from logging that
-refusal as an ERROR.
-
-Scrapy 2.18 leaves a media request a downloader middleware ignored (``IgnoreRequest``,
-which a refusal of ours is) out of the item with one DEBUG line, ``File (filtered): Not
-downloading …``; Scrapy 2.13 to 2.17 log an ERROR with a bare ``FileException``
-traceback instead, for a crawl whose files are not checked too. The add-on puts the mixin
-in front of every ``FilesPipeline`` subclass there (:func:`with_filtered_refusals`), so a
-refusal of ours gets the line 2.18 gives it on every release.
+failure (:class:`RefusedBeforeFetch`, :class:`FilteredRefusalMixin`). Scrapy 2.18 leaves a
+media request a downloader middleware ignored (``IgnoreRequest``, which a refusal of ours
+is) out of the item with one DEBUG line, ``File (filtered): Not downloading …``; Scrapy
+2.13 to 2.17 log an ERROR with a bare ``FileException`` traceback instead, for a crawl
+whose files are not checked too. The add-on puts the mixin in front of every
+``FilesPipeline`` subclass there (:func:`with_filtered_refusals`), so a refusal of ours
+gets the line 2.18 gives it on every release.
 """
 
 from __future__ import annotations

@@ -1,15 +1,12 @@
 """Each page read and decided as it arrives (SPEC §6; docs/decisions.md, 'A page is
 decided as it arrives').
 
-``PageVerdictMiddleware`` sees every response the crawl gets (an answer of Scrapy's HTTP
-cache, a page fetched with ``engine.download_async`` too), after the middlewares that
-decompress, redirect and retry it, reads each page once
-(:class:`scrapy_rep.crawl.page.pagestate.PageState`) and puts its directives and usage
-decision on ``response.meta`` (``rep_directives``, ``rep_usage``): a page is decided
-whichever way its response then goes (its callback, its errback only, or the callback that
-fetched it). Our documents and the media pipelines' files (``callback=NO_CALLBACK``) are
-left alone; a ``NO_CALLBACK`` request a callback fetched itself is a page
-(:data:`scrapy_rep.crawl.meta.FETCHED_PAGE`).
+``PageVerdictMiddleware`` sees every response the crawl gets (an HTTP cache's answer, a
+page fetched with ``engine.download_async`` too), after the middlewares that decompress,
+redirect and retry it, and puts each page's directives and usage decision on
+``response.meta``: a page is decided whichever way its response then goes. Our documents
+and the media pipelines' files (``NO_CALLBACK``) are left alone, but for a page a callback
+fetched itself (:data:`scrapy_rep.crawl.meta.FETCHED_PAGE`).
 """
 
 from __future__ import annotations

@@ -1,11 +1,9 @@
 """The page pass's item gate (SPEC §6 "Effects in the crawl", ``REP_PURPOSE``:
 docs/purpose-notes.md §4a, §6).
 
-An item of a page that is not plain (:meth:`scrapy_rep.crawl.page.pagestate.PageState.passes_all`)
-goes through the page's verdict (:meth:`ItemGate.by_verdict`: noindex /
-``unavailable_after``, then its usage decision) and its noimageai images
-(:meth:`ItemGate.by_images`); then through the verdict of each page its callback fetched
-itself that said no (:meth:`scrapy_rep.crawl.page.pagestate.PageState.fetched`). A drop is
+An item of a page that is not plain goes through the page's verdict
+(:meth:`ItemGate.by_verdict`) and its noimageai images (:meth:`ItemGate.by_images`), then
+through the verdict of each page its callback fetched itself that said no; a drop is
 performed as every refusal is (:func:`scrapy_rep.crawl.refusals.refuse_item`).
 """
 

@@ -65,8 +65,7 @@ class LinkGate:
         return False
 
     def _is_rel_nofollow(self, request: Request, response: Response) -> bool:
-        """Whether the page links to ``request`` only with ``rel`` containing
-        ``nofollow`` (its targets read once)."""
+        """Whether the page links to ``request`` only with ``rel="nofollow"`` (read once)."""
         page = self.page.page_of(response)
         targets = page.rel_targets
         if targets is None:

@@ -5,13 +5,10 @@
   the crawler's tokens, anywhere in the document, except inside ``<script>``, ``<style>``,
   ``<template>`` (and ``<noscript>`` when switched off); comments never count.
 
-The meta tags are read from the page's bytes (:func:`scan_meta_tags`: one
-case-insensitive search on a page with no meta name, the HTML standard's tokenizer's
-reading on a page with one), so the usual page is not parsed at all. Where the scan cannot
-be certain (a tag after a ``<template>``, an unusual comment, a tag outside the attribute
-grammar it reads, an encoding whose bytes do not show the markup) the page is parsed with
-lxml through the response's own (cached) selector; a tag whose name or content holds a
-character reference is parsed alone.
+The meta tags are read from the page's bytes (:func:`scan_meta_tags`), so the usual page
+is not parsed at all; where the scan cannot be certain (a tag after a ``<template>``, an
+unusual comment or attribute, an encoding whose bytes do not show the markup) the page is
+parsed with lxml through the response's own (cached) selector.
 """
 
 from __future__ import annotations
@@ -130,8 +127,7 @@ def _same_codec(one: str, other: str) -> bool:
 
 
 def _decode(body: bytes, codec: str) -> str:
-    """``body`` as text in ``codec`` (an undecodable byte replaced; a byte order mark
-    dropped, as the HTML standard's decode does)."""
+    """``body`` in ``codec`` (a bad byte replaced, a byte order mark dropped: HTML's decode)."""
     return to_unicode(body, codec).removeprefix("\ufeff")
 
 
@@ -177,8 +173,7 @@ def _get(element: Any, name: str) -> str | None:
 
 
 def _parsed(response: HtmlResponse, names: frozenset[str], noscript: bool) -> list[tuple[str, str]]:
-    """The meta tags of the response's own (cached) selector: a spider's later
-    ``response.css()`` parses nothing again."""
+    """The meta tags of the response's own (cached) selector, which ``response.css()`` reuses."""
     selector: Selector
     try:
         selector = response.selector
@@ -245,8 +240,7 @@ def read_statements(
 
 
 def is_image(response: Response) -> bool:
-    """Whether ``response`` is an image (``Content-Type: image/*``), where ``noimageai``
-    means ``noai``."""
+    """Whether ``response`` is an image (``Content-Type: image/*``): its noimageai means noai."""
     content_type = response.headers.get(b"Content-Type") or b""
     return content_type.lstrip().lower().startswith(b"image/")
 

@@ -85,8 +85,7 @@ def _outside_any_task() -> bool:
 
 
 class PageState:
-    """Each response's directives and usage decision, read once (SPEC §6): one
-    :class:`Page` per response, held while the response lives."""
+    """Each response's directives and usage decision, read once (SPEC §6), kept while it lives."""
 
     def __init__(self, crawler: Crawler, config: RepConfig) -> None:
         self.crawler = crawler
@@ -125,8 +124,7 @@ class PageState:
     def passes_all(
         self, directives: PageDirectives, refusal: Refused | None, response: Response
     ) -> bool:
-        """Whether every item and request of the page passes on untouched (the usual page;
-        its output then skips the gates)."""
+        """Whether every item and request of the page passes on untouched (the gates skipped)."""
         return not (
             directives.noindex
             or directives.nofollow

@@ -188,8 +188,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             self._output_ends(response)
 
     def _passed_on(self, output: Any, response: Response | None, ledger: PageLedger | None) -> Any:
-        """``output`` through the gates (``None``: dropped); an item passed on is written in
-        the page's ``ledger`` when one is kept."""
+        """``output`` through the gates (``None``: dropped); an item passed on is in ``ledger``."""
         output = self._get_processed(output, response)
         if output is not None and ledger is not None and not isinstance(output, Request):
             ledger.passed += 1
