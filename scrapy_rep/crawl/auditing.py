@@ -87,9 +87,8 @@ class UrlReader(Protocol):
 
 
 class AuditMiddleware:
-    """The outermost downloader middleware (``REP_AUDIT_FILE``, ``REP_REPORT``): an
-    exception that reaches it is the request's final failure (retries and redirects are
-    inside), and the response that leaves it is the one the engine gets."""
+    """The outermost downloader middleware: an exception that reaches it is the request's final
+    failure (retries and redirects are inside); the response that leaves it, the engine's."""
 
     def __init__(self, crawler: Crawler) -> None:
         if not config_of(crawler).ledger:

@@ -112,10 +112,9 @@ def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, mess
 
 
 def scheduled_again(crawler: Crawler, engine: Any, request: Request, when: str) -> bool:
-    """``request``, held until now, goes back to the engine's scheduler (``when``:
-    ``"released"``, or ``"resumed"`` from ``JOBDIR``); whether it did. A scheduler that
-    raises (a custom one's bug, a shared queue whose server went away) leaves it dropped,
-    saying why, and the caller goes on with the others: none is lost unsaid."""
+    """``request``, held until now, goes back to the scheduler (``when``: ``"released"``, or
+    ``"resumed"`` from ``JOBDIR``); whether it did. One that raises leaves it dropped, saying
+    why, and the caller goes on with the others: none is lost unsaid."""
     try:
         engine.crawl(request)
     except Exception as error:
@@ -147,9 +146,8 @@ def refuse_item(
     ledger: PageLedger | None = None,
     said_by: str = "",
 ) -> None:
-    """An item of the page ``response`` is refused: as :func:`refuse_request`, sent as
-    ``item_refused``. ``said_by``: the URL of the page whose "no" it is, when not the
-    item's page (a page its callback fetched itself); the log line and the signal name it."""
+    """An item of the page ``response`` is refused as :func:`refuse_request` says, sent as
+    ``item_refused``; ``said_by``: the page whose "no" it is, when another (said in both)."""
     inc_each(crawler.stats, refusal_stats(Action.KEEP, verdict))
     if ledger is not None:
         ledger.item_refused(verdict)

@@ -69,9 +69,8 @@ _UNCLOSED: set[UrlLedger] = set()
 
 @atexit.register
 def _at_exit() -> None:
-    """End every run the process leaves without closing its spider, with the reason
-    :data:`FORCED` (not kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by an
-    unclean shutdown either), so that the next crawl chains onto an ended run."""
+    """End every run the process leaves without closing its spider, with the reason :data:`FORCED`
+    (not kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by it either)."""
     for trail in list(_UNCLOSED):
         logger.warning(
             "scrapy_rep: the crawl stopped without closing its spider (a second Ctrl-C?); "
@@ -121,10 +120,9 @@ class UrlLedger(FateEvents):
         return writer
 
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
-        """The verdict on ``request``, on its entry for the readers
-        (:attr:`UrlEntry.decision`); the record names the robots.txt version and line that
-        decided it (or why none did), every name it was held to when more than one
-        (``agents``), the tdmrep.json and RSL versions (:meth:`_documents_decided`)."""
+        """The verdict on ``request``, on its entry (:attr:`UrlEntry.decision`); the record names
+        the robots.txt version and line that decided it (or why none did), every name it was held
+        to (``agents``), the tdmrep.json and RSL versions (:meth:`_documents_decided`)."""
         try:
             state = self._outgoing(request)
             if state is None:

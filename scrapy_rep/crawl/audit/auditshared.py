@@ -113,8 +113,7 @@ class SharedQueue(AuditState):
 
     def _not_obeyed(self, request: Request) -> RobotsPart | None:
         """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
-        (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None``: the robots.txt
-        middleware then names the snapshot whose opt-outs it obeyed, if it read one."""
+        (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None``."""
         if request.meta.get(meta.DONT_OBEY_ROBOTSTXT):
             why = "dont_obey_robotstxt: robots.txt Allow/Disallow not obeyed"
         elif not self._obey_robots:

@@ -116,10 +116,9 @@ class AuditState:
             reader.settled(entry, fate, added, cause)
 
     def page_said(self, state: UrlEntry, request: Request, page: Page | None) -> dict[str, Any]:
-        """A fetched page's ``usage`` (its own decision, never ``response.meta``'s, which a
-        spider may have copied from another page; without one, what the origin's documents
-        said before the fetch) and ``page`` parts (with the pages its callback fetched
-        itself that said no, each with its ``url``)."""
+        """A fetched page's ``usage`` (its own decision, never ``response.meta``'s; without one,
+        what the origin's documents said before the fetch) and ``page`` parts (with the pages its
+        callback fetched itself that said no, each with its ``url``)."""
         extra: dict[str, Any] = {}
         verdict = None if page is None else page.verdict
         decision = None if verdict is None else verdict.usage

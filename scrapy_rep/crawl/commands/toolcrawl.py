@@ -69,9 +69,8 @@ class StopAfterVerdict:
 
 
 class LocalRobotsTxt:
-    """First of the downloader middlewares: every robots.txt request of the crawl is
-    answered with the local file the tool was given (``check FILE … --page``,
-    ``rep-robots --robots-file``; the crawl's own parse, 500 KiB cut and decision follow)."""
+    """First of the downloader middlewares: every robots.txt request is answered with the tool's
+    local file (``--robots-file``; the crawl's own parse, 500 KiB cut and decision follow)."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler

@@ -53,9 +53,8 @@ class MediaUsageMixin(FilteredRefusalMixin):
     def media_to_download(
         self, request: Request, info: MediaPipeline.SpiderInfo, *, item: Any = None
     ) -> Any:
-        """A stored copy is not taken as up to date when files are checked: it cannot
-        show what the file says now (``ImagesPipeline`` stores a re-encoded image without
-        its metadata), so the file is downloaded and read again."""
+        """A stored copy cannot show what the file says now (``ImagesPipeline`` stores a re-encoded
+        image without its metadata): when files are checked, each is downloaded and read again."""
         if self.rep_media.enabled:
             return None
         return super().media_to_download(request, info, item=item)

@@ -80,9 +80,8 @@ def with_filtered_refusals(pipeline: type[FilesPipeline]) -> type[FilesPipeline]
 
 
 def mixed_in(mixin: type[Any], pipeline: type[FilesPipeline]) -> type[FilesPipeline]:
-    """``pipeline`` with ``mixin`` in front, under the same name, module-qualified name
-    and docstring (so ``<NAME>_FILES_STORE``-style settings still apply); ``pipeline``
-    itself when it has the mixin already."""
+    """``pipeline`` with ``mixin`` in front, under the same name, qualified name and docstring
+    (``<NAME>_FILES_STORE`` settings still apply); ``pipeline`` itself if it has the mixin."""
     if issubclass(pipeline, mixin):
         return pipeline
     wrapped = type(pipeline.__name__, (mixin, pipeline), {"__module__": mixin.__module__})

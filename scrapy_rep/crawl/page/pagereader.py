@@ -162,9 +162,8 @@ def _tag_parser() -> etree.HTMLParser:
 
 
 def _get(element: Any, name: str) -> str | None:
-    """One attribute of an lxml element, ``None`` if absent; ``""`` if lxml cannot hand it
-    over. Reading only that attribute (not ``element.attrib``) copes with a stray control
-    byte elsewhere in the tag, which lxml reads as an attribute name it cannot hand over."""
+    """One attribute of an lxml element, ``None`` if absent; ``""`` if lxml cannot hand it over
+    (a stray control byte elsewhere in the tag, which lxml reads as an attribute name)."""
     try:
         value = element.get(name)
     except ValueError:
@@ -222,10 +221,9 @@ _DIRECTIVES_ONLY: Final = PageRules()
 def read_statements(
     response: Response, tokens: tuple[str, ...], *, meta_in_noscript: bool = True, ai: bool = False
 ) -> PageStatements:
-    """What ``response`` says, as the table of signals reads it: the header fields its
-    page rows name (:data:`~scrapy_rep.verdict.signals.HEADER_KEYS`) and the meta tags
-    named after them or after our crawler ``tokens``, found in one look at the page.
-    ``ai``: the crawl has an AI purpose (TDMRep's meta tags are looked for too)."""
+    """What ``response`` says, as the table of signals reads it: the header fields its page rows
+    name and the meta tags named after them or after our crawler ``tokens``, in one look at
+    the page. ``ai``: the crawl has an AI purpose (TDMRep's meta tags are looked for too)."""
     headers = response.headers
     fields: tuple[Field, ...] = ()
     present = headers.keys() & HEADER_KEYS

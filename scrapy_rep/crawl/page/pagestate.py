@@ -138,10 +138,9 @@ class PageState:
         )
 
     def read(self, response: Response, request: Request | None = None) -> Page:
-        """Read ``response`` once, as it arrives or before its callback: its verdict, its
-        ``rep/directives/…_pages`` stats, and whether its output passes every gate
-        untouched. ``request``: the request it answers, when the response does not name it
-        yet (a downloader middleware sees an answer of the HTTP cache so)."""
+        """Read ``response`` once, as it arrives or before its callback: its verdict, its stats and
+        whether its output passes every gate untouched. ``request``: the one it answers, when the
+        response does not name it yet (an answer of the HTTP cache, in a downloader middleware)."""
         page = self.pages.get(response)  # page_of inline (the hot path)
         if page is None:
             page = self.pages[response] = Page()
@@ -242,10 +241,9 @@ class PageState:
         return PageFacts(response.url, tokens, before, image, embedded)
 
     def _sent_as(self, request: Request) -> tuple[str, ...]:
-        """The names a request nothing decided before the fetch (robots.txt not obeyed, no
-        purpose) is held to, as sent: the declared name, then its ``User-Agent``'s
-        (:func:`~scrapy_rep.robotstxt.useragent.held_names`, the header read as
-        :class:`~scrapy_rep.crawl.requests.facts.FactsReader` reads it), remembered per header."""
+        """The names a request nothing decided before the fetch is held to, as sent: the declared
+        name, then its ``User-Agent``'s (:func:`~scrapy_rep.robotstxt.useragent.held_names`, the
+        header read as :class:`~scrapy_rep.crawl.requests.facts.FactsReader` does), per header."""
         headers = request.headers
         header = (headers.get(b"User-Agent") if headers else None) or b""
         names = self._sent.get(header)

@@ -149,9 +149,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         return self._processed(response, result)
 
     def _processed(self, response: Response | None, result: Iterable[Any]) -> Iterable[Any]:
-        """Scrapy's own loop (``BaseSpiderMiddleware.process_spider_output``, whose
-        ``spider`` argument Scrapy 2.13 requires and 2.19 warns about), each output through
-        :meth:`_passed_on`. A sync callback cannot await a download: its turn is over."""
+        """Scrapy's own loop (whose ``spider`` argument Scrapy 2.13 requires and 2.19 warns about),
+        each output through :meth:`_passed_on`. A sync callback cannot await a download."""
         ledger = self._output_begins(response)
         try:
             for output in result:
@@ -163,9 +162,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     async def process_spider_output_async(
         self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
     ) -> AsyncIterator[Any]:
-        """Scrapy's own loop, after the page's RSL licenses are known (if it names any),
-        each step of the callback's output taken as the page's turn (:data:`PRODUCING`: a
-        page it fetches itself is tied to it; emptied between steps, so that the item
+        """Scrapy's own loop, after the page's RSL licenses are known, each step of the callback's
+        output taken as the page's turn (:data:`PRODUCING`, emptied between steps so that the item
         pipelines working on its items meanwhile are not), each through :meth:`_passed_on`."""
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
@@ -199,9 +197,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             self._page_done(response, scraped=False)
 
     def _output_begins(self, response: Response | None) -> PageLedger | None:
-        """``response``'s output begins: its input pass's turn (:data:`PRODUCING`) is over;
-        the ledger of its output (:mod:`scrapy_rep.crawl.ledger`), kept on its page: a new
-        one, or the one an earlier pass opened (a ``process_spider_exception``'s output after
+        """``response``'s output begins (its input pass's turn is over): the ledger of its output,
+        kept on its page, new or an earlier pass's (a ``process_spider_exception``'s output after
         its callback's); ``None`` for start()'s output or a crawl without trail or report."""
         producing = PRODUCING.get()
         if producing is not None and producing[0] is response:
