@@ -91,9 +91,8 @@ def refuse_request(
     detail: str = "",
     ledger: PageLedger | None = None,
 ) -> None:
-    """``request`` is refused (``action``: fetch, or follow by the page ``response``):
-    counted, written in the page's ``ledger`` (when one is kept), logged at DEBUG (with
-    ``detail``, what said it) and sent as ``request_refused`` with its ``verdict``."""
+    """``request`` is refused (``action``: fetch, or follow by the page ``response``): counted,
+    in the page's ``ledger`` if kept, logged at DEBUG (with ``detail``), then signalled."""
     inc_each(crawler.stats, refusal_stats(action, verdict))
     if ledger is not None:
         ledger.link_refused(request.url, verdict)

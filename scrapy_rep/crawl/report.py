@@ -104,8 +104,7 @@ class RepReport:
         connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
         read_by(crawler, self)  # each page's links not followed: its ledger, as the trail's
-        # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
-        # last thing a person sees, and after the held requests dropped at close.
+        # after Scrapy's closing lines (the last thing a person sees) and the close's drops
         connect(self._closed, signal=signals.engine_stopped)
 
     @classmethod

@@ -60,10 +60,9 @@ class FateEvents(RequestEvents):
             self.internal_error("_refused")
 
     def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
-        """scrapy_rep's spider middleware passed on the spider's whole output for a page:
-        its ``ledger``, on which the items kept are settled here (those passed on that
-        reached the end of the crawl: :meth:`_item_scraped`), with what the ``page`` said
-        (:meth:`page_said`). Called directly (a signal costs more per page)."""
+        """scrapy_rep's spider middleware passed on the spider's whole output for a page: its
+        ``ledger``, on which the items kept are settled (those that reached the end of the crawl),
+        with what the ``page`` said (:meth:`page_said`). Called directly (cheaper than a signal)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             links = ledger.links
             if links:  # never requested: no records, counted at the end

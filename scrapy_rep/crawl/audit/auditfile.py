@@ -169,8 +169,7 @@ class Paused:
 
     #: The paused run's id (the header's ``resumes``).
     run: str
-    #: The trail it was written to (its ``REP_AUDIT_FILE``; ``None``: not kept, a state
-    #: saved by an earlier version).
+    #: The trail it was written to (``None``: not kept, a state of an earlier version).
     trail: str | None = None
     #: The SHA-256 of its end line (``None``: not kept, or its trail was not written).
     head: str | None = None

@@ -55,12 +55,11 @@ class RequestEvents(SharedQueue):
         return self._unscheduled(request)
 
     def _unscheduled(self, request: Request) -> UrlEntry | None:
-        """The record of a request decided without being scheduled: one the engine
-        downloads for a component (a media pipeline's file, a callback's own fetch),
-        opened when it is decided, final when its response comes, when it fails, or at once
-        when it is refused. A redirect's next URL ends the record of the one before. A
-        state that came in a copied meta (``meta=response.meta``), or a request object
-        sent again once its own record is final (naming it in ``again``), gets a new one."""
+        """The record of a request decided without being scheduled (a media pipeline's file, a
+        callback's own fetch): opened when it is decided, final when its response comes, when it
+        fails, or when it is refused; a redirect's next URL ends the one before. A copied meta
+        (``meta=response.meta``), or a request object sent again once its own record is final
+        (naming it in ``again``), gets a new one."""
         ref = any_state(request)
         url_key = self._fingerprint(request).hex()
         earlier = ""
@@ -95,8 +94,7 @@ class RequestEvents(SharedQueue):
             seen = self._seen is not None and self._seen(fingerprint)
             if seen and not request.dont_filter:
                 return  # the dupefilter drops it: counted by the dupefilter (the usual case)
-            # a URL asked again (dont_filter) is a second record, with ``again``: the id of
-            # the earlier one, when the trail knows it
+            # a URL asked again (dont_filter): a second record, ``again`` naming the earlier
             url_key = fingerprint.hex()
             self.sequence += 1
             key = f"{url_key}-{self.sequence}"
@@ -137,8 +135,7 @@ class RequestEvents(SharedQueue):
     def _attempt(self, request: Request, **_: Any) -> None:
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             state = open_record(request, self.open)
-            # a record whose response came is not this request's: its state came in a
-            # copied meta, and it was not decided (not obeyed)
+            # a record whose response came is not this request's (a copied meta)
             if state is not None and not state.fetched:
                 state.attempts += 1
                 state.status = None

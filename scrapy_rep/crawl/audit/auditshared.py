@@ -48,12 +48,10 @@ class SharedQueue(AuditState):
 
     @guarded
     def _took(self, request: Request) -> None:
-        """This worker took ``request`` from the shared queue: its record is this worker's
-        now. An open record of its id that waits in the queue goes on; else it is opened
-        under the id it was queued with when that id is new to this worker's trail. Each
-        worker numbers its requests on its own, so an id another request holds now, or whose
-        number this worker has reached, is not taken: the request is opened under the next
-        number of this worker's own (docs/audit-trail.md, "Several workers")."""
+        """This worker took ``request`` from the shared queue: its record is this worker's now. An
+        open record of its id that waits in the queue goes on; else it is opened under that id
+        when new to this worker's trail, or, when another request holds it or this worker's
+        numbers reached it, under its next number (docs/audit-trail.md, "Several workers")."""
         key = record_id(request)
         if not key:
             return
@@ -86,12 +84,10 @@ class SharedQueue(AuditState):
         return key
 
     def _open_taken(self, key: str, request: Request) -> None:
-        """A record opened under ``key`` for ``request``, taken from the shared queue: it
-        names in ``again`` the latest record of its URL that this worker sent with
-        ``dont_filter``, unless that record waits in the queue (open, neither taken, held
-        nor fetched here): the request taken is that one, sent on by another worker. A
-        request taken is not remembered for the next one: it may be a copy of one request
-        sent on by another worker (a retry, a release), not the URL sent again."""
+        """A record opened under ``key`` for ``request``, taken from the shared queue: it names in
+        ``again`` the latest record of its URL this worker sent with ``dont_filter``, unless that
+        record waits in the queue (the request taken is that one, sent on by another worker). A
+        request taken is not remembered for the next (it may be a retry's or a release's copy)."""
         earlier = self._unfiltered.get(key.partition("-")[0], "")
         waiting = self.open.get(earlier)
         here = earlier in self._taken or earlier in self._holding

@@ -60,8 +60,7 @@ def guarded(method: F) -> F:
 class AuditState:
     """The open records of one run, and the writing of a final one."""
 
-    #: The writer of the trail's lines, and its ``emit`` (set by the ledger once the
-    #: trail's last request is read: :meth:`~scrapy_rep.crawl.audit.audit.UrlLedger._writer`).
+    #: The writer of the trail's lines, and its ``emit`` (set by the ledger: ``_writer``).
     writer: AuditWriter
     _emit: Callable[[dict[str, Any]], None]
 
@@ -81,31 +80,27 @@ class AuditState:
         #: ones the dupefilter does not remember), for the next one's ``again``.
         self._unfiltered: dict[str, str] = {}
         self.counts: Counter[str] = Counter()
-        #: Open record id -> the items of its page that reached the end of the crawl so far
-        #: (``item_scraped``), until its page's output is through.
+        #: Open record id -> its page's items that reached the end of the crawl so far.
         self.scraped: dict[str, int] = {}
         #: Who reads each settled entry besides the trail (the report, the tools).
         self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
         #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``).
         self._declared = robots_agent(crawler.settings)
         self._errors_logged = False
-        #: Whether the scheduler is a queue shared by several workers (scrapy-redis:
-        #: :mod:`~scrapy_rep.crawl.audit.auditshared`), and the ids of the open records
-        #: whose request this worker took from it, and of those it holds now.
+        #: Whether workers share the scheduler's queue (:mod:`~scrapy_rep.crawl.audit.
+        #: auditshared`); the ids of the open records this worker took from it, and holds.
         self._shared = False
         self._taken: set[str] = set()
         self._holding: set[str] = set()
-        #: The paused run this one resumes (its open entries added, trail or not), and the
-        #: number of the latest request recorded in this crawl (JOBDIR resumes go on).
+        #: The paused run this one resumes, and the latest request number (resumes go on).
         self.resumes: Paused | None
         self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
 
     def _final(
         self, key: str, entry: UrlEntry, fate: Fate, added: dict[str, Any], cause: object = None
     ) -> None:
-        """The entry of ``key`` is settled with its final ``fate`` (``added``, ``cause``: as
-        :meth:`UrlReader.settled <scrapy_rep.crawl.auditing.UrlReader.settled>` says): no
-        longer open, written to the trail and read by every reader."""
+        """The entry of ``key`` settled with its final ``fate``: no longer open, written to the
+        trail and read by every reader (``added``, ``cause``: as :class:`UrlReader` reads them)."""
         del self.open[key]
         if self._shared:  # kept only while the record is open (memory)
             self._taken.discard(key)
@@ -141,9 +136,8 @@ class AuditState:
         return extra
 
     def _held_as_sent(self, state: UrlEntry, request: Request) -> None:
-        """A request nothing decided (its robots part not obeyed, naming no other name) is
-        held, after the fetch, to the names it was sent as: its robots part lists them
-        (``agents``), for ``audit verify`` to hold the page part's names against."""
+        """A request nothing decided (its robots part not obeyed, naming no other name) is held to
+        the names it was sent as: its robots part lists them (``agents``) for ``audit verify``."""
         robots = state.robots
         if robots is None or robots.obeyed or robots.agents:
             return

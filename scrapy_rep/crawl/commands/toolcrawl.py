@@ -46,8 +46,7 @@ if TYPE_CHECKING:
 ASKED: Final = "scrapy_rep_tools_url"
 #: Above every priority Scrapy names (``cmdline`` is 40): what the tools' crawl must be.
 TOOL_PRIORITY: Final = 50
-#: The wait a tool's crawl holds an unreachable document for, when the give-up rule tells
-#: a host that cannot be connected to from every other failure (:func:`unreachable_waits`).
+#: The wait a tool's crawl holds an unreachable document for (:func:`unreachable_waits`).
 SHORT_WAIT: Final = 0.001
 
 
@@ -149,11 +148,10 @@ class ToolSpider(Spider):
 
 
 def unreachable_waits(config: RepConfig) -> dict[str, float]:
-    """The ``REP_UNREACHABLE_*`` waits under which the crawl gives up on an unreachable
-    document at once with the verdict it gives after its own waits: the give-up rule
-    (:meth:`~scrapy_rep.fetch.rules.Policy.allows_after_giving_up`) lets the requests
-    through under ``"allow"`` after the long wait only, so a shorter connect wait stays
-    shorter (every other failure is tried once more after :data:`SHORT_WAIT`)."""
+    """The ``REP_UNREACHABLE_*`` waits under which the crawl gives up on an unreachable document
+    at once with the verdict it gives after its own waits: the give-up rule lets requests
+    through under ``"allow"`` after the long wait only, so a shorter connect wait stays shorter
+    (:meth:`~scrapy_rep.fetch.rules.Policy.allows_after_giving_up`; :data:`SHORT_WAIT`)."""
     waits = {"REP_UNREACHABLE_MAX_WAIT": 0.0, "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.0}
     shorter = config.unreachable_connect_max_wait < config.unreachable_max_wait
     if config.unreachable_action == "allow" and shorter:

@@ -40,8 +40,7 @@ class Asked:
     failure: str = ""
     #: Why the page pass refused the page's item (``""``: it did not).
     dropped: str = ""
-    #: Whether the page's item reached the end of the crawl (``item_scraped``): one a
-    #: later component dropped is not kept.
+    #: Whether the page's item reached the end of the crawl (``item_scraped``).
     kept: bool = False
     #: A downloaded file held against the crawl's AI purposes by the media gate.
     file: FileVerdict | None = None
@@ -66,8 +65,7 @@ class ToolRun:
     #: By ``(document kind, key)`` (an origin, or a license's URL).
     documents: dict[tuple[str, str], Announced] = field(default_factory=dict)
     error: str = ""
-    #: The requests of the asked URLs not settled yet, by the URL requested: the index of
-    #: the URL asked about, and whether the request is a redirect followed from it.
+    #: By URL requested, the index of the URL asked about and whether it is a redirect.
     _waiting: dict[str, list[tuple[int, bool]]] = field(default_factory=dict)
 
     def expect(self, url: str, index: int, hop: bool = False) -> None:

@@ -27,8 +27,7 @@ class FileVerdict:
 
     decision: UsageDecision
     reading: MediaReading
-    #: Why it must not be stored for a purpose of the crawl (the page's decision's
-    #: :attr:`~scrapy_rep.verdict.page.PageVerdict.purpose`).
+    #: Why it must not be stored for a purpose of the crawl (its decision's ``purpose``).
     refusal: Refused | None
 
     @property

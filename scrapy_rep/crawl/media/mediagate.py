@@ -97,10 +97,9 @@ class MediaGate:
         self, response: Response, request: Request, item: Any
     ) -> FileVerdict:
         """:meth:`check`, the file read in a thread (:func:`in_thread`), at most
-        :data:`READS_AT_ONCE` files of the crawl at a time: a large hostile file may take a
-        tenth of a second, which must not stop the crawl, nor take the pool's threads from
-        Scrapy's DNS resolver (50 such files read at once held the crawl's other hosts for
-        134 s). A failure of the read fails closed as in :meth:`check`."""
+        :data:`READS_AT_ONCE` files of the crawl at a time: a large hostile file may take a tenth
+        of a second, which must not stop the crawl nor take the threads of Scrapy's DNS resolver
+        (50 such files at once held the other hosts for 134 s). Fails closed as :meth:`check`."""
         try:
             reads = _READS.setdefault(self.crawler, DeferredSemaphore(READS_AT_ONCE))
             await maybe_deferred_to_future(reads.acquire())

@@ -142,8 +142,7 @@ class MediaUsageMixin(FilteredRefusalMixin):
         return self.files_result_field
 
 
-#: The key under which a refused file's result carries its ``rep_refused_files`` entry
-#: from ``media_downloaded`` to ``item_completed`` (never seen in an item).
+#: A refused file's result's key for its ``rep_refused_files`` entry (never in an item).
 _ENTRY = "_rep_refused_file"
 
 

@@ -24,9 +24,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
-#: After every middleware of Scrapy's that changes a response (decompression at 590,
-#: redirects at 600, retries at 550, the HTTP cache at 900), before the audit trail's
-#: (10), which records the page as decided here.
+#: After every middleware of Scrapy's that changes a response (decompression 590, redirects
+#: 600, retries 550, HTTP cache 900), before the audit trail's (10), which records it.
 PRIORITY: Final = 20
 
 

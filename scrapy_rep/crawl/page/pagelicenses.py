@@ -53,8 +53,7 @@ logger = logging.getLogger(__name__)
 #: A page that does not contain it names no RSL license in its HTML (no copy of the body).
 _RSL_XML: Final = re.compile(rb"rsl\+xml", re.IGNORECASE)
 
-#: Each license a page names, by URL: its entry (``None``: not known when the spider
-#: closed, or there was no request to fetch it for: read as given up on).
+#: Each license a page names, by URL: its entry (``None``: read as given up on).
 Entries = dict[str, "CacheEntry[RslDocument] | None"]
 
 

@@ -56,11 +56,9 @@ _MAX_NAME_SETS: Final = 256
 #: The page state of each crawl (:meth:`PageState.of`).
 _STATES: PerCrawler[PageState] = PerCrawler("page_state")
 
-#: The response whose spider output is being produced in this context, in a box of one
-#: (``[None]``: none, or no longer), set by the spider middleware before the callback and
-#: around each step of its output: a page the callback fetches itself is tied to it
-#: (:meth:`PageState.fetching`). A box, so that a context copied from this one (a task the
-#: callback starts) sees it emptied when the callback's turn is over.
+#: The response whose spider output is being produced in this context (a page the callback
+#: fetches itself is tied to it: :meth:`PageState.fetching`), in a box of one emptied when
+#: the callback's turn is over, which a context copied from this one (its task) sees too.
 PRODUCING: ContextVar[list[Response | None] | None] = ContextVar(
     "scrapy_rep_producing", default=None
 )
@@ -91,13 +89,11 @@ class PageState:
         self.crawler = crawler
         self.config = config
         self.stats = crawler.stats
-        #: The crawler's declared User-Agent; the tokens of a page whose request was not
-        #: decided (nothing obeyed): its name, then ``REP_DIRECTIVE_TOKENS``.
+        #: The declared User-Agent; the tokens of a page whose request nothing decided.
         self._declared = robots_agent(crawler.settings)
         self.tokens = crawler_tokens(self._declared, config.directive_tokens)
         self._extra = crawler_tokens("", config.directive_tokens)
-        #: The tokens of each set of names a request was decided for (:meth:`_tokens_for`),
-        #: and the names by the ``User-Agent`` header a request was sent with (:meth:`_sent_as`).
+        #: Remembered by :meth:`_tokens_for` and :meth:`_sent_as`.
         self._tokens_of: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._sent: dict[bytes, tuple[str, ...]] = {}
         #: The settings the page's decision takes, and the crawl's purposes among them.
@@ -200,8 +196,7 @@ class PageState:
         try:
             verdict = decide_page(facts, statements, self.rules)
             if verdict.directives.unavailable_after is not None:
-                # held against the time: decided at one the audit trail can say to the
-                # millisecond, for `audit verify` to decide it at the same
+                # decided at a time the trail says to the millisecond, as `audit verify` does
                 now = datetime.now(timezone.utc)
                 page.decided = now.replace(microsecond=now.microsecond // 1000 * 1000)
                 verdict = decide_page(facts, statements, self.rules, page.decided)

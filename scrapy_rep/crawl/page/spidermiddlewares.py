@@ -74,9 +74,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         crawler.signals.connect(self._closing, signal=signals.spider_closed)
         #: Who reads each page's ledger (the audit trail, the report; kept by reference).
         self._ledger_readers = readers_of(crawler)
-        #: Each page's ledger is handed over once its response's scrape is through, not at
-        #: the end of one pass of its output; the crawl's URL ledger, told each download's
-        #: failure (both set when the spider opens).
+        #: Whether each page's ledger goes at its scrape's end, and the URL ledger (both
+        #: set when the spider opens).
         self._at_scrape_end = False
         self._ledgers = config.ledger
         self._url_ledger: LedgerCalls | None = None
