@@ -1,8 +1,7 @@
-"""The ledger of each requested URL's fate of each running crawl
-(:class:`scrapy_rep.crawl.audit.audit.UrlLedger`), as the parts that decide write it
-directly (a call costs less than a signal on the hot path: :class:`LedgerCalls`), what
-its readers are told (:class:`UrlReader`), and :class:`AuditMiddleware`, which tells it
-a request's final download failure and the response the engine gets."""
+"""The URL ledger of each running crawl (:class:`scrapy_rep.crawl.audit.audit.UrlLedger`)
+as the parts that decide write it directly (a call costs less than a signal on the hot
+path: :class:`LedgerCalls`), what its readers are told (:class:`UrlReader`), and
+:class:`AuditMiddleware`, which tells it a request's final failure and response."""
 
 from __future__ import annotations
 

@@ -41,9 +41,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The stats a refusal counts besides ``rep/requests/dropped/<reason>`` (a request) or
-#: ``rep/items/dropped/<reason>`` (an item), by what it refuses and why; ``{purpose}``
-#: is the verdict's purpose. The names users have always read (docs/reference.md).
+#: The stats a refusal counts besides ``rep/…/dropped/<reason>``, by what it refuses and
+#: why (``{purpose}``: the verdict's); the names users have always read (docs/reference.md).
 DETAIL_STATS: Final[dict[tuple[Action, Reason], tuple[str, ...]]] = {
     (Action.FETCH, Reason.FORBIDDEN): ("robotstxt/forbidden",),
     (Action.FETCH, Reason.PURPOSE): ("rep/purpose/requests_dropped/{purpose}",),

@@ -291,9 +291,8 @@ class UrlLedger(FateEvents):
             self.counts["open"] = len(self.open)
         self.counts["items_passed"] += 0  # said when 0 too: a run that counts them
         end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
-        # Kept before the end line is written (a crash between leaves a state to resume and
-        # a run without its end line), with the trail and end line's hash the resumed run's
-        # header names; without a trail too (its trail "").
+        # kept before the end line is written (a crash between leaves a state to resume),
+        # with what the resumed run's header names; without a trail too (its trail "")
         head = self.writer.next_hash(end)
         kept = {
             "run": self.run,

@@ -1,8 +1,7 @@
 """The audit trail's record of a request until its fate is final (docs/audit-trail.md):
-opened when the request is scheduled (not for a dropped duplicate; a request sent again
-is a record of its own), then its attempts, response status and holds as Scrapy's and
-scrapy_rep's signals tell them (its page's items and links: the page's ledger); a
-redirect is final when the next URL is scheduled."""
+opened when the request is scheduled (not for a dropped duplicate), then its attempts,
+response status and holds as Scrapy's and scrapy_rep's signals tell them; a redirect is
+final when the next URL is scheduled."""
 
 from __future__ import annotations
 

@@ -41,9 +41,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _told_c2pa = False
-#: Files read at once per crawl (its media pipelines together), each in a thread of the
-#: pool Scrapy's name lookups share: the others wait their turn (docs/media.md, "Cost per
-#: file").
+#: Files read at once per crawl, each in a thread of the pool Scrapy's name lookups share:
+#: the others wait their turn (docs/media.md, "Cost per file").
 READS_AT_ONCE: Final = 2
 _READS: PerCrawler[DeferredSemaphore] = PerCrawler("media_reads")
 

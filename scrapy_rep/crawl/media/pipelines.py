@@ -25,9 +25,8 @@ from scrapy_rep.crawl.internals import awaited, quiet_media_failures
 from scrapy_rep.crawl.media.filerecords import refused_file, verdict_refused_file
 from scrapy_rep.crawl.media.mediagate import MediaGate
 
-# RefusedBeforeFetch: a MediaRequestFiltered, Scrapy's private _MediaRequestFiltered
-# (2.18+), the one failure the media pipeline neither logs as an error nor puts in the
-# item; item_completed below turns ours into a result.
+# RefusedBeforeFetch: Scrapy's private _MediaRequestFiltered (2.18+), neither logged as an
+# error nor put in the item by the media pipeline; item_completed below makes ours a result.
 from scrapy_rep.crawl.media.refused import FilteredRefusalMixin, RefusedBeforeFetch, mixed_in
 from scrapy_rep.crawl.meta import REFUSED_FILES
 from scrapy_rep.crawl.refusals import Refusal
