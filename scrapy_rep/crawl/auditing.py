@@ -1,9 +1,7 @@
-"""The ledger of each requested URL's fate of each running crawl
-(:class:`scrapy_rep.crawl.audit.audit.UrlLedger`), as the parts that decide write it
-directly (a call costs less than a signal on the hot path: :class:`LedgerCalls`), what
-its readers are told (:class:`UrlReader`: the audit trail is written by the ledger
-itself, the end-of-crawl report reads it), and :class:`AuditMiddleware`, which tells it a
-request's final download failure and the response the engine gets."""
+"""The URL ledger of each running crawl (:class:`scrapy_rep.crawl.audit.audit.UrlLedger`)
+as the parts that decide write it directly (a call costs less than a signal on the hot
+path: :class:`LedgerCalls`), what its readers are told (:class:`UrlReader`), and
+:class:`AuditMiddleware`, which tells it a request's final failure and response."""
 
 from __future__ import annotations
 
@@ -28,11 +26,8 @@ if TYPE_CHECKING:
 
 
 class LedgerCalls(Protocol):
-    """What the parts that decide (the performer of verdicts, the check at the send, the
-    page's licenses), :class:`AuditMiddleware` and the page pass (each download's failure,
-    once the scraper is through with it) tell the crawl's URL ledger directly; a page's
-    output reaches it in the page's ledger (:mod:`scrapy_rep.crawl.ledger`).
-    Its readers read what it keeps besides the entries there too (:attr:`waits`)."""
+    """What the parts that decide, :class:`AuditMiddleware` and the page pass tell the crawl's
+    URL ledger directly (a page's output: in its ledger, :mod:`scrapy_rep.crawl.ledger`)."""
 
     #: The requests' waits for their origins' documents (the report's origin lines).
     waits: Waits
@@ -62,8 +57,7 @@ LEDGERS: PerCrawler[LedgerCalls] = PerCrawler("url_ledger")
 
 
 def ledger_of(crawler: Crawler) -> LedgerCalls | None:
-    """The crawl's URL ledger, if it keeps one (:attr:`RepConfig.ledger
-    <scrapy_rep.settings.RepConfig.ledger>`)."""
+    """The crawl's URL ledger, if it keeps one (:attr:`~scrapy_rep.settings.RepConfig.ledger`)."""
     return LEDGERS.get(crawler)
 
 
@@ -72,8 +66,7 @@ URL_READERS: PerCrawler[list[UrlReader]] = PerCrawler("url_readers")
 
 
 def read_urls(crawler: Crawler, reader: UrlReader) -> None:
-    """``reader`` reads every entry the crawl's URL ledger settles (the ledger is the
-    extension :class:`scrapy_rep.AuditTrail`, which the add-on enables)."""
+    """``reader`` reads every entry the URL ledger settles (:class:`scrapy_rep.AuditTrail`)."""
     URL_READERS.setdefault(crawler, []).append(reader)
 
 
@@ -82,30 +75,22 @@ class UrlReader(Protocol):
 
     def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
         """A request's fate is final: its ``entry``, what the fate ``added`` (the ``url``
-        record's other fields, as the trail writes them) and its ``cause``: the
-        :class:`~scrapy_rep.verdict.reasons.Reason` (or another add-on's word) of a
-        refusal, the exception of a download that failed, the page's
-        :class:`~scrapy_rep.crawl.ledger.PageLedger` of one fetched, else ``None``."""
+        record's other fields) and its ``cause``: a refusal's reason, a failed download's
+        exception, a fetched page's :class:`~scrapy_rep.crawl.ledger.PageLedger`, else ``None``."""
 
     def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
-        """A file an item pipeline downloaded was held against the crawl's purposes: the
-        ``file`` record's ``fate`` (``stored``, ``marked``, ``refused``, ``failed``)."""
+        """A file an item pipeline downloaded was held against the crawl's purposes (``fate``)."""
 
     def downloaded_apart(self, url: str, status: int) -> None:
-        """A download no entry follows (neither a document's nor a request's): a file an
-        item pipeline fetched without a verdict, no request of the crawl; ``status``: its
-        response's."""
+        """A download no entry follows (a file an item pipeline fetched without a verdict)."""
 
 
 class AuditMiddleware:
-    """The outermost downloader middleware (``REP_AUDIT_FILE``, ``REP_REPORT``): an
-    exception that reaches it is the request's final failure (retries and redirects are
-    inside; a request dropped at its send too), and the response that leaves it is the
-    one the engine gets."""
+    """The outermost downloader middleware: an exception that reaches it is the request's final
+    failure (retries and redirects are inside); the response that leaves it, the engine's."""
 
     def __init__(self, crawler: Crawler) -> None:
-        config = config_of(crawler)
-        if not config.ledger:
+        if not config_of(crawler).ledger:
             raise NotConfigured
         self.crawler = crawler
         #: The crawl's URL ledger once found (made after this middleware may be).

@@ -4,33 +4,21 @@ and 'Signals'); no other module sends ``request_refused`` or ``item_refused`` or
 refusal's stats (``tests/project/test_architecture.py``).
 
 A refusal is a :class:`scrapy_rep.verdict.Refused` and what it refuses (its
-:class:`scrapy_rep.verdict.signals.Action`):
-
-- **fetch**: a request, before its download (:mod:`scrapy_rep.crawl.requests.perform`,
-  which also keeps the trail's record of the versions it was decided with and raises
-  ``IgnoreRequest``);
-- **follow**: a request a page yielded (nofollow, ``rel="nofollow"``, an image of a
-  ``noimageai`` page: :mod:`scrapy_rep.crawl.page.linkgate`, :mod:`scrapy_rep.crawl.page.images`);
-- **keep**: an item of a page (noindex, ``unavailable_after``, the crawl's purpose:
-  :mod:`scrapy_rep.crawl.page.itemgate`).
-
-A request may also be dropped without a verdict (:func:`drop_request`): the spider closed
-while it was held or waited for a document, or it could not be kept in ``JOBDIR`` or put
-back into the shared queue (:mod:`scrapy_rep.crawl.documents.documents`,
-:mod:`scrapy_rep.crawl.documents.holding`); one that cannot even be read back is only
-counted (:func:`count_unread`). Whoever dropped it says what failed (a WARNING); the
-refusal itself is performed here.
-
-Every refused or dropped request is counted in ``rep/requests/dropped/<reason>`` and
-every refused item in ``rep/items/dropped/<reason>``, with the detailed stats of
-:data:`DETAIL_STATS` (what each row of :data:`scrapy_rep.verdict.fates.REASONS` names);
-one DEBUG line; then ``request_refused`` or ``item_refused`` with the verdict (``None``
-for a request dropped without one), which the audit trail and the report read.
+:class:`scrapy_rep.verdict.signals.Action`): **fetch**, a request before its download
+(:mod:`scrapy_rep.crawl.requests.perform`, which raises ``IgnoreRequest``); **follow**, a
+request a page yielded (:mod:`scrapy_rep.crawl.page.linkgate`,
+:mod:`scrapy_rep.crawl.page.images`); **keep**, an item of a page
+(:mod:`scrapy_rep.crawl.page.itemgate`). A request may also be dropped without a verdict
+(:func:`drop_request`), or, one that cannot even be read back, only counted
+(:func:`count_unread`). Each is counted in ``rep/requests/dropped/<reason>`` or
+``rep/items/dropped/<reason>`` and :data:`DETAIL_STATS`, logged at DEBUG, then signalled
+(the audit trail and the report read the signal).
 """
 
 from __future__ import annotations
 
 import logging
+from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy.exceptions import IgnoreRequest
@@ -53,9 +41,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: The stats a refusal counts besides ``rep/requests/dropped/<reason>`` (a request) or
-#: ``rep/items/dropped/<reason>`` (an item), by what it refuses and why; ``{purpose}``
-#: is the verdict's purpose. The names users have always read (docs/reference.md).
+#: The stats a refusal counts besides ``rep/…/dropped/<reason>``, by what it refuses and
+#: why (``{purpose}``: the verdict's); the names users have always read (docs/reference.md).
 DETAIL_STATS: Final[dict[tuple[Action, Reason], tuple[str, ...]]] = {
     (Action.FETCH, Reason.FORBIDDEN): ("robotstxt/forbidden",),
     (Action.FETCH, Reason.PURPOSE): ("rep/purpose/requests_dropped/{purpose}",),
@@ -70,34 +57,24 @@ DETAIL_STATS: Final[dict[tuple[Action, Reason], tuple[str, ...]]] = {
 
 
 class Refusal(IgnoreRequest):
-    """The ``IgnoreRequest`` of a request refused before its download: its refusal has
-    said its fate already (``request_refused``), so the readers of a download's final
-    failure (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`) do not count it again.
-    It carries what its refusal said (its message, and its ``verdict`` when one refused
-    it), for whoever awaited the download (a media pipeline lists its file refused)."""
+    """The ``IgnoreRequest`` of a request refused before its download, with its message and its
+    ``verdict`` (when one refused it) for whoever awaited the download."""
 
     def __init__(self, message: str, verdict: Refused | None = None) -> None:
         super().__init__(message)
         self.verdict = verdict
 
 
-#: The stats of each (action, reason, purpose) met so far: one lookup per refusal.
-_STATS: dict[tuple[Action, Reason, str | None], tuple[str, ...]] = {}
-
-
 def refusal_stats(action: Action, verdict: Refused) -> tuple[str, ...]:
-    """The stats one refusal counts (:data:`DETAIL_STATS`, then the one every refused
-    request or item counts)."""
-    key = (action, verdict.reason, verdict.purpose)
-    stats = _STATS.get(key)
-    if stats is None:
-        stats = _STATS[key] = _stats_of(*key)
+    """The stats one refusal counts (:data:`DETAIL_STATS`, then its ``…/dropped/<reason>``)."""
+    stats = _stats_of(action, verdict.reason, verdict.purpose)
     signal = verdict.signal
     if signal is not None and action is Action.FETCH and says_not_read(signal):
         stats = (*stats, "rep/rsl/requests_dropped/licenses_not_read")
     return stats
 
 
+@cache  # one lookup per refusal
 def _stats_of(action: Action, reason: Reason | Dropped, purpose: str | None) -> tuple[str, ...]:
     details = DETAIL_STATS.get((action, reason), ()) if isinstance(reason, Reason) else ()
     whole = "rep/items/dropped" if action is Action.KEEP else "rep/requests/dropped"
@@ -113,10 +90,8 @@ def refuse_request(
     detail: str = "",
     ledger: PageLedger | None = None,
 ) -> None:
-    """``request`` is refused (``action``: fetch, before its download; follow, by the
-    page ``response`` that yielded it): counted, written in the page's ``ledger`` (a
-    link not followed, when one is kept), logged at DEBUG (with ``detail``, what said
-    it) and sent as ``request_refused`` with its ``verdict``."""
+    """``request`` is refused (``action``: fetch, or follow by the page ``response``): counted,
+    in the page's ``ledger`` if kept, logged at DEBUG (with ``detail``), then signalled."""
     inc_each(crawler.stats, refusal_stats(action, verdict))
     if ledger is not None:
         ledger.link_refused(request.url, verdict)
@@ -127,23 +102,17 @@ def refuse_request(
 
 
 def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, message: str) -> None:
-    """``request`` is dropped without a verdict, ``why`` (the spider closed while it was
-    held or waited; it could not be kept in ``JOBDIR`` or put back into the shared queue):
-    counted under its word, logged at DEBUG with ``message`` and sent as
-    ``request_refused`` with no verdict, under the reason it is signalled as (a
-    :class:`~scrapy_rep.verdict.fates.Dropped` word's is in
-    :data:`~scrapy_rep.verdict.fates.SIGNALLED_AS`)."""
+    """``request`` is dropped without a verdict, ``why``: counted, logged at DEBUG with
+    ``message``, sent as ``request_refused`` (:data:`~scrapy_rep.verdict.fates.SIGNALLED_AS`)."""
     inc_each(crawler.stats, _stats_of(Action.FETCH, why, None))
     reason = why if isinstance(why, Reason) else SIGNALLED_AS[why]
     rep_signals.send_refused(crawler, logger, request, reason, message)
 
 
 def scheduled_again(crawler: Crawler, engine: Any, request: Request, when: str) -> bool:
-    """``request``, held until now, goes back to the engine's scheduler (``when``: as it
-    was ``"released"``, or ``"resumed"`` from ``JOBDIR``); whether it did. A scheduler
-    that raises (a custom one's bug, a shared queue whose server went away) leaves it
-    dropped, saying why (an ERROR, counted and signalled: its trail record is final), and
-    the caller goes on with the others: none is lost unsaid."""
+    """``request``, held until now, goes back to the scheduler (``when``: ``"released"``, or
+    ``"resumed"`` from ``JOBDIR``); whether it did. One that raises leaves it dropped, saying
+    why, and the caller goes on with the others: none is lost unsaid."""
     try:
         engine.crawl(request)
     except Exception as error:
@@ -161,8 +130,7 @@ def scheduled_again(crawler: Crawler, engine: Any, request: Request, when: str) 
 
 def count_unread(crawler: Crawler, why: Reason | Dropped, count: int = 1) -> None:
     """``count`` requests dropped, ``why``, that cannot be read back to be named (from
-    ``JOBDIR`` at a resume, from a disk queue at the close): counted under their word only;
-    no request to log or signal (whoever lost them says so, with a WARNING or an ERROR)."""
+    ``JOBDIR`` at a resume, from a disk queue at the close): counted under their word only."""
     if count > 0:
         for name in _stats_of(Action.FETCH, why, None):
             inc(crawler.stats, name, count)
@@ -176,10 +144,8 @@ def refuse_item(
     ledger: PageLedger | None = None,
     said_by: str = "",
 ) -> None:
-    """An item of the page ``response`` is refused: counted, written in the page's
-    ``ledger`` (when one is kept), logged at DEBUG and sent as ``item_refused`` with its
-    ``verdict``. ``said_by``: the URL of the page whose "no" it is, when not the item's
-    page (a page its callback fetched itself); the log line and the signal name it."""
+    """An item of the page ``response`` is refused as :func:`refuse_request` says, sent as
+    ``item_refused``; ``said_by``: the page whose "no" it is, when another (said in both)."""
     inc_each(crawler.stats, refusal_stats(Action.KEEP, verdict))
     if ledger is not None:
         ledger.item_refused(verdict)

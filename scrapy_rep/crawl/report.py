@@ -1,33 +1,16 @@
 """The end-of-crawl report (``REP_REPORT = True``): what the REP did, readable at a glance.
 
-Per origin: what its robots.txt downloads came to (status, redirects, size, cut at
-500 KiB, unreachable and retried; the same outcome in a row said once, with its count),
-its crawl-delay, sitemaps and Content-Signal ``use=`` level (a condition on use,
-docs/purpose-notes.md §2), and how many requests it held (and how many times, when
-some were held more than once).
+Per origin: what its robots.txt downloads came to, its crawl-delay, sitemaps and
+Content-Signal ``use=`` level (docs/purpose-notes.md §2), and how many requests it held.
+Per URL, in two lists: **URLs requested**, the very requests the audit trail has a ``url``
+record for, and **links not followed** (a page's nofollow or ``rel="nofollow"``: no record
+of their own). The closing line counts requests as the trail does, items, and links.
 
-Per URL, in two lists. **URLs requested** are the requests the crawl sent or refused,
-the very ones the audit trail (``REP_AUDIT_FILE``) has a ``url`` record for: downloaded
-(with its items kept and dropped, and why: ``noindex by header X-Robots-Tag: none``;
-let through by an override of ``REP_OVERRIDES``; a file an item pipeline downloaded,
-decided as any request, and what the media gate made of it), redirected, forbidden by
-robots.txt (the deciding line), refused for the crawl's purpose, held while robots.txt
-was unreachable then released or dropped, or left without a response (dropped at its
-send too: the failure the trail records, told by the same middleware). **Links not
-followed** are the links a page's nofollow or ``rel="nofollow"`` kept from being
-requested: no request, so no record of their own (the trail counts them on the page that
-held them). The closing line counts requests as the trail does (a URL sent twice is
-two; those an override let through among them), items, and the links not followed.
-
-Built from the URL ledger (:mod:`scrapy_rep.crawl.audit.audit`: each request's settled
-entry, a page's with its items as the trail's record counts them, the downloads no entry
-follows, each origin's waits), each page's ledger (its links not followed) and
-the documents' outcomes (``robotstxt_fetched``, ``document_fetched``); its text:
-:mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops,
-after Scrapy's stats and its "Spider closed" line (never standard output, where a feed
-such as ``-o -:jsonl`` may go), or written to ``REP_REPORT_FILE`` (which turns the report
-on by itself); built then, it also counts the requests dropped while the spider closed.
-The INFO lines every crawl logs when its spider closes: :mod:`scrapy_rep.crawl.closing`.
+Built from the URL ledger, each page's ledger and the documents' outcomes; its text:
+:mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops
+(never standard output, where a feed such as ``-o -:jsonl`` may go), or written to
+``REP_REPORT_FILE``. The INFO lines every crawl logs at its close:
+:mod:`scrapy_rep.crawl.closing`.
 """
 
 from __future__ import annotations
@@ -35,6 +18,7 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
@@ -95,8 +79,7 @@ class RepReport:
             raise NotConfigured  # no message: Scrapy would log it as a WARNING
         self.crawler = crawler
         self.max_urls = config.report_max_urls
-        #: Whether the crawl writes an audit trail (``REP_AUDIT_FILE``): the headings name
-        #: it only then.
+        #: Whether the crawl writes an audit trail (the headings name it only then).
         self.audited = bool(config.audit_file)
         self.path = config.report_file
         self.agent = robots_agent(crawler.settings)
@@ -106,9 +89,7 @@ class RepReport:
         self.origins: dict[str, OriginReport] = {}
         self.urls: dict[str, UrlReport] = {}
         self.untracked = 0
-        #: The closing line's counts, of every URL (listed or past REP_REPORT_MAX_URLS):
-        #: requests by fate, items kept and dropped (its ``fates``, ``items_kept``,
-        #: ``items_dropped``), links not followed and requests overridden.
+        #: The closing line's counts, of every URL (listed or past REP_REPORT_MAX_URLS).
         self.totals = UrlReport()
         self.links = self.overridden = 0
         #: The report as last printed (for tests and for programs embedding a crawl).
@@ -119,32 +100,22 @@ class RepReport:
         connect = crawler.signals.connect
         connect(self._fetched, signal=rep_signals.robotstxt_fetched)
         connect(self._document, signal=rep_signals.document_fetched)
-        # every request's fate: the URL ledger's settled entries, the trail's records
-        # (and its downloads apart; its origins' waits are read at the end)
-        read_urls(crawler, self)
+        read_urls(crawler, self)  # every request's fate: the URL ledger's settled entries
         connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
         read_by(crawler, self)  # each page's links not followed: its ledger, as the trail's
-        # After Scrapy's own closing lines (stats, "Spider closed"), so the report is the
-        # last thing a person sees, and after the held requests dropped at close.
+        # after Scrapy's closing lines (the last thing a person sees) and the close's drops
         connect(self._closed, signal=signals.engine_stopped)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         return cls(crawler)
 
-    def _delay_text(self, delay: float) -> str:
-        """What the crawl did with a Crawl-delay it read (the slots' floor, capped)."""
-        return delay_said(delay, self.delay_not_obeyed, self.delay_max)
-
-    # ------------------------------------------------------------------ collecting
-
     def _origin(self, name: str) -> OriginReport:
         return self.origins.setdefault(name, OriginReport())
 
     def _record(self, url: str) -> UrlReport | None:
-        """``url``'s record, new if there is room (``REP_REPORT_MAX_URLS``); past it, the
-        event is counted among those of URLs left out."""
+        """``url``'s record, new if there is room (``REP_REPORT_MAX_URLS``; past it, counted)."""
         record = self.urls.get(url)
         if record is None:
             if len(self.urls) >= self.max_urls:
@@ -185,8 +156,7 @@ class RepReport:
             del outcomes[2]
 
     def read_waits(self, waits: Waits) -> None:
-        """The requests' waits for each origin's documents, as the URL ledger kept them:
-        its origin's lines, and a URL held while its robots.txt was unreachable."""
+        """The requests' waits for each origin's documents, as the URL ledger kept them."""
         for origin, kept in waits.origins.items():
             report = self._origin(origin)
             report.waited, report.waits = kept.waited, kept.waits
@@ -197,11 +167,8 @@ class RepReport:
                 record.held_failures = failures
 
     def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
-        """A request's fate, as the URL ledger settled it (the trail's record of it is
-        the same entry): said on its URL's line, if listed, and counted by fate (the
-        closing line's words) in the closing line's counts, listed or not, as the trail
-        counts them; a fetched page's items too (its ledger, settled by the URL ledger:
-        kept is an item that reached the end of the crawl)."""
+        """A request's fate, as the URL ledger settled it: said on its URL's line, if listed,
+        and counted in the closing line's counts as the trail counts them (a page's items too)."""
         url = entry.url
         event, counted = fate_said(entry, fate, added, cause)
         record = self._record(url) if event is None else self._url(url, event)
@@ -231,14 +198,11 @@ class RepReport:
                 self.totals.items_dropped[reason] += times
 
     def downloaded_apart(self, url: str, status: int) -> None:
-        """A download no ledger entry follows (a file an item pipeline fetched without a
-        verdict: no request of the crawl), listed apart."""
+        """A download no ledger entry follows (a file an item pipeline fetched), listed apart."""
         self._url(url, f"downloaded by an item pipeline ({status})")
 
     def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
-        """What the media gate made of a file an item pipeline downloaded: not stored
-        (refused for a purpose, or the pipeline failed) or stored and marked, as the
-        trail's ``file`` record says it."""
+        """What the media gate made of a file an item pipeline downloaded (its ``file`` record)."""
         if fate == "failed":
             self._url(url, f"not stored: the pipeline failed ({error})")
         elif refusal is not None:
@@ -246,19 +210,17 @@ class RepReport:
             self._url(url, f"{stored}: {refusal.message}")
 
     def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
-        """A page's output is through: the links it kept from being requested, from its
-        ledger (the audit trail's record of the page reads the same one; its items are
-        read with its settled entry, :meth:`settled`)."""
+        """A page's output is through: the links its ledger kept from being requested
+        (its items are read with its settled entry, :meth:`settled`)."""
         url = response.url
         for link, reason, message in ledger.links:
             self._url(link, message)
             self._url(url, _NOT_FOLLOWED[reason])
             self.links += is_link(message)
 
-    # ------------------------------------------------------------------ printing
-
     def render(self) -> str:
-        lines = ["scrapy_rep report", "", *origin_lines(self.origins, self._delay_text)]
+        said = partial(delay_said, not_obeyed=self.delay_not_obeyed, delay_max=self.delay_max)
+        lines = ["scrapy_rep report", "", *origin_lines(self.origins, said)]
         lines += url_lines(self.urls, self.audited)
         if self.untracked:
             lines.append(f"  … and {self.untracked} more event(s) of other URLs "
@@ -268,9 +230,7 @@ class RepReport:
         return "\n".join(lines) + "\n"
 
     def summary(self) -> str:
-        """The closing line: requests by fate (as the trail counts its records), items
-        kept and dropped (by reason), links not followed: of every URL, those past
-        REP_REPORT_MAX_URLS too."""
+        """The closing line, of every URL (those past REP_REPORT_MAX_URLS too)."""
         return summary_of(self.totals, self.links, self.overridden)
 
     def _spider_opened(self, **_: Any) -> None:

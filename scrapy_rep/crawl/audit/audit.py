@@ -6,30 +6,13 @@ lines: :mod:`scrapy_rep.audit.lines`; file, chain and snapshots:
 A URL is *requested* when the spider (or a start request) asked for it and the
 dupefilter let it through; a dropped duplicate is counted, never recorded. Its record's
 ``id`` is the request fingerprint (the URL key) and the request's number in the crawl:
-one record per request sent, which survives retries, holding, redirects' bookkeeping and
-``JOBDIR`` pause/resume; a URL sent again (``dont_filter``) is a record of its own. A
-request carries only ``(id, url)`` in its meta; the record's state waits in
-:attr:`AuditTrail.open` until its fate is final
-(:mod:`scrapy_rep.crawl.audit.auditstate`; the requests' signals:
-:mod:`scrapy_rep.crawl.audit.auditrequests`; the fates scrapy_rep tells:
-:mod:`scrapy_rep.crawl.audit.auditfates`):
-
-- refused by scrapy_rep: when it is refused (``request_refused``);
-- fetched: when the spider's whole output for its page is through, with the page's one
-  ledger (:meth:`AuditTrail.page_done`) and its items that reached the end of the crawl
-  (``item_scraped``, sent before: kept; one a later component dropped is not);
-- redirected by Scrapy: when the next URL is scheduled (``to``);
-- failed: when the exception leaves the outermost downloader middleware
-  (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`), after every retry; or, for an
-  exception that never reaches it (a downloader middleware's ``process_response``
-  dropped the response), when the scraper is through with the failure
-  (:meth:`UrlLedger.failure_scraped`), with the response's status, or, for a request a
-  component had the engine download itself (no scraper gets its failure), as the
-  exception leaves the engine (:func:`scrapy_rep.crawl.internals.watch_downloads`);
-- unfinished: when the spider closes first (with ``JOBDIR`` and a paused crawl, the open
-  records are kept in ``JOBDIR`` for the resumed run instead), or when the process exits
-  without closing it (a second Ctrl-C: Scrapy's unclean shutdown), at its exit: the run
-  then ends with the reason ``shutdown_forced``, so its trail stays whole.
+one record per request sent, which survives retries, holding, redirects and ``JOBDIR``
+pause/resume. A request carries only ``(id, url)`` in its meta; the record waits in
+:attr:`UrlLedger.open` until its fate is final: refused, fetched, redirected, failed
+(:mod:`scrapy_rep.crawl.audit.auditstate`, :mod:`~scrapy_rep.crawl.audit.auditrequests`,
+:mod:`~scrapy_rep.crawl.audit.auditfates`), or unfinished when the spider closes first
+(a paused crawl keeps its open records in ``JOBDIR``) or the process exits without
+closing it (:func:`_at_exit`).
 """
 
 from __future__ import annotations
@@ -47,7 +30,7 @@ from scrapy_rep.audit import lines
 from scrapy_rep.audit.read import tail_of
 from scrapy_rep.audit.urlentry import STATE_VERSION, RobotsPart, UrlEntry
 from scrapy_rep.crawl.audit.auditfates import FateEvents
-from scrapy_rep.crawl.audit.auditfile import AuditWriter, paused_state, save_state
+from scrapy_rep.crawl.audit.auditfile import AuditWriter, save_state
 from scrapy_rep.crawl.audit.auditstate import guarded
 from scrapy_rep.crawl.auditing import LEDGERS, AuditMiddleware
 from scrapy_rep.crawl.config import config_of
@@ -78,21 +61,16 @@ __all__ = ["AuditTrail", "UrlLedger", "url_ledger"]
 
 logger = logging.getLogger(__name__)
 
-#: The end line's reason of a run whose process exited without closing its spider: a
-#: second Ctrl-C (Scrapy's unclean shutdown), or the reactor stopped otherwise.
+#: The end line's reason of a run whose process exited without closing its spider.
 FORCED: Final = "shutdown_forced"
-#: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits
-#: first.
+#: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits.
 _UNCLOSED: set[UrlLedger] = set()
 
 
 @atexit.register
 def _at_exit() -> None:
-    """End every run the process leaves without closing its spider: its open records
-    written ``unfinished`` (or ``fetched``), its end line with the reason
-    :data:`FORCED` (not kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by
-    an unclean shutdown either), so that the trail stays whole and the next crawl chains
-    onto an ended run."""
+    """End every run the process leaves without closing its spider, with the reason :data:`FORCED`
+    (not kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by it either)."""
     for trail in list(_UNCLOSED):
         logger.warning(
             "scrapy_rep: the crawl stopped without closing its spider (a second Ctrl-C?); "
@@ -103,12 +81,8 @@ def _at_exit() -> None:
 
 
 class UrlLedger(FateEvents):
-    """The crawl's one ledger of each requested URL's fate: written by the parts that
-    decide, settled once per request, and read by the audit trail (``REP_AUDIT_FILE``:
-    its ``url`` lines, written here) and every :class:`UrlReader` (the end-of-crawl
-    report, the tools), which also read the requests' waits it keeps (:attr:`waits`) and
-    are told the downloads no entry follows. One per crawl (:func:`url_ledger`), kept only
-    when a reader needs it (:attr:`RepConfig.ledger <scrapy_rep.settings.RepConfig.ledger>`)."""
+    """The crawl's one ledger of each requested URL's fate, settled once per request: the
+    trail's ``url`` lines, read by every :class:`~scrapy_rep.crawl.auditing.UrlReader`."""
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
@@ -116,7 +90,15 @@ class UrlLedger(FateEvents):
         self._tokens: dict[str, str] = {}
         self.writer = self._writer(crawler)
         self._emit = self.writer.emit
-        self._connect(crawler)
+        connect = crawler.signals.connect
+        connect(self._opened, signal=signals.spider_opened)
+        connect(self._scheduled, signal=signals.request_scheduled)
+        connect(self._attempt, signal=signals.request_reached_downloader)
+        connect(self._held, signal=rep_signals.request_held)
+        connect(self.waits.released, signal=rep_signals.request_released)
+        connect(self._refused, signal=rep_signals.request_refused)
+        connect(self._file_checked, signal=rep_signals.file_checked)
+        connect(self._item_scraped, signal=signals.item_scraped)  # a page's item kept
         LEDGERS[crawler] = self
         read_by(crawler, self)  # each page's ledger, when its output is through
 
@@ -137,25 +119,10 @@ class UrlLedger(FateEvents):
                 )  # fmt: skip
         return writer
 
-    def _connect(self, crawler: Crawler) -> None:
-        connect = crawler.signals.connect
-        connect(self._opened, signal=signals.spider_opened)
-        connect(self._scheduled, signal=signals.request_scheduled)
-        connect(self._attempt, signal=signals.request_reached_downloader)
-        connect(self._held, signal=rep_signals.request_held)
-        connect(self.waits.released, signal=rep_signals.request_released)
-        connect(self._refused, signal=rep_signals.request_refused)
-        connect(self._file_checked, signal=rep_signals.file_checked)
-        connect(self._item_scraped, signal=signals.item_scraped)  # a page's item kept
-
-    # ------------------------------------------------------------------ decisions
-
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
-        """The verdict on ``request`` (:mod:`scrapy_rep.crawl.requests.perform`), on its
-        entry for the readers (:attr:`UrlEntry.decision`); the record names the robots.txt
-        version and line that decided it for the agent whose group decided (or why none
-        did; :meth:`_opt_outs_only`), every name it was held to when more than one
-        (``agents``), the tdmrep.json and RSL versions (:meth:`_documents_decided`)."""
+        """The verdict on ``request``, on its entry (:attr:`UrlEntry.decision`); the record names
+        the robots.txt version and line that decided it (or why none did), every name it was held
+        to (``agents``), the tdmrep.json and RSL versions (:meth:`_documents_decided`)."""
         try:
             state = self._outgoing(request)
             if state is None:
@@ -202,9 +169,8 @@ class UrlLedger(FateEvents):
 
     @staticmethod
     def _opt_outs_only(state: UrlEntry, sha: str, names: tuple[str, ...]) -> None:
-        """A request whose robots.txt Allow/Disallow is not obeyed, only its AI-usage
-        opt-outs: its robots part names the snapshot they were read in (and every name it
-        was held to)."""
+        """A request whose robots.txt AI-usage opt-outs alone are obeyed: its robots part
+        names the snapshot they were read in (and every name it was held to)."""
         previous = state.robots
         if previous is not None and not previous.obeyed:
             state.robots = (
@@ -232,28 +198,23 @@ class UrlLedger(FateEvents):
                 self.license_used(str(key), entry, request)
 
     def sent_at(self, record: str, now: float, expires: float) -> None:
-        """The request of the open record ``record`` leaves for the network at ``now``,
-        under a verdict that holds until ``expires`` (docs/audit-trail.md, ``sent_at``,
-        ``expires``; the last attempt's)."""
+        """The request of the open record ``record`` leaves at ``now``, under a verdict that
+        holds until ``expires`` (docs/audit-trail.md, ``sent_at``, ``expires``)."""
         state = self.open.get(record)
         if state is not None:
             state.sent_at = now
             state.expires = expires if expires < math.inf else None
 
     def not_sent(self, record: str) -> None:
-        """The request of the open record ``record`` reached the downloader (an attempt,
-        counted by ``request_reached_downloader``) but did not leave for the network: held
-        or refused as it was to be sent, or handed back to go through another download
-        slot. ``attempts`` counts downloads tried (docs/audit-trail.md): that one is taken
-        back."""
+        """The request of open record ``record`` reached the downloader but did not leave (held
+        or refused at its send, or handed to another slot): that attempt is taken back."""
         state = self.open.get(record)
         if state is not None and state.attempts > 0:
             state.attempts -= 1
 
     def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None:
-        """``request`` (whose open record is ``record``) was changed after it was decided
-        (docs/audit-trail.md, ``sent``): its record says how. ``moved``: its URL changed and
-        it is decided again for the new one, so the record is now that URL's."""
+        """``request`` (open record ``record``) was changed after it was decided
+        (docs/audit-trail.md, ``sent``). ``moved``: its URL changed, the record is now its."""
         try:
             state = self.open.get(record)
             if state is None:
@@ -268,8 +229,7 @@ class UrlLedger(FateEvents):
         self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
     ) -> None:
         """An RSL license was checked for ``request``: its body is kept, the record names
-        the version it was decided with (``rsl``), and so do the signals it gave
-        (``usage.signals[].snapshot``)."""
+        the version it was decided with (``rsl``, and ``usage.signals[].snapshot``)."""
         try:
             sha = self.writer.snapshot("rsl", license_url, entry)
             state = open_record(request, self.open)
@@ -279,8 +239,6 @@ class UrlLedger(FateEvents):
                 state.licenses[license_url] = sha
         except Exception:
             self.internal_error("license_used")
-
-    # ------------------------------------------------------------------ open and close
 
     @guarded
     def _opened(self, spider: Any = None, **_: Any) -> None:
@@ -333,18 +291,19 @@ class UrlLedger(FateEvents):
             self.counts["open"] = len(self.open)
         self.counts["items_passed"] += 0  # said when 0 too: a run that counts them
         end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
-        # Kept before the end line is written (a crash between leaves a state to resume
-        # and a run without its end line, which verify reports), with that line's hash;
-        # kept without a trail too (the report reads the entries): its trail then "".
+        # kept before the end line is written (a crash between leaves a state to resume),
+        # with what the resumed run's header names; without a trail too (its trail "")
+        head = self.writer.next_hash(end)
         kept = {
+            "run": self.run,
             "version": STATE_VERSION,
             "open": {key: entry.state() for key, entry in self.open.items()},
             "unfiltered": self._unfiltered,
             "sequence": self.sequence,
+            "trail": str(self.path) if self.trail else "",
+            "head": head,
         }
-        head = self.writer.next_hash(end)
-        trail = self.path if self.trail else ""
-        save_state(self.jobdir, paused_state(self.run, trail, head, kept) if paused else None)
+        save_state(self.jobdir, kept if paused else None)
         if not self.trail:
             return
         self._emit(end)
@@ -358,9 +317,7 @@ class UrlLedger(FateEvents):
 
 
 class AuditTrail:
-    """The extension of the crawl's :class:`UrlLedger`, which writes the audit trail
-    (``REP_AUDIT_FILE``, docs/audit-trail.md) and which the end-of-crawl report reads
-    (``REP_REPORT``): off without either."""
+    """The extension of the crawl's :class:`UrlLedger` (``REP_AUDIT_FILE``, ``REP_REPORT``)."""
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> UrlLedger:
@@ -381,6 +338,4 @@ def _audit_middleware_last(engine: Any) -> bool:
     """Whether :class:`AuditMiddleware`'s ``process_response`` is the downloader's last:
     the response it sees is then the one ``response_received`` would tell."""
     chain = downloader_methods(engine, "process_response")
-    if not chain:
-        return False
-    return isinstance(getattr(chain[-1], "__self__", None), AuditMiddleware)
+    return bool(chain) and isinstance(getattr(chain[-1], "__self__", None), AuditMiddleware)

@@ -1,9 +1,7 @@
 """The audit trail's final fates told by scrapy_rep itself (docs/audit-trail.md, "url
-records"): a request refused (``request_refused``), a page whose output has gone through
-the spider middleware (``page_done``, with the page's ledger:
-:mod:`scrapy_rep.crawl.ledger`; its items that reached the end of the crawl counted as
-``item_scraped`` tells them), a download that failed after every retry (``failed``),
-and the ``file`` records of the media pipelines (``file_checked``)."""
+records"): a request refused, a page whose output has gone through the spider middleware
+(with the page's ledger: :mod:`scrapy_rep.crawl.ledger`), a download that failed after
+every retry, and the ``file`` records of the media pipelines."""
 
 from __future__ import annotations
 
@@ -43,10 +41,7 @@ class FateEvents(RequestEvents):
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             if reason in LINK_REASONS:  # a link, never requested: in its page's ledger
                 return
-            # its own record; else a request refused before it was decided, never scheduled
-            # (sent with ``engine.download_async``, it waited in place for a document the
-            # spider closed before), or sent with a copied meta: its record opens here,
-            # unless it had one of its own
+            # its own record; else (never scheduled, or a copied meta) one opens here
             state = self._outgoing(request)
             if state is None:
                 return
@@ -65,16 +60,9 @@ class FateEvents(RequestEvents):
             self.internal_error("_refused")
 
     def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
-        """scrapy_rep's spider middleware passed on the spider's whole output for a page:
-        its ``ledger`` (the items passed on and refused and why, the links not followed,
-        the report reads the same one), on which the items kept are settled here: those
-        passed on that reached the end of the crawl (:meth:`_item_scraped`, counted by
-        then: the scraper says the output is through after the item pipelines), the others
-        ``items_not_kept``; what the ``page`` said (its statements, read for the
-        names of its facts), kept in the record's ``page`` part, and its usage decision
-        (the page's own, whichever way its response went: never ``response.meta``'s,
-        which a spider may have copied from another page). Called directly (a signal
-        costs more per page)."""
+        """scrapy_rep's spider middleware passed on the spider's whole output for a page: its
+        ``ledger``, on which the items kept are settled (those that reached the end of the crawl),
+        with what the ``page`` said (:meth:`page_said`). Called directly (cheaper than a signal)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             links = ledger.links
             if links:  # never requested: no records, counted at the end
@@ -85,9 +73,8 @@ class FateEvents(RequestEvents):
             state = self.open.get(key) if key else None
             if state is None or request is None:
                 return
-            # kept: the items passed on that reached the end of the crawl; one a later
-            # component dropped never did (none beyond those passed on: a component
-            # after the page pass that adds items adds none of the page's)
+            # kept: the items passed on that reached the end of the crawl (none beyond
+            # those passed on: a later component that adds items adds none of the page's)
             passed = ledger.passed
             kept = ledger.kept = min(passed, scraped) if ledger.through else passed
             dropped = sum(ledger.dropped.values())  # ledger.items_dropped, inline
@@ -109,12 +96,8 @@ class FateEvents(RequestEvents):
             self.internal_error("page_done")
 
     def _item_scraped(self, response: object = None, **_: Any) -> None:
-        """An item of ``response``'s page reached the end of the crawl (``item_scraped``:
-        through the item pipelines), counted on the page's open entry until
-        :meth:`page_done` settles it: the scraper sends it before it says the page's whole
-        output is through. An item that a later component drops is not counted: a
-        project's spider middleware after the page pass drops it without a signal, an
-        item pipeline with ``item_dropped`` or ``item_error``."""
+        """An item of ``response``'s page went through the item pipelines (``item_scraped``),
+        counted on the page's open entry until :meth:`page_done` settles it."""
         if not isinstance(response, Response):  # an item of no page (start(), an errback's)
             return
         try:  # guarded inline (the hot path: a call per item)
@@ -129,10 +112,8 @@ class FateEvents(RequestEvents):
     # replace the request's own exception
     def failed(self, request: Request, exception: BaseException) -> None:
         """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`).
-        A redirect's request without a record of its own, the one before it still open,
-        is one the engine downloads for a component (never scheduled) that failed before
-        it was decided (a downloader middleware before the robots.txt one dropped it): its
-        record opens now, the one before it ``redirected``, as at its decision."""
+        A redirect's request that failed before it was decided has its record opened now,
+        the one before it ``redirected``, as at its decision."""
         state = open_record(request, self.open)
         if state is None:
             ref = any_state(request)
@@ -148,19 +129,10 @@ class FateEvents(RequestEvents):
         self._final(record_id(request), state, Fate.FAILED, {"why": why_of(exception)}, exception)
 
     def failure_scraped(self, request: Request, failure: Any) -> None:
-        """The scraper is through with a download's ``failure`` (a Twisted ``Failure``:
-        the request's errback ran, or Scrapy logged it). A record still open then failed
-        where no component of ours is told: a downloader middleware raised in its
-        ``process_response`` (``IgnoreRequest`` to drop the response: Scrapy calls no
-        ``process_exception`` and sends no signal of it), or in its
-        ``process_exception`` before :class:`~scrapy_rep.crawl.auditing.AuditMiddleware`'s.
-        It is ``failed`` as a failure that reaches that middleware is, ``why`` naming the
-        exception, with the status of the response the middleware dropped
-        (:func:`~scrapy_rep.crawl.internals.dropped_response`). Called directly for every
-        failure scraped (a refused request's too, settled already: one lookup), and for
-        every failure of a download a component had the engine do itself
-        (``engine.download_async``: no scraper gets it; the component gets the exception
-        after this, :func:`~scrapy_rep.crawl.internals.watch_downloads`)."""
+        """The scraper (or the engine, for a component's own download) is through with a
+        download's ``failure``: a record still open failed where no component of ours is
+        told (a downloader middleware raised in its ``process_response``), with the status
+        of the response dropped (:func:`~scrapy_rep.crawl.internals.dropped_response`)."""
         try:  # guarded inline (a call per refused request)
             state = open_record(request, self.open)
             if state is None or state.fetched:
@@ -186,13 +158,10 @@ class FateEvents(RequestEvents):
         **_: Any,
     ) -> None:
         """A file the media pipelines downloaded, held against the crawl's purposes, once
-        the pipeline knows its fate (``stored``, ``marked``, ``refused`` or ``failed``:
-        the pipeline could not store it, ``error`` says why)."""
-        if not fate:
-            if refusal is None:
-                fate = "stored"
-            else:
-                fate = "marked" if self.config.purpose_action == "mark" else "refused"
+        the pipeline knows its fate (``failed``: ``error`` says why)."""
+        if not fate:  # not said: what the refusal and REP_PURPOSE_ACTION make it
+            marked = self.config.purpose_action == "mark"
+            fate = "stored" if refusal is None else "marked" if marked else "refused"
         record = lines.file_line(self.run, url, fate, decision, reading.to_dict())
         if refusal is not None:
             record["refused_for"] = refusal.purpose

@@ -21,6 +21,7 @@ from scrapy_rep.audit.fileaccess import replacing
 from scrapy_rep.audit.urlentry import STATE_VERSION, UrlEntry
 from scrapy_rep.crawl.internals import close_spider
 from scrapy_rep.crawl.startup import stop_at_start
+from scrapy_rep.crawl.stats import inc
 from scrapy_rep.settings import RepSettingError
 
 if TYPE_CHECKING:
@@ -71,11 +72,9 @@ class AuditWriter:
             self.failed(error)
 
     def snapshot(self, kind: str, url: str, entry: CacheEntry[Any]) -> str:
-        """The snapshot name of ``entry``'s body, stored the first time, with a line the
-        first time this run uses that body from ``url`` (``""`` for the verdict of a
-        document given up on as unreachable). Each run writes its own line (its own
-        fetch: time, status) for every document version it uses; the body in
-        ``<trail>.d`` is shared by every run of the file."""
+        """The snapshot name of ``entry``'s body (``""``: given up on as unreachable), stored
+        in ``<trail>.d`` the first time, with a line (its fetch: time, status) the first time
+        this run uses that body from ``url``."""
         sha = entry.sha256 or EMPTY_SHA256
         if entry.unreachable:  # given up on: nothing was read, nothing to store
             return ""
@@ -85,19 +84,17 @@ class AuditWriter:
         if memo in self._snapshots:
             self._snapshots.move_to_end(memo)
             return sha
-        file = self.file
-        if file is not None:
-            body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
-            try:
-                file.write_snapshot(sha, body)
-            except OSError as error:
-                self.failed(error)
-                return sha
-            line = lines.snapshot_line(
-                self.run, entry.sha256, kind, url, entry.final_url, entry.status,
-                entry.outcome, entry.fetched_at, len(body),
-            )  # fmt: skip
-            self.emit(line)
+        body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
+        try:
+            self.file.write_snapshot(sha, body)
+        except OSError as error:
+            self.failed(error)
+            return sha
+        line = lines.snapshot_line(
+            self.run, entry.sha256, kind, url, entry.final_url, entry.status,
+            entry.outcome, entry.fetched_at, len(body),
+        )  # fmt: skip
+        self.emit(line)
         self._snapshots[memo] = None
         if len(self._snapshots) > SNAPSHOT_MEMO:
             self._snapshots.popitem(last=False)
@@ -119,16 +116,12 @@ class AuditWriter:
         return sha
 
     def next_hash(self, record: dict[str, Any]) -> str:
-        """The SHA-256 ``record``'s line will have when it is written next (``""``: the
-        trail is not written)."""
+        """The SHA-256 ``record``'s line will have when written next (``""``: no trail written)."""
         return self.file.next_hash(record) if self.file is not None else ""
 
     def failed(self, error: OSError) -> None:
-        """Logged once and counted; the spider closes saying so (``REP_AUDIT_REQUIRED``),
-        or the crawl goes on without its trail."""
-        stats = self.crawler.stats
-        if stats is not None:
-            stats.inc_value("rep/audit/write_errors")
+        """Said once, counted; the spider closes (``REP_AUDIT_REQUIRED``) or the trail stops."""
+        inc(self.crawler.stats, "rep/audit/write_errors")
         if self.file is None:
             return
         with contextlib.suppress(OSError):
@@ -176,29 +169,18 @@ class Paused:
 
     #: The paused run's id (the header's ``resumes``).
     run: str
-    #: The trail it was written to (its ``REP_AUDIT_FILE``; ``None``: not kept, a state
-    #: saved by an earlier version).
+    #: The trail it was written to (``None``: not kept, a state of an earlier version).
     trail: str | None = None
     #: The SHA-256 of its end line (``None``: not kept, or its trail was not written).
     head: str | None = None
 
 
-def paused_state(run: str, trail: Path | str, head: str, state: dict[str, Any]) -> dict[str, Any]:
-    """What a paused run keeps in ``JOBDIR``: ``state`` (its open records, ...), and the
-    trail and end line (``head``: its hash) the run that resumes it names in its header
-    (``trail`` ``""``: the run wrote none, its entries read by the report alone)."""
-    return {"run": run, **state, "trail": str(trail), "head": head}
-
-
 def resume(
     jobdir: str | None, open_records: dict[str, UrlEntry], unfiltered: dict[str, str]
 ) -> tuple[Paused | None, int]:
-    """A resumed run: the paused run (its id, trail and end line's hash) and the last
-    request number it gave; its open records (:meth:`UrlEntry.from_state`: a state saved
-    by an earlier version too) and its ``dont_filter`` requests (URL key -> the id of the
-    latest record) are added to ``open_records`` and ``unfiltered``. ``(None, 0)``: no
-    paused run, or one that wrote no trail (its entries are resumed all the same); a state
-    of a later version than this one reads is not resumed (said)."""
+    """A resumed run: the paused run (``None``: none, or one that wrote no trail) and the last
+    request number it gave; its open records and ``dont_filter`` requests are added to
+    ``open_records`` and ``unfiltered`` (a state of a later version is not resumed)."""
     saved = load_state(jobdir)
     if saved is None:
         return None, 0

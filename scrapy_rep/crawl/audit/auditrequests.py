@@ -1,8 +1,7 @@
 """The audit trail's record of a request until its fate is final (docs/audit-trail.md):
-opened when the request is scheduled (not for a dropped duplicate; a request sent again
-is a record of its own), then its attempts, response status and holds as Scrapy's and
-scrapy_rep's signals tell them (its page's items and links: the page's ledger); a
-redirect is final when the next URL is scheduled."""
+opened when the request is scheduled (not for a dropped duplicate), then its attempts,
+response status and holds as Scrapy's and scrapy_rep's signals tell them; a redirect is
+final when the next URL is scheduled."""
 
 from __future__ import annotations
 
@@ -47,28 +46,19 @@ class RequestEvents(SharedQueue):
         self.waits = Waits()
 
     def _outgoing(self, request: Request) -> UrlEntry | None:
-        """The open record of ``request`` as it is decided or refused: its own, which it
-        goes on with until its response comes (held, retried: a retry's copy shares its
-        state); else, for a request decided without being scheduled, a new one
-        (:meth:`_unscheduled`)."""
+        """The open record of ``request`` as it is decided or refused: its own until its
+        response comes (a retry's copy shares it); else a new one (:meth:`_unscheduled`)."""
         state = open_record(request, self.open)
         if state is not None and not state.fetched:
             return state
         return self._unscheduled(request)
 
     def _unscheduled(self, request: Request) -> UrlEntry | None:
-        """The record of a request decided without being scheduled: one the engine
-        downloads for a component (a media pipeline's file, another add-on's download, a
-        callback's own fetch), opened when it is decided, final when its response comes
-        (``fetched``), when it fails, or at once when it is refused. A redirect's next URL
-        ends the record of the one before (``redirected``); a request that had a record of
-        its own keeps it. A state that came in a copied meta (a callback's
-        ``Request(response.url, meta=response.meta)``) names the record of the request it
-        was copied from, whose response came (open until its page's output is through, or
-        final), never this one's: a new request, with a record of its own. So is this
-        very request object sent again once its own record is final (a poll's
-        ``download_async`` of one ``Request`` in a loop): each send is a record, the later
-        one naming the earlier in ``again``."""
+        """The record of a request decided without being scheduled (a media pipeline's file, a
+        callback's own fetch): opened when it is decided, final when its response comes, when it
+        fails, or when it is refused; a redirect's next URL ends the one before. A copied meta
+        (``meta=response.meta``), or a request object sent again once its own record is final
+        (naming it in ``again``), gets a new one."""
         ref = any_state(request)
         url_key = self._fingerprint(request).hex()
         earlier = ""
@@ -96,19 +86,14 @@ class RequestEvents(SharedQueue):
                     self._taken.discard(ref.audit)  # back in a shared queue: for any worker
                     self._holding.discard(ref.audit)
                     return  # its record goes on: held, released, retried, resumed
-                # The meta of a request whose response came (its record final, or open until
-                # its page's output is through) on a request sent again (a spider's
-                # meta=response.meta): a new request, with a record of its own.
+                # the meta of a request whose response came, copied on a new request
                 if ref.url in request.meta.get("redirect_urls", ()):
                     self._redirected(ref.audit, request)
             fingerprint = self._fingerprint(request)
             seen = self._seen is not None and self._seen(fingerprint)
             if seen and not request.dont_filter:
                 return  # the dupefilter drops it: counted by the dupefilter (the usual case)
-            # Every request sent has a record of its own: its id is the URL key (the request
-            # fingerprint) and the request's number in the crawl. A URL asked again (a start
-            # request, dont_filter, that a page links back to) is a second record, with
-            # ``again``: the id of the earlier one, when the trail knows it.
+            # a URL asked again (dont_filter): a second record, ``again`` naming the earlier
             url_key = fingerprint.hex()
             self.sequence += 1
             key = f"{url_key}-{self.sequence}"
@@ -134,8 +119,7 @@ class RequestEvents(SharedQueue):
     @guarded
     def _dropped(self, request: Request, **_: Any) -> None:
         """Another dupefilter than Scrapy's dropped ``request``: counted, not recorded
-        (with Scrapy's, ``_scheduled`` knows a duplicate before it is dropped, and the
-        dupefilter counts them: one signal less per duplicate link)."""
+        (with Scrapy's, ``_scheduled`` knows a duplicate before it is dropped)."""
         self.counts["duplicates_dropped"] += 1
         inc(self.stats, "rep/audit/duplicates_dropped")
         if request is self._new:
@@ -150,9 +134,7 @@ class RequestEvents(SharedQueue):
     def _attempt(self, request: Request, **_: Any) -> None:
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             state = open_record(request, self.open)
-            # a record whose response came is not this request's: its state came in a copied
-            # meta (a callback's own fetch of its page), and it was not decided (none of its
-            # own: not obeyed)
+            # a record whose response came is not this request's (a copied meta)
             if state is not None and not state.fetched:
                 state.attempts += 1
                 state.status = None
@@ -176,18 +158,16 @@ class RequestEvents(SharedQueue):
             self.internal_error("_received")
 
     def _apart(self, request: Request, response: Response) -> None:
-        """A download no entry follows (neither a document's nor a request's: a file an
-        item pipeline fetched without a verdict, no request of the crawl): told to the
-        readers, never written (the trail's ``file`` records say what became of it)."""
+        """A download no entry follows (a file an item pipeline fetched without a verdict):
+        told to the readers, never written (the trail's ``file`` records say what became of it)."""
         if meta.ROBOTS_REQUEST in request.meta or record_id(request):
             return
         for reader in self.readers:
             reader.downloaded_apart(request.url, response.status)
 
     def downloaded(self, request: Request, response: Response) -> None:
-        """From :class:`scrapy_rep.crawl.auditing.AuditMiddleware` when its
-        ``process_response`` is the last one (nothing can change the response after it):
-        then the trail has no ``response_received`` receiver (see ``_opened``)."""
+        """From :class:`~scrapy_rep.crawl.auditing.AuditMiddleware` when its ``process_response``
+        is the last one (the trail then has no ``response_received`` receiver: ``_opened``)."""
         if self._direct:
             self._received(response, request)
 
@@ -197,9 +177,8 @@ class RequestEvents(SharedQueue):
             state = open_record(request, self.open)
             if state is not None:
                 state.held += 1
-                if self._shared:  # released, it goes back to the shared queue; still held
-                    # when the spider closes, it is returned to it (or, with JOBDIR, kept for
-                    # this worker's resume): either way, no longer this worker's take
+                if self._shared:  # released or at the close, back to the shared queue (or
+                    # kept in JOBDIR for this worker's resume): no longer this worker's take
                     self._taken.discard(record_id(request))
                     self._holding.add(record_id(request))
         except Exception:

@@ -20,8 +20,7 @@ if TYPE_CHECKING:
 
 
 class SharedQueue(AuditState):
-    """A record opened for a request, and the records of requests a shared queue hands
-    this worker."""
+    """A record opened for a request, and those of the requests a shared queue hands over."""
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
@@ -31,8 +30,7 @@ class SharedQueue(AuditState):
 
     def _share_records(self, scheduler: Any) -> None:
         """With scrapy-redis's scheduler, workers share one queue: a request's record is
-        kept by the worker that takes the request from the queue, not by the one that
-        put it there (its record would stay open there, and end ``unfinished``)."""
+        kept by the worker that takes it from the queue, not by the one that put it there."""
         if type(scheduler).__module__.split(".")[0] != "scrapy_redis":
             return
         take = getattr(scheduler, "next_request", None)
@@ -50,17 +48,10 @@ class SharedQueue(AuditState):
 
     @guarded
     def _took(self, request: Request) -> None:
-        """This worker took ``request`` from the shared queue: its record is this
-        worker's now. An open record of its id that waits in the queue goes on (a request
-        this worker queued, or released, or kept in ``JOBDIR``); else it is opened under
-        the id it was queued with when that id is new to this worker's trail. Each worker
-        numbers its requests on its own, so the id may be one this worker gave another
-        request of the URL (a ``dont_filter`` start request, a callback's own fetch): one
-        another request holds now, or whose number this worker has reached, is not taken
-        (a second final record of that id, or one record for two downloads): the request
-        is opened under the next number of this worker's own (docs/audit-trail.md,
-        "Several workers"). Its ``attempts`` count those of a retry's copies that other
-        workers sent (Scrapy's ``retry_times``)."""
+        """This worker took ``request`` from the shared queue: its record is this worker's now. An
+        open record of its id that waits in the queue goes on; else it is opened under that id
+        when new to this worker's trail, or, when another request holds it or this worker's
+        numbers reached it, under its next number (docs/audit-trail.md, "Several workers")."""
         key = record_id(request)
         if not key:
             return
@@ -76,8 +67,7 @@ class SharedQueue(AuditState):
             key = self._renumbered(key, request)
         self._taken.add(key)
         self._holding.discard(key)
-        # A retry another worker sent: the downloads it tried are counted by Scrapy with
-        # the request (``retry_times``), and are this record's attempts too.
+        # a retry another worker sent: its downloads tried are this record's attempts too
         retried = request.meta.get("retry_times", 0)
         entry = self.open[key]
         if type(retried) is int and retried > entry.attempts:
@@ -94,15 +84,10 @@ class SharedQueue(AuditState):
         return key
 
     def _open_taken(self, key: str, request: Request) -> None:
-        """A record opened under ``key`` for ``request``, taken from the shared queue: as
-        for a request this worker schedules, it names in ``again`` the latest record of
-        its URL that this worker sent with ``dont_filter`` (``repeated``). A request taken
-        is not remembered for the next one: it may be a copy of one request sent on by
-        another worker (a retry, a release, both with ``dont_filter``), which another
-        copy would name as a URL sent again. Nor is a record of this worker's that waits
-        in the queue (open, neither taken, held nor fetched here): the request taken is
-        that one, sent on by another worker (which took it under a number of its own)
-        and back in the queue, never the URL sent again."""
+        """A record opened under ``key`` for ``request``, taken from the shared queue: it names in
+        ``again`` the latest record of its URL this worker sent with ``dont_filter``, unless that
+        record waits in the queue (the request taken is that one, sent on by another worker). A
+        request taken is not remembered for the next (it may be a retry's or a release's copy)."""
         earlier = self._unfiltered.get(key.partition("-")[0], "")
         waiting = self.open.get(earlier)
         here = earlier in self._taken or earlier in self._holding
@@ -115,20 +100,16 @@ class SharedQueue(AuditState):
     def _open(
         self, key: str, request: Request, earlier: str = "", unscheduled: bool = False
     ) -> UrlEntry:
-        """A new open record of ``request`` under ``key`` (``earlier``: the id of the earlier
-        record of the same URL, for ``again``; ``unscheduled``: decided without being
-        scheduled)."""
+        """A new open record of ``request`` under ``key`` (``earlier``: the one ``again`` names)."""
         obeyed = self._obey_robots and not request.meta.get(meta.DONT_OBEY_ROBOTSTXT)
         robots = None if obeyed else self._not_obeyed(request)  # no call for the usual one
-        entry = self.open[key] = UrlEntry(
-            request.url, robots=robots, earlier=earlier, unscheduled=unscheduled
-        )
+        entry = UrlEntry(request.url, robots=robots, earlier=earlier, unscheduled=unscheduled)
+        self.open[key] = entry
         return entry
 
     def _not_obeyed(self, request: Request) -> RobotsPart | None:
         """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
-        (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None``: the robots.txt
-        middleware then names the snapshot whose opt-outs it obeyed, if it read one."""
+        (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None``."""
         if request.meta.get(meta.DONT_OBEY_ROBOTSTXT):
             why = "dont_obey_robotstxt: robots.txt Allow/Disallow not obeyed"
         elif not self._obey_robots:

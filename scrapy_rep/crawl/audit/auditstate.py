@@ -1,10 +1,8 @@
 """The audit trail's open records and how one becomes final (docs/audit-trail.md, "url
-records"): the state :class:`scrapy_rep.crawl.audit.audit.UrlLedger` keeps (each requested
-URL's open record, a :class:`~scrapy_rep.audit.urlentry.UrlEntry` found from the id in the
-request's state; the run, its counts, its readers), set once by :class:`AuditState`, which
-the ledger's parts extend in turn (:mod:`~scrapy_rep.crawl.audit.auditshared`,
-:mod:`~scrapy_rep.crawl.audit.auditrequests`, then :mod:`~scrapy_rep.crawl.audit.auditfates`),
-and the ``url`` line written when its fate is final."""
+records"): the state :class:`scrapy_rep.crawl.audit.audit.UrlLedger` keeps, set once by
+:class:`AuditState`, which the ledger's parts extend in turn
+(:mod:`~scrapy_rep.crawl.audit.auditshared`, :mod:`~scrapy_rep.crawl.audit.auditrequests`,
+then :mod:`~scrapy_rep.crawl.audit.auditfates`), and the ``url`` line of a final fate."""
 
 from __future__ import annotations
 
@@ -26,6 +24,7 @@ from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.robotstxt.useragent import held_names
+from scrapy_rep.settings import robots_agent
 from scrapy_rep.verdict.fates import Fate
 from scrapy_rep.verdict.policy import NOTHING_BEFORE
 
@@ -59,12 +58,9 @@ def guarded(method: F) -> F:
 
 
 class AuditState:
-    """The open records of one run, and the writing of a final one: the state of the
-    crawl's :class:`~scrapy_rep.crawl.audit.audit.UrlLedger` that every part of it reads,
-    set here once."""
+    """The open records of one run, and the writing of a final one."""
 
-    #: The writer of the trail's lines, and its ``emit`` (set by the ledger once the
-    #: trail's last request is read: :meth:`~scrapy_rep.crawl.audit.audit.UrlLedger._writer`).
+    #: The writer of the trail's lines, and its ``emit`` (set by the ledger: ``_writer``).
     writer: AuditWriter
     _emit: Callable[[dict[str, Any]], None]
 
@@ -72,8 +68,7 @@ class AuditState:
         config = config_of(crawler)
         self.crawler = crawler
         self.config = config
-        #: Whether it writes the audit trail (``REP_AUDIT_FILE``); without it, its entries
-        #: name the document versions they were decided with, and no file is written.
+        #: Whether it writes the audit trail (``REP_AUDIT_FILE``).
         self.trail = bool(config.audit_file)
         self.path = Path(config.audit_file)
         self.stats: StatsCollector | None = crawler.stats
@@ -81,43 +76,31 @@ class AuditState:
         self.jobdir = job_dir(crawler.settings)
         #: Open records: id -> entry.
         self.open: dict[str, UrlEntry] = {}
-        #: URL key (request fingerprint) -> the id of the latest record of a ``dont_filter``
-        #: request (the only ones the dupefilter does not remember), so that the next
-        #: request of that URL names it (``again``).
+        #: URL key -> the id of the latest record of a ``dont_filter`` request (the only
+        #: ones the dupefilter does not remember), for the next one's ``again``.
         self._unfiltered: dict[str, str] = {}
         self.counts: Counter[str] = Counter()
-        #: Open record id -> the items of its page that reached the end of the crawl so far
-        #: (``item_scraped``), until its page's output is through.
+        #: Open record id -> its page's items that reached the end of the crawl so far.
         self.scraped: dict[str, int] = {}
         #: Who reads each settled entry besides the trail (the report, the tools).
         self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
-        settings = crawler.settings
-        robots_agent = settings.get("ROBOTSTXT_USER_AGENT") or settings.get("USER_AGENT") or ""
         #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``).
-        self._declared = str(robots_agent)
+        self._declared = robots_agent(crawler.settings)
         self._errors_logged = False
-        self.resumes: Paused | None = None
-        #: Whether the scheduler is a queue shared by several workers (scrapy-redis:
-        #: :mod:`~scrapy_rep.crawl.audit.auditshared`), and
-        #: the ids of the open records whose request this worker took from it.
+        #: Whether workers share the scheduler's queue (:mod:`~scrapy_rep.crawl.audit.
+        #: auditshared`); the ids of the open records this worker took from it, and holds.
         self._shared = False
         self._taken: set[str] = set()
-        #: With a shared queue, the ids of the open records whose request this worker holds
-        #: now (not released back to the queue): a pause with JOBDIR keeps them for its resume.
         self._holding: set[str] = set()
-        #: The number of the latest request recorded in this crawl (JOBDIR resumes go on).
-        self.sequence = 0
-        # the open entries a paused crawl kept, whether it wrote a trail or the report
-        # alone read them (its resume's report tells them as the trail's would)
+        #: The paused run this one resumes, and the latest request number (resumes go on).
+        self.resumes: Paused | None
         self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
 
     def _final(
         self, key: str, entry: UrlEntry, fate: Fate, added: dict[str, Any], cause: object = None
     ) -> None:
-        """The entry of ``key`` is settled with its final ``fate`` (``added``: what the fate
-        adds; ``cause``: what :meth:`UrlReader.settled
-        <scrapy_rep.crawl.auditing.UrlReader.settled>` says): no longer open, written to
-        the trail and read by every reader."""
+        """The entry of ``key`` settled with its final ``fate``: no longer open, written to the
+        trail and read by every reader (``added``, ``cause``: as :class:`UrlReader` reads them)."""
         del self.open[key]
         if self._shared:  # kept only while the record is open (memory)
             self._taken.discard(key)
@@ -128,11 +111,9 @@ class AuditState:
             reader.settled(entry, fate, added, cause)
 
     def page_said(self, state: UrlEntry, request: Request, page: Page | None) -> dict[str, Any]:
-        """A fetched page's ``usage`` (its own decision, never ``response.meta``'s, which
-        a spider may have copied from another page; without one, what the origin's
-        documents said before the fetch) and ``page`` parts: what it said, read for the
-        names of its facts, when it was decided if that matters, and the pages its
-        callback fetched itself that said no, each as a page part with its ``url``."""
+        """A fetched page's ``usage`` (its own decision, never ``response.meta``'s; without one,
+        what the origin's documents said before the fetch) and ``page`` parts (with the pages its
+        callback fetched itself that said no, each with its ``url``)."""
         extra: dict[str, Any] = {}
         verdict = None if page is None else page.verdict
         decision = None if verdict is None else verdict.usage
@@ -155,10 +136,8 @@ class AuditState:
         return extra
 
     def _held_as_sent(self, state: UrlEntry, request: Request) -> None:
-        """A request nothing decided (its robots part not obeyed, naming no other name)
-        is held, after the fetch, to the names it was sent as (the ``User-Agent`` of the
-        request as sent): its robots part lists them (``agents``), as a decided one's
-        does, for ``audit verify`` to hold the page part's names against."""
+        """A request nothing decided (its robots part not obeyed, naming no other name) is held to
+        the names it was sent as: its robots part lists them (``agents``) for ``audit verify``."""
         robots = state.robots
         if robots is None or robots.obeyed or robots.agents:
             return
@@ -168,9 +147,8 @@ class AuditState:
             state.robots = RobotsPart(*robots[:6], agents=tuple(names))
 
     def _part_of(self, url: str, page: Page) -> dict[str, Any]:
-        """What ``page`` (at ``url``) said, as a record's ``page`` part
-        (:func:`lines.page_part`); statements too long for the line are a snapshot of
-        their own (kind ``page``), which the part names."""
+        """What ``page`` (at ``url``) said, as a record's ``page`` part; statements too long
+        for the line are a snapshot of their own (kind ``page``), which the part names."""
         said, facts = page.statements, page.facts
         part = lines.page_part(
             facts.tokens if facts is not None else (),

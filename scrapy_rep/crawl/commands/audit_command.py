@@ -1,7 +1,6 @@
-"""``scrapy rep-audit COMMAND [TRAIL…] …``: the trail reader of
-:mod:`scrapy_rep.audit.cli` as a Scrapy command. Without ``TRAIL``, the project's
-``REP_AUDIT_FILE`` is read. Same output and exit codes as ``python -m scrapy_rep audit``.
-"""
+"""``scrapy rep-audit COMMAND [TRAIL…] …``: the trail reader of :mod:`scrapy_rep.audit.cli`
+as a Scrapy command. Without ``TRAIL``, the project's ``REP_AUDIT_FILE`` is read. Same
+output and exit codes as ``python -m scrapy_rep audit``."""
 
 from __future__ import annotations
 

@@ -1,20 +1,9 @@
 """``scrapy rep-robots URL…``: what robots.txt and the pages say, with the project's settings.
 
-The tools are a crawl (:mod:`scrapy_rep.crawl.commands.toolcrawl`): each URL is requested
-once by a crawl with the project's settings (``-s`` ones included) and the add-on, and
-what it decided is printed: each origin's robots.txt and its outcome, every URL's verdict
-and the deciding line. The crawler's identity and profile come from the project's
-settings (``ROBOTSTXT_USER_AGENT`` or ``USER_AGENT``, ``REP_PROFILE``), or from
-``--user-agent`` and ``--rep-profile``. ``--page`` also fetches each allowed page (through
-Scrapy's own download stack: redirects decided by robots.txt, decompression and its
-limits) and prints its directives and what the crawl does with its items. ``--purpose``
-(``ai-train``, ``ai-input``, ``search``, or several, comma-separated; or the project's
-``REP_PURPOSE``) crawls for those purposes, fetches each page and explains every
-AI-usage signal about it, the origin's (robots.txt, tdmrep.json, RSL) and the page's own,
-and the answer for each purpose. The exit codes are the checker's
-(:data:`scrapy_rep.checker.exits.EXIT_CODES`); a URL denied for a purpose counts as
-disallowed. The URLs, paths, ``--robots-file`` and ``--timeout`` are read by
-:mod:`scrapy_rep.checker.inputs`, as the checker reads its own.
+The tools are a crawl (:mod:`scrapy_rep.crawl.commands.toolcrawl`) with the project's
+settings (``-s`` ones included) and the add-on; what it decided is printed (docs/cli.md).
+The exit codes are the checker's (:data:`scrapy_rep.checker.exits.EXIT_CODES`; a URL denied
+for a purpose counts as disallowed), its inputs read by :mod:`scrapy_rep.checker.inputs`.
 """
 
 from __future__ import annotations
@@ -29,16 +18,10 @@ from scrapy.commands import ScrapyCommand, ScrapyHelpFormatter
 from scrapy.settings import SETTINGS_PRIORITIES
 
 from scrapy_rep.audit.terminal import write_lines
-from scrapy_rep.checker.exits import EXIT_CODES, EXIT_USAGE, HELP_WIDTH
-from scrapy_rep.checker.inputs import (
-    InputError,
-    Paths,
-    parse_timeout,
-    parse_url,
-    unreadable_file,
-)
+from scrapy_rep.checker.exits import EXIT_CODES, HELP_WIDTH
+from scrapy_rep.checker.inputs import InputError, Paths, parse_timeout, parse_url, unreadable_file
 from scrapy_rep.checker.report import ToolRequest, local_check, read_robots_file
-from scrapy_rep.crawl.commands.toolcrawl import run_tools
+from scrapy_rep.crawl.commands.toolcrawl import run_tools, usage_error
 from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError
 from scrapy_rep.settings.readers import read_purposes
 from scrapy_rep.usage.purpose import PURPOSES
@@ -104,7 +87,7 @@ class RobotsCommand(ScrapyCommand):
         """Check every URL (each once); the exit status (the worst)."""
         assert self.settings is not None
         if not args:
-            return _usage("give at least one URL")
+            return usage_error("give at least one URL")
         overrides = option_settings(opts)
         settings = self.settings.copy()
         settings.setdict(overrides, priority="cmdline")
@@ -113,7 +96,7 @@ class RobotsCommand(ScrapyCommand):
                 read_purposes({"--purpose": opts.purpose}, "--purpose", ())
             RepConfig.from_settings(settings)
         except RepSettingError as error:
-            return _usage(str(error))
+            return usage_error(str(error))
         purpose_set = settings.getpriority("REP_PURPOSE") not in (
             None, SETTINGS_PRIORITIES["default"]
         )  # fmt: skip
@@ -124,7 +107,7 @@ class RobotsCommand(ScrapyCommand):
             urls = [parse_url(url, paths) for url in args]
             timeout = parse_timeout(opts.timeout)
         except InputError as error:
-            return _usage(str(error))
+            return usage_error(str(error))
         local = None
         if opts.robots_file:  # read before any output: an unreadable file comes alone
             try:
@@ -132,7 +115,7 @@ class RobotsCommand(ScrapyCommand):
                 local = read_robots_file(Path(opts.robots_file), profile)
             except OSError as error:
                 why = error.strerror or str(error)
-                return _usage(str(unreadable_file(opts.robots_file, why)))
+                return usage_error(str(unreadable_file(opts.robots_file, why)))
         urls = list(dict.fromkeys(urls))
         if local is not None and not pages:
             lines, code = local_check(local, urls, settings, obey_robots(settings), purpose_set)
@@ -143,8 +126,7 @@ class RobotsCommand(ScrapyCommand):
 
 
 def option_settings(opts: argparse.Namespace) -> dict[str, Any]:
-    """The options that are crawl settings, as the settings (over the project's, at the
-    ``cmdline`` priority)."""
+    """The options that are crawl settings (over the project's, at the ``cmdline`` priority)."""
     overrides: dict[str, Any] = {}
     if opts.user_agent:  # both the name and what is sent
         overrides["USER_AGENT"] = overrides["ROBOTSTXT_USER_AGENT"] = opts.user_agent
@@ -156,13 +138,6 @@ def option_settings(opts: argparse.Namespace) -> dict[str, Any]:
 
 
 def obey_robots(settings: Any) -> bool:
-    """``ROBOTSTXT_OBEY`` as the crawl has it: the add-on turns it on unless the project
-    set it."""
-    if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
-        return True
-    return bool(settings.getbool("ROBOTSTXT_OBEY"))
-
-
-def _usage(message: str) -> int:
-    print(f"scrapy_rep: error: {message}", file=sys.stderr)
-    return EXIT_USAGE
+    """``ROBOTSTXT_OBEY`` as the crawl has it: the add-on turns it on unless the project set it."""
+    default = settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]
+    return default or bool(settings.getbool("ROBOTSTXT_OBEY"))

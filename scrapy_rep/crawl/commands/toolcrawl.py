@@ -1,29 +1,11 @@
 """The command-line tools are a crawl (docs/decisions.md, 'The tools are a crawl'):
 ``scrapy rep-robots`` and ``python -m scrapy_rep check`` run a small Scrapy crawl with the
-add-on and the crawl's own downloader and spider middlewares (decompression and its
-limits, redirects decided by robots.txt, header handling, the page pass), and print what
-it decided, so that they cannot read a site differently.
-
-- :class:`ToolSpider` requests each URL once, as the crawler (every status but a redirect
-  goes to its callback, as with ``scrapy fetch``), and yields one item per page, which
-  the page pass keeps or drops. The settings are the project's (``scrapy rep-robots``) or
-  Scrapy's defaults with ``check``'s options, with :func:`tool_settings` over them:
-  nothing is written (no feed, pipeline, audit trail, report, ``JOBDIR`` or shared store),
-  the scheduler is Scrapy's own.
-- The crawl keeps its URL ledger (``REP_LEDGER``), writing nothing: the
-  :class:`~scrapy_rep.crawl.commands.toolrun.ToolRun` reads its settled entries, each
-  with the verdict its request was decided with (a redirect's too) and, for a page, what
-  the page pass did with its item; the documents' outcomes come with
-  ``robotstxt_fetched`` and ``document_fetched``. What it prints:
-  :mod:`scrapy_rep.crawl.commands.toolprint`.
-- Without pages (``check`` without ``--page``), :class:`StopAfterVerdict`, right after the
-  robots.txt middleware, stops each allowed request: only robots.txt, and the documents
-  the purposes need, are fetched.
-- A local robots.txt (``check FILE … --page``, ``rep-robots --robots-file``): every
-  robots.txt request is answered with the file (:class:`LocalRobotsTxt`).
-- An unreachable document: a crawl holds its requests for ``REP_UNREACHABLE_*`` and then
-  gives up by its give-up rule; the tools run the same rule at once
-  (:func:`unreachable_waits`) and exit 3, as what they show is for now.
+add-on and the crawl's own middlewares, and print what it decided, so that they cannot
+read a site differently. :class:`ToolSpider` requests each URL once (every status but a
+redirect goes to its callback, as with ``scrapy fetch``) and yields one item per page;
+:class:`~scrapy_rep.crawl.commands.toolrun.ToolRun` reads the URL ledger's settled
+entries, :mod:`~scrapy_rep.crawl.commands.toolprint` prints them. An unreachable document
+is given up on at once, by the crawl's give-up rule (:func:`unreachable_waits`): exit 3.
 """
 
 from __future__ import annotations
@@ -64,8 +46,7 @@ if TYPE_CHECKING:
 ASKED: Final = "scrapy_rep_tools_url"
 #: Above every priority Scrapy names (``cmdline`` is 40): what the tools' crawl must be.
 TOOL_PRIORITY: Final = 50
-#: The wait a tool's crawl holds an unreachable document for, when the give-up rule tells
-#: a host that cannot be connected to from every other failure (:func:`unreachable_waits`).
+#: The wait a tool's crawl holds an unreachable document for (:func:`unreachable_waits`).
 SHORT_WAIT: Final = 0.001
 
 
@@ -74,8 +55,8 @@ class NotFetched(IgnoreRequest):
 
 
 class StopAfterVerdict:
-    """Right after the robots.txt middleware: a tool's request has its verdict; its page is
-    not fetched (``check`` without ``--page``)."""
+    """Right after the robots.txt middleware, without pages (``check`` without ``--page``):
+    a tool's request has its verdict, its page is not fetched (documents only)."""
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> StopAfterVerdict:
@@ -87,9 +68,8 @@ class StopAfterVerdict:
 
 
 class LocalRobotsTxt:
-    """First of the downloader middlewares: every robots.txt request of the crawl is
-    answered with the local file the tool was given (the crawl's own parse, 500 KiB cut
-    and decision follow)."""
+    """First of the downloader middlewares: every robots.txt request is answered with the tool's
+    local file (``--robots-file``; the crawl's own parse, 500 KiB cut and decision follow)."""
 
     def __init__(self, crawler: Crawler) -> None:
         self.crawler = crawler
@@ -151,7 +131,9 @@ class ToolSpider(Spider):
         asked = self.run.asked[index]
         asked.response = response
         if not isinstance(response, HtmlResponse) and response.body and response.request:
-            gate = self._media_gate()
+            if self._gate is None:
+                self._gate = MediaGate(self.crawler)
+            gate = self._gate
             if gate.enabled:  # as FilesPipeline / ImagesPipeline hold a file (docs/media.md)
                 asked.file = gate.check(response, response.request, None)
         yield {ASKED: index}
@@ -164,22 +146,12 @@ class ToolSpider(Spider):
         # (a refusal's IgnoreRequest too: its verdict was told, and says more)
         self.run.asked[index].failure = describe(failure.value)
 
-    def _media_gate(self) -> MediaGate:
-        if self._gate is None:
-            self._gate = MediaGate(self.crawler)
-        return self._gate
-
-
-# --------------------------------------------------------------------------- the crawl
-
 
 def unreachable_waits(config: RepConfig) -> dict[str, float]:
-    """The ``REP_UNREACHABLE_*`` waits under which the crawl gives up on an unreachable
-    document at once with the verdict it gives after its own waits: the give-up rule
-    (:meth:`~scrapy_rep.fetch.rules.Policy.allows_after_giving_up`) lets the requests
-    through under ``"allow"`` after the long wait only, so where the shorter wait of a host
-    that cannot be connected to is shorter, it stays so (and every other failure is tried
-    once more after :data:`SHORT_WAIT`)."""
+    """The ``REP_UNREACHABLE_*`` waits under which the crawl gives up on an unreachable document
+    at once with the verdict it gives after its own waits: the give-up rule lets requests
+    through under ``"allow"`` after the long wait only, so a shorter connect wait stays shorter
+    (:meth:`~scrapy_rep.fetch.rules.Policy.allows_after_giving_up`; :data:`SHORT_WAIT`)."""
     waits = {"REP_UNREACHABLE_MAX_WAIT": 0.0, "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.0}
     shorter = config.unreachable_connect_max_wait < config.unreachable_max_wait
     if config.unreachable_action == "allow" and shorter:
@@ -189,11 +161,8 @@ def unreachable_waits(config: RepConfig) -> dict[str, float]:
 
 
 def tool_settings(settings: Settings, request: ToolRequest) -> dict[str, Any]:
-    """What a tool's crawl must be whatever the project says: the add-on on, nothing
-    written or shared (feeds, pipelines, audit trail, report, ``JOBDIR``, the robots.txt
-    store, a shared scheduler), no spider closed early, the tool's timeout and the
-    unreachable waits run at once; the stop after the verdict without pages, and the local
-    robots.txt."""
+    """What a tool's crawl must be whatever the project says: the add-on on, nothing written
+    or shared, no spider closed early, the tool's timeout, the unreachable waits at once."""
     config = RepConfig.from_settings(settings)
     middlewares = settings.getdict("DOWNLOADER_MIDDLEWARES")
     if not request.pages:
@@ -230,10 +199,8 @@ def _path(component: type) -> str:
 
 
 def tools_settings(request: ToolRequest, base: Settings | None = None) -> Settings:
-    """The settings of the tools' crawl on ``request``: ``base`` (the project's settings,
-    ``scrapy rep-robots``; else Scrapy's defaults without a log), the tool's options over
-    them and :func:`tool_settings` over those. Raises :class:`RepSettingError`."""
-    # Without a project, no log (as scrapy rep-robots): what the crawl decided is printed.
+    """The settings of the tools' crawl on ``request``: ``base`` (else Scrapy's defaults without
+    a log), then the tool's options and :func:`tool_settings`. Raises :class:`RepSettingError`."""
     settings = base.copy() if base is not None else Settings({"LOG_ENABLED": False})
     settings.setdict(dict(request.settings), priority=TOOL_PRIORITY)
     settings.setdict(tool_settings(settings, request), priority=TOOL_PRIORITY)
@@ -242,11 +209,8 @@ def tools_settings(request: ToolRequest, base: Settings | None = None) -> Settin
 
 
 def crawl_tools(runner: Any, request: ToolRequest) -> tuple[ToolRun, Any]:
-    """Start the tools' crawl on ``request`` with ``runner`` (a ``CrawlerRunner``, a
-    ``CrawlerProcess`` or, without a reactor, an ``AsyncCrawlerProcess``, whose settings
-    are :func:`tools_settings`): what it will have told, and what its ``crawl()``
-    answered (a Deferred, or an asyncio task), done once it has ended
-    (:attr:`ToolRun.error`: it could not start)."""
+    """Start the tools' crawl on ``request`` with ``runner`` (of :func:`tools_settings`): what it
+    will have told, and what its ``crawl()`` answered (:attr:`ToolRun.error`: not started)."""
     run = ToolRun([Asked(url) for url in request.urls])
     body = request.local.body if request.local is not None else b""
     started = runner.crawl(ToolSpider, run=run, robots_body=body)
@@ -257,44 +221,39 @@ def crawl_tools(runner: Any, request: ToolRequest) -> tuple[ToolRun, Any]:
 def print_tools(request: ToolRequest, settings: Settings, run: ToolRun, out: TextIO) -> int:
     """Print what the tools' crawl decided (or why it did not start); the exit status."""
     if run.error:
-        print(f"scrapy_rep: error: {run.error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_error(run.error)
     return Printer(request, settings, RepConfig.from_settings(settings), out).run(run)
 
 
-def _settings_error(error: RepSettingError) -> int:
+def usage_error(error: object) -> int:
+    """Say ``error`` on standard error; the usage exit status."""
     print(f"scrapy_rep: error: {error}", file=sys.stderr)
     return EXIT_USAGE
 
 
 async def tools_in_reactor(request: ToolRequest, out: TextIO, base: Settings | None = None) -> int:
     """:func:`run_tools` under the reactor that is running already (a ``CrawlerRunner``
-    instead of the ``CrawlerProcess`` that starts and stops one): the tools' whole body
-    (settings, crawl, output, exit status) in the caller's process."""
+    instead of the ``CrawlerProcess`` that starts and stops one)."""
     from scrapy.crawler import CrawlerRunner
 
     try:
         settings = tools_settings(request, base)
     except RepSettingError as error:
-        return _settings_error(error)
+        return usage_error(error)
     run, started = crawl_tools(CrawlerRunner(settings), request)
     await started
     return print_tools(request, settings, run, out)
 
 
 def run_tools(request: ToolRequest, out: TextIO, base: Settings | None = None) -> int:
-    """Run the tools' crawl on ``request`` and print what it decided; the exit status.
-    ``base``: the project's settings (``scrapy rep-robots``), else Scrapy's defaults. The
-    command lines' wrapper: a ``CrawlerProcess`` (an ``AsyncCrawlerProcess`` without a
-    reactor) starts and stops the crawl (:func:`tools_in_reactor`: the same under a
-    running reactor)."""
+    """Run the tools' crawl on ``request`` in a ``CrawlerProcess`` and print what it decided;
+    the exit status. ``base``: the project's settings (``scrapy rep-robots``)."""
     try:
         settings = tools_settings(request, base)
-        # AsyncCrawlerProcess without a reactor; the add-on checks the settings as it
-        # builds one (a crawl without a reactor that cannot download, Scrapy 2.15+)
+        # the add-on checks the settings as it builds one (Scrapy 2.15+ without a reactor)
         process = crawler_process(settings)
     except RepSettingError as error:
-        return _settings_error(error)
+        return usage_error(error)
     run, _ = crawl_tools(process, request)
     process.start()
     return print_tools(request, settings, run, out)

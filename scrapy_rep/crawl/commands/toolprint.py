@@ -10,11 +10,7 @@ from typing import TYPE_CHECKING, TextIO
 from scrapy.http import HtmlResponse
 
 from scrapy_rep.audit.terminal import printable
-from scrapy_rep.checker.exits import (
-    EXIT_ALLOWED,
-    EXIT_DISALLOWED,
-    EXIT_UNREACHABLE,
-)
+from scrapy_rep.checker.exits import EXIT_ALLOWED, EXIT_DISALLOWED, EXIT_UNREACHABLE
 from scrapy_rep.checker.report import (
     NOTHING_OBEYED,
     ToolRequest,
@@ -39,7 +35,7 @@ if TYPE_CHECKING:
     from scrapy.settings import Settings
 
     from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
-    from scrapy_rep.crawl.media.mediagate import FileVerdict
+    from scrapy_rep.crawl.media.filerecords import FileVerdict
     from scrapy_rep.verdict.policy import UsagePolicy
 
 
@@ -61,8 +57,7 @@ class Printer:
 
     def say(self, *lines: str) -> None:
         """Print each line, every character a site could control made visible
-        (:func:`~scrapy_rep.audit.terminal.printable`: a CR, LF or ESC in a header or a
-        meta tag prints as an escape, never as a line of its own)."""
+        (:func:`~scrapy_rep.audit.terminal.printable`: a CR, LF or ESC prints as an escape)."""
         for line in lines:
             print(printable(line), file=self.out)
 
@@ -72,15 +67,11 @@ class Printer:
         by_origin: dict[str, list[Asked]] = {}
         for asked in run.asked:
             by_origin.setdefault(str(origin_of(asked.url)), []).append(asked)
-        code = EXIT_ALLOWED
-        local = self.request.local
-        if local is not None:  # one file for every origin
+        if self.request.local is not None:  # one file for every origin
             blocks = [("", [asked for group in by_origin.values() for asked in group])]
         else:
             blocks = list(by_origin.items())
-        for origin, group in blocks:
-            code = max(code, self.block(run, origin, group))
-        return code
+        return max([EXIT_ALLOWED, *(self.block(run, origin, group) for origin, group in blocks)])
 
     def block(self, run: ToolRun, origin: str, group: list[Asked]) -> int:
         """One robots.txt's block (its head, then a line per URL); its exit code."""
@@ -111,8 +102,7 @@ class Printer:
             held = held_reason(robots.status)
         width = max(len(asked.url) for asked in group)
         for asked in group:
-            verdict = asked.verdict
-            allowed, why = url_line(verdict, asked.url, asked.facts, self.profile, held)
+            allowed, why = url_line(asked.verdict, asked.url, asked.facts, self.profile, held)
             word = "allowed   " if allowed else "DISALLOWED"
             self.say(f"  {word}  {asked.url:<{width}}  {why}")
             if not allowed:
@@ -124,8 +114,7 @@ class Printer:
         return code
 
     def _unreachable_notes(self, group: list[Asked]) -> list[str]:
-        """What the crawl does, once it gives up on an unreachable robots.txt, under
-        ``REP_UNREACHABLE_ACTION = "allow"``."""
+        """What the crawl does once it gives up on an unreachable robots.txt, under "allow"."""
         if self.config.unreachable_action != "allow" or not _unreachable(group, ROBOTS_TXT.name):
             return []
         if any(isinstance(asked.verdict, Allowed) for asked in group):

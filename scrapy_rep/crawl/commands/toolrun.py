@@ -1,11 +1,8 @@
-"""What the tools' crawl told of each URL a tool asked about (:class:`ToolRun`), as the
-crawl's URL ledger settled it (the command-line tools are a crawl:
-:mod:`scrapy_rep.crawl.commands.toolcrawl`): each request's entry carries the verdict it
-was decided with and its facts, a redirect's next request is an entry of its own, and a
-fetched page's entry comes with the page's ledger (its item refused and why, or kept: it
-reached the end of the crawl, as the URL ledger counted it; a later component may drop
-it).
-The documents' outcomes come with ``robotstxt_fetched`` and ``document_fetched``."""
+"""What the tools' crawl (:mod:`scrapy_rep.crawl.commands.toolcrawl`) told of each URL a
+tool asked about (:class:`ToolRun`), as the crawl's URL ledger settled it: each request's
+entry carries the verdict it was decided with, a redirect's next request is an entry of
+its own, and a fetched page's entry comes with the page's ledger. The documents' outcomes
+come with ``robotstxt_fetched`` and ``document_fetched``."""
 
 from __future__ import annotations
 
@@ -22,7 +19,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from scrapy_rep.audit.urlentry import UrlEntry
-    from scrapy_rep.crawl.media.mediagate import FileVerdict
+    from scrapy_rep.crawl.media.filerecords import FileVerdict
     from scrapy_rep.robotstxt import RobotsTxt
     from scrapy_rep.verdict import Allowed, Refused, RequestFacts
 
@@ -43,9 +40,7 @@ class Asked:
     failure: str = ""
     #: Why the page pass refused the page's item (``""``: it did not).
     dropped: str = ""
-    #: Whether the page's item reached the end of the crawl (``item_scraped``, as the URL
-    #: ledger counted it): one the page pass let through that a later component (the
-    #: project's spider middleware) dropped is not kept.
+    #: Whether the page's item reached the end of the crawl (``item_scraped``).
     kept: bool = False
     #: A downloaded file held against the crawl's AI purposes by the media gate.
     file: FileVerdict | None = None
@@ -63,15 +58,14 @@ class Announced:
 
 @dataclass
 class ToolRun:
-    """Everything one tool's crawl told, filled while it runs: a reader of the URL
-    ledger's settled entries (:class:`~scrapy_rep.crawl.auditing.UrlReader`)."""
+    """Everything one tool's crawl told, filled while it runs (a
+    :class:`~scrapy_rep.crawl.auditing.UrlReader`)."""
 
     asked: list[Asked]
     #: By ``(document kind, key)`` (an origin, or a license's URL).
     documents: dict[tuple[str, str], Announced] = field(default_factory=dict)
     error: str = ""
-    #: The requests of the asked URLs not settled yet, by the URL requested: the index of
-    #: the URL asked about, and whether the request is a redirect followed from it.
+    #: By URL requested, the index of the URL asked about and whether it is a redirect.
     _waiting: dict[str, list[tuple[int, bool]]] = field(default_factory=dict)
 
     def expect(self, url: str, index: int, hop: bool = False) -> None:

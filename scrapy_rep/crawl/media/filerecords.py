@@ -1,7 +1,6 @@
-"""What the media gate (:mod:`scrapy_rep.crawl.media.mediagate`) finds about a file and
-the records it reads and writes: its :class:`FileVerdict`, the ``rep_refused_files``
-entry of a refused file (docs/media.md), and the ``noimageai`` of the page that showed an
-image as the page-directives middleware recorded it. The gate re-exports these names."""
+"""What the media gate (:mod:`scrapy_rep.crawl.media.mediagate`) finds about a file: its
+:class:`FileVerdict`, the ``rep_refused_files`` entry of a refused file (docs/media.md),
+and the ``noimageai`` of the page that showed an image."""
 
 from __future__ import annotations
 
@@ -28,8 +27,7 @@ class FileVerdict:
 
     decision: UsageDecision
     reading: MediaReading
-    #: Why it must not be stored for a purpose of the crawl (the page's decision's
-    #: :attr:`~scrapy_rep.verdict.page.PageVerdict.purpose`).
+    #: Why it must not be stored for a purpose of the crawl (its decision's ``purpose``).
     refusal: Refused | None
 
     @property
@@ -46,16 +44,10 @@ class FileVerdict:
 
 
 def refused_file(
-    url: str,
-    purpose: str | None,
-    reason: str,
-    statement: str | None,
-    reasons: list[str],
+    url: str, purpose: str | None, reason: str, statement: str | None, reasons: list[str]
 ) -> dict[str, Any]:
-    """One entry of an item's ``rep_refused_files`` (docs/media.md): the file's URL, the
-    refused purpose, the sentence, the deciding statement (``None``: nothing said, e.g.
-    ``REP_PURPOSE_UNKNOWN = "deny"``, or an unreachable document) and every statement
-    that denies it."""
+    """One entry of an item's ``rep_refused_files`` (docs/media.md); ``statement``: the
+    deciding one (``None``: nothing said, e.g. ``REP_PURPOSE_UNKNOWN = "deny"``)."""
     return {
         "url": url,
         "purpose": purpose,

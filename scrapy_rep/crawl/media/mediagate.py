@@ -1,14 +1,10 @@
 """A downloaded file held against the crawl's AI purposes (the Scrapy side of
 :mod:`scrapy_rep.usage.media.reading`; used by :mod:`scrapy_rep.crawl.media.pipelines`).
 
-Every signal about the file makes one decision: what the origin said before the fetch
-(robots.txt, tdmrep.json), the response's own headers (``Content-Usage``,
-``Content-Signal``, ``tdm-reservation``, ``X-Robots-Tag: noai`` / ``noimageai`` /
-``noml``, the search directives read as AI opt-outs (``noarchive``, ``nocache``,
-``nosnippet``), and ``noindex`` / ``noimageindex`` under
-``REP_MEDIA_NOINDEX_MEANS_NO_AI``), the ``noimageai`` (or ``noimageindex``) of the page
-that showed the image (``rep_image_usage``, from the page-directives middleware), and
-the statements inside the file (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
+Every signal about the file makes one decision: what the origin said before the fetch,
+the response's own headers (as a page's), the ``noimageai`` (or ``noimageindex``) of the
+page that showed the image (``rep_image_usage``), and the statements inside the file
+(IPTC Data Mining, C2PA/CAWG). Any "no" wins.
 """
 
 from __future__ import annotations
@@ -23,14 +19,11 @@ from scrapy_rep import signals
 from scrapy_rep.crawl import refusals
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.internals import in_thread
-from scrapy_rep.crawl.media.filerecords import FileVerdict as FileVerdict
-from scrapy_rep.crawl.media.filerecords import page_noimageai as page_noimageai
-from scrapy_rep.crawl.media.filerecords import refused_file as refused_file
-from scrapy_rep.crawl.media.filerecords import verdict_refused_file as verdict_refused_file
+from scrapy_rep.crawl.media.filerecords import FileVerdict, page_noimageai, refused_file
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requeststate import before_of, state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.settings import RepConfig, page_rules, robots_agent
+from scrapy_rep.settings import page_rules, robots_agent
 from scrapy_rep.usage.media.c2pa import available
 from scrapy_rep.usage.media.reading import MediaReading, read_media
 from scrapy_rep.usage.media.xmp import Limits, sniff
@@ -48,20 +41,10 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _told_c2pa = False
-#: Files read at once per crawl (its media pipelines together), each in a thread of the
-#: reactor's pool, whose threads Scrapy's DNS resolver shares (without a reactor, of the
-#: asyncio loop's default executor, which its name lookups share): the others wait their
-#: turn (docs/media.md, "Cost per file").
+#: Files read at once per crawl, each in a thread of the pool Scrapy's name lookups share:
+#: the others wait their turn (docs/media.md, "Cost per file").
 READS_AT_ONCE: Final = 2
 _READS: PerCrawler[DeferredSemaphore] = PerCrawler("media_reads")
-
-
-def _reads_of(crawler: Crawler) -> DeferredSemaphore:
-    """The crawl's budget of files read at once (:data:`READS_AT_ONCE`)."""
-    reads = _READS.get(crawler)
-    if reads is None:
-        reads = _READS[crawler] = DeferredSemaphore(READS_AT_ONCE)
-    return reads
 
 
 class MediaGate:
@@ -70,15 +53,18 @@ class MediaGate:
     def __init__(self, crawler: Crawler) -> None:
         config = config_of(crawler)
         self.crawler = crawler
-        #: The settings a file's decision takes (:func:`~scrapy_rep.verdict.page.decide_page`),
-        #: and the crawl's purposes among them.
+        #: The settings a file's decision takes, and the crawl's purposes among them.
         self.rules = page_rules(config)
         self.policy = self.rules.policy
         self.enabled = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)
         self.mark = config.purpose_action == "mark"
         self.constraints_met = config.media_constraints_met
         self.c2pa = config.media_c2pa
-        self.limits = limits_of(config)
+        self.limits = Limits(
+            max_scan=config.media_max_scan_bytes,
+            max_packet=config.media_max_packet_bytes,
+            max_packets=config.media_max_packets,
+        )
         self.agent = robots_agent(crawler.settings)
         self.tokens = config.directive_tokens
         if self.enabled and self.c2pa:
@@ -87,8 +73,7 @@ class MediaGate:
     @staticmethod
     def refused_before(url: str, refusal: refusals.Refusal) -> dict[str, Any]:
         """The :func:`refused_file` entry of a file's request that scrapy_rep refused
-        before it was sent (robots.txt, the origin's usage signals, the spider closing
-        while it waited): what its ``refusal`` said, which its download raised."""
+        before it was sent: what its ``refusal`` (which its download raised) said."""
         verdict, message = refusal.verdict, str(refusal)
         purpose = verdict.purpose if verdict is not None else None
         statement = verdict.statement if verdict is not None else None
@@ -97,10 +82,9 @@ class MediaGate:
     def check(
         self, response: Response, request: Request, item: Any, reading: MediaReading | None = None
     ) -> FileVerdict:
-        """The verdict on one downloaded file (``reading``: its statements, read already
-        by :meth:`read`; else read here). A failure of the check itself fails closed
-        (docs/media.md, "What happens to a file"): the file is refused for the crawl's
-        AI purposes, logged (WARNING) and counted (``rep/media/errors``)."""
+        """The verdict on one downloaded file (``reading``: by :meth:`read`, if done). A
+        failure of the check itself fails closed (docs/media.md, "What happens to a file"):
+        refused for the crawl's AI purposes, logged and counted (``rep/media/errors``)."""
         try:
             verdict = self._check(response, request, item, reading)
         except Exception as error:  # never lose an item over a file's statements
@@ -111,16 +95,12 @@ class MediaGate:
     async def check_in_a_thread(
         self, response: Response, request: Request, item: Any
     ) -> FileVerdict:
-        """:meth:`check`, the file read (:meth:`read`) in a thread of the reactor's pool
-        (without a reactor, of the asyncio loop's executor: :func:`in_thread`),
-        at most :data:`READS_AT_ONCE` files of the crawl at a time: the reader is linear
-        in the file's size and bounded, but a large hostile file may still take a tenth
-        of a second, which must not stop the crawl (its other downloads, its close
-        timeout), nor take the pool's threads from Scrapy's DNS resolver (50 such files
-        read at once held the crawl's other hosts for 134 s). A failure of the read
-        fails closed as in :meth:`check`."""
+        """:meth:`check`, the file read in a thread (:func:`in_thread`), at most
+        :data:`READS_AT_ONCE` files of the crawl at a time: a large hostile file may take a tenth
+        of a second, which must not stop the crawl nor take the threads of Scrapy's DNS resolver
+        (50 such files at once held the other hosts for 134 s). Fails closed as :meth:`check`."""
         try:
-            reads = _reads_of(self.crawler)
+            reads = _READS.setdefault(self.crawler, DeferredSemaphore(READS_AT_ONCE))
             await maybe_deferred_to_future(reads.acquire())
             try:
                 reading = await in_thread(self.read, response.body)
@@ -150,8 +130,7 @@ class MediaGate:
         return verdict
 
     def _unchecked(self, body: bytes, error: Exception) -> FileVerdict:
-        """The verdict on a file whose check failed: a "no" for ai-train and ai-input,
-        the reading that never loses a site owner's "no"."""
+        """The verdict on a file whose check failed: a "no" for ai-train and ai-input."""
         what = f"the check failed: {type(error).__name__}: {error}"[:200]
         signal = UsageSignal("iptc", (None, False, False), f"an unreadable file ({what})")
         reading = MediaReading(sniff(body), (), (what,), "not read: the check failed")
@@ -167,8 +146,7 @@ class MediaGate:
         self, verdict: FileVerdict, request: Request, item: Any, fate: str, error: str = ""
     ) -> None:
         """Send :data:`scrapy_rep.signals.file_checked` once the pipeline knows what became
-        of the file (``fate``: ``stored``, ``marked``, ``refused`` or ``failed``, with the
-        pipeline's ``error``): the audit trail's ``file`` record is written from it."""
+        of the file (``fate``; ``failed`` with the pipeline's ``error``)."""
         self.crawler.signals.send_catch_log(
             signals.file_checked,
             url=request.url,
@@ -241,12 +219,3 @@ def _say_c2pa_once() -> None:
             "files are not read (pip install 'c2pa-python>=0.38': scrapy_rep's media "
             "extra); IPTC Data Mining is read all the same"
         )
-
-
-def limits_of(config: RepConfig) -> Limits:
-    """The scan limits of ``REP_MEDIA_MAX_*``."""
-    return Limits(
-        max_scan=config.media_max_scan_bytes,
-        max_packet=config.media_max_packet_bytes,
-        max_packets=config.media_max_packets,
-    )

@@ -3,16 +3,12 @@ they download (docs/media.md).
 
 For crawls whose purposes (``REP_PURPOSE``) include ``ai-train`` or ``ai-input``, each
 downloaded file is read before it is stored (:class:`scrapy_rep.crawl.media.mediagate.
-MediaGate`). A file denied for a purpose of the crawl is not stored
-(``REP_PURPOSE_ACTION = "drop"``: it is listed in ``item["rep_refused_files"]``, never
-in ``item["files"]`` / ``item["images"]``, which hold only stored files with their
-``path``, as Scrapy's do) or is stored and marked (``"mark"``: its result says why
-under ``"rep_refused"``).
+MediaGate`). A file denied for a purpose of the crawl is not stored (``"drop"``: listed
+in ``item["rep_refused_files"]``, never in ``item["files"]`` / ``item["images"]``) or is
+stored and marked (``"mark"``: its result says why under ``"rep_refused"``).
 
-The add-on puts :class:`MediaUsageMixin` in front of every ``FilesPipeline`` subclass
-listed in ``ITEM_PIPELINES``, keeping the class name (so ``<NAME>_FILES_STORE``-style
-settings still apply). Without the add-on, list :class:`RepFilesPipeline` /
-:class:`RepImagesPipeline`, or mix :class:`MediaUsageMixin` into your own subclass.
+The add-on puts :class:`MediaUsageMixin` in front of every ``FilesPipeline`` subclass in
+``ITEM_PIPELINES``; without it, list :class:`RepFilesPipeline` / :class:`RepImagesPipeline`.
 """
 
 from __future__ import annotations
@@ -26,16 +22,11 @@ from scrapy.utils.defer import deferred_from_coro
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.internals import awaited, quiet_media_failures
-from scrapy_rep.crawl.media.mediagate import (
-    FileVerdict,
-    MediaGate,
-    refused_file,
-    verdict_refused_file,
-)
+from scrapy_rep.crawl.media.filerecords import refused_file, verdict_refused_file
+from scrapy_rep.crawl.media.mediagate import MediaGate
 
-# RefusedBeforeFetch: a MediaRequestFiltered, Scrapy's private _MediaRequestFiltered
-# (2.18+), the one failure the media pipeline neither logs as an error nor puts in the
-# item; item_completed below turns ours into a result.
+# RefusedBeforeFetch: Scrapy's private _MediaRequestFiltered (2.18+), neither logged as an
+# error nor put in the item by the media pipeline; item_completed below makes ours a result.
 from scrapy_rep.crawl.media.refused import FilteredRefusalMixin, RefusedBeforeFetch, mixed_in
 from scrapy_rep.crawl.meta import REFUSED_FILES
 from scrapy_rep.crawl.refusals import Refusal
@@ -61,9 +52,8 @@ class MediaUsageMixin(FilteredRefusalMixin):
     def media_to_download(
         self, request: Request, info: MediaPipeline.SpiderInfo, *, item: Any = None
     ) -> Any:
-        """A stored copy is not taken as up to date when files are checked: it cannot
-        show what the file says now (``ImagesPipeline`` stores a re-encoded image without
-        its metadata), so the file is downloaded and read again."""
+        """A stored copy cannot show what the file says now (``ImagesPipeline`` stores a re-encoded
+        image without its metadata): when files are checked, each is downloaded and read again."""
         if self.rep_media.enabled:
             return None
         return super().media_to_download(request, info, item=item)
@@ -76,9 +66,8 @@ class MediaUsageMixin(FilteredRefusalMixin):
         *,
         item: Any = None,
     ) -> Any:
-        """The file read (in a thread: :meth:`MediaGate.check_in_a_thread`), then stored
-        (or not). Returns a Deferred, which every Scrapy takes from ``media_downloaded``:
-        2.15 and later await it, 2.13 and 2.14 chain it (their callback)."""
+        """The file read (:meth:`MediaGate.check_in_a_thread`), then stored (or not); a
+        Deferred, which Scrapy 2.15+ awaits and 2.13 and 2.14 chain."""
         gate = self.rep_media
         store = super().media_downloaded
         if not gate.enabled or response.status != 200 or not response.body:
@@ -106,35 +95,18 @@ class MediaUsageMixin(FilteredRefusalMixin):
                 super().media_downloaded(response, request, info, item=item)
             )
         except BaseException as error:  # the pipeline's own failure: recorded, then raised
-            self._rep_failed(verdict, request, item, error)
+            gate.settled(verdict, request, item, "failed", f"{type(error).__name__}: {error}")
             raise
-        return self._rep_stored(result, verdict, request, item, extra)
-
-    def _rep_stored(
-        self,
-        result: FileInfo,
-        verdict: FileVerdict,
-        request: Request,
-        item: Any,
-        extra: dict[str, Any],
-    ) -> FileInfo:
-        gate = self.rep_media
         if verdict.refusal is not None:
             gate.refused(verdict, request, item, stored=True)
         gate.settled(verdict, request, item, "stored" if verdict.refusal is None else "marked")
         return cast("FileInfo", {**result, **extra}) if extra else result
 
-    def _rep_failed(
-        self, verdict: FileVerdict, request: Request, item: Any, error: BaseException
-    ) -> None:
-        self.rep_media.settled(verdict, request, item, "failed", f"{type(error).__name__}: {error}")
-
     def media_failed(
         self, failure: Failure, request: Request, info: MediaPipeline.SpiderInfo
     ) -> NoReturn:
-        """A file that scrapy_rep refused before it was sent (robots.txt, the origin's
-        usage signals) is listed as refused too (see :meth:`item_completed`); when files
-        are not checked, left out (:class:`FilteredRefusalMixin`)."""
+        """A file that scrapy_rep refused before it was sent is listed as refused too (see
+        :meth:`item_completed`); when files are not checked, left out."""
         refusal = failure.value
         if self.rep_media.enabled and isinstance(refusal, Refusal):
             quiet_media_failures(RefusedBeforeFetch)  # as the refusal is filtered: no ERROR
@@ -144,9 +116,8 @@ class MediaUsageMixin(FilteredRefusalMixin):
     def item_completed(
         self, results: list[FileInfoOrError], item: Any, info: MediaPipeline.SpiderInfo
     ) -> Any:
-        """The item's ``files`` / ``images`` get only the stored files, as Scrapy's do;
-        the refused ones (after or before download, and the URLs the page's
-        ``noimageai`` took out of the item) go to ``rep_refused_files``, each with why."""
+        """The item's ``files`` / ``images`` get only the stored files, as Scrapy's do; the refused
+        ones (and the URLs its page's ``noimageai`` took out) go to ``rep_refused_files``."""
         refused: list[dict[str, Any]] = []
         if self.rep_media.enabled:
             kept: list[FileInfoOrError] = []
@@ -170,8 +141,7 @@ class MediaUsageMixin(FilteredRefusalMixin):
         return self.files_result_field
 
 
-#: The key under which a refused file's result carries its ``rep_refused_files`` entry
-#: from ``media_downloaded`` to ``item_completed`` (never seen in an item).
+#: A refused file's result's key for its ``rep_refused_files`` entry (never in an item).
 _ENTRY = "_rep_refused_file"
 
 
@@ -212,9 +182,8 @@ def _page_refusals(
 
 
 def _add_refused(item: Any, refused: list[dict[str, Any]]) -> None:
-    """Add ``refused`` to the item's ``rep_refused_files`` (kept from another media
-    pipeline of the same item), once per URL; an item that has no such field (a
-    ``scrapy.Item`` without it) is left as it is."""
+    """Add ``refused`` to the item's ``rep_refused_files`` (another media pipeline's
+    kept), once per URL; an item without such a field is left as it is."""
     if not refused:
         return
     try:

@@ -1,16 +1,11 @@
-"""A file request that scrapy_rep refused before it was sent (robots.txt, the origin's
-usage signals), as a media pipeline's failure: :class:`RefusedBeforeFetch`, and, before
-Scrapy 2.18, :class:`FilteredRefusalMixin`, which keeps Scrapy's media pipelines from
-logging that refusal as an ERROR.
-
-Scrapy 2.18 leaves a media request a downloader middleware ignored (``IgnoreRequest``,
-which a refusal of ours is) out of the item with one DEBUG line, ``File (filtered): Not
-downloading …``. Scrapy 2.13 to 2.17 log an ERROR with a bare ``FileException``
-traceback for it instead, for every crawl whose files are not checked (a search-only
-crawl) too; the refusal has said itself already (its DEBUG line and stats:
-:mod:`scrapy_rep.crawl.refusals`). The add-on puts the mixin in front of every
+"""A file request that scrapy_rep refused before it was sent, as a media pipeline's
+failure (:class:`RefusedBeforeFetch`, :class:`FilteredRefusalMixin`). Scrapy 2.18 leaves a
+media request a downloader middleware ignored (``IgnoreRequest``, which a refusal of ours
+is) out of the item with one DEBUG line, ``File (filtered): Not downloading …``; Scrapy
+2.13 to 2.17 log an ERROR with a bare ``FileException`` traceback instead, for a crawl
+whose files are not checked too. The add-on puts the mixin in front of every
 ``FilesPipeline`` subclass there (:func:`with_filtered_refusals`), so a refusal of ours
-gets the line 2.18 gives it on every release, and no ERROR.
+gets the line 2.18 gives it on every release.
 """
 
 from __future__ import annotations
@@ -52,10 +47,9 @@ class RefusedBeforeFetch(MediaRequestFiltered):
 
 class FilteredRefusalMixin(_Base):
     """Put before a ``FilesPipeline`` subclass: a file request that scrapy_rep refused
-    before it was sent fails with :class:`RefusedBeforeFetch`, which Scrapy's media
-    pipeline does not log as an error (:func:`~scrapy_rep.crawl.internals.
-    quiet_media_failures`), after Scrapy 2.18's DEBUG line ``File (filtered)``. From
-    Scrapy 2.18 on, Scrapy's own ``media_failed`` does it, and is left to."""
+    before it was sent fails with :class:`RefusedBeforeFetch`, not logged as an error
+    (:func:`~scrapy_rep.crawl.internals.quiet_media_failures`), after Scrapy 2.18's DEBUG
+    line. From Scrapy 2.18 on, Scrapy's own ``media_failed`` does it."""
 
     def media_failed(
         self, failure: Failure, request: Request, info: MediaPipeline.SpiderInfo
@@ -80,16 +74,14 @@ class FilteredRefusalMixin(_Base):
 
 
 def with_filtered_refusals(pipeline: type[FilesPipeline]) -> type[FilesPipeline]:
-    """``pipeline`` with :class:`FilteredRefusalMixin` in front, under the same name (the
-    add-on's replacement, before Scrapy 2.18, for each ``FilesPipeline`` subclass in
-    ``ITEM_PIPELINES`` whose files are not checked)."""
+    """``pipeline`` with :class:`FilteredRefusalMixin` in front (the add-on's, before
+    Scrapy 2.18, for each ``FilesPipeline`` subclass whose files are not checked)."""
     return mixed_in(FilteredRefusalMixin, pipeline)
 
 
 def mixed_in(mixin: type[Any], pipeline: type[FilesPipeline]) -> type[FilesPipeline]:
-    """``pipeline`` with ``mixin`` in front, under the same name, module-qualified name
-    and docstring (so ``<NAME>_FILES_STORE``-style settings still apply); ``pipeline``
-    itself when it has the mixin already."""
+    """``pipeline`` with ``mixin`` in front, under the same name, qualified name and docstring
+    (``<NAME>_FILES_STORE`` settings still apply); ``pipeline`` itself if it has the mixin."""
     if issubclass(pipeline, mixin):
         return pipeline
     wrapped = type(pipeline.__name__, (mixin, pipeline), {"__module__": mixin.__module__})

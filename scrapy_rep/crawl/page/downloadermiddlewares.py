@@ -1,17 +1,12 @@
 """Each page read and decided as it arrives (SPEC §6; docs/decisions.md, 'A page is
 decided as it arrives').
 
-``PageVerdictMiddleware`` is a downloader middleware that sees every response the crawl
-gets (an answer of Scrapy's HTTP cache, a page fetched with ``engine.download_async``
-too), after the middlewares that decompress, redirect and retry it. It reads each page
-once (:class:`scrapy_rep.crawl.page.pagestate.PageState`, shared with the spider
-middleware) and puts its directives and usage decision on ``response.meta``
-(``rep_directives``, ``rep_usage``), so that a page is decided whichever way its
-response then goes: to its callback, to its errback only (a 404 that
-``HttpErrorMiddleware`` refuses), or back to the callback that fetched it. Our own
-documents and the media pipelines' files (requests with ``callback=NO_CALLBACK``) are
-left to the components that read them; a ``NO_CALLBACK`` request a callback fetched
-itself is a page (:data:`scrapy_rep.crawl.meta.FETCHED_PAGE`).
+``PageVerdictMiddleware`` sees every response the crawl gets (an HTTP cache's answer, a
+page fetched with ``engine.download_async`` too), after the middlewares that decompress,
+redirect and retry it, and puts each page's directives and usage decision on
+``response.meta``: a page is decided whichever way its response then goes. Our documents
+and the media pipelines' files (``NO_CALLBACK``) are left alone, but for a page a callback
+fetched itself (:data:`scrapy_rep.crawl.meta.FETCHED_PAGE`).
 """
 
 from __future__ import annotations
@@ -29,9 +24,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
-#: After every middleware of Scrapy's that changes a response (decompression at 590,
-#: redirects at 600, retries at 550, the HTTP cache at 900), before the audit trail's
-#: (10), which records the page as decided here.
+#: After every middleware of Scrapy's that changes a response (decompression 590, redirects
+#: 600, retries 550, HTTP cache 900), before the audit trail's (10), which records it.
 PRIORITY: Final = 20
 
 

@@ -3,25 +3,19 @@
 it shows').
 
 For a page whose directives say ``noimageai`` (for this crawler), from the callback's
-output:
-
-- a request for an image of the page (an ``<img>`` / ``<picture>`` source of it, a URL an
-  item of the page carries, or a URL with an image extension) is refused when the crawl
-  has an AI purpose and ``REP_PURPOSE_ACTION = "drop"``; otherwise it carries the record
-  in ``request.meta["rep_image_usage"]``, and the image's own usage decision then
-  includes the page's ``noimageai``;
-- an item's ``IMAGES_URLS_FIELD`` (every URL) and ``FILES_URLS_FIELD`` (the image URLs)
-  lose those URLs under ``"drop"``, so Scrapy's ImagesPipeline and FilesPipeline never
-  download or store them; the item gets ``rep_image_usage`` (the record and the URLs).
-
-A crawl without an AI purpose under ``"drop"`` changes nothing (noimageai says nothing
-about search); under ``"mark"`` every crawl marks.
+output: a request for an image of the page (an ``<img>`` / ``<picture>`` source of it, a
+URL an item of the page carries, or a URL with an image extension) is refused when the
+crawl has an AI purpose and ``REP_PURPOSE_ACTION = "drop"``, else it carries the record in
+``request.meta["rep_image_usage"]`` for the image's own decision; an item's
+``IMAGES_URLS_FIELD`` (every URL) and ``FILES_URLS_FIELD`` (the image URLs) lose those
+URLs under ``"drop"``, and the item gets ``rep_image_usage``. A crawl without an AI
+purpose under ``"drop"`` changes nothing (noimageai says nothing about search).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
@@ -53,8 +47,6 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.page.pagestate import PageState
     from scrapy_rep.verdict.page import PageVerdict
 
-logger = logging.getLogger(__name__)
-
 #: The attributes of a page that name one image, and those that list candidates.
 _SRC_XPATH = "//img/@src | //img/@data-src | //input[@type='image']/@src"
 _SRCSET_XPATH = "//img/@srcset | //picture/source/@srcset"
@@ -63,20 +55,15 @@ _SRCSET_XPATH = "//img/@srcset | //picture/source/@srcset"
 Refuse = Callable[["Request", "Response", "Refused", str], None]
 
 
+@dataclass(slots=True, eq=False)
 class _Page:
-    """A noimageai page: its record, the canonical URLs of its images and the crawl's
-    purposes its directive refuses them for (none: marked)."""
+    """A noimageai page: its record, its images' canonical URLs, the crawl's purposes its
+    directive refuses them for (none: marked) and the crawler name whose directives said it."""
 
-    __slots__ = ("agent", "images", "record", "refused")
-
-    def __init__(
-        self, record: dict[str, Any], images: set[str], refused: tuple[str, ...], agent: str
-    ) -> None:
-        self.record = record
-        self.images = images
-        self.refused = refused
-        #: The crawler name whose directives said it (the page verdict's agent).
-        self.agent = agent
+    record: dict[str, Any]
+    images: set[str]
+    refused: tuple[str, ...]
+    agent: str
 
 
 class ImageGate:
@@ -99,11 +86,9 @@ class ImageGate:
         #: A page's noimageindex covers its images too (``REP_MEDIA_NOINDEX_MEANS_NO_AI``).
         self.noimageindex = config_of(crawler).media_noindex_means_no_ai
         said = set(IMAGE_PURPOSES) | (set(INDEX_IMAGE_PURPOSES) if self.noimageindex else set())
-        #: The crawl's purposes that a page's noimageai (noimageindex) may refuse (none:
-        #: mark only).
+        #: The crawl's purposes a page's noimageai (noimageindex) may refuse (none: mark).
         self.refused = () if mark else tuple(p for p in purposes if p in said)
-        #: Whether anything is done: refusing for an AI purpose, or marking. A search
-        #: crawl under "drop" leaves the images and items as they are.
+        #: Whether anything is done (a search crawl under "drop" does nothing).
         self.active = mark or bool(self.refused)
         self._refuse = refuse
         #: What the page pass knows of each response (its images are kept there).
@@ -112,9 +97,8 @@ class ImageGate:
     def page(
         self, response: Response, verdict: PageVerdict, known: Page | None = None
     ) -> _Page | None:
-        """The noimageai page ``response`` is (``None``: it is not one, by its
-        ``verdict``'s directives), read once (``known``: what the page pass knows of it,
-        when the caller has it)."""
+        """The noimageai page ``response`` is (``None``: not one), read once (``known``:
+        what the page pass knows of it, when the caller has it)."""
         if not self.active:
             return None
         directives = verdict.directives
@@ -140,7 +124,7 @@ class ImageGate:
     def request(self, request: Request, response: Response, page: _Page) -> Request | None:
         """A request yielded by a noimageai page: refused, marked, or as it was."""
         url = request.url
-        if not (is_image_url(url) or canonicalize_url(url) in page.images):
+        if not self._is_image(url, page):
             return request
         if page.refused:
             purpose = page.refused[0]
@@ -183,8 +167,7 @@ class ImageGate:
 
 
 def _page_images(response: Response) -> set[str]:
-    """The canonical URLs of the images an HTML page shows (``src``, each ``srcset``
-    candidate); none for a response that is not text."""
+    """The canonical URLs of the images an HTML page shows (``src``, each ``srcset`` candidate)."""
     if not isinstance(response, TextResponse):
         return set()
     urls = [value.strip() for value in response.xpath(_SRC_XPATH).getall()]

@@ -1,17 +1,10 @@
 """The page pass's item gate (SPEC §6 "Effects in the crawl", ``REP_PURPOSE``:
 docs/purpose-notes.md §4a, §6).
 
-An item of a page that is not plain (:meth:`scrapy_rep.crawl.page.pagestate.PageState.passes_all`)
-goes through three checks, called one after the other by
-:meth:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware.get_processed_item`:
-noindex / ``unavailable_after`` (:meth:`ItemGate.by_directives`), the page's usage
-decision (:meth:`ItemGate.by_usage`) and its noimageai images (:meth:`ItemGate.by_images`);
-then the first two again with the verdict of each page its callback fetched itself
-(``engine.download_async``) that said no
-(:meth:`scrapy_rep.crawl.page.pagestate.PageState.fetched`).
-Each returns the item, or ``None`` when it is dropped, performed as every refusal is
-(:func:`scrapy_rep.crawl.refusals.refuse_item`: counted, logged at DEBUG, sent as
-:data:`scrapy_rep.signals.item_refused`).
+An item of a page that is not plain goes through the page's verdict
+(:meth:`ItemGate.by_verdict`) and its noimageai images (:meth:`ItemGate.by_images`), then
+through the verdict of each page its callback fetched itself that said no; a drop is
+performed as every refusal is (:func:`scrapy_rep.crawl.refusals.refuse_item`).
 """
 
 from __future__ import annotations
@@ -49,23 +42,20 @@ class ItemGate:
         self._preferences_field = page.config.item_preferences_field
 
     def gate(self, item: Any, response: Response, page: Page) -> Any:
-        """The item through the three checks, with what the page pass read of its page
+        """The item through the page's checks, with what the page pass read of its page
         (``page``, its verdict decided): the item, or ``None`` when it is dropped."""
         verdict = page.verdict
         assert verdict is not None  # the page pass reads a page before its output
         ledger = page.ledger
-        item = self.by_directives(item, response, verdict, ledger)
-        item = item if item is None else self.by_usage(item, response, verdict, ledger)
+        item = self.by_verdict(item, response, verdict, ledger)
         item = item if item is None else self.by_images(item, response, verdict, page)
         for url, _fetched, said_no in page.fetched:  # pages its callback fetched itself
             if item is None:
                 break
-            item = self.by_directives(item, response, said_no, ledger, url)
-            if item is not None and said_no.purpose is not None:
-                item = self.by_usage(item, response, said_no, ledger, url)
+            item = self.by_verdict(item, response, said_no, ledger, url)
         return item
 
-    def by_directives(
+    def by_verdict(
         self,
         item: Any,
         response: Response,
@@ -73,31 +63,20 @@ class ItemGate:
         ledger: PageLedger | None = None,
         said_by: str = "",
     ) -> Any:
-        """SPEC §6: noindex, or an ``unavailable_after`` that has passed (the page's
-        verdict: :attr:`scrapy_rep.verdict.page.PageVerdict.index`; ``said_by``: the page
-        whose verdict it is, when a page the callback fetched itself)."""
+        """SPEC §6: noindex, or an ``unavailable_after`` that has passed (the verdict's
+        :attr:`~scrapy_rep.verdict.page.PageVerdict.index`), then ``REP_PURPOSE``: drop or
+        mark the items of a page denied for the crawl (its ``purpose``); a kept item gets
+        its page's preferences under ``REP_ITEM_PREFERENCES_FIELD``. ``said_by``: the page
+        whose verdict it is, when a page the callback fetched itself (its usage counts only
+        when it refused a purpose)."""
         refused = verdict.index
-        if refused is None:
+        if refused is not None:
+            if not self._keep_noindex:
+                refuse_item(self.crawler, item, response, refused, ledger, said_by)
+                return None
+            inc(self.stats, f"rep/directives/items_kept/{refused.reason}")
+        if said_by and verdict.purpose is None:
             return item
-        reason = refused.reason
-        if self._keep_noindex:
-            inc(self.stats, f"rep/directives/items_kept/{reason}")
-            return item
-        refuse_item(self.crawler, item, response, refused, ledger, said_by)
-        return None
-
-    def by_usage(
-        self,
-        item: Any,
-        response: Response,
-        verdict: PageVerdict,
-        ledger: PageLedger | None = None,
-        said_by: str = "",
-    ) -> Any:
-        """``REP_PURPOSE``: drop or mark the items of a page denied for the crawl (the
-        verdict's :attr:`~scrapy_rep.verdict.page.PageVerdict.purpose`); a kept item gets
-        its page's preferences under ``REP_ITEM_PREFERENCES_FIELD``. ``said_by``: the
-        page whose verdict it is, when a page the callback fetched itself."""
         decision, refused = verdict.usage, verdict.purpose
         if self.page.mark:
             try:

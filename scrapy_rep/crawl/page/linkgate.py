@@ -2,10 +2,8 @@
 
 A request yielded by a page that says ``nofollow`` is dropped (``REP_NOFOLLOW_ACTION``),
 and so is one for a link the page marks only with ``rel="nofollow"``
-(``REP_REL_NOFOLLOW``; ``ugc`` and ``sponsored`` alone are followed). Each drop is
-performed as every refusal is (:func:`scrapy_rep.crawl.refusals.refuse_request`:
-counted, logged at DEBUG, sent as :data:`scrapy_rep.signals.request_refused`). Asked
-by :meth:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware.get_processed_request`.
+(``REP_REL_NOFOLLOW``). Each drop is performed as every refusal is
+(:func:`scrapy_rep.crawl.refusals.refuse_request`).
 """
 
 from __future__ import annotations
@@ -67,18 +65,14 @@ class LinkGate:
         return False
 
     def _is_rel_nofollow(self, request: Request, response: Response) -> bool:
-        targets = self._rel_nofollow_targets(response)
-        return bool(targets) and canonicalize_url(request.url) in targets
-
-    def _rel_nofollow_targets(self, response: Response) -> frozenset[str]:
-        """URLs the page links to only with ``rel`` containing ``nofollow`` (cached)."""
+        """Whether the page links to ``request`` only with ``rel="nofollow"`` (read once)."""
         page = self.page.page_of(response)
-        if page.rel_targets is not None:
-            return page.rel_targets
-        try:
-            targets = rel_nofollow_targets(response)
-        except Exception as error:  # never lose a page's links over one broken tag
-            targets = frozenset()
-            self.page.failed(response, 'rel="nofollow" links', error)
-        page.rel_targets = targets
-        return targets
+        targets = page.rel_targets
+        if targets is None:
+            try:
+                targets = rel_nofollow_targets(response)
+            except Exception as error:  # never lose a page's links over one broken tag
+                targets = frozenset()
+                self.page.failed(response, 'rel="nofollow" links', error)
+            page.rel_targets = targets
+        return bool(targets) and canonicalize_url(request.url) in targets

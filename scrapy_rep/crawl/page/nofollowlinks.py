@@ -29,22 +29,19 @@ def may_link_nofollow(response: Response) -> bool:
 
 
 def rel_nofollow_targets(response: Response) -> frozenset[str]:
-    """The URLs (canonicalised) that the page links to only with ``rel`` containing
-    ``nofollow`` (SPEC §6); ``ugc`` and ``sponsored`` alone are followed. Parses only
-    pages that mention "nofollow" at all."""
-    targets: frozenset[str] = frozenset()
-    if isinstance(response, HtmlResponse) and may_link_nofollow(response):
-        base = _base_url(response)
-        nofollow: set[str] = set()
-        followed: set[str] = set()
-        for link in _links(response):
-            url = _absolute(base, attribute_of(link, "href"))
-            if url is None:
-                continue
+    """The URLs (canonicalised) the page links to only with ``rel`` containing ``nofollow``
+    (SPEC §6; ``ugc`` and ``sponsored`` alone are followed); parses only pages that mention it."""
+    if not (isinstance(response, HtmlResponse) and may_link_nofollow(response)):
+        return frozenset()
+    base = _base_url(response)
+    nofollow: set[str] = set()
+    followed: set[str] = set()
+    for link in _links(response):
+        url = _absolute(base, attribute_of(link, "href"))
+        if url is not None:
             rel = attribute_of(link, "rel").lower().split()
             (nofollow if "nofollow" in rel else followed).add(url)
-        targets = frozenset(nofollow - followed)
-    return targets
+    return frozenset(nofollow - followed)
 
 
 def _links(response: HtmlResponse) -> list[Any]:

@@ -2,21 +2,15 @@
 middleware's page pass.
 
 A page names licenses in a ``Link: <…>; rel="license"; type="application/rsl+xml"``
-header or an HTML ``<link rel="license" type="application/rsl+xml">``, or holds one
-inline (``<script type="application/rsl+xml">``). A named license is the crawl's RSL
-document of that URL (:class:`~scrapy_rep.crawl.documents.documents.OriginDocument`, the one the
-downloader middleware keeps for robots.txt's ``License:`` lines): taken from its cache
-when known, else awaited (fetched once per URL, as a held request would be). Their
-signals join the page's own, so its items are dropped or marked as for page-level
-``Content-Usage``. Read only in crawls that read RSL licenses (``REP_PURPOSE`` set).
+header or an HTML ``<link rel="license" …>``, or holds one inline; a named license is the
+crawl's RSL document of that URL, taken from its cache when known, else awaited (fetched
+once per URL). Their signals join the page's own.
 
 As for robots.txt (docs/decisions.md, 'At most REP_RSL_MAX_LICENSES licenses are read
 per robots.txt'): a page naming more than ``REP_RSL_MAX_LICENSES`` has none fetched and
 their stand-in, "licenses not read", refuses every purpose; up to the bound, every
-license not known is asked for at once (their fetches run together, each host's bounded
-by Scrapy's download slots and all by ``REP_ROBOTSTXT_CONCURRENCY``), and the page is
-decided as soon as one known refuses a purpose of the crawl, without waiting for the
-others.
+license not known is asked for at once, and the page is decided as soon as one known
+refuses a purpose of the crawl, without waiting for the others.
 """
 
 from __future__ import annotations
@@ -59,8 +53,7 @@ logger = logging.getLogger(__name__)
 #: A page that does not contain it names no RSL license in its HTML (no copy of the body).
 _RSL_XML: Final = re.compile(rb"rsl\+xml", re.IGNORECASE)
 
-#: Each license a page names, by URL: its entry (``None``: not known when the spider
-#: closed, or there was no request to fetch it for: read as given up on).
+#: Each license a page names, by URL: its entry (``None``: read as given up on).
 Entries = dict[str, "CacheEntry[RslDocument] | None"]
 
 
@@ -81,7 +74,9 @@ class PageLicenseReader:
     def document(self) -> OriginDocument[RslDocument] | None:
         """The crawl's RSL document (``None``: the crawl reads no RSL licenses)."""
         if not self._looked_up:
-            self._document, self._looked_up = _rsl_document(self.crawler), True
+            owner = OWNERS.get(self.crawler)  # the downloader middleware's, if RSL is read
+            self._document = None if owner is None else owner.documents.get(RSL.name)
+            self._looked_up = True
         return self._document
 
     def found(self, response: Response) -> PageLicenses:
@@ -101,34 +96,39 @@ class PageLicenseReader:
     def known_now(self, response: Response) -> tuple[UsageSignal, ...]:
         """The signals with what is cached now; a license not known yet counts as one
         given up on (no AI use: the reading that loses no "no"). For Scrapy's sync path."""
-        found = self.found(response)
-        if found is NO_LICENSES:
-            return ()
-        beyond = licenses_not_read(found.urls, self._max_licenses, PAGE_NAMES)
-        if beyond is not None:  # none read: their stand-in refuses every purpose
-            return self._signals(response, found, [beyond])
+        found, said = self._bounded(response)
+        if said is not None:
+            return said
         document = self.document()
         assert document is not None
-        pairs = []
+        entries: Entries = {}
         for url in found.urls:
-            entry = document.usable_entry(url)
+            entries[url] = entry = document.usable_entry(url)
             if entry is None:
                 inc(self.stats, "rep/rsl/page_license_not_known")
-            pairs.append(
-                (url, RSL.unreachable if entry is None else self._used(url, entry, response))
-            )
-        return self._signals(response, found, pairs)
+        return self._of_entries(response, found, entries)
 
     async def signals(self, response: Response) -> tuple[UsageSignal, ...]:
         """The signals, the named licenses not known yet awaited together through the
         crawl's RSL document, until one known refuses a purpose of the crawl."""
+        found, said = self._bounded(response)
+        if said is not None:
+            return said
+        return self._of_entries(response, found, await self._entries(found, response))
+
+    def _bounded(self, response: Response) -> tuple[PageLicenses, tuple[UsageSignal, ...] | None]:
+        """What ``response`` names, and its signals when no entry is needed: none for no
+        license, those of the stand-in that refuses every purpose for too many."""
         found = self.found(response)
         if found is NO_LICENSES:
-            return ()
+            return found, ()
         beyond = licenses_not_read(found.urls, self._max_licenses, PAGE_NAMES)
-        if beyond is not None:  # none read: their stand-in refuses every purpose
-            return self._signals(response, found, [beyond])
-        entries = await self._entries(found, response)
+        return found, None if beyond is None else self._signals(response, found, [beyond])
+
+    def _of_entries(
+        self, response: Response, found: PageLicenses, entries: Entries
+    ) -> tuple[UsageSignal, ...]:
+        """The signals of the licenses' ``entries`` (``None``: given up on)."""
         pairs = [
             (url, RSL.unreachable if entry is None else self._used(url, entry, response))
             for url, entry in entries.items()
@@ -136,10 +136,9 @@ class PageLicenseReader:
         return self._signals(response, found, pairs)
 
     async def _entries(self, found: PageLicenses, response: Response) -> Entries:
-        """The entries of the licenses ``found`` names, in its order: those known now,
-        and the others each asked for at once (their fetches start together), awaited
-        until every one is known or a known one (or an inline license) refuses a purpose
-        of the crawl; those still pending then are left out (not waited for)."""
+        """The entries of the licenses ``found`` names, in its order: those known now, and
+        the others asked for at once, awaited until every one is known or a known one (or
+        an inline license) refuses a purpose of the crawl (the others then left out)."""
         document = self.document()
         assert document is not None
         entries: Entries = {}
@@ -209,12 +208,3 @@ class PageLicenseReader:
         if ledger is not None:
             ledger.license_used(url, entry, response.request)
         return entry.rules
-
-
-def _rsl_document(crawler: Crawler) -> OriginDocument[RslDocument] | None:
-    """The downloader middleware's RSL document, if the crawl reads RSL licenses."""
-    owner = OWNERS.get(crawler)
-    if owner is None:
-        return None
-    found: OriginDocument[RslDocument] | None = owner.documents.get(RSL.name)
-    return found

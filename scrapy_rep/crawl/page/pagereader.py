@@ -5,20 +5,10 @@
   the crawler's tokens, anywhere in the document, except inside ``<script>``, ``<style>``,
   ``<template>`` (and ``<noscript>`` when switched off); comments never count.
 
-The meta tags are read from the page's bytes (:func:`scan_meta_tags`: one
-case-insensitive search on a page with no meta name, the tags and the text before them
-read as the HTML standard's tokenizer reads them on a page with one), so the usual page
-is not parsed at all. Where the scan cannot be certain (a tag after a ``<template>``, an
-unusual comment, a tag outside the attribute grammar it reads, an encoding whose bytes
-do not show the markup) the page is parsed with lxml through the response's own (cached)
-selector, so a spider's later ``response.css()`` parses nothing again; a tag whose name
-or content holds a character reference is parsed alone. :func:`rel_nofollow_targets`
-reads the page's ``rel="nofollow"`` links with the parse (only pages that mention
-"nofollow" are parsed).
-
-The page is read as a browser decodes it (:func:`~scrapy_rep.directives._sniffing.html_codec`)
-and, where Scrapy decodes it otherwise, as Scrapy does (the text the spider reads); a tag
-either reading finds counts.
+The meta tags are read from the page's bytes (:func:`scan_meta_tags`), so the usual page
+is not parsed at all; where the scan cannot be certain (a tag after a ``<template>``, an
+unusual comment or attribute, an encoding whose bytes do not show the markup) the page is
+parsed with lxml through the response's own (cached) selector.
 """
 
 from __future__ import annotations
@@ -48,14 +38,8 @@ _EXCLUDED = ("script", "style", "template")
 
 
 def attribute_of(element: Any, name: str) -> str:
-    """One attribute of a parsed element; ``""`` if absent or unreadable. Reading only
-    that attribute (not ``element.attrib``) copes with a stray control byte elsewhere in
-    the tag, which lxml reads as an attribute name it cannot hand over."""
-    try:
-        value = element.root.get(name)
-    except ValueError:
-        return ""
-    return value if isinstance(value, str) else ""
+    """One attribute of a parsed (parsel) element; ``""`` if absent or unreadable."""
+    return _get(element.root, name) or ""
 
 
 @lru_cache(maxsize=64)
@@ -67,8 +51,7 @@ def _meta_xpath(noscript: bool) -> str:
 
 def crawler_tokens(user_agent: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
     """The lowercased product tokens a crawler answers to: its name as it presents itself
-    (:func:`~scrapy_rep.robotstxt.useragent.crawler_name`: in a Mozilla-style User-Agent,
-    the name after ``compatible;``), then ``extra``."""
+    (:func:`~scrapy_rep.robotstxt.useragent.crawler_name`), then ``extra``."""
     tokens = [crawler_name(user_agent)]
     tokens.extend(product_token(token) for token in extra)
     return tuple(dict.fromkeys(token for token in tokens if token))
@@ -82,9 +65,7 @@ def meta_tags(
     The page is read as a browser decodes it (:func:`html_codec`: the HTML standard's
     encoding sniffing) and, where Scrapy decodes it otherwise, as Scrapy does too: the
     text the spider reads. A tag either reading finds counts (the reading that loses no
-    "no": docs/decisions.md). Each reading scans the page's bytes first
-    (:func:`scan_meta_tags`) and parses the page only where the scan cannot be certain,
-    and a tag only where its attributes need decoding.
+    "no": docs/decisions.md).
     """
     if not isinstance(response, HtmlResponse):
         return []
@@ -146,8 +127,7 @@ def _same_codec(one: str, other: str) -> bool:
 
 
 def _decode(body: bytes, codec: str) -> str:
-    """``body`` as text in ``codec`` (an undecodable byte replaced; a byte order mark
-    dropped, as the HTML standard's decode does)."""
+    """``body`` in ``codec`` (a bad byte replaced, a byte order mark dropped: HTML's decode)."""
     return to_unicode(body, codec).removeprefix("\ufeff")
 
 
@@ -182,8 +162,8 @@ def _tag_parser() -> etree.HTMLParser:
 
 
 def _get(element: Any, name: str) -> str | None:
-    """One attribute of an lxml element, ``None`` if absent; ``""`` if lxml cannot hand
-    it over (a control character in the tag; see :func:`attribute_of`)."""
+    """One attribute of an lxml element, ``None`` if absent; ``""`` if lxml cannot hand it over
+    (a stray control byte elsewhere in the tag, which lxml reads as an attribute name)."""
     try:
         value = element.get(name)
     except ValueError:
@@ -192,8 +172,7 @@ def _get(element: Any, name: str) -> str | None:
 
 
 def _parsed(response: HtmlResponse, names: frozenset[str], noscript: bool) -> list[tuple[str, str]]:
-    """The meta tags as the parsed page has them: the response's own (cached) selector,
-    so a spider's later ``response.css()`` parses nothing again."""
+    """The meta tags of the response's own (cached) selector, which ``response.css()`` reuses."""
     selector: Selector
     try:
         selector = response.selector
@@ -226,11 +205,9 @@ def page_directives(
     extra_tokens: Iterable[str] = (),
     meta_in_noscript: bool = True,
 ) -> PageDirectives:
-    """The directives of ``response`` that apply to ``user_agent`` (SPEC §6), as the page's
-    decision reads them (:func:`scrapy_rep.verdict.page.decide_page`).
-
-    ``user_agent`` is a product token or a full User-Agent; ``extra_tokens`` are more
-    crawler tokens whose directives apply too (``REP_DIRECTIVE_TOKENS``).
+    """The directives of ``response`` that apply to ``user_agent`` (a product token or a
+    full User-Agent; SPEC §6), as :func:`scrapy_rep.verdict.page.decide_page` reads them.
+    ``extra_tokens``: more crawler tokens whose directives apply (``REP_DIRECTIVE_TOKENS``).
     """
     tokens = crawler_tokens(user_agent, extra_tokens)
     statements = read_statements(response, tokens, meta_in_noscript=meta_in_noscript)
@@ -242,17 +219,11 @@ _DIRECTIVES_ONLY: Final = PageRules()
 
 
 def read_statements(
-    response: Response,
-    tokens: tuple[str, ...],
-    *,
-    meta_in_noscript: bool = True,
-    ai: bool = False,
+    response: Response, tokens: tuple[str, ...], *, meta_in_noscript: bool = True, ai: bool = False
 ) -> PageStatements:
-    """What ``response`` says, as the table of signals reads it: the header fields its
-    page rows name (:data:`~scrapy_rep.verdict.signals.HEADER_KEYS`: one set intersection
-    on the usual page, which has none) and the meta tags named after them or after our
-    crawler ``tokens`` (lowercased), found in one look at the page. ``ai``: the crawl has
-    an AI purpose (TDMRep's meta tags are looked for too)."""
+    """What ``response`` says, as the table of signals reads it: the header fields its page rows
+    name and the meta tags named after them or after our crawler ``tokens``, in one look at
+    the page. ``ai``: the crawl has an AI purpose (TDMRep's meta tags are looked for too)."""
     headers = response.headers
     fields: tuple[Field, ...] = ()
     present = headers.keys() & HEADER_KEYS
@@ -267,8 +238,7 @@ def read_statements(
 
 
 def is_image(response: Response) -> bool:
-    """Whether ``response`` is an image (``Content-Type: image/*``), where ``noimageai``
-    means ``noai``."""
+    """Whether ``response`` is an image (``Content-Type: image/*``): its noimageai means noai."""
     content_type = response.headers.get(b"Content-Type") or b""
     return content_type.lstrip().lower().startswith(b"image/")
 

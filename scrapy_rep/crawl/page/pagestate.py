@@ -1,17 +1,12 @@
 """What the page pass knows of each response, read once (SPEC §6, purpose notes §9).
 
-:class:`PageState` reads a response's directives (robots meta, ``X-Robots-Tag``), its
-usage decision for the crawl's purposes (the origin's signals, the page's own and its
-RSL licenses) and whether its output passes every gate untouched, each once per
-response object and never from ``response.meta`` (spiders copy a page's meta into the
-requests they yield). Reading never fails a page: a bug or a broken page counts as
-having nothing to say, logged once and counted in ``rep/directives/errors``. One per crawl
-(:meth:`PageState.of`), shared by
-:class:`scrapy_rep.crawl.page.downloadermiddlewares.PageVerdictMiddleware`, which reads each
-page as it arrives (whichever way the response then goes: callback, errback, or an
-``engine.download_async`` call), and by
-:class:`scrapy_rep.crawl.page.spidermiddlewares.PageDirectivesMiddleware` and its gates
-(:mod:`scrapy_rep.crawl.page.itemgate`, :mod:`scrapy_rep.crawl.page.linkgate`).
+:class:`PageState` (one per crawl) reads a response's directives (robots meta,
+``X-Robots-Tag``), its usage decision for the crawl's purposes (the origin's signals, the
+page's own and its RSL licenses) and whether its output passes every gate untouched, once
+per response object and never from ``response.meta`` (spiders copy a page's meta into the
+requests they yield). Reading never fails a page: a bug or a broken page counts as having
+nothing to say, logged and counted in ``rep/directives/errors``. Shared by the page pass's
+downloader and spider middlewares.
 """
 
 from __future__ import annotations
@@ -33,11 +28,7 @@ from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.ledger import PAGES, Page
 from scrapy_rep.crawl.page.nofollowlinks import may_link_nofollow
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
-from scrapy_rep.crawl.page.pagereader import (
-    crawler_tokens,
-    is_image,
-    read_statements,
-)
+from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.directives import EMPTY, PageDirectives
@@ -46,12 +37,7 @@ from scrapy_rep.settings import RepConfig, page_rules, robots_agent
 from scrapy_rep.usage.imageusage import IMAGE_USAGE_KEY, record_for
 from scrapy_rep.usage.purpose import UsageSignal
 from scrapy_rep.usage.rsl.terms import says_not_read
-from scrapy_rep.verdict.page import (
-    SAYS_NOTHING,
-    PageFacts,
-    PageVerdict,
-    decide_page,
-)
+from scrapy_rep.verdict.page import SAYS_NOTHING, PageFacts, PageVerdict, decide_page
 from scrapy_rep.verdict.policy import NO_SIGNALS, NOTHING_BEFORE
 
 if TYPE_CHECKING:
@@ -64,38 +50,32 @@ if TYPE_CHECKING:
 #: The page pass's one logger, under the name it has always had (users filter on it).
 logger = logging.getLogger(__name__)
 
-
 #: Sets of crawler names whose tokens are remembered (a rotator's few).
 _MAX_NAME_SETS: Final = 256
 
 #: The page state of each crawl (:meth:`PageState.of`).
 _STATES: PerCrawler[PageState] = PerCrawler("page_state")
 
-#: The response whose spider output is being produced in this context, in a box of one
-#: (``[None]``: none, or no longer): set by the spider middleware before the callback
-#: runs and around each step of its output, so that a page the callback fetches itself
-#: is tied to it (:meth:`PageState.fetching`). A box, not the response itself: a
-#: context copied from this one (a task the callback starts) sees it emptied when the
-#: callback's turn is over.
+#: The response whose spider output is being produced in this context (a page the callback
+#: fetches itself is tied to it: :meth:`PageState.fetching`), in a box of one emptied when
+#: the callback's turn is over, which a context copied from this one (its task) sees too.
 PRODUCING: ContextVar[list[Response | None] | None] = ContextVar(
     "scrapy_rep_producing", default=None
 )
 
 
 class InputMark(list["Response | None"]):
-    """The box the spider middleware's input pass puts in :data:`PRODUCING` (a step of
-    the callback's output puts a plain list): a call the loop makes itself in a copy of
-    it is no callback's code (:func:`_outside_any_task`)."""
+    """The box the spider middleware's input pass puts in :data:`PRODUCING` (a step of the
+    output puts a plain list): a call the loop makes in a copy of it is no callback's code."""
 
 
 def _outside_any_task() -> bool:
     """Whether this runs on an asyncio loop outside any task: a call the loop makes itself
-    (a Twisted reactor's timed call or I/O), never a callback's code, which Scrapy runs in a
-    task there. The loop makes it in the context it copied when it was scheduled, which may
-    be a page's: Twisted's asyncio reactor makes every timed call in the context of the code
-    that set its one timer last (on Scrapy 2.13 often a page's scrape between its input pass
-    and its output: a media pipeline's file for another page's item seemed that page's
-    fetch). No loop running (another reactor): nothing copies a context so, ``False``."""
+    (a reactor's timed call or I/O), never a callback's code (Scrapy runs that in a task),
+    in the context copied when it was scheduled, which may be a page's: Twisted's asyncio
+    reactor makes every timed call in the context of whoever set its one timer last (on
+    Scrapy 2.13 often a page's, between its input pass and its output: a media pipeline's
+    file for another page's item seemed that page's fetch). No loop running: ``False``."""
     try:
         return asyncio.current_task() is None
     except RuntimeError:
@@ -103,23 +83,18 @@ def _outside_any_task() -> bool:
 
 
 class PageState:
-    """Each response's directives and usage decision, read once (SPEC §6): one
-    :class:`Page` per response, held while the response lives."""
+    """Each response's directives and usage decision, read once (SPEC §6), kept while it lives."""
 
     def __init__(self, crawler: Crawler, config: RepConfig) -> None:
         self.crawler = crawler
         self.config = config
         self.stats = crawler.stats
-        #: The tokens of a page whose request was not decided (nothing obeyed): the
-        #: crawler's declared name, then ``REP_DIRECTIVE_TOKENS``.
-        self.tokens = crawler_tokens(robots_agent(crawler.settings), config.directive_tokens)
-        #: ``REP_DIRECTIVE_TOKENS``, as product tokens.
-        self._extra = crawler_tokens("", config.directive_tokens)
-        #: The tokens of each set of names a request was decided for (a rotator's few).
-        self._tokens_of: dict[tuple[str, ...], tuple[str, ...]] = {}
-        #: The crawler's declared User-Agent, and the names a request nothing decided is
-        #: held to, by the ``User-Agent`` header it was sent with (:meth:`_sent_as`).
+        #: The declared User-Agent; the tokens of a page whose request nothing decided.
         self._declared = robots_agent(crawler.settings)
+        self.tokens = crawler_tokens(self._declared, config.directive_tokens)
+        self._extra = crawler_tokens("", config.directive_tokens)
+        #: Remembered by :meth:`_tokens_for` and :meth:`_sent_as`.
+        self._tokens_of: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._sent: dict[bytes, tuple[str, ...]] = {}
         #: The settings the page's decision takes, and the crawl's purposes among them.
         self.rules = rules = page_rules(config)
@@ -129,16 +104,13 @@ class PageState:
         self.mark = config.purpose_action == "mark"
         #: What is known of each response (while it lives).
         self.pages: WeakKeyDictionary[Response, Page] = WeakKeyDictionary()
-        #: For AI purposes, TDMRep's rows are read too (its meta tags found in the same
-        #: look at the page as the robots meta tags).
+        #: For AI purposes, TDMRep's meta tags are looked for too.
         self._ai = self.usage.needs_tdmrep
-        #: The RSL licenses a page names (crawls that read RSL licenses).
         self.licenses = PageLicenseReader(crawler, config, self.usage)
 
     @classmethod
     def of(cls, crawler: Crawler) -> PageState:
-        """The crawl's page state, shared by the components that read pages (one read
-        and one verdict per response object, whichever component asks first)."""
+        """The crawl's page state, shared by the components that read pages."""
         state = _STATES.get(crawler)
         if state is None:
             state = _STATES[crawler] = cls(crawler, config_of(crawler))
@@ -148,10 +120,7 @@ class PageState:
     def passes_all(
         self, directives: PageDirectives, refusal: Refused | None, response: Response
     ) -> bool:
-        """Whether every item and request of the page passes on untouched: no noindex,
-        nofollow, unavailable_after, noimageai (noimageindex, when it covers the images),
-        rel="nofollow" link, refusal for the crawl's purpose, marking or preferences field
-        (the usual page; its output then skips the gates)."""
+        """Whether every item and request of the page passes on untouched (the gates skipped)."""
         return not (
             directives.noindex
             or directives.nofollow
@@ -165,24 +134,27 @@ class PageState:
         )
 
     def read(self, response: Response, request: Request | None = None) -> Page:
-        """Read ``response`` once, as it arrives or before its callback: its verdict, its
-        ``rep/directives/…_pages`` stats, and whether its output passes every gate
-        untouched. The gates are handed the :class:`Page` (and its verdict) from here on.
-        ``request``: the request it answers, when the response does not name it yet (a
-        downloader middleware sees an answer of the HTTP cache so)."""
+        """Read ``response`` once, as it arrives or before its callback: its verdict, its stats and
+        whether its output passes every gate untouched. ``request``: the one it answers, when the
+        response does not name it yet (an answer of the HTTP cache, in a downloader middleware)."""
         page = self.pages.get(response)  # page_of inline (the hot path)
         if page is None:
             page = self.pages[response] = Page()
         verdict = self.verdict_of(response, page, request)
         directives = verdict.directives
-        if directives is not EMPTY:
-            self.count_page(directives)
+        if directives is not EMPTY and self.stats is not None:  # rep/directives/…_pages
+            self.stats.inc_value("rep/directives/pages_with_directives")
+            if directives.noindex:
+                self.stats.inc_value("rep/directives/noindex_pages")
+            if directives.nofollow:
+                self.stats.inc_value("rep/directives/nofollow_pages")
+            if directives.is_expired():
+                self.stats.inc_value("rep/directives/expired_pages")
         page.plain = self.passes_all(directives, verdict.purpose, response)
         return page
 
     def decided(self, response: Response) -> Page:
-        """What the page pass read of ``response`` before its callback (:meth:`read`); read
-        now, once, if its output comes without its input pass."""
+        """What the page pass read of ``response`` (:meth:`read`), read now if not yet."""
         page = self.pages.get(response)
         if page is None or page.verdict is None:
             page = self.read(response)
@@ -198,15 +170,10 @@ class PageState:
     def verdict_of(
         self, response: Response, page: Page | None = None, request: Request | None = None
     ) -> PageVerdict:
-        """The page's verdict (:func:`scrapy_rep.verdict.page.decide_page`), read and
-        decided once per response object, never taken from ``response.meta``: spiders often
-        copy a page's meta into the requests they yield, and a child page must not inherit
-        its parent's directives. Reading never fails a page: what cannot be read counts as
-        saying nothing (logged, counted). ``page``: its :class:`Page`, when the caller has it;
-        ``request``: as :meth:`read` says.
-
-        A failure reading its facts or its statements counts as "directives" not read, one
-        deciding it as "usage signals" not read (:meth:`failed`)."""
+        """The page's verdict, decided once per response object, never from
+        ``response.meta`` (a child page must not inherit its parent's directives); a failure
+        counts as "directives" or "usage signals" not read (:meth:`failed`). ``page``: its
+        :class:`Page`, when the caller has it; ``request``: as :meth:`read`."""
         if page is None:
             page = self.page_of(response)
         verdict = page.verdict
@@ -229,8 +196,7 @@ class PageState:
         try:
             verdict = decide_page(facts, statements, self.rules)
             if verdict.directives.unavailable_after is not None:
-                # held against the time: decided at one the audit trail can say to the
-                # millisecond, for `audit verify` to decide it at the same
+                # decided at a time the trail says to the millisecond, as `audit verify` does
                 now = datetime.now(timezone.utc)
                 page.decided = now.replace(microsecond=now.microsecond // 1000 * 1000)
                 verdict = decide_page(facts, statements, self.rules, page.decided)
@@ -243,9 +209,8 @@ class PageState:
         return verdict
 
     def _facts(self, response: Response, request: Request | None = None) -> PageFacts:
-        """The page's facts: the names its request was decided for (its tokens), what the
-        origin's documents said before it was sent, whether it is an image, and the
-        ``noimageai`` of the page that showed it (its request carries the record)."""
+        """The page's facts: its tokens, what the origin's documents said before it was
+        sent, whether it is an image, and the ``noimageai`` of the page that showed it."""
         if response.request is not None:
             request = response.request
         tokens = self.tokens
@@ -271,11 +236,9 @@ class PageState:
         return PageFacts(response.url, tokens, before, image, embedded)
 
     def _sent_as(self, request: Request) -> tuple[str, ...]:
-        """The crawler names a request nothing decided before the fetch (robots.txt not
-        obeyed, no purpose) is held to, as it was sent: the declared name, then the name
-        in its ``User-Agent`` (:func:`scrapy_rep.robotstxt.useragent.held_names`, read as
-        :class:`scrapy_rep.crawl.requests.facts.FactsReader` reads the header),
-        remembered per header (a rotator's few)."""
+        """The names a request nothing decided before the fetch is held to, as sent: the declared
+        name, then its ``User-Agent``'s (:func:`~scrapy_rep.robotstxt.useragent.held_names`, the
+        header read as :class:`~scrapy_rep.crawl.requests.facts.FactsReader` does), per header."""
         headers = request.headers
         header = (headers.get(b"User-Agent") if headers else None) or b""
         names = self._sent.get(header)
@@ -288,14 +251,11 @@ class PageState:
 
     def fetching(self, request: Request) -> Callable[[Response], None] | None:
         """A component asks the engine to download ``request`` itself
-        (``engine.download_async``: :func:`scrapy_rep.crawl.internals.watch_downloads`):
-        the page whose callback is producing output in this context, if any, is told of
-        the fetched page when it comes (:meth:`fetched`). Our documents and the media
-        pipelines' files (``NO_CALLBACK``) are not pages; a ``NO_CALLBACK`` request a
-        callback fetches itself is (Scrapy asks for one where no callback is to run):
-        marked (:data:`meta.FETCHED_PAGE`), it is read and decided as it arrives, its
-        response carries its directives and its "no" gates the callback's items, as for
-        any other request it fetches (docs/behaviour.md, 'Page-level directives')."""
+        (:func:`scrapy_rep.crawl.internals.watch_downloads`): the page whose callback is
+        producing output in this context, if any, is told of it when it comes
+        (:meth:`fetched`). Our documents and the media pipelines' files (``NO_CALLBACK``)
+        are not pages; a ``NO_CALLBACK`` request a callback fetches itself is, marked
+        :data:`meta.FETCHED_PAGE` (docs/behaviour.md, 'Page-level directives')."""
         producing = PRODUCING.get()
         by = None if producing is None else producing[0]
         if (
@@ -304,12 +264,8 @@ class PageState:
             and type(producing) is InputMark
             and _outside_any_task()
         ):
-            # a media pipeline's file (Scrapy's media pipelines send every file with
-            # NO_CALLBACK), asked for by the loop's own call in a copy of the page's
-            # context between its input pass and its output: not its callback's. A
-            # request with a callback or none (a coroutine callback's fetch chained on
-            # its own fetch's Deferred, which the loop runs there too) stays tied, as
-            # does any fetch within a step of the output.
+            # a media pipeline's file, asked for by the loop's own call in a copy of the
+            # page's context between its input pass and its output: not its callback's
             by = None
         if request.callback is NO_CALLBACK:
             if by is None or meta.ROBOTS_REQUEST in request.meta:
@@ -318,14 +274,10 @@ class PageState:
         return partial(self.fetched, by)
 
     def fetched(self, by: Response | None, response: Response) -> None:
-        """A page fetched with ``engine.download_async`` came back, read and decided as it
-        arrived. If it says no to keeping what is built from it (noindex, a passed
-        ``unavailable_after``, a refusal for the crawl's purpose), that "no" applies to
-        the items ``by``'s callback yields from now on (the reading that loses no "no":
-        an item yielded after it may be built from it), each refusal naming the page
-        (``rep/directives/fetched_pages_gating``). Fetched outside any callback's output
-        (an item pipeline's, an extension's; a callback's task that outlived its turn),
-        it gates no item: counted (``rep/directives/fetched_pages_not_gating``)."""
+        """A page fetched with ``engine.download_async`` came back, decided as it arrived.
+        Its "no" to keeping what is built from it applies to the items ``by``'s callback
+        yields from now on, each refusal naming the page; fetched outside any callback's
+        output, it gates none (counted: ``rep/directives/fetched_pages_[not_]gating``)."""
         try:
             fetched = self.decided(response)
             verdict = fetched.verdict
@@ -349,11 +301,9 @@ class PageState:
             self.failed(response, "directives", error)
 
     def _tokens_for(self, names: tuple[str, ...]) -> tuple[str, ...]:
-        """The crawler tokens whose directives apply to a page whose request was decided
-        for ``names`` (the crawler's declared name, then the name it was sent as:
-        :func:`scrapy_rep.robotstxt.useragent.held_names`; any name's "no" applies,
-        docs/decisions.md 'Every name a request can be held to'), then
-        ``REP_DIRECTIVE_TOKENS``; remembered (a rotator's few sets)."""
+        """The crawler tokens whose directives apply to a page whose request was decided for
+        ``names`` (any name's "no" applies: docs/decisions.md 'Every name a request can be
+        held to'), then ``REP_DIRECTIVE_TOKENS``; remembered (a rotator's few sets)."""
         if not names:
             return self.tokens
         if len(self._tokens_of) >= _MAX_NAME_SETS:
@@ -363,8 +313,7 @@ class PageState:
         return tokens
 
     def failed(self, response: Response, what: str, error: Exception) -> None:
-        """Reading a page failed: the page counts as having none of ``what``; logged once
-        per response with its URL and counted in ``rep/directives/errors``."""
+        """Reading a page failed: it counts as having none of ``what``; logged, counted."""
         inc(self.stats, "rep/directives/errors")
         logger.warning(
             "Could not read the %(what)s of %(url)s (%(error)s); the page is treated as "
@@ -372,18 +321,6 @@ class PageState:
             {"what": what, "url": response.url, "error": f"{type(error).__name__}: {error}"},
             extra={"spider": self.crawler.spider},
         )
-
-    def count_page(self, directives: PageDirectives) -> None:
-        """The ``rep/directives/…_pages`` stats of a page with directives."""
-        if self.stats is None or directives is EMPTY:
-            return
-        self.stats.inc_value("rep/directives/pages_with_directives")
-        if directives.noindex:
-            self.stats.inc_value("rep/directives/noindex_pages")
-        if directives.nofollow:
-            self.stats.inc_value("rep/directives/nofollow_pages")
-        if directives.is_expired():
-            self.stats.inc_value("rep/directives/expired_pages")
 
     async def licenses_async(self, response: Response) -> None:
         """The page's RSL licenses, awaited when not known yet (purpose notes §9)."""
@@ -427,12 +364,10 @@ class PageState:
 
 def replayed_at(response: Response, request: Request | None = None) -> datetime | bool | None:
     """When a response Scrapy's HTTP cache replayed was really fetched: its storage's
-    ``cache_timestamp`` (request meta, Scrapy 2.19: ``scrapy/extensions/httpcache.py``,
-    the time the response was stored), to the millisecond; ``True`` for a replay whose
-    time the cache does not give; ``None`` for a response fetched now. The flag decides,
-    not the meta key: a spider that copies a replayed page's meta into its next request
-    passes the key on to a page fetched live. ``request``: the response's, when it is not
-    bound to it yet (a page decided as it arrives, in the downloader middleware)."""
+    ``cache_timestamp`` (request meta, Scrapy 2.19: ``scrapy/extensions/httpcache.py``), to
+    the millisecond; ``True`` for a replay whose time the cache does not give; ``None`` for
+    a response fetched now. The flag decides, not the meta key (a spider may copy it into a
+    page fetched live). ``request``: the response's, when not bound to it yet."""
     if "cached" not in response.flags or "scrapy_rep" in response.flags:
         return None
     request = response.request or request

@@ -1,30 +1,15 @@
 """noindex / nofollow gating in the crawl (SPEC §6 "Effects in the crawl").
 
-``PageDirectivesMiddleware`` reads every response's directives before the callback runs
-and puts them on ``response.meta["rep_directives"]``. Then, from the callback's output:
-
-- items of a noindex page (or one whose ``unavailable_after`` has passed) are dropped
-  (``REP_NOINDEX_ACTION = "drop"``) or only recorded (``"keep"``);
-- requests from a nofollow page are dropped (``REP_NOFOLLOW_ACTION``), unless their meta
-  has ``rep_ignore_nofollow = True``;
-- requests for links that the page marks ``rel="nofollow"`` (and links to nowhere else
-  on the page) are dropped (``REP_REL_NOFOLLOW``); ``ugc`` and ``sponsored`` alone are
-  followed.
-
-Every drop is counted in ``rep/directives/…`` stats and logged at DEBUG with the URL and
-the directive that caused it.
-
-It also holds the page against the crawl's purpose (``REP_PURPOSE``): the origin's
-signals (robots.txt, tdmrep.json, before the request was sent: :mod:`scrapy_rep.verdict`) and the
-page's own (the table of signals, :mod:`scrapy_rep.verdict.signals`) make one
-:class:`scrapy_rep.usage.purpose.UsageDecision`,
-put on ``response.meta["rep_usage"]``; a page denied for a purpose of the crawl has its
-items dropped (``REP_PURPOSE_ACTION = "drop"``) or marked (``"mark"``: every item gets
-``rep_usage``, the decision as a dict).
-
-The middleware is the sequencer: the page's reading is :mod:`scrapy_rep.crawl.page.pagestate`,
-the item gate :mod:`scrapy_rep.crawl.page.itemgate`, the request gate
-:mod:`scrapy_rep.crawl.page.linkgate`.
+``PageDirectivesMiddleware`` puts every response's directives on
+``response.meta["rep_directives"]`` before the callback runs, and its usage decision for
+the crawl's purpose on ``response.meta["rep_usage"]``. Then, from the callback's output,
+items of a noindex page (or one whose ``unavailable_after`` has passed) are dropped or
+recorded (``REP_NOINDEX_ACTION``), those of a page denied for a purpose of the crawl
+dropped or marked (``REP_PURPOSE_ACTION``), and requests from a nofollow page (unless
+their meta has ``rep_ignore_nofollow``) or for a link marked only ``rel="nofollow"``
+dropped. The middleware is the sequencer: the page's reading is
+:mod:`~scrapy_rep.crawl.page.pagestate`, the item gate :mod:`~scrapy_rep.crawl.page.itemgate`,
+the request gate :mod:`~scrapy_rep.crawl.page.linkgate`.
 """
 
 from __future__ import annotations
@@ -72,9 +57,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        #: Each response's directives and usage decision, read once (the crawl's, shared
-        #: with :class:`~scrapy_rep.crawl.page.downloadermiddlewares.PageVerdictMiddleware`).
-        self.page = page = PageState.of(crawler)
+        self.page = page = PageState.of(crawler)  # shared with PageVerdictMiddleware
         self.config = config = page.config
         self.stats = crawler.stats
         self.tokens = page.tokens
@@ -91,19 +74,14 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         crawler.signals.connect(self._closing, signal=signals.spider_closed)
         #: Who reads each page's ledger (the audit trail, the report; kept by reference).
         self._ledger_readers = readers_of(crawler)
-        #: Each page's ledger is handed over once its response's scrape is through (its
-        #: callback's or errback's output, a ``process_spider_exception``'s too), not at
-        #: the end of one pass of its output: set when the spider opens.
+        #: Whether each page's ledger goes at its scrape's end, and the URL ledger (both
+        #: set when the spider opens).
         self._at_scrape_end = False
         self._ledgers = config.ledger
-        #: The crawl's URL ledger, told each download's failure once the scraper is
-        #: through with it, or as it leaves the engine for a download a component asked
-        #: the engine for itself (found when the spider opens).
         self._url_ledger: LedgerCalls | None = None
         if purpose_is_set(crawler.settings) and not ASYNC_SPIDER_OUTPUT:
             # Scrapy 2.13-2.15 give a sync callback's output to the sync method, where the
-            # page's own RSL licenses could not be awaited (a license not known yet would
-            # count as given up on): the async method alone, Scrapy upgrades the output.
+            # page's RSL licenses could not be awaited: the async one alone, Scrapy upgrades.
             self.process_spider_output = self.process_spider_output_async  # type: ignore[assignment]
             self.process_spider_output_async = None  # type: ignore[assignment]
 
@@ -114,26 +92,22 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def _refuse_image(
         self, request: Request, response: Response, verdict: Refused, sources: str = ""
     ) -> None:
-        """An image request of a noimageai page: scheduled as far as the engine would
-        (so that the audit trail has its record, and a duplicate is dropped as one),
-        then refused like any other request (a duplicate is dropped as one, uncounted)."""
+        """An image request of a noimageai page: scheduled as far as the engine would (the
+        audit trail has its record; a duplicate is dropped as one, uncounted), then refused."""
         if self.early.announce(request):
             refuse_request(self.crawler, Action.FOLLOW, request, verdict, response, sources)
 
     def _opened(self, **_: Any) -> None:
-        """Each page's one ledger handed over once all its output is through, whatever
-        path it takes (docs/decisions.md, 'One ledger per page, whatever path its output
-        takes'); if Scrapy moved what that needs, at the end of each pass as before. The
-        pages a callback fetches itself tied to it (docs/decisions.md, 'A page a callback
-        fetches itself gates the items built after it'), and the failures of the downloads
-        the engine does for a component told to the URL ledger (docs/decisions.md, 'A
-        response a downloader middleware drops is failed, with its status')."""
+        """Each page's one ledger handed over once all its output is through
+        (docs/decisions.md, 'One ledger per page, whatever path its output takes'); the pages
+        a callback fetches itself tied to it ('A page a callback fetches itself gates the
+        items built after it'); the failures of the engine's downloads for a component told
+        to the URL ledger ('A response a downloader middleware drops is failed, with its
+        status')."""
         engine = running_engine(self.crawler)
         if self._ledgers:
             self._url_ledger = ledger_of(self.crawler)
             self._at_scrape_end = after_each_scrape(engine, self._page_done)
-        # a download the engine did for a component never reaches the scraper: its
-        # failure is told to the URL ledger as it leaves the engine
         failed = None if self._url_ledger is None else self._url_ledger.failure_scraped
         if not watch_downloads(engine, self.page.fetching, failed):
             logger.warning(
@@ -150,13 +124,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         for line in closing_lines(stats, self.config, reason, job_dir):
             logger.info(line, extra={"spider": self.crawler.spider})
 
-    # ------------------------------------------------------------------ input
-
     def process_spider_input(self, response: Response, spider: object = None) -> None:
-        """Put the directives on ``response.meta`` before the callback runs (done as the
-        page arrived, by ``PageVerdictMiddleware``, unless another component replaced the
-        response since); the page's callback is producing its output from now on
-        (:data:`~scrapy_rep.crawl.page.pagestate.PRODUCING`)."""
+        """Put the directives on ``response.meta`` before the callback runs, unless
+        ``PageVerdictMiddleware`` did; the page's callback is producing its output from now on."""
         PRODUCING.set(InputMark([response]))  # a coroutine callback runs before the output pass
         page = self.page.pages.get(response)
         if page is not None and page.verdict is not None:
@@ -170,8 +140,6 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             return
         response.meta[meta.USAGE] = verdict.usage
 
-    # ------------------------------------------------------------------ output
-
     def process_spider_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
     ) -> Iterable[Any]:
@@ -180,30 +148,22 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         return self._processed(response, result)
 
     def _processed(self, response: Response | None, result: Iterable[Any]) -> Iterable[Any]:
-        """Scrapy's own loop (``BaseSpiderMiddleware.process_spider_output``, whose
-        ``spider`` argument Scrapy 2.13 requires and 2.19 warns about), each item passed
-        on written in the page's ledger when one is kept. A sync callback cannot await a
-        download: its turn is over (:data:`PRODUCING`)."""
+        """Scrapy's own loop (whose ``spider`` argument Scrapy 2.13 requires and 2.19 warns about),
+        each output through :meth:`_passed_on`. A sync callback cannot await a download."""
         ledger = self._output_begins(response)
         try:
             for output in result:
-                if (output := self._get_processed(output, response)) is not None:
-                    if ledger is not None and not isinstance(output, Request):
-                        ledger.passed += 1
+                if (output := self._passed_on(output, response, ledger)) is not None:
                     yield output
         finally:
-            if self._ledgers and not self._at_scrape_end:
-                self._page_done(response, scraped=False)
+            self._output_ends(response)
 
     async def process_spider_output_async(
         self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
     ) -> AsyncIterator[Any]:
-        """Scrapy's own loop, after the page's RSL licenses are known (if it names any),
-        each step of the callback's output taken as the page's turn (:data:`PRODUCING`:
-        a page it fetches itself is tied to it; a box emptied between steps, so that the
-        item pipelines working on its items meanwhile are not), each item passed on
-        written in the page's ledger when one is kept. Its input pass's mark is taken off
-        first."""
+        """Scrapy's own loop, after the page's RSL licenses are known, each step of the callback's
+        output taken as the page's turn (:data:`PRODUCING`, emptied between steps so that the item
+        pipelines working on its items meanwhile are not), each through :meth:`_passed_on`."""
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
         ledger = self._output_begins(response)
@@ -219,21 +179,26 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                     break
                 finally:
                     turn[0] = None
-                if (output := self._get_processed(output, response)) is not None:
-                    if ledger is not None and not isinstance(output, Request):
-                        ledger.passed += 1
+                if (output := self._passed_on(output, response, ledger)) is not None:
                     yield output
         finally:
-            if self._ledgers and not self._at_scrape_end:
-                self._page_done(response, scraped=False)
+            self._output_ends(response)
+
+    def _passed_on(self, output: Any, response: Response | None, ledger: PageLedger | None) -> Any:
+        """``output`` through the gates (``None``: dropped); an item passed on is in ``ledger``."""
+        output = self._get_processed(output, response)
+        if output is not None and ledger is not None and not isinstance(output, Request):
+            ledger.passed += 1
+        return output
+
+    def _output_ends(self, response: Response | None) -> None:
+        if self._ledgers and not self._at_scrape_end:  # else handed over at the scrape's end
+            self._page_done(response, scraped=False)
 
     def _output_begins(self, response: Response | None) -> PageLedger | None:
-        """``response``'s output begins: its input pass's turn (:data:`PRODUCING`) is over,
-        and the ledger of its output, kept on its page (:mod:`scrapy_rep.crawl.ledger`)
-        for the gates and the performer of refusals to write: a new one, or the one a pass
-        before this one opened (a ``process_spider_exception``'s output after its
-        callback's); ``None`` for the output of start() or a crawl whose trail and report
-        do not run."""
+        """``response``'s output begins (its input pass's turn is over): the ledger of its output,
+        kept on its page, new or an earlier pass's (a ``process_spider_exception``'s output after
+        its callback's); ``None`` for start()'s output or a crawl without trail or report."""
         producing = PRODUCING.get()
         if producing is not None and producing[0] is response:
             producing[0] = None
@@ -247,14 +212,11 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def _page_done(
         self, response: object, request: Request | None = None, scraped: bool = True
     ) -> None:
-        """The page's output is through: its ledger goes to its readers (the audit trail,
-        with what the page said, for ``audit verify`` to decide it again; the report).
-        ``scraped``: all of it, as the scraper says (of a response, or of a download's
-        failure: no page, told to the URL ledger with its ``request``), the item
-        pipelines' work on its items and their ``item_scraped`` too, so the URL ledger
-        knows which items passed on were kept (:attr:`PageLedger.through`); a page whose
-        output went through no pass of ours (a 404 without an errback) has an empty
-        ledger then. Else one pass of it (Scrapy moved what says when all of it is)."""
+        """The page's output is through: its ledger goes to its readers. ``scraped``: all of
+        it, as the scraper says (of a response; of a download's failure: told to the URL
+        ledger with its ``request``), the item pipelines' work included
+        (:attr:`PageLedger.through`); a page whose output went through no pass of ours (a
+        404 without an errback) has an empty ledger then. Else one pass of it."""
         if not isinstance(response, Response):
             if request is not None and self._url_ledger is not None:  # a download's failure
                 self._url_ledger.failure_scraped(request, response)
