@@ -27,6 +27,7 @@ from scrapy_rep.directives.robotstag import robots_tag_directives
 from scrapy_rep.usage.purpose import (
     PURPOSES,
     Purpose,
+    UsageSignal,
     content_signal_header_signal,
     content_usage_header_signal,
 )
@@ -71,29 +72,28 @@ def _robots_meta(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said,
     return tuple(said)
 
 
-def _content_usage(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
-    signal = content_usage_header_signal([value for _name, value in found])
-    return (Said(signal.source, signal=signal),)
+def _usage_header(signal_of: Callable[[list[str]], UsageSignal]) -> Reader:
+    """The reader of a usage signal header (``Content-Usage``, ``Content-Signal``): one
+    signal of all its values."""
+
+    def read(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
+        signal = signal_of([value for _name, value in found])
+        return (Said(signal.source, signal=signal),)
+
+    return read
 
 
-def _content_signal(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
-    signal = content_signal_header_signal([value for _name, value in found])
-    return (Said(signal.source, signal=signal),)
+def _tdm(source: str, values_of: Callable[..., TdmValues]) -> Reader:
+    """The reader of TDMRep's header or meta fields (``tdm-reservation``, ``tdm-policy``)."""
 
+    def read(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
+        values = values_of(
+            [value for name, value in found if name == "tdm-reservation"],
+            [value for name, value in found if name == "tdm-policy"],
+        )
+        return (Said(source, tdm=values),)
 
-def _tdm_values(found: Sequence[Field], reader: Callable[..., TdmValues]) -> TdmValues:
-    return reader(
-        [value for name, value in found if name == "tdm-reservation"],
-        [value for name, value in found if name == "tdm-policy"],
-    )
-
-
-def _tdm_header(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
-    return (Said("header tdm-reservation", tdm=_tdm_values(found, header_values)),)
-
-
-def _tdm_meta(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
-    return (Said("<meta name=tdm-reservation>", tdm=_tdm_values(found, meta_values)),)
+    return read
 
 
 # --------------------------------------------------------------------------- the table
@@ -150,7 +150,7 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
         _ALL,
         Combine.ANY_NO,
         "draft-ietf-aipref-attach-05 §2",
-        _content_usage,
+        _usage_header(content_usage_header_signal),
     ),
     SignalRow(
         "Content-Signal header",
@@ -161,7 +161,7 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
         _ALL,
         Combine.ANY_NO,
         "Cloudflare Content Signals Policy (converted pages)",
-        _content_signal,
+        _usage_header(content_signal_header_signal),
     ),
     SignalRow(
         "tdm-reservation header",
@@ -172,7 +172,7 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
         _AI,
         Combine.PRECEDENCE,
         "W3C TDMRep Final Report §3.2",
-        _tdm_header,
+        _tdm("header tdm-reservation", header_values),
         ai_only=True,
     ),
     SignalRow(
@@ -184,7 +184,7 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
         _AI,
         Combine.PRECEDENCE,
         "W3C TDMRep Final Report §3.3",
-        _tdm_meta,
+        _tdm("<meta name=tdm-reservation>", meta_values),
         ai_only=True,
     ),
 )
