@@ -33,15 +33,19 @@ from collections.abc import Callable
 from typing import Final
 
 from scrapy_rep.usage.media._xmp_mp4 import walk_mp4
-from scrapy_rep.usage.media._xmp_png import EXIF_HEADER, walk_png
+from scrapy_rep.usage.media._xmp_png import JPEG_XMP, walk_png
 
 # Re-exported (``X as X``): this module is the import path of the XMP search.
-from scrapy_rep.usage.media._xmp_scan import PACKET_END, Steps, scan_packets, truncated, walk
+from scrapy_rep.usage.media._xmp_scan import PACKET_END, PIECE, Steps, scan_packets, truncated, walk
 from scrapy_rep.usage.media._xmp_scan import Limits as Limits
 from scrapy_rep.usage.media._xmp_scan import XmpScan as XmpScan
-from scrapy_rep.usage.media._xmp_tiff import image_resources, tiff_structure
+from scrapy_rep.usage.media._xmp_tiff import (
+    EXIF_HEADER,
+    exif_structure,
+    image_resources,
+    tiff_structure,
+)
 
-JPEG_XMP: Final = b"http://ns.adobe.com/xap/1.0/\x00"
 #: Extended XMP (XMP Part 3 §1.1.3.1): the rest of a packet too big for one segment,
 #: in APP1 segments of GUID (32), full length (4), offset (4), then a piece.
 JPEG_XMP_EXTENSION: Final = b"http://ns.adobe.com/xmp/extension/\x00"
@@ -50,8 +54,6 @@ JPEG_PHOTOSHOP: Final = b"Photoshop 3.0\x00"
 GIF_XMP: Final = b"XMP DataXMP"
 #: The start of the 258-byte "magic trailer" after a GIF's raw XMP (XMP Part 3 §1.1.2).
 GIF_MAGIC_TRAILER: Final = b"\x01\xff\xfe\xfd"
-#: Bytes of a GIF packet over the limit searched at a time.
-_PIECE: Final = 64 * 1024
 
 
 @walk
@@ -85,7 +87,7 @@ def _jpeg(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
             elif marker == 0xE1 and data.startswith(JPEG_XMP_EXTENSION, pos + 4):
                 _extension_piece(data[pos + 4 + len(JPEG_XMP_EXTENSION) : stop], extended)
             elif marker == 0xE1 and data.startswith(EXIF_HEADER, pos + 4):
-                if not _exif(data[pos + 4 : stop], scan, limits, steps, "JPEG Exif"):
+                if not exif_structure(data[pos + 4 : stop], scan, limits, steps, "JPEG Exif"):
                     return
             elif marker == 0xED and data.startswith(JPEG_PHOTOSHOP, pos + 4):
                 body = data[pos + 4 + len(JPEG_PHOTOSHOP) : stop]
@@ -94,13 +96,6 @@ def _jpeg(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
             pos = stop
     finally:
         _extended_packets(extended, scan, limits)
-
-
-def _exif(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, where: str) -> bool:
-    """An Exif block (``Exif\\0\\0`` and a TIFF structure, or the structure alone)."""
-    if block.startswith(EXIF_HEADER):
-        block = block[len(EXIF_HEADER) :]
-    return tiff_structure(block, scan, limits, steps, where)
 
 
 def _extension_piece(body: bytes, extended: dict[bytes, tuple[int, dict[int, bytes]]]) -> None:
@@ -134,7 +129,9 @@ def _webp(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
             return truncated(scan, "RIFF chunk")
         if kind == b"XMP " and not scan.add(data[pos + 8 : stop], limits):
             return
-        if kind == b"EXIF" and not _exif(data[pos + 8 : stop], scan, limits, steps, "WebP EXIF"):
+        if kind == b"EXIF" and not exif_structure(
+            data[pos + 8 : stop], scan, limits, steps, "WebP EXIF"
+        ):
             return
         pos = stop + (length & 1)
 
@@ -197,7 +194,7 @@ def _gif_packet(data: bytes, start: int, scan: XmpScan, limits: Limits) -> bool:
     end = looked if trailer < 0 else trailer
     if not scan.take(looked - window, limits):
         return False
-    pieces = (data[at : min(at + _PIECE, end)] for at in range(start, end, _PIECE))
+    pieces = (data[at : min(at + PIECE, end)] for at in range(start, end, PIECE))
     scan.search(pieces, "GIF XMP packet")
     return True
 
