@@ -1,11 +1,5 @@
-"""What a robots.txt download means (SPEC §4): pure, no Scrapy or Twisted imports.
-
-| outcome | effect |
-|---|---|
-| 2xx | parse the body (first 500 KiB) |
-| 3xx | follow, at most 5 hops, any host; more hops or a loop: as 404 |
-| 4xx except 429 | no robots.txt: everything allowed |
-| 429, 5xx, network error | everything temporarily disallowed; retry later |
+"""What a robots.txt download means (SPEC §4; each answer's effect is the table of
+:mod:`scrapy_rep.fetch.procedure`): pure, no Scrapy or Twisted imports.
 
 How long the requests are held depends on the failure (:class:`FailureClass`): a host
 that cannot be connected to at all (refused, no such host, a TLS handshake that fails)

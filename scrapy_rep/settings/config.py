@@ -36,10 +36,8 @@ from scrapy_rep.settings.table import (
 
 @dataclass(frozen=True)
 class RepConfig(FetchSettings):
-    """Every ``REP_*`` setting, validated, with its default: the fields of
-    :class:`~scrapy_rep.settings.table.FetchSettings`, then those that decide a page, its
-    purposes, media, RSL licenses, overrides and the audit trail, in the order of
-    docs/settings.md."""
+    """Every ``REP_*`` setting, validated, with its default, in the order of
+    docs/settings.md (the two parts of the module docstring)."""
 
     noindex_action: str = setting(
         "drop",
@@ -66,7 +64,6 @@ class RepConfig(FetchSettings):
         read_bool,
         help="Robots meta tags inside `<noscript>` count",
     )
-    #: What the crawl is for: ``("search",)`` unless set.
     purpose: tuple[str, ...] = setting(
         ("search",),
         read_purposes,
@@ -148,7 +145,6 @@ class RepConfig(FetchSettings):
         read_bool,
         help="A file's `noindex` or `noimageindex` is a no for the AI purposes",
     )
-    #: Read C2PA manifests (when ``c2pa-python`` is installed).
     media_c2pa: bool = setting(
         True,
         read_bool,
@@ -171,7 +167,6 @@ class RepConfig(FetchSettings):
         _whole(1),
         help="XMP packets parsed per file (64 times as many more are searched)",
     )
-    #: RSL licenses the crawl holds: license document or license-server URLs.
     rsl_licenses: tuple[str, ...] = setting(
         (),
         read_url_list,

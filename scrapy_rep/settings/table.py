@@ -76,12 +76,9 @@ def settings_of(table: type) -> tuple[Setting, ...]:
 
 @dataclass(frozen=True)
 class FetchSettings:
-    """The settings that check the others, fetch and cache robots.txt, share its cache and
-    write the report, in the order of docs/settings.md. ``REP_CACHE_MAX_TTL`` must come
-    after ``REP_CACHE_MIN_TTL`` (it may not be smaller). ``None`` in an optional field
-    means "derived from other settings"."""
+    """The first part of the table, in the order of docs/settings.md: ``REP_CACHE_MAX_TTL``
+    after ``REP_CACHE_MIN_TTL`` (it may not be smaller); ``None``: derived from others."""
 
-    #: ``"error"``: an unknown ``REP_*`` name stops the crawl; ``"warn"``: a WARNING.
     unknown_settings: str = setting(
         "error",
         _choice(UNKNOWN_SETTING_ACTIONS),
@@ -177,7 +174,6 @@ class FetchSettings:
         help="The memory every cached robots.txt may take together",
         unit="bytes",
     )
-    #: ``None``: half of ``CONCURRENT_REQUESTS``.
     robotstxt_concurrency: int | None = setting(
         None,
         _optional(_whole(1)),
@@ -189,7 +185,6 @@ class FetchSettings:
         read_store,
         help="Where robots.txt copies are kept: in memory, or in a Redis shared by processes",
     )
-    #: ``None``: long enough for six robots.txt requests.
     lease_timeout: float | None = setting(
         None,
         _optional(_number(0.1)),
