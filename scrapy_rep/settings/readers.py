@@ -10,6 +10,7 @@ from collections.abc import Callable, Container, Iterable
 from os import PathLike
 from typing import Any, Final, Protocol
 
+from scrapy_rep.fetch.rsl_kind import is_http_url
 from scrapy_rep.usage import agentpresets
 from scrapy_rep.usage._purpose_table import PURPOSES as _PURPOSES
 
@@ -212,18 +213,13 @@ def read_url_list(
 ) -> tuple[str, ...]:
     """A list of absolute http(s) URLs (as :func:`read_str_list`), each once."""
     values = read_str_list(settings, name, default)
-    wrong = [value for value in values if not _is_http_url(value)]
+    wrong = [value for value in values if not is_http_url(value)]
     if wrong:
         raise RepSettingError(
             f"{name}: expected absolute http(s) URLs (license or license-server URLs), "
             f"got {wrong[0]!r}"
         )
     return tuple(dict.fromkeys(values))
-
-
-def _is_http_url(value: str) -> bool:
-    scheme, sep, rest = value.partition("://")
-    return bool(sep) and scheme.lower() in ("http", "https") and bool(rest.split("/")[0])
 
 
 Reader = Callable[[SettingsLike, str, Any], Any]

@@ -222,11 +222,9 @@ def parse_tdmrep(body: bytes | str, truncated: bool = False) -> TdmRepFile:
     Only the first 500 KiB count (like robots.txt, SPEC §1): the entries wholly inside
     them are kept, and so are those of a body the download cut short (``truncated``:
     the fetch says so, whatever the body's length; SPEC §4). Invalid JSON or a value
-    that is not an array says nothing (:data:`NO_FILE`); an element that is not an
-    object, has no text ``location``, or a ``tdm-reservation`` other than 1 or 0
-    (report §2.1: a protocol error) is invalid: it is skipped, counted in
-    :attr:`TdmRepFile.skipped` and logged, and the next entry is read, so it never hides
-    a later reservation.
+    that is not an array says nothing (:data:`NO_FILE`); an invalid element (not an
+    object, no text ``location``, a ``tdm-reservation`` other than 1 or 0: report §2.1) is
+    skipped (:func:`_entry`), counted in :attr:`TdmRepFile.skipped` and logged.
     """
     data = body_bytes(body)
     # A body of exactly 500 KiB may be one cut there (the download stops at that many

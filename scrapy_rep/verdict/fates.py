@@ -3,10 +3,8 @@
 A request's :class:`Fate` is the word its audit record ends with (``fate``,
 docs/audit-trail.md); the end-of-crawl report, ``audit summary``, ``audit list``, ``audit
 show`` and the HTML report say the same fate of it. Why a request, a link or an item went
-no further is one row of :data:`REASONS`, keyed by its word: a :class:`Reason` (a
-refusal) or a :class:`Dropped` (a request dropped without a verdict). Each row says what
-it refuses, the trail's ``refused_by`` word, the fate it leaves, the stats it counts, the
-report's and the closing line's phrases, and whether it leaves the site's answer unknown.
+no further is one row of :data:`REASONS` (:class:`ReasonRow`), keyed by its word: a
+:class:`Reason` (a refusal) or a :class:`Dropped` (a request dropped without a verdict).
 Every reader looks its words up here, so that a new reason is one row, not four
 bookkeepers (``tests/verdict/test_fates.py`` keeps every member in the table).
 """

@@ -1,10 +1,8 @@
 """The one table of signals: every machine-readable statement scrapy_rep reads (pure).
 
-Each :class:`SignalRow` says where a statement is read (robots.txt, tdmrep.json, an RSL
-license, a response header, a meta tag, the file itself), whose names it binds (everyone,
-only the crawler names it scopes, robots.txt's groups), which purposes and which actions
-(fetch, keep the item, follow the links, store the file) it speaks to, how several values
-combine, and the standard it comes from. :data:`SIGNALS` is the table.
+Each :class:`SignalRow` says where a statement is read, whose names it binds, which
+purposes and actions it speaks to, how several values combine, and the standard it comes
+from (:mod:`scrapy_rep.verdict.signal_row`). :data:`SIGNALS` is the table.
 
 The rows of a fetched page (:data:`PAGE_ROWS`: response headers and meta tags) carry their
 reader, a function from the values found to what they say (:class:`Said`): the crawl reads

@@ -11,12 +11,11 @@ in UTF-8, UTF-16 and UTF-32. And where ExifTool reads XMP besides: tag 700 in ev
 of a TIFF structure (a TIFF's chain, Exif IFD and SubIFDs; a JPEG's, PNG's or WebP's
 Exif block), Photoshop image resource 0x0424, PNG ``tEXt`` / ``zTXt`` chunks and
 ImageMagick's raw profiles (:mod:`scrapy_rep.usage.media._xmp_tiff`,
-:mod:`scrapy_rep.usage.media._xmp_png`). Each walker here and there stops at a cut or
-broken structure, naming it in the scan's problems, and spends one step of the budget
-per segment, chunk, box or block.
+:mod:`scrapy_rep.usage.media._xmp_png`).
 
-Never raises on content: a cut or broken structure ends the walk and is named in
-:attr:`XmpScan.problems`; the bytes of a file not read wholly are kept in
+Never raises on content: each walker (here and there) stops at a cut or broken
+structure, naming it in :attr:`XmpScan.problems`, and spends one step of the budget per
+segment, chunk, box or block; the bytes of a file not read wholly are kept in
 :attr:`XmpScan.raw`, searched only for a prohibiting value (a broken packet keeps its
 "no", docs/media.md "Hostile files"). XMP found whose text cannot be got at (a chunk
 that does not inflate, a raw profile that is not hexadecimal) is named in
