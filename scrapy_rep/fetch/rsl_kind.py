@@ -61,10 +61,7 @@ RSL: Final[DocumentKind[RslDocument]] = DocumentKind(
     parse=parse_rsl,
     size_of=rsl_size,
     store_suffix=STORE_SUFFIX,
-    # Another component kept us from the terms robots.txt or the page pointed at: read
-    # as unreadable (no ai-train, no ai-input), never as "no license terms".
     when_ignored="license terms not read, no AI use",
-    # A cut license may have lost its prohibits: unreadable, no AI use.
     parse_cut=partial(parse_rsl, truncated=True),
 )
 

@@ -1,9 +1,8 @@
 """The ``REP_*`` settings read and validated (SPEC §5): :class:`RepConfig` holds a value
-per setting, its fields the table of every setting, in two parts: those of
-:class:`~scrapy_rep.settings.table.FetchSettings`, then its own, the settings that decide
-a page, its purposes, media, RSL licenses, overrides, the audit trail and a recheck's
-memory (docs/settings.md, from 'Page-level directives'); :data:`SETTINGS` is its rows.
-:func:`read_config` reads them as a crawl does at start."""
+per setting, its fields the table's two parts, those of
+:class:`~scrapy_rep.settings.table.FetchSettings`, then its own (docs/settings.md, from
+'Page-level directives'); :data:`SETTINGS` is its rows, and :func:`read_config` reads
+them as a crawl does at start."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""The table of every ``REP_*`` setting (SPEC §5), its first part: the fields, defaults and
-readers of the settings that check the others, fetch and cache robots.txt, share the
-cache and write the report (docs/settings.md, up to 'Report'). The table is the class of
-the values read (:class:`~scrapy_rep.settings.config.RepConfig`, whose fields are this
-part's, then its own): each field is a :func:`setting`, and
-:data:`scrapy_rep.settings.SETTINGS` its rows (:class:`Setting`). Values only, no
-procedure."""
+"""The table of every ``REP_*`` setting (SPEC §5), its first part (docs/settings.md, up
+to 'Report'): each field of :class:`FetchSettings` is a :func:`setting`, with its default,
+reader and docs; :class:`~scrapy_rep.settings.config.RepConfig` adds the rest, and
+:data:`scrapy_rep.settings.SETTINGS` is the rows (:class:`Setting`). Values only."""
 
 from __future__ import annotations
 

@@ -49,12 +49,11 @@ def directive_header(label: str, words_of: Callable[[str, tuple[str, ...]], list
     line whose directives apply to our names, quoted as ``label: value``."""
 
     def read(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
-        said = []
-        for _name, value in found:
-            words = words_of(value, tokens)
-            if words:
-                said.append(Said(f"{label}: {value.strip()}", tuple(words)))
-        return tuple(said)
+        return tuple(
+            Said(f"{label}: {value.strip()}", tuple(words))
+            for _name, value in found
+            if (words := words_of(value, tokens))
+        )
 
     return read
 
@@ -62,12 +61,11 @@ def directive_header(label: str, words_of: Callable[[str, tuple[str, ...]], list
 def _robots_meta(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
     """``<meta name="robots">`` and ``<meta name="OUR-TOKEN">`` (no crawler prefixes in
     meta: SPEC §6)."""
-    said = []
-    for name, content in found:
-        words = meta_directives(content)
-        if words:
-            said.append(Said(f'<meta name="{name}" content="{content.strip()}">', tuple(words)))
-    return tuple(said)
+    return tuple(
+        Said(f'<meta name="{name}" content="{content.strip()}">', tuple(words))
+        for name, content in found
+        if (words := meta_directives(content))
+    )
 
 
 def _usage_header(signal_of: Callable[[list[str]], UsageSignal]) -> Reader:

@@ -245,10 +245,7 @@ class Refused:
     @property
     def version(self) -> str:
         """The SHA-256 of the deciding document's body (``""``: a stand-in, no body)."""
-        for kind, _key, entry in self.used:
-            if kind == self.document:
-                return entry.sha256
-        return ""
+        return next((entry.sha256 for kind, _key, entry in self.used if kind == self.document), "")
 
     @property
     def line(self) -> int | None:
