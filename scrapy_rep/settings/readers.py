@@ -12,7 +12,9 @@ from typing import Any, Final, Protocol
 
 from scrapy_rep.fetch.rsl_kind import is_http_url
 from scrapy_rep.usage import agentpresets
-from scrapy_rep.usage._purpose_table import PURPOSES as _PURPOSES
+
+# Re-exported (``X as X``): what a crawl can be for (``REP_PURPOSE``).
+from scrapy_rep.usage._purpose_table import PURPOSES as PURPOSES
 
 
 class RepSettingError(ValueError):
@@ -23,10 +25,6 @@ class SettingsLike(Protocol):
     """The part of :class:`scrapy.settings.BaseSettings` we read (keeps this module testable)."""
 
     def get(self, name: str, default: Any = None) -> Any: ...
-
-
-#: What a crawl can be for (``REP_PURPOSE``; see :mod:`scrapy_rep.usage.purpose`).
-PURPOSES: Final = _PURPOSES
 
 
 def robots_agent(settings: SettingsLike) -> str:

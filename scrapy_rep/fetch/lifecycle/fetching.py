@@ -75,14 +75,14 @@ class FetchingKeys(Keys[D]):
 
     def _enqueue(self, key: Key, state: OriginState, now: float) -> Step:
         state.queued_at = now
-        if self._running < self.policy.concurrency:
+        if self.running < self.policy.concurrency:
             return self._start(key, state, None, now)
         self._queue.append(key)
         return Step.QUEUED
 
     def _start(self, key: Key, state: OriginState, event: SlotFreed | None, now: float) -> Step:
         """A download slot is taken (``event``: it was freed for this queued key)."""
-        self._running += 1
+        self.running += 1
         if state.queued_at is not None and state.failing_since is not None:
             state.queued += now - state.queued_at  # our queue, not the site, made it wait
         state.queued_at = None

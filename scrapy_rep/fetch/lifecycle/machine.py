@@ -92,8 +92,8 @@ class Lifecycle(FetchingKeys[D]):
 
     def _free_slot(self, now: float) -> None:
         """A download ended: its slot goes to the keys queued for one, in order."""
-        self._running -= 1
-        while self._queue and self._running < self.policy.concurrency:
+        self.running -= 1
+        while self._queue and self.running < self.policy.concurrency:
             queued = self._queue.popleft()
             self._dispatch(queued, SlotFreed(queued), now)
 

@@ -89,7 +89,8 @@ class Keys(Generic[D]):
         self._states: dict[Key, OriginState] = {}
         #: Keys waiting for a download slot (SPEC §4: at most ``concurrency`` at once).
         self._queue: deque[Key] = deque()
-        self._running = 0
+        #: Downloads running (at most ``policy.concurrency``).
+        self.running = 0
         #: How often each key was given up on, for the doubling of the give-up lifetime.
         self._gave_up: OrderedDict[Key, int] = OrderedDict()
         #: Keys given up on (the first time in a row: one WARNING each), by the failure
@@ -136,10 +137,6 @@ class Keys(Generic[D]):
     def downloading(self) -> bool:
         """A store lookup, lease, queued or running download (the spider must stay open)."""
         return any(s.step not in (Step.IDLE, Step.RETRY_WAIT) for s in self._states.values())
-
-    @property
-    def running(self) -> int:
-        return self._running
 
     def summary(self) -> list[Action]:
         """At the end of the crawl: one INFO line saying how many keys were given up on
