@@ -168,11 +168,9 @@ def retry_delay(attempt: int, base: float, maximum: float, retry_after: float | 
 def cache_lifetime(
     cache_control: str | None, default: float, minimum: float, maximum: float
 ) -> float:
-    """How long a fetched robots.txt stays fresh (SPEC §4 "Caching").
-
-    ``max-age`` (or ``s-maxage``) shortens or lengthens ``default`` within
-    ``[minimum, maximum]``; ``no-store``/``no-cache`` mean ``minimum``.
-    """
+    """How long a fetched robots.txt stays fresh (SPEC §4 "Caching"): ``max-age`` (or
+    ``s-maxage``) shortens or lengthens ``default`` within ``[minimum, maximum]``;
+    ``no-store``/``no-cache`` mean ``minimum``."""
     lifetime = default
     if cache_control:
         if _NO_CACHE.search(cache_control):

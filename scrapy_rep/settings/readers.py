@@ -66,10 +66,9 @@ BOOLEAN_SPELLINGS: Final[dict[bool | int | str, bool]] = {
 
 
 def read_bool(settings: SettingsLike, name: str, default: bool) -> bool:
-    """A boolean setting, in one of the :data:`BOOLEAN_SPELLINGS` (``True``/``False``,
-    ``1``/``0``, ``"True"``/``"False"``, ``"true"``/``"false"``, ``"1"``/``"0"``); any
-    other value raises :class:`RepSettingError` naming the setting, as a malformed input
-    must never yield a "yes" or a "no" that was not written."""
+    """A boolean setting, in one of the :data:`BOOLEAN_SPELLINGS`; any other value raises
+    :class:`RepSettingError` naming the setting, as a malformed input must never yield a
+    "yes" or a "no" that was not written."""
     value = settings.get(name, default)
     if value is None:
         return default

@@ -38,11 +38,9 @@ _TEXT_VALUES: Final = {"1": True, "0": False}
 
 def reservation_from_json(value: object) -> bool | None:
     """The JSON number ``1`` or ``0`` (report §3.1 examples); any other value is unset.
-
     Deliberate leniency toward restriction (docs/purpose-notes.md): the string ``"1"``
     and ``true`` also reserve; ``"0"`` and ``false`` do not un-reserve (they are unset),
-    so a malformed value is never read as a permission.
-    """
+    so a malformed value is never read as a permission."""
     if value is True:
         return True
     if isinstance(value, (int, float)) and not isinstance(value, bool):

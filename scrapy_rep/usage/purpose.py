@@ -130,9 +130,9 @@ def content_signal_signal(
     """The ``Content-Signal`` values of one robots.txt line that applies to us
     (:meth:`scrapy_rep.robotstxt.RobotsTxt.content_signal_lines`: the source names the
     line, as a ``Content-Usage`` rule's does), or of the response header (``source`` then
-    names it). ``use=`` is a condition on use, kept on the signal: it
-    answers no purpose (Cloudflare changelog 2026-08-31: "the maximum level at which
-    their content may be used"; docs/purpose-notes.md §2)."""
+    names it). ``use=`` is a condition on use, kept on the signal: it answers no purpose
+    (Cloudflare changelog 2026-08-31: "the maximum level at which their content may be
+    used"; docs/purpose-notes.md §2)."""
     keys = [
         f"{name}={'yes' if value else 'no'}"
         for name, value in (

@@ -244,11 +244,11 @@ def _decide_both(
     URL's own origin, whose server it reaches (SPEC §3: one robots.txt per origin; which
     one the site's owner meant is unclear, so the reading that refuses: docs/decisions.md,
     'A request sent with another Host is decided by both sites'). Either one's refusal
-    refuses it (the refusal names that origin's document,
-    its versions first); either one's document not known yet, it waits (carrying those
-    read so far). Allowed by both: the addressed site's verdict (its robots.txt first, its
-    ``Crawl-delay``, what its documents said for the page's check), with the versions of
-    both (its verdict holds while both are fresh)."""
+    refuses it (the refusal names that origin's document, its versions first); either
+    one's document not known yet, it waits (carrying those read so far). Allowed by both:
+    the addressed site's verdict (its robots.txt first, its ``Crawl-delay``, what its
+    documents said for the page's check), with the versions of both (its verdict holds
+    while both are fresh)."""
     addressed = decide(facts._replace(served_by=None), rules, known, now)
     if not isinstance(addressed, Allowed):
         return addressed

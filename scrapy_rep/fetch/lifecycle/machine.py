@@ -192,10 +192,8 @@ class Lifecycle(FetchingKeys[D]):
         failure: FailureClass,
     ) -> Step:  # fmt: skip
         """No good copy exists and the wait for ``failure`` is over: the held requests
-        are dropped, or go on, by the give-up rule (:meth:`Policy.allows_after_giving_up`:
-        "allow" after ``max_wait`` only, never after the shorter ``connect_max_wait`` of a
-        host that cannot be connected to). The verdict lasts
-        :meth:`Policy.gave_up_lifetime`."""
+        are dropped, or go on, by the give-up rule (:meth:`Policy.allows_after_giving_up`),
+        a verdict that lasts :meth:`Policy.gave_up_lifetime`."""
         policy = self.policy
         limit = policy.wait_limit(failure)
         early = waited < policy.max_wait  # the shorter wait of a host one cannot connect to

@@ -61,8 +61,7 @@ def gave_up_entry(
     kind: DocumentKind[D], allow: bool, waited: float, last: str, lifetime: float, now: float
 ) -> CacheEntry[D]:
     """The give-up verdict (SPEC §4 "unreachable") after ``waited`` seconds, the last
-    attempt having come to ``last``: a stand-in for ``lifetime``, never stale (it is
-    tried again when it expires)."""
+    attempt having come to ``last`` (:func:`stand_in_entry`)."""
     return stand_in_entry(kind, allow, gave_up_outcome(waited, last, allow), lifetime, now)
 
 

@@ -239,14 +239,12 @@ def sniff(data: bytes) -> str:
 
 
 def find_packets(data: bytes, limits: Limits = DEFAULT_LIMITS) -> XmpScan:
-    """Every XMP packet of ``data``, walked by its format (see the module docstring).
-
-    A format's structure is walked by its offsets and sizes wherever they lead in the
-    file (a TIFF's IFD after its image data, an MP4's ``moov`` after its ``mdat``);
-    packet scanning (PDF, any other format) and the byte search of a file not
-    read wholly look at its first :attr:`Limits.max_scan` bytes. What a limit kept from
-    being read (bytes past that limit there, the step budget, the nesting) fails closed
-    (:meth:`XmpScan.out_of_reach`)."""
+    """Every XMP packet of ``data``, walked by its format (see the module docstring): a
+    format's structure by its offsets and sizes wherever they lead in the file (a TIFF's
+    IFD after its image data, an MP4's ``moov`` after its ``mdat``); packet scanning (PDF,
+    any other format) and the byte search of a file not read wholly look at its first
+    :attr:`Limits.max_scan` bytes. What a limit kept from being read (bytes past that
+    limit there, the step budget, the nesting) fails closed (:meth:`XmpScan.out_of_reach`)."""
     kind = sniff(data)
     scan = XmpScan(kind)
     scanned = data[: limits.max_scan]  # (the same object when the file is shorter)

@@ -147,14 +147,12 @@ _DTD: Final = "has a DTD (refused: entities are never expanded)"
 
 
 def parse_rsl(body: bytes | str, truncated: bool = False) -> RslDocument:
-    """An RSL body -> :class:`RslDocument`. Never raises on content.
-
-    A body the download cut short (``truncated``: the fetch says so, whatever its
-    length) or of 500 KiB or more (a download stops there: cut), one that is not XML, has a
-    DTD, whose root is not ``<rsl>`` in the RSL namespace (nor a feed with
-    ``<rsl:content>``), or that has no ``<content>`` is unreadable: its ``problem`` says
-    why, and it stands for "no AI use" (docs/purpose-notes.md §9).
-    """
+    """An RSL body -> :class:`RslDocument`. Never raises on content. A body the download
+    cut short (``truncated``: the fetch says so, whatever its length) or of 500 KiB or more
+    (a download stops there: cut), one that is not XML, has a DTD, whose root is not
+    ``<rsl>`` in the RSL namespace (nor a feed with ``<rsl:content>``), or that has no
+    ``<content>`` is unreadable: its ``problem`` says why, and it stands for "no AI use"
+    (docs/purpose-notes.md §9)."""
     body = body_bytes(body)
     if len(body) >= MAX_BODY_BYTES:
         return _unreadable(f"{MAX_BODY_BYTES} bytes or more (cut)")
