@@ -41,16 +41,10 @@ def reservation_from_json(value: object) -> bool | None:
     Deliberate leniency toward restriction (docs/purpose-notes.md): the string ``"1"``
     and ``true`` also reserve; ``"0"`` and ``false`` do not un-reserve (they are unset),
     so a malformed value is never read as a permission."""
-    if value is True:
+    if value is True or (isinstance(value, str) and value.strip() == "1"):
         return True
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if value == 1:
-            return True
-        if value == 0:
-            return False
-        return None
-    if isinstance(value, str) and value.strip() == "1":
-        return True
+        return {1.0: True, 0.0: False}.get(value)
     return None
 
 
@@ -59,9 +53,7 @@ def policy_of(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     value = value.strip()
-    if not value or len(value) > MAX_POLICY_CHARS:
-        return None
-    return value
+    return value if value and len(value) <= MAX_POLICY_CHARS else None
 
 
 @dataclass(frozen=True, slots=True)

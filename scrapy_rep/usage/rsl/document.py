@@ -20,9 +20,8 @@ Unknown extension elements, in the RSL namespace or another, are ignored with th
 content wherever they stand (errata 2026-08-07): the document is still read.
 
 The XML parser is lxml with entities, DTD loading and the network off and no huge-tree
-allowance; a document with a DTD is refused outright (RSL needs none). A body that is not
-an RSL document is unreadable (no AI use, docs/purpose-notes.md §9); the
-decision per URL is in :mod:`scrapy_rep.usage.rsl.terms`. Never raises on content.
+allowance (:func:`_root`). A body that is not an RSL document is unreadable
+(:func:`parse_rsl`); the decision per URL is in :mod:`scrapy_rep.usage.rsl.terms`.
 """
 
 from __future__ import annotations
