@@ -147,10 +147,9 @@ def read_str_list(
     value = settings.get(name)
     if value is None or value == "":
         return default
-    if isinstance(value, str):
-        return tuple(part.strip() for part in value.split(",") if part.strip())
-    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
-        return tuple(item.strip() for item in value if item.strip())
+    items = value.split(",") if isinstance(value, str) else value
+    if isinstance(items, (list, tuple)) and all(isinstance(item, str) for item in items):
+        return tuple(item.strip() for item in items if item.strip())
     raise RepSettingError(
         f"{name}: expected a list of strings or a comma-separated string, got {value!r}"
     )

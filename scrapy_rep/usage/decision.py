@@ -69,9 +69,8 @@ UsageAnswer = Literal["allowed", "denied", "unknown"]
 
 
 class UsageDecision:
-    """For each purpose: allowed, denied or unknown, the signal that decided, and every
-    signal considered. Across signals any explicit "no" wins, then any "yes", else
-    unknown; the deciding signal is the first such one in the order given."""
+    """For each purpose: allowed, denied or unknown (:func:`any_no_wins`), the signal that
+    decided (the first such one in the order given), and every signal considered."""
 
     __slots__ = ("_answers", "_by", "conditions", "signals")
 
