@@ -87,6 +87,11 @@ class ReasonRow:
     unknown: bool = False
 
 
+#: A request dropped as the spider closed (held for a document, or not kept in ``JOBDIR``).
+_CLOSED: Final = ReasonRow(
+    refused_by="closed", stats=(_REQUESTS,), report="dropped: the spider closed", unknown=True
+)
+
 #: Every reason, by its word (docs/reference.md 'Stats'), refusals first in the order the
 #: closing line says them.
 REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
@@ -124,12 +129,7 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
             closing="tdmrep.json given up on as unreachable",
             unknown=True,
         ),
-        Reason.SPIDER_CLOSED: ReasonRow(
-            refused_by="closed",
-            stats=(_REQUESTS,),
-            report="dropped: the spider closed",
-            unknown=True,
-        ),
+        Reason.SPIDER_CLOSED: _CLOSED,
         Reason.INTERNAL_ERROR: ReasonRow(
             refused_by="internal_error",  # no RefusedBy member: written as the reason's word
             stats=(_REQUESTS, "rep/requests/internal_errors"),
@@ -169,12 +169,7 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
             closing="past unavailable_after",
         ),
         # Dropped without a verdict: refused as closed (signalled as ``spider_closed``).
-        Dropped.NOT_SERIALIZABLE: ReasonRow(
-            refused_by="closed",
-            stats=(_REQUESTS,),
-            report="dropped: the spider closed",
-            unknown=True,
-        ),
+        Dropped.NOT_SERIALIZABLE: _CLOSED,
     }
 )
 
