@@ -77,12 +77,10 @@ class DocumentCache(Generic[D]):
         unplain: Callable[[bytes], D] | None = None,
         max_live: int = LIVE_ORIGINS,
     ) -> None:
-        """``reparse`` parses a body again (``reparse_cut``, when given, a body the
-        download cut short); without it, entries are never compressed and the least
-        recently used parsed ones are dropped instead. ``standins``: the documents that
-        entries without a body share (compressed by index). ``plain`` and ``unplain``:
-        a document as ``bytes`` and back (then parsed entries are kept so, at most
-        ``max_live`` of them as objects too)."""
+        """``reparse``, ``reparse_cut``, ``standins``, ``plain`` and ``unplain``: as
+        :class:`~scrapy_rep.fetch.entry.EntryForms` takes them. Without ``reparse``,
+        entries are never compressed and the least recently used parsed ones are dropped
+        instead; with ``plain``, at most ``max_live`` parsed entries are objects too."""
         if max_origins < 1:
             raise ValueError(f"max_origins must be at least 1, got {max_origins}")
         self.max_origins = max_origins

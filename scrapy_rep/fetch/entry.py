@@ -1,11 +1,8 @@
 """One origin's document as the cache holds it (SPEC §4 "Caching"): :class:`CacheEntry`,
-its :class:`Freshness`, and the forms it is kept in besides whole, and the way back
-(:class:`EntryForms`): plain (its rules as ``bytes``, for a kind with a plain form:
-robots.txt) and compressed (its fields as a plain tuple, its rules parsed again from the
-body, or a stand-in document by its index). Plain tuples are what CPython's collector
-stops tracking (docs/decisions.md, 'Long-lived state out of the collector's sight').
-Pure, no Scrapy imports: :class:`scrapy_rep.fetch.cache.DocumentCache` chooses which form
-each entry is in, and re-exports these names."""
+its :class:`Freshness`, and the forms it is kept in besides whole, plain and compressed,
+and the way back (:class:`EntryForms`; why: :mod:`scrapy_rep.fetch.cache`). Pure:
+:class:`scrapy_rep.fetch.cache.DocumentCache` chooses which form each entry is in, and
+re-exports these names."""
 
 from __future__ import annotations
 

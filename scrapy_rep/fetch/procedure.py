@@ -166,11 +166,9 @@ class FetchProcedure:
 
     def on_ignored(self, reason: str) -> Fetched:
         """Another component refused the request: not the site's answer, and no retry can
-        change it, so the document counts as absent (Scrapy's middleware does the same);
-        for a kind with ``when_ignored`` (an RSL license), as an empty body: terms
-        pointed at but not read lose no "no" (docs/purpose-notes.md §9); for a kind that
-        ``ignored_gives_up`` (tdmrep.json), as given up on at once (the lifecycle's
-        :func:`~scrapy_rep.fetch.lifecycle.shared.downloaded_entry`)."""
+        change it. Absent, as Scrapy's middleware reads it, unless the kind says otherwise
+        (:attr:`~DocumentKind.when_ignored`: docs/purpose-notes.md §9;
+        :attr:`~DocumentKind.ignored_gives_up`)."""
         document = self.document
         if document.when_ignored:
             outcome = f"not downloaded ({reason}): {document.when_ignored}"
@@ -209,11 +207,10 @@ class FetchProcedure:
         return Follow(target)
 
     def _not_followed(self, status: int, why: str, kind: str) -> Fetched:
-        """A redirect chain that cannot be followed (SPEC §4, §7): as a 404 (absent);
-        for a kind with ``when_ignored`` (an RSL license), as a request another component
-        refused: an empty body, its terms not read, never "no terms" (RSL 1.0 robots.txt
-        guide: the terms must be retrieved before the content is processed;
-        docs/purpose-notes.md §9)."""
+        """A redirect chain that cannot be followed (SPEC §4, §7): as a 404 (absent), or
+        for a kind with ``when_ignored`` (an RSL license) as a request another component
+        refused (RSL 1.0 robots.txt guide: the terms must be retrieved before the content
+        is processed; docs/purpose-notes.md §9)."""
         words = self.document.when_ignored
         if words:
             outcome = f"{status}: {why}: {words}"

@@ -6,10 +6,8 @@ stores (:mod:`scrapy_rep.crawl.documents.stores`: the JOBDIR file, Redis) only k
 encoded bytes.
 
 A record is ``magic \\n JSON header \\n zlib body``; the header holds the format version
-and a CRC-32 of the body. A record that does not decode, has another format version,
-names another origin, has times that are not numbers or has neither a body nor a
-``true``/``false`` verdict raises :class:`StoreCorrupt` and
-is ignored by the caller. A body is inflated to at most 500 KiB whatever the record says.
+and a CRC-32 of the body. A record that cannot be trusted raises :class:`StoreCorrupt`
+(:meth:`SharedRecord.decode` says when) and is ignored by the caller.
 """
 
 from __future__ import annotations

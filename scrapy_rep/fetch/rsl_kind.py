@@ -61,23 +61,23 @@ RSL: Final[DocumentKind[RslDocument]] = DocumentKind(
     parse=parse_rsl,
     size_of=rsl_size,
     store_suffix=STORE_SUFFIX,
-    # Another component kept us from the terms robots.txt or the page pointed at: read
-    # as unreadable (no ai-train, no ai-input), never as "no license terms".
     when_ignored="license terms not read, no AI use",
-    # A cut license may have lost its prohibits: unreadable, no AI use.
     parse_cut=partial(parse_rsl, truncated=True),
 )
 
 
+def is_http_url(text: str) -> bool:
+    """Whether ``text`` is an absolute http(s) URL (RSL's robots.txt guide: "a fully
+    qualified URL, including the protocol and host")."""
+    scheme, sep, rest = text.partition("://")
+    return bool(sep) and scheme.lower() in ("http", "https") and bool(rest.split("/", 1)[0])
+
+
 def license_key(url: str) -> str | None:
     """The key of a license URL as named (robots.txt, ``Link``, ``<link>``): without its
-    fragment and surrounding space; ``None`` if it is not an absolute http(s) URL (RSL's
-    robots.txt guide: "a fully qualified URL, including the protocol and host")."""
+    fragment and surrounding space; ``None`` if it is not an absolute http(s) URL."""
     key = url.strip().split("#", 1)[0]
-    scheme, sep, rest = key.partition("://")
-    if not sep or scheme.lower() not in ("http", "https") or not rest.split("/", 1)[0]:
-        return None
-    return key
+    return key if is_http_url(key) else None
 
 
 def licenses_to_wait_for(licenses: Iterable[str]) -> tuple[str, ...]:

@@ -1,11 +1,5 @@
-"""What a robots.txt download means (SPEC §4): pure, no Scrapy or Twisted imports.
-
-| outcome | effect |
-|---|---|
-| 2xx | parse the body (first 500 KiB) |
-| 3xx | follow, at most 5 hops, any host; more hops or a loop: as 404 |
-| 4xx except 429 | no robots.txt: everything allowed |
-| 429, 5xx, network error | everything temporarily disallowed; retry later |
+"""What a robots.txt download means (SPEC §4; each answer's effect is the table of
+:mod:`scrapy_rep.fetch.procedure`): pure, no Scrapy or Twisted imports.
 
 How long the requests are held depends on the failure (:class:`FailureClass`): a host
 that cannot be connected to at all (refused, no such host, a TLS handshake that fails)
@@ -174,11 +168,9 @@ def retry_delay(attempt: int, base: float, maximum: float, retry_after: float | 
 def cache_lifetime(
     cache_control: str | None, default: float, minimum: float, maximum: float
 ) -> float:
-    """How long a fetched robots.txt stays fresh (SPEC §4 "Caching").
-
-    ``max-age`` (or ``s-maxage``) shortens or lengthens ``default`` within
-    ``[minimum, maximum]``; ``no-store``/``no-cache`` mean ``minimum``.
-    """
+    """How long a fetched robots.txt stays fresh (SPEC §4 "Caching"): ``max-age`` (or
+    ``s-maxage``) shortens or lengthens ``default`` within ``[minimum, maximum]``;
+    ``no-store``/``no-cache`` mean ``minimum``."""
     lifetime = default
     if cache_control:
         if _NO_CACHE.search(cache_control):

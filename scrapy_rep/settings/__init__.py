@@ -15,7 +15,6 @@ from typing import Any, Final
 from scrapy_rep.settings.config import SETTINGS as SETTINGS
 from scrapy_rep.settings.config import RepConfig as RepConfig
 from scrapy_rep.settings.config import read_config as read_config
-from scrapy_rep.settings.readers import PURPOSES as PURPOSES
 from scrapy_rep.settings.readers import RepSettingError as RepSettingError
 from scrapy_rep.settings.readers import SettingsLike as SettingsLike
 from scrapy_rep.settings.readers import read_bool
@@ -55,8 +54,7 @@ def settings_in_force(config: RepConfig, settings: SettingsLike) -> dict[str, An
     Scrapy's ``ROBOTSTXT_OBEY``, ``ROBOTSTXT_USER_AGENT`` and ``REMOTE_CONTROL_ENABLED``
     (:func:`remote_control`): the run header's ``settings``, and what a ``JOBDIR`` crawl
     keeps to compare its resumed runs with."""
-    values = {s.name: getattr(config, s.field) for s in SETTINGS}
-    values = {k: _json_list(v) for k, v in values.items()}
+    values = {s.name: _json_list(getattr(config, s.field)) for s in SETTINGS}
     values["ROBOTSTXT_OBEY"] = read_bool(settings, "ROBOTSTXT_OBEY", False)
     values["ROBOTSTXT_USER_AGENT"] = settings.get("ROBOTSTXT_USER_AGENT")
     values[REMOTE_CONTROL] = remote_control(settings)

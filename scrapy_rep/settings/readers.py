@@ -10,8 +10,11 @@ from collections.abc import Callable, Container, Iterable
 from os import PathLike
 from typing import Any, Final, Protocol
 
+from scrapy_rep.fetch.rsl_kind import is_http_url
 from scrapy_rep.usage import agentpresets
-from scrapy_rep.usage._purpose_table import PURPOSES as _PURPOSES
+
+# Re-exported (``X as X``): what a crawl can be for (``REP_PURPOSE``).
+from scrapy_rep.usage._purpose_table import PURPOSES as PURPOSES
 
 
 class RepSettingError(ValueError):
@@ -22,10 +25,6 @@ class SettingsLike(Protocol):
     """The part of :class:`scrapy.settings.BaseSettings` we read (keeps this module testable)."""
 
     def get(self, name: str, default: Any = None) -> Any: ...
-
-
-#: What a crawl can be for (``REP_PURPOSE``; see :mod:`scrapy_rep.usage.purpose`).
-PURPOSES: Final = _PURPOSES
 
 
 def robots_agent(settings: SettingsLike) -> str:
@@ -67,10 +66,9 @@ BOOLEAN_SPELLINGS: Final[dict[bool | int | str, bool]] = {
 
 
 def read_bool(settings: SettingsLike, name: str, default: bool) -> bool:
-    """A boolean setting, in one of the :data:`BOOLEAN_SPELLINGS` (``True``/``False``,
-    ``1``/``0``, ``"True"``/``"False"``, ``"true"``/``"false"``, ``"1"``/``"0"``); any
-    other value raises :class:`RepSettingError` naming the setting, as a malformed input
-    must never yield a "yes" or a "no" that was not written."""
+    """A boolean setting, in one of the :data:`BOOLEAN_SPELLINGS`; any other value raises
+    :class:`RepSettingError` naming the setting, as a malformed input must never yield a
+    "yes" or a "no" that was not written."""
     value = settings.get(name, default)
     if value is None:
         return default
@@ -149,10 +147,9 @@ def read_str_list(
     value = settings.get(name)
     if value is None or value == "":
         return default
-    if isinstance(value, str):
-        return tuple(part.strip() for part in value.split(",") if part.strip())
-    if isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
-        return tuple(item.strip() for item in value if item.strip())
+    items = value.split(",") if isinstance(value, str) else value
+    if isinstance(items, (list, tuple)) and all(isinstance(item, str) for item in items):
+        return tuple(item.strip() for item in items if item.strip())
     raise RepSettingError(
         f"{name}: expected a list of strings or a comma-separated string, got {value!r}"
     )
@@ -212,18 +209,13 @@ def read_url_list(
 ) -> tuple[str, ...]:
     """A list of absolute http(s) URLs (as :func:`read_str_list`), each once."""
     values = read_str_list(settings, name, default)
-    wrong = [value for value in values if not _is_http_url(value)]
+    wrong = [value for value in values if not is_http_url(value)]
     if wrong:
         raise RepSettingError(
             f"{name}: expected absolute http(s) URLs (license or license-server URLs), "
             f"got {wrong[0]!r}"
         )
     return tuple(dict.fromkeys(values))
-
-
-def _is_http_url(value: str) -> bool:
-    scheme, sep, rest = value.partition("://")
-    return bool(sep) and scheme.lower() in ("http", "https") and bool(rest.split("/")[0])
 
 
 Reader = Callable[[SettingsLike, str, Any], Any]

@@ -1,10 +1,7 @@
-"""The table of every ``REP_*`` setting (SPEC §5), its first part: the fields, defaults and
-readers of the settings that check the others, fetch and cache robots.txt, share the
-cache and write the report (docs/settings.md, up to 'Report'). The table is the class of
-the values read (:class:`~scrapy_rep.settings.config.RepConfig`, whose fields are this
-part's, then its own): each field is a :func:`setting`, and
-:data:`scrapy_rep.settings.SETTINGS` its rows (:class:`Setting`). Values only, no
-procedure."""
+"""The table of every ``REP_*`` setting (SPEC §5), its first part (docs/settings.md, up
+to 'Report'): each field of :class:`FetchSettings` is a :func:`setting`, with its default,
+reader and docs; :class:`~scrapy_rep.settings.config.RepConfig` adds the rest, and
+:data:`scrapy_rep.settings.SETTINGS` is the rows (:class:`Setting`). Values only."""
 
 from __future__ import annotations
 
@@ -76,12 +73,9 @@ def settings_of(table: type) -> tuple[Setting, ...]:
 
 @dataclass(frozen=True)
 class FetchSettings:
-    """The settings that check the others, fetch and cache robots.txt, share its cache and
-    write the report, in the order of docs/settings.md. ``REP_CACHE_MAX_TTL`` must come
-    after ``REP_CACHE_MIN_TTL`` (it may not be smaller). ``None`` in an optional field
-    means "derived from other settings"."""
+    """The first part of the table, in the order of docs/settings.md: ``REP_CACHE_MAX_TTL``
+    after ``REP_CACHE_MIN_TTL`` (it may not be smaller); ``None``: derived from others."""
 
-    #: ``"error"``: an unknown ``REP_*`` name stops the crawl; ``"warn"``: a WARNING.
     unknown_settings: str = setting(
         "error",
         _choice(UNKNOWN_SETTING_ACTIONS),
@@ -95,9 +89,7 @@ class FetchSettings:
     #: ``Crawl-delay`` obeyed (capped by ``REP_CRAWL_DELAY_MAX``) in every profile unless
     #: ``False`` (Google's behaviour).
     obey_crawl_delay: bool = setting(
-        True,
-        read_bool,
-        help="Obey robots.txt's `Crawl-delay` between an origin's requests",
+        True, read_bool, help="Obey robots.txt's `Crawl-delay` between an origin's requests"
     )
     crawl_delay_max: float = setting(
         60.0,
@@ -131,10 +123,7 @@ class FetchSettings:
         help="Once given up on: drop the waiting requests, or let them through",
     )
     robotstxt_timeout: float = setting(
-        30.0,
-        _number(0.001),
-        help="The download timeout of a robots.txt request",
-        unit="seconds",
+        30.0, _number(0.001), help="The download timeout of a robots.txt request", unit="seconds"
     )
     max_held_requests: int = setting(
         100_000,
@@ -177,7 +166,6 @@ class FetchSettings:
         help="The memory every cached robots.txt may take together",
         unit="bytes",
     )
-    #: ``None``: half of ``CONCURRENT_REQUESTS``.
     robotstxt_concurrency: int | None = setting(
         None,
         _optional(_whole(1)),
@@ -189,7 +177,6 @@ class FetchSettings:
         read_store,
         help="Where robots.txt copies are kept: in memory, or in a Redis shared by processes",
     )
-    #: ``None``: long enough for six robots.txt requests.
     lease_timeout: float | None = setting(
         None,
         _optional(_number(0.1)),
@@ -208,11 +195,7 @@ class FetchSettings:
         help="The file the report is written to (setting it turns the report on)",
         shown="standard error",
     )
-    report_max_urls: int = setting(
-        200,
-        _whole(1),
-        help="URLs the report lists one by one",
-    )
+    report_max_urls: int = setting(200, _whole(1), help="URLs the report lists one by one")
     #: Keep the ledger of each request's fate without a trail or report: a program that
     #: reads it (:func:`scrapy_rep.crawl.auditing.read_urls`: the command-line tools).
     keep_ledger: bool = setting(

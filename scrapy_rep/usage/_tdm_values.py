@@ -30,31 +30,21 @@ def _reservation_from_text(value: str) -> bool | None:
     """report §2.1: ``1`` reserved, ``0`` not reserved; "Other values are considered
     protocol errors. In such a case the TDM Agents MUST consider that tdm-reservation
     is unset." Surrounding whitespace is ignored."""
-    value = value.strip()
-    if value == "1":
-        return True
-    if value == "0":
-        return False
-    return None
+    return _TEXT_VALUES.get(value.strip())
+
+
+_TEXT_VALUES: Final = {"1": True, "0": False}
 
 
 def reservation_from_json(value: object) -> bool | None:
     """The JSON number ``1`` or ``0`` (report §3.1 examples); any other value is unset.
-
     Deliberate leniency toward restriction (docs/purpose-notes.md): the string ``"1"``
     and ``true`` also reserve; ``"0"`` and ``false`` do not un-reserve (they are unset),
-    so a malformed value is never read as a permission.
-    """
-    if value is True:
+    so a malformed value is never read as a permission."""
+    if value is True or (isinstance(value, str) and value.strip() == "1"):
         return True
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if value == 1:
-            return True
-        if value == 0:
-            return False
-        return None
-    if isinstance(value, str) and value.strip() == "1":
-        return True
+        return {1.0: True, 0.0: False}.get(value)
     return None
 
 
@@ -63,9 +53,7 @@ def policy_of(value: object) -> str | None:
     if not isinstance(value, str):
         return None
     value = value.strip()
-    if not value or len(value) > MAX_POLICY_CHARS:
-        return None
-    return value
+    return value if value and len(value) <= MAX_POLICY_CHARS else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +79,11 @@ def _text(value: bytes | bytearray | memoryview | str) -> str:
     raise TypeError(f"value must be bytes or str, not {type(value).__name__}")
 
 
-def _as_list(values: Iterable[bytes | str] | bytes | str | None) -> list[str]:
+#: A technique's values as the caller has them: all of them, one, or none.
+Values = Iterable[bytes | str] | bytes | str | None
+
+
+def _as_list(values: Values) -> list[str]:
     if values is None:
         return []
     if isinstance(values, (str, bytes, bytearray, memoryview)):
@@ -99,11 +91,7 @@ def _as_list(values: Iterable[bytes | str] | bytes | str | None) -> list[str]:
     return [_text(value) for value in values]
 
 
-def _read(
-    reservations: Iterable[bytes | str] | bytes | str | None,
-    policies: Iterable[bytes | str] | bytes | str | None,
-    where: str,
-) -> TdmValues:
+def _read(reservations: Values, policies: Values, where: str) -> TdmValues:
     """Several values (repeated headers, comma-joined lines, several meta elements):
     any ``1`` wins, then any ``0`` (the report is silent; the more restrictive reading).
     The first usable policy is kept."""
@@ -127,28 +115,24 @@ def _read(
             logger.debug("%s tdm-policy %s ignored", where, quote(raw))
     if reservation is None and policy is None:
         return NO_VALUES
-    if where == "header":
-        source = f"header tdm-reservation: {shown}" if reservation is not None else ""
-    else:
-        source = (
-            f'<meta name="tdm-reservation" content="{shown}">' if reservation is not None else ""
-        )
+    source = "" if reservation is None else _SOURCES[where].format(shown)
     return TdmValues(reservation, policy, source)
 
 
-def header_values(
-    reservation: Iterable[bytes | str] | bytes | str | None,
-    policy: Iterable[bytes | str] | bytes | str | None = None,
-) -> TdmValues:
+#: How the audit trail quotes a reservation, by where it was read.
+_SOURCES: Final = {
+    "header": "header tdm-reservation: {}",
+    "meta": '<meta name="tdm-reservation" content="{}">',
+}
+
+
+def header_values(reservation: Values, policy: Values = None) -> TdmValues:
     """The ``tdm-reservation`` and ``tdm-policy`` response headers (report §3.2), each
     given as all of its values (``response.headers.getlist(...)``) or one value."""
     return _read(reservation, policy, "header")
 
 
-def meta_values(
-    reservation: Iterable[bytes | str] | bytes | str | None,
-    policy: Iterable[bytes | str] | bytes | str | None = None,
-) -> TdmValues:
+def meta_values(reservation: Values, policy: Values = None) -> TdmValues:
     """The ``content`` of ``<meta name="tdm-reservation">`` and ``<meta name="tdm-policy">``
     elements of an HTML page (report §3.3), as found by the caller."""
     return _read(reservation, policy, "meta")

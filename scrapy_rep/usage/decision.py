@@ -69,9 +69,8 @@ UsageAnswer = Literal["allowed", "denied", "unknown"]
 
 
 class UsageDecision:
-    """For each purpose: allowed, denied or unknown, the signal that decided, and every
-    signal considered. Across signals any explicit "no" wins, then any "yes", else
-    unknown; the deciding signal is the first such one in the order given."""
+    """For each purpose: allowed, denied or unknown (:func:`any_no_wins`), the signal that
+    decided (the first such one in the order given), and every signal considered."""
 
     __slots__ = ("_answers", "_by", "conditions", "signals")
 
@@ -127,11 +126,7 @@ class UsageDecision:
 def _conditions(signals: tuple[UsageSignal, ...]) -> tuple[str, ...]:
     """The signals' conditions, once each; of several ``use=`` levels the most
     restrictive (Cloudflare orders them "from least to most permissive")."""
-    found: list[str] = []
-    for signal in signals:
-        for condition in signal.conditions:
-            if condition not in found:
-                found.append(condition)
+    found = list(dict.fromkeys(c for signal in signals for c in signal.conditions))
     uses = [c for c in found if c.startswith("use=")]
     if len(uses) > 1:
         strictest = min(uses, key=lambda c: _USE_RANK.get(c[4:], len(USE_LEVELS)))

@@ -41,35 +41,10 @@ IMAGE_PURPOSES: Final = _refused_by("noimageai (image response)")
 INDEX_IMAGE_PURPOSES: Final = _refused_by("noimageindex (images of the page)")
 #: File extensions read as images (Scrapy's ``IMAGE_EXTENSIONS`` of its link extractor,
 #: and the newer formats).
-IMAGE_EXTENSIONS: Final = frozenset(
-    [
-        "mng",
-        "pct",
-        "bmp",
-        "gif",
-        "jpg",
-        "jpeg",
-        "png",
-        "pst",
-        "psp",
-        "tif",
-        "tiff",
-        "ai",
-        "drw",
-        "dxf",
-        "eps",
-        "ps",
-        "svg",
-        "cdr",
-        "ico",
-        "webp",
-        "avif",
-        "heic",
-        "heif",
-        "jxl",
-        "apng",
-    ]
-)
+IMAGE_EXTENSIONS: Final = frozenset({
+    "mng", "pct", "bmp", "gif", "jpg", "jpeg", "png", "pst", "psp", "tif", "tiff", "ai", "drw",
+    "dxf", "eps", "ps", "svg", "cdr", "ico", "webp", "avif", "heic", "heif", "jxl", "apng",
+})  # fmt: skip
 
 
 def is_image_url(url: str) -> bool:
@@ -88,11 +63,7 @@ def page_record(
     """The record of a ``noimageai`` page (or a ``noimageindex`` one: ``purposes``
     :data:`INDEX_IMAGE_PURPOSES`): the purposes refused and the sentence that says why
     (``directive``: the directive as the page wrote it)."""
-    return {
-        "purposes": list(purposes),
-        "source": f"{directive} on {page_url}",
-        "page": page_url,
-    }
+    return {"purposes": list(purposes), "source": f"{directive} on {page_url}", "page": page_url}
 
 
 def for_request(record: dict[str, Any], url: str) -> dict[str, Any]:

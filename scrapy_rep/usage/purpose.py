@@ -90,13 +90,8 @@ def _signal(
 
 def prefs_signal(prefs: UsagePrefs, source: str) -> UsageSignal:
     """An aipref statement (vocab §6) found at ``source``; unknown categories say nothing."""
-    keys = []
-    if prefs.train_ai is not None:
-        keys.append("train-ai=y" if prefs.train_ai else "train-ai=n")
-    if prefs.search is not None:
-        keys.append("search=y" if prefs.search else "search=n")
-    if prefs.ai_use is not None:
-        keys.append("ai-use=y" if prefs.ai_use else "ai-use=n")
+    said = (("train-ai", prefs.train_ai), ("search", prefs.search), ("ai-use", prefs.ai_use))
+    keys = [f"{name}={'y' if value else 'n'}" for name, value in said if value is not None]
     return _signal("aipref", keys, source)
 
 
@@ -115,11 +110,16 @@ def content_usage_signals(attached: Attached) -> tuple[UsageSignal, ...]:
     return tuple(rule_signal(rule) for rule in attached.rules)
 
 
-def content_usage_header_signal(values: Iterable[bytes | str] | bytes | str) -> UsageSignal:
-    """The ``Content-Usage`` response header (attach §2), given all its values."""
+def _header_texts(values: Iterable[bytes | str] | bytes | str) -> list[str]:
+    """A header's values (one, or all of them) as text."""
     if isinstance(values, (str, bytes)):
         values = [values]
-    texts = [v if isinstance(v, str) else bytes(v).decode("latin-1") for v in values]
+    return [v if isinstance(v, str) else bytes(v).decode("latin-1") for v in values]
+
+
+def content_usage_header_signal(values: Iterable[bytes | str] | bytes | str) -> UsageSignal:
+    """The ``Content-Usage`` response header (attach §2), given all its values."""
+    texts = _header_texts(values)
     prefs = parse_prefs_header(texts)
     return prefs_signal(prefs, "header Content-Usage: " + ", ".join(t.strip() for t in texts))
 
@@ -130,9 +130,9 @@ def content_signal_signal(
     """The ``Content-Signal`` values of one robots.txt line that applies to us
     (:meth:`scrapy_rep.robotstxt.RobotsTxt.content_signal_lines`: the source names the
     line, as a ``Content-Usage`` rule's does), or of the response header (``source`` then
-    names it). ``use=`` is a condition on use, kept on the signal: it
-    answers no purpose (Cloudflare changelog 2026-08-31: "the maximum level at which
-    their content may be used"; docs/purpose-notes.md §2)."""
+    names it). ``use=`` is a condition on use, kept on the signal: it answers no purpose
+    (Cloudflare changelog 2026-08-31: "the maximum level at which their content may be
+    used"; docs/purpose-notes.md §2)."""
     keys = [
         f"{name}={'yes' if value else 'no'}"
         for name, value in (
@@ -157,9 +157,7 @@ def content_signal_header_signal(values: Iterable[bytes | str] | bytes | str) ->
     ``content-signal: ai-train=yes, search=yes, ai-input=yes`` on the pages it converts),
     given all its values: read as a robots.txt ``Content-Signal`` line, a page-level
     signal like the ``Content-Usage`` header (one "no" wins across values)."""
-    if isinstance(values, (str, bytes)):
-        values = [values]
-    texts = [v if isinstance(v, str) else bytes(v).decode("latin-1") for v in values]
+    texts = _header_texts(values)
     source = "header Content-Signal: " + ", ".join(t.strip() for t in texts)
     return content_signal_signal(parse_content_signal(texts), source)
 

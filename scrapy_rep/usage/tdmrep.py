@@ -61,11 +61,9 @@ _JSON_WHITESPACE: Final = " \t\n\r"
 
 
 def array_items(text: str, truncated: bool) -> tuple[list[object] | None, str]:
-    """The elements of a top-level JSON array, decoded one at a time.
-
-    Returns (elements, problem). ``None`` elements: the file says nothing. When the body
-    was cut at 500 KiB, the elements before the first one that does not decode are kept.
-    """
+    """The elements of a top-level JSON array, decoded one at a time, and the problem met
+    (``None`` elements: the file says nothing). When the body was cut at 500 KiB, the
+    elements before the first one that does not decode are kept."""
     decoder = json.JSONDecoder()
     position = _skip(text, 0)
     if not text.startswith("[", position):
@@ -217,17 +215,13 @@ def _entry(index: int, item: object) -> TdmEntry | str:
 
 
 def parse_tdmrep(body: bytes | str, truncated: bool = False) -> TdmRepFile:
-    """A tdmrep.json body -> :class:`TdmRepFile`. Never raises on content.
-
-    Only the first 500 KiB count (like robots.txt, SPEC §1): the entries wholly inside
-    them are kept, and so are those of a body the download cut short (``truncated``:
-    the fetch says so, whatever the body's length; SPEC §4). Invalid JSON or a value
-    that is not an array says nothing (:data:`NO_FILE`); an element that is not an
-    object, has no text ``location``, or a ``tdm-reservation`` other than 1 or 0
-    (report §2.1: a protocol error) is invalid: it is skipped, counted in
-    :attr:`TdmRepFile.skipped` and logged, and the next entry is read, so it never hides
-    a later reservation.
-    """
+    """A tdmrep.json body -> :class:`TdmRepFile`. Never raises on content. Only the first
+    500 KiB count (like robots.txt, SPEC §1): the entries wholly inside them are kept, and
+    so are those of a body the download cut short (``truncated``: the fetch says so,
+    whatever the body's length; SPEC §4). Invalid JSON or a value that is not an array
+    says nothing (:data:`NO_FILE`); an invalid element (not an object, no text
+    ``location``, a ``tdm-reservation`` other than 1 or 0: report §2.1) is skipped
+    (:func:`_entry`), counted in :attr:`TdmRepFile.skipped` and logged."""
     data = body_bytes(body)
     # A body of exactly 500 KiB may be one cut there (the download stops at that many
     # bytes and hands over the first 500 KiB): read it as cut, so the entries before

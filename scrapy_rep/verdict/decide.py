@@ -165,10 +165,8 @@ def _after_robots(
     facts: RequestFacts, rules: RequestRules, known: Known, txt: RobotsTxt, used: Used,
     decision: Decision | None, obeyed: bool, overridden: Override | None, past: str | None,
 ) -> Verdict:  # fmt: skip
-    """The verdict on a request robots.txt lets through, when more is read: tdmrep.json
-    (its Wait first), the RSL licenses robots.txt names, then what the origin's
-    documents said for the crawl's purposes (any refusing one refuses it before the
-    fetch); a license not known yet, it waits for it."""
+    """The verdict on a request robots.txt lets through, when more is read (steps 4 to 6
+    of the module docstring; tdmrep.json's Wait first, a license's after any refusal)."""
     origin = facts.origin
     assert origin is not None
     tdm = None
@@ -219,8 +217,8 @@ def _licenses(
 ) -> Used:
     """The RSL licenses robots.txt names (every crawler's: RSL's guide), each known one
     added to ``licenses`` (its rules) and to the versions ``used`` (returned), each not
-    known yet to ``pending`` (asked of each: their fetches start together); past
-    ``REP_RSL_MAX_LICENSES``, none is read and their stand-in refuses every purpose."""
+    known yet to ``pending`` (:func:`~scrapy_rep.fetch.rsl_kind.licenses_not_read` past
+    the bound)."""
     keys = licenses_to_wait_for(txt.licenses)
     beyond = licenses_not_read(keys, rules.max_licenses)
     if beyond is not None:
@@ -244,11 +242,11 @@ def _decide_both(
     URL's own origin, whose server it reaches (SPEC §3: one robots.txt per origin; which
     one the site's owner meant is unclear, so the reading that refuses: docs/decisions.md,
     'A request sent with another Host is decided by both sites'). Either one's refusal
-    refuses it (the refusal names that origin's document,
-    its versions first); either one's document not known yet, it waits (carrying those
-    read so far). Allowed by both: the addressed site's verdict (its robots.txt first, its
-    ``Crawl-delay``, what its documents said for the page's check), with the versions of
-    both (its verdict holds while both are fresh)."""
+    refuses it (the refusal names that origin's document, its versions first); either
+    one's document not known yet, it waits (carrying those read so far). Allowed by both:
+    the addressed site's verdict (its robots.txt first, its ``Crawl-delay``, what its
+    documents said for the page's check), with the versions of both (its verdict holds
+    while both are fresh)."""
     addressed = decide(facts._replace(served_by=None), rules, known, now)
     if not isinstance(addressed, Allowed):
         return addressed

@@ -3,10 +3,8 @@
 A request's :class:`Fate` is the word its audit record ends with (``fate``,
 docs/audit-trail.md); the end-of-crawl report, ``audit summary``, ``audit list``, ``audit
 show`` and the HTML report say the same fate of it. Why a request, a link or an item went
-no further is one row of :data:`REASONS`, keyed by its word: a :class:`Reason` (a
-refusal) or a :class:`Dropped` (a request dropped without a verdict). Each row says what
-it refuses, the trail's ``refused_by`` word, the fate it leaves, the stats it counts, the
-report's and the closing line's phrases, and whether it leaves the site's answer unknown.
+no further is one row of :data:`REASONS` (:class:`ReasonRow`), keyed by its word: a
+:class:`Reason` (a refusal) or a :class:`Dropped` (a request dropped without a verdict).
 Every reader looks its words up here, so that a new reason is one row, not four
 bookkeepers (``tests/verdict/test_fates.py`` keeps every member in the table).
 """
@@ -89,6 +87,11 @@ class ReasonRow:
     unknown: bool = False
 
 
+#: A request dropped as the spider closed (held for a document, or not kept in ``JOBDIR``).
+_CLOSED: Final = ReasonRow(
+    refused_by="closed", stats=(_REQUESTS,), report="dropped: the spider closed", unknown=True
+)
+
 #: Every reason, by its word (docs/reference.md 'Stats'), refusals first in the order the
 #: closing line says them.
 REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
@@ -126,12 +129,7 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
             closing="tdmrep.json given up on as unreachable",
             unknown=True,
         ),
-        Reason.SPIDER_CLOSED: ReasonRow(
-            refused_by="closed",
-            stats=(_REQUESTS,),
-            report="dropped: the spider closed",
-            unknown=True,
-        ),
+        Reason.SPIDER_CLOSED: _CLOSED,
         Reason.INTERNAL_ERROR: ReasonRow(
             refused_by="internal_error",  # no RefusedBy member: written as the reason's word
             stats=(_REQUESTS, "rep/requests/internal_errors"),
@@ -154,10 +152,7 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
         Reason.REL_NOFOLLOW: ReasonRow(
             refuses=frozenset({Action.FOLLOW}),
             fate=None,
-            stats=(
-                _REQUESTS,
-                "rep/directives/requests_dropped/rel_nofollow",
-            ),
+            stats=(_REQUESTS, "rep/directives/requests_dropped/rel_nofollow"),
             report='not followed (rel="nofollow")',
             closing='rel="nofollow"',
         ),
@@ -170,19 +165,11 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
         Reason.UNAVAILABLE_AFTER: ReasonRow(
             refuses=frozenset({Action.KEEP}),
             fate=None,
-            stats=(
-                _ITEMS,
-                "rep/directives/items_dropped/unavailable_after",
-            ),
+            stats=(_ITEMS, "rep/directives/items_dropped/unavailable_after"),
             closing="past unavailable_after",
         ),
         # Dropped without a verdict: refused as closed (signalled as ``spider_closed``).
-        Dropped.NOT_SERIALIZABLE: ReasonRow(
-            refused_by="closed",
-            stats=(_REQUESTS,),
-            report="dropped: the spider closed",
-            unknown=True,
-        ),
+        Dropped.NOT_SERIALIZABLE: _CLOSED,
     }
 )
 

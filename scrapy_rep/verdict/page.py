@@ -1,24 +1,19 @@
 """After the fetch: may this page's items be kept, its links followed, this file stored?
 The one decision on a fetched resource (pure).
 
-:func:`decide_page` takes the facts of the page (:class:`PageFacts`: its URL, the crawler
-names its request was decided for, what the origin's documents said before it was sent,
-whether it is an image or a downloaded file), the statements read from the response
-(:class:`PageStatements`: the fields the table of signals names, the RSL licenses it
-names, a file's own statements) and the crawl's settings that decide
+:func:`decide_page` takes the facts of the page (:class:`PageFacts`), the statements read
+from the response (:class:`PageStatements`) and the crawl's settings that decide
 (:class:`PageRules`), and answers one frozen :class:`PageVerdict`: the page's directives,
 its usage decision for the crawl's purposes, and per action the refusal, if any (a
-:class:`~scrapy_rep.verdict.Refused`, the type of a request's refusal, with a
-:class:`~scrapy_rep.verdict.Reason`):
+:class:`~scrapy_rep.verdict.Refused`, the type of a request's refusal):
 
 - keep the page's items: refused by ``noindex`` or an ``unavailable_after`` that has
-  passed (SPEC §6; :attr:`PageVerdict.index`), or by a "no" for a purpose of the crawl
-  (:attr:`PageVerdict.purpose`);
-- follow its links: refused by ``nofollow`` (:attr:`PageVerdict.follow`; a link marked
-  ``rel="nofollow"`` is the link's own fact, read by the crawl);
-- store a downloaded file: refused by a "no" for a purpose of the crawl
-  (:attr:`PageVerdict.purpose`, with the file's own statements and, under
-  ``REP_MEDIA_NOINDEX_MEANS_NO_AI``, its ``noindex`` / ``noimageindex``).
+  passed (SPEC §6), or by a "no" for a purpose of the crawl;
+- follow its links: refused by ``nofollow`` (a link marked ``rel="nofollow"`` is the
+  link's own fact, read by the crawl);
+- store a downloaded file: refused by a "no" for a purpose of the crawl (with the file's
+  own statements and, under ``REP_MEDIA_NOINDEX_MEANS_NO_AI``, its ``noindex`` /
+  ``noimageindex``).
 
 The statements are read by the rows of :data:`scrapy_rep.verdict.signals.PAGE_ROWS` and
 folded by each row's rule: directives by the union of the restrictive ones, usage signals
@@ -130,10 +125,7 @@ class PageVerdict:
 
 
 def decide_page(
-    facts: PageFacts,
-    statements: PageStatements,
-    rules: PageRules,
-    now: datetime | None = None,
+    facts: PageFacts, statements: PageStatements, rules: PageRules, now: datetime | None = None
 ) -> PageVerdict:
     """The verdict on one fetched resource (see the module docstring). ``now``: against
     which ``unavailable_after`` is held (``None``: the current time)."""

@@ -1,25 +1,15 @@
 """A crawl's purpose held against a site's AI-usage signals (pure).
 
 The crawl says what it is for (``REP_PURPOSE``: ``search``, ``ai-train``, ``ai-input``,
-or several). :class:`UsagePolicy` answers two questions with the readers of
-:mod:`scrapy_rep.usage.purpose`:
-
-- **Before a request is sent** (:meth:`UsagePolicy.before_fetch`): the signals known
-  from the origin's documents, robots.txt (``Content-Usage`` rules, ``Content-Signal``)
-  and tdmrep.json. An explicit "no" for any purpose of the crawl: the request is not
-  sent, as for a ``Disallow``.
-- **After a page is fetched** (:meth:`UsagePolicy.fetched_signals`, folded by the one
-  page decision, :func:`scrapy_rep.verdict.page.decide_page`): the same signals plus
-  the page's own, the ``Content-Usage``, ``Content-Signal`` and ``tdm-reservation``
-  headers, the ``tdm-reservation`` meta tag (after tdmrep.json in TDMRep's processing
-  priority), ``noai`` / ``noimageai`` / ``noml``, and the search directives read as AI
-  opt-outs (``noarchive``, ``nocache``, ``nosnippet`` / ``max-snippet:0``). A "no" for any
-  purpose: the page's items are dropped or marked (``REP_PURPOSE_ACTION``). An unknown
-  answer counts as allowed unless ``REP_PURPOSE_UNKNOWN = "deny"``; before the fetch it
-  never refuses (the page may still say yes).
-
-With several purposes, a page must be allowed for every one of them: the crawl uses it
-for all of them.
+or several). :class:`UsagePolicy` reads the signals (:mod:`scrapy_rep.usage.purpose`)
+before a request is sent (:meth:`~UsagePolicy.before_fetch`): an explicit "no" for any
+purpose of the crawl keeps it from being sent, as a ``Disallow`` does, and unknown never
+refuses (the page may still say yes); and after a page is fetched
+(:meth:`~UsagePolicy.fetched_signals`, folded by the one page decision,
+:func:`scrapy_rep.verdict.page.decide_page`): a "no" for any purpose drops or marks its
+items (``REP_PURPOSE_ACTION``), and an unknown answer counts as allowed unless
+``REP_PURPOSE_UNKNOWN = "deny"``. With several purposes, a page must be allowed for every
+one of them: the crawl uses it for all of them.
 """
 
 from __future__ import annotations
@@ -231,9 +221,7 @@ def _says_something(signals: ContentSignals) -> bool:
     )
 
 
-@lru_cache(maxsize=1024)
-def _content_signal(signals: ContentSignals) -> UsageSignal:
-    return content_signal_signal(signals)
+_content_signal: Final = lru_cache(maxsize=1024)(content_signal_signal)
 
 
 #: ``id(attached)`` -> (attached, its signals): the matcher hands back the same

@@ -1,10 +1,8 @@
 """The one table of signals: every machine-readable statement scrapy_rep reads (pure).
 
-Each :class:`SignalRow` says where a statement is read (robots.txt, tdmrep.json, an RSL
-license, a response header, a meta tag, the file itself), whose names it binds (everyone,
-only the crawler names it scopes, robots.txt's groups), which purposes and which actions
-(fetch, keep the item, follow the links, store the file) it speaks to, how several values
-combine, and the standard it comes from. :data:`SIGNALS` is the table.
+Each :class:`SignalRow` says where a statement is read, whose names it binds, which
+purposes and actions it speaks to, how several values combine, and the standard it comes
+from (:mod:`scrapy_rep.verdict.signal_row`). :data:`SIGNALS` is the table.
 
 The rows of a fetched page (:data:`PAGE_ROWS`: response headers and meta tags) carry their
 reader, a function from the values found to what they say (:class:`Said`): the crawl reads
@@ -27,6 +25,7 @@ from scrapy_rep.directives.robotstag import robots_tag_directives
 from scrapy_rep.usage.purpose import (
     PURPOSES,
     Purpose,
+    UsageSignal,
     content_signal_header_signal,
     content_usage_header_signal,
 )
@@ -50,12 +49,11 @@ def directive_header(label: str, words_of: Callable[[str, tuple[str, ...]], list
     line whose directives apply to our names, quoted as ``label: value``."""
 
     def read(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
-        said = []
-        for _name, value in found:
-            words = words_of(value, tokens)
-            if words:
-                said.append(Said(f"{label}: {value.strip()}", tuple(words)))
-        return tuple(said)
+        return tuple(
+            Said(f"{label}: {value.strip()}", tuple(words))
+            for _name, value in found
+            if (words := words_of(value, tokens))
+        )
 
     return read
 
@@ -63,37 +61,35 @@ def directive_header(label: str, words_of: Callable[[str, tuple[str, ...]], list
 def _robots_meta(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
     """``<meta name="robots">`` and ``<meta name="OUR-TOKEN">`` (no crawler prefixes in
     meta: SPEC §6)."""
-    said = []
-    for name, content in found:
-        words = meta_directives(content)
-        if words:
-            said.append(Said(f'<meta name="{name}" content="{content.strip()}">', tuple(words)))
-    return tuple(said)
-
-
-def _content_usage(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
-    signal = content_usage_header_signal([value for _name, value in found])
-    return (Said(signal.source, signal=signal),)
-
-
-def _content_signal(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
-    signal = content_signal_header_signal([value for _name, value in found])
-    return (Said(signal.source, signal=signal),)
-
-
-def _tdm_values(found: Sequence[Field], reader: Callable[..., TdmValues]) -> TdmValues:
-    return reader(
-        [value for name, value in found if name == "tdm-reservation"],
-        [value for name, value in found if name == "tdm-policy"],
+    return tuple(
+        Said(f'<meta name="{name}" content="{content.strip()}">', tuple(words))
+        for name, content in found
+        if (words := meta_directives(content))
     )
 
 
-def _tdm_header(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
-    return (Said("header tdm-reservation", tdm=_tdm_values(found, header_values)),)
+def _usage_header(signal_of: Callable[[list[str]], UsageSignal]) -> Reader:
+    """The reader of a usage signal header (``Content-Usage``, ``Content-Signal``): one
+    signal of all its values."""
+
+    def read(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
+        signal = signal_of([value for _name, value in found])
+        return (Said(signal.source, signal=signal),)
+
+    return read
 
 
-def _tdm_meta(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
-    return (Said("<meta name=tdm-reservation>", tdm=_tdm_values(found, meta_values)),)
+def _tdm(source: str, values_of: Callable[..., TdmValues]) -> Reader:
+    """The reader of TDMRep's header or meta fields (``tdm-reservation``, ``tdm-policy``)."""
+
+    def read(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
+        values = values_of(
+            [value for name, value in found if name == "tdm-reservation"],
+            [value for name, value in found if name == "tdm-policy"],
+        )
+        return (Said(source, tdm=values),)
+
+    return read
 
 
 # --------------------------------------------------------------------------- the table
@@ -150,7 +146,7 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
         _ALL,
         Combine.ANY_NO,
         "draft-ietf-aipref-attach-05 §2",
-        _content_usage,
+        _usage_header(content_usage_header_signal),
     ),
     SignalRow(
         "Content-Signal header",
@@ -161,7 +157,7 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
         _ALL,
         Combine.ANY_NO,
         "Cloudflare Content Signals Policy (converted pages)",
-        _content_signal,
+        _usage_header(content_signal_header_signal),
     ),
     SignalRow(
         "tdm-reservation header",
@@ -172,7 +168,7 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
         _AI,
         Combine.PRECEDENCE,
         "W3C TDMRep Final Report §3.2",
-        _tdm_header,
+        _tdm("header tdm-reservation", header_values),
         ai_only=True,
     ),
     SignalRow(
@@ -184,7 +180,7 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
         _AI,
         Combine.PRECEDENCE,
         "W3C TDMRep Final Report §3.3",
-        _tdm_meta,
+        _tdm("<meta name=tdm-reservation>", meta_values),
         ai_only=True,
     ),
 )

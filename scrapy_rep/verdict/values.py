@@ -1,18 +1,8 @@
-"""The verdict's values (pure): what :func:`scrapy_rep.verdict.decide.decide`, its
-procedure, is given and what it answers.
-
-Given: the facts of one request (:class:`RequestFacts`: its URL and origin, every crawler
-name it is held to, how much of robots.txt it obeys: :class:`Obey`), the crawl's settings
-that decide (:class:`RequestRules`, with its authorized :class:`Override` exceptions) and
-a way to look up the version of each per-origin document the process knows (:data:`Known`).
-Answered, one value (:data:`Verdict`):
-
-- :class:`Allowed`: it may be sent, with what robots.txt's deciding line and the purposes'
-  signals said (:class:`~scrapy_rep.verdict.policy.Before`, for the page-level check
-  after the fetch) and the document versions it was decided with (:data:`Used`);
-- :class:`Refused`: it must not be sent: the source document and its version, the line or
-  the signal that said no, the agent whose group it is, the purpose, one sentence;
-- :class:`Wait`: a document it needs is not known yet (which one, for which key).
+"""The verdict's values (pure): what :func:`scrapy_rep.verdict.decide.decide` is given,
+the facts of one request (:class:`RequestFacts`, :class:`Obey`), the crawl's settings that
+decide (:class:`RequestRules`, its :class:`Override` exceptions) and the per-origin
+documents the process knows (:data:`Known`), and the one value it answers
+(:data:`Verdict`): :class:`Allowed`, :class:`Refused` or :class:`Wait`.
 """
 
 from __future__ import annotations
@@ -255,10 +245,7 @@ class Refused:
     @property
     def version(self) -> str:
         """The SHA-256 of the deciding document's body (``""``: a stand-in, no body)."""
-        for kind, _key, entry in self.used:
-            if kind == self.document:
-                return entry.sha256
-        return ""
+        return next((entry.sha256 for kind, _key, entry in self.used if kind == self.document), "")
 
     @property
     def line(self) -> int | None:

@@ -1,21 +1,14 @@
 """A document over time, per key: every fetch decision of SPEC §4, as a state machine.
 
-Pure and sans-I/O, in the shape of h11's ``_state.py``: events come in as frozen
-objects (:class:`RequestSeen`, :class:`RecordLoaded`, :class:`LeaseAnswered`,
-:class:`Downloaded`, :class:`TimerFired`), the clock is an argument, and
-:meth:`Lifecycle.handle` answers with frozen actions (:class:`LoadRecord`,
-:class:`StartDownload`, :class:`WakeAt`, :class:`Release`, :class:`SaveRecord`,
-:class:`Stat`, :class:`Log`…) that the Scrapy adapter performs. No timer, download,
-store or request lives here.
-
-``Lifecycle(policy, kind, cache)``: one per :class:`~scrapy_rep.fetch.kinds.DocumentKind`
-(robots.txt, tdmrep.json…), which says how to parse, stand in for, store and count the
-document; a key is any hashable value (an origin, or the URL of a document found by its
-URL). Where things live: ``machine.py`` holds the transition table (step, event type) ->
-handler and the handlers, but those of the fetching phase, in ``fetching.py`` (the store
-lookup, the lease, the download slots); ``state.py`` what is known per key and the queries;
-``shared.py`` the entries a download or a give-up comes to; ``events.py`` the events
-and actions.
+Pure and sans-I/O, in the shape of h11's ``_state.py``: events come in as frozen objects,
+the clock is an argument, and :meth:`Lifecycle.handle` answers with frozen actions that
+the Scrapy adapter performs (``events.py``). No timer, download, store or request lives
+here. ``Lifecycle(policy, kind, cache)``: one per
+:class:`~scrapy_rep.fetch.kinds.DocumentKind` (robots.txt, tdmrep.json…), which says how
+to parse, stand in for, store and count the document; a key is any hashable value (an
+origin, or the URL of a document found by its URL). The transitions are in
+``machine.py`` and, those of the fetching phase, ``fetching.py``; what is known per key
+in ``state.py``; the entries a download or a give-up comes to in ``shared.py``.
 
 The phases of one key (:meth:`Lifecycle.phase`):
 

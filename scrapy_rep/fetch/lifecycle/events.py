@@ -21,70 +21,64 @@ Key = Hashable
 
 
 @dataclass(frozen=True)
-class RequestSeen:
-    """A request for the origin needs its document (fresh, or a refresh starts)."""
+class _Keyed:
+    """An event or an action about one key (its first field)."""
 
     key: Key
 
 
 @dataclass(frozen=True)
-class RecordLoaded:
+class RequestSeen(_Keyed):
+    """A request for the origin needs its document (fresh, or a refresh starts)."""
+
+
+@dataclass(frozen=True)
+class RecordLoaded(_Keyed):
     """The shared store's record of the origin (``None``: none, corrupt, or store down)."""
 
-    key: Key
     record: SharedRecord | None
 
 
 @dataclass(frozen=True)
-class LeaseAnswered:
+class LeaseAnswered(_Keyed):
     """``True``: this process downloads; ``False``: another one does; ``None``: the store
     is down, download without it."""
 
-    key: Key
     granted: bool | None
 
 
 @dataclass(frozen=True)
-class Downloaded:
+class Downloaded(_Keyed):
     """A download (with its redirects) came to ``fetched``; ``held`` requests wait for it."""
 
-    key: Key
     fetched: Fetched
     held: int = 0
 
 
 @dataclass(frozen=True)
-class DownloadStopped:
+class DownloadStopped(_Keyed):
     """A download ended as the crawl stopped, with no answer of the site's to act on
     (mostly the stop's own cut): its slot is free, nothing is learned of the key."""
 
-    key: Key
-
 
 @dataclass(frozen=True)
-class TimerFired:
+class TimerFired(_Keyed):
     """The time asked for by :class:`WakeAt` has come."""
 
-    key: Key
-
 
 @dataclass(frozen=True)
-class SlotFreed:
+class SlotFreed(_Keyed):
     """A download slot is free for ``key``, which waits in the queue for one. Sent by the
     lifecycle itself when a download ends, never by the adapter."""
 
-    key: Key
 
-
-#: What the adapter sends to :meth:`~scrapy_rep.fetch.lifecycle.Lifecycle.handle`.
 @dataclass(frozen=True)
-class Announced:
+class Announced(_Keyed):
     """Every handler of the signals sent for a newly known document has finished (Scrapy's
     ``robots_parsed`` handlers may be async: the requests wait for them, as in Scrapy)."""
 
-    key: Key
 
-
+#: What the adapter sends to :meth:`~scrapy_rep.fetch.lifecycle.Lifecycle.handle`.
 Event = (
     RequestSeen | RecordLoaded | LeaseAnswered | Downloaded | DownloadStopped | TimerFired
     | Announced
@@ -95,60 +89,51 @@ Event = (
 
 
 @dataclass(frozen=True)
-class LoadRecord:
-    key: Key
+class LoadRecord(_Keyed):
     name: str
 
 
 @dataclass(frozen=True)
-class AcquireLease:
-    key: Key
+class AcquireLease(_Keyed):
     name: str
     seconds: float
 
 
 @dataclass(frozen=True)
-class ReleaseLease:
-    key: Key
+class ReleaseLease(_Keyed):
     name: str
 
 
 @dataclass(frozen=True)
-class SaveRecord:
-    key: Key
+class SaveRecord(_Keyed):
     record: SharedRecord
     keep_for: float
 
 
 @dataclass(frozen=True)
-class StartDownload:
+class StartDownload(_Keyed):
     """Download the document (a download slot is taken: answer with :class:`Downloaded`)."""
-
-    key: Key
 
 
 @dataclass(frozen=True)
-class WakeAt:
+class WakeAt(_Keyed):
     """Send :class:`TimerFired` at ``when`` (replacing any earlier wake-up of ``key``)."""
 
-    key: Key
     when: float
 
 
 @dataclass(frozen=True)
-class Release:
+class Release(_Keyed):
     """The held requests of ``key`` go on, decided by ``entry``."""
 
-    key: Key
     entry: CacheEntry[Any]
     failures: int
 
 
 @dataclass(frozen=True)
-class Announce:
+class Announce(_Keyed):
     """A download or a shared record came to ``outcome`` (signals, report)."""
 
-    key: Key
     rules: Any
     outcome: str
     status: int | None

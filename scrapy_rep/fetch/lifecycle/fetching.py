@@ -1,13 +1,6 @@
-"""How a key's fetch begins and where its document first comes from (SPEC §4), the
-lifecycle's fetching phase (pure).
-
-:class:`FetchingKeys` holds the transitions before the download's outcome: a request
-that a usable copy decides or that begins a fetch, a store lookup first (another
-process's record adopted, or its retry schedule kept), the lease that makes one process
-download, the recheck once it is ours, then a download slot (at most ``concurrency`` at
-once; the wait for one does not count against ``max_wait``).
-:class:`~scrapy_rep.fetch.lifecycle.machine.Lifecycle` is one; its table names these
-handlers as any other.
+"""How a key's fetch begins and where its document first comes from (SPEC §4): the
+lifecycle's fetching phase (pure), the transitions before the download's outcome, which
+:class:`~scrapy_rep.fetch.lifecycle.machine.Lifecycle`'s table names as any other.
 """
 
 from __future__ import annotations
@@ -37,7 +30,11 @@ D = TypeVar("D")
 
 
 class FetchingKeys(Keys[D]):
-    """The lifecycle's keys, with how a fetch of one begins: store, lease, slot."""
+    """The lifecycle's keys, with how a fetch of one begins: a request that a usable copy
+    decides or that begins a fetch, a store lookup first (another process's record
+    adopted, or its retry schedule kept), the lease that makes one process download, the
+    recheck once it is ours, then a download slot (at most ``concurrency`` at once; the
+    wait for one does not count against ``max_wait``)."""
 
     def _request(self, key: Key, state: OriginState, event: RequestSeen, now: float) -> Step:
         """A usable copy decides; else a fetch begins (SPEC §4)."""
@@ -78,14 +75,14 @@ class FetchingKeys(Keys[D]):
 
     def _enqueue(self, key: Key, state: OriginState, now: float) -> Step:
         state.queued_at = now
-        if self._running < self.policy.concurrency:
+        if self.running < self.policy.concurrency:
             return self._start(key, state, None, now)
         self._queue.append(key)
         return Step.QUEUED
 
     def _start(self, key: Key, state: OriginState, event: SlotFreed | None, now: float) -> Step:
         """A download slot is taken (``event``: it was freed for this queued key)."""
-        self._running += 1
+        self.running += 1
         if state.queued_at is not None and state.failing_since is not None:
             state.queued += now - state.queued_at  # our queue, not the site, made it wait
         state.queued_at = None

@@ -3,10 +3,10 @@
 :data:`TRANSITIONS`, at the end of this file, names for each :class:`Step` a key can be
 in and each event that can come the handler that runs: it performs its actions and
 answers the next step, which :meth:`Lifecycle.handle` sets (``_dispatch``). ``step``
-changes nowhere else. The pairs a step ignores are listed too (an answer that comes
-after the key moved on: a store record or a download after a restart, a lease answer
-after giving up, a timer already replaced). Pure: the key is any hashable value, and
-the kind says what the document is.
+changes nowhere else. Every other pair is ignored (an answer that comes after the key
+moved on: a store record or a download after a restart, a lease answer after giving up,
+a timer already replaced). Pure: the key is any hashable value, and the kind says what
+the document is.
 """
 
 from __future__ import annotations
@@ -92,8 +92,8 @@ class Lifecycle(FetchingKeys[D]):
 
     def _free_slot(self, now: float) -> None:
         """A download ended: its slot goes to the keys queued for one, in order."""
-        self._running -= 1
-        while self._queue and self._running < self.policy.concurrency:
+        self.running -= 1
+        while self._queue and self.running < self.policy.concurrency:
             queued = self._queue.popleft()
             self._dispatch(queued, SlotFreed(queued), now)
 
@@ -192,10 +192,8 @@ class Lifecycle(FetchingKeys[D]):
         failure: FailureClass,
     ) -> Step:  # fmt: skip
         """No good copy exists and the wait for ``failure`` is over: the held requests
-        are dropped, or go on, by the give-up rule (:meth:`Policy.allows_after_giving_up`:
-        "allow" after ``max_wait`` only, never after the shorter ``connect_max_wait`` of a
-        host that cannot be connected to). The verdict lasts
-        :meth:`Policy.gave_up_lifetime`."""
+        are dropped, or go on, by the give-up rule (:meth:`Policy.allows_after_giving_up`),
+        a verdict that lasts :meth:`Policy.gave_up_lifetime`."""
         policy = self.policy
         limit = policy.wait_limit(failure)
         early = waited < policy.max_wait  # the shorter wait of a host one cannot connect to
@@ -253,38 +251,22 @@ EVENTS: Final = (
 )  # fmt: skip
 
 
-def _ignoring(*events: type[Any]) -> dict[type[Any], Handler]:
-    return dict.fromkeys(events, Lifecycle._ignore)
-
-
-#: (step, event type) -> handler: the whole lifecycle. ``RequestSeen`` while a fetch is
-#: under way waits for it; every other event is for one step only.
+#: What each step handles; ``RequestSeen`` while a fetch is under way waits for it
+#: (``_meanwhile``), and every other event is for one step only.
+_HANDLED: Final[dict[Step, dict[type[Any], Handler]]] = {
+    Step.IDLE: {RequestSeen: Lifecycle._request},
+    Step.LOOKUP: {RecordLoaded: Lifecycle._looked_up},
+    Step.LEASE: {LeaseAnswered: Lifecycle._lease_answered},
+    Step.LEASE_WAIT: {TimerFired: Lifecycle._look_again},
+    Step.RECHECK: {RecordLoaded: Lifecycle._rechecked},
+    Step.QUEUED: {SlotFreed: Lifecycle._start},
+    Step.DOWNLOAD: {Downloaded: Lifecycle._downloaded, DownloadStopped: Lifecycle._stopped},
+    Step.RETRY_WAIT: {TimerFired: Lifecycle._retry},
+    Step.ANNOUNCING: {Announced: Lifecycle._announced},
+}
+#: (step, event type) -> handler: the whole lifecycle, every pair of :data:`EVENTS` a step
+#: does not handle ignored.
 TRANSITIONS: Final[dict[Step, dict[type[Any], Handler]]] = {
-    Step.IDLE: {RequestSeen: Lifecycle._request,
-                **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
-                            TimerFired, Announced, SlotFreed)},
-    Step.LOOKUP: {RequestSeen: Lifecycle._meanwhile, RecordLoaded: Lifecycle._looked_up,
-                  **_ignoring(LeaseAnswered, Downloaded, DownloadStopped, TimerFired,
-                              Announced, SlotFreed)},
-    Step.LEASE: {RequestSeen: Lifecycle._meanwhile, LeaseAnswered: Lifecycle._lease_answered,
-                 **_ignoring(RecordLoaded, Downloaded, DownloadStopped, TimerFired, Announced,
-                             SlotFreed)},
-    Step.LEASE_WAIT: {RequestSeen: Lifecycle._meanwhile, TimerFired: Lifecycle._look_again,
-                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
-                                  Announced, SlotFreed)},
-    Step.RECHECK: {RequestSeen: Lifecycle._meanwhile, RecordLoaded: Lifecycle._rechecked,
-                   **_ignoring(LeaseAnswered, Downloaded, DownloadStopped, TimerFired,
-                               Announced, SlotFreed)},
-    Step.QUEUED: {RequestSeen: Lifecycle._meanwhile, SlotFreed: Lifecycle._start,
-                  **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
-                              TimerFired, Announced)},
-    Step.DOWNLOAD: {RequestSeen: Lifecycle._meanwhile, Downloaded: Lifecycle._downloaded,
-                    DownloadStopped: Lifecycle._stopped,
-                    **_ignoring(RecordLoaded, LeaseAnswered, TimerFired, Announced, SlotFreed)},
-    Step.RETRY_WAIT: {RequestSeen: Lifecycle._meanwhile, TimerFired: Lifecycle._retry,
-                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
-                                  Announced, SlotFreed)},
-    Step.ANNOUNCING: {RequestSeen: Lifecycle._meanwhile, Announced: Lifecycle._announced,
-                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
-                                  TimerFired, SlotFreed)},
-}  # fmt: skip
+    step: {**dict.fromkeys(EVENTS, Lifecycle._ignore), RequestSeen: Lifecycle._meanwhile, **own}
+    for step, own in _HANDLED.items()
+}

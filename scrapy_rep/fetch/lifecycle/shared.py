@@ -43,9 +43,7 @@ def downloaded_entry(
     while stale up to the stale limit. A request another component refused is not the
     site's answer: for a kind that ``ignored_gives_up``, the give-up verdict at once."""
     lifetime = policy.lifetime(fetched.cache_control)
-    if fetched.kind == "ignored" and kind.ignored_gives_up:
-        # Another component kept us from it: what it says is not known, and no retry can
-        # change that. Given up on at once, as after REP_UNREACHABLE_MAX_WAIT.
+    if fetched.kind == "ignored" and kind.ignored_gives_up:  # as after REP_UNREACHABLE_MAX_WAIT
         allow = policy.allows_after_giving_up(policy.max_wait)
         return stand_in_entry(kind, allow, fetched.outcome, lifetime, now)
     parsed = fetched.effect is Effect.PARSE
@@ -63,8 +61,7 @@ def gave_up_entry(
     kind: DocumentKind[D], allow: bool, waited: float, last: str, lifetime: float, now: float
 ) -> CacheEntry[D]:
     """The give-up verdict (SPEC §4 "unreachable") after ``waited`` seconds, the last
-    attempt having come to ``last``: a stand-in for ``lifetime``, never stale (it is
-    tried again when it expires)."""
+    attempt having come to ``last`` (:func:`stand_in_entry`)."""
     return stand_in_entry(kind, allow, gave_up_outcome(waited, last, allow), lifetime, now)
 
 

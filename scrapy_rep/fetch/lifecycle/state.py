@@ -89,7 +89,8 @@ class Keys(Generic[D]):
         self._states: dict[Key, OriginState] = {}
         #: Keys waiting for a download slot (SPEC §4: at most ``concurrency`` at once).
         self._queue: deque[Key] = deque()
-        self._running = 0
+        #: Downloads running (at most ``policy.concurrency``).
+        self.running = 0
         #: How often each key was given up on, for the doubling of the give-up lifetime.
         self._gave_up: OrderedDict[Key, int] = OrderedDict()
         #: Keys given up on (the first time in a row: one WARNING each), by the failure
@@ -111,7 +112,7 @@ class Keys(Generic[D]):
 
     def phase(self, key: Key, now: float) -> Phase:
         state = self._states.get(key)
-        step = Step.IDLE if state is None else state.step
+        step = self.step_of(key)
         entry = self.cache.peek(key)
         if entry is not None and entry.usable(now):
             if entry.unreachable:
@@ -130,17 +131,12 @@ class Keys(Generic[D]):
         return Step.IDLE if state is None else state.step
 
     def under_way(self, key: Key) -> bool:
-        state = self._states.get(key)
-        return state is not None and state.step is not Step.IDLE
+        return self.step_of(key) is not Step.IDLE
 
     @property
     def downloading(self) -> bool:
         """A store lookup, lease, queued or running download (the spider must stay open)."""
         return any(s.step not in (Step.IDLE, Step.RETRY_WAIT) for s in self._states.values())
-
-    @property
-    def running(self) -> int:
-        return self._running
 
     def summary(self) -> list[Action]:
         """At the end of the crawl: one INFO line saying how many keys were given up on
@@ -190,13 +186,11 @@ class Keys(Generic[D]):
         usable ``entry`` (if any) and, while ``failing``, its retry schedule."""
         if self.policy.store is None:
             return
-        if failing is None:
-            record = self.kind.record_of(key, entry, 0, None, 0.0, "", now)
-        else:
-            record = self.kind.record_of(
-                key, entry, failing.failures, failing.failing_since, failing.retry_at,
-                failing.last_outcome, now,
-            )  # fmt: skip
+        schedule = OriginState() if failing is None else failing  # none: no failures
+        record = self.kind.record_of(
+            key, entry, schedule.failures, schedule.failing_since, schedule.retry_at,
+            schedule.last_outcome, now,
+        )  # fmt: skip
         self._do(SaveRecord(key, record, record.keep_until - now))
 
     def _given_up_again(self, key: Key) -> int:

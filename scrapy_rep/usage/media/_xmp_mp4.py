@@ -1,9 +1,8 @@
 """Where an ISO BMFF file (MP4, MOV, HEIF, AVIF) keeps its XMP packet (Adobe XMP
 Specification Part 3, "Storage in files"): a ``uuid`` box of :data:`MP4_XMP_UUID`, an
 ``XMP_`` box, or an ``mime`` item of the ``meta`` box read through its ``iloc``
-locations, walked into ``moov``/``udta``/``meta``/``trak``. As the other walkers
-(:mod:`scrapy_rep.usage.media.xmp`), it stops at a cut or broken structure,
-naming it in the scan's problems, and spends one step of the budget per box."""
+locations, walked into ``moov``/``udta``/``meta``/``trak``, as the other walkers are
+(:mod:`scrapy_rep.usage.media.xmp`)."""
 
 from __future__ import annotations
 
@@ -11,13 +10,7 @@ import struct
 from collections.abc import Iterator
 from typing import Final
 
-from scrapy_rep.usage.media._xmp_scan import (
-    Limits,
-    Steps,
-    XmpScan,
-    truncated,
-    walk,
-)
+from scrapy_rep.usage.media._xmp_scan import Limits, Steps, XmpScan, truncated, walk
 
 MP4_XMP_UUID: Final = bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC")
 #: ISO BMFF boxes that hold other boxes on the way to ``XMP_`` / ``uuid``.

@@ -31,12 +31,16 @@ import zlib
 from collections.abc import Iterator
 from typing import Final
 
-from scrapy_rep.usage.media._xmp_scan import Limits, Steps, XmpScan, truncated, walk
-from scrapy_rep.usage.media._xmp_tiff import TIFF_HEADERS, image_resources, tiff_structure
+from scrapy_rep.usage.media._xmp_scan import PIECE, Limits, Steps, XmpScan, truncated, walk
+from scrapy_rep.usage.media._xmp_tiff import (
+    EXIF_HEADER,
+    TIFF_HEADERS,
+    exif_structure,
+    image_resources,
+)
 
 PNG_XMP: Final = b"XML:com.adobe.xmp"
 JPEG_XMP: Final = b"http://ns.adobe.com/xap/1.0/\x00"
-EXIF_HEADER: Final = b"Exif\x00\x00"
 #: ImageMagick's raw profiles that may hold XMP, by keyword: what their bytes are.
 RAW_PROFILES: Final = {
     b"Raw profile type xmp": "xmp",
@@ -49,8 +53,6 @@ _TEXT_CHUNKS: Final = (b"tEXt", b"zTXt", b"iTXt")
 #: A raw profile's header: newline, name, newline, spaces, length, newline.
 _PROFILE_HEADER: Final = re.compile(rb"\n([^\n]{0,80})\n {0,20}(\d{1,12})\n")
 _NOT_HEX_SPACE: Final = re.compile(rb"[ \t\r\n]+")
-#: Bytes inflated at a time (zlib's ``max_length``).
-_PIECE: Final = 64 * 1024
 
 
 @walk
@@ -70,11 +72,10 @@ def walk_png(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
             return truncated(scan, "PNG chunk")
         if kind == b"IEND":
             return
-        if kind == b"eXIf":
-            body = data[pos + 8 : stop]
-            body = body[len(EXIF_HEADER) :] if body.startswith(EXIF_HEADER) else body
-            if not tiff_structure(body, scan, limits, steps, "PNG eXIf"):
-                return
+        if kind == b"eXIf" and not exif_structure(
+            data[pos + 8 : stop], scan, limits, steps, "PNG eXIf"
+        ):
+            return
         pos = stop + 4  # CRC
 
 
@@ -124,7 +125,7 @@ def _search_as_inflated(
         " searched, not parsed"
     )
     if more is None:  # the text as it is in the file: searched in pieces all the same
-        pieces: Iterator[bytes] = (head[at : at + _PIECE] for at in range(0, len(head), _PIECE))
+        pieces: Iterator[bytes] = (head[at : at + PIECE] for at in range(0, len(head), PIECE))
     else:
         pieces = itertools.chain([head], more)
     if profile is not None:
@@ -185,7 +186,7 @@ def _inflate(
             scan.out_of_reach(f"{where}: inflates past {limits.max_scan} bytes in the file")
             return
         try:
-            piece = inflater.decompress(pending, min(room, _PIECE))
+            piece = inflater.decompress(pending, min(room, PIECE))
         except zlib.error as error:
             if not cut:
                 scan.cannot_see(f"{where}: does not inflate ({error})")
@@ -267,8 +268,6 @@ def _profile(
         return image_resources(data, scan, limits, steps, where)
     if data.startswith(JPEG_XMP):
         return scan.add(data[len(JPEG_XMP) :], limits)
-    if data.startswith(EXIF_HEADER):
-        data = data[len(EXIF_HEADER) :]
-    if data[:4] in TIFF_HEADERS:
-        return tiff_structure(data, scan, limits, steps, where)
+    if data.removeprefix(EXIF_HEADER)[:4] in TIFF_HEADERS:
+        return exif_structure(data, scan, limits, steps, where)
     return True

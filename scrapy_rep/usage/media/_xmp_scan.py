@@ -29,6 +29,8 @@ SEARCHED_PER_PARSED: Final = 64
 #: Prohibiting values looked at per file in bytes not parsed (each match costs a step
 #: of Python, and a file can hold millions): past it, the rest is out of reach.
 MAX_MATCHES: Final = 256
+#: Bytes of a text too long to hold searched (or inflated) at a time.
+PIECE: Final = 64 * 1024
 PACKET_BEGIN: Final = b"<?xpacket begin="
 PACKET_END: Final = b"<?xpacket end="
 #: The wide encodings of a packet by width, each width with a few bytes that a packet

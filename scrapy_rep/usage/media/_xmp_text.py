@@ -103,18 +103,16 @@ def _encoding(packet: bytes) -> tuple[str, int]:
     for bom, codec in _BOMS:
         if packet.startswith(bom):
             return codec, len(bom)
-    head = packet[:4]
-    if len(head) == 4:
-        zero = tuple(byte == 0 for byte in head)
-        if zero == (True, True, True, False):
-            return "utf-32-be", 0
-        if zero == (False, True, True, True):
-            return "utf-32-le", 0
-        if zero == (True, False, True, False):
-            return "utf-16-be", 0
-        if zero == (False, True, False, True):
-            return "utf-16-le", 0
-    return "utf-8", 0
+    return _BY_ZEROS.get(tuple(byte == 0 for byte in packet[:4]), "utf-8"), 0
+
+
+#: Without a byte-order mark, the wide encodings by which of the first 4 bytes are zero.
+_BY_ZEROS: Final[dict[tuple[bool, ...], str]] = {
+    (True, True, True, False): "utf-32-be",
+    (False, True, True, True): "utf-32-le",
+    (True, False, True, False): "utf-16-be",
+    (False, True, False, True): "utf-16-le",
+}
 
 
 def _eight_bit(data: bytes) -> PacketText:

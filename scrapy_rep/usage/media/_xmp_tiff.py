@@ -25,6 +25,8 @@ from typing import Final
 from scrapy_rep.usage.media._xmp_scan import Limits, Steps, XmpScan, truncated
 
 TIFF_HEADERS: Final = (b"II*\x00", b"MM\x00*")
+#: What may come before the TIFF structure of an Exif block.
+EXIF_HEADER: Final = b"Exif\x00\x00"
 TIFF_XMP_TAG: Final = 700
 #: Tags whose values are offsets of further IFDs walked for tag 700.
 _EXIF_IFD: Final = 34665
@@ -36,6 +38,11 @@ _TYPE_SIZES: Final = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 
                       12: 8, 13: 4}  # fmt: skip
 PHOTOSHOP_SIGNATURES: Final = (b"8BIM", b"PHUT", b"DCSR", b"AgHg", b"MeSa")
 IRB_XMP: Final = 0x0424
+
+
+def exif_structure(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, where: str) -> bool:
+    """An Exif block (``Exif\\0\\0`` and a TIFF structure, or the structure alone)."""
+    return tiff_structure(block.removeprefix(EXIF_HEADER), scan, limits, steps, where)
 
 
 def tiff_structure(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, where: str) -> bool:

@@ -5,10 +5,9 @@ Two standards carry an AI opt-out in the file itself, so it travels with every c
 - IPTC Photo Metadata Standard 2023.1 "Data Mining" (also Video Metadata Hub 1.5): XMP
   ``plus:DataMining`` (namespace ``http://ns.useplus.org/ldf/xmp/1.0/``) holding a PLUS
   LDF vocabulary URI ``http://ns.useplus.org/ldf/vocab/DMI-*``. The packets come from
-  :mod:`scrapy_rep.usage.media.xmp`, their text from :mod:`scrapy_rep.usage.media._xmp_text` (UTF-8,
-  UTF-16, UTF-32), the values from :mod:`scrapy_rep.usage.media._xmp_rdf` (every RDF form of
-  XMP Part 1 §7.9), parsed with lxml, entities never expanded, no DTD, no network, no
-  huge trees.
+  :mod:`scrapy_rep.usage.media.xmp`, their text from :mod:`~scrapy_rep.usage.media._xmp_text`
+  (UTF-8, UTF-16, UTF-32), the values from :mod:`~scrapy_rep.usage.media._xmp_rdf` (every
+  RDF form of XMP Part 1 §7.9, parsed with lxml hardened).
 - The C2PA / CAWG training-and-mining assertions (:mod:`scrapy_rep.usage.media.c2pa`).
 
 :func:`read_media` turns a file's bytes into a :class:`MediaReading`: the signals, mapped

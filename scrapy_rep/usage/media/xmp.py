@@ -11,12 +11,11 @@ in UTF-8, UTF-16 and UTF-32. And where ExifTool reads XMP besides: tag 700 in ev
 of a TIFF structure (a TIFF's chain, Exif IFD and SubIFDs; a JPEG's, PNG's or WebP's
 Exif block), Photoshop image resource 0x0424, PNG ``tEXt`` / ``zTXt`` chunks and
 ImageMagick's raw profiles (:mod:`scrapy_rep.usage.media._xmp_tiff`,
-:mod:`scrapy_rep.usage.media._xmp_png`). Each walker here and there stops at a cut or
-broken structure, naming it in the scan's problems, and spends one step of the budget
-per segment, chunk, box or block.
+:mod:`scrapy_rep.usage.media._xmp_png`).
 
-Never raises on content: a cut or broken structure ends the walk and is named in
-:attr:`XmpScan.problems`; the bytes of a file not read wholly are kept in
+Never raises on content: each walker (here and there) stops at a cut or broken
+structure, naming it in :attr:`XmpScan.problems`, and spends one step of the budget per
+segment, chunk, box or block; the bytes of a file not read wholly are kept in
 :attr:`XmpScan.raw`, searched only for a prohibiting value (a broken packet keeps its
 "no", docs/media.md "Hostile files"). XMP found whose text cannot be got at (a chunk
 that does not inflate, a raw profile that is not hexadecimal) is named in
@@ -33,15 +32,19 @@ from collections.abc import Callable
 from typing import Final
 
 from scrapy_rep.usage.media._xmp_mp4 import walk_mp4
-from scrapy_rep.usage.media._xmp_png import EXIF_HEADER, walk_png
+from scrapy_rep.usage.media._xmp_png import JPEG_XMP, walk_png
 
 # Re-exported (``X as X``): this module is the import path of the XMP search.
-from scrapy_rep.usage.media._xmp_scan import PACKET_END, Steps, scan_packets, truncated, walk
+from scrapy_rep.usage.media._xmp_scan import PACKET_END, PIECE, Steps, scan_packets, truncated, walk
 from scrapy_rep.usage.media._xmp_scan import Limits as Limits
 from scrapy_rep.usage.media._xmp_scan import XmpScan as XmpScan
-from scrapy_rep.usage.media._xmp_tiff import image_resources, tiff_structure
+from scrapy_rep.usage.media._xmp_tiff import (
+    EXIF_HEADER,
+    exif_structure,
+    image_resources,
+    tiff_structure,
+)
 
-JPEG_XMP: Final = b"http://ns.adobe.com/xap/1.0/\x00"
 #: Extended XMP (XMP Part 3 §1.1.3.1): the rest of a packet too big for one segment,
 #: in APP1 segments of GUID (32), full length (4), offset (4), then a piece.
 JPEG_XMP_EXTENSION: Final = b"http://ns.adobe.com/xmp/extension/\x00"
@@ -50,8 +53,6 @@ JPEG_PHOTOSHOP: Final = b"Photoshop 3.0\x00"
 GIF_XMP: Final = b"XMP DataXMP"
 #: The start of the 258-byte "magic trailer" after a GIF's raw XMP (XMP Part 3 §1.1.2).
 GIF_MAGIC_TRAILER: Final = b"\x01\xff\xfe\xfd"
-#: Bytes of a GIF packet over the limit searched at a time.
-_PIECE: Final = 64 * 1024
 
 
 @walk
@@ -85,7 +86,7 @@ def _jpeg(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
             elif marker == 0xE1 and data.startswith(JPEG_XMP_EXTENSION, pos + 4):
                 _extension_piece(data[pos + 4 + len(JPEG_XMP_EXTENSION) : stop], extended)
             elif marker == 0xE1 and data.startswith(EXIF_HEADER, pos + 4):
-                if not _exif(data[pos + 4 : stop], scan, limits, steps, "JPEG Exif"):
+                if not exif_structure(data[pos + 4 : stop], scan, limits, steps, "JPEG Exif"):
                     return
             elif marker == 0xED and data.startswith(JPEG_PHOTOSHOP, pos + 4):
                 body = data[pos + 4 + len(JPEG_PHOTOSHOP) : stop]
@@ -94,13 +95,6 @@ def _jpeg(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
             pos = stop
     finally:
         _extended_packets(extended, scan, limits)
-
-
-def _exif(block: bytes, scan: XmpScan, limits: Limits, steps: Steps, where: str) -> bool:
-    """An Exif block (``Exif\\0\\0`` and a TIFF structure, or the structure alone)."""
-    if block.startswith(EXIF_HEADER):
-        block = block[len(EXIF_HEADER) :]
-    return tiff_structure(block, scan, limits, steps, where)
 
 
 def _extension_piece(body: bytes, extended: dict[bytes, tuple[int, dict[int, bytes]]]) -> None:
@@ -134,7 +128,9 @@ def _webp(data: bytes, scan: XmpScan, limits: Limits, steps: Steps) -> None:
             return truncated(scan, "RIFF chunk")
         if kind == b"XMP " and not scan.add(data[pos + 8 : stop], limits):
             return
-        if kind == b"EXIF" and not _exif(data[pos + 8 : stop], scan, limits, steps, "WebP EXIF"):
+        if kind == b"EXIF" and not exif_structure(
+            data[pos + 8 : stop], scan, limits, steps, "WebP EXIF"
+        ):
             return
         pos = stop + (length & 1)
 
@@ -197,7 +193,7 @@ def _gif_packet(data: bytes, start: int, scan: XmpScan, limits: Limits) -> bool:
     end = looked if trailer < 0 else trailer
     if not scan.take(looked - window, limits):
         return False
-    pieces = (data[at : min(at + _PIECE, end)] for at in range(start, end, _PIECE))
+    pieces = (data[at : min(at + PIECE, end)] for at in range(start, end, PIECE))
     scan.search(pieces, "GIF XMP packet")
     return True
 
@@ -243,14 +239,12 @@ def sniff(data: bytes) -> str:
 
 
 def find_packets(data: bytes, limits: Limits = DEFAULT_LIMITS) -> XmpScan:
-    """Every XMP packet of ``data``, walked by its format (see the module docstring).
-
-    A format's structure is walked by its offsets and sizes wherever they lead in the
-    file (a TIFF's IFD after its image data, an MP4's ``moov`` after its ``mdat``);
-    packet scanning (PDF, any other format) and the byte search of a file not
-    read wholly look at its first :attr:`Limits.max_scan` bytes. What a limit kept from
-    being read (bytes past that limit there, the step budget, the nesting) fails closed
-    (:meth:`XmpScan.out_of_reach`)."""
+    """Every XMP packet of ``data``, walked by its format (see the module docstring): a
+    format's structure by its offsets and sizes wherever they lead in the file (a TIFF's
+    IFD after its image data, an MP4's ``moov`` after its ``mdat``); packet scanning (PDF,
+    any other format) and the byte search of a file not read wholly look at its first
+    :attr:`Limits.max_scan` bytes. What a limit kept from being read (bytes past that
+    limit there, the step budget, the nesting) fails closed (:meth:`XmpScan.out_of_reach`)."""
     kind = sniff(data)
     scan = XmpScan(kind)
     scanned = data[: limits.max_scan]  # (the same object when the file is shorter)

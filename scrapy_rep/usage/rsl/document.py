@@ -20,9 +20,8 @@ Unknown extension elements, in the RSL namespace or another, are ignored with th
 content wherever they stand (errata 2026-08-07): the document is still read.
 
 The XML parser is lxml with entities, DTD loading and the network off and no huge-tree
-allowance; a document with a DTD is refused outright (RSL needs none). A body that is not
-an RSL document is unreadable (no AI use, docs/purpose-notes.md §9); the
-decision per URL is in :mod:`scrapy_rep.usage.rsl.terms`. Never raises on content.
+allowance (:func:`_root`). A body that is not an RSL document is unreadable
+(:func:`parse_rsl`); the decision per URL is in :mod:`scrapy_rep.usage.rsl.terms`.
 """
 
 from __future__ import annotations
@@ -147,14 +146,12 @@ _DTD: Final = "has a DTD (refused: entities are never expanded)"
 
 
 def parse_rsl(body: bytes | str, truncated: bool = False) -> RslDocument:
-    """An RSL body -> :class:`RslDocument`. Never raises on content.
-
-    A body the download cut short (``truncated``: the fetch says so, whatever its
-    length) or of 500 KiB or more (a download stops there: cut), one that is not XML, has a
-    DTD, whose root is not ``<rsl>`` in the RSL namespace (nor a feed with
-    ``<rsl:content>``), or that has no ``<content>`` is unreadable: its ``problem`` says
-    why, and it stands for "no AI use" (docs/purpose-notes.md §9).
-    """
+    """An RSL body -> :class:`RslDocument`. Never raises on content. A body the download
+    cut short (``truncated``: the fetch says so, whatever its length) or of 500 KiB or more
+    (a download stops there: cut), one that is not XML, has a DTD, whose root is not
+    ``<rsl>`` in the RSL namespace (nor a feed with ``<rsl:content>``), or that has no
+    ``<content>`` is unreadable: its ``problem`` says why, and it stands for "no AI use"
+    (docs/purpose-notes.md §9)."""
     body = body_bytes(body)
     if len(body) >= MAX_BODY_BYTES:
         return _unreadable(f"{MAX_BODY_BYTES} bytes or more (cut)")
