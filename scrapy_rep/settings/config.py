@@ -39,13 +39,19 @@ class RepConfig(FetchSettings):
     docs/settings.md (the two parts of the module docstring)."""
 
     noindex_action: str = setting(
-        "drop", _choice(ACTIONS), help="Items of a `noindex` page: dropped, or kept"
+        "drop",
+        _choice(ACTIONS),
+        help="Items of a `noindex` page: dropped, or kept",
     )
     nofollow_action: str = setting(
-        "drop", _choice(ACTIONS), help="Requests from a `nofollow` page: dropped, or kept"
+        "drop",
+        _choice(ACTIONS),
+        help="Requests from a `nofollow` page: dropped, or kept",
     )
     rel_nofollow: bool = setting(
-        True, read_bool, help='Links marked `rel="nofollow"` are not followed'
+        True,
+        read_bool,
+        help='Links marked `rel="nofollow"` are not followed',
     )
     directive_tokens: tuple[str, ...] = setting(
         (),
@@ -53,10 +59,14 @@ class RepConfig(FetchSettings):
         help="More names whose robots meta tags and `X-Robots-Tag` apply to the crawl",
     )
     meta_in_noscript: bool = setting(
-        True, read_bool, help="Robots meta tags inside `<noscript>` count"
+        True,
+        read_bool,
+        help="Robots meta tags inside `<noscript>` count",
     )
     purpose: tuple[str, ...] = setting(
-        ("search",), read_purposes, help="What the crawl is for: `search`, `ai-train`, `ai-input`"
+        ("search",),
+        read_purposes,
+        help="What the crawl is for: `search`, `ai-train`, `ai-input`",
     )
     purpose_action: str = setting(
         "drop",
@@ -78,47 +88,66 @@ class RepConfig(FetchSettings):
     #: ``""``: off; else the item field each kept item gets its page's preferences in
     #: (the form of an ``audit export`` line's, docs/audit-trail.md).
     item_preferences_field: str = setting(
-        "", read_str, help="An item field that gets its page's AI-usage preferences", shown="off"
+        "",
+        read_str,
+        help="An item field that gets its page's AI-usage preferences",
+        shown="off",
     )
     #: A page's (or a file's) ``noarchive`` is a no for ai-train, as Bing and Amazon read
     #: it (docs/decisions.md, 'noarchive is a no for AI training').
     noarchive_means_no_ai_train: bool = setting(
-        True, read_bool, help="`noarchive` is a no for `ai-train`"
+        True,
+        read_bool,
+        help="`noarchive` is a no for `ai-train`",
     )
     #: A page's (or a file's) ``noarchive`` is a no for ai-input too, as Bing's rewritten
     #: guidelines read it for Copilot and grounding (docs/decisions.md, 'noarchive is a no
     #: for AI input too').
     noarchive_means_no_ai_input: bool = setting(
-        True, read_bool, help="`noarchive` is a no for `ai-input` too"
+        True,
+        read_bool,
+        help="`noarchive` is a no for `ai-input` too",
     )
     #: A page's (or a file's) ``nocache`` is read like ``noarchive``, a no for ai-train, as
     #: Bing reads it (docs/decisions.md, 'nocache is read like noarchive').
     nocache_means_no_ai_train: bool = setting(
-        True, read_bool, help="`nocache` is a no for `ai-train`, as `noarchive` is"
+        True,
+        read_bool,
+        help="`nocache` is a no for `ai-train`, as `noarchive` is",
     )
     #: A page's (or a file's) ``nosnippet`` and ``max-snippet:0`` are a no for ai-input, as
     #: Google reads them for AI Overviews and AI Mode (docs/decisions.md, 'nosnippet is a
     #: no for AI input').
     nosnippet_means_no_ai_input: bool = setting(
-        True, read_bool, help="`nosnippet` and `max-snippet:0` are a no for `ai-input`"
+        True,
+        read_bool,
+        help="`nosnippet` and `max-snippet:0` are a no for `ai-input`",
     )
     #: Read the statements inside files downloaded by ``FilesPipeline`` /
     #: ``ImagesPipeline`` (crawls with ai-train or ai-input; see docs/media.md).
     media_usage: bool = setting(
-        True, read_bool, help="Read the opt-outs inside downloaded files (AI purposes)"
+        True,
+        read_bool,
+        help="Read the opt-outs inside downloaded files (AI purposes)",
     )
     #: The crawl meets the constraints of ``DMI-PROHIBITED-SEE*`` and CAWG ``constrained``.
     media_constraints_met: bool = setting(
-        False, read_bool, help="The crawl meets the constraints a file's statements may set"
+        False,
+        read_bool,
+        help="The crawl meets the constraints a file's statements may set",
     )
     #: ``noindex`` / ``noimageindex`` in a downloaded file's ``X-Robots-Tag``, and a page's
     #: ``noimageindex`` for its images, are a no for ai-train and ai-input (img2dataset's
     #: default; docs/decisions.md, 'noindex on a downloaded file is a no for AI').
     media_noindex_means_no_ai: bool = setting(
-        True, read_bool, help="A file's `noindex` or `noimageindex` is a no for the AI purposes"
+        True,
+        read_bool,
+        help="A file's `noindex` or `noimageindex` is a no for the AI purposes",
     )
     media_c2pa: bool = setting(
-        True, read_bool, help="Read C2PA manifests (when `c2pa-python` is installed)"
+        True,
+        read_bool,
+        help="Read C2PA manifests (when `c2pa-python` is installed)",
     )
     media_max_scan_bytes: int = setting(
         32 * MIB,
@@ -127,13 +156,20 @@ class RepConfig(FetchSettings):
         unit="bytes",
     )
     media_max_packet_bytes: int = setting(
-        MIB, _whole(1024), help="The longest XMP packet read", unit="bytes"
+        MIB,
+        _whole(1024),
+        help="The longest XMP packet read",
+        unit="bytes",
     )
     media_max_packets: int = setting(
-        16, _whole(1), help="XMP packets parsed per file (64 times as many more are searched)"
+        16,
+        _whole(1),
+        help="XMP packets parsed per file (64 times as many more are searched)",
     )
     rsl_licenses: tuple[str, ...] = setting(
-        (), read_url_list, help="The RSL licenses the crawl holds (their URLs)"
+        (),
+        read_url_list,
+        help="The RSL licenses the crawl holds (their URLs)",
     )
     #: The most RSL licenses read per robots.txt for the crawler, and per page; a robots.txt
     #: or page naming more has none read and refuses every purpose (docs/decisions.md).
@@ -156,7 +192,9 @@ class RepConfig(FetchSettings):
     )
     #: ``False``: a crawl whose trail cannot be written goes on without it (a WARNING).
     audit_required: bool = setting(
-        True, read_bool, help="A trail that cannot be written stops the crawl"
+        True,
+        read_bool,
+        help="A trail that cannot be written stops the crawl",
     )
     #: The origins whose documents ``recheck`` keeps parsed (an LRU); the others are
     #: kept compact and made again when asked for (:mod:`scrapy_rep.recheck.store`).

@@ -89,7 +89,9 @@ class FetchSettings:
     #: ``Crawl-delay`` obeyed (capped by ``REP_CRAWL_DELAY_MAX``) in every profile unless
     #: ``False`` (Google's behaviour).
     obey_crawl_delay: bool = setting(
-        True, read_bool, help="Obey robots.txt's `Crawl-delay` between an origin's requests"
+        True,
+        read_bool,
+        help="Obey robots.txt's `Crawl-delay` between an origin's requests",
     )
     crawl_delay_max: float = setting(
         60.0,
@@ -123,7 +125,10 @@ class FetchSettings:
         help="Once given up on: drop the waiting requests, or let them through",
     )
     robotstxt_timeout: float = setting(
-        30.0, _number(0.001), help="The download timeout of a robots.txt request", unit="seconds"
+        30.0,
+        _number(0.001),
+        help="The download timeout of a robots.txt request",
+        unit="seconds",
     )
     max_held_requests: int = setting(
         100_000,
@@ -195,7 +200,11 @@ class FetchSettings:
         help="The file the report is written to (setting it turns the report on)",
         shown="standard error",
     )
-    report_max_urls: int = setting(200, _whole(1), help="URLs the report lists one by one")
+    report_max_urls: int = setting(
+        200,
+        _whole(1),
+        help="URLs the report lists one by one",
+    )
     #: Keep the ledger of each request's fate without a trail or report: a program that
     #: reads it (:func:`scrapy_rep.crawl.auditing.read_urls`: the command-line tools).
     keep_ledger: bool = setting(

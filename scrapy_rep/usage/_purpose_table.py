@@ -242,7 +242,11 @@ ROWS: Final[tuple[MappingRow, ...]] = (
     ),
     MappingRow("robots-meta", "nocache", (None, False, None), _NOCACHE, "nocache-ai"),
     MappingRow(
-        "robots-meta", "nocache (REP_NOCACHE_MEANS_NO_AI_TRAIN off)", _NONE, _NOCACHE, "nocache-ai"
+        "robots-meta",
+        "nocache (REP_NOCACHE_MEANS_NO_AI_TRAIN off)",
+        _NONE,
+        _NOCACHE,
+        "nocache-ai",
     ),
     MappingRow("robots-meta", "nosnippet", (None, None, False), _NOSNIPPET, "nosnippet-ai"),
     MappingRow("robots-meta", "max-snippet:0", (None, None, False), _NOSNIPPET, "nosnippet-ai"),

@@ -63,7 +63,11 @@ def page_record(
     """The record of a ``noimageai`` page (or a ``noimageindex`` one: ``purposes``
     :data:`INDEX_IMAGE_PURPOSES`): the purposes refused and the sentence that says why
     (``directive``: the directive as the page wrote it)."""
-    return {"purposes": list(purposes), "source": f"{directive} on {page_url}", "page": page_url}
+    return {
+        "purposes": list(purposes),
+        "source": f"{directive} on {page_url}",
+        "page": page_url,
+    }
 
 
 def for_request(record: dict[str, Any], url: str) -> dict[str, Any]:

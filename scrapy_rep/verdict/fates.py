@@ -152,7 +152,10 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
         Reason.REL_NOFOLLOW: ReasonRow(
             refuses=frozenset({Action.FOLLOW}),
             fate=None,
-            stats=(_REQUESTS, "rep/directives/requests_dropped/rel_nofollow"),
+            stats=(
+                _REQUESTS,
+                "rep/directives/requests_dropped/rel_nofollow",
+            ),
             report='not followed (rel="nofollow")',
             closing='rel="nofollow"',
         ),
@@ -165,7 +168,10 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
         Reason.UNAVAILABLE_AFTER: ReasonRow(
             refuses=frozenset({Action.KEEP}),
             fate=None,
-            stats=(_ITEMS, "rep/directives/items_dropped/unavailable_after"),
+            stats=(
+                _ITEMS,
+                "rep/directives/items_dropped/unavailable_after",
+            ),
             closing="past unavailable_after",
         ),
         # Dropped without a verdict: refused as closed (signalled as ``spider_closed``).

@@ -125,7 +125,10 @@ class PageVerdict:
 
 
 def decide_page(
-    facts: PageFacts, statements: PageStatements, rules: PageRules, now: datetime | None = None
+    facts: PageFacts,
+    statements: PageStatements,
+    rules: PageRules,
+    now: datetime | None = None,
 ) -> PageVerdict:
     """The verdict on one fetched resource (see the module docstring). ``now``: against
     which ``unavailable_after`` is held (``None``: the current time)."""

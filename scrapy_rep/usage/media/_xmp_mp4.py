@@ -10,7 +10,13 @@ import struct
 from collections.abc import Iterator
 from typing import Final
 
-from scrapy_rep.usage.media._xmp_scan import Limits, Steps, XmpScan, truncated, walk
+from scrapy_rep.usage.media._xmp_scan import (
+    Limits,
+    Steps,
+    XmpScan,
+    truncated,
+    walk,
+)
 
 MP4_XMP_UUID: Final = bytes.fromhex("BE7ACFCB97A942E89C71999491E3AFAC")
 #: ISO BMFF boxes that hold other boxes on the way to ``XMP_`` / ``uuid``.
