@@ -41,10 +41,35 @@ IMAGE_PURPOSES: Final = _refused_by("noimageai (image response)")
 INDEX_IMAGE_PURPOSES: Final = _refused_by("noimageindex (images of the page)")
 #: File extensions read as images (Scrapy's ``IMAGE_EXTENSIONS`` of its link extractor,
 #: and the newer formats).
-IMAGE_EXTENSIONS: Final = frozenset({
-    "mng", "pct", "bmp", "gif", "jpg", "jpeg", "png", "pst", "psp", "tif", "tiff", "ai", "drw",
-    "dxf", "eps", "ps", "svg", "cdr", "ico", "webp", "avif", "heic", "heif", "jxl", "apng",
-})  # fmt: skip
+IMAGE_EXTENSIONS: Final = frozenset(
+    [
+        "mng",
+        "pct",
+        "bmp",
+        "gif",
+        "jpg",
+        "jpeg",
+        "png",
+        "pst",
+        "psp",
+        "tif",
+        "tiff",
+        "ai",
+        "drw",
+        "dxf",
+        "eps",
+        "ps",
+        "svg",
+        "cdr",
+        "ico",
+        "webp",
+        "avif",
+        "heic",
+        "heif",
+        "jxl",
+        "apng",
+    ]
+)
 
 
 def is_image_url(url: str) -> bool:
