@@ -44,7 +44,8 @@ def across(
     no shared dupefilter let it through, so another worker's record of its URL is another
     request) is not compared when it is accounted for (named by a page's ``fetched`` part
     or by a ``file`` line of its run) or has no output of its own (no callback of the
-    crawl ran for it); any other is. Keeps the requests' final records in memory."""
+    crawl ran for it); any other is. Keeps each request's final record in memory as one
+    small tuple."""
     finals, ended = _finals(paths)
     problems = events = 0
     names = [Path(path).name for path in paths]

@@ -1,6 +1,8 @@
 """A ``url`` or ``file`` record's fate (docs/audit-trail.md, ``url``, ``file``) as a
 typed value, read in one place by :meth:`FateRecord.of` for ``audit show``, ``summary``,
-``list``, ``report --html`` and ``export`` (pure). Never raises: a field missing or not of
+``list``, ``report --html`` and ``export`` (pure), with the entry it was written from read
+by :meth:`~scrapy_rep.audit.urlentry.UrlEntry.from_line` (the crawl's own reader of the
+line). Never raises: a field missing or not of
 its type (a hand-edited trail, an earlier version's) is ``""`` or ``None``. ``audit
 verify`` reads the record as written (it reports a forged value as it is).
 """

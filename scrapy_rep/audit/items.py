@@ -6,10 +6,13 @@ own decisions on its snapshots, as it holds a crawl's records
 (:class:`~scrapy_rep.audit.rederive.Rederiver`):
 
 - an item ``kept``, or refused after the fetch (``refused_by`` ``page``), must be allowed
-  before the fetch, as a page the crawl sent for;
-- an item ``refused`` before the fetch must be refused by what its ``refused_by`` says;
+  before the fetch, as a page the crawl sent for: robots.txt for every name, the line
+  recorded, every usage signal drawn from a snapshot, no "no" for a purpose of the run;
+- an item ``refused`` before the fetch must be refused by what its ``refused_by`` says
+  (robots.txt's recorded line, a purpose's "no");
 - an item ``unknown`` names a document not had (no robots.txt snapshot, ``tdmrep`` or
-  an RSL license ``""``), and what was had neither allows it nor refuses it;
+  an RSL license ``""``), and what was had neither allows it (it would be kept, unless
+  its page could not be fetched again) nor refuses it (it would be refused);
 - every snapshot an item names is one its own run announced for its own origin's
   document, and ``tdmrep`` ``""`` is read as the crawl reads a tdmrep.json given up on
   (``REP_UNREACHABLE_ACTION``);

@@ -22,12 +22,14 @@ record's time), and holds against it every field of the record the decision give
 - ``decided``: not before the run started nor the request was sent, not after the record;
 - ``cached`` (a page Scrapy's HTTP cache replayed: when it was really fetched): not after
   the request was sent, the page was decided or the record was written. A replayed page
-  is decided at ``decided``, the time of the replay (docs/decisions.md, 'A replayed page
-  is decided when it is replayed').
+  is decided at ``decided``, the time of the replay: an ``unavailable_after`` that passed
+  between the fetch and the replay refuses it (docs/decisions.md, 'A replayed page is
+  decided when it is replayed').
 
 The records of runs that wrote no ``page`` part (no ``page_parts`` in their header) are
 taken as recorded; in a run that wrote them, a page's record without one has lost it, and
-only a run from before whole parts (``page_parts: 2``) may have a part ``omitted``.
+only a run from before whole parts (``page_parts: 2``) may have a part ``omitted`` (older
+runs kept only that past 16,384 characters).
 """
 
 from __future__ import annotations

@@ -162,7 +162,8 @@ class RunChecks(Findings):
 
     def _repair(self, number: int, record: dict[str, Any]) -> None:
         """``audit repair`` dropped a cut line here: an event, which ends each run then
-        open, a problem (verify's point 2). What the line claims (the lines it kept, the
+        open; such a run has no end line (the crawl was killed, or lines went before the
+        cut), a problem (verify's point 2). What the line claims (the lines it kept, the
         runs it left open) must be what the trail holds."""
         cut = [run for run in self.runs.values() if not run.ended]
         dropped, dropped_sha = record.get("dropped_bytes"), record.get("dropped_sha256")

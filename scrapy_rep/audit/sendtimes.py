@@ -50,8 +50,10 @@ def when_sent(
 ) -> list[str]:  # fmt: skip
     """What bounds a record's ``sent_at`` and ``expires`` (docs/audit-trail.md, ``audit
     verify``): ``sent_at`` not before its crawl started (``start``, the first run's
-    header ``time``) nor after its record was written (``time``), or, without one, not
-    after an override it went past ended (:func:`_not_sent_past_override`); and
+    header ``time``) nor after its record was written (``time``); without one, a request
+    sent past robots.txt by an override, recorded after that override ended, cannot be
+    checked (:func:`_not_sent_past_override`; a page Scrapy's HTTP cache replayed was not
+    sent); and
     ``expires`` no later than the crawl could write it: the freshness of a document
     version fetched no later than the request was sent, at most ``REP_CACHE_MAX_TTL``,
     then its use while stale, at most ``REP_CACHE_STALE_MAX`` (``longest_use``: their
@@ -80,7 +82,8 @@ def when_sent(
 def _expires_bound(
     record: dict[str, Any], sent: float, when: str, longest_use: float | None
 ) -> list[str]:
-    """A record's ``expires`` no later than ``longest_use`` after ``sent``."""
+    """A record's ``expires`` no later than ``longest_use`` after ``sent`` (when the
+    request was sent, or at the latest, with no ``sent_at``, its record's ``time``)."""
     expires = text(record.get("expires"))
     until = _instant(expires)
     if until is not None and longest_use is not None and until > sent + longest_use + 0.001:

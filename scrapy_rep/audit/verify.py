@@ -19,10 +19,12 @@
    (:class:`scrapy_rep.audit.rederive.Rederiver`).
 5. What a record says of its page's output is as the crawl writes it
    (:func:`output_problems`), and the items its page pass let through add up to its run's
-   end line's ``items_passed`` (:func:`passed_problems`).
+   end line's ``items_passed`` (:func:`passed_problems`): no record says more (a later
+   component drops only items the page pass let through).
 
-Problems are :class:`Finding` (line number, URL, sentence), handed to the caller's ``sink``
-as they are found; the result keeps their count and the first :data:`KEEP_FINDINGS`.
+Problems are :class:`Finding` (line number, URL, sentence), in file order, handed to the
+caller's ``sink`` as they are found; the result keeps their count and the first
+:data:`KEEP_FINDINGS`, so memory does not grow with them.
 """
 
 from __future__ import annotations
