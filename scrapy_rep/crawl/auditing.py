@@ -26,8 +26,9 @@ if TYPE_CHECKING:
 
 
 class LedgerCalls(Protocol):
-    """What the parts that decide, :class:`AuditMiddleware` and the page pass tell the crawl's
-    URL ledger directly (a page's output: in its ledger, :mod:`scrapy_rep.crawl.ledger`)."""
+    """What the parts that decide (the performer of verdicts, the check at the send, the page's
+    licenses), :class:`AuditMiddleware` and the page pass tell the crawl's URL ledger directly
+    (a page's output: in its ledger, :mod:`scrapy_rep.crawl.ledger`)."""
 
     #: The requests' waits for their origins' documents (the report's origin lines).
     waits: Waits
@@ -75,19 +76,23 @@ class UrlReader(Protocol):
 
     def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
         """A request's fate is final: its ``entry``, what the fate ``added`` (the ``url``
-        record's other fields) and its ``cause``: a refusal's reason, a failed download's
-        exception, a fetched page's :class:`~scrapy_rep.crawl.ledger.PageLedger`, else ``None``."""
+        record's other fields) and its ``cause``: a refusal's reason (or another add-on's
+        word), a failed download's exception, a fetched page's
+        :class:`~scrapy_rep.crawl.ledger.PageLedger`, else ``None``."""
 
     def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
         """A file an item pipeline downloaded was held against the crawl's purposes (``fate``)."""
 
     def downloaded_apart(self, url: str, status: int) -> None:
-        """A download no entry follows (a file an item pipeline fetched without a verdict)."""
+        """A download no entry follows (a file an item pipeline fetched without a verdict);
+        ``status``: its response's."""
 
 
 class AuditMiddleware:
-    """The outermost downloader middleware: an exception that reaches it is the request's final
-    failure (retries and redirects are inside); the response that leaves it, the engine's."""
+    """The outermost downloader middleware (with a URL ledger: ``REP_AUDIT_FILE``, ``REP_REPORT``,
+    :attr:`~scrapy_rep.settings.RepConfig.ledger`): an exception that reaches it is the request's
+    final failure (retries and redirects are inside; a request dropped at its send too); the
+    response that leaves it, the engine's."""
 
     def __init__(self, crawler: Crawler) -> None:
         if not config_of(crawler).ledger:

@@ -5,14 +5,17 @@ refusal's stats (``tests/project/test_architecture.py``).
 
 A refusal is a :class:`scrapy_rep.verdict.Refused` and what it refuses (its
 :class:`scrapy_rep.verdict.signals.Action`): **fetch**, a request before its download
-(:mod:`scrapy_rep.crawl.requests.perform`, which raises ``IgnoreRequest``); **follow**, a
-request a page yielded (:mod:`scrapy_rep.crawl.page.linkgate`,
-:mod:`scrapy_rep.crawl.page.images`); **keep**, an item of a page
-(:mod:`scrapy_rep.crawl.page.itemgate`). A request may also be dropped without a verdict
+(:mod:`scrapy_rep.crawl.requests.perform`, which also keeps the trail's record of the
+versions it was decided with and raises ``IgnoreRequest``); **follow**, a request a page
+yielded (nofollow, ``rel="nofollow"``, an image of a ``noimageai`` page:
+:mod:`scrapy_rep.crawl.page.linkgate`, :mod:`scrapy_rep.crawl.page.images`); **keep**, an
+item of a page (noindex, ``unavailable_after``, the crawl's purpose:
+:mod:`scrapy_rep.crawl.page.itemgate`). A request may also be dropped without a verdict
 (:func:`drop_request`), or, one that cannot even be read back, only counted
-(:func:`count_unread`). Each is counted in ``rep/requests/dropped/<reason>`` or
-``rep/items/dropped/<reason>`` and :data:`DETAIL_STATS`, logged at DEBUG, then signalled
-(the audit trail and the report read the signal).
+(:func:`count_unread`); whoever dropped it says what failed (a WARNING). Each is counted in
+``rep/requests/dropped/<reason>`` or ``rep/items/dropped/<reason>`` and
+:data:`DETAIL_STATS`, logged at DEBUG, then signalled with the verdict (``None`` for a
+request dropped without one; the audit trail and the report read the signal).
 """
 
 from __future__ import annotations
@@ -58,7 +61,9 @@ DETAIL_STATS: Final[dict[tuple[Action, Reason], tuple[str, ...]]] = {
 
 class Refusal(IgnoreRequest):
     """The ``IgnoreRequest`` of a request refused before its download, with its message and its
-    ``verdict`` (when one refused it) for whoever awaited the download."""
+    ``verdict`` (when one refused it) for whoever awaited the download (a media pipeline lists
+    its file refused). Its refusal has said its fate already, so the readers of a download's
+    final failure (:class:`~scrapy_rep.crawl.auditing.AuditMiddleware`) do not count it again."""
 
     def __init__(self, message: str, verdict: Refused | None = None) -> None:
         super().__init__(message)
@@ -102,7 +107,9 @@ def refuse_request(
 
 
 def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, message: str) -> None:
-    """``request`` is dropped without a verdict, ``why``: counted, logged at DEBUG with
+    """``request`` is dropped without a verdict, ``why`` (the spider closed while it was held
+    or waited; it could not be kept in ``JOBDIR`` or put back into the shared queue): counted,
+    logged at DEBUG with
     ``message``, sent as ``request_refused`` (:data:`~scrapy_rep.verdict.fates.SIGNALLED_AS`)."""
     inc_each(crawler.stats, _stats_of(Action.FETCH, why, None))
     reason = why if isinstance(why, Reason) else SIGNALLED_AS[why]
@@ -111,8 +118,10 @@ def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, mess
 
 def scheduled_again(crawler: Crawler, engine: Any, request: Request, when: str) -> bool:
     """``request``, held until now, goes back to the scheduler (``when``: ``"released"``, or
-    ``"resumed"`` from ``JOBDIR``); whether it did. One that raises leaves it dropped, saying
-    why, and the caller goes on with the others: none is lost unsaid."""
+    ``"resumed"`` from ``JOBDIR``); whether it did. A scheduler that raises (a custom one's bug,
+    a shared queue whose server went away) leaves it dropped, saying why (an ERROR, counted and
+    signalled: its trail record is final), and the caller goes on with the others: none is lost
+    unsaid."""
     try:
         engine.crawl(request)
     except Exception as error:
@@ -130,7 +139,8 @@ def scheduled_again(crawler: Crawler, engine: Any, request: Request, when: str) 
 
 def count_unread(crawler: Crawler, why: Reason | Dropped, count: int = 1) -> None:
     """``count`` requests dropped, ``why``, that cannot be read back to be named (from
-    ``JOBDIR`` at a resume, from a disk queue at the close): counted under their word only."""
+    ``JOBDIR`` at a resume, from a disk queue at the close): counted under their word only; no
+    request to log or signal (whoever lost them says so, with a WARNING or an ERROR)."""
     if count > 0:
         for name in _stats_of(Action.FETCH, why, None):
             inc(crawler.stats, name, count)

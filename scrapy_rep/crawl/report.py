@@ -1,16 +1,21 @@
 """The end-of-crawl report (``REP_REPORT = True``): what the REP did, readable at a glance.
 
-Per origin: what its robots.txt downloads came to, its crawl-delay, sitemaps and
-Content-Signal ``use=`` level (docs/purpose-notes.md §2), and how many requests it held.
-Per URL, in two lists: **URLs requested**, the very requests the audit trail has a ``url``
-record for, and **links not followed** (a page's nofollow or ``rel="nofollow"``: no record
-of their own). The closing line counts requests as the trail does, items, and links.
+Per origin: what its robots.txt downloads came to (status, redirects, size, cut at 500 KiB,
+unreachable and retried; the same outcome in a row said once, with its count), its
+crawl-delay, sitemaps and Content-Signal ``use=`` level (docs/purpose-notes.md §2), and how
+many requests it held (and how many times, when some were held more than once). Per URL, in
+two lists: **URLs requested**, the very requests the audit trail has a ``url`` record for
+(downloaded, with its items kept and dropped and why; redirected; forbidden by robots.txt;
+refused for the crawl's purpose; held, then released or dropped; left without a response),
+and **links not followed** (a page's nofollow or ``rel="nofollow"``: no record of their
+own). The closing line counts requests as the trail does (a URL sent twice is two; those an
+override let through among them), items, and links.
 
 Built from the URL ledger, each page's ledger and the documents' outcomes; its text:
-:mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops
-(never standard output, where a feed such as ``-o -:jsonl`` may go), or written to
-``REP_REPORT_FILE``. The INFO lines every crawl logs at its close:
-:mod:`scrapy_rep.crawl.closing`.
+:mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops, after
+Scrapy's stats and its "Spider closed" line (never standard output, where a feed such as
+``-o -:jsonl`` may go), or written to ``REP_REPORT_FILE``. The INFO lines every crawl logs
+at its close: :mod:`scrapy_rep.crawl.closing`.
 """
 
 from __future__ import annotations

@@ -61,7 +61,8 @@ __all__ = ["AuditTrail", "UrlLedger", "url_ledger"]
 
 logger = logging.getLogger(__name__)
 
-#: The end line's reason of a run whose process exited without closing its spider.
+#: The end line's reason of a run whose process exited without closing its spider: a
+#: second Ctrl-C (Scrapy's unclean shutdown), or the reactor stopped otherwise.
 FORCED: Final = "shutdown_forced"
 #: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits.
 _UNCLOSED: set[UrlLedger] = set()
@@ -69,8 +70,10 @@ _UNCLOSED: set[UrlLedger] = set()
 
 @atexit.register
 def _at_exit() -> None:
-    """End every run the process leaves without closing its spider, with the reason :data:`FORCED`
-    (not kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by it either)."""
+    """End every run the process leaves without closing its spider: its open records
+    written ``unfinished`` (or ``fetched``), its end line with the reason :data:`FORCED` (not
+    kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by it either), so that the
+    trail stays whole and the next crawl chains onto an ended run."""
     for trail in list(_UNCLOSED):
         logger.warning(
             "scrapy_rep: the crawl stopped without closing its spider (a second Ctrl-C?); "
@@ -199,7 +202,8 @@ class UrlLedger(FateEvents):
 
     def sent_at(self, record: str, now: float, expires: float) -> None:
         """The request of the open record ``record`` leaves at ``now``, under a verdict that
-        holds until ``expires`` (docs/audit-trail.md, ``sent_at``, ``expires``)."""
+        holds until ``expires`` (docs/audit-trail.md, ``sent_at``, ``expires``; the last
+        attempt's)."""
         state = self.open.get(record)
         if state is not None:
             state.sent_at = now
@@ -207,7 +211,8 @@ class UrlLedger(FateEvents):
 
     def not_sent(self, record: str) -> None:
         """The request of open record ``record`` reached the downloader but did not leave (held
-        or refused at its send, or handed to another slot): that attempt is taken back."""
+        or refused at its send, or handed to another slot): that attempt is taken back
+        (``attempts`` counts downloads tried, docs/audit-trail.md)."""
         state = self.open.get(record)
         if state is not None and state.attempts > 0:
             state.attempts -= 1

@@ -41,7 +41,9 @@ class FateEvents(RequestEvents):
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             if reason in LINK_REASONS:  # a link, never requested: in its page's ledger
                 return
-            # its own record; else (never scheduled, or a copied meta) one opens here
+            # its own record; else (never scheduled: sent with ``engine.download_async``, it
+            # waited in place for a document the spider closed before; or a copied meta) one
+            # opens here, unless it had one of its own
             state = self._outgoing(request)
             if state is None:
                 return
@@ -96,8 +98,11 @@ class FateEvents(RequestEvents):
             self.internal_error("page_done")
 
     def _item_scraped(self, response: object = None, **_: Any) -> None:
-        """An item of ``response``'s page went through the item pipelines (``item_scraped``),
-        counted on the page's open entry until :meth:`page_done` settles it."""
+        """An item of ``response``'s page went through the item pipelines (``item_scraped``,
+        sent before the scraper says the page's whole output is through), counted on the
+        page's open entry until :meth:`page_done` settles it. An item a later component drops
+        is not counted: a project's spider middleware after the page pass drops it without a
+        signal, an item pipeline with ``item_dropped`` or ``item_error``."""
         if not isinstance(response, Response):  # an item of no page (start(), an errback's)
             return
         try:  # guarded inline (the hot path: a call per item)
@@ -112,8 +117,10 @@ class FateEvents(RequestEvents):
     # replace the request's own exception
     def failed(self, request: Request, exception: BaseException) -> None:
         """No response after every retry (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`).
-        A redirect's request that failed before it was decided has its record opened now,
-        the one before it ``redirected``, as at its decision."""
+        A redirect's request the engine downloads for a component (never scheduled) that
+        failed before it was decided (a downloader middleware before the robots.txt one
+        dropped it) has its record opened now, the one before it ``redirected``, as at its
+        decision."""
         state = open_record(request, self.open)
         if state is None:
             ref = any_state(request)
@@ -131,8 +138,12 @@ class FateEvents(RequestEvents):
     def failure_scraped(self, request: Request, failure: Any) -> None:
         """The scraper (or the engine, for a component's own download) is through with a
         download's ``failure``: a record still open failed where no component of ours is
-        told (a downloader middleware raised in its ``process_response``), with the status
-        of the response dropped (:func:`~scrapy_rep.crawl.internals.dropped_response`)."""
+        told (a downloader middleware raised in its ``process_response``: ``IgnoreRequest``
+        to drop the response, Scrapy calls no ``process_exception`` and sends no signal of
+        it; or in its ``process_exception`` before AuditMiddleware's), with the status of the
+        response dropped (:func:`~scrapy_rep.crawl.internals.dropped_response`). Called
+        directly for every failure scraped (a refused request's too, settled already: one
+        lookup)."""
         try:  # guarded inline (a call per refused request)
             state = open_record(request, self.open)
             if state is None or state.fetched:

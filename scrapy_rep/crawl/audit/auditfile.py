@@ -74,7 +74,8 @@ class AuditWriter:
     def snapshot(self, kind: str, url: str, entry: CacheEntry[Any]) -> str:
         """The snapshot name of ``entry``'s body (``""``: given up on as unreachable), stored
         in ``<trail>.d`` the first time, with a line (its fetch: time, status) the first time
-        this run uses that body from ``url``."""
+        this run uses that body from ``url``: each run writes its own line for every document
+        version it uses; the body in ``<trail>.d`` is shared by every run of the file."""
         sha = entry.sha256 or EMPTY_SHA256
         if entry.unreachable:  # given up on: nothing was read, nothing to store
             return ""

@@ -56,9 +56,10 @@ class RequestEvents(SharedQueue):
     def _unscheduled(self, request: Request) -> UrlEntry | None:
         """The record of a request decided without being scheduled (a media pipeline's file, a
         callback's own fetch): opened when it is decided, final when its response comes, when it
-        fails, or when it is refused; a redirect's next URL ends the one before. A copied meta
-        (``meta=response.meta``), or a request object sent again once its own record is final
-        (naming it in ``again``), gets a new one."""
+        fails, or when it is refused; a redirect's next URL ends the one before (a request that
+        had a record of its own keeps it). A copied meta (``meta=response.meta``), or a request
+        object sent again once its own record is final (a poll's ``download_async`` of one
+        ``Request`` in a loop; naming it in ``again``), gets a new one."""
         ref = any_state(request)
         url_key = self._fingerprint(request).hex()
         earlier = ""
@@ -119,7 +120,8 @@ class RequestEvents(SharedQueue):
     @guarded
     def _dropped(self, request: Request, **_: Any) -> None:
         """Another dupefilter than Scrapy's dropped ``request``: counted, not recorded
-        (with Scrapy's, ``_scheduled`` knows a duplicate before it is dropped)."""
+        (with Scrapy's, ``_scheduled`` knows a duplicate before it is dropped: one signal
+        less per duplicate link)."""
         self.counts["duplicates_dropped"] += 1
         inc(self.stats, "rep/audit/duplicates_dropped")
         if request is self._new:

@@ -30,7 +30,8 @@ class SharedQueue(AuditState):
 
     def _share_records(self, scheduler: Any) -> None:
         """With scrapy-redis's scheduler, workers share one queue: a request's record is
-        kept by the worker that takes it from the queue, not by the one that put it there."""
+        kept by the worker that takes it from the queue, not by the one that put it there
+        (its record would stay open there, and end ``unfinished``)."""
         if type(scheduler).__module__.split(".")[0] != "scrapy_redis":
             return
         take = getattr(scheduler, "next_request", None)
@@ -51,7 +52,9 @@ class SharedQueue(AuditState):
         """This worker took ``request`` from the shared queue: its record is this worker's now. An
         open record of its id that waits in the queue goes on; else it is opened under that id
         when new to this worker's trail, or, when another request holds it or this worker's
-        numbers reached it, under its next number (docs/audit-trail.md, "Several workers")."""
+        numbers reached it (a ``dont_filter`` start request, a callback's own fetch), under its
+        next number (docs/audit-trail.md, "Several workers"), never two final records of one id
+        nor one record for two downloads."""
         key = record_id(request)
         if not key:
             return

@@ -68,7 +68,8 @@ class AuditState:
         config = config_of(crawler)
         self.crawler = crawler
         self.config = config
-        #: Whether it writes the audit trail (``REP_AUDIT_FILE``).
+        #: Whether it writes the audit trail (``REP_AUDIT_FILE``); without it, its entries
+        #: name the document versions they were decided with, and no file is written.
         self.trail = bool(config.audit_file)
         self.path = Path(config.audit_file)
         self.stats: StatsCollector | None = crawler.stats
@@ -88,7 +89,8 @@ class AuditState:
         self._declared = robots_agent(crawler.settings)
         self._errors_logged = False
         #: Whether workers share the scheduler's queue (:mod:`~scrapy_rep.crawl.audit.
-        #: auditshared`); the ids of the open records this worker took from it, and holds.
+        #: auditshared`); the ids of the open records this worker took from it, and holds
+        #: (a pause with JOBDIR keeps those for its resume).
         self._shared = False
         self._taken: set[str] = set()
         self._holding: set[str] = set()
