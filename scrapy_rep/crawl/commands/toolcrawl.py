@@ -3,9 +3,11 @@
 add-on and the crawl's own middlewares, and print what it decided, so that they cannot
 read a site differently. :class:`ToolSpider` requests each URL once (every status but a
 redirect goes to its callback, as with ``scrapy fetch``) and yields one item per page;
-:class:`~scrapy_rep.crawl.commands.toolrun.ToolRun` reads the URL ledger's settled
-entries, :mod:`~scrapy_rep.crawl.commands.toolprint` prints them. An unreachable document
-is given up on at once, by the crawl's give-up rule (:func:`unreachable_waits`): exit 3.
+nothing is written (no feed, pipeline, audit trail, report, ``JOBDIR`` or shared store),
+the scheduler is Scrapy's own; :class:`~scrapy_rep.crawl.commands.toolrun.ToolRun` reads
+the URL ledger's settled entries, :mod:`~scrapy_rep.crawl.commands.toolprint` prints them.
+An unreachable document is given up on at once, by the crawl's give-up rule
+(:func:`unreachable_waits`): exit 3, as what they show is for now.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ if TYPE_CHECKING:
 ASKED: Final = "scrapy_rep_tools_url"
 #: Above every priority Scrapy names (``cmdline`` is 40): what the tools' crawl must be.
 TOOL_PRIORITY: Final = 50
-#: The wait a tool's crawl holds an unreachable document for (:func:`unreachable_waits`).
+#: The wait a tool's crawl holds an unreachable document for, when the give-up rule tells
+#: a host that cannot be connected to from every other failure (:func:`unreachable_waits`).
 SHORT_WAIT: Final = 0.001
 
 
@@ -151,7 +154,8 @@ def unreachable_waits(config: RepConfig) -> dict[str, float]:
     """The ``REP_UNREACHABLE_*`` waits under which the crawl gives up on an unreachable document
     at once with the verdict it gives after its own waits: the give-up rule lets requests
     through under ``"allow"`` after the long wait only, so a shorter connect wait stays shorter
-    (:meth:`~scrapy_rep.fetch.rules.Policy.allows_after_giving_up`; :data:`SHORT_WAIT`)."""
+    (:meth:`~scrapy_rep.fetch.rules.Policy.allows_after_giving_up`), and every other failure is
+    tried once more after :data:`SHORT_WAIT`."""
     waits = {"REP_UNREACHABLE_MAX_WAIT": 0.0, "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.0}
     shorter = config.unreachable_connect_max_wait < config.unreachable_max_wait
     if config.unreachable_action == "allow" and shorter:
@@ -162,7 +166,8 @@ def unreachable_waits(config: RepConfig) -> dict[str, float]:
 
 def tool_settings(settings: Settings, request: ToolRequest) -> dict[str, Any]:
     """What a tool's crawl must be whatever the project says: the add-on on, nothing written
-    or shared, no spider closed early, the tool's timeout, the unreachable waits at once."""
+    or shared, no spider closed early, the tool's timeout, the unreachable waits at once; a local
+    robots.txt (``check FILE … --page``, ``--robots-file``) served by :class:`LocalRobotsTxt`."""
     config = RepConfig.from_settings(settings)
     middlewares = settings.getdict("DOWNLOADER_MIDDLEWARES")
     if not request.pages:
@@ -201,6 +206,7 @@ def _path(component: type) -> str:
 def tools_settings(request: ToolRequest, base: Settings | None = None) -> Settings:
     """The settings of the tools' crawl on ``request``: ``base`` (else Scrapy's defaults without
     a log), then the tool's options and :func:`tool_settings`. Raises :class:`RepSettingError`."""
+    # without a project, no log: what the crawl decided is printed
     settings = base.copy() if base is not None else Settings({"LOG_ENABLED": False})
     settings.setdict(dict(request.settings), priority=TOOL_PRIORITY)
     settings.setdict(tool_settings(settings, request), priority=TOOL_PRIORITY)
@@ -209,8 +215,10 @@ def tools_settings(request: ToolRequest, base: Settings | None = None) -> Settin
 
 
 def crawl_tools(runner: Any, request: ToolRequest) -> tuple[ToolRun, Any]:
-    """Start the tools' crawl on ``request`` with ``runner`` (of :func:`tools_settings`): what it
-    will have told, and what its ``crawl()`` answered (:attr:`ToolRun.error`: not started)."""
+    """Start the tools' crawl on ``request`` with ``runner`` (a ``CrawlerRunner``, a
+    ``CrawlerProcess`` or, without a reactor, an ``AsyncCrawlerProcess``, of
+    :func:`tools_settings`): what it will have told, and what its ``crawl()`` answered (a
+    Deferred, or an asyncio task; :attr:`ToolRun.error`: not started)."""
     run = ToolRun([Asked(url) for url in request.urls])
     body = request.local.body if request.local is not None else b""
     started = runner.crawl(ToolSpider, run=run, robots_body=body)

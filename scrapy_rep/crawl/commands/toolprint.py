@@ -57,7 +57,8 @@ class Printer:
 
     def say(self, *lines: str) -> None:
         """Print each line, every character a site could control made visible
-        (:func:`~scrapy_rep.audit.terminal.printable`: a CR, LF or ESC prints as an escape)."""
+        (:func:`~scrapy_rep.audit.terminal.printable`: a CR, LF or ESC in a header or a meta
+        tag prints as an escape, never as a line of its own)."""
         for line in lines:
             print(printable(line), file=self.out)
 

@@ -40,7 +40,8 @@ class Asked:
     failure: str = ""
     #: Why the page pass refused the page's item (``""``: it did not).
     dropped: str = ""
-    #: Whether the page's item reached the end of the crawl (``item_scraped``).
+    #: Whether the page's item reached the end of the crawl (``item_scraped``): one the page
+    #: pass let through that a later component (the project's spider middleware) dropped is not.
     kept: bool = False
     #: A downloaded file held against the crawl's AI purposes by the media gate.
     file: FileVerdict | None = None

@@ -47,7 +47,8 @@ def refused_file(
     url: str, purpose: str | None, reason: str, statement: str | None, reasons: list[str]
 ) -> dict[str, Any]:
     """One entry of an item's ``rep_refused_files`` (docs/media.md); ``statement``: the
-    deciding one (``None``: nothing said, e.g. ``REP_PURPOSE_UNKNOWN = "deny"``)."""
+    deciding one (``None``: nothing said, e.g. ``REP_PURPOSE_UNKNOWN = "deny"``, or an
+    unreachable document); ``reasons``: every statement that denies it."""
     return {
         "url": url,
         "purpose": purpose,

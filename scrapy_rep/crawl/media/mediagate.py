@@ -2,7 +2,10 @@
 :mod:`scrapy_rep.usage.media.reading`; used by :mod:`scrapy_rep.crawl.media.pipelines`).
 
 Every signal about the file makes one decision: what the origin said before the fetch,
-the response's own headers (as a page's), the ``noimageai`` (or ``noimageindex``) of the
+the response's own headers (as a page's: ``Content-Usage``, ``Content-Signal``,
+``tdm-reservation``, ``X-Robots-Tag: noai`` / ``noimageai`` / ``noml``, ``noarchive`` /
+``nocache`` / ``nosnippet`` read as AI opt-outs, ``noindex`` / ``noimageindex`` under
+``REP_MEDIA_NOINDEX_MEANS_NO_AI``), the ``noimageai`` (or ``noimageindex``) of the
 page that showed the image (``rep_image_usage``), and the statements inside the file
 (IPTC Data Mining, C2PA/CAWG). Any "no" wins.
 """
@@ -41,8 +44,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _told_c2pa = False
-#: Files read at once per crawl, each in a thread of the pool Scrapy's name lookups share:
-#: the others wait their turn (docs/media.md, "Cost per file").
+#: Files read at once per crawl, each in a thread of the pool Scrapy's name lookups share
+#: (without a reactor, of the asyncio loop's default executor): the others wait their turn
+#: (docs/media.md, "Cost per file").
 READS_AT_ONCE: Final = 2
 _READS: PerCrawler[DeferredSemaphore] = PerCrawler("media_reads")
 
@@ -73,7 +77,8 @@ class MediaGate:
     @staticmethod
     def refused_before(url: str, refusal: refusals.Refusal) -> dict[str, Any]:
         """The :func:`refused_file` entry of a file's request that scrapy_rep refused
-        before it was sent: what its ``refusal`` (which its download raised) said."""
+        before it was sent (robots.txt, the origin's usage signals, the spider closing while it
+        waited): what its ``refusal`` (which its download raised) said."""
         verdict, message = refusal.verdict, str(refusal)
         purpose = verdict.purpose if verdict is not None else None
         statement = verdict.statement if verdict is not None else None
@@ -84,7 +89,7 @@ class MediaGate:
     ) -> FileVerdict:
         """The verdict on one downloaded file (``reading``: by :meth:`read`, if done). A
         failure of the check itself fails closed (docs/media.md, "What happens to a file"):
-        refused for the crawl's AI purposes, logged and counted (``rep/media/errors``)."""
+        refused for the crawl's AI purposes, logged (WARNING) and counted (``rep/media/errors``)."""
         try:
             verdict = self._check(response, request, item, reading)
         except Exception as error:  # never lose an item over a file's statements
@@ -97,8 +102,9 @@ class MediaGate:
     ) -> FileVerdict:
         """:meth:`check`, the file read in a thread (:func:`in_thread`), at most
         :data:`READS_AT_ONCE` files of the crawl at a time: a large hostile file may take a tenth
-        of a second, which must not stop the crawl nor take the threads of Scrapy's DNS resolver
-        (50 such files at once held the other hosts for 134 s). Fails closed as :meth:`check`."""
+        of a second, which must not stop the crawl (its other downloads, its close timeout) nor
+        take the threads of Scrapy's DNS resolver (50 such files at once held the other hosts
+        for 134 s). Fails closed as :meth:`check`."""
         try:
             reads = _READS.setdefault(self.crawler, DeferredSemaphore(READS_AT_ONCE))
             await maybe_deferred_to_future(reads.acquire())
@@ -130,7 +136,8 @@ class MediaGate:
         return verdict
 
     def _unchecked(self, body: bytes, error: Exception) -> FileVerdict:
-        """The verdict on a file whose check failed: a "no" for ai-train and ai-input."""
+        """The verdict on a file whose check failed: a "no" for ai-train and ai-input, the
+        reading that never loses a site owner's "no"."""
         what = f"the check failed: {type(error).__name__}: {error}"[:200]
         signal = UsageSignal("iptc", (None, False, False), f"an unreadable file ({what})")
         reading = MediaReading(sniff(body), (), (what,), "not read: the check failed")

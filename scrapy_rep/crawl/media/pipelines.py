@@ -3,12 +3,14 @@ they download (docs/media.md).
 
 For crawls whose purposes (``REP_PURPOSE``) include ``ai-train`` or ``ai-input``, each
 downloaded file is read before it is stored (:class:`scrapy_rep.crawl.media.mediagate.
-MediaGate`). A file denied for a purpose of the crawl is not stored (``"drop"``: listed
-in ``item["rep_refused_files"]``, never in ``item["files"]`` / ``item["images"]``) or is
-stored and marked (``"mark"``: its result says why under ``"rep_refused"``).
+MediaGate`). A file denied for a purpose of the crawl is not stored
+(``REP_PURPOSE_ACTION = "drop"``: listed in ``item["rep_refused_files"]``, never in
+``item["files"]`` / ``item["images"]``) or is stored and marked (``"mark"``: its result
+says why under ``"rep_refused"``).
 
 The add-on puts :class:`MediaUsageMixin` in front of every ``FilesPipeline`` subclass in
-``ITEM_PIPELINES``; without it, list :class:`RepFilesPipeline` / :class:`RepImagesPipeline`.
+``ITEM_PIPELINES``; without it, list :class:`RepFilesPipeline` / :class:`RepImagesPipeline`,
+or mix :class:`MediaUsageMixin` into your own subclass.
 """
 
 from __future__ import annotations
@@ -117,7 +119,8 @@ class MediaUsageMixin(FilteredRefusalMixin):
         self, results: list[FileInfoOrError], item: Any, info: MediaPipeline.SpiderInfo
     ) -> Any:
         """The item's ``files`` / ``images`` get only the stored files, as Scrapy's do; the refused
-        ones (and the URLs its page's ``noimageai`` took out) go to ``rep_refused_files``."""
+        ones (after or before download, and the URLs its page's ``noimageai`` took out) go to
+        ``rep_refused_files``, each with why."""
         refused: list[dict[str, Any]] = []
         if self.rep_media.enabled:
             kept: list[FileInfoOrError] = []

@@ -3,9 +3,10 @@ failure (:class:`RefusedBeforeFetch`, :class:`FilteredRefusalMixin`). Scrapy 2.1
 media request a downloader middleware ignored (``IgnoreRequest``, which a refusal of ours
 is) out of the item with one DEBUG line, ``File (filtered): Not downloading …``; Scrapy
 2.13 to 2.17 log an ERROR with a bare ``FileException`` traceback instead, for a crawl
-whose files are not checked too. The add-on puts the mixin in front of every
+whose files are not checked (a search-only crawl) too, though the refusal has said itself
+already (its DEBUG line and stats). The add-on puts the mixin in front of every
 ``FilesPipeline`` subclass there (:func:`with_filtered_refusals`), so a refusal of ours
-gets the line 2.18 gives it on every release.
+gets the line 2.18 gives it on every release, and no ERROR.
 """
 
 from __future__ import annotations

@@ -4,9 +4,11 @@ decided as it arrives').
 ``PageVerdictMiddleware`` sees every response the crawl gets (an HTTP cache's answer, a
 page fetched with ``engine.download_async`` too), after the middlewares that decompress,
 redirect and retry it, and puts each page's directives and usage decision on
-``response.meta``: a page is decided whichever way its response then goes. Our documents
-and the media pipelines' files (``NO_CALLBACK``) are left alone, but for a page a callback
-fetched itself (:data:`scrapy_rep.crawl.meta.FETCHED_PAGE`).
+``response.meta``: a page is decided whichever way its response then goes (to its
+callback, to its errback only (a 404 that ``HttpErrorMiddleware`` refuses), or back to the
+callback that fetched it). Our documents and the media pipelines' files (``NO_CALLBACK``)
+are left alone, but for a page a callback fetched itself
+(:data:`scrapy_rep.crawl.meta.FETCHED_PAGE`).
 """
 
 from __future__ import annotations

@@ -8,8 +8,10 @@ URL an item of the page carries, or a URL with an image extension) is refused wh
 crawl has an AI purpose and ``REP_PURPOSE_ACTION = "drop"``, else it carries the record in
 ``request.meta["rep_image_usage"]`` for the image's own decision; an item's
 ``IMAGES_URLS_FIELD`` (every URL) and ``FILES_URLS_FIELD`` (the image URLs) lose those
-URLs under ``"drop"``, and the item gets ``rep_image_usage``. A crawl without an AI
-purpose under ``"drop"`` changes nothing (noimageai says nothing about search).
+URLs under ``"drop"``, so Scrapy's ImagesPipeline and FilesPipeline never download or
+store them, and the item gets ``rep_image_usage`` (the record and the URLs). A crawl
+without an AI purpose under ``"drop"`` changes nothing (noimageai says nothing about
+search); under ``"mark"`` every crawl marks.
 """
 
 from __future__ import annotations

@@ -4,12 +4,15 @@ middleware's page pass.
 A page names licenses in a ``Link: <…>; rel="license"; type="application/rsl+xml"``
 header or an HTML ``<link rel="license" …>``, or holds one inline; a named license is the
 crawl's RSL document of that URL, taken from its cache when known, else awaited (fetched
-once per URL). Their signals join the page's own.
+once per URL). Their signals join the page's own, so its items are dropped or marked as
+for page-level ``Content-Usage``. Read only in crawls that read RSL licenses
+(``REP_PURPOSE`` set).
 
 As for robots.txt (docs/decisions.md, 'At most REP_RSL_MAX_LICENSES licenses are read
 per robots.txt'): a page naming more than ``REP_RSL_MAX_LICENSES`` has none fetched and
 their stand-in, "licenses not read", refuses every purpose; up to the bound, every
-license not known is asked for at once, and the page is decided as soon as one known
+license not known is asked for at once (each host's fetches bounded by Scrapy's download
+slots, all by ``REP_ROBOTSTXT_CONCURRENCY``), and the page is decided as soon as one known
 refuses a purpose of the crawl, without waiting for the others.
 """
 
@@ -53,7 +56,8 @@ logger = logging.getLogger(__name__)
 #: A page that does not contain it names no RSL license in its HTML (no copy of the body).
 _RSL_XML: Final = re.compile(rb"rsl\+xml", re.IGNORECASE)
 
-#: Each license a page names, by URL: its entry (``None``: read as given up on).
+#: Each license a page names, by URL: its entry (``None``: not known when the spider closed,
+#: or there was no request to fetch it for: read as given up on).
 Entries = dict[str, "CacheEntry[RslDocument] | None"]
 
 

@@ -8,7 +8,10 @@
 The meta tags are read from the page's bytes (:func:`scan_meta_tags`), so the usual page
 is not parsed at all; where the scan cannot be certain (a tag after a ``<template>``, an
 unusual comment or attribute, an encoding whose bytes do not show the markup) the page is
-parsed with lxml through the response's own (cached) selector.
+parsed with lxml through the response's own (cached) selector, with which
+:func:`~scrapy_rep.crawl.page.nofollowlinks.rel_nofollow_targets` reads the links (only
+pages that mention "nofollow"); a tag whose name or content holds a character reference
+is parsed alone.
 """
 
 from __future__ import annotations
@@ -222,7 +225,8 @@ def read_statements(
     response: Response, tokens: tuple[str, ...], *, meta_in_noscript: bool = True, ai: bool = False
 ) -> PageStatements:
     """What ``response`` says, as the table of signals reads it: the header fields its page rows
-    name and the meta tags named after them or after our crawler ``tokens``, in one look at
+    name (:data:`~scrapy_rep.verdict.signals.HEADER_KEYS`: one set intersection on the usual
+    page) and the meta tags named after them or after our crawler ``tokens``, in one look at
     the page. ``ai``: the crawl has an AI purpose (TDMRep's meta tags are looked for too)."""
     headers = response.headers
     fields: tuple[Field, ...] = ()

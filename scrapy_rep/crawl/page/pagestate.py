@@ -265,7 +265,9 @@ class PageState:
             and _outside_any_task()
         ):
             # a media pipeline's file, asked for by the loop's own call in a copy of the
-            # page's context between its input pass and its output: not its callback's
+            # page's context between its input pass and its output: not its callback's. A
+            # request with a callback or none (a coroutine callback's fetch chained on its
+            # own fetch's Deferred) stays tied, as does any fetch within a step of the output
             by = None
         if request.callback is NO_CALLBACK:
             if by is None or meta.ROBOTS_REQUEST in request.meta:
@@ -275,9 +277,12 @@ class PageState:
 
     def fetched(self, by: Response | None, response: Response) -> None:
         """A page fetched with ``engine.download_async`` came back, decided as it arrived.
-        Its "no" to keeping what is built from it applies to the items ``by``'s callback
-        yields from now on, each refusal naming the page; fetched outside any callback's
-        output, it gates none (counted: ``rep/directives/fetched_pages_[not_]gating``)."""
+        Its "no" to keeping what is built from it (noindex, a passed ``unavailable_after``, a
+        refusal for the crawl's purpose) applies to the items ``by``'s callback yields from now
+        on (an item yielded after it may be built from it), each refusal naming the page;
+        fetched outside any callback's output (an item pipeline's, an extension's; a callback's
+        task that outlived its turn), it gates none (counted:
+        ``rep/directives/fetched_pages_[not_]gating``)."""
         try:
             fetched = self.decided(response)
             verdict = fetched.verdict

@@ -4,10 +4,12 @@
 ``response.meta["rep_directives"]`` before the callback runs, and its usage decision for
 the crawl's purpose on ``response.meta["rep_usage"]``. Then, from the callback's output,
 items of a noindex page (or one whose ``unavailable_after`` has passed) are dropped or
-recorded (``REP_NOINDEX_ACTION``), those of a page denied for a purpose of the crawl
-dropped or marked (``REP_PURPOSE_ACTION``), and requests from a nofollow page (unless
+recorded (``REP_NOINDEX_ACTION = "drop"`` or ``"keep"``), those of a page denied for a
+purpose of the crawl dropped or marked (``REP_PURPOSE_ACTION``; under ``"mark"`` every item
+gets ``rep_usage``, the decision as a dict), and requests from a nofollow page (unless
 their meta has ``rep_ignore_nofollow``) or for a link marked only ``rel="nofollow"``
-dropped. The middleware is the sequencer: the page's reading is
+dropped. Every drop for a directive is counted in ``rep/directives/…`` stats and logged
+at DEBUG with the URL and the directive. The middleware is the sequencer: the page's reading is
 :mod:`~scrapy_rep.crawl.page.pagestate`, the item gate :mod:`~scrapy_rep.crawl.page.itemgate`,
 the request gate :mod:`~scrapy_rep.crawl.page.linkgate`.
 """
