@@ -64,11 +64,6 @@ class Paths(enum.Enum):
     PAGES_FETCHED = "--page and --purpose (or REP_PURPOSE) fetch each page"
 
 
-def has_scheme(text: str) -> bool:
-    """``text`` starts with ``scheme://``: it is meant as a URL, never as a file."""
-    return _SCHEME.match(text) is not None
-
-
 def parse_url(text: str, paths: Paths = Paths.NEED_A_FILE) -> str:
     """``text`` as a URL to check (or, where ``paths`` accepts one, a path), as given;
     :class:`InputError` with the message of its kind when the tools cannot check it."""
@@ -101,9 +96,10 @@ def parse_url(text: str, paths: Paths = Paths.NEED_A_FILE) -> str:
 
 def first_is_url(text: str, *, alone: bool, is_file: bool) -> bool:
     """Whether ``check``'s first argument (``ROBOTS_FILE_OR_URL``) is a URL: it has a
-    scheme; or it comes alone (``check URL``) and names no file (``is_file``: the
-    caller looked). Otherwise it is a robots.txt file."""
-    return has_scheme(text) or (alone and not is_file)
+    scheme (``scheme://``: meant as a URL, never as a file); or it comes alone (``check
+    URL``) and names no file (``is_file``: the caller looked). Otherwise it is a
+    robots.txt file."""
+    return _SCHEME.match(text) is not None or (alone and not is_file)
 
 
 def unreadable_file(path: str, reason: str) -> InputError:

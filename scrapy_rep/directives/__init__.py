@@ -205,9 +205,7 @@ def _limit(value: str) -> int | None:
 
 def _stricter_limit(old: int | None, new: int) -> int:
     """The more restrictive of two limits: any 0..N beats -1 (no limit); smaller wins."""
-    if old is None:
-        return new
-    if old == -1:
+    if old is None or old == -1:
         return new
     if new == -1:
         return old
@@ -235,9 +233,7 @@ def _earlier_date(
         logger.debug("unparseable unavailable_after date ignored: %r", text[:200])
         unknown[text.lower()] = None
         return unavailable
-    if unavailable is None or date < unavailable:
-        return date
-    return unavailable
+    return date if unavailable is None or date < unavailable else unavailable
 
 
 def combine(directives: Iterable[str], sources: Iterable[str] = ()) -> PageDirectives:

@@ -48,11 +48,7 @@ def _parse_any(text: str) -> datetime | None:
         parsed = parsedate_to_datetime(text)  # RFC 822/1123/850 with zone names (PST…)
     except (TypeError, ValueError, IndexError):
         parsed = None
-    if parsed is None:
-        parsed = _parse_iso(text)
-    if parsed is None:
-        parsed = _parse_loose(text)
-    return parsed
+    return parsed or _parse_iso(text) or _parse_loose(text)
 
 
 def _to_utc(parsed: datetime | None) -> datetime | None:

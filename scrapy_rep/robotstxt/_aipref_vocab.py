@@ -23,6 +23,8 @@ from http_sfv.dictionary import Dictionary
 from http_sfv.item import Item
 from http_sfv.types import Token
 
+from scrapy_rep.robotstxt.profiles import body_bytes
+
 logger = logging.getLogger(__name__)
 
 #: vocab-08 §6.1 Table 1: the category labels (case-sensitive; unknown labels are
@@ -63,13 +65,7 @@ class UsagePrefs:
 
     def get(self, label: str) -> bool | None:
         """The preference for a category label (``"train-ai"``, ``"search"``, ``"ai-use"``)."""
-        if label == "train-ai":
-            return self.train_ai
-        if label == "search":
-            return self.search
-        if label == "ai-use":
-            return self.ai_use
-        return None
+        return getattr(self, label.replace("-", "_")) if label in CATEGORIES else None
 
     def __bool__(self) -> bool:
         """True when the statement states at least one preference."""
@@ -77,16 +73,10 @@ class UsagePrefs:
 
     def __str__(self) -> str:
         """The known preferences in the exemplary format (``train-ai=n, search=y``)."""
-        parts = [
-            f"{label}={'y' if value else 'n'}"
-            for label, value in (
-                ("train-ai", self.train_ai),
-                ("search", self.search),
-                ("ai-use", self.ai_use),
-            )
-            if value is not None
-        ]
-        return ", ".join(parts)
+        answers = ((label, self.get(label)) for label in CATEGORIES)
+        return ", ".join(
+            f"{label}={'y' if value else 'n'}" for label, value in answers if value is not None
+        )
 
 
 #: No statement, or one that said nothing we understand (vocab §3: all unknown).
@@ -146,7 +136,7 @@ def parse_prefs(value: bytes | str) -> UsagePrefs:
     that fails to parse, or is longer than :data:`MAX_PREFS_BYTES`, leaves every
     category unknown.
     """
-    data = as_bytes(value)
+    data = body_bytes(value, "value")  # text encoded as UTF-8 (vocab §6.3)
     if not data.strip(b" \t"):
         return UNKNOWN
     if len(data) > MAX_PREFS_BYTES:
@@ -157,9 +147,7 @@ def parse_prefs(value: bytes | str) -> UsagePrefs:
     except Exception as error:  # http-sfv raises ValueError, IndexError, …: none may escape
         cause = error.__cause__ or error
         return _kept_noes(data, f"not a Structured Fields Dictionary ({cause})")
-    train_ai = _token_answer(dictionary.get("train-ai"))
-    search = _token_answer(dictionary.get("search"))
-    ai_use = _token_answer(dictionary.get("ai-use"))
+    train_ai, search, ai_use = (_token_answer(dictionary.get(label)) for label in CATEGORIES)
     if train_ai is None and search is None and ai_use is None:
         return UNKNOWN
     return UsagePrefs(train_ai, search, ai_use=ai_use)
@@ -204,12 +192,3 @@ def combine(statements: Iterable[UsagePrefs]) -> UsagePrefs:
     if train_ai is None and search is None and ai_use is None:
         return UNKNOWN
     return UsagePrefs(train_ai, search, ai_use=ai_use)
-
-
-def as_bytes(value: bytes | str) -> bytes:
-    """The bytes of a value: text is encoded as UTF-8 (vocab §6.3)."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "surrogatepass")
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    raise TypeError(f"value must be bytes or str, not {type(value).__name__}")

@@ -28,8 +28,6 @@ ESCAPES_SPECIALS: Final = frozenset({"rfc9309", "legacy"})
 _LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
 #: google/robotstxt GetPathParamsQuery: the path starts at the first of these.
 _PATH_START = re.compile(r"[/?;]")
-#: An http(s) URL whose authority holds no path, query, parameter or fragment delimiter,
-#: and its path+query (group 1).
 #: An http(s) URL with a path: group 1 is what :func:`path_of` returns for it.
 HTTP_PATH: Final = re.compile(r"https?://[^/?;#]*(/[^#]*)")
 
