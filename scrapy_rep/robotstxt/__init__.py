@@ -18,6 +18,7 @@ import marshal
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
+from functools import partial
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -359,19 +360,15 @@ class RobotsTxt:
 
     def _select(self, user_agent: str) -> Selection:
         """SPEC §1 "User-agent matching" / §2 "user-agent match", "group merging"."""
-        substring = self.options.agent_match == "substring"
-        merge = self.options.merge_groups
-        # raises TypeError on a non-str
-        groups = select_groups(self._tokens, user_agent, substring=substring, merge=merge)
-        usage_groups = delay_groups = groups
-        if self._usage_tokens is not None:
-            usage_groups = select_groups(
-                self._usage_tokens, user_agent, substring=substring, merge=merge
-            )
-        if self._delay_tokens is not None:
-            delay_groups = select_groups(
-                self._delay_tokens, user_agent, substring=substring, merge=merge
-            )
+        select = partial(
+            select_groups,
+            user_agent=user_agent,
+            substring=self.options.agent_match == "substring",
+            merge=self.options.merge_groups,
+        )
+        groups = select(self._tokens)  # raises TypeError on a non-str
+        usage_groups = groups if self._usage_tokens is None else select(self._usage_tokens)
+        delay_groups = groups if self._delay_tokens is None else select(self._delay_tokens)
         agents = self._agents
         same_rules: Selection | None = None
         for selection in agents.values():

@@ -119,11 +119,9 @@ def select_groups(
     """
     token = crawler_name(user_agent)
     groups: tuple[int, ...] = ()
-    if not token:
-        pass
-    elif not substring:
+    if token and not substring:
         groups = _as_groups(tokens.get(token))
-    else:
+    elif token:
         found = {
             group
             for name, named in tokens.items()
