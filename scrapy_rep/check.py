@@ -244,8 +244,7 @@ def _read_arguments(
     options: argparse.Namespace, profile: str
 ) -> tuple[LocalRobots | None, list[str]]:
     """The local robots.txt (``None``: each URL's own origin's is fetched) and every URL
-    to check, each once, read by :mod:`scrapy_rep.checker.inputs` as ``scrapy rep-robots``
-    reads its own. A path is checked only against a local file, without ``--page``.
+    to check, each once. A path is checked only against a local file, without ``--page``.
     Raises :class:`InputError`, or ``OSError`` for a file that cannot be read."""
     options.timeout = parse_timeout(options.timeout)
     urls, first = options.urls, options.robots

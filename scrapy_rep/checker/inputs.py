@@ -18,10 +18,8 @@ and deciding are elsewhere. What it accepts:
   ``check --example``, ``scrapy rep-robots --robots-file`` without ``--page`` or a
   purpose), which has no origin: the path is what robots.txt rules match (RFC 9309
   §2.2.2). Elsewhere it has no origin to fetch a robots.txt from, or no page to fetch.
-- ``check``'s first argument: a URL to check when it has a scheme (``xxx://``), else a
-  robots.txt file; alone, a URL (a file alone has nothing to check), unless it names a
-  file.
-- ``--timeout``: seconds, greater than 0 and at most a day (:data:`MAX_TIMEOUT`).
+- ``check``'s first argument (:func:`first_is_url`) and ``--timeout``
+  (:func:`parse_timeout`).
 """
 
 from __future__ import annotations
@@ -97,8 +95,8 @@ def parse_url(text: str, paths: Paths = Paths.NEED_A_FILE) -> str:
 def first_is_url(text: str, *, alone: bool, is_file: bool) -> bool:
     """Whether ``check``'s first argument (``ROBOTS_FILE_OR_URL``) is a URL: it has a
     scheme (``scheme://``: meant as a URL, never as a file); or it comes alone (``check
-    URL``) and names no file (``is_file``: the caller looked). Otherwise it is a
-    robots.txt file."""
+    URL``: a file alone has nothing to check) and names no file (``is_file``: the caller
+    looked). Otherwise it is a robots.txt file."""
     return _SCHEME.match(text) is not None or (alone and not is_file)
 
 

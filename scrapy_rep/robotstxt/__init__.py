@@ -223,14 +223,10 @@ class RobotsTxt:
 
     def _path(self, url: str) -> str:
         """``url``'s path as the rules are matched against it (SPEC §1 "Rule matching"):
-        :func:`path_of`'s usual case (an http(s) URL with a path) by one regex, the path
-        normalised only when it needs it: an escape, a non-ASCII character, or a ``*`` or
-        ``$`` the profile encodes (:func:`normalise_url_path` would change nothing else).
-        That test is :func:`~scrapy_rep.urls.encoding.matched_as_given`: :meth:`code`
-        calls this; :meth:`decide` and :meth:`first_disallowed_path` (the crawl's and the
-        recheck's hot paths) write it inline, where a call would cost them about 4% and
-        10% (a compiled character-class search instead of the three tests costs about
-        100 ns more a path)."""
+        :func:`path_of`'s usual case (an http(s) URL with a path) by one regex, normalised
+        unless :func:`~scrapy_rep.urls.encoding.matched_as_given` (which the hot paths
+        write inline; a compiled character-class search instead of its three tests costs
+        about 100 ns more a path)."""
         if not isinstance(url, str):
             raise TypeError(f"url must be str, not {type(url).__name__}")
         found = _http_path(url)

@@ -113,15 +113,11 @@ def _run_state(line: str, keys: dict[str, int], lenient: bool, blank_ends: bool)
 def _rules_end(lines: list[str], keys: dict[str, int], lenient: bool) -> int:
     """Where :func:`without_open_group` drops ``lines`` from: the first user-agent line
     naming a crawler (not ``*``) at or after the first one past the last rule read."""
-    end = _open_group(lines, keys, lenient, _GROUP_RULES[lenient])
-    return next(
-        (
-            index
-            for index in range(end, len(lines))
-            if _names_a_crawler(lines[index], keys, lenient)
-        ),
-        len(lines),
-    )
+    for index in range(_open_group(lines, keys, lenient, _GROUP_RULES[lenient]), len(lines)):
+        read = _key_and_value(lines[index], keys, lenient)
+        if read is not None and read[0] == _USER_AGENT and not is_global_agent(read[1]):
+            return index
+    return len(lines)
 
 
 #: The keys of a group's AI-usage statements (attach-05's ``Content-Usage``, the
@@ -167,12 +163,6 @@ def _key_and_value(line: str, keys: dict[str, int], lenient: bool) -> tuple[int,
             return None
         key, value = pair
     return _kind_of(key.strip(_WHITESPACE), keys, lenient), value.strip(_WHITESPACE)
-
-
-def _names_a_crawler(line: str, keys: dict[str, int], lenient: bool) -> bool:
-    """Whether the parser reads ``line`` as a user-agent line of a group other than ``*``."""
-    read = _key_and_value(line, keys, lenient)
-    return read is not None and read[0] == _USER_AGENT and not is_global_agent(read[1])
 
 
 def _is_global(line: str, keys: dict[str, int], lenient: bool) -> bool:

@@ -6,14 +6,10 @@ draft-ietf-aipref-attach-05 ("attach"), the latest revisions in
 made where the drafts are silent, and ``docs/deviations.md`` for the "no"s kept that
 vocab reads as unknown.
 
-- A statement of preference is an RFC 9651 Structured Fields Dictionary whose keys are
-  the category labels ``train-ai``, ``ai-use`` and ``search`` and whose values are the
-  Tokens ``y`` or ``n`` (vocab §6.1, §6.2): :func:`parse_prefs`.
-- The same value arrives in the ``Content-Usage`` HTTP response header (attach §2,
-  :func:`parse_prefs_header`) and in ``Content-Usage: [path] prefs`` robots.txt rules
-  (attach §3, :func:`parse_content_usage_value`, :class:`ContentUsageRules`).
-- Several statements combine per category: any ``n`` wins, then any ``y``, else
-  unknown (vocab §5.1, :func:`combine`).
+A statement of preference (:func:`parse_prefs`) arrives in the ``Content-Usage`` HTTP
+response header (attach §2, :func:`parse_prefs_header`) and in ``Content-Usage: [path]
+prefs`` robots.txt rules (attach §3, :func:`parse_content_usage_value`,
+:class:`ContentUsageRules`).
 
 Nothing here raises on content: a statement that does not parse makes every category
 unknown (vocab §6.5) and is logged at DEBUG. Only a wrong argument type raises.

@@ -225,12 +225,8 @@ class LongestMatcher:
         return best
 
     def _characters(self, index: int) -> tuple[frozenset[str], ...]:
-        """The characters of each wildcard pattern of key ``index``, collected on first use.
-
-        A path of 4 KiB or more first checks that it holds every character of a pattern:
-        a cheap filter that keeps one call on a 100 KB URL against thousands of patterns
-        in milliseconds. Only long paths need it, so it is built for them only.
-        """
+        """The characters of each wildcard pattern of key ``index``, collected on first use
+        (only :meth:`_match_long`'s paths need them)."""
         if self._chars is None:
             self._chars = {}
         charsets = self._chars.get(index)
