@@ -1,11 +1,10 @@
 """The group set of a crawler: its merged settings, and its rules compiled for matching
 (SPEC §1 "Rule matching", §2) and for Content-Usage (draft-ietf-aipref-attach-05 §3).
 
-Pure: no Scrapy imports. A :class:`Selection` is shared by every crawler name that
-selects the same groups of one file. :func:`compile_matcher` turns the flat rule tables of the
-groups that apply to a crawler into a matcher of :mod:`scrapy_rep.urls.matching`, patterns
-normalised once for every crawler that selects the same groups; :func:`compile_usage`
-does the same for the Content-Usage lines. Called on first use, never while parsing.
+Pure: no Scrapy imports. :func:`compile_matcher` turns the flat rule tables of the groups
+that apply to a crawler (a :class:`Selection`) into a matcher of
+:mod:`scrapy_rep.urls.matching`; :func:`compile_usage` does the same for the
+Content-Usage lines. Called on first use, never while parsing.
 """
 
 from __future__ import annotations

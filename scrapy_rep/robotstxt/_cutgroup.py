@@ -13,7 +13,6 @@ from typing import Final
 from scrapy_rep.robotstxt._lines import (
     _ALLOW,
     _ALLOW_AI,
-    _CONTENT_SIGNAL,
     _CONTENT_USAGE,
     _DISALLOW,
     _DISALLOW_AI,
@@ -21,6 +20,7 @@ from scrapy_rep.robotstxt._lines import (
     _LENIENT_KEYS,
     _LICENSE,
     _SITEMAP,
+    _USAGE_KINDS,
     _USER_AGENT,
     _WHITESPACE,
     _kind_of,
@@ -70,7 +70,7 @@ def with_open_usage_group(
     aside), unless it goes on the group of those lines (:func:`_usage_group_end`).
     ``None``: the same lines as :func:`without_open_group`."""
     keys = _LENIENT_KEYS if lenient else _KEYS
-    usage_end = _open_group(lines, keys, lenient, _USAGE_LINES)
+    usage_end = _open_group(lines, keys, lenient, _USAGE_KINDS)
     usage_end = _usage_group_end(lines, usage_end, keys, lenient, blank_ends)
     if usage_end <= _rules_end(lines, keys, lenient):
         return None
@@ -118,11 +118,6 @@ def _rules_end(lines: list[str], keys: dict[str, int], lenient: bool) -> int:
         if read is not None and read[0] == _USER_AGENT and not is_global_agent(read[1]):
             return index
     return len(lines)
-
-
-#: The keys of a group's AI-usage statements (attach-05's ``Content-Usage``, the
-#: ``Content-Signal`` record, draft-canel-robots-ai-control-00's AI-training rules).
-_USAGE_LINES: Final = (_CONTENT_USAGE, _CONTENT_SIGNAL, _ALLOW_AI, _DISALLOW_AI)
 
 
 def _open_group(

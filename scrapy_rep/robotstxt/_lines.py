@@ -38,6 +38,9 @@ _GOOGLE_SEPARATOR = re.compile(r"[ \t]")
     _ALLOW_AI,
     _LICENSE,
 ) = range(10)
+#: The keys of a group's AI-usage statements (attach-05's ``Content-Usage``, the
+#: ``Content-Signal`` record, draft-canel-robots-ai-control-00's AI-training rules).
+_USAGE_KINDS: Final = (_CONTENT_USAGE, _CONTENT_SIGNAL, _DISALLOW_AI, _ALLOW_AI)
 #: Keys of RFC 9309 and the common extensions (SPEC §1), compared lowercased; the
 #: Content-Usage rule is draft-ietf-aipref-attach-05 §3; the AI-training rules are
 #: draft-canel-robots-ai-control-00; ``License`` (file-wide, like ``Sitemap``) is RSL 1.0's

@@ -27,6 +27,7 @@ from scrapy_rep.robotstxt._lines import (
     _LENIENT_KEYS,
     _LICENSE,
     _SITEMAP,
+    _USAGE_KINDS,
     _USER_AGENT,
     _WHITESPACE,
     _agent_token,
@@ -57,11 +58,7 @@ class ParsedTables(NamedTuple):
     #: Group (or ``FILE_WIDE``) -> its Content-Signal lines: (line number, items read).
     signals: dict[int, tuple[SignalLine, ...]] | None
     usage: dict[int, tuple[UsageLine, ...]] | None
-    #: The groups of ``signals`` and ``usage`` when they differ from those of the
-    #: allow/disallow rules (``tokens``); ``None``: the same groups.
     usage_tokens: dict[str, int | tuple[int, ...]] | None = None
-    #: The groups of ``delays`` when they differ from those of the allow/disallow rules
-    #: (a Crawl-delay line ends a run of user-agent lines); ``None``: the same groups.
     delay_tokens: dict[str, int | tuple[int, ...]] | None = None
 
 
@@ -120,8 +117,6 @@ def add_content_signal(own: dict[str, bool], value: str, noes_only: bool = False
 #: allow/disallow), attach-05's (of Content-Usage / Content-Signal) and Crawl-delay's.
 _AGENT_RUN, _USAGE_RUN, _DELAY_RUN = 1, 2, 4
 _EVERY_RUN: Final = _AGENT_RUN | _USAGE_RUN | _DELAY_RUN
-#: The keys of the AI-usage statements, read by :meth:`_Pass.usage_line`.
-_USAGE_KINDS: Final = (_CONTENT_USAGE, _CONTENT_SIGNAL, _DISALLOW_AI, _ALLOW_AI)
 
 
 class Parser:
@@ -179,9 +174,8 @@ class _Pass:
     user-agent lines), which only refines Google's (every allow/disallow group is one or
     more usage groups); Crawl-delay as the parsers that read it do (a delay belongs to the
     user-agent lines just above it, as crawler-commons, texting_robots and robots-parser
-    read it; Google ignores the key), which refines Google's the same way. A grouping
-    that parts from Google's gets a table of its own from that line on (most files
-    never part).
+    read it; Google ignores the key), which refines Google's the same way (a
+    :class:`_Grouping`).
     """
 
     def __init__(self, options: ParseOptions, line_count: int) -> None:
