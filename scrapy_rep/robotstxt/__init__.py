@@ -379,7 +379,7 @@ class RobotsTxt:
             selection = Selection(
                 groups,
                 self._merged_delay(delay_groups),
-                self._signal_lines(usage_groups),
+                tuple(_signals_of(items, number) for number, items in self._lines_of(usage_groups)),
                 usage_groups,
                 delay_groups,
             )
@@ -398,10 +398,6 @@ class RobotsTxt:
             return None
         delays = [self._delays[g] for g in (FILE_WIDE, *groups) if g in self._delays]
         return max(delays) if delays else None
-
-    def _signal_lines(self, groups: tuple[int, ...]) -> tuple[ContentSignals, ...]:
-        """The Content-Signal lines of ``groups`` and the file-wide ones, each read alone."""
-        return tuple(_signals_of(items, number) for number, items in self._lines_of(groups))
 
     def _lines_of(self, groups: tuple[int, ...]) -> list[SignalLine]:
         """The Content-Signal lines of ``groups`` and the file-wide ones, in file order."""
@@ -459,9 +455,7 @@ def _signals_of(merged: dict[str, bool], line: int = 0) -> ContentSignals:
 
 def parse_content_signal(values: Iterable[str]) -> ContentSignals:
     """``Content-Signal`` values outside robots.txt (the HTTP response header, every
-    field line), read as the robots.txt line is: names and values case-insensitive, per
-    signal one "no" beats any "yes", the most restrictive ``use=`` level; items not
-    understood are skipped."""
+    field line), read as the robots.txt line is (:func:`add_content_signal`)."""
     merged: dict[str, bool] = {}
     for value in values:
         add_content_signal(merged, value)
@@ -493,11 +487,7 @@ def parse_robotstxt(
     return RobotsTxt(options, rules, sitemaps, licenses=licenses)
 
 
-def _stand_in(verdict: bool) -> RobotsTxt:
-    return RobotsTxt(PROFILES["google"], NO_TABLES, (), verdict=verdict)
-
-
 #: Everything allowed (no robots.txt: 4xx, SPEC §4).
-ALLOW_ALL: Final = _stand_in(True)
+ALLOW_ALL: Final = RobotsTxt(PROFILES["google"], NO_TABLES, (), verdict=True)
 #: Everything disallowed (unreachable robots.txt: 5xx, 429, network error, SPEC §4).
-DISALLOW_ALL: Final = _stand_in(False)
+DISALLOW_ALL: Final = RobotsTxt(PROFILES["google"], NO_TABLES, (), verdict=False)
