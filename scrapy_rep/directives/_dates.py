@@ -1,7 +1,5 @@
-"""``unavailable_after`` dates: the forms sites write, read as UTC (SPEC §6; pure).
-
-RFC 822/1123 and RFC 850 (with zone names), ISO 8601 (date only = 00:00 UTC) and a few
-widely used loose forms. Re-exported by :mod:`scrapy_rep.directives` (``parse_date``).
+"""``unavailable_after`` dates: the forms sites write (:func:`parse_date`), read as UTC
+(SPEC §6; pure). Re-exported by :mod:`scrapy_rep.directives` (``parse_date``).
 """
 
 from __future__ import annotations

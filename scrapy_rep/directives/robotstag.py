@@ -99,9 +99,8 @@ def _in_header_syntax(item: str, parts: int, in_run: bool) -> bool:
 
 
 def _member_rules(item: str, parameters: list[str], tokens: Collection[str]) -> list[str]:
-    """The rules of one member that apply to us: a bare rule word's for every crawler
-    (``Robots-Tag: noindex``), the Parameters of ``*`` and of our names, and of an inner
-    List naming one of them (``(advbot otherbot);noindex``)."""
+    """The rules of one member that apply to us: a bare rule word's, the Parameters of
+    ``*`` and of our names, and of an inner List naming one of them."""
     if item.startswith("("):
         return _inner_list_rules(";".join((item, *parameters)), tokens)
     rules = [_rule(parameter) for parameter in parameters]

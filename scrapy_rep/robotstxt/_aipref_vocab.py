@@ -148,9 +148,7 @@ def parse_prefs(value: bytes | str) -> UsagePrefs:
         cause = error.__cause__ or error
         return _kept_noes(data, f"not a Structured Fields Dictionary ({cause})")
     train_ai, search, ai_use = (_token_answer(dictionary.get(label)) for label in CATEGORIES)
-    if train_ai is None and search is None and ai_use is None:
-        return UNKNOWN
-    return UsagePrefs(train_ai, search, ai_use=ai_use)
+    return UsagePrefs(train_ai, search, ai_use=ai_use) or UNKNOWN  # none known: UNKNOWN
 
 
 def parse_prefs_header(values: Iterable[bytes | str]) -> UsagePrefs:
@@ -189,6 +187,4 @@ def combine(statements: Iterable[UsagePrefs]) -> UsagePrefs:
             search = prefs.search
         if prefs.ai_use is not None and ai_use is not False:
             ai_use = prefs.ai_use
-    if train_ai is None and search is None and ai_use is None:
-        return UNKNOWN
-    return UsagePrefs(train_ai, search, ai_use=ai_use)
+    return UsagePrefs(train_ai, search, ai_use=ai_use) or UNKNOWN  # none known: UNKNOWN

@@ -1,9 +1,6 @@
-"""The lines of a cut robots.txt that are read (SPEC §1; docs/decisions.md, 'A cut
-robots.txt reads no part of a line that could allow'). Pure.
-
-A cut may part a last group's user-agent lines from its rules: read, that group would be
-empty. :func:`without_open_group` gives the lines allow/disallow are read from, and
-:func:`with_open_usage_group` those the AI-usage statements are read from, when more.
+"""The lines of a cut robots.txt that are read (SPEC §1). Pure: :func:`without_open_group`
+gives the lines allow/disallow are read from, :func:`with_open_usage_group` those the
+AI-usage statements are read from, when more.
 """
 
 from __future__ import annotations
