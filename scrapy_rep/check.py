@@ -193,13 +193,6 @@ def run(argv: Sequence[str], out: TextIO | None = None, crawl: Runner | None = N
     return crawl(request, out)
 
 
-#: ``check`` without a URL to check.
-NO_URL: Final = (
-    "give at least one URL (after a robots.txt file, or with --example, to check against "
-    "a local file)"
-)
-
-
 def _settings(options: argparse.Namespace) -> dict[str, Any]:
     """The options as the crawl's settings (:func:`_validate` checks them); the profile
     checked first (:class:`InputError`)."""
@@ -257,7 +250,10 @@ def _read_arguments(
     else:
         file = first
     if not urls:
-        raise InputError(NO_URL)
+        raise InputError(
+            "give at least one URL (after a robots.txt file, or with --example, to check "
+            "against a local file)"
+        )
     urls = list(dict.fromkeys(parse_url(url, paths) for url in urls))
     if options.example:
         return example_robots(profile), urls
