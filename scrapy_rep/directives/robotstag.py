@@ -157,9 +157,7 @@ def _members(value: str) -> list[list[str]]:
 def _name(item: str) -> str:
     """The product token an Item names: a Token, ``*``, or a String's text."""
     item = item.strip(" \t")
-    if item.startswith('"'):
-        return _string(item)
-    return item
+    return _string(item) if item.startswith('"') else item
 
 
 def _product_token(name: str) -> str:

@@ -60,10 +60,8 @@ def parse_content_usage_value(value: bytes | str) -> tuple[bytes | None, UsagePr
     ``value`` is the file's bytes, or text that is encoded as UTF-8 first.
     """
     data = body_bytes(value, "value")
-    for end in (b"\r", b"\n", b"#"):
-        cut = data.find(end)
-        if cut >= 0:
-            data = data[:cut]
+    for end in (b"\r", b"\n", b"#"):  # _VALUE_ENDS
+        data = data.split(end, 1)[0]
     data = data.strip(b" \t")
     if not data.startswith(b"/"):
         return None, parse_prefs(data)

@@ -58,12 +58,10 @@ def crawler_name(user_agent: str) -> str:
     other queries), the crawl, the page pass and the tools all read a User-Agent with it.
     """
     token = product_token(user_agent)
-    if token == "mozilla":
-        for found in _COMPATIBLE.finditer(user_agent):
-            name = found.group(1).lower()
-            if name not in BROWSER_TOKENS:
-                return name
-    return token
+    if token != "mozilla":
+        return token
+    names = (found.group(1).lower() for found in _COMPATIBLE.finditer(user_agent))
+    return next((name for name in names if name not in BROWSER_TOKENS), token)
 
 
 @lru_cache(maxsize=1024)
