@@ -5,9 +5,8 @@ A statement is an RFC 9651 Structured Fields Dictionary whose keys are the categ
 labels ``train-ai``, ``ai-use`` and ``search`` (vocab-08 §6.1 Table 1: three categories,
 no hierarchy; -07 had the first and the last) and whose values are the Tokens ``y`` or
 ``n`` (§6.2): :func:`parse_prefs`, :func:`parse_prefs_header`; several statements
-combine per category (§5.1, :func:`combine`). One deliberate deviation keeps a site's
-"no": a key with uppercase letters, or ``n`` written as a String or as ``N``, which §6.5
-and §6.5.1 make unknown, still disallows (never allows; docs/deviations.md).
+combine per category (§5.1, :func:`combine`). Deliberate deviations keep a site's "no"
+where §6.5 and §6.5.1 make it unknown (:func:`_token_answer`, :func:`_kept_noes`).
 Re-exported by :mod:`scrapy_rep.robotstxt.aipref`, the public import path; logs on its
 logger.
 """

@@ -103,8 +103,7 @@ def _skip_bom(body: bytes) -> bytes:
     return body[1:] if body.startswith(b"\xef") else body
 
 
-#: The keys whose line a cut may leave in part and still be read: a shorter path forbids
-#: more (``Disallow: /pu`` of ``Disallow: /public``), so the part can only restrict.
+#: The keys whose line a cut may leave in part and still be read (:func:`counted_body`).
 _CUT_KEEPS: Final = (_DISALLOW, _DISALLOW_AI)
 
 

@@ -347,8 +347,7 @@ class _Pass:
         own grouping. Content-Signal is another record (RFC 9309 §2.2.4: it "MUST NOT
         terminate a group"), as Sitemap and Crawl-delay are: it ends nothing. Allow and
         disallow keep Google's grouping, which ignores them all, in every profile: no
-        Disallow is lost (docs/behaviour.md). Before the first user-agent line (group
-        ``FILE_WIDE``) they apply to every crawler, and may only add restrictions."""
+        Disallow is lost (docs/behaviour.md). Before the first group: :data:`FILE_WIDE`."""
         value, colon = line
         if kind != _CONTENT_SIGNAL:
             runs &= ~_USAGE_RUN

@@ -108,8 +108,7 @@ def select_groups(
     """The robots.txt groups that apply to ``user_agent``, in file order (SPEC §1
     "User-agent matching"; §2 "user-agent match", "group merging").
 
-    ``user_agent``: a product token or a whole User-Agent, read by :func:`crawler_name`
-    (``Mozilla/5.0 (compatible; mybot/1.0; …)`` selects mybot's group).
+    ``user_agent``: a product token or a whole User-Agent, read by :func:`crawler_name`.
     ``tokens``: each group name (a product token, or ``*``) -> the group(s) naming it.
     ``substring``: a name applies when it is a substring of our token (legacy), else when
     it equals it. No group for us: the ``*`` groups. ``merge``: all of them, else the
