@@ -83,8 +83,7 @@ class ToolRequest:
 def read_robots_file(path: Path, profile: str, title: str = "") -> LocalRobots:
     """A local robots.txt and what a reader must know about it (a cut at 500 KiB, with
     the line where it fell). Raises ``OSError`` when it cannot be read."""
-    with path.open("rb") as file:
-        body = file.read()
+    body = path.read_bytes()
     notes = []
     if len(body) > MAX_BODY_BYTES:
         line = body[:MAX_BODY_BYTES].count(b"\n") + 1

@@ -394,10 +394,8 @@ class RobotsTxt:
 
     def _merged_delay(self, groups: tuple[int, ...]) -> float | None:
         """Merged groups and the file-wide delay: the largest (the most polite reading)."""
-        if self._delays is None:
-            return None
-        delays = [self._delays[g] for g in (FILE_WIDE, *groups) if g in self._delays]
-        return max(delays) if delays else None
+        delays = self._delays or {}
+        return max((delays[g] for g in (FILE_WIDE, *groups) if g in delays), default=None)
 
     def _lines_of(self, groups: tuple[int, ...]) -> list[SignalLine]:
         """The Content-Signal lines of ``groups`` and the file-wide ones, in file order."""
