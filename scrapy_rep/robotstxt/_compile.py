@@ -143,8 +143,7 @@ def _normalised(patterns: list[str], joined: str, options: ParseOptions) -> list
     ]
 
 
-#: ``%`` and one lowercase hex digit where a URL's escape may continue it: at the end of
-#: a pattern, or before ``*``.
+#: encoding's ``_DANGLING_WILD``, over the patterns joined one a line.
 _DANGLING = re.compile(r"%[a-f](?=\*|$)", re.MULTILINE)
 
 
