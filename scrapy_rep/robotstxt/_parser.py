@@ -382,10 +382,9 @@ class _Pass:
         Google's group as well). ``groups``: Google's and the usage group."""
         value, colon = line
         group, usage_group = groups
-        if kind == _DISALLOW_AI:
-            self.usage.setdefault(usage_group, []).append((number, value, DISALLOW_AI_TRAINING))
-        elif colon:
-            self.usage.setdefault(usage_group, []).append((number, value, ALLOW_AI_TRAINING))
+        if kind == _DISALLOW_AI or colon:
+            name = DISALLOW_AI_TRAINING if kind == _DISALLOW_AI else ALLOW_AI_TRAINING
+            self.usage.setdefault(usage_group, []).append((number, value, name))
         else:
             self.skip(number, "no colon: no train-ai 'yes' from it")
         if self.lenient and group >= 0:
