@@ -17,7 +17,7 @@ and deciding are elsewhere. What it accepts:
 - a path (``/a?b``): only where a local robots.txt is given (``check FILE``,
   ``check --example``, ``scrapy rep-robots --robots-file`` without ``--page`` or a
   purpose), which has no origin: the path is what robots.txt rules match (RFC 9309
-  §2.2.2). Elsewhere it has no origin to fetch a robots.txt from, or no page to fetch.
+  §2.2.2). Elsewhere: :class:`Paths`.
 - ``check``'s first argument (:func:`first_is_url`) and ``--timeout``
   (:func:`parse_timeout`).
 """

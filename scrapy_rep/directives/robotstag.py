@@ -77,13 +77,10 @@ def robots_tag_directives(value: str, tokens: Collection[str]) -> list[str]:
         if _in_header_syntax(item, len(member), bool(written)):
             written.append(";".join(member))
             continue
-        if written:
-            applying.extend(header_directives(",".join(written), tokens))
-            written = []
+        applying.extend(header_directives(",".join(written), tokens))  # none when none written
+        written = []
         applying.extend(_member_rules(item, member[1:], tokens))
-    if written:
-        applying.extend(header_directives(",".join(written), tokens))
-    return applying
+    return applying + header_directives(",".join(written), tokens)
 
 
 def _in_header_syntax(item: str, parts: int, in_run: bool) -> bool:
