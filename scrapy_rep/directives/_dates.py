@@ -25,7 +25,10 @@ def parse_date(text: str) -> datetime | None:
     if not text:
         return None
     try:
-        return _to_utc(_parse_any(text))
+        parsed = _parse_any(text)
+        if parsed is None:
+            return None
+        return parsed.replace(tzinfo=parsed.tzinfo or timezone.utc).astimezone(timezone.utc)
     except (OverflowError, ValueError):  # out of datetime's range, in any parser
         return None
 
@@ -47,14 +50,6 @@ def _parse_any(text: str) -> datetime | None:
     except (TypeError, ValueError, IndexError):
         parsed = None
     return parsed or _parse_iso(text) or _parse_loose(text)
-
-
-def _to_utc(parsed: datetime | None) -> datetime | None:
-    if parsed is None:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
 
 
 def _parse_iso(text: str) -> datetime | None:
