@@ -217,8 +217,7 @@ def _settings(options: argparse.Namespace) -> dict[str, Any]:
 def _validate(settings: dict[str, Any]) -> None:
     """The settings read and checked as the crawl reads them: ``RepSettingError`` naming
     the setting (:func:`_as_option`: the option, for one that has one)."""
-    config = RepConfig.from_settings(settings)
-    check_names(settings, known_names(), config.unknown_settings)
+    check_names(settings, known_names(), RepConfig.from_settings(settings).unknown_settings)
     read_bool(settings, "ROBOTSTXT_OBEY", True)
 
 
