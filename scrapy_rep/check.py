@@ -193,13 +193,6 @@ def run(argv: Sequence[str], out: TextIO | None = None, crawl: Runner | None = N
     return crawl(request, out)
 
 
-#: ``check`` without a URL to check.
-NO_URL: Final = (
-    "give at least one URL (after a robots.txt file, or with --example, to check against "
-    "a local file)"
-)
-
-
 def _settings(options: argparse.Namespace) -> dict[str, Any]:
     """The options as the crawl's settings (:func:`_validate` checks them); the profile
     checked first (:class:`InputError`)."""
@@ -224,8 +217,7 @@ def _settings(options: argparse.Namespace) -> dict[str, Any]:
 def _validate(settings: dict[str, Any]) -> None:
     """The settings read and checked as the crawl reads them: ``RepSettingError`` naming
     the setting (:func:`_as_option`: the option, for one that has one)."""
-    config = RepConfig.from_settings(settings)
-    check_names(settings, known_names(), config.unknown_settings)
+    check_names(settings, known_names(), RepConfig.from_settings(settings).unknown_settings)
     read_bool(settings, "ROBOTSTXT_OBEY", True)
 
 
@@ -244,8 +236,7 @@ def _read_arguments(
     options: argparse.Namespace, profile: str
 ) -> tuple[LocalRobots | None, list[str]]:
     """The local robots.txt (``None``: each URL's own origin's is fetched) and every URL
-    to check, each once, read by :mod:`scrapy_rep.checker.inputs` as ``scrapy rep-robots``
-    reads its own. A path is checked only against a local file, without ``--page``.
+    to check, each once. A path is checked only against a local file, without ``--page``.
     Raises :class:`InputError`, or ``OSError`` for a file that cannot be read."""
     options.timeout = parse_timeout(options.timeout)
     urls, first = options.urls, options.robots
@@ -258,7 +249,10 @@ def _read_arguments(
     else:
         file = first
     if not urls:
-        raise InputError(NO_URL)
+        raise InputError(
+            "give at least one URL (after a robots.txt file, or with --example, to check "
+            "against a local file)"
+        )
     urls = list(dict.fromkeys(parse_url(url, paths) for url in urls))
     if options.example:
         return example_robots(profile), urls

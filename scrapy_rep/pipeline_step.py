@@ -15,6 +15,7 @@ its first document comes. Needs datatrove (``pip install datatrove warcio``: the
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from contextlib import nullcontext
 from typing import Any
 
 from datatrove.data import Document, DocumentsPipeline
@@ -78,7 +79,7 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> Iterator[Any]:
         writer = self.exclusion_writer
-        with writer if writer is not None else _Nothing():
+        with writer if writer is not None else nullcontext():
             for document in data:
                 self.stat_update("total")
                 with self.track_time():
@@ -91,11 +92,3 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
                     document.metadata["rep_status"] = status
                     document.metadata["rep_why"] = why
                     writer.write(document, rank)
-
-
-class _Nothing:
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, *exc: object) -> None:
-        return None

@@ -17,11 +17,9 @@ and deciding are elsewhere. What it accepts:
 - a path (``/a?b``): only where a local robots.txt is given (``check FILE``,
   ``check --example``, ``scrapy rep-robots --robots-file`` without ``--page`` or a
   purpose), which has no origin: the path is what robots.txt rules match (RFC 9309
-  §2.2.2). Elsewhere it has no origin to fetch a robots.txt from, or no page to fetch.
-- ``check``'s first argument: a URL to check when it has a scheme (``xxx://``), else a
-  robots.txt file; alone, a URL (a file alone has nothing to check), unless it names a
-  file.
-- ``--timeout``: seconds, greater than 0 and at most a day (:data:`MAX_TIMEOUT`).
+  §2.2.2). Elsewhere: :class:`Paths`.
+- ``check``'s first argument (:func:`first_is_url`) and ``--timeout``
+  (:func:`parse_timeout`).
 """
 
 from __future__ import annotations
@@ -64,11 +62,6 @@ class Paths(enum.Enum):
     PAGES_FETCHED = "--page and --purpose (or REP_PURPOSE) fetch each page"
 
 
-def has_scheme(text: str) -> bool:
-    """``text`` starts with ``scheme://``: it is meant as a URL, never as a file."""
-    return _SCHEME.match(text) is not None
-
-
 def parse_url(text: str, paths: Paths = Paths.NEED_A_FILE) -> str:
     """``text`` as a URL to check (or, where ``paths`` accepts one, a path), as given;
     :class:`InputError` with the message of its kind when the tools cannot check it."""
@@ -101,9 +94,10 @@ def parse_url(text: str, paths: Paths = Paths.NEED_A_FILE) -> str:
 
 def first_is_url(text: str, *, alone: bool, is_file: bool) -> bool:
     """Whether ``check``'s first argument (``ROBOTS_FILE_OR_URL``) is a URL: it has a
-    scheme; or it comes alone (``check URL``) and names no file (``is_file``: the
-    caller looked). Otherwise it is a robots.txt file."""
-    return has_scheme(text) or (alone and not is_file)
+    scheme (``scheme://``: meant as a URL, never as a file); or it comes alone (``check
+    URL``: a file alone has nothing to check) and names no file (``is_file``: the caller
+    looked). Otherwise it is a robots.txt file."""
+    return _SCHEME.match(text) is not None or (alone and not is_file)
 
 
 def unreadable_file(path: str, reason: str) -> InputError:

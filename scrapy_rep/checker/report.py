@@ -30,7 +30,6 @@ from scrapy_rep.verdict import (
     TDM,
     Allowed,
     Obey,
-    Override,
     Reason,
     Refused,
     RequestFacts,
@@ -83,8 +82,7 @@ class ToolRequest:
 def read_robots_file(path: Path, profile: str, title: str = "") -> LocalRobots:
     """A local robots.txt and what a reader must know about it (a cut at 500 KiB, with
     the line where it fell). Raises ``OSError`` when it cannot be read."""
-    with path.open("rb") as file:
-        body = file.read()
+    body = path.read_bytes()
     notes = []
     if len(body) > MAX_BODY_BYTES:
         line = body[:MAX_BODY_BYTES].count(b"\n") + 1
@@ -163,7 +161,8 @@ def url_line(
             return False, held
         if verdict.reason is Reason.FORBIDDEN and verdict.agent == agent and verdict.robots:
             if verdict.expired is not None:
-                return False, f"{verdict.robots.explanation}; {_expired(verdict.expired)}"
+                expired = f"its override in REP_OVERRIDES expired: {verdict.expired.described}"
+                return False, f"{verdict.robots.explanation}; {expired}"
             return False, verdict.robots.explanation
         return False, verdict.message + google_note(verdict.signal, profile)
     if isinstance(verdict, Allowed):
@@ -177,21 +176,12 @@ def url_line(
             assert entry is not None  # checked
             robots = entry.rules.decide(url, agent)
         if verdict.overridden is not None:
-            return True, f"{robots.explanation}; {_overridden(verdict.overridden)}"
+            overridden = f"overridden by REP_OVERRIDES: {verdict.overridden.described}"
+            return True, f"{robots.explanation}; {overridden}"
         return True, robots.explanation
     if verdict is None:
         return True, "no verdict: the crawl did not decide it"
     return True, f"not decided: the {verdict.document} of {verdict.key} was not read"
-
-
-def _overridden(override: Override) -> str:
-    """An override that lets a URL through, as the tools name it."""
-    return f"overridden by REP_OVERRIDES: {override.described}"
-
-
-def _expired(override: Override) -> str:
-    """An override that no longer lets a URL through, as the tools name it."""
-    return f"its override in REP_OVERRIDES expired: {override.described}"
 
 
 #: The origin a URL given as a path is checked under (a local robots.txt file).

@@ -205,9 +205,7 @@ def _limit(value: str) -> int | None:
 
 def _stricter_limit(old: int | None, new: int) -> int:
     """The more restrictive of two limits: any 0..N beats -1 (no limit); smaller wins."""
-    if old is None:
-        return new
-    if old == -1:
+    if old is None or old == -1:
         return new
     if new == -1:
         return old
@@ -215,13 +213,6 @@ def _stricter_limit(old: int | None, new: int) -> int:
 
 
 # --------------------------------------------------------------------------- combining
-
-
-def _stricter_image(image: str | None, choice: str) -> str:
-    """The stricter of two ``max-image-preview`` values (``image``: none yet)."""
-    if image is None or IMAGE_PREVIEWS.index(choice) < IMAGE_PREVIEWS.index(image):
-        return choice
-    return image
 
 
 def _earlier_date(
@@ -235,9 +226,7 @@ def _earlier_date(
         logger.debug("unparseable unavailable_after date ignored: %r", text[:200])
         unknown[text.lower()] = None
         return unavailable
-    if unavailable is None or date < unavailable:
-        return date
-    return unavailable
+    return date if unavailable is None or date < unavailable else unavailable
 
 
 def combine(directives: Iterable[str], sources: Iterable[str] = ()) -> PageDirectives:
@@ -265,8 +254,8 @@ def combine(directives: Iterable[str], sources: Iterable[str] = ()) -> PageDirec
             max_snippet = _stricter_limit(max_snippet, limit)
         elif name == "max-video-preview" and (limit := _limit(value)) is not None:
             max_video = _stricter_limit(max_video, limit)
-        elif name == "max-image-preview" and value.strip() in IMAGE_PREVIEWS:
-            image = _stricter_image(image, value.strip())
+        elif name == "max-image-preview" and (choice := value.strip()) in IMAGE_PREVIEWS:
+            image = min(choice, image or choice, key=IMAGE_PREVIEWS.index)  # the stricter
         elif name == "unavailable_after":
             unavailable = _earlier_date(unavailable, text, unknown)
         elif name in KEYED:

@@ -1,7 +1,5 @@
-"""``unavailable_after`` dates: the forms sites write, read as UTC (SPEC §6; pure).
-
-RFC 822/1123 and RFC 850 (with zone names), ISO 8601 (date only = 00:00 UTC) and a few
-widely used loose forms. Re-exported by :mod:`scrapy_rep.directives` (``parse_date``).
+"""``unavailable_after`` dates: the forms sites write (:func:`parse_date`), read as UTC
+(SPEC §6; pure). Re-exported by :mod:`scrapy_rep.directives` (``parse_date``).
 """
 
 from __future__ import annotations
@@ -27,7 +25,10 @@ def parse_date(text: str) -> datetime | None:
     if not text:
         return None
     try:
-        return _to_utc(_parse_any(text))
+        parsed = _parse_any(text)
+        if parsed is None:
+            return None
+        return parsed.replace(tzinfo=parsed.tzinfo or timezone.utc).astimezone(timezone.utc)
     except (OverflowError, ValueError):  # out of datetime's range, in any parser
         return None
 
@@ -48,19 +49,7 @@ def _parse_any(text: str) -> datetime | None:
         parsed = parsedate_to_datetime(text)  # RFC 822/1123/850 with zone names (PST…)
     except (TypeError, ValueError, IndexError):
         parsed = None
-    if parsed is None:
-        parsed = _parse_iso(text)
-    if parsed is None:
-        parsed = _parse_loose(text)
-    return parsed
-
-
-def _to_utc(parsed: datetime | None) -> datetime | None:
-    if parsed is None:
-        return None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=timezone.utc)
-    return parsed.astimezone(timezone.utc)
+    return parsed or _parse_iso(text) or _parse_loose(text)
 
 
 def _parse_iso(text: str) -> datetime | None:

@@ -77,13 +77,10 @@ def robots_tag_directives(value: str, tokens: Collection[str]) -> list[str]:
         if _in_header_syntax(item, len(member), bool(written)):
             written.append(";".join(member))
             continue
-        if written:
-            applying.extend(header_directives(",".join(written), tokens))
-            written = []
+        applying.extend(header_directives(",".join(written), tokens))  # none when none written
+        written = []
         applying.extend(_member_rules(item, member[1:], tokens))
-    if written:
-        applying.extend(header_directives(",".join(written), tokens))
-    return applying
+    return applying + header_directives(",".join(written), tokens)
 
 
 def _in_header_syntax(item: str, parts: int, in_run: bool) -> bool:
@@ -99,9 +96,8 @@ def _in_header_syntax(item: str, parts: int, in_run: bool) -> bool:
 
 
 def _member_rules(item: str, parameters: list[str], tokens: Collection[str]) -> list[str]:
-    """The rules of one member that apply to us: a bare rule word's for every crawler
-    (``Robots-Tag: noindex``), the Parameters of ``*`` and of our names, and of an inner
-    List naming one of them (``(advbot otherbot);noindex``)."""
+    """The rules of one member that apply to us: a bare rule word's, the Parameters of
+    ``*`` and of our names, and of an inner List naming one of them."""
     if item.startswith("("):
         return _inner_list_rules(";".join((item, *parameters)), tokens)
     rules = [_rule(parameter) for parameter in parameters]
@@ -158,9 +154,7 @@ def _members(value: str) -> list[list[str]]:
 def _name(item: str) -> str:
     """The product token an Item names: a Token, ``*``, or a String's text."""
     item = item.strip(" \t")
-    if item.startswith('"'):
-        return _string(item)
-    return item
+    return _string(item) if item.startswith('"') else item
 
 
 def _product_token(name: str) -> str:

@@ -18,6 +18,7 @@ import marshal
 from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Sequence
+from functools import partial
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal
 
@@ -222,14 +223,10 @@ class RobotsTxt:
 
     def _path(self, url: str) -> str:
         """``url``'s path as the rules are matched against it (SPEC §1 "Rule matching"):
-        :func:`path_of`'s usual case (an http(s) URL with a path) by one regex, the path
-        normalised only when it needs it: an escape, a non-ASCII character, or a ``*`` or
-        ``$`` the profile encodes (:func:`normalise_url_path` would change nothing else).
-        That test is :func:`~scrapy_rep.urls.encoding.matched_as_given`: :meth:`code`
-        calls this; :meth:`decide` and :meth:`first_disallowed_path` (the crawl's and the
-        recheck's hot paths) write it inline, where a call would cost them about 4% and
-        10% (a compiled character-class search instead of the three tests costs about
-        100 ns more a path)."""
+        :func:`path_of`'s usual case (an http(s) URL with a path) by one regex, normalised
+        unless :func:`~scrapy_rep.urls.encoding.matched_as_given` (which the hot paths
+        write inline; a compiled character-class search instead of its three tests costs
+        about 100 ns more a path)."""
         if not isinstance(url, str):
             raise TypeError(f"url must be str, not {type(url).__name__}")
         found = _http_path(url)
@@ -359,19 +356,15 @@ class RobotsTxt:
 
     def _select(self, user_agent: str) -> Selection:
         """SPEC §1 "User-agent matching" / §2 "user-agent match", "group merging"."""
-        substring = self.options.agent_match == "substring"
-        merge = self.options.merge_groups
-        # raises TypeError on a non-str
-        groups = select_groups(self._tokens, user_agent, substring=substring, merge=merge)
-        usage_groups = delay_groups = groups
-        if self._usage_tokens is not None:
-            usage_groups = select_groups(
-                self._usage_tokens, user_agent, substring=substring, merge=merge
-            )
-        if self._delay_tokens is not None:
-            delay_groups = select_groups(
-                self._delay_tokens, user_agent, substring=substring, merge=merge
-            )
+        select = partial(
+            select_groups,
+            user_agent=user_agent,
+            substring=self.options.agent_match == "substring",
+            merge=self.options.merge_groups,
+        )
+        groups = select(self._tokens)  # raises TypeError on a non-str
+        usage_groups = groups if self._usage_tokens is None else select(self._usage_tokens)
+        delay_groups = groups if self._delay_tokens is None else select(self._delay_tokens)
         agents = self._agents
         same_rules: Selection | None = None
         for selection in agents.values():
@@ -386,7 +379,7 @@ class RobotsTxt:
             selection = Selection(
                 groups,
                 self._merged_delay(delay_groups),
-                self._signal_lines(usage_groups),
+                tuple(_signals_of(items, number) for number, items in self._lines_of(usage_groups)),
                 usage_groups,
                 delay_groups,
             )
@@ -401,14 +394,8 @@ class RobotsTxt:
 
     def _merged_delay(self, groups: tuple[int, ...]) -> float | None:
         """Merged groups and the file-wide delay: the largest (the most polite reading)."""
-        if self._delays is None:
-            return None
-        delays = [self._delays[g] for g in (FILE_WIDE, *groups) if g in self._delays]
-        return max(delays) if delays else None
-
-    def _signal_lines(self, groups: tuple[int, ...]) -> tuple[ContentSignals, ...]:
-        """The Content-Signal lines of ``groups`` and the file-wide ones, each read alone."""
-        return tuple(_signals_of(items, number) for number, items in self._lines_of(groups))
+        delays = self._delays or {}
+        return max((delays[g] for g in (FILE_WIDE, *groups) if g in delays), default=None)
 
     def _lines_of(self, groups: tuple[int, ...]) -> list[SignalLine]:
         """The Content-Signal lines of ``groups`` and the file-wide ones, in file order."""
@@ -466,9 +453,7 @@ def _signals_of(merged: dict[str, bool], line: int = 0) -> ContentSignals:
 
 def parse_content_signal(values: Iterable[str]) -> ContentSignals:
     """``Content-Signal`` values outside robots.txt (the HTTP response header, every
-    field line), read as the robots.txt line is: names and values case-insensitive, per
-    signal one "no" beats any "yes", the most restrictive ``use=`` level; items not
-    understood are skipped."""
+    field line), read as the robots.txt line is (:func:`add_content_signal`)."""
     merged: dict[str, bool] = {}
     for value in values:
         add_content_signal(merged, value)
@@ -500,11 +485,7 @@ def parse_robotstxt(
     return RobotsTxt(options, rules, sitemaps, licenses=licenses)
 
 
-def _stand_in(verdict: bool) -> RobotsTxt:
-    return RobotsTxt(PROFILES["google"], NO_TABLES, (), verdict=verdict)
-
-
 #: Everything allowed (no robots.txt: 4xx, SPEC §4).
-ALLOW_ALL: Final = _stand_in(True)
+ALLOW_ALL: Final = RobotsTxt(PROFILES["google"], NO_TABLES, (), verdict=True)
 #: Everything disallowed (unreachable robots.txt: 5xx, 429, network error, SPEC §4).
-DISALLOW_ALL: Final = _stand_in(False)
+DISALLOW_ALL: Final = RobotsTxt(PROFILES["google"], NO_TABLES, (), verdict=False)

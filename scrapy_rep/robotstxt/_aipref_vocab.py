@@ -5,9 +5,8 @@ A statement is an RFC 9651 Structured Fields Dictionary whose keys are the categ
 labels ``train-ai``, ``ai-use`` and ``search`` (vocab-08 §6.1 Table 1: three categories,
 no hierarchy; -07 had the first and the last) and whose values are the Tokens ``y`` or
 ``n`` (§6.2): :func:`parse_prefs`, :func:`parse_prefs_header`; several statements
-combine per category (§5.1, :func:`combine`). One deliberate deviation keeps a site's
-"no": a key with uppercase letters, or ``n`` written as a String or as ``N``, which §6.5
-and §6.5.1 make unknown, still disallows (never allows; docs/deviations.md).
+combine per category (§5.1, :func:`combine`). Deliberate deviations keep a site's "no"
+where §6.5 and §6.5.1 make it unknown (:func:`_token_answer`, :func:`_kept_noes`).
 Re-exported by :mod:`scrapy_rep.robotstxt.aipref`, the public import path; logs on its
 logger.
 """
@@ -22,6 +21,8 @@ from typing import Final
 from http_sfv.dictionary import Dictionary
 from http_sfv.item import Item
 from http_sfv.types import Token
+
+from scrapy_rep.robotstxt.profiles import body_bytes
 
 logger = logging.getLogger(__name__)
 
@@ -63,13 +64,7 @@ class UsagePrefs:
 
     def get(self, label: str) -> bool | None:
         """The preference for a category label (``"train-ai"``, ``"search"``, ``"ai-use"``)."""
-        if label == "train-ai":
-            return self.train_ai
-        if label == "search":
-            return self.search
-        if label == "ai-use":
-            return self.ai_use
-        return None
+        return getattr(self, label.replace("-", "_")) if label in CATEGORIES else None
 
     def __bool__(self) -> bool:
         """True when the statement states at least one preference."""
@@ -77,16 +72,10 @@ class UsagePrefs:
 
     def __str__(self) -> str:
         """The known preferences in the exemplary format (``train-ai=n, search=y``)."""
-        parts = [
-            f"{label}={'y' if value else 'n'}"
-            for label, value in (
-                ("train-ai", self.train_ai),
-                ("search", self.search),
-                ("ai-use", self.ai_use),
-            )
-            if value is not None
-        ]
-        return ", ".join(parts)
+        answers = ((label, self.get(label)) for label in CATEGORIES)
+        return ", ".join(
+            f"{label}={'y' if value else 'n'}" for label, value in answers if value is not None
+        )
 
 
 #: No statement, or one that said nothing we understand (vocab §3: all unknown).
@@ -146,7 +135,7 @@ def parse_prefs(value: bytes | str) -> UsagePrefs:
     that fails to parse, or is longer than :data:`MAX_PREFS_BYTES`, leaves every
     category unknown.
     """
-    data = as_bytes(value)
+    data = body_bytes(value, "value")  # text encoded as UTF-8 (vocab §6.3)
     if not data.strip(b" \t"):
         return UNKNOWN
     if len(data) > MAX_PREFS_BYTES:
@@ -157,12 +146,8 @@ def parse_prefs(value: bytes | str) -> UsagePrefs:
     except Exception as error:  # http-sfv raises ValueError, IndexError, …: none may escape
         cause = error.__cause__ or error
         return _kept_noes(data, f"not a Structured Fields Dictionary ({cause})")
-    train_ai = _token_answer(dictionary.get("train-ai"))
-    search = _token_answer(dictionary.get("search"))
-    ai_use = _token_answer(dictionary.get("ai-use"))
-    if train_ai is None and search is None and ai_use is None:
-        return UNKNOWN
-    return UsagePrefs(train_ai, search, ai_use=ai_use)
+    train_ai, search, ai_use = (_token_answer(dictionary.get(label)) for label in CATEGORIES)
+    return UsagePrefs(train_ai, search, ai_use=ai_use) or UNKNOWN  # none known: UNKNOWN
 
 
 def parse_prefs_header(values: Iterable[bytes | str]) -> UsagePrefs:
@@ -201,15 +186,4 @@ def combine(statements: Iterable[UsagePrefs]) -> UsagePrefs:
             search = prefs.search
         if prefs.ai_use is not None and ai_use is not False:
             ai_use = prefs.ai_use
-    if train_ai is None and search is None and ai_use is None:
-        return UNKNOWN
-    return UsagePrefs(train_ai, search, ai_use=ai_use)
-
-
-def as_bytes(value: bytes | str) -> bytes:
-    """The bytes of a value: text is encoded as UTF-8 (vocab §6.3)."""
-    if isinstance(value, str):
-        return value.encode("utf-8", "surrogatepass")
-    if isinstance(value, (bytes, bytearray, memoryview)):
-        return bytes(value)
-    raise TypeError(f"value must be bytes or str, not {type(value).__name__}")
+    return UsagePrefs(train_ai, search, ai_use=ai_use) or UNKNOWN  # none known: UNKNOWN

@@ -1,11 +1,10 @@
 """The group set of a crawler: its merged settings, and its rules compiled for matching
 (SPEC §1 "Rule matching", §2) and for Content-Usage (draft-ietf-aipref-attach-05 §3).
 
-Pure: no Scrapy imports. A :class:`Selection` is shared by every crawler name that
-selects the same groups of one file. :func:`compile_matcher` turns the flat rule tables of the
-groups that apply to a crawler into a matcher of :mod:`scrapy_rep.urls.matching`, patterns
-normalised once for every crawler that selects the same groups; :func:`compile_usage`
-does the same for the Content-Usage lines. Called on first use, never while parsing.
+Pure: no Scrapy imports. :func:`compile_matcher` turns the flat rule tables of the groups
+that apply to a crawler (a :class:`Selection`) into a matcher of
+:mod:`scrapy_rep.urls.matching`; :func:`compile_usage` does the same for the
+Content-Usage lines. Called on first use, never while parsing.
 """
 
 from __future__ import annotations
@@ -144,8 +143,7 @@ def _normalised(patterns: list[str], joined: str, options: ParseOptions) -> list
     ]
 
 
-#: ``%`` and one lowercase hex digit where a URL's escape may continue it: at the end of
-#: a pattern, or before ``*``.
+#: encoding's ``_DANGLING_WILD``, over the patterns joined one a line.
 _DANGLING = re.compile(r"%[a-f](?=\*|$)", re.MULTILINE)
 
 

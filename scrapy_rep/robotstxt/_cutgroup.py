@@ -1,9 +1,6 @@
-"""The lines of a cut robots.txt that are read (SPEC §1; docs/decisions.md, 'A cut
-robots.txt reads no part of a line that could allow'). Pure.
-
-A cut may part a last group's user-agent lines from its rules: read, that group would be
-empty. :func:`without_open_group` gives the lines allow/disallow are read from, and
-:func:`with_open_usage_group` those the AI-usage statements are read from, when more.
+"""The lines of a cut robots.txt that are read (SPEC §1). Pure: :func:`without_open_group`
+gives the lines allow/disallow are read from, :func:`with_open_usage_group` those the
+AI-usage statements are read from, when more.
 """
 
 from __future__ import annotations
@@ -13,7 +10,6 @@ from typing import Final
 from scrapy_rep.robotstxt._lines import (
     _ALLOW,
     _ALLOW_AI,
-    _CONTENT_SIGNAL,
     _CONTENT_USAGE,
     _DISALLOW,
     _DISALLOW_AI,
@@ -21,6 +17,7 @@ from scrapy_rep.robotstxt._lines import (
     _LENIENT_KEYS,
     _LICENSE,
     _SITEMAP,
+    _USAGE_KINDS,
     _USER_AGENT,
     _WHITESPACE,
     _kind_of,
@@ -70,7 +67,7 @@ def with_open_usage_group(
     aside), unless it goes on the group of those lines (:func:`_usage_group_end`).
     ``None``: the same lines as :func:`without_open_group`."""
     keys = _LENIENT_KEYS if lenient else _KEYS
-    usage_end = _open_group(lines, keys, lenient, _USAGE_LINES)
+    usage_end = _open_group(lines, keys, lenient, _USAGE_KINDS)
     usage_end = _usage_group_end(lines, usage_end, keys, lenient, blank_ends)
     if usage_end <= _rules_end(lines, keys, lenient):
         return None
@@ -113,20 +110,11 @@ def _run_state(line: str, keys: dict[str, int], lenient: bool, blank_ends: bool)
 def _rules_end(lines: list[str], keys: dict[str, int], lenient: bool) -> int:
     """Where :func:`without_open_group` drops ``lines`` from: the first user-agent line
     naming a crawler (not ``*``) at or after the first one past the last rule read."""
-    end = _open_group(lines, keys, lenient, _GROUP_RULES[lenient])
-    return next(
-        (
-            index
-            for index in range(end, len(lines))
-            if _names_a_crawler(lines[index], keys, lenient)
-        ),
-        len(lines),
-    )
-
-
-#: The keys of a group's AI-usage statements (attach-05's ``Content-Usage``, the
-#: ``Content-Signal`` record, draft-canel-robots-ai-control-00's AI-training rules).
-_USAGE_LINES: Final = (_CONTENT_USAGE, _CONTENT_SIGNAL, _ALLOW_AI, _DISALLOW_AI)
+    for index in range(_open_group(lines, keys, lenient, _GROUP_RULES[lenient]), len(lines)):
+        read = _key_and_value(lines[index], keys, lenient)
+        if read is not None and read[0] == _USER_AGENT and not is_global_agent(read[1]):
+            return index
+    return len(lines)
 
 
 def _open_group(
@@ -167,12 +155,6 @@ def _key_and_value(line: str, keys: dict[str, int], lenient: bool) -> tuple[int,
             return None
         key, value = pair
     return _kind_of(key.strip(_WHITESPACE), keys, lenient), value.strip(_WHITESPACE)
-
-
-def _names_a_crawler(line: str, keys: dict[str, int], lenient: bool) -> bool:
-    """Whether the parser reads ``line`` as a user-agent line of a group other than ``*``."""
-    read = _key_and_value(line, keys, lenient)
-    return read is not None and read[0] == _USER_AGENT and not is_global_agent(read[1])
 
 
 def _is_global(line: str, keys: dict[str, int], lenient: bool) -> bool:

@@ -38,6 +38,9 @@ _GOOGLE_SEPARATOR = re.compile(r"[ \t]")
     _ALLOW_AI,
     _LICENSE,
 ) = range(10)
+#: The keys of a group's AI-usage statements (attach-05's ``Content-Usage``, the
+#: ``Content-Signal`` record, draft-canel-robots-ai-control-00's AI-training rules).
+_USAGE_KINDS: Final = (_CONTENT_USAGE, _CONTENT_SIGNAL, _DISALLOW_AI, _ALLOW_AI)
 #: Keys of RFC 9309 and the common extensions (SPEC §1), compared lowercased; the
 #: Content-Usage rule is draft-ietf-aipref-attach-05 §3; the AI-training rules are
 #: draft-canel-robots-ai-control-00; ``License`` (file-wide, like ``Sitemap``) is RSL 1.0's
@@ -100,8 +103,7 @@ def _skip_bom(body: bytes) -> bytes:
     return body[1:] if body.startswith(b"\xef") else body
 
 
-#: The keys whose line a cut may leave in part and still be read: a shorter path forbids
-#: more (``Disallow: /pu`` of ``Disallow: /public``), so the part can only restrict.
+#: The keys whose line a cut may leave in part and still be read (:func:`counted_body`).
 _CUT_KEEPS: Final = (_DISALLOW, _DISALLOW_AI)
 
 

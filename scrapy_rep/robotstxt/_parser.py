@@ -27,6 +27,7 @@ from scrapy_rep.robotstxt._lines import (
     _LENIENT_KEYS,
     _LICENSE,
     _SITEMAP,
+    _USAGE_KINDS,
     _USER_AGENT,
     _WHITESPACE,
     _agent_token,
@@ -57,11 +58,7 @@ class ParsedTables(NamedTuple):
     #: Group (or ``FILE_WIDE``) -> its Content-Signal lines: (line number, items read).
     signals: dict[int, tuple[SignalLine, ...]] | None
     usage: dict[int, tuple[UsageLine, ...]] | None
-    #: The groups of ``signals`` and ``usage`` when they differ from those of the
-    #: allow/disallow rules (``tokens``); ``None``: the same groups.
     usage_tokens: dict[str, int | tuple[int, ...]] | None = None
-    #: The groups of ``delays`` when they differ from those of the allow/disallow rules
-    #: (a Crawl-delay line ends a run of user-agent lines); ``None``: the same groups.
     delay_tokens: dict[str, int | tuple[int, ...]] | None = None
 
 
@@ -120,8 +117,6 @@ def add_content_signal(own: dict[str, bool], value: str, noes_only: bool = False
 #: allow/disallow), attach-05's (of Content-Usage / Content-Signal) and Crawl-delay's.
 _AGENT_RUN, _USAGE_RUN, _DELAY_RUN = 1, 2, 4
 _EVERY_RUN: Final = _AGENT_RUN | _USAGE_RUN | _DELAY_RUN
-#: The keys of the AI-usage statements, read by :meth:`_Pass.usage_line`.
-_USAGE_KINDS: Final = (_CONTENT_USAGE, _CONTENT_SIGNAL, _DISALLOW_AI, _ALLOW_AI)
 
 
 class Parser:
@@ -179,9 +174,8 @@ class _Pass:
     user-agent lines), which only refines Google's (every allow/disallow group is one or
     more usage groups); Crawl-delay as the parsers that read it do (a delay belongs to the
     user-agent lines just above it, as crawler-commons, texting_robots and robots-parser
-    read it; Google ignores the key), which refines Google's the same way. A grouping
-    that parts from Google's gets a table of its own from that line on (most files
-    never part).
+    read it; Google ignores the key), which refines Google's the same way (a
+    :class:`_Grouping`).
     """
 
     def __init__(self, options: ParseOptions, line_count: int) -> None:
@@ -353,8 +347,7 @@ class _Pass:
         own grouping. Content-Signal is another record (RFC 9309 §2.2.4: it "MUST NOT
         terminate a group"), as Sitemap and Crawl-delay are: it ends nothing. Allow and
         disallow keep Google's grouping, which ignores them all, in every profile: no
-        Disallow is lost (docs/behaviour.md). Before the first user-agent line (group
-        ``FILE_WIDE``) they apply to every crawler, and may only add restrictions."""
+        Disallow is lost (docs/behaviour.md). Before the first group: :data:`FILE_WIDE`."""
         value, colon = line
         if kind != _CONTENT_SIGNAL:
             runs &= ~_USAGE_RUN
@@ -389,10 +382,9 @@ class _Pass:
         Google's group as well). ``groups``: Google's and the usage group."""
         value, colon = line
         group, usage_group = groups
-        if kind == _DISALLOW_AI:
-            self.usage.setdefault(usage_group, []).append((number, value, DISALLOW_AI_TRAINING))
-        elif colon:
-            self.usage.setdefault(usage_group, []).append((number, value, ALLOW_AI_TRAINING))
+        if kind == _DISALLOW_AI or colon:
+            name = DISALLOW_AI_TRAINING if kind == _DISALLOW_AI else ALLOW_AI_TRAINING
+            self.usage.setdefault(usage_group, []).append((number, value, name))
         else:
             self.skip(number, "no colon: no train-ai 'yes' from it")
         if self.lenient and group >= 0:

@@ -6,14 +6,10 @@ draft-ietf-aipref-attach-05 ("attach"), the latest revisions in
 made where the drafts are silent, and ``docs/deviations.md`` for the "no"s kept that
 vocab reads as unknown.
 
-- A statement of preference is an RFC 9651 Structured Fields Dictionary whose keys are
-  the category labels ``train-ai``, ``ai-use`` and ``search`` and whose values are the
-  Tokens ``y`` or ``n`` (vocab §6.1, §6.2): :func:`parse_prefs`.
-- The same value arrives in the ``Content-Usage`` HTTP response header (attach §2,
-  :func:`parse_prefs_header`) and in ``Content-Usage: [path] prefs`` robots.txt rules
-  (attach §3, :func:`parse_content_usage_value`, :class:`ContentUsageRules`).
-- Several statements combine per category: any ``n`` wins, then any ``y``, else
-  unknown (vocab §5.1, :func:`combine`).
+A statement of preference (:func:`parse_prefs`) arrives in the ``Content-Usage`` HTTP
+response header (attach §2, :func:`parse_prefs_header`) and in ``Content-Usage: [path]
+prefs`` robots.txt rules (attach §3, :func:`parse_content_usage_value`,
+:class:`ContentUsageRules`).
 
 Nothing here raises on content: a statement that does not parse makes every category
 unknown (vocab §6.5) and is logged at DEBUG. Only a wrong argument type raises.
@@ -25,6 +21,7 @@ header, combining) in ``_aipref_vocab.py``, and re-exported here.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from operator import attrgetter
 from typing import Final, Literal, NamedTuple
 
 # Re-exported (``X as X``): this module is the public import path of the vocabulary.
@@ -32,11 +29,11 @@ from scrapy_rep.robotstxt._aipref_vocab import CATEGORIES as CATEGORIES
 from scrapy_rep.robotstxt._aipref_vocab import MAX_PREFS_BYTES as MAX_PREFS_BYTES
 from scrapy_rep.robotstxt._aipref_vocab import UNKNOWN as UNKNOWN
 from scrapy_rep.robotstxt._aipref_vocab import UsagePrefs as UsagePrefs
-from scrapy_rep.robotstxt._aipref_vocab import as_bytes
 from scrapy_rep.robotstxt._aipref_vocab import combine as combine
 from scrapy_rep.robotstxt._aipref_vocab import noes_of as noes_of
 from scrapy_rep.robotstxt._aipref_vocab import parse_prefs as parse_prefs
 from scrapy_rep.robotstxt._aipref_vocab import parse_prefs_header as parse_prefs_header
+from scrapy_rep.robotstxt.profiles import body_bytes
 from scrapy_rep.urls.encoding import (
     ESCAPES_SPECIALS,
     dangling_variants,
@@ -62,11 +59,9 @@ def parse_content_usage_value(value: bytes | str) -> tuple[bytes | None, UsagePr
     is the statement. The path is returned as the file's bytes (``None`` when absent);
     ``value`` is the file's bytes, or text that is encoded as UTF-8 first.
     """
-    data = as_bytes(value)
-    for end in (b"\r", b"\n", b"#"):
-        cut = data.find(end)
-        if cut >= 0:
-            data = data[:cut]
+    data = body_bytes(value, "value")
+    for end in (b"\r", b"\n", b"#"):  # _VALUE_ENDS
+        data = data.split(end, 1)[0]
     data = data.strip(b" \t")
     if not data.startswith(b"/"):
         return None, parse_prefs(data)
@@ -113,6 +108,7 @@ class Attached(NamedTuple):
 
 
 _NOTHING_ATTACHED: Final = Attached(UNKNOWN, ())
+_LINE: Final = attrgetter("line")
 #: The statements of ``AllowAITraining`` / ``DisallowAITraining`` rules.
 TRAIN_AI_ALLOWED: Final = UsagePrefs(train_ai=True)
 TRAIN_AI_DENIED: Final = UsagePrefs(train_ai=False)
@@ -169,7 +165,7 @@ class ContentUsageRules:
         own = tuple(rules)
         self.rules = own
         if self._file_wide is not None:
-            self.rules = tuple(sorted((*own, *self._file_wide.rules), key=_line))
+            self.rules = tuple(sorted((*own, *self._file_wide.rules), key=_LINE))
         self._encoding = encoding
         by_pattern: dict[str, list[ContentUsageRule]] = {}
         for rule in own:
@@ -217,7 +213,7 @@ class ContentUsageRules:
             return known[2]
         if len(self._combined) >= 1024:
             self._combined.clear()
-        rules = tuple(sorted((*attached.rules, *extra.rules), key=_line))
+        rules = tuple(sorted((*attached.rules, *extra.rules), key=_LINE))
         combined = Attached(combine((attached.prefs, extra.prefs)), rules)
         self._combined[key] = (attached, extra, combined)
         return combined
@@ -240,7 +236,7 @@ class ContentUsageRules:
         matched = [self._entries[i][1] for i in ties if i == best or self._matches(i, path)]
         if len(matched) == 1:
             return attached
-        rules = tuple(sorted((r for a in matched for r in a.rules), key=_line))
+        rules = tuple(sorted((r for a in matched for r in a.rules), key=_LINE))
         return Attached(combine(a.prefs for a in matched), rules)
 
     def prefs(self, url: str) -> UsagePrefs:
@@ -262,7 +258,3 @@ class ContentUsageRules:
 #: No ``Content-Usage`` rules (a robots.txt without any for the crawler): one shared,
 #: empty set that attaches nothing.
 NO_CONTENT_USAGE: Final = ContentUsageRules(())
-
-
-def _line(rule: ContentUsageRule) -> int:
-    return rule.line

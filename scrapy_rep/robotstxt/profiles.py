@@ -17,16 +17,17 @@ MAX_BODY_BYTES: Final = 512_000
 GOOGLE_MAX_LINE_BYTES: Final = 2083 * 8 - 1
 
 
-def body_bytes(body: bytes | bytearray | memoryview | str) -> bytes:
-    """A document body as bytes, for every parser (robots.txt, tdmrep.json, RSL): text is
-    encoded as UTF-8 (lone surrogates kept), anything else is a ``TypeError``."""
+def body_bytes(body: bytes | bytearray | memoryview | str, what: str = "body") -> bytes:
+    """A document body (``what``, as a ``TypeError`` names it) as bytes, for every parser
+    (robots.txt, tdmrep.json, RSL, an AI-usage statement): text is encoded as UTF-8 (lone
+    surrogates kept), anything else is a ``TypeError``."""
     if isinstance(body, bytes):
         return body
     if isinstance(body, str):
         return body.encode("utf-8", "surrogatepass")
     if isinstance(body, (bytearray, memoryview)):
         return bytes(body)
-    raise TypeError(f"body must be bytes or str, not {type(body).__name__}")
+    raise TypeError(f"{what} must be bytes or str, not {type(body).__name__}")
 
 
 Profile = Literal["google", "rfc9309", "legacy"]
@@ -68,17 +69,10 @@ class ParseOptions:
         _check_choice(
             "percent_encoding", self.percent_encoding, ("google", "rfc9309", "legacy", "none")
         )
-        for name in (
-            "wildcards",
-            "merge_groups",
-            "blank_line_ends_group",
-            "lenient_syntax",
-            "index_html_is_directory",
-            "robots_txt_always_allowed",
-            "obey_crawl_delay",
-        ):
-            if not isinstance(getattr(self, name), bool):
-                raise TypeError(f"{name} must be a bool, not {type(getattr(self, name)).__name__}")
+        for switch in fields(self):
+            value = getattr(self, switch.name)
+            if switch.type == "bool" and not isinstance(value, bool):
+                raise TypeError(f"{switch.name} must be a bool, not {type(value).__name__}")
         limit = self.max_line_length
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):
             raise TypeError(f"max_line_length must be an int or None, not {type(limit).__name__}")

@@ -58,12 +58,10 @@ def crawler_name(user_agent: str) -> str:
     other queries), the crawl, the page pass and the tools all read a User-Agent with it.
     """
     token = product_token(user_agent)
-    if token == "mozilla":
-        for found in _COMPATIBLE.finditer(user_agent):
-            name = found.group(1).lower()
-            if name not in BROWSER_TOKENS:
-                return name
-    return token
+    if token != "mozilla":
+        return token
+    names = (found.group(1).lower() for found in _COMPATIBLE.finditer(user_agent))
+    return next((name for name in names if name not in BROWSER_TOKENS), token)
 
 
 @lru_cache(maxsize=1024)
@@ -110,8 +108,7 @@ def select_groups(
     """The robots.txt groups that apply to ``user_agent``, in file order (SPEC §1
     "User-agent matching"; §2 "user-agent match", "group merging").
 
-    ``user_agent``: a product token or a whole User-Agent, read by :func:`crawler_name`
-    (``Mozilla/5.0 (compatible; mybot/1.0; …)`` selects mybot's group).
+    ``user_agent``: a product token or a whole User-Agent, read by :func:`crawler_name`.
     ``tokens``: each group name (a product token, or ``*``) -> the group(s) naming it.
     ``substring``: a name applies when it is a substring of our token (legacy), else when
     it equals it. No group for us: the ``*`` groups. ``merge``: all of them, else the
@@ -119,11 +116,9 @@ def select_groups(
     """
     token = crawler_name(user_agent)
     groups: tuple[int, ...] = ()
-    if not token:
-        pass
-    elif not substring:
+    if token and not substring:
         groups = _as_groups(tokens.get(token))
-    else:
+    elif token:
         found = {
             group
             for name, named in tokens.items()

@@ -28,8 +28,6 @@ ESCAPES_SPECIALS: Final = frozenset({"rfc9309", "legacy"})
 _LOWER_ESCAPE = re.compile(r"%(?:[a-f][0-9A-Fa-f]|[0-9A-F][a-f])")
 #: google/robotstxt GetPathParamsQuery: the path starts at the first of these.
 _PATH_START = re.compile(r"[/?;]")
-#: An http(s) URL whose authority holds no path, query, parameter or fragment delimiter,
-#: and its path+query (group 1).
 #: An http(s) URL with a path: group 1 is what :func:`path_of` returns for it.
 HTTP_PATH: Final = re.compile(r"https?://[^/?;#]*(/[^#]*)")
 
@@ -139,14 +137,11 @@ def matched_as_given(path: str, encodes_specials: bool) -> bool:
 
 
 def normalise_url_path(path: str, encoding: str) -> str:
-    """A URL path+query as matched (SPEC §1 "Percent-encoding", §2).
-
-    Non-ASCII characters are encoded as UTF-8 ``%XX`` and escapes get uppercase hex in
-    every mode; ``rfc9309`` also decodes escapes of unreserved characters (RFC 9309
-    §2.2.2), ``legacy`` those of every printable ASCII character but ``/`` (1996 draft
-    §3.2.2); both match the URL's ``*`` and ``$`` as ``%2A`` and ``%24`` (RFC 9309
-    §2.2.3), the form a rule writes them in when they are not wildcards.
-    """
+    """A URL path+query as matched (SPEC §1 "Percent-encoding", §2): its escapes as
+    :func:`normalise_pattern` reads a rule's in ``encoding``, non-ASCII characters
+    encoded as UTF-8 ``%XX`` in every mode, and with ``rfc9309`` and ``legacy`` its ``*``
+    and ``$`` as ``%2A`` and ``%24``, the form a rule writes them in when they are not
+    wildcards."""
     if not path.isascii():
         path = _encode_non_ascii(path, latin1=False)
     if "%" in path:

@@ -47,8 +47,7 @@ from scrapy_rep.urls.wildcards import wildcard_match as wildcard_match
 #: Paths at least this long get a character-set prefilter before wildcard patterns are
 #: tried (keeps one call on a 100 KB URL against thousands of patterns in milliseconds).
 _LONG_PATH: Final = 4096
-#: Groups with at most this many keys get every parent when built (one cheap pass, no
-#: call a key); larger ones look a parent up the first time a walk needs it.
+#: Groups with at most this many keys get every parent when built (see LongestMatcher).
 _EAGER_PARENTS: Final = 512
 
 
@@ -205,8 +204,8 @@ class LongestMatcher:
         return best
 
     def _match_long(self, path: str, index: int, best_priority: int, best: int) -> int:
-        """:meth:`match` for a path of 4 KiB or more: a wildcard pattern is tried only when
-        the path holds every character of it (keeps a 100 KB URL in milliseconds)."""
+        """:meth:`match` for a path of :data:`_LONG_PATH` characters or more: a wildcard
+        pattern is tried only when the path holds every character of it."""
         keys, table = self._keys, self._table
         present = frozenset(path)
         while index >= 0:
@@ -225,12 +224,8 @@ class LongestMatcher:
         return best
 
     def _characters(self, index: int) -> tuple[frozenset[str], ...]:
-        """The characters of each wildcard pattern of key ``index``, collected on first use.
-
-        A path of 4 KiB or more first checks that it holds every character of a pattern:
-        a cheap filter that keeps one call on a 100 KB URL against thousands of patterns
-        in milliseconds. Only long paths need it, so it is built for them only.
-        """
+        """The characters of each wildcard pattern of key ``index``, collected on first use
+        (only :meth:`_match_long`'s paths need them)."""
         if self._chars is None:
             self._chars = {}
         charsets = self._chars.get(index)

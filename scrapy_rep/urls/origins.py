@@ -44,11 +44,10 @@ def _idna(host: str) -> str:
         return host.encode("idna").decode("ascii")
     except UnicodeError:
         # Not valid IDNA 2003: encode label by label with plain punycode.
-        labels = [
+        return ".".join(
             label if label.isascii() else "xn--" + label.encode("punycode").decode("ascii")
             for label in host.split(".")
-        ]
-        return ".".join(labels)
+        )
 
 
 def origin_of(url: str) -> Origin | None:

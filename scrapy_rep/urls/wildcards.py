@@ -1,10 +1,9 @@
 """``*``/``$`` patterns as literal segments, and the first-match matcher (SPEC §1, §2).
 
 Pure: no Scrapy imports. A pattern is split at its ``*`` into literal segments, found
-left to right with ``str.find``: for ``*``-only globs the leftmost placement of every
-segment is always a valid choice, so nothing is ever retried and the time is linear in
-URL × pattern length. :class:`FirstMatcher` (legacy profile, tdmrep.json) tries the rules
-in file order; :class:`scrapy_rep.urls.matching.LongestMatcher` uses the same primitives.
+left to right (:func:`wildcard_match`). :class:`FirstMatcher` (legacy profile,
+tdmrep.json) tries the rules in file order; :class:`scrapy_rep.urls.matching.LongestMatcher`
+uses the same primitives.
 """
 
 from __future__ import annotations
