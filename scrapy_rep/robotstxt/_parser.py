@@ -39,7 +39,7 @@ from scrapy_rep.robotstxt._lines import (
 )
 from scrapy_rep.robotstxt.profiles import MAX_BODY_BYTES, ParseOptions
 
-logger = logging.getLogger(__name__)
+logger = logging.getLogger("scrapy_rep.robotstxt")  # the public module's name
 
 
 class ParsedTables(NamedTuple):

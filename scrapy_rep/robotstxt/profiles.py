@@ -71,7 +71,7 @@ class ParseOptions:
         )
         for switch in fields(self):
             value = getattr(self, switch.name)
-            if switch.type == "bool" and not isinstance(value, bool):
+            if switch.type in ("bool", bool) and not isinstance(value, bool):
                 raise TypeError(f"{switch.name} must be a bool, not {type(value).__name__}")
         limit = self.max_line_length
         if limit is not None and (isinstance(limit, bool) or not isinstance(limit, int)):

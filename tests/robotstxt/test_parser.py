@@ -26,3 +26,5 @@ def test_a_key_of_a_kind_the_loop_does_not_name_is_skipped(
     assert rules.allowed("https://e.com/x", "bot")
     assert rules.decide("https://e.com/x", "bot").line == 3
     assert "robots.txt line 2 skipped: key 'New-Key' is read by no rule" in caplog.messages
+    # Logged under the public module's name, as before the parser was split out of it.
+    assert {record.name for record in caplog.records} == {"scrapy_rep.robotstxt"}
