@@ -52,7 +52,8 @@ def crawler_name(user_agent: str) -> str:
     after ``compatible;`` that is not a browser's (:data:`BROWSER_TOKENS`; Google's
     crawlers, and the crawlers that write their User-Agent as they do, are matched by that
     name: SPEC §1, "User-agent matching"). A Mozilla-style string without one is a
-    browser's: its name is ``mozilla`` (see :func:`is_browser`).
+    browser's: its name is ``mozilla`` (see :func:`is_browser`). So
+    ``Mozilla/5.0 (compatible; mybot/1.0; …)`` selects mybot's group.
 
     The one function that names a crawler: the engine (:meth:`RobotsTxt.allowed` and the
     other queries), the crawl, the page pass and the tools all read a User-Agent with it.
