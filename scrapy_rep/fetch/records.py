@@ -64,7 +64,9 @@ class SharedRecord:
 
     @classmethod
     def decode(cls, data: bytes, origin: str) -> SharedRecord:
-        """Check and decode a record of ``origin``; raise :class:`StoreCorrupt` if wrong."""
+        """Check and decode a record of ``origin``; raise :class:`StoreCorrupt` if wrong:
+        not one, undecodable, another format version, a body checksum mismatch, another
+        origin, times that are not numbers, or no body and no true/false verdict."""
         try:
             magic, header_bytes, body = data.split(b"\n", 2)
             if magic != _MAGIC:

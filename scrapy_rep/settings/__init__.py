@@ -15,6 +15,7 @@ from typing import Any, Final
 from scrapy_rep.settings.config import SETTINGS as SETTINGS
 from scrapy_rep.settings.config import RepConfig as RepConfig
 from scrapy_rep.settings.config import read_config as read_config
+from scrapy_rep.settings.readers import PURPOSES as PURPOSES
 from scrapy_rep.settings.readers import RepSettingError as RepSettingError
 from scrapy_rep.settings.readers import SettingsLike as SettingsLike
 from scrapy_rep.settings.readers import read_bool

@@ -36,7 +36,9 @@ from scrapy_rep.settings.table import (
 @dataclass(frozen=True)
 class RepConfig(FetchSettings):
     """Every ``REP_*`` setting, validated, with its default, in the order of
-    docs/settings.md (the two parts of the module docstring)."""
+    docs/settings.md (the two parts of the module docstring). Its own part: the settings
+    that decide a page, its purposes, media, RSL licenses, overrides, the audit trail and
+    a recheck's memory."""
 
     noindex_action: str = setting(
         "drop",
@@ -166,6 +168,7 @@ class RepConfig(FetchSettings):
         _whole(1),
         help="XMP packets parsed per file (64 times as many more are searched)",
     )
+    #: License document or license-server URLs.
     rsl_licenses: tuple[str, ...] = setting(
         (),
         read_url_list,

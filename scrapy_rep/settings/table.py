@@ -73,8 +73,10 @@ def settings_of(table: type) -> tuple[Setting, ...]:
 
 @dataclass(frozen=True)
 class FetchSettings:
-    """The first part of the table, in the order of docs/settings.md: ``REP_CACHE_MAX_TTL``
-    after ``REP_CACHE_MIN_TTL`` (it may not be smaller); ``None``: derived from others."""
+    """The first part of the table, in the order of docs/settings.md: the settings that
+    check the others, fetch and cache robots.txt, share its cache and write the report.
+    ``REP_CACHE_MAX_TTL`` after ``REP_CACHE_MIN_TTL`` (it may not be smaller); ``None``:
+    derived from others."""
 
     unknown_settings: str = setting(
         "error",

@@ -4,6 +4,7 @@ its values: :mod:`scrapy_rep.verdict.values`)."""
 
 # Re-exported (``X as X``): this package is the public import path of these names.
 from scrapy_rep.verdict.decide import decide as decide
+from scrapy_rep.verdict.reasons import LINK_REASONS as LINK_REASONS
 from scrapy_rep.verdict.reasons import Reason as Reason
 from scrapy_rep.verdict.values import LICENSE as LICENSE
 from scrapy_rep.verdict.values import ROBOTS as ROBOTS
@@ -16,6 +17,7 @@ from scrapy_rep.verdict.values import Override as Override
 from scrapy_rep.verdict.values import Refused as Refused
 from scrapy_rep.verdict.values import RequestFacts as RequestFacts
 from scrapy_rep.verdict.values import RequestRules as RequestRules
+from scrapy_rep.verdict.values import Used as Used
 from scrapy_rep.verdict.values import Verdict as Verdict
 from scrapy_rep.verdict.values import Wait as Wait
 from scrapy_rep.verdict.values import obey_of as obey_of
