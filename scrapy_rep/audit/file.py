@@ -252,7 +252,8 @@ class TrailFile:
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` (its ``prev`` set here) as one line."""
         record["prev"] = self.prev
-        line, data = encode_line(record, self._gzip)
+        line = (_ENCODE(record) + "\n").encode()  # encode_line's, inline: once per record
+        data = _gzip_member(line) if self._gzip else line
         view = memoryview(data)
         while view:
             written = self._file.write(view)

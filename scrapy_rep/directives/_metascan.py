@@ -105,8 +105,12 @@ def scan_meta_tags(
     if b"<meta" not in lowered:
         return []
     spelt, needle = _wanted(names)
-    if not any(name in lowered for name in spelt) and _UNSPELT_NAME.search(lowered) is None:
-        return []  # no meta tag may carry a wanted name
+    for name in spelt:
+        if name in lowered:
+            break
+    else:
+        if _UNSPELT_NAME.search(lowered) is None:
+            return []  # no meta tag may carry a wanted name
     return _read_tags(body, lowered, names, needle, noscript)
 
 

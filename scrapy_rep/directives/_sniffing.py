@@ -54,7 +54,10 @@ def html_codec(content_type: str | None, body: bytes) -> str | None:
 
 def bom_encoding(body: bytes) -> str | None:
     """The encoding a byte order mark at the start of ``body`` names ("BOM sniff")."""
-    return next((encoding for bom, encoding in _BOMS if body.startswith(bom)), None)
+    for bom, encoding in _BOMS:
+        if body.startswith(bom):
+            return encoding
+    return None
 
 
 def transport_encoding(content_type: str | None) -> str | None:

@@ -126,7 +126,11 @@ class UsageDecision:
 def _conditions(signals: tuple[UsageSignal, ...]) -> tuple[str, ...]:
     """The signals' conditions, once each; of several ``use=`` levels the most
     restrictive (Cloudflare orders them "from least to most permissive")."""
-    found = list(dict.fromkeys(c for signal in signals for c in signal.conditions))
+    found: list[str] = []  # a loop, not a generator: a decision per page
+    for signal in signals:
+        for condition in signal.conditions:
+            if condition not in found:
+                found.append(condition)
     uses = [c for c in found if c.startswith("use=")]
     if len(uses) > 1:
         strictest = min(uses, key=lambda c: _USE_RANK.get(c[4:], len(USE_LEVELS)))

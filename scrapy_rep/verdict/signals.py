@@ -49,11 +49,11 @@ def directive_header(label: str, words_of: Callable[[str, tuple[str, ...]], list
     line whose directives apply to our names, quoted as ``label: value``."""
 
     def read(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
-        return tuple(
-            Said(f"{label}: {value.strip()}", tuple(words))
-            for _name, value in found
-            if (words := words_of(value, tokens))
-        )
+        said = []  # a loop, not a generator: read per page
+        for _name, value in found:
+            if words := words_of(value, tokens):
+                said.append(Said(f"{label}: {value.strip()}", tuple(words)))
+        return tuple(said)
 
     return read
 
@@ -61,11 +61,11 @@ def directive_header(label: str, words_of: Callable[[str, tuple[str, ...]], list
 def _robots_meta(found: Sequence[Field], tokens: tuple[str, ...]) -> tuple[Said, ...]:
     """``<meta name="robots">`` and ``<meta name="OUR-TOKEN">`` (no crawler prefixes in
     meta: SPEC §6)."""
-    return tuple(
-        Said(f'<meta name="{name}" content="{content.strip()}">', tuple(words))
-        for name, content in found
-        if (words := meta_directives(content))
-    )
+    said = []
+    for name, content in found:
+        if words := meta_directives(content):
+            said.append(Said(f'<meta name="{name}" content="{content.strip()}">', tuple(words)))
+    return tuple(said)
 
 
 def _usage_header(signal_of: Callable[[list[str]], UsageSignal]) -> Reader:

@@ -151,21 +151,27 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _processed(self, response: Response | None, result: Iterable[Any]) -> Iterable[Any]:
         """Scrapy's own loop (whose ``spider`` argument Scrapy 2.13 requires and 2.19 warns about),
-        each output through :meth:`_passed_on`. A sync callback cannot await a download."""
+        each item passed on written in the page's ledger when one is kept. A sync callback
+        cannot await a download."""
         ledger = self._output_begins(response)
         try:
             for output in result:
-                if (output := self._passed_on(output, response, ledger)) is not None:
+                if (output := self._get_processed(output, response)) is not None:
+                    if ledger is not None and not isinstance(output, Request):
+                        ledger.passed += 1
                     yield output
         finally:
-            self._output_ends(response)
+            if self._ledgers and not self._at_scrape_end:  # else handed over at the scrape's end
+                self._page_done(response, scraped=False)
 
     async def process_spider_output_async(
         self, response: Response | None, result: AsyncIterator[Any], spider: Any = None
     ) -> AsyncIterator[Any]:
         """Scrapy's own loop, after the page's RSL licenses are known, each step of the callback's
         output taken as the page's turn (:data:`PRODUCING`, emptied between steps so that the item
-        pipelines working on its items meanwhile are not), each through :meth:`_passed_on`."""
+        pipelines working on its items meanwhile are not), each item passed on written in the
+        page's ledger when one is kept (the lines of :meth:`_processed`: inline, as a call per
+        output costs on the hot path)."""
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
         ledger = self._output_begins(response)
@@ -181,21 +187,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                     break
                 finally:
                     turn[0] = None
-                if (output := self._passed_on(output, response, ledger)) is not None:
+                if (output := self._get_processed(output, response)) is not None:
+                    if ledger is not None and not isinstance(output, Request):
+                        ledger.passed += 1
                     yield output
         finally:
-            self._output_ends(response)
-
-    def _passed_on(self, output: Any, response: Response | None, ledger: PageLedger | None) -> Any:
-        """``output`` through the gates (``None``: dropped); an item passed on is in ``ledger``."""
-        output = self._get_processed(output, response)
-        if output is not None and ledger is not None and not isinstance(output, Request):
-            ledger.passed += 1
-        return output
-
-    def _output_ends(self, response: Response | None) -> None:
-        if self._ledgers and not self._at_scrape_end:  # else handed over at the scrape's end
-            self._page_done(response, scraped=False)
+            if self._ledgers and not self._at_scrape_end:  # else handed over at the scrape's end
+                self._page_done(response, scraped=False)
 
     def _output_begins(self, response: Response | None) -> PageLedger | None:
         """``response``'s output begins (its input pass's turn is over): the ledger of its output,
