@@ -72,21 +72,32 @@ def row(record: FateRecord, purposes: list[str]) -> dict[str, Any]:
     reason = record.refused_by if record.fate is Fate.REFUSED else ""
     reason = reason or (record.item_reason if record.dropped else "")
     why = record.why or (record.item_why if record.dropped else "")
-    why = why or deciding_signal(record, purposes)
-    return _row(record.run, record.time, record.entry.url, record.word, reason, why, "url", "", "")
+    return {
+        "run": record.run,
+        "time": record.time,
+        "url": record.entry.url,
+        "fate": record.word,
+        "reason": reason,
+        "why": why or deciding_signal(record, purposes),
+        "record": "url",
+        "dataset_line": "",
+        "shard": "",
+    }
 
 
 def item_row(item: ItemRecord) -> dict[str, Any]:
     """One recheck's item as a row (:data:`COLUMNS` but ``line``)."""
-    line = "" if item.line is None else item.line
-    why = item.why or item.decided
-    return _row(
-        item.run, item.time, item.url, item.status, item.reason, why, "item", line, item.shard
-    )
-
-
-def _row(*values: Any) -> dict[str, Any]:
-    return dict(zip(COLUMNS[1:], values, strict=True))
+    return {
+        "run": item.run,
+        "time": item.time,
+        "url": item.url,
+        "fate": item.status,
+        "reason": item.reason,
+        "why": item.why or item.decided,
+        "record": "item",
+        "dataset_line": "" if item.line is None else item.line,
+        "shard": item.shard,
+    }
 
 
 def rows(
