@@ -5,8 +5,10 @@
 page's own and its RSL licenses) and whether its output passes every gate untouched, once
 per response object and never from ``response.meta`` (spiders copy a page's meta into the
 requests they yield). Reading never fails a page: a bug or a broken page counts as having
-nothing to say, logged and counted in ``rep/directives/errors``. Shared by the page pass's
-downloader and spider middlewares.
+nothing to say, logged once and counted in ``rep/directives/errors``. Shared by the page
+pass's downloader middleware, which reads each page as it arrives (whichever way the
+response then goes: callback, errback, or an ``engine.download_async`` call), and its
+spider middleware and gates.
 """
 
 from __future__ import annotations
@@ -110,7 +112,8 @@ class PageState:
 
     @classmethod
     def of(cls, crawler: Crawler) -> PageState:
-        """The crawl's page state, shared by the components that read pages."""
+        """The crawl's page state, shared by the components that read pages (one read and
+        one verdict per response object, whichever component asks first)."""
         state = _STATES.get(crawler)
         if state is None:
             state = _STATES[crawler] = cls(crawler, config_of(crawler))
@@ -236,9 +239,10 @@ class PageState:
         return PageFacts(response.url, tokens, before, image, embedded)
 
     def _sent_as(self, request: Request) -> tuple[str, ...]:
-        """The names a request nothing decided before the fetch is held to, as sent: the declared
-        name, then its ``User-Agent``'s (:func:`~scrapy_rep.robotstxt.useragent.held_names`, the
-        header read as :class:`~scrapy_rep.crawl.requests.facts.FactsReader` does), per header."""
+        """The names a request nothing decided before the fetch (robots.txt not obeyed, no
+        purpose) is held to, as sent: the declared name, then its ``User-Agent``'s
+        (:func:`~scrapy_rep.robotstxt.useragent.held_names`, the header read as
+        :class:`~scrapy_rep.crawl.requests.facts.FactsReader` does), per header."""
         headers = request.headers
         header = (headers.get(b"User-Agent") if headers else None) or b""
         names = self._sent.get(header)
@@ -255,7 +259,8 @@ class PageState:
         producing output in this context, if any, is told of it when it comes
         (:meth:`fetched`). Our documents and the media pipelines' files (``NO_CALLBACK``)
         are not pages; a ``NO_CALLBACK`` request a callback fetches itself is, marked
-        :data:`meta.FETCHED_PAGE` (docs/behaviour.md, 'Page-level directives')."""
+        :data:`meta.FETCHED_PAGE`: read and decided as it arrives, its "no" gates the
+        callback's items (docs/behaviour.md, 'Page-level directives')."""
         producing = PRODUCING.get()
         by = None if producing is None else producing[0]
         if (
@@ -264,10 +269,11 @@ class PageState:
             and type(producing) is InputMark
             and _outside_any_task()
         ):
-            # a media pipeline's file, asked for by the loop's own call in a copy of the
-            # page's context between its input pass and its output: not its callback's. A
-            # request with a callback or none (a coroutine callback's fetch chained on its
-            # own fetch's Deferred) stays tied, as does any fetch within a step of the output
+            # a media pipeline's file (sent with NO_CALLBACK), asked for by the loop's own
+            # call in a copy of the page's context between its input pass and its output:
+            # not its callback's. A request with a callback or none (a coroutine callback's
+            # fetch chained on its own fetch's Deferred) stays tied, as does any fetch
+            # within a step of the output
             by = None
         if request.callback is NO_CALLBACK:
             if by is None or meta.ROBOTS_REQUEST in request.meta:
