@@ -1,7 +1,8 @@
 """A recheck's ``item`` record decided again from the documents it names (pure).
 
 ``python -m scrapy_rep recheck --trail`` writes one ``item`` line per stored item it
-decided (docs/audit-trail.md, ``item``). ``audit verify`` holds each against the crawl's
+decided (docs/audit-trail.md, ``item``), with the parts of a crawl's ``url`` record its
+decision depends on. ``audit verify`` holds each against the crawl's
 own decisions on its snapshots, as it holds a crawl's records
 (:class:`~scrapy_rep.audit.rederive.Rederiver`):
 
@@ -19,8 +20,9 @@ own decisions on its snapshots, as it holds a crawl's records
 - with its ``page`` part (``--pages``), its ``names`` must be every name its request was
   held to and ``REP_DIRECTIVE_TOKENS`` (a cut name hides that name's ``noindex``); the
   page is decided again (:func:`scrapy_rep.verdict.page.decide_page`) at the record's
-  time: a ``kept`` item's page refuses nothing, and a page refusal's ``item_reason`` is
-  what the page says.
+  time: a ``kept`` item's page refuses nothing (``noindex`` under
+  ``REP_NOINDEX_ACTION = "drop"``, a purpose of the run), and a page refusal's
+  ``item_reason`` is what the page says.
 """
 
 from __future__ import annotations

@@ -175,8 +175,8 @@ def robots_part(
     authorized override (``REP_OVERRIDES``) let it through: its reason and expiry, in
     words; ``override_ends``: the instant that override stops covering a request (POSIX
     seconds), written as a value (ISO 8601 UTC) for ``audit verify`` to hold ``sent_at``
-    to, never read back from the words. ``override_expired``: robots.txt disallows it,
-    and the override of its host had expired when it was to be sent: refused.
+    to, never read back from the words. ``override_expired``: robots.txt disallows it and
+    its host's override had expired when it was to be sent (its reason and expiry): refused.
 
     ``agents``: every crawler name it was held to, when more than one (the declared name,
     then the name it was sent as; docs/decisions.md, 'Every name a request can be held

@@ -23,8 +23,8 @@
    component drops only items the page pass let through).
 
 Problems are :class:`Finding` (line number, URL, sentence), in file order, handed to the
-caller's ``sink`` as they are found; the result keeps their count and the first
-:data:`KEEP_FINDINGS`, so memory does not grow with them.
+caller's ``sink`` as they are found (the command line prints each at once); the result
+keeps their count and the first :data:`KEEP_FINDINGS`, so memory does not grow with them.
 """
 
 from __future__ import annotations

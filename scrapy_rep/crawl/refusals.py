@@ -96,7 +96,8 @@ def refuse_request(
     ledger: PageLedger | None = None,
 ) -> None:
     """``request`` is refused (``action``: fetch, or follow by the page ``response``): counted,
-    in the page's ``ledger`` if kept, logged at DEBUG (with ``detail``), then signalled."""
+    in the page's ``ledger`` if kept, logged at DEBUG (with ``detail``, what said it), then
+    signalled."""
     inc_each(crawler.stats, refusal_stats(action, verdict))
     if ledger is not None:
         ledger.link_refused(request.url, verdict)

@@ -4,12 +4,15 @@ Per origin: what its robots.txt downloads came to (status, redirects, size, cut 
 unreachable and retried; the same outcome in a row said once, with its count), its
 crawl-delay, sitemaps and Content-Signal ``use=`` level (docs/purpose-notes.md §2), and how
 many requests it held (and how many times, when some were held more than once). Per URL, in
-two lists: **URLs requested**, the very requests the audit trail has a ``url`` record for
-(downloaded, with its items kept and dropped and why; redirected; forbidden by robots.txt;
-refused for the crawl's purpose; held, then released or dropped; left without a response),
-and **links not followed** (a page's nofollow or ``rel="nofollow"``: no record of their
-own). The closing line counts requests as the trail does (a URL sent twice is two; those an
-override let through among them), items, and links.
+two lists: **URLs requested**, the requests the crawl sent or refused, the very ones the
+audit trail has a ``url`` record for (downloaded, with its items kept and dropped and why;
+let through by an override of ``REP_OVERRIDES``; a file an item pipeline downloaded,
+decided as any request; redirected; forbidden by robots.txt, with the deciding line;
+refused for the crawl's purpose; held while robots.txt was unreachable, then released or
+dropped; left without a response, dropped at its send too), and **links not followed** (a
+page's nofollow or ``rel="nofollow"``: no record of their own). The closing line counts
+requests as the trail does (a URL sent twice is two; those an override let through among
+them), items, and links.
 
 Built from the URL ledger, each page's ledger and the documents' outcomes; its text:
 :mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops, after
@@ -161,7 +164,8 @@ class RepReport:
             del outcomes[2]
 
     def read_waits(self, waits: Waits) -> None:
-        """The requests' waits for each origin's documents, as the URL ledger kept them."""
+        """The requests' waits for each origin's documents, as the URL ledger kept them: its
+        origin's lines, and a URL held while its robots.txt was unreachable."""
         for origin, kept in waits.origins.items():
             report = self._origin(origin)
             report.waited, report.waits = kept.waited, kept.waits

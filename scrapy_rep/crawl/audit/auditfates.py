@@ -63,8 +63,9 @@ class FateEvents(RequestEvents):
 
     def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
         """scrapy_rep's spider middleware passed on the spider's whole output for a page: its
-        ``ledger``, on which the items kept are settled (those that reached the end of the crawl),
-        with what the ``page`` said (:meth:`page_said`). Called directly (cheaper than a signal)."""
+        ``ledger``, on which the items kept are settled (those that reached the end of the
+        crawl, the others ``items_not_kept``), with what the ``page`` said
+        (:meth:`page_said`). Called directly (cheaper than a signal)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             links = ledger.links
             if links:  # never requested: no records, counted at the end
@@ -137,11 +138,13 @@ class FateEvents(RequestEvents):
 
     def failure_scraped(self, request: Request, failure: Any) -> None:
         """The scraper (or the engine, for a component's own download) is through with a
-        download's ``failure``: a record still open failed where no component of ours is
+        download's ``failure`` (its errback ran, or Scrapy logged it): a record still open
+        failed where no component of ours is
         told (a downloader middleware raised in its ``process_response``: ``IgnoreRequest``
         to drop the response, Scrapy calls no ``process_exception`` and sends no signal of
         it; or in its ``process_exception`` before AuditMiddleware's), with the status of the
-        response dropped (:func:`~scrapy_rep.crawl.internals.dropped_response`). Called
+        response dropped (:func:`~scrapy_rep.crawl.internals.dropped_response`), ``why``
+        naming the exception as for one that reaches that middleware. Called
         directly for every failure scraped (a refused request's too, settled already: one
         lookup)."""
         try:  # guarded inline (a call per refused request)

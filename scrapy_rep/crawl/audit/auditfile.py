@@ -179,9 +179,10 @@ class Paused:
 def resume(
     jobdir: str | None, open_records: dict[str, UrlEntry], unfiltered: dict[str, str]
 ) -> tuple[Paused | None, int]:
-    """A resumed run: the paused run (``None``: none, or one that wrote no trail) and the last
-    request number it gave; its open records and ``dont_filter`` requests are added to
-    ``open_records`` and ``unfiltered`` (a state of a later version is not resumed)."""
+    """A resumed run: the paused run (``None``: none, or one that wrote no trail, whose
+    entries are resumed all the same) and the last request number it gave; its open records
+    and ``dont_filter`` requests are added to ``open_records`` and ``unfiltered`` (a state
+    of a later version is not resumed: a WARNING says so)."""
     saved = load_state(jobdir)
     if saved is None:
         return None, 0

@@ -54,12 +54,13 @@ class RequestEvents(SharedQueue):
         return self._unscheduled(request)
 
     def _unscheduled(self, request: Request) -> UrlEntry | None:
-        """The record of a request decided without being scheduled (a media pipeline's file, a
-        callback's own fetch): opened when it is decided, final when its response comes, when it
-        fails, or when it is refused; a redirect's next URL ends the one before (a request that
-        had a record of its own keeps it). A copied meta (``meta=response.meta``), or a request
-        object sent again once its own record is final (a poll's ``download_async`` of one
-        ``Request`` in a loop; naming it in ``again``), gets a new one."""
+        """The record of a request decided without being scheduled (a media pipeline's file,
+        another add-on's download, a callback's own fetch): opened when it is decided, final
+        when its response comes, when it fails, or when it is refused; a redirect's next URL
+        ends the one before (a request that had a record of its own keeps it). A copied meta
+        (``meta=response.meta``), or a request object sent again once its own record is final
+        (a poll's ``download_async`` of one ``Request`` in a loop; naming it in ``again``),
+        gets a new one."""
         ref = any_state(request)
         url_key = self._fingerprint(request).hex()
         earlier = ""
@@ -95,6 +96,7 @@ class RequestEvents(SharedQueue):
             if seen and not request.dont_filter:
                 return  # the dupefilter drops it: counted by the dupefilter (the usual case)
             # a URL asked again (dont_filter): a second record, ``again`` naming the earlier
+            # one when the trail knows it
             url_key = fingerprint.hex()
             self.sequence += 1
             key = f"{url_key}-{self.sequence}"
@@ -136,7 +138,8 @@ class RequestEvents(SharedQueue):
     def _attempt(self, request: Request, **_: Any) -> None:
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             state = open_record(request, self.open)
-            # a record whose response came is not this request's (a copied meta)
+            # a record whose response came is not this request's (a copied meta: a
+            # callback's own fetch of its page)
             if state is not None and not state.fetched:
                 state.attempts += 1
                 state.status = None
@@ -169,7 +172,8 @@ class RequestEvents(SharedQueue):
 
     def downloaded(self, request: Request, response: Response) -> None:
         """From :class:`~scrapy_rep.crawl.auditing.AuditMiddleware` when its ``process_response``
-        is the last one (the trail then has no ``response_received`` receiver: ``_opened``)."""
+        is the last one (nothing can change the response after it; the trail then has no
+        ``response_received`` receiver: ``_opened``)."""
         if self._direct:
             self._received(response, request)
 

@@ -50,7 +50,8 @@ class SharedQueue(AuditState):
     @guarded
     def _took(self, request: Request) -> None:
         """This worker took ``request`` from the shared queue: its record is this worker's now. An
-        open record of its id that waits in the queue goes on; else it is opened under that id
+        open record of its id that waits in the queue goes on (a request this worker queued,
+        released or kept in ``JOBDIR``); else it is opened under that id
         when new to this worker's trail, or, when another request holds it or this worker's
         numbers reached it (a ``dont_filter`` start request, a callback's own fetch), under its
         next number (docs/audit-trail.md, "Several workers"), never two final records of one id
@@ -112,7 +113,8 @@ class SharedQueue(AuditState):
 
     def _not_obeyed(self, request: Request) -> RobotsPart | None:
         """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
-        (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None``."""
+        (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None`` (the robots.txt
+        middleware then names the snapshot whose opt-outs it obeyed, if it read one)."""
         if request.meta.get(meta.DONT_OBEY_ROBOTSTXT):
             why = "dont_obey_robotstxt: robots.txt Allow/Disallow not obeyed"
         elif not self._obey_robots:

@@ -81,7 +81,8 @@ class AuditState:
         #: ones the dupefilter does not remember), for the next one's ``again``.
         self._unfiltered: dict[str, str] = {}
         self.counts: Counter[str] = Counter()
-        #: Open record id -> its page's items that reached the end of the crawl so far.
+        #: Open record id -> its page's items that reached the end of the crawl so far
+        #: (``item_scraped``), until its page's output is through.
         self.scraped: dict[str, int] = {}
         #: Who reads each settled entry besides the trail (the report, the tools).
         self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
@@ -138,8 +139,9 @@ class AuditState:
         return extra
 
     def _held_as_sent(self, state: UrlEntry, request: Request) -> None:
-        """A request nothing decided (its robots part not obeyed, naming no other name) is held to
-        the names it was sent as: its robots part lists them (``agents``) for ``audit verify``."""
+        """A request nothing decided (its robots part not obeyed, naming no other name) is held,
+        after the fetch, to the names it was sent as (its ``User-Agent`` as sent): its robots
+        part lists them (``agents``) for ``audit verify``."""
         robots = state.robots
         if robots is None or robots.obeyed or robots.agents:
             return

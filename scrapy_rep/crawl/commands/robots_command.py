@@ -4,7 +4,9 @@ The tools are a crawl (:mod:`scrapy_rep.crawl.commands.toolcrawl`) with the proj
 settings (``-s`` ones included) and the add-on; what it decided is printed (docs/cli.md).
 The crawler's identity and profile: ``ROBOTSTXT_USER_AGENT`` or ``USER_AGENT``,
 ``REP_PROFILE``, or ``--user-agent`` and ``--rep-profile``. ``--page`` also fetches each
-allowed page and prints its directives and what the crawl does with its items.
+allowed page and prints its directives and what the crawl does with its items; ``--purpose``
+(or the project's ``REP_PURPOSE``) explains every AI-usage signal about each page, the
+origin's (robots.txt, tdmrep.json, RSL) and the page's own, and the answer per purpose.
 The exit codes are the checker's (:data:`scrapy_rep.checker.exits.EXIT_CODES`; a URL denied
 for a purpose counts as disallowed), its inputs read by :mod:`scrapy_rep.checker.inputs`.
 """

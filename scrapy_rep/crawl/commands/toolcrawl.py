@@ -1,8 +1,10 @@
 """The command-line tools are a crawl (docs/decisions.md, 'The tools are a crawl'):
 ``scrapy rep-robots`` and ``python -m scrapy_rep check`` run a small Scrapy crawl with the
-add-on and the crawl's own middlewares, and print what it decided, so that they cannot
+add-on and the crawl's own middlewares (decompression and its limits, redirects decided by
+robots.txt, header handling, the page pass), and print what it decided, so that they cannot
 read a site differently. :class:`ToolSpider` requests each URL once (every status but a
-redirect goes to its callback, as with ``scrapy fetch``) and yields one item per page;
+redirect goes to its callback, as with ``scrapy fetch``) and yields one item per page,
+which the page pass keeps or drops;
 nothing is written (no feed, pipeline, audit trail, report, ``JOBDIR`` or shared store),
 the scheduler is Scrapy's own; :class:`~scrapy_rep.crawl.commands.toolrun.ToolRun` reads
 the URL ledger's settled entries, :mod:`~scrapy_rep.crawl.commands.toolprint` prints them.
@@ -241,7 +243,8 @@ def usage_error(error: object) -> int:
 
 async def tools_in_reactor(request: ToolRequest, out: TextIO, base: Settings | None = None) -> int:
     """:func:`run_tools` under the reactor that is running already (a ``CrawlerRunner``
-    instead of the ``CrawlerProcess`` that starts and stops one)."""
+    instead of the ``CrawlerProcess`` that starts and stops one): the tools' whole body
+    (settings, crawl, output, exit status) in the caller's process."""
     from scrapy.crawler import CrawlerRunner
 
     try:
@@ -258,7 +261,8 @@ def run_tools(request: ToolRequest, out: TextIO, base: Settings | None = None) -
     the exit status. ``base``: the project's settings (``scrapy rep-robots``)."""
     try:
         settings = tools_settings(request, base)
-        # the add-on checks the settings as it builds one (Scrapy 2.15+ without a reactor)
+        # the add-on checks the settings as it builds one (Scrapy 2.15+ without a reactor: a
+        # crawl that cannot download)
         process = crawler_process(settings)
     except RepSettingError as error:
         return usage_error(error)

@@ -44,9 +44,9 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _told_c2pa = False
-#: Files read at once per crawl, each in a thread of the pool Scrapy's name lookups share
-#: (without a reactor, of the asyncio loop's default executor): the others wait their turn
-#: (docs/media.md, "Cost per file").
+#: Files read at once per crawl (its media pipelines together), each in a thread of the
+#: pool Scrapy's name lookups share (without a reactor, of the asyncio loop's default
+#: executor): the others wait their turn (docs/media.md, "Cost per file").
 READS_AT_ONCE: Final = 2
 _READS: PerCrawler[DeferredSemaphore] = PerCrawler("media_reads")
 
@@ -101,7 +101,8 @@ class MediaGate:
         self, response: Response, request: Request, item: Any
     ) -> FileVerdict:
         """:meth:`check`, the file read in a thread (:func:`in_thread`), at most
-        :data:`READS_AT_ONCE` files of the crawl at a time: a large hostile file may take a tenth
+        :data:`READS_AT_ONCE` files of the crawl at a time: the reader is linear in the file's
+        size and bounded, but a large hostile file may take a tenth
         of a second, which must not stop the crawl (its other downloads, its close timeout) nor
         take the threads of Scrapy's DNS resolver (50 such files at once held the other hosts
         for 134 s). Fails closed as :meth:`check`."""

@@ -108,7 +108,8 @@ class MediaUsageMixin(FilteredRefusalMixin):
         self, failure: Failure, request: Request, info: MediaPipeline.SpiderInfo
     ) -> NoReturn:
         """A file that scrapy_rep refused before it was sent is listed as refused too (see
-        :meth:`item_completed`); when files are not checked, left out."""
+        :meth:`item_completed`); when files are not checked, left out
+        (:class:`FilteredRefusalMixin`)."""
         refusal = failure.value
         if self.rep_media.enabled and isinstance(refusal, Refusal):
             quiet_media_failures(RefusedBeforeFetch)  # as the refusal is filtered: no ERROR
@@ -144,7 +145,8 @@ class MediaUsageMixin(FilteredRefusalMixin):
         return self.files_result_field
 
 
-#: A refused file's result's key for its ``rep_refused_files`` entry (never in an item).
+#: A refused file's result's key for its ``rep_refused_files`` entry, from
+#: ``media_downloaded`` to ``item_completed`` (never in an item).
 _ENTRY = "_rep_refused_file"
 
 

@@ -169,7 +169,8 @@ class ImageGate:
 
 
 def _page_images(response: Response) -> set[str]:
-    """The canonical URLs of the images an HTML page shows (``src``, each ``srcset`` candidate)."""
+    """The canonical URLs of the images an HTML page shows (``src``, each ``srcset``
+    candidate); none for a response that is not text."""
     if not isinstance(response, TextResponse):
         return set()
     urls = [value.strip() for value in response.xpath(_SRC_XPATH).getall()]

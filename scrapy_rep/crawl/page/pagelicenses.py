@@ -2,11 +2,12 @@
 middleware's page pass.
 
 A page names licenses in a ``Link: <…>; rel="license"; type="application/rsl+xml"``
-header or an HTML ``<link rel="license" …>``, or holds one inline; a named license is the
-crawl's RSL document of that URL, taken from its cache when known, else awaited (fetched
-once per URL). Their signals join the page's own, so its items are dropped or marked as
-for page-level ``Content-Usage``. Read only in crawls that read RSL licenses
-(``REP_PURPOSE`` set).
+header or an HTML ``<link rel="license" …>``, or holds one inline (``<script
+type="application/rsl+xml">``); a named license is the crawl's RSL document of that URL
+(the downloader middleware's, which it keeps for robots.txt's ``License:`` lines), taken
+from its cache when known, else awaited (fetched once per URL). Their signals join the
+page's own, so its items are dropped or marked as for page-level ``Content-Usage``. Read
+only in crawls that read RSL licenses (``REP_PURPOSE`` set).
 
 As for robots.txt (docs/decisions.md, 'At most REP_RSL_MAX_LICENSES licenses are read
 per robots.txt'): a page naming more than ``REP_RSL_MAX_LICENSES`` has none fetched and

@@ -128,7 +128,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def process_spider_input(self, response: Response, spider: object = None) -> None:
         """Put the directives on ``response.meta`` before the callback runs, unless
-        ``PageVerdictMiddleware`` did; the page's callback is producing its output from now on."""
+        ``PageVerdictMiddleware`` did as the page arrived (and no other component replaced the
+        response since); the page's callback is producing its output from now on."""
         PRODUCING.set(InputMark([response]))  # a coroutine callback runs before the output pass
         page = self.page.pages.get(response)
         if page is not None and page.verdict is not None:
@@ -216,7 +217,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         it, as the scraper says (of a response; of a download's failure: told to the URL
         ledger with its ``request``), the item pipelines' work included
         (:attr:`PageLedger.through`); a page whose output went through no pass of ours (a
-        404 without an errback) has an empty ledger then. Else one pass of it."""
+        404 without an errback) has an empty ledger then. Else one pass of it (Scrapy moved
+        what says when all of it is)."""
         if not isinstance(response, Response):
             if request is not None and self._url_ledger is not None:  # a download's failure
                 self._url_ledger.failure_scraped(request, response)
