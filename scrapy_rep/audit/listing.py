@@ -8,9 +8,9 @@ items were dropped (``noindex``, ``unavailable_after``, ``purpose``), else empty
 the words of ``audit summary`` and the HTML report
 (:func:`scrapy_rep.audit.summary.deciding_signal`). A recheck's ``item`` records are rows
 too (``record`` ``item``, and the item's line in the dataset): their ``fate`` is the
-item's status, their ``reason`` and ``why`` as :class:`~scrapy_rep.audit.records.
-ItemRecord` reads them (:attr:`~scrapy_rep.audit.records.ItemRecord.decided`, when it
-has no sentence).
+item's status (``kept``, ``refused``, ``unknown``), their ``reason`` and ``why`` as
+:class:`~scrapy_rep.audit.records.ItemRecord` reads them
+(:attr:`~scrapy_rep.audit.records.ItemRecord.decided`, when it has no sentence).
 """
 
 from __future__ import annotations

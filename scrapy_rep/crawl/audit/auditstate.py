@@ -89,9 +89,9 @@ class AuditState:
         #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``).
         self._declared = robots_agent(crawler.settings)
         self._errors_logged = False
-        #: Whether workers share the scheduler's queue (:mod:`~scrapy_rep.crawl.audit.
-        #: auditshared`); the ids of the open records this worker took from it, and holds
-        #: (a pause with JOBDIR keeps those for its resume).
+        #: Whether workers share the scheduler's queue
+        #: (:mod:`~scrapy_rep.crawl.audit.auditshared`); the ids of the open records this
+        #: worker took from it, and holds (a pause with JOBDIR keeps those for its resume).
         self._shared = False
         self._taken: set[str] = set()
         self._holding: set[str] = set()
