@@ -3,10 +3,10 @@
 :data:`TRANSITIONS`, at the end of this file, names for each :class:`Step` a key can be
 in and each event that can come the handler that runs: it performs its actions and
 answers the next step, which :meth:`Lifecycle.handle` sets (``_dispatch``). ``step``
-changes nowhere else. Every other pair is ignored (an answer that comes after the key
-moved on: a store record or a download after a restart, a lease answer after giving up,
-a timer already replaced). Pure: the key is any hashable value, and the kind says what
-the document is.
+changes nowhere else. The pairs a step ignores are listed too, so that a new event is
+a choice in every step (an answer that comes after the key moved on: a store record or a
+download after a restart, a lease answer after giving up, a timer already replaced).
+Pure: the key is any hashable value, and the kind says what the document is.
 """
 
 from __future__ import annotations
@@ -251,22 +251,38 @@ EVENTS: Final = (
 )  # fmt: skip
 
 
-#: What each step handles; ``RequestSeen`` while a fetch is under way waits for it
-#: (``_meanwhile``), and every other event is for one step only.
-_HANDLED: Final[dict[Step, dict[type[Any], Handler]]] = {
-    Step.IDLE: {RequestSeen: Lifecycle._request},
-    Step.LOOKUP: {RecordLoaded: Lifecycle._looked_up},
-    Step.LEASE: {LeaseAnswered: Lifecycle._lease_answered},
-    Step.LEASE_WAIT: {TimerFired: Lifecycle._look_again},
-    Step.RECHECK: {RecordLoaded: Lifecycle._rechecked},
-    Step.QUEUED: {SlotFreed: Lifecycle._start},
-    Step.DOWNLOAD: {Downloaded: Lifecycle._downloaded, DownloadStopped: Lifecycle._stopped},
-    Step.RETRY_WAIT: {TimerFired: Lifecycle._retry},
-    Step.ANNOUNCING: {Announced: Lifecycle._announced},
-}
-#: (step, event type) -> handler: the whole lifecycle, every pair of :data:`EVENTS` a step
-#: does not handle ignored.
+def _ignoring(*events: type[Any]) -> dict[type[Any], Handler]:
+    return dict.fromkeys(events, Lifecycle._ignore)
+
+
+#: (step, event type) -> handler: the whole lifecycle. ``RequestSeen`` while a fetch is
+#: under way waits for it; every other event is for one step only.
 TRANSITIONS: Final[dict[Step, dict[type[Any], Handler]]] = {
-    step: {**dict.fromkeys(EVENTS, Lifecycle._ignore), RequestSeen: Lifecycle._meanwhile, **own}
-    for step, own in _HANDLED.items()
-}
+    Step.IDLE: {RequestSeen: Lifecycle._request,
+                **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
+                            TimerFired, Announced, SlotFreed)},
+    Step.LOOKUP: {RequestSeen: Lifecycle._meanwhile, RecordLoaded: Lifecycle._looked_up,
+                  **_ignoring(LeaseAnswered, Downloaded, DownloadStopped, TimerFired,
+                              Announced, SlotFreed)},
+    Step.LEASE: {RequestSeen: Lifecycle._meanwhile, LeaseAnswered: Lifecycle._lease_answered,
+                 **_ignoring(RecordLoaded, Downloaded, DownloadStopped, TimerFired, Announced,
+                             SlotFreed)},
+    Step.LEASE_WAIT: {RequestSeen: Lifecycle._meanwhile, TimerFired: Lifecycle._look_again,
+                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
+                                  Announced, SlotFreed)},
+    Step.RECHECK: {RequestSeen: Lifecycle._meanwhile, RecordLoaded: Lifecycle._rechecked,
+                   **_ignoring(LeaseAnswered, Downloaded, DownloadStopped, TimerFired,
+                               Announced, SlotFreed)},
+    Step.QUEUED: {RequestSeen: Lifecycle._meanwhile, SlotFreed: Lifecycle._start,
+                  **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
+                              TimerFired, Announced)},
+    Step.DOWNLOAD: {RequestSeen: Lifecycle._meanwhile, Downloaded: Lifecycle._downloaded,
+                    DownloadStopped: Lifecycle._stopped,
+                    **_ignoring(RecordLoaded, LeaseAnswered, TimerFired, Announced, SlotFreed)},
+    Step.RETRY_WAIT: {RequestSeen: Lifecycle._meanwhile, TimerFired: Lifecycle._retry,
+                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
+                                  Announced, SlotFreed)},
+    Step.ANNOUNCING: {RequestSeen: Lifecycle._meanwhile, Announced: Lifecycle._announced,
+                      **_ignoring(RecordLoaded, LeaseAnswered, Downloaded, DownloadStopped,
+                                  TimerFired, SlotFreed)},
+}  # fmt: skip
