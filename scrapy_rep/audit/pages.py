@@ -200,8 +200,12 @@ def _fetched_refusals(
 
 def _refusals(verdict: PageVerdict, run: PageRun) -> list[Refused]:
     """The verdict's refusals that drop the page's items under the run's settings."""
-    return [refusal for refusal, drops in ((verdict.index, run.noindex_drops),
-            (verdict.purpose, run.purpose_drops)) if refusal is not None and drops]  # fmt: skip
+    refusals = []
+    if verdict.index is not None and run.noindex_drops:
+        refusals.append(verdict.index)
+    if verdict.purpose is not None and run.purpose_drops:
+        refusals.append(verdict.purpose)
+    return refusals
 
 
 def _recorded_before(record: dict[str, Any]) -> Before:
@@ -224,7 +228,9 @@ def _item_differences(
     """The items kept and dropped, and why, held against the verdict's refusals and those
     of the pages its callback fetched (``fetched``: reason and sentence)."""
     refusal = next(iter(_refusals(verdict, run)), None)
-    allowed: list[tuple[str, str]] = [(refusal.reason, refusal.message)] if refusal else []
+    allowed: list[tuple[str, str]] = (
+        [(refusal.reason, refusal.message)] if refusal is not None else []
+    )
     allowed += fetched
     kept, dropped = record.get("items_kept"), record.get("items_dropped")
     reason, why = text(record.get("item_reason")), text(record.get("item_why"))
