@@ -71,8 +71,7 @@ class HandingBack:
         (it carries that too: :meth:`OriginDocument.wait`), until it is decided."""
         while isinstance(verdict, Wait):
             document = self.documents[verdict.document]
-            for kind, key, entry in verdict.used:  # decided by them when it comes back
-                self.documents[kind].carry(request, entry, key)
+            self._carry_used(request, verdict)
             if document.hold_or_wait(verdict.key, request, verdict.also) is HOLD:
                 return self._hand_back(request)
             self._unmarked(request)
@@ -99,9 +98,14 @@ class HandingBack:
         held, carrying the versions decided already, handed back to the engine (the
         exception its send raises is turned back into it: :meth:`process_exception`)."""
         self.documents[verdict.document].hold_or_wait(verdict.key, request, verdict.also)
+        self._carry_used(request, verdict)
+        self._hand_back(request)
+
+    def _carry_used(self, request: Request, verdict: Wait) -> None:
+        """``request`` carries the document versions ``verdict`` was decided with so far:
+        it is decided by them when it comes back, whatever the cache holds by then."""
         for kind, key, entry in verdict.used:
             self.documents[kind].carry(request, entry, key)
-        self._hand_back(request)
 
     def decide_at_send(
         self, request: Request, state: RequestState
