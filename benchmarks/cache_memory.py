@@ -1,6 +1,6 @@
 """Memory per cached origin in the middleware's robots.txt cache (SPEC §4 "Caching").
 
-Fills a :class:`scrapy_rep.fetch.cache.DocumentCache` the way the middleware does (parsed
+Fills a :class:`rep_engine.fetch.cache.DocumentCache` the way the middleware does (parsed
 rules, one group compiled by a lookup, the zlib-compressed body kept for sharing, for
 re-parsing and for ``SitemapSpider``) with the real files of ``../shared/corpus``
 (cycled), and reports bytes per cached origin from ``tracemalloc`` next to the estimate
@@ -20,10 +20,10 @@ import tracemalloc
 import zlib
 from pathlib import Path
 
-from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
-from scrapy_rep.fetch.kinds import robots_size as _estimated_size
-from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
-from scrapy_rep.urls.origins import Origin
+from rep_engine.fetch.cache import CacheEntry, DocumentCache
+from rep_engine.fetch.kinds import robots_size as _estimated_size
+from rep_engine.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from rep_engine.urls.origins import Origin
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 

@@ -21,7 +21,7 @@ Two counts: calls of functions in scrapy_rep's own files, and every call (Scrapy
 Twisted's, the standard library's: what the add-on makes the crawl do). With the spider
 yielding an item per page (``--items``), the page pass's calls are in the figures too.
 Then, per request, three counts by function: the calls of
-:func:`scrapy_rep.verdict.decide`, the scheduler passes (the engine's
+:func:`rep_engine.verdict.decide`, the scheduler passes (the engine's
 ``_schedule_request``, which sends ``request_scheduled``: a request handed back to be held
 is caught there) and the requests queued (``Scheduler.enqueue_request``); a held
 request's: an allowed request's, plus what holding adds over the requests held.
@@ -51,7 +51,7 @@ SCENARIOS = ("base", "allowed", "refused", "held")
 #: scheduler's passes: the engine's ``_schedule_request`` (``request_scheduled`` sent, where
 #: a request handed back to be held is caught) and ``Scheduler.enqueue_request`` (queued).
 COUNTED = {
-    "decide": ("scrapy_rep/verdict/decide.py", "decide"),
+    "decide": ("rep-engine/rep_engine/verdict/decide.py", "decide"),
     "scheduled": ("scrapy/core/engine.py", "_schedule_request"),
     "enqueued": ("scrapy/core/scheduler.py", "enqueue_request"),
 }

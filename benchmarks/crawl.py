@@ -675,10 +675,10 @@ def per_request_cost(origins: int, pages: int, repeat: int = 5) -> None:
     from scrapy.utils.misc import build_from_crawler, load_object
     from scrapy.utils.test import get_crawler
 
+    from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.urls.origins import origin_of
     from scrapy_rep import RobotsTxtMiddleware, parse_robotstxt
     from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
-    from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.urls.origins import origin_of
 
     settings = {"ROBOTSTXT_OBEY": True, "USER_AGENT": "benchbot/1.0"}
     bases = [f"http://127.0.0.1:{8000 + n}" for n in range(origins)]

@@ -30,8 +30,8 @@ import json
 import sys
 from pathlib import Path
 
+from rep_engine.robotstxt import MAX_BODY_BYTES
 from scrapy_rep import Decision, parse_robotstxt
-from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 AGENTS = ("Googlebot", "Bingbot", "mybot")
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

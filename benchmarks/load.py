@@ -92,7 +92,7 @@ def crawl(plan: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
     from scrapy.crawler import CrawlerRunner
     from twisted.internet import defer, task
 
-    from scrapy_rep.urls.origins import origin_of
+    from rep_engine.urls.origins import origin_of
 
     downloaded: list[str] = []
     failures: list[tuple[str, str]] = []

@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.support
 
 from PIL import Image
 
-from scrapy_rep.usage.media.c2pa import available
-from scrapy_rep.usage.media.reading import read_media
+from rep_engine.usage.media.c2pa import available
+from rep_engine.usage.media.reading import read_media
 from tests.support.mediafiles import (
     c2pa_jpeg,
     jpeg,

@@ -42,9 +42,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.usage.tdmrep import parse_tdmrep
-from scrapy_rep.verdict.policy import UsagePolicy
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
+from rep_engine.usage.tdmrep import parse_tdmrep
+from rep_engine.verdict.policy import UsagePolicy
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 AGENT = "mybot"
@@ -118,12 +118,12 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
     from scrapy.http import HtmlResponse
     from scrapy.utils.test import get_crawler
 
+    from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.urls.origins import origin_of
+    from rep_engine.verdict import ROBOTS, Allowed, RequestFacts
     from scrapy_rep.crawl.audit.audit import AuditTrail
     from scrapy_rep.crawl.ledger import PageLedger
     from scrapy_rep.crawl.requeststate import KEY
-    from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.urls.origins import origin_of
-    from scrapy_rep.verdict import ROBOTS, Allowed, RequestFacts
 
     text = b"User-agent: *\nDisallow: /private/\nAllow: /p/\n"
     rules = parse_robotstxt(text)

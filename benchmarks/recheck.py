@@ -22,7 +22,7 @@ Every document is parsed and compiled on its own (none shares another's, byte-id
 or not). Report with the load average (``uptime``, printed): the machine is shared.
 
 Every filter is timed under the collector's thresholds the recheck command sets for its
-decision loop (:func:`~scrapy_rep.recheck.deciding.collector_paced`; ``--collector
+decision loop (:func:`~rep_recheck.deciding.collector_paced`; ``--collector
 default``: CPython's own), Protego's too: a process setting, not the library's. The items
 are held in a tuple, which the collector stops tracking (the command reads them in
 chunks, never holds them). Deterministic counts printed beside the times: the
@@ -52,16 +52,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck.deciding import collector_paced
-from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.outputs import EvidenceMemo, Tally
-from scrapy_rep.recheck.rechecker import Identity, Rechecker
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.urls.origins import Origin, origin_of
-from scrapy_rep.usage.tdmrep import NO_FILE
-from scrapy_rep.verdict import ROBOTS, TDM
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.settings import RepConfig
+from rep_engine.urls.origins import Origin, origin_of
+from rep_engine.usage.tdmrep import NO_FILE
+from rep_engine.verdict import ROBOTS, TDM
+from rep_recheck.deciding import collector_paced
+from rep_recheck.documents import OriginDocuments
+from rep_recheck.outputs import EvidenceMemo, Tally
+from rep_recheck.rechecker import Identity, Rechecker
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 AGENT = "mybot"
@@ -316,7 +316,7 @@ def rss(items: int, origins: int, directory: Path) -> None:
     ours = rechecker(bodies(files, origins), "ai-train")
     tally = Tally(("ai-train",))
     memo = EvidenceMemo()
-    from scrapy_rep.recheck.datasets import Item
+    from rep_recheck.datasets import Item
 
     with collector_paced():  # as the command's loop
         for number, url in enumerate(urls(files, origins, items), 1):

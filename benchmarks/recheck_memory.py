@@ -2,7 +2,7 @@
 peak RSS of a recheck's loop (decision, evidence, counts) over items generated as they
 are read, each size in a fresh process, with the documents held as ``main`` held them
 (``--mode before``: every origin's parsed, in a dict, the Rechecker keeping each) or in
-a :class:`~scrapy_rep.recheck.store.DocumentStore` (``--mode after``: compact, in
+a :class:`~rep_recheck.store.DocumentStore` (``--mode after``: compact, in
 memory up to 128 MiB then in an SQLite file, ``REP_RECHECK_PARSED_ORIGINS`` of them
 parsed). ``--mode before`` runs on any checkout (``PYTHONPATH=/path/to/main``).
 
@@ -38,16 +38,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck.datasets import Item
-from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.outputs import EvidenceMemo, Tally
-from scrapy_rep.recheck.rechecker import Identity, Rechecker
-from scrapy_rep.robotstxt import parse_robotstxt, unplain
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.usage.tdmrep import NO_FILE
-from scrapy_rep.verdict import ROBOTS, TDM
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import parse_robotstxt, unplain
+from rep_engine.settings import RepConfig
+from rep_engine.urls.origins import origin_of
+from rep_engine.usage.tdmrep import NO_FILE
+from rep_engine.verdict import ROBOTS, TDM
+from rep_recheck.datasets import Item
+from rep_recheck.documents import OriginDocuments
+from rep_recheck.outputs import EvidenceMemo, Tally
+from rep_recheck.rechecker import Identity, Rechecker
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from recheck import corpus
@@ -104,7 +104,7 @@ def one(args: argparse.Namespace) -> None:
     settings: dict[str, Any] = {"REP_PURPOSE": "ai-train"}
     store: Any = None
     if args.mode == "after":
-        from scrapy_rep.recheck.store import DocumentStore
+        from rep_recheck.store import DocumentStore
 
         settings["REP_RECHECK_PARSED_ORIGINS"] = args.parsed
         store = DocumentStore(args.parsed)
@@ -120,7 +120,7 @@ def one(args: argparse.Namespace) -> None:
     tally = Tally(("ai-train",))
     memo = EvidenceMemo()
     if args.mode == "after":  # as the command holds it: let go when the origins are
-        from scrapy_rep.recheck.store import OriginsEvidence
+        from rep_recheck.store import OriginsEvidence
 
         memo = OriginsEvidence(rechecker)
     grouped = args.order == "grouped"

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from scrapy_rep.robotstxt import parse_robotstxt
+from rep_engine.robotstxt import parse_robotstxt
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 AGENTS = ("Googlebot", "Bingbot", "mybot")

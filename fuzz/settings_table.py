@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from scrapy_rep.settings import SETTINGS, RepConfig
+from rep_engine.settings import SETTINGS, RepConfig
 
 PROBES: tuple[Any, ...] = (
     "ture", "true", "True", "1", "0", "false", "off", "yes", 1, 0, 2, -1, 1.5, "1.5", "abc",

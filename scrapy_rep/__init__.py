@@ -4,9 +4,10 @@
 component a project names in its settings, and :mod:`scrapy_rep.signals`. Every other
 module of the package is private and may change in any release.
 
+The engine's names are :mod:`rep_engine`'s (the engine alone installs without Scrapy).
 The Scrapy-facing names (middlewares, add-on, parser adapter) are imported on first use
-(PEP 562), so ``import scrapy_rep.robotstxt`` and the ``check`` command load neither
-Scrapy nor Twisted.
+(PEP 562), so ``import scrapy_rep`` and the ``check`` command load neither Scrapy nor
+Twisted.
 """
 
 from __future__ import annotations
@@ -14,23 +15,29 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from scrapy_rep._version import __version__ as __version__
-from scrapy_rep.directives import PageDirectives
-from scrapy_rep.robotstxt import (
+from rep_engine import (
     ALLOW_ALL,
     DISALLOW_ALL,
+    STANDARDS,
+    Allowed,
     ContentSignals,
+    ContentUsageRules,
     Decision,
+    PageDirectives,
     ParseOptions,
+    Reason,
+    Refused,
+    RepConfig,
+    RepSettingError,
     RobotsTxt,
+    Wait,
     parse_robotstxt,
 )
-from scrapy_rep.robotstxt.aipref import ContentUsageRules
-from scrapy_rep.settings import RepConfig, RepSettingError
-from scrapy_rep.usage.standards import STANDARDS
-from scrapy_rep.verdict import Allowed, Reason, Refused, Wait
+from scrapy_rep._version import __version__ as __version__
 
 if TYPE_CHECKING:
+    from rep_recheck.command import Recheck
+    from rep_recheck.pipeline_step import RepRecheckFilter
     from scrapy_rep import signals
     from scrapy_rep.crawl.addon import Addon
     from scrapy_rep.crawl.audit.audit import AuditTrail
@@ -48,8 +55,6 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
     from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
     from scrapy_rep.crawl.robotparser import RobotParser
-    from scrapy_rep.pipeline_step import RepRecheckFilter
-    from scrapy_rep.recheck.command import Recheck
 
 #: Name -> the module that defines it, imported when the name is first used. These are the
 #: stable paths of every component a project names in its settings (docs/usage.md):
@@ -63,8 +68,8 @@ _LAZY = {
     "PageVerdictMiddleware": "scrapy_rep.crawl.page.downloadermiddlewares",
     "RepFilesPipeline": "scrapy_rep.crawl.media.pipelines",
     "RepImagesPipeline": "scrapy_rep.crawl.media.pipelines",
-    "Recheck": "scrapy_rep.recheck.command",
-    "RepRecheckFilter": "scrapy_rep.pipeline_step",
+    "Recheck": "rep_recheck.command",
+    "RepRecheckFilter": "rep_recheck.pipeline_step",
     "RepReport": "scrapy_rep.crawl.report",
     "RobotParser": "scrapy_rep.crawl.robotparser",
     "RobotsTxtMiddleware": "scrapy_rep.crawl.requests.downloadermiddlewares",

@@ -1,9 +1,9 @@
 """``python -m scrapy_rep``: the tools that need no Scrapy project.
 
 ``check`` is :mod:`scrapy_rep.check` (the robots.txt checker), ``recheck`` is
-:mod:`scrapy_rep.recheck.command` (a stored collection re-checked; its documents fetched
+:mod:`rep_recheck.command` (a stored collection re-checked; its documents fetched
 by :mod:`scrapy_rep.crawl.commands.recheck_crawl`), ``audit`` is
-:mod:`scrapy_rep.audit.cli` (the audit trail's reader); this module only hands the
+:mod:`rep_audit.cli` (the audit trail's reader); this module only hands the
 arguments after the command's name to the one named (and ``check`` the runner of the
 tools' crawl, :func:`scrapy_rep.crawl.commands.toolcrawl.run_tools`, which ``check``
 cannot import), and says what they offer (``--help``) and which version is installed
@@ -29,9 +29,9 @@ if TYPE_CHECKING:
 
 def commands_table() -> str:
     """Every command and what it does, one row each (wrapped to :data:`HELP_WIDTH`)."""
-    from scrapy_rep.audit.cli import HELPS, SYNOPSES
+    from rep_audit.cli import HELPS, SYNOPSES
+    from rep_recheck.command import SUMMARY as RECHECK
     from scrapy_rep.check import SUMMARY
-    from scrapy_rep.recheck.command import SUMMARY as RECHECK
 
     rows = [("check ROBOTS_FILE_OR_URL URL...", SUMMARY)]
     rows.append(("recheck DATASET --purpose P", RECHECK))
@@ -84,11 +84,11 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
 
         return run(rest, out, crawl=tool_crawl)
     if command == "audit":
-        from scrapy_rep.audit.cli import main as audit
+        from rep_audit.cli import main as audit
 
         return audit(rest, out)
     if command == "recheck":
-        from scrapy_rep.recheck.command import main as recheck
+        from rep_recheck.command import main as recheck
 
         return recheck(rest, out, _fetch)
     top = parser()

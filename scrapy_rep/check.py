@@ -23,7 +23,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from scrapy_rep.audit.terminal import write_lines
+from rep_engine.robotstxt import PROFILES
+from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.settings.names import check_names, known_names
+from rep_engine.settings.readers import read_bool
+from rep_engine.trail.terminal import write_lines
 from scrapy_rep.checker.exits import CHECK_EXIT_CODES, EXIT_ALLOWED, EXIT_USAGE, HELP_WIDTH
 from scrapy_rep.checker.inputs import (
     InputError,
@@ -41,10 +45,6 @@ from scrapy_rep.checker.report import (
     local_check,
     read_robots_file,
 )
-from scrapy_rep.robotstxt import PROFILES
-from scrapy_rep.settings import RepConfig, RepSettingError
-from scrapy_rep.settings.names import check_names, known_names
-from scrapy_rep.settings.readers import read_bool
 
 #: What runs a tool's crawl and prints it: ``(request, out) -> exit status``.
 Runner = Callable[[ToolRequest, TextIO], int]

@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.verdict import Reason
+    from rep_engine.verdict import Reason
 
 #: A robots.txt download of an origin finished (SPEC §4), whatever its outcome, or its
 #: robots.txt came from the store (the outcome then says "(from the … cache)").
@@ -44,7 +44,7 @@ request_released = object()
 #: ``"robotstxt_unreachable"``, ``"tdmrep_unreachable"``, ``"purpose"``,
 #: ``"spider_closed"``, ``"internal_error"``, ``"nofollow"``, ``"rel_nofollow"``), ``message``
 #: (the sentence that is also logged), ``response`` (the page that linked to it, for
-#: nofollow; else ``None``) and ``verdict``: the :class:`scrapy_rep.verdict.Refused` value
+#: nofollow; else ``None``) and ``verdict``: the :class:`rep_engine.verdict.Refused` value
 #: of every refusal scrapy_rep decided: before the fetch (the document and its version,
 #: the line or signal, the agent, the purpose; docs/reference.md), or by the page that
 #: linked to it (its ``document`` is ``"page"``: nofollow, rel="nofollow", a noimageai
@@ -53,7 +53,7 @@ request_refused = object()
 
 #: A request robots.txt disallows was let through by an authorized override
 #: (``REP_OVERRIDES``): it goes on to its download. Arguments: ``request`` and
-#: ``verdict``, the :class:`scrapy_rep.verdict.Allowed` value whose ``overridden`` is the
+#: ``verdict``, the :class:`rep_engine.verdict.Allowed` value whose ``overridden`` is the
 #: override (its ``described``: the reason and until when it holds).
 request_overridden = object()
 
@@ -63,7 +63,7 @@ request_overridden = object()
 #: ``"unavailable_after"`` or ``"purpose"``), ``message``,
 #: what said it (``"noindex by header X-Robots-Tag: none"``, ``"noindex by <meta
 #: name="robots" content="noindex">"``, ``"ai-train denied by header Content-Usage:
-#: train-ai=n"``), ``verdict``, the page's :class:`scrapy_rep.verdict.Refused` (its
+#: train-ai=n"``), ``verdict``, the page's :class:`rep_engine.verdict.Refused` (its
 #: ``document`` is ``"page"``) and ``said_by``, the URL of the page that said no: the
 #: item's page (``response.url``), or a page its callback fetched itself
 #: (``engine.download_async``) before yielding it (docs/behaviour.md).
@@ -101,9 +101,9 @@ def send_refused(
 #: A file downloaded by ``FilesPipeline`` / ``ImagesPipeline`` (or a subclass) was held
 #: against the crawl's AI purposes (docs/media.md), whatever the outcome; sent once the
 #: pipeline knows what became of it. Arguments: ``url``, ``request``, ``item``,
-#: ``decision`` (:class:`scrapy_rep.usage.purpose.UsageDecision` over every signal about
+#: ``decision`` (:class:`rep_engine.usage.purpose.UsageDecision` over every signal about
 #: the file: the origin's, the response headers', the page's ``noimageai`` and the file's
-#: own), ``reading`` (:class:`scrapy_rep.usage.media.reading.MediaReading`: the file's own
+#: own), ``reading`` (:class:`rep_engine.usage.media.reading.MediaReading`: the file's own
 #: statements and what could not be read), ``refusal``
 #: (:class:`scrapy_rep.Refused`, reason ``"purpose"``, or ``None``), ``fate`` (``"stored"``,
 #: ``"marked"``, ``"refused"``: not stored, or ``"failed"``: the pipeline could not store

@@ -79,9 +79,9 @@ def _every_trail_verified(
     if request.node.get_closest_marker("trail_not_verified") is not None:
         yield
         return
-    from scrapy_rep.audit.file import TrailFile
-    from scrapy_rep.audit.read import TrailError
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
+    from rep_engine.trail.file import TrailFile
+    from rep_engine.trail.read import TrailError
 
     findings: list[str] = []
     close = TrailFile.close

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.urls.origins import origin_of
 from scrapy_rep.__main__ import main
-from scrapy_rep.robotstxt import MAX_BODY_BYTES
-from scrapy_rep.urls.origins import origin_of
 from tests.support.tools import ROBOTS_TXT, ROBOTS_TXT_OVER_500_KIB, check_tool
 
 

@@ -1,11 +1,11 @@
 """Tables generated from the code, written into the pages and checked at build time.
 
 In a page, the lines between ``<!-- rep: settings-table -->`` and ``<!-- rep: end -->``
-hold the table of every setting of :data:`scrapy_rep.settings.SETTINGS` (name, default
+hold the table of every setting of :data:`rep_engine.settings.SETTINGS` (name, default
 in its unit, the setting's one-line ``help``), and those after
-``<!-- rep: purpose-table -->`` the mapping of :data:`scrapy_rep.usage._purpose_table.ROWS`,
+``<!-- rep: purpose-table -->`` the mapping of :data:`rep_engine.usage._purpose_table.ROWS`,
 and those after ``<!-- rep: signals-table -->`` the table of signals of
-:data:`scrapy_rep.verdict.signals.SIGNALS` (every statement read: where, whose names,
+:data:`rep_engine.verdict.signals.SIGNALS` (every statement read: where, whose names,
 which purposes and actions, how values combine).
 The tables are written into the Markdown files, so a page reads whole on GitHub too:
 ``python docs/_ext/rep_tables.py`` rewrites them; a stale one is a warning when the
@@ -21,9 +21,9 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from scrapy_rep.settings import SETTINGS, Setting
-from scrapy_rep.usage._purpose_table import ROWS
-from scrapy_rep.verdict.signals import SIGNALS
+from rep_engine.settings import SETTINGS, Setting
+from rep_engine.usage._purpose_table import ROWS
+from rep_engine.verdict.signals import SIGNALS
 
 if TYPE_CHECKING:
     from sphinx.application import Sphinx
@@ -124,7 +124,7 @@ def purpose_table(_: str) -> str:
     ]
     for row in ROWS:
         answers = " | ".join(cell(answer) for answer in row.answers)
-        revision = getattr(row, "revision", "")  # from scrapy_rep.usage.standards.STANDARDS
+        revision = getattr(row, "revision", "")  # from rep_engine.usage.standards.STANDARDS
         rows.append(f"| {row.vocabulary} | `{row.signal}` | {answers} | {revision} |")
     rows += ["", "Each row's source, as the code states it:", ""]
     rows += [f"- `{row.vocabulary}` `{row.signal}`: {row.source}" for row in ROWS]

@@ -17,15 +17,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Final
 
-from scrapy_rep.checker.exits import EXIT_ALLOWED, EXIT_DISALLOWED
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
-from scrapy_rep.robotstxt.useragent import crawler_name, held_names
-from scrapy_rep.settings import RepConfig, SettingsLike, request_rules, robots_agent
-from scrapy_rep.urls.origins import Origin, origin_of
-from scrapy_rep.usage.purpose import UsageSignal
-from scrapy_rep.usage.tdmrep import NO_FILE
-from scrapy_rep.verdict import (
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt.useragent import crawler_name, held_names
+from rep_engine.settings import RepConfig, SettingsLike, request_rules, robots_agent
+from rep_engine.urls.origins import Origin, origin_of
+from rep_engine.usage.purpose import UsageSignal
+from rep_engine.usage.tdmrep import NO_FILE
+from rep_engine.verdict import (
     ROBOTS,
     TDM,
     Allowed,
@@ -38,6 +37,7 @@ from scrapy_rep.verdict import (
     decide,
     obey_of,
 )
+from scrapy_rep.checker.exits import EXIT_ALLOWED, EXIT_DISALLOWED
 
 #: What a default Scrapy project calls itself (``Scrapy/2.x (+https://scrapy.org)``).
 DEFAULT_USER_AGENT: Final = "Scrapy"
@@ -200,7 +200,7 @@ def local_report(
 ) -> tuple[list[str], bool]:
     """One line per URL against a local robots.txt (``rules``), without fetching (with a
     note for a URL read as a path); and whether every URL is allowed. Each URL is decided
-    as the crawl decides it, by :func:`scrapy_rep.verdict.decide`, for every name its
+    as the crawl decides it, by :func:`rep_engine.verdict.decide`, for every name its
     requests are held to (``sent``: the User-Agent the crawl sends, when it names another
     crawler than ``user_agent``); no tdmrep.json or RSL license is read (the URLs have no
     origin here). ``now``: POSIX seconds, against which an override's expiry is held."""

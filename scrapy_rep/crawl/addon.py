@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING, Any
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
+from rep_engine.settings import SETTINGS, RepConfig
+from rep_engine.verdict.policy import TDM_PURPOSES
 from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.auditing import AuditMiddleware
 from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
@@ -20,8 +22,6 @@ from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.crawl.requests.sentcheck import PRIORITY as SENT_CHECK_PRIORITY
 from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
 from scrapy_rep.crawl.startup import check_resumed, name_warnings, validate
-from scrapy_rep.settings import SETTINGS, RepConfig
-from scrapy_rep.verdict.policy import TDM_PURPOSES
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings, Settings

@@ -18,11 +18,11 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
-    from scrapy_rep.audit.urlentry import UrlEntry
-    from scrapy_rep.audit.waits import Waits
-    from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.verdict import Allowed, Refused, RequestFacts
-    from scrapy_rep.verdict.fates import Fate
+    from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.trail.urlentry import UrlEntry
+    from rep_engine.verdict import Allowed, Refused, RequestFacts
+    from rep_engine.verdict.fates import Fate
+    from scrapy_rep.crawl.waits import Waits
 
 
 class LedgerCalls(Protocol):
@@ -58,7 +58,7 @@ LEDGERS: PerCrawler[LedgerCalls] = PerCrawler("url_ledger")
 
 
 def ledger_of(crawler: Crawler) -> LedgerCalls | None:
-    """The crawl's URL ledger, if it keeps one (:attr:`~scrapy_rep.settings.RepConfig.ledger`)."""
+    """The crawl's URL ledger, if it keeps one (:attr:`~rep_engine.settings.RepConfig.ledger`)."""
     return LEDGERS.get(crawler)
 
 
@@ -90,7 +90,7 @@ class UrlReader(Protocol):
 
 class AuditMiddleware:
     """The outermost downloader middleware (with a URL ledger: ``REP_AUDIT_FILE``, ``REP_REPORT``,
-    :attr:`~scrapy_rep.settings.RepConfig.ledger`): an exception that reaches it is the request's
+    :attr:`~rep_engine.settings.RepConfig.ledger`): an exception that reaches it is the request's
     final failure (retries and redirects are inside; a request dropped at its send too); the
     response that leaves it, the engine's."""
 

@@ -8,12 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from scrapy_rep.verdict.fates import REASONS
-from scrapy_rep.verdict.reasons import Reason
-from scrapy_rep.verdict.signals import Action
+from rep_engine.verdict.fates import REASONS
+from rep_engine.verdict.reasons import Reason
+from rep_engine.verdict.signals import Action
 
 if TYPE_CHECKING:
-    from scrapy_rep.settings import RepConfig
+    from rep_engine.settings import RepConfig
 
 __all__ = ["closing_lines", "paused", "plural"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Generic, TypeVar
 
-from scrapy_rep.settings import RepConfig
+from rep_engine.settings import RepConfig
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

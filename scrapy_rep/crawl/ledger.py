@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Final, Protocol
 
+from rep_engine.verdict.page import SAYS_NOTHING
 from scrapy_rep.crawl.config import PerCrawler
-from scrapy_rep.verdict.page import SAYS_NOTHING
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -31,8 +31,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.verdict import Reason, Refused
-    from scrapy_rep.verdict.page import PageFacts, PageStatements, PageVerdict
+    from rep_engine.verdict import Reason, Refused
+    from rep_engine.verdict.page import PageFacts, PageStatements, PageVerdict
 
 
 class PageLedger:

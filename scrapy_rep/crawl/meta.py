@@ -5,20 +5,20 @@ What goes in meta is small and plain (strings, tuples, JSON-able dicts): a reque
 be serialised (``JOBDIR``, scrapy-redis) and copied (``request.replace``, redirects, and
 spiders that copy a page's meta into the requests they yield). Never a parsed document
 or a cache entry. The per-image record's key is defined by the pure
-:mod:`scrapy_rep.usage.imageusage` (a pure module imports nothing from here) and named here.
+:mod:`rep_engine.usage.imageusage` (a pure module imports nothing from here) and named here.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-from scrapy_rep.usage.imageusage import IMAGE_USAGE_KEY
+from rep_engine.usage.imageusage import IMAGE_USAGE_KEY
 
 # ---------------------------------------------------------------------- public
 
-#: ``response.meta``: the page's :class:`~scrapy_rep.directives.PageDirectives`.
+#: ``response.meta``: the page's :class:`~rep_engine.directives.PageDirectives`.
 DIRECTIVES: Final = "rep_directives"
-#: ``response.meta``: the page's :class:`~scrapy_rep.usage.purpose.UsageDecision`; under
+#: ``response.meta``: the page's :class:`~rep_engine.usage.purpose.UsageDecision`; under
 #: ``REP_PURPOSE_ACTION = "mark"`` also the item field holding it as a dict.
 USAGE: Final = "rep_usage"
 #: ``request.meta``: follow this request even from a nofollow page or link.

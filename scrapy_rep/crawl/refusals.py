@@ -3,8 +3,8 @@ and sends its signal, whichever pass refused or dropped it (docs/reference.md, '
 and 'Signals'); no other module sends ``request_refused`` or ``item_refused`` or counts a
 refusal's stats (``tests/project/test_architecture.py``).
 
-A refusal is a :class:`scrapy_rep.verdict.Refused` and what it refuses (its
-:class:`scrapy_rep.verdict.signals.Action`): **fetch**, a request before its download
+A refusal is a :class:`rep_engine.verdict.Refused` and what it refuses (its
+:class:`rep_engine.verdict.signals.Action`): **fetch**, a request before its download
 (:mod:`scrapy_rep.crawl.requests.perform`, which also keeps the trail's record of the
 versions it was decided with and raises ``IgnoreRequest``); **follow**, a request a page
 yielded (nofollow, ``rel="nofollow"``, an image of a ``noimageai`` page:
@@ -26,21 +26,21 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy.exceptions import IgnoreRequest
 
+from rep_engine.usage.rsl.terms import says_not_read
+from rep_engine.verdict.fates import SIGNALLED_AS
+from rep_engine.verdict.reasons import Reason
+from rep_engine.verdict.signals import Action
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.stats import inc, inc_each
-from scrapy_rep.usage.rsl.terms import says_not_read
-from scrapy_rep.verdict.fates import SIGNALLED_AS
-from scrapy_rep.verdict.reasons import Reason
-from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from rep_engine.verdict import Refused
+    from rep_engine.verdict.fates import Dropped
     from scrapy_rep.crawl.ledger import PageLedger
-    from scrapy_rep.verdict import Refused
-    from scrapy_rep.verdict.fates import Dropped
 
 logger = logging.getLogger(__name__)
 
@@ -111,7 +111,7 @@ def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, mess
     """``request`` is dropped without a verdict, ``why`` (the spider closed while it was held
     or waited; it could not be kept in ``JOBDIR`` or put back into the shared queue): counted,
     logged at DEBUG with
-    ``message``, sent as ``request_refused`` (:data:`~scrapy_rep.verdict.fates.SIGNALLED_AS`)."""
+    ``message``, sent as ``request_refused`` (:data:`~rep_engine.verdict.fates.SIGNALLED_AS`)."""
     inc_each(crawler.stats, _stats_of(Action.FETCH, why, None))
     reason = why if isinstance(why, Reason) else SIGNALLED_AS[why]
     rep_signals.send_refused(crawler, logger, request, reason, message)

@@ -32,8 +32,11 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
+from rep_audit.summary import OVERRIDDEN_BY
+from rep_engine.settings import robots_agent
+from rep_engine.verdict.fates import REASONS, Fate
+from rep_engine.verdict.reasons import LINK_REASONS
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.audit.summary import OVERRIDDEN_BY
 from scrapy_rep.crawl.auditing import ledger_of, read_urls
 from scrapy_rep.crawl.closing import closing_lines, paused
 from scrapy_rep.crawl.config import config_of
@@ -55,20 +58,17 @@ from scrapy_rep.crawl.reportorigins import (
     origin_lines,
     written,
 )
-from scrapy_rep.settings import robots_agent
-from scrapy_rep.verdict.fates import REASONS, Fate
-from scrapy_rep.verdict.reasons import LINK_REASONS
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
     from typing_extensions import Self
 
-    from scrapy_rep.audit.urlentry import UrlEntry
-    from scrapy_rep.audit.waits import Waits
+    from rep_engine.robotstxt import RobotsTxt
+    from rep_engine.trail.urlentry import UrlEntry
+    from rep_engine.verdict import Refused
     from scrapy_rep.crawl.ledger import Page
-    from scrapy_rep.robotstxt import RobotsTxt
-    from scrapy_rep.verdict import Refused
+    from scrapy_rep.crawl.waits import Waits
 
 __all__ = ["NO_RESPONSE", "RepReport", "closing_lines", "paused"]
 

@@ -12,13 +12,13 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy.exceptions import IgnoreRequest
 
+from rep_engine.urls.origins import origin_of
+from rep_engine.verdict.fates import FATE_PHRASES, REASONS, REPORT_FATES, Fate
+from rep_engine.verdict.reasons import Reason
 from scrapy_rep.crawl.closing import plural
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.verdict.fates import FATE_PHRASES, REASONS, REPORT_FATES, Fate
-from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
-    from scrapy_rep.audit.urlentry import UrlEntry
+    from rep_engine.trail.urlentry import UrlEntry
 
 #: The closing line's words for the requests of a fate no reason names.
 _DOWNLOADED, _REDIRECTED = (FATE_PHRASES[fate] for fate in (Fate.FETCHED, Fate.REDIRECTED))

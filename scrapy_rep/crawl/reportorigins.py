@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scrapy_rep.settings import RepConfig, crawl_delay_obeyed
+from rep_engine.settings import RepConfig, crawl_delay_obeyed
 
 logger = logging.getLogger("scrapy_rep.crawl.report")
 

@@ -25,8 +25,8 @@ from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeVar
 
+from rep_engine.verdict.policy import NOTHING_BEFORE, Before
 from scrapy_rep.crawl.meta import STATE
-from scrapy_rep.verdict.policy import NOTHING_BEFORE, Before
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -156,7 +156,7 @@ def open_record(request: Request | None, records: Mapping[str, R]) -> R | None:
 
 def before_of(request: Request | None) -> Before:
     """What the origin's documents said about ``request`` before it was sent
-    (:data:`~scrapy_rep.verdict.policy.NOTHING_BEFORE`: nothing, or it was not checked)."""
+    (:data:`~rep_engine.verdict.policy.NOTHING_BEFORE`: nothing, or it was not checked)."""
     if request is None:
         return NOTHING_BEFORE
     state = request.meta.get(KEY)

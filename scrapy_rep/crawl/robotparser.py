@@ -1,4 +1,4 @@
-"""Scrapy's ``ROBOTSTXT_PARSER`` interface on top of :mod:`scrapy_rep.robotstxt` (SPEC §5).
+"""Scrapy's ``ROBOTSTXT_PARSER`` interface on top of :mod:`rep_engine.robotstxt` (SPEC §5).
 
 ``ROBOTSTXT_PARSER = "scrapy_rep.RobotParser"`` makes Scrapy's built-in middleware use
 our engine; the profile comes from ``REP_PROFILE``.
@@ -11,8 +11,8 @@ from weakref import WeakKeyDictionary
 
 from scrapy.robotstxt import RobotParser as ScrapyRobotParser
 
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from scrapy_rep.crawl.startup import validate
-from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler

@@ -1,7 +1,7 @@
 """The files a crawl writes, checked at start (:func:`scrapy_rep.crawl.startup.validate`):
 ``REP_AUDIT_FILE``, ``REP_REPORT_FILE`` and the feeds written to a local file are files
 of their own (:func:`check_apart`), and the trail and the report can be written
-(:func:`check_files`). Each raises :class:`~scrapy_rep.settings.RepSettingError` naming
+(:func:`check_files`). Each raises :class:`~rep_engine.settings.RepSettingError` naming
 the setting."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlparse
 
-from scrapy_rep.audit.file import (
+from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.trail.file import (
     TrailFileError,
     check_folder,
     check_trail,
@@ -19,10 +20,9 @@ from scrapy_rep.audit.file import (
     same_file,
     snapshot_dir,
 )
-from scrapy_rep.settings import RepConfig, RepSettingError
 
 if TYPE_CHECKING:
-    from scrapy_rep.settings import SettingsLike
+    from rep_engine.settings import SettingsLike
 
 
 def components(settings: SettingsLike, name: str) -> dict[Any, Any]:

@@ -1,11 +1,11 @@
 """Settings checked before a crawl starts (SPEC §5): every ``REP_*`` value, the booleans
 Scrapy reads for us (``ROBOTSTXT_OBEY``), the names (a misspelled ``REP_*`` name:
-:mod:`scrapy_rep.settings.names`), the files the crawl will write
+:mod:`rep_engine.settings.names`), the files the crawl will write
 (``REP_AUDIT_FILE``, ``REP_REPORT_FILE``, each a file of its own, apart from the
 feeds), and, in a crawl without a Twisted reactor
 (``TWISTED_REACTOR_ENABLED = False``), a part of the crawl that needs one. A wrong one
 stops the crawl with one line naming the setting and exit status 2 under the ``scrapy``
-command, or raises :class:`~scrapy_rep.settings.RepSettingError` in a program that runs
+command, or raises :class:`~rep_engine.settings.RepSettingError` in a program that runs
 a crawl itself.
 
 Used by the add-on and by :class:`scrapy_rep.RobotParser` (``ROBOTSTXT_PARSER`` without
@@ -21,7 +21,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 
-from scrapy_rep.audit.fileaccess import replacing
+from rep_engine.settings import (
+    RepConfig,
+    RepSettingError,
+    changed_deciding,
+    read_config,
+    settings_in_force,
+)
+from rep_engine.settings.names import check_names, known_names
+from rep_engine.settings.readers import read_bool
+from rep_engine.trail.fileaccess import replacing
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.crawl.internals import (
     HTTPX_HANDLER,
@@ -32,18 +41,9 @@ from scrapy_rep.crawl.internals import (
     scrapy_command_frame,
 )
 from scrapy_rep.crawl.startfiles import check_apart, check_files, components
-from scrapy_rep.settings import (
-    RepConfig,
-    RepSettingError,
-    changed_deciding,
-    read_config,
-    settings_in_force,
-)
-from scrapy_rep.settings.names import check_names, known_names
-from scrapy_rep.settings.readers import read_bool
 
 if TYPE_CHECKING:
-    from scrapy_rep.settings import SettingsLike
+    from rep_engine.settings import SettingsLike
 
 
 def validate(settings: SettingsLike) -> RepConfig:
@@ -68,7 +68,7 @@ SETTINGS_FILE: Final = "scrapy_rep.settings.json"
 def check_resumed(settings: SettingsLike, config: RepConfig) -> None:
     """A crawl resumed from ``JOBDIR`` (paused, stopped or killed: Scrapy's queue and seen
     requests carry it on) must decide as it did: a setting that decides requests or pages
-    (:data:`~scrapy_rep.settings.DECIDING`) with another value than the crawl's first
+    (:data:`~rep_engine.settings.DECIDING`) with another value than the crawl's first
     run's stops it at start, naming the setting and both values. Deleting the file is the
     explicit way to go on under the new values. The first run keeps its settings in
     ``JOBDIR/scrapy_rep.settings.json``; a file there that cannot be read (cut, not

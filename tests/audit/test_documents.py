@@ -1,5 +1,5 @@
 """The trail's robots.txt snapshots read as the crawl read them
-(:meth:`scrapy_rep.audit.documents.Documents.robots`): a cut one as cut (docs/decisions.md,
+(:meth:`rep_audit.documents.Documents.robots`): a cut one as cut (docs/decisions.md,
 'A cut robots.txt reads no part of a line that could allow'), each with its run's profile,
 even when two runs of one trail share one snapshot (the parsed copy is kept per way of
 reading it). Hand-written trails: an honest one verifies clean, a record that says what
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from scrapy_rep.audit.verify import verify
+from rep_audit.verify import verify
 from tests.support.trailfactory import (
     RUN,
     end_line,

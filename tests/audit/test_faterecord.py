@@ -12,11 +12,11 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.audit.cli import main
-from scrapy_rep.audit.faterecord import FateRecord, FileFate
-from scrapy_rep.audit.lines import RefusedBy
-from scrapy_rep.audit.urlentry import RobotsPart
-from scrapy_rep.verdict.fates import Fate
+from rep_audit.cli import main
+from rep_audit.faterecord import FateRecord, FileFate
+from rep_engine.trail.lines import RefusedBy
+from rep_engine.trail.urlentry import RobotsPart
+from rep_engine.verdict.fates import Fate
 from tests.support.trailfactory import (
     ORIGIN,
     RUN,

@@ -7,7 +7,7 @@ import re
 from html import unescape
 from pathlib import Path
 
-from scrapy_rep.audit.html import url_html
+from rep_audit.html import url_html
 from tests.support.recheck import RECHECKED, recheck_trail
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import ROBOTS, sha, write_trail

@@ -13,18 +13,18 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck.datasets import Item
-from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.rechecker import Identity, Rechecker
-from scrapy_rep.recheck.trail import RecheckTrail
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.usage.tdmrep import NO_FILE
-from scrapy_rep.verdict import ROBOTS, TDM
-from scrapy_rep.verdict.page import PageStatements
+from rep_audit.verify import verify
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.settings import RepConfig
+from rep_engine.urls.origins import origin_of
+from rep_engine.usage.tdmrep import NO_FILE
+from rep_engine.verdict import ROBOTS, TDM
+from rep_engine.verdict.page import PageStatements
+from rep_recheck.datasets import Item
+from rep_recheck.documents import OriginDocuments
+from rep_recheck.rechecker import Identity, Rechecker
+from rep_recheck.trail import RecheckTrail
 from tests.support.trailfactory import encode
 
 BODY = b"User-agent: *\nDisallow: /private\n"

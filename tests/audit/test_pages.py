@@ -1,5 +1,5 @@
 """audit verify decides a fetched page again from the statements its record keeps
-(scrapy_rep.audit.pages) and holds every field the decision gives against it: a record
+(rep_audit.pages) and holds every field the decision gives against it: a record
 that kept a noindex page's or a denied page's items, that blames a reason the page never
 gave, whose usage decision lost one of the page's "no"s or flipped an answer, whose names
 are not those its request was held to, or that omits a short part, is a finding; a forged
@@ -13,16 +13,16 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.audit.lines import (
+from rep_audit.pagerun import PageRun
+from rep_audit.pages import page_differences
+from rep_audit.verify import verify
+from rep_engine.trail.lines import (
     MAX_PAGE_PART_CHARS,
     WHOLE_PAGE_PARTS,
     page_part,
     page_snapshot,
     snapshotted,
 )
-from scrapy_rep.audit.pagerun import PageRun
-from scrapy_rep.audit.pages import page_differences
-from scrapy_rep.audit.verify import verify
 from tests.support.trailfactory import (
     ORIGIN,
     end_line,
@@ -183,8 +183,8 @@ AI_RUN = PageRun.of({"settings": AI, "page_parts": WHOLE_PAGE_PARTS})
 
 def ai_page(**extra: Any) -> dict[str, Any]:
     """An honest record of a page saying ``Content-Usage: train-ai=n`` in an ai-train crawl."""
-    from scrapy_rep.audit.lines import usage_part
-    from scrapy_rep.verdict.page import PageFacts, PageStatements, decide_page
+    from rep_engine.trail.lines import usage_part
+    from rep_engine.verdict.page import PageFacts, PageStatements, decide_page
 
     part = page_part(["testbot"], [("content-usage", "train-ai=n")], [])
     assert AI_RUN.rules is not None
@@ -385,8 +385,8 @@ def test_a_run_from_before_noarchive_meant_no_ai_input_is_decided_as_it_was() ->
     ai_input = {**SETTINGS, "REP_PURPOSE": ["ai-input"], "REP_PURPOSE_ACTION": "drop"}
     older = run_page_rules(ai_input)
     assert older.rules is not None and not older.rules.policy.readings.noarchive_no_input
-    from scrapy_rep.audit.lines import usage_part
-    from scrapy_rep.verdict.page import PageFacts, PageStatements, decide_page
+    from rep_engine.trail.lines import usage_part
+    from rep_engine.verdict.page import PageFacts, PageStatements, decide_page
 
     said = (("x-robots-tag", "noarchive"),)
     verdict = decide_page(PageFacts("http://site.test/", AGENTS), PageStatements(said), older.rules)

@@ -21,10 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.audit.file import TrailFile, TrailFileError
-from scrapy_rep.audit.read import TrailError
-from scrapy_rep.audit.repair import repair
-from scrapy_rep.audit.verify import verify
+from rep_audit.repair import repair
+from rep_audit.verify import verify
+from rep_engine.trail.file import TrailFile, TrailFileError
+from rep_engine.trail.read import TrailError
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
     SECOND_RUN,

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scrapy_rep.audit.cli import EXIT_CLEAN
-from scrapy_rep.audit.read import Trail
+from rep_audit.cli import EXIT_CLEAN
+from rep_engine.trail.read import Trail
 from tests.support.recheck import RECHECKED, recheck_trail
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import ROBOTS, TDMREP, sha, write_trail

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.audit.summary import Summary, summary_text
+from rep_audit.summary import Summary, summary_text
 
 
 @pytest.mark.parametrize("counts", [True, 3, "x", ["not_followed"], None])

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.audit.read import Trail, TrailError
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.verdict import Override
+from rep_audit.verify import verify
+from rep_engine.trail.read import Trail, TrailError
+from rep_engine.verdict import Override
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
     ROBOTS,
@@ -654,7 +654,7 @@ def test_verify_reports_a_record_sent_after_what_it_rests_on_expired(
     """docs/audit-trail.md, ``sent_at`` and ``expires``: a request is sent under a verdict
     that holds until its documents' freshness or its override ends; one sent after is a
     problem, whatever its record's ``expires`` claims about an override."""
-    from scrapy_rep.audit.sendtimes import sent_after_expiry
+    from rep_audit.sendtimes import sent_after_expiry
 
     record: dict[str, Any] = {"sent_at": sent_at, "robots": {"agent": "testbot"}}
     if expires:
@@ -698,7 +698,7 @@ def test_an_overrides_expiry_is_read_as_a_value_never_from_its_words(
     went past ended is a problem, by the record's ``override_ends``, else by the run's
     ``REP_OVERRIDES``; the words of ``overridden`` (``…, until DATE``, ``…, through
     DATE, UTC``) decide nothing, and a record that has nothing else is reported."""
-    from scrapy_rep.audit.sendtimes import sent_after_expiry
+    from rep_audit.sendtimes import sent_after_expiry
 
     robots: dict[str, Any] = {"agent": "testbot", "overridden": overridden}
     if ends is not None:

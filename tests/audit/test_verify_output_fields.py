@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.audit.verify import verify
+from rep_audit.verify import verify
 from tests.support.tools import audit_streams
 from tests.support.trailfactory import ORIGIN, end_line, standard_records, write_trail
 

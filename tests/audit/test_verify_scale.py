@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-import scrapy_rep.audit.documents as documents
-from scrapy_rep.audit.cli import main
-from scrapy_rep.audit.findings import KEEP_FINDINGS, Finding
-from scrapy_rep.audit.read import SnapshotStore, parsed_size
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.robotstxt import parse_robotstxt
+import rep_audit.documents as documents
+from rep_audit.cli import main
+from rep_audit.findings import KEEP_FINDINGS, Finding
+from rep_audit.verify import verify
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.trail.read import SnapshotStore, parsed_size
 from tests.support.trailfactory import origin_robots, sha, write_many_origins
 
 

@@ -14,6 +14,14 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
+from rep_engine.settings import RepConfig
+from rep_engine.usage.purpose import UsageSignal
+from rep_engine.usage.rsl.document import not_read
+from rep_engine.usage.rsl.terms import rsl_signals
+from rep_engine.verdict import ROBOTS, Reason, Refused, RequestFacts
+from rep_engine.verdict.fates import Dropped
+from rep_engine.verdict.page import PAGE
+from rep_engine.verdict.signals import Action
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 from scrapy_rep.crawl.ledger import PageLedger
@@ -26,14 +34,6 @@ from scrapy_rep.crawl.refusals import (
     refuse_request,
 )
 from scrapy_rep.crawl.requests.perform import Performer
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.usage.purpose import UsageSignal
-from scrapy_rep.usage.rsl.document import not_read
-from scrapy_rep.usage.rsl.terms import rsl_signals
-from scrapy_rep.verdict import ROBOTS, Reason, Refused, RequestFacts
-from scrapy_rep.verdict.fates import Dropped
-from scrapy_rep.verdict.page import PAGE
-from scrapy_rep.verdict.signals import Action
 from tests.support.scrapyversions import open_stats
 
 URL = "https://example.com/page"

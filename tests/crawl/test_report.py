@@ -10,14 +10,14 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.audit.urlentry import UrlEntry
-from scrapy_rep.audit.waits import Waits
+from rep_engine.robotstxt import DISALLOW_ALL, parse_robotstxt
+from rep_engine.trail.urlentry import UrlEntry
+from rep_engine.verdict import Reason, Refused
+from rep_engine.verdict.fates import Fate
+from rep_engine.verdict.page import PAGE
 from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.report import RepReport
-from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
-from scrapy_rep.verdict import Reason, Refused
-from scrapy_rep.verdict.fates import Fate
-from scrapy_rep.verdict.page import PAGE
+from scrapy_rep.crawl.waits import Waits
 
 A = "http://a.example"
 
@@ -382,8 +382,8 @@ def test_the_closing_lines_say_what_was_dropped_and_the_setting_that_keeps_it(
 ) -> None:
     from scrapy.settings import Settings
 
+    from rep_engine.settings import RepConfig
     from scrapy_rep.crawl.report import closing_lines
-    from scrapy_rep.settings import RepConfig
 
     keep = "keep" if "rep/directives/items_kept/noindex" in stats else "drop"
     config = RepConfig.from_settings(Settings({"REP_NOINDEX_ACTION": keep}))
@@ -393,8 +393,8 @@ def test_the_closing_lines_say_what_was_dropped_and_the_setting_that_keeps_it(
 def test_the_requests_not_sent_line_points_at_the_report_when_it_is_on() -> None:
     from scrapy.settings import Settings
 
+    from rep_engine.settings import RepConfig
     from scrapy_rep.crawl.report import closing_lines
-    from scrapy_rep.settings import RepConfig
 
     config = RepConfig.from_settings(Settings({"REP_REPORT": True}))
     assert closing_lines({"rep/requests/dropped/tdmrep_unreachable": 1}, config) == [
@@ -412,8 +412,8 @@ def test_the_lifecycle_lines_counted_at_the_end_are_the_lifecycles_own() -> None
     import ast
     import inspect
 
+    from rep_engine.fetch.lifecycle import machine
     from scrapy_rep.crawl.documents.actions import _SUMMARIES
-    from scrapy_rep.fetch.lifecycle import machine
 
     strings = {
         node.value

@@ -12,8 +12,8 @@ import pytest
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
+from rep_engine.trail.file import TrailFile, TrailFileError
 from scrapy_rep import RepSettingError
-from scrapy_rep.audit.file import TrailFile, TrailFileError
 from scrapy_rep.crawl.startup import validate
 from tests.support.robotsite import BASE_SETTINGS
 from tests.support.scrapyversions import needs_scrapy

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from scrapy.settings import Settings
 
-from scrapy_rep.audit.file import TrailFile, TrailFileError
+from rep_engine.settings import RepSettingError
+from rep_engine.trail.file import TrailFile, TrailFileError
 from scrapy_rep.crawl.startup import validate
-from scrapy_rep.settings import RepSettingError
 from tests.support.trailfactory import write_trail
 
 SETTINGS = ["REP_AUDIT_FILE", "REP_REPORT_FILE"]

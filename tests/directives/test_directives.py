@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.directives import (
+from rep_engine.directives import (
     EMPTY,
     FLAGS,
     PageDirectives,

@@ -1,5 +1,5 @@
 """The byte scan of a page's meta tags against the HTML parse it stands in for (SPEC §6
-"Sources", "Speed"; scrapy_rep/directives/_metascan.py).
+"Sources", "Speed"; rep-engine/rep_engine/directives/_metascan.py).
 
 The property: wherever the scan answers, its tags (and so the page's directives) are the
 parse's, for generated pages with meta tags written every way HTML allows (attribute
@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scrapy.http import HtmlResponse
 
+from rep_engine.directives._metascan import byte_transparent, scan_meta_tags
 from scrapy_rep.crawl.page.pagereader import _decoded, _parsed, meta_tags
-from scrapy_rep.directives._metascan import byte_transparent, scan_meta_tags
 from tests.support.bounds import finishes_within
 
 NAMES = frozenset({"robots", "mybot", "kbot", "tdm-reservation"})

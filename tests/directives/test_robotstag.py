@@ -6,8 +6,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from scrapy_rep.directives import combine
-from scrapy_rep.directives.robotstag import MAX_ROBOTS_TAG_CHARS, robots_tag_directives
+from rep_engine.directives import combine
+from rep_engine.directives.robotstag import MAX_ROBOTS_TAG_CHARS, robots_tag_directives
 
 OURS = ("mybot",)
 

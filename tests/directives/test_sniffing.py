@@ -1,12 +1,12 @@
 """The encoding a browser decodes a page with (WHATWG HTML §13.2.3.2;
-scrapy_rep/directives/_sniffing.py). Chromium's own reading of these pages is checked
+rep-engine/rep_engine/directives/_sniffing.py). Chromium's own reading of these pages is checked
 in tests/integration/test_charsets.py."""
 
 from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.directives._sniffing import html_codec
+from rep_engine.directives._sniffing import html_codec
 from tests.support.charsetpages import CHARSET_PAGES, declaring_page
 
 

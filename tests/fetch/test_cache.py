@@ -7,8 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from scrapy_rep.fetch.cache import COMPRESSED_OVERHEAD, CacheEntry, DocumentCache, Freshness
-from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
+from rep_engine.fetch.cache import COMPRESSED_OVERHEAD, CacheEntry, DocumentCache, Freshness
+from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 
 BODY = b"User-agent: *\nDisallow: /x\n"
 

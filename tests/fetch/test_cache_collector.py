@@ -8,10 +8,10 @@ import zlib
 from collections.abc import Callable, Hashable
 from dataclasses import replace
 
-from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
-from scrapy_rep.fetch.kinds import ROBOTS_TXT
-from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
-from scrapy_rep.urls.origins import Origin
+from rep_engine.fetch.cache import CacheEntry, DocumentCache
+from rep_engine.fetch.kinds import ROBOTS_TXT
+from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
+from rep_engine.urls.origins import Origin
 from tests.support.counting import tracked_under
 
 

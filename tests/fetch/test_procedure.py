@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.fetch.lifecycle.shared import downloaded_entry, gave_up_entry
-from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
-from scrapy_rep.fetch.rules import Effect, FailureClass, Policy
-from scrapy_rep.robotstxt import MAX_BODY_BYTES
+from rep_engine.fetch.lifecycle.shared import downloaded_entry, gave_up_entry
+from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
+from rep_engine.fetch.rules import Effect, FailureClass, Policy
+from rep_engine.robotstxt import MAX_BODY_BYTES
 
 URL = "http://a.example/robots.txt"
 
@@ -137,8 +137,8 @@ def test_rsl_an_ignored_license_request_is_terms_not_read_never_no_terms() -> No
     """A license robots.txt points at, kept from us by another component: read as an
     empty body, unreadable, so no ai-train and no ai-input (purpose-notes §9); as absent
     it would lose the license's "no"."""
-    from scrapy_rep.fetch.rsl_kind import RSL
-    from scrapy_rep.usage.rsl.document import ABSENT
+    from rep_engine.fetch.rsl_kind import RSL
+    from rep_engine.usage.rsl.document import ABSENT
 
     ignored = FetchProcedure(RSL, "http://lic.example/l.xml").on_ignored("IgnoreRequest: x")
     assert (ignored.effect, ignored.kind, ignored.body) == (Effect.PARSE, "ignored", b"")
@@ -154,12 +154,12 @@ def test_tdmrep_an_ignored_request_is_given_up_on_at_once(action: str, reserved:
     so it is given up on at once (its unreachable stand-in, flagged unreachable so its
     requests are dropped), unless REP_UNREACHABLE_ACTION is "allow"; robots.txt so
     refused stays absent (Scrapy's reading)."""
-    from scrapy_rep.fetch.kinds import ROBOTS_TXT as ROBOTS_KIND
-    from scrapy_rep.fetch.kinds import TDMREP
-    from scrapy_rep.fetch.lifecycle.shared import downloaded_entry
-    from scrapy_rep.fetch.rules import Policy
-    from scrapy_rep.robotstxt import ALLOW_ALL
-    from scrapy_rep.usage.tdmrep import NO_FILE, RESERVED_ALL
+    from rep_engine.fetch.kinds import ROBOTS_TXT as ROBOTS_KIND
+    from rep_engine.fetch.kinds import TDMREP
+    from rep_engine.fetch.lifecycle.shared import downloaded_entry
+    from rep_engine.fetch.rules import Policy
+    from rep_engine.robotstxt import ALLOW_ALL
+    from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL
 
     policy = Policy(unreachable_action=action)
     ignored = FetchProcedure(TDMREP, "http://a.example").on_ignored("IgnoreRequest: x")
@@ -186,8 +186,8 @@ def test_rsl_a_license_that_cannot_be_followed_is_unreadable(
     """A redirect to file:, data: or ftp:, a broken Location, a loop, or no Location: the
     license is read as an empty body (no ai-train, no ai-input), as one another component
     refused; as absent it would lose the license's "no" (purpose-notes §9)."""
-    from scrapy_rep.fetch.rsl_kind import RSL
-    from scrapy_rep.usage.rsl.document import ABSENT
+    from rep_engine.fetch.rsl_kind import RSL
+    from rep_engine.usage.rsl.document import ABSENT
 
     fetched = final(
         FetchProcedure(RSL, "http://lic.example/l.xml").on_response(301, location=location)
@@ -200,7 +200,7 @@ def test_rsl_a_license_that_cannot_be_followed_is_unreadable(
 
 
 def test_rsl_more_than_five_redirects_is_unreadable_five_are_followed() -> None:
-    from scrapy_rep.fetch.rsl_kind import RSL
+    from rep_engine.fetch.rsl_kind import RSL
 
     fetch = FetchProcedure(RSL, "http://lic.example/l.xml")
     for hop in range(1, 6):
@@ -211,7 +211,7 @@ def test_rsl_more_than_five_redirects_is_unreadable_five_are_followed() -> None:
 
 
 def test_robots_txt_and_tdmrep_redirects_that_cannot_be_followed_stay_absent() -> None:
-    from scrapy_rep.fetch.procedure import TDMREP
+    from rep_engine.fetch.procedure import TDMREP
 
     for document in (ROBOTS_TXT, TDMREP):
         fetched = final(FetchProcedure(document, URL).on_response(301, location="data:,x"))
@@ -232,8 +232,8 @@ def kept(kind: Any, status: int, body: bytes = b"") -> Any:
 def test_rsl_license_download_outcomes() -> None:
     """A 2xx license is parsed; a 4xx is no terms; 429 (as for robots.txt, SPEC §4) and
     5xx are unreachable: no AI use."""
-    from scrapy_rep.fetch.rsl_kind import RSL
-    from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE
+    from rep_engine.fetch.rsl_kind import RSL
+    from rep_engine.usage.rsl.document import ABSENT, UNREACHABLE
 
     body = b'<rsl xmlns="https://rslstandard.org/rsl"><content url="/"></content></rsl>'
     assert kept(RSL, 404) is ABSENT
@@ -246,8 +246,8 @@ def test_spec_tdmrep_3_1_a_4xx_means_no_reservation() -> None:
     """ "Failure to provide access to such a representation implies that the origin server
     does not implement this protocol": a 4xx (or a redirect that cannot be followed) is no
     file; a 5xx is retried, and given up on as everything reserved (purpose notes)."""
-    from scrapy_rep.fetch.kinds import TDMREP
-    from scrapy_rep.usage.tdmrep import NO_FILE, RESERVED_ALL
+    from rep_engine.fetch.kinds import TDMREP
+    from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL
 
     body = b'[{"location": "/", "tdm-reservation": 1}]'
     for status in (404, 410, 401, 403, 301):

@@ -14,13 +14,13 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.fetch.cache import DocumentCache
-from scrapy_rep.fetch.lifecycle.shared import downloaded_entry
-from scrapy_rep.fetch.procedure import TDMREP, Fetched, FetchProcedure
-from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
-from scrapy_rep.fetch.rsl_kind import RSL
-from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.usage.tdmrep import NO_FILE, TdmRepFile, parse_tdmrep
+from rep_engine.fetch.cache import DocumentCache
+from rep_engine.fetch.lifecycle.shared import downloaded_entry
+from rep_engine.fetch.procedure import TDMREP, Fetched, FetchProcedure
+from rep_engine.fetch.records import SharedRecord, StoreCorrupt
+from rep_engine.fetch.rsl_kind import RSL
+from rep_engine.fetch.rules import Policy
+from rep_engine.usage.tdmrep import NO_FILE, TdmRepFile, parse_tdmrep
 
 ORIGIN = "https://example.com"
 

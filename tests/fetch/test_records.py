@@ -1,6 +1,7 @@
-"""The records shared between processes (SPEC §4 shared cache; scrapy_rep/fetch/records.py):
-a record round-trips, and one of another origin, format or version, or broken, is refused
-(through a real redis-server and worker processes: tests/integration/test_shared_cache.py)."""
+"""The records shared between processes (SPEC §4 shared cache;
+rep-engine/rep_engine/fetch/records.py): a record round-trips, and one of another origin,
+format or version, or broken, is refused (through a real redis-server and worker
+processes: tests/integration/test_shared_cache.py)."""
 
 from __future__ import annotations
 

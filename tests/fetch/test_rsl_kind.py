@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from scrapy_rep.fetch.cache import DocumentCache
-from scrapy_rep.fetch.lifecycle import Lifecycle, Phase
-from scrapy_rep.fetch.lifecycle.events import (
+from rep_engine.fetch.cache import DocumentCache
+from rep_engine.fetch.lifecycle import Lifecycle, Phase
+from rep_engine.fetch.lifecycle.events import (
     AcquireLease,
     Downloaded,
     LeaseAnswered,
@@ -21,11 +21,11 @@ from scrapy_rep.fetch.lifecycle.events import (
     StartDownload,
     Stat,
 )
-from scrapy_rep.fetch.procedure import Fetched, FetchProcedure
-from scrapy_rep.fetch.rsl_kind import RSL
-from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
-from scrapy_rep.usage.rsl.terms import purpose_answers
+from rep_engine.fetch.procedure import Fetched, FetchProcedure
+from rep_engine.fetch.rsl_kind import RSL
+from rep_engine.fetch.rules import Policy
+from rep_engine.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
+from rep_engine.usage.rsl.terms import purpose_answers
 from tests.support.lifecycles import Announcing, actions_of
 
 L = "https://licenses.example/site-license.xml"

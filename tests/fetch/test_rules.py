@@ -6,7 +6,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from scrapy_rep.fetch.rules import (
+from rep_engine.fetch.rules import (
     Effect,
     FailureClass,
     Policy,

@@ -1,6 +1,6 @@
 """A crawl whose ``REP_PURPOSE_AGENTS`` names a crawler-name preset obeys the robots.txt
 groups of every name in it, and its trail's run header names the preset with its date and
-source (scrapy_rep/usage/agentpresets.py)."""
+source (rep-engine/rep_engine/usage/agentpresets.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest_twisted
 
-from scrapy_rep.audit.verify import verify
+from rep_audit.verify import verify
 from tests.support.audittrail import by_url, lines
 from tests.support.robotsite import Sites, crawl, robots
 

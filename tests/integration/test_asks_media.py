@@ -16,9 +16,9 @@ from typing import Any
 
 import pytest_twisted
 
-from scrapy_rep.audit.cli import EXIT_CLEAN, main
-from scrapy_rep.audit.read import Trail
-from scrapy_rep.audit.verify import verify
+from rep_audit.cli import EXIT_CLEAN, main
+from rep_audit.verify import verify
+from rep_engine.trail.read import Trail
 from tests.support.mediafiles import jpeg, pdf, png, xmp_packet
 from tests.support.robotsite import BothSpider, ListSpider, Reply, Sites, collecting_items, crawl
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest_twisted
 
-from scrapy_rep.audit.cli import EXIT_CLEAN, main
-from scrapy_rep.audit.verify import verify
+from rep_audit.cli import EXIT_CLEAN, main
+from rep_audit.verify import verify
 from tests.support.audittrail import by_url
 from tests.support.robotsite import (
     ItemSpider,

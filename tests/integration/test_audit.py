@@ -18,9 +18,9 @@ import pytest_twisted
 from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 
+from rep_engine.settings import RepSettingError
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.requeststate import state_of
-from scrapy_rep.settings import RepSettingError
 from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
 from tests.support.robotsite import (
     BASE_SETTINGS,
@@ -522,7 +522,7 @@ def by_url_first(path: Path, url: str) -> dict[str, Any]:
 @pytest.mark.trail_not_verified("lines of no run, written to test the chain")
 def test_tampering_breaks_the_chain(tmp_path: Path) -> None:
     audit = tmp_path / "t.jsonl"
-    from scrapy_rep.audit.file import TrailFile
+    from rep_engine.trail.file import TrailFile
 
     trail = TrailFile(audit)
     for n in range(5):
@@ -578,7 +578,7 @@ async def test_urls_paused_and_resumed_one_final_record_each(
 ) -> None:
     """10 origins of ``per_origin`` URLs each (1,000 in the suite; 10,000 in the soak run),
     paused after ``pause_after`` downloads (about 40 % of them) and resumed."""
-    from scrapy_rep.robotstxt import parse_robotstxt
+    from rep_engine.robotstxt import parse_robotstxt
 
     sites = Sites()
     expected = plan_10000(sites, per_origin=per_origin)
@@ -630,7 +630,7 @@ async def test_a_full_disk_mid_crawl_keeps_the_pages_already_fetched(
 ) -> None:
     import errno
 
-    from scrapy_rep.audit.file import TrailFile
+    from rep_engine.trail.file import TrailFile
 
     write = TrailFile.write
 
@@ -690,8 +690,8 @@ def test_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
     import tracemalloc
     import zlib
 
+    from rep_engine.fetch.cache import CacheEntry
     from scrapy_rep.crawl.audit.audit import url_ledger
-    from scrapy_rep.fetch.cache import CacheEntry
 
     crawler = get_crawler(ListSpider, {"REP_AUDIT_FILE": str(tmp_path / "t.jsonl")})
     trail = url_ledger(crawler)
@@ -862,7 +862,7 @@ def _told_alike(
     more requests."""
     import io
 
-    from scrapy_rep.audit.cli import main
+    from rep_audit.cli import main
 
     records = url_records(trail)
     if short.startswith("1 request "):
@@ -1121,7 +1121,7 @@ async def test_a_callbacks_own_fetch_that_failed_or_came_has_its_fate(tmp_path: 
     with its status; each is one record, and ``audit verify`` takes the trail."""
     import io
 
-    from scrapy_rep.audit.cli import main
+    from rep_audit.cli import main
     from scrapy_rep.crawl.report import RepReport
     from tests.support.localhttp import free_port
 
@@ -1186,7 +1186,7 @@ async def test_a_redirect_dropped_before_it_was_decided_has_its_record(
     all, and ``/moved`` was "unfinished: the crawl ended before its fate was known"."""
     import io
 
-    from scrapy_rep.audit.cli import main
+    from rep_audit.cli import main
     from scrapy_rep.crawl.report import RepReport
 
     sites, trail, settings = _missing_page_crawled(tmp_path, _DropsBeforeTheCheck, 50)

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 import pytest_twisted
 
-from scrapy_rep.audit.cli import main
-from scrapy_rep.audit.verify import verify
+from rep_audit.cli import main
+from rep_audit.verify import verify
 from tests.support.robotsite import crawl, refused_at_start
 from tests.support.tools import (
     audit_streams,

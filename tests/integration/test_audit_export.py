@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from scrapy_rep.audit.cli import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE
-from scrapy_rep.audit.export import EXPORT_VERSION, preferences_of
-from scrapy_rep.usage.purpose import PURPOSES
+from rep_audit.cli import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE
+from rep_audit.export import EXPORT_VERSION, preferences_of
+from rep_engine.usage.purpose import PURPOSES
 from tests.support.audittrail import lines as trail_lines
 from tests.support.robotsite import (
     ItemSpider,

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import pytest_twisted
 
-from scrapy_rep.audit.export import build
+from rep_audit.export import build
 from tests.support.audittrail import lines, url_records
 from tests.support.robotsite import ItemSpider, Sites, crawl, robots
 from tests.support.trailfactory import run_line, url_line, write_trail

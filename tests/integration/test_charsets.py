@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest_twisted
 from scrapy.http import HtmlResponse
 
+from rep_engine.directives._metascan import byte_transparent
+from rep_engine.directives._sniffing import html_codec
 from scrapy_rep.crawl.page.pagereader import meta_tags
-from scrapy_rep.directives._metascan import byte_transparent
-from scrapy_rep.directives._sniffing import html_codec
 from tests.support.browser import browse, chromium
 from tests.support.charsetpages import CHARSET_PAGES
 from tests.support.localhttp import QuietHandler, serving

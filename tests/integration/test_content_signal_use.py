@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from scrapy_rep.audit.show import story
+from rep_audit.show import story
 from tests.support.audittrail import by_url, chain_breaks
 from tests.support.documents import CLOUDFLARE_USE_REFERENCE
 from tests.support.robotsite import (

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from scrapy_rep.audit.cli import main as audit
+from rep_audit.cli import main as audit
 from tests.support.audittrail import by_url
 from tests.support.localhttp import free_port
 from tests.support.robotsite import Reply, Sites, crawl, stat
@@ -254,7 +254,7 @@ async def test_allow_never_lets_through_a_host_that_cannot_be_connected_to(
 
 def test_the_setting_is_read_and_checked() -> None:
     """A wrong value stops the crawl at start, naming the setting."""
-    from scrapy_rep.settings import RepConfig, RepSettingError, lifecycle_policy
+    from rep_engine.settings import RepConfig, RepSettingError, lifecycle_policy
 
     config = RepConfig.from_settings({"REP_UNREACHABLE_CONNECT_MAX_WAIT": "2.5"})
     assert config.unreachable_connect_max_wait == 2.5

@@ -157,7 +157,7 @@ async def test_an_allowed_request_is_decided_once_with_the_same_outcome(
     twice_counts = dict(counted)
 
     if trail_on:  # verified after the engine calls were counted (see the mark)
-        from scrapy_rep.audit.verify import verify
+        from rep_audit.verify import verify
 
         for name in ("once", "twice"):
             result = verify(tmp_path / f"{name}.jsonl")

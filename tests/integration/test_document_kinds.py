@@ -16,15 +16,15 @@ import pytest
 import pytest_twisted
 from scrapy.utils.defer import deferred_from_coro
 
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
+from rep_engine.fetch.records import SharedRecord
+from rep_engine.fetch.rsl_kind import RSL
+from rep_engine.settings import RepConfig
+from rep_engine.urls.origins import Origin
+from rep_engine.usage.rsl.terms import purpose_answers
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
 from scrapy_rep.crawl.documents.stores import JobdirStore, LocalStore, RedisStore, RobotsStore
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
-from scrapy_rep.fetch.records import SharedRecord
-from scrapy_rep.fetch.rsl_kind import RSL
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.urls.origins import Origin
-from scrapy_rep.usage.rsl.terms import purpose_answers
 from tests.support.documents import KIND_BODIES
 from tests.support.redisserver import RedisServer, running_redis
 from tests.support.robotsite import Reply, Sites, crawl, robots

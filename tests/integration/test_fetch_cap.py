@@ -25,9 +25,9 @@ from twisted.internet import reactor
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.fetch.procedure import TDMREP
-from scrapy_rep.robotstxt import MAX_BODY_BYTES
+from rep_audit.verify import verify
+from rep_engine.fetch.procedure import TDMREP
+from rep_engine.robotstxt import MAX_BODY_BYTES
 from tests.support.audittrail import lines
 from tests.support.robotsite import Reply, ScriptedOrigin, Sites, crawl, robots
 

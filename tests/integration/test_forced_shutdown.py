@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 import pytest_twisted
 
-from scrapy_rep.audit.verify import verify
+from rep_audit.verify import verify
 from scrapy_rep.crawl.internals import ASYNC_ENGINE
 from tests.support.audittrail import lines, url_records
 from tests.support.localhttp import QuietHandler, serving

@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import pytest
 import pytest_twisted
 
-from scrapy_rep.usage.media.c2pa import available
+from rep_engine.usage.media.c2pa import available
 from tests.support.mediafiles import (
     DMI_VALUES,
     c2pa_jpeg,
@@ -456,9 +456,9 @@ async def test_the_audit_trail_records_each_file_with_its_deciding_statement(
 ) -> None:
     """docs/media.md, 'Signals, stats, audit': the audit trail gets the file's record with
     the deciding statement; the trail stays verifiable and ``show`` tells a file's story."""
-    from scrapy_rep.audit.read import Trail
-    from scrapy_rep.audit.show import story
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.show import story
+    from rep_audit.verify import verify
+    from rep_engine.trail.read import Trail
 
     trail = tmp_path / "trail.jsonl"
     found = await crawl_gallery("ai-train", tmp_path, REP_AUDIT_FILE=str(trail))
@@ -515,7 +515,7 @@ async def both_crawl(
 ) -> dict[str, Any]:
     """A crawl with FilesPipeline and ImagesPipeline over ``files`` and ``images``
     (path -> reply), with the audit trail; what the item, the trail and the disk say."""
-    from scrapy_rep.audit.read import Trail
+    from rep_engine.trail.read import Trail
 
     sites = Sites()
     site = sites.add("media")
@@ -660,7 +660,7 @@ async def test_the_audit_fate_is_written_once_the_pipeline_stored_the_file(
     assert fates["broken.jpg"]["error"].startswith("FileException: ")
     assert "error" not in fates["good.jpg"]
     assert our_errors(caplog) == []
-    from scrapy_rep.audit.show import story
+    from rep_audit.show import story
 
     text, count = story(tmp_path / "trail.jsonl", fates["broken.jpg"]["url"])
     assert count == 2  # its request's record (fetched) and its file's

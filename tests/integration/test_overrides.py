@@ -17,7 +17,7 @@ import pytest
 import pytest_twisted
 from scrapy import Request
 
-from scrapy_rep.audit.verify import verify
+from rep_audit.verify import verify
 from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from tests.support.audittrail import by_url
 from tests.support.robotsite import ListSpider, Sites, crawl, robots

@@ -30,7 +30,7 @@ from twisted.internet.task import deferLater
 from twisted.web.resource import Resource
 from twisted.web.server import Site
 
-from scrapy_rep.audit.cli import main as audit_main
+from rep_audit.cli import main as audit_main
 from scrapy_rep.crawl.internals import SCRAPY, download
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.signals import item_refused

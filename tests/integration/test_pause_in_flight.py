@@ -28,7 +28,7 @@ from twisted.internet import reactor
 from twisted.internet.defer import Deferred
 from twisted.internet.task import deferLater
 
-from scrapy_rep.audit.verify import verify
+from rep_audit.verify import verify
 from scrapy_rep.crawl.report import RepReport
 from tests.support.audittrail import url_records
 from tests.support.robotsite import (

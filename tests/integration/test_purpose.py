@@ -19,7 +19,7 @@ import pytest_twisted
 from scrapy import Request
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.verdict.policy import UsagePolicy
+from rep_engine.verdict.policy import UsagePolicy
 from tests.support.audittrail import by_url, chain_breaks, lines
 from tests.support.robotsite import (
     BASE_SETTINGS,

@@ -28,8 +28,8 @@ from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 from scrapy.signals import request_reached_downloader
 
+from rep_engine.urls.origins import origin_of
 from scrapy_rep.signals import request_held, robotstxt_fetched
-from scrapy_rep.urls.origins import origin_of
 from tests.support.robotsite import (
     TIMED,
     ListSpider,

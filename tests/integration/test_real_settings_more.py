@@ -19,7 +19,7 @@ import pytest_twisted
 from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 
-from scrapy_rep.audit.verify import verify
+from rep_audit.verify import verify
 from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
 from tests.support.robotsite import (
     BASE_SETTINGS,

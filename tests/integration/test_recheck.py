@@ -30,9 +30,8 @@ import pytest
 import pytest_twisted
 from twisted.internet.threads import deferToThread
 
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.crawl.commands.recheck_crawl import fetch_here
-from scrapy_rep.recheck.command import (
+from rep_audit.verify import verify
+from rep_recheck.command import (
     EXIT_REMOVED,
     EXIT_USAGE,
     FetchRequest,
@@ -41,7 +40,8 @@ from scrapy_rep.recheck.command import (
     run,
     settings_of,
 )
-from scrapy_rep.recheck.files import MANIFEST
+from rep_recheck.files import MANIFEST
+from scrapy_rep.crawl.commands.recheck_crawl import fetch_here
 from tests.support.localhttp import QuietHandler, base_url_fixture, serving
 from tests.support.paths import checkout_environment
 from tests.support.recheck import (
@@ -314,7 +314,7 @@ async def test_shards_of_three_formats_are_rechecked_with_one_fetch(
 _WITHOUT_A_REACTOR = """
 import asyncio, io, json, sys
 from scrapy_rep.crawl.commands.recheck_crawl import fetch_here
-from scrapy_rep.recheck.command import Recheck, parser
+from rep_recheck.command import Recheck, parser
 from tests.support.childcrawl import child_settings
 
 dataset, report, agent = sys.argv[1:4]
@@ -612,7 +612,7 @@ def test_python_dash_m_recheck_fetches_with_its_own_crawl_on_a_reactor(tmp_path:
 _CRASHING_RUN = """
 import os, sys
 from pathlib import Path
-from scrapy_rep.recheck import files
+from rep_recheck import files
 from tests.support.recheck import recheck_shards
 real, calls = os.replace, []
 def crashing(source, target):

@@ -8,7 +8,7 @@ import gzip
 import json
 from pathlib import Path
 
-from scrapy_rep.recheck.command import EXIT_REMOVED
+from rep_recheck.command import EXIT_REMOVED
 from tests.support.recheck import needs, recheck_tool, robots_capture, write_jsonl, write_warc
 
 ROBOTS = {

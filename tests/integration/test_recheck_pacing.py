@@ -1,6 +1,6 @@
 """``python -m scrapy_rep recheck --pages`` against local servers, in a process of its
 own as a user runs it: an origin without ``Crawl-delay`` is not queued behind a slow one
-(:mod:`scrapy_rep.recheck.pacing`), the page fetch says its progress, and the first
+(:mod:`rep_recheck.pacing`), the page fetch says its progress, and the first
 Ctrl-C says at once what it stops, the run then said interrupted (exit status 3)."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from itertools import pairwise
 from pathlib import Path
 from typing import ClassVar
 
-from scrapy_rep.recheck.command import EXIT_INTERRUPTED, EXIT_KEPT
+from rep_recheck.command import EXIT_INTERRUPTED, EXIT_KEPT
 from tests.support.localhttp import QuietHandler, serving
 from tests.support.paths import checkout_environment
 from tests.support.recheck import report_lines, write_jsonl

@@ -22,11 +22,10 @@ import pytest
 import pytest_twisted
 from scrapy.utils.defer import deferred_from_coro
 
-from scrapy_rep.crawl.documents.stores import JobdirStore, RedisStore, RobotsStore
-from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
-from scrapy_rep.fetch.kinds import DocumentKind as Document
-from scrapy_rep.fetch.lifecycle import Lifecycle, Phase
-from scrapy_rep.fetch.lifecycle.events import (
+from rep_engine.fetch.cache import CacheEntry, DocumentCache
+from rep_engine.fetch.kinds import DocumentKind as Document
+from rep_engine.fetch.lifecycle import Lifecycle, Phase
+from rep_engine.fetch.lifecycle.events import (
     AcquireLease,
     Action,
     Downloaded,
@@ -39,11 +38,12 @@ from scrapy_rep.fetch.lifecycle.events import (
     StartDownload,
     WakeAt,
 )
-from scrapy_rep.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedure
-from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
-from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_robotstxt
-from scrapy_rep.usage.tdmrep import NO_FILE, RESERVED_ALL, parse_tdmrep
+from rep_engine.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedure
+from rep_engine.fetch.records import SharedRecord, StoreCorrupt
+from rep_engine.fetch.rules import Policy
+from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_robotstxt
+from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL, parse_tdmrep
+from scrapy_rep.crawl.documents.stores import JobdirStore, RedisStore, RobotsStore
 from tests.support.lifecycles import Announcing, actions_of
 from tests.support.redisserver import RedisServer
 from tests.support.robotsite import Reply, Sites, crawl, robots

@@ -118,7 +118,7 @@ async def test_the_report_and_the_audit_trail_agree_on_every_url(
     no requests (a list of their own), and it missed the redirect and the download that
     got no answer. Now every request of the trail is a URL of the report's first list,
     counted alike, and the links not followed are the ones the pages' records name."""
-    from scrapy_rep.audit.cli import main
+    from rep_audit.cli import main
     from tests.support.audittrail import lines as trail_lines
     from tests.support.robotsite import crawl
 
@@ -388,7 +388,7 @@ async def test_an_item_a_later_component_drops_is_not_kept_in_the_trail_nor_the_
     "kept" of both (the page pass's word): kept is an item that reached the end of the
     crawl (``item_scraped``), as the URL ledger counts it; the others are
     ``items_not_kept``, and ``audit verify`` finds the trail clean."""
-    from scrapy_rep.audit.cli import main
+    from rep_audit.cli import main
     from tests.support.audittrail import by_url, lines
     from tests.support.robotsite import ItemSpider, Sites, crawl, robots
 

@@ -26,7 +26,7 @@ class ElsewhereSpider(ItemSpider):
 
 @pytest_twisted.ensureDeferred
 async def test_items_of_start_and_of_an_errback(tmp_path: Path) -> None:
-    from scrapy_rep.audit.cli import main
+    from rep_audit.cli import main
     from tests.support.audittrail import by_url, lines
 
     sites = Sites()

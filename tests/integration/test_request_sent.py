@@ -307,7 +307,7 @@ async def test_a_request_sent_as_another_name_is_held_to_every_name(
     crawler keeps its own ``Disallow: /``; sent as Googlebot, it keeps its own group and
     gets none of Googlebot's exemptions but obeys Googlebot's "no". The trail names both
     names, and ``audit verify`` re-derives the records."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     sites.add("a").script(
@@ -516,7 +516,7 @@ async def test_the_ai_opt_out_of_the_name_sent_as_holds_without_robots_obey(tmp_
     """``ROBOTSTXT_OBEY = False`` keeps the purpose's opt-outs: those of the group of the
     name a request is sent as too; its record names both names and ``audit verify``
     re-derives the refusal."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     sites.add("a").script(
@@ -545,7 +545,7 @@ async def test_a_request_that_names_no_crawler_is_held_to_the_star_group(tmp_pat
     """Sent with an empty ``User-Agent``, none at all, ``*`` or ``/1.0``, a request names
     no crawler: a site reads it under ``*``, whose ``Disallow: /`` it obeys beside its
     own group's (which allows everything); sent as the crawler, it goes."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     sites.add("a").script(
@@ -578,7 +578,7 @@ async def test_a_user_agent_is_read_as_utf_8_and_held_to_every_value_sent(tmp_pa
     """``Jävlabot/1.0`` is ``jävlabot``, the name robots.txt (UTF-8) gives its group, not
     ``jã¤vlabot`` (Latin-1), which the ``*`` group would allow; a request sent with two
     ``User-Agent`` values is held to both names (each is sent), not to the last alone."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     sites.add("a").script(
@@ -628,7 +628,7 @@ async def test_a_host_header_naming_another_site_is_decided_by_that_sites_robots
     """``http://127.0.0.1:P/private/1`` sent with ``Host: localhost:P`` is localhost's page
     (the server reads the header): localhost's robots.txt, which disallows it, decides it,
     not 127.0.0.1's, which allows everything. Said once at WARNING, naming the header."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     server = VirtualHosts(
         {
@@ -669,7 +669,7 @@ async def test_a_request_sent_with_another_host_records_the_site_and_both_robots
     ``127.0.0.1:P`` names the site addressed (``addressed``); allowed, it names both
     sites' robots.txt (localhost's, then the URL's own in ``also``); refused, the one
     that refused it. ``audit verify`` re-derives each with what it names."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     own_rules = "User-agent: *\nDisallow: /a-only\n"
     addressed_rules = "User-agent: *\nDisallow: /private\n"
@@ -738,7 +738,7 @@ async def test_a_host_header_set_after_the_check_is_decided_for_the_site_it_addr
     Scrapy's ``DefaultHeadersMiddleware`` at 400) is B's page: B's ``Disallow: /private``
     refuses it, as it does the same header set on the request; the trail says so and
     ``audit verify`` re-derives it."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
@@ -798,7 +798,7 @@ async def test_a_sub_request_with_the_pages_meta_leaves_the_pages_record_alone(
     The page keeps its record (its URL, fetched, no ``sent`` saying its URL changed, the
     ``sent_at`` of its own send), and ``audit verify`` finds nothing, although the page
     names an ``unavailable_after``."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     site = sites.add("a")
@@ -834,7 +834,7 @@ async def test_a_host_header_naming_another_site_is_decided_by_both_sites(
     allows everything; B's own ``Disallow: /b-only`` refuses the one it names. Both
     robots.txt are asked, each at its own address, and ``audit verify`` re-derives each
     record from the robots.txt it names."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
@@ -936,7 +936,7 @@ async def test_a_page_fetched_again_with_its_meta_is_a_record_of_its_own(
     request, which the copied state does not make the page's: it has a record of its own
     (``unscheduled``, its own attempts and status), and the page's record keeps its
     attempt, its status and the ``sent_at`` of its own send."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     site = sites.add("a")
@@ -977,7 +977,7 @@ async def test_a_page_refused_when_fetched_again_with_its_meta_keeps_its_fetched
     second), then disallows it when the callback fetches it again two seconds later. The
     page's record stays ``fetched`` (status 200, its item kept), and the refused fetch is
     a record of its own."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     site = sites.add("a")
@@ -1038,7 +1038,7 @@ async def test_a_page_fetched_again_with_its_meta_after_its_record_is_final_has_
     """The page's meta kept and used by a later callback, once the page's record is
     written: the state it brings names a record no longer open, decided on another
     request object; the fetch is a new request, with a record of its own."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     site = sites.add("a")
@@ -1085,7 +1085,7 @@ async def test_one_request_object_downloaded_twice_is_a_record_per_send(tmp_path
     ``Request`` object twice sends it twice, once its first record is final. The second
     send is a record of its own (its own attempt, status and ``sent_at``), naming the first
     in ``again``, and the ``end`` line counts it ``repeated``."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     site = sites.add("a")
@@ -1114,7 +1114,7 @@ async def test_one_request_object_downloaded_twice_is_a_record_per_send(tmp_path
 async def test_one_request_object_refused_twice_is_a_record_per_refusal(tmp_path: Any) -> None:
     """The same ``Request`` object, downloaded twice where robots.txt disallows it, is
     refused twice: two ``refused`` records, the second naming the first in ``again``."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     sites = Sites()
     sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /poll\n"))

@@ -19,8 +19,8 @@ import pytest_twisted
 from scrapy import Request
 from twisted.internet.task import LoopingCall
 
+from rep_audit.verify import verify
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.audit.verify import verify
 from scrapy_rep.crawl.requests.early import REFUSED_EARLY
 from tests.support.audittrail import by_url
 from tests.support.robotsite import (

@@ -22,7 +22,7 @@ from scrapy import signals
 from twisted.internet import reactor
 from twisted.internet.task import deferLater
 
-from scrapy_rep.audit.verify import verify
+from rep_audit.verify import verify
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from tests.support.audittrail import by_url, url_records

@@ -16,9 +16,9 @@ import pytest
 import pytest_twisted
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.audit.file import TrailFile, TrailFileError
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.settings import RepSettingError
+from rep_audit.verify import verify
+from rep_engine.settings import RepSettingError
+from rep_engine.trail.file import TrailFile, TrailFileError
 from tests.support.robotsite import BASE_SETTINGS, ListSpider, crawl, refused_at_start
 from tests.support.trailfactory import write_trail
 
@@ -114,7 +114,7 @@ def test_a_lock_held_for_a_moment_by_a_check_is_waited_for(
     """Another crawl's start-up check holds the lock for one ``flock`` call: a crawl
     that opens its trail at that moment waits for it instead of being refused (the
     check is released here at the first pause, deterministically)."""
-    import scrapy_rep.audit.file as trail_file
+    import rep_engine.trail.file as trail_file
 
     trail = write_trail(tmp_path / "trail.jsonl")
     checker = trail.open("rb")
@@ -133,7 +133,7 @@ def test_a_lock_held_for_a_moment_by_a_check_is_waited_for(
 def test_a_lock_held_by_a_writer_is_refused_after_the_tries(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import scrapy_rep.audit.file as trail_file
+    import rep_engine.trail.file as trail_file
 
     trail = write_trail(tmp_path / "trail.jsonl")
     pauses: list[float] = []

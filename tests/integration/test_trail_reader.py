@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import pytest_twisted
 
-from scrapy_rep.audit.read import Trail
+from rep_engine.trail.read import Trail
 from tests.support.audittrail import paused_and_resumed
 from tests.support.robotsite import (
     BASE_SETTINGS,

@@ -88,8 +88,8 @@ def test_a_file_cut_after_its_whole_prohibited_value_keeps_its_no(container: str
     for a ``DMI-PROHIBITED…`` value, so a broken packet that says prohibited keeps its
     "no". Found by the whole-crawl run (seed 65: an MP4 cut so, stored for ai-train).
     Every cut between the end of the value and the end of the file."""
-    from scrapy_rep.usage.media.reading import read_media
-    from scrapy_rep.usage.purpose import usage_decision
+    from rep_engine.usage.media.reading import read_media
+    from rep_engine.usage.purpose import usage_decision
     from tests.support.wholecrawl import PLUS_VOCAB, media_body
 
     value = "DMI-PROHIBITED-AIMLTRAINING"  # odd length: the PNG packet is not compressed

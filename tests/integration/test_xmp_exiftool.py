@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
-from scrapy_rep.usage.media.reading import read_media
-from scrapy_rep.usage.media.xmp import Limits
-from scrapy_rep.usage.purpose import PURPOSES, usage_decision
+from rep_engine.usage.media.reading import read_media
+from rep_engine.usage.media.xmp import Limits
+from rep_engine.usage.purpose import PURPOSES, usage_decision
 from tests.support.mediafiles import (
     PAST_THE_COUNT,
     PLUS_VOCAB,

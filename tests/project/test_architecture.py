@@ -23,11 +23,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import PACKAGE
+from tests.support.paths import PACKAGE, PACKAGES
 
-#: Each floor and the floors it may import, bottom up. A module outside every
-#: subpackage (``scrapy_rep/*.py``: the entry points, the signals, the re-exports of
-#: the import paths Scrapy settings name) is ``top``.
+#: Each floor and the floors it may import, bottom up: the engine's (``rep_engine``: the
+#: floors of the protocol, then the trail's format; ``engine``, its ``__init__``), the
+#: audit tools (``rep_audit``), the re-check (``rep_recheck``), and the Scrapy add-on's
+#: (``scrapy_rep``: ``checker``, ``crawl``, and ``top``, a module outside both: the entry
+#: points, the signals, the re-exports of the import paths Scrapy settings name).
+_ENGINE = ("urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "trail")
 LAYERS: dict[str, set[str]] = {
     "urls": set(),
     "robotstxt": {"urls"},
@@ -36,49 +39,51 @@ LAYERS: dict[str, set[str]] = {
     "fetch": {"urls", "robotstxt", "usage"},
     "verdict": {"urls", "robotstxt", "directives", "usage", "fetch"},
     "settings": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict"},
-    "audit": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
-    "checker": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
-    "recheck": {
-        "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
-    },
-    "crawl": {
-        "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
-        "checker", "recheck",
-    },
-    "top": {
-        "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
-        "checker", "recheck", "crawl",
-    },
-}  # fmt: skip
-#: The floors that never import Scrapy, Twisted or asyncio.
-PURE_FLOORS = (
-    "urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "audit",
-    "checker", "recheck",
-)  # fmt: skip
+    "trail": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
+    "engine": {*_ENGINE},
+    "audit": {*_ENGINE, "engine"},
+    "checker": {*_ENGINE, "engine"},
+    "recheck": {*_ENGINE, "engine", "audit"},
+    "crawl": {*_ENGINE, "engine", "audit", "checker", "recheck"},
+    "top": {*_ENGINE, "engine", "audit", "checker", "recheck", "crawl"},
+}
+#: The floors that never import Scrapy, Twisted or asyncio: every one of the engine, the
+#: audit tools and the re-check, and the add-on's checker.
+PURE_FLOORS = (*_ENGINE, "engine", "audit", "checker", "recheck")
 #: Pure modules at the top: the checker and the signals' names.
 PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals")
 #: The one top module the floors below may import: the signals' names, which import
 #: nothing of the package (every component sends them).
 TOP_LEAF = "scrapy_rep.signals"
 FORBIDDEN = ("scrapy", "twisted", "asyncio", "scrapy_rep.crawl")
+#: What a module of the three parts without Scrapy never loads: nothing of the add-on.
+PART_FORBIDDEN = (*FORBIDDEN, "scrapy_rep")
+#: The import packages of the four parts.
+ROOTS = tuple(package.name for package in PACKAGES)
 
 
 def modules() -> dict[str, Path]:
-    """Every module of the package by dotted name."""
+    """Every module of the four parts by dotted name."""
     found = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
-        if parts[-1] == "__init__":
-            parts = parts[:-1]
-        found[".".join(parts)] = path
+    for package in PACKAGES:
+        for path in sorted(package.rglob("*.py")):
+            parts = path.relative_to(package.parent).with_suffix("").parts
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            found[".".join(parts)] = path
     return found
 
 
 def floor_of(module: str) -> str:
-    """The floor of a dotted module name: its subpackage, or ``top``."""
-    parts = module.split(".")
-    if len(parts) > 1 and parts[1] in LAYERS and (PACKAGE / parts[1]).is_dir():
-        return parts[1]
+    """The floor of a dotted module name."""
+    root, _, rest = module.partition(".")
+    first = rest.partition(".")[0]
+    if root == "rep_engine":
+        return first if first in _ENGINE else "engine"
+    if root in ("rep_audit", "rep_recheck"):
+        return root.removeprefix("rep_")
+    if first in ("checker", "crawl") and (PACKAGE / first).is_dir():
+        return first
     return "top"
 
 
@@ -100,7 +105,8 @@ def import_statements(module: str, path: Path) -> Iterator[tuple[str | None, lis
 
 
 def imported_by(module: str, path: Path) -> set[str]:
-    """The scrapy_rep modules ``module`` imports (absolute or relative, anywhere in it)."""
+    """The modules of the four parts ``module`` imports (absolute or relative, anywhere in
+    it)."""
     names: set[str] = set()
     for base, imported in import_statements(module, path):
         if base is None:
@@ -108,7 +114,7 @@ def imported_by(module: str, path: Path) -> set[str]:
         else:
             names.add(base)
             names.update(f"{base}.{name}" for name in imported)
-    return {name for name in names if name == "scrapy_rep" or name.startswith("scrapy_rep.")}
+    return {name for name in names if name.partition(".")[0] in ROOTS}
 
 
 def test_every_floor_imports_only_the_floors_below_it() -> None:
@@ -118,7 +124,7 @@ def test_every_floor_imports_only_the_floors_below_it() -> None:
         floor = floor_of(module)
         for name in imported_by(module, path):
             target = name if name in known else name.rpartition(".")[0]
-            if target not in known or target == "scrapy_rep":
+            if target not in known or target == "scrapy_rep":  # its names are re-exports
                 continue
             other = floor_of(target)
             if other != floor and other not in LAYERS[floor] and target != TOP_LEAF:
@@ -194,7 +200,7 @@ def test_the_crawl_rooms_are_the_subpackages() -> None:
 def test_the_layering_check_sees_a_wrong_import() -> None:
     """The control case: an import of the crawl floor from the engine is caught."""
     assert floor_of("scrapy_rep.crawl.requests.downloadermiddlewares") == "crawl"
-    assert "crawl" not in LAYERS[floor_of("scrapy_rep.robotstxt._parser")]
+    assert "crawl" not in LAYERS[floor_of("rep_engine.robotstxt._parser")]
     assert floor_of("scrapy_rep.signals") == "top"
 
 
@@ -299,16 +305,25 @@ print(json.dumps(report))
 
 
 def loaded_by(names: list[str]) -> dict[str, list[str]]:
-    """What importing each of ``names`` in turn loads of ``FORBIDDEN``, in a fresh
-    interpreter (a module that loads one is named: the ones after it cannot load it
-    again, but the first one already fails)."""
-    code = REPORT.format(modules=names, forbidden=FORBIDDEN)
+    """What importing each of ``names`` in turn loads of ``FORBIDDEN`` (of
+    ``PART_FORBIDDEN``, for a module of ``rep_engine``, ``rep_audit`` or ``rep_recheck``),
+    in a fresh interpreter (a module that loads one is named: the ones after it cannot load
+    it again, but the first one already fails)."""
+    code = REPORT.format(modules=names, forbidden=PART_FORBIDDEN)
     result = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False
     )
     assert result.returncode == 0, result.stderr
     report: dict[str, list[str]] = json.loads(result.stdout.strip().splitlines()[-1])
-    return report
+    return {
+        module: [
+            name
+            for name in loaded
+            if module.startswith("rep_")
+            or any(name == f or name.startswith(f"{f}.") for f in FORBIDDEN)
+        ]
+        for module, loaded in report.items()
+    }
 
 
 def pure_modules() -> list[str]:
@@ -354,7 +369,8 @@ def architecture_sections() -> dict[str, str]:
     for part in text.split("\n## ")[1:]:
         heading, _, body = part.partition("\n")
         name = heading.split("`")[1].rstrip("/") if "`" in heading else heading
-        floor = "top" if name == "scrapy_rep" else name
+        floor = {"scrapy_rep": "top", "rep_engine": "engine"}.get(name, name)
+        floor = floor.removeprefix("rep_")
         sections[floor] = sections.get(floor, "") + body
     return sections
 
@@ -368,7 +384,7 @@ def test_architecture_md_names_every_module_under_its_floor() -> None:
             continue  # a subpackage's docstring only
         floor = floor_of(module)
         text = sections.get(floor, "")
-        nested = path.parent.parent != PACKAGE and path.parent != PACKAGE  # lifecycle/
+        nested = path.parent.parent not in PACKAGES and path.parent not in PACKAGES  # lifecycle/
         if f"`{path.name}`" not in text and not (nested and f"`{path.parent.name}/`" in text):
             missing.append(f"{module} ({floor})")
     assert missing == []
@@ -458,7 +474,7 @@ def _leading_text(node: ast.expr) -> str:
 def refusal_stat_prefixes() -> tuple[str, ...]:
     """What every stat of a refusal starts with: each row of the one table of reasons
     (``rep/requests/dropped/``, ``robotstxt/forbidden``, ``rep/purpose/items_dropped/``…)."""
-    from scrapy_rep.verdict.fates import REASONS
+    from rep_engine.verdict.fates import REASONS
 
     return tuple({stat.split("{")[0] for row in REASONS.values() for stat in row.stats})
 
@@ -492,7 +508,7 @@ def test_every_refusal_goes_through_the_performer() -> None:
     ``request_refused`` or ``item_refused`` and counts a refusal's stats: a request
     refused before the fetch, a link or an item the page pass refuses and a request
     dropped without a verdict are counted, logged and signalled in one place, from the
-    one table of reasons (``scrapy_rep/verdict/fates.py``), so that none can count
+    one table of reasons (``rep-engine/rep_engine/verdict/fates.py``), so that none can count
     what it does not signal, or signal what it does not count."""
     performed = {
         name: found

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.paths import PACKAGES
+
 ROOT = Path(__file__).resolve().parents[2]
 README = ROOT / "README.md"
 BEHAVIOUR = ROOT / "docs" / "behaviour.md"
@@ -116,7 +118,7 @@ def code_strings() -> set[str]:
     import ast
 
     strings = set()
-    for path in (ROOT / "scrapy_rep").rglob("*.py"):
+    for path in (path for package in PACKAGES for path in package.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 strings.add(node.value)
@@ -124,7 +126,7 @@ def code_strings() -> set[str]:
 
 
 def test_settings_the_docs_name_exist() -> None:
-    from scrapy_rep.settings import SETTINGS
+    from rep_engine.settings import SETTINGS
 
     known = {setting.name for setting in SETTINGS}
     named = set(re.findall(r"\bREP_[A-Z0-9_]*[A-Z0-9]\b(?![*…])", documented_text()))
@@ -148,10 +150,15 @@ CONTRIBUTOR_PAGES = {
     *DOCS.glob("contributing/*.md"),
 }
 USER_PAGES = [page for page in PAGES if page not in CONTRIBUTOR_PAGES]
-#: A dotted name of the package, or a path of one of its files (its bundled example
-#: robots.txt is no module).
-PACKAGE_NAME = re.compile(r"(?<![\w/.-])scrapy_rep(?:\.[A-Za-z_]\w*)+")
-PACKAGE_PATH = re.compile(r"(?<![\w/.-])scrapy_rep/(?!examples/)[\w/.]+")
+#: A dotted name of one of the four parts' packages, or a path of one of their files (the
+#: add-on's bundled example robots.txt is no module).
+PACKAGE_NAME = re.compile(
+    r"(?<![\w/.-])(?:scrapy_rep|rep_engine|rep_audit|rep_recheck)(?:\.[A-Za-z_]\w*)+"
+)
+PACKAGE_PATH = re.compile(
+    r"(?<![\w/.-])(?:scrapy_rep|rep-engine/rep_engine|rep-audit/rep_audit|rep-recheck/rep_recheck)"
+    r"/(?!examples/)[\w/.]+"
+)
 
 
 def resolves(dotted: str) -> bool:
@@ -175,13 +182,17 @@ def resolves(dotted: str) -> bool:
 
 def private_names(text: str) -> list[str]:
     """The names of ``text`` outside the public API: a dotted name whose first part after
-    ``scrapy_rep.`` is not in ``scrapy_rep.__all__`` (``signals`` is: the module), or a
-    path of a file of the package."""
+    ``scrapy_rep.`` is not in ``scrapy_rep.__all__`` (``signals`` is: the module), after
+    ``rep_engine.`` not in ``rep_engine.__all__`` (the audit tools and the re-check have
+    commands, no names), or a path of a file of a package."""
+    import rep_engine
     import scrapy_rep
 
+    public = {"scrapy_rep": scrapy_rep.__all__, "rep_engine": rep_engine.__all__}
     named = []
     for dotted in PACKAGE_NAME.findall(text):
-        if dotted.split(".")[1] not in scrapy_rep.__all__ or not resolves(dotted):
+        root, name = dotted.split(".")[:2]
+        if name not in public.get(root, ()) or not resolves(dotted):
             named.append(dotted)
     return named + PACKAGE_PATH.findall(text)
 
@@ -190,14 +201,18 @@ def test_private_names_are_told_from_public_ones() -> None:
     text = (
         "`scrapy_rep.RobotsTxtMiddleware`, `scrapy_rep.signals.request_refused`, "
         "`scrapy_rep.RobotParser.from_crawler`, `scrapy_rep.crawl.page.spidermiddlewares`, "
-        "`scrapy_rep.robotstxt.ALLOW_ALL`, `scrapy_rep.Nothing`, `scrapy_rep/fetch/cache.py`, "
-        "`scrapy_rep/examples/robots.txt`"
+        "`rep_engine.robotstxt.ALLOW_ALL`, `scrapy_rep.Nothing`, `rep_engine.ALLOW_ALL`, "
+        "`rep_audit.cli`, `rep-engine/rep_engine/fetch/cache.py`, "
+        "`scrapy_rep/crawl/meta.py`, `scrapy_rep/examples/robots.txt`, "
+        "`pip install /path/to/scrapy_rep/rep-engine`"
     )
     assert private_names(text) == [
         "scrapy_rep.crawl.page.spidermiddlewares",
-        "scrapy_rep.robotstxt.ALLOW_ALL",
+        "rep_engine.robotstxt.ALLOW_ALL",
         "scrapy_rep.Nothing",
-        "scrapy_rep/fetch/cache.py",
+        "rep_audit.cli",
+        "rep-engine/rep_engine/fetch/cache.py",
+        "scrapy_rep/crawl/meta.py",
     ]
 
 
@@ -205,7 +220,7 @@ def test_private_names_are_told_from_public_ones() -> None:
 def test_user_pages_name_only_the_public_api(page: Path) -> None:
     """Everything outside ``scrapy_rep.__all__`` (and the ``scrapy_rep.signals`` module)
     is private: a user page names none of it, by module or by file. Loggers too: they are
-    documented once, as the ``scrapy_rep`` tree."""
+    documented once, as the ``scrapy_rep`` and ``rep_engine`` trees."""
     assert private_names(page.read_text(encoding="utf-8")) == []
 
 
@@ -214,6 +229,7 @@ def test_the_logger_tree_is_documented() -> None:
     section = text.split("## What the log says\n", 1)[1].split("\n## ", 1)[0]
     assert "logger under `scrapy_rep`" in section
     assert 'logging.getLogger("scrapy_rep")' in section
+    assert 'logging.getLogger("rep_engine")' in section
 
 
 def test_every_name_the_contributor_pages_give_exists() -> None:
@@ -256,7 +272,7 @@ def rep_tables():  # type: ignore[no-untyped-def]
 def test_settings_table_is_written_from_the_code() -> None:
     """Each row: the setting, linked to its section; its default in words a reader
     counts in; what it does, in one line (the setting's own ``help``)."""
-    from scrapy_rep.settings import SETTINGS
+    from rep_engine.settings import SETTINGS
 
     page = (DOCS / "settings.md").read_text(encoding="utf-8")
     assert "<!-- rep: settings-table -->" in page
@@ -272,7 +288,7 @@ def test_settings_table_is_written_from_the_code() -> None:
 
 
 def test_every_setting_says_what_it_does_in_one_line_and_counts_in_its_unit() -> None:
-    from scrapy_rep.settings import SETTINGS
+    from rep_engine.settings import SETTINGS
 
     for setting in SETTINGS:
         assert setting.help and "\n" not in setting.help and len(setting.help) <= 80, setting
@@ -312,7 +328,7 @@ def test_settings_page_has_a_section_for_every_setting_and_no_other() -> None:
 
 
 def test_purpose_table_is_written_from_the_code() -> None:
-    from scrapy_rep.usage._purpose_table import ROWS
+    from rep_engine.usage._purpose_table import ROWS
 
     assert "<!-- rep: purpose-table -->" in (DOCS / "purpose-notes.md").read_text(encoding="utf-8")
     table = rep_tables().purpose_table("")
@@ -321,7 +337,7 @@ def test_purpose_table_is_written_from_the_code() -> None:
 
 
 def test_signals_table_is_written_from_the_code() -> None:
-    from scrapy_rep.verdict.signals import SIGNALS
+    from rep_engine.verdict.signals import SIGNALS
 
     assert "<!-- rep: signals-table -->" in (DOCS / "purpose-notes.md").read_text(encoding="utf-8")
     table = rep_tables().signals_table("")
@@ -351,7 +367,7 @@ def test_every_signal_and_meta_key_is_documented() -> None:
 def test_each_settings_section_states_the_codes_default() -> None:
     tables = rep_tables()
     page = (DOCS / "settings.md").read_text(encoding="utf-8")
-    from scrapy_rep.settings import SETTINGS
+    from rep_engine.settings import SETTINGS
 
     assert set(tables.documented_defaults(page)) == {s.name for s in SETTINGS}
     assert tables.default_problems(page) == []

@@ -1,16 +1,17 @@
 """One install story everywhere: every ``pip install`` line of the README, the docs and
 the package's messages works from a clone (the package is not on a package index yet:
 docs/installation.md), every page that states the oldest Scrapy, Twisted, w3lib or Python
-agrees with setup.cfg, and the deployment page says how to run and check the shared Redis
+agrees with the parts' pyproject.toml files, and the deployment page says how to run and check the shared Redis
 cache."""
 
 from __future__ import annotations
 
-import configparser
 import re
 from pathlib import Path
 
 import pytest
+
+from tests.support.paths import PACKAGES, PARTS, project
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
@@ -65,7 +66,7 @@ def test_every_install_hint_of_the_package_works_from_anywhere() -> None:
     import ast
 
     wrong = []
-    for path in sorted((ROOT / "scrapy_rep").rglob("*.py")):
+    for path in sorted(path for package in PACKAGES for path in package.rglob("*.py")):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 wrong += [f"{path.name}: {r}" for r in unreachable_requirements(node.value)]
@@ -73,18 +74,20 @@ def test_every_install_hint_of_the_package_works_from_anywhere() -> None:
 
 
 def lowest_versions() -> dict[str, str]:
-    """The lower bounds of setup.cfg's ``install_requires`` and ``python_requires``."""
-    config = configparser.ConfigParser()
-    config.read(ROOT / "setup.cfg", encoding="utf-8")
-    options = config["options"]
-    bounds = dict(re.findall(r"^\s*([\w-]+)>=([\d.]+)", options["install_requires"], re.M))
-    bounds["python"] = options["python_requires"].removeprefix(">=")
+    """The lower bounds of the four parts' dependencies and of the add-on's Python."""
+    bounds = {
+        match.group(1): match.group(2)
+        for package in PARTS
+        for requirement in project(package)["dependencies"]
+        if (match := re.fullmatch(r"([\w-]+)>=([\d.]+)", requirement))
+    }
+    bounds["python"] = project()["requires-python"].removeprefix(">=")
     return {name.lower(): version for name, version in bounds.items()}
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
-def test_every_stated_oldest_version_is_setup_cfgs(page: Path) -> None:
-    """``Scrapy 2.13 or newer`` (Twisted, w3lib, Python): the version setup.cfg requires."""
+def test_every_stated_oldest_version_is_the_declared_one(page: Path) -> None:
+    """``Scrapy 2.13 or newer`` (Twisted, w3lib, Python): the version the parts require."""
     lowest = lowest_versions()
     assert {"scrapy", "twisted", "w3lib", "python"} <= set(lowest)
     text = " ".join(page.read_text(encoding="utf-8").split())

@@ -10,8 +10,8 @@ import re
 
 from scrapy.settings import Settings
 
+from rep_engine.settings import SETTINGS, RepConfig
 from scrapy_rep.crawl.report import closing_lines
-from scrapy_rep.settings import SETTINGS, RepConfig
 from tests.support.paths import ROOT
 
 PAGE = ROOT / "docs" / "switching.md"

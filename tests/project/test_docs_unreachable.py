@@ -7,9 +7,9 @@ from __future__ import annotations
 import logging
 import re
 
-from scrapy_rep.fetch.cache import DocumentCache
-from scrapy_rep.fetch.lifecycle import Lifecycle
-from scrapy_rep.fetch.lifecycle.events import (
+from rep_engine.fetch.cache import DocumentCache
+from rep_engine.fetch.lifecycle import Lifecycle
+from rep_engine.fetch.lifecycle.events import (
     Action,
     Downloaded,
     Log,
@@ -18,9 +18,9 @@ from scrapy_rep.fetch.lifecycle.events import (
     TimerFired,
     WakeAt,
 )
-from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
-from scrapy_rep.fetch.rules import FailureClass, Policy
-from scrapy_rep.robotstxt import parse_robotstxt
+from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
+from rep_engine.fetch.rules import FailureClass, Policy
+from rep_engine.robotstxt import parse_robotstxt
 from tests.support.lifecycles import T0, actions_of
 from tests.support.paths import ROOT
 

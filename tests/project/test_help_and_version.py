@@ -71,7 +71,7 @@ def test_top_level_help_describes_both_commands() -> None:
 def test_top_level_help_lists_every_command() -> None:
     """Every command of both tools has a row of its own: ``check`` and each ``audit``
     command (``repair`` and ``export`` were left out)."""
-    from scrapy_rep.audit.cli import COMMANDS
+    from rep_audit.cli import COMMANDS
 
     code, stdout, stderr = main_streams("--help")
     assert code == 0, stderr
@@ -122,7 +122,7 @@ def test_every_help_fits_80_columns(args: list[str], monkeypatch: pytest.MonkeyP
 
 
 def test_every_audit_command_is_in_scrapy_rep_audit_help() -> None:
-    from scrapy_rep.audit.cli import COMMANDS
+    from rep_audit.cli import COMMANDS
     from scrapy_rep.crawl.commands.audit_command import AuditCommand
 
     about = AuditCommand().long_desc()

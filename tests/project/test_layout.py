@@ -1,8 +1,10 @@
 """The suite's layout, kept (docs/decisions.md, 'The tests mirror the package'):
 
-- tests/ mirrors scrapy_rep/: a unit-test module sits in its module's floor folder, named
+- tests/ mirrors the four parts' packages (tests/audit/ is rep_audit/, tests/recheck/ is
+  rep_recheck/, every other folder a subpackage of rep_engine/ or scrapy_rep/, and
+  tests/ itself scrapy_rep/): a unit-test module sits in its module's floor folder, named
   after the module it tests (``tests/robotstxt/test_profiles_body_bytes.py`` tests
-  ``scrapy_rep/robotstxt/profiles.py``; a package's ``__init__.py`` goes by the package's
+  ``rep-engine/rep_engine/robotstxt/profiles.py``; a package's ``__init__.py`` goes by the package's
   name: ``tests/directives/test_directives.py``); beside them only tests/integration/
   (real crawls, local sites, processes), tests/project/ (docs, packaging, layering) and
   tests/support/ (the helpers);
@@ -29,6 +31,22 @@ from tests.support.paths import ROOT
 
 #: The folders of tests/ that mirror no part of the package.
 OWN_FOLDERS = ("integration", "project", "support")
+#: The folders of tests/ that mirror a part's package itself: tests/audit/ is rep_audit/.
+PART_FOLDERS = {"audit": "rep-audit/rep_audit", "recheck": "rep-recheck/rep_recheck"}
+#: Where every other folder of tests/ finds the package it mirrors, in this order
+#: (tests/ itself: scrapy_rep/).
+PACKAGE_ROOTS = ("scrapy_rep", "rep-engine/rep_engine")
+
+
+def package_folder(root: Path, parts: tuple[str, ...]) -> Path:
+    """The package folder that the folder ``tests/<parts>`` mirrors (where its package
+    would be, when no part has one)."""
+    if parts and parts[0] in PART_FOLDERS:
+        return root / PART_FOLDERS[parts[0]] / Path(*parts[1:])
+    for base in PACKAGE_ROOTS:
+        if (root / base / Path(*parts) / "__init__.py").is_file():
+            return root / base / Path(*parts)
+    return root / PACKAGE_ROOTS[0] / Path(*parts)
 #: What a unit-test module may not import: processes, crawls and local sites, and the
 #: helpers that start them (module, or (module, name)).
 HEAVY_MODULES = {
@@ -89,14 +107,14 @@ def misplaced_unit_modules(root: Path) -> list[str]:
         if not is_unit_module(root, path):
             continue
         relative = path.relative_to(root).as_posix()
-        package_folder = root / "scrapy_rep" / Path(*folder_of(root, path))
-        if not (package_folder / "__init__.py").is_file():
-            found.append(f"{relative}: scrapy_rep has no package {package_folder.name!r} here")
+        mirrored = package_folder(root, folder_of(root, path))
+        if not (mirrored / "__init__.py").is_file():
+            found.append(f"{relative}: no part has a package {mirrored.name!r} here")
             continue
         name = path.stem.removeprefix("test_")
-        stems = stems_of(package_folder)
+        stems = stems_of(mirrored)
         if not any(name == stem or name.startswith(stem + "_") for stem in stems):
-            where = "/".join(("scrapy_rep", *folder_of(root, path)))
+            where = mirrored.relative_to(root).as_posix()
             found.append(
                 f"{relative}: named after no module of {where}/ "
                 f"(test_<module>[_<theme>].py, <module> one of {sorted(stems)})"
@@ -105,7 +123,7 @@ def misplaced_unit_modules(root: Path) -> list[str]:
 
 
 def stray_folders(root: Path) -> list[str]:
-    """Folders of tests/ that mirror no folder of scrapy_rep/ and are not one of
+    """Folders of tests/ that mirror no package folder of a part and are not one of
     :data:`OWN_FOLDERS`."""
     found = []
     for folder in sorted((root / "tests").rglob("*")):
@@ -114,10 +132,8 @@ def stray_folders(root: Path) -> list[str]:
         parts = folder.relative_to(root / "tests").parts
         if parts[0] in OWN_FOLDERS:
             continue
-        if not (root / "scrapy_rep" / Path(*parts) / "__init__.py").is_file():
-            found.append(
-                f"{folder.relative_to(root).as_posix()}/: no scrapy_rep/{'/'.join(parts)}/"
-            )
+        if not (package_folder(root, parts) / "__init__.py").is_file():
+            found.append(f"{folder.relative_to(root).as_posix()}/: no part has {'/'.join(parts)}/")
     return found
 
 
@@ -201,16 +217,17 @@ def tree(root: Path, files: dict[str, str]) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
         for folder in path.relative_to(root).parents:
-            if folder.parts and folder.parts[0] in ("scrapy_rep", "tests"):
-                (root / folder / "__init__.py").touch()
+            top = folder.parts[:1]
+            if top in (("scrapy_rep",), ("tests",)) or (top and folder.parts[1:]):
+                (root / folder / "__init__.py").touch()  # a package (rep-engine/ is none)
     return root
 
 
 PACKAGE = {
     "scrapy_rep/check.py": "",
-    "scrapy_rep/robotstxt/_parser.py": "",
-    "scrapy_rep/robotstxt/profiles.py": "",
-    "scrapy_rep/verdict/decide.py": "",
+    "rep-engine/rep_engine/robotstxt/_parser.py": "",
+    "rep-engine/rep_engine/robotstxt/profiles.py": "",
+    "rep-engine/rep_engine/verdict/decide.py": "",
 }
 
 
@@ -224,7 +241,7 @@ def test_a_unit_test_module_outside_its_floor_folder_fails(tmp_path: Path) -> No
         "tests/robotstxt/test_decide.py": "",  # verdict/decide.py in robotstxt/
         "tests/test_decide.py": "",  # verdict/decide.py at the top
         "tests/robotstxt/test_parserx.py": "",  # no module parserx
-        "tests/checker/test_inputs.py": "",  # no scrapy_rep/checker/ here
+        "tests/checker/test_inputs.py": "",  # no checker/ in any part here
         "tests/integration/test_anything.py": "",
         "tests/project/test_docs.py": "",
     })  # fmt: skip
@@ -236,7 +253,7 @@ def test_a_unit_test_module_outside_its_floor_folder_fails(tmp_path: Path) -> No
         "tests/test_decide.py",
     ]
     assert found[1].endswith("<module> one of ['parser', 'profiles', 'robotstxt'])")
-    assert stray_folders(root) == ["tests/checker/: no scrapy_rep/checker/"]
+    assert stray_folders(root) == ["tests/checker/: no part has checker/"]
 
 
 def test_a_helper_defined_in_two_modules_fails(tmp_path: Path) -> None:

@@ -51,7 +51,7 @@ def loaded_after_all(codes: tuple[str, ...], heavy: tuple[str, ...]) -> list[str
 
 
 ENGINE_CODES = [
-    "import scrapy_rep.robotstxt",
+    "import rep_engine.robotstxt",
     "import scrapy_rep",
     "from scrapy_rep import parse_robotstxt, Decision, RobotsTxt, ParseOptions",
     # python -m scrapy_rep check --example /x (exits 0: /x is allowed)
@@ -112,7 +112,7 @@ def test_every_public_name_resolves_and_unknown_names_raise() -> None:
 LXML_CODES = [
     "import scrapy_rep\nscrapy_rep.parse_robotstxt(b'User-agent: *\\nDisallow: /x\\n')",
     "import scrapy_rep.check",
-    "import scrapy_rep.checker.report, scrapy_rep.usage.rsl.discovery",
+    "import scrapy_rep.checker.report, rep_engine.usage.rsl.discovery",
     # python -m scrapy_rep check --example /x: reads no RSL document
     "import runpy\n"
     "sys.argv = ['scrapy_rep', 'check', '--example', '/x']\n"
@@ -133,5 +133,5 @@ def test_engine_and_checker_load_no_lxml(code: str) -> None:
 
 def test_parsing_an_rsl_document_loads_lxml() -> None:
     """The control case: the probe sees lxml once a document is parsed."""
-    code = "from scrapy_rep.usage.rsl.document import parse_rsl\nparse_rsl(b'<rsl/>')"
+    code = "from rep_engine.usage.rsl.document import parse_rsl\nparse_rsl(b'<rsl/>')"
     assert loaded_after(code, ("lxml",)) == ["lxml"]

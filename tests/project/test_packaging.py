@@ -1,23 +1,23 @@
-"""The wheel built from this checkout, installed into a fresh venv, is a working package.
+"""The four distributions built from this checkout, installed into a fresh venv, are
+working packages (ARCHITECTURE.md, "Four parts").
 
-The packaging is built once per run, as a release builds it (``python -m build``): the
-sdist from a copy of the checkout, then the wheel from the unpacked sdist (so no stale
-``build/`` folder of the checkout can leak into it), both by setuptools' PEP 517 backend
-installed once from pip's usual index. Whichever pytest-xdist worker needs them first
-builds them, under a lock; the others wait and use them (:func:`built_once`). The
-fresh venv has no pip and none of the dependencies: a ``.pth`` file lends it the running
-venv's site-packages, where ``.pth`` files (and so the editable install of the checkout)
-are not processed, and the tests run outside the checkout, so ``scrapy_rep`` can only come
-from the wheel.
+Each part is built once per run, as a release builds it (``python -m build``): its sdist
+from a copy of the checkout, then its wheel from the unpacked sdist, both by hatchling's
+PEP 517 backend installed once from pip's usual index. Whichever pytest-xdist worker
+needs them first builds them, under a lock; the others wait and use them
+(:func:`built_once`). The fresh venv has no pip and none of the dependencies: a ``.pth``
+file lends it the running venv's site-packages, where ``.pth`` files (and so the
+editable installs of the checkout) are not processed, and the tests run outside the
+checkout, so the four packages can only come from the wheels.
 """
 
 from __future__ import annotations
 
-import configparser
 import fcntl
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import sysconfig
@@ -28,10 +28,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import ROOT
+from tests.support.paths import PARTS, ROOT, project, tomllib
 
-#: The tests of the wheel share one build and venv (:func:`built_once`).
+#: The tests of the wheels share one build and venv (:func:`built_once`).
 wheel_group = pytest.mark.xdist_group("wheel")
+#: Each part's distribution name, by its import package.
+DISTRIBUTIONS = {
+    "rep_engine": "rep-engine",
+    "rep_audit": "rep-audit",
+    "rep_recheck": "rep-recheck",
+    "scrapy_rep": "scrapy_rep",
+}
 
 
 def built_once(
@@ -52,14 +59,15 @@ def built_once(
         return Path(done.read_text())
 
 
-def setuptools_backend(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """setuptools (its PEP 517 backend), from pip's usual index, in a folder of its own."""
+def hatchling_backend(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """hatchling (its PEP 517 backend), from pip's usual index, in a folder of its own."""
 
     def install(folder: Path) -> Path:
+        requires = tomllib.loads((ROOT / "pyproject.toml").read_text())["build-system"]
         subprocess.run(
             [
                 *(sys.executable, "-m", "pip", "install", "-q", "--target", str(folder)),
-                "setuptools>=64",
+                *requires["requires"],
             ],
             check=True,
         )
@@ -68,63 +76,73 @@ def setuptools_backend(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return built_once(tmp_path_factory, "backend", install)
 
 
-def sdist_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sdist built from a copy of this checkout. The copy is all of the checkout but
-    its git data, virtualenvs and egg-info (the build writes an egg-info where it runs),
-    so MANIFEST.in alone decides what is shipped."""
-    backend = setuptools_backend(tmp_path_factory)
+def build_with(backend: Path, hook: str, source: Path, out: Path) -> Path:
+    """``hook`` (``build_sdist`` or ``build_wheel``) of hatchling run in ``source``, into
+    ``out``: the file it built."""
+    code = f"from hatchling.build import {hook}; print({hook}({str(out)!r}))"
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=source,
+        env={**os.environ, "PYTHONPATH": str(backend)},
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return out / done.stdout.strip().splitlines()[-1]
+
+
+def checkout_copy(folder: Path) -> Path:
+    """All of the checkout but its git data and virtualenvs, so that the parts' own
+    build configuration alone decides what is shipped."""
+    checkout = folder / "checkout"
+    shutil.copytree(
+        ROOT, checkout, ignore=shutil.ignore_patterns(".git", ".venv*", "__pycache__"),
+        symlinks=True,
+    )  # fmt: skip
+    return checkout
+
+
+def sdist_archive(tmp_path_factory: pytest.TempPathFactory, package: str) -> Path:
+    """The sdist of one part, built from a copy of this checkout."""
+    backend = hatchling_backend(tmp_path_factory)
 
     def build(folder: Path) -> Path:
-        checkout = folder / "checkout"
-        shutil.copytree(
-            ROOT,
-            checkout,
-            ignore=shutil.ignore_patterns(".git", ".venv*", "*.egg-info"),
-            symlinks=True,
-        )
-        out = folder / "dist"
-        code = f"from setuptools.build_meta import build_sdist; build_sdist({str(out)!r})"
-        subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=checkout,
-            env={**os.environ, "PYTHONPATH": str(backend)},
-            check=True,
-            capture_output=True,
-        )
-        (archive,) = out.glob("scrapy_rep-*.tar.gz")
-        return archive
+        source = checkout_copy(folder) / PARTS[package].relative_to(ROOT)
+        return build_with(backend, "build_sdist", source, folder / "dist")
 
-    return built_once(tmp_path_factory, "sdist", build)
+    return built_once(tmp_path_factory, f"sdist-{package}", build)
 
 
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The wheel built from the unpacked sdist (as ``python -m build`` builds it)."""
-    archive = sdist_archive(tmp_path_factory)
-    backend = setuptools_backend(tmp_path_factory)
+def wheel_of(tmp_path_factory: pytest.TempPathFactory, package: str) -> Path:
+    """One part's wheel, built from its unpacked sdist (as ``python -m build`` builds
+    it)."""
+    archive = sdist_archive(tmp_path_factory, package)
+    backend = hatchling_backend(tmp_path_factory)
 
     def build(folder: Path) -> Path:
         with tarfile.open(archive) as tar:
             tar.extractall(folder / "unpacked", filter="data")
         (source,) = (folder / "unpacked").iterdir()
-        out = folder / "dist"
-        code = f"from setuptools.build_meta import build_wheel; build_wheel({str(out)!r})"
-        subprocess.run(
-            [sys.executable, "-c", code],
-            cwd=source,
-            env={**os.environ, "PYTHONPATH": str(backend)},
-            check=True,
-            capture_output=True,
-        )
-        (built,) = out.glob("scrapy_rep-*.whl")
-        return built
+        return build_with(backend, "build_wheel", source, folder / "dist")
 
-    return built_once(tmp_path_factory, "wheel", build)
+    return built_once(tmp_path_factory, f"wheel-{package}", build)
 
 
 @pytest.fixture(scope="module")
-def venv_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv with the wheel installed (once per run: :func:`built_once`)."""
+def wheels(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The four wheels, by import package."""
+    return {package: wheel_of(tmp_path_factory, package) for package in PARTS}
+
+
+@pytest.fixture(scope="module")
+def wheel(wheels: dict[str, Path]) -> Path:
+    """The add-on's wheel."""
+    return wheels["scrapy_rep"]
+
+
+@pytest.fixture(scope="module")
+def venv_python(wheels: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh venv with the four wheels installed (once per run: :func:`built_once`)."""
 
     def make(venv: Path) -> Path:
         subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
@@ -140,9 +158,9 @@ def venv_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
         subprocess.run(
             [
                 *(sys.executable, "-m", "pip", "--python", str(python)),
-                *("install", "-q", "--no-deps", "--no-index", str(wheel)),
+                *("install", "-q", "--no-deps", "--no-index", *map(str, wheels.values())),
             ],
-            env=without_pythonpath(),  # a checkout on it would count as scrapy_rep installed
+            env=without_pythonpath(),  # a checkout on it would count as installed
             check=True,
         )
         return python
@@ -152,7 +170,7 @@ def venv_python(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def without_pythonpath() -> dict[str, str]:
     """The environment without the caller's PYTHONPATH, which could put a checkout's
-    scrapy_rep before the wheel's."""
+    packages before the wheels'."""
     return {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
 
 
@@ -173,28 +191,86 @@ def test_wheel_contains_license_type_marker_and_example(wheel: Path) -> None:
 
 
 @wheel_group
-def test_wheel_metadata(wheel: Path) -> None:
-    with zipfile.ZipFile(wheel) as archive:
+@pytest.mark.parametrize("package", list(PARTS))
+def test_each_wheel_holds_its_part_and_nothing_else(wheels: dict[str, Path], package: str) -> None:
+    """A part's wheel holds its own package (typed) and none of the others'."""
+    names = zipfile.ZipFile(wheels[package]).namelist()
+    assert f"{package}/__init__.py" in names and f"{package}/py.typed" in names
+    tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert tops == {package}
+
+
+@wheel_group
+@pytest.mark.parametrize("package", list(PARTS))
+def test_wheel_metadata(wheels: dict[str, Path], package: str) -> None:
+    with zipfile.ZipFile(wheels[package]) as archive:
         (metadata_name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
         metadata = archive.read(metadata_name).decode()
     # No address that nobody can check (docs/release.md: added when one exists).
     assert "Project-URL:" not in metadata and "Home-page:" not in metadata
-    assert re.search(r"^Name: scrapy[_-]rep$", metadata, re.MULTILINE)
-    assert "License-File: LICENSE" in metadata
-    for classifier in declared_classifiers():
+    name = DISTRIBUTIONS[package].replace("_", "[_-]")
+    assert re.search(rf"^Name: {name}$", metadata, re.MULTILINE)
+    assert re.search(r"^License-Expression: BSD-3-Clause$", metadata, re.MULTILINE)
+    for classifier in project(package)["classifiers"]:
         assert f"Classifier: {classifier}\n" in metadata
-    assert f"Summary: {metadata_field('description')}\n" in metadata
+    assert f"Summary: {project(package)['description']}\n" in metadata
     # The linters are not test dependencies.
     assert not re.search(r'^Requires-Dist: (mypy|ruff).*extra == "test"', metadata, re.M)
+    if package == "scrapy_rep":
+        assert "License-File: LICENSE" in metadata
+
+
+def test_the_parts_depend_on_each_other_at_one_version() -> None:
+    """Released together (docs/release.md): each part's version is the add-on's, and a
+    part that needs another pins it at that version; the engine needs none of Scrapy,
+    Twisted or another part, the audit tools and the re-check no Scrapy or Twisted."""
+    version = project()["version"]
+    needs = {
+        package: {re.split(r"[<>=!~\[ ;]", requirement)[0] for requirement in
+                  project(package)["dependencies"]}
+        for package in PARTS
+    }  # fmt: skip
+    assert needs["rep_engine"].isdisjoint({"scrapy", "twisted", "rep-audit", "rep-recheck"})
+    assert needs["rep_audit"].isdisjoint({"scrapy", "twisted", "rep-recheck"})
+    assert needs["rep_recheck"].isdisjoint({"scrapy", "twisted"})
+    assert {"rep-engine", "rep-audit", "rep-recheck", "scrapy"} <= needs["scrapy_rep"]
+    for package in PARTS:
+        assert project(package)["version"] == version
+        for requirement in project(package)["dependencies"]:
+            if requirement.startswith("rep-"):
+                assert requirement.endswith(f"=={version}"), (package, requirement)
+    imported = {
+        package: (PARTS[package] / package / "__init__.py").read_text() for package in PARTS
+    }
+    for package in ("rep_engine", "rep_audit", "rep_recheck"):
+        assert f'__version__ = "{version}"' in imported[package]
 
 
 @wheel_group
 def test_installed_wheel_is_what_runs(venv_python: Path, tmp_path: Path) -> None:
-    result = run_in_venv(
-        venv_python, tmp_path, "-c", "import scrapy_rep; print(scrapy_rep.__file__)"
-    )
+    code = "import scrapy_rep, rep_engine, rep_audit, rep_recheck; print(scrapy_rep.__file__)"
+    result = run_in_venv(venv_python, tmp_path, "-c", code)
     assert result.returncode == 0, result.stderr
     assert Path(result.stdout.strip()).is_relative_to(venv_python.parents[1])
+
+
+@wheel_group
+def test_the_installed_engine_and_audit_tools_load_no_scrapy(
+    venv_python: Path, tmp_path: Path
+) -> None:
+    """From the wheels: the engine's public names and the audit tools' command line load
+    nothing of Scrapy, Twisted, asyncio or the add-on, and ``python -m rep_audit`` runs."""
+    code = (
+        "import sys, rep_engine, rep_audit.cli, rep_recheck.command\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+        "('scrapy', 'twisted', 'asyncio', 'scrapy_rep')))\n"
+    )
+    result = run_in_venv(venv_python, tmp_path, "-c", code)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+    helped = run_in_venv(venv_python, tmp_path, "-m", "rep_audit", "--help")
+    assert helped.returncode == 0, helped.stderr
+    assert "verify" in helped.stdout
 
 
 @wheel_group
@@ -232,40 +308,60 @@ def test_scrapy_command_entry_point_loads(venv_python: Path, tmp_path: Path) -> 
     assert all(Path(line[3]).is_relative_to(venv_python.parents[1]) for line in lines)
 
 
-def metadata_field(name: str) -> str:
-    config = configparser.ConfigParser()
-    config.read(ROOT / "setup.cfg")
-    return config["metadata"][name].strip()
+def snapshot(tree: Path) -> dict[str, tuple[int, int]]:
+    """Each file and folder of ``tree`` with its size and modification time."""
+    return {
+        str(path.relative_to(tree)): (path.stat().st_size, path.stat().st_mtime_ns)
+        for path in sorted(tree.rglob("*"))
+    }
 
 
-def declared_classifiers() -> list[str]:
-    return metadata_field("classifiers").splitlines()
+@wheel_group
+def test_building_a_part_leaves_a_read_only_clone_as_it_was(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    """``pip install /path/to/clone`` (and each part's folder) builds in the clone itself:
+    it writes nothing there (no ``build/``, no egg-info), so a read-only checkout
+    installs, and leaves it as it was."""
+    backend = hatchling_backend(tmp_path_factory)
+    clone = checkout_copy(tmp_path)
+    before = snapshot(clone)
+    for path in [clone, *clone.rglob("*")]:
+        path.chmod(path.stat().st_mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
+    try:
+        for package in PARTS:
+            source = clone / PARTS[package].relative_to(ROOT)
+            built = build_with(backend, "build_wheel", source, tmp_path / "dist")
+            assert built.name.startswith(DISTRIBUTIONS[package].replace("-", "_"))
+    finally:
+        for path in [clone, *clone.rglob("*")]:
+            path.chmod(path.stat().st_mode | stat.S_IWUSR)
+    assert snapshot(clone) == before
 
 
 def test_classifiers_are_pypis_and_say_what_the_package_is() -> None:
     from trove_classifiers import classifiers as pypi_classifiers
 
-    classifiers = declared_classifiers()
-    assert sorted(set(classifiers) - pypi_classifiers) == []  # PyPI would refuse the upload
-    statuses = [c for c in classifiers if c.startswith("Development Status :: ")]
-    assert statuses in (["Development Status :: 3 - Alpha"], ["Development Status :: 4 - Beta"])
-    assert {
-        "Framework :: Scrapy",
-        "Topic :: Internet :: WWW/HTTP :: Indexing/Search",
-        "Typing :: Typed",
-    } <= set(classifiers)
+    for package in PARTS:
+        classifiers = project(package)["classifiers"]
+        assert sorted(set(classifiers) - pypi_classifiers) == []  # PyPI would refuse it
+        statuses = [c for c in classifiers if c.startswith("Development Status :: ")]
+        assert statuses in (["Development Status :: 3 - Alpha"], ["Development Status :: 4 - Beta"])
+        assert {"Topic :: Internet :: WWW/HTTP :: Indexing/Search", "Typing :: Typed"} <= set(
+            classifiers
+        )
+        assert project(package)["requires-python"] == project()["requires-python"]
+    assert "Framework :: Scrapy" in project()["classifiers"]
 
 
 def test_every_python_from_the_oldest_to_the_newest_is_declared() -> None:
-    """The classifiers name every minor version from python_requires to the newest one
+    """The classifiers name every minor version from requires-python to the newest one
     named (.ci/run tests each of them), with no gap: 3.12 was missing."""
-    config = configparser.ConfigParser()
-    config.read(ROOT / "setup.cfg")
-    oldest = re.fullmatch(r">=\s*3\.(\d+)", config["options"]["python_requires"].strip())
+    oldest = re.fullmatch(r">=\s*3\.(\d+)", project()["requires-python"].strip())
     assert oldest
     minors = [
-        int(m) for m in re.findall(r"^Programming Language :: Python :: 3\.(\d+)$",
-                                   metadata_field("classifiers"), re.M)
+        int(m) for classifier in project()["classifiers"]
+        for m in re.findall(r"^Programming Language :: Python :: 3\.(\d+)$", classifier)
     ]  # fmt: skip
     assert minors == list(range(int(oldest.group(1)), max(minors) + 1))
     assert 12 in minors
@@ -276,7 +372,8 @@ def test_ci_runs_every_declared_python() -> None:
     over the others (the machine's python3 runs in its first step)."""
     run_in_venv = (ROOT / ".ci" / "run").read_text()
     classifier_versions = (
-        "sed -n 's/^ *Programming Language :: Python :: \\(3\\.[0-9]*\\) *$/\\1/p' setup.cfg"
+        "sed -n 's/^ *\"Programming Language :: Python :: \\(3\\.[0-9]*\\)\", *$/\\1/p' "
+        "pyproject.toml"
     )
     assert f"NEWEST=$({classifier_versions} | sort -V | tail -n 1)" in run_in_venv
     assert f"for version in $({classifier_versions} | sort -V); do" in run_in_venv
@@ -284,10 +381,12 @@ def test_ci_runs_every_declared_python() -> None:
 
 
 def test_summary_is_one_line_with_purposes_and_the_audit_trail() -> None:
-    summary = metadata_field("description")
+    summary = project()["description"]
     assert "\n" not in summary and len(summary) <= 200
     for part in ("robots.txt", "X-Robots-Tag", "purpose", "ai-train", "ai-input", "audit trail"):
         assert part in summary, part
+    for package in PARTS:
+        assert len(project(package)["description"]) <= 200
 
 
 def test_changelog_has_one_section_for_the_unreleased_version() -> None:
@@ -295,7 +394,7 @@ def test_changelog_has_one_section_for_the_unreleased_version() -> None:
     no "Breaking" entry before anything was released to break."""
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     sections = re.findall(r"^## (.+)$", text, re.M)
-    version = metadata_field("version")
+    version = project()["version"]
     assert re.fullmatch(rf"{re.escape(version)} \((unreleased|\d{{4}}-\d\d-\d\d)\)", sections[0])
     assert sum("unreleased" in section.lower() for section in sections) <= 1
     released = [section for section in sections if "unreleased" not in section.lower()]
@@ -305,10 +404,13 @@ def test_changelog_has_one_section_for_the_unreleased_version() -> None:
 
 
 def lower_bounds() -> dict[str, str]:
-    config = configparser.ConfigParser()
-    config.read(ROOT / "setup.cfg")
-    requires = config["options"]["install_requires"]
-    return dict(re.findall(r"^([\w-]+)>=([\d.]+)$", requires.strip(), re.MULTILINE))
+    """The lower bounds every part declares (``name>=version``)."""
+    return {
+        match.group(1): match.group(2)
+        for package in PARTS
+        for requirement in project(package)["dependencies"]
+        if (match := re.fullmatch(r"([\w-]+)>=([\d.]+)", requirement))
+    }
 
 
 def test_ci_lowest_constraints_pin_the_declared_lower_bounds() -> None:
@@ -325,19 +427,21 @@ def test_ci_lowest_constraints_pin_the_declared_lower_bounds() -> None:
 def test_the_datatrove_extra_installs_what_the_documented_pipeline_needs() -> None:
     """docs/recheck.md's datatrove pipeline reads and writes with datatrove's
     ``JsonlReader`` and ``JsonlWriter``, which need modules datatrove does not install
-    (``_requires_dependencies``): ``pip install scrapy_rep[datatrove]`` installs them."""
+    (``_requires_dependencies``): ``pip install rep-recheck[datatrove]`` installs them,
+    and so does the add-on's extra of the same name."""
     pytest.importorskip("datatrove", reason="datatrove is not installed (the test extra has it)")
     from datatrove.pipeline.readers import JsonlReader
     from datatrove.pipeline.writers import JsonlWriter
 
     doc = (ROOT / "docs" / "recheck.md").read_text()
     assert "JsonlReader(" in doc and "JsonlWriter(" in doc
-    config = configparser.ConfigParser()
-    config.read(ROOT / "setup.cfg")
-    extra = config["options.extras_require"]["datatrove"]
-    installed = set(re.findall(r"^([\w-]+)", extra.strip(), re.MULTILINE))
+    extra = project("rep_recheck")["optional-dependencies"]["datatrove"]
+    installed = {re.split(r"[<>=!~\[ ;]", requirement)[0] for requirement in extra}
     needed = {*JsonlReader._requires_dependencies, *JsonlWriter._requires_dependencies}
     assert needed and needed <= installed
+    assert project()["optional-dependencies"]["datatrove"] == [
+        f"rep-recheck[datatrove]=={project()['version']}"
+    ]
 
 
 # --------------------------------------------------------------------------- the sdist
@@ -349,8 +453,8 @@ sdist_group = pytest.mark.xdist_group("sdist")
 
 @pytest.fixture(scope="module")
 def unpacked_sdist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sdist (:func:`sdist_archive`), unpacked for this module's tests."""
-    archive = sdist_archive(tmp_path_factory)
+    """The add-on's sdist (:func:`sdist_archive`), unpacked for this module's tests."""
+    archive = sdist_archive(tmp_path_factory, "scrapy_rep")
     tmp = tmp_path_factory.mktemp("sdist")
     with tarfile.open(archive) as tar:
         tar.extractall(tmp / "unpacked", filter="data")
@@ -373,7 +477,11 @@ def test_sdist_ships_tests_helpers_docs_and_example(unpacked_sdist: Path) -> Non
         "docs/settings.md",
         "example_project/scrapy.cfg",
         "CHANGELOG.md",
-        "MANIFEST.in",
+        "rep-engine/pyproject.toml",
+        "rep-engine/rep_engine/robotstxt/__init__.py",
+        "rep-audit/pyproject.toml",
+        "rep-recheck/pyproject.toml",
+        ".ci/run",
     ):
         assert (unpacked_sdist / name).is_file(), name
 
@@ -383,15 +491,17 @@ def test_sdist_ships_tests_helpers_docs_and_example(unpacked_sdist: Path) -> Non
     assert python_files(unpacked_sdist) >= python_files(ROOT)
     assert not list(unpacked_sdist.rglob("__pycache__"))
     assert not (unpacked_sdist / "docs" / "_build").exists()
+    assert not list(unpacked_sdist.glob(".venv*"))
 
 
 @sdist_group
 def test_part_of_the_suite_runs_from_the_sdist(unpacked_sdist: Path) -> None:
-    """The unpacked sdist's own scrapy_rep (first on the path) passes its own tests (in
+    """The unpacked sdist's own four packages (first on the path) pass its own tests (in
     one process, -n 0: the suite around this test already has a worker per core)."""
-    env = {**os.environ, "PYTHONPATH": str(unpacked_sdist)}
+    path = [unpacked_sdist, *(unpacked_sdist / PARTS[p].relative_to(ROOT) for p in PARTS)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, path))}
     where = subprocess.run(
-        [sys.executable, "-c", "import scrapy_rep; print(scrapy_rep.__file__)"],
+        [sys.executable, "-c", "import scrapy_rep, rep_engine; print(rep_engine.__file__)"],
         cwd=unpacked_sdist,
         env=env,
         capture_output=True,

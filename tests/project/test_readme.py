@@ -94,10 +94,10 @@ def test_quick_start_commands_work_pasted_into_one_shell(tmp_path: Path) -> None
     project = tmp_path / "example_project"
     assert ran == [
         f"python3 {tmp_path} -m venv .venv",
-        f"pip {tmp_path} install -q -e .",
+        f"pip {tmp_path} install -q -e rep-engine -e rep-audit -e rep-recheck -e .",
         f"scrapy {project} crawl demo -O items.jsonl",
         f"python3 {tmp_path} -m venv .venv",
-        f"pip {tmp_path} install -q -e .[test]",
+        f"pip {tmp_path} install -q -e rep-engine -e rep-audit -e rep-recheck -e .[test]",
         f"python {tmp_path} -m pytest -rs",
     ]
 
@@ -106,11 +106,13 @@ def test_quick_start_commands_work_pasted_into_one_shell(tmp_path: Path) -> None
 
 
 def test_the_readme_is_the_long_description() -> None:
-    import configparser
+    """The add-on's README is its long description, and each part's its own."""
+    from tests.support.paths import PARTS, project
 
-    config = configparser.ConfigParser()
-    config.read(ROOT / "setup.cfg")
-    assert config["metadata"]["long_description"].strip() == "file: README.md"
+    for package, folder in PARTS.items():
+        assert project(package)["readme"] == "README.md"
+        text = (folder / "README.md").read_text(encoding="utf-8")
+        assert [link for link in re.findall(r"\]\(([^)\s]*)", text) if "://" not in link] == []
 
 
 def test_the_long_description_has_no_relative_link() -> None:
@@ -124,9 +126,12 @@ def test_the_long_description_has_no_relative_link() -> None:
 
 def test_every_page_the_readme_names_exists_in_the_source_distribution() -> None:
     """Each ``docs/….md`` the README names is a page of the repository, which the sdist
-    ships whole (MANIFEST.in), and each section it names is a heading of that page."""
-    manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
-    assert re.search(r"^graft docs$", manifest, re.MULTILINE)
+    ships whole (pyproject.toml's sdist), and each section it names is a heading of that
+    page."""
+    from tests.support.paths import tomllib
+
+    build = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["hatch"]
+    assert "/docs" in build["build"]["targets"]["sdist"]["include"]
     named = re.findall(r"`((?:docs/[\w/-]+|CHANGELOG|ARCHITECTURE)\.md)`", TEXT)
     assert len(set(named)) >= 15
     assert [page for page in named if not (ROOT / page).is_file()] == []

@@ -15,9 +15,9 @@ import json
 
 import pytest
 
+from rep_engine.trail.file import _ENCODE as encode  # the one encoder of trail lines
+from rep_engine.trail.lines import REFUSED_BY, RefusedBy
 from scrapy_rep import Reason
-from scrapy_rep.audit.file import _ENCODE as encode  # the one encoder of trail lines
-from scrapy_rep.audit.lines import REFUSED_BY, RefusedBy
 from tests.support.paths import DOCS, PACKAGE
 
 #: The words of every reason and of the trail's ``refused_by``.

@@ -1,4 +1,4 @@
-"""Captures dated (scrapy_rep.recheck.asof): the captures as they stood at a date, an
+"""Captures dated (rep_recheck.asof): the captures as they stood at a date, an
 item's date read, and what the capture nearest before it said."""
 
 from __future__ import annotations
@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.recheck.asof import (
+from rep_recheck.asof import (
     Then,
     Timeline,
     item_date,
     no_capture_before,
     parse_as_of,
 )
-from scrapy_rep.recheck.command import read_settings
-from scrapy_rep.recheck.rechecker import Rechecker
-from scrapy_rep.recheck.warc import Capture, WarcDocuments, captures
+from rep_recheck.command import read_settings
+from rep_recheck.rechecker import Rechecker
+from rep_recheck.warc import Capture, WarcDocuments, captures
 from tests.support.recheck import robots_capture, write_warc
 
 ROBOTS = "https://a.example/robots.txt"

@@ -8,8 +8,8 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from scrapy_rep.recheck.asof import Timeline, parse_as_of
-from scrapy_rep.recheck.capture_index import CaptureFile
+from rep_recheck.asof import Timeline, parse_as_of
+from rep_recheck.capture_index import CaptureFile
 from tests.support.recheck import recheck_tool, report_lines, write_jsonl, write_warc
 
 ORIGINS = [f"http://o{n}.example" for n in range(40)]

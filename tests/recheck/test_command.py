@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.recheck.command import (
+from rep_audit.verify import verify
+from rep_engine.usage.standards import NOT_READ
+from rep_recheck.command import (
     EXIT_KEPT,
     EXIT_REMOVED,
     EXIT_USAGE,
@@ -22,7 +23,6 @@ from scrapy_rep.recheck.command import (
     fetch_progress,
     main,
 )
-from scrapy_rep.usage.standards import NOT_READ
 from tests.support.recheck import (
     recheck_tool,
     report_lines,

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.recheck.command import (
+from rep_recheck.command import (
     EXIT_KEPT,
     EXIT_REMOVED,
     EXIT_USAGE,
@@ -205,7 +205,7 @@ def test_a_parquet_date_column(tmp_path: Path) -> None:
 
 
 def test_the_trail_says_then_and_changed_too(tmp_path: Path) -> None:
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     warcs = _warcs(tmp_path, (JAN, ALLOW), (JUN, DISALLOW))
     trail = tmp_path / "trail.jsonl"

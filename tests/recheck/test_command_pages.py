@@ -13,9 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck.command import (
+from rep_audit.verify import verify
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.urls.origins import origin_of
+from rep_engine.verdict import ROBOTS
+from rep_engine.verdict.page import PageStatements
+from rep_recheck.command import (
     EXIT_INTERRUPTED,
     EXIT_REMOVED,
     FetchRequest,
@@ -23,12 +27,8 @@ from scrapy_rep.recheck.command import (
     PageRead,
     main,
 )
-from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.pacing import PAGES_NOT_CHECKED
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.verdict import ROBOTS
-from scrapy_rep.verdict.page import PageStatements
+from rep_recheck.documents import OriginDocuments
+from rep_recheck.pacing import PAGES_NOT_CHECKED
 from tests.support.recheck import report_lines, write_jsonl
 
 BODY = b"User-agent: *\nAllow: /\n"
@@ -125,9 +125,9 @@ def test_without_pages_one_line_says_page_level_signals_were_not_checked(
 def test_reading_the_dataset_says_its_progress_at_a_bounded_rate(tmp_path: Path) -> None:
     """The first pass over a large dataset says how far it is (items read, origins
     found), no more often than every PROGRESS_EVERY seconds of the clock."""
-    from scrapy_rep.recheck.command import PROGRESS_EVERY, Progress
-    from scrapy_rep.recheck.datasets import open_dataset
-    from scrapy_rep.recheck.fetching import origins_of as _origins
+    from rep_recheck.command import PROGRESS_EVERY, Progress
+    from rep_recheck.datasets import open_dataset
+    from rep_recheck.fetching import origins_of as _origins
 
     dataset = tmp_path / "items.jsonl"
     write_jsonl(dataset, [f"https://{n}.example/" for n in range(3)])

@@ -1,5 +1,5 @@
 """The recheck reads its settings as the crawl reads them (one reader,
-:func:`scrapy_rep.settings.read_config`): a misspelt boolean is refused with one line
+:func:`rep_engine.settings.read_config`): a misspelt boolean is refused with one line
 naming it, before the dataset is read or a document fetched, by the command with a WARC
 or with documents fetched now, and by the datatrove step; never read as false (which
 turns robots.txt off)."""
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.recheck.command import EXIT_USAGE, FetchRequest, FetchResult, main
-from scrapy_rep.settings import RepSettingError
+from rep_engine.settings import RepSettingError
+from rep_recheck.command import EXIT_USAGE, FetchRequest, FetchResult, main
 from tests.support.recheck import needs, recheck_tool, robots_capture, write_jsonl, write_warc
 
 #: Values Scrapy's ``getbool`` or a lenient reader would read as a boolean, which the
@@ -62,7 +62,7 @@ def test_a_misspelt_robotstxt_obey_stops_a_recheck_before_its_crawl(
 
 @pytest.mark.parametrize("value", ["True", "1", True, "false", False, 0])
 def test_the_spellings_the_crawl_reads_are_read(value: object) -> None:
-    from scrapy_rep.recheck.command import read_settings
+    from rep_recheck.command import read_settings
 
     obey = read_settings({"REP_PURPOSE": "search", "ROBOTSTXT_OBEY": value})[1].obey_robots
     assert obey is (value in ("True", "1", True))

@@ -13,17 +13,17 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.audit.show import story
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.recheck import asof
-from scrapy_rep.recheck.command import (
+from rep_audit.show import story
+from rep_audit.verify import verify
+from rep_recheck import asof
+from rep_recheck.command import (
     EXIT_REMOVED,
     EXIT_USAGE,
     FetchRequest,
     FetchResult,
     main,
 )
-from scrapy_rep.recheck.files import MANIFEST
+from rep_recheck.files import MANIFEST
 from tests.support.recheck import (
     needs,
     recheck_tool,

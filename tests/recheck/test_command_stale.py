@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.recheck import files
-from scrapy_rep.recheck.command import EXIT_REMOVED, EXIT_USAGE
-from scrapy_rep.recheck.files import MANIFEST
+from rep_recheck import files
+from rep_recheck.command import EXIT_REMOVED, EXIT_USAGE
+from rep_recheck.files import MANIFEST
 from tests.support.recheck import (
     SHARDS,
     recheck_shards,
@@ -182,12 +182,12 @@ def test_an_interrupted_rerun_removes_nothing_and_keeps_the_manifest(tmp_path: P
     import io
     import zlib
 
-    from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.recheck.command import EXIT_INTERRUPTED, FetchRequest, FetchResult, main
-    from scrapy_rep.recheck.documents import OriginDocuments
-    from scrapy_rep.robotstxt import parse_robotstxt
-    from scrapy_rep.urls.origins import origin_of
-    from scrapy_rep.verdict import ROBOTS
+    from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.robotstxt import parse_robotstxt
+    from rep_engine.urls.origins import origin_of
+    from rep_engine.verdict import ROBOTS
+    from rep_recheck.command import EXIT_INTERRUPTED, FetchRequest, FetchResult, main
+    from rep_recheck.documents import OriginDocuments
 
     def stopped(request: FetchRequest) -> FetchResult:
         origin = origin_of("https://a.example/")

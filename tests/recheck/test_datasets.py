@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.recheck.datasets import (
+from rep_recheck.datasets import (
     PARQUET_BATCH,
     PARQUET_ROWS_BATCH,
     DatasetError,
@@ -113,7 +113,7 @@ def test_an_output_is_written_into_the_file_made_new_never_reopened_by_name(
     a symlink swapped in at its name before the first row (a co-user who can write the
     folder) is never followed; the rows are renamed over the output when all are whole.
     (Parquet: pyarrow wrote into the temporary name, opened again, at its first row.)"""
-    from scrapy_rep.recheck.files import Staged
+    from rep_recheck.files import Staged
 
     if name.endswith(".parquet"):
         needs("pyarrow.parquet")  # the Parquet extra; without it, no Parquet output
@@ -141,7 +141,7 @@ def test_an_output_is_written_into_the_file_made_new_never_reopened_by_name(
 
 
 def test_a_parquet_output_is_renamed_over_its_path_once_whole(tmp_path: Path) -> None:
-    from scrapy_rep.recheck.files import Staged
+    from rep_recheck.files import Staged
 
     parquet = needs("pyarrow.parquet")  # the Parquet extra; without it, no Parquet output
     source = tmp_path / "items.parquet"

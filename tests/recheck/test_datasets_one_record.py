@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.recheck.command import (
+from rep_audit.verify import verify
+from rep_recheck.command import (
     EXIT_REMOVED,
     FetchRequest,
     FetchResult,

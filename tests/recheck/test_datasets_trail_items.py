@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scrapy_rep.audit.export import build
-from scrapy_rep.recheck.datasets import open_dataset
+from rep_audit.export import build
+from rep_recheck.datasets import open_dataset
 from tests.support.recheck import RECHECKED, recheck_trail
 from tests.support.trailfactory import ORIGIN, write_trail
 

@@ -1,4 +1,4 @@
-"""The collector's pace while a recheck decides its items (scrapy_rep.recheck.deciding)."""
+"""The collector's pace while a recheck decides its items (rep_recheck.deciding)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.recheck.command import EXIT_REMOVED
-from scrapy_rep.recheck.deciding import YOUNG_OBJECTS, collector_paced
-from scrapy_rep.recheck.rechecker import Rechecker
+from rep_recheck.command import EXIT_REMOVED
+from rep_recheck.deciding import YOUNG_OBJECTS, collector_paced
+from rep_recheck.rechecker import Rechecker
 from tests.support.recheck import recheck_tool, robots_capture, write_jsonl, write_warc
 
 

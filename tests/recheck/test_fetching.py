@@ -8,8 +8,8 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
-from scrapy_rep.recheck.command import EXIT_REMOVED, FetchRequest, FetchResult, main
-from scrapy_rep.recheck.names import Numbered
+from rep_recheck.command import EXIT_REMOVED, FetchRequest, FetchResult, main
+from rep_recheck.names import Numbered
 from tests.support.recheck import write_jsonl
 
 ORIGINS = [f"https://o{n}.example" for n in (5, 1, 9, 3, 7, 2, 8)]

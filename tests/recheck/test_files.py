@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.recheck.command import EXIT_USAGE, FetchRequest, FetchResult, main
-from scrapy_rep.recheck.files import PathError, check_paths
+from rep_recheck.command import EXIT_USAGE, FetchRequest, FetchResult, main
+from rep_recheck.files import PathError, check_paths
 from tests.support.recheck import recheck_tool, robots_capture, write_jsonl, write_warc
 
 ROBOTS = "User-agent: *\nDisallow: /no\n"
@@ -176,7 +176,7 @@ def test_an_interrupted_run_leaves_the_outputs_as_they_were(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Stopped half-way (Ctrl-C), no output looks whole: each is as it was before."""
-    from scrapy_rep.recheck import rechecker
+    from rep_recheck import rechecker
 
     warc, dataset, _ = _files(tmp_path)
     write_jsonl(dataset, [f"https://a.example/{n}" for n in range(10_000)])
@@ -310,7 +310,7 @@ def test_a_read_only_output_is_refused_before_work_even_for_root(
 def test_a_previous_file_changed_after_its_check_is_not_removed(tmp_path: Path) -> None:
     """The previous run's files were removed at the end of the run by name, however they
     had changed since the check before work (a long fetch between)."""
-    from scrapy_rep.recheck.files import MANIFEST, Staged, previous_outputs
+    from rep_recheck.files import MANIFEST, Staged, previous_outputs
 
     folder = tmp_path / "kept"
     first = Staged()

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from scrapy_rep.recheck.names import Numbered
+from rep_recheck.names import Numbered
 
 
 def _met(count: int, seed: int) -> list[str]:

@@ -72,8 +72,8 @@ def _row_cells(row: str) -> list[str]:
 def test_a_table_cell_holding_a_bar_or_a_line_break_stays_one_cell() -> None:
     """An origin, a signal or a shard's name with ``|`` or a line break in it split its
     table row into more cells (or cut the table)."""
-    from scrapy_rep.recheck.datasets import Item
-    from scrapy_rep.recheck.outputs import Evidence, Tally, summary_markdown
+    from rep_recheck.datasets import Item
+    from rep_recheck.outputs import Evidence, Tally, summary_markdown
 
     tally = Tally(("ai-train",))
     tally.shard("odd|name\n.jsonl", "jsonl")
@@ -99,8 +99,8 @@ def test_an_origins_counts_are_its_own_and_a_kept_only_origin_holds_no_counter()
     """The counts per origin (a million origins are held at once) make their counters at
     an origin's first refused or unknown item: an origin of kept items holds none, and
     one origin's refusals never reach another's counts or the summary's origin tables."""
-    from scrapy_rep.recheck.datasets import Item
-    from scrapy_rep.recheck.outputs import Evidence, Tally, summary_markdown
+    from rep_recheck.datasets import Item
+    from rep_recheck.outputs import Evidence, Tally, summary_markdown
 
     tally = Tally(("ai-train", "search"))
     kept, refused = Evidence(), Evidence(signal="robots.txt", reason="disallow")

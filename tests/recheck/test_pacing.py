@@ -1,10 +1,10 @@
-"""The page fetch's pacing and lines (:mod:`scrapy_rep.recheck.pacing`): pages in turns
+"""The page fetch's pacing and lines (:mod:`rep_recheck.pacing`): pages in turns
 by origin, a place in the crawl's concurrency for each origin, the progress line, the
 first Ctrl-C's line."""
 
 from __future__ import annotations
 
-from scrapy_rep.recheck.pacing import (
+from rep_recheck.pacing import (
     MOST_AT_ONCE,
     PAGES_NOT_CHECKED,
     interleave,
@@ -55,7 +55,7 @@ def test_a_page_of_a_host_the_project_configures_is_in_scrapys_slot() -> None:
     """A host with a ``DOWNLOAD_SLOTS`` entry: its pages go through Scrapy's slot of the
     host, whose delay and concurrency are the project's; another host's page in its
     origin's own slot (two ports, two slots)."""
-    from scrapy_rep.recheck.pacing import page_slot
+    from rep_recheck.pacing import page_slot
 
     slots = {"a.example": {"delay": 5.0}}
     assert page_slot("https://a.example:8443/p", slots) == ""

@@ -8,8 +8,8 @@ from __future__ import annotations
 import random
 from array import array
 
-from scrapy_rep.recheck.datasets import Item
-from scrapy_rep.recheck.outputs import Evidence, Tally, summary_markdown
+from rep_recheck.datasets import Item
+from rep_recheck.outputs import Evidence, Tally, summary_markdown
 
 _SAID = [
     ("kept", Evidence()),

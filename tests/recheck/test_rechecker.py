@@ -13,15 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.rechecker import _START_PATH, Identity, Outcome, Rechecker, Status
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.urls.origins import Origin, origin_of
-from scrapy_rep.usage.tdmrep import NO_FILE, parse_tdmrep
-from scrapy_rep.verdict import ROBOTS, TDM, Allowed, Refused
-from scrapy_rep.verdict.page import PageStatements
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.settings import RepConfig
+from rep_engine.urls.origins import Origin, origin_of
+from rep_engine.usage.tdmrep import NO_FILE, parse_tdmrep
+from rep_engine.verdict import ROBOTS, TDM, Allowed, Refused
+from rep_engine.verdict.page import PageStatements
+from rep_recheck.documents import OriginDocuments
+from rep_recheck.rechecker import _START_PATH, Identity, Outcome, Rechecker, Status
 
 NEVER = float("inf")
 ROBOTS_FILES = {
@@ -125,7 +125,7 @@ def test_the_fast_paths_outcomes_are_bounded_over_all_origins(
     """At most REFUSALS_MEMO refusals are remembered over all the origins, then every
     origin's memo starts again (its allowed items' outcome kept): an outcome made again
     says the same."""
-    monkeypatch.setattr("scrapy_rep.recheck.rechecker.REFUSALS_MEMO", 2)
+    monkeypatch.setattr("rep_recheck.rechecker.REFUSALS_MEMO", 2)
     tdm = {name: NO_FILE for name in ROBOTS_FILES}
     fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm)
     urls = [origin + path for path in PATHS for origin in ROBOTS_FILES] * 3
@@ -147,7 +147,7 @@ def test_the_refusals_hold_their_verdicts_read_up_to_a_bound(
 ) -> None:
     """A refusal's verdict read is held until VERDICTS_HELD more are, then let go (the
     outcome stays remembered, small): read again, it is decided again, the same."""
-    monkeypatch.setattr("scrapy_rep.recheck.rechecker.VERDICTS_HELD", 2)
+    monkeypatch.setattr("rep_recheck.rechecker.VERDICTS_HELD", 2)
     tdm = {name: NO_FILE for name in ROBOTS_FILES}
     fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm)
     urls = ["https://a.example/tmp/1", "https://a.example/private/1", "https://b.example/y"]

@@ -20,15 +20,15 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck import rechecker as module
-from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.urls.origins import Origin, origin_of
-from scrapy_rep.usage.tdmrep import NO_FILE
-from scrapy_rep.verdict import ROBOTS, TDM, Refused
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.settings import RepConfig
+from rep_engine.urls.origins import Origin, origin_of
+from rep_engine.usage.tdmrep import NO_FILE
+from rep_engine.verdict import ROBOTS, TDM, Refused
+from rep_recheck import rechecker as module
+from rep_recheck.documents import OriginDocuments
+from rep_recheck.rechecker import Identity, Outcome, Rechecker, Status
 
 NEVER = float("inf")
 CORPUS = pathlib.Path("/work/shared/corpus")

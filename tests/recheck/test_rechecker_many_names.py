@@ -1,6 +1,6 @@
 """The recheck's fast path with many names (``REP_PURPOSE_AGENTS``: one match per group
 set, its outcomes decided when first read) against the full decision of each item
-(:func:`scrapy_rep.verdict.decide` with the deciding line kept), over random robots.txt
+(:func:`rep_engine.verdict.decide` with the deciding line kept), over random robots.txt
 files, names and URLs: no "no" lost, and a refusal says what the full decision says."""
 
 from __future__ import annotations
@@ -11,14 +11,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker, Status
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.urls.origins import Origin, origin_of
-from scrapy_rep.usage.tdmrep import NO_FILE
-from scrapy_rep.verdict import ROBOTS, TDM, Refused
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.settings import RepConfig
+from rep_engine.urls.origins import Origin, origin_of
+from rep_engine.usage.tdmrep import NO_FILE
+from rep_engine.verdict import ROBOTS, TDM, Refused
+from rep_recheck.documents import OriginDocuments
+from rep_recheck.rechecker import Identity, Outcome, Rechecker, Status
 
 NEVER = float("inf")
 ORIGIN = "https://a.example"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.recheck.shards import ShardError, check_folders, expand, output_of
+from rep_recheck.shards import ShardError, check_folders, expand, output_of
 
 
 def _written(folder: Path, *names: str) -> list[str]:

@@ -1,4 +1,4 @@
-"""A recheck's documents within a bound (:mod:`scrapy_rep.recheck.store`): each origin's
+"""A recheck's documents within a bound (:mod:`rep_recheck.store`): each origin's
 documents kept compact (in memory, then in an SQLite file), at most
 ``REP_RECHECK_PARSED_ORIGINS`` of them parsed; an origin evicted and asked for again is
 made again with the same entries, so the same decisions, evidence and trail."""
@@ -16,21 +16,21 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.kinds import TDMREP
-from scrapy_rep.fetch.rsl_kind import RSL
-from scrapy_rep.recheck import store as store_module
-from scrapy_rep.recheck.command import EXIT_REMOVED, EXIT_USAGE, FetchRequest, FetchResult, main
-from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.outputs import evidence
-from scrapy_rep.recheck.rechecker import Identity, Outcome, Rechecker
-from scrapy_rep.recheck.store import DocumentStore, OriginsEvidence, compact, rebuilt
-from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
-from scrapy_rep.settings import RepConfig, RepSettingError
-from scrapy_rep.urls.origins import Origin, origin_of
-from scrapy_rep.usage.tdmrep import NO_FILE
-from scrapy_rep.verdict import LICENSE, ROBOTS, TDM
+from rep_audit.verify import verify
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.fetch.kinds import TDMREP
+from rep_engine.fetch.rsl_kind import RSL
+from rep_engine.robotstxt import DISALLOW_ALL, parse_robotstxt
+from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.urls.origins import Origin, origin_of
+from rep_engine.usage.tdmrep import NO_FILE
+from rep_engine.verdict import LICENSE, ROBOTS, TDM
+from rep_recheck import store as store_module
+from rep_recheck.command import EXIT_REMOVED, EXIT_USAGE, FetchRequest, FetchResult, main
+from rep_recheck.documents import OriginDocuments
+from rep_recheck.outputs import evidence
+from rep_recheck.rechecker import Identity, Outcome, Rechecker
+from rep_recheck.store import DocumentStore, OriginsEvidence, compact, rebuilt
 from tests.support.recheck import report_lines, write_jsonl
 
 ROBOTS_BODY = b"User-agent: *\nDisallow: /private\nAllow: /\n"

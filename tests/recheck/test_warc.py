@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.recheck.command import EXIT_REMOVED
-from scrapy_rep.recheck.warc import WarcDocuments, WarcError, captures
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.verdict import ROBOTS, TDM, RequestRules
+from rep_engine.urls.origins import origin_of
+from rep_engine.verdict import ROBOTS, TDM, RequestRules
+from rep_recheck.command import EXIT_REMOVED
+from rep_recheck.warc import WarcDocuments, WarcError, captures
 from tests.support.recheck import (
     needs,
     recheck_tool,
@@ -154,7 +154,7 @@ def test_a_coding_that_cannot_be_decoded_is_a_document_not_had(
     first byte: never the compressed bytes read as robots.txt (which allow everything)."""
     from warcio.bufferedreaders import BufferedReader
 
-    from scrapy_rep.recheck import payload
+    from rep_recheck import payload
 
     monkeypatch.setattr(payload, "DECODERS", {**payload._decoders(), "br": "br needs brotli"})
     monkeypatch.delitem(BufferedReader.DECOMPRESSORS, "br", raising=False)
@@ -260,7 +260,7 @@ def test_one_odd_capture_makes_only_its_origin_unknown(tmp_path: Path) -> None:
 def test_an_origin_spelt_many_ways_is_read_from_the_warc_once(tmp_path: Path) -> None:
     """Each spelling of an origin (userinfo, a query after the host) read
     and parsed its robots.txt again (4,000 items: 59 s and 281 MB)."""
-    from scrapy_rep.recheck.command import warc_rechecker
+    from rep_recheck.command import warc_rechecker
 
     warc = tmp_path / "robots.warc"
     write_warc(warc, [robots_capture("http://a.example", "User-agent: *\nDisallow: /p\n")])
@@ -277,7 +277,7 @@ def test_an_origin_spelt_many_ways_is_read_from_the_warc_once(tmp_path: Path) ->
 def test_a_capture_uri_is_matched_as_an_origin_is(tmp_path: Path) -> None:
     """A capture of ``http://A.EXAMPLE:80/robots.txt`` (host case, the default port
     written) was never found for the items of ``http://a.example/``: unknown."""
-    from scrapy_rep.recheck.command import warc_rechecker
+    from rep_recheck.command import warc_rechecker
 
     warc = tmp_path / "robots.warc"
     write_warc(warc, [
@@ -306,7 +306,7 @@ def test_a_document_not_had_from_a_capture_says_the_capture_not_a_wait(tmp_path:
     cannot be read) was said "unreachable for 600 s": no one waited, the capture is what
     was had; its evidence names its status, record and date. ``audit verify`` reads the
     trail as before."""
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
 
     warc = tmp_path / "robots.warc"
     ids = write_warc(warc, [

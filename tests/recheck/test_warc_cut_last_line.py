@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.recheck.command import EXIT_KEPT, EXIT_REMOVED
-from scrapy_rep.robotstxt import MAX_BODY_BYTES, parse_robotstxt
+from rep_engine.robotstxt import MAX_BODY_BYTES, parse_robotstxt
+from rep_recheck.command import EXIT_KEPT, EXIT_REMOVED
 from tests.support.recheck import recheck_tool, write_jsonl, write_warc
 
 #: The whole file, where it is cut (the part kept ends with the second), the URL the

@@ -13,13 +13,13 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.audit.verify import verify
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck.command import FetchRequest, FetchResult, main
-from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.usage.tdmrep import parse_tdmrep
-from scrapy_rep.verdict import TDM
+from rep_audit.verify import verify
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.urls.origins import origin_of
+from rep_engine.usage.tdmrep import parse_tdmrep
+from rep_engine.verdict import TDM
+from rep_recheck.command import FetchRequest, FetchResult, main
+from rep_recheck.documents import OriginDocuments
 from tests.support.recheck import report_lines, robots_capture, write_jsonl, write_warc
 
 URLS = ["http://a.example/books/1", "http://a.example/x"]

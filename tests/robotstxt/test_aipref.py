@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep import parse_robotstxt
-from scrapy_rep.robotstxt.aipref import (
+from rep_engine import parse_robotstxt
+from rep_engine.robotstxt.aipref import (
     MAX_PREFS_BYTES,
     UNKNOWN,
     ContentUsageRule,
@@ -146,7 +146,7 @@ def test_spec_vocab_6_5_unknown_is_not_an_error_but_broken_syntax_is_logged(
 ) -> None:
     """A value that is not a Token is "not an error" (no message); a dictionary that
     does not parse is logged at DEBUG with the reason."""
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
+    with caplog.at_level(logging.DEBUG, logger="rep_engine"):
         assert parse_prefs('train-ai="y"') == UNKNOWN
         assert not caplog.records
         broken = parse_prefs("train-ai=n,,")
@@ -478,7 +478,7 @@ def test_spec7_statements_over_the_size_cap_are_unknown_and_logged(
     assert len(inside) <= MAX_PREFS_BYTES
     assert parse_prefs(inside).train_ai is False
     huge = inside + ", y=n" * 100_000
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep"), finishes_within(1):
+    with caplog.at_level(logging.DEBUG, logger="rep_engine"), finishes_within(1):
         assert parse_prefs(huge) == UsagePrefs(error=f"longer than {MAX_PREFS_BYTES} bytes")
         rules = rules_of("/ " + huge)
         assert rules.prefs("/") == UNKNOWN

@@ -1,4 +1,4 @@
-"""A cut robots.txt whose last group has no rule read (scrapy_rep/robotstxt/_cutgroup.py
+"""A cut robots.txt whose last group has no rule read (rep-engine/rep_engine/robotstxt/_cutgroup.py
 ``without_open_group``; docs/decisions.md, 'A cut robots.txt reads no part of a line that
 could allow'): the cut may have parted the group's user-agent lines from its rules, and
 read, the group would be empty, allowing its crawlers everything and setting the ``*``
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.robotstxt import parse_robotstxt
+from rep_engine.robotstxt import parse_robotstxt
 
 WHOLE = b"User-agent: *\nDisallow: /\n\nUser-agent: testbot\nDisallow: /\n"
 START = WHOLE[: WHOLE.index(b"User-agent: testbot")]

@@ -1,4 +1,4 @@
-"""Google's two-word reading of a line without a colon (scrapy_rep/robotstxt/_lines.py,
+"""Google's two-word reading of a line without a colon (rep-engine/rep_engine/robotstxt/_lines.py,
 ``two_words``): one function read by the parser (``_parser._Pass.without_colon``) and by
 the cut document's group reader (``_cutgroup._key_and_value``), each of which wrote it
 out before. A differential check over random lines against the two readings as they
@@ -11,9 +11,9 @@ import re
 
 import pytest
 
-from scrapy_rep.robotstxt import _cutgroup, _parser
-from scrapy_rep.robotstxt._lines import _KEYS, _LENIENT_KEYS, _WHITESPACE, _kind_of, two_words
-from scrapy_rep.robotstxt.profiles import PROFILES
+from rep_engine.robotstxt import _cutgroup, _parser
+from rep_engine.robotstxt._lines import _KEYS, _LENIENT_KEYS, _WHITESPACE, _kind_of, two_words
+from rep_engine.robotstxt.profiles import PROFILES
 
 SEPARATOR = re.compile(r"[ \t]")
 #: What the random lines are made of: every whitespace a robots.txt line can hold (the

@@ -1,4 +1,4 @@
-"""The parse loop itself (scrapy_rep/robotstxt/_parser.py): every kind of key it reads is
+"""The parse loop itself (rep-engine/rep_engine/robotstxt/_parser.py): every kind of key it reads is
 named, and a key it does not name is skipped, never read as another."""
 
 from __future__ import annotations
@@ -7,8 +7,8 @@ import logging
 
 import pytest
 
-from scrapy_rep.robotstxt import _parser, parse_robotstxt
-from scrapy_rep.robotstxt._lines import _KEYS, _LENIENT_KEYS
+from rep_engine.robotstxt import _parser, parse_robotstxt
+from rep_engine.robotstxt._lines import _KEYS, _LENIENT_KEYS
 
 
 @pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
@@ -20,11 +20,11 @@ def test_a_key_of_a_kind_the_loop_does_not_name_is_skipped(
     new_kind = max(_KEYS.values()) + 1
     monkeypatch.setattr(_parser, "_KEYS", {**_KEYS, "new-key": new_kind})
     monkeypatch.setattr(_parser, "_LENIENT_KEYS", {**_LENIENT_KEYS, "new-key": new_kind})
-    caplog.set_level(logging.DEBUG, logger="scrapy_rep.robotstxt")
+    caplog.set_level(logging.DEBUG, logger="rep_engine.robotstxt")
     rules = parse_robotstxt("User-agent: *\nNew-Key: /x\nAllow: /\n", profile)
     assert len(rules.content_usage("bot")) == 0
     assert rules.allowed("https://e.com/x", "bot")
     assert rules.decide("https://e.com/x", "bot").line == 3
     assert "robots.txt line 2 skipped: key 'New-Key' is read by no rule" in caplog.messages
     # Logged under the public module's name, as before the parser was split out of it.
-    assert {record.name for record in caplog.records} == {"scrapy_rep.robotstxt"}
+    assert {record.name for record in caplog.records} == {"rep_engine.robotstxt"}

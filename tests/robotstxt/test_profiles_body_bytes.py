@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.robotstxt.profiles import body_bytes
-from scrapy_rep.usage.rsl.document import parse_rsl
-from scrapy_rep.usage.tdmrep import parse_tdmrep
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.robotstxt.profiles import body_bytes
+from rep_engine.usage.rsl.document import parse_rsl
+from rep_engine.usage.tdmrep import parse_tdmrep
 
 PARSERS: list[Callable[[Any], Any]] = [parse_robotstxt, parse_tdmrep, parse_rsl]
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.verdict.policy import UsagePolicy
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.verdict.policy import UsagePolicy
 
 Y, N, U = True, False, None
 BODY = "User-agent: *\nDisallowAITraining: /private\nAllowAITraining: /private/ok\nAllow: /\n"

@@ -8,7 +8,7 @@ import gc
 
 import pytest
 
-from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt, unplain
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt, unplain
 
 
 def test_files_share_their_key_spellings_and_keep_each_key_as_written() -> None:

@@ -22,7 +22,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep import ContentSignals, Decision, parse_robotstxt
+from rep_engine import ContentSignals, Decision, parse_robotstxt
 from tests.support import reference_matcher as reference
 
 PROFILES = ("google", "rfc9309", "legacy")

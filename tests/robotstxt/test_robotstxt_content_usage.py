@@ -14,8 +14,8 @@ import gc
 
 import pytest
 
-from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, ContentSignals, parse_robotstxt
-from scrapy_rep.robotstxt.aipref import NO_CONTENT_USAGE, UNKNOWN, ContentUsageRules
+from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, ContentSignals, parse_robotstxt
+from rep_engine.robotstxt.aipref import NO_CONTENT_USAGE, UNKNOWN, ContentUsageRules
 from tests.support.answers import train_ai_and_search
 from tests.support.documents import ATTACH_EXAMPLE
 

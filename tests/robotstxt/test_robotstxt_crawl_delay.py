@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep.robotstxt import parse_robotstxt
+from rep_engine.robotstxt import parse_robotstxt
 
 #: The profiles whose crawler names are matched as product tokens, as those parsers
 #: match them (``legacy`` reads a record name as a substring of ours, 1996 draft §3.2.1).

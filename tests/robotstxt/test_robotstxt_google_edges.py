@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.robotstxt import parse_robotstxt
+from rep_engine.robotstxt import parse_robotstxt
 
 URL = "http://example.com/a/x"
 

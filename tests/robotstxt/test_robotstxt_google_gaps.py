@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep import Decision, parse_robotstxt
-from scrapy_rep.robotstxt.useragent import product_token
+from rep_engine import Decision, parse_robotstxt
+from rep_engine.robotstxt.useragent import product_token
 
 PROFILES = ("google", "rfc9309", "legacy")
 

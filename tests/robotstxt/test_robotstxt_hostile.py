@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from scrapy_rep import parse_robotstxt
-from scrapy_rep.robotstxt import MAX_BODY_BYTES
-from scrapy_rep.urls.encoding import MAX_DANGLING
-from scrapy_rep.usage.rsl.document import make_content
-from scrapy_rep.usage.tdmrep import parse_tdmrep
+from rep_engine import parse_robotstxt
+from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.urls.encoding import MAX_DANGLING
+from rep_engine.usage.rsl.document import make_content
+from rep_engine.usage.tdmrep import parse_tdmrep
 from tests.support.bounds import DidNotFinish, finishes_within
 
 

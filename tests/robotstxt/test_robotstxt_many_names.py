@@ -7,14 +7,14 @@ import time
 
 import pytest
 
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.rechecker import Identity, Rechecker, Status
-from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.urls.encoding import ESCAPES_SPECIALS, matched_as_given, normalise_url_path
-from scrapy_rep.urls.origins import Origin, origin_of
-from scrapy_rep.verdict import ROBOTS, Refused
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
+from rep_engine.settings import RepConfig
+from rep_engine.urls.encoding import ESCAPES_SPECIALS, matched_as_given, normalise_url_path
+from rep_engine.urls.origins import Origin, origin_of
+from rep_engine.verdict import ROBOTS, Refused
+from rep_recheck.documents import OriginDocuments
+from rep_recheck.rechecker import Identity, Rechecker, Status
 
 BODY = b"""User-agent: GPTBot
 Disallow: /g

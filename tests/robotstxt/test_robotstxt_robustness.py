@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep import ContentSignals, parse_robotstxt
+from rep_engine import ContentSignals, parse_robotstxt
 from tests.support.corpus import (
     AGENTS,
     PROFILES,

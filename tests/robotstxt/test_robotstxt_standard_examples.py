@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.robotstxt import parse_robotstxt
+from rep_engine.robotstxt import parse_robotstxt
 from tests.support.answers import disallow_forbids
 
 ORIGIN = "https://www.example.com"

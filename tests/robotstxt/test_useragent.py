@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep import parse_robotstxt
-from scrapy_rep.robotstxt.useragent import crawler_name, held_names
+from rep_engine import parse_robotstxt
+from rep_engine.robotstxt.useragent import crawler_name, held_names
 
 IE_MASK_THEN_CRAWLER = (
     "Mozilla/5.0 (compatible; MSIE 9.0; Windows NT 6.1; Trident/5.0; compatible; mybot/1.0)"

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.settings import SETTINGS, RepConfig, RepSettingError, read_config
+from rep_engine.settings import SETTINGS, RepConfig, RepSettingError, read_config
 
 #: (name, field, default) of every setting, in order, as the table held them before.
 BEFORE: tuple[tuple[str, str, Any], ...] = (

@@ -12,9 +12,9 @@ import pytest
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
+from rep_engine.settings import SETTINGS, RepSettingError
+from rep_engine.settings.names import known_names, unknown_names, warning
 from scrapy_rep.crawl.startup import validate
-from scrapy_rep.settings import SETTINGS, RepSettingError
-from scrapy_rep.settings.names import known_names, unknown_names, warning
 
 ADDON = {"ADDONS": {"scrapy_rep.Addon": 0}}
 

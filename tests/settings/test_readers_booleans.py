@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from scrapy.settings import Settings
 
+from rep_engine.settings import SETTINGS, RepConfig, RepSettingError
+from rep_engine.settings.readers import read_bool
 from scrapy_rep.crawl.startup import validate
-from scrapy_rep.settings import SETTINGS, RepConfig, RepSettingError
-from scrapy_rep.settings.readers import read_bool
 
 #: Every boolean setting of the table (its default is a bool).
 BOOLEANS = [s for s in SETTINGS if isinstance(s.default, bool)]

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep import RepSettingError
-from scrapy_rep.audit.rederive import Rederiver, RunContext
+from rep_audit.rederive import Rederiver, RunContext
+from rep_engine import RepSettingError
+from rep_engine.settings import RepConfig, overrides_of
+from rep_engine.settings.overrides import read_overrides
 from scrapy_rep.crawl.startup import validate
-from scrapy_rep.settings import RepConfig, overrides_of
-from scrapy_rep.settings.overrides import read_overrides
 
 #: The time the tests read the setting at: 2026-11-24T12:00:00Z.
 NOW = datetime(2026, 11, 24, 12, tzinfo=timezone.utc).timestamp()
@@ -127,7 +127,7 @@ def test_verify_reports_an_override_the_run_does_not_cover_and_one_left_unsaid(
 ) -> None:
     """A record that claims an override its run's REP_OVERRIDES lacks is a forgery; a
     request the run's override let through must say so."""
-    from scrapy_rep.audit.read import SnapshotStore
+    from rep_engine.trail.read import SnapshotStore
 
     body = b"User-agent: *\nDisallow: /private\n"
     digest = hashlib.sha256(body).hexdigest()
@@ -151,7 +151,7 @@ def test_verify_reports_an_override_the_run_does_not_cover_and_one_left_unsaid(
 
 
 def _overrides(value: Any) -> Any:
-    from scrapy_rep.audit.runcontext import run_overrides as read_them
+    from rep_audit.runcontext import run_overrides as read_them
 
     return read_them(value)
 

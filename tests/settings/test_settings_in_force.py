@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.settings import RepConfig, settings_in_force
+from rep_engine.settings import RepConfig, settings_in_force
 
 
 @pytest.mark.parametrize(

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.robotstxt.aipref import UsagePrefs
-from scrapy_rep.usage.purpose import PURPOSES
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.robotstxt.aipref import UsagePrefs
+from rep_engine.usage.purpose import PURPOSES
 
 
 def purpose_answers(decision: Any) -> tuple[bool | None, ...]:

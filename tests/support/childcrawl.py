@@ -178,9 +178,9 @@ def _timed_reactorless() -> type[Any]:
 
 def _trail_findings() -> list[str]:
     """Every trail the crawl closes is verified, as the tests' conftest does in-process."""
-    from scrapy_rep.audit.file import TrailFile
-    from scrapy_rep.audit.read import TrailError
-    from scrapy_rep.audit.verify import verify
+    from rep_audit.verify import verify
+    from rep_engine.trail.file import TrailFile
+    from rep_engine.trail.read import TrailError
 
     findings: list[str] = []
     close = TrailFile.close

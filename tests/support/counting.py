@@ -9,8 +9,8 @@ from typing import Any, Final
 
 import pytest
 
-from scrapy_rep.robotstxt import RobotsTxt
-from scrapy_rep.verdict.policy import UsagePolicy
+from rep_engine.robotstxt import RobotsTxt
+from rep_engine.verdict.policy import UsagePolicy
 
 
 def counted_matches(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, str]]:

@@ -3,8 +3,8 @@ folder read or serve."""
 
 from __future__ import annotations
 
-from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP
-from scrapy_rep.fetch.rsl_kind import RSL
+from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
+from rep_engine.fetch.rsl_kind import RSL
 
 #: Cloudflare's managed robots.txt (its default from 2026-09-15): a Content-Signal with a
 #: ``use=`` condition.

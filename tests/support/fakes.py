@@ -8,15 +8,15 @@ from typing import Any
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
+from rep_engine.directives import PageDirectives
+from rep_engine.settings import RepConfig
+from rep_engine.usage.purpose import usage_decision
+from rep_engine.verdict import Refused
+from rep_engine.verdict.page import PageVerdict
+from rep_engine.verdict.signals import Action
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.refusals import refuse_request
-from scrapy_rep.directives import PageDirectives
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.usage.purpose import usage_decision
-from scrapy_rep.verdict import Refused
-from scrapy_rep.verdict.page import PageVerdict
-from scrapy_rep.verdict.signals import Action
 from tests.support.scrapyversions import open_stats
 
 #: The URL of the article page.

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Final
 
-from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from tests.support.robotsite import Reply, ScriptedOrigin, Sites, redirect, robots
 
 AGENT: Final = "TestBot/1.0 (+https://example.com/bot)"

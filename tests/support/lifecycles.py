@@ -7,9 +7,9 @@ from __future__ import annotations
 import zlib
 from typing import Any, TypeVar
 
-from scrapy_rep.fetch.cache import DocumentCache
-from scrapy_rep.fetch.lifecycle import Lifecycle
-from scrapy_rep.fetch.lifecycle.events import (
+from rep_engine.fetch.cache import DocumentCache
+from rep_engine.fetch.lifecycle import Lifecycle
+from rep_engine.fetch.lifecycle.events import (
     Action,
     Announce,
     Announced,
@@ -19,10 +19,10 @@ from scrapy_rep.fetch.lifecycle.events import (
     TimerFired,
     WakeAt,
 )
-from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
-from scrapy_rep.fetch.records import SharedRecord
-from scrapy_rep.fetch.rules import FailureClass, Policy
-from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
+from rep_engine.fetch.records import SharedRecord
+from rep_engine.fetch.rules import FailureClass, Policy
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 
 D = TypeVar("D")
 

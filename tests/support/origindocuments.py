@@ -10,15 +10,15 @@ from typing import Any
 from scrapy import Request, Spider
 from scrapy.utils.test import get_crawler
 
+from rep_engine.fetch.kinds import DocumentKind
+from rep_engine.fetch.rules import Policy
+from rep_engine.settings import RepConfig
+from rep_engine.urls.origins import Origin
 from scrapy_rep.crawl.documents.documents import OriginDocument
 from scrapy_rep.crawl.documents.holding import HeldRequests
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
 from scrapy_rep.crawl.documents.storeclient import StoreClient
 from scrapy_rep.crawl.documents.stores import LocalStore
-from scrapy_rep.fetch.kinds import DocumentKind
-from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.urls.origins import Origin
 from tests.support.scrapyversions import open_stats
 
 T0 = 1_000_000.0

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.recheck.command import main
+from rep_recheck.command import main
 
 #: When the captures of :func:`write_warc` are dated, unless told.
 CAPTURED = "2025-04-01T12:00:00Z"

@@ -23,10 +23,10 @@ from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from typing import TYPE_CHECKING, Final, NoReturn, TextIO
 from unittest import mock
 
-from scrapy_rep.audit.cli import main as audit_main
+from rep_audit.cli import main as audit_main
+from rep_engine.robotstxt import MAX_BODY_BYTES
 from scrapy_rep.check import run as check_run
 from scrapy_rep.checker.report import ToolRequest
-from scrapy_rep.robotstxt import MAX_BODY_BYTES
 from tests.support.paths import checkout_environment
 
 #: 72 bytes: a Disallow, the Allow inside it that wins, a Crawl-delay.

@@ -185,7 +185,7 @@ def write_many_origins(
     files instead, origin n the n-th (in turn) with its number in a comment, asked the
     :data:`PATHS` in turn, each record what the engine decides (``wrong``: the opposite).
     Written line by line (a million records in about 90 s on the shared machine)."""
-    from scrapy_rep.robotstxt import parse_robotstxt
+    from rep_engine.robotstxt import parse_robotstxt
 
     snapshots = path.with_name(path.name + ".d")
     snapshots.mkdir(parents=True, exist_ok=True)

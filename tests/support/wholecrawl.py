@@ -32,7 +32,7 @@ served under the host name ``localhost``, which an override covers, and in some 
 the override has expired by the robots.txt middleware's clock: :func:`_overrides`).
 
 :func:`oracle` applies the pure functions (``parse_robotstxt``, ``parse_tdmrep``,
-``parse_rsl``, ``scrapy_rep.verdict.decide``, ``scrapy_rep.verdict.page.decide_page``, the
+``parse_rsl``, ``rep_engine.verdict.decide``, ``rep_engine.verdict.page.decide_page``, the
 directives parsers, ``read_media``: the pure reader) to the documents as they were written (and
 checks that the reader finds the statement the generator wrote in every intact file;
 an image the pipeline's own conversion cannot open is a failed download), with the stand-ins of
@@ -68,20 +68,20 @@ from twisted.web.resource import Resource
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
-from scrapy_rep.directives import combine, header_directives, meta_directives
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
-from scrapy_rep.robotstxt.useragent import held_names
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.usage.imageusage import is_image_url
-from scrapy_rep.usage.media.reading import dmi_signal, read_media
-from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, parse_rsl
-from scrapy_rep.usage.tdmrep import (
+from rep_engine.directives import combine, header_directives, meta_directives
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt.useragent import held_names
+from rep_engine.urls.origins import origin_of
+from rep_engine.usage.imageusage import is_image_url
+from rep_engine.usage.media.reading import dmi_signal, read_media
+from rep_engine.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, parse_rsl
+from rep_engine.usage.tdmrep import (
     NO_FILE,
     TdmRepFile,
     parse_tdmrep,
 )
-from scrapy_rep.verdict import (
+from rep_engine.verdict import (
     LICENSE,
     ROBOTS,
     TDM,
@@ -91,9 +91,9 @@ from scrapy_rep.verdict import (
     RequestFacts,
     RequestRules,
 )
-from scrapy_rep.verdict import decide as verdict_of
-from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
-from scrapy_rep.verdict.policy import RESERVED_ALL, TDM_PURPOSES, UsagePolicy
+from rep_engine.verdict import decide as verdict_of
+from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from rep_engine.verdict.policy import RESERVED_ALL, TDM_PURPOSES, UsagePolicy
 from tests.support.scrapyversions import stop
 
 AGENT: Final = "TestBot/1.0 (+https://example.com/bot)"
@@ -1685,8 +1685,8 @@ def check(plan: Plan, expect: Expect, outcome: Outcome) -> list[Violation]:
     # 5. The audit trail re-derives clean.
     trails = plan.trails()
     if trails and all(Path(trail).exists() for trail in trails):
-        from scrapy_rep.audit.across import across
-        from scrapy_rep.audit.verify import verify
+        from rep_audit.across import across
+        from rep_audit.verify import verify
 
         for trail in trails:
             result = verify(trail, also=trails)

@@ -19,9 +19,9 @@ from itertools import product
 
 import pytest
 
-from scrapy_rep.robotstxt._compile import _normalised
-from scrapy_rep.robotstxt.profiles import PROFILES, ParseOptions
-from scrapy_rep.urls.encoding import (
+from rep_engine.robotstxt._compile import _normalised
+from rep_engine.robotstxt.profiles import PROFILES, ParseOptions
+from rep_engine.urls.encoding import (
     ESCAPES_SPECIALS,
     _encode_non_ascii,
     has_lower_escape,

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.urls.matching import (
+from rep_engine.urls.matching import (
     _RAW,
     _SPLIT,
     FirstMatcher,

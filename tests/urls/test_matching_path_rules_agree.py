@@ -15,9 +15,9 @@ import json
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.usage.rsl.document import make_content
-from scrapy_rep.usage.tdmrep import parse_tdmrep
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.usage.rsl.document import make_content
+from rep_engine.usage.tdmrep import parse_tdmrep
 from tests.support.answers import disallow_forbids
 
 #: Escapes (hex digits of both cases, a dangling ``%``), an unreserved ``~`` and its

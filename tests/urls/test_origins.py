@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.urls.origins import Origin, origin_of
+from rep_engine.urls.origins import Origin, origin_of
 
 SAME = [
     ("https://example.com/", "https://example.com/folder/file"),

@@ -4,7 +4,7 @@ garbage collection walks."""
 
 from __future__ import annotations
 
-from scrapy_rep.urls.origins import OriginMemo, origin_of
+from rep_engine.urls.origins import OriginMemo, origin_of
 from tests.support.counting import tracked_under
 
 

@@ -1,4 +1,4 @@
-"""Crawler-name presets in ``REP_PURPOSE_AGENTS`` (scrapy_rep/usage/agentpresets.py): an
+"""Crawler-name presets in ``REP_PURPOSE_AGENTS`` (rep-engine/rep_engine/usage/agentpresets.py): an
 entry ``preset:NAME`` stands for a dated, sourced list of AI crawler names, expanded in
 place; an unknown preset stops the crawl at start, naming it; the run header names each
 preset used with its date and source."""
@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.audit.lines import run_line
-from scrapy_rep.settings import RepConfig, RepSettingError
-from scrapy_rep.usage.agentpresets import PRESETS
+from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.trail.lines import run_line
+from rep_engine.usage.agentpresets import PRESETS
 
 APERTUS = "preset:apertus-0943bfd"
 #: swiss-ai/pretrain-data robots_filter.py, _DEFAULT_REMOVE_USER_AGENTS at 0943bfd, less

@@ -1,5 +1,5 @@
 """``noimageai`` covers the images of its page (docs/decisions.md, 'A page's noimageai
-covers the images it shows'): the pure record (:mod:`scrapy_rep.usage.imageusage`) and the
+covers the images it shows'): the pure record (:mod:`rep_engine.usage.imageusage`) and the
 gate on fake Scrapy responses."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import pytest
 import scrapy
 from scrapy.http import HtmlResponse, Request
 
-from scrapy_rep.directives import PageDirectives, combine
-from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, is_image_url, page_record, record_for
+from rep_engine.directives import PageDirectives, combine
+from rep_engine.usage.imageusage import IMAGE_PURPOSES, is_image_url, page_record, record_for
 from tests.support.fakes import image_gate, page_verdict
 
 

@@ -14,11 +14,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scrapy.http import Response
 
-from scrapy_rep import parse_robotstxt
-from scrapy_rep.crawl.page.pagereader import page_directives
-from scrapy_rep.robotstxt import ContentSignals
-from scrapy_rep.robotstxt.aipref import ContentUsageRule, ContentUsageRules, parse_prefs
-from scrapy_rep.usage.purpose import (
+from rep_engine import parse_robotstxt
+from rep_engine.robotstxt import ContentSignals
+from rep_engine.robotstxt.aipref import ContentUsageRule, ContentUsageRules, parse_prefs
+from rep_engine.usage.purpose import (
     MAPPING,
     MAX_SOURCE_CHARS,
     PURPOSES,
@@ -34,7 +33,8 @@ from scrapy_rep.usage.purpose import (
     tdmrep_signal,
     usage_decision,
 )
-from scrapy_rep.usage.tdmrep import header_values, meta_values, parse_tdmrep, resolve
+from rep_engine.usage.tdmrep import header_values, meta_values, parse_tdmrep, resolve
+from scrapy_rep.crawl.page.pagereader import page_directives
 from tests.support.fakes import ARTICLE, article_page
 
 Y, N, U = True, False, None
@@ -438,6 +438,6 @@ def test_any_no_wins_is_the_one_merge(
     answers: tuple[bool | None, ...], merged: tuple[bool | None, int | None]
 ) -> None:
     """The first "no" wins, else the first "yes", else unknown; with its position."""
-    from scrapy_rep.usage.purpose import any_no_wins
+    from rep_engine.usage.purpose import any_no_wins
 
     assert any_no_wins(answers) == merged

@@ -24,11 +24,10 @@ import pytest
 from scrapy import Request
 from scrapy.http import HtmlResponse, Response
 
-from scrapy_rep.crawl.page.pagereader import page_directives, read_statements
-from scrapy_rep.directives import combine, header_directives
-from scrapy_rep.settings import RepConfig, RepSettingError, directive_readings
-from scrapy_rep.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
-from scrapy_rep.usage.purpose import (
+from rep_engine.directives import combine, header_directives
+from rep_engine.settings import RepConfig, RepSettingError, directive_readings
+from rep_engine.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
+from rep_engine.usage.purpose import (
     ALL_READINGS,
     MAPPING,
     DirectiveReadings,
@@ -37,8 +36,9 @@ from scrapy_rep.usage.purpose import (
     page_signals,
     speaks_of_use,
 )
-from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
-from scrapy_rep.verdict.policy import UsagePolicy
+from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from rep_engine.verdict.policy import UsagePolicy
+from scrapy_rep.crawl.page.pagereader import page_directives, read_statements
 from tests.support.fakes import ARTICLE, article_page, image_gate, page_verdict
 
 Y, N, U = True, False, None

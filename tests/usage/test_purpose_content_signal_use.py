@@ -19,22 +19,22 @@ from scrapy import Spider
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.audit.lines import usage_part
-from scrapy_rep.audit.urlentry import UrlEntry
-from scrapy_rep.crawl.page.pagereader import read_statements
-from scrapy_rep.crawl.report import RepReport
-from scrapy_rep.robotstxt import ContentSignals, parse_content_signal, parse_robotstxt
-from scrapy_rep.robotstxt.aipref import parse_prefs
-from scrapy_rep.usage.purpose import (
+from rep_engine.robotstxt import ContentSignals, parse_content_signal, parse_robotstxt
+from rep_engine.robotstxt.aipref import parse_prefs
+from rep_engine.trail.lines import usage_part
+from rep_engine.trail.urlentry import UrlEntry
+from rep_engine.usage.purpose import (
     content_signal_header_signal,
     content_signal_signal,
     prefs_signal,
     usage_decision,
 )
-from scrapy_rep.verdict.fates import Fate
-from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
-from scrapy_rep.verdict.policy import UsagePolicy
-from scrapy_rep.verdict.reasons import Reason
+from rep_engine.verdict.fates import Fate
+from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from rep_engine.verdict.policy import UsagePolicy
+from rep_engine.verdict.reasons import Reason
+from scrapy_rep.crawl.page.pagereader import read_statements
+from scrapy_rep.crawl.report import RepReport
 from tests.support.answers import purpose_answers
 from tests.support.documents import CLOUDFLARE_USE_REFERENCE
 
@@ -201,7 +201,7 @@ def test_the_report_names_an_origins_use_level() -> None:
 
 
 def test_audit_show_prints_the_conditions_of_a_record() -> None:
-    from scrapy_rep.audit.storylines import _usage
+    from rep_audit.storylines import _usage
 
     rules = parse_robotstxt(CLOUDFLARE_USE_REFERENCE)
     decision = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot").decision()

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.robotstxt.aipref import CATEGORIES, combine, parse_prefs, parse_prefs_header
-from scrapy_rep.usage.purpose import PURPOSES, ROWS, prefs_signal
-from scrapy_rep.usage.standards import STANDARDS
-from scrapy_rep.verdict.policy import UsagePolicy
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.robotstxt.aipref import CATEGORIES, combine, parse_prefs, parse_prefs_header
+from rep_engine.usage.purpose import PURPOSES, ROWS, prefs_signal
+from rep_engine.usage.standards import STANDARDS
+from rep_engine.verdict.policy import UsagePolicy
 from tests.support.paths import DOCS
 
 Y, N, U = True, False, None
@@ -149,7 +149,7 @@ def test_every_mapping_row_names_a_revision_of_the_one_table_and_the_docs_show_i
 def test_content_signal_use_is_a_condition_not_an_answer(
     line: str, use: str | None, expected: tuple[bool | None, ...]
 ) -> None:
-    from scrapy_rep.usage.purpose import content_signal_signal
+    from rep_engine.usage.purpose import content_signal_signal
 
     signals = parse_robotstxt(f"User-agent: *\nContent-Signal: {line}\n").content_signals("x")
     assert signals.use == use

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.robotstxt import MAX_BODY_BYTES
-from scrapy_rep.usage.tdmrep import (
+from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.usage.tdmrep import (
     NO_FILE,
     NO_VALUES,
     UNSET,
@@ -215,7 +215,7 @@ def test_spec_tdmrep_2_1_reservation_values_in_the_file(
 def test_a_bad_tdmrep_entry_does_not_hide_later_ones(caplog: pytest.LogCaptureFixture) -> None:
     """The file that showed it: the first entry's "yes" is not 1 or 0."""
     body = '[{"location":"/a","tdm-reservation":"yes"},{"location":"/","tdm-reservation":1}]'
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
+    with caplog.at_level(logging.DEBUG, logger="rep_engine"):
         tdm = parse_tdmrep(body)
     entry = tdm.lookup("/a/x")
     assert entry is not None and (entry.index, entry.reservation) == (2, True)
@@ -354,7 +354,7 @@ BROKEN_FILES = [
 
 @pytest.mark.parametrize("body", [b for b, _ in BROKEN_FILES], ids=[i for _, i in BROKEN_FILES])
 def test_spec7_broken_files_say_nothing(body: bytes, caplog: pytest.LogCaptureFixture) -> None:
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep"), finishes_within(2):
+    with caplog.at_level(logging.DEBUG, logger="rep_engine"), finishes_within(2):
         tdm = parse_tdmrep(body)
     assert tdm is NO_FILE and tdm.lookup("/") is None
     if body.strip() not in (b"[]",):
@@ -379,7 +379,7 @@ SKIPPED_ENTRIES = [
 def test_spec7_unusable_entries_are_skipped_and_logged(
     body: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
+    with caplog.at_level(logging.DEBUG, logger="rep_engine"):
         tdm = parse_tdmrep(body)
     assert [entry.location for entry in tdm.entries] == ["/a"]
     entry = tdm.lookup("/a/b")
@@ -423,7 +423,7 @@ def test_spec7_only_the_first_500_kib_count_even_for_10_mb() -> None:
 def test_a_body_cut_at_exactly_500_kib_keeps_the_entries_before_the_cut() -> None:
     """The download stops at 500 KiB and hands over exactly that many bytes: that body is
     cut, not "invalid JSON" (it lost every reservation, entry 1 included)."""
-    from scrapy_rep.fetch.procedure import TDMREP, Fetched, FetchProcedure
+    from rep_engine.fetch.procedure import TDMREP, Fetched, FetchProcedure
 
     entries = [{"location": "/books/*", "tdm-reservation": 1}]
     entries += [{"location": f"/p{i}/", "tdm-reservation": 0} for i in range(30_000)]

@@ -1,4 +1,4 @@
-"""The one decision on a request (scrapy_rep/verdict/decide.py), step by step, on entries
+"""The one decision on a request (rep-engine/rep_engine/verdict/decide.py), step by step, on entries
 built by hand (docs/decisions.md, 'One request, one verdict')."""
 
 from __future__ import annotations
@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.robotstxt import DISALLOW_ALL, parse_robotstxt
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.usage.rsl.document import parse_rsl
-from scrapy_rep.usage.tdmrep import parse_tdmrep
-from scrapy_rep.verdict import (
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import DISALLOW_ALL, parse_robotstxt
+from rep_engine.urls.origins import origin_of
+from rep_engine.usage.rsl.document import parse_rsl
+from rep_engine.usage.tdmrep import parse_tdmrep
+from rep_engine.verdict import (
     LICENSE,
     ROBOTS,
     TDM,
@@ -28,7 +28,7 @@ from scrapy_rep.verdict import (
     decide,
     obey_of,
 )
-from scrapy_rep.verdict.policy import RESERVED_ALL
+from rep_engine.verdict.policy import RESERVED_ALL
 from tests.support.documents import rsl_license
 
 URL = "https://e.com/private/a"
@@ -250,8 +250,8 @@ def test_an_override_that_lets_a_url_past_robots_txt_is_named_when_a_purpose_ref
 def test_an_override_of_a_unicode_host_covers_its_idna_2008_form_only() -> None:
     """``faß.test`` as REP_OVERRIDES reads it (tests/settings/test_readers_overrides.py)
     covers the URLs of ``xn--fa-hia.test``, never those of ``fass.test``."""
-    from scrapy_rep.settings import overrides_of
-    from scrapy_rep.settings.overrides import read_overrides
+    from rep_engine.settings import overrides_of
+    from rep_engine.settings.overrides import read_overrides
 
     entry = {"host": "faß.test", "reason": "permission", "expires": "2099-01-01"}
     read = read_overrides({"REP_OVERRIDES": [entry]}, "REP_OVERRIDES", ())

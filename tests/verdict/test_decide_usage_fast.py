@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.usage.tdmrep import parse_tdmrep
-from scrapy_rep.verdict import ROBOTS, TDM, Allowed, RequestFacts, RequestRules, decide
-from scrapy_rep.verdict.policy import UsagePolicy
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.urls.origins import origin_of
+from rep_engine.usage.tdmrep import parse_tdmrep
+from rep_engine.verdict import ROBOTS, TDM, Allowed, RequestFacts, RequestRules, decide
+from rep_engine.verdict.policy import UsagePolicy
 
 URL = "https://site.example/page"
 FACTS = RequestFacts(URL, origin_of(URL), "bot")

@@ -1,4 +1,4 @@
-"""The one table of fates and reasons (scrapy_rep/verdict/fates.py): every reason has its
+"""The one table of fates and reasons (rep-engine/rep_engine/verdict/fates.py): every reason has its
 row, every fate the trail writes is a :class:`Fate`, and the performer of refusals, the
 trail's writer, its readers and the end-of-crawl report say what the rows say."""
 
@@ -11,13 +11,10 @@ from scrapy import Spider
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from scrapy_rep.audit import lines, read
-from scrapy_rep.audit.urlentry import UrlEntry
-from scrapy_rep.crawl.audit.auditstate import AuditState
-from scrapy_rep.crawl.refusals import _stats_of
-from scrapy_rep.crawl.report import RepReport, closing_lines
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.verdict.fates import (
+from rep_engine.settings import RepConfig
+from rep_engine.trail import lines, read
+from rep_engine.trail.urlentry import UrlEntry
+from rep_engine.verdict.fates import (
     FATE_PHRASES,
     REASONS,
     REFUSED_BY_WORD,
@@ -26,8 +23,11 @@ from scrapy_rep.verdict.fates import (
     Dropped,
     Fate,
 )
-from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
-from scrapy_rep.verdict.signals import Action
+from rep_engine.verdict.reasons import LINK_REASONS, Reason
+from rep_engine.verdict.signals import Action
+from scrapy_rep.crawl.audit.auditstate import AuditState
+from scrapy_rep.crawl.refusals import _stats_of
+from scrapy_rep.crawl.report import RepReport, closing_lines
 
 
 def test_every_reason_and_every_drop_without_a_verdict_has_one_row() -> None:

@@ -1,4 +1,4 @@
-"""The one decision after the fetch (scrapy_rep.verdict.page.decide_page), on the statements
+"""The one decision after the fetch (rep_engine.verdict.page.decide_page), on the statements
 the table of signals reads: directives by their union, usage by "any no wins", TDMRep by
 its precedence, and a refusal per action with its typed reason."""
 
@@ -8,11 +8,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.usage.purpose import UsageSignal
-from scrapy_rep.usage.tdmrep import parse_tdmrep
-from scrapy_rep.verdict import Reason
-from scrapy_rep.verdict.page import (
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.usage.purpose import UsageSignal
+from rep_engine.usage.tdmrep import parse_tdmrep
+from rep_engine.verdict import Reason
+from rep_engine.verdict.page import (
     PAGE,
     SAYS_NOTHING,
     PageFacts,
@@ -20,7 +20,7 @@ from scrapy_rep.verdict.page import (
     PageStatements,
     decide_page,
 )
-from scrapy_rep.verdict.policy import UsagePolicy
+from rep_engine.verdict.policy import UsagePolicy
 
 URL = "https://example.com/a"
 FACTS = PageFacts(URL, ("mybot",))

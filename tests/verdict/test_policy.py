@@ -1,15 +1,15 @@
-"""The crawl's purpose against the site's AI-usage signals (pure: scrapy_rep.verdict.policy)."""
+"""The crawl's purpose against the site's AI-usage signals (pure: rep_engine.verdict.policy)."""
 
 from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.fetch.kinds import TDMREP
-from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
-from scrapy_rep.usage.purpose import UsageDecision
-from scrapy_rep.usage.tdmrep import NO_FILE, parse_tdmrep
-from scrapy_rep.verdict.page import PageFacts, PageRules, PageStatements, decide_page
-from scrapy_rep.verdict.policy import (
+from rep_engine.fetch.kinds import TDMREP
+from rep_engine.robotstxt import ALLOW_ALL, parse_robotstxt
+from rep_engine.usage.purpose import UsageDecision
+from rep_engine.usage.tdmrep import NO_FILE, parse_tdmrep
+from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, decide_page
+from rep_engine.verdict.policy import (
     NOTHING_BEFORE,
     RESERVED_ALL,
     Before,

@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.verdict.policy import UsagePolicy
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.verdict.policy import UsagePolicy
 
 BODY = (
     "User-agent: GPTBot\nContent-Usage: train-ai=n\nContent-Usage: /free train-ai=y\n"

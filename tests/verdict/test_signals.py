@@ -1,10 +1,10 @@
-"""The one table of signals (scrapy_rep.verdict.signals): what each row says of itself
+"""The one table of signals (rep_engine.verdict.signals): what each row says of itself
 holds for what the crawl reads."""
 
 from __future__ import annotations
 
-from scrapy_rep.usage.purpose import PURPOSES
-from scrapy_rep.verdict.signals import (
+from rep_engine.usage.purpose import PURPOSES
+from rep_engine.verdict.signals import (
     HEADER_FIELDS,
     HEADER_KEYS,
     OTHER_ROWS,

@@ -1,7 +1,7 @@
 """The audit trail (``REP_AUDIT_FILE``): one ``url`` record per requested URL, with its
 final fate and what decided it, written as the crawl goes (schema: docs/audit-trail.md;
-lines: :mod:`scrapy_rep.audit.lines`; file, chain and snapshots:
-:mod:`scrapy_rep.audit.file`).
+lines: :mod:`rep_engine.trail.lines`; file, chain and snapshots:
+:mod:`rep_engine.trail.file`).
 
 A URL is *requested* when the spider (or a start request) asked for it and the
 dupefilter let it through; a dropped duplicate is counted, never recorded. Its record's
@@ -25,10 +25,16 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
+from rep_engine.robotstxt.useragent import product_token
+from rep_engine.trail import lines
+from rep_engine.trail.read import tail_of
+from rep_engine.trail.urlentry import STATE_VERSION, RobotsPart, UrlEntry
+from rep_engine.verdict import LICENSE as LICENSE_KIND
+from rep_engine.verdict import ROBOTS as ROBOTS_KIND
+from rep_engine.verdict import TDM as TDM_KIND
+from rep_engine.verdict import Allowed, Obey, Refused
+from rep_engine.verdict.fates import Fate
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.audit import lines
-from scrapy_rep.audit.read import tail_of
-from scrapy_rep.audit.urlentry import STATE_VERSION, RobotsPart, UrlEntry
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import AuditWriter, save_state
 from scrapy_rep.crawl.audit.auditstate import guarded
@@ -42,20 +48,14 @@ from scrapy_rep.crawl.internals import (
 )
 from scrapy_rep.crawl.ledger import read_by
 from scrapy_rep.crawl.requeststate import open_record
-from scrapy_rep.robotstxt.useragent import product_token
-from scrapy_rep.verdict import LICENSE as LICENSE_KIND
-from scrapy_rep.verdict import ROBOTS as ROBOTS_KIND
-from scrapy_rep.verdict import TDM as TDM_KIND
-from scrapy_rep.verdict import Allowed, Obey, Refused
-from scrapy_rep.verdict.fates import Fate
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.verdict import RequestFacts
-    from scrapy_rep.verdict.values import Used
+    from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.verdict import RequestFacts
+    from rep_engine.verdict.values import Used
 
 __all__ = ["AuditTrail", "UrlLedger", "url_ledger"]
 

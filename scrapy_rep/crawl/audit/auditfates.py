@@ -9,21 +9,21 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.http import Response
 
-from scrapy_rep.audit import lines
+from rep_engine.trail import lines
+from rep_engine.verdict.fates import Fate
+from rep_engine.verdict.policy import NOTHING_BEFORE
+from rep_engine.verdict.reasons import LINK_REASONS, Reason
 from scrapy_rep.crawl.audit.auditrequests import RequestEvents
 from scrapy_rep.crawl.audit.auditstate import NOT_FOLLOWED_KEPT, guarded, robots_sha
 from scrapy_rep.crawl.internals import dropped_response
 from scrapy_rep.crawl.requeststate import any_state, before_of, moved, open_record, record_id
-from scrapy_rep.verdict.fates import Fate
-from scrapy_rep.verdict.policy import NOTHING_BEFORE
-from scrapy_rep.verdict.reasons import LINK_REASONS, Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
 
+    from rep_engine.usage.purpose import UsageDecision
+    from rep_engine.verdict import Refused
     from scrapy_rep.crawl.ledger import Page, PageLedger
-    from scrapy_rep.usage.purpose import UsageDecision
-    from scrapy_rep.verdict import Refused
 
 
 class FateEvents(RequestEvents):

@@ -15,20 +15,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from scrapy_rep.audit import lines
-from scrapy_rep.audit.file import EMPTY_SHA256, TrailFile, TrailFileError
-from scrapy_rep.audit.fileaccess import replacing
-from scrapy_rep.audit.urlentry import STATE_VERSION, UrlEntry
+from rep_engine.settings import RepSettingError
+from rep_engine.trail import lines
+from rep_engine.trail.file import EMPTY_SHA256, TrailFile, TrailFileError
+from rep_engine.trail.fileaccess import replacing
+from rep_engine.trail.urlentry import STATE_VERSION, UrlEntry
 from scrapy_rep.crawl.internals import close_spider
 from scrapy_rep.crawl.startup import stop_at_start
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.settings import RepSettingError
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.settings import RepConfig
+    from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.settings import RepConfig
 
 logger = logging.getLogger(__name__)
 

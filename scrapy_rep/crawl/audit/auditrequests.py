@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from scrapy_rep.audit.urlentry import UrlEntry
-from scrapy_rep.audit.waits import Waits
+from rep_engine.trail.urlentry import UrlEntry
+from rep_engine.verdict.fates import Fate
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditshared import SharedQueue
 from scrapy_rep.crawl.audit.auditstate import guarded
@@ -23,7 +23,7 @@ from scrapy_rep.crawl.requeststate import (
     recorded,
 )
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.verdict.fates import Fate
+from scrapy_rep.crawl.waits import Waits
 
 if TYPE_CHECKING:
     from scrapy import Request

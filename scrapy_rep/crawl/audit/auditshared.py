@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from scrapy_rep.audit.urlentry import RobotsPart, UrlEntry
+from rep_engine.robotstxt.useragent import crawler_name
+from rep_engine.trail.urlentry import RobotsPart, UrlEntry
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
 from scrapy_rep.crawl.requeststate import record_id, recorded
-from scrapy_rep.robotstxt.useragent import crawler_name
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -16,17 +16,17 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from scrapy.utils.job import job_dir
 
-from scrapy_rep.audit import lines
-from scrapy_rep.audit.urlentry import RobotsPart, UrlEntry
+from rep_engine.robotstxt.useragent import held_names
+from rep_engine.settings import robots_agent
+from rep_engine.trail import lines
+from rep_engine.trail.urlentry import RobotsPart, UrlEntry
+from rep_engine.verdict.fates import Fate
+from rep_engine.verdict.policy import NOTHING_BEFORE
 from scrapy_rep.crawl.audit.auditfile import AuditWriter, Paused, resume
 from scrapy_rep.crawl.auditing import URL_READERS
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.requeststate import before_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.robotstxt.useragent import held_names
-from scrapy_rep.settings import robots_agent
-from scrapy_rep.verdict.fates import Fate
-from scrapy_rep.verdict.policy import NOTHING_BEFORE
 
 if TYPE_CHECKING:
     from scrapy import Request

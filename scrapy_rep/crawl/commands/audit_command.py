@@ -1,4 +1,4 @@
-"""``scrapy rep-audit COMMAND [TRAIL…] …``: the trail reader of :mod:`scrapy_rep.audit.cli`
+"""``scrapy rep-audit COMMAND [TRAIL…] …``: the trail reader of :mod:`rep_audit.cli`
 as a Scrapy command. Without ``TRAIL``, the project's ``REP_AUDIT_FILE`` is read. Same
 output and exit codes as ``python -m scrapy_rep audit``."""
 
@@ -11,8 +11,8 @@ from typing import Any, ClassVar
 
 from scrapy.commands import ScrapyCommand
 
-from scrapy_rep.audit.cli import COMMANDS, EXIT_UNUSABLE, HELPS, exit_codes, main
-from scrapy_rep.audit.cliargs import OPTIONS
+from rep_audit.cli import COMMANDS, EXIT_UNUSABLE, HELPS, exit_codes, main
+from rep_audit.cliargs import OPTIONS
 from scrapy_rep.checker.exits import HELP_WIDTH, help_rows
 from scrapy_rep.crawl.commands.robots_command import TableHelpFormatter
 
@@ -45,7 +45,7 @@ class AuditCommand(ScrapyCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         """Each command's options, as ``python -m scrapy_rep audit COMMAND`` has them
-        (:data:`~scrapy_rep.audit.cliargs.OPTIONS`), their help naming the command."""
+        (:data:`~rep_audit.cliargs.OPTIONS`), their help naming the command."""
         super().add_options(parser)
         parser.formatter_class = TableHelpFormatter
         group = parser.add_argument_group("scrapy_rep audit options")

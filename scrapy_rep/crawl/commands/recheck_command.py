@@ -13,9 +13,9 @@ from typing import Any, ClassVar
 from scrapy.commands import ScrapyCommand
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 
+from rep_recheck.command import EXIT_CODES, EXIT_USAGE, HELP_WIDTH, add_options, run
 from scrapy_rep.crawl.commands.recheck_crawl import fetch
 from scrapy_rep.crawl.commands.robots_command import TableHelpFormatter
-from scrapy_rep.recheck.command import EXIT_CODES, EXIT_USAGE, HELP_WIDTH, add_options, run
 
 
 class RecheckCommand(ScrapyCommand):

@@ -11,7 +11,7 @@ then what the purposes need (tdmrep.json, the RSL licenses of its ``License:`` l
 and keeps the entries; no page is downloaded for it. With ``--pages`` it then requests
 each item's page, decided by the same middleware, and reads what the page says as the
 page pass reads it (:func:`~scrapy_rep.crawl.page.pagereader.read_statements`). The
-decisions themselves are the recheck's (:mod:`scrapy_rep.recheck.rechecker`), on these
+decisions themselves are the recheck's (:mod:`rep_recheck.rechecker`), on these
 entries.
 """
 
@@ -28,6 +28,24 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.settings import Settings
 from twisted.internet.defer import Deferred
 
+from rep_engine.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
+from rep_engine.urls.origins import origin_of
+from rep_engine.verdict import LICENSE, ROBOTS, TDM
+from rep_recheck.documents import OriginDocuments
+from rep_recheck.fetching import (
+    PROGRESS_EVERY,
+    FetchRequest,
+    FetchResult,
+    PageRead,
+    fetch_progress,
+)
+from rep_recheck.pacing import (
+    interleave,
+    origin_key,
+    page_settings,
+    page_slot,
+    stopping_line,
+)
 from scrapy_rep.crawl.commands.recheck_pages import STOPPED, PagesLeft, say_stopping
 from scrapy_rep.crawl.commands.recheck_windows import in_window, together
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
@@ -42,24 +60,6 @@ from scrapy_rep.crawl.internals import (
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
 from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
-from scrapy_rep.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
-from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.recheck.fetching import (
-    PROGRESS_EVERY,
-    FetchRequest,
-    FetchResult,
-    PageRead,
-    fetch_progress,
-)
-from scrapy_rep.recheck.pacing import (
-    interleave,
-    origin_key,
-    page_settings,
-    page_slot,
-    stopping_line,
-)
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.verdict import LICENSE, ROBOTS, TDM
 
 if TYPE_CHECKING:
     from twisted.python.failure import Failure
@@ -139,7 +139,7 @@ class RecheckSpider(Spider):
                           meta={DOWNLOAD_SLOT: key} if key else None)  # fmt: skip
 
     def stopping(self) -> str:
-        """What a Ctrl-C now stops (:func:`~scrapy_rep.recheck.pacing.stopping_line`)."""
+        """What a Ctrl-C now stops (:func:`~rep_recheck.pacing.stopping_line`)."""
         origins_left = len(self.request.origins) - self.done
         return stopping_line(self.pages_left.count(), origins_left)
 
@@ -149,7 +149,7 @@ class RecheckSpider(Spider):
 
     def _progress(self) -> None:
         """A progress line: origins done, and those waiting on a document that does
-        not answer (:func:`~scrapy_rep.recheck.fetching.fetch_progress`)."""
+        not answer (:func:`~rep_recheck.fetching.fetch_progress`)."""
         settings = self.request.settings
         max_wait = float(settings.get("REP_UNREACHABLE_MAX_WAIT") or 0.0)
         line = fetch_progress(self.done, len(self.request.origins), self.waiting, max_wait,
@@ -232,7 +232,7 @@ def crawl_settings(settings: dict[str, Any]) -> dict[str, Any]:
 def request_settings(request: FetchRequest) -> dict[str, Any]:
     """The settings of the crawl of ``request``: :func:`crawl_settings`, and with pages
     to fetch a place for each of their origins
-    (:func:`~scrapy_rep.recheck.pacing.page_settings`)."""
+    (:func:`~rep_recheck.pacing.page_settings`)."""
     settings = crawl_settings(request.settings)
     if request.pages:
         origins = len({origin_key(url) for url in request.pages})

@@ -1,7 +1,7 @@
 """The page fetch of a recheck's crawl (``--pages``): the pages not done yet by origin,
-its progress line every :data:`~scrapy_rep.recheck.fetching.PROGRESS_EVERY` seconds, and
+its progress line every :data:`~rep_recheck.fetching.PROGRESS_EVERY` seconds, and
 the line the first Ctrl-C says at once (docs/recheck.md). The pacing itself is
-:mod:`scrapy_rep.recheck.pacing`'s."""
+:mod:`rep_recheck.pacing`'s."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from typing import Any, Final, TextIO
 
 from scrapy.exceptions import IgnoreRequest
 
+from rep_recheck.fetching import PROGRESS_EVERY
+from rep_recheck.pacing import origin_key, pages_progress
 from scrapy_rep.crawl.internals import Timer, call_later, running_engine
-from scrapy_rep.recheck.fetching import PROGRESS_EVERY
-from scrapy_rep.recheck.pacing import origin_key, pages_progress
 
 
 class PagesLeft:
@@ -88,7 +88,7 @@ def say_stopping(process: Any, err: TextIO) -> None:
     line at INFO only, below a recheck's ``LOG_LEVEL``, and the stop then waits for the
     requests under way): before ``process``'s shutdown line (called in its reactor or
     loop, never in the signal handler), the line of each of its spiders that has one
-    (``stopping()``: :func:`~scrapy_rep.recheck.pacing.stopping_line`); then the pages
+    (``stopping()``: :func:`~rep_recheck.pacing.stopping_line`); then the pages
     that wait in their slots (``is_page``) are dropped, never fetched (:func:`drop_queued`)."""
     # Scrapy 2.14 and later log the shutdown from the reactor or loop (_log_shutdown);
     # before, the signal handler logs and the reactor then runs _graceful_stop_reactor

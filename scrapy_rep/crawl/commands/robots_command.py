@@ -22,14 +22,14 @@ from typing import Any, ClassVar
 from scrapy.commands import ScrapyCommand, ScrapyHelpFormatter
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from scrapy_rep.audit.terminal import write_lines
+from rep_engine.settings import PROFILES, RepConfig, RepSettingError
+from rep_engine.settings.readers import read_purposes
+from rep_engine.trail.terminal import write_lines
+from rep_engine.usage.purpose import PURPOSES
 from scrapy_rep.checker.exits import EXIT_CODES, HELP_WIDTH
 from scrapy_rep.checker.inputs import InputError, Paths, parse_timeout, parse_url, unreadable_file
 from scrapy_rep.checker.report import ToolRequest, local_check, read_robots_file
 from scrapy_rep.crawl.commands.toolcrawl import run_tools, usage_error
-from scrapy_rep.settings import PROFILES, RepConfig, RepSettingError
-from scrapy_rep.settings.readers import read_purposes
-from scrapy_rep.usage.purpose import PURPOSES
 
 
 class TableHelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):

@@ -24,6 +24,9 @@ from scrapy.settings import Settings
 from scrapy.settings import default_settings as scrapy_defaults
 from scrapy.utils.datatypes import SequenceExclude
 
+from rep_engine.fetch.kinds import ROBOTS_TXT
+from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.verdict import UNCHECKED
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.checker.report import ToolRequest
@@ -36,9 +39,6 @@ from scrapy_rep.crawl.internals import crawler_process, on_start_failure
 from scrapy_rep.crawl.media.mediagate import MediaGate
 from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from scrapy_rep.crawl.requeststate import fetch_state_of
-from scrapy_rep.fetch.kinds import ROBOTS_TXT
-from scrapy_rep.settings import RepConfig, RepSettingError
-from scrapy_rep.verdict import UNCHECKED
 
 if TYPE_CHECKING:
     from collections.abc import AsyncIterator
@@ -156,7 +156,7 @@ def unreachable_waits(config: RepConfig) -> dict[str, float]:
     """The ``REP_UNREACHABLE_*`` waits under which the crawl gives up on an unreachable document
     at once with the verdict it gives after its own waits: the give-up rule lets requests
     through under ``"allow"`` after the long wait only, so a shorter connect wait stays shorter
-    (:meth:`~scrapy_rep.fetch.rules.Policy.allows_after_giving_up`), and every other failure is
+    (:meth:`~rep_engine.fetch.rules.Policy.allows_after_giving_up`), and every other failure is
     tried once more after :data:`SHORT_WAIT`."""
     waits = {"REP_UNREACHABLE_MAX_WAIT": 0.0, "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.0}
     shorter = config.unreachable_connect_max_wait < config.unreachable_max_wait

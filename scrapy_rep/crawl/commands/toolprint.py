@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, TextIO
 
 from scrapy.http import HtmlResponse
 
-from scrapy_rep.audit.terminal import printable
+from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
+from rep_engine.fetch.rsl_kind import RSL
+from rep_engine.robotstxt import ALLOW_ALL
+from rep_engine.robotstxt.useragent import held_names
+from rep_engine.settings import RepConfig, robots_agent, usage_policy
+from rep_engine.trail.terminal import printable
+from rep_engine.urls.origins import origin_of
+from rep_engine.usage.purpose import PURPOSES, UsageDecision
+from rep_engine.verdict import Allowed, Reason, Refused
 from scrapy_rep.checker.exits import EXIT_ALLOWED, EXIT_DISALLOWED, EXIT_UNREACHABLE
 from scrapy_rep.checker.report import (
     NOTHING_OBEYED,
@@ -22,21 +30,13 @@ from scrapy_rep.checker.report import (
 )
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.otherdirectives import describe_sources
-from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP
-from scrapy_rep.fetch.rsl_kind import RSL
-from scrapy_rep.robotstxt import ALLOW_ALL
-from scrapy_rep.robotstxt.useragent import held_names
-from scrapy_rep.settings import RepConfig, robots_agent, usage_policy
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.usage.purpose import PURPOSES, UsageDecision
-from scrapy_rep.verdict import Allowed, Reason, Refused
 
 if TYPE_CHECKING:
     from scrapy.settings import Settings
 
+    from rep_engine.verdict.policy import UsagePolicy
     from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
     from scrapy_rep.crawl.media.filerecords import FileVerdict
-    from scrapy_rep.verdict.policy import UsagePolicy
 
 
 class Printer:
@@ -57,7 +57,7 @@ class Printer:
 
     def say(self, *lines: str) -> None:
         """Print each line, every character a site could control made visible
-        (:func:`~scrapy_rep.audit.terminal.printable`: a CR, LF or ESC in a header or a meta
+        (:func:`~rep_engine.trail.terminal.printable`: a CR, LF or ESC in a header or a meta
         tag prints as an escape, never as a line of its own)."""
         for line in lines:
             print(printable(line), file=self.out)

@@ -10,18 +10,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from rep_engine.fetch.kinds import ROBOTS_TXT
+from rep_engine.verdict.fates import Fate
 from scrapy_rep.crawl.documents.engine_fetch import describe
 from scrapy_rep.crawl.ledger import PageLedger
-from scrapy_rep.fetch.kinds import ROBOTS_TXT
-from scrapy_rep.verdict.fates import Fate
 
 if TYPE_CHECKING:
     from scrapy.http import Response
 
-    from scrapy_rep.audit.urlentry import UrlEntry
+    from rep_engine.robotstxt import RobotsTxt
+    from rep_engine.trail.urlentry import UrlEntry
+    from rep_engine.verdict import Allowed, Refused, RequestFacts
     from scrapy_rep.crawl.media.filerecords import FileVerdict
-    from scrapy_rep.robotstxt import RobotsTxt
-    from scrapy_rep.verdict import Allowed, Refused, RequestFacts
 
 
 @dataclass

@@ -1,6 +1,6 @@
 """The one place where the lifecycle's actions are carried out (SPEC §4).
 
-:class:`ActionRunner` turns each action of :mod:`scrapy_rep.fetch.lifecycle` into Scrapy and
+:class:`ActionRunner` turns each action of :mod:`rep_engine.fetch.lifecycle` into Scrapy and
 Twisted calls: downloads over the engine, store calls, timers (on the reactor, or on the
 asyncio loop of a crawl without one: :func:`~scrapy_rep.crawl.internals.call_later`), stats,
 log lines and signals. What comes back (a download's outcome, the store's answer, a
@@ -21,21 +21,21 @@ from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
+from rep_engine.fetch.lifecycle import Lifecycle
+from rep_engine.fetch.lifecycle import events as do
+from rep_engine.fetch.rules import Effect
 from scrapy_rep.crawl.internals import Timer, call_later, engine_closing, running_engine
 from scrapy_rep.crawl.loglimit import FirstFew
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.fetch.lifecycle import Lifecycle
-from scrapy_rep.fetch.lifecycle import events as do
-from scrapy_rep.fetch.rules import Effect
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
+    from rep_engine.urls.origins import Origin
     from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
     from scrapy_rep.crawl.documents.kinds import CrawlKind
     from scrapy_rep.crawl.documents.storeclient import StoreClient
     from scrapy_rep.crawl.documents.waiting import WaitingRequests
-    from scrapy_rep.urls.origins import Origin
 
 logger = logging.getLogger(__name__)
 
@@ -201,7 +201,7 @@ class ActionRunner:
     def _stopping(self, key: Any) -> bool:
         """Whether the crawl is closing (or closed): a download that failed now is mostly
         cut short by the stop, not the site's answer. The lifecycle is told only that the
-        download stopped (:class:`~scrapy_rep.fetch.lifecycle.events.DownloadStopped`):
+        download stopped (:class:`~rep_engine.fetch.lifecycle.events.DownloadStopped`):
         nothing is given up on and said dropped (the held requests are kept, returned to
         a shared queue or dropped by the close itself), nothing is shared with the other
         processes; its download slot goes to the next document queued for one that a

@@ -26,13 +26,13 @@ from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from rep_engine.fetch.entry import plain_key
 from scrapy_rep.crawl.requeststate import add_carried, carry_again, take_carried
-from scrapy_rep.fetch.entry import plain_key
 
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
+    from rep_engine.fetch.cache import CacheEntry, DocumentCache
 
 D = TypeVar("D")
 

@@ -1,7 +1,7 @@
 """The per-origin documents a crawl keeps: robots.txt always, tdmrep.json for AI purposes.
 
 An :class:`OriginDocument` is one kind's whole crawl-side life (SPEC §4): its cache, its
-lifecycle (the pure state machine of :mod:`scrapy_rep.fetch.lifecycle`, which makes every
+lifecycle (the pure state machine of :mod:`rep_engine.fetch.lifecycle`, which makes every
 fetch decision), the :class:`~scrapy_rep.crawl.documents.actions.ActionRunner` that carries its
 actions out, and the requests waiting for it: its slice of the crawl's
 :class:`~scrapy_rep.crawl.documents.holding.HeldRequests` (under the kind's ``HoldKey``), the
@@ -29,6 +29,9 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
+from rep_engine.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache
+from rep_engine.fetch.lifecycle import Lifecycle
+from rep_engine.fetch.lifecycle import events as do
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.documents.actions import ActionRunner
 from scrapy_rep.crawl.documents.carried import CarriedEntries
@@ -37,19 +40,16 @@ from scrapy_rep.crawl.documents.waiting import HOLD as HOLD
 from scrapy_rep.crawl.documents.waiting import WAIT as WAIT
 from scrapy_rep.crawl.documents.waiting import WaitingRequests
 from scrapy_rep.crawl.requeststate import state_of, to_decide_afresh
-from scrapy_rep.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache
-from scrapy_rep.fetch.lifecycle import Lifecycle
-from scrapy_rep.fetch.lifecycle import events as do
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
+    from rep_engine.fetch.rules import Policy
+    from rep_engine.settings import RepConfig
     from scrapy_rep.crawl.documents.holding import HeldRequests
     from scrapy_rep.crawl.documents.kinds import CrawlKind
     from scrapy_rep.crawl.documents.storeclient import StoreClient
-    from scrapy_rep.fetch.rules import Policy
-    from scrapy_rep.settings import RepConfig
 
 D = TypeVar("D")
 #: The ``request.meta`` items of a request's route that its documents' requests take.

@@ -1,4 +1,4 @@
-"""robots.txt downloads over Scrapy's engine, driving :mod:`scrapy_rep.fetch.procedure`.
+"""robots.txt downloads over Scrapy's engine, driving :mod:`rep_engine.fetch.procedure`.
 
 Each hop is a Scrapy request sent with ``engine.download_async``
 (:func:`scrapy_rep.crawl.internals.download`): it passes the project's downloader
@@ -39,20 +39,20 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.responsetypes import responsetypes
 from scrapy.utils.httpobj import urlparse_cached
 
+from rep_engine.fetch.kinds import DocumentKind
+from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
+from rep_engine.fetch.rules import FailureClass
+from rep_engine.robotstxt import MAX_BODY_BYTES
 from scrapy_rep.crawl.documents.failures import DnsAsker, failure_of
 from scrapy_rep.crawl.internals import download, first_in_slot
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
 from scrapy_rep.crawl.requeststate import KEY, FetchState, fetch_state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.fetch.kinds import DocumentKind
-from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
-from scrapy_rep.fetch.rules import FailureClass
-from scrapy_rep.robotstxt import MAX_BODY_BYTES
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.fetch.cache import CacheEntry
+    from rep_engine.fetch.cache import CacheEntry
 
 logger = logging.getLogger(__name__)
 

@@ -1,5 +1,5 @@
 """What a failed download of a per-origin document was: the exception Scrapy's download
-handler raised, read as a :class:`~scrapy_rep.fetch.rules.FailureClass` (SPEC §4's
+handler raised, read as a :class:`~rep_engine.fetch.rules.FailureClass` (SPEC §4's
 "unreachable" row, RFC 9309 §2.3.1.4). The lifecycle holds the document's requests
 for as long as that class says (docs/decisions.md, "A host that cannot be connected to
 is given up on quickly"); this module only names the failure.
@@ -32,8 +32,8 @@ from twisted.internet import error as tx
 from twisted.internet.defer import DeferredSemaphore
 from twisted.web.client import ResponseFailed
 
+from rep_engine.fetch.rules import FailureClass, lookup_failure
 from scrapy_rep.crawl.internals import LOOKUP_ERRORS, LOST_ERRORS, TIMEOUT_ERRORS, in_thread
-from scrapy_rep.fetch.rules import FailureClass, lookup_failure
 
 #: TLS errors that are no handshake failure: the connection went away meanwhile.
 _TLS_CONNECTION_LOST: Final = (

@@ -6,13 +6,13 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.job import job_dir
 
+from rep_engine.settings import RepConfig, RepSettingError, lifecycle_policy
 from scrapy_rep.crawl.documents.stores import RobotsStore, store_for
 from scrapy_rep.crawl.internals import asyncio_usable
 from scrapy_rep.crawl.startup import stop_at_start
-from scrapy_rep.settings import RepConfig, RepSettingError, lifecycle_policy
 
 if TYPE_CHECKING:
-    from scrapy_rep.fetch.rules import Policy
+    from rep_engine.fetch.rules import Policy
 
 
 def document_policy(config: RepConfig, settings: Any, store: RobotsStore) -> tuple[Policy, float]:

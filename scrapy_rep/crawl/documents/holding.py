@@ -36,7 +36,9 @@ from typing import TYPE_CHECKING, Any, Final, cast
 from scrapy.squeues import PickleFifoDiskQueue
 from scrapy.utils.job import job_dir
 
-from scrapy_rep.audit.fileaccess import replacing
+from rep_engine.trail.fileaccess import replacing
+from rep_engine.verdict.fates import Dropped
+from rep_engine.verdict.reasons import Reason
 from scrapy_rep.crawl.documents.statefile import PROTOCOL, STATE_VERSION, shared_queue
 from scrapy_rep.crawl.documents.statefile import SPILL_DIR as SPILL_DIR
 from scrapy_rep.crawl.documents.statefile import STATE_FILE as STATE_FILE
@@ -46,8 +48,6 @@ from scrapy_rep.crawl.documents.statefile import spill_root as spill_root
 from scrapy_rep.crawl.documents.statefile import state_path as state_path
 from scrapy_rep.crawl.refusals import count_unread, drop_request, scheduled_again
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.verdict.fates import Dropped
-from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

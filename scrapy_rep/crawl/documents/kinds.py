@@ -1,11 +1,11 @@
 """What the crawl adds to each document kind: how Scrapy hears of it (SPEC §4, §5).
 
-A :class:`~scrapy_rep.fetch.kinds.DocumentKind` is pure; a :class:`CrawlKind` pairs it
+A :class:`~rep_engine.fetch.kinds.DocumentKind` is pure; a :class:`CrawlKind` pairs it
 with its Scrapy side: the prefix of its download stats, the signals sent once it is
 known, and how a crawl parses it. The middleware builds one
 :class:`~scrapy_rep.crawl.documents.documents.OriginDocument` per kind of :data:`CRAWL_KINDS`
 its requests may need: adding a kind is adding a value here (and its step in
-:func:`scrapy_rep.verdict.decide`).
+:func:`rep_engine.verdict.decide`).
 """
 
 from __future__ import annotations
@@ -14,21 +14,21 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
+from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
+from rep_engine.fetch.rsl_kind import RSL
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
+from rep_engine.usage.rsl.document import RslDocument
+from rep_engine.usage.tdmrep import TdmRepFile, parse_tdmrep
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.internals import ROBOTS_PARSED, send_catch_log_async
 from scrapy_rep.crawl.robotparser import RobotParser
-from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
-from scrapy_rep.fetch.rsl_kind import RSL
-from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.usage.rsl.document import RslDocument
-from scrapy_rep.usage.tdmrep import TdmRepFile, parse_tdmrep
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
-    from scrapy_rep.fetch.lifecycle.events import Announce
-    from scrapy_rep.settings import RepConfig
+    from rep_engine.fetch.lifecycle.events import Announce
+    from rep_engine.settings import RepConfig
 
 D = TypeVar("D")
 #: ``announce(crawler, kind, action, trigger)``: send the signals of a known or failed
@@ -166,5 +166,5 @@ TDMREP_CRAWL: CrawlKind[TdmRepFile] = CrawlKind(
 #: RSL licenses, keyed by their URL, for crawls with a ``REP_PURPOSE`` (docs/purpose-notes.md §9).
 RSL_CRAWL: CrawlKind[RslDocument] = CrawlKind(RSL)
 #: Every kind a crawl may fetch, robots.txt first; a crawl builds those its requests may
-#: need (:meth:`scrapy_rep.verdict.RequestRules.documents`).
+#: need (:meth:`rep_engine.verdict.RequestRules.documents`).
 CRAWL_KINDS: tuple[CrawlKind[Any], ...] = (ROBOTS_CRAWL, TDMREP_CRAWL, RSL_CRAWL)

@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.urls.origins import Origin
+    from rep_engine.urls.origins import Origin
 
 logger = logging.getLogger(__name__)
 

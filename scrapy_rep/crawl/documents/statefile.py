@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy.utils.job import job_dir
 from scrapy.utils.request import request_from_dict
 
+from rep_engine.verdict.fates import Dropped
 from scrapy_rep.crawl.refusals import count_unread
-from scrapy_rep.verdict.fates import Dropped
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider

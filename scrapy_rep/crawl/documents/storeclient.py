@@ -12,7 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Final, TypeVar
 
-from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
+from rep_engine.fetch.records import SharedRecord, StoreCorrupt
 
 if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.stores import RobotsStore

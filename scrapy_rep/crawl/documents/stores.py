@@ -1,6 +1,6 @@
 """Where robots.txt outcomes are kept beyond one process: the store clients (SPEC §4).
 
-Every crawler process keeps its own parsed rules in :class:`scrapy_rep.fetch.cache.DocumentCache`.
+Every crawler process keeps its own parsed rules in :class:`rep_engine.fetch.cache.DocumentCache`.
 A *store* is the layer behind it, asked when that cache has no fresh copy and told every
 download's outcome:
 
@@ -15,7 +15,7 @@ download's outcome:
   (``SET NX PX``) lets only one process download an origin's robots.txt at a time; a
   process that dies mid-download loses its lease when it times out.
 
-Records are encoded and checked by :mod:`scrapy_rep.fetch.records`; a record that does not
+Records are encoded and checked by :mod:`rep_engine.fetch.records`; a record that does not
 decode, has another format version, or names another origin is ignored.
 :class:`StoreClient` wraps a store for the middleware: a store that fails is left alone
 for 30 s (the process carries on with its own cache), a corrupt record counts as none.
@@ -31,8 +31,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from scrapy_rep.audit.fileaccess import replacing
-from scrapy_rep.fetch.records import FORMAT_VERSION, SharedRecord, StoreCorrupt
+from rep_engine.fetch.records import FORMAT_VERSION, SharedRecord, StoreCorrupt
+from rep_engine.trail.fileaccess import replacing
 
 __all__ = [
     "JOBDIR_FILE",
@@ -105,7 +105,7 @@ class JobdirStore:
 
     The crawl bounds it by what its caches really keep (``REP_CACHE_MAX_BYTES`` per
     document kind): a record takes no more bytes here than its entry does in the cache
-    (its compressed body and a header, against the body and :data:`~scrapy_rep.fetch.cache.
+    (its compressed body and a header, against the body and :data:`~rep_engine.fetch.cache.
     COMPRESSED_OVERHEAD`, or a parsed entry's larger estimate), so nothing the cache
     keeps is forgotten at a pause (it was bounded by ``REP_CACHE_MAX_ORIGINS``, the
     parsed tier only: a resumed broad crawl downloaded again what its cache still had)."""

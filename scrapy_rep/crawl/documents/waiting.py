@@ -20,23 +20,23 @@ from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
+from rep_engine.fetch.kinds import HoldKey
+from rep_engine.verdict.reasons import Reason
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.internals import call_later, engine_closing, running_engine
 from scrapy_rep.crawl.refusals import Refusal, drop_request, scheduled_again
 from scrapy_rep.crawl.requeststate import mark_held
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.fetch.kinds import HoldKey
-from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
+    from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.fetch.kinds import DocumentKind
     from scrapy_rep.crawl.documents.carried import CarriedEntries
     from scrapy_rep.crawl.documents.holding import HeldRequests
-    from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.fetch.kinds import DocumentKind
 
 D = TypeVar("D")
 

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Any, Final
 
 from itemadapter import ItemAdapter
 
+from rep_engine.usage._purpose_table import MAPPING
+from rep_engine.usage.media.reading import MediaReading
+from rep_engine.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal
+from rep_engine.verdict.values import Refused
 from scrapy_rep.crawl import meta
-from scrapy_rep.usage._purpose_table import MAPPING
-from scrapy_rep.usage.media.reading import MediaReading
-from scrapy_rep.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal
-from scrapy_rep.verdict.values import Refused
 
 if TYPE_CHECKING:
     from scrapy import Request

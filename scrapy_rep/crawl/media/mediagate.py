@@ -1,5 +1,5 @@
 """A downloaded file held against the crawl's AI purposes (the Scrapy side of
-:mod:`scrapy_rep.usage.media.reading`; used by :mod:`scrapy_rep.crawl.media.pipelines`).
+:mod:`rep_engine.usage.media.reading`; used by :mod:`scrapy_rep.crawl.media.pipelines`).
 
 Every signal about the file makes one decision: what the origin said before the fetch,
 the response's own headers (as a page's: ``Content-Usage``, ``Content-Signal``,
@@ -18,6 +18,15 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import DeferredSemaphore
 
+from rep_engine.settings import page_rules, robots_agent
+from rep_engine.usage.media.c2pa import available
+from rep_engine.usage.media.reading import MediaReading, read_media
+from rep_engine.usage.media.xmp import Limits, sniff
+from rep_engine.usage.purpose import UsageSignal, usage_decision
+from rep_engine.verdict.page import PAGE, PageFacts, decide_page
+from rep_engine.verdict.policy import TDM_PURPOSES, Refusal
+from rep_engine.verdict.reasons import Reason
+from rep_engine.verdict.values import Refused
 from scrapy_rep import signals
 from scrapy_rep.crawl import refusals
 from scrapy_rep.crawl.config import PerCrawler, config_of
@@ -26,15 +35,6 @@ from scrapy_rep.crawl.media.filerecords import FileVerdict, page_noimageai, refu
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requeststate import before_of, state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.settings import page_rules, robots_agent
-from scrapy_rep.usage.media.c2pa import available
-from scrapy_rep.usage.media.reading import MediaReading, read_media
-from scrapy_rep.usage.media.xmp import Limits, sniff
-from scrapy_rep.usage.purpose import UsageSignal, usage_decision
-from scrapy_rep.verdict.page import PAGE, PageFacts, decide_page
-from scrapy_rep.verdict.policy import TDM_PURPOSES, Refusal
-from scrapy_rep.verdict.reasons import Reason
-from scrapy_rep.verdict.values import Refused
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -1,5 +1,5 @@
 """``noimageai`` on a page covers its images (the Scrapy side of
-:mod:`scrapy_rep.usage.imageusage`; docs/decisions.md, 'A page's noimageai covers the images
+:mod:`rep_engine.usage.imageusage`; docs/decisions.md, 'A page's noimageai covers the images
 it shows').
 
 For a page whose directives say ``noimageai`` (for this crawler), from the callback's
@@ -24,10 +24,7 @@ from itemadapter import ItemAdapter
 from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
-from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.ledger import NOT_READ
-from scrapy_rep.crawl.stats import inc
-from scrapy_rep.usage.imageusage import (
+from rep_engine.usage.imageusage import (
     IMAGE_PURPOSES,
     IMAGE_USAGE_KEY,
     INDEX_IMAGE_PURPOSES,
@@ -36,18 +33,21 @@ from scrapy_rep.usage.imageusage import (
     is_image_url,
     page_record,
 )
-from scrapy_rep.verdict.page import PAGE
-from scrapy_rep.verdict.reasons import Reason
-from scrapy_rep.verdict.values import Refused
+from rep_engine.verdict.page import PAGE
+from rep_engine.verdict.reasons import Reason
+from rep_engine.verdict.values import Refused
+from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.ledger import NOT_READ
+from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from rep_engine.verdict.page import PageVerdict
     from scrapy_rep.crawl.ledger import Page
     from scrapy_rep.crawl.page.pagestate import PageState
-    from scrapy_rep.verdict.page import PageVerdict
 
 #: The attributes of a page that name one image, and those that list candidates.
 _SRC_XPATH = "//img/@src | //img/@data-src | //input[@type='image']/@src"

@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from itemadapter import ItemAdapter
 
-from scrapy_rep.audit.export import preferences_of
-from scrapy_rep.audit.lines import usage_part
+from rep_audit.export import preferences_of
+from rep_engine.trail.lines import usage_part
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.refusals import refuse_item
@@ -24,9 +24,9 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from rep_engine.verdict.page import PageVerdict
     from scrapy_rep.crawl.ledger import Page, PageLedger
     from scrapy_rep.crawl.page.images import ImageGate
-    from scrapy_rep.verdict.page import PageVerdict
 
 
 class ItemGate:
@@ -64,7 +64,7 @@ class ItemGate:
         said_by: str = "",
     ) -> Any:
         """SPEC §6: noindex, or an ``unavailable_after`` that has passed (the verdict's
-        :attr:`~scrapy_rep.verdict.page.PageVerdict.index`), then ``REP_PURPOSE``: drop or
+        :attr:`~rep_engine.verdict.page.PageVerdict.index`), then ``REP_PURPOSE``: drop or
         mark the items of a page denied for the crawl (its ``purpose``); a kept item gets
         its page's preferences under ``REP_ITEM_PREFERENCES_FIELD``. ``said_by``: the page
         whose verdict it is, when a page the callback fetched itself (its usage counts only

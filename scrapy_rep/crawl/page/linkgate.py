@@ -12,22 +12,22 @@ from typing import TYPE_CHECKING
 
 from w3lib.url import canonicalize_url
 
+from rep_engine.verdict.page import PAGE
+from rep_engine.verdict.reasons import Reason
+from rep_engine.verdict.signals import Action
+from rep_engine.verdict.values import Refused
 from scrapy_rep.crawl.page.nofollowlinks import rel_nofollow_targets
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.verdict.page import PAGE
-from scrapy_rep.verdict.reasons import Reason
-from scrapy_rep.verdict.signals import Action
-from scrapy_rep.verdict.values import Refused
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from rep_engine.verdict.page import PageVerdict
     from scrapy_rep.crawl.ledger import PageLedger
-    from scrapy_rep.verdict.page import PageVerdict
 
 
 class LinkGate:

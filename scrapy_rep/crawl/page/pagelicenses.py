@@ -28,30 +28,30 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 from twisted.python.failure import Failure
 
-from scrapy_rep.crawl.auditing import ledger_of
-from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
-from scrapy_rep.crawl.stats import inc
-from scrapy_rep.fetch.rsl_kind import RSL, license_key, licenses_not_read
-from scrapy_rep.usage.purpose import usage_decision
-from scrapy_rep.usage.rsl.discovery import (
+from rep_engine.fetch.rsl_kind import RSL, license_key, licenses_not_read
+from rep_engine.usage.purpose import usage_decision
+from rep_engine.usage.rsl.discovery import (
     NO_LICENSES,
     PageLicenses,
     link_header_licenses,
     page_licenses,
 )
-from scrapy_rep.usage.rsl.document import PAGE_NAMES
-from scrapy_rep.usage.rsl.terms import licenses_signals, owned_licenses
+from rep_engine.usage.rsl.document import PAGE_NAMES
+from rep_engine.usage.rsl.terms import licenses_signals, owned_licenses
+from scrapy_rep.crawl.auditing import ledger_of
+from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
+from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.settings import RepConfig
+    from rep_engine.usage.purpose import UsageSignal
+    from rep_engine.usage.rsl.document import RslDocument
+    from rep_engine.verdict.policy import UsagePolicy
     from scrapy_rep.crawl.documents.documents import OriginDocument
-    from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.settings import RepConfig
-    from scrapy_rep.usage.purpose import UsageSignal
-    from scrapy_rep.usage.rsl.document import RslDocument
-    from scrapy_rep.verdict.policy import UsagePolicy
 
 logger = logging.getLogger(__name__)
 #: A page that does not contain it names no RSL license in its HTML (no copy of the body).

@@ -27,13 +27,13 @@ from parsel import Selector
 from scrapy.http import HtmlResponse, Response
 from w3lib.encoding import to_unicode
 
+from rep_engine.directives import PageDirectives
+from rep_engine.directives._metascan import Found, byte_transparent, scan_meta_tags
+from rep_engine.directives._sniffing import html_codec
+from rep_engine.robotstxt.useragent import crawler_name, product_token
+from rep_engine.verdict.page import SAYS_NOTHING, PageFacts, PageRules, PageStatements, decide_page
+from rep_engine.verdict.signals import HEADER_KEYS, Field, meta_names
 from scrapy_rep.crawl.internals import explicit_encoding
-from scrapy_rep.directives import PageDirectives
-from scrapy_rep.directives._metascan import Found, byte_transparent, scan_meta_tags
-from scrapy_rep.directives._sniffing import html_codec
-from scrapy_rep.robotstxt.useragent import crawler_name, product_token
-from scrapy_rep.verdict.page import SAYS_NOTHING, PageFacts, PageRules, PageStatements, decide_page
-from scrapy_rep.verdict.signals import HEADER_KEYS, Field, meta_names
 
 logger = logging.getLogger(__name__)
 
@@ -54,7 +54,7 @@ def _meta_xpath(noscript: bool) -> str:
 
 def crawler_tokens(user_agent: str, extra: Iterable[str] = ()) -> tuple[str, ...]:
     """The lowercased product tokens a crawler answers to: its name as it presents itself
-    (:func:`~scrapy_rep.robotstxt.useragent.crawler_name`), then ``extra``."""
+    (:func:`~rep_engine.robotstxt.useragent.crawler_name`), then ``extra``."""
     tokens = [crawler_name(user_agent)]
     tokens.extend(product_token(token) for token in extra)
     return tuple(dict.fromkeys(token for token in tokens if token))
@@ -209,7 +209,7 @@ def page_directives(
     meta_in_noscript: bool = True,
 ) -> PageDirectives:
     """The directives of ``response`` that apply to ``user_agent`` (a product token or a
-    full User-Agent; SPEC §6), as :func:`scrapy_rep.verdict.page.decide_page` reads them.
+    full User-Agent; SPEC §6), as :func:`rep_engine.verdict.page.decide_page` reads them.
     ``extra_tokens``: more crawler tokens whose directives apply (``REP_DIRECTIVE_TOKENS``).
     """
     tokens = crawler_tokens(user_agent, extra_tokens)
@@ -225,7 +225,7 @@ def read_statements(
     response: Response, tokens: tuple[str, ...], *, meta_in_noscript: bool = True, ai: bool = False
 ) -> PageStatements:
     """What ``response`` says, as the table of signals reads it: the header fields its page rows
-    name (:data:`~scrapy_rep.verdict.signals.HEADER_KEYS`: one set intersection on the usual
+    name (:data:`~rep_engine.verdict.signals.HEADER_KEYS`: one set intersection on the usual
     page) and the meta tags named after them or after our crawler ``tokens``, in one look at
     the page. ``ai``: the crawl has an AI purpose (TDMRep's meta tags are looked for too)."""
     headers = response.headers

@@ -25,6 +25,14 @@ from weakref import WeakKeyDictionary
 
 from scrapy.http.request import NO_CALLBACK
 
+from rep_engine.directives import EMPTY, PageDirectives
+from rep_engine.robotstxt.useragent import held_names
+from rep_engine.settings import RepConfig, page_rules, robots_agent
+from rep_engine.usage.imageusage import IMAGE_USAGE_KEY, record_for
+from rep_engine.usage.purpose import UsageSignal
+from rep_engine.usage.rsl.terms import says_not_read
+from rep_engine.verdict.page import SAYS_NOTHING, PageFacts, PageVerdict, decide_page
+from rep_engine.verdict.policy import NO_SIGNALS, NOTHING_BEFORE
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.ledger import PAGES, Page
@@ -33,21 +41,13 @@ from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.directives import EMPTY, PageDirectives
-from scrapy_rep.robotstxt.useragent import held_names
-from scrapy_rep.settings import RepConfig, page_rules, robots_agent
-from scrapy_rep.usage.imageusage import IMAGE_USAGE_KEY, record_for
-from scrapy_rep.usage.purpose import UsageSignal
-from scrapy_rep.usage.rsl.terms import says_not_read
-from scrapy_rep.verdict.page import SAYS_NOTHING, PageFacts, PageVerdict, decide_page
-from scrapy_rep.verdict.policy import NO_SIGNALS, NOTHING_BEFORE
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from scrapy_rep.verdict import Refused
+    from rep_engine.verdict import Refused
 
 #: The page pass's one logger, under the name it has always had (users filter on it).
 logger = logging.getLogger(__name__)
@@ -241,7 +241,7 @@ class PageState:
     def _sent_as(self, request: Request) -> tuple[str, ...]:
         """The names a request nothing decided before the fetch (robots.txt not obeyed, no
         purpose) is held to, as sent: the declared name, then its ``User-Agent``'s
-        (:func:`~scrapy_rep.robotstxt.useragent.held_names`, the header read as
+        (:func:`~rep_engine.robotstxt.useragent.held_names`, the header read as
         :class:`~scrapy_rep.crawl.requests.facts.FactsReader` does), per header."""
         headers = request.headers
         header = (headers.get(b"User-Agent") if headers else None) or b""

@@ -24,6 +24,7 @@ from scrapy import Request, signals
 from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
+from rep_engine.verdict.signals import Action
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.closing import closing_lines
@@ -42,14 +43,13 @@ from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.requests.early import EarlyRefusal
 from scrapy_rep.crawl.requests.facts import purpose_is_set
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.verdict.signals import Action
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
+    from rep_engine.verdict import Refused
     from scrapy_rep.crawl.auditing import LedgerCalls
-    from scrapy_rep.verdict import Refused
 
 logger = logging.getLogger(__name__)
 

@@ -1,8 +1,8 @@
 """robots.txt and the crawl's purposes enforced before each request is sent: the
 downloader middleware (SPEC §3-§5).
 
-A thin adapter around one pure decision (:func:`scrapy_rep.verdict.decide`, the verdict on
-the facts of the request: :mod:`scrapy_rep.crawl.requests.facts`). :mod:`scrapy_rep.fetch.lifecycle`
+A thin adapter around one pure decision (:func:`rep_engine.verdict.decide`, the verdict on
+the facts of the request: :mod:`scrapy_rep.crawl.requests.facts`). :mod:`rep_engine.fetch.lifecycle`
 makes every fetch decision of SPEC §4 (when to download, retry, keep a stale copy, give up,
 share); this class only sequences:
 
@@ -11,7 +11,7 @@ share); this class only sequences:
   purposes need: robots.txt, tdmrep.json for AI purposes, RSL licenses with a purpose set),
   and has :mod:`scrapy_rep.crawl.requests.perform` do what it means: on through the
   origin's crawl-delay slot, or refused (``IgnoreRequest`` naming the line or the signal).
-- A document not known yet (the verdict :class:`~scrapy_rep.verdict.Wait`): the request is
+- A document not known yet (the verdict :class:`~rep_engine.verdict.Wait`): the request is
   returned from ``process_request`` (Scrapy schedules it again) and caught in
   ``request_scheduled`` (which drops a scheduled request when a handler raises
   ``IgnoreRequest``: :mod:`scrapy_rep.crawl.requests.handback`), so it leaves the
@@ -41,6 +41,21 @@ from scrapy import Request, signals
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import RobotsTxt
+from rep_engine.settings import RepConfig, request_rules
+from rep_engine.verdict import (
+    ROBOTS,
+    Allowed,
+    Known,
+    Obey,
+    Reason,
+    Refused,
+    RequestFacts,
+    Verdict,
+    Wait,
+    decide,
+)
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.documents.documents import OriginDocument
 from scrapy_rep.crawl.documents.engine_fetch import robots_response_from_cache
@@ -55,21 +70,6 @@ from scrapy_rep.crawl.requests.perform import Performer
 from scrapy_rep.crawl.requests.sendtime import SendCheck, returned_if_held
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.robotstxt import RobotsTxt
-from scrapy_rep.settings import RepConfig, request_rules
-from scrapy_rep.verdict import (
-    ROBOTS,
-    Allowed,
-    Known,
-    Obey,
-    Reason,
-    Refused,
-    RequestFacts,
-    Verdict,
-    Wait,
-    decide,
-)
 
 if TYPE_CHECKING:
     from scrapy import Spider

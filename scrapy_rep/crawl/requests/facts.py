@@ -1,12 +1,12 @@
 """The facts of a Scrapy request that its verdict is reached on
-(:class:`scrapy_rep.verdict.RequestFacts`): its URL and origin, the crawler names it is
+(:class:`rep_engine.verdict.RequestFacts`): its URL and origin, the crawler names it is
 held to, and how much of robots.txt it obeys.
 
 - **The crawler names it is held to** (SPEC §1; docs/decisions.md, 'Every name a request
   can be held to'): the crawler's declared name (``ROBOTSTXT_USER_AGENT`` when set, else
   the name in the project's ``USER_AGENT``), then the name in the ``User-Agent`` it is
   sent with when that is another (before Scrapy's ``UserAgentMiddleware`` has set it, the
-  project's ``USER_AGENT``): :func:`scrapy_rep.robotstxt.useragent.held_names`. In a
+  project's ``USER_AGENT``): :func:`rep_engine.robotstxt.useragent.held_names`. In a
   Mozilla-style string the name is the one after ``compatible;``, as Google's crawlers
   present themselves; a browser's string names no crawler (the ``*`` group): a project
   ``USER_AGENT`` of that kind is said once at start (WARNING).
@@ -26,15 +26,15 @@ from unicodedata import normalize
 from scrapy.exceptions import NotConfigured
 from scrapy.settings import SETTINGS_PRIORITIES
 
+from rep_engine.robotstxt.useragent import held_names, is_browser
+from rep_engine.urls.origins import Origin, OriginMemo, origin_of
+from rep_engine.verdict import Obey, RequestFacts
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
-from scrapy_rep.robotstxt.useragent import held_names, is_browser
-from scrapy_rep.urls.origins import Origin, OriginMemo, origin_of
-from scrapy_rep.verdict import Obey, RequestFacts
 
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from scrapy_rep.settings import RepConfig
+    from rep_engine.settings import RepConfig
 
 logger = logging.getLogger(__name__)
 
@@ -184,7 +184,7 @@ class FactsReader:
         which a server reads instead (a spider pinning an address: ``http://a.test/x``
         sent with ``Host: b.test`` is b.test's page, and b.test's robots.txt decides it,
         asked at ``http://b.test/robots.txt``; a.test's, whose server answers it, decides
-        it too: :attr:`~scrapy_rep.verdict.RequestFacts.served_by`, docs/decisions.md 'A
+        it too: :attr:`~rep_engine.verdict.RequestFacts.served_by`, docs/decisions.md 'A
         request sent with another Host is decided by both sites'). Said once per pair at
         WARNING; a header that names no host leaves the URL's. Remembered per pair."""
         key = (origin, host)
@@ -218,7 +218,7 @@ def _named_site(origin: Origin, value: str) -> Origin:
     before the URL's host at another port (the name before ``:``, ``@``, ``,``, at the
     URL's port, where the connection goes; then the authority; then the host after
     ``@``; then the same of the normalized text), and the URL's own site decides the
-    request too (:attr:`~scrapy_rep.verdict.RequestFacts.served_by`): the reading
+    request too (:attr:`~rep_engine.verdict.RequestFacts.served_by`): the reading
     that loses no "no", a header that names another site never leaves the URL's
     robots.txt alone to decide (docs/decisions.md, 'A request sent with another Host is
     decided by both sites'). A value no reading can name a site by (a port out of range,

@@ -18,22 +18,22 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 
+from rep_engine.fetch.kinds import HoldKey
+from rep_engine.verdict import Wait
 from scrapy_rep.crawl.documents.waiting import HOLD
 from scrapy_rep.crawl.internals import call_later
 from scrapy_rep.crawl.requeststate import take_hold
-from scrapy_rep.fetch.kinds import HoldKey
-from scrapy_rep.verdict import Wait
 
 if TYPE_CHECKING:
     from scrapy import Request, Spider
     from scrapy.crawler import Crawler
 
+    from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.verdict import Allowed, Known, Refused, RequestFacts, Verdict
     from scrapy_rep.crawl.documents.documents import OriginDocument
     from scrapy_rep.crawl.documents.holding import HeldRequests
     from scrapy_rep.crawl.requests.facts import FactsReader
     from scrapy_rep.crawl.requeststate import RequestState
-    from scrapy_rep.fetch.cache import CacheEntry
-    from scrapy_rep.verdict import Allowed, Known, Refused, RequestFacts, Verdict
 
 
 class HandingBack:

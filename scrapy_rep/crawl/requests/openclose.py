@@ -29,13 +29,13 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.statscollectors import StatsCollector
 
+    from rep_engine.fetch.cache import DocumentCache
+    from rep_engine.robotstxt import RobotsTxt
+    from rep_engine.settings import RepConfig
+    from rep_engine.verdict import RequestRules
     from scrapy_rep.crawl.documents.holding import HeldRequests
     from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
     from scrapy_rep.crawl.requests.sendtime import SendCheck
-    from scrapy_rep.fetch.cache import DocumentCache
-    from scrapy_rep.robotstxt import RobotsTxt
-    from scrapy_rep.settings import RepConfig
-    from scrapy_rep.verdict import RequestRules
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Performing a verdict (:mod:`scrapy_rep.verdict`) on a Scrapy request: the one place that
+"""Performing a verdict (:mod:`rep_engine.verdict`) on a Scrapy request: the one place that
 does what a verdict means for the crawl, whichever pass reached it (the downloader
 middleware, its early pass before the scheduler, the check of the request as sent).
 
@@ -20,26 +20,26 @@ import logging
 import math
 from typing import TYPE_CHECKING, Final, NoReturn
 
+from rep_engine.settings import crawl_delay_obeyed
+from rep_engine.verdict import Refused
+from rep_engine.verdict.policy import NOTHING_BEFORE
+from rep_engine.verdict.reasons import Reason
+from rep_engine.verdict.signals import Action
+from rep_engine.verdict.values import ROBOTS
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import LedgerCalls, ledger_of
 from scrapy_rep.crawl.refusals import Refusal, refuse_request
 from scrapy_rep.crawl.requeststate import decided
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.settings import crawl_delay_obeyed
-from scrapy_rep.verdict import Refused
-from scrapy_rep.verdict.policy import NOTHING_BEFORE
-from scrapy_rep.verdict.reasons import Reason
-from scrapy_rep.verdict.signals import Action
-from scrapy_rep.verdict.values import ROBOTS
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
 
+    from rep_engine.robotstxt import RobotsTxt
+    from rep_engine.settings import RepConfig
+    from rep_engine.verdict import Allowed, Override, RequestFacts
     from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
-    from scrapy_rep.robotstxt import RobotsTxt
-    from scrapy_rep.settings import RepConfig
-    from scrapy_rep.verdict import Allowed, Override, RequestFacts
 
 logger = logging.getLogger(__name__)
 #: The verdict of a request decided with no document holds whenever it is sent.

@@ -17,12 +17,12 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import IgnoreRequest
 
+from rep_engine.verdict import Refused, Wait
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.internals import send_through
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.requeststate import RequestState, sent_state, state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.verdict import Refused, Wait
 
 if TYPE_CHECKING:
     from scrapy import Request

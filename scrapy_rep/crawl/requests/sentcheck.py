@@ -33,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
+from rep_engine.verdict import Refused, Verdict, Wait
+from rep_engine.verdict.reasons import Reason
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.internals import (
     append_downloader_method,
@@ -44,8 +46,6 @@ from scrapy_rep.crawl.requests.facts import decoded
 from scrapy_rep.crawl.requests.sendtime import returned_if_held
 from scrapy_rep.crawl.requeststate import RequestState, follow_url, moved, sent_state, state_of
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.verdict import Refused, Verdict, Wait
-from scrapy_rep.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from scrapy import Request

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from rep_engine.fetch.rules import FailureClass, Policy
+from rep_engine.settings import RepConfig
 from scrapy_rep.crawl.commands.toolcrawl import unreachable_waits
-from scrapy_rep.fetch.rules import FailureClass, Policy
-from scrapy_rep.settings import RepConfig
 from tests.support.lifecycles import POLICIES, given_up
 
 

@@ -22,8 +22,8 @@ async def test_a_lease_is_released_only_after_the_record_it_guards_is_saved() ->
     from scrapy import Spider
     from scrapy.utils.test import get_crawler
 
+    from rep_engine.fetch.lifecycle import events as do
     from scrapy_rep.crawl.documents.actions import ActionRunner
-    from scrapy_rep.fetch.lifecycle import events as do
 
     done: list[str] = []
 
@@ -62,8 +62,8 @@ async def test_the_close_lets_go_the_leases_the_lifecycle_still_holds() -> None:
     from scrapy.utils.defer import deferred_from_coro
     from scrapy.utils.test import get_crawler
 
+    from rep_engine.fetch.lifecycle import events as do
     from scrapy_rep.crawl.documents.actions import ActionRunner
-    from scrapy_rep.fetch.lifecycle import events as do
 
     done: list[str] = []
 
@@ -101,8 +101,8 @@ async def test_a_lease_granted_after_the_close_is_let_go() -> None:
     from scrapy.utils.defer import deferred_from_coro
     from scrapy.utils.test import get_crawler
 
+    from rep_engine.fetch.lifecycle import events as do
     from scrapy_rep.crawl.documents.actions import ActionRunner
-    from scrapy_rep.fetch.lifecycle import events as do
 
     done: list[str] = []
 
@@ -148,13 +148,13 @@ async def test_a_record_loaded_after_the_close_asks_for_no_lease() -> None:
     from scrapy.utils.defer import deferred_from_coro
     from scrapy.utils.test import get_crawler
 
+    from rep_engine.fetch.cache import DocumentCache
+    from rep_engine.fetch.lifecycle import Lifecycle, Step
+    from rep_engine.fetch.lifecycle import events as do
+    from rep_engine.fetch.procedure import ROBOTS_TXT
+    from rep_engine.fetch.rules import Policy
+    from rep_engine.robotstxt import parse_robotstxt
     from scrapy_rep.crawl.documents.actions import ActionRunner
-    from scrapy_rep.fetch.cache import DocumentCache
-    from scrapy_rep.fetch.lifecycle import Lifecycle, Step
-    from scrapy_rep.fetch.lifecycle import events as do
-    from scrapy_rep.fetch.procedure import ROBOTS_TXT
-    from scrapy_rep.fetch.rules import Policy
-    from scrapy_rep.robotstxt import parse_robotstxt
 
     done: list[str] = []
 

@@ -10,9 +10,9 @@ from dataclasses import replace
 
 from scrapy import Request
 
+from rep_engine.fetch.cache import CacheEntry, DocumentCache
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from scrapy_rep.crawl.documents.carried import CarriedEntries
-from scrapy_rep.fetch.cache import CacheEntry, DocumentCache
-from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
 
 BODY = b"User-agent: *\nDisallow: /private/\n"
 
@@ -100,7 +100,7 @@ def test_carried_entries_add_no_tracked_object() -> None:
     carried compact under its ``Origin``, cost the collector what 10 origins' do: each is
     kept as plain tuples (docs/decisions.md, 'Long-lived state out of the collector's
     sight'), and still decides its request, parsed again from its body."""
-    from scrapy_rep.urls.origins import Origin
+    from rep_engine.urls.origins import Origin
     from tests.support.counting import tracked_under
 
     def carrying(origins: int) -> tuple[CarriedEntries[RobotsTxt], list[Request]]:

@@ -23,9 +23,9 @@ from twisted.python.failure import Failure
 from twisted.web._newclient import ResponseNeverReceived, _DataLoss
 from twisted.web.client import ResponseFailed
 
+from rep_engine.fetch.rules import FailureClass
 from scrapy_rep.crawl.documents.failures import DnsAsker, causes, failure_of
 from scrapy_rep.crawl.internals import SCRAPY
-from scrapy_rep.fetch.rules import FailureClass
 from tests.support.scrapyversions import needs_scrapy
 
 if SCRAPY >= (2, 15):

@@ -23,6 +23,14 @@ from scrapy import Request, Spider
 from scrapy.utils.defer import deferred_from_coro
 from scrapy.utils.test import get_crawler
 
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind, robots_size
+from rep_engine.fetch.lifecycle.shared import downloaded_entry
+from rep_engine.fetch.procedure import Fetched, FetchProcedure
+from rep_engine.fetch.records import SharedRecord, StoreCorrupt
+from rep_engine.fetch.rules import Policy
+from rep_engine.robotstxt import PROFILES, RobotsTxt
+from rep_engine.settings import RepConfig
 from scrapy_rep.crawl.documents.documents import HOLD
 from scrapy_rep.crawl.documents.kinds import (
     CRAWL_KINDS,
@@ -34,14 +42,6 @@ from scrapy_rep.crawl.documents.kinds import (
 from scrapy_rep.crawl.documents.storeclient import StoreClient
 from scrapy_rep.crawl.documents.stores import LocalStore
 from scrapy_rep.crawl.requeststate import state_of, update
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind, robots_size
-from scrapy_rep.fetch.lifecycle.shared import downloaded_entry
-from scrapy_rep.fetch.procedure import Fetched, FetchProcedure
-from scrapy_rep.fetch.records import SharedRecord, StoreCorrupt
-from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.robotstxt import PROFILES, RobotsTxt
-from scrapy_rep.settings import RepConfig
 from tests.support.documents import KIND_BODIES
 from tests.support.origindocuments import KEY, KIND_IDS, T0, entry_or_hold, origin_document
 from tests.support.robotsite import until

@@ -14,13 +14,13 @@ from scrapy import Request
 from scrapy.utils.defer import deferred_from_coro
 from twisted.internet.task import deferLater
 
+from rep_engine.fetch.lifecycle import events as document_events
+from rep_engine.fetch.procedure import FetchProcedure
+from rep_engine.urls.origins import Origin
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
 from scrapy_rep.crawl.documents.waiting import HOLD
 from scrapy_rep.crawl.refusals import Refusal
 from scrapy_rep.crawl.requeststate import update
-from scrapy_rep.fetch.lifecycle import events as document_events
-from scrapy_rep.fetch.procedure import FetchProcedure
-from scrapy_rep.urls.origins import Origin
 from tests.support.documents import KIND_BODIES
 from tests.support.origindocuments import KEY, KIND_IDS, T0, entry_or_hold, origin_document
 from tests.support.robotsite import until

@@ -13,13 +13,13 @@ from scrapy.pipelines.files import FilesPipeline
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
+from rep_engine.settings import RepSettingError
 from scrapy_rep.crawl.addon import Addon
 from scrapy_rep.crawl.internals import MEDIA_REQUEST_FILTERED
 from scrapy_rep.crawl.media import mediagate
 from scrapy_rep.crawl.media.mediagate import MediaGate, page_noimageai
 from scrapy_rep.crawl.media.pipelines import MediaUsageMixin
 from scrapy_rep.crawl.media.refused import FilteredRefusalMixin
-from scrapy_rep.settings import RepSettingError
 from tests.support.mediafiles import jpeg, xmp_packet
 
 URL = "https://example.com/a.jpg"

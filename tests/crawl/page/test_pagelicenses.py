@@ -10,12 +10,12 @@ from typing import Any
 from scrapy.http import HtmlResponse, Request
 from scrapy.utils.test import get_crawler
 
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.settings import RepConfig
+from rep_engine.usage.purpose import usage_decision
+from rep_engine.usage.rsl.document import parse_rsl
+from rep_engine.verdict.policy import UsagePolicy
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.settings import RepConfig
-from scrapy_rep.usage.purpose import usage_decision
-from scrapy_rep.usage.rsl.document import parse_rsl
-from scrapy_rep.verdict.policy import UsagePolicy
 
 LICENSE = "https://lic.example/l.xml"
 NO_SEARCH = (

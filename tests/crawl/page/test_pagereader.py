@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scrapy.http import HtmlResponse, Response, TextResponse
 
+from rep_engine.directives._metascan import scan_meta_tags
+from rep_engine.verdict.page import SAYS_NOTHING
 from scrapy_rep import page_directives
 from scrapy_rep.crawl.page.pagereader import _decoded, _parsed, meta_tags, read_statements
-from scrapy_rep.directives._metascan import scan_meta_tags
-from scrapy_rep.verdict.page import SAYS_NOTHING
 from tests.support.charsetpages import CHARSET_PAGES
 
 

@@ -12,11 +12,11 @@ from scrapy import Request, Spider
 from scrapy.http import HtmlResponse, TextResponse
 from scrapy.utils.test import get_crawler
 
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.urls.origins import origin_of
 from scrapy_rep import RobotsTxtMiddleware, page_directives
 from scrapy_rep.crawl.page.pagereader import meta_tags
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.robotstxt import parse_robotstxt
-from scrapy_rep.urls.origins import origin_of
 from tests.support.bounds import finishes_within
 
 

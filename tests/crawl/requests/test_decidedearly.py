@@ -16,16 +16,16 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.utils.request import request_from_dict
 from scrapy.utils.test import get_crawler
 
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
+from rep_engine.urls.origins import origin_of
+from rep_engine.usage.tdmrep import parse_tdmrep
+from rep_engine.verdict import ROBOTS as ROBOTS_KIND
+from rep_engine.verdict import Allowed, RequestFacts
 from scrapy_rep import RobotsTxtMiddleware
 from scrapy_rep.crawl.auditing import LEDGERS
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requeststate import KEY, state_of
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.urls.origins import origin_of
-from scrapy_rep.usage.tdmrep import parse_tdmrep
-from scrapy_rep.verdict import ROBOTS as ROBOTS_KIND
-from scrapy_rep.verdict import Allowed, RequestFacts
 from tests.support.counting import counted_matches
 
 # ---------------------------------------------------------------------- the fresh paths

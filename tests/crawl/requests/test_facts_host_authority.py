@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
+from rep_engine.urls.origins import Origin, origin_of
 from scrapy_rep.crawl.requests.facts import _named_site
-from scrapy_rep.urls.origins import Origin, origin_of
 
 #: (the request's URL, its Host value) -> the site addressed (besides the URL's own).
 SITES = {

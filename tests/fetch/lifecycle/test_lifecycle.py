@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from scrapy_rep.fetch.cache import DocumentCache
-from scrapy_rep.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase, Step
-from scrapy_rep.fetch.lifecycle.events import (
+from rep_engine.fetch.cache import DocumentCache
+from rep_engine.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase, Step
+from rep_engine.fetch.lifecycle.events import (
     AcquireLease,
     Action,
     Announce,
@@ -32,9 +32,9 @@ from scrapy_rep.fetch.lifecycle.events import (
     TimerFired,
     WakeAt,
 )
-from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
-from scrapy_rep.fetch.rules import Policy
-from scrapy_rep.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
+from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
+from rep_engine.fetch.rules import Policy
+from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 from tests.support.lifecycles import (
     RULES,
     T0,

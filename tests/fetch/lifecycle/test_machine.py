@@ -20,10 +20,10 @@ from typing import Any, get_args
 
 import pytest
 
-from scrapy_rep.fetch.cache import DocumentCache
-from scrapy_rep.fetch.kinds import DocumentKind
-from scrapy_rep.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase
-from scrapy_rep.fetch.lifecycle.events import (
+from rep_engine.fetch.cache import DocumentCache
+from rep_engine.fetch.kinds import DocumentKind
+from rep_engine.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase
+from rep_engine.fetch.lifecycle.events import (
     AcquireLease,
     Action,
     Announce,
@@ -45,11 +45,11 @@ from scrapy_rep.fetch.lifecycle.events import (
     TimerFired,
     WakeAt,
 )
-from scrapy_rep.fetch.lifecycle.machine import EVENTS, TRANSITIONS
-from scrapy_rep.fetch.lifecycle.state import Step
-from scrapy_rep.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
-from scrapy_rep.fetch.rules import FailureClass, Policy
-from scrapy_rep.robotstxt import RobotsTxt, parse_robotstxt
+from rep_engine.fetch.lifecycle.machine import EVENTS, TRANSITIONS
+from rep_engine.fetch.lifecycle.state import Step
+from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
+from rep_engine.fetch.rules import FailureClass, Policy
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from tests.support.lifecycles import RULES, T0, actions_of, robots_fetched, shared_record
 from tests.support.paths import PACKAGE
 

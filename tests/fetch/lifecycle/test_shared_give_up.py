@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.fetch.lifecycle.shared import gave_up_outcome, given_up_allowing
-from scrapy_rep.fetch.rules import FailureClass, Policy
+from rep_engine.fetch.lifecycle.shared import gave_up_outcome, given_up_allowing
+from rep_engine.fetch.rules import FailureClass, Policy
 from tests.support.lifecycles import POLICIES, given_up
 
 

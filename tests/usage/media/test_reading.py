@@ -1,5 +1,5 @@
 """IPTC Data Mining and C2PA/CAWG training-mining read from files the tests build
-(scrapy_rep.usage.media.reading, scrapy_rep.usage.media.xmp, scrapy_rep.usage.media.c2pa)."""
+(rep_engine.usage.media.reading, rep_engine.usage.media.xmp, rep_engine.usage.media.c2pa)."""
 
 from __future__ import annotations
 
@@ -13,14 +13,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scrapy_rep.usage._purpose_table import MAPPING
-from scrapy_rep.usage.media import _xmp_scan, _xmp_tiff
-from scrapy_rep.usage.media._xmp_rdf import property_values
-from scrapy_rep.usage.media._xmp_text import packet_text
-from scrapy_rep.usage.media.c2pa import available, manifest_signals
-from scrapy_rep.usage.media.reading import read_media
-from scrapy_rep.usage.media.xmp import Limits, find_packets, sniff
-from scrapy_rep.usage.purpose import usage_decision
+from rep_engine.usage._purpose_table import MAPPING
+from rep_engine.usage.media import _xmp_scan, _xmp_tiff
+from rep_engine.usage.media._xmp_rdf import property_values
+from rep_engine.usage.media._xmp_text import packet_text
+from rep_engine.usage.media.c2pa import available, manifest_signals
+from rep_engine.usage.media.reading import read_media
+from rep_engine.usage.media.xmp import Limits, find_packets, sniff
+from rep_engine.usage.purpose import usage_decision
 from tests.support.answers import purpose_answers
 from tests.support.mediafiles import (
     DMI_VALUES,
@@ -1056,7 +1056,7 @@ def test_each_thread_parses_with_its_own_parsers() -> None:
     be used by two threads at once: each thread has its own."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from scrapy_rep.usage.media import _xmp_rdf
+    from rep_engine.usage.media import _xmp_rdf
 
     here = _xmp_rdf._PARSERS.by_override
     with ThreadPoolExecutor(1) as pool:

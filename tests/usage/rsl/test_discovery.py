@@ -9,14 +9,14 @@ from typing import Any, TypeVar
 
 import pytest
 
-from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.fetch.kinds import ROBOTS_TXT, TDMREP
-from scrapy_rep.fetch.rsl_kind import RSL, license_key, licenses_to_wait_for
-from scrapy_rep.robotstxt import ALLOW_ALL, parse_robotstxt
-from scrapy_rep.settings import RepConfig, RepSettingError
-from scrapy_rep.usage.rsl.discovery import link_header_licenses, page_licenses
-from scrapy_rep.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
-from scrapy_rep.usage.rsl.terms import purpose_answers
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
+from rep_engine.fetch.rsl_kind import RSL, license_key, licenses_to_wait_for
+from rep_engine.robotstxt import ALLOW_ALL, parse_robotstxt
+from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.usage.rsl.discovery import link_header_licenses, page_licenses
+from rep_engine.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
+from rep_engine.usage.rsl.terms import purpose_answers
 
 T = TypeVar("T")
 PAGE = "http://a.example/dir/page"
@@ -273,7 +273,7 @@ def test_licenses_to_wait_for_are_the_usable_named_urls_once() -> None:
 
 
 def test_inline_licenses_in_script_elements() -> None:
-    from scrapy_rep.usage.rsl.discovery import page_licenses
+    from rep_engine.usage.rsl.discovery import page_licenses
 
     inline = (
         '<script type="application/rsl+xml"><rsl xmlns="https://rslstandard.org/rsl">'

@@ -1,18 +1,18 @@
 """RSL 1.0 license documents: parsing (hostile XML included), URL matching and the
-answer per purpose (scrapy_rep.usage.rsl.document, scrapy_rep.usage.rsl.terms)."""
+answer per purpose (rep_engine.usage.rsl.document, rep_engine.usage.rsl.terms)."""
 
 from __future__ import annotations
 
 import pytest
 
-from scrapy_rep.usage.purpose import usage_decision as decide_signals
-from scrapy_rep.usage.rsl.document import (
+from rep_engine.usage.purpose import usage_decision as decide_signals
+from rep_engine.usage.rsl.document import (
     ABSENT,
     UNREACHABLE,
     make_content,
     parse_rsl,
 )
-from scrapy_rep.usage.rsl.terms import owned_licenses, purpose_answers, rsl_signals
+from rep_engine.usage.rsl.terms import owned_licenses, purpose_answers, rsl_signals
 
 NS = "https://rslstandard.org/rsl"
 LICENSE = "https://a.example/license.xml"
@@ -310,7 +310,7 @@ def test_signals_join_the_other_vocabularies() -> None:
 
 
 def test_several_license_documents_combine_with_any_no_winning() -> None:
-    from scrapy_rep.usage.rsl.terms import licenses_signals
+    from rep_engine.usage.rsl.terms import licenses_signals
 
     open_ = parse_rsl(doc(content("/", lic(permits("all")))))
     closed = parse_rsl(doc(content("/books/", lic(prohibits("ai-input")))))

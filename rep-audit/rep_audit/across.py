@@ -1,0 +1,170 @@
+"""Several trails checked as one (``audit verify`` of several workers' trails, pure):
+each request's final records in different trails tied by ``again``, or a re-queue
+after a crash (docs/audit-trail.md); and where runs a trail resumes are among the others."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+
+from rep_audit.findings import Finding
+from rep_engine.trail.read import Trail, TrailError, items, mapping, text
+
+
+@dataclass(frozen=True)
+class _Final:
+    """A final record of a URL, in one of several trails."""
+
+    trail: int
+    line: int
+    time: str
+    id: str
+    again: str
+    run: str
+    fate: str
+    url: str
+
+
+def across(
+    paths: Sequence[str | Path], sink: Callable[[Path, Finding], object] | None = None
+) -> tuple[int, int]:
+    """Several trails checked as one (workers sharing a queue, such as scrapy-redis, each
+    writing its own trail): a request with final records in two trails (the same URL key,
+    the request fingerprint before the ``-`` of each record's ``id``) must have them tied
+    by ``again`` (either one naming the other: a record is written when its fate is
+    final, so the one sent again may be written first), unless it is a re-queue after a
+    crash: the earlier record was left open (``unfinished``, or its run has no end line)
+    in one worker's trail and the request was finished in another's (an event). Each
+    problem and event goes to ``sink`` with the trail it is in (the later record's); the
+    counts of problems and events. A record of a request downloaded without the
+    scheduler (``unscheduled``: a media pipeline's file, a callback's ``download_async``;
+    no shared dupefilter let it through, so another worker's record of its URL is another
+    request) is not compared when it is accounted for (named by a page's ``fetched`` part
+    or by a ``file`` line of its run) or has no output of its own (no callback of the
+    crawl ran for it); any other is. Keeps each request's final record in memory as one
+    small tuple."""
+    finals, ended = _finals(paths)
+    problems = events = 0
+    names = [Path(path).name for path in paths]
+    for records in finals.values():
+        if len({r.trail for r in records}) < 2:
+            continue
+        records.sort(key=lambda r: (r.time, r.trail, r.line))
+        for final, finding in _unpaired(records, ended, names):
+            events += finding.event
+            problems += not finding.event
+            if sink is not None:
+                sink(Path(paths[final.trail]), finding)
+    return problems, events
+
+
+def _finals(
+    paths: Sequence[str | Path],
+) -> tuple[dict[str, list[_Final]], set[tuple[int, str]]]:
+    """The final records of the trails at ``paths`` by URL key (those of requests
+    downloaded without the scheduler only when compared: :func:`across`), and the runs
+    (trail, run id) that have an end line."""
+    finals: dict[str, list[_Final]] = {}
+    ended: set[tuple[int, str]] = set()
+    accounted: set[tuple[int, str, str]] = set()
+    unscheduled: list[tuple[str, str, _Final]] = []
+    for number, path in enumerate(paths):
+        for line in Trail(path).lines():
+            record = line.record
+            if record is None:
+                continue
+            run = str(record.get("run", ""))
+            if line.type == "end":
+                ended.add((number, run))
+            elif line.type == "file":
+                accounted.add((number, run, str(record.get("url", ""))))
+            elif line.type == "url":
+                url = str(record.get("url", ""))
+                final = _Final(number, line.number, str(record.get("time", "")),
+                               str(record.get("id", "")), str(record.get("again") or ""),
+                               run, str(record.get("fate", "")), url)  # fmt: skip
+                key = _request_key(final.id, url)
+                for sub in items(mapping(record.get("page")).get("fetched")):
+                    if isinstance(sub, dict):
+                        accounted.add((number, run, text(sub.get("url"))))
+                if not record.get("unscheduled"):
+                    finals.setdefault(key, []).append(final)
+                elif _has_output(record):  # compared unless what fetched it names it
+                    unscheduled.append((key, url, final))
+    for key, url, final in unscheduled:
+        if (final.trail, final.run, url) not in accounted:
+            finals.setdefault(key, []).append(final)
+    return finals, ended
+
+
+def _unpaired(
+    records: list[_Final], ended: set[tuple[int, str]], names: list[str]
+) -> Iterator[tuple[_Final, Finding]]:
+    """Each of a request's final ``records`` (in the order written) that one in another
+    trail before it is not tied to by ``again``: a problem, or an event when it finished
+    a request left open there (a re-queue after a crash)."""
+    for place, final in enumerate(records):
+        before = [r for r in records[:place] if r.trail != final.trail]
+        if not before or _tied(final, records[:place]):
+            continue
+        left = [r for r in before if r.fate == "unfinished" or (r.trail, r.run) not in ended]
+        if left:
+            first = left[-1]
+            how = "unfinished" if first.fate == "unfinished" else "open (no end line)"
+            yield final, Finding(final.line, final.url, f"re-queued after a crash: left {how} "
+                                 f"in {names[first.trail]} line {first.line}, finished here",
+                                 event=True)  # fmt: skip
+        else:
+            first = before[-1]
+            yield final, Finding(final.line, final.url, "a second final record of this URL (the "
+                                 f"first: {names[first.trail]} line {first.line}, {first.fate}), "
+                                 "not tied to it by `again`")  # fmt: skip
+
+
+def _request_key(record_id: str, url: str) -> str:
+    """The URL key of a record (docs/audit-trail.md, ``id``: the request fingerprint,
+    before the ``-`` of its number; schema 1: the whole ``id``); its URL when it has no
+    ``id``."""
+    return record_id.partition("-")[0] or f"url {url}"
+
+
+def _tied(final: _Final, earlier: Sequence[_Final]) -> bool:
+    """Whether ``final`` and one of the records written before it are tied by ``again``,
+    either naming the other."""
+    return any(
+        (final.again and final.again == r.id) or (r.again and r.again == final.id) for r in earlier
+    )
+
+
+def _has_output(record: dict[str, Any]) -> bool:
+    """Whether a ``url`` record says what a callback of the crawl gave for it (items kept
+    or dropped, links not followed): the crawl writes none of it on the record of a
+    request downloaded without the scheduler."""
+    return any(field in record for field in _OUTPUT_FIELDS)
+
+
+#: A record's fields that say what the spider's output for its page was.
+_OUTPUT_FIELDS: Final = ("items_kept", "items_dropped", "item_reason", "links_not_followed")
+
+
+def runs_in(paths: Sequence[Path], wanted: set[str]) -> dict[str, tuple[Path, set[str]]]:
+    """Where each run of ``wanted`` is among the trails at ``paths`` (the first that has
+    its run line), with the SHA-256 of each of its end lines there."""
+    found: dict[str, tuple[Path, set[str]]] = {}
+    for path in paths:
+        try:
+            for line in Trail(path).lines():
+                record = line.record
+                run = str(record.get("run", "")) if record is not None else ""
+                if run not in wanted:
+                    continue
+                if line.type == "run" and run not in found:
+                    found[run] = (path, set())
+                elif line.type == "end" and run in found and found[run][0] == path:
+                    found[run][1].add(hashlib.sha256(line.raw).hexdigest())
+        except TrailError:
+            continue  # not a trail: said when it is verified itself
+    return found

@@ -1,0 +1,209 @@
+"""``python -m scrapy_rep audit COMMAND …`` (and ``scrapy rep-audit …``): read an audit
+trail; the commands, their options and exit codes: :mod:`rep_audit.cliargs`.
+
+``summary``, ``verify``, ``show``, ``list`` and ``report`` take several TRAIL files (several
+workers' trails): each chain verified on its own, the records read together. Every
+command reads a recheck's ``item`` records too (:mod:`rep_engine.trail.records`).
+
+Standard library and scrapy_rep's pure modules only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TextIO
+
+from rep_audit.across import across
+from rep_audit.cliargs import COMMANDS as COMMANDS
+from rep_audit.cliargs import EXIT_CLEAN as EXIT_CLEAN
+from rep_audit.cliargs import EXIT_DIFFERENCES as EXIT_DIFFERENCES
+from rep_audit.cliargs import EXIT_UNUSABLE as EXIT_UNUSABLE
+from rep_audit.cliargs import HELPS as HELPS
+from rep_audit.cliargs import SYNOPSES as SYNOPSES
+from rep_audit.cliargs import exit_codes as exit_codes
+from rep_audit.cliargs import parser
+from rep_audit.export import build, encode
+from rep_audit.exportread import summary_markdown
+from rep_audit.faterecord import FateRecord
+from rep_audit.findings import Verification
+from rep_audit.html import render
+from rep_audit.htmlrows import item_row_html, row_html
+from rep_audit.listing import LIST_FATES, LIST_REASONS, ListError, chosen, formatted, rows
+from rep_audit.repair import repair
+from rep_audit.show import no_record, story
+from rep_audit.summary import Summary, summary_text
+from rep_audit.verify import verify
+from rep_audit.verifying import add_finding, join, verify_one, verify_several
+from rep_engine.trail.read import Trail, TrailError
+from rep_engine.trail.terminal import printable, write_lines
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str = "") -> int:
+    """``audit …`` with ``argv`` (after ``audit``); the exit status
+    (:data:`rep_audit.cliargs.EXIT_CODES`)."""
+    out = out if out is not None else sys.stdout
+    top = parser(prog or "python -m scrapy_rep audit")
+    try:
+        options = top.parse_args(list(sys.argv[2:] if argv is None else argv))
+    except SystemExit as exit_:
+        return EXIT_CLEAN if exit_.code == 0 else EXIT_UNUSABLE
+    if options.command not in COMMANDS:
+        top.print_usage(sys.stderr)
+        return _error(f"give a command: {', '.join(COMMANDS)}")
+    try:
+        return _run(options, out)
+    except TrailError as error:
+        return _error(error)
+    except BrokenPipeError:  # `audit verify trail | head`: the reader went away
+        _silence(out)
+        return EXIT_DIFFERENCES
+
+
+def _error(what: object) -> int:
+    """Say ``what`` went wrong on stderr: the input is unusable."""
+    print(printable(f"scrapy_rep: error: {what}"), file=sys.stderr)
+    return EXIT_UNUSABLE
+
+
+def _silence(out: TextIO) -> None:
+    """Point ``out`` at /dev/null, so that Python's flush at exit raises nothing more."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, out.fileno())
+    except (OSError, ValueError, io.UnsupportedOperation):
+        pass
+
+
+def _run(options: argparse.Namespace, out: TextIO) -> int:
+    if options.command == "summary":
+        summary = Summary()
+        for path in options.trail:
+            for line in Trail(path).lines():
+                summary.feed(line)
+        write_lines(summary_text(summary), out)
+        return EXIT_CLEAN
+    if options.command == "verify":
+        if len(options.trail) > 1:
+            if options.export:
+                return _error("--export takes one TRAIL")
+            return verify_several(options.trail, out, options.head, options.json)
+        return verify_one(options.trail[0], out, options.head, options.json, options.export)
+    if options.command == "repair":
+        return _repair(options.trail, out)
+    if options.command == "export":
+        return _export(options, out)
+    if options.command == "show":
+        return _show(options.trail, options.url, out)
+    if options.command == "list":
+        return _list(options, out)
+    return _report(options, out)
+
+
+def _list(options: argparse.Namespace, out: TextIO) -> int:
+    """``audit list``: the rows as they are read (memory does not grow with the trail)."""
+    try:
+        fates = chosen(options.fate, LIST_FATES, "--fate")
+        reasons = chosen(options.reason, LIST_REASONS, "--reason")
+    except ListError as error:
+        return _error(error)
+    found = rows(options.trail, fates, reasons)
+    write_lines(formatted(found, options.format, len(options.trail) > 1), out)
+    return EXIT_CLEAN
+
+
+def _show(paths: list[str], url: str, out: TextIO) -> int:
+    """The story of ``url`` in each trail (several: each headed by its name)."""
+    lines, found = [], 0
+    for path in paths:
+        told, count = story(path, url)
+        if len(paths) > 1 and count:
+            told = [f"{path}:", *told]
+        lines += told
+        found += count
+    if not found:
+        lines += no_record(paths, url)
+    write_lines(lines, out)
+    return EXIT_CLEAN if found else EXIT_DIFFERENCES
+
+
+def _repair(path: str, out: TextIO) -> int:
+    done = repair(path)
+    if done.record is None:
+        write_lines([f"{path}: nothing to repair: it ends with a whole line"], out)
+    else:
+        said = (f"{path}: repaired: {done.dropped} byte(s) of a cut line dropped, a repair "
+                "line appended; `audit verify` lists it as an event")  # fmt: skip
+        if done.open_runs:
+            runs = ", ".join(run[:8] for run in done.open_runs)
+            said += (f", and reports run(s) {runs}: without their end line, what they did "
+                     "after their last whole line cannot be accounted for")  # fmt: skip
+        if not done.after_open_run:
+            said += (
+                "; it reports the repair too: it follows no run left open, so the cut "
+                "was no line of a run the trail holds (junk, or a run's first line)"
+            )
+        write_lines([said], out)
+    return EXIT_CLEAN
+
+
+def _export(options: argparse.Namespace, out: TextIO) -> int:
+    """``audit export``: the export to ``--out`` (or ``out``), the summary to
+    ``--summary`` (or stderr)."""
+    export = build(options.trail)
+    text = "".join(encode(line) + "\n" for line in [export.header, *export.assets])
+    name = options.out or ""
+    summary = "\n".join(summary_markdown(export, Path(name).name if name else "")) + "\n"
+    try:
+        if options.out:
+            Path(options.out).write_text(text, encoding="utf-8")
+        else:
+            out.write(text)
+        if options.summary:
+            Path(options.summary).write_text(summary, encoding="utf-8")
+    except OSError as error:
+        return _error(f"cannot write: {error.filename}: {error.strerror or error}")
+    if not options.summary:
+        write_lines(summary.splitlines(), sys.stderr)
+    return EXIT_CLEAN
+
+
+def _report(options: argparse.Namespace, out: TextIO) -> int:
+    if options.max_rows < 0:
+        return _error("--max-rows must be 0 or more")
+    paths = [Path(path) for path in options.trail]
+    summary, shown = Summary(), list[tuple[int | str, FateRecord]]()
+    item_rows: list[str] = []
+    for path in paths:
+        for line in Trail(path).lines():
+            record = summary.feed(line)
+            number = f"{path.name}:{line.number}" if len(paths) > 1 else line.number
+            if record is not None and len(shown) < options.max_rows:
+                shown.append((number, record))
+            if summary.item is not None and len(item_rows) < options.max_rows:
+                item_rows.append(item_row_html(number, summary.item))
+    # drawn once every line is read: a file's record comes after its download's
+    rows = [
+        row_html(number, record, summary.purposes_of(record), summary.file_of(record))
+        for number, record in shown
+    ]
+    result = verify(paths[0], also=paths)
+    if len(paths) > 1:
+        result = Verification(paths[0], head=result.head)
+        for path in paths:
+            join(result, path.name, verify(path, also=paths))
+        across(paths, lambda path, finding: add_finding(result, path.name, finding))
+    page = render(Path(", ".join(path.name for path in paths)), summary, rows, result, item_rows)
+    try:
+        Path(options.html).write_text(page, encoding="utf-8")
+    except OSError as error:
+        return _error(f"cannot write {options.html}: {error.strerror or error}")
+    verdict = "clean" if result.clean else f"{result.problems} problem(s)"
+    items = f", {summary.items.items} item(s)" if summary.items.items else ""
+    said = f"{options.html}: {summary.total.requests} record(s){items}, verify: {verdict}"
+    write_lines([said], out)
+    return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES

@@ -1,0 +1,129 @@
+"""The ``audit`` command line's words (pure): its exit codes, each command's help and
+synopsis, and the parser built from a table of each command's options
+(:mod:`rep_audit.cli` runs them; ``scrapy rep-audit`` and ``python -m scrapy_rep
+--help`` read them too)."""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from typing import Any, Final
+
+from rep_audit.html import MAX_ROWS
+from rep_audit.listing import FORMATS, LIST_FATES, LIST_REASONS
+
+EXIT_CLEAN: Final = 0
+EXIT_DIFFERENCES: Final = 1
+EXIT_UNUSABLE: Final = 2
+#: What each exit status means, for every command.
+_EXIT_MEANINGS: Final = {
+    EXIT_CLEAN: "done; verify: the trail is whole and every decision re-derives the same "
+    "(events, such as a repair after a cut, are listed); repair: repaired, or nothing cut",
+    EXIT_DIFFERENCES: "verify: problems found (chain broken, snapshot missing or altered, a "
+    "decision that differs; with --export, an export line that differs); show: no record "
+    "of that URL; report: verify found problems",
+    EXIT_UNUSABLE: "unusable input: a missing file, not a trail, a wrong argument; repair: "
+    "a trail a crawl is writing (locked), damaged otherwise than by a cut at its end, or "
+    "that cannot be written (the file is left as it was)",
+}
+#: The exit-code table's rows, wrapped to a terminal's 80 columns.
+_EXIT_CODE_ROWS: Final = "".join(
+    "\n"
+    + textwrap.fill(f"{code}  {meaning}", width=80, initial_indent="  ", subsequent_indent="     ")
+    for code, meaning in _EXIT_MEANINGS.items()
+)
+
+
+def exit_codes(same_for: str) -> str:
+    """The exit-code table for one tool's help, naming the other tool (``same_for``)."""
+    return f"exit codes (the same for {same_for}):{_EXIT_CODE_ROWS}"
+
+
+#: The table as ``python -m scrapy_rep audit --help`` shows it.
+EXIT_CODES: Final = exit_codes("`scrapy rep-audit`")
+#: Each command, with what it does (its ``--help``, and ``python -m scrapy_rep --help``).
+HELPS: Final = {
+    "summary": "counts per origin, per purpose and per deciding signal",
+    "verify": "check the hash chain and snapshots; re-derive every decision",
+    "show": "the whole story of one URL",
+    "list": "every request, its fate and why, filtered (--fate, --reason)",
+    "report": "write one self-contained HTML page (--html FILE)",
+    "repair": "drop the cut line at the end of a trail, recorded in a repair line",
+    "export": "the preferences of every kept page and stored file, one JSON line each",
+}
+COMMANDS: Final = tuple(HELPS)
+#: Each command's arguments, as ``python -m scrapy_rep --help`` lists them.
+SYNOPSES: Final = {
+    "summary": "TRAIL...",
+    "verify": "TRAIL...",
+    "show": "TRAIL... URL",
+    "list": "TRAIL... [--fate F] [--reason R] [--format text|csv|jsonl]",
+    "report": "TRAIL... --html FILE",
+    "repair": "TRAIL",
+    "export": "TRAIL",
+}
+
+
+#: The ``TRAIL`` argument of ``repair`` and ``export`` (one file), and of the others.
+_ONE_TRAIL: Final[dict[str, Any]] = {
+    "metavar": "TRAIL",
+    "help": "the trail file (.jsonl or .jsonl.gz)",
+}
+_TRAILS: Final[dict[str, Any]] = {
+    "metavar": "TRAIL",
+    "nargs": "+",
+    "help": "the trail file (.jsonl or .jsonl.gz); several: several workers' trails read as "
+    "one (each chain checked on its own)",
+}
+#: Each command's own arguments, after ``TRAIL``: their names and ``add_argument``'s keywords.
+OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
+    "verify": (
+        ("--head", {"metavar": "SHA256", "action": "append", "default": [],
+                    "help": "a head printed by an earlier verify: it must still be the hash "
+                    "of a line (repeatable)"}),
+        ("--json", {"action": "store_true", "help": "one JSON object: counts, head, findings"}),
+        ("--export", {"metavar": "FILE", "help": "also check an `audit export` of the trail: "
+                      "every line as the trail gives it"}),
+    ),
+    "export": (
+        ("--out", {"metavar": "FILE", "help": "the export (default: stdout)"}),
+        ("--summary", {"metavar": "FILE", "help": "the Markdown summary (default: stderr)"}),
+    ),
+    "show": (("url", {"metavar": "URL", "help": "the URL (or request id)"}),),
+    "list": (
+        ("--fate", {"action": "append", "default": [], "metavar": "FATE",
+                    "help": f"only these fates (repeatable, or comma-separated): "
+                    f"{', '.join(LIST_FATES)} (dropped: a fetched page whose items were "
+                    "dropped; kept, refused, unknown: a recheck's items too)"}),
+        ("--reason", {"action": "append", "default": [], "metavar": "REASON",
+                      "help": "only these reasons (repeatable, or comma-separated): "
+                      f"{', '.join(LIST_REASONS)}"}),
+        ("--format", {"choices": FORMATS, "default": "text", "help": "default: text"}),
+    ),
+    "report": (
+        ("--html", {"metavar": "FILE", "required": True, "help": "the page to write"}),
+        ("--max-rows", {"type": int, "default": MAX_ROWS,
+                        "help": f"table rows at most (default: {MAX_ROWS})"}),
+    ),
+}  # fmt: skip
+
+
+def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
+    """The ``audit`` command line (shared with ``scrapy rep-audit``)."""
+    raw = argparse.RawDescriptionHelpFormatter
+    top = argparse.ArgumentParser(
+        prog=prog,
+        description="Read a scrapy_rep audit trail (REP_AUDIT_FILE, .jsonl or .jsonl.gz).",
+        epilog=EXIT_CODES,
+        formatter_class=raw,
+    )
+    commands = top.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        said = HELPS[name]
+        command = commands.add_parser(
+            name, help=said, description=said, epilog=EXIT_CODES, formatter_class=raw
+        )
+        command.add_argument("trail", **(_ONE_TRAIL if name in ("repair", "export") else _TRAILS))
+        for flag, keywords in OPTIONS.get(name, ()):
+            command.add_argument(flag, **keywords)
+    return top

@@ -1,0 +1,200 @@
+"""The documents a trail's records were decided with, read from its snapshots (pure):
+the ``snapshot`` lines seen so far (:class:`Documents`, what :class:`rep_audit.
+rederive.Rederiver` builds on), and each robots.txt, tdmrep.json and RSL license read as
+the crawl read it.
+
+A snapshot's ``outcome`` says how the crawl read it: ``absent`` (no file, everything
+allowed), ``unreachable`` (everything disallowed), ``gave-up`` (as the run's
+``REP_UNREACHABLE_ACTION`` says; the crawl's own give-up verdict, ``unreachable for 600 s
+(…): requests dropped`` or ``…: treated as allowed``, by what it says:
+:func:`rep_engine.fetch.lifecycle.shared.given_up_allowing`, the reader beside its
+writer), anything else by its HTTP status (SPEC §4: 2xx parsed, 4xx no file, 429 and 5xx
+unreachable; no status: the body as stored, empty for no file).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Hashable
+from functools import partial
+from typing import Any
+
+from rep_audit.licenses import license_documents
+from rep_audit.runcontext import RunContext
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.fetch.lifecycle.shared import given_up_allowing
+from rep_engine.fetch.procedure import TDMREP, was_cut
+from rep_engine.fetch.rules import Effect, effect_of_status
+from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
+from rep_engine.trail.read import SnapshotStore, json_object, mapping, text
+from rep_engine.usage.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
+from rep_engine.verdict import LICENSE, TDM
+from rep_engine.verdict.policy import RESERVED_ALL, UsagePolicy
+
+
+def robots_effect(meta: dict[str, Any] | None, unreachable_action: str) -> Effect:
+    """How the crawl read a robots.txt snapshot (see the module docstring)."""
+    meta = meta or {}
+    outcome = str(meta.get("outcome") or "parsed")
+    if outcome == "absent":
+        return Effect.ALLOW_ALL
+    if outcome == "unreachable":
+        return Effect.UNREACHABLE
+    if outcome == "gave-up":
+        return Effect.ALLOW_ALL if unreachable_action == "allow" else Effect.UNREACHABLE
+    allowed = given_up_allowing(outcome)  # the lifecycle's give-up verdict, as written
+    if allowed is not None:
+        return Effect.ALLOW_ALL if allowed else Effect.UNREACHABLE
+    status = meta.get("status")
+    if outcome in ("parsed", "cut") or not isinstance(status, int):
+        return Effect.PARSE
+    effect = effect_of_status(status)
+    return Effect.ALLOW_ALL if effect is Effect.FOLLOW else effect
+
+
+class Documents:
+    """The ``snapshot`` lines of a trail, fed in order, and the documents read from them."""
+
+    def __init__(self, store: SnapshotStore) -> None:
+        self.store = store
+        #: sha256 -> its (latest) ``snapshot`` line.
+        self.snapshots: dict[str, dict[str, Any]] = {}
+        #: (sha256, document URL) -> its latest ``snapshot`` line: the outcome of a body
+        #: is the outcome at that URL (the empty body is every absent or unreachable file).
+        self.described: dict[tuple[str, str], dict[str, Any]] = {}
+        #: (kind, document URL) -> the sha256 of its latest snapshot line.
+        self.latest: dict[tuple[str, str], str] = {}
+        #: The first 8 bytes of the SHA-256 of (run, sha256, document URL) of each
+        #: ``snapshot`` line: a recheck's item names a snapshot its own run announced
+        #: for its own origin (:meth:`announced`).
+        self._announced: set[bytes] = set()
+        #: sha256 -> the robots.txt URLs its ``snapshot`` lines were fetched from: a
+        #: record's robots.txt is its URL's site's, or the site its Host addressed.
+        self.robots_urls: dict[str, set[str]] = {}
+        #: (crawl, sha256) -> the robots.txt URLs the runs of that crawl (a run and the
+        #: ``JOBDIR`` runs that resume it, :attr:`crawls`) announced it for: a schema 2
+        #: record names a snapshot its own crawl announced, not another run's.
+        self.crawl_robots_urls: dict[tuple[str, str], set[str]] = {}
+        #: run id -> the first run of the crawl it belongs to (itself unless it resumes
+        #: a run read before it): a resumed run carries on its paused run's open
+        #: records, decided with the paused run's snapshots.
+        self.crawls: dict[str, str] = {}
+
+    def saw_snapshot(self, record: dict[str, Any]) -> None:
+        sha, url = text(record.get("sha256")), text(record.get("url"))
+        self._announced.add(_announce_key(text(record.get("run")), sha, url))
+        self.snapshots[sha] = record
+        self.described[(sha, url)] = record
+        self.latest[(text(record.get("kind")), url)] = sha
+        if text(record.get("kind")) == "robots.txt":
+            self.robots_urls.setdefault(sha, set()).add(url)
+            crawl = self.crawl_of(text(record.get("run")))
+            self.crawl_robots_urls.setdefault((crawl, sha), set()).add(url)
+
+    def crawl_of(self, run: str) -> str:
+        """The first run of the crawl run ``run`` belongs to (:attr:`crawls`)."""
+        return self.crawls.get(run, run)
+
+    def meta(self, sha: str, document: str) -> dict[str, Any] | None:
+        """The snapshot line of body ``sha`` fetched from ``document``, else any line of
+        that body: a snapshot line is written once per body, and in schema v1 the empty
+        body is always "absent" (a document given up on as unreachable has no snapshot)."""
+        meta = self.described.get((sha, document))
+        return meta if meta is not None else self.snapshots.get(sha)
+
+    def announced(self, run: str, sha: str, document: str) -> bool:
+        """Whether run ``run`` announced snapshot ``sha`` of ``document`` (its URL)."""
+        return _announce_key(run, sha, document) in self._announced
+
+    def page_part(self, sha: str) -> dict[str, Any] | None:
+        """A page part's statements, from their snapshot."""
+        found = self.store.parsed(sha, "page", json_object)
+        return found if isinstance(found, dict) else None
+
+    def documents(
+        self, record: dict[str, Any], signals: list[dict[str, Any]], rules: RobotsTxt, url: str,
+        origin: str, run: RunContext, item: bool = False,
+    ) -> tuple[dict[tuple[str, Hashable], CacheEntry[Any]], str]:  # fmt: skip
+        """The tdmrep.json (AI purposes) and RSL licenses the record was decided with, as
+        entries, and a problem when a snapshot cannot be read."""
+        documents: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
+        if UsagePolicy.of(run.purposes, run.unknown).needs_tdmrep:
+            tdm, problem = self.tdmrep(record, signals, origin, run, item)
+            if problem:
+                return documents, problem
+            documents[TDM, None] = snapshot_entry(
+                NO_FILE if tdm is None else tdm, tdm is RESERVED_ALL, "given up on"
+            )
+
+        def absent(sha: str, document: str) -> bool:
+            effect = robots_effect(self.meta(sha, document), run.unreachable_action)
+            return effect is Effect.ALLOW_ALL
+
+        checked = {text(k): text(v) for k, v in mapping(record.get("rsl")).items()}
+        licenses, problem = license_documents(signals, self.store, rules.licenses, checked, absent)
+        for license_url, document in licenses.items():
+            documents[LICENSE, license_url] = snapshot_entry(document)
+        return documents, problem
+
+    def robots(
+        self, sha: str, document: str, run: RunContext
+    ) -> tuple[RobotsTxt | None, Effect, str]:
+        meta = self.meta(sha, document)
+        effect = robots_effect(meta, run.unreachable_action)
+        if effect is not Effect.PARSE:
+            if not self.store.sound(sha):
+                return None, effect, self.store.checked.get(sha, "unreadable")
+            return (ALLOW_ALL if effect is Effect.ALLOW_ALL else DISALLOW_ALL), effect, ""
+        # A cut one read as the crawl read it (docs/decisions.md, 'A cut robots.txt reads
+        # no part of a line that could allow').
+        cut = was_cut(str((meta or {}).get("detail") or ""))
+        name = f"robots{' cut' if cut else ''}:{run.profile}"
+        parse = partial(parse_robotstxt, profile=run.profile, truncated=cut)
+        rules = self.store.parsed(sha, name, parse)
+        if rules is None:
+            return None, effect, self.store.checked.get(sha, "unreadable")
+        return rules, effect, ""
+
+    def tdmrep(
+        self, record: dict[str, Any], signals: list[dict[str, Any]], origin: str, run: RunContext,
+        item: bool = False,
+    ) -> tuple[TdmRepFile | None, str]:  # fmt: skip
+        """The tdmrep.json the record was decided with (AI purposes only): the one it names
+        (``tdmrep``, schema 2: none named, none read; ``""``: given up on, taken as
+        recorded), else the snapshot a signal names, else (schema 1) the latest one of the
+        URL's origin (``None``: the run read none)."""
+        sha = None
+        for signal in signals:
+            named = text(signal.get("snapshot"))
+            if named and self.snapshots.get(named, {}).get("kind") == "tdmrep.json":
+                sha = named
+        document = f"{origin}{WELL_KNOWN_PATH}"
+        if "tdmrep" in record:
+            sha = text(record.get("tdmrep")) or None
+            if item and sha is None:  # not had: given up on, as the run's setting reads it
+                return (NO_FILE if run.unreachable_action == "allow" else RESERVED_ALL), ""
+        elif sha is None and run.schema < 2:
+            sha = self.latest.get(("tdmrep.json", document))
+        if sha is None:
+            return None, ""
+        meta = self.meta(sha, document)
+        if not self.store.sound(sha):
+            return None, f"tdmrep.json snapshot {sha[:12]}… {self.store.checked.get(sha)}"
+        effect = robots_effect(meta, run.unreachable_action)
+        if effect is Effect.UNREACHABLE:
+            return RESERVED_ALL, ""
+        if effect is Effect.ALLOW_ALL:
+            return NO_FILE, ""
+        if was_cut(str((meta or {}).get("detail") or "")):  # read as the crawl read it
+            return self.store.parsed(sha, "tdmrep cut", TDMREP.parse_cut), ""
+        return self.store.parsed(sha, "tdmrep", parse_tdmrep), ""
+
+
+def _announce_key(run: str, sha: str, document: str) -> bytes:
+    return hashlib.sha256(f"{run}\n{sha}\n{document}".encode()).digest()[:8]
+
+
+def snapshot_entry(rules: Any, unreachable: bool = False, outcome: str = "") -> CacheEntry[Any]:
+    """A snapshot's document as the entry the crawl decided with."""
+    never = float("inf")
+    return CacheEntry(rules, outcome or "snapshot", 0.0, never, never, unreachable=unreachable)

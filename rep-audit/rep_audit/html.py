@@ -1,0 +1,242 @@
+"""``audit report --html FILE``: one self-contained HTML page of a trail (pure).
+
+Everything is inline (CSS bars, a ten-line script, no font, no image, no CDN); a Content
+Security Policy forbids the page any network access, so it works offline and a hostile
+string in the trail cannot load anything. Every string read from the trail is escaped
+with :func:`html.escape` and written as text, never as a link, an attribute the browser
+acts on, or script. The search box filters the table; ``#q=text`` (or ``?q=text``) in the
+page's address fills it in, so a filtered view can be linked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Final
+
+from rep_audit.findings import Verification
+from rep_audit.htmlrows import HEADS, ITEM_HEADS, url_html
+from rep_audit.htmlrows import html_text as _e
+from rep_audit.summary import Summary, items_line, unended
+from rep_audit.tallies import Tally
+from rep_engine.trail.read import items
+from rep_engine.trail.records import ITEM_STATUSES
+
+#: Table rows written at most (the counts above it always cover every record).
+MAX_ROWS: Final = 10_000
+#: Rows of each chart.
+CHART_ROWS: Final = 15
+
+_CSS: Final = """
+body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}
+.totals{display:flex;gap:12px;flex-wrap:wrap}
+.total{border:1px solid #ccc;border-radius:6px;padding:6px 10px;min-width:70px}
+.total b{display:block;font-size:22px}
+.chart{display:grid;grid-template-columns:minmax(120px,380px) 1fr 70px;gap:4px 8px;
+ align-items:center;max-width:1100px}
+.label{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
+.bar{display:flex;height:16px;background:#eee}
+.bar span{display:block;height:100%}
+.refused{background:#c0392b}.fetched{background:#27ae60}.other{background:#95a5a6}
+.dropped{background:#e67e22}
+.key span{display:inline-block;width:12px;height:12px;margin:0 4px 0 12px}
+table{border-collapse:collapse;font-size:13px;max-width:100%}
+th,td{border:1px solid #ddd;padding:3px 5px;text-align:left;vertical-align:top;
+ overflow-wrap:break-word}
+th{background:#f4f4f4}td.url,td.said,td.ua{overflow-wrap:anywhere}
+td.url{min-width:160px;max-width:420px}td.said{min-width:120px;max-width:300px}
+td.ua{min-width:160px;max-width:260px}
+td.time,td.run{white-space:nowrap;overflow-wrap:normal}
+td.fate span{display:inline-block;width:10px;height:10px;margin-right:4px}
+.scroll{overflow-x:auto;max-width:100%}
+.ok{color:#1e7e34}.bad{color:#b00020}
+input#q{font-size:14px;padding:4px 8px;width:380px}
+"""
+_SCRIPT: Final = """
+(function(){var box=document.getElementById("q"),rows=document.querySelectorAll(
+"#records tbody tr,#items tbody tr"),shown=document.getElementById("shown"),
+table=document.getElementById("records");function apply(){var q=
+box.value.toLowerCase(),n=0;for(var i=0;i<rows.length;i++){var hit=rows[i].textContent
+.toLowerCase().indexOf(q)>=0;rows[i].hidden=!hit;if(hit)n++;}shown.textContent=String(n);
+table.setAttribute("data-filter",box.value);}
+var m=/[#?&]q=([^&]*)/.exec(location.hash+"&"+location.search.slice(1));if(m){try{
+box.value=decodeURIComponent(m[1].replace(/\\+/g," "));}catch(e){box.value=m[1];}}
+box.addEventListener("input",apply);apply();document.body.setAttribute("data-ready","1");})();
+"""
+_CSP: Final = (
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; "
+    "img-src 'none'; form-action 'none'; base-uri 'none'"
+)
+
+
+def _totals(summary: Summary) -> str:
+    total = summary.total
+    boxes = [
+        ("requested URLs", total.requests),
+        ("fetched", total.fetched),
+        ("fetched, item dropped", total.fetched_dropped),
+        ("refused", total.refused),
+        ("failed, redirected, unfinished", total.other),
+        ("items kept", total.kept),
+        ("items dropped", total.dropped),
+        ("runs", len(summary.runs)),
+        ("snapshots", summary.snapshots),
+    ]
+    if total.not_kept:  # as audit summary says them: dropped by a later component
+        boxes.insert(6, ("items not kept by a component of the crawl", total.not_kept))
+    if summary.items.items:  # a recheck's items
+        boxes.append(("items re-checked", summary.items.items))
+        boxes += [(f"items re-checked, {status}", getattr(summary.items, status))
+                  for status in ITEM_STATUSES]  # fmt: skip
+    return "".join(
+        f'<div class="total" id="total-{i}"><b>{n}</b>{_e(label)}</div>'
+        for i, (label, n) in enumerate(boxes)
+    )
+
+
+def _chart(chart_id: str, rows: Iterable[tuple[str, Tally]]) -> str:
+    """Stacked CSS bars: refused, fetched, fetched with its items dropped, other, each as
+    a share of the largest row."""
+    chosen = sorted(rows, key=lambda item: (-item[1].requests, item[0]))[:CHART_ROWS]
+    most = max((tally.requests for _, tally in chosen), default=0) or 1
+    parts = [f'<div class="chart" id="{chart_id}">']
+    for name, tally in chosen:
+        spans = "".join(
+            f'<span class="{kind}" style="width:{100 * n / most:.2f}%" title="{n} {kind}"></span>'
+            for kind, n in (
+                ("refused", tally.refused),
+                ("fetched", tally.fetched - tally.fetched_dropped),
+                ("dropped", tally.fetched_dropped),
+                ("other", tally.other),
+            )
+            if n
+        )
+        parts.append(
+            f'<div class="label" title="{_e(name)}">{_e(name)}</div>'
+            f'<div class="bar">{spans}</div><div>{tally.requests}</div>'
+        )
+    parts.append("</div>")
+    return "".join(parts)
+
+
+def _run_cell(column: int, cell: Any) -> str:
+    """A cell of the runs table: run ids (``run``, ``resumes``: 32 characters) shortened
+    to 8, whole on hover; timestamps on one line; the rest wraps at separators (a spider
+    name's ``_`` too)."""
+    if column in (0, 8) and cell:
+        return f'<td class="run" title="{_e(cell)}">{_e(str(cell)[:8])}</td>'
+    if column in (1, 9):
+        return f'<td class="time">{_e(cell)}</td>'
+    if column == 7:
+        return f'<td class="ua">{url_html(cell)}</td>'
+    return f"<td>{url_html(cell)}</td>"
+
+
+def _runs(summary: Summary) -> str:
+    """One row per run: its header and how it ended."""
+    ends = {str(end.get("run")): end for end in summary.ends}
+    rows = []
+    for run in summary.runs:
+        end = ends.get(str(run.get("run")), {})
+        cells = [
+            run.get("run"), run.get("time"), run.get("spider"), run.get("version"),
+            ", ".join(map(str, items(run.get("purposes")))), run.get("profile"),
+            ", ".join(map(str, items(run.get("agents")))), run.get("user_agent"),
+            run.get("resumes") or "", end.get("time", unended(summary, run)),
+            end.get("reason", ""),
+        ]  # fmt: skip
+        rows.append(f"<tr>{''.join(_run_cell(i, cell) for i, cell in enumerate(cells))}</tr>")
+    heads = ("run", "started", "spider", "version", "purposes", "profile", "agents",
+             "user agent", "resumes", "ended", "reason")  # fmt: skip
+    head = "".join(f"<th>{h}</th>" for h in heads)
+    return f'<table id="runs"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def _refusing(summary: Summary) -> str:
+    rows = summary.top_refusing()
+    if not rows:
+        return "<p>No origin refused anything.</p>"
+    body = "".join(
+        f"<tr><td>{_e(origin)}</td><td>{t.refused}</td><td>{t.requests}</td></tr>"
+        for origin, t in rows
+    )
+    return (
+        '<table id="refusing"><thead><tr><th>origin</th><th>refused</th><th>requested</th>'
+        f"</tr></thead><tbody>{body}</tbody></table>"
+    )
+
+
+def _verification(result: Verification) -> str:
+    events = "".join(f"<li>{_e(event)}</li>" for event in result.events)
+    events = f'<ul id="events">{events}</ul>' if events else ""
+    if result.clean:
+        return (
+            f'<p class="ok" id="verify">verify: clean: the chain of {result.lines} lines '
+            f"is whole and every decision re-derives the same (head {_e(result.head)})</p>" + events
+        )
+    items = "".join(f"<li>{_e(finding)}</li>" for finding in result.findings[:200])
+    more = result.problems - min(len(result.findings), 200)
+    tail = f"<li>… and {more} more</li>" if more > 0 else ""
+    return (
+        f'<p class="bad" id="verify">verify: {result.problems} problem(s)</p>'
+        f"<ul>{items}{tail}</ul>{events}"
+    )
+
+
+def _items(summary: Summary, rows: list[str]) -> str:
+    """The section of a recheck's items: their counts, and a table of them (the first
+    :data:`MAX_ROWS`)."""
+    if not summary.items.items:
+        return ""
+    heads = "".join(f"<th>{h}</th>" for h in ITEM_HEADS)
+    shown = len(rows)
+    note = (f"<p>The table shows the first {shown} items of {summary.items.items}.</p>"
+            if shown < summary.items.items else "")  # fmt: skip
+    return (
+        f'<h2>Re-checked items</h2><p id="items-count">{_e(items_line(summary.items))}</p>'
+        f'{note}<div class="scroll"><table id="items"><thead><tr>{heads}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+def render(
+    path: Path,
+    summary: Summary,
+    rows: list[str],
+    result: Verification,
+    item_rows: list[str],
+) -> str:
+    """The page. ``rows``: the table rows (:func:`row_html`), at most :data:`MAX_ROWS`;
+    ``item_rows``: a recheck's items' (:func:`item_row_html`), as many at most."""
+    cut = summary.total.requests - len(rows)
+    note = f"<p>The table shows the first {len(rows)} records of {summary.total.requests}.</p>"
+    heads = "".join(f"<th>{h}</th>" for h in HEADS)
+    key = (
+        '<p class="key"><span class="refused"></span>refused<span class="fetched"></span>'
+        'fetched<span class="dropped"></span>fetched, item dropped'
+        '<span class="other"></span>failed, redirected, unfinished</p>'
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="{_CSP}">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Audit trail: {_e(path.name)}</title><style>{_CSS}</style></head>
+<body><h1>Audit trail: {_e(path.name)}</h1>
+<p>{len(summary.runs)} run(s) of spider(s)
+{_e(", ".join(sorted({str(r.get("spider")) for r in summary.runs})) or "-")}</p>
+{_verification(result)}
+<h2>Totals</h2><div class="totals">{_totals(summary)}</div>
+<h2>Runs</h2><div class="scroll">{_runs(summary)}</div>
+<h2>Decisions by deciding signal</h2>{key}{_chart("by-signal", summary.by_said.items())}
+<h2>Decisions by origin</h2>{_chart("by-origin", summary.by_origin.items())}
+<h2>Top refusing origins</h2>{_refusing(summary)}
+<h2>Records</h2>
+<p><label>Search: <input id="q" type="search" placeholder="URL, fate, signal, rule…"></label>
+<span id="shown">{len(rows) + len(item_rows)}</span> shown</p>{note if cut > 0 else ""}
+<div class="scroll"><table id="records"><thead><tr>{heads}</tr></thead><tbody>
+{"".join(rows)}
+</tbody></table></div>
+{_items(summary, item_rows)}
+<script>{_SCRIPT}</script></body></html>
+"""

@@ -1,0 +1,122 @@
+"""A recheck's ``item`` record decided again from the documents it names (pure).
+
+``python -m scrapy_rep recheck --trail`` writes one ``item`` line per stored item it
+decided (docs/audit-trail.md, ``item``), with the parts of a crawl's ``url`` record its
+decision depends on. ``audit verify`` holds each against the crawl's
+own decisions on its snapshots, as it holds a crawl's records
+(:class:`~rep_audit.rederive.Rederiver`):
+
+- an item ``kept``, or refused after the fetch (``refused_by`` ``page``), must be allowed
+  before the fetch, as a page the crawl sent for: robots.txt for every name, the line
+  recorded, every usage signal drawn from a snapshot, no "no" for a purpose of the run;
+- an item ``refused`` before the fetch must be refused by what its ``refused_by`` says
+  (robots.txt's recorded line, a purpose's "no");
+- an item ``unknown`` names a document not had (no robots.txt snapshot, ``tdmrep`` or
+  an RSL license ``""``), and what was had neither allows it (it would be kept, unless
+  its page could not be fetched again) nor refuses it (it would be refused);
+- every snapshot an item names is one its own run announced for its own origin's
+  document, and ``tdmrep`` ``""`` is read as the crawl reads a tdmrep.json given up on
+  (``REP_UNREACHABLE_ACTION``);
+- with its ``page`` part (``--pages``), its ``names`` must be every name its request was
+  held to and ``REP_DIRECTIVE_TOKENS`` (a cut name hides that name's ``noindex``); the
+  page is decided again (:func:`rep_engine.verdict.page.decide_page`) at the record's
+  time: a ``kept`` item's page refuses nothing (``noindex`` under
+  ``REP_NOINDEX_ACTION = "drop"``, a purpose of the run), and a page refusal's
+  ``item_reason`` is what the page says.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from rep_audit.pages import _fields, names_differences, read_for
+from rep_audit.pagetimes import time_of
+from rep_audit.rederive import Rederiver, RunContext, held_to
+from rep_engine.trail.read import text
+from rep_engine.trail.records import BY_PAGE, ITEM_STATUSES
+from rep_engine.verdict import Allowed, Refused
+from rep_engine.verdict.page import PageFacts, PageStatements, decide_page
+from rep_engine.verdict.policy import NOTHING_BEFORE, Before
+from rep_engine.verdict.reasons import Reason
+
+#: The ``why`` of an item unknown because its page could not be fetched again.
+PAGE_NOT_FETCHED: Final = "page not fetched again"
+#: The refusals that mean a document was not had (the item is unknown, not refused).
+_NOT_HAD: Final = frozenset({Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE})
+
+
+def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiver) -> list[str]:
+    """Every way an ``item`` record differs from what its snapshots (and its page part)
+    say today (sentences)."""
+    status = text(record.get("status"))
+    if status not in ITEM_STATUSES:
+        return [f"unknown status {record.get('status')!r}"]
+    by = text(record.get("refused_by"))
+    if status == "refused" and not by:
+        return ["recorded refused, but not by what (no refused_by)"]
+    after_fetch = status == "kept" or by == BY_PAGE
+    # Before the fetch it was allowed (kept, or refused by its page): held as a page the
+    # crawl sent for; else as a request refused by what its refused_by says.
+    as_url = {**record, "fate": "fetched" if after_fetch else "refused"}
+    found, before = rederiver._request_differences(as_url, run, item=True)
+    if after_fetch:
+        found += _page_differences(record, run, before, status, by)
+    elif status == "unknown":
+        found += _unknown_differences(as_url, run, rederiver)
+    return [f"item {what}" if what.startswith("recorded") else what for what in found]
+
+
+def _unknown_differences(
+    record: dict[str, Any], run: RunContext, rederiver: Rederiver
+) -> list[str]:
+    """An ``unknown`` item held against what its snapshots decide (nothing to hold it
+    against when no robots.txt snapshot was had)."""
+    verdict = rederiver.verdict
+    if isinstance(verdict, Refused) and verdict.reason is Reason.TDMREP_UNREACHABLE:
+        # What was had may refuse it all the same (robots.txt's Content-Usage, a
+        # license): then it is refused, as the recheck decides it. Decided again with
+        # the tdmrep.json not had read as none (it can only add a "no").
+        without = {name: value for name, value in record.items() if name != "tdmrep"}
+        rederiver._request_differences(without, run, item=True)
+        verdict = rederiver.verdict
+        if not isinstance(verdict, Refused) or verdict.reason in _NOT_HAD:
+            return []
+    if isinstance(verdict, Allowed):
+        if text(record.get("why")).startswith(PAGE_NOT_FETCHED):
+            return []  # allowed before the fetch; the page's fetch failed (as recorded)
+        return ["recorded unknown, but every document it needs was had and allows it "
+                "(it is kept)"]  # fmt: skip
+    if isinstance(verdict, Refused) and verdict.reason not in _NOT_HAD:
+        return [f"recorded unknown, but its snapshots refuse it: {verdict.message}"]
+    return []
+
+
+def _page_differences(
+    record: dict[str, Any], run: RunContext, before: Before | None, status: str, by: str
+) -> list[str]:
+    """The record held against its page's verdict, when it keeps what the page said."""
+    part = record.get("page")
+    rules = run.page.rules
+    if not isinstance(part, dict) or "omitted" in part or rules is None:
+        if by == BY_PAGE:
+            return ["recorded refused by its page, but the record keeps nothing the page said"]
+        return []
+    names = read_for(held_to(record, run), run.page)
+    found = names_differences(part, names)  # decided for the names it was held to
+    statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
+    facts = PageFacts(text(record.get("url")), names, before or NOTHING_BEFORE)
+    decided = time_of(part.get("decided") or record.get("time"))
+    verdict = decide_page(facts, statements, rules, decided)
+    index = verdict.index if verdict.index is not None and run.page.noindex_drops else None
+    refusal = index or verdict.purpose
+    if status == "kept" and refusal is not None:
+        return [*found, f"recorded kept, but its page says no: {refusal.message}"]
+    if by == BY_PAGE:
+        reason = Reason.of(record.get("item_reason"))
+        if refusal is None:
+            found.append("recorded refused by its page, but what the page said refuses nothing")
+        elif reason is not refusal.reason:
+            found.append(
+                f"recorded refused by its page for {reason}, the page gives {refusal.reason}"
+            )
+    return found

@@ -1,0 +1,166 @@
+"""``audit list``: every request record of the trails, one row each, with its fate, what
+refused it and why, filtered by fate and reason; as text, CSV or JSON Lines (pure).
+
+A row's ``reason`` is the record's ``refused_by`` for a refused request (``robots.txt``,
+``purpose``, ``unreachable``, ``closed``), its ``item_reason`` for a fetched page whose
+items were dropped (``noindex``, ``unavailable_after``, ``purpose``), else empty; its
+``why`` is the record's own sentence (``why``, or ``item_why``), else what decided it in
+the words of ``audit summary`` and the HTML report
+(:func:`rep_audit.summary.deciding_signal`). A recheck's ``item`` records are rows
+too (``record`` ``item``, and the item's line in the dataset): their ``fate`` is the
+item's status (``kept``, ``refused``, ``unknown``), their ``reason`` and ``why`` as
+:class:`~rep_engine.trail.records.ItemRecord` reads them
+(:attr:`~rep_engine.trail.records.ItemRecord.decided`, when it has no sentence).
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, Final
+
+from rep_audit.faterecord import FateRecord
+from rep_audit.summary import Summary, deciding_signal
+from rep_engine.trail.lines import FATES, RefusedBy
+from rep_engine.trail.read import Trail
+from rep_engine.trail.records import ITEM_STATUSES, ItemRecord
+from rep_engine.verdict.fates import Fate
+from rep_engine.verdict.reasons import Reason
+
+#: ``--fate`` beyond a record's own: a fetched page some of whose items were dropped.
+DROPPED: Final = "dropped"
+#: What ``--fate`` takes (a recheck's items: their status; ``refused`` is one already).
+LIST_FATES: Final = (*FATES, DROPPED, *(s for s in ITEM_STATUSES if s not in FATES))
+#: What ``--reason`` takes: the trail's words for what refused a request, and for what
+#: dropped a page's items.
+LIST_REASONS: Final = (
+    *(word.value for word in RefusedBy if word is not RefusedBy.TDMREP_JSON),
+    *(reason.value for reason in (Reason.NOINDEX, Reason.UNAVAILABLE_AFTER)),
+)
+#: The columns of a row, in order (``trail`` first when several trails are read).
+COLUMNS: Final = (
+    "line", "run", "time", "url", "fate", "reason", "why", "record", "dataset_line", "shard"
+)  # fmt: skip
+FORMATS: Final = ("text", "csv", "jsonl")
+
+
+class ListError(ValueError):
+    """A ``--fate`` or ``--reason`` that is none of the words the trail writes."""
+
+
+def chosen(values: Sequence[str], accepted: Sequence[str], option: str) -> frozenset[str]:
+    """The words given to ``option`` (repeated, or comma-separated), each one of
+    ``accepted``: a typo must not list nothing, silently."""
+    words = {word.strip().lower() for value in values for word in value.split(",")}
+    words.discard("")
+    for word in sorted(words):
+        if word not in accepted:
+            close = difflib.get_close_matches(word, accepted, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ListError(
+                f"{option}: {word!r} is not a {option.lstrip('-')}{hint}; expected "
+                f"{', '.join(accepted)}"
+            )
+    return frozenset(words)
+
+
+def row(record: FateRecord, purposes: list[str]) -> dict[str, Any]:
+    """One record as a row (:data:`COLUMNS` but ``line``)."""
+    reason = record.refused_by if record.fate is Fate.REFUSED else ""
+    reason = reason or (record.item_reason if record.dropped else "")
+    why = record.why or (record.item_why if record.dropped else "")
+    return {
+        "run": record.run,
+        "time": record.time,
+        "url": record.entry.url,
+        "fate": record.word,
+        "reason": reason,
+        "why": why or deciding_signal(record, purposes),
+        "record": "url",
+        "dataset_line": "",
+        "shard": "",
+    }
+
+
+def item_row(item: ItemRecord) -> dict[str, Any]:
+    """One recheck's item as a row (:data:`COLUMNS` but ``line``)."""
+    return {
+        "run": item.run,
+        "time": item.time,
+        "url": item.url,
+        "fate": item.status,
+        "reason": item.reason,
+        "why": item.why or item.decided,
+        "record": "item",
+        "dataset_line": "" if item.line is None else item.line,
+        "shard": item.shard,
+    }
+
+
+def rows(
+    paths: Sequence[str], fates: frozenset[str], reasons: frozenset[str]
+) -> Iterator[dict[str, Any]]:
+    """The rows of the ``url`` and ``item`` records of ``paths`` that pass the filters
+    (none given: no filter), in file order; ``trail`` named when several are read."""
+    for path in paths:
+        summary = Summary()  # for each record's run's purposes
+        for line in Trail(path).lines():
+            record = summary.feed(line)
+            item = summary.item
+            if item is not None:
+                if fates and item.status not in fates:
+                    continue
+                shown = item_row(item)
+            elif record is not None:
+                if fates and record.word not in fates and not (DROPPED in fates and record.dropped):
+                    continue
+                shown = row(record, summary.purposes_of(record))
+            else:
+                continue
+            found: dict[str, Any] = {"line": line.number}
+            found.update({"trail": path} if len(paths) > 1 else {})
+            found.update(shown)
+            if reasons and found["reason"].lower() not in reasons:
+                continue
+            yield found
+
+
+def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iterator[str]:
+    """The rows as lines of ``form`` (text: one sentence each and a count at the end; CSV
+    with its header; JSON Lines)."""
+    columns = ("trail", *COLUMNS) if several else COLUMNS
+    if form == "csv":
+        yield _csv_line(columns)
+    count = 0
+    for entry in found:
+        count += 1
+        if form == "jsonl":  # a shard only when the collection is several files
+            shown = {name: entry[name] for name in columns if name != "shard" or entry[name]}
+            yield json.dumps(shown, ensure_ascii=True)
+        elif form == "csv":
+            yield _csv_line(entry[name] for name in columns)
+        else:
+            where = f"line {entry['line']}"
+            where = f"{entry['trail']}, {where}" if several else where
+            said = f"{entry['fate']} ({entry['reason']})" if entry["reason"] else entry["fate"]
+            if entry["record"] == "item":
+                said = f"item{_where(entry['dataset_line'], entry['shard'])} {said}"
+            yield f"{where}: {entry['url']} {said}: {entry['why']}"
+    if form == "text":
+        yield f"{count} record(s)"
+
+
+def _csv_line(values: Iterable[Any]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerow(values)
+    return buffer.getvalue().rstrip("\n")
+
+
+def _where(line: int | str, shard: str) -> str:
+    """Where an item is: `` (dataset line 3)``, `` (line 3 of shard a.jsonl)``."""
+    if not line:
+        return f" (shard {shard})" if shard else ""
+    return f" (line {line} of shard {shard})" if shard else f" (dataset line {line})"

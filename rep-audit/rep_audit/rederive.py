@@ -1,0 +1,188 @@
+"""Re-deriving a trail's decisions from its snapshots with today's engine (pure).
+
+For each ``url`` line (schemas 1 and 2, ``docs/audit-trail.md``), :class:`Rederiver`
+parses the robots.txt snapshot that decided it with the run's ``profile`` and asks the
+engine again (:func:`rep_engine.robotstxt.parse_robotstxt`):
+
+- a page recorded ``fetched``, ``redirected`` or ``failed`` must be allowed for the
+  agent recorded and for every agent the run checked (``agents``);
+- a page refused by ``robots.txt`` must be disallowed, and the deciding line must be the
+  one recorded;
+- the usage signals drawn from a snapshot (robots.txt ``Content-Usage`` /
+  ``Content-Signal``, tdmrep.json) must still say what was recorded, and an explicit "no"
+  for a purpose of the run means the page was refused before it was fetched
+  (:meth:`rep_engine.verdict.policy.UsagePolicy.refuse_before`). A page's own signals (headers,
+  meta) have no snapshot and are taken as recorded.
+
+How a snapshot is read: :mod:`rep_audit.documents`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rep_audit.documents import Documents, robots_effect
+from rep_audit.licenses import page_license
+from rep_audit.pages import page_differences, said_key, says_something
+from rep_audit.pageusage import recorded_signal, recorded_signals
+from rep_audit.requestcheck import USAGE_REFUSALS, decided, held_against
+from rep_audit.runcontext import SENT, RunContext, held_to
+from rep_audit.sites import foreign, sites_of
+from rep_engine.fetch.lifecycle.shared import given_up_allowing
+from rep_engine.fetch.rules import Effect
+from rep_engine.robotstxt import RobotsTxt
+from rep_engine.trail.read import SnapshotStore, items, mapping, text, whole
+from rep_engine.urls.origins import origin_of
+from rep_engine.usage.purpose import UsageSignal
+from rep_engine.usage.rsl.document import parse_rsl
+from rep_engine.usage.rsl.terms import license_url_of, owned_licenses, rsl_signals
+from rep_engine.verdict import Verdict
+from rep_engine.verdict.policy import Before
+
+__all__ = ["SENT", "USAGE_REFUSALS", "Rederiver", "RunContext", "held_to", "robots_effect"]
+
+
+class Rederiver(Documents):
+    """Re-derives the decisions of ``url`` lines, fed the trail's lines in order."""
+
+    def __init__(self, store: SnapshotStore) -> None:
+        super().__init__(store)
+        #: What each fetched page that said something said, in its run (:func:`said_key`):
+        #: a page a callback fetched has its own record before its fetcher's.
+        self.said: set[bytes] = set()
+        #: The verdict of the last re-derivation (``None``: none made): an item's status
+        #: is held against it.
+        self.verdict: Verdict | None = None
+
+    def differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
+        """Every way ``record`` differs from what its snapshots say today, and a fetched
+        page's from what it said (sentences)."""
+        found, before = self._request_differences(record, run)
+        if record.get("fate") == "fetched":
+            found += page_differences(
+                record, run.page, held_to(record, run), before,
+                self._page_licenses(record, run), self.page_part,
+                lambda url, sub: said_key(run.run, url, sub) in self.said,
+            )  # fmt: skip
+            part = record.get("page")
+            if says_something(part):
+                self.said.add(said_key(run.run, str(record.get("url", "")), part))
+        return found
+
+    def _page_licenses(self, record: dict[str, Any], run: RunContext) -> tuple[UsageSignal, ...]:
+        """The signals of the RSL licenses the page named, in the record's order: from
+        their snapshots where they have one, else as recorded (an inline license, one
+        given up on)."""
+        sha = text(mapping(record.get("robots")).get("snapshot"))
+        named = self._named_licenses(sha, record, run)
+        url = str(record.get("url", ""))
+        signals: list[UsageSignal] = []
+        done: set[str] = set()
+        for entry in recorded_signals(record):
+            license_url = license_url_of(text(entry.get("source")))
+            snapshot = text(entry.get("snapshot"))
+            if not page_license(entry, named) or (snapshot and license_url in done):
+                continue
+            document = None
+            if snapshot:
+                done.add(license_url)
+                document = self.store.parsed(snapshot, "rsl", parse_rsl)
+            if document is None:  # none read, or unreadable: reported by the request's check
+                signals.append(recorded_signal(entry))
+            else:
+                signals.extend(
+                    rsl_signals(document, url, owned_licenses(run.rsl_licenses), license_url)
+                )
+        return tuple(signals)
+
+    def _named_licenses(self, sha: str, record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
+        """The ``License:`` URLs of the record's robots.txt snapshot."""
+        if not sha:
+            return ()
+        url = str(record.get("url", ""))
+        rules, _, _ = self.robots(sha, f"{origin_of(url) or ''}/robots.txt", run)
+        return tuple(rules.licenses) if rules is not None else ()
+
+    def _request_differences(
+        self, record: dict[str, Any], run: RunContext, item: bool = False
+    ) -> tuple[list[str], Before | None]:
+        """Every way ``record`` differs from what its snapshots say today (sentences), and
+        what its documents said about it before the fetch (``None``: not re-derived).
+        ``item``: a recheck's ``item`` (:mod:`rep_audit.items`), whose snapshots
+        are its own run's, of its own origin, and whose ``tdmrep`` ``""`` is a
+        tdmrep.json not had (read as the crawl reads one given up on)."""
+        self.verdict = None
+        url = str(record.get("url", ""))
+        robots = mapping(record.get("robots"))
+        agent = str(robots.get("agent") or (run.agents[0] if run.agents else ""))
+        # Every crawler name it was held to (the declared one first), when more than one.
+        names = tuple(str(name) for name in items(robots.get("agents")))
+        sha = text(robots.get("snapshot"))
+        # Allow/Disallow not obeyed for it (ROBOTSTXT_OBEY = False, dont_obey_robotstxt):
+        # only the AI-usage opt-outs of its snapshot (if one was read) decided.
+        obeyed = robots.get("obeyed") is not False
+        if not sha:
+            return (self._without_snapshot(record, robots, url, run) if obeyed else []), None
+        origin = text(robots.get("origin")) or str(origin_of(url) or "")
+        if item and (problem := foreign(self, record, sha, origin, url)):
+            return [problem], None
+        also: tuple[RobotsTxt, Effect] | None = None
+        if not item:
+            origin, also, problem = self._sites(record, robots, sha, url, run)
+            if problem:
+                return [problem], None
+        rules, effect, problem = self.robots(sha, f"{origin}/robots.txt", run)
+        if rules is None:
+            return [f"robots.txt snapshot {sha[:12]}… {problem}"], None
+        # Held against the crawl's own verdict on its snapshots (requestcheck's decided), for
+        # every name it was held to (the declared one first; none: ``agent``).
+        held = names if len(names) > 1 else ()
+        agent = held[0] if held else agent
+        signals = recorded_signals(record)
+        documents, problem = self.documents(record, signals, rules, url, origin, run, item)
+        if problem:
+            return [problem], None
+        self.verdict = decided(documents, robots, rules, effect, url, agent, origin, run, obeyed,
+                               held, also)  # fmt: skip
+        return held_against(record, robots, self.verdict, signals, rules, url, agent, held, obeyed)
+
+    def _sites(
+        self, record: dict[str, Any], robots: dict[str, Any], sha: str, url: str, run: RunContext
+    ) -> tuple[str, tuple[RobotsTxt, Effect] | None, str]:
+        """The site whose robots.txt decided the request (:func:`sites_of`), and its URL's
+        origin's robots.txt when that one decided it too; or why they cannot be read."""
+        sites, problem = sites_of(self, record, robots, sha, url, run)
+        if problem or len(sites) < 2:
+            return (sites[0] if sites else ""), None, problem
+        also_sha = text(robots.get("also"))
+        rules, effect, problem = self.robots(also_sha, f"{sites[1]}/robots.txt", run)
+        if rules is None:
+            return sites[0], None, f"robots.txt snapshot {also_sha[:12]}… {problem}"
+        return sites[0], (rules, effect), ""
+
+    @staticmethod
+    def _without_snapshot(
+        record: dict[str, Any], robots: dict[str, Any], url: str, run: RunContext
+    ) -> list[str]:
+        """A record no robots.txt body decided: nothing to re-derive, but a page sent for
+        needs a reason: its origin's robots.txt was given up on as unreachable, the
+        give-up verdict let its requests through, and the run's
+        ``REP_UNREACHABLE_ACTION`` is ``allow`` (the writer records the verdict, "unreachable
+        for … s (…): treated as allowed (REP_UNREACHABLE_ACTION)", in ``robots.why``).
+        A request that ``failed`` with no attempt was never sent (a downloader middleware
+        before the robots.txt one dropped it): nothing had to allow it."""
+        fate = text(record.get("fate"))
+        if fate not in SENT or origin_of(url) is None:
+            return []
+        if fate == "failed" and whole(record.get("attempts")) == 0:
+            return []
+        allowed = given_up_allowing(text(robots.get("why")))
+        if allowed is None:
+            return ["no robots.txt snapshot names what allowed it"]
+        if not allowed:
+            return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
+                    "and its requests dropped"]  # fmt: skip
+        if run.unreachable_action != "allow":
+            return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
+                    "and the run's REP_UNREACHABLE_ACTION is not 'allow'"]  # fmt: skip
+        return []

@@ -1,0 +1,105 @@
+"""What a run's header says that its records' decisions depend on (:class:`RunContext`),
+and the crawler names a record's request was held to (pure)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from rep_audit.pagerun import PageRun
+from rep_engine.robotstxt import PROFILES
+from rep_engine.settings import RepConfig, overrides_of
+from rep_engine.trail.read import items, mapping, text
+from rep_engine.usage.purpose import PURPOSES
+from rep_engine.verdict import Override
+
+#: Fates that mean the page was sent for: robots.txt allowed it.
+SENT: Final = frozenset({"fetched", "redirected", "failed"})
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """What a run's header says that a decision depends on."""
+
+    run: str = ""
+    profile: str = "google"
+    agents: tuple[str, ...] = ()
+    purposes: tuple[str, ...] = ("search",)
+    unknown: str = "allow"
+    unreachable_action: str = "drop"
+    rsl_licenses: tuple[str, ...] = ()
+    #: ``REP_RSL_MAX_LICENSES`` of the run (``None``: a run from before the setting, which
+    #: read every license).
+    rsl_max_licenses: int | None = None
+    #: The run's schema: from 2 on, a record names every document version it was decided
+    #: with (``tdmrep``, ``rsl``); schema 1 named a tdmrep.json only through a signal.
+    schema: int = 2
+    #: ``REP_OVERRIDES`` of the run: the authorized overrides it crawled under.
+    overrides: tuple[Override, ...] = ()
+    #: What decides the run's fetched pages (its settings, the ``page`` parts it wrote).
+    page: PageRun = field(default_factory=PageRun)
+    #: The longest the run used a document version after fetching it, in seconds: its
+    #: ``REP_CACHE_MAX_TTL`` fresh, then ``REP_CACHE_STALE_MAX`` stale (their defaults
+    #: when its header does not give them; ``None``: not read from a header).
+    longest_use: float | None = None
+
+    @classmethod
+    def of(cls, header: dict[str, Any]) -> RunContext:
+        """From a ``run`` line; anything missing or odd keeps its default."""
+        settings = mapping(header.get("settings"))
+        purposes = [p for p in items(header.get("purposes")) if text(p) in PURPOSES]
+        profile = text(header.get("profile")) or text(settings.get("REP_PROFILE")) or "google"
+        return cls(
+            run=str(header.get("run", "")),
+            profile=profile if profile in PROFILES else "google",
+            agents=tuple(str(a) for a in items(header.get("agents"))),
+            purposes=tuple(purposes) or ("search",),
+            unknown=str(settings.get("REP_PURPOSE_UNKNOWN") or "allow"),
+            unreachable_action=str(settings.get("REP_UNREACHABLE_ACTION") or "drop"),
+            rsl_licenses=tuple(text(u) for u in items(settings.get("REP_RSL_LICENSES"))),
+            rsl_max_licenses=_bound(settings.get("REP_RSL_MAX_LICENSES")),
+            overrides=run_overrides(settings.get("REP_OVERRIDES")),
+            schema=header["schema"] if header.get("schema") in (1, 2) else 2,
+            page=PageRun.of(header),
+            longest_use=_longest_use(settings),
+        )
+
+
+def _longest_use(settings: dict[str, Any]) -> float:
+    """``REP_CACHE_MAX_TTL + REP_CACHE_STALE_MAX`` of a run's settings
+    (:func:`rep_engine.fetch.lifecycle.shared.downloaded_entry`). The crawl writes every
+    ``REP_*`` setting in its header, each a number it checked: one missing or not a
+    number (a header written by hand, or edited) counts as its default."""
+    defaults = RepConfig.defaults()
+    total = 0.0
+    for name, default in (("REP_CACHE_MAX_TTL", defaults.cache_max_ttl),
+                          ("REP_CACHE_STALE_MAX", defaults.cache_stale_max)):  # fmt: skip
+        value = settings.get(name)
+        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+            total += float(value)
+        else:
+            total += default
+    return total
+
+
+def _bound(value: Any) -> int | None:
+    """A run header's ``REP_RSL_MAX_LICENSES``: a whole number of at least 1, else none."""
+    return value if type(value) is int and value >= 1 else None
+
+
+def run_overrides(value: Any) -> tuple[Override, ...]:
+    """A run header's ``REP_OVERRIDES`` (``[[host, reason, expires], …]``), read as the
+    crawl reads it (:func:`rep_engine.settings.overrides_of`); anything odd counts as
+    none, so a record that claims an override is then reported."""
+    return tuple(overrides_of(items(value)))
+
+
+def held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
+    """The crawler names a record's request was held to: its ``robots`` part's ``agents``
+    (more than one), else its ``agent``, else the run's declared name."""
+    robots = mapping(record.get("robots"))
+    names = tuple(text(name) for name in items(robots.get("agents")))
+    if len(names) > 1:
+        return names
+    agent = text(robots.get("agent")) or (run.agents[0] if run.agents else "")
+    return (agent,) if agent else ()

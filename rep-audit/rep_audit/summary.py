@@ -1,0 +1,255 @@
+"""``audit summary``: a trail's counts per origin, per purpose and per deciding signal
+(pure). The HTML report (:mod:`rep_audit.html`) draws the same numbers.
+
+Per record (``url`` line): the *deciding signal* is what its fate came from: for a refused
+request, ``refused by`` its ``refused_by`` (with what the site said, for a refusal by
+purpose: ``refused by purpose (header Content-Signal: ai-train=no)``; and the
+override of ``REP_OVERRIDES`` that had expired, for a request robots.txt refused after it
+did: ``refused by robots.txt (override expired: its reason …)``); for a page whose items
+a usage signal denied, ``denied by`` what the site said (``denied by header
+Content-Usage: train-ai=n``), as the HTML report says it too; else ``overridden by
+REP_OVERRIDES: its reason, through …`` when robots.txt disallowed it and an authorized
+override let it through, ``allowed by a robots.txt rule`` when a robots.txt line allowed
+it, ``no rule (allowed)`` when none spoke.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from rep_audit.faterecord import FateRecord, FileFate
+from rep_audit.tallies import ItemTally, Tally, table
+from rep_engine.trail.lines import RefusedBy
+from rep_engine.trail.read import Line, items, mapping, whole
+from rep_engine.trail.records import ITEM_STATUSES, ItemRecord, decider, item_of, named
+from rep_engine.verdict.fates import Fate
+
+#: How a record robots.txt disallowed and an authorized override let through is said
+#: (its deciding signal; the end-of-crawl report says it the same way).
+OVERRIDDEN_BY: Final = "overridden by REP_OVERRIDES: "
+
+#: The fates of a ``file`` record that a purpose decided: its file was not stored, or
+#: stored and marked (the media gate's refusal; docs/media.md).
+FILE_REFUSED: Final[dict[str, str]] = {
+    FileFate.REFUSED: "file refused",
+    FileFate.MARKED: "file marked",
+}
+
+
+def file_refused(file: FateRecord | None) -> str:
+    """``file refused: ai-train denied by XMP …`` (or ``file marked: …``) when the media
+    gate refused the file an item pipeline downloaded (its ``file`` record); else ``""``."""
+    said = FILE_REFUSED.get(file.word) if file else None
+    if file is None or said is None:
+        return ""
+    return f"{said}: {file.why}" if file.why else said
+
+
+def deciding_signal(record: FateRecord, purposes: list[str], file: FateRecord | None = None) -> str:
+    """See the module docstring; ``file``: the ``file`` record of the same URL and run
+    (the media gate's fate of a file an item pipeline downloaded), which decides a
+    fetched record's signal when it refused the file."""
+    if record.fate is Fate.FETCHED and (refused := file_refused(file)):
+        return refused
+    no = [p for p in purposes if record.denied(p)]
+    robots = record.entry.robots
+    if record.fate is Fate.REFUSED:
+        by = record.refused_by or "unknown"  # as written, for the reader
+        robots_said = record.by is RefusedBy.ROBOTS_TXT
+        said = decider(record.usage, no[0]) if no and not robots_said else None
+        if said:
+            return f"refused by {by} ({named(said)})"
+        expired = robots.override_expired if robots else ""
+        return f"refused by {by} (override expired: {expired})" if expired else f"refused by {by}"
+    if no:
+        said = decider(record.usage, no[0])
+        return f"denied by {named(said) if said else 'a usage signal'}"
+    if robots is not None and robots.overridden:
+        return f"{OVERRIDDEN_BY}{robots.overridden}"
+    if robots is not None and robots.line is not None:
+        return "allowed by a robots.txt rule"
+    return "no rule (allowed)"
+
+
+#: A download no page pass read, as a file's record counts it in another row.
+_DOWNLOAD: Final = FateRecord.of({"fate": Fate.FETCHED.value})
+
+
+@dataclass
+class Summary:
+    """Every table, filled line by line (:meth:`feed`)."""
+
+    fates: Counter[str] = field(default_factory=Counter)
+    total: Tally = field(default_factory=Tally)
+    by_origin: dict[str, Tally] = field(default_factory=dict)
+    by_purpose: dict[str, Tally] = field(default_factory=dict)
+    #: Per purpose: the pages a signal denied it for.
+    denied: Counter[str] = field(default_factory=Counter)
+    #: Per deciding signal, a usage signal named by what the site said (its ``source``).
+    by_said: dict[str, Tally] = field(default_factory=dict)
+    runs: list[dict[str, Any]] = field(default_factory=list)
+    ends: list[dict[str, Any]] = field(default_factory=list)
+    snapshots: int = 0
+    #: Lines that are not trail lines (damaged).
+    unreadable: int = 0
+    #: The ``repair`` lines (``audit repair`` after a cut): line number and record.
+    repairs: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    #: The runs a repair cut short (their end line lost), and the repair's line.
+    cut: dict[str, int] = field(default_factory=dict)
+    #: The runs read so far without their end line.
+    open: dict[str, None] = field(default_factory=dict)
+    #: The ``file`` records the media gate refused or marked, by run and URL: the
+    #: ``url`` record of the same download (written before) is said by it.
+    files: dict[tuple[str, str], FateRecord] = field(default_factory=dict)
+    #: The deciding signal of each ``url`` record of a download no page pass read (an
+    #: item pipeline's file: fetched, no ``items_kept``), by run and URL: counted under
+    #: another if its ``file`` record refuses it.
+    _downloads: dict[tuple[str, str], str] = field(default_factory=dict)
+    _purposes: dict[str, list[str]] = field(default_factory=dict)
+    #: A recheck's ``item`` records: all of them, per origin, per what decided them
+    #: (:attr:`ItemRecord.decided`).
+    items: ItemTally = field(default_factory=ItemTally)
+    items_by_origin: dict[str, ItemTally] = field(default_factory=dict)
+    items_by_said: dict[str, ItemTally] = field(default_factory=dict)
+    #: The item of the last line fed, when it was an ``item`` line (``None`` otherwise).
+    item: ItemRecord | None = None
+
+    def feed(self, line: Line) -> FateRecord | None:
+        """Count one line; the record if it is a ``url`` line (an ``item`` line's item:
+        :attr:`item`)."""
+        record = line.record
+        kind = line.type
+        self.item = None
+        if record is None:
+            self.unreadable += 1
+        elif kind == "run":
+            self.runs.append(record)
+            self.open[str(record.get("run"))] = None
+            purposes = record.get("purposes")
+            self._purposes[str(record.get("run"))] = (
+                [str(p) for p in purposes] if isinstance(purposes, list) else ["search"]
+            )
+        elif kind == "snapshot":
+            self.snapshots += 1
+        elif kind == "end":
+            self.ends.append(record)
+            self.open.pop(str(record.get("run")), None)
+        elif kind == "repair":  # the runs still open were cut short there
+            self.repairs.append((line.number, record))
+            self.cut.update(dict.fromkeys(self.open, line.number))
+            self.open.clear()
+        elif kind == "url":
+            self._url(read := FateRecord.of(record))
+            return read
+        elif kind == "file":
+            self._file(FateRecord.of(record))
+        elif kind == "item":
+            self.item = item_of(line, tuple(self._purposes.get(str(record.get("run")), ["search"])))
+            if self.item is not None:
+                self._item(self.item)
+        return None
+
+    def _item(self, item: ItemRecord) -> None:
+        self.items.add(item)
+        self.items_by_origin.setdefault(item.origin, ItemTally()).add(item)
+        self.items_by_said.setdefault(item.decided, ItemTally()).add(item)
+
+    def file_of(self, record: FateRecord) -> FateRecord | None:
+        """The ``file`` record that refused or marked the download of ``record``."""
+        return self.files.get((record.run, record.entry.url))
+
+    def _file(self, file: FateRecord) -> None:
+        """A file's fate: the record of its download now counts under what refused it
+        (and is no longer kept)."""
+        key = (file.run, file.entry.url)
+        said = self._downloads.pop(key, None)
+        if file.word not in FILE_REFUSED:
+            return
+        self.files[key] = file
+        if said is not None:  # all its record counts (no items: no page pass): _DOWNLOAD's
+            self.by_said[said].add(_DOWNLOAD, -1)
+            self.by_said.setdefault(file_refused(file), Tally()).add(_DOWNLOAD)
+
+    def purposes_of(self, record: FateRecord) -> list[str]:
+        return self._purposes.get(record.run, ["search"])
+
+    def _url(self, record: FateRecord) -> None:
+        purposes = self.purposes_of(record)
+        self.fates[record.written] += 1
+        self.total.add(record)
+        self.by_origin.setdefault(record.origin, Tally()).add(record)
+        for purpose in purposes:
+            self.by_purpose.setdefault(purpose, Tally()).add(record)
+            self.denied[purpose] += record.denied(purpose)
+        said = deciding_signal(record, purposes)
+        self.by_said.setdefault(said, Tally()).add(record)
+        if record.fate is Fate.FETCHED and record.items_kept is None:
+            self._downloads[(record.run, record.entry.url)] = said
+
+    def top_refusing(self, limit: int = 10) -> list[tuple[str, Tally]]:
+        """The origins with the most refused requests (ties: by name)."""
+        refusing = [(o, t) for o, t in self.by_origin.items() if t.refused]
+        return sorted(refusing, key=lambda item: (-item[1].refused, item[0]))[:limit]
+
+
+def unended(summary: Summary, run: dict[str, Any]) -> str:
+    """``""`` for a run with its end line, else that it has none, and whether a repair
+    cut it short: its records and counts are partial."""
+    run_id = str(run.get("run"))
+    if run_id in summary.cut:
+        return f"no end line: cut short, repaired at line {summary.cut[run_id]}"
+    return "no end line" if run_id in summary.open else ""
+
+
+def _not_followed(end: dict[str, Any]) -> int:
+    """The links a run's pages kept from being requested (its end line's count)."""
+    return whole(mapping(end.get("counts")).get("not_followed")) or 0
+
+
+def summary_text(summary: Summary) -> list[str]:
+    total = summary.total
+    fates = ", ".join(f"{n} {fate}" for fate, n in sorted(summary.fates.items()))
+    not_followed = sum(_not_followed(end) for end in summary.ends)
+    links = f", {not_followed} link(s) not followed (never requested: no records)"
+    lines = [
+        f"{len(summary.runs)} run(s), {total.requests} requested URL(s) ({fates or 'none'}), "
+        f"{total.kept} item(s) kept, {total.dropped} dropped"
+        + (f", {total.not_kept} not kept by a component of the crawl" if total.not_kept else "")
+        + (links if not_followed else "")
+        + f", {summary.snapshots} snapshot(s)",
+    ]
+    for run in summary.runs:
+        purposes = ", ".join(map(str, items(run.get("purposes")))) or "-"
+        lines.append(
+            f"run {run.get('run')} {run.get('time')} spider {run.get('spider')} "
+            f"purposes {purposes} profile {run.get('profile')}"
+            + (f" ({why})" if (why := unended(summary, run)) else "")
+        )
+    for number, repair in summary.repairs:
+        lines.append(
+            f"line {number}: repaired on {repair.get('time')} after a cut "
+            f"({repair.get('dropped_bytes')} byte(s) dropped): the trail is not whole; "
+            "`audit verify` says what cannot be accounted for"
+        )
+    if summary.unreadable:
+        lines.append(f"{summary.unreadable} unreadable line(s): run `audit verify`")
+    tables = (
+        ("origin", summary.by_origin, None),
+        ("purpose", summary.by_purpose, dict(summary.denied)),
+        ("deciding signal", summary.by_said, None),
+    )
+    for title, rows, extra in tables if total.requests or not summary.items.items else ():
+        lines += ["", *table(title, rows, extra)]
+    if summary.items.items:
+        lines.insert(1, items_line(summary.items))
+        lines += ["", *table("item origin", summary.items_by_origin)]
+        lines += ["", *table("item decided by", summary.items_by_said)]
+    return lines
+
+
+def items_line(tally: ItemTally) -> str:
+    """``7 item(s) re-checked: 2 kept, 3 refused, 2 unknown``."""
+    counts = ", ".join(f"{getattr(tally, status)} {status}" for status in ITEM_STATUSES)
+    return f"{tally.items} item(s) re-checked (recheck --trail): {counts}"

@@ -1,0 +1,491 @@
+"""robots.txt: bytes -> :class:`RobotsTxt` (groups, sitemaps, crawl-delay) and ``allowed()``.
+
+Pure: no Scrapy or Twisted imports. The behaviour is SPEC §1 (profile "google") and the
+switch table of SPEC §2 ("rfc9309", "legacy"); each switch is a field of
+:class:`ParseOptions` and can be overridden on its own::
+
+    rules = parse_robotstxt(body)                              # google
+    rules = parse_robotstxt(body, "rfc9309")
+    rules = parse_robotstxt(body, "google", merge_groups=False)  # one switch changed
+
+Parsing never raises on content: lines that are not ``key: value`` are skipped and
+logged at DEBUG. Only a wrong argument type raises :class:`TypeError`.
+"""
+
+from __future__ import annotations
+
+import marshal
+from array import array
+from bisect import bisect_left
+from collections.abc import Iterable, Sequence
+from functools import partial
+from operator import itemgetter
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from rep_engine.robotstxt._answers import ContentSignals as ContentSignals
+from rep_engine.robotstxt._answers import Decision as Decision
+from rep_engine.robotstxt._compile import Matcher, Selection, compile_matcher, compile_usage
+from rep_engine.robotstxt._lines import file_text
+from rep_engine.robotstxt._parser import (
+    FILE_WIDE,
+    NO_TABLES,
+    ParsedTables,
+    Parser,
+    SignalLine,
+    add_content_signal,
+)
+from rep_engine.robotstxt._parser import USE_LEVELS as USE_LEVELS
+
+# Re-exported (``X as X``): this module is where these names have always been imported from.
+from rep_engine.robotstxt.profiles import GOOGLE_MAX_LINE_BYTES as GOOGLE_MAX_LINE_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES as MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import PROFILES as PROFILES
+from rep_engine.robotstxt.profiles import ParseOptions as ParseOptions
+from rep_engine.robotstxt.profiles import Profile as Profile
+from rep_engine.robotstxt.profiles import body_bytes
+from rep_engine.robotstxt.profiles import profile_options as profile_options
+from rep_engine.robotstxt.useragent import select_groups
+from rep_engine.urls.encoding import (
+    ESCAPES_SPECIALS,
+    HTTP_PATH,
+    matched_as_given,
+    normalise_url_path,
+    path_of,
+)
+
+if TYPE_CHECKING:
+    from rep_engine.robotstxt.aipref import ContentUsageRules
+_http_path: Final = HTTP_PATH.match
+#: At most this many distinct user-agent strings are remembered per file (bounded memory).
+_AGENT_CACHE_SIZE: Final = 64
+
+
+_NO_SIGNALS: Final = ContentSignals()
+_NO_GROUP: Final = "no group for this agent and no '*' group"
+_ALWAYS_ALLOWED: Final = "/robots.txt is always allowed (RFC 9309 §2.2.2)"
+#: The step of :meth:`RobotsTxt.first_disallowed`'s number per line: ``position + 1 +
+#: code * FIRST_DISALLOWED_STEP`` (a recheck that matches inline builds the same number).
+FIRST_DISALLOWED_STEP: Final = 65536
+
+
+class RobotsTxt:
+    """A parsed robots.txt. Immutable from the outside; safe to share between requests.
+
+    The rules are held flat, in file order (one tuple of values, one byte per rule naming
+    its key among the file's spellings, an ``array`` of signed line numbers, 2 bytes each
+    where they fit, an ``array`` of group starts), so that a broad crawl keeping thousands
+    of parsed files holds little memory and few objects for the garbage collector to walk.
+    """
+
+    __slots__ = (
+        "_agents",
+        "_codes",
+        "_delay_tokens",
+        "_delays",
+        "_encodes_specials",
+        "_key_of",
+        "_keys",
+        "_signals",
+        "_starts",
+        "_tokens",
+        "_usage",
+        "_usage_tokens",
+        "_values",
+        "licenses",
+        "options",
+        "sitemaps",
+        "verdict",
+    )
+
+    def __init__(
+        self,
+        options: ParseOptions,
+        rules: ParsedTables,
+        sitemaps: tuple[str, ...],
+        verdict: bool | None = None,
+        licenses: tuple[str, ...] = (),
+    ) -> None:
+        #: The switches this file was parsed with.
+        self.options = options
+        #: ``Sitemap:`` URLs in file order, without duplicates.
+        self.sitemaps = sitemaps
+        #: Every RSL 1.0 ``License:`` URL in file order, no duplicates: every crawler's,
+        #: wherever it stands (RSL's guide: "global (not tied to any specific user
+        #: agent)"; docs/decisions.md, "A group's License lines add to the file-wide ones").
+        self.licenses = licenses
+        #: ``True``/``False`` for the allow-all / disallow-all stand-ins, else ``None``.
+        self.verdict = verdict
+        #: Per rule: the value and the key as written (an index into the distinct keys),
+        #: and its code (the line number, negative for disallow); per group: the index
+        #: of its first rule.
+        self._values = rules.values
+        self._keys = rules.keys
+        self._key_of = rules.key_of
+        self._codes = rules.codes
+        self._starts = rules.starts
+        #: Product token (or ``*``) -> the group(s) naming it, in file order.
+        self._tokens = rules.tokens
+        #: Group (or ``FILE_WIDE``) -> its Crawl-delay; the groups are those of
+        #: ``_delay_tokens`` when it is set (a delay belongs to the user-agent lines
+        #: just above it, docs/behaviour.md), else those of allow/disallow.
+        self._delays = rules.delays
+        self._delay_tokens = rules.delay_tokens
+        #: The profile's percent-encoding reads a URL's ``*`` and ``$`` as ``%2A`` and
+        #: ``%24`` (RFC 9309 §2.2.3, the 1996 draft's octets): such a URL is normalised.
+        self._encodes_specials = options.percent_encoding in ESCAPES_SPECIALS
+        self._signals = rules.signals
+        #: Group (or ``FILE_WIDE``) -> its Content-Usage lines: (line number, value).
+        self._usage = rules.usage
+        #: The groups of Content-Usage / Content-Signal when attach-05 §3 groups them
+        #: differently from allow/disallow (``None``: the same groups; docs/behaviour.md).
+        self._usage_tokens = rules.usage_tokens
+        #: Crawler name -> its selection (shared by names selecting the same groups); bounded.
+        self._agents: dict[str, Selection] = {}
+
+    def __repr__(self) -> str:
+        if self.verdict is not None:
+            return f"<RobotsTxt {'allow' if self.verdict else 'disallow'}-all>"
+        return f"<RobotsTxt groups={len(self._starts)} sitemaps={len(self.sitemaps)}>"
+
+    # ---------------------------------------------------------------- queries
+
+    def allowed(self, url: str, user_agent: str) -> bool:
+        """May ``user_agent`` (a product token or a full User-Agent) fetch ``url``?"""
+        return self.code(url, user_agent) >= 0
+
+    def code(self, url: str, user_agent: str) -> int:
+        """The rule that decides ``url`` for ``user_agent``, as one number: its line,
+        negative for a disallow line (``0``: no rule applies, or ``url`` is the
+        robots.txt that is always allowed). :meth:`allowed` is ``code() >= 0``; the
+        same non-zero number is the same :meth:`decide` answer (one match, no
+        ``Decision`` made)."""
+        selection = self._agents.get(user_agent)
+        if selection is None:
+            selection = self._select(user_agent)
+        matcher = selection.matcher
+        if matcher is None:  # the hot path keeps this inline; see _matcher
+            matcher = self._matcher(selection)
+        path = self._path(url)
+        code = matcher.match(path)
+        if code >= 0:
+            return code
+        # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
+        return 0 if self.options.robots_txt_always_allowed and path == "/robots.txt" else code
+
+    def matchers(self, user_agents: Sequence[str]) -> tuple[Matcher, ...]:
+        """The compiled rules of each group set ``user_agents`` select, once each, in the
+        order of the first name that selects it: what :meth:`first_disallowed` matches a
+        URL against for many names at once (a crawl held to ``REP_PURPOSE_AGENTS``:
+        usually most of them fall back to ``*``). A tuple of matchers alone: one object
+        more per file for the collector to walk, not one per group set."""
+        found: dict[tuple[int, ...], Matcher] = {}
+        for user_agent in user_agents:
+            selection = self._selection(user_agent)
+            if selection.groups not in found:
+                found[selection.groups] = self._matcher(selection)
+        return tuple(found.values())
+
+    def first_disallowed(self, url: str, matchers: tuple[Matcher, ...]) -> int:
+        """The first of :meth:`matchers`' group sets that disallows ``url``, as one
+        number: ``position + 1 + code * FIRST_DISALLOWED_STEP``, ``position`` its place
+        in ``matchers`` and ``code`` :meth:`code`'s (its line, negative): the first
+        refusing name is the first that selects it; ``0``: allowed for every name. One
+        path made for them all, one match per group set."""
+        if not isinstance(url, str):
+            raise TypeError(f"url must be str, not {type(url).__name__}")
+        found = _http_path(url)
+        return self.first_disallowed_path(
+            found.group(1) if found is not None else path_of(url), matchers
+        )
+
+    def first_disallowed_path(self, path: str, matchers: tuple[Matcher, ...]) -> int:
+        """:meth:`first_disallowed` of a URL whose path, parameters and query are ``path``
+        (as :func:`~rep_engine.urls.encoding.path_of` gives them, not normalised): for a
+        caller that has split the URL already (a recheck reads its origin from the same
+        match)."""
+        # matched_as_given, inline: the recheck's hot path (a call: about 10% of this method)
+        if (
+            "%" in path
+            or not path.isascii()
+            or (self._encodes_specials and ("*" in path or "$" in path))
+        ):
+            path = normalise_url_path(path, self.options.percent_encoding)
+        position = 1
+        for matcher in matchers:
+            code = matcher.match(path)
+            if code < 0:
+                # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
+                if self.options.robots_txt_always_allowed and path == "/robots.txt":
+                    return 0
+                return position + code * FIRST_DISALLOWED_STEP
+            position += 1
+        return 0
+
+    def _path(self, url: str) -> str:
+        """``url``'s path as the rules are matched against it (SPEC §1 "Rule matching"):
+        :func:`path_of`'s usual case (an http(s) URL with a path) by one regex, normalised
+        unless :func:`~rep_engine.urls.encoding.matched_as_given` (which the hot paths
+        write inline; a compiled character-class search instead of its three tests costs
+        about 100 ns more a path)."""
+        if not isinstance(url, str):
+            raise TypeError(f"url must be str, not {type(url).__name__}")
+        found = _http_path(url)
+        path = found.group(1) if found is not None else path_of(url)
+        if not matched_as_given(path, self._encodes_specials):
+            path = normalise_url_path(path, self.options.percent_encoding)
+        return path
+
+    def decide(self, url: str, user_agent: str) -> Decision:
+        """The verdict for ``url`` and the line that gave it (SPEC §1 "Rule matching")."""
+        # _selection inline (the hot path with an audit trail)
+        selection = self._agents.get(user_agent) if isinstance(user_agent, str) else None
+        if selection is None:
+            selection = self._select(user_agent)
+        if not isinstance(url, str):
+            raise TypeError(f"url must be str, not {type(url).__name__}")
+        if self.verdict is not None:
+            return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
+        # _path inline (the hot path with an audit trail; a call costs it about 4%):
+        # path_of's usual case, the path normalised unless matched_as_given (inline)
+        found = _http_path(url)
+        path = found.group(1) if found is not None else path_of(url)
+        if (
+            "%" in path
+            or not path.isascii()
+            or (self._encodes_specials and ("*" in path or "$" in path))
+        ):
+            path = normalise_url_path(path, self.options.percent_encoding)
+        if self.options.robots_txt_always_allowed and path == "/robots.txt":
+            return Decision(True, reason=_ALWAYS_ALLOWED)
+        matcher = selection.matcher
+        if matcher is None:
+            matcher = self._matcher(selection)
+        code = matcher.match(path)
+        if code:
+            index = bisect_left(self._codes, abs(code), key=abs)
+            value = file_text(self._values[index])
+            kind: Literal["allow", "disallow"] = "allow" if code > 0 else "disallow"
+            key = self._keys[self._key_of[index]]
+            return Decision(code > 0, abs(code), kind, value, f"{key}: {value}")
+        return Decision(True, reason=_NO_GROUP if not selection.groups else "no rule matches")
+
+    def crawl_delay(self, user_agent: str) -> float | None:
+        """The ``Crawl-delay`` (seconds) that applies to ``user_agent``: its group's (a
+        delay belongs to the user-agent lines just above it), at least the one written
+        before the first group; the largest of merged groups."""
+        selection = self._agents.get(user_agent) if isinstance(user_agent, str) else None
+        if selection is None:  # _selection inline: asked for every request allowed
+            selection = self._select(user_agent)
+        return selection.crawl_delay
+
+    def content_signals(self, user_agent: str) -> ContentSignals:
+        """The ``Content-Signal`` values of the group that applies to ``user_agent``,
+        combined with the file-wide ones written before the first user-agent line (per
+        signal, one "no" beats any "yes"); its ``line`` is 0."""
+        merged: dict[str, bool] = {}
+        for _number, items in self._lines_of(self._selection(user_agent).usage_groups):
+            for name, value in items.items():
+                merged[name] = merged.get(name, True) and value
+        return _signals_of(merged)
+
+    def content_signal_lines(self, user_agent: str) -> tuple[ContentSignals, ...]:
+        """The ``Content-Signal`` lines that apply to ``user_agent`` (those
+        :meth:`content_signals` combines), each read alone, with its line number."""
+        return self._selection(user_agent).signals
+
+    def content_usage(self, user_agent: str) -> ContentUsageRules:
+        """The ``Content-Usage`` rules (draft-ietf-aipref-attach-05 §3) of the group(s)
+        that apply to ``user_agent``, selected as allow/disallow are, plus the file-wide
+        ones written before the first user-agent line. Compiled on first use and shared
+        by every crawler name that selects the same groups; empty when there are none.
+
+        Ask it only for URLs robots.txt allows: "no preferences are implied for
+        resources that are disallowed" (attach §3.1).
+        """
+        selection = self._selection(user_agent)
+        usage = selection.usage
+        if usage is None:
+            usage = selection.usage = compile_usage(
+                self.options, self._usage, selection.usage_groups
+            )
+        return usage
+
+    @property
+    def states_no_usage(self) -> bool:
+        """No ``Content-Usage``, ``Content-Signal`` or ``License:`` line anywhere in the
+        file: it says nothing of usage to any crawler (the usual file; the purpose
+        check's fast path)."""
+        return self._signals is None and self._usage is None and not self.licenses
+
+    @property
+    def user_agents(self) -> tuple[str, ...]:
+        """The product tokens named by the file's groups (``*`` for the global group)."""
+        return tuple(self._tokens)
+
+    def plain(self) -> bytes:
+        """This file's rules as one ``bytes`` value (its tables and maps marshalled, its
+        arrays as their bytes), which CPython's garbage collector does not track: how a
+        broad crawl's cache keeps thousands of files parsed (docs/decisions.md, 'Parsed
+        once per origin'). :func:`unplain` gives back an equal file without parsing,
+        its crawlers' selections compiled again on use. One value, not nested tuples:
+        a collection stops tracking one level of nested tuples at a time."""
+        return marshal.dumps(
+            (
+                _options_number(self.options), self.verdict, self._values, self._keys,
+                _plain_array(self._key_of), _plain_array(self._codes),
+                _plain_array(self._starts), self._tokens, self._delays, self._delay_tokens,
+                self._signals, self._usage, self._usage_tokens, self.sitemaps, self.licenses,
+            )
+        )  # fmt: skip
+
+    # ---------------------------------------------------------------- internals
+
+    def _matcher(self, selection: Selection) -> Matcher:
+        """The compiled rules of a group set, compiled on first use (once per file)."""
+        matcher = selection.matcher
+        if matcher is None:
+            matcher = selection.matcher = compile_matcher(
+                self.options, self.verdict, self._values, self._codes, self._starts,
+                selection.groups,
+            )  # fmt: skip
+        return matcher
+
+    def _selection(self, user_agent: str) -> Selection:
+        selection = self._agents.get(user_agent) if isinstance(user_agent, str) else None
+        return selection if selection is not None else self._select(user_agent)
+
+    def _select(self, user_agent: str) -> Selection:
+        """SPEC §1 "User-agent matching" / §2 "user-agent match", "group merging"."""
+        select = partial(
+            select_groups,
+            user_agent=user_agent,
+            substring=self.options.agent_match == "substring",
+            merge=self.options.merge_groups,
+        )
+        groups = select(self._tokens)  # raises TypeError on a non-str
+        usage_groups = groups if self._usage_tokens is None else select(self._usage_tokens)
+        delay_groups = groups if self._delay_tokens is None else select(self._delay_tokens)
+        agents = self._agents
+        same_rules: Selection | None = None
+        for selection in agents.values():
+            if selection.groups == groups:
+                if (
+                    selection.usage_groups == usage_groups
+                    and selection.delay_groups == delay_groups
+                ):
+                    break
+                same_rules = selection
+        else:
+            selection = Selection(
+                groups,
+                self._merged_delay(delay_groups),
+                tuple(_signals_of(items, number) for number, items in self._lines_of(usage_groups)),
+                usage_groups,
+                delay_groups,
+            )
+            if same_rules is not None:
+                # The same allow/disallow groups, other AI-usage or delay groups: one
+                # compiled matcher for both.
+                selection.matcher = same_rules.matcher
+        if len(agents) >= _AGENT_CACHE_SIZE:
+            agents.clear()
+        agents[user_agent] = selection
+        return selection
+
+    def _merged_delay(self, groups: tuple[int, ...]) -> float | None:
+        """Merged groups and the file-wide delay: the largest (the most polite reading)."""
+        delays = self._delays or {}
+        return max((delays[g] for g in (FILE_WIDE, *groups) if g in delays), default=None)
+
+    def _lines_of(self, groups: tuple[int, ...]) -> list[SignalLine]:
+        """The Content-Signal lines of ``groups`` and the file-wide ones, in file order."""
+        if self._signals is None:
+            return []
+        lines = (line for group in (FILE_WIDE, *groups) for line in self._signals.get(group, ()))
+        return sorted(lines, key=itemgetter(0))
+
+
+#: The parse options of the files made plain, numbered (a plain file names its options by
+#: number). A crawl uses one or two.
+_OPTIONS: Final[list[ParseOptions]] = []
+_OPTIONS_NUMBER: Final[dict[ParseOptions, int]] = {}
+
+
+def _options_number(options: ParseOptions) -> int:
+    number = _OPTIONS_NUMBER.get(options)
+    if number is None:
+        number = _OPTIONS_NUMBER[options] = len(_OPTIONS)
+        _OPTIONS.append(options)
+    return number
+
+
+def _plain_array(table: bytes | array[int]) -> bytes | tuple[str, bytes]:
+    """An ``array`` as its type code and bytes (a ``bytes`` table as it is)."""
+    return table if type(table) is bytes else (table.typecode, table.tobytes())  # type: ignore[union-attr]
+
+
+def _array_of(plain: bytes | tuple[str, bytes]) -> Any:
+    return plain if type(plain) is bytes else array(*plain)
+
+
+def unplain(plain: bytes) -> RobotsTxt:
+    """The file :meth:`RobotsTxt.plain` made plain, without parsing it again."""
+    (
+        options, verdict, values, keys, key_of, codes, starts, tokens, delays, delay_tokens,
+        signals, usage, usage_tokens, sitemaps, licenses,
+    ) = marshal.loads(plain)  # fmt: skip
+    rules = ParsedTables(
+        values, keys, _array_of(key_of), _array_of(codes), _array_of(starts), tokens, delays,
+        signals, usage, usage_tokens, delay_tokens,
+    )  # fmt: skip
+    return RobotsTxt(_OPTIONS[options], rules, sitemaps, verdict, licenses)
+
+
+def _signals_of(merged: dict[str, bool], line: int = 0) -> ContentSignals:
+    """Merged ``Content-Signal`` items as :class:`ContentSignals` (the most restrictive
+    ``use=`` level), said by robots.txt ``line`` (0: several lines, or a header)."""
+    if not merged:
+        return _NO_SIGNALS
+    use = next((level for level in USE_LEVELS if merged.get("use_" + level)), None)
+    search, ai_input, ai_train = (merged.get(name) for name in ("search", "ai_input", "ai_train"))
+    return ContentSignals(search, ai_input, ai_train, use, line)
+
+
+def parse_content_signal(values: Iterable[str]) -> ContentSignals:
+    """``Content-Signal`` values outside robots.txt (the HTTP response header, every
+    field line), read as the robots.txt line is (:func:`add_content_signal`)."""
+    merged: dict[str, bool] = {}
+    for value in values:
+        add_content_signal(merged, value)
+    return _signals_of(merged)
+
+
+_ALLOW_ALL_DECISION: Final = Decision(True, reason="everything is allowed")
+_DISALLOW_ALL_DECISION: Final = Decision(False, reason="everything is disallowed")
+
+
+def parse_robotstxt(
+    body: bytes | str, profile: str = "google", *, truncated: bool = False, **switches: Any
+) -> RobotsTxt:
+    """Parse a robots.txt body (SPEC §1, §2). Never raises on content.
+
+    ``body`` is the raw response body (or text); only its first 500 KiB count.
+    ``profile`` is ``"google"`` (default), ``"rfc9309"`` or ``"legacy"``; keyword
+    arguments override single switches of :class:`ParseOptions`. ``truncated``: the
+    download cut the body (a body over 500 KiB is cut here): its unended last line is
+    read only if it can only restrict, a Disallow line with a path, and a last group
+    with no rule read is dropped, its crawlers sent to the groups read whole
+    (docs/decisions.md, 'A cut robots.txt reads no part of a line that could allow').
+    """
+    options = profile_options(profile, **switches)
+    body = body_bytes(body)
+    if not isinstance(truncated, bool):
+        raise TypeError(f"truncated must be a bool, not {type(truncated).__name__}")
+    rules, sitemaps, licenses = Parser(options).parse(body, truncated)
+    return RobotsTxt(options, rules, sitemaps, licenses=licenses)
+
+
+#: Everything allowed (no robots.txt: 4xx, SPEC §4).
+ALLOW_ALL: Final = RobotsTxt(PROFILES["google"], NO_TABLES, (), verdict=True)
+#: Everything disallowed (unreachable robots.txt: 5xx, 429, network error, SPEC §4).
+DISALLOW_ALL: Final = RobotsTxt(PROFILES["google"], NO_TABLES, (), verdict=False)

@@ -1,0 +1,498 @@
+"""robots.txt parsing: one pass over the lines into flat rule tables (SPEC §1, §2).
+
+Pure: no Scrapy imports. :class:`Parser` turns a body into the :class:`ParsedTables` that
+:class:`rep_engine.robotstxt.RobotsTxt` holds, and the sitemaps. It never raises on
+content: lines that are not ``key: value`` are skipped and logged at DEBUG on the
+``rep_engine.robotstxt`` logger (the public module's name, as before the split).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from array import array
+from sys import intern
+from typing import Final, NamedTuple
+
+from rep_engine.robotstxt._cutgroup import with_open_usage_group, without_open_group
+from rep_engine.robotstxt._lines import (
+    _ALLOW,
+    _ALLOW_AI,
+    _CONTENT_SIGNAL,
+    _CONTENT_USAGE,
+    _CRAWL_DELAY,
+    _DISALLOW,
+    _DISALLOW_AI,
+    _KEYS,
+    _LENIENT_KEYS,
+    _LICENSE,
+    _SITEMAP,
+    _USAGE_KINDS,
+    _USER_AGENT,
+    _WHITESPACE,
+    _agent_token,
+    _kind_of,
+    _lines,
+    counted_body,
+    file_text,
+    two_words,
+)
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES, ParseOptions
+
+logger = logging.getLogger("rep_engine.robotstxt")  # the public module's name
+
+
+class ParsedTables(NamedTuple):
+    """What the parser hands to ``RobotsTxt`` (see its attributes)."""
+
+    values: tuple[str, ...]
+    #: The distinct keys as written (``Disallow``, ``disallow``…, with the file's other
+    #: keys), and per rule the index of its key there: 1 byte a rule where a tuple of
+    #: strings costs 8.
+    keys: tuple[str, ...]
+    key_of: bytes | array[int]
+    codes: array[int]
+    starts: array[int]
+    tokens: dict[str, int | tuple[int, ...]]
+    delays: dict[int, float] | None
+    #: Group (or ``FILE_WIDE``) -> its Content-Signal lines: (line number, items read).
+    signals: dict[int, tuple[SignalLine, ...]] | None
+    usage: dict[int, tuple[UsageLine, ...]] | None
+    usage_tokens: dict[str, int | tuple[int, ...]] | None = None
+    delay_tokens: dict[str, int | tuple[int, ...]] | None = None
+
+
+#: One Content-Signal line of a group: (line number, its items as
+#: :func:`add_content_signal` reads them).
+SignalLine = tuple[int, dict[str, bool]]
+#: One Content-Usage line of a group (or a Microsoft AI-training rule read as one):
+#: (line number, value as written, the key as it is named in messages).
+UsageLine = tuple[int, str, str]
+
+NO_TABLES: Final = ParsedTables((), (), b"", array("i"), array("i"), {}, None, None, None)
+#: The group key of the file-wide statements: Content-Signal, Content-Usage and
+#: Crawl-delay lines written before the first user-agent line, which apply to every
+#: crawler (docs/decisions.md, "Lines before the first group only add restrictions").
+FILE_WIDE: Final = -1
+#: Keys of the draft-canel-robots-ai-control-00 rules, as named in messages.
+DISALLOW_AI_TRAINING: Final = "DisallowAITraining"
+ALLOW_AI_TRAINING: Final = "AllowAITraining"
+#: How a ``Content-Usage`` line without a colon (google profile) is named in messages:
+#: attach-05 §3's grammar requires the colon, so only its "no"s are read
+#: (docs/deviations.md).
+CONTENT_USAGE_NO_COLON: Final = "Content-Usage (no colon)"
+
+
+#: Content Signals policy keys -> ContentSignals fields.
+_SIGNAL_NAMES: Final = {"search": "search", "ai-input": "ai_input", "ai-train": "ai_train"}
+#: Cloudflare's ``use=`` levels, most restrictive first (docs/purpose-notes.md, 2).
+USE_LEVELS: Final = ("immediate", "reference", "full")
+
+
+def add_content_signal(own: dict[str, bool], value: str, noes_only: bool = False) -> list[str]:
+    """The items of one ``Content-Signal`` value (``search=yes, ai-train=no``) merged into
+    ``own``: per signal one "no" beats any "yes"; Cloudflare's ``use=`` level kept as
+    ``use_<level>`` (the most restrictive is read, :data:`USE_LEVELS`). Names and values
+    are case-insensitive. Returns the items not understood (skipped).
+
+    ``noes_only``: the value of a malformed line (no colon), of which only the "no"s
+    are read; its other items are returned as skipped (docs/deviations.md)."""
+    skipped = []
+    for item in value.split(","):
+        name, _, setting = item.partition("=")
+        key = name.strip(_WHITESPACE).lower()
+        answer = setting.strip(_WHITESPACE).lower()
+        if key == "use" and answer in USE_LEVELS and not noes_only:
+            own["use_" + answer] = True
+            continue
+        field = _SIGNAL_NAMES.get(key)
+        if field is None or answer not in ("yes", "no") or (noes_only and answer == "yes"):
+            skipped.append(item)
+            continue
+        own[field] = own.get(field, True) and answer == "yes"
+    return skipped
+
+
+#: The runs of user-agent lines a line may end, one bit per grouping: Google's (of
+#: allow/disallow), attach-05's (of Content-Usage / Content-Signal) and Crawl-delay's.
+_AGENT_RUN, _USAGE_RUN, _DELAY_RUN = 1, 2, 4
+_EVERY_RUN: Final = _AGENT_RUN | _USAGE_RUN | _DELAY_RUN
+
+
+class Parser:
+    """One pass over the lines, building the flat rule tables (SPEC §1 "Groups", §2)."""
+
+    def __init__(self, options: ParseOptions) -> None:
+        self.options = options
+        self.skipped = 0
+
+    def parse(
+        self, body: bytes, cut: bool = False
+    ) -> tuple[ParsedTables, tuple[str, ...], tuple[str, ...]]:
+        """The rule tables, the sitemaps and the RSL licenses of ``body`` (``cut``: the
+        download cut it, :func:`~rep_engine.robotstxt._lines.counted_body`, and
+        :func:`~rep_engine.robotstxt._cutgroup.without_open_group`)."""
+        options = self.options
+        lines = _lines(counted_body(body, cut), options.max_line_length, options.lenient_syntax)
+        usage_lines = None
+        if cut or len(body) > MAX_BODY_BYTES:
+            usage_lines = with_open_usage_group(
+                lines, options.lenient_syntax, options.blank_line_ends_group
+            )
+            lines = without_open_group(lines, options.lenient_syntax)
+        read = _Pass(options, len(lines))
+        read.lines(lines)
+        self.skipped += read.skipped
+        if read.skipped and logger.isEnabledFor(logging.DEBUG):
+            logger.debug("robots.txt: skipped %d line(s) in total", read.skipped)
+        tables = read.tables()
+        if usage_lines is not None:
+            tables = _with_usage_of(tables, options, usage_lines)
+        return tables, tuple(read.sitemaps), tuple(read.licenses)
+
+
+def _with_usage_of(tables: ParsedTables, options: ParseOptions, lines: list[str]) -> ParsedTables:
+    """``tables`` (a cut document's, its last group dropped) with the AI-usage statements
+    and their grouping read from ``lines`` (that group kept for them:
+    :func:`~rep_engine.robotstxt._cutgroup.with_open_usage_group`), the same lines up to
+    the dropped group, so the line numbers are the file's."""
+    usage = _Pass(options, len(lines))
+    usage.lines(lines)
+    found = usage.tables()
+    return tables._replace(
+        signals=found.signals,
+        usage=found.usage,
+        usage_tokens=found.usage_tokens if found.usage_tokens is not None else found.tokens,
+    )
+
+
+class _Pass:
+    """The tables of one body as its lines are read, and where its groups stand.
+
+    Three groupings of one file: allow/disallow as Google groups them (unknown lines
+    ignored); Content-Usage / Content-Signal as attach-05 §3 does (a rule ends a run of
+    user-agent lines), which only refines Google's (every allow/disallow group is one or
+    more usage groups); Crawl-delay as the parsers that read it do (a delay belongs to the
+    user-agent lines just above it, as crawler-commons, texting_robots and robots-parser
+    read it; Google ignores the key), which refines Google's the same way (a
+    :class:`_Grouping`).
+    """
+
+    def __init__(self, options: ParseOptions, line_count: int) -> None:
+        self.lenient = options.lenient_syntax
+        self.blank_ends = options.blank_line_ends_group
+        self.skipped = 0
+        # The tables of RobotsTxt: per rule, value, key and code; per group, its first rule.
+        self.values: list[str] = []
+        self.rule_keys: list[int] = []  # per rule, the index of its key in ``spellings``
+        # Signed line numbers: 2 bytes each when every one fits.
+        self.codes = array("h" if line_count < 0x8000 else "i")
+        self.starts = array("i")
+        self.tokens: dict[str, int | tuple[int, ...]] = {}
+        self.more: dict[str, list[int]] = {}  # tokens named by several groups
+        self.delays: dict[int, float] = {}
+        self.signals: dict[int, list[SignalLine]] = {}
+        self.usage: dict[int, list[UsageLine]] = {}
+        self.sitemaps: dict[str, None] = {}
+        self.licenses: dict[str, None] = {}
+        # Each distinct key as written -> (kind, the one string kept for it): most files
+        # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
+        self.spellings: dict[str, tuple[int, int]] = {}
+        self.usage_grouping = _Grouping()  # of Content-Usage / Content-Signal
+        self.delay_grouping = _Grouping()  # of Crawl-delay
+
+    def lines(self, lines: list[str]) -> None:
+        """Read every line (SPEC §1: ``key: value``, everything from ``#`` a comment).
+
+        The hot path: a line's split, and allow/disallow rules, stay inline (moving only
+        the comment/colon split into a method cost 16 % of the parse time of the corpus);
+        ``group`` (Google's) and ``runs`` (the runs of user-agent lines still open, a bit
+        per grouping) are locals, which the other kinds' methods hand back."""
+        keys = _LENIENT_KEYS if self.lenient else _KEYS
+        spellings, lenient, blank_ends = self.spellings, self.lenient, self.blank_ends
+        values_append, keys_append = self.values.append, self.rule_keys.append
+        codes_append, user_agent, other = self.codes.append, self.user_agent, self.other
+        group, runs = -1, 0
+        for number, line in enumerate(lines, 1):
+            comment = "#" in line
+            if comment:
+                line = line[: line.index("#")]
+            raw_key, colon, raw_value = line.partition(":")
+            if colon:
+                key = raw_key.strip(_WHITESPACE)
+                value = raw_value.strip(_WHITESPACE)
+            else:
+                text = raw_key.strip(_WHITESPACE)
+                if not text:
+                    if blank_ends and not comment:  # a blank line ends a record (legacy)
+                        group, runs = -1, 0
+                        self.usage_grouping.current = self.delay_grouping.current = -1
+                    continue
+                pair = self.without_colon(number, text)
+                if pair is None:
+                    continue
+                key, value = pair
+            spelling = spellings.get(key)
+            if spelling is None:
+                spelling = spellings[key] = (_kind_of(key, keys, lenient), len(spellings))
+            kind, key_index = spelling
+            if kind in (_ALLOW, _DISALLOW):
+                runs = 0
+                if group < 0:
+                    self.skip(number, "rule before any user-agent line")
+                elif value:  # SPEC §1: an empty rule is ignored
+                    values_append(value)
+                    keys_append(key_index)
+                    codes_append(number if kind == _ALLOW else -number)
+            elif kind == _USER_AGENT:
+                group, runs = user_agent(value, group, runs)
+            else:
+                runs = other(kind, number, (key, value, colon), key_index, group, runs)
+
+    def without_colon(self, number: int, text: str) -> tuple[str, str] | None:
+        """A line without a colon: ``(key, value)`` where Google reads one (two words),
+        ``None`` to skip it."""
+        pair = two_words(text) if self.lenient else None  # Google's "key value"
+        if pair is None:
+            self.skip(number, "no colon")
+        return pair
+
+    def user_agent(self, value: str, group: int, runs: int) -> tuple[int, int]:
+        """A user-agent line: a new group unless it goes on a run of them (for each
+        grouping), and its name recorded; the group and the runs now open."""
+        usage, delay = self.usage_grouping, self.delay_grouping
+        if not runs & _AGENT_RUN or group < 0:
+            group = len(self.starts)
+            self.starts.append(len(self.values))
+            if usage.tokens is not None:
+                usage.start()
+            if delay.tokens is not None:
+                delay.start()
+            runs = _EVERY_RUN
+        elif runs != _EVERY_RUN:
+            # A Content-Usage line (or a Crawl-delay line) ended the run for its own
+            # grouping only: it parts from Google's from here on.
+            if not runs & _USAGE_RUN:
+                usage.part(self.tokens, self.more, len(self.starts))
+            if not runs & _DELAY_RUN:
+                delay.part(self.tokens, self.more, len(self.starts))
+            runs = _EVERY_RUN
+        # The usual plain name ("Googlebot") needs no product-token scan.
+        token = intern(value.lower()) if value.isalnum() else _agent_token(value, self.lenient)
+        if token:
+            first = self.tokens.setdefault(token, group)
+            if first != group:
+                named = self.more.setdefault(token, [first])  # type: ignore[list-item]
+                if named[-1] != group:
+                    named.append(group)
+            if usage.tokens is not None:
+                usage.name(token)
+            if delay.tokens is not None:
+                delay.name(token)
+        return group, runs
+
+    def other(
+        self,
+        kind: int,
+        number: int,
+        line: tuple[str, str, str],
+        key_index: int,
+        group: int,
+        runs: int,
+    ) -> int:
+        """A line of any key but allow, disallow and user-agent; the runs now open. Every
+        kind read is named here; any other key is skipped, never read as another."""
+        key, value, colon = line
+        if kind == _SITEMAP:
+            if value:
+                self.sitemaps[file_text(value)] = None
+        elif kind == _LICENSE:
+            # RSL's guide: "global (not tied to any specific user agent)", wherever it
+            # stands, as Sitemap is; it ends no run of user-agent lines.
+            if value:
+                self.licenses[file_text(value)] = None
+        elif kind == _CRAWL_DELAY:
+            return self.crawl_delay_line(number, value, group, runs)
+        elif kind in _USAGE_KINDS:
+            return self.usage_line(kind, number, (value, colon), key_index, group, runs)
+        elif kind < 0:
+            self.skip(number, f"unknown key {file_text(key)!r}")
+        else:
+            self.skip(number, f"key {file_text(key)!r} is read by no rule")
+        return runs
+
+    def crawl_delay_line(self, number: int, value: str, group: int, runs: int) -> int:
+        """A Crawl-delay line: its group's (a valid one ends the run of user-agent lines
+        above it, for its own grouping); before the first group, every crawler's."""
+        delay_group = self.delay_grouping.group(group)
+        if delay_group >= 0:
+            if self.crawl_delay(delay_group, value, number):
+                runs &= ~_DELAY_RUN  # a malformed one ends nothing
+        elif self.starts:
+            # After a blank line ended a record (legacy): no group.
+            self.skip(number, "group setting outside any group")
+        else:
+            # Before the first user-agent line: every crawler is asked to slow down; a
+            # group's own delay can only lengthen it (docs/decisions.md).
+            self.crawl_delay(FILE_WIDE, value, number)
+        return runs
+
+    def usage_line(
+        self, kind: int, number: int, line: tuple[str, str], key_index: int, group: int, runs: int
+    ) -> int:
+        """A Content-Usage, Content-Signal or AI-training line; the runs now open.
+
+        Content-Usage and the AI-training rules are rules of their group (attach-05 §3,
+        draft-canel-robots-ai-control-00): they end a run of user-agent lines for their
+        own grouping. Content-Signal is another record (RFC 9309 §2.2.4: it "MUST NOT
+        terminate a group"), as Sitemap and Crawl-delay are: it ends nothing. Allow and
+        disallow keep Google's grouping, which ignores them all, in every profile: no
+        Disallow is lost (docs/behaviour.md). Before the first group: :data:`FILE_WIDE`."""
+        value, colon = line
+        if kind != _CONTENT_SIGNAL:
+            runs &= ~_USAGE_RUN
+            if self.lenient and kind != _CONTENT_USAGE:  # Google reads a disallow / allow
+                runs = 0
+        usage_group = self.usage_grouping.group(group)
+        if usage_group < 0 and self.starts:
+            # After a blank line ended a record (legacy): no group.
+            self.skip(number, "group setting outside any group")
+        elif kind == _CONTENT_SIGNAL:
+            # Without a colon (google profile; the grammars require one) a line gives
+            # its "no"s only, never a "yes" (docs/deviations.md).
+            self.content_signal(usage_group, value, number, not colon)
+        elif kind == _CONTENT_USAGE:
+            if value:
+                key_name = "Content-Usage" if colon else CONTENT_USAGE_NO_COLON
+                self.usage.setdefault(usage_group, []).append((number, value, key_name))
+        elif value:
+            self.ai_training_rule(kind, number, line, key_index, (group, usage_group))
+        return runs
+
+    def ai_training_rule(
+        self,
+        kind: int,
+        number: int,
+        line: tuple[str, str],
+        key_index: int,
+        groups: tuple[int, int],
+    ) -> None:
+        """draft-canel-robots-ai-control-00: a train-ai path rule of the usage group;
+        Google reads any key starting with "disallow" / "allow" as that rule (kept in
+        Google's group as well). ``groups``: Google's and the usage group."""
+        value, colon = line
+        group, usage_group = groups
+        if kind == _DISALLOW_AI or colon:
+            name = DISALLOW_AI_TRAINING if kind == _DISALLOW_AI else ALLOW_AI_TRAINING
+            self.usage.setdefault(usage_group, []).append((number, value, name))
+        else:
+            self.skip(number, "no colon: no train-ai 'yes' from it")
+        if self.lenient and group >= 0:
+            self.values.append(value)
+            self.rule_keys.append(key_index)
+            self.codes.append(number if kind == _ALLOW_AI else -number)
+
+    def skip(self, number: int, why: str) -> None:
+        """SPEC §7: what was skipped is visible at DEBUG level."""
+        self.skipped += 1
+        if self.skipped <= 20 and logger.isEnabledFor(logging.DEBUG):
+            logger.debug("robots.txt line %d skipped: %s", number, why)
+
+    def crawl_delay(self, group: int, value: str, number: int) -> bool:
+        """A group's delay (several: the largest, the most polite); ``False`` when the
+        value is not a number of seconds (the line is skipped)."""
+        try:
+            delay = float(value)
+        except ValueError:
+            delay = math.nan
+        if not math.isfinite(delay) or delay < 0:
+            self.skip(number, f"crawl-delay is not a number of seconds: {file_text(value)!r}")
+            return False
+        self.delays[group] = max(self.delays.get(group, delay), delay)
+        return True
+
+    def content_signal(self, group: int, value: str, number: int, noes_only: bool) -> None:
+        """A Content-Signal line's items, kept with its number (if any is read)."""
+        own: dict[str, bool] = {}
+        for item in add_content_signal(own, value, noes_only):
+            why = "only its 'no's are read without a colon" if noes_only else "not understood"
+            self.skip(number, f"content-signal item {file_text(item)!r}: {why}")
+        if own:
+            self.signals.setdefault(group, []).append((number, own))
+
+    def tables(self) -> ParsedTables:
+        """The tables as ``RobotsTxt`` holds them."""
+        tokens = self.tokens
+        for token, named in self.more.items():
+            tokens[token] = tuple(named)
+        spellings = self.spellings
+        return ParsedTables(
+            tuple(self.values),
+            # The spellings as interned strings, shared by every file that uses them.
+            tuple(map(intern, spellings)),
+            bytes(self.rule_keys) if len(spellings) <= 0x100 else array("I", self.rule_keys),
+            self.codes,
+            self.starts,
+            tokens,
+            self.delays or None,
+            {g: tuple(lines) for g, lines in self.signals.items()} if self.signals else None,
+            {g: tuple(lines) for g, lines in self.usage.items()} if self.usage else None,
+            # Most files: the groupings never part, and no table of their own is kept.
+            self.usage_grouping.packed(),
+            self.delay_grouping.packed(),
+        )
+
+
+class _Grouping:
+    """A grouping that refines Google's: the same groups until a line of its own ends a
+    run of user-agent lines for it alone, then a table of its own from that line on."""
+
+    __slots__ = ("count", "current", "tokens")
+
+    def __init__(self) -> None:
+        #: Each product token's groups, once it parted from Google's; ``None`` before.
+        self.tokens: dict[str, list[int]] | None = None
+        self.current = -1  # its current group, once parted
+        self.count = 0  # its groups so far, once parted
+
+    def group(self, google: int) -> int:
+        """Its current group, when Google's is ``google``."""
+        return google if self.tokens is None else self.current
+
+    def part(
+        self, tokens: dict[str, int | tuple[int, ...]], more: dict[str, list[int]], groups: int
+    ) -> None:
+        """A user-agent line starts a group of its own, not Google's (which has
+        ``groups`` so far): its table begins as Google's up to here."""
+        if self.tokens is None:
+            self.tokens = _groups_so_far(tokens, more)
+            self.count = groups
+        self.start()
+
+    def start(self) -> None:
+        """A new group of its own (once parted)."""
+        self.current = self.count
+        self.count += 1
+
+    def name(self, token: str) -> None:
+        """``token`` names its current group (once parted)."""
+        groups = self.tokens.setdefault(token, [self.current])  # type: ignore[union-attr]
+        if groups[-1] != self.current:
+            groups.append(self.current)
+
+    def packed(self) -> dict[str, int | tuple[int, ...]] | None:
+        """Its table as ``RobotsTxt`` keeps it; ``None`` if it never parted."""
+        return None if self.tokens is None else _packed(self.tokens)
+
+
+def _groups_so_far(
+    tokens: dict[str, int | tuple[int, ...]], more: dict[str, list[int]]
+) -> dict[str, list[int]]:
+    """Each token's groups so far, as a grouping that parts from Google's here starts
+    its own table (its group numbers are Google's up to this line)."""
+    return {token: list(more.get(token, (group,))) for token, group in tokens.items()}  # type: ignore[arg-type]
+
+
+def _packed(groups: dict[str, list[int]]) -> dict[str, int | tuple[int, ...]]:
+    """A grouping's table as ``RobotsTxt`` keeps it (one group: its number)."""
+    return {token: named[0] if len(named) == 1 else tuple(named) for token, named in groups.items()}

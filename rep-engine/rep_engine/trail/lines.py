@@ -1,0 +1,271 @@
+"""The lines of the audit trail, schema 2 (docs/audit-trail.md): the ``run`` header, the
+``snapshot`` of a document that decided, a ``url``'s record and the ``end`` line. Pure:
+builds dicts from values; the Scrapy side (:mod:`scrapy_rep.crawl.audit.audit`) writes them.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import fields
+from datetime import datetime, timezone
+from importlib import metadata
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Final
+
+from rep_engine.robotstxt.useragent import crawler_name
+from rep_engine.settings import SETTINGS, RepConfig, settings_in_force
+from rep_engine.settings.readers import used_presets
+from rep_engine.trail.file import EMPTY_SHA256, SCHEMA
+
+# The page part's names, where its writers have always read them.
+from rep_engine.trail.pagepart import MAX_PAGE_PART_CHARS as MAX_PAGE_PART_CHARS
+from rep_engine.trail.pagepart import WHOLE_PAGE_PARTS as WHOLE_PAGE_PARTS
+from rep_engine.trail.pagepart import page_part as page_part
+from rep_engine.trail.pagepart import page_snapshot as page_snapshot
+from rep_engine.trail.pagepart import snapshotted as snapshotted
+from rep_engine.usage.purpose import PURPOSES
+from rep_engine.usage.rsl.terms import license_url_of
+from rep_engine.usage.standards import STANDARDS
+from rep_engine.verdict.fates import REFUSED_BY_WORD, Fate
+from rep_engine.verdict.reasons import Word
+
+if TYPE_CHECKING:
+    from rep_engine.usage.purpose import UsageDecision
+
+
+class RefusedBy(Word):
+    """What refused a request, as a ``url`` record's ``refused_by`` says it
+    (docs/audit-trail.md): the trail's words for a :class:`Reason`."""
+
+    ROBOTS_TXT = "robots.txt"
+    UNREACHABLE = "unreachable"
+    PURPOSE = "purpose"
+    CLOSED = "closed"
+    #: Never written; ``audit verify`` has always read it as a refusal for a purpose.
+    TDMREP_JSON = "tdmrep.json"
+
+
+#: A refused request's :class:`Reason` (the ``request_refused`` signal's) -> ``refused_by``
+#: (:data:`rep_engine.verdict.fates.REASONS`' rows). Keyed by members, which are ``str``:
+#: another add-on's reason is looked up as a word, and written as its word when missing.
+REFUSED_BY: Final[Mapping[str, RefusedBy]] = {
+    word: by for word, said in REFUSED_BY_WORD.items() if (by := RefusedBy.of(said)) is not None
+}
+#: The fates of a ``url`` record, in the order of the ``end`` line's counts: the words of
+#: :class:`Fate`, as plain strings (what a user types and reads).
+FATES: Final[tuple[str, ...]] = tuple(map(str, Fate))
+
+_second: list[Any] = [-1, ""]
+
+
+def iso_time(now: float | None = None) -> str:
+    """ISO 8601 UTC with milliseconds: ``2026-11-23T14:05:09.123Z``."""
+    now = time.time() if now is None else now
+    second = int(now)
+    if second != _second[0]:  # formatted once per second
+        stamp = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        _second[:] = [second, stamp]
+    return f"{_second[1]}.{int((now - second) * 1000):03d}Z"
+
+
+def package_version() -> str:
+    try:
+        return metadata.version("scrapy_rep")
+    except metadata.PackageNotFoundError:  # pragma: no cover - run from a source tree
+        return "unknown"
+
+
+def run_line(
+    run: str,
+    config: RepConfig,
+    settings: Any,
+    spider: str,
+    resumes: str | None,
+    jobdir: str | None,
+    resumes_trail: str | None = None,
+    resumes_head: str | None = None,
+) -> dict[str, Any]:
+    """The header of one run: what was crawled, by whom, under which rules. A run resumed
+    from ``JOBDIR`` names the paused run (``resumes``), the trail it was written to
+    (``resumes_trail``, as its ``REP_AUDIT_FILE`` said) and the SHA-256 of its end line
+    (``resumes_head``), so that ``audit verify`` can tell when the paused run is not in
+    the trails it is given, and that the one given ends as it did."""
+    user_agent = str(settings.get("USER_AGENT") or "")
+    robots_agent = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
+    return {
+        "type": "run",
+        "schema": SCHEMA,
+        "run": run,
+        "time": iso_time(),
+        "version": package_version(),
+        "standards": dict(STANDARDS),
+        "spider": spider,
+        "agents": [crawler_name(robots_agent), *config.purpose_agents],
+        # the crawler-name presets REP_PURPOSE_AGENTS named: each with its date and source
+        "agent_presets": [p.header() for p in used_presets(settings, "REP_PURPOSE_AGENTS")],
+        "user_agent": user_agent,
+        "purposes": list(config.purpose),
+        "profile": config.profile,
+        "settings": settings_in_force(config, settings),
+        "resumes": resumes,
+        "resumes_trail": resumes_trail if resumes else None,
+        "resumes_head": resumes_head if resumes else None,
+        "jobdir": jobdir,
+        # Every fetched page's record keeps what the page said (its ``page`` part), whole
+        # (a long one as a snapshot): a record of this run without one has lost it.
+        "page_parts": WHOLE_PAGE_PARTS,
+    }
+
+
+assert {f.name for f in fields(RepConfig)} == {s.field for s in SETTINGS}
+
+
+def snapshot_line(
+    run: str,
+    sha256: str,
+    kind: str,
+    url: str,
+    final_url: str,
+    status: int | None,
+    detail: str,
+    fetched: float,
+    size: int,
+) -> dict[str, Any]:
+    """A document body that decided something (stored as ``<trail>.d/<sha256>``):
+    ``parsed`` (its rules decide), or ``absent`` (no file: nothing is reserved). The
+    verdict of a document given up on as unreachable has no snapshot: nothing was read
+    (the record's ``why`` says what happened)."""
+    return {
+        "type": "snapshot",
+        "run": run,
+        "time": iso_time(),
+        "sha256": sha256 or EMPTY_SHA256,  # "" for no body: that of the empty body
+        "kind": kind,
+        "url": url,
+        "final_url": final_url or None,
+        "status": status,
+        "outcome": "parsed" if sha256 else "absent",
+        "detail": detail,
+        "fetched": iso_time(fetched),
+        "bytes": size,
+    }
+
+
+def robots_part(
+    sha256: str,
+    agent: str,
+    line: int | None,
+    rule: str | None,
+    why: str,
+    obeyed: bool = True,
+    overridden: str = "",
+    override_expired: str = "",
+    agents: Sequence[str] = (),
+    override_ends: float | None = None,
+    addressed: str = "",
+    also: str | None = None,
+) -> dict[str, Any]:
+    """The robots.txt line that decided a URL for ``agent`` (or why none did); the
+    robots.txt is the URL's origin's, not said on every line. ``obeyed=False``: its
+    Allow/Disallow lines were not obeyed for the request (``ROBOTSTXT_OBEY = False``,
+    ``dont_obey_robotstxt``; ``why`` says which; its snapshot, if any, is the one whose
+    AI-usage opt-outs were obeyed). ``overridden``: robots.txt disallows it, and an
+    authorized override (``REP_OVERRIDES``) let it through: its reason and expiry, in
+    words; ``override_ends``: the instant that override stops covering a request (POSIX
+    seconds), written as a value (ISO 8601 UTC) for ``audit verify`` to hold ``sent_at``
+    to, never read back from the words. ``override_expired``: robots.txt disallows it and
+    its host's override had expired when it was to be sent (its reason and expiry): refused.
+
+    ``agents``: every crawler name it was held to, when more than one (the declared name,
+    then the name it was sent as; docs/decisions.md, 'Every name a request can be held
+    to'); ``agent`` is then the one whose group refused it, or the declared name.
+    ``addressed``: the site (origin) the request's ``Host`` header addressed, when another
+    than its URL's: the snapshot is that site's robots.txt, or its URL's own origin's when
+    that one refused it; ``also``: the URL's own origin's robots.txt, when it allowed the
+    request too (``""``: given up on as unreachable; docs/decisions.md, 'A request sent
+    with another Host is decided by both sites')."""
+    part: dict[str, Any] = {"snapshot": sha256, "agent": agent} if sha256 else {"agent": agent}
+    if len(agents) > 1:
+        part["agents"] = list(agents)
+    if addressed:
+        part["addressed"] = addressed
+        if also is not None:
+            part["also"] = also
+    if not obeyed:
+        part["obeyed"] = False
+    if overridden:
+        part["overridden"] = overridden
+        if override_ends is not None and math.isfinite(override_ends):
+            part["override_ends"] = iso_time(override_ends)
+    if override_expired:
+        part["override_expired"] = override_expired
+    part.update({"line": line, "rule": rule} if line is not None else {"why": why})
+    return part
+
+
+def usage_part(
+    decision: UsageDecision,
+    robots_sha: str,
+    tdm_sha: str,
+    licenses: Mapping[str, str] = MappingProxyType({}),
+) -> dict[str, Any]:
+    """The AI-usage decision: the answer per purpose, the deciding signal's position per
+    decided purpose, and the signals (with the snapshot of the document they came from;
+    ``licenses``: an RSL license URL's snapshot), and the conditions on use they state
+    (Content-Signal ``use=``, docs/purpose-notes.md §2)."""
+    signals = []
+    for signal in decision.signals:
+        answered = dict(zip(PURPOSES, signal.answers, strict=True))
+        entry: dict[str, Any] = {
+            "vocabulary": signal.vocabulary,
+            "answers": {p: a for p, a in answered.items() if a is not None},
+            "source": signal.source,
+        }
+        if signal.conditions:
+            entry["conditions"] = list(signal.conditions)
+        if signal.source.startswith("robots.txt") and robots_sha:
+            entry["snapshot"] = robots_sha
+        elif signal.source.startswith("tdmrep.json") and tdm_sha:
+            entry["snapshot"] = tdm_sha
+        elif signal.vocabulary == "rsl" and licenses.get(license_url_of(signal.source)):
+            entry["snapshot"] = licenses[license_url_of(signal.source)]
+        signals.append(entry)
+    deciding = {p: decision.decided_by(p) for p in PURPOSES}
+    part: dict[str, Any] = {
+        "answers": {p: decision.allowed(p) for p in PURPOSES},
+        "decided_by": {p: decision.signals.index(s) for p, s in deciding.items() if s is not None},
+        "signals": signals,
+    }
+    if decision.conditions:  # Content-Signal use=: a condition, not an answer
+        part["conditions"] = list(decision.conditions)
+    return part
+
+
+def file_line(
+    run: str, url: str, fate: str, decision: UsageDecision, media: dict[str, Any]
+) -> dict[str, Any]:
+    """A file that FilesPipeline / ImagesPipeline downloaded and read for its own
+    statements (IPTC Data Mining, C2PA): ``fate`` is ``stored``, ``refused``, ``marked``
+    or ``failed``; ``usage`` says which statement decided (docs/audit-trail.md)."""
+    return {
+        "type": "file",
+        "run": run,
+        "time": iso_time(),
+        "url": url,
+        "fate": fate,
+        "usage": usage_part(decision, "", ""),
+        "media": media,
+    }
+
+
+def end_line(run: str, reason: str, counts: dict[str, int], last_request: int) -> dict[str, Any]:
+    """The end of one run: why it ended, its counts, and the highest request number the
+    trail has given so far (the next crawl appending to the trail numbers after it)."""
+    ordered = {"url": sum(counts.get(fate, 0) for fate in FATES)}
+    ordered.update({fate: counts.get(fate, 0) for fate in FATES})
+    ordered["duplicates_dropped"] = counts.get("duplicates_dropped", 0)
+    ordered.update({k: v for k, v in counts.items() if k not in ordered})
+    return {"type": "end", "run": run, "time": iso_time(), "reason": reason,
+            "counts": ordered, "last_request": last_request}  # fmt: skip

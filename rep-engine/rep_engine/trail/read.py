@@ -1,0 +1,284 @@
+"""Reading an audit trail (``REP_AUDIT_FILE``, schema v1 of ``docs/audit-trail.md``): its
+lines, plain or gzip-compressed, checked against the hash chain (pure); its snapshots:
+:mod:`rep_engine.trail.snapshots`.
+
+Every line carries ``prev``, the SHA-256 of the previous line's exact bytes (``""`` on the
+first line of the file). :class:`Trail` reads the lines in order and says, line by line,
+where the chain breaks: an edited line breaks the link of the line after it, a deleted
+line the link of the line that followed it, a cut file shows as a last line without its
+newline or a gzip stream without its end. The last line is protected by nothing after it:
+:attr:`ChainState.head` (the hash of the last line) is what an auditor writes down to
+detect a later change of it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Final
+
+from rep_engine.trail.file import TrailFileError, last_line, snapshot_dir
+
+# Its readers' names, where they have always been.
+from rep_engine.trail.snapshots import SnapshotStore as SnapshotStore
+from rep_engine.trail.snapshots import is_sha256 as is_sha256
+from rep_engine.trail.snapshots import parsed_size as parsed_size
+
+#: The line types of schema v1 (``repair``: written by ``audit repair`` after a cut;
+#: ``item``: by ``recheck``, one per stored item re-checked).
+TYPES: Final = frozenset({"run", "snapshot", "url", "file", "end", "repair", "item"})
+#: The fates a ``url`` line can have.
+FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")
+
+
+def text(value: Any) -> str:
+    """A field that must be a string: ``""`` when it is anything else."""
+    return value if isinstance(value, str) else ""
+
+
+def items(value: Any) -> list[Any]:
+    """A field that must be a list: ``[]`` when it is anything else."""
+    return value if isinstance(value, list) else []
+
+
+def mapping(value: Any) -> dict[Any, Any]:
+    """A field that must be an object: ``{}`` when it is anything else."""
+    return value if isinstance(value, dict) else {}
+
+
+def whole(value: Any) -> int | None:
+    """A field that must be a whole number: ``None`` when it is anything else (a bool)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class TrailError(Exception):
+    """The input cannot be read as a trail at all (missing file, not a trail): one line."""
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    """One line of the trail, as stored."""
+
+    #: 1-based line number in the (uncompressed) file.
+    number: int
+    raw: bytes
+    #: The JSON object, ``None`` when the line is not one.
+    record: dict[str, Any] | None
+    #: ``""``, or why the line breaks the chain or cannot be read.
+    problem: str = ""
+
+    @property
+    def type(self) -> str:
+        return self.type_of(self.record) if self.record is not None else ""
+
+    @staticmethod
+    def type_of(record: dict[str, Any]) -> str:
+        return text(record.get("type"))
+
+
+@dataclass
+class ChainState:
+    """The chain as read so far."""
+
+    #: SHA-256 hex of the last line read (``""`` before the first).
+    head: str = ""
+    lines: int = 0
+    #: Problems of the file as a whole (cut, unreadable tail), in the order found.
+    problems: list[str] = field(default_factory=list)
+
+
+def json_object(raw: bytes) -> dict[str, Any] | None:
+    """A line's JSON object (``None``: not one), for ``verify`` and ``audit repair``."""
+    try:
+        value = json.loads(raw)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+class Trail:
+    """A trail file read line by line (constant memory), its chain checked as it goes."""
+
+    def __init__(self, path: str | Path, also: Sequence[str | Path] = ()) -> None:
+        """``also``: other trails read with this one (several workers' trails): a
+        snapshot missing from this trail's folder is looked for in theirs too."""
+        path = self.path = Path(path)
+        self.compressed = path.name.endswith(".gz")
+        self.chain = ChainState()
+        others = [snapshot_dir(Path(other)) for other in also if Path(other) != path]
+        self.snapshots = SnapshotStore(snapshot_dir(path), others=others)
+        if not path.is_file():
+            raise TrailError(f"{path}: {'not a file' if path.exists() else 'no such file'}")
+
+    def lines(self) -> Iterator[Line]:
+        """Every line, each with the problem of its chain link (if any). Raises
+        :class:`TrailError` when the file is not a trail: unreadable, not gzip while
+        named ``.gz``, or no line of it is a trail line. A cut line (the end of the file
+        inside it: no newline, or a gzip member without its end) is no record: its
+        ``record`` is ``None``, whatever its bytes hold."""
+        self.chain = chain = ChainState()
+        seen_trail_line = False
+        for raw, whole in self._raw_lines():
+            chain.lines += 1
+            record = json_object(raw) if whole else None
+            problem = self._link_problem(chain, raw, record, whole)
+            if record is not None and Line.type_of(record) in TYPES:
+                seen_trail_line = True
+            chain.head = hashlib.sha256(raw).hexdigest()
+            yield Line(chain.lines, raw, record, problem)
+        if not seen_trail_line:
+            what = "empty" if chain.lines == 0 else "not an audit trail"
+            raise TrailError(f"{self.path}: {what}")
+
+    @staticmethod
+    def _link_problem(
+        chain: ChainState, raw: bytes, record: dict[str, Any] | None, whole: bool
+    ) -> str:
+        number = chain.lines
+        if not whole:
+            if not raw.endswith(b"\n"):
+                chain.problems.append(f"line {number}: the file is cut (no newline at its end)")
+            return "cut: the line has no end"
+        if record is None:
+            return "not a JSON object: the line was changed or damaged"
+        prev = record.get("prev")
+        if prev == chain.head:
+            return ""
+        if chain.head == "":
+            return f"the first line's prev should be empty, it is {str(prev)[:16]!r}"
+        return (
+            f"chain broken: prev does not match line {number - 1} "
+            "(a line before it was changed, deleted or inserted)"
+        )
+
+    def _raw_lines(self) -> Iterator[tuple[bytes, bool]]:
+        """Each line's bytes (uncompressed) and whether it is whole."""
+        try:
+            with self.path.open("rb") as file:
+                if not self.compressed:
+                    for raw in file:
+                        yield raw, raw.endswith(b"\n")
+                    return
+                yield from self._gzip_lines(file)
+        except OSError as error:
+            raise TrailError(f"{self.path}: cannot read: {error.strerror or error}") from None
+
+    def _gzip_lines(self, file: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
+        end = GzipEnd()
+        pending = b""
+        for text in gzip_members(file, end):
+            pending += text
+            start = 0
+            while (newline := pending.find(b"\n", start)) >= 0:
+                yield pending[start : newline + 1], True
+                start = newline + 1
+            pending = pending[start:]
+        if end.how == "damaged" and end.members == 0:
+            raise TrailError(f"{self.path}: not a gzip file")
+        if pending + end.rest:
+            yield pending + end.rest, False
+        if end.how == "cut":
+            self.chain.problems.append(
+                "the gzip stream is cut (its last member has no end): the file was truncated"
+            )
+        elif end.how == "damaged":
+            self.chain.problems.append(f"after line {self.chain.lines}: damaged gzip data")
+
+
+#: Compressed bytes handed to the decompressor at a time: a member (one line) is a few
+#: hundred bytes, and what follows a member's end in them is copied at each end.
+_GZIP_STEP: Final = 8192
+_GZIP_CHUNK: Final = 1 << 20
+
+
+@dataclass(frozen=True)
+class Tail:
+    """What a crawl appending to a trail needs of it (:func:`tail_of`)."""
+
+    #: The highest request number of its records (the number an ``id`` ends with, after
+    #: its last ``-``; ``0``: none): a crawl appending to it numbers its own after it, so
+    #: that a request id is the trail's alone, whichever run wrote it.
+    last_request: int = 0
+    #: The id of the run its last line belongs to when that is no ``end`` (or ``repair``)
+    #: line: a run left without its end line (``""``: none).
+    open_run: str = ""
+
+
+def tail_of(path: Path) -> Tail:
+    """The :class:`Tail` of the trail at ``path``. A run's ``end`` line says the highest
+    request number (``last_request``): read from the trail's last line when it is one;
+    else every line is read (a run killed, a repair, a trail written before the end line
+    said it)."""
+    try:
+        last = json_object(last_line(path) or b"")
+    except TrailFileError:
+        last = None
+    kind = Line.type_of(last) if last is not None else ""
+    open_run = text(last.get("run")) if last is not None and kind not in ("end", "repair") else ""
+    said = last.get("last_request") if last is not None and kind == "end" else None
+    if isinstance(said, int) and not isinstance(said, bool) and said >= 0:
+        return Tail(said, open_run)
+    highest = 0
+    try:
+        for line in Trail(path).lines():
+            record = line.record or {}
+            number = text(record.get("id")).rpartition("-")[2]
+            if line.type == "url" and number.isdigit():
+                highest = max(highest, int(number))
+    except TrailError:
+        pass  # a trail that cannot be read: said by the checks before the crawl
+    return Tail(highest, open_run)
+
+
+@dataclass
+class GzipEnd:
+    """How the members of a gzip file end (:func:`gzip_members`)."""
+
+    #: The offset in the file after the last whole member.
+    end: int = 0
+    #: Whole members read.
+    members: int = 0
+    #: ``""``: the file ends after a whole member; ``"cut"``: it ends inside a member;
+    #: ``"damaged"``: bytes that are not gzip data follow the last whole member.
+    how: str = ""
+    #: The text decompressed from the member cut or damaged (never checked: its CRC and
+    #: size were not reached).
+    rest: bytes = b""
+
+
+def gzip_members(file: IO[bytes], end: GzipEnd) -> Iterator[bytes]:
+    """The text of each whole member of the gzip file ``file`` (read from its start), in
+    order: a member whose end was read, its CRC-32 and size checked by zlib. ``end`` says
+    where the whole members end and how the file ends. One reader for ``verify`` and
+    ``audit repair``, so that the two agree on which lines are whole."""
+    buffer, position, base = b"", 0, file.tell()
+    decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)
+    text: list[bytes] = []
+    started = False  # bytes of the current member were read
+    while True:
+        if position >= len(buffer):
+            base += len(buffer)
+            buffer, position = file.read(_GZIP_CHUNK), 0
+            if not buffer:
+                if started:
+                    end.how, end.rest = "cut", b"".join(text)
+                return
+        piece = memoryview(buffer)[position : position + _GZIP_STEP]
+        try:
+            text.append(decompressor.decompress(piece))
+        except zlib.error:
+            end.how, end.rest = "damaged", b"".join(text)
+            return
+        started = True
+        if not decompressor.eof:
+            position += len(piece)
+            continue
+        position += len(piece) - len(decompressor.unused_data)
+        end.end, end.members = base + position, end.members + 1
+        yield b"".join(text)
+        text, started = [], False
+        decompressor = zlib.decompressobj(16 + zlib.MAX_WBITS)

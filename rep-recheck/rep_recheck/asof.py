@@ -1,0 +1,296 @@
+"""Captures dated: the documents of one or several WARCs as they stood at a date, and
+what the capture nearest before an item's date said of it (pure).
+
+A :class:`Timeline` holds every capture of every WARC given, by URL, oldest first. Its
+:meth:`~Timeline.at` is the view of them as they stood at a date (``--as-of``): for each
+URL, the newest capture at or before it (a URL captured only after it is not captured),
+which :class:`~rep_recheck.warc.WarcDocuments` reads as it reads one WARC's
+latest captures. :class:`Then` says, for an item, the status the capture of its origin's
+robots.txt nearest before the item's date gives it, decided by the one decision of a
+recheck (:meth:`~rep_recheck.rechecker.Rechecker.decide`) on the documents as they
+stood at that capture; an item dated before every capture has none
+(:func:`no_capture_before`), and one whose date cannot be read is ``unknown``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import math
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import datetime, timezone
+from itertools import chain
+from pathlib import Path
+from typing import Any, Final
+
+from rep_engine.urls.origins import origin_of
+from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
+from rep_recheck.captures import Capture, present, responses
+from rep_recheck.names import PARSED_ORIGINS
+from rep_recheck.rechecker import Rechecker, Status
+
+#: The most dated recheckers a :class:`Then` keeps (one per capture date met), then it
+#: starts again.
+THEN_MEMO: Final = 4_096
+#: A plain number at or above this is an epoch in milliseconds, not seconds.
+_MILLISECONDS: Final = 1e11
+
+
+class DateError(ValueError):
+    """``--as-of`` or ``--date-column`` given wrong: one line naming the option."""
+
+
+def parse_as_of(text: str) -> float:
+    """``--as-of``'s DATE, an ISO 8601 date or date and time, as POSIX seconds (UTC unless
+    it names its offset; a date alone is its midnight). Raises :class:`ValueError`."""
+    when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=timezone.utc)
+    return when.timestamp()
+
+
+def item_date(value: Any) -> float | None:
+    """An item's date column as POSIX seconds: an ISO 8601 string (UTC unless it names
+    its offset), or an epoch in seconds or milliseconds (a number, or its digits); a
+    :class:`datetime` (Parquet's timestamps). ``None``: missing or not a date."""
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, datetime):
+        zoned = value if value.tzinfo is not None else value.replace(tzinfo=timezone.utc)
+        return zoned.timestamp()
+    if isinstance(value, (int, float)):
+        number = float(value)
+    else:
+        text = str(value).strip()
+        if not text:
+            return None
+        try:
+            number = float(text)
+        except ValueError:
+            try:
+                return parse_as_of(text)
+            except ValueError:
+                return None
+    if not math.isfinite(number):
+        return None
+    return number / 1000 if abs(number) >= _MILLISECONDS else number
+
+
+def iso(when: float) -> str:
+    """POSIX seconds as the report says a date (UTC, to the second)."""
+    return datetime.fromtimestamp(when, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def no_capture_before(when: float) -> str:
+    """An item's ``then`` when no capture precedes its date: said, never made up."""
+    return f"no capture before {iso(when)}"
+
+
+class Timeline:
+    """Every capture of every WARC given, by URL, oldest first (:func:`read`): in memory,
+    or beyond ``REP_RECHECK_PARSED_ORIGINS`` URLs in an SQLite file
+    (:mod:`~rep_recheck.capture_index`)."""
+
+    def __init__(self, by_url: Mapping[str, list[Capture]] | CaptureFile) -> None:
+        self.file = by_url if isinstance(by_url, CaptureFile) else None
+        #: Each URL's dated captures, oldest first (captures of one date in the files'
+        #: order); and those whose ``WARC-Date`` cannot be read, in the files' order:
+        #: never a capture as of a date, read for the present only as
+        #: :func:`~rep_recheck.captures.present` reads them.
+        self.by_url, self.undated = split(by_url)
+
+    @classmethod
+    def of(cls, captured: Iterable[tuple[str, Capture]], held: int = PARSED_ORIGINS) -> Timeline:
+        """``captured``'s, in an SQLite file when they are of more than ``held`` URLs."""
+        return cls(indexed(captured, held))
+
+    @classmethod
+    def read(cls, paths: Iterable[str | Path], held: int = PARSED_ORIGINS) -> Timeline:
+        """The captures of the WARCs at ``paths``. Raises
+        :class:`~rep_recheck.captures.WarcError`."""
+        return cls.of(((url, capture) for path in paths for url, capture in responses(path)),
+                      held)  # fmt: skip
+
+    def at(self, when: float = math.inf) -> AsOf:
+        """The captures as they stood at ``when`` (the newest of each URL at or before
+        it; without ``when``, the newest)."""
+        return AsOf(self, when)
+
+    def dated(self) -> bool:
+        """Whether some URL was captured at two dates: there is a before to look at."""
+        if self.file is not None:
+            return self.file.two_dates()
+        return any(found[0].date != found[-1].date for found in self.by_url.values())
+
+    def newest(self, url: str, when: float) -> Capture | None:
+        """``url``'s newest capture at or before ``when`` (``None``: none); at no date
+        (``inf``: the present), as :func:`~rep_recheck.captures.present` reads the
+        captures of an unreadable date beside it."""
+        found = self.by_url.get(url) or []
+        place = bisect.bisect_right(found, when, key=capture_date)
+        newest = found[place - 1] if place else None
+        if when == math.inf and url in self.undated:
+            return present(newest, self.undated[url])
+        return newest
+
+    def before(self, url: str, when: float) -> float | None:
+        """The date of ``url``'s newest dated capture at or before ``when`` (``None``:
+        none)."""
+        found = self.by_url.get(url) or []
+        place = bisect.bisect_right(found, when, key=capture_date)
+        return found[place - 1].date if place else None
+
+    def oldest(self, url: str) -> float | None:
+        """The date of ``url``'s oldest capture (``None``: never captured)."""
+        found = self.by_url.get(url)
+        return found[0].date if found else None
+
+
+class AsOf(Mapping[str, Capture]):
+    """The captures of a :class:`Timeline` as they stood at a date: for each URL, its
+    newest capture at or before it (read, as a WARC's, by
+    :class:`~rep_recheck.warc.WarcDocuments`)."""
+
+    def __init__(self, timeline: Timeline, when: float) -> None:
+        self.timeline = timeline
+        self.when = when
+
+    def __getitem__(self, url: str) -> Capture:
+        capture = self.timeline.newest(url, self.when)
+        if capture is None:
+            raise KeyError(url)
+        return capture
+
+    def __iter__(self) -> Iterator[str]:
+        urls = dict.fromkeys(chain(self.timeline.by_url, self.timeline.undated))
+        return (url for url in urls if url in self)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __contains__(self, url: object) -> bool:
+        return isinstance(url, str) and self.timeline.newest(url, self.when) is not None
+
+
+class Then:
+    """What the capture nearest before an item's date said of it: its status then,
+    decided by a :class:`~rep_recheck.rechecker.Rechecker` that ``dated`` makes
+    on the captures as they stood at that capture (one per capture date, remembered)."""
+
+    def __init__(
+        self, timeline: Timeline, dated: Callable[[AsOf], Rechecker], until: float = math.inf
+    ) -> None:
+        """``until``: ``--as-of`` (no capture after it is looked at)."""
+        self.timeline = timeline
+        self.dated = dated
+        self.until = until
+        self._recheckers: dict[float, Rechecker] = {}
+        #: Items whose date could not be read (their ``then`` is ``unknown``).
+        self.undated = 0
+
+    def undated_line(self, column: str) -> str:
+        """What the run says of the items whose date could not be read."""
+        return (f"{self.undated:,} item(s) refused now with no date to read in --date-column "
+                f"{column!r}: their `then` is unknown")  # fmt: skip
+
+    def of(self, url: str, date: Any, by_date: bool) -> str:
+        """``url``'s status then: as of the capture of its origin's robots.txt nearest
+        at or before ``date`` (``by_date``: the items are dated, ``--date-column``),
+        else its oldest capture; :func:`no_capture_before` when none precedes the date;
+        ``unknown`` when the date cannot be read or the origin was never captured."""
+        origin = origin_of(url)
+        if origin is None:
+            return str(Status.UNKNOWN)
+        robots = origin.robots_url
+        if by_date:
+            when = item_date(date)
+            if when is None:
+                self.undated += 1
+                return str(Status.UNKNOWN)
+            captured = self.timeline.before(robots, min(when, self.until))
+            if captured is None:
+                if self.timeline.oldest(robots) is None:
+                    return str(Status.UNKNOWN)
+                return no_capture_before(when)
+        else:
+            captured = self.timeline.oldest(robots)
+            if captured is None:
+                return str(Status.UNKNOWN)
+        rechecker = self._recheckers.get(captured)
+        if rechecker is None:
+            if len(self._recheckers) >= THEN_MEMO:
+                self._recheckers.clear()
+            rechecker = self._recheckers[captured] = self.dated(self.timeline.at(captured))
+        return str(rechecker.decide(url).status)
+
+
+class Dated:
+    """The captures of ``--documents`` (one WARC or several) as a recheck reads them:
+    :meth:`now` (each URL's newest capture, at or before ``--as-of``), and :meth:`then`
+    when there is a before to look at (older captures, or dated items). Raises
+    :class:`~rep_recheck.captures.WarcError` and :class:`ValueError` (``as_of``)."""
+
+    def __init__(
+        self,
+        warcs: Iterable[str | Path],
+        as_of: str | None,
+        by_date: bool,
+        held: int = PARSED_ORIGINS,
+    ) -> None:
+        self.warcs = [str(path) for path in warcs]
+        self.timeline = Timeline.read(self.warcs, held)
+        #: ``--as-of`` (POSIX seconds; ``inf``: none given, the newest captures).
+        self.as_of = parse_as_of(as_of) if as_of is not None else math.inf
+        self.by_date = by_date
+
+    def now(self) -> AsOf:
+        """The captures the items are decided with now."""
+        return self.timeline.at(self.as_of)
+
+    def then(self, dated: Callable[[AsOf], Rechecker]) -> Then | None:
+        """What says ``then`` (``None``: one capture of each URL and no item dates:
+        nothing older to say it)."""
+        if not (self.by_date or len(self.warcs) > 1 or self.timeline.dated()):
+            return None
+        return Then(self.timeline, dated, self.as_of)
+
+    @property
+    def source(self) -> str:
+        """Where the documents came from, as the summary says it."""
+        named = ", ".join(f"`{path}`" for path in self.warcs)
+        source = f"WARC {named}, as of each origin's capture"
+        if len(self.warcs) > 1:
+            source = f"WARCs {named}, as of each origin's newest capture"
+        if self.as_of != math.inf:
+            source += f" at or before {iso(self.as_of)} (--as-of)"
+        return source
+
+
+def add_dated_options(parser: argparse.ArgumentParser) -> None:
+    """``--as-of`` and ``--date-column``: the captures of ``--documents`` dated."""
+    parser.add_argument("--as-of", metavar="DATE", help="with --documents: decide with "
+                        "the captures as they stood at DATE (ISO date or time, UTC)")  # fmt: skip
+    parser.add_argument("--date-column", metavar="COLUMN", help="with --documents: each "
+                        "item's date (ISO or epoch); `then` is what the capture nearest "
+                        "before it said (default: the oldest capture)")  # fmt: skip
+
+
+def check_dated(
+    warcs: Sequence[str] | None, as_of: str | None, column: str | None, fetch_missing: bool
+) -> None:
+    """``--as-of`` and ``--date-column`` date captures: refused without a WARC; a DATE
+    that does not parse is refused, and ``--as-of`` with ``--fetch-missing`` (what is
+    fetched now is not as of DATE). Raises :class:`DateError` (one line)."""
+    for given, name in ((as_of, "--as-of"), (column, "--date-column")):
+        if given and not warcs:
+            raise DateError(f"{name} dates the captures of a WARC: give --documents WARC "
+                            "(documents fetched now have nothing to date)")  # fmt: skip
+    if as_of is not None and fetch_missing:
+        raise DateError("--as-of decides as of DATE, --fetch-missing with documents fetched "
+                        "now: give one of them")  # fmt: skip
+    if as_of is not None:
+        try:
+            parse_as_of(as_of)
+        except ValueError:
+            raise DateError(f"--as-of takes an ISO date or date and time (UTC), "
+                            f"got {as_of!r}") from None  # fmt: skip

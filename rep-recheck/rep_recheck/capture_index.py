@@ -1,0 +1,165 @@
+"""The captures of WARCs by URL within a bound (pure): in a dict up to
+``REP_RECHECK_PARSED_ORIGINS`` URLs (:func:`indexed`), beyond that in an SQLite file of a
+temporary folder (:class:`CaptureFile`, removed at the end, as the document store's), so
+that a WARC of a million origins' robots.txt is not held in memory. Each URL's captures
+are read back in the files' order, the same captures either way
+(:class:`~rep_recheck.asof.Timeline` reads them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Final
+
+from rep_recheck.captures import Capture
+from rep_recheck.names import spill_file
+
+#: Captures written to the SQLite file at once.
+_BATCH: Final = 1_000
+#: The URLs whose captures :class:`CaptureFile` keeps at hand (the last asked for).
+_AT_HAND: Final = 1_024
+_COLUMNS: Final = ("status", "location", "cache_control", "body_zlib", "date", "record_id",
+                   "truncated", "problem")  # fmt: skip
+
+
+def indexed(
+    captured: Iterable[tuple[str, Capture]], held: int, directory: str | Path | None = None
+) -> dict[str, list[Capture]] | CaptureFile:
+    """``captured``'s captures by URL, in the files' order: a dict while they are of at
+    most ``held`` URLs, else a :class:`CaptureFile`."""
+    by_url: dict[str, list[Capture]] = {}
+    file: CaptureFile | None = None
+    for url, capture in captured:
+        if file is not None:
+            file.add(url, capture)
+            continue
+        by_url.setdefault(url, []).append(capture)
+        if len(by_url) > held:
+            file = CaptureFile(directory)
+            for known, found in by_url.items():
+                for one in found:
+                    file.add(known, one)
+            by_url = {}
+    if file is None:
+        return by_url
+    file.done()
+    return file
+
+
+def split(
+    by_url: Mapping[str, list[Capture]] | CaptureFile,
+) -> tuple[Mapping[str, list[Capture]], Mapping[str, list[Capture]]]:
+    """Each URL's captures of a readable date, oldest first (captures of one date in the
+    files' order), and those of an unreadable one, in the files' order."""
+    if isinstance(by_url, CaptureFile):
+        return by_url.view(dated=True), by_url.view(dated=False)
+    dated = {
+        url: sorted(found, key=capture_date)
+        for url, captured in by_url.items()
+        if (found := [one for one in captured if one.date is not None])
+    }
+    undated = {
+        url: found
+        for url, captured in by_url.items()
+        if (found := [one for one in captured if one.date is None])
+    }
+    return dated, undated
+
+
+class CaptureFile:
+    """Captures by URL in an SQLite file, in the order added."""
+
+    def __init__(self, directory: str | Path | None = None) -> None:
+        self._file, self._remove = spill_file(self, "captures.sqlite", directory)
+        self._file.execute(f"CREATE TABLE captures (url TEXT, seq INTEGER, {', '.join(_COLUMNS)})")
+        self._pending: list[tuple[object, ...]] = []
+        self._added = 0
+        self._at_hand: dict[str, list[Capture]] = {}
+
+    def add(self, url: str, capture: Capture) -> None:
+        self._pending.append((url, self._added, *(getattr(capture, n) for n in _COLUMNS)))
+        self._added += 1
+        if len(self._pending) >= _BATCH:
+            self._write()
+
+    def done(self) -> None:
+        """Every capture added: the file indexed by URL."""
+        self._write()
+        self._file.execute("CREATE INDEX by_url ON captures (url, seq)")
+
+    def of(self, url: str) -> list[Capture]:
+        """``url``'s captures, in the order added (none: ``[]``)."""
+        found = self._at_hand.get(url)
+        if found is None:
+            rows = self._file.execute(
+                f"SELECT {', '.join(_COLUMNS)} FROM captures WHERE url = ? ORDER BY seq", (url,)
+            )  # fmt: skip
+            found = [Capture(s, loc, cc, bytes(body), date, record, bool(cut), problem)
+                     for s, loc, cc, body, date, record, cut, problem in rows]  # fmt: skip
+            if len(self._at_hand) >= _AT_HAND:
+                self._at_hand.clear()
+            self._at_hand[url] = found
+        return found
+
+    def urls(self, dated: bool) -> Iterator[str]:
+        """The URLs with a capture of a readable date (``dated``), or of none."""
+        test = "IS NOT NULL" if dated else "IS NULL"
+        query = f"SELECT DISTINCT url FROM captures WHERE date {test}"
+        yield from (url for (url,) in self._file.execute(query))
+
+    def two_dates(self) -> bool:
+        """Whether some URL was captured at two dates."""
+        return self._file.execute(
+            "SELECT 1 FROM captures WHERE date IS NOT NULL GROUP BY url "
+            "HAVING MIN(date) != MAX(date) LIMIT 1"
+        ).fetchone() is not None  # fmt: skip
+
+    def view(self, dated: bool) -> Captured:
+        """Each URL's captures of a readable date, oldest first (``dated``), or those of
+        an unreadable one, in the files' order: as :class:`Timeline` holds them."""
+        return Captured(self, dated)
+
+    def close(self) -> None:
+        """The file closed and its folder removed."""
+        self._remove()
+
+    def _write(self) -> None:
+        if self._pending:
+            marks = ", ".join("?" * (2 + len(_COLUMNS)))
+            self._file.execute("BEGIN")
+            self._file.executemany(f"INSERT INTO captures VALUES ({marks})", self._pending)
+            self._file.execute("COMMIT")
+            self._pending.clear()
+
+
+class Captured(Mapping[str, list[Capture]]):
+    """A :class:`CaptureFile`'s captures of each URL, those of a readable date oldest
+    first (captures of one date in the files' order), or those of an unreadable one."""
+
+    def __init__(self, file: CaptureFile, dated: bool) -> None:
+        self.file = file
+        self.dated = dated
+
+    def __getitem__(self, url: str) -> list[Capture]:
+        found = [one for one in self.file.of(url) if (one.date is not None) is self.dated]
+        if not found:
+            raise KeyError(url)
+        return sorted(found, key=capture_date) if self.dated else found
+
+    def __contains__(self, url: object) -> bool:
+        return isinstance(url, str) and any(
+            (one.date is not None) is self.dated for one in self.file.of(url)
+        )  # fmt: skip
+
+    def __iter__(self) -> Iterator[str]:
+        return self.file.urls(self.dated)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def capture_date(capture: Capture) -> float:
+    """A dated capture's date (the key its captures are sorted by)."""
+    assert capture.date is not None  # only dated captures are sorted
+    return capture.date

@@ -1,0 +1,241 @@
+"""The captures of a WARC file (pure; read with the optional ``warcio``): each
+``response`` record as the crawl would have had its answer (:class:`Capture`), by its
+target URI as origins are compared (:func:`capture_key`), the latest of each URL
+(:func:`captures`; one whose ``WARC-Date`` cannot be read: :func:`present`).
+
+
+A file that is not a WARC, or is cut (a record shorter than its ``Content-Length``, a
+gzip member cut short), is :class:`WarcError`: nothing is decided from half a file. One
+capture that cannot be read (a status line without a status, a payload that cannot be
+decoded: :mod:`~rep_recheck.payload`) is a document not had, as a download that
+failed is: its origin's items are unknown, the rest of the file is read. A payload cut
+short (``WARC-Truncated``, a cut chunk or compressed stream, a stream that breaks
+part-way) is read as a download the crawl stopped: the body before the cut, said to be
+cut (a cut tdmrep.json keeps its entries before the cut, a cut RSL license refuses AI
+use), never as the whole document. One that lost data (``WARC-Truncated: disconnect``,
+or shorter than its ``Content-Length`` without saying it is cut) is not had, as a
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import IO, Any, Final
+from urllib.parse import urlsplit
+
+from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.urls.origins import origin_of
+from rep_recheck.payload import Undecodable, decode
+
+#: Why a WARC cannot be read without its extra.
+NO_WARCIO: Final = "reading a WARC needs warcio (pip install warcio; the warc extra of scrapy_rep)"
+
+
+class WarcError(Exception):
+    """The file cannot be read as a whole WARC: one line saying why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """One ``response`` record: the answer to one URL."""
+
+    status: int
+    location: str | None
+    cache_control: str | None
+    #: The payload (at most 500 KiB and one byte), zlib-compressed.
+    body_zlib: bytes
+    #: WARC-Date, POSIX seconds (``None``: it cannot be read, its date is unknown:
+    #: :func:`present`).
+    date: float | None
+    record_id: str
+    #: The payload is a part of the document (``WARC-Truncated``, a cut stream).
+    truncated: bool = False
+    #: Why the capture cannot be read (``""``: it can): the document was not had.
+    problem: str = ""
+
+
+def _date(value: str | None) -> float | None:
+    """A ``WARC-Date`` as POSIX seconds: UTC unless it names its offset (WARC 1.1 §5.4
+    writes it in UTC; ``--as-of`` reads a date without an offset so too), never the
+    machine's time zone; ``None`` when it cannot be read (never 0.0, which would make the
+    capture older than every other)."""
+    try:
+        when = datetime.fromisoformat((value or "").replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)).timestamp()
+
+
+def capture_key(uri: str) -> str:
+    """A capture's target URI as the documents are looked up: its origin as origins are
+    compared (:func:`~rep_engine.urls.origins.origin_of`: the host lowercased and in IDNA,
+    the scheme's default port dropped, no userinfo), then its path and query as written
+    (``http://A.EXAMPLE:80/robots.txt`` is ``http://a.example/robots.txt``). A URI with
+    no origin is kept as it is."""
+    origin = origin_of(uri)
+    if origin is None:
+        return uri
+    try:
+        parts = urlsplit(uri.strip())
+    except ValueError:
+        return uri
+    query = f"?{parts.query}" if parts.query else ""
+    return f"{origin}{parts.path or '/'}{query}"
+
+
+def captures(path: str | Path) -> dict[str, Capture]:
+    """Every ``response`` record of the WARC at ``path``, by target URI (the latest
+    capture of each, as :func:`present` reads captures of an unreadable date; the URI as
+    :func:`capture_key` spells it). Raises :class:`WarcError`."""
+    found: dict[str, tuple[float, Capture]] = {}
+    undated: dict[str, list[Capture]] = {}
+    for uri, capture in responses(path):
+        if capture.date is None:
+            undated.setdefault(uri, []).append(capture)
+            continue
+        earlier = found.get(uri)
+        if earlier is None or capture.date >= earlier[0]:
+            found[uri] = (capture.date, capture)
+    latest = {uri: capture for uri, (_, capture) in found.items()}
+    for uri, captured in undated.items():
+        chosen = present(latest.get(uri), captured)
+        if chosen is not None:
+            latest[uri] = chosen
+    return latest
+
+
+def present(dated: Capture | None, undated: Sequence[Capture]) -> Capture | None:
+    """The capture a URL's present answer is read from, of its newest dated capture
+    (``None``: none) and its captures whose ``WARC-Date`` cannot be read (in the files'
+    order), read so that no "no" is lost: an undated capture is not known to be older or
+    newer than any other, so it is read only when every capture of the URL answers as it
+    does (the newest dated one, or alone the last undated one), else the document is not
+    had (a capture with a :attr:`~Capture.problem`: its items unknown, removed unless
+    ``--keep-unknown``). Never read as of a date (``--as-of``, ``then``)."""
+    if not undated:
+        return dated
+    last = undated[-1]
+    if all(_answer(one) == _answer(last) for one in (*undated, *([dated] if dated else []))):
+        return dated if dated is not None else last
+    beside = ""
+    if dated is not None and dated.date is not None:
+        beside = f" and one dated {capture_time(dated.date)}"
+    problem = (f"{len(undated):,} capture(s) of an unreadable WARC-Date{beside} answer "
+               "otherwise: which answer is the newest is not known")  # fmt: skip
+    return Capture(last.status, None, None, b"", None, last.record_id, problem=problem)
+
+
+def _answer(capture: Capture) -> tuple[object, ...]:
+    """What a capture answered, its date aside."""
+    return (capture.status, capture.location, capture.cache_control, capture.body_zlib,
+            capture.truncated, capture.problem)  # fmt: skip
+
+
+def capture_time(when: float) -> str:
+    """A capture's date (POSIX seconds) as the evidence says it: ISO 8601 UTC, to the
+    second."""
+    return datetime.fromtimestamp(when, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
+    """Each ``response`` record of the WARC at ``path``, in the file's order, with its
+    target URI as :func:`capture_key` spells it (every capture, however many of one
+    URL). Raises :class:`WarcError` (a
+    cut file: after the records before the cut, which a caller keeps only once the
+    whole file is read)."""
+    try:
+        from warcio.archiveiterator import ArchiveIterator
+    except ImportError:
+        raise WarcError(NO_WARCIO) from None
+    try:
+        file: IO[bytes] = Path(path).open("rb")  # noqa: SIM115 - closed below
+    except OSError as error:
+        raise WarcError(f"{path}: cannot read: {error.strerror or error}") from None
+    records = 0
+    with file:
+        try:
+            for record in ArchiveIterator(file):
+                if not str(getattr(record, "format", "")).startswith("warc"):
+                    raise WarcError(f"{path}: not a WARC file")
+                records += 1
+                headers = record.rec_headers
+                if not headers.get_header("Content-Length"):
+                    raise WarcError(f"{path}: cut: record {records} has no length")
+                response = record.rec_type == "response" and record.http_headers is not None
+                raw = _payload(record.raw_stream, MAX_PAYLOAD if response else 0)
+                if getattr(record.raw_stream, "limit", 0):
+                    raise WarcError(f"{path}: cut: record {records} is shorter than its length")
+                if not response:
+                    continue
+                uri = str(headers.get_header("WARC-Target-URI") or "").strip("<>")
+                yield capture_key(uri), _capture(record, raw)
+        except WarcError:
+            raise
+        except Exception as error:  # warcio's ArchiveLoadFailed, a cut gzip member…
+            raise WarcError(f"{path}: not a WARC file, or a cut one ({error})") from None
+    if not records:
+        raise WarcError(f"{path}: not a WARC file (no record)")
+
+
+#: The most payload bytes of one capture read (a compressed robots.txt is far smaller);
+#: a longer one is read as cut there.
+MAX_PAYLOAD: Final = 8 * MAX_BODY_BYTES
+
+
+def _payload(stream: IO[bytes], most: int = MAX_PAYLOAD) -> tuple[bytes, bool]:
+    """The raw payload of a record, at most ``most`` bytes (the rest is read past), and
+    whether there was more."""
+    kept = stream.read(most) if most else b""
+    more = False
+    while True:
+        rest = stream.read(1 << 16)
+        if not rest:
+            return kept, more
+        more = True
+
+
+def _data_lost(data: bytes, more: bool, marked: str | None, length: str | None) -> str:
+    """Why a 2xx payload is a download that lost data (``""``: it is not), which the crawl
+    gives up on as a network error (Scrapy's ``DOWNLOAD_FAIL_ON_DATALOSS``), unlike a
+    download stopped on purpose (a cut body): the capture says the connection dropped
+    (``WARC-Truncated: disconnect``), or it is shorter than its HTTP ``Content-Length``
+    and not said to be cut."""
+    if marked is not None and marked.strip().lower() == "disconnect":
+        return "the capture lost data (WARC-Truncated: disconnect)"
+    declared = (length or "").strip()
+    if marked is None and not more and declared.isdigit() and len(data) < int(declared):
+        return (f"the capture lost data: {len(data):,} bytes of the {int(declared):,} its "
+                "Content-Length says")  # fmt: skip
+    return ""
+
+
+def _capture(record: Any, raw: tuple[bytes, bool]) -> Capture:
+    """One ``response`` record as the crawl would have had its answer."""
+    headers, http = record.rec_headers, record.http_headers
+    date = _date(headers.get_header("WARC-Date"))
+    record_id = str(headers.get_header("WARC-Record-ID") or "")
+    location, cache_control = http.get_header("Location"), http.get_header("Cache-Control")
+    code = str(http.get_statuscode() or "")
+    if not (len(code) == 3 and code.isascii() and code.isdigit()):
+        problem = f"the capture's status line has no status code ({http.statusline!r:.80})"
+        return Capture(0, None, None, b"", date, record_id, problem=problem)
+    data, more = raw
+    if not 200 <= int(code) < 300:  # a body only a 2xx's is read (SPEC §4)
+        data, more = b"", False
+    marked = headers.get_header("WARC-Truncated")
+    chunked = "chunked" in str(http.get_header("Transfer-Encoding") or "").lower()
+    lost = _data_lost(data, more, marked, None if chunked else http.get_header("Content-Length"))
+    if lost:
+        return Capture(int(code), None, None, b"", date, record_id, problem=lost)
+    cut = more or marked is not None
+    try:
+        body = decode(data, http.get_header("Content-Encoding"), chunked, cut)
+    except Undecodable as error:
+        problem = f"the captured body cannot be decoded: {error}"
+        return Capture(int(code), None, None, b"", date, record_id, problem=problem)
+    payload = body.data[: MAX_BODY_BYTES + 1]
+    return Capture(int(code), location, cache_control, zlib.compress(payload), date, record_id,
+                   body.cut)  # fmt: skip

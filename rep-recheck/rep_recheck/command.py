@@ -1,0 +1,294 @@
+"""``python -m scrapy_rep recheck DATASET --purpose P …``: a stored collection re-checked
+(docs/recheck.md). Its exit status: 0 every item is kept, 1 some are removed (refused
+now, unknown and not kept, or unreadable: a warning names its line, the run goes on), 2
+bad input or usage (nothing produced: no item could be read).
+
+The documents come from a WARC of captures (``--documents``), or are fetched now by a
+Scrapy crawl: the caller hands in a :data:`Fetcher` (``python -m scrapy_rep`` and
+``scrapy rep-recheck`` hand in :func:`scrapy_rep.crawl.commands.recheck_crawl.fetch`), so that this
+module imports no Scrapy. The dataset is read twice when the documents are fetched (its
+origins first, then its items), once from a WARC. A collection of several files (its
+shards: :mod:`rep_recheck.shards`) is one recheck: their origins' documents are
+had once for all, one summary counts each shard, ``--out`` and ``--removed`` are
+folders of one file per shard.
+
+A recheck is two steps around its crawl: :class:`Recheck` made here (the options and
+settings read, every output checked, the dataset's first pass: what the crawl is to
+fetch), then :meth:`~rep_recheck.finishing.Finishing.finish`. Its command line is
+:mod:`~rep_recheck.options`'s, what it asks the crawl and gets back
+:mod:`~rep_recheck.fetching`'s, each item's decision
+:mod:`~rep_recheck.deciding`'s; their public names are importable from here too.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Collection, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from rep_engine.fetch.rules import Policy
+from rep_engine.settings import RepSettingError
+from rep_engine.trail.file import TrailFileError
+from rep_engine.trail.terminal import printable
+from rep_recheck.asof import Dated, DateError, Then, check_dated
+from rep_recheck.datasets import DatasetError, open_dataset
+from rep_recheck.deciding import AI_PURPOSES, agents_obeyed, warc_rechecker
+from rep_recheck.fetching import (
+    PROGRESS_EVERY,
+    RECHECK_MAX_WAIT,
+    Completed,
+    Fetcher,
+    FetchRequest,
+    FetchResult,
+    PageRead,
+    Progress,
+    fetch_progress,
+    origin_named,
+    origins_of,
+)
+from rep_recheck.files import PathError
+from rep_recheck.finishing import Finishing
+from rep_recheck.names import Numbered
+from rep_recheck.options import (
+    DEFAULT_USER_AGENT,
+    EXIT_CODES,
+    EXIT_INTERRUPTED,
+    EXIT_KEPT,
+    EXIT_REMOVED,
+    EXIT_USAGE,
+    HELP_WIDTH,
+    SUMMARY,
+    UsageError,
+    add_options,
+    check_outputs,
+    parser,
+    read_settings,
+    settings_of,
+)
+from rep_recheck.rechecker import Identity, Rechecker
+from rep_recheck.shards import (
+    ShardError,
+    Shards,
+    expand,
+)
+from rep_recheck.warc import Capture, WarcDocuments, WarcError
+
+__all__ = [
+    "AI_PURPOSES",
+    "DEFAULT_USER_AGENT",
+    "EXIT_CODES",
+    "EXIT_INTERRUPTED",
+    "EXIT_KEPT",
+    "EXIT_REMOVED",
+    "EXIT_USAGE",
+    "HELP_WIDTH",
+    "PROGRESS_EVERY",
+    "RECHECK_MAX_WAIT",
+    "SUMMARY",
+    "Completed",
+    "FetchRequest",
+    "FetchResult",
+    "Fetcher",
+    "PageRead",
+    "Progress",
+    "Recheck",
+    "UsageError",
+    "add_options",
+    "agents_obeyed",
+    "fetch_progress",
+    "main",
+    "parser",
+    "read_settings",
+    "run",
+    "settings_of",
+    "warc_rechecker",
+]
+
+
+def main(argv: Sequence[str], out: TextIO | None = None, fetcher: Fetcher | None = None) -> int:
+    """``python -m scrapy_rep recheck ARGV`` (the arguments after ``recheck``)."""
+    try:
+        # DATASET's files may come after the options too (``a.jsonl --out k b.jsonl``)
+        options = parser().parse_intermixed_args(list(argv))
+    except SystemExit as exit_:
+        return EXIT_KEPT if exit_.code == 0 else EXIT_USAGE
+    try:
+        settings = settings_of(options)
+    except UsageError as error:
+        print(f"scrapy_rep: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    return run(options, settings, fetcher, out)
+
+
+def run(
+    options: argparse.Namespace,
+    settings: Mapping[str, Any],
+    fetcher: Fetcher | None,
+    out: TextIO | None = None,
+    err: TextIO | None = None,
+) -> int:
+    """The recheck of ``options.dataset`` under ``settings`` (a crawl's); the exit status.
+    ``fetcher``: the crawl that fetches the documents (not needed with a WARC)."""
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    try:
+        recheck = Recheck(options, settings, err)
+        fetched = None
+        if recheck.request is not None:
+            if fetcher is None:
+                raise UsageError("no crawl to fetch the documents with: give --documents WARC")
+            fetched = fetcher(recheck.request)
+        return recheck.finish(fetched, out)
+    except (UsageError, DatasetError, WarcError, TrailFileError, PathError, ShardError,
+            DateError) as error:  # fmt: skip
+        print(printable(f"scrapy_rep: error: {error}"), file=err)  # file names: one line
+        return EXIT_USAGE
+    except RepSettingError as error:  # the crawl's add-on would not start it
+        print(f"scrapy_rep: error: {error}", file=err)
+        return EXIT_USAGE
+    except OSError as error:  # a file that failed after all (an output on a full disk)
+        print(f"scrapy_rep: error: {error.filename or 'a file'}: {error.strerror or error}",
+              file=err)  # fmt: skip
+        return EXIT_USAGE
+
+
+class Recheck(Finishing):
+    """One recheck, in two steps around the crawl that fetches its documents: made from
+    the options and settings (the dataset's first pass: :attr:`request`, what the crawl
+    is to fetch; ``None`` with a WARC), then :meth:`finish`. Raises :class:`UsageError`,
+    :class:`DatasetError`, :class:`WarcError`."""
+
+    def __init__(self, options: argparse.Namespace, settings: Mapping[str, Any], err: TextIO):
+        self.options = options
+        self.err = err
+        settings, identity = self._read_options(settings)
+        config = self.config
+        #: The collection's files (one, or its shards), each opened.
+        self.shards = shards = self._shards()
+        self.datasets = [
+            open_dataset(path, options.column, config.purpose, options.format or "")
+            for path in shards.paths
+        ]
+        #: The first (or only) dataset.
+        self.dataset = self.datasets[0]
+        self.progress = Progress(err if options.progress else None)
+        # robots.txt's line for an item it allows only where it is written (report, trail)
+        explain = bool(options.report or options.trail)
+        self.rechecker = Rechecker(config, identity, lambda o: None, explain)
+        self.request = None
+        self.warc = None
+        self.source = ""
+        if options.documents:
+            self.warc, self.then = self._read_warcs(identity)  # a bad WARC: before any output
+            if options.fetch_missing:
+                self._fetch_missing(settings)
+            return
+        held = config.recheck_parsed_origins
+        origins, pages, total = origins_of(self.datasets, options.pages, self.progress, held)
+        if not total:
+            raise DatasetError(f"{shards.label}: no item")
+        self.progress.total = total
+        within = f" in {len(shards.paths):,} shards" if shards.several else ""
+        once = " (once for every shard)" if shards.several else ""
+        print(f"recheck: {total:,} items{within} over {len(origins):,} origins; fetching "
+              f"their documents{once}", file=err, flush=True)  # fmt: skip
+        self.request = self._request(settings, origins, pages)
+
+    def _read_options(self, given: Mapping[str, Any]) -> tuple[dict[str, Any], Identity]:
+        """The settings of the recheck (its config, User-Agent, ``REP_PURPOSE_AGENTS``
+        set on it) and who the items are decided for; the options that go together
+        checked. Raises :class:`UsageError` and :class:`DateError`."""
+        options = self.options
+        settings = dict(given)
+        if options.purpose:
+            settings["REP_PURPOSE"] = options.purpose
+        if not settings.get("REP_PURPOSE"):
+            raise UsageError("give the purpose the collection is for: --purpose (search, "
+                             "ai-train, ai-input)")  # fmt: skip
+        settings["REP_AUDIT_FILE"] = ""  # the recheck writes its own trail (--trail)
+        self.purpose_agents = settings.get("REP_PURPOSE_AGENTS")
+        try:
+            self.config, identity, self.user_agent = read_settings(settings)
+        except RepSettingError as error:
+            raise UsageError(str(error)) from None
+        if options.pages and options.documents:
+            raise UsageError("--pages fetches the pages now, with their documents: "
+                             "not with --documents")  # fmt: skip
+        if isinstance(options.documents, (str, Path)):  # one WARC, as a program may name it
+            options.documents = [str(options.documents)]
+        check_dated(options.documents, options.as_of, options.date_column, options.fetch_missing)
+        return settings, identity
+
+    def _shards(self) -> Shards:
+        """The collection's files, every output checked against them before anything is
+        read or fetched, and the files of a folder not read said."""
+        options, err = self.options, self.err
+        named = options.dataset
+        shards = expand([str(named)] if isinstance(named, (str, Path)) else named)
+        self.folders = check_outputs(options, shards)
+        if shards.skipped:
+            shown = ", ".join(map(printable, shards.skipped[:5]))
+            shown += ", …" if len(shards.skipped) > 5 else ""
+            print(f"recheck: {len(shards.skipped):,} file(s) of no dataset format not read: "
+                  f"{shown}", file=err, flush=True)  # fmt: skip
+        if shards.reports:
+            print(printable(f"recheck: {len(shards.reports):,} file(s) a recheck wrote as its "
+                            f"--report not read: {', '.join(shards.reports)}"),
+                  file=err, flush=True)  # fmt: skip
+        if options.fetch_missing and not options.documents:
+            raise UsageError("--fetch-missing fetches what a WARC lacks: give --documents WARC")
+        return shards
+
+    def _fetch_missing(self, settings: dict[str, Any]) -> None:
+        """``--fetch-missing``: what the crawl is to fetch, the documents the WARC lacks."""
+        assert self.warc is not None
+        held = self.config.recheck_parsed_origins
+        origins, _, total = origins_of(self.datasets, False, None, held)
+        lacking = Numbered(held)
+        for name in origins:
+            if self.warc.lacks(origin_named(name)):
+                lacking.number(name)
+        if not total:
+            raise DatasetError(f"{self.shards.label}: no item")
+        print(f"recheck: the WARC lacks documents of {len(lacking):,} of {len(origins):,} "
+              "origin(s); fetching them now", file=self.err, flush=True)  # fmt: skip
+        if lacking:
+            self.request = self._request(settings, lacking, [])
+
+    def _read_warcs(self, identity: Identity) -> tuple[WarcDocuments, Then | None]:
+        """The documents of the WARCs of ``--documents`` (as of ``--as-of``), the items
+        decided with them; and what says ``then`` (``None``: no older capture)."""
+        options, config, rechecker = self.options, self.config, self.rechecker
+        for dataset in self.datasets:  # a trail or an export has its own `then`
+            if hasattr(dataset, "date_column"):
+                dataset.date_column = options.date_column or ""
+        dated = Dated(options.documents, options.as_of, bool(options.date_column),
+                      config.recheck_parsed_origins)  # fmt: skip
+        policy = Policy(unreachable_action=config.unreachable_action)
+
+        def read(captured: Mapping[str, Capture]) -> WarcDocuments:
+            return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile, policy,
+                                 config.recheck_parsed_origins)  # fmt: skip
+
+        rechecker.documents = warc = read(dated.now())
+        self.source = dated.source
+        return warc, dated.then(lambda found: Rechecker(config, identity, read(found), False))
+
+    def _request(
+        self, settings: dict[str, Any], origins: Collection[str], pages: list[str]
+    ) -> FetchRequest:
+        """What the crawl is to fetch, under the recheck's wait (said)."""
+        config, rechecker, err = self.config, self.rechecker, self.err
+        crawl = {**settings, "REP_PURPOSE": config.purpose}
+        crawl.setdefault("REP_UNREACHABLE_MAX_WAIT", RECHECK_MAX_WAIT)
+        default = "REP_UNREACHABLE_MAX_WAIT" not in settings
+        print(f"recheck: a document that does not answer (a 5xx, a 429, a network error) "
+              f"is waited for at most {float(crawl['REP_UNREACHABLE_MAX_WAIT']):,.0f} s "
+              "(REP_UNREACHABLE_MAX_WAIT" + (", a recheck's default: its origin's items "
+              "are then unknown, and removed anyway)" if default else ")"),
+              file=err, flush=True)  # fmt: skip
+        return FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
+                            rechecker.rules.needs_tdmrep,
+                            err if self.options.progress else None)  # fmt: skip

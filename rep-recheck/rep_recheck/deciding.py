@@ -1,0 +1,141 @@
+"""Each item of a recheck decided (pure): its status now, its page's statements read
+again (``--pages``), its ``then`` (older captures), its trail record and its evidence;
+the robots.txt groups obeyed for an AI purpose, as the summary says them; and the
+decisions of a crawl on a WARC's documents (:func:`warc_rechecker`, the pipeline step's).
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Final
+
+from rep_engine.fetch.rules import Policy
+from rep_engine.settings import RepSettingError
+from rep_engine.urls.origins import origin_of
+from rep_recheck.asof import Then, Timeline
+from rep_recheck.fetching import PageRead
+from rep_recheck.options import UsageError, read_settings
+from rep_recheck.outputs import UNREADABLE, Evidence, EvidenceMemo
+from rep_recheck.rechecker import Outcome, Rechecker, Status
+from rep_recheck.trail import RecheckTrail
+from rep_recheck.warc import WarcDocuments
+
+#: The AI purposes, for which the groups of AI crawlers' names matter.
+AI_PURPOSES: Final = frozenset({"ai-train", "ai-input"})
+#: The collector's first threshold while a recheck decides its items (CPython's is 700):
+#: see :func:`collector_paced`.
+YOUNG_OBJECTS: Final = 10_000
+
+
+@contextmanager
+def collector_paced(young: int = YOUNG_OBJECTS) -> Iterator[None]:
+    """CPython's cyclic garbage collector run after ``young`` new objects (at least; 700
+    by default) while a recheck decides its items, its thresholds as they were after.
+
+    Each origin met adds about 20 long-lived objects (its compiled rules, its shared
+    outcomes): the collector examines them every 700 new objects, and once ten such
+    rounds ran and the long-lived objects grew by a quarter, it walks every origin's
+    documents again, about a fifth of a first pass over 20,000 origins (five walks;
+    docs/recheck.md, "Scale"). With 10,000 it still runs, 14 times less often, and
+    walks them all after 1M new objects. A collector switched off (threshold 0) stays
+    off. Only this loop: the thresholds are the process's."""
+    before = gc.get_threshold()
+    if before[0]:
+        gc.set_threshold(max(before[0], young), *before[1:])
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+
+
+def agents_obeyed(rechecker: Rechecker) -> list[str]:
+    """For an AI purpose, the robots.txt groups obeyed, as the summary says them: a site
+    that blocks GPTBot or CCBot by name (the commonest AI opt-out) says no only when
+    ``REP_PURPOSE_AGENTS`` names them."""
+    if not AI_PURPOSES.intersection(rechecker.config.purpose):
+        return []
+    own = ", ".join(f"`{name}`" for name in rechecker.names if name)
+    agents = rechecker.rules.agents
+    if agents:
+        named = ", ".join(f"`{agent}`" for agent in agents)
+        return [f"robots.txt groups obeyed: the crawler's own ({own}, else `*`) and those of "
+                f"{named} (REP_PURPOSE_AGENTS): their Disallow lines refuse items too"]  # fmt: skip
+    return [f"robots.txt groups obeyed: the crawler's own ({own}, else `*`) only; no AI "
+            "crawler's: a site that blocks GPTBot or CCBot by name alone is not read as a "
+            "no (obey their groups with -s REP_PURPOSE_AGENTS=GPTBot,CCBot)"]  # fmt: skip
+
+
+class Closing:
+    """A dataset's writer, closed at the end of a ``with``."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+
+    def __enter__(self) -> Any:
+        return self.writer
+
+    def __exit__(self, *exc: object) -> None:
+        self.writer.close()
+
+
+def origin_name(url: str) -> str:
+    """The origin of ``url`` as the counts name it (``""``: none)."""
+    origin = origin_of(url) if url else None
+    return str(origin) if origin is not None else ""
+
+
+def decide_item(
+    item: Any,
+    rechecker: Rechecker,
+    pages: dict[str, PageRead | str] | None,
+    trail: RecheckTrail | None,
+    memo: EvidenceMemo,
+    shard: str = "",
+    then: Then | None = None,
+    dated: bool = False,
+) -> tuple[Any, str, Evidence, Outcome | None]:
+    """One item (its ``then`` filled in when refused now and ``then`` can say it: older
+    captures), its status, evidence and outcome (``None``: its URL could not be read)."""
+    if item.problem:
+        return item, UNREADABLE, Evidence(signal=UNREADABLE, text=item.problem), None
+    outcome = rechecker.decide(item.url)
+    statements = None
+    fetched_at = decided = 0.0
+    if pages is not None and outcome.status is Status.KEPT:
+        page = pages.get(item.url, "not fetched")
+        if isinstance(page, str):
+            outcome = rechecker.page_failed(outcome, page)
+        else:
+            # Decided as the item is, not as the page was fetched: an unavailable_after
+            # that passed since (during the run) removes it; the trail says when.
+            statements, fetched_at = page.statements, page.time
+            decided = max(page.time, time.time())
+            outcome = rechecker.after_fetch(item.url, outcome, statements, decided, page.image)
+    if then is not None and outcome.status is Status.REFUSED and item.then is None:
+        item = replace(item, then=then.of(item.url, item.date, dated))
+    if trail is not None:
+        trail.item(item, outcome, statements, decided, shard)
+    return item, str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome
+
+
+def warc_rechecker(settings: Mapping[str, Any], warc: str | Path) -> Rechecker:
+    """The decisions of a crawl with ``settings`` (its ``REP_PURPOSE`` set), on the
+    documents of the WARC at ``warc`` (the pipeline step's, in each worker). Raises
+    :class:`UsageError` and :class:`WarcError`."""
+    try:
+        config, identity, _ = read_settings(settings)
+    except RepSettingError as error:
+        raise UsageError(str(error)) from None
+    rechecker = Rechecker(config, identity, lambda origin: None)
+    policy = Policy(unreachable_action=config.unreachable_action)
+    held = config.recheck_parsed_origins
+    captured = Timeline.read([warc], held).at()  # beyond `held` URLs, in an SQLite file
+    rechecker.documents = WarcDocuments(
+        captured, rechecker.rules, rechecker.names, config.profile, policy, held
+    )
+    return rechecker

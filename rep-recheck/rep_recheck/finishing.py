@@ -1,0 +1,287 @@
+"""The second step of a recheck, after the crawl that fetched its documents (pure):
+every item decided, shard by shard, its outputs written under temporary names and put in
+place once all are whole (:class:`~rep_recheck.files.Staged`), the summary, and
+the exit status (:class:`Finishing`, which :class:`~rep_recheck.command.Recheck`
+is made from).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+from collections.abc import Sequence
+from contextlib import ExitStack
+from pathlib import Path
+from typing import IO, Any, TextIO
+
+from rep_engine.settings import RepConfig
+from rep_engine.trail.terminal import printable
+from rep_recheck.asof import Then
+from rep_recheck.datasets import Dataset, DatasetError
+from rep_recheck.deciding import (
+    Closing,
+    agents_obeyed,
+    collector_paced,
+    decide_item,
+    origin_name,
+)
+from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
+from rep_recheck.files import Staged, Stale
+from rep_recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
+from rep_recheck.outputs import (
+    UNREADABLE,
+    EvidenceMemo,
+    Tally,
+    encode,
+    item_line,
+    summary_markdown,
+)
+from rep_recheck.pacing import PAGES_NOT_CHECKED
+from rep_recheck.rechecker import Rechecker, Status
+from rep_recheck.shards import Shards, output_of
+from rep_recheck.store import DocumentStore, OriginsEvidence
+from rep_recheck.trail import RecheckTrail
+from rep_recheck.warc import WarcDocuments
+
+
+class Finishing:
+    """A recheck's second step (:meth:`finish`), on what its first step made (the
+    attributes below, set by :class:`~rep_recheck.command.Recheck`)."""
+
+    options: argparse.Namespace
+    err: TextIO
+    config: RepConfig
+    user_agent: str
+    #: ``REP_PURPOSE_AGENTS`` as given: the trail's header names its presets.
+    purpose_agents: Any
+    shards: Shards
+    datasets: list[Dataset]
+    progress: Progress
+    rechecker: Rechecker
+    #: What the crawl is to fetch (``None``: the documents come from a WARC).
+    request: FetchRequest | None
+    #: The WARC's documents (``--documents``).
+    warc: WarcDocuments | None
+    #: What the capture nearest before each item's date said of it (``None``: no older
+    #: capture given: :mod:`rep_recheck.asof`).
+    then: Then | None = None
+    #: Where the documents came from, as the summary says it.
+    source: str
+    #: The output folders (several shards), with their previous run's files to remove.
+    folders: dict[str, list[Stale]]
+    #: Why the fetch stopped before its end (``""``: it did not).
+    interrupted: str = ""
+    #: The pages asked for (``--pages``) that an interrupted fetch did not have.
+    pages_missing: int = 0
+
+    def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
+        """Every item decided and written; the summary; the exit status. The outputs are
+        written under temporary names and renamed over their paths once all are whole;
+        the summary on standard output is written once they are."""
+        if fetched is not None and self.warc is not None:
+            self.rechecker.documents = Completed(self.warc, fetched)
+            self.source += (f"; what it lacks fetched now, {fetched.downloads:,} download(s) "
+                            f"for {len(fetched.documents):,} origin(s)")  # fmt: skip
+        elif fetched is not None:
+            self.rechecker.documents = fetched.documents_of
+            self.source = (f"fetched now, {fetched.downloads:,} download(s) for "
+                           f"{len(fetched.documents):,} origin(s)")  # fmt: skip
+        if fetched is not None and isinstance(fetched.documents, DocumentStore):
+            fetched.documents.parsed_origins = self.config.recheck_parsed_origins
+        staged = Staged()
+        self.interrupted = fetched.interrupted if fetched is not None else ""
+        for folder, stale in self.folders.items() if not self.interrupted else ():
+            # an interrupted run writes no --out or --removed: the previous run's files
+            # and manifest stay as they are (its --summary there is no shard of it)
+            staged.folder(folder, stale)
+        self.pages_missing = 0
+        if self.interrupted and self.request is not None and fetched is not None:
+            self.pages_missing = len(set(self.request.pages) - fetched.pages.keys())
+        try:
+            tally, head = self._decide_all(fetched, staged)
+            text = self._summary(tally, head)
+            tally.close()
+            if self.options.summary:
+                with io.TextIOWrapper(staged.open(self.options.summary), "utf-8") as file:
+                    file.write(text)
+        except BaseException:
+            staged.discard()  # no output that looks whole from a run stopped half-way
+            raise
+        staged.commit()
+        if not self.options.summary:
+            out.write(text)
+        return self._exit_status(tally)
+
+    def _about(self) -> dict[str, Any]:
+        """What the trail's run line says of the recheck."""
+        options, shards = self.options, self.shards
+        formats = list(dict.fromkeys(dataset.format for dataset in self.datasets))
+        about: dict[str, Any] = {
+            "dataset": shards.label,
+            "format": ", ".join(formats),
+            "documents": named_warcs(options.documents) or "fetched",
+            "pages": bool(options.pages),
+        }
+        if shards.several:
+            about["shards"] = list(shards.paths)
+        return about
+
+    def _decide_all(self, fetched: FetchResult | None, staged: Staged) -> tuple[Tally, str]:
+        """Every item decided, shard by shard, its outputs written to ``staged``'s paths;
+        the counts, and the trail's head (``""``: no trail)."""
+        options, rechecker, shards = self.options, self.rechecker, self.shards
+        named = tuple(agent.lower() for agent in rechecker.rules.agents)
+        tally = Tally(self.config.purpose, held=self.config.recheck_parsed_origins,
+                      named_agents=named)  # fmt: skip
+        memo = OriginsEvidence(rechecker)
+        self.progress.begin()
+        with ExitStack() as stack:
+            report = (
+                stack.enter_context(staged.open(options.report))
+                if options.report and not self.interrupted
+                else None
+            )
+            trail = None
+            if options.trail:
+                trail = RecheckTrail(Path(options.trail), rechecker, self._about(),
+                                     self.user_agent, self.purpose_agents)  # fmt: skip
+                stack.callback(trail.file.close)  # stopped by bad input: no end line
+            read_again = fetched.pages if fetched is not None and options.pages else None
+            for path, dataset in zip(shards.paths, self.datasets, strict=True):
+                shard = path if shards.several else ""
+                if shard:
+                    tally.shard(shard, dataset.format)
+                self._decide_shard(dataset, shard, staged, tally, memo, report, trail, read_again)
+            end = "interrupted" if self.interrupted else "finished"
+            head = trail.close(tally.statuses[UNREADABLE], end) if trail is not None else ""
+        if not tally.items:
+            raise DatasetError(f"{shards.label}: no item")
+        return tally, head
+
+    def _summary(self, tally: Tally, head: str) -> str:
+        """The summary's text; its lines of warning said on standard error too."""
+        options, rechecker, config = self.options, self.rechecker, self.config
+        identity_words = (f"agent `{rechecker.agent}` (User-Agent `{self.user_agent}`), "
+                          f"profile {config.profile}")  # fmt: skip
+        lines = summary_markdown(tally, self.shards.label, self.source, identity_words,
+                                 options.keep_unknown, agents_obeyed(rechecker))  # fmt: skip
+        if self.interrupted:
+            stopped = self._interrupted_line()
+            lines[1:1] = ["", f"**{stopped}**"]
+            print(f"recheck: {stopped}", file=self.err, flush=True)
+        if (unchecked := self._tdmrep_unchecked()) is not None:
+            lines[1:1] = ["", f"**{unchecked}**"]
+            print(f"recheck: {unchecked}", file=self.err, flush=True)
+        if not options.pages:
+            lines += ["", PAGES_NOT_CHECKED]
+            print(f"recheck: {PAGES_NOT_CHECKED}", file=self.err, flush=True)
+        if options.trail:
+            lines += ["", f"Trail: `{options.trail}`, head `{head}` (`python -m scrapy_rep "
+                      f"audit verify {options.trail}`)"]  # fmt: skip
+        return "\n".join(lines) + "\n"
+
+    def _exit_status(self, tally: Tally) -> int:
+        """The exit status, after the lines that warn of the items that could not be
+        read (and of those whose date could not be)."""
+        self._say_undated()
+        label = self.shards.label
+        for (number, why), shard in zip(tally.unreadable, tally.unreadable_in, strict=True):
+            print(printable(f"scrapy_rep: warning: {shard or label}: line {number}: "
+                            f"{why} (removed)"), file=self.err)  # fmt: skip
+        if self.interrupted:
+            return EXIT_INTERRUPTED
+        if tally.statuses[UNREADABLE] == tally.items:  # nothing decided: bad input
+            print(printable(f"scrapy_rep: error: {label}: no item could be read"), file=self.err)
+            return EXIT_USAGE
+        removed = (
+            tally.statuses[Status.REFUSED]
+            + tally.statuses[UNREADABLE]
+            + (0 if self.options.keep_unknown else tally.statuses[Status.UNKNOWN])
+        )
+        return EXIT_REMOVED if removed else EXIT_KEPT
+
+    def _decide_shard(
+        self,
+        dataset: Dataset,
+        shard: str,
+        staged: Staged,
+        tally: Tally,
+        memo: EvidenceMemo,
+        report: IO[bytes] | None,
+        trail: RecheckTrail | None,
+        read_again: dict[str, PageRead | str] | None,
+    ) -> None:
+        """One file's items decided (``shard``: its path, when the collection is several),
+        its kept and removed items written to their own files (an interrupted fetch: no
+        collection or removed items that would look whole; the origins never fetched are
+        unknown, kept by --keep-unknown)."""
+        options, rechecker, progress = self.options, self.rechecker, self.progress
+        dated = bool(options.date_column)
+        with ExitStack() as stack:
+            stack.enter_context(collector_paced())  # restored after (docs/recheck.md, "Scale")
+            writers = [
+                None if path is None or self.interrupted else stack.enter_context(
+                    Closing(dataset.writer(staged.open(
+                        output_of(path, shard) if shard else path
+                    )))
+                )
+                for path in (options.out, options.removed)
+            ]  # fmt: skip
+            for chunk in dataset.chunks(rows=any(writers)):
+                keep = []
+                for item in chunk.items:
+                    item, status, said, outcome = decide_item(
+                        item, rechecker, read_again, trail, memo, shard, self.then, dated
+                    )
+                    tally.add(item, status, said, origin_name(item.url))
+                    kept = status == Status.KEPT or (
+                        status == Status.UNKNOWN and options.keep_unknown
+                    )
+                    keep.append(kept)
+                    if report is not None:
+                        why = item.problem or (outcome.why if outcome is not None else "")
+                        report.write(encode(item_line(item, status, said, why, shard)))
+                for writer, wanted in zip(writers, (True, False), strict=True):
+                    if writer is not None:
+                        writer.write(chunk, keep if wanted else [not k for k in keep])
+                progress.tick(tally.items, len(tally.origins))
+
+    def _say_undated(self) -> None:
+        """The line that counts the items refused now whose date could not be read."""
+        if self.then is not None and self.then.undated:
+            print(f"recheck: {self.then.undated_line(self.options.date_column)}", file=self.err)
+
+    def _tdmrep_unchecked(self) -> str | None:
+        """The line that says a WARC held no tdmrep.json for origins whose items an AI
+        purpose needs it for (``None``: it held every one needed)."""
+        warc = self.warc
+        if warc is None or not warc.without_tdmrep:
+            return None
+        filled = getattr(self.rechecker.documents, "filled", 0)
+        lacking = warc.without_tdmrep - filled
+        if lacking <= 0:
+            return None
+        fetch = "" if self.options.fetch_missing else (
+            " --fetch-missing fetches now only what the WARC lacks."
+        )  # fmt: skip
+        return (f"TDMRep not checked for {lacking:,} of {warc.origins:,} origin(s): the WARC "
+                "holds no tdmrep.json for them (a Common Crawl robots.txt WARC holds none), so "
+                f"their items are unknown for {', '.join(self.config.purpose)} unless their "
+                f"robots.txt refuses them already.{fetch}")  # fmt: skip
+
+    def _interrupted_line(self) -> str:
+        """What an interrupted run says first, in its summary and on standard error."""
+        asked = len(self.request.origins) if self.request is not None else 0
+        pages = f", {self.pages_missing:,} page(s) not fetched" if self.pages_missing else ""
+        return (f"Interrupted ({self.interrupted}): the fetch stopped before every "
+                f"document was had ({asked:,} origin(s) asked for{pages}); the items of the "
+                "origins (and pages) not fetched are unknown. Not a whole recheck: --out, "
+                "--removed and --report were not written (exit status "
+                f"{EXIT_INTERRUPTED}).")  # fmt: skip
+
+
+def named_warcs(warcs: Sequence[str] | None) -> str | list[str] | None:
+    """The WARC(s) of ``--documents`` as the trail's header names them."""
+    if not warcs:
+        return None
+    return warcs[0] if len(warcs) == 1 else list(warcs)

@@ -1,0 +1,280 @@
+"""The line-based formats of a dataset (pure): JSON Lines, CSV, and an audit trail or its
+export; each read in chunks of :data:`~rep_recheck.items.CHUNK_ITEMS` items and
+written back line by line, each kept line or record as it was (:class:`LinesWriter`).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from rep_audit.export import export_lines
+from rep_engine.trail.read import TrailError
+from rep_recheck.items import (
+    CHUNK_ITEMS,
+    FIELD_LIMIT,
+    KEPT,
+    REFUSED,
+    Chunk,
+    ChunkWriter,
+    DatasetError,
+    Item,
+    field_of,
+    opened,
+    url_problem,
+)
+
+# --------------------------------------------------------------------------- JSON Lines
+
+
+class LinesWriter:
+    """Writes chosen lines (bytes, newline included) as they were, after the dataset's
+    header line (``source.header``, known once its first chunk is read)."""
+
+    def __init__(self, file: IO[bytes], source: Any = None) -> None:
+        self._file = file
+        self._source = source
+
+    def _header(self) -> None:
+        source, self._source = self._source, None
+        header = getattr(source, "header", b"")
+        if header:
+            self._file.write(header)
+
+    def write(self, chunk: Chunk, keep: Sequence[bool]) -> None:
+        if self._source is not None:
+            self._header()
+        write = self._file.write
+        for line, kept in zip(chunk.data, keep, strict=True):
+            if kept:
+                write(line)
+
+    def close(self) -> None:
+        if self._source is not None:
+            self._header()
+        self._file.close()
+
+
+class JsonLines:
+    """A JSON Lines dataset, one object per line (blank lines are no items)."""
+
+    format = "jsonl"
+
+    def __init__(self, path: Path, column: str) -> None:
+        self.path = path
+        self.name = str(path)
+        self.column = column
+        #: The field of each item's date (``""``: none read).
+        self.date_column = ""
+
+    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
+        items: list[Item] = []
+        lines: list[bytes] = []
+        first = True
+        with opened(self.path) as file:
+            for number, raw in enumerate(file, 1):
+                if not raw.strip():
+                    continue
+                if not raw.endswith(b"\n"):
+                    raw += b"\n"  # the last line, without its newline: written with one
+                try:
+                    record = json.loads(raw)
+                except ValueError as error:
+                    item = Item(number, "", f"not JSON ({error})")
+                else:
+                    item = self._item(number, record, first)
+                first = False
+                items.append(item)
+                lines.append(raw)
+                if len(items) >= CHUNK_ITEMS:
+                    yield Chunk(items, lines)
+                    items, lines = [], []
+        if items:
+            yield Chunk(items, lines)
+
+    def _item(self, number: int, record: Any, first: bool) -> Item:
+        if not isinstance(record, dict):
+            return Item(number, "", "not a JSON object")
+        found, url = field_of(record, self.column)
+        if not found:
+            if first:
+                raise DatasetError(
+                    f"{self.name}: line {number} has no {self.column!r} field: name the "
+                    "field that holds each item's URL with --column"
+                )
+            return Item(number, "", f"no {self.column!r} field")
+        date = field_of(record, self.date_column)[1] if self.date_column else None
+        return Item(number, url if isinstance(url, str) else "", url_problem(url), date=date)
+
+    def writer(self, file: IO[bytes]) -> ChunkWriter:
+        return LinesWriter(file)
+
+
+# --------------------------------------------------------------------------- CSV
+
+
+class Csv:
+    """A CSV dataset with a header line (UTF-8), the URL in the column named by it."""
+
+    format = "csv"
+
+    def __init__(self, path: Path, column: str) -> None:
+        self.path = path
+        self.name = str(path)
+        self.column = column
+        self.header = b""
+        #: The column of each item's date (``""``: none read).
+        self.date_column = ""
+
+    def _records(self, file: IO[bytes]) -> Iterator[tuple[int, list[str] | None, bytes, str]]:
+        """Each record: the number of its first line, its fields, its bytes, and why it
+        cannot be read (its fields ``None``: a bare CR in an unquoted field); the next
+        record is read after it, as the reader starts afresh on the next line."""
+        pending: list[bytes] = []
+        count = [0]
+
+        def lines() -> Iterator[str]:
+            for raw in file:
+                pending.append(raw)
+                count[0] += 1
+                yield raw.decode("utf-8", "replace")
+
+        reader = csv.reader(lines())
+        while True:
+            row: list[str] | None
+            try:
+                row, problem = next(reader), ""
+            except StopIteration:
+                return
+            except csv.Error as error:
+                row, problem = None, f"not a CSV record ({error})"
+            raw = b"".join(pending)
+            number = count[0] - len(pending) + 1
+            pending.clear()
+            yield number, row, raw, problem
+
+    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
+        # A field may be as long as a record (the default limit, 128 KiB, would stop the
+        # run on one long text); the limit is the csv module's, set back after.
+        limit = csv.field_size_limit(FIELD_LIMIT)
+        try:
+            yield from self._chunks()
+        finally:
+            csv.field_size_limit(limit)
+
+    def _chunks(self) -> Iterator[Chunk]:
+        with opened(self.path) as file:
+            records = self._records(file)
+            try:
+                _, header, raw, problem = next(records)
+            except StopIteration:
+                raise DatasetError(f"{self.name}: an empty CSV file (no header line)") from None
+            if header is None:
+                raise DatasetError(f"{self.name}: not CSV: its header line: {problem}")
+            names = [name.lstrip("\ufeff").strip() for name in header]
+            if self.column not in names:
+                raise DatasetError(
+                    f"{self.name}: no column {self.column!r} in its header "
+                    f"({', '.join(map(repr, names[:10]))}): name the column that holds "
+                    "each item's URL with --column"
+                )
+            self.header = raw
+            place = names.index(self.column)
+            dated = names.index(self.date_column) if self.date_column in names else -1
+            items: list[Item] = []
+            lines: list[bytes] = []
+            for number, row, raw, problem in records:
+                if row is not None and not row:
+                    continue  # a blank line
+                if not raw.endswith(b"\n"):
+                    raw += b"\n"
+                if row is None:
+                    items.append(Item(number, "", problem))
+                else:
+                    url = row[place] if place < len(row) else ""
+                    problem = (
+                        url_problem(url) if place < len(row) else "a record without that column"
+                    )
+                    date = row[dated] if 0 <= dated < len(row) else None
+                    items.append(Item(number, url, problem, date=date))
+                lines.append(raw)
+                if len(items) >= CHUNK_ITEMS:
+                    yield Chunk(items, lines)
+                    items, lines = [], []
+            if items:
+                yield Chunk(items, lines)
+
+    def writer(self, file: IO[bytes]) -> ChunkWriter:
+        return LinesWriter(file, self)
+
+
+# --------------------------------------------------------------------------- trails
+
+
+class Export:
+    """An ``audit export`` (or a trail, read through it): one asset per line after the
+    header; an asset was kept by the crawl, and refused then for a purpose of the
+    recheck only when its preferences say ``disallowed`` for it (``mark``)."""
+
+    def __init__(self, path: Path, purposes: Sequence[str], trail: bool = False) -> None:
+        self.path = path
+        self.name = str(path)
+        self.purposes = tuple(purposes)
+        self.format = "trail" if trail else "export"
+        self.header = b""
+
+    def _lines(self) -> Iterable[bytes]:
+        if self.format == "trail":
+            try:
+                # its crawl's pages and files: the items a recheck appended to it are
+                # another collection's (re-checked again, each would be there twice)
+                for line in export_lines(self.path, rechecked_items=False):
+                    yield (line + "\n").encode()
+            except TrailError as error:
+                raise DatasetError(str(error)) from None
+            return
+        with opened(self.path) as file:
+            yield from file
+
+    def chunks(self, rows: bool = True) -> Iterator[Chunk]:
+        lines = iter(self._lines())
+        header = next(lines, b"")
+        try:
+            head = json.loads(header) if header.strip() else None
+        except ValueError:
+            head = None
+        if not isinstance(head, dict) or "export" not in head:
+            raise DatasetError(f"{self.name}: not an audit export (no header line)")
+        self.header = header
+        items: list[Item] = []
+        data: list[bytes] = []
+        for number, raw in enumerate(lines, 2):
+            try:
+                asset = json.loads(raw)
+            except ValueError as error:
+                item = Item(number, "", f"not JSON ({error})")
+            else:
+                item = self._item(number, asset)
+            items.append(item)
+            data.append(raw if raw.endswith(b"\n") else raw + b"\n")
+            if len(items) >= CHUNK_ITEMS:
+                yield Chunk(items, data)
+                items, data = [], []
+        if items:
+            yield Chunk(items, data)
+
+    def _item(self, number: int, asset: Any) -> Item:
+        if not isinstance(asset, dict):
+            return Item(number, "", "not a JSON object")
+        url = asset.get("url")
+        preferences = asset.get("preferences")
+        said = preferences if isinstance(preferences, dict) else {}
+        refused = any(said.get(purpose) == "disallowed" for purpose in self.purposes)
+        then = REFUSED if refused else KEPT
+        return Item(number, url if isinstance(url, str) else "", url_problem(url), then)
+
+    def writer(self, file: IO[bytes]) -> ChunkWriter:
+        return LinesWriter(file, self)

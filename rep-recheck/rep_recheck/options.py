@@ -1,0 +1,178 @@
+"""The command line of ``recheck`` (its options and arguments, its help and exit codes),
+its settings read as a crawl reads them, and the files its options name checked before
+any work (:func:`check_outputs`; pure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import textwrap
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Final
+
+from rep_engine.settings import RepConfig, read_config
+from rep_engine.settings.names import check_names, known_names
+from rep_engine.settings.readers import read_bool
+from rep_engine.trail.file import TrailFileError, check_trail
+from rep_recheck.asof import add_dated_options
+from rep_recheck.datasets import FORMATS, STDIN
+from rep_recheck.files import OUTPUTS, PathError, Stale, check_paths, previous_outputs
+from rep_recheck.rechecker import Identity
+from rep_recheck.shards import SUFFIXES, Shards, check_folders, output_of
+
+#: The width every help text fits in.
+HELP_WIDTH: Final = 80
+EXIT_KEPT: Final = 0
+EXIT_REMOVED: Final = 1
+EXIT_USAGE: Final = 2
+#: The fetch was stopped (Ctrl-C, a shutdown) before every document was had.
+EXIT_INTERRUPTED: Final = 3
+#: The User-Agent a recheck is decided for without ``--user-agent`` (``check``'s).
+DEFAULT_USER_AGENT: Final = "Scrapy"
+#: What ``recheck`` does, as ``python -m scrapy_rep --help`` says it.
+SUMMARY: Final = "re-check a stored collection: the items a site has since said no to"
+
+EXIT_CODES: Final = "\n".join([
+    "exit codes (scrapy rep-recheck uses the same):",
+    f"  {EXIT_KEPT}  every item is kept",
+    f"  {EXIT_REMOVED}  some items are removed: refused now, unknown (not kept), or",
+    "     unreadable (a warning names its line; the run goes on)",
+    f"  {EXIT_USAGE}  bad input or usage: a wrong option or setting, an unreadable dataset",
+    "     or WARC, a dataset of no item, or none of whose items could be read",
+    f"  {EXIT_INTERRUPTED}  interrupted: the fetch was stopped (Ctrl-C) before every document",
+    "     was had; --out, --removed and --report are not written, the summary and the",
+    "     trail's end line say so",
+])  # fmt: skip
+
+
+class UsageError(Exception):
+    """A wrong option or setting: one line."""
+
+
+def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
+    """The options of ``recheck`` (``project``: ``scrapy rep-recheck``, whose settings
+    are the project's and ``-s``, and whose DATASET files are Scrapy's arguments)."""
+    if not project:
+        parser.add_argument("dataset", metavar="DATASET", nargs="+", help="the collection: "
+                            "JSON Lines, CSV, Parquet, an audit trail or its export (- for "
+                            "standard input); or its shards: several files, a folder, a "
+                            "quoted pattern ('shards/*.parquet')")  # fmt: skip
+    parser.add_argument(
+        "--purpose",
+        help="REP_PURPOSE: search, ai-train, ai-input, "
+        "comma-separated" + (" (default: the project's)" if project else ""),
+    )
+    parser.add_argument("--column", default="url", help="the field or column of each item's "
+                        "URL (default: url; a dotted path in JSON: metadata.url)")  # fmt: skip
+    parser.add_argument("--format", choices=FORMATS, help="the dataset's format (default: "
+                        "from its name and first line)")  # fmt: skip
+    parser.add_argument("--out", metavar="FILE", help="the items kept, in the dataset's format "
+                        "(several shards: a folder, one file per shard)")  # fmt: skip
+    parser.add_argument("--removed", metavar="FILE", help="the items removed, in its format "
+                        "(several shards: a folder)")  # fmt: skip
+    parser.add_argument("--report", metavar="FILE", help="one JSON line per item: its status "
+                        "now and its evidence")  # fmt: skip
+    parser.add_argument("--summary", metavar="FILE", help="the Markdown summary (default: "
+                        "standard output)")  # fmt: skip
+    parser.add_argument("--trail", metavar="FILE", help="the recheck's own audit trail "
+                        "(appended to; `audit verify` checks it)")  # fmt: skip
+    parser.add_argument("--documents", metavar="WARC", action="append", help="read the "
+                        "documents from this WARC of captures instead of fetching them "
+                        "now (repeatable: each origin's newest capture is read)")  # fmt: skip
+    add_dated_options(parser)
+    parser.add_argument("--fetch-missing", action="store_true", help="with --documents: "
+                        "fetch now only the documents the WARC lacks (a Common Crawl "
+                        "robots.txt WARC holds no tdmrep.json)")  # fmt: skip
+    parser.add_argument("--pages", action="store_true", help="fetch each item's page again: its "
+                        "headers and meta decide too")  # fmt: skip
+    parser.add_argument("--keep-unknown", action="store_true", help="keep the items whose "
+                        "documents could not be had (counted either way)")  # fmt: skip
+    parser.add_argument("--no-progress", dest="progress", action="store_false",
+                        help="no progress lines on standard error")  # fmt: skip
+    if not project:
+        parser.add_argument("--user-agent", "-A", default=DEFAULT_USER_AGENT,
+                            help=f"USER_AGENT (default: {DEFAULT_USER_AGENT})")  # fmt: skip
+        parser.add_argument("--profile", help="REP_PROFILE: google (default), rfc9309, legacy")
+        parser.add_argument("--no-robotstxt-obey", dest="robotstxt_obey", action="store_false",
+                            help="as ROBOTSTXT_OBEY = False")  # fmt: skip
+        parser.add_argument("-s", "--set", dest="settings", metavar="NAME=VALUE",
+                            action="append", default=[], help="a setting, as a crawl's "
+                            "(REP_PURPOSE_AGENTS=…, REP_OVERRIDES=…; repeatable)")  # fmt: skip
+
+
+def parser(prog: str = "python -m scrapy_rep recheck") -> argparse.ArgumentParser:
+    about = textwrap.fill(
+        "Re-check a stored collection: which of its items a site has since said no to, "
+        "by which signal, line and document, decided as a crawl with these settings would "
+        "decide them now.", width=HELP_WIDTH,
+    )  # fmt: skip
+    recheck = argparse.ArgumentParser(
+        prog=prog, description=about, epilog=EXIT_CODES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )  # fmt: skip
+    add_options(recheck)
+    return recheck
+
+
+def settings_of(options: argparse.Namespace) -> dict[str, Any]:
+    """The options of ``python -m scrapy_rep recheck`` as a crawl's settings."""
+    settings: dict[str, Any] = {"USER_AGENT": options.user_agent,
+                                "ROBOTSTXT_OBEY": options.robotstxt_obey}  # fmt: skip
+    for pair in options.settings:
+        name, equals, value = pair.partition("=")
+        if not equals or not name:
+            raise UsageError(f"-s takes NAME=VALUE, got {pair!r}")
+        settings[name.strip()] = value
+    if options.profile:
+        settings["REP_PROFILE"] = options.profile
+    return settings
+
+
+def read_settings(settings: Mapping[str, Any]) -> tuple[RepConfig, Identity, str]:
+    """A recheck's settings (``REP_PURPOSE`` set), read as the crawl reads them at start
+    (:func:`rep_engine.settings.read_config`, the one reader of the crawl, the command
+    and the datatrove step; and the names the crawl refuses): the config, who the items
+    are decided for, the User-Agent. Raises :class:`RepSettingError` naming the setting
+    (``ROBOTSTXT_OBEY = "ture"`` is refused, never read as false)."""
+    settings = dict(settings)
+    config = read_config(settings)
+    check_names(settings, known_names(), config.unknown_settings)
+    user_agent = str(settings.get("USER_AGENT") or DEFAULT_USER_AGENT)
+    declared = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
+    obey = read_bool(settings, "ROBOTSTXT_OBEY", True)
+    return config, Identity(declared, user_agent, obey, purpose_set=True), user_agent
+
+
+def check_outputs(options: argparse.Namespace, shards: Shards) -> dict[str, list[Stale]]:
+    """Every output against every input (each shard, the WARC) and each other, and
+    writable; the trail can be chained on (:mod:`rep_recheck.files`). With several
+    shards, ``--out`` and ``--removed`` are folders: each shard's own file in them is
+    checked, and the files of a previous run there that this one does not write
+    (:func:`previous_outputs`); the folders, with those files. Raises
+    :class:`PathError`, :class:`TrailFileError` and :class:`ShardError`."""
+    stdin = shards.paths == [STDIN]
+    what = "a shard of the dataset" if shards.several else "the dataset"
+    inputs = [] if stdin else [(what, Path(path)) for path in shards.paths]
+    for warc in options.documents or ():
+        inputs.append(("the WARC of --documents", Path(warc)))
+    given = [(name, str(getattr(options, name))) for name in OUTPUTS
+             if getattr(options, name, None)]  # fmt: skip
+    folders = [(name, path) for name, path in given if name in ("out", "removed")]
+    check_folders(shards, folders)
+    outputs = []
+    for name, path in given:
+        if shards.several and name in ("out", "removed"):
+            outputs += [(name, output_of(path, shard)) for shard in shards.paths]
+        else:
+            outputs.append((name, Path(path)))
+    check_paths(inputs, outputs, stdin=0 if stdin else None)
+    if options.trail:
+        try:
+            check_trail(Path(options.trail))  # locked, no trail, or ending with a cut line
+        except TrailFileError as error:
+            raise PathError(f"--trail {error}") from None
+    names = [Path(shard).name for shard in shards.paths]
+    others = [Path(path) for name, path in given if name not in ("out", "removed")]
+    return {path: previous_outputs(name, Path(path), names, SUFFIXES, inputs, others)
+            for name, path in folders if shards.several}  # fmt: skip

@@ -1,0 +1,245 @@
+"""The recheck's own audit trail (docs/audit-trail.md, ``item``), in the trail's format
+and chain (:mod:`rep_engine.trail.file`), so that ``audit verify`` checks it as it
+checks a crawl's (pure).
+
+One run: its ``run`` line (the settings the items were decided under, ``spider``
+``"recheck"``, and what was re-checked), a ``snapshot`` line and the stored body of each
+document version that decided (a WARC capture's line names its ``warc_record``), one
+``item`` line per item decided, and the ``end`` line with their counts. An ``item`` line
+holds the parts of a crawl's ``url`` record that its decision is re-derived from
+(``robots``, ``usage``, ``tdmrep``, ``rsl``, and with ``--pages`` the page's ``page``),
+with its ``status`` now (``kept``, ``refused``, ``unknown``), ``refused_by`` and ``why``
+(``page`` and ``item_reason`` for a refusal after the fetch), and with a trail or export
+as input its status ``then`` and whether it ``changed``; the item's ``line`` in the
+dataset, and its ``shard`` (the file it is in) when the collection is several files.
+"""
+
+from __future__ import annotations
+
+import uuid
+import zlib
+from collections import Counter
+from collections.abc import Hashable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Final
+
+from rep_engine.fetch.cache import CacheEntry
+from rep_engine.robotstxt import Decision
+from rep_engine.robotstxt.useragent import product_token
+from rep_engine.trail import lines
+from rep_engine.trail.file import EMPTY_SHA256, TrailFile
+from rep_engine.trail.read import tail_of
+from rep_engine.trail.records import BY_PAGE
+from rep_engine.verdict import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused, Verdict, Wait
+from rep_engine.verdict.page import PageStatements
+from rep_engine.verdict.policy import NOTHING_BEFORE
+from rep_recheck.datasets import Item, changed_since
+from rep_recheck.documents import OriginDocuments, document_url
+from rep_recheck.names import Numbered
+from rep_recheck.rechecker import Outcome, Rechecker, Status
+
+#: The ``spider`` of a recheck's run line.
+SPIDER: Final = "recheck"
+_KIND_NAMES: Final = {ROBOTS: "robots.txt", TDM: "tdmrep.json", LICENSE: "rsl"}
+
+
+class _Settings:
+    """The crawl settings :func:`rep_engine.trail.lines.run_line` reads, for a recheck."""
+
+    def __init__(self, values: dict[str, Any]) -> None:
+        self.values = values
+
+    def get(self, name: str, default: Any = None) -> Any:
+        return self.values.get(name, default)
+
+    def getbool(self, name: str) -> bool:
+        return bool(self.values.get(name))
+
+
+class RecheckTrail:
+    """Writes one recheck's run to the trail at ``path`` (appended to, chained on)."""
+
+    def __init__(
+        self,
+        path: Path,
+        rechecker: Rechecker,
+        about: dict[str, Any],
+        user_agent: str,
+        purpose_agents: Any = None,
+    ) -> None:
+        """``purpose_agents``: ``REP_PURPOSE_AGENTS`` as given, its presets named in the
+        header (the config holds their names only)."""
+        #: The trail's highest request number: its end line says it on (a recheck sends
+        #: no request of its own).
+        self.last_request = tail_of(path).last_request if path.exists() else 0
+        self.file = TrailFile(path)
+        self.run = uuid.uuid4().hex
+        self.rechecker = rechecker
+        identity = rechecker.identity
+        settings = _Settings({
+            "USER_AGENT": user_agent,
+            "ROBOTSTXT_USER_AGENT": identity.declared if identity.declared != user_agent else None,
+            "ROBOTSTXT_OBEY": identity.obey_robots,
+            # its crawl (recheck_crawl.CRAWL_SETTINGS) and a WARC recheck run none
+            "REMOTE_CONTROL_ENABLED": False,
+            "REP_PURPOSE_AGENTS": purpose_agents,
+        })  # fmt: skip
+        header = lines.run_line(self.run, rechecker.config, settings, SPIDER, None, None)
+        header["recheck"] = about
+        self.file.write(header)
+        #: ``sha256 URL`` of the snapshot lines written (a million origins' at most
+        #: ``REP_RECHECK_PARSED_ORIGINS`` in memory, the others in an SQLite file).
+        self._snapshots = Numbered(rechecker.config.recheck_parsed_origins)
+        self.counts: Counter[str] = Counter()
+
+    def snapshot(
+        self, kind: str, key: Hashable, entry: CacheEntry[Any], documents: OriginDocuments
+    ) -> str:
+        """The snapshot name of ``entry``'s body, stored and announced once (``""``: a
+        document given up on, nothing read)."""
+        if entry.unreachable:
+            return ""
+        url = document_url(kind, key)
+        sha = entry.sha256 or EMPTY_SHA256
+        written = len(self._snapshots)
+        if self._snapshots.number(f"{sha} {url}") < written:
+            return sha
+        body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
+        self.file.write_snapshot(sha, body)
+        line = lines.snapshot_line(
+            self.run, entry.sha256, _KIND_NAMES[kind], url, entry.final_url, entry.status,
+            entry.outcome, entry.fetched_at, len(body),
+        )  # fmt: skip
+        record = documents.records.get((kind, key))
+        if record:
+            line["warc_record"] = record
+        self.file.write(line)
+        return sha
+
+    def item(
+        self,
+        item: Item,
+        outcome: Outcome,
+        statements: PageStatements | None = None,
+        decided: float = 0.0,
+        shard: str = "",
+    ) -> None:
+        """The ``item`` line of a decided item; ``decided``: when its page was decided
+        (POSIX seconds, ``--pages``), which ``audit verify`` decides it at again;
+        ``shard``: the file it is in, when the collection is several (its ``line`` is
+        that file's)."""
+        record: dict[str, Any] = {"type": "item", "run": self.run, "time": lines.iso_time()}
+        if shard:
+            record["shard"] = shard
+        record |= {"line": item.number, "url": item.url, "status": str(outcome.status)}
+        if item.then is not None:
+            record["then"] = item.then
+            if (changed := changed_since(item.then, str(outcome.status))) is not None:
+                record["changed"] = changed
+        refusal = outcome.refusal
+        if outcome.page_refusal is not None:
+            record["refused_by"] = BY_PAGE
+            record["item_reason"] = str(outcome.page_refusal.reason)
+            record["why"] = outcome.page_refusal.message
+        elif refusal is not None:
+            record["refused_by"] = str(lines.REFUSED_BY.get(refusal.reason, refusal.reason))
+            record["why"] = refusal.message
+        elif outcome.status is Status.UNKNOWN:
+            record["refused_by"] = "unreachable"
+            record["why"] = outcome.why
+        self._documents(record, outcome)
+        if outcome.page is not None and statements is not None:
+            when = datetime.fromtimestamp(decided, timezone.utc) if decided else None
+            record["page"] = lines.page_part(
+                self.rechecker.tokens, statements.headers, statements.meta, decided=when
+            )
+        self.counts["items"] += 1
+        self.counts[f"items_{outcome.status}"] += 1
+        self.file.write(record)
+
+    def _documents(self, record: dict[str, Any], outcome: Outcome) -> None:
+        """The document versions the item was decided with: its ``robots`` part, the
+        ``tdmrep`` and ``rsl`` it names and its ``usage`` decision, as a crawl's record."""
+        verdict, documents = outcome.verdict, outcome.documents
+        if verdict is None or documents is None or not verdict.used:
+            return
+        robots_sha = tdm_sha = ""
+        licenses: dict[str, str] = {}
+        for kind, key, entry in verdict.used:
+            sha = self.snapshot(kind, key, entry, documents)
+            if kind == ROBOTS:
+                robots_sha = sha
+            elif kind == TDM:
+                tdm_sha = record["tdmrep"] = sha
+            else:
+                licenses[str(key)] = sha
+        robots = verdict.used[0][2]
+        decision = getattr(verdict, "robots", None)
+        if isinstance(verdict, Wait):
+            # Unknown: a document it needs was not had. Said as a crawl says a document
+            # given up on (``""``), with robots.txt's line, so that `audit verify` holds
+            # the item against what was had (an item its snapshots decide is not unknown).
+            if verdict.document == TDM:
+                record["tdmrep"] = ""
+            elif verdict.document == LICENSE:
+                licenses.update(dict.fromkeys(map(str, (verdict.key, *verdict.also)), ""))
+            if not robots.unreachable:
+                decision = robots.rules.decide(record["url"], self.rechecker.agent)
+        if licenses:
+            record["rsl"] = licenses
+        self._robots(record, verdict, decision, robots, robots_sha)
+        before = getattr(verdict, "before", NOTHING_BEFORE)
+        decision_now = outcome.page.usage if outcome.page is not None else None
+        if decision_now is None and before is not NOTHING_BEFORE:
+            decision_now = before.decision()
+        if decision_now is not None and decision_now.signals:
+            record["usage"] = lines.usage_part(decision_now, robots_sha, tdm_sha, licenses)
+
+    def _robots(
+        self,
+        record: dict[str, Any],
+        verdict: Verdict,
+        decision: Decision | None,
+        robots: CacheEntry[Any],
+        robots_sha: str,
+    ) -> None:
+        """The item's ``robots`` part: the agent whose group decided it, the line and why
+        (robots.txt not obeyed, given up on, or an override that held or expired)."""
+        rechecker = self.rechecker
+        if isinstance(verdict, (Allowed, Refused)):
+            agent = verdict.robots_agent or (
+                verdict.agent if isinstance(verdict, Refused) else rechecker.agent
+            )
+        else:
+            agent = rechecker.agent
+        agent = product_token(agent) or agent
+        names = rechecker.names if len(rechecker.names) > 1 else ()
+        if rechecker.obey is not Obey.ALL:
+            why = "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
+            record["robots"] = lines.robots_part(robots_sha, agent, None, None, why, False,
+                                                 agents=names)  # fmt: skip
+        elif decision is not None:
+            why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
+            overridden = expired = ""
+            ends = None
+            if isinstance(verdict, (Allowed, Refused)) and verdict.overridden is not None:
+                overridden = verdict.overridden.described
+                ends = verdict.overridden.ends
+            elif isinstance(verdict, Refused) and verdict.expired is not None:
+                expired = verdict.expired.described
+            record["robots"] = lines.robots_part(
+                robots_sha, agent, decision.line, decision.line_text, why, True, overridden,
+                expired, names, ends,
+            )  # fmt: skip
+
+    def close(self, unreadable: int = 0, reason: str = "finished") -> str:
+        """The ``end`` line (``reason``: ``finished``, or ``interrupted``: the fetch was
+        stopped before every document was had); the SHA-256 of the trail's last line."""
+        counts = dict(self.counts)
+        if unreadable:
+            counts["unreadable"] = unreadable
+        self.file.write(lines.end_line(self.run, reason, counts, self.last_request))
+        head = self.file.prev
+        self.file.close()
+        return head
