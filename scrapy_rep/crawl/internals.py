@@ -39,6 +39,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast
 
 import scrapy
+from scrapy.dupefilters import RFPDupeFilter
 from scrapy.http import Request, Response
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import load_object
@@ -520,12 +521,17 @@ def quiet_media_failures(refused: type[BaseException]) -> None:
 DELAY_JITTER: Final = SCRAPY >= (2, 19)
 
 
-def seen_fingerprints(scheduler: Any) -> Callable[[bytes], bool] | None:
-    """Whether Scrapy's ``RFPDupeFilter`` has seen a fingerprint, or ``None`` with another
-    dupefilter. Scrapy 2.19 keeps them as bytes in its private ``_fingerprints`` (the
-    public ``fingerprints`` is a deprecated copy); before, as hex strings in the public,
-    live ``fingerprints`` set."""
+def seen_fingerprints(scheduler: Any, fingerprinter: Any) -> Callable[[bytes], bool] | None:
+    """Whether Scrapy's ``RFPDupeFilter`` has seen a fingerprint of ``fingerprinter`` (the
+    crawl's), or ``None`` when the dupefilter's answer may be another: a dupefilter of
+    another class, a subclass (its ``request_seen`` may ignore the query string), or one
+    with another fingerprinter; its drops are then known from ``request_dropped``. Scrapy
+    2.19 keeps them as bytes in its private ``_fingerprints`` (the public
+    ``fingerprints`` is a deprecated copy); before, as hex strings in the public, live
+    ``fingerprints`` set."""
     dupefilter = getattr(scheduler, "df", None)
+    if type(dupefilter) is not RFPDupeFilter or dupefilter.fingerprinter is not fingerprinter:
+        return None
     if SCRAPY >= (2, 19):
         seen = getattr(dupefilter, "_fingerprints", None)
         return seen.__contains__ if isinstance(seen, set) else None

@@ -252,8 +252,10 @@ class UrlLedger(FateEvents):
         self.crawler.signals.connect(self._closed, signal=signals.spider_closed)
         engine = running_engine(self.crawler)
         scheduler = engine_scheduler(engine)
-        self._seen = seen_fingerprints(scheduler)  # RFPDupeFilter's, read where it is
-        if self._seen is None:  # another dupefilter: its drops undo the records opened
+        # Scrapy's RFPDupeFilter's own set, read where it is; another dupefilter (a
+        # subclass too) answers otherwise: its drops undo the records opened
+        self._seen = seen_fingerprints(scheduler, self.crawler.request_fingerprinter)
+        if self._seen is None:
             self.crawler.signals.connect(self._dropped, signal=signals.request_dropped)
         self._share_records(scheduler)
         self._direct = _audit_middleware_last(engine)

@@ -121,9 +121,10 @@ class RequestEvents(SharedQueue):
 
     @guarded
     def _dropped(self, request: Request, **_: Any) -> None:
-        """Another dupefilter than Scrapy's dropped ``request``: counted, not recorded
-        (with Scrapy's, ``_scheduled`` knows a duplicate before it is dropped: one signal
-        less per duplicate link)."""
+        """A dupefilter other than Scrapy's own ``RFPDupeFilter`` (another class, or a
+        subclass whose ``request_seen`` may answer otherwise) dropped ``request``: counted,
+        not recorded; its own answer decides (with Scrapy's, ``_scheduled`` knows a
+        duplicate before it is dropped: one signal less per duplicate link)."""
         self.counts["duplicates_dropped"] += 1
         inc(self.stats, "rep/audit/duplicates_dropped")
         if request is self._new:
