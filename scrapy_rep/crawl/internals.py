@@ -581,6 +581,28 @@ def downloader_methods(engine: Any, name: str) -> list[Any]:
     return list(methods.get(name) or ()) if isinstance(methods, dict) else []
 
 
+def offsite_filter(crawler: Crawler, engine: Any) -> Callable[..., None] | None:
+    """Scrapy's offsite filter's ``request_scheduled`` handler (its downloader middleware
+    ``OffsiteMiddleware``, or a subclass, in the crawl: the same in 2.13 to 2.19), taken
+    off the signal for the caller to run in its own handler, or ``None``. The filter drops
+    an offsite request by raising ``IgnoreRequest`` there, which the engine tells no one
+    (no ``request_dropped``), and another handler of the signal cannot see; run by the
+    caller, its own answer is known. Left as it is when it is not connected."""
+    from scrapy import signals
+    from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
+
+    for method in downloader_methods(engine, "process_request"):
+        component = getattr(method, "__self__", None)
+        if isinstance(component, OffsiteMiddleware):
+            handler = component.request_scheduled
+            try:
+                crawler.signals.disconnect(handler, signal=signals.request_scheduled)
+            except Exception:  # not connected (pydispatch: DispatcherKeyError)
+                return None
+            return handler
+    return None
+
+
 def append_downloader_method(engine: Any, name: str, method: Callable[..., Any]) -> bool:
     """Put ``method`` last in the downloader's ``name`` chain
     (``DownloaderMiddlewareManager.methods[name]``, called in order); whether it could."""

@@ -37,6 +37,7 @@ from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
     downloader_methods,
     engine_scheduler,
+    offsite_filter,
     running_engine,
     seen_fingerprints,
 )
@@ -257,6 +258,7 @@ class UrlLedger(FateEvents):
         self._seen = seen_fingerprints(scheduler, self.crawler.request_fingerprinter)
         if self._seen is None:
             self.crawler.signals.connect(self._dropped, signal=signals.request_dropped)
+        self._offsite = offsite_filter(self.crawler, engine)
         self._share_records(scheduler)
         self._direct = _audit_middleware_last(engine)
         if not self._direct:
