@@ -8,12 +8,15 @@ A file that is not a WARC, or is cut (a record shorter than its ``Content-Length
 gzip member cut short), is :class:`WarcError`: nothing is decided from half a file. One
 capture that cannot be read (a status line without a status, a payload that cannot be
 decoded: :mod:`~scrapy_rep.recheck.payload`) is a document not had, as a download that
-failed is: its origin's items are unknown, the rest of the file is read. A payload cut
-short (``WARC-Truncated``, a cut chunk or compressed stream, a stream that breaks
-part-way) is read as a download the crawl stopped: the body before the cut, said to be
-cut (a cut tdmrep.json keeps its entries before the cut, a cut RSL license refuses AI
-use), never as the whole document. One that lost data (``WARC-Truncated: disconnect``,
-or shorter than its ``Content-Length`` without saying it is cut) is not had, as a
+failed is: its origin's items are unknown, the rest of the file is read. A capture is
+read by its status, whatever its body: only a 2xx's body is read (SPEC §4), so only a
+2xx's is held to its length (a 404 page, a 301's "moved" are never data lost). A 2xx
+payload cut short (``WARC-Truncated``, a cut chunk or compressed stream, a stream that
+breaks part-way) is read as a download the crawl stopped: the body before the cut, said
+to be cut (a cut tdmrep.json keeps its entries before the cut, a cut RSL license refuses
+AI use), never as the whole document. One that lost data (``WARC-Truncated:
+disconnect``, or shorter than its ``Content-Length`` without saying it is cut) is not
+had, as a download that lost data is in a crawl.
 """
 
 from __future__ import annotations
@@ -222,9 +225,9 @@ def _capture(record: Any, raw: tuple[bytes, bool]) -> Capture:
     if not (len(code) == 3 and code.isascii() and code.isdigit()):
         problem = f"the capture's status line has no status code ({http.statusline!r:.80})"
         return Capture(0, None, None, b"", date, record_id, problem=problem)
+    if not 200 <= int(code) < 300:  # a body only a 2xx's is read (SPEC §4), whatever it is
+        return Capture(int(code), location, cache_control, zlib.compress(b""), date, record_id)
     data, more = raw
-    if not 200 <= int(code) < 300:  # a body only a 2xx's is read (SPEC §4)
-        data, more = b"", False
     marked = headers.get_header("WARC-Truncated")
     chunked = "chunked" in str(http.get_header("Transfer-Encoding") or "").lower()
     lost = _data_lost(data, more, marked, None if chunked else http.get_header("Content-Length"))
