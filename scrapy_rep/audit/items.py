@@ -12,8 +12,10 @@ own decisions on its snapshots, as it holds a crawl's records
 - an item ``refused`` before the fetch must be refused by what its ``refused_by`` says
   (robots.txt's recorded line, a purpose's "no");
 - an item ``unknown`` names a document not had (no robots.txt snapshot, ``tdmrep`` or
-  an RSL license ``""``), and what was had neither allows it (it would be kept, unless
-  its page could not be fetched again) nor refuses it (it would be refused);
+  an RSL license ``""``), or one cut before 500 KiB (RFC 9309 §2.5: its lines may refuse,
+  never allow), and what was had neither allows it (it would be kept, unless its page
+  could not be fetched again) nor refuses it (it would be refused); an item ``kept``
+  under a document cut before 500 KiB is the recheck's ``unknown``, not kept;
 - every snapshot an item names is one its own run announced for its own origin's
   document, and ``tdmrep`` ``""`` is read as the crawl reads a tdmrep.json given up on
   (``REP_UNREACHABLE_ACTION``);
@@ -31,9 +33,12 @@ from typing import Any, Final
 
 from scrapy_rep.audit.pages import _fields, names_differences, read_for
 from scrapy_rep.audit.pagetimes import time_of
-from scrapy_rep.audit.read import text
+from scrapy_rep.audit.read import mapping, text
 from scrapy_rep.audit.records import BY_PAGE, ITEM_STATUSES
 from scrapy_rep.audit.rederive import Rederiver, RunContext, held_to
+from scrapy_rep.fetch.procedure import cut_before_limit
+from scrapy_rep.urls.origins import origin_of
+from scrapy_rep.usage.tdmrep import WELL_KNOWN_PATH
 from scrapy_rep.verdict import Allowed, Refused
 from scrapy_rep.verdict.page import PageFacts, PageStatements, decide_page
 from scrapy_rep.verdict.policy import NOTHING_BEFORE, Before
@@ -61,6 +66,9 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
     found, before = rederiver._request_differences(as_url, run, item=True)
     if after_fetch:
         found += _page_differences(record, run, before, status, by)
+        if cut := _cut(record, rederiver):
+            found.append(f"recorded {status}, but {cut}: what it allows is not known "
+                         "(unknown)")  # fmt: skip
     elif status == "unknown":
         found += _unknown_differences(as_url, run, rederiver)
     return [f"item {what}" if what.startswith("recorded") else what for what in found]
@@ -82,13 +90,29 @@ def _unknown_differences(
         if not isinstance(verdict, Refused) or verdict.reason in _NOT_HAD:
             return []
     if isinstance(verdict, Allowed):
-        if text(record.get("why")).startswith(PAGE_NOT_FETCHED):
-            return []  # allowed before the fetch; the page's fetch failed (as recorded)
+        if text(record.get("why")).startswith(PAGE_NOT_FETCHED) or _cut(record, rederiver):
+            return []  # the page's fetch failed (as recorded), or a document it needs is cut
         return ["recorded unknown, but every document it needs was had and allows it "
                 "(it is kept)"]  # fmt: skip
     if isinstance(verdict, Refused) and verdict.reason not in _NOT_HAD:
         return [f"recorded unknown, but its snapshots refuse it: {verdict.message}"]
     return []
+
+
+def _cut(record: dict[str, Any], rederiver: Rederiver) -> str:
+    """Which document the item was decided with was cut before 500 KiB, the least a
+    crawler reads (RFC 9309 §2.5), as its snapshot line says (``""``: none was): an
+    item it allows is not known to be allowed."""
+    url, robots = text(record.get("url")), mapping(record.get("robots"))
+    origin = text(robots.get("origin")) or str(origin_of(url) or "")
+    named = {f"{origin}/robots.txt": robots.get("snapshot"),
+             f"{origin}{WELL_KNOWN_PATH}": record.get("tdmrep"),
+             **mapping(record.get("rsl"))}  # fmt: skip
+    for document, sha in named.items():
+        detail = text(mapping(rederiver.meta(text(sha), document)).get("detail"))
+        if text(sha) and cut_before_limit(detail):
+            return f"its snapshot of {document} was cut before 500 KiB ({detail})"
+    return ""
 
 
 def _page_differences(

@@ -15,7 +15,10 @@ decides it. The answer, :class:`Outcome`, is one of three statuses:
   ``noindex``, ``X-Robots-Tag``, ``Content-Usage``, ``noai``…);
 - ``unknown``: the documents that decide it could not be had (its origin's robots.txt
   unreachable, given up on, or not captured; a tdmrep.json or license it needs not
-  had, unless what was had refuses it already; a page that could not be fetched again).
+  had, unless what was had refuses it already; a page that could not be fetched again),
+  or one that allows it was cut before 500 KiB, the least a crawler reads (RFC 9309
+  §2.5: an archive's cut, not the crawl's own at 500 KiB): its lines before the cut may
+  refuse an item, never allow one, as what the lines after it say is not known.
 
 The hot path, per item: the item's ``scheme://authority`` looked up in a dict of the
 spellings seen, each pointing at what is known of its origin (its
@@ -34,7 +37,8 @@ from datetime import datetime, timezone
 from typing import Any, Final
 
 from scrapy_rep.fetch.cache import CacheEntry
-from scrapy_rep.recheck.documents import OriginDocuments
+from scrapy_rep.fetch.procedure import cut_before_limit
+from scrapy_rep.recheck.documents import OriginDocuments, document_url
 from scrapy_rep.robotstxt import FIRST_DISALLOWED_STEP, RobotsTxt
 from scrapy_rep.robotstxt.useragent import held_names, product_token
 from scrapy_rep.settings import RepConfig, page_rules, request_rules
@@ -411,10 +415,10 @@ class Rechecker:
     def _plain_rules(self, documents: OriginDocuments) -> RobotsTxt | None:
         """The origin's robots.txt when its Allow/Disallow lines alone tell its items
         apart (for this crawler: no AI-usage line, no license, no tdmrep.json or none
-        found, nothing given up on), else ``None``. Then every item it allows has the
-        same verdict, made once (:meth:`decide`)."""
+        found, nothing given up on or cut before 500 KiB), else ``None``. Then every item
+        it allows has the same verdict, made once (:meth:`decide`)."""
         robots = documents.robots
-        if robots is None or robots.unreachable:
+        if robots is None or robots.unreachable or any(map(_cut, documents.entries.values())):
             return None
         txt: RobotsTxt = robots.rules
         if not txt.states_no_usage or (self.rules.purpose_set and txt.licenses):
@@ -437,6 +441,12 @@ class Rechecker:
         facts = RequestFacts(url, origin, self.agent, self.obey, self.names)
         verdict = decide(facts, rules, documents.known, documents.now)
         if type(verdict) is Allowed:
+            cut = next((e for e in verdict.used if _cut(e[2])), None)
+            if cut is not None:  # what its lost part says is not known: as if not had
+                why = (f"{document_url(cut[0], cut[1])} was cut before 500 KiB "
+                       f"({cut[2].outcome}): its lines before the cut allow it, what the "
+                       "lines after it say is not known")  # fmt: skip
+                return Outcome(Status.UNKNOWN, verdict, documents, why)
             return Outcome(Status.KEPT, verdict, documents)
         if isinstance(verdict, Wait):
             return self._missing(facts, rules, verdict, documents)
@@ -527,6 +537,13 @@ _START: Final = re.compile(r"[^/]*//[^/?#]*").match
 _START_PATH: Final = re.compile(
     r"(https?://[^/?;#]*)(?:(/[\x00-\x22\x24\x26-\x7f]*)(?![^#])|(/[^#]*))"
 ).match
+
+
+def _cut(entry: CacheEntry[Any]) -> bool:
+    """Whether ``entry``'s document was cut before 500 KiB (RFC 9309 §2.5): its lines
+    may refuse an item, never allow one (docs/decisions.md, 'A document an archive cut
+    before 500 KiB may refuse, never allow')."""
+    return entry.truncated and cut_before_limit(entry.outcome)
 
 
 def _stand_in(kind: str) -> CacheEntry[Any] | None:
