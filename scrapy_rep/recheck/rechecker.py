@@ -442,23 +442,36 @@ class Rechecker:
             return self._missing(facts, rules, verdict, documents)
         assert isinstance(verdict, Refused)
         if verdict.reason in _NOT_HAD:
-            return Outcome(Status.UNKNOWN, verdict, documents, verdict.message)
+            return self._missing(facts, rules, verdict, documents)
         return Outcome(Status.REFUSED, verdict, documents)
 
     def _missing(
-        self, facts: RequestFacts, rules: RequestRules, wait: Wait, documents: OriginDocuments
+        self,
+        facts: RequestFacts,
+        rules: RequestRules,
+        wait: Wait | Refused,
+        documents: OriginDocuments,
     ) -> Outcome:
-        """A document it needs was not had: refused all the same if what was had refuses
-        it (each further document can only add a "no"), else unknown."""
-        what = documents.missing.get(wait.document) or (
-            f"the {wait.document} of {wait.key} was not had"
+        """A document it needs was not had (not captured or fetched: ``wait``; given up
+        on: its refusal): refused all the same if what was had refuses it (each further
+        document can only add a "no": a ``Content-Usage``, ``Content-Signal`` or RSL
+        "no" is not lost to a tdmrep.json given up on), else unknown."""
+        what = (
+            wait.message
+            if isinstance(wait, Refused)
+            else documents.missing.get(wait.document)
+            or f"the {wait.document} of {wait.key} was not had"
         )
         if wait.document == ROBOTS:
             return Outcome(Status.UNKNOWN, wait, documents, what)
 
         def or_absent(kind: str, key: Hashable) -> CacheEntry[Any] | None:
             found = documents.known(kind, key)
-            return found if found is not None else _stand_in(kind)
+            if found is None:
+                return _stand_in(kind)
+            if kind == TDM and found.unreachable:  # given up on: read as none, still not had
+                return replace(found, rules=NO_FILE)
+            return found
 
         verdict = decide(facts, rules, or_absent, documents.now)
         if isinstance(verdict, Refused) and verdict.reason not in _NOT_HAD:

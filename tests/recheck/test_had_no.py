@@ -1,0 +1,111 @@
+"""A "no" of a document that was had refuses the item, whatever else was not had.
+
+An origin whose tdmrep.json was captured as 503 (not had) still said no for ai-train in
+what was had: robots.txt's ``Content-Usage`` or ``Content-Signal`` line, or the RSL
+license its robots.txt names. The item was reported ``unknown`` (written to ``--out``
+with ``--keep-unknown``) and ``audit verify`` failed the honest trail ("recorded unknown,
+but its snapshots refuse it"). It is refused by the signal that said no; ``unknown`` only
+where nothing had says no; a trail that records it kept or unknown is found.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from scrapy_rep.audit.verify import verify
+from scrapy_rep.recheck.command import EXIT_REMOVED
+from tests.recheck.test_command import _edited
+from tests.support.documents import rsl_license
+from tests.support.recheck import (
+    recheck_tool,
+    report_lines,
+    robots_capture,
+    write_jsonl,
+    write_warc,
+)
+
+ORIGIN = "http://a.example"
+LICENSE = f"{ORIGIN}/license.xml"
+#: Each signal's robots.txt (besides ``Disallow: /private``), by its vocabulary.
+SAYS_NO = {
+    "aipref": "Content-Usage: train-ai=n\n",
+    "content-signal": "Content-Signal: ai-train=no\n",
+    "rsl": f"License: {LICENSE}\n",
+}
+#: The item a signal refuses, the item Disallow refuses, the item nothing refuses.
+URLS = [f"{ORIGIN}/x", f"{ORIGIN}/private/y", "http://b.example/z"]
+
+
+def _captures(signal: str) -> list[tuple[str, int, bytes, dict[str, str]]]:
+    """a.example says no in what was had, its tdmrep.json captured as 503; b.example says
+    nothing, its tdmrep.json captured as 503 too."""
+    captures = [
+        robots_capture(ORIGIN, f"User-agent: *\nDisallow: /private\n{SAYS_NO[signal]}"),
+        (f"{ORIGIN}/.well-known/tdmrep.json", 503, b"", {}),
+        robots_capture("http://b.example", "User-agent: *\nAllow: /\n"),
+        ("http://b.example/.well-known/tdmrep.json", 503, b"", {}),
+    ]
+    if signal == "rsl":
+        body = rsl_license('<prohibits type="usage">ai-train</prohibits>')
+        captures.append((LICENSE, 200, body, {"Content-Type": "application/rsl+xml"}))
+    return captures
+
+
+def _recheck(tmp_path: Path, signal: str) -> tuple[int, str, dict[str, Path], list[bytes]]:
+    warc = tmp_path / "documents.warc"
+    write_warc(warc, _captures(signal))
+    dataset = tmp_path / "items.jsonl"
+    lines = write_jsonl(dataset, URLS)
+    paths = {name: tmp_path / f"{name}.jsonl" for name in ("out", "report", "trail")}
+    options = [f"--{name}={path}" for name, path in paths.items()]
+    code, summary = recheck_tool(str(dataset), "--purpose", "ai-train", "--documents",
+                                 str(warc), "--keep-unknown", *options)  # fmt: skip
+    return code, summary, paths, lines
+
+
+@pytest.mark.parametrize("signal", list(SAYS_NO))
+def test_a_no_that_was_had_refuses_whatever_was_not_had(tmp_path: Path, signal: str) -> None:
+    code, summary, paths, lines = _recheck(tmp_path, signal)
+    assert code == EXIT_REMOVED
+    report = {line["url"]: line for line in report_lines(paths["report"])}
+    said = report[URLS[0]]
+    assert (said["status"], said.get("signal"), said.get("reason")) == (
+        "refused",
+        signal,
+        "purpose",
+    ), said
+    assert report[URLS[1]]["status"] == "refused" and report[URLS[1]]["signal"] == "robots.txt"
+    # nothing had says no for b.example: unknown, its tdmrep.json's capture said
+    assert report[URLS[2]]["status"] == "unknown" and "503" in report[URLS[2]]["why"]
+    # --keep-unknown keeps only the item nothing had refused
+    assert paths["out"].read_bytes() == lines[2]
+    assert "| refused | 2 | 66.7 % |" in summary and "| unknown | 1 | 33.3 % |" in summary
+    assert f"| {signal} | 1 |" in summary[summary.index("### Refusals by signal") :]
+    result = verify(paths["trail"])
+    assert result.clean, result.findings
+
+
+@pytest.mark.parametrize(
+    ("changes", "found"),
+    [
+        ({"status": "unknown", "refused_by": "unreachable", "why": "tdmrep.json not had"},
+         "recorded unknown, but its snapshots refuse it: Not fetched: ai-train denied by "
+         "robots.txt line 3"),
+        ({"status": "kept", "refused_by": None, "why": None, "usage": None},
+         "recorded fetched, but Dropped: tdmrep.json of http://a.example given up on"),
+        ({"status": "kept", "refused_by": None, "why": None, "usage": None, "tdmrep": None},
+         "recorded fetched, but ai-train denied by robots.txt line 3"),
+    ],
+)  # fmt: skip
+def test_a_trail_that_keeps_what_was_had_refuses_is_found(
+    tmp_path: Path, changes: dict[str, Any], found: str
+) -> None:
+    """The forged trail (its chain made again): the item recorded unknown, or kept (its
+    tdmrep.json not had, or said to be none), while its robots.txt snapshot says no."""
+    _, _, paths, _ = _recheck(tmp_path, "aipref")
+    result = verify(_edited(paths["trail"], URLS[0], **changes))
+    said = [finding.what for finding in result.findings if finding.url == URLS[0]]
+    assert any(what.startswith(f"item {found}") for what in said), result.findings
