@@ -32,7 +32,7 @@ from typing import Any, Final
 
 from scrapy_rep.audit.pages import _fields, names_differences, read_for
 from scrapy_rep.audit.pagetimes import time_of
-from scrapy_rep.audit.read import text
+from scrapy_rep.audit.read import mapping, text
 from scrapy_rep.audit.records import BY_PAGE, ITEM_STATUSES
 from scrapy_rep.audit.rederive import Rederiver, RunContext, held_to
 from scrapy_rep.verdict import Allowed, Refused
@@ -74,6 +74,8 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
             found = again
         else:
             rederiver.verdict = verdict  # nothing had refuses it: not had, as recorded
+    if isinstance(rederiver.verdict, Allowed) and not mapping(record.get("robots")).get("snapshot"):
+        rederiver.verdict = None  # its robots.txt not had: what was had does not allow it
     if after_fetch:
         found += _page_differences(record, run, before, status, by)
     elif status == "unknown":

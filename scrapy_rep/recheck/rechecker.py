@@ -35,7 +35,7 @@ from typing import Any, Final
 
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.recheck.documents import OriginDocuments
-from scrapy_rep.robotstxt import FIRST_DISALLOWED_STEP, RobotsTxt
+from scrapy_rep.robotstxt import ALLOW_ALL, FIRST_DISALLOWED_STEP, RobotsTxt
 from scrapy_rep.robotstxt.useragent import held_names, product_token
 from scrapy_rep.settings import RepConfig, page_rules, request_rules
 from scrapy_rep.urls.encoding import ESCAPES_SPECIALS
@@ -89,6 +89,8 @@ SPELLINGS_MEMO: Final = 65_536
 _NOT_HAD: Final = frozenset({Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE})
 #: A missing document's absent stand-in, to see whether what was had refuses already.
 _ABSENT: Final = {TDM: NO_FILE, LICENSE: ABSENT}
+#: The same for a document given up on (its entry kept: the trail says it was not had).
+_GIVEN_UP: Final = {ROBOTS: ALLOW_ALL, TDM: NO_FILE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,22 +457,21 @@ class Rechecker:
         """A document it needs was not had (not captured or fetched: ``wait``; given up
         on: its refusal): refused all the same if what was had refuses it (each further
         document can only add a "no": a ``Content-Usage``, ``Content-Signal`` or RSL
-        "no" is not lost to a tdmrep.json given up on), else unknown."""
+        "no" is not lost to a tdmrep.json given up on, nor a tdmrep.json's to a
+        robots.txt given up on), else unknown."""
         what = (
             wait.message
             if isinstance(wait, Refused)
             else documents.missing.get(wait.document)
             or f"the {wait.document} of {wait.key} was not had"
         )
-        if wait.document == ROBOTS:
-            return Outcome(Status.UNKNOWN, wait, documents, what)
 
         def or_absent(kind: str, key: Hashable) -> CacheEntry[Any] | None:
             found = documents.known(kind, key)
             if found is None:
                 return _stand_in(kind)
-            if kind == TDM and found.unreachable:  # given up on: read as none, still not had
-                return replace(found, rules=NO_FILE)
+            if found.unreachable and kind in _GIVEN_UP:  # read as none, still not had
+                return replace(found, rules=_GIVEN_UP[kind])
             return found
 
         verdict = decide(facts, rules, or_absent, documents.now)

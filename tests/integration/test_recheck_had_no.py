@@ -2,10 +2,12 @@
 and the crawl, on local origins whose tdmrep.json answers 503.
 
 ``no`` says no for ai-train in its robots.txt (``Content-Usage: train-ai=n``, and
-``Disallow: /private``); ``quiet`` says nothing. The recheck fetching their documents now
-reported ``no``'s item ``unknown`` (written to ``--out`` with ``--keep-unknown``, exit 0)
-and ``audit verify`` failed its honest trail; it is refused by its ``Content-Usage``
-line, and only ``quiet``'s item is unknown. The crawl refuses the request (tests/recheck/
+``Disallow: /private``); ``quiet`` says nothing; ``down``'s robots.txt answers 503 too,
+and its tdmrep.json (answering) reserves ``/tdm/``. The recheck fetching their documents
+now reported ``no``'s item and ``down``'s ``/tdm/1`` ``unknown`` (written to ``--out``
+with ``--keep-unknown``, exit 0) and ``audit verify`` failed its honest trail; they are
+refused by the ``Content-Usage`` line and the tdmrep.json entry, and only the items
+nothing had says no to are unknown. The crawl refuses the requests (tests/recheck/
 test_had_no.py has the WARC's case).
 """
 
@@ -32,13 +34,20 @@ def _sites() -> Sites:
     sites.add("quiet").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
     for origin in sites.origins.values():
         origin.script("/.well-known/tdmrep.json", Reply(503))
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    reserved = b'[{"location": "/tdm/*", "tdm-reservation": 1}]'
+    down.script(
+        "/.well-known/tdmrep.json", Reply(200, reserved, {"Content-Type": "application/json"})
+    )
     return sites
 
 
 @pytest_twisted.ensureDeferred
 async def test_the_recheck_refuses_what_a_fetched_robotstxt_says_no_to(tmp_path: Path) -> None:
     sites = _sites()
-    urls = [sites.url("no", "/x"), sites.url("no", "/private/1"), sites.url("quiet", "/x")]
+    urls = [sites.url("no", "/x"), sites.url("no", "/private/1"), sites.url("quiet", "/x"),
+            sites.url("down", "/tdm/1"), sites.url("down", "/x")]  # fmt: skip
     dataset = tmp_path / "items.jsonl"
     lines = write_jsonl(dataset, urls)
     paths = {name: tmp_path / f"{name}.jsonl" for name in ("out", "report", "trail")}
@@ -51,11 +60,14 @@ async def test_the_recheck_refuses_what_a_fetched_robotstxt_says_no_to(tmp_path:
     assert code == EXIT_REMOVED, said
     report = {line["url"]: line for line in report_lines(paths["report"])}
     statuses = [(report[url]["status"], report[url]["signal"]) for url in urls]
-    assert statuses == [("refused", "aipref"), ("refused", "robots.txt"), ("unknown", "unknown")]
+    assert statuses == [("refused", "aipref"), ("refused", "robots.txt"), ("unknown", "unknown"),
+                        ("refused", "tdmrep"), ("unknown", "unknown")]  # fmt: skip
     assert report[urls[0]]["text"] == "Content-Usage: train-ai=n"
-    assert "503" in report[urls[2]]["why"]
-    assert paths["out"].read_bytes() == lines[2]  # only what nothing had refuses
-    assert "| aipref | 1 |" in said[said.index("### Refusals by signal") :]
+    assert report[urls[3]]["text"] == '(location "/tdm/*")'
+    assert "503" in report[urls[2]]["why"] and "503" in report[urls[4]]["why"]
+    assert paths["out"].read_bytes() == lines[2] + lines[4]  # what nothing had refuses
+    by_signal = said[said.index("### Refusals by signal") :]
+    assert "| aipref | 1 |" in by_signal and "| tdmrep | 1 |" in by_signal
     result = verify(paths["trail"])
     assert result.clean, result.findings
 
@@ -65,11 +77,12 @@ async def test_the_recheck_refuses_what_a_fetched_robotstxt_says_no_to(tmp_path:
 async def test_the_crawl_refuses_what_robotstxt_says_no_to_whatever_tdmrep_json_says(
     tmp_path: Path, action: str
 ) -> None:
-    """The crawl holds the request while tdmrep.json is retried, then refuses it: given
-    up on (``drop``), or by robots.txt's ``Content-Usage`` line (``allow``). Never sent."""
+    """The crawl holds the request while tdmrep.json (or robots.txt) is retried, then
+    refuses it: given up on (``drop``), or by robots.txt's ``Content-Usage`` line or the
+    tdmrep.json that answers (``allow``). Never sent."""
     sites = _sites()
     trail = tmp_path / "crawl.jsonl"
-    urls = [sites.url("no", "/x"), sites.url("quiet", "/x")]
+    urls = [sites.url("no", "/x"), sites.url("quiet", "/x"), sites.url("down", "/tdm/1")]
     settings = {
         "REP_PURPOSE": "ai-train",
         "REP_UNREACHABLE_ACTION": action,
@@ -80,12 +93,12 @@ async def test_the_crawl_refuses_what_robotstxt_says_no_to_whatever_tdmrep_json_
         _, spider = await crawl(urls, settings, ItemSpider)
     finally:
         await sites.close()
-    assert "/x" not in sites.requested("no")
-    assert urls[0] in spider.dropped and urls[0] not in spider.downloaded
+    assert "/x" not in sites.requested("no") and "/tdm/1" not in sites.requested("down")
+    assert all(url in spider.dropped for url in (urls[0], urls[2]))
     records = [json.loads(line) for line in trail.read_text().splitlines()]
     fates = {r["url"]: (r["fate"], r.get("refused_by")) for r in records if r["type"] == "url"}
     by = "unreachable" if action == "drop" else "purpose"
-    assert fates[urls[0]] == ("refused", by)
+    assert fates[urls[0]] == fates[urls[2]] == ("refused", by)
     assert fates[urls[1]] == (("refused", "unreachable") if action == "drop" else ("fetched", None))
     result = verify(trail)
     assert result.clean, result.findings

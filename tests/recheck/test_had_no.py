@@ -109,3 +109,35 @@ def test_a_trail_that_keeps_what_was_had_refuses_is_found(
     result = verify(_edited(paths["trail"], URLS[0], **changes))
     said = [finding.what for finding in result.findings if finding.url == URLS[0]]
     assert any(what.startswith(f"item {found}") for what in said), result.findings
+
+
+def test_a_tdmrep_json_no_is_not_lost_to_a_robotstxt_given_up_on(tmp_path: Path) -> None:
+    """robots.txt captured as 503 (given up on: its items dropped, or unknown to a
+    recheck) and a tdmrep.json that was had reserving /tdm/: the item it reserves is
+    refused by it; the other is unknown. A trail that records the first unknown is
+    found."""
+    warc = tmp_path / "documents.warc"
+    write_warc(warc, [
+        (f"{ORIGIN}/robots.txt", 503, b"", {}),
+        (f"{ORIGIN}/.well-known/tdmrep.json", 200,
+         b'[{"location": "/tdm/*", "tdm-reservation": 1}]', {}),
+    ])  # fmt: skip
+    dataset = tmp_path / "items.jsonl"
+    lines = write_jsonl(dataset, [f"{ORIGIN}/tdm/1", f"{ORIGIN}/x"])
+    paths = {name: tmp_path / f"{name}.jsonl" for name in ("out", "report", "trail")}
+    options = [f"--{name}={path}" for name, path in paths.items()]
+    code, summary = recheck_tool(str(dataset), "--purpose", "ai-train", "--documents",
+                                 str(warc), "--keep-unknown", *options)  # fmt: skip
+    assert code == EXIT_REMOVED
+    said = [(line["status"], line["signal"]) for line in report_lines(paths["report"])]
+    assert said == [("refused", "tdmrep"), ("unknown", "unknown")]
+    assert paths["out"].read_bytes() == lines[1]
+    assert "| tdmrep | 1 |" in summary[summary.index("### Refusals by signal") :]
+    result = verify(paths["trail"])
+    assert result.clean, result.findings
+    changes = {"status": "unknown", "refused_by": "unreachable", "why": "robots.txt not had"}
+    forged = verify(_edited(paths["trail"], f"{ORIGIN}/tdm/1", **changes))
+    assert [f.what for f in forged.findings] == [
+        "item recorded unknown, but its snapshots refuse it: Not fetched: ai-train denied "
+        'by tdmrep.json entry 1 (location "/tdm/*")'
+    ]
