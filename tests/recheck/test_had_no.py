@@ -141,3 +141,35 @@ def test_a_tdmrep_json_no_is_not_lost_to_a_robotstxt_given_up_on(tmp_path: Path)
         "item recorded unknown, but its snapshots refuse it: Not fetched: ai-train denied "
         'by tdmrep.json entry 1 (location "/tdm/*")'
     ]
+
+
+def test_a_robotstxt_captured_as_503_under_allow_verifies_and_its_tdmrep_no_refuses(
+    tmp_path: Path,
+) -> None:
+    """``REP_UNREACHABLE_ACTION = "allow"``: robots.txt captured as 503 lets its items
+    through ("captured as 503 in record … treated as allowed"), which ``audit verify``
+    did not read as a give-up verdict ("no robots.txt snapshot names what allowed it": the
+    honest trail failed); the tdmrep.json's "no" refuses /tdm/1, and a trail that keeps
+    it is found by what its tdmrep.json says."""
+    warc = tmp_path / "documents.warc"
+    write_warc(warc, [
+        (f"{ORIGIN}/robots.txt", 503, b"", {}),
+        (f"{ORIGIN}/.well-known/tdmrep.json", 200,
+         b'[{"location": "/tdm/*", "tdm-reservation": 1}]', {}),
+    ])  # fmt: skip
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [f"{ORIGIN}/tdm/1", f"{ORIGIN}/x"])
+    report, trail = tmp_path / "report.jsonl", tmp_path / "trail.jsonl"
+    code, _ = recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(warc),
+                           "-s", "REP_UNREACHABLE_ACTION=allow", f"--report={report}",
+                           f"--trail={trail}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    assert [line["status"] for line in report_lines(report)] == ["refused", "kept"]
+    result = verify(trail)
+    assert result.clean, result.findings
+    changes = {"status": "kept", "refused_by": None, "why": None, "usage": None}
+    forged = verify(_edited(trail, f"{ORIGIN}/tdm/1", **changes))
+    assert [f.what for f in forged.findings] == [
+        'item recorded fetched, but ai-train denied by tdmrep.json entry 1 (location "/tdm/*") '
+        "(before the fetch)"
+    ]
