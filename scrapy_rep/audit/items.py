@@ -18,7 +18,8 @@ own decisions on its snapshots, as it holds a crawl's records
   under a document cut before 500 KiB is the recheck's ``unknown``, not kept;
 - every snapshot an item names is one its own run announced for its own origin's
   document, and ``tdmrep`` ``""`` is read as the crawl reads a tdmrep.json given up on
-  (``REP_UNREACHABLE_ACTION``);
+  (``REP_UNREACHABLE_ACTION``), or as none when what was had refuses the item before
+  the fetch (a "no" had is not lost to a tdmrep.json not had: the recheck refuses it);
 - with its ``page`` part (``--pages``), its ``names`` must be every name its request was
   held to and ``REP_DIRECTIVE_TOKENS`` (a cut name hides that name's ``noindex``); the
   page is decided again (:func:`scrapy_rep.verdict.page.decide_page`) at the record's
@@ -64,31 +65,36 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
     # crawl sent for; else as a request refused by what its refused_by says.
     as_url = {**record, "fate": "fetched" if after_fetch else "refused"}
     found, before = rederiver._request_differences(as_url, run, item=True)
+    verdict = rederiver.verdict
+    given_up = isinstance(verdict, Refused) and verdict.reason is Reason.TDMREP_UNREACHABLE
+    if given_up and not after_fetch:
+        # What was had may refuse it all the same (robots.txt's Content-Usage or
+        # Content-Signal, a license): then it is refused, as the recheck decides it (a
+        # "no" had is not lost to a tdmrep.json not had). Decided again with the
+        # tdmrep.json not had read as none (it can only add a "no").
+        without = {name: value for name, value in as_url.items() if name != "tdmrep"}
+        again, _ = rederiver._request_differences(without, run, item=True)
+        refusal = rederiver.verdict
+        if isinstance(refusal, Refused) and refusal.reason not in _NOT_HAD:
+            found = again
+        else:
+            rederiver.verdict = verdict  # nothing had refuses it: not had, as recorded
+    if isinstance(rederiver.verdict, Allowed) and not mapping(record.get("robots")).get("snapshot"):
+        rederiver.verdict = None  # its robots.txt not had: what was had does not allow it
     if after_fetch:
         found += _page_differences(record, run, before, status, by)
         if cut := _cut(record, rederiver):
             found.append(f"recorded {status}, but {cut}: what it allows is not known "
                          "(unknown)")  # fmt: skip
     elif status == "unknown":
-        found += _unknown_differences(as_url, run, rederiver)
+        found += _unknown_differences(as_url, rederiver)
     return [f"item {what}" if what.startswith("recorded") else what for what in found]
 
 
-def _unknown_differences(
-    record: dict[str, Any], run: RunContext, rederiver: Rederiver
-) -> list[str]:
+def _unknown_differences(record: dict[str, Any], rederiver: Rederiver) -> list[str]:
     """An ``unknown`` item held against what its snapshots decide (nothing to hold it
     against when no robots.txt snapshot was had)."""
-    verdict = rederiver.verdict
-    if isinstance(verdict, Refused) and verdict.reason is Reason.TDMREP_UNREACHABLE:
-        # What was had may refuse it all the same (robots.txt's Content-Usage, a
-        # license): then it is refused, as the recheck decides it. Decided again with
-        # the tdmrep.json not had read as none (it can only add a "no").
-        without = {name: value for name, value in record.items() if name != "tdmrep"}
-        rederiver._request_differences(without, run, item=True)
-        verdict = rederiver.verdict
-        if not isinstance(verdict, Refused) or verdict.reason in _NOT_HAD:
-            return []
+    verdict = rederiver.verdict  # a tdmrep.json not had read as none (item_differences)
     if isinstance(verdict, Allowed):
         if text(record.get("why")).startswith(PAGE_NOT_FETCHED) or _cut(record, rederiver):
             return []  # the page's fetch failed (as recorded), or a document it needs is cut

@@ -39,7 +39,7 @@ from typing import Any, Final
 from scrapy_rep.fetch.cache import CacheEntry
 from scrapy_rep.fetch.procedure import cut_before_limit
 from scrapy_rep.recheck.documents import OriginDocuments, document_url
-from scrapy_rep.robotstxt import FIRST_DISALLOWED_STEP, RobotsTxt
+from scrapy_rep.robotstxt import ALLOW_ALL, FIRST_DISALLOWED_STEP, RobotsTxt
 from scrapy_rep.robotstxt.useragent import held_names, product_token
 from scrapy_rep.settings import RepConfig, page_rules, request_rules
 from scrapy_rep.urls.encoding import ESCAPES_SPECIALS
@@ -93,6 +93,8 @@ SPELLINGS_MEMO: Final = 65_536
 _NOT_HAD: Final = frozenset({Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE})
 #: A missing document's absent stand-in, to see whether what was had refuses already.
 _ABSENT: Final = {TDM: NO_FILE, LICENSE: ABSENT}
+#: The same for a document given up on (its entry kept: the trail says it was not had).
+_GIVEN_UP: Final = {ROBOTS: ALLOW_ALL, TDM: NO_FILE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -452,23 +454,35 @@ class Rechecker:
             return self._missing(facts, rules, verdict, documents)
         assert isinstance(verdict, Refused)
         if verdict.reason in _NOT_HAD:
-            return Outcome(Status.UNKNOWN, verdict, documents, verdict.message)
+            return self._missing(facts, rules, verdict, documents)
         return Outcome(Status.REFUSED, verdict, documents)
 
     def _missing(
-        self, facts: RequestFacts, rules: RequestRules, wait: Wait, documents: OriginDocuments
+        self,
+        facts: RequestFacts,
+        rules: RequestRules,
+        wait: Wait | Refused,
+        documents: OriginDocuments,
     ) -> Outcome:
-        """A document it needs was not had: refused all the same if what was had refuses
-        it (each further document can only add a "no"), else unknown."""
-        what = documents.missing.get(wait.document) or (
-            f"the {wait.document} of {wait.key} was not had"
+        """A document it needs was not had (not captured or fetched: ``wait``; given up
+        on: its refusal): refused all the same if what was had refuses it (each further
+        document can only add a "no": a ``Content-Usage``, ``Content-Signal`` or RSL
+        "no" is not lost to a tdmrep.json given up on, nor a tdmrep.json's to a
+        robots.txt given up on), else unknown."""
+        what = (
+            wait.message
+            if isinstance(wait, Refused)
+            else documents.missing.get(wait.document)
+            or f"the {wait.document} of {wait.key} was not had"
         )
-        if wait.document == ROBOTS:
-            return Outcome(Status.UNKNOWN, wait, documents, what)
 
         def or_absent(kind: str, key: Hashable) -> CacheEntry[Any] | None:
             found = documents.known(kind, key)
-            return found if found is not None else _stand_in(kind)
+            if found is None:
+                return _stand_in(kind)
+            if found.unreachable and kind in _GIVEN_UP:  # read as none, still not had
+                return replace(found, rules=_GIVEN_UP[kind])
+            return found
 
         verdict = decide(facts, rules, or_absent, documents.now)
         if isinstance(verdict, Refused) and verdict.reason not in _NOT_HAD:
