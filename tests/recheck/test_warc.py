@@ -219,7 +219,7 @@ def test_a_capture_that_lost_data_is_a_document_not_had(tmp_path: Path) -> None:
 
 
 #: Answers as real servers send them, and as warcio's WARCWriter writes them: a page
-#: with its Content-Length, whatever the status (issue 76 item 1).
+#: with its Content-Length, whatever the status.
 PAGE_404 = b"<html><body><h1>Not Found</h1></body></html>\n"
 WITH_PAGES = [
     ("https://a.example/robots.txt", 404, PAGE_404, {"Content-Length": str(len(PAGE_404))}),

@@ -1,5 +1,5 @@
 """A document an archive cut before 500 KiB, the least a crawler reads (RFC 9309 §2.5),
-lost lines a crawler reads (issue 76 item 3): its kept lines may refuse an item, never
+lost lines a crawler reads: its kept lines may refuse an item, never
 allow one (an item they allow is ``unknown``, its report line saying where the document
 was cut); a compressed stream corrupt anywhere is a document not had; the crawl's own cut
 at 500 KiB is read as before. ``audit verify`` re-derives the same from the trail's
