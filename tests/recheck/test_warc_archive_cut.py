@@ -8,7 +8,6 @@ snapshots and fails an item recorded kept under such a cut."""
 from __future__ import annotations
 
 import gzip
-import json
 import random
 import re
 import zlib
@@ -24,14 +23,19 @@ from scrapy_rep.robotstxt import MAX_BODY_BYTES
 from scrapy_rep.urls.origins import origin_of
 from scrapy_rep.verdict import RequestRules
 from tests.support.documents import rsl_license
-from tests.support.recheck import recheck_tool, report_lines, write_jsonl, write_warc
-from tests.support.trailfactory import encode
+from tests.support.recheck import (
+    forged_item,
+    recheck_tool,
+    report_lines,
+    write_jsonl,
+    write_warc,
+)
 
 #: The last line of every robots.txt here: the "no" a cut loses.
 LAST = b"Disallow: /private\n"
 
 
-def _robots(size: int) -> bytes:
+def _robots_of_size(size: int) -> bytes:
     """A robots.txt of ``size`` bytes: /a disallowed at its start, /private at its end,
     Allow lines of random paths between (so that gzip does not shrink it to nothing)."""
     rnd = random.Random(76)
@@ -43,9 +47,9 @@ def _robots(size: int) -> bytes:
     return head + lines + b"#" * pad + b"\n" + LAST
 
 
-SMALL = _robots(3_511)
+SMALL = _robots_of_size(3_511)
 #: Compressed, about 71 KB (cut at 47 KB).
-BIG = gzip.compress(_robots(170_000), mtime=0)
+BIG = gzip.compress(_robots_of_size(170_000), mtime=0)
 
 
 def _block_past_its_length(warc: Path) -> None:
@@ -74,7 +78,7 @@ CUTS: dict[str, tuple[bytes, dict[str, str]]] = {
 URLS = ["https://a.example/private/1", "https://a.example/a/1"]
 
 
-def _recheck(tmp_path: Path, captured: list[Any], urls: list[str], *extra: str) -> Any:
+def _recheck_captured(tmp_path: Path, captured: list[Any], urls: list[str], *extra: str) -> Any:
     warc, dataset = tmp_path / "docs.warc", tmp_path / "items.jsonl"
     report, trail = tmp_path / "report.jsonl", tmp_path / "trail.jsonl"
     write_warc(warc, captured)
@@ -86,27 +90,12 @@ def _recheck(tmp_path: Path, captured: list[Any], urls: list[str], *extra: str) 
     return code, {line["url"]: line for line in report_lines(report)}, trail
 
 
-def _forged(trail: Path, url: str, **changes: Any) -> Path:
-    """The trail with ``url``'s item line changed and the chain made again."""
-    records = [json.loads(line) for line in trail.read_text().splitlines()]
-    for record in records:
-        record.pop("prev")
-        if record.get("type") == "item" and record["url"] == url:
-            record.update(changes)
-            for name in [name for name, value in changes.items() if value is None]:
-                del record[name]
-    forged = trail.with_name("forged.jsonl")
-    forged.write_bytes(b"".join(encode(records)))
-    forged.with_name("forged.jsonl.d").symlink_to(trail.with_name(trail.name + ".d"))
-    return forged
-
-
 def _verified(trail: Path, url: str) -> list[str]:
     """``audit verify``'s findings on the trail, then on it with ``url`` forged kept."""
     result = verify(trail)
     assert result.clean, result.findings
     kept = {"status": "kept", "refused_by": None, "why": None}
-    return [finding.what for finding in verify(_forged(trail, url, **kept)).findings]
+    return [finding.what for finding in verify(forged_item(trail, url, **kept)).findings]
 
 
 @pytest.mark.parametrize("cut", CUTS)
@@ -115,7 +104,7 @@ def test_an_archive_cut_robots_txt_may_refuse_never_allow(tmp_path: Path, cut: s
     allow it, so it is unknown; the Disallow before the cut still refuses /a/1."""
     body, headers = CUTS[cut]
     captured = [("https://a.example/robots.txt", 200, body, headers)]
-    code, report, trail = _recheck(tmp_path, captured, URLS, "--purpose", "search")
+    code, report, trail = _recheck_captured(tmp_path, captured, URLS, "--purpose", "search")
     assert code == EXIT_REMOVED
     assert report[URLS[1]]["status"] == "refused"
     unknown = report[URLS[0]]
@@ -136,10 +125,10 @@ def test_the_crawls_own_cut_at_500_kib_is_read_as_before(
 ) -> None:
     """Over 500 KiB, cut by the crawl's own reading (or by the archive past it): the RFC's
     limit, its kept lines read as they are (what they allow is kept)."""
-    body = _robots(size + 4_000)[:size]
+    body = _robots_of_size(size + 4_000)[:size]
     headers = {"WARC-Truncated": "length"} if said else {}
     captured = [("https://a.example/robots.txt", 200, body, headers)]
-    code, report, trail = _recheck(tmp_path, captured, URLS, "--purpose", "search")
+    code, report, trail = _recheck_captured(tmp_path, captured, URLS, "--purpose", "search")
     assert code == EXIT_REMOVED
     assert {url: line["status"] for url, line in report.items()} == {
         URLS[0]: "kept", URLS[1]: "refused"
@@ -173,7 +162,9 @@ def test_a_gzip_payload_corrupt_in_its_middle_is_a_document_not_had(
 ) -> None:
     """It was read as cut where it broke (its lines up to there read, what they allow
     kept): corrupt data says nothing of where the document ends."""
-    body = _robots(20_000) if ended else b"User-agent: *\nDisallow: /a\nDisallow: /p\n" * 2000
+    body = (
+        _robots_of_size(20_000) if ended else b"User-agent: *\nDisallow: /a\nDisallow: /p\n" * 2000
+    )
     payload = _corrupt(body, ended=ended)
     headers = {"Content-Encoding": "gzip", "Content-Length": str(len(payload))}
     warc = tmp_path / "robots.warc"
@@ -184,7 +175,7 @@ def test_a_gzip_payload_corrupt_in_its_middle_is_a_document_not_had(
     assert found.robots.unreachable, found.robots.outcome
     assert "cannot be decoded: gzip: corrupt" in found.robots.outcome
     captured = [("https://a.example/robots.txt", 200, payload, headers)]
-    code, report, trail = _recheck(tmp_path, captured, [*URLS, "https://a.example/x"],
+    code, report, trail = _recheck_captured(tmp_path, captured, [*URLS, "https://a.example/x"],
                                    "--purpose", "search")  # fmt: skip
     assert code == EXIT_REMOVED
     assert {line["status"] for line in report.values()} == {"unknown"}
@@ -203,7 +194,7 @@ def test_an_archive_cut_tdmrep_json_may_refuse_never_allow(tmp_path: Path) -> No
          {"WARC-Truncated": "length", "Content-Length": "900"}),
     ]  # fmt: skip
     urls = ["https://a.example/tdm/1", "https://a.example/other/1"]
-    code, report, trail = _recheck(tmp_path, captured, urls, "--purpose", "ai-train")
+    code, report, trail = _recheck_captured(tmp_path, captured, urls, "--purpose", "ai-train")
     assert code == EXIT_REMOVED
     assert (report[urls[0]]["status"], report[urls[0]]["signal"]) == ("refused", "tdmrep")
     assert report[urls[1]]["status"] == "unknown"
@@ -224,12 +215,12 @@ def test_an_archive_cut_rsl_license_refuses_ai_use(tmp_path: Path) -> None:
         (license_url, 200, whole[:1_000], {"WARC-Truncated": "length"}),
     ]  # fmt: skip
     url = "https://a.example/x"
-    code, report, _ = _recheck(tmp_path, captured, [url], "--purpose", "ai-train")
+    code, report, _ = _recheck_captured(tmp_path, captured, [url], "--purpose", "ai-train")
     assert code == EXIT_REMOVED
     assert (report[url]["status"], report[url]["signal"]) == ("refused", "rsl")
     assert verify(tmp_path / "trail.jsonl").clean  # the license read as cut, as it was
     (tmp_path / "trail.jsonl").unlink()
-    _, report, trail = _recheck(tmp_path, captured, [url], "--purpose", "search")
+    _, report, trail = _recheck_captured(tmp_path, captured, [url], "--purpose", "search")
     assert report[url]["status"] == "unknown"
     assert "license.xml was cut before 500 KiB" in report[url]["why"]
     assert verify(trail).clean

@@ -17,9 +17,9 @@ import pytest
 
 from scrapy_rep.audit.verify import verify
 from scrapy_rep.recheck.command import EXIT_REMOVED
-from tests.recheck.test_command import _edited
 from tests.support.documents import rsl_license
 from tests.support.recheck import (
+    forged_item,
     recheck_tool,
     report_lines,
     robots_capture,
@@ -54,7 +54,7 @@ def _captures(signal: str) -> list[tuple[str, int, bytes, dict[str, str]]]:
     return captures
 
 
-def _recheck(tmp_path: Path, signal: str) -> tuple[int, str, dict[str, Path], list[bytes]]:
+def _recheck_saying(tmp_path: Path, signal: str) -> tuple[int, str, dict[str, Path], list[bytes]]:
     warc = tmp_path / "documents.warc"
     write_warc(warc, _captures(signal))
     dataset = tmp_path / "items.jsonl"
@@ -68,7 +68,7 @@ def _recheck(tmp_path: Path, signal: str) -> tuple[int, str, dict[str, Path], li
 
 @pytest.mark.parametrize("signal", list(SAYS_NO))
 def test_a_no_that_was_had_refuses_whatever_was_not_had(tmp_path: Path, signal: str) -> None:
-    code, summary, paths, lines = _recheck(tmp_path, signal)
+    code, summary, paths, lines = _recheck_saying(tmp_path, signal)
     assert code == EXIT_REMOVED
     report = {line["url"]: line for line in report_lines(paths["report"])}
     said = report[URLS[0]]
@@ -105,8 +105,8 @@ def test_a_trail_that_keeps_what_was_had_refuses_is_found(
 ) -> None:
     """The forged trail (its chain made again): the item recorded unknown, or kept (its
     tdmrep.json not had, or said to be none), while its robots.txt snapshot says no."""
-    _, _, paths, _ = _recheck(tmp_path, "aipref")
-    result = verify(_edited(paths["trail"], URLS[0], **changes))
+    _, _, paths, _ = _recheck_saying(tmp_path, "aipref")
+    result = verify(forged_item(paths["trail"], URLS[0], **changes))
     said = [finding.what for finding in result.findings if finding.url == URLS[0]]
     assert any(what.startswith(f"item {found}") for what in said), result.findings
 
@@ -136,7 +136,7 @@ def test_a_tdmrep_json_no_is_not_lost_to_a_robotstxt_given_up_on(tmp_path: Path)
     result = verify(paths["trail"])
     assert result.clean, result.findings
     changes = {"status": "unknown", "refused_by": "unreachable", "why": "robots.txt not had"}
-    forged = verify(_edited(paths["trail"], f"{ORIGIN}/tdm/1", **changes))
+    forged = verify(forged_item(paths["trail"], f"{ORIGIN}/tdm/1", **changes))
     assert [f.what for f in forged.findings] == [
         "item recorded unknown, but its snapshots refuse it: Not fetched: ai-train denied "
         'by tdmrep.json entry 1 (location "/tdm/*")'
@@ -168,7 +168,7 @@ def test_a_robotstxt_captured_as_503_under_allow_verifies_and_its_tdmrep_no_refu
     result = verify(trail)
     assert result.clean, result.findings
     changes = {"status": "kept", "refused_by": None, "why": None, "usage": None}
-    forged = verify(_edited(trail, f"{ORIGIN}/tdm/1", **changes))
+    forged = verify(forged_item(trail, f"{ORIGIN}/tdm/1", **changes))
     assert [f.what for f in forged.findings] == [
         'item recorded fetched, but ai-train denied by tdmrep.json entry 1 (location "/tdm/*") '
         "(before the fetch)"
