@@ -106,6 +106,11 @@ class Documents:
         """Whether run ``run`` announced snapshot ``sha`` of ``document`` (its URL)."""
         return _announce_key(run, sha, document) in self._announced
 
+    def cut(self, sha: str, document: str) -> bool:
+        """Whether the snapshot ``sha`` of ``document`` says its download was cut: read
+        as cut, as the crawl read it."""
+        return was_cut(str((self.meta(sha, document) or {}).get("detail") or ""))
+
     def page_part(self, sha: str) -> dict[str, Any] | None:
         """A page part's statements, from their snapshot."""
         found = self.store.parsed(sha, "page", json_object)
@@ -131,7 +136,9 @@ class Documents:
             return effect is Effect.ALLOW_ALL
 
         checked = {text(k): text(v) for k, v in mapping(record.get("rsl")).items()}
-        licenses, problem = license_documents(signals, self.store, rules.licenses, checked, absent)
+        licenses, problem = license_documents(
+            signals, self.store, rules.licenses, checked, absent, self.cut
+        )
         for license_url, document in licenses.items():
             documents[LICENSE, license_url] = snapshot_entry(document)
         return documents, problem
@@ -147,7 +154,7 @@ class Documents:
             return (ALLOW_ALL if effect is Effect.ALLOW_ALL else DISALLOW_ALL), effect, ""
         # A cut one read as the crawl read it (docs/decisions.md, 'A cut robots.txt reads
         # no part of a line that could allow').
-        cut = was_cut(str((meta or {}).get("detail") or ""))
+        cut = self.cut(sha, document)
         name = f"robots{' cut' if cut else ''}:{run.profile}"
         parse = partial(parse_robotstxt, profile=run.profile, truncated=cut)
         rules = self.store.parsed(sha, name, parse)
@@ -185,7 +192,7 @@ class Documents:
             return RESERVED_ALL, ""
         if effect is Effect.ALLOW_ALL:
             return NO_FILE, ""
-        if was_cut(str((meta or {}).get("detail") or "")):  # read as the crawl read it
+        if self.cut(sha, document):  # read as the crawl read it
             return self.store.parsed(sha, "tdmrep cut", TDMREP.parse_cut), ""
         return self.store.parsed(sha, "tdmrep", parse_tdmrep), ""
 

@@ -12,11 +12,14 @@ own decisions on its snapshots, as it holds a crawl's records
 - an item ``refused`` before the fetch must be refused by what its ``refused_by`` says
   (robots.txt's recorded line, a purpose's "no");
 - an item ``unknown`` names a document not had (no robots.txt snapshot, ``tdmrep`` or
-  an RSL license ``""``), and what was had neither allows it (it would be kept, unless
-  its page could not be fetched again) nor refuses it (it would be refused);
+  an RSL license ``""``), or one cut before 500 KiB (RFC 9309 §2.5: its lines may refuse,
+  never allow), and what was had neither allows it (it would be kept, unless its page
+  could not be fetched again) nor refuses it (it would be refused); an item ``kept``
+  under a document cut before 500 KiB is the recheck's ``unknown``, not kept;
 - every snapshot an item names is one its own run announced for its own origin's
   document, and ``tdmrep`` ``""`` is read as the crawl reads a tdmrep.json given up on
-  (``REP_UNREACHABLE_ACTION``);
+  (``REP_UNREACHABLE_ACTION``), or as none when what was had refuses the item before
+  the fetch (a "no" had is not lost to a tdmrep.json not had: the recheck refuses it);
 - with its ``page`` part (``--pages``), its ``names`` must be every name its request was
   held to and ``REP_DIRECTIVE_TOKENS`` (a cut name hides that name's ``noindex``); the
   page is decided again (:func:`rep_engine.verdict.page.decide_page`) at the record's
@@ -32,8 +35,11 @@ from typing import Any, Final
 from rep_audit.pages import _fields, names_differences, read_for
 from rep_audit.pagetimes import time_of
 from rep_audit.rederive import Rederiver, RunContext, held_to
-from rep_engine.trail.read import text
+from rep_engine.fetch.procedure import cut_before_limit
+from rep_engine.trail.read import mapping, text
 from rep_engine.trail.records import BY_PAGE, ITEM_STATUSES
+from rep_engine.urls.origins import origin_of
+from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
 from rep_engine.verdict import Allowed, Refused
 from rep_engine.verdict.page import PageFacts, PageStatements, decide_page
 from rep_engine.verdict.policy import NOTHING_BEFORE, Before
@@ -59,36 +65,60 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
     # crawl sent for; else as a request refused by what its refused_by says.
     as_url = {**record, "fate": "fetched" if after_fetch else "refused"}
     found, before = rederiver._request_differences(as_url, run, item=True)
+    verdict = rederiver.verdict
+    given_up = isinstance(verdict, Refused) and verdict.reason is Reason.TDMREP_UNREACHABLE
+    if given_up and not after_fetch:
+        # What was had may refuse it all the same (robots.txt's Content-Usage or
+        # Content-Signal, a license): then it is refused, as the recheck decides it (a
+        # "no" had is not lost to a tdmrep.json not had). Decided again with the
+        # tdmrep.json not had read as none (it can only add a "no").
+        without = {name: value for name, value in as_url.items() if name != "tdmrep"}
+        again, _ = rederiver._request_differences(without, run, item=True)
+        refusal = rederiver.verdict
+        if isinstance(refusal, Refused) and refusal.reason not in _NOT_HAD:
+            found = again
+        else:
+            rederiver.verdict = verdict  # nothing had refuses it: not had, as recorded
+    if isinstance(rederiver.verdict, Allowed) and not mapping(record.get("robots")).get("snapshot"):
+        rederiver.verdict = None  # its robots.txt not had: what was had does not allow it
     if after_fetch:
         found += _page_differences(record, run, before, status, by)
+        if cut := _cut(record, rederiver):
+            found.append(f"recorded {status}, but {cut}: what it allows is not known "
+                         "(unknown)")  # fmt: skip
     elif status == "unknown":
-        found += _unknown_differences(as_url, run, rederiver)
+        found += _unknown_differences(as_url, rederiver)
     return [f"item {what}" if what.startswith("recorded") else what for what in found]
 
 
-def _unknown_differences(
-    record: dict[str, Any], run: RunContext, rederiver: Rederiver
-) -> list[str]:
+def _unknown_differences(record: dict[str, Any], rederiver: Rederiver) -> list[str]:
     """An ``unknown`` item held against what its snapshots decide (nothing to hold it
     against when no robots.txt snapshot was had)."""
-    verdict = rederiver.verdict
-    if isinstance(verdict, Refused) and verdict.reason is Reason.TDMREP_UNREACHABLE:
-        # What was had may refuse it all the same (robots.txt's Content-Usage, a
-        # license): then it is refused, as the recheck decides it. Decided again with
-        # the tdmrep.json not had read as none (it can only add a "no").
-        without = {name: value for name, value in record.items() if name != "tdmrep"}
-        rederiver._request_differences(without, run, item=True)
-        verdict = rederiver.verdict
-        if not isinstance(verdict, Refused) or verdict.reason in _NOT_HAD:
-            return []
+    verdict = rederiver.verdict  # a tdmrep.json not had read as none (item_differences)
     if isinstance(verdict, Allowed):
-        if text(record.get("why")).startswith(PAGE_NOT_FETCHED):
-            return []  # allowed before the fetch; the page's fetch failed (as recorded)
+        if text(record.get("why")).startswith(PAGE_NOT_FETCHED) or _cut(record, rederiver):
+            return []  # the page's fetch failed (as recorded), or a document it needs is cut
         return ["recorded unknown, but every document it needs was had and allows it "
                 "(it is kept)"]  # fmt: skip
     if isinstance(verdict, Refused) and verdict.reason not in _NOT_HAD:
         return [f"recorded unknown, but its snapshots refuse it: {verdict.message}"]
     return []
+
+
+def _cut(record: dict[str, Any], rederiver: Rederiver) -> str:
+    """Which document the item was decided with was cut before 500 KiB, the least a
+    crawler reads (RFC 9309 §2.5), as its snapshot line says (``""``: none was): an
+    item it allows is not known to be allowed."""
+    url, robots = text(record.get("url")), mapping(record.get("robots"))
+    origin = text(robots.get("origin")) or str(origin_of(url) or "")
+    named = {f"{origin}/robots.txt": robots.get("snapshot"),
+             f"{origin}{WELL_KNOWN_PATH}": record.get("tdmrep"),
+             **mapping(record.get("rsl"))}  # fmt: skip
+    for document, sha in named.items():
+        detail = text(mapping(rederiver.meta(text(sha), document)).get("detail"))
+        if text(sha) and cut_before_limit(detail):
+            return f"its snapshot of {document} was cut before 500 KiB ({detail})"
+    return ""
 
 
 def _page_differences(

@@ -9,6 +9,7 @@ and the snapshot of its body; a license given up on as unreachable has no snapsh
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from types import MappingProxyType
 from typing import Any
 
@@ -32,12 +33,14 @@ def license_documents(
     named: Iterable[str],
     checked: Mapping[str, str] = MappingProxyType({}),
     absent: Callable[[str, str], bool] = lambda sha, url: False,
+    cut: Callable[[str, str], bool] = lambda sha, url: False,
 ) -> tuple[dict[str, RslDocument], str]:
     """The licenses of robots.txt (``named``: its ``License:`` URLs) that the recorded
     ``signals`` name, and those the record names as checked (``checked``, schema 2: license
     URL -> snapshot, ``""`` for one given up on), read from their snapshots; and a problem
     (``""``: none) when a snapshot cannot be read. ``absent(sha, license URL)``: whether
-    that snapshot is of no license file (a 404: no terms)."""
+    that snapshot is of no license file (a 404: no terms); ``cut(sha, license URL)``:
+    whether its download was cut, so read as cut, as the crawl read it (no AI use)."""
     documents: dict[str, RslDocument] = {}
     keys = licenses_to_wait_for(named)
     named_by_signals = [
@@ -51,7 +54,9 @@ def license_documents(
         if sha and absent(sha, license_url):
             documents[license_url] = ABSENT
             continue
-        document = store.parsed(sha, "rsl", parse_rsl) if sha else UNREACHABLE
+        truncated = bool(sha) and cut(sha, license_url)
+        name, read = f"rsl{' cut' if truncated else ''}", partial(parse_rsl, truncated=truncated)
+        document = store.parsed(sha, name, read) if sha else UNREACHABLE
         if document is None:
             return {}, f"RSL snapshot {sha[:12]}… {store.checked.get(sha, 'unreadable')}"
         documents[license_url] = document

@@ -30,7 +30,7 @@ from rep_audit.runcontext import SENT, RunContext, held_to
 from rep_audit.sites import foreign, sites_of
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.rules import Effect
-from rep_engine.robotstxt import RobotsTxt
+from rep_engine.robotstxt import ALLOW_ALL, RobotsTxt
 from rep_engine.trail.read import SnapshotStore, items, mapping, text, whole
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.purpose import UsageSignal
@@ -121,8 +121,14 @@ class Rederiver(Documents):
         # Allow/Disallow not obeyed for it (ROBOTSTXT_OBEY = False, dont_obey_robotstxt):
         # only the AI-usage opt-outs of its snapshot (if one was read) decided.
         obeyed = robots.get("obeyed") is not False
+        without: list[str] = []
         if not sha:
-            return (self._without_snapshot(record, robots, url, run) if obeyed else []), None
+            without = self._without_snapshot(record, robots, url, run) if obeyed else []
+            # An item whose robots.txt was not had and whose tdmrep.json was: that one may
+            # refuse it all the same, robots.txt read as none (as the recheck reads it: a
+            # "no" had is not lost to a robots.txt given up on).
+            if not (item and text(record.get("tdmrep"))):
+                return without, None
         origin = text(robots.get("origin")) or str(origin_of(url) or "")
         if item and (problem := foreign(self, record, sha, origin, url)):
             return [problem], None
@@ -131,7 +137,11 @@ class Rederiver(Documents):
             origin, also, problem = self._sites(record, robots, sha, url, run)
             if problem:
                 return [problem], None
-        rules, effect, problem = self.robots(sha, f"{origin}/robots.txt", run)
+        rules, effect, problem = (
+            self.robots(sha, f"{origin}/robots.txt", run)
+            if sha
+            else (ALLOW_ALL, Effect.ALLOW_ALL, "")
+        )
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"], None
         # Held against the crawl's own verdict on its snapshots (requestcheck's decided), for
@@ -144,7 +154,9 @@ class Rederiver(Documents):
             return [problem], None
         self.verdict = decided(documents, robots, rules, effect, url, agent, origin, run, obeyed,
                                held, also)  # fmt: skip
-        return held_against(record, robots, self.verdict, signals, rules, url, agent, held, obeyed)
+        found, before = held_against(record, robots, self.verdict, signals, rules, url, agent,
+                                     held, obeyed)  # fmt: skip
+        return without + found, before
 
     def _sites(
         self, record: dict[str, Any], robots: dict[str, Any], sha: str, url: str, run: RunContext

@@ -169,6 +169,9 @@ def no_record(paths: list[str], url: str) -> list[str]:
         "of the page that held it names it (`not_followed`); no page's record names this URL",
         "- a duplicate the dupefilter dropped is counted in its run's end line "
         "(`duplicates_dropped`), not recorded",
+        "- a link or a redirect to a host outside the spider's allowed_domains, which Scrapy's "
+        "offsite filter dropped, is counted in its run's end line (`offsite_dropped`), not "
+        "recorded",
         "- a URL the crawl never met leaves no trace",
     ]
     if unnamed:

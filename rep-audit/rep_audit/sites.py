@@ -113,7 +113,7 @@ def foreign(index: Documents, record: dict[str, Any], robots: str, origin: str, 
     own = str(origin_of(url) or "")
     if origin != own:
         return f"item names the robots.txt of {origin}, not of its own origin {own}"
-    named = [("robots.txt", robots, f"{own}/robots.txt")]
+    named = [("robots.txt", robots, f"{own}/robots.txt")] if robots else []  # "": not had
     if tdm := text(record.get("tdmrep")):
         named.append(("tdmrep.json", tdm, f"{own}{WELL_KNOWN_PATH}"))
     for license_url, sha in mapping(record.get("rsl")).items():

@@ -7,13 +7,19 @@ target URI as origins are compared (:func:`capture_key`), the latest of each URL
 A file that is not a WARC, or is cut (a record shorter than its ``Content-Length``, a
 gzip member cut short), is :class:`WarcError`: nothing is decided from half a file. One
 capture that cannot be read (a status line without a status, a payload that cannot be
-decoded: :mod:`~rep_recheck.payload`) is a document not had, as a download that
-failed is: its origin's items are unknown, the rest of the file is read. A payload cut
-short (``WARC-Truncated``, a cut chunk or compressed stream, a stream that breaks
-part-way) is read as a download the crawl stopped: the body before the cut, said to be
-cut (a cut tdmrep.json keeps its entries before the cut, a cut RSL license refuses AI
-use), never as the whole document. One that lost data (``WARC-Truncated: disconnect``,
-or shorter than its ``Content-Length`` without saying it is cut) is not had, as a
+decoded, a compressed stream corrupt anywhere: :mod:`~rep_recheck.payload`) is a
+document not had, as a download that failed is: its origin's items are unknown, the rest
+of the file is read. A capture is read by its status, whatever its body: only a 2xx's
+body is read (SPEC §4), so only a 2xx's is held to its length (a 404 page, a 301's
+"moved" are never data lost). A 2xx payload cut short (``WARC-Truncated``, a cut chunk
+or compressed stream, a record whose WARC block runs on past its ``Content-Length``,
+which warcio only warns of) is read as a download stopped: the body before the cut, said
+to be cut (a cut tdmrep.json keeps its entries before the cut, a cut RSL license refuses
+AI use), never as the whole document; cut before 500 KiB, the least a crawler reads (RFC
+9309 §2.5), its lines may refuse an item, never allow one
+(:meth:`~rep_recheck.rechecker.Rechecker.decide`). One that lost data
+(``WARC-Truncated: disconnect``, or shorter than its ``Content-Length`` without saying it
+is cut) is not had, as a download that lost data is in a crawl.
 """
 
 from __future__ import annotations
@@ -157,7 +163,8 @@ def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
     records = 0
     with file:
         try:
-            for record in ArchiveIterator(file):
+            archive = ArchiveIterator(file)
+            for record in archive:
                 if not str(getattr(record, "format", "")).startswith("warc"):
                     raise WarcError(f"{path}: not a WARC file")
                 records += 1
@@ -170,8 +177,13 @@ def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
                     raise WarcError(f"{path}: cut: record {records} is shorter than its length")
                 if not response:
                     continue
+                # what follows its block: a line that is not blank is the rest of a block
+                # longer than its Content-Length (warcio only warns of it): cut there
+                warned = getattr(archive, "err_count", 0)
+                archive.read_to_end()
+                short = getattr(archive, "err_count", 0) > warned
                 uri = str(headers.get_header("WARC-Target-URI") or "").strip("<>")
-                yield capture_key(uri), _capture(record, raw)
+                yield capture_key(uri), _capture(record, raw, short)
         except WarcError:
             raise
         except Exception as error:  # warcio's ArchiveLoadFailed, a cut gzip member…
@@ -212,8 +224,11 @@ def _data_lost(data: bytes, more: bool, marked: str | None, length: str | None) 
     return ""
 
 
-def _capture(record: Any, raw: tuple[bytes, bool]) -> Capture:
-    """One ``response`` record as the crawl would have had its answer."""
+def _capture(record: Any, raw: tuple[bytes, bool], short: bool = False) -> Capture:
+    """One ``response`` record as the crawl would have had its answer (``short``: its
+    WARC block runs on past its ``Content-Length``, read as cut there, as
+    ``WARC-Truncated: length`` is: never a whole document, never data lost either, which
+    would lose the "no" of its lines before the cut)."""
     headers, http = record.rec_headers, record.http_headers
     date = _date(headers.get_header("WARC-Date"))
     record_id = str(headers.get_header("WARC-Record-ID") or "")
@@ -222,17 +237,21 @@ def _capture(record: Any, raw: tuple[bytes, bool]) -> Capture:
     if not (len(code) == 3 and code.isascii() and code.isdigit()):
         problem = f"the capture's status line has no status code ({http.statusline!r:.80})"
         return Capture(0, None, None, b"", date, record_id, problem=problem)
+    if not 200 <= int(code) < 300:  # a body only a 2xx's is read (SPEC §4), whatever it is
+        return Capture(int(code), location, cache_control, zlib.compress(b""), date, record_id)
     data, more = raw
-    if not 200 <= int(code) < 300:  # a body only a 2xx's is read (SPEC §4)
-        data, more = b"", False
     marked = headers.get_header("WARC-Truncated")
+    if marked is None and short:
+        marked = "length"
     chunked = "chunked" in str(http.get_header("Transfer-Encoding") or "").lower()
-    lost = _data_lost(data, more, marked, None if chunked else http.get_header("Content-Length"))
+    length = None if chunked else http.get_header("Content-Length")
+    lost = _data_lost(data, more, marked, length)
     if lost:
         return Capture(int(code), None, None, b"", date, record_id, problem=lost)
     cut = more or marked is not None
+    whole = not cut and (length or "").strip() == str(len(data))  # as long as it says
     try:
-        body = decode(data, http.get_header("Content-Encoding"), chunked, cut)
+        body = decode(data, http.get_header("Content-Encoding"), chunked, cut, whole)
     except Undecodable as error:
         problem = f"the captured body cannot be decoded: {error}"
         return Capture(int(code), None, None, b"", date, record_id, problem=problem)

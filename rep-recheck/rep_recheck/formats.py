@@ -7,9 +7,10 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Final
 
 from rep_audit.export import export_lines
 from rep_engine.trail.read import TrailError
@@ -116,6 +117,13 @@ class JsonLines:
 # --------------------------------------------------------------------------- CSV
 
 
+#: Why a record whose quote is never closed cannot be read.
+UNCLOSED_QUOTE: Final = (
+    "not a CSV record (a quote opened in it is never closed: the lines after this one "
+    "are read as records of their own)"
+)
+
+
 class Csv:
     """A CSV dataset with a header line (UTF-8), the URL in the column named by it."""
 
@@ -132,15 +140,23 @@ class Csv:
     def _records(self, file: IO[bytes]) -> Iterator[tuple[int, list[str] | None, bytes, str]]:
         """Each record: the number of its first line, its fields, its bytes, and why it
         cannot be read (its fields ``None``: a bare CR in an unquoted field); the next
-        record is read after it, as the reader starts afresh on the next line."""
+        record is read after it, as the reader starts afresh on the next line. A quote
+        never closed (RFC 4180 §2's grammar: an escaped field ends with a DQUOTE; the csv
+        module reads it to the end of the file, every line after it in one field) makes
+        its first line an unreadable record, and the lines after it are read again as
+        records."""
         pending: list[bytes] = []
         count = [0]
+        source = iter(file)
+        again: deque[bytes] = deque()  # the lines a quote never closed took, read again
+        ended = [False]  # whether the file ended inside the record just read
 
         def lines() -> Iterator[str]:
-            for raw in file:
+            while raw := again.popleft() if again else next(source, b""):
                 pending.append(raw)
                 count[0] += 1
                 yield raw.decode("utf-8", "replace")
+            ended[0] = True
 
         reader = csv.reader(lines())
         while True:
@@ -151,8 +167,14 @@ class Csv:
                 return
             except csv.Error as error:
                 row, problem = None, f"not a CSV record ({error})"
-            raw = b"".join(pending)
             number = count[0] - len(pending) + 1
+            if ended[0]:  # the file ended inside a quoted field: it was never closed
+                again.extend(pending[1:])
+                del pending[1:]
+                count[0], ended[0] = number, False
+                row, problem = None, UNCLOSED_QUOTE
+                reader = csv.reader(lines())
+            raw = b"".join(pending)
             pending.clear()
             yield number, row, raw, problem
 

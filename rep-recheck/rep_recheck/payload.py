@@ -11,10 +11,13 @@ reads them"):
   body: what was decoded before the cut is kept, as the crawl keeps the lines of a
   robots.txt whose download was stopped (``truncated``: :class:`~rep_engine.fetch.
   procedure.FetchProcedure` says "cut short");
-- a stream that breaks part-way (corrupt data after some decoded) is cut there too;
-- a coding that cannot be decoded at all (unknown, its library missing, or corrupt from
-  its first byte) is :class:`Undecodable`: the document was not had (its items unknown),
-  never its compressed bytes read as text.
+- a coding that cannot be decoded (unknown, its library missing, or a stream corrupt
+  anywhere before the 500 KiB read: from its first byte, in its middle, a wrong
+  checksum, or a stream without its end in a payload as long as its ``Content-Length``
+  says, which nothing cut) is :class:`Undecodable`: the document was not had (its items
+  unknown), never its compressed bytes read as text, nor what came before the
+  corruption read as a cut document (corrupt data says nothing of where the document
+  ends).
 """
 
 from __future__ import annotations
@@ -155,18 +158,18 @@ def _decoder(coding: str) -> _Decoder:
     return made()
 
 
-def _decode_one(data: bytes, coding: str) -> Body:
+def _decode_one(data: bytes, coding: str, whole: bool) -> Body:
     """``data`` decoded from one ``coding`` (gzip members one after another, as Scrapy
-    reads them)."""
+    reads them; ``whole``: :func:`decode`'s)."""
     if coding == "deflate":
         try:
-            return _stream(data, _decoder(coding), coding)
+            return _stream(data, _decoder(coding), coding, whole)
         except Undecodable:  # raw deflate, as some servers send it (Scrapy reads it too)
-            return _stream(data, _Zlib(-zlib.MAX_WBITS), coding)
-    return _stream(data, _decoder(coding), coding)
+            return _stream(data, _Zlib(-zlib.MAX_WBITS), coding, whole)
+    return _stream(data, _decoder(coding), coding, whole)
 
 
-def _stream(data: bytes, decoder: _Decoder, coding: str) -> Body:
+def _stream(data: bytes, decoder: _Decoder, coding: str, whole: bool) -> Body:
     out = bytearray()
     fed = 0
     while True:
@@ -176,9 +179,8 @@ def _stream(data: bytes, decoder: _Decoder, coding: str) -> Body:
             try:
                 out += decoder.feed(piece)
             except Exception as error:  # zlib.error, brotli.error, ZstdError: corrupt
-                if not out:
-                    raise Undecodable(f"{coding}: corrupt ({error})") from None
-                return Body(bytes(out[:MOST]), cut=True)
+                said = f"{coding}: corrupt after {len(out):,} bytes decoded ({error})"
+                raise Undecodable(said) from None
         if len(out) >= MOST:
             return Body(bytes(out[:MOST]))  # past what a crawler reads: the fetch cuts it
         if not decoder.ended:
@@ -186,6 +188,9 @@ def _stream(data: bytes, decoder: _Decoder, coding: str) -> Body:
                 return Body(b"")
             if not out:
                 raise Undecodable(f"{coding}: cut before any byte could be decoded")
+            if whole:  # nothing cut the payload: the stream is broken
+                raise Undecodable(f"{coding}: corrupt, the stream has no end in a payload "
+                                  "as long as its Content-Length says")  # fmt: skip
             return Body(bytes(out), cut=True)  # the stream has no end: cut
         rest = decoder.rest + data[fed:]
         if _another(coding, rest):
@@ -234,9 +239,12 @@ def dechunk(data: bytes) -> Body:
         at = start + size + 2
 
 
-def decode(data: bytes, content_encoding: str | None, chunked: bool, cut: bool) -> Body:
-    """A captured payload as the crawl's body (``cut``: the capture says it was cut).
-    Raises :class:`Undecodable`."""
+def decode(
+    data: bytes, content_encoding: str | None, chunked: bool, cut: bool, whole: bool = False
+) -> Body:
+    """A captured payload as the crawl's body (``cut``: the capture says it was cut;
+    ``whole``: its length says it was not, so a compressed stream without its end is
+    corrupt). Raises :class:`Undecodable`."""
     body = dechunk(data) if chunked else Body(data)
     cut = cut or body.cut
     data = body.data
@@ -244,6 +252,6 @@ def decode(data: bytes, content_encoding: str | None, chunked: bool, cut: bool) 
     for coding in reversed(codings):  # the last applied is the first undone
         if coding == "identity":
             continue
-        decoded = _decode_one(data, coding)
+        decoded = _decode_one(data, coding, whole)
         data, cut = decoded.data, cut or decoded.cut
     return Body(data, cut)

@@ -15,7 +15,10 @@ decides it. The answer, :class:`Outcome`, is one of three statuses:
   ``noindex``, ``X-Robots-Tag``, ``Content-Usage``, ``noai``…);
 - ``unknown``: the documents that decide it could not be had (its origin's robots.txt
   unreachable, given up on, or not captured; a tdmrep.json or license it needs not
-  had, unless what was had refuses it already; a page that could not be fetched again).
+  had, unless what was had refuses it already; a page that could not be fetched again),
+  or one that allows it was cut before 500 KiB, the least a crawler reads (RFC 9309
+  §2.5: an archive's cut, not the crawl's own at 500 KiB): its lines before the cut may
+  refuse an item, never allow one, as what the lines after it say is not known.
 
 The hot path, per item: the item's ``scheme://authority`` looked up in a dict of the
 spellings seen, each pointing at what is known of its origin (its
@@ -34,7 +37,8 @@ from datetime import datetime, timezone
 from typing import Any, Final
 
 from rep_engine.fetch.cache import CacheEntry
-from rep_engine.robotstxt import FIRST_DISALLOWED_STEP, RobotsTxt
+from rep_engine.fetch.procedure import cut_before_limit
+from rep_engine.robotstxt import ALLOW_ALL, FIRST_DISALLOWED_STEP, RobotsTxt
 from rep_engine.robotstxt.useragent import held_names, product_token
 from rep_engine.settings import RepConfig, page_rules, request_rules
 from rep_engine.urls.encoding import ESCAPES_SPECIALS
@@ -57,7 +61,7 @@ from rep_engine.verdict import (
     obey_of,
 )
 from rep_engine.verdict.page import PageFacts, PageStatements, PageVerdict, decide_page
-from rep_recheck.documents import OriginDocuments
+from rep_recheck.documents import OriginDocuments, document_url
 
 
 class Status(str, enum.Enum):
@@ -89,6 +93,8 @@ SPELLINGS_MEMO: Final = 65_536
 _NOT_HAD: Final = frozenset({Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE})
 #: A missing document's absent stand-in, to see whether what was had refuses already.
 _ABSENT: Final = {TDM: NO_FILE, LICENSE: ABSENT}
+#: The same for a document given up on (its entry kept: the trail says it was not had).
+_GIVEN_UP: Final = {ROBOTS: ALLOW_ALL, TDM: NO_FILE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -411,10 +417,10 @@ class Rechecker:
     def _plain_rules(self, documents: OriginDocuments) -> RobotsTxt | None:
         """The origin's robots.txt when its Allow/Disallow lines alone tell its items
         apart (for this crawler: no AI-usage line, no license, no tdmrep.json or none
-        found, nothing given up on), else ``None``. Then every item it allows has the
-        same verdict, made once (:meth:`decide`)."""
+        found, nothing given up on or cut before 500 KiB), else ``None``. Then every item
+        it allows has the same verdict, made once (:meth:`decide`)."""
         robots = documents.robots
-        if robots is None or robots.unreachable:
+        if robots is None or robots.unreachable or any(map(_cut, documents.entries.values())):
             return None
         txt: RobotsTxt = robots.rules
         if not txt.states_no_usage or (self.rules.purpose_set and txt.licenses):
@@ -437,28 +443,46 @@ class Rechecker:
         facts = RequestFacts(url, origin, self.agent, self.obey, self.names)
         verdict = decide(facts, rules, documents.known, documents.now)
         if type(verdict) is Allowed:
+            cut = next((e for e in verdict.used if _cut(e[2])), None)
+            if cut is not None:  # what its lost part says is not known: as if not had
+                why = (f"{document_url(cut[0], cut[1])} was cut before 500 KiB "
+                       f"({cut[2].outcome}): its lines before the cut allow it, what the "
+                       "lines after it say is not known")  # fmt: skip
+                return Outcome(Status.UNKNOWN, verdict, documents, why)
             return Outcome(Status.KEPT, verdict, documents)
         if isinstance(verdict, Wait):
             return self._missing(facts, rules, verdict, documents)
         assert isinstance(verdict, Refused)
         if verdict.reason in _NOT_HAD:
-            return Outcome(Status.UNKNOWN, verdict, documents, verdict.message)
+            return self._missing(facts, rules, verdict, documents)
         return Outcome(Status.REFUSED, verdict, documents)
 
     def _missing(
-        self, facts: RequestFacts, rules: RequestRules, wait: Wait, documents: OriginDocuments
+        self,
+        facts: RequestFacts,
+        rules: RequestRules,
+        wait: Wait | Refused,
+        documents: OriginDocuments,
     ) -> Outcome:
-        """A document it needs was not had: refused all the same if what was had refuses
-        it (each further document can only add a "no"), else unknown."""
-        what = documents.missing.get(wait.document) or (
-            f"the {wait.document} of {wait.key} was not had"
+        """A document it needs was not had (not captured or fetched: ``wait``; given up
+        on: its refusal): refused all the same if what was had refuses it (each further
+        document can only add a "no": a ``Content-Usage``, ``Content-Signal`` or RSL
+        "no" is not lost to a tdmrep.json given up on, nor a tdmrep.json's to a
+        robots.txt given up on), else unknown."""
+        what = (
+            wait.message
+            if isinstance(wait, Refused)
+            else documents.missing.get(wait.document)
+            or f"the {wait.document} of {wait.key} was not had"
         )
-        if wait.document == ROBOTS:
-            return Outcome(Status.UNKNOWN, wait, documents, what)
 
         def or_absent(kind: str, key: Hashable) -> CacheEntry[Any] | None:
             found = documents.known(kind, key)
-            return found if found is not None else _stand_in(kind)
+            if found is None:
+                return _stand_in(kind)
+            if found.unreachable and kind in _GIVEN_UP:  # read as none, still not had
+                return replace(found, rules=_GIVEN_UP[kind])
+            return found
 
         verdict = decide(facts, rules, or_absent, documents.now)
         if isinstance(verdict, Refused) and verdict.reason not in _NOT_HAD:
@@ -527,6 +551,13 @@ _START: Final = re.compile(r"[^/]*//[^/?#]*").match
 _START_PATH: Final = re.compile(
     r"(https?://[^/?;#]*)(?:(/[\x00-\x22\x24\x26-\x7f]*)(?![^#])|(/[^#]*))"
 ).match
+
+
+def _cut(entry: CacheEntry[Any]) -> bool:
+    """Whether ``entry``'s document was cut before 500 KiB (RFC 9309 §2.5): its lines
+    may refuse an item, never allow one (docs/decisions.md, 'A document an archive cut
+    before 500 KiB may refuse, never allow')."""
+    return entry.truncated and cut_before_limit(entry.outcome)
 
 
 def _stand_in(kind: str) -> CacheEntry[Any] | None:

@@ -39,6 +39,7 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast
 
 import scrapy
+from scrapy.dupefilters import RFPDupeFilter
 from scrapy.http import Request, Response
 from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.misc import load_object
@@ -520,12 +521,17 @@ def quiet_media_failures(refused: type[BaseException]) -> None:
 DELAY_JITTER: Final = SCRAPY >= (2, 19)
 
 
-def seen_fingerprints(scheduler: Any) -> Callable[[bytes], bool] | None:
-    """Whether Scrapy's ``RFPDupeFilter`` has seen a fingerprint, or ``None`` with another
-    dupefilter. Scrapy 2.19 keeps them as bytes in its private ``_fingerprints`` (the
-    public ``fingerprints`` is a deprecated copy); before, as hex strings in the public,
-    live ``fingerprints`` set."""
+def seen_fingerprints(scheduler: Any, fingerprinter: Any) -> Callable[[bytes], bool] | None:
+    """Whether Scrapy's ``RFPDupeFilter`` has seen a fingerprint of ``fingerprinter`` (the
+    crawl's), or ``None`` when the dupefilter's answer may be another: a dupefilter of
+    another class, a subclass (its ``request_seen`` may ignore the query string), or one
+    with another fingerprinter; its drops are then known from ``request_dropped``. Scrapy
+    2.19 keeps them as bytes in its private ``_fingerprints`` (the public
+    ``fingerprints`` is a deprecated copy); before, as hex strings in the public, live
+    ``fingerprints`` set."""
     dupefilter = getattr(scheduler, "df", None)
+    if type(dupefilter) is not RFPDupeFilter or dupefilter.fingerprinter is not fingerprinter:
+        return None
     if SCRAPY >= (2, 19):
         seen = getattr(dupefilter, "_fingerprints", None)
         return seen.__contains__ if isinstance(seen, set) else None
@@ -573,6 +579,28 @@ def downloader_methods(engine: Any, name: str) -> list[Any]:
     order it calls them (``DownloaderMiddlewareManager.methods``)."""
     methods = getattr(downloader_middleware(engine), "methods", None)
     return list(methods.get(name) or ()) if isinstance(methods, dict) else []
+
+
+def offsite_filter(crawler: Crawler, engine: Any) -> Callable[..., None] | None:
+    """Scrapy's offsite filter's ``request_scheduled`` handler (its downloader middleware
+    ``OffsiteMiddleware``, or a subclass, in the crawl: the same in 2.13 to 2.19), taken
+    off the signal for the caller to run in its own handler, or ``None``. The filter drops
+    an offsite request by raising ``IgnoreRequest`` there, which the engine tells no one
+    (no ``request_dropped``), and another handler of the signal cannot see; run by the
+    caller, its own answer is known. Left as it is when it is not connected."""
+    from scrapy import signals
+    from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
+
+    for method in downloader_methods(engine, "process_request"):
+        component = getattr(method, "__self__", None)
+        if isinstance(component, OffsiteMiddleware):
+            handler = component.request_scheduled
+            try:
+                crawler.signals.disconnect(handler, signal=signals.request_scheduled)
+            except Exception:  # not connected (pydispatch: DispatcherKeyError)
+                return None
+            return handler
+    return None
 
 
 def append_downloader_method(engine: Any, name: str, method: Callable[..., Any]) -> bool:

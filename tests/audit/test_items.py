@@ -25,7 +25,7 @@ from rep_recheck.datasets import Item
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.rechecker import Identity, Rechecker
 from rep_recheck.trail import RecheckTrail
-from tests.support.trailfactory import encode
+from tests.support.recheck import forged_item
 
 BODY = b"User-agent: *\nDisallow: /private\n"
 PAGES = {
@@ -54,16 +54,6 @@ def _trail(path: Path) -> Path:
     return path
 
 
-def _forged(trail: Path, url: str, **changes: Any) -> Path:
-    records = [json.loads(line) for line in trail.read_text().splitlines()]
-    for record in records:
-        record.pop("prev")
-        if record.get("type") == "item" and record["url"] == url:
-            record.update(changes)
-    trail.write_bytes(b"".join(encode(records)))
-    return trail
-
-
 def test_a_recheck_with_pages_verifies_clean(tmp_path: Path) -> None:
     result = verify(_trail(tmp_path / "recheck.jsonl"))
     assert result.clean, result.findings
@@ -86,7 +76,7 @@ def test_a_recheck_with_pages_verifies_clean(tmp_path: Path) -> None:
 def test_an_edited_page_decision_is_found(
     tmp_path: Path, url: str, changes: dict[str, Any], found: str
 ) -> None:
-    trail = _forged(_trail(tmp_path / "recheck.jsonl"), url, **changes)
+    trail = forged_item(_trail(tmp_path / "recheck.jsonl"), url, **changes)
     result = verify(trail)
     assert any(f.url == url and found in f.what for f in result.findings), result.findings
 
@@ -122,7 +112,7 @@ def test_an_item_whose_page_names_were_cut_is_found(tmp_path: Path) -> None:
     assert honest["status"] == "refused" and honest["item_reason"] == "noindex", honest
     assert verify(path).clean
     page = {**honest["page"], "names": ["advbot"]}
-    forged = _forged(path, url, status="kept", refused_by=None, item_reason=None, why=None,
+    forged = forged_item(path, url, status="kept", refused_by=None, item_reason=None, why=None,
                      page=page)  # fmt: skip
     found = [f.what for f in verify(forged).findings if f.url == url]
     assert ("its statements were recorded as read for advbot, but its request was held to "

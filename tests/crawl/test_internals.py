@@ -32,7 +32,8 @@ def test_each_read_answers_none_where_the_attribute_is_missing() -> None:
     nothing = object()
     assert internals.engine_scheduler(nothing) is None
     assert internals.engine_closing(nothing) is True
-    assert internals.seen_fingerprints(nothing) is None
+    assert internals.seen_fingerprints(nothing, nothing) is None
+    assert internals.offsite_filter(nothing, nothing) is None
     assert internals.downloader_methods(nothing, "process_request") == []
     assert internals.downloader_middleware(nothing) is None
     assert internals.spider_middlewares(nothing) is None

@@ -16,6 +16,7 @@ import scrapy
 from scrapy import Request, Spider
 from scrapy.dupefilters import RFPDupeFilter
 from scrapy.settings import Settings
+from scrapy.utils.request import RequestFingerprinter
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
@@ -78,7 +79,7 @@ def test_seen_fingerprints_reads_the_dupefilter_of_this_scrapy() -> None:
     crawler = get_crawler(Spider)
     dupefilter = RFPDupeFilter.from_crawler(crawler)
     scheduler = type("Scheduler", (), {"df": dupefilter})()
-    seen = internals.seen_fingerprints(scheduler)
+    seen = internals.seen_fingerprints(scheduler, crawler.request_fingerprinter)
     assert seen is not None
     request = Request("http://example.com/a")
     fingerprint = crawler.request_fingerprinter.fingerprint(request)  # type: ignore[union-attr]
@@ -87,7 +88,12 @@ def test_seen_fingerprints_reads_the_dupefilter_of_this_scrapy() -> None:
     assert seen(fingerprint)  # the live set, not a copy
     assert not seen(crawler.request_fingerprinter.fingerprint(Request("http://example.com/b")))  # type: ignore[union-attr]
     other = type("Scheduler", (), {"df": object()})()
-    assert internals.seen_fingerprints(other) is None
+    assert internals.seen_fingerprints(other, crawler.request_fingerprinter) is None
+    # a subclass answers otherwise (its request_seen), and so may another fingerprinter
+    subclass = type("Subclass", (RFPDupeFilter,), {}).from_crawler(crawler)
+    mine = type("Scheduler", (), {"df": subclass})()
+    assert internals.seen_fingerprints(mine, crawler.request_fingerprinter) is None
+    assert internals.seen_fingerprints(scheduler, RequestFingerprinter()) is None
 
 
 def test_switch_off_base_component_leaves_scrapys_robots_middleware_out() -> None:

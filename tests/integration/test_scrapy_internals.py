@@ -39,7 +39,9 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
             )
             seen["scheduler"] = internals.engine_scheduler(engine)
             seen["closing"] = internals.engine_closing(engine)
-            seen["seen"] = internals.seen_fingerprints(seen["scheduler"])
+            seen["seen"] = internals.seen_fingerprints(
+                seen["scheduler"], self.crawler.request_fingerprinter
+            )
             seen["process_request"] = internals.downloader_methods(engine, "process_request")
             seen["manager"] = internals.downloader_middleware(engine)
             seen["spider_middlewares"] = internals.spider_middlewares(engine)

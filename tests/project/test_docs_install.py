@@ -1,8 +1,8 @@
 """One install story everywhere: every ``pip install`` line of the README, the docs and
 the package's messages works from a clone (the package is not on a package index yet:
 docs/installation.md), every page that states the oldest Scrapy, Twisted, w3lib or Python
-agrees with the parts' pyproject.toml files, and the deployment page says how to run and check the shared Redis
-cache."""
+agrees with the parts' pyproject.toml files, and the deployment page says how to run and
+check the shared Redis cache."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def test_the_deployment_page_says_how_to_run_and_check_the_shared_cache() -> Non
     text = (DOCS / "deployment.md").read_text(encoding="utf-8")
     section = text.split("## Several processes: the shared cache on Redis\n", 1)[1]
     section = section.split("\n## ", 1)[0].split("\n### ", 1)[0]
-    assert 'pip install "/path/to/scrapy_rep[redis]"' in section
+    assert 'pip install /path/to/scrapy_rep/rep-* "/path/to/scrapy_rep[redis]"' in section
     assert "redis-server" in section
     assert 'REP_ROBOTSTXT_CACHE = "redis://' in section
     assert "`rep/robotstxt/store_hits`" in section

@@ -47,6 +47,8 @@ def package_folder(root: Path, parts: tuple[str, ...]) -> Path:
         if (root / base / Path(*parts) / "__init__.py").is_file():
             return root / base / Path(*parts)
     return root / PACKAGE_ROOTS[0] / Path(*parts)
+
+
 #: What a unit-test module may not import: processes, crawls and local sites, and the
 #: helpers that start them (module, or (module, name)).
 HEAVY_MODULES = {

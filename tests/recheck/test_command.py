@@ -24,6 +24,7 @@ from rep_recheck.command import (
     main,
 )
 from tests.support.recheck import (
+    forged_item,
     recheck_tool,
     report_lines,
     robots_capture,
@@ -145,22 +146,6 @@ def test_bad_input_is_one_line_and_nothing_is_lost(
     assert "REP_PROFILE" in capsys.readouterr().err
 
 
-def _edited(trail: Path, url: str, **changes: Any) -> Path:
-    """The trail with the item line of ``url`` changed, and the chain made again (a forger
-    who recomputes the hashes)."""
-    records = [json.loads(line) for line in trail.read_text().splitlines()]
-    for record in records:
-        record.pop("prev")
-        if record.get("type") == "item" and record["url"] == url:
-            record.update(changes)
-            for name in [name for name, value in changes.items() if value is None]:
-                del record[name]
-    forged = trail.with_name("forged.jsonl")
-    forged.write_bytes(b"".join(encode(records)))
-    forged.with_name("forged.jsonl.d").symlink_to(trail.with_name(trail.name + ".d"))
-    return forged
-
-
 @pytest.mark.parametrize(
     ("url", "changes", "found"),
     [
@@ -201,7 +186,7 @@ def test_an_edited_item_fails_verify(
     robots = changes.get("robots")
     if robots is not None and robots["snapshot"] == "%s":
         robots["snapshot"] = __import__("hashlib").sha256(ROBOTS_A.encode()).hexdigest()
-    result = verify(_edited(trail, url, **changes))
+    result = verify(forged_item(trail, url, **changes))
     assert not result.clean
     assert any(f.url == url and found in f.what for f in result.findings), result.findings
     raw = trail.read_bytes().replace(b'"status":"refused"', b'"status":"kept"', 1)

@@ -162,3 +162,38 @@ def test_a_lone_surrogate_in_a_url_is_one_unreadable_item(tmp_path: Path) -> Non
     assert said[1]["url"] == "https://a.example/\ud800"
     assert "lone surrogate" in said[1]["why"]
     assert verify(trail).clean
+
+
+def test_a_quote_never_closed_makes_its_record_unreadable_and_the_lines_after_it_are_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Record 9 of 1,000 opens a quote it never closes: the csv module read the 991 lines
+    after it as its text (9 items, no warning; ``--out`` held them, the 496 /private/ URLs
+    robots.txt disallows with them). Its line is one unreadable item, named; the lines
+    after it are items decided as any other."""
+    dataset = tmp_path / "items.csv"
+    rows = [b"url,title,text\r\n"] + [
+        f"https://a.example/{'private/' if n % 2 == 0 else ''}{n},page {n},a b\r\n".encode()
+        for n in range(1, 1001)
+    ]
+    rows[9] = b'https://a.example/9,"page 9,a b\r\n'  # its quote is never closed
+    dataset.write_bytes(b"".join(rows))
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /private\n")])
+    out, removed, report = (tmp_path / name for name in ("kept.csv", "removed.csv", "r.jsonl"))
+    code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                           f"--out={out}", f"--removed={removed}",
+                           f"--report={report}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    said = {line["line"]: line["status"] for line in report_lines(report)}
+    assert len(said) == 1000 and said.pop(10) == "unreadable"
+    assert said == {n + 1: "refused" if n % 2 == 0 else "kept" for n in range(1, 1001) if n != 9}
+    assert sum(status == "refused" for line, status in said.items() if line > 10) == 496
+    assert out.read_bytes() == b"".join(
+        row for n, row in enumerate(rows) if n == 0 or (n % 2 and n != 9)
+    )
+    assert removed.read_bytes() == b"".join(
+        row for n, row in enumerate(rows) if n == 0 or n == 9 or (n and n % 2 == 0)
+    )
+    err = capsys.readouterr().err
+    assert "line 10: not a CSV record (a quote opened in it is never closed" in err

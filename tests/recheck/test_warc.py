@@ -218,6 +218,70 @@ def test_a_capture_that_lost_data_is_a_document_not_had(tmp_path: Path) -> None:
     assert not whole.unreachable and not whole.truncated
 
 
+#: Answers as real servers send them, and as warcio's WARCWriter writes them: a page
+#: with its Content-Length, whatever the status.
+PAGE_404 = b"<html><body><h1>Not Found</h1></body></html>\n"
+WITH_PAGES = [
+    ("https://a.example/robots.txt", 404, PAGE_404, {"Content-Length": str(len(PAGE_404))}),
+    ("https://b.example/robots.txt", 301, b"moved",
+     {"Location": "/rules.txt", "Content-Length": "5"}),
+    ("https://b.example/rules.txt", 200, ROBOTS_PRIVATE,
+     {"Content-Length": str(len(ROBOTS_PRIVATE))}),
+    ("https://c.example/robots.txt", 200, b"User-agent: *\nAllow: /\n", {}),
+    ("https://c.example/.well-known/tdmrep.json", 404, b"nope", {"Content-Length": "4"}),
+    ("https://d.example/robots.txt", 503, PAGE_404, {"Content-Length": str(len(PAGE_404))}),
+    ("https://e.example/robots.txt", 404, b"no", {"Content-Length": "900"}),
+]  # fmt: skip
+
+
+def test_a_capture_is_read_by_its_status_whatever_its_body(tmp_path: Path) -> None:
+    """A 404 page, a 301's "moved", a 503 page with their Content-Length were read as
+    "the capture lost data: 0 bytes of the N its Content-Length says" (the body emptied
+    before its length was compared): a robots.txt 404 made its items unknown, a 301 was
+    not followed, a tdmrep.json 404 made every AI item unknown. A body only a 2xx's is
+    read, so only a 2xx's length matters (e: a 404 shorter than its Content-Length)."""
+    warc = tmp_path / "docs.warc.gz"
+    write_warc(warc, WITH_PAGES, compress=True)
+    for host in ("a.example", "e.example"):
+        robots = _robots_of(warc, host)
+        assert not robots.unreachable and robots.rules.allowed(f"https://{host}/x", "mybot")
+    followed = _robots_of(warc, "b.example")
+    assert followed.final_url == "https://b.example/rules.txt"
+    assert not followed.rules.allowed("https://b.example/private/1", "mybot")
+    down = _robots_of(warc, "d.example")
+    assert down.unreachable and "503" in down.outcome and "lost data" not in down.outcome
+    searched = {"https://a.example/x": "kept", "https://b.example/private/1": "refused",
+                "https://b.example/x": "kept", "https://d.example/x": "unknown",
+                "https://e.example/x": "kept"}  # fmt: skip
+    trained = {"https://c.example/x": "kept"}  # its tdmrep.json's 404: no reservation
+    for purpose, expected in (("search", searched), ("ai-train", trained)):
+        dataset, report = tmp_path / f"{purpose}.jsonl", tmp_path / f"{purpose}-report.jsonl"
+        write_jsonl(dataset, list(expected))
+        recheck_tool(str(dataset), "--purpose", purpose, "--documents", str(warc),
+                     f"--report={report}")  # fmt: skip
+        assert {line["url"]: line["status"] for line in report_lines(report)} == expected
+
+
+def test_the_datatrove_step_reads_a_capture_by_its_status_too(tmp_path: Path) -> None:
+    """The datatrove step reads the WARC as the command does: the origins whose 404 or
+    301 answer came with a page are not dropped as unknown."""
+    needs("datatrove")
+    from datatrove.data import Document
+
+    from scrapy_rep import RepRecheckFilter
+
+    warc = tmp_path / "docs.warc.gz"
+    write_warc(warc, WITH_PAGES, compress=True)
+    expected = {"https://a.example/x": "kept", "https://b.example/private/1": "refused",
+                "https://b.example/x": "kept", "https://d.example/x": "unknown"}  # fmt: skip
+    step = RepRecheckFilter(str(warc), "search", {"USER_AGENT": "mybot/1.0"})
+    found = {url: step.kept(Document("", url, metadata={"url": url}))[1] for url in expected}
+    assert found == expected
+    step = RepRecheckFilter(str(warc), "ai-train", {"USER_AGENT": "mybot/1.0"})
+    url = "https://c.example/x"
+    assert step.kept(Document("", url, metadata={"url": url}))[:2] == (True, "kept")
+
+
 def test_a_cut_tdmrep_json_keeps_its_entries_before_the_cut(tmp_path: Path) -> None:
     """Read whole, a cut tdmrep.json is invalid JSON, so no reservation at all; read as
     cut (as the crawl reads one), its first entry reserves TDM rights."""

@@ -9,7 +9,9 @@ file's ``User-agent: *`` / ``Disallow: /`` refuses), and so would one cut after
 ``User-agent: testbot``, before its group's rules. ``recheck --documents`` reads such
 a capture, marked ``WARC-Truncated: length`` or a chunked body that ends inside a chunk,
 as the crawl reads a cut download: the lines before the cut, of the unended last line
-only a Disallow line with a path, and no last group without a rule read.
+only a Disallow line with a path, and no last group without a rule read. Cut before
+500 KiB (RFC 9309 §2.5), what they allow is not known (``unknown``): so each item here
+is one its kept lines refuse, else is said ``unknown``, never ``kept``.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import pytest
 
 from rep_engine.robotstxt import MAX_BODY_BYTES, parse_robotstxt
 from rep_recheck.command import EXIT_KEPT, EXIT_REMOVED
-from tests.support.recheck import recheck_tool, write_jsonl, write_warc
+from tests.support.recheck import recheck_tool, report_lines, write_jsonl, write_warc
 
 #: The whole file, where it is cut (the part kept ends with the second), the URL the
 #: partial line would let through.
@@ -47,15 +49,17 @@ def captured(whole: bytes, kept: bytes, how: str) -> tuple[bytes, dict[str, str]
     return body, {**headers, "WARC-Truncated": "length"}
 
 
-def rechecked(tmp_path: Path, body: bytes, headers: dict[str, str], path: str) -> int:
+def rechecked(tmp_path: Path, body: bytes, headers: dict[str, str], path: str) -> tuple[int, str]:
+    """The exit status and the item's status."""
     warc = tmp_path / "robots.warc"
     write_warc(warc, [("https://a.example/robots.txt", 200, body, headers)])
-    dataset = tmp_path / "items.jsonl"
+    dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
     write_jsonl(dataset, [f"https://a.example{path}"])
     out = f"--out={tmp_path / 'out.jsonl'}"
     code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
-                           "--user-agent", "testbot/1.0", out)  # fmt: skip
-    return code
+                           "--user-agent", "testbot/1.0", out, f"--report={report}")  # fmt: skip
+    [line] = report_lines(report)
+    return code, line["status"]
 
 
 @pytest.mark.parametrize("how", HOW)
@@ -65,7 +69,9 @@ def test_recheck_reads_no_partial_line_of_a_cut_capture_that_would_allow(
 ) -> None:
     whole, kept, path = CUTS[cut]
     body, headers = captured(whole, kept, how)
-    assert rechecked(tmp_path, body, headers, path) == EXIT_REMOVED, capsys.readouterr()
+    assert rechecked(tmp_path, body, headers, path) == (EXIT_REMOVED, "refused"), (
+        capsys.readouterr()
+    )
 
 
 def test_recheck_keeps_the_partial_disallow_line_of_a_cut_capture(
@@ -74,7 +80,9 @@ def test_recheck_keeps_the_partial_disallow_line_of_a_cut_capture(
     """A Disallow line cut short forbids more than the whole one, never less: kept."""
     whole = b"User-agent: *\nAllow: /\nDisallow: /private\n"
     body, headers = captured(whole, b"Disallow: /pri", "WARC-Truncated")
-    assert rechecked(tmp_path, body, headers, "/prince") == EXIT_REMOVED, capsys.readouterr()
+    assert rechecked(tmp_path, body, headers, "/prince") == (EXIT_REMOVED, "refused"), (
+        capsys.readouterr()
+    )
 
 
 def test_recheck_reads_the_last_line_of_a_whole_capture(
@@ -83,12 +91,15 @@ def test_recheck_reads_the_last_line_of_a_whole_capture(
     """Not said to be cut, a file without a final line end is read whole, last line too."""
     body = b"User-agent: *\nDisallow: /p\nAllow: /pu"
     headers = {"Content-Type": "text/plain"}
-    assert rechecked(tmp_path, body, headers, "/purchase") == EXIT_KEPT, capsys.readouterr()
+    assert rechecked(tmp_path, body, headers, "/purchase") == (EXIT_KEPT, "kept"), (
+        capsys.readouterr()
+    )
 
 
 #: A cut capture's AI-usage statements: its body as captured, the crawler, the path, and
 #: whether the crawl's reading of it (``parse_robotstxt(..., truncated=True)``, what the
-#: robots.txt kind parses a cut download with) refuses the item for ai-train.
+#: robots.txt kind parses a cut download with) refuses the item for ai-train (else, cut
+#: before 500 KiB, the recheck says it is unknown).
 USAGE_CUTS = {
     "a run going on a signal's group": (
         b"User-agent: testbot\nContent-Signal: ai-train=no\nUser-agent: otherbot\n",
@@ -126,10 +137,11 @@ def test_recheck_decides_a_cut_captures_usage_lines_as_the_crawl_reads_them(
     write_warc(warc, [("https://a.example/robots.txt", 200, body, headers), no_tdmrep])
     dataset = tmp_path / "items.jsonl"
     write_jsonl(dataset, [f"https://a.example{path}"])
-    out = f"--out={tmp_path / 'out.jsonl'}"
+    out, report = f"--out={tmp_path / 'out.jsonl'}", tmp_path / "report.jsonl"
     code, _ = recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(warc),
-                           "--user-agent", f"{agent}/1.0", out)  # fmt: skip
-    assert code == (EXIT_REMOVED if refused else EXIT_KEPT), capsys.readouterr()
+                           "--user-agent", f"{agent}/1.0", out, f"--report={report}")  # fmt: skip
+    assert code == EXIT_REMOVED, capsys.readouterr()
+    assert report_lines(report)[0]["status"] == ("refused" if refused else "unknown")
 
 
 @pytest.mark.parametrize("size", [MAX_BODY_BYTES, MAX_BODY_BYTES + 1])
@@ -142,7 +154,7 @@ def test_recheck_reads_a_capture_of_500_kib_whole_and_one_byte_more_cut(
     pad = b"#" + b"x" * (MAX_BODY_BYTES - len(head) - len(last) - 2) + b"\n"
     body = head + pad + last + b"e" * (size - MAX_BODY_BYTES)
     assert len(body) == size
-    expected = EXIT_KEPT if size == MAX_BODY_BYTES else EXIT_REMOVED
+    expected = (EXIT_KEPT, "kept") if size == MAX_BODY_BYTES else (EXIT_REMOVED, "refused")
     assert rechecked(tmp_path, body, {"Content-Type": "text/plain"}, "/page") == expected, (
         capsys.readouterr()
     )

@@ -158,3 +158,24 @@ def recheck_shards(tmp_path: Path, names: list[str]) -> int:
 def visible_files(folder: Path) -> list[str]:
     """The files of ``folder`` a user sees (not the hidden ones: manifest, temporaries)."""
     return sorted(name for name in os.listdir(folder) if not name.startswith("."))
+
+
+def forged_item(trail: Path, url: str, **changes: Any) -> Path:
+    """A copy of ``trail`` beside it (``forged.jsonl``, its snapshots linked) with the
+    item line of ``url`` changed (a change to ``None`` deletes the key), and the chain
+    made again: what a forger who recomputes the hashes writes."""
+    from tests.support.trailfactory import encode
+
+    records = [json.loads(line) for line in trail.read_text().splitlines()]
+    for record in records:
+        record.pop("prev")
+        if record.get("type") == "item" and record["url"] == url:
+            record.update(changes)
+            for name in [name for name, value in changes.items() if value is None]:
+                del record[name]
+    forged = trail.with_name("forged.jsonl")
+    forged.write_bytes(b"".join(encode(records)))
+    snapshots = trail.with_name(trail.name + ".d")
+    if snapshots.exists():
+        forged.with_name("forged.jsonl.d").symlink_to(snapshots)
+    return forged

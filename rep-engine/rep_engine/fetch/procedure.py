@@ -55,6 +55,13 @@ def was_cut(outcome: str) -> bool:
     return CUT in outcome or CUT_SHORT in outcome
 
 
+def cut_before_limit(outcome: str) -> bool:
+    """Whether an outcome sentence says the body was cut before 500 KiB, the least a
+    crawler reads (RFC 9309 §2.5): a part of what a crawler reads was lost (a recheck
+    reads such a document's lines as refusing, never as allowing)."""
+    return CUT_SHORT in outcome
+
+
 @dataclass(frozen=True)
 class Follow:
     """Ask for ``url`` next."""

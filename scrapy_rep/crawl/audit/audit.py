@@ -43,6 +43,7 @@ from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
     downloader_methods,
     engine_scheduler,
+    offsite_filter,
     running_engine,
     seen_fingerprints,
 )
@@ -252,9 +253,12 @@ class UrlLedger(FateEvents):
         self.crawler.signals.connect(self._closed, signal=signals.spider_closed)
         engine = running_engine(self.crawler)
         scheduler = engine_scheduler(engine)
-        self._seen = seen_fingerprints(scheduler)  # RFPDupeFilter's, read where it is
-        if self._seen is None:  # another dupefilter: its drops undo the records opened
+        # Scrapy's RFPDupeFilter's own set, read where it is; another dupefilter (a
+        # subclass too) answers otherwise: its drops undo the records opened
+        self._seen = seen_fingerprints(scheduler, self.crawler.request_fingerprinter)
+        if self._seen is None:
             self.crawler.signals.connect(self._dropped, signal=signals.request_dropped)
+        self._offsite = offsite_filter(self.crawler, engine)
         self._share_records(scheduler)
         self._direct = _audit_middleware_last(engine)
         if not self._direct:

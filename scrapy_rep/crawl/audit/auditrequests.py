@@ -5,8 +5,11 @@ final when the next URL is scheduled."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
+
+from scrapy.exceptions import IgnoreRequest
 
 from rep_engine.trail.urlentry import UrlEntry
 from rep_engine.verdict.fates import Fate
@@ -30,6 +33,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+logger = logging.getLogger(__name__)
+
 
 class RequestEvents(SharedQueue):
     """The signal handlers that open a record and follow it until its fate is final."""
@@ -39,6 +44,9 @@ class RequestEvents(SharedQueue):
         self._new: Request | None = None
         #: Whether Scrapy's RFPDupeFilter has seen a fingerprint, known at spider_opened.
         self._seen: Callable[[bytes], bool] | None = None
+        #: Scrapy's offsite filter's ``request_scheduled`` handler, run by :meth:`_scheduled`
+        #: (:func:`~scrapy_rep.crawl.internals.offsite_filter`), known at spider_opened.
+        self._offsite: Callable[..., None] | None = None
         #: Responses come from AuditMiddleware, not from ``response_received``.
         self._direct = False
         self._fingerprint = crawler.request_fingerprinter.fingerprint
@@ -78,7 +86,16 @@ class RequestEvents(SharedQueue):
         recorded(request, key)
         return state
 
-    def _scheduled(self, request: Request, **_: Any) -> None:
+    def _scheduled(self, request: Request, spider: Any = None, **_: Any) -> None:
+        offsite = self._offsite
+        if offsite is not None:  # Scrapy's offsite filter first: its answer decides
+            try:
+                offsite(request, spider)
+            except IgnoreRequest:
+                self._offsite_dropped(request)
+                raise  # dropped by the engine, as the filter's own handler had it
+            except Exception:  # its bug: logged as Scrapy logs a handler's; the request goes on
+                logger.exception("Error caught on signal handler: %s", offsite)
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             self._new = None
             ref = any_state(request)
@@ -111,6 +128,17 @@ class RequestEvents(SharedQueue):
         except Exception:
             self.internal_error("_scheduled")
 
+    @guarded
+    def _offsite_dropped(self, request: Request) -> None:
+        """Scrapy's offsite filter dropped ``request`` (a link or a redirect to a host
+        outside the spider's ``allowed_domains``) before it was queued: counted
+        (``offsite_dropped``), never recorded nor held, as a dropped duplicate is
+        (docs/audit-trail.md, "What a record is"); the URL that redirected to it is final."""
+        self.counts["offsite_dropped"] += 1
+        ref = any_state(request)
+        if ref is not None and ref.audit and ref.url in request.meta.get("redirect_urls", ()):
+            self._redirected(ref.audit, request)
+
     def _redirected(self, key: str, request: Request) -> None:
         """Scrapy scheduled the next URL of a redirect: the record of ``key`` is final."""
         state = self.open.get(key)
@@ -121,9 +149,10 @@ class RequestEvents(SharedQueue):
 
     @guarded
     def _dropped(self, request: Request, **_: Any) -> None:
-        """Another dupefilter than Scrapy's dropped ``request``: counted, not recorded
-        (with Scrapy's, ``_scheduled`` knows a duplicate before it is dropped: one signal
-        less per duplicate link)."""
+        """A dupefilter other than Scrapy's own ``RFPDupeFilter`` (another class, or a
+        subclass whose ``request_seen`` may answer otherwise) dropped ``request``: counted,
+        not recorded; its own answer decides (with Scrapy's, ``_scheduled`` knows a
+        duplicate before it is dropped: one signal less per duplicate link)."""
         self.counts["duplicates_dropped"] += 1
         inc(self.stats, "rep/audit/duplicates_dropped")
         if request is self._new:

@@ -9,6 +9,7 @@ import pytest
 
 from rep_engine.fetch.lifecycle.shared import gave_up_outcome, given_up_allowing
 from rep_engine.fetch.rules import FailureClass, Policy
+from rep_recheck.warc import GAVE_UP_FATE
 from tests.support.lifecycles import POLICIES, given_up
 
 
@@ -58,3 +59,15 @@ def test_the_give_up_outcome_is_read_back_as_written(waited: float, allow: bool)
 )
 def test_other_words_quote_no_give_up(said: str) -> None:
     assert given_up_allowing(said) is None
+
+
+@pytest.mark.parametrize("status", ["as 503 ", ""])
+@pytest.mark.parametrize("allow", [True, False])
+def test_a_recheck_s_give_up_of_a_capture_is_read_back(status: str, allow: bool) -> None:
+    """A recheck says what a capture was, not a wait no one made (recheck.warc's
+    ``captured_as``): ``audit verify`` read none of it as a give-up verdict."""
+    at = "2025-04-01T12:00:00Z"
+    for when in (at, "an unreadable WARC-Date"):
+        said = (f"robots.txt captured {status}in record <urn:uuid:1> at {when} "
+                f"(503: temporarily everything disallowed): {GAVE_UP_FATE[allow]}")  # fmt: skip
+        assert given_up_allowing(said) is allow

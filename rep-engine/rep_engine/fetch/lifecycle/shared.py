@@ -26,9 +26,11 @@ _GAVE_UP_FATE: Final = {
     True: "treated as allowed (REP_UNREACHABLE_ACTION)",
     False: "requests dropped",
 }
-#: A give-up verdict's outcome (:func:`gave_up_outcome`), wherever it is quoted.
+#: A give-up verdict's outcome (:func:`gave_up_outcome`), wherever it is quoted, or a
+#: recheck's of a capture (:func:`rep_recheck.warc.captured_as`: ``captured as 503
+#: in record <urn:…> at … (503: …): requests dropped``).
 _GAVE_UP_SAID: Final = re.compile(
-    r"unreachable for \S+ s \(.*\): ("
+    r"(?:unreachable for \S+ s|captured (?:as \S+ )?in record \S+ at .+?) \(.*\): ("
     + "|".join(re.escape(fate) for fate in _GAVE_UP_FATE.values())
     + ")",
     re.DOTALL,
