@@ -5,10 +5,8 @@ its spider as it opens: tests/integration/test_scrapy_internals.py)."""
 
 from __future__ import annotations
 
-import configparser
 import inspect
 import logging
-import re
 from typing import Any
 
 import pytest
@@ -28,7 +26,7 @@ from scrapy_rep.crawl.page.downloadermiddlewares import PageVerdictMiddleware
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
-from tests.support.paths import ROOT
+from tests.support.paths import project
 from tests.support.scrapyversions import enabled_components
 
 #: Every method Scrapy calls on our components, with the ``spider`` Scrapy 2.13 passes.
@@ -69,9 +67,11 @@ def test_release_of(version: str, release: tuple[int, int]) -> None:
 
 def test_the_installed_scrapy_is_supported_and_the_lowest_is_the_declared_one() -> None:
     assert internals.SCRAPY == internals.release_of(scrapy.__version__) >= internals.LOWEST
-    config = configparser.ConfigParser()
-    config.read(ROOT / "setup.cfg")
-    [declared] = re.findall(r"^scrapy>=([\d.]+)$", config["options"]["install_requires"], re.M)
+    [declared] = [
+        requirement.removeprefix("scrapy>=")
+        for requirement in project()["dependencies"]
+        if requirement.startswith("scrapy>=")
+    ]
     assert tuple(int(part) for part in declared.split(".")[:2]) == internals.LOWEST
 
 

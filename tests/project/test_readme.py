@@ -94,10 +94,10 @@ def test_quick_start_commands_work_pasted_into_one_shell(tmp_path: Path) -> None
     project = tmp_path / "example_project"
     assert ran == [
         f"python3 {tmp_path} -m venv .venv",
-        f"pip {tmp_path} install -q -e rep-engine -e rep-audit -e rep-recheck -e .",
+        f"pip {tmp_path} install -q -e ./rep-engine -e ./rep-audit -e ./rep-recheck -e .",
         f"scrapy {project} crawl demo -O items.jsonl",
         f"python3 {tmp_path} -m venv .venv",
-        f"pip {tmp_path} install -q -e rep-engine -e rep-audit -e rep-recheck -e .[test]",
+        f"pip {tmp_path} install -q -e ./rep-engine -e ./rep-audit -e ./rep-recheck -e .[test]",
         f"python {tmp_path} -m pytest -rs",
     ]
 

@@ -18,7 +18,7 @@ import pytest
 from rep_engine.trail.file import _ENCODE as encode  # the one encoder of trail lines
 from rep_engine.trail.lines import REFUSED_BY, RefusedBy
 from scrapy_rep import Reason
-from tests.support.paths import DOCS, PACKAGE
+from tests.support.paths import DOCS, PACKAGES, ROOT
 
 #: The words of every reason and of the trail's ``refused_by``.
 WORDS = frozenset(reason.value for reason in Reason)
@@ -72,8 +72,9 @@ def string_matches(source: str) -> list[str]:
 
 def test_no_module_matches_a_reason_as_a_string() -> None:
     found = {
-        str(path.relative_to(PACKAGE.parent)): matches
-        for path in sorted(PACKAGE.rglob("*.py"))
+        str(path.relative_to(ROOT)): matches
+        for package in PACKAGES
+        for path in sorted(package.rglob("*.py"))
         if (matches := string_matches(path.read_text(encoding="utf-8")))
     }
     assert found == {}

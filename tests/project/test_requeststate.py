@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.paths import PACKAGE
+from tests.support.paths import PACKAGE, PACKAGES, ROOT
 
 OWNER = PACKAGE / "crawl" / "requeststate.py"
 #: The modules that name the key: ``requeststate.KEY`` and ``crawl.meta.STATE``.
@@ -131,14 +131,14 @@ def test_requeststate_is_the_one_writer_and_the_one_check() -> None:
     (its type, its URL): they call ``state_of`` and the named transitions."""
     assert OWNER.exists()
     offences = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
+    for path in sorted(path for package in PACKAGES for path in package.rglob("*.py")):
         if path == OWNER:
             continue
         found = state_handling(path.read_text(encoding="utf-8"))
         if "/crawl/" not in path.as_posix():  # _replace: on another tuple outside crawl/
             found = [line for line in found if "_replace" not in line]
         if found:
-            offences[str(path.relative_to(PACKAGE.parent))] = found
+            offences[str(path.relative_to(ROOT))] = found
     assert offences == {}
 
 

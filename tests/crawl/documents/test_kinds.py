@@ -14,7 +14,6 @@ from __future__ import annotations
 import pickle
 import zlib
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -335,17 +334,17 @@ def test_no_code_outside_the_kinds_own_definition_asks_which_kind_it_has() -> No
     and crawl/documents/kinds.py (their Scrapy side, values not branches) name a kind."""
     import re
 
-    import scrapy_rep
+    from tests.support.paths import ENGINE, PACKAGES
 
-    root = Path(scrapy_rep.__file__).parent
     kind_test = re.compile(
         r"(is|is not|==|!=)\s+(ROBOTS_TXT|TDMREP)\b|(ROBOTS_TXT|TDMREP)\.name\s*(==|!=)"
         r"|\bTdmKey\b"
     )
     found = [
-        f"{path.relative_to(root)}:{number}: {line.strip()}"
-        for path in sorted(root.rglob("*.py"))
-        if path.relative_to(root).as_posix() != "fetch/kinds.py"
+        f"{path.relative_to(package.parent)}:{number}: {line.strip()}"
+        for package in PACKAGES
+        for path in sorted(package.rglob("*.py"))
+        if path != ENGINE / "fetch" / "kinds.py"
         for number, line in enumerate(path.read_text().splitlines(), 1)
         if kind_test.search(line)
     ]

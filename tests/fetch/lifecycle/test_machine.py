@@ -51,10 +51,10 @@ from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
 from rep_engine.fetch.rules import FailureClass, Policy
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from tests.support.lifecycles import RULES, T0, actions_of, robots_fetched, shared_record
-from tests.support.paths import PACKAGE
+from tests.support.paths import ENGINE
 
 A, B = "http://a.example", "http://b.example"
-LIFECYCLE = PACKAGE / "fetch" / "lifecycle"
+LIFECYCLE = ENGINE / "fetch" / "lifecycle"
 #: ``connect_max_wait`` of these machines: shorter than the first retry delay (10 s).
 CONNECT_WAIT = 4.0
 
