@@ -129,7 +129,12 @@ def child(scenario: str, ports: list[int], per: int, settings: dict[str, Any]) -
     from scrapy.utils.log import configure_logging
     from twisted.internet import defer, task
 
+    import rep_audit
+    import rep_engine
+    import rep_recheck
     import scrapy_rep
+
+    PARTS = (rep_engine, rep_audit, rep_recheck, scrapy_rep)
 
     configure_logging({"LOG_LEVEL": "ERROR"})
     first = [f"http://127.0.0.1:{port}/p/0" for port in ports]
@@ -171,7 +176,8 @@ def child(scenario: str, ports: list[int], per: int, settings: dict[str, Any]) -
             raise
     if os.environ.get("CALLS_PROFILE_DIR"):  # the profiles, to compare by function
         profile.dump_stats(Path(os.environ["CALLS_PROFILE_DIR"]) / f"{scenario}.prof")
-    ours = str(Path(scrapy_rep.__file__).parent)
+    # every part's package: the calls of the engine, the trail's format and the add-on
+    ours = tuple(str(Path(part.__file__).parent) for part in PARTS)
     stats = pstats.Stats(profile)
     total = mine = 0
     by_function: dict[str, int] = {}
@@ -181,9 +187,10 @@ def child(scenario: str, ports: list[int], per: int, settings: dict[str, Any]) -
         for label, (ending, function) in COUNTED.items():
             if name == function and filename.endswith(ending):
                 counted[label] += calls
-        if filename.startswith(ours):
+        base = next((base for base in ours if filename.startswith(base)), None)
+        if base is not None:
             mine += calls
-            key = f"{filename[len(ours) + 1 :]}:{name}"
+            key = f"{filename[len(str(Path(base).parent)) + 1 :]}:{name}"
             by_function[key] = by_function.get(key, 0) + calls
     crawl_stats = crawler.stats.get_stats() if crawler.stats else {}
     result.update(

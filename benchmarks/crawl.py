@@ -506,12 +506,16 @@ def _child_environment() -> dict[str, str]:
 
 
 def _compile_packages() -> None:
-    """Bytecode for the add-on and this script, as an install leaves it (``--cold``)."""
+    """Bytecode for the four parts and this script, as an install leaves it (``--cold``)."""
     import compileall
 
+    import rep_audit
+    import rep_engine
+    import rep_recheck
     import scrapy_rep
 
-    for directory in (Path(scrapy_rep.__file__).parent, Path(__file__).parent):
+    parts = (rep_engine, rep_audit, rep_recheck, scrapy_rep)
+    for directory in (*(Path(part.__file__).parent for part in parts), Path(__file__).parent):
         compileall.compile_dir(directory, quiet=1)
 
 

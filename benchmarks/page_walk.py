@@ -37,10 +37,28 @@ def walk(purpose: str | None, show: bool) -> dict[str, Any]:
     from scrapy.http import HtmlResponse
     from scrapy.utils.test import get_crawler
 
+    import rep_audit
+    import rep_engine
+    import rep_recheck
     import scrapy_rep
     from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
 
-    package = str(Path(scrapy_rep.__file__).resolve().parent) + os.sep
+    # the four parts' files, named from their packages (rep_engine/verdict/page.py)
+    bases = tuple(
+        str(Path(part.__file__).resolve().parent.parent) + os.sep
+        for part in (rep_engine, rep_audit, rep_recheck, scrapy_rep)
+    )
+
+    def ours(filename: str) -> str:
+        """``filename`` from its part's folder (``""``: not a file of the four parts)."""
+        base = next((base for base in bases if filename.startswith(base)), "")
+        name = filename[len(base) :] if base else ""
+        return (
+            name
+            if name.startswith(("rep_engine", "rep_audit", "rep_recheck", "scrapy_rep"))
+            else ""
+        )
+
     settings: dict[str, Any] = {"USER_AGENT": "MyBot/1.0"}
     if purpose:
         settings["REP_PURPOSE"] = purpose
@@ -61,14 +79,14 @@ def walk(purpose: str | None, show: bool) -> dict[str, Any]:
             if event != "call":
                 return
             filename = frame.f_code.co_filename
-            if not filename.startswith(package):
+            name = ours(filename)
+            if not name:
                 return
-            name = filename[len(package) :]
             visited.add(name)
             caller = frame.f_back.f_code.co_filename if frame.f_back is not None else ""
-            if caller != filename and caller.startswith(package):
+            if caller != filename and ours(caller):
                 entered[name] += 1
-                order.append(f"{caller[len(package) :]}>{name}")
+                order.append(f"{ours(caller)}>{name}")
 
         sys.setprofile(profile)
         try:
