@@ -195,15 +195,17 @@ def origins_of(
     total = 0
     chunks = (chunk for dataset in datasets for chunk in dataset.chunks(rows=False))
     for chunk in chunks:
+        names = []
         for item in chunk.items:
             total += 1
             if item.problem:
                 continue
             origin = origin_of(item.url)
             if origin is not None:
-                origins.number(str(origin))
+                names.append(str(origin))
                 if pages:
                     urls[item.url] = None
+        origins.met(names)  # beyond `held` origins: looked up together, not one an item
         if progress is not None:
             progress.reading(total, len(origins))
     return origins, list(urls), total

@@ -17,7 +17,7 @@ import shutil
 import sqlite3
 import tempfile
 import weakref
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -27,6 +27,9 @@ from typing import Any, Final
 PARSED_ORIGINS: Final = 20_000
 #: New names written to the SQLite file at once.
 _BATCH: Final = 1_000
+#: Names looked up in the SQLite file by one query (:meth:`Numbered.met`; SQLite allows
+#: 999 parameters a query before its version 3.32).
+_QUERY: Final = 500
 
 
 class Numbered:
@@ -87,19 +90,53 @@ class Numbered:
         if self._file is not None:
             number = self.find(name)
         if number is None:
-            number = self.count
-            self.count += 1
-            if self._file is None and number >= self.held:
-                self._open()
-            if self._file is not None:
-                self._pending[name] = number
-                if len(self._pending) >= _BATCH:
-                    self._write()
+            number = self._new(name)
+        self._remember(name, number)
+        return number
+
+    def met(self, names: Sequence[str]) -> None:
+        """Each of ``names`` numbered in their order, as :meth:`number` numbers them; once
+        the names are in the file, those not met last are looked up in it together (a
+        query per :data:`_QUERY` names, not one a name: a dataset that visits more
+        origins than ``held`` in no particular order)."""
+        if self._file is None:
+            for name in names:
+                self.number(name)
+            return
+        known = self._known
+        fresh = [name for name in dict.fromkeys(names) if name not in known]
+        if not fresh:
+            return
+        self._write()
+        filed: set[str] = set()
+        for start in range(0, len(fresh), _QUERY):
+            part = fresh[start : start + _QUERY]
+            marks = ", ".join("?" * len(part))
+            rows = self._file.execute(f"SELECT name FROM names WHERE name IN ({marks})", part)
+            filed.update(name for (name,) in rows)
+        for name in fresh:
+            if name not in filed:
+                self._remember(name, self._new(name))
+
+    def _new(self, name: str) -> int:
+        """The next number, given to ``name`` (met for the first time)."""
+        number = self.count
+        self.count += 1
+        if self._file is None and number >= self.held:
+            self._open()
+        if self._file is not None:
+            self._pending[name] = number
+            if len(self._pending) >= _BATCH:
+                self._write()
+        return number
+
+    def _remember(self, name: str, number: int) -> None:
+        """``name``'s number among those met last (every name while they are no more
+        than ``held``; a name not yet in the file is one of them until it is)."""
         if len(self._known) >= self.held and self._file is not None:
             self._write()  # the names met last forgotten, none lost
             self._known.clear()
         self._known[name] = number
-        return number
 
     def __iter__(self) -> Iterator[str]:
         """The names in the order of their numbers."""

@@ -5,6 +5,7 @@ large one."""
 from __future__ import annotations
 
 import random
+import sqlite3
 
 import pytest
 
@@ -38,3 +39,39 @@ def test_a_tiny_bound_numbers_the_names_as_a_large_one(held: int) -> None:
 def test_the_bound_is_at_least_one() -> None:
     with pytest.raises(ValueError, match="at least 1"):
         Numbered(0)
+
+
+class _CountedFile:
+    """An SQLite connection whose queries are counted."""
+
+    def __init__(self, file: sqlite3.Connection) -> None:
+        self.file = file
+        self.queries = 0
+
+    def execute(self, sql: str, *args: object) -> sqlite3.Cursor:
+        self.queries += sql.startswith("SELECT")
+        return self.file.execute(sql, *args)
+
+    def executemany(self, sql: str, *args: object) -> sqlite3.Cursor:
+        return self.file.executemany(sql, *args)
+
+
+@pytest.mark.parametrize("held", [1, 7, 64])
+def test_names_met_a_chunk_at_a_time_are_numbered_as_one_at_a_time(held: int) -> None:
+    """The dataset's first pass numbers its origins a chunk at a time: the same numbers
+    in the same order, and beyond the bound one query per chunk, not one a name (a
+    dataset of a million origins in no order made a query per item)."""
+    met = _met(300, held)
+    one, chunked = Numbered(held), Numbered(held)
+    for name in met:
+        one.number(name)
+    for start in range(0, len(met), 100):
+        chunked.met(met[start : start + 100])
+        if chunked.spilled and not isinstance(chunked._file, _CountedFile):
+            assert chunked._file is not None
+            chunked._file = _CountedFile(chunked._file)  # type: ignore[assignment]
+    counted = chunked._file
+    assert isinstance(counted, _CountedFile)
+    assert 0 < counted.queries <= len(met) // 100  # one a chunk, not one a name met
+    assert list(chunked) == list(one) == list(dict.fromkeys(met))
+    assert all(chunked.find(name) == one.find(name) for name in set(met))
