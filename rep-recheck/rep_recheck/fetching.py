@@ -135,6 +135,14 @@ class Progress:
         print(f"recheck: reading the dataset: {items:,} items read, {origins:,} origins "
               "found", file=self.err, flush=True)  # fmt: skip
 
+    def step(self, text: str) -> None:
+        """``recheck: TEXT`` (a step of a recheck grouped by origin: the items grouped,
+        then written in the dataset's order)."""
+        if self.err is None or self.clock() - self.last < PROGRESS_EVERY:
+            return
+        self.last = self.clock()
+        print(f"recheck: {text}", file=self.err, flush=True)
+
     def tick(self, items: int, origins: int) -> None:
         if self.err is None:
             return

@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import argparse
 import io
+import operator
 from collections.abc import Sequence
 from contextlib import ExitStack
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, TextIO
+from typing import IO, Any, Final, TextIO
 
 from rep_engine.settings import RepConfig
 from rep_engine.trail.terminal import printable
 from rep_recheck.asof import Then
-from rep_recheck.datasets import Dataset, DatasetError
+from rep_recheck.datasets import Chunk, Dataset, DatasetError, Item
 from rep_recheck.deciding import (
     Closing,
     agents_obeyed,
@@ -27,9 +29,11 @@ from rep_recheck.deciding import (
 )
 from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
 from rep_recheck.files import Staged, Stale
+from rep_recheck.grouping import AGAIN_SHARE, Grouped, estimated_items, groups_for
 from rep_recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
 from rep_recheck.outputs import (
     UNREADABLE,
+    Evidence,
     EvidenceMemo,
     Tally,
     encode,
@@ -128,7 +132,10 @@ class Finishing:
 
     def _decide_all(self, fetched: FetchResult | None, staged: Staged) -> tuple[Tally, str]:
         """Every item decided, shard by shard, its outputs written to ``staged``'s paths;
-        the counts, and the trail's head (``""``: no trail)."""
+        the counts, and the trail's head (``""``: no trail). In the dataset's order,
+        until its origins are made again more than ``REP_RECHECK_PARSED_ORIGINS`` times:
+        the rest grouped by origin on disk (:mod:`~rep_recheck.grouping`), decided
+        group by group, then written in the dataset's order."""
         options, rechecker, shards = self.options, self.rechecker, self.shards
         named = tuple(agent.lower() for agent in rechecker.rules.agents)
         tally = Tally(self.config.purpose, held=self.config.recheck_parsed_origins,
@@ -147,16 +154,34 @@ class Finishing:
                                      self.user_agent, self.purpose_agents)  # fmt: skip
                 stack.callback(trail.file.close)  # stopped by bad input: no end line
             read_again = fetched.pages if fetched is not None and options.pages else None
-            for path, dataset in zip(shards.paths, self.datasets, strict=True):
+            outputs = _Outputs(staged, tally, memo, report, trail, read_again)
+            stack.enter_context(collector_paced())  # restored after (docs/recheck.md, "Scale")
+            grouped: Grouped | None = None
+            for index, (path, dataset) in enumerate(zip(shards.paths, self.datasets,
+                                                        strict=True)):  # fmt: skip
+                if grouped is not None:  # the rest of the dataset grouped by origin
+                    for chunk in dataset.chunks(rows=self._writing):
+                        grouped.add(index, chunk, origin_name, self._writing)
+                        self._grouping_step(grouped)
+                    continue
                 shard = path if shards.several else ""
                 if shard:
                     tally.shard(shard, dataset.format)
-                self._decide_shard(dataset, shard, staged, tally, memo, report, trail, read_again)
+                grouped = self._decide_shard(index, dataset, shard, outputs)
+                if grouped is not None:
+                    stack.callback(grouped.close)
+            if grouped is not None:
+                self._decide_grouped(grouped, outputs)
             end = "interrupted" if self.interrupted else "finished"
             head = trail.close(tally.statuses[UNREADABLE], end) if trail is not None else ""
         if not tally.items:
             raise DatasetError(f"{shards.label}: no item")
         return tally, head
+
+    @property
+    def _writing(self) -> bool:
+        """Whether the kept or removed items are written (``--out``, ``--removed``)."""
+        return bool(self.options.out or self.options.removed) and not self.interrupted
 
     def _summary(self, tally: Tally, head: str) -> str:
         """The summary's text; its lines of warning said on standard error too."""
@@ -200,44 +225,50 @@ class Finishing:
         )
         return EXIT_REMOVED if removed else EXIT_KEPT
 
+    def _writers(self, stack: ExitStack, dataset: Dataset, shard: str, staged: Staged) -> list[Any]:
+        """The writers of a shard's kept and removed items (``None``: not written; an
+        interrupted fetch writes neither: no collection or removed items that would look
+        whole), closed with ``stack``."""
+        options = self.options
+        return [
+            None if path is None or self.interrupted else stack.enter_context(
+                Closing(dataset.writer(staged.open(output_of(path, shard) if shard else path)))
+            )
+            for path in (options.out, options.removed)
+        ]  # fmt: skip
+
+    def _kept(self, status: str) -> bool:
+        """Whether an item of ``status`` is kept (an unknown one with --keep-unknown)."""
+        return status == Status.KEPT or (status == Status.UNKNOWN and self.options.keep_unknown)
+
     def _decide_shard(
-        self,
-        dataset: Dataset,
-        shard: str,
-        staged: Staged,
-        tally: Tally,
-        memo: EvidenceMemo,
-        report: IO[bytes] | None,
-        trail: RecheckTrail | None,
-        read_again: dict[str, PageRead | str] | None,
-    ) -> None:
-        """One file's items decided (``shard``: its path, when the collection is several),
-        its kept and removed items written to their own files (an interrupted fetch: no
-        collection or removed items that would look whole; the origins never fetched are
-        unknown, kept by --keep-unknown)."""
+        self, index: int, dataset: Dataset, shard: str, outputs: _Outputs
+    ) -> Grouped | None:
+        """One file's items decided in its order (``shard``: its path, when the
+        collection is several), its kept and removed items written to their own files
+        (the origins never fetched of an interrupted fetch are unknown, kept by
+        --keep-unknown). Once its origins were made again more than
+        ``REP_RECHECK_PARSED_ORIGINS`` times, the rest of its items in a
+        :class:`~rep_recheck.grouping.Grouped` (its writers held open), returned."""
         options, rechecker, progress = self.options, self.rechecker, self.progress
+        tally, memo, report, trail = outputs.tally, outputs.memo, outputs.report, outputs.trail
+        read_again = outputs.read_again
         dated = bool(options.date_column)
+        again = self.config.recheck_parsed_origins // AGAIN_SHARE
+        keep_unknown = options.keep_unknown
         with ExitStack() as stack:
-            stack.enter_context(collector_paced())  # restored after (docs/recheck.md, "Scale")
-            writers = [
-                None if path is None or self.interrupted else stack.enter_context(
-                    Closing(dataset.writer(staged.open(
-                        output_of(path, shard) if shard else path
-                    )))
-                )
-                for path in (options.out, options.removed)
-            ]  # fmt: skip
-            for chunk in dataset.chunks(rows=any(writers)):
+            writers = self._writers(stack, dataset, shard, outputs.staged)
+            chunks = iter(dataset.chunks(rows=any(writers)))
+            for chunk in chunks:
                 keep = []
                 for item in chunk.items:
                     item, status, said, outcome = decide_item(
                         item, rechecker, read_again, trail, memo, shard, self.then, dated
                     )
                     tally.add(item, status, said, origin_name(item.url))
-                    kept = status == Status.KEPT or (
-                        status == Status.UNKNOWN and options.keep_unknown
+                    keep.append(
+                        status == Status.KEPT or (status == Status.UNKNOWN and keep_unknown)
                     )
-                    keep.append(kept)
                     if report is not None:
                         why = item.problem or (outcome.why if outcome is not None else "")
                         report.write(encode(item_line(item, status, said, why, shard)))
@@ -245,6 +276,118 @@ class Finishing:
                     if writer is not None:
                         writer.write(chunk, keep if wanted else [not k for k in keep])
                 progress.tick(tally.items, len(tally.origins))
+                if rechecker.asked - len(tally.origins) > again:  # origins made again
+                    grouped = self._grouping(index, tally)
+                    grouped.writers = writers  # for the rest of its items
+                    grouped.held.push(stack.pop_all())
+                    for rest in chunks:
+                        grouped.add(index, rest, origin_name, self._writing)
+                        self._grouping_step(grouped)
+                    return grouped
+        return None
+
+    def _grouping_step(self, grouped: Grouped) -> None:
+        self.progress.step(f"grouping the items by origin on disk: {grouped.items:,} read")
+
+    def _grouping(self, shard: int, tally: Tally) -> Grouped:
+        """Where the rest of the dataset is grouped by origin, from shard number
+        ``shard`` on (said on standard error)."""
+        total = self.progress.total or estimated_items(self.shards.paths)
+        grouped = Grouped(groups_for(total), shard)
+        again = self.rechecker.asked - len(tally.origins)
+        print(f"recheck: the first {tally.items:,} items, decided in the dataset's order, "
+              f"made their origins' documents again {again:,} times (they visit more "
+              f"origins than REP_RECHECK_PARSED_ORIGINS, {self.config.recheck_parsed_origins:,},"
+              " in no particular order): the rest are grouped by origin on disk "
+              f"({grouped.groups:,} group(s)), each origin's documents made once, and "
+              "written in the dataset's order", file=self.err, flush=True)  # fmt: skip
+        return grouped
+
+    def _decide_grouped(self, grouped: Grouped, outputs: _Outputs) -> None:
+        """The items of ``grouped`` decided group by group, origin by origin, then
+        written in the dataset's order: the report's and the trail's lines, the kept and
+        removed items of each shard, the counts, as :meth:`_decide_shard` writes them."""
+        options, rechecker, progress = self.options, self.rechecker, self.progress
+        tally, memo, trail = outputs.tally, outputs.memo, outputs.trail
+        read_again = outputs.read_again
+        dated = bool(options.date_column)
+        labels = [path if self.shards.several else "" for path in self.shards.paths]
+        number = tally.origins.number
+
+        def decide(record: tuple[Any, ...]) -> tuple[Any, ...]:
+            shard, line, url, then, date, name = record
+            item, status, said, outcome = decide_item(
+                Item(line, url, "", then, date), rechecker, read_again, trail, memo,
+                labels[shard], self.then, dated,
+            )  # fmt: skip
+            writes = None
+            if trail is not None and trail.recording:
+                writes, trail.recording = trail.recording, []
+            assert outcome is not None  # its URL was read
+            return item.then, status, _evidence_values(said), outcome.why, number(name), writes
+
+        settle = None
+        if trail is not None:
+            trail.recording = []
+            settle = lambda results: trail.settle([r[5] for r in results])  # noqa: E731
+        decided = tally.items
+        for _ in grouped.decide(decide, settle):
+            progress.tick(decided + grouped.decided, len(tally.origins))
+        if trail is not None:
+            trail.recording = None
+        self._write_back(grouped, outputs, labels)
+
+    def _write_back(self, grouped: Grouped, outputs: _Outputs, labels: list[str]) -> None:
+        """The items of ``grouped`` written in the dataset's order, each shard's kept and
+        removed items to its own files."""
+        tally, memo, report, trail = outputs.tally, outputs.memo, outputs.report, outputs.trail
+        current = grouped.shard
+        writers = grouped.writers
+        written = 0
+        for index, items, data, results in grouped.replay():
+            while current < index:  # the next shard (one with no item too)
+                grouped.held.close()
+                current += 1
+                writers = self._next_shard(grouped, current, labels[current], outputs)
+            shard = labels[index]
+            chunk: list[Item] = []
+            keep = []
+            for (line, url, problem, then, date), result in zip(items, results, strict=True):
+                if result is None:  # not decided: its URL could not be read
+                    item, status, said, _ = decide_item(
+                        Item(line, url, problem, then, date), self.rechecker, None, None, memo
+                    )  # fmt: skip
+                    why = problem
+                    tally.add(item, status, said, "")
+                else:
+                    then, status, values, why, origin, writes = result
+                    said = Evidence(*values)
+                    item = Item(line, url, problem, then, date)
+                    tally.add(item, status, said, origin)
+                    if writes and trail is not None:
+                        trail.replay(writes)
+                chunk.append(item)
+                keep.append(self._kept(status))
+                if report is not None:
+                    report.write(encode(item_line(item, status, said, why, shard)))
+            for writer, wanted in zip(writers, (True, False), strict=True):
+                if writer is not None:
+                    writer.write(Chunk(chunk, data), keep if wanted else [not k for k in keep])
+            written += len(chunk)
+            self.progress.step(f"writing the grouped items in the dataset's order: "
+                               f"{written:,} of {grouped.items:,} written")  # fmt: skip
+        while current < len(labels) - 1:  # the shards after the last item
+            grouped.held.close()
+            current += 1
+            self._next_shard(grouped, current, labels[current], outputs)
+        grouped.held.close()
+
+    def _next_shard(self, grouped: Grouped, index: int, label: str, outputs: _Outputs) -> list[Any]:
+        """Shard number ``index``'s writers, held by ``grouped`` until the next; its
+        items counted as its own from now."""
+        if label:
+            outputs.tally.shard(label, self.datasets[index].format)
+        return self._writers(grouped.held, self.datasets[index], label, outputs.staged)
 
     def _say_undated(self) -> None:
         """The line that counts the items refused now whose date could not be read."""
@@ -285,3 +428,22 @@ def named_warcs(warcs: Sequence[str] | None) -> str | list[str] | None:
     if not warcs:
         return None
     return warcs[0] if len(warcs) == 1 else list(warcs)
+
+
+#: An item's evidence as the values of its fields, in order (a grouped recheck stores
+#: them so: a tuple is pickled by C code, an :class:`Evidence` by Python's).
+_evidence_values: Final = operator.attrgetter(*Evidence.__slots__)
+
+
+@dataclass(frozen=True)
+class _Outputs:
+    """Where a recheck's items go as they are decided: its staged files, its counts,
+    the evidence memo, the report and the trail (``None``: not written), and the pages
+    fetched again (``--pages``)."""
+
+    staged: Staged
+    tally: Tally
+    memo: EvidenceMemo
+    report: IO[bytes] | None
+    trail: RecheckTrail | None
+    read_again: dict[str, PageRead | str] | None

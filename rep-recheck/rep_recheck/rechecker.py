@@ -286,6 +286,11 @@ class Rechecker:
         self.decisions = 0
         #: Times the origins seen were forgotten (a holder of outcomes lets them go then).
         self.forgotten = 0
+        #: Origins whose documents were asked for (``documents``): each origin once while
+        #: its documents are held, once more each time it comes back after they were
+        #: forgotten (a parse; a recheck groups its items by origin when these grow:
+        #: :mod:`~rep_recheck.grouping`).
+        self.asked = 0
         self._shared_outcomes()
 
     def _shared_outcomes(self) -> None:
@@ -311,7 +316,10 @@ class Rechecker:
         if known is None:
             if len(self._by_origin) >= self.config.recheck_parsed_origins:
                 self.forget()  # no more origins' documents held than the setting says
-            documents = None if origin is None else self.documents(origin)
+            documents = None
+            if origin is not None:
+                self.asked += 1
+                documents = self.documents(origin)
             if documents is not None and documents.origin == origin:
                 origin = documents.origin  # one object per origin kept, not two
             plain: RobotsTxt | None = None

@@ -65,7 +65,9 @@ class Tally:
         self.shards.setdefault(name, _Shard(fmt))
         self.current = name
 
-    def add(self, item: Item, status: str, said: Evidence, origin: str) -> None:
+    def add(self, item: Item, status: str, said: Evidence, origin: str | int) -> None:
+        """One item counted; ``origin``: its origin's name, or its number in
+        :attr:`origins` (a recheck grouped by origin numbers it as it decides)."""
         self.statuses[status] += 1
         shard = self.current
         if shard:
@@ -76,7 +78,7 @@ class Tally:
                 self.unreadable_in.append(shard)
             return
         per = self.origins
-        number = per.number(origin)
+        number = origin if isinstance(origin, int) else per.number(origin)
         counts, one = per.counts, per.one
         signal = _signal_name(said)
         if status == Status.KEPT:

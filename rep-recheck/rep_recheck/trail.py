@@ -92,6 +92,13 @@ class RecheckTrail:
         #: ``REP_RECHECK_PARSED_ORIGINS`` in memory, the others in an SQLite file).
         self._snapshots = Numbered(rechecker.config.recheck_parsed_origins)
         self.counts: Counter[str] = Counter()
+        #: While a recheck decides its items grouped by origin
+        #: (:mod:`~rep_recheck.grouping`): what the item being decided writes (the names
+        #: of the snapshots it names, ``sha256 URL``, and its ``item`` line), for
+        #: :meth:`replay` in the dataset's order (``None``: written at once).
+        self.recording: list[Any] | None = None
+        #: The snapshot lines of the group being decided, by name.
+        self._group_lines: dict[str, dict[str, Any]] = {}
 
     def snapshot(
         self, kind: str, key: Hashable, entry: CacheEntry[Any], documents: OriginDocuments
@@ -102,8 +109,12 @@ class RecheckTrail:
             return ""
         url = document_url(kind, key)
         sha = entry.sha256 or EMPTY_SHA256
-        written = len(self._snapshots)
-        if self._snapshots.number(f"{sha} {url}") < written:
+        name = f"{sha} {url}"
+        if self.recording is not None:
+            self.recording.append(name)
+            if name in self._group_lines:
+                return sha
+        elif self._is_written(name):
             return sha
         body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
         self.file.write_snapshot(sha, body)
@@ -114,8 +125,50 @@ class RecheckTrail:
         record = documents.records.get((kind, key))
         if record:
             line["warc_record"] = record
-        self.file.write(line)
+        if self.recording is not None:
+            self._group_lines[name] = line
+        else:
+            self.file.write(line)
         return sha
+
+    def _is_written(self, name: str) -> bool:
+        """Whether the snapshot line ``name`` (``sha256 URL``) was written; it is from now."""
+        written = len(self._snapshots)
+        return self._snapshots.number(name) < written
+
+    def settle(self, writes: list[list[Any] | None]) -> None:
+        """A group's recorded writes, in the dataset's order (one list per item): each
+        snapshot line kept with the first item of the group that names it, the others'
+        names dropped. An origin's robots.txt and tdmrep.json are in its group alone, so
+        their first item in the group is their first in the dataset; a license that
+        items of several groups name is written once by :meth:`replay`, before the first
+        of them."""
+        seen: set[str] = set()
+        lines = self._group_lines
+        for item in writes:
+            if not item:
+                continue
+            kept: list[Any] = []
+            for write in item:
+                if type(write) is not str:
+                    kept.append(write)
+                elif write not in seen:
+                    seen.add(write)
+                    kept.append((write, lines[write]))
+            item[:] = kept
+        lines.clear()
+
+    def replay(self, writes: list[Any]) -> None:
+        """An item's recorded writes (:meth:`settle`), in the dataset's order: its
+        snapshot lines not written yet, its ``item`` line."""
+        for write in writes:
+            if type(write) is tuple:
+                name, line = write
+                if self._is_written(name):
+                    continue
+                self.file.write(line)
+            else:
+                self.file.write(write)
 
     def item(
         self,
@@ -156,7 +209,10 @@ class RecheckTrail:
             )
         self.counts["items"] += 1
         self.counts[f"items_{outcome.status}"] += 1
-        self.file.write(record)
+        if self.recording is not None:
+            self.recording.append(record)
+        else:
+            self.file.write(record)
 
     def _documents(self, record: dict[str, Any], outcome: Outcome) -> None:
         """The document versions the item was decided with: its ``robots`` part, the
