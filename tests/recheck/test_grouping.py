@@ -104,7 +104,7 @@ def tiny(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(grouping, "GROUP_ITEMS", 16)
 
 
-def _rechecked(
+def _grouping_run(
     folder: Path,
     datasets: list[str],
     held: int,
@@ -185,9 +185,9 @@ def test_items_in_no_order_are_grouped_by_origin_and_written_as_in_order(
     dataset.write_bytes(b"".join(_item_lines(shuffled=True)))
     (tmp_path / "grouped").mkdir()
     (tmp_path / "whole").mkdir()
-    code, grouped, store = _rechecked(tmp_path / "grouped", [str(dataset)], 3)
+    code, grouped, store = _grouping_run(tmp_path / "grouped", [str(dataset)], 3)
     before = _grouped_at(capsys.readouterr().err)
-    whole_code, whole, whole_store = _rechecked(tmp_path / "whole", [str(dataset)], 1000)
+    whole_code, whole, whole_store = _grouping_run(tmp_path / "whole", [str(dataset)], 1000)
     assert "grouped by origin" not in capsys.readouterr().err
     assert code == whole_code == EXIT_REMOVED
     assert grouped == whole
@@ -212,7 +212,7 @@ def test_sorted_and_shuffled_items_are_decided_the_same(
         folder = tmp_path / order
         folder.mkdir()
         (folder / "items.jsonl").write_bytes(b"".join(_item_lines(shuffled=order == "shuffled")))
-        results[order] = _rechecked(folder, [str(folder / "items.jsonl")], 3)
+        results[order] = _grouping_run(folder, [str(folder / "items.jsonl")], 3)
         assert ("grouped by origin" in capsys.readouterr().err) is (order == "shuffled")
     by_item = {}
     for order, (_, outputs, _) in results.items():
@@ -252,9 +252,9 @@ def test_shards_after_the_switch_are_written_each_to_its_own_file(
     (data / "e.jsonl").write_bytes(b"".join(lines[170:]))
     (tmp_path / "grouped").mkdir()
     (tmp_path / "whole").mkdir()
-    code, grouped, _ = _rechecked(tmp_path / "grouped", [str(data)], 3)
+    code, grouped, _ = _grouping_run(tmp_path / "grouped", [str(data)], 3)
     assert _grouped_at(capsys.readouterr().err) > 16  # in b.jsonl
-    whole_code, whole, _ = _rechecked(tmp_path / "whole", [str(data)], 1000)
+    whole_code, whole, _ = _grouping_run(tmp_path / "whole", [str(data)], 1000)
     assert code == whole_code and grouped == whole
     assert sorted(grouped["out"]) == ["a.jsonl", "b.jsonl", "c.csv", "d.jsonl", "e.jsonl"]
     assert grouped["out"]["d.jsonl"] == b"" and grouped["out"]["c.csv"].startswith(b"title,url")
@@ -278,9 +278,9 @@ def test_parquet_shards_are_grouped_and_written_back_with_their_schema(
     (tmp_path / "grouped").mkdir()
     (tmp_path / "whole").mkdir()
     monkeypatch.setattr("rep_recheck.parquet.PARQUET_ROWS_BATCH", 8)
-    code, grouped, _ = _rechecked(tmp_path / "grouped", [str(data)], 3)
+    code, grouped, _ = _grouping_run(tmp_path / "grouped", [str(data)], 3)
     _grouped_at(capsys.readouterr().err)
-    whole_code, whole, _ = _rechecked(tmp_path / "whole", [str(data)], 1000)
+    whole_code, whole, _ = _grouping_run(tmp_path / "whole", [str(data)], 1000)
     assert code == whole_code and grouped == whole
     kept = parquet.read_table(pyarrow.BufferReader(grouped["out"]["part-0.parquet"]))
     assert kept.schema.names == ["url", "n"] and kept.num_rows > 0
@@ -294,9 +294,9 @@ def test_the_options_decide_the_grouped_items_as_in_order(
     dataset.write_bytes(b"".join(_item_lines(shuffled=True, seed=11)))
     (tmp_path / "grouped").mkdir()
     (tmp_path / "whole").mkdir()
-    code, grouped, _ = _rechecked(tmp_path / "grouped", [str(dataset)], 2, *options)
+    code, grouped, _ = _grouping_run(tmp_path / "grouped", [str(dataset)], 2, *options)
     _grouped_at(capsys.readouterr().err)
-    assert (code, grouped) == _rechecked(tmp_path / "whole", [str(dataset)], 1000, *options)[:2]
+    assert (code, grouped) == _grouping_run(tmp_path / "whole", [str(dataset)], 1000, *options)[:2]
 
 
 def test_pages_fetched_again_decide_grouped_items_as_in_order(
@@ -316,9 +316,11 @@ def test_pages_fetched_again_decide_grouped_items_as_in_order(
             pages[url] = PageRead(PageStatements(said), time=NOW)
     (tmp_path / "grouped").mkdir()
     (tmp_path / "whole").mkdir()
-    code, grouped, _ = _rechecked(tmp_path / "grouped", [str(dataset)], 3, "--pages", pages=pages)
+    code, grouped, _ = _grouping_run(
+        tmp_path / "grouped", [str(dataset)], 3, "--pages", pages=pages
+    )
     _grouped_at(capsys.readouterr().err)
-    whole = _rechecked(tmp_path / "whole", [str(dataset)], 1000, "--pages", pages=pages)
+    whole = _grouping_run(tmp_path / "whole", [str(dataset)], 1000, "--pages", pages=pages)
     assert (code, grouped) == whole[:2]
     whys = [json.loads(line).get("why", "") for line in grouped["report"].splitlines()]
     assert any(why.startswith("page not fetched again") for why in whys)
@@ -333,11 +335,13 @@ def test_an_interrupted_fetch_writes_the_trail_grouped_and_exits_3(
     dataset.write_bytes(b"".join(_item_lines(shuffled=True)))
     (tmp_path / "grouped").mkdir()
     (tmp_path / "whole").mkdir()
-    code, grouped, _ = _rechecked(tmp_path / "grouped", [str(dataset)], 3, interrupted="shutdown")
+    code, grouped, _ = _grouping_run(
+        tmp_path / "grouped", [str(dataset)], 3, interrupted="shutdown"
+    )
     err = capsys.readouterr().err
     _grouped_at(err)
     assert "Interrupted (shutdown)" in err
-    whole = _rechecked(tmp_path / "whole", [str(dataset)], 1000, interrupted="shutdown")
+    whole = _grouping_run(tmp_path / "whole", [str(dataset)], 1000, interrupted="shutdown")
     assert code == EXIT_INTERRUPTED and (code, grouped) == whole[:2]
     assert set(grouped) == {"summary", "trail"}
     assert grouped["trail"][-1]["type"] == "end" and grouped["trail"][-1]["reason"] == "interrupted"
@@ -366,7 +370,7 @@ def test_older_captures_say_then_of_grouped_items_as_in_order(
     for tag, held in (("grouped", 3), ("whole", 1000)):
         folder = tmp_path / tag
         folder.mkdir()
-        code, said, _ = _rechecked(folder, [str(dataset)], held, "--purpose", "search",
+        code, said, _ = _grouping_run(folder, [str(dataset)], held, "--purpose", "search",
                                  "--documents", str(january), "--documents", str(june),
                                  "--date-column", "date")  # fmt: skip
         err = capsys.readouterr().err
@@ -404,7 +408,7 @@ def test_a_stop_while_grouping_leaves_the_outputs_and_no_temporary_file(
     folder.mkdir()
     (folder / "kept.jsonl").write_bytes(b"before\n")
     with pytest.raises(KeyboardInterrupt):
-        _rechecked(folder, [str(dataset)], 3)
+        _grouping_run(folder, [str(dataset)], 3)
     assert made and not made[0].exists()
     assert (folder / "kept.jsonl").read_bytes() == b"before\n"
     assert not any((folder / name).exists() for name in ("removed.jsonl", "report.jsonl",
