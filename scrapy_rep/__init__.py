@@ -37,7 +37,11 @@ from scrapy_rep._version import __version__ as __version__
 
 if TYPE_CHECKING:
     from rep_recheck.command import Recheck
-    from rep_recheck.pipeline_step import RepRecheckFilter
+    from rep_recheck.pipeline_step import (
+        RepOriginPartitioner,
+        RepOriginPartitions,
+        RepRecheckFilter,
+    )
     from scrapy_rep import signals
     from scrapy_rep.crawl.addon import Addon
     from scrapy_rep.crawl.audit.audit import AuditTrail
@@ -69,6 +73,8 @@ _LAZY = {
     "RepFilesPipeline": "scrapy_rep.crawl.media.pipelines",
     "RepImagesPipeline": "scrapy_rep.crawl.media.pipelines",
     "Recheck": "rep_recheck.command",
+    "RepOriginPartitioner": "rep_recheck.pipeline_step",
+    "RepOriginPartitions": "rep_recheck.pipeline_step",
     "RepRecheckFilter": "rep_recheck.pipeline_step",
     "RepReport": "scrapy_rep.crawl.report",
     "RobotParser": "scrapy_rep.crawl.robotparser",
@@ -100,6 +106,8 @@ __all__ = [
     "RepConfig",
     "RepFilesPipeline",
     "RepImagesPipeline",
+    "RepOriginPartitioner",
+    "RepOriginPartitions",
     "RepRecheckFilter",
     "RepReport",
     "RepSettingError",

@@ -1,5 +1,6 @@
-"""A datatrove pipeline step that keeps the documents a crawl with these settings may
-keep now, by the recheck's decision (docs/recheck.md, "Past one machine").
+"""datatrove pipeline steps that keep the documents a crawl with these settings may keep
+now, by the recheck's decision (docs/recheck.md, "Past one machine"), each origin's
+documents parsed once in all however many tasks share the work.
 
 datatrove (the library FineWeb-scale datasets are processed with) runs a pipeline's
 steps in many tasks, on one machine (``LocalPipelineExecutor``) or a cluster (Slurm,
@@ -10,21 +11,111 @@ tdmrep.json) captures that every task reads (a path datatrove's workers share: a
 network file system, or an object store mounted). Each task reads the WARC once, when
 its first document comes. Needs datatrove (``pip install datatrove warcio``: the
 ``datatrove`` extra).
+
+datatrove's readers split the input by file, so that any task may meet any origin's
+documents, and each task would parse every origin it meets. Two stages send every
+origin to one task, as datatrove's own deduplication sends each hash to one
+(``minhash``'s buckets): the first tags each document with its origin's partition
+(:class:`RepOriginPartitioner`, a CRC-32 of the origin's name: the same on every
+machine) for a writer that writes one folder per partition; the second reads, in task
+``rank`` of ``world_size``, the partitions ``rank``, ``rank + world_size``… one after
+the other (:class:`RepOriginPartitions`), and its filter starts each partition with no
+origin held (a partition of no more origins than ``REP_RECHECK_PARSED_ORIGINS`` then
+parses each of its origins once).
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterator, Mapping
 from contextlib import nullcontext
-from typing import Any
+from typing import Any, Final
 
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from rep_engine.urls.origins import origin_of
 from rep_recheck.command import read_settings, warc_rechecker
 from rep_recheck.rechecker import Rechecker, Status
 
-__all__ = ["RepRecheckFilter"]
+__all__ = ["PARTITION_KEY", "RepOriginPartitioner", "RepOriginPartitions", "RepRecheckFilter",
+           "origin_partition"]  # fmt: skip
+
+#: The metadata key of a document's origin partition (five digits: ``00042``), which
+#: :class:`RepOriginPartitioner` sets, a writer's ``output_filename`` names
+#: (``${rep_partition}/${rank}.jsonl.gz``) and :class:`RepRecheckFilter` takes out.
+PARTITION_KEY: Final = "rep_partition"
+
+
+def origin_partition(url: Any, partitions: int) -> int:
+    """The partition of ``url``'s origin among ``partitions`` (0 for a document with no
+    http(s) URL): a CRC-32 of the origin's name (``https://a.example``), the same in
+    every process and on every machine (Python's ``hash`` of a string is salted per
+    process)."""
+    origin = origin_of(url) if isinstance(url, str) else None
+    if origin is None:
+        return 0
+    return zlib.crc32(str(origin).encode()) % partitions
+
+
+class RepOriginPartitioner(PipelineStep):  # type: ignore[misc]
+    """The first stage: each document tagged with its origin's partition
+    (``metadata["rep_partition"]``, :func:`origin_partition` of its
+    ``metadata[url_key]`` among ``partitions``, five digits), for a writer that writes
+    each partition's documents to its own folder: ``JsonlWriter(folder,
+    output_filename="${rep_partition}/${rank}.jsonl.gz")``."""
+
+    name = "scrapy_rep origin partition"
+    type = "🗂 - PARTITION"
+
+    def __init__(self, partitions: int, url_key: str = "url") -> None:
+        super().__init__()
+        if partitions < 1:
+            raise ValueError(f"partitions must be at least 1, got {partitions}")
+        self.partitions = partitions
+        self.url_key = url_key
+
+    def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> Iterator[Any]:
+        for document in data:
+            partition = origin_partition(document.metadata.get(self.url_key), self.partitions)
+            document.metadata[PARTITION_KEY] = f"{partition:05d}"
+            self.stat_update("tagged")
+            yield document
+
+
+class RepOriginPartitions(PipelineStep):  # type: ignore[misc]
+    """The second stage's reader: in task ``rank`` of ``world_size``, the documents of
+    the partitions ``rank``, ``rank + world_size``… (``partitions`` of them, as the
+    first stage made), one partition after the other, each read by ``reader`` (a
+    datatrove reader of the first stage's output folder: ``JsonlReader(folder)``) from
+    its folder (``00042/``). Every document of an origin comes to one task; with as
+    many tasks as partitions, one partition each."""
+
+    name = "scrapy_rep origin partitions"
+    type = "📖 - READER"
+
+    def __init__(self, reader: Any, partitions: int) -> None:
+        super().__init__()
+        if partitions < 1:
+            raise ValueError(f"partitions must be at least 1, got {partitions}")
+        self.reader = reader
+        self.partitions = partitions
+
+    def run(
+        self, data: DocumentsPipeline = None, rank: int = 0, world_size: int = 1
+    ) -> Iterator[Any]:
+        if data:
+            yield from data
+        reader = self.reader
+        for partition in range(rank, self.partitions, world_size):
+            files = reader.data_folder.list_files(
+                subdirectory=f"{partition:05d}", recursive=reader.recursive,
+                glob_pattern=reader.glob_pattern,
+            )  # fmt: skip
+            self.stat_update("partitions")
+            for document in reader.read_files_shard(files):
+                self.stat_update("documents")
+                yield document
 
 
 class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
@@ -79,9 +170,15 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> Iterator[Any]:
         writer = self.exclusion_writer
+        partition = None
         with writer if writer is not None else nullcontext():
             for document in data:
                 self.stat_update("total")
+                tag = document.metadata.pop(PARTITION_KEY, None)
+                if tag != partition:  # the next origin partition: its origins only
+                    if partition is not None and self._rechecker is not None:
+                        self._rechecker.forget()
+                    partition = tag
                 with self.track_time():
                     kept, status, why = self.kept(document)
                 self.stat_update(status)
@@ -92,3 +189,15 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
                     document.metadata["rep_status"] = status
                     document.metadata["rep_why"] = why
                     writer.write(document, rank)
+        self._parses()
+
+    def _parses(self) -> None:
+        """The stats of what this task parsed: ``origins_asked``, the origins whose
+        documents it asked for (each once in all when every origin comes to one task, its
+        partition's origins held at once), and ``documents_read``, the WARC's documents
+        it read (robots.txt, tdmrep.json, licenses: a crawl's downloads)."""
+        rechecker = self._rechecker
+        if rechecker is None:
+            return
+        self.stat_update("origins_asked", value=rechecker.asked)
+        self.stat_update("documents_read", value=getattr(rechecker.documents, "read", 0))

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import random
 from pathlib import Path
+from typing import Any
 
 from rep_recheck.command import EXIT_REMOVED
 from tests.support.recheck import needs, recheck_tool, robots_capture, write_jsonl, write_warc
@@ -62,3 +64,111 @@ def test_two_datatrove_tasks_keep_what_the_command_keeps(tmp_path: Path) -> None
         [f"https://a.example{p}" for p in ("/", "/x", "/y")]
         + [f"https://c.example{p}" for p in PATHS]
     )  # b: mybot disallowed; d: its robots.txt not captured (unknown, removed)
+
+
+#: Twelve origins' robots.txt for the partitioned run: a Disallow, a Content-Usage "no"
+#: for training, allowed; o9 to o11 not captured (their items unknown).
+PARTITIONED = {
+    f"https://o{n}.example": (
+        "User-agent: *\nDisallow: /private\n",
+        "User-agent: *\nContent-Usage: /train train-ai=n\n",
+        "User-agent: *\nAllow: /\n",
+    )[n % 3]
+    for n in range(9)
+}
+
+
+def _partitioned_step(warc: Path, removed: Path) -> Any:
+    from datatrove.pipeline.writers import JsonlWriter
+
+    from scrapy_rep import RepRecheckFilter
+
+    return RepRecheckFilter(str(warc), "ai-train", {"USER_AGENT": "mybot/1.0"},
+                            exclusion_writer=JsonlWriter(str(removed)))  # fmt: skip
+
+
+def _partitioned_written(folder: Path) -> list[tuple[str, str]]:
+    """The URLs (and ``rep_status``) of the documents written under ``folder``."""
+    found = []
+    for path in folder.rglob("*.jsonl.gz"):
+        for line in gzip.decompress(path.read_bytes()).decode().splitlines():
+            metadata = json.loads(line)["metadata"]
+            assert "rep_partition" not in metadata  # the partition's tag taken out
+            found.append((metadata["url"], metadata.get("rep_status", "kept")))
+    return sorted(found)
+
+
+def test_four_tasks_by_origin_keep_what_one_keeps_each_origin_parsed_once(
+    tmp_path: Path,
+) -> None:
+    """Items of 12 origins shuffled over three files: the first stage tags each with its
+    origin's partition (4) and writes one folder per partition; the second reads them
+    in 4 tasks, or in 1 (every partition in turn): the same documents kept and removed
+    (with the same status) as ``recheck`` keeps, and each origin's documents read from
+    the WARC once in all (a task per file would read an origin's in every task that
+    meets it)."""
+    needs("datatrove")
+    from datatrove.executor import LocalPipelineExecutor
+    from datatrove.pipeline.readers import JsonlReader
+    from datatrove.pipeline.writers import JsonlWriter
+
+    from scrapy_rep import RepOriginPartitioner, RepOriginPartitions
+
+    warc = tmp_path / "robots.warc.gz"
+    captures = [robots_capture(origin, text) for origin, text in PARTITIONED.items()]
+    captures += [(f"{origin}/.well-known/tdmrep.json", 404, b"", {}) for origin in PARTITIONED]
+    write_warc(warc, captures, compress=True)
+    urls = [f"https://o{n}.example{path}" for n in range(12) for path in PATHS]
+    random.Random(5).shuffle(urls)
+    data = tmp_path / "data"
+    data.mkdir()
+    for number in range(3):
+        write_jsonl(data / f"part{number}.jsonl", urls[number::3])
+    whole = tmp_path / "items.jsonl"
+    write_jsonl(whole, urls)
+    out, removed = tmp_path / "kept.jsonl", tmp_path / "removed.jsonl"
+    code, _ = recheck_tool(str(whole), "--purpose", "ai-train", "--documents", str(warc), "-A",
+                           "mybot/1.0", f"--out={out}", f"--removed={removed}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    by_command = sorted(json.loads(line)["url"] for line in out.read_text().splitlines())
+    removed_by_command = sorted(json.loads(x)["url"] for x in removed.read_text().splitlines())
+
+    partitions = tmp_path / "partitions"
+    LocalPipelineExecutor(
+        pipeline=[JsonlReader(str(data), text_key="text", id_key="title"),
+                  RepOriginPartitioner(4),
+                  JsonlWriter(str(partitions),
+                              output_filename="${rep_partition}/${rank}.jsonl.gz")],
+        tasks=3, workers=1, logging_dir=str(tmp_path / "logs-partition"),
+    ).run()  # fmt: skip
+    assert sorted(p.name for p in partitions.iterdir()) <= ["00000", "00001", "00002", "00003"]
+    said = {}
+    for tasks in (4, 1):
+        kept, dropped = tmp_path / f"kept-{tasks}", tmp_path / f"removed-{tasks}"
+        stats = LocalPipelineExecutor(
+            pipeline=[RepOriginPartitions(JsonlReader(str(partitions)), 4),
+                      _partitioned_step(warc, dropped), JsonlWriter(str(kept))],
+            tasks=tasks, workers=2, logging_dir=str(tmp_path / f"logs-{tasks}"),
+        ).run()  # fmt: skip
+        step = stats.stats[1].stats
+        names = ("kept", "refused", "unknown", "origins_asked", "documents_read")
+        counts = {name: step[name].total for name in names}
+        said[tasks] = (_partitioned_written(kept), _partitioned_written(dropped), counts)
+    assert said[4] == said[1]
+    kept_urls, removed_urls, counts = said[4]
+    assert [url for url, _ in kept_urls] == by_command
+    assert sorted(url for url, _ in removed_urls) == removed_by_command
+    assert {status for _, status in removed_urls} == {"refused", "unknown"}
+    # each origin asked for once in all; its robots.txt and tdmrep.json read once
+    assert counts["origins_asked"] == 12 and counts["documents_read"] == 2 * len(PARTITIONED)
+    assert counts["kept"] + counts["refused"] + counts["unknown"] == len(urls)
+    # the same files read by file, a task each: the same items kept, but every task
+    # meets most origins and reads their documents again
+    by_file = LocalPipelineExecutor(
+        pipeline=[JsonlReader(str(data), text_key="text", id_key="title"),
+                  _partitioned_step(warc, tmp_path / "removed-by-file"),
+                  JsonlWriter(str(tmp_path / "kept-by-file"))],
+        tasks=3, workers=2, logging_dir=str(tmp_path / "logs-by-file"),
+    ).run().stats[1].stats  # fmt: skip
+    assert _partitioned_written(tmp_path / "kept-by-file") == kept_urls
+    assert by_file["origins_asked"].total > 12 and by_file["documents_read"].total > 18
