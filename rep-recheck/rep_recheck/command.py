@@ -185,11 +185,13 @@ class Recheck(Finishing):
             if options.fetch_missing:
                 self._fetch_missing(settings)
             return
-        held = config.recheck_parsed_origins
-        origins, pages, total = origins_of(self.datasets, options.pages, self.progress, held)
+        first = origins_of(self.datasets, options.pages, self.progress,
+                           config.recheck_parsed_origins)  # fmt: skip
+        origins, pages, total = first.origins, first.pages, first.total
         if not total:
             raise DatasetError(f"{shards.label}: no item")
         self.progress.total = total
+        self.again = first.again
         within = f" in {len(shards.paths):,} shards" if shards.several else ""
         once = " (once for every shard)" if shards.several else ""
         print(f"recheck: {total:,} items{within} over {len(origins):,} origins; fetching "
@@ -245,7 +247,9 @@ class Recheck(Finishing):
         """``--fetch-missing``: what the crawl is to fetch, the documents the WARC lacks."""
         assert self.warc is not None
         held = self.config.recheck_parsed_origins
-        origins, _, total = origins_of(self.datasets, False, None, held)
+        first = origins_of(self.datasets, False, None, held)
+        origins, total = first.origins, first.total
+        self.progress.total, self.again = total, first.again
         lacking = Numbered(held)
         for name in origins:
             if self.warc.lacks(origin_named(name)):

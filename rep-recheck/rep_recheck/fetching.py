@@ -189,18 +189,38 @@ def origin_named(name: str) -> Origin:
     return origin
 
 
+@dataclass(frozen=True)
+class FirstPass:
+    """What the dataset's first pass found."""
+
+    #: Its origins, in order, each once (:class:`~rep_recheck.names.Numbered`).
+    origins: Numbered
+    #: Its items' URLs, each once (``--pages``; else none).
+    pages: list[str]
+    #: Its items.
+    total: int
+    #: How many times its items, decided in the dataset's order, would make an origin's
+    #: documents again (asked for anew after they were let go), the origins held as a
+    #: :class:`~rep_recheck.rechecker.Rechecker` holds them: ``held`` at most, then
+    #: none (a recheck groups them by origin first when these are many:
+    #: :mod:`~rep_recheck.grouping`).
+    again: int = 0
+
+
 def origins_of(
     datasets: Sequence[Dataset],
     pages: bool,
     progress: Progress | None = None,
     held: int = PARSED_ORIGINS,
-) -> tuple[Numbered, list[str], int]:
+) -> FirstPass:
     """The first pass: the origins of every shard (and their URLs, for ``--pages``), in
     order, each once (at most ``held`` of them in memory, the others in an SQLite file),
-    and how many items they have (``progress``: a line while it reads)."""
+    how many items they have (``progress``: a line while it reads), and how many times
+    deciding them in order would make their origins again."""
     origins = Numbered(held)
     urls: dict[str, None] = {}
-    total = 0
+    total = asked = 0
+    window: set[str] = set()  # the origins a Rechecker would hold
     chunks = (chunk for dataset in datasets for chunk in dataset.chunks(rows=False))
     for chunk in chunks:
         names = []
@@ -210,10 +230,16 @@ def origins_of(
                 continue
             origin = origin_of(item.url)
             if origin is not None:
-                names.append(str(origin))
+                name = str(origin)
+                names.append(name)
+                if name not in window:
+                    asked += 1
+                    if len(window) >= held:
+                        window.clear()
+                    window.add(name)
                 if pages:
                     urls[item.url] = None
         origins.met(names)  # beyond `held` origins: looked up together, not one an item
         if progress is not None:
             progress.reading(total, len(origins))
-    return origins, list(urls), total
+    return FirstPass(origins, list(urls), total, asked - len(origins))

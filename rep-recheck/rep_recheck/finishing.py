@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import itertools
 import operator
 from collections.abc import Sequence
 from contextlib import ExitStack
@@ -29,7 +30,7 @@ from rep_recheck.deciding import (
 )
 from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
 from rep_recheck.files import Staged, Stale
-from rep_recheck.grouping import AGAIN_SHARE, Grouped, estimated_items, groups_for
+from rep_recheck.grouping import Grouped, again_allowed, estimated_items, groups_for
 from rep_recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
 from rep_recheck.outputs import (
     UNREADABLE,
@@ -77,6 +78,10 @@ class Finishing:
     interrupted: str = ""
     #: The pages asked for (``--pages``) that an interrupted fetch did not have.
     pages_missing: int = 0
+    #: How many times the items, decided in the dataset's order, would make their
+    #: origins' documents again, as its first pass counted them (``-1``: no first pass;
+    #: a WARC's recheck reads its dataset once, and tells as it decides).
+    again: int = -1
 
     def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
         """Every item decided and written; the summary; the exit status. The outputs are
@@ -254,12 +259,21 @@ class Finishing:
         tally, memo, report, trail = outputs.tally, outputs.memo, outputs.report, outputs.trail
         read_again = outputs.read_again
         dated = bool(options.date_column)
-        again = self.config.recheck_parsed_origins // AGAIN_SHARE
+        again = again_allowed(self.config.recheck_parsed_origins)
+        grouping = self.again > again  # the first pass counted them: grouped from the start
         keep_unknown = options.keep_unknown
         with ExitStack() as stack:
             writers = self._writers(stack, dataset, shard, outputs.staged)
             chunks = iter(dataset.chunks(rows=any(writers)))
             for chunk in chunks:
+                if grouping or rechecker.asked - len(tally.origins) > again:
+                    grouped = self._grouping(index, tally)
+                    grouped.writers = writers  # for the rest of its items
+                    grouped.held.push(stack.pop_all())
+                    for rest in itertools.chain([chunk], chunks):
+                        grouped.add(index, rest, origin_name, self._writing)
+                        self._grouping_step(grouped)
+                    return grouped
                 keep = []
                 for item in chunk.items:
                     item, status, said, outcome = decide_item(
@@ -276,14 +290,6 @@ class Finishing:
                     if writer is not None:
                         writer.write(chunk, keep if wanted else [not k for k in keep])
                 progress.tick(tally.items, len(tally.origins))
-                if rechecker.asked - len(tally.origins) > again:  # origins made again
-                    grouped = self._grouping(index, tally)
-                    grouped.writers = writers  # for the rest of its items
-                    grouped.held.push(stack.pop_all())
-                    for rest in chunks:
-                        grouped.add(index, rest, origin_name, self._writing)
-                        self._grouping_step(grouped)
-                    return grouped
         return None
 
     def _grouping_step(self, grouped: Grouped) -> None:
@@ -294,11 +300,16 @@ class Finishing:
         ``shard`` on (said on standard error)."""
         total = self.progress.total or estimated_items(self.shards.paths)
         grouped = Grouped(groups_for(total), shard)
-        again = self.rechecker.asked - len(tally.origins)
-        print(f"recheck: the first {tally.items:,} items, decided in the dataset's order, "
-              f"made their origins' documents again {again:,} times (they visit more "
-              f"origins than REP_RECHECK_PARSED_ORIGINS, {self.config.recheck_parsed_origins:,},"
-              " in no particular order): the rest are grouped by origin on disk "
+        if tally.items:
+            again = self.rechecker.asked - len(tally.origins)
+            why = (f"the first {tally.items:,} items, decided in the dataset's order, made "
+                   f"their origins' documents again {again:,} times")  # fmt: skip
+        else:
+            why = (f"decided in the dataset's order, its items would make their origins' "
+                   f"documents again {self.again:,} times (its first pass)")  # fmt: skip
+        print(f"recheck: {why} (they visit more origins than REP_RECHECK_PARSED_ORIGINS, "
+              f"{self.config.recheck_parsed_origins:,}, in no particular order): "
+              f"{'the rest' if tally.items else 'they'} are grouped by origin on disk "
               f"({grouped.groups:,} group(s)), each origin's documents made once, and "
               "written in the dataset's order", file=self.err, flush=True)  # fmt: skip
         return grouped

@@ -45,8 +45,18 @@ from rep_recheck.items import Chunk
 
 #: What share of ``REP_RECHECK_PARSED_ORIGINS`` the origins made again (asked for anew
 #: after their documents were let go) may reach before the rest of a dataset is grouped:
-#: an eighth of it (2,500 parses of the default's 20,000).
+#: an eighth of it (2,500 parses of the default's 20,000), and at least
+#: :data:`AGAIN_LEAST` (a few dozen parses cost less than the grouping's files).
 AGAIN_SHARE: Final = 8
+AGAIN_LEAST: Final = 64
+
+
+def again_allowed(held: int) -> int:
+    """The origins made again a recheck with ``held`` origins parsed at most decides in
+    the dataset's order: beyond it, it groups its items by origin."""
+    return max(held // AGAIN_SHARE, AGAIN_LEAST)
+
+
 #: The items a group is meant to hold (its items and results are held while it is
 #: decided): the groups are the dataset's items over this, at most :data:`MOST_GROUPS`.
 GROUP_ITEMS: Final = 16_384

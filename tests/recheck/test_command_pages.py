@@ -137,8 +137,8 @@ def test_reading_the_dataset_says_its_progress_at_a_bounded_rate(tmp_path: Path)
     _origins(datasets, False, progress)
     assert err.getvalue() == ""  # not PROGRESS_EVERY seconds yet
     now[0] = PROGRESS_EVERY
-    origins, _, total = _origins(datasets, False, progress)
-    assert (len(origins), total) == (3, 3)
+    first = _origins(datasets, False, progress)
+    assert (len(first.origins), first.total) == (3, 3)
     assert err.getvalue() == "recheck: reading the dataset: 3 items read, 3 origins found\n"
     _origins(datasets, False, progress)
     assert err.getvalue().count("\n") == 1  # the clock did not move: no second line

@@ -165,9 +165,12 @@ def _comparable(raw: bytes) -> dict[str, Any]:
 
 
 def _grouped_at(err: str) -> int:
-    """The items decided in the dataset's order before the rest was grouped."""
+    """The items decided in the dataset's order before the rest was grouped (none: the
+    first pass told that the items visit their origins in no order)."""
     said = [line for line in err.splitlines() if "grouped by origin on disk" in line]
     assert len(said) == 1, err
+    if "(its first pass)" in said[0]:
+        return 0
     return int(said[0].split("the first ", 1)[1].split(" items", 1)[0].replace(",", ""))
 
 
@@ -178,9 +181,10 @@ def _with_documents() -> int:
 def test_items_in_no_order_are_grouped_by_origin_and_written_as_in_order(
     tmp_path: Path, tiny: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Shuffled over 24 origins with 3 parsed at most, each origin's documents are made
-    about once (a recheck that decides in order made them again for nearly every item),
-    and every output is the bytes of a recheck that holds all 24."""
+    """Shuffled over 24 origins with 3 parsed at most: the first pass tells, the items
+    are grouped from the start, each origin's documents made once (a recheck that decides
+    in order made them again for nearly every item), and every output is the bytes of a
+    recheck that holds all 24."""
     dataset = tmp_path / "items.jsonl"
     dataset.write_bytes(b"".join(_item_lines(shuffled=True)))
     (tmp_path / "grouped").mkdir()
@@ -195,10 +199,10 @@ def test_items_in_no_order_are_grouped_by_origin_and_written_as_in_order(
     statuses = {json.loads(line)["status"] for line in grouped["report"].splitlines()}
     assert statuses == {"kept", "refused", "unknown", "unreadable"}
     assert any(line["type"] == "snapshot" and line["kind"] == "rsl" for line in grouped["trail"])
-    # parses: each origin once after the switch, besides those of the items before it
-    assert whole_store.parses == _with_documents()
-    assert store.parses <= _with_documents() + before < len(_item_lines(True)) // 2
-    assert max(store.parsed_times()) <= 1 + before
+    # parses per origin: one
+    assert before == 0
+    assert store.parses == whole_store.parses == _with_documents()
+    assert set(store.parsed_times()) == {1}
 
 
 def test_sorted_and_shuffled_items_are_decided_the_same(
@@ -234,27 +238,45 @@ def test_sorted_and_shuffled_items_are_decided_the_same(
     assert results["sorted"][2].parses == _with_documents()
 
 
-def test_shards_after_the_switch_are_written_each_to_its_own_file(
-    tmp_path: Path, tiny: None, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A collection of four files, grouped from the middle of its second: each shard's
-    kept and removed items in its own file and format (a CSV's header, an empty shard's
-    empty files), the table per shard, the report's and trail's shards, as in order."""
+def _shards(data: Path) -> None:
+    """A collection of five files: two origins in order, then shuffled items (JSON Lines,
+    CSV), an empty file, and more."""
     lines = _item_lines(shuffled=True)
-    data = tmp_path / "data"
     data.mkdir()
-    (data / "a.jsonl").write_bytes(b"".join(_item_lines(shuffled=False)[:12]))  # two origins
+    (data / "a.jsonl").write_bytes(b"".join(_item_lines(shuffled=False)[:12]))
     (data / "b.jsonl").write_bytes(b"".join(lines[10:120]))
     rows = ["title,url"] + [f"t{n},{json.loads(line)['url']}" for n, line in
                             enumerate(lines[120:170]) if line.startswith(b"{")]  # fmt: skip
     (data / "c.csv").write_text("\r\n".join(rows) + "\r\n")
     (data / "d.jsonl").write_bytes(b"")
     (data / "e.jsonl").write_bytes(b"".join(lines[170:]))
+
+
+@pytest.mark.parametrize("documents", ["fetched", "warc"])
+def test_shards_grouped_are_written_each_to_its_own_file(
+    tmp_path: Path, tiny: None, capsys: pytest.CaptureFixture[str], documents: str
+) -> None:
+    """A collection of five files, grouped from the start (its first pass told), or from
+    the middle of its second (a WARC's recheck reads it once: told as it decides): each
+    shard's kept and removed items in its own file and format (a CSV's header, an empty
+    shard's empty files), the table per shard, the report's and trail's shards, as in
+    order."""
+    _shards(tmp_path / "data")
+    extra: list[str] = []
+    if documents == "warc":
+        needs("warcio")
+        warc = tmp_path / "robots.warc"
+        sites = [f"https://o{n}.example" for n in range(ORIGINS) if n % 7 != 6]
+        write_warc(warc, [robots_capture(s, "User-agent: *\nDisallow: /private\n")
+                          for s in sites])  # fmt: skip
+        extra = ["--purpose", "search", "--documents", str(warc)]
     (tmp_path / "grouped").mkdir()
     (tmp_path / "whole").mkdir()
-    code, grouped, _ = _grouping_run(tmp_path / "grouped", [str(data)], 3)
-    assert _grouped_at(capsys.readouterr().err) > 16  # in b.jsonl
-    whole_code, whole, _ = _grouping_run(tmp_path / "whole", [str(data)], 1000)
+    code, grouped, _ = _grouping_run(tmp_path / "grouped", [str(tmp_path / "data")], 3, *extra)
+    before = _grouped_at(capsys.readouterr().err)
+    assert before == 0 if documents == "fetched" else before > 16  # in b.jsonl
+    whole_code, whole, _ = _grouping_run(tmp_path / "whole", [str(tmp_path / "data")], 1000,
+                                         *extra)  # fmt: skip
     assert code == whole_code and grouped == whole
     assert sorted(grouped["out"]) == ["a.jsonl", "b.jsonl", "c.csv", "d.jsonl", "e.jsonl"]
     assert grouped["out"]["d.jsonl"] == b"" and grouped["out"]["c.csv"].startswith(b"title,url")
