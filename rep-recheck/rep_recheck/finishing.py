@@ -355,6 +355,7 @@ class Finishing:
         current = grouped.shard
         writers = grouped.writers
         written = 0
+        evidences: dict[tuple[Any, ...], Evidence] = {}
         for index, items, data, results in grouped.replay():
             while current < index:  # the next shard (one with no item too)
                 grouped.held.close()
@@ -372,7 +373,12 @@ class Finishing:
                     tally.add(item, status, said, "")
                 else:
                     then, status, values, why, origin, writes = result
-                    said = Evidence(*values)
+                    known = evidences.get(values)
+                    if known is None:  # the items of an origin's line share theirs
+                        if len(evidences) >= _EVIDENCES:
+                            evidences.clear()
+                        known = evidences[values] = Evidence(*values)
+                    said = known
                     item = Item(line, url, problem, then, date)
                     tally.add(item, status, said, origin)
                     if writes and trail is not None:
@@ -444,6 +450,9 @@ def named_warcs(warcs: Sequence[str] | None) -> str | list[str] | None:
 #: An item's evidence as the values of its fields, in order (a grouped recheck stores
 #: them so: a tuple is pickled by C code, an :class:`Evidence` by Python's).
 _evidence_values: Final = operator.attrgetter(*Evidence.__slots__)
+#: The evidence made again from its values that a grouped recheck's writing keeps at
+#: hand (then it starts again).
+_EVIDENCES: Final = 4_096
 
 
 @dataclass(frozen=True)
