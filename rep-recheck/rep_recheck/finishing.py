@@ -270,9 +270,13 @@ class Finishing:
                     grouped = self._grouping(index, tally)
                     grouped.writers = writers  # for the rest of its items
                     grouped.held.push(stack.pop_all())
-                    for rest in itertools.chain([chunk], chunks):
-                        grouped.add(index, rest, origin_name, self._writing)
-                        self._grouping_step(grouped)
+                    try:
+                        for rest in itertools.chain([chunk], chunks):
+                            grouped.add(index, rest, origin_name, self._writing)
+                            self._grouping_step(grouped)
+                    except BaseException:  # Ctrl-C, a dataset that cannot be read
+                        grouped.close()
+                        raise
                     return grouped
                 keep = []
                 for item in chunk.items:

@@ -407,25 +407,35 @@ def test_older_captures_say_then_of_grouped_items_as_in_order(
 
 
 @pytest.mark.trail_not_verified("a run stopped half-way writes no end line")
+@pytest.mark.parametrize("step", ["add", "decide"])
 def test_a_stop_while_grouping_leaves_the_outputs_and_no_temporary_file(
-    tmp_path: Path, tiny: None, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, tiny: None, monkeypatch: pytest.MonkeyPatch, step: str
 ) -> None:
-    """Ctrl-C (or any error) while the groups are decided: every output left as it was,
-    the temporary folder of the groups removed."""
+    """Ctrl-C (or any error) while the items are grouped, or while the groups are
+    decided: every output left as it was, the temporary folder of the groups removed."""
     dataset = tmp_path / "items.jsonl"
     dataset.write_bytes(b"".join(_item_lines(shuffled=True)))
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     monkeypatch.setattr("tempfile.tempdir", str(temporary))
     made: list[Path] = []
-    decide = Grouped.decide
+    add, decide = Grouped.add, Grouped.decide
 
-    def stopped(self: Grouped, *args: Any, **kwargs: Any) -> Any:
+    def stopped_adding(self: Grouped, *args: Any, **kwargs: Any) -> None:
+        made.append(self.folder)
+        if len(made) > 3:
+            raise KeyboardInterrupt
+        add(self, *args, **kwargs)
+
+    def stopped_deciding(self: Grouped, *args: Any, **kwargs: Any) -> Any:
         made.append(self.folder)
         yield from itertools.islice(decide(self, *args, **kwargs), 1)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(Grouped, "decide", stopped)
+    if step == "add":
+        monkeypatch.setattr(Grouped, "add", stopped_adding)
+    else:
+        monkeypatch.setattr(Grouped, "decide", stopped_deciding)
     folder = tmp_path / "out"
     folder.mkdir()
     (folder / "kept.jsonl").write_bytes(b"before\n")
