@@ -4,11 +4,12 @@ particular order (pure; docs/recheck.md, "Scale").
 Beyond ``REP_RECHECK_PARSED_ORIGINS`` origins, an item whose origin was let go since its
 last item makes its origin's documents again (a parse): a dataset whose items visit a
 million origins in turn, as a crawl's output mixes its sites, would cost a parse per
-item. A recheck decides its items in the dataset's order as long as its origins are not
-made again more than that bound's number of times (a dataset whose origins fit, or one
-sorted or grouped by origin, is decided so from start to end); past it, the rest of the
-dataset is read into :class:`Grouped`, as the datasets' tools shuffle by key (a hash
-partition):
+item. A recheck decides its items in the dataset's order as long as they do not make
+their origins again more than :func:`again_allowed` times (a dataset whose origins fit,
+or one sorted or grouped by origin, is decided so from start to end: its first pass
+tells it before any item is decided, a WARC's recheck as it decides); past it, the rest
+of the dataset is read into :class:`Grouped`, as the datasets' tools shuffle by key (a
+hash partition):
 
 1. each item, by its origin's hash, into one of :func:`groups_for` groups of a file
    (its shard, line, URL, ``then``, date and origin: :meth:`Grouped.add`), and its
