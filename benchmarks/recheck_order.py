@@ -8,13 +8,15 @@ the corpus's real robots.txt files in turn (``../shared/corpus``) with its body 
 SHA-256, and an absent tdmrep.json (purpose ai-train); ``--items`` items, that file's own
 URLs on its host, as JSON Lines (``{"url": …, "id": N}``, N the item's place in the
 sorted order), written once: ``sorted/items.jsonl`` origin by origin, and
-``random/items.jsonl`` the same lines shuffled (``--seed``). The crawl is a stand-in
+``random/items.jsonl`` the same lines shuffled (``--seed``; kept in ``--work`` and used
+again by a run of the same sizes). The crawl is a stand-in
 that puts each origin's documents in the recheck's store as the crawl does (its
 seconds are printed apart: ``fetch``); the rest is the command as a user runs it, with
 ``--report``, ``--out``, ``--removed``, ``--summary`` and ``--trail`` (``--no-trail``:
 without it) and ``REP_RECHECK_PARSED_ORIGINS`` = ``--parsed``.
 
-Printed per order: the seconds (the whole command, and its fetch), the origins parsed
+Printed per order: the seconds (the whole command, and its fetch; wall and CPU time:
+the CPU time is the fairer measure on a shared machine), the origins parsed
 (made from their compact form) and the parses per origin (mean and most), peak RSS
 (``resource.getrusage``), and per output two SHA-256 checksums: of the file as written,
 and an order-free one (the sum of each line's SHA-256, modulo 2**256; a report's or
@@ -85,27 +87,28 @@ def one(args: argparse.Namespace) -> None:
 
     files = corpus(args.corpus)
     store = DocumentStore(args.parsed)
-    fetch = [0.0]
+    fetch = [0.0, 0.0]
 
     def fetcher(request: FetchRequest) -> FetchResult:
-        started = time.monotonic()
+        started, cpu = time.monotonic(), time.process_time()
         wanted = set(request.origins)
         for name, found in documents(files, args.origins):
             if name in wanted:
                 store[name] = found
-        fetch[0] = time.monotonic() - started
+        fetch[:] = [time.monotonic() - started, time.process_time() - cpu]
         return FetchResult(documents=store)
 
     argv = ["items.jsonl", "--purpose", "ai-train", "-A", "mybot", "--no-progress",
             "--report=report.jsonl", "--out=kept.jsonl", "--removed=removed.jsonl",
             "--summary=summary.md", "-s", f"REP_RECHECK_PARSED_ORIGINS={args.parsed}",
             *([] if args.no_trail else ["--trail=trail.jsonl"])]  # fmt: skip
-    started = time.monotonic()
+    started, cpu = time.monotonic(), time.process_time()
     code = main(argv, io.StringIO(), fetcher)
-    seconds = time.monotonic() - started
+    seconds, cpu = time.monotonic() - started, time.process_time() - cpu
     times = store.parsed_times()
     print(json.dumps({
         "exit": code, "seconds": round(seconds, 1), "fetch_seconds": round(fetch[0], 1),
+        "cpu_seconds": round(cpu, 1), "fetch_cpu_seconds": round(fetch[1], 1),
         "parses": store.parses, "origins_parsed": sum(times.values()),
         "most_parses": max(times, default=0),
         "peak_rss_mib": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
@@ -169,9 +172,19 @@ def main() -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="recheck-order-"))
     try:
         started = time.monotonic()
-        write_datasets(work, corpus(args.corpus), args.origins, args.items, args.seed)
-        print(f"datasets written: {args.items:,} items over {args.origins:,} origins "
-              f"({time.monotonic() - started:,.0f} s)", flush=True)  # fmt: skip
+        made = f"{args.items} {args.origins} {args.seed}"
+        if (work / "made").exists() and (work / "made").read_text() == made:
+            print("datasets as written before (--work)", flush=True)
+        else:
+            write_datasets(work, corpus(args.corpus), args.origins, args.items, args.seed)
+            (work / "made").write_text(made)
+            print(f"datasets written: {args.items:,} items over {args.origins:,} origins "
+                  f"({time.monotonic() - started:,.0f} s)", flush=True)  # fmt: skip
+        for folder in ("sorted", "random", "reference"):  # a run's outputs, not read again
+            for output in ("report.jsonl", "kept.jsonl", "removed.jsonl", "summary.md",
+                           "trail.jsonl"):  # fmt: skip
+                (work / folder / output).unlink(missing_ok=True)
+            shutil.rmtree(work / folder / "trail.jsonl.d", ignore_errors=True)
         runs = [("sorted", "sorted", args.parsed), ("random", "random", args.parsed)]
         if args.reference:
             shutil.copytree(work / "random", work / "reference")
@@ -203,6 +216,7 @@ def main() -> None:
             "ratio_random_sorted": round(random_["seconds"] / sorted_["seconds"], 3),
             "ratio_without_fetch": round((random_["seconds"] - random_["fetch_seconds"])
                                          / (sorted_["seconds"] - sorted_["fetch_seconds"]), 3),
+            "cpu_ratio_random_sorted": round(random_["cpu_seconds"] / sorted_["cpu_seconds"], 3),
             "same_decisions_both_orders": free_same,
             **({"random_same_bytes_as_reference": all(
                 random_["checksums"][k][0] == results["reference"]["checksums"][k][0]
