@@ -238,7 +238,7 @@ def test_sorted_and_shuffled_items_are_decided_the_same(
     assert results["sorted"][2].parses == _with_documents()
 
 
-def _shards(data: Path) -> None:
+def _grouping_shards(data: Path) -> None:
     """A collection of five files: two origins in order, then shuffled items (JSON Lines,
     CSV), an empty file, and more."""
     lines = _item_lines(shuffled=True)
@@ -261,7 +261,7 @@ def test_shards_grouped_are_written_each_to_its_own_file(
     shard's kept and removed items in its own file and format (a CSV's header, an empty
     shard's empty files), the table per shard, the report's and trail's shards, as in
     order."""
-    _shards(tmp_path / "data")
+    _grouping_shards(tmp_path / "data")
     extra: list[str] = []
     if documents == "warc":
         needs("warcio")
