@@ -369,32 +369,38 @@ def test_an_interrupted_fetch_writes_the_trail_grouped_and_exits_3(
     assert grouped["trail"][-1]["type"] == "end" and grouped["trail"][-1]["reason"] == "interrupted"
 
 
+@pytest.mark.parametrize(("as_of", "refused"), [("", "/open/"), ("2025-07-01", "/private/")])
 def test_older_captures_say_then_of_grouped_items_as_in_order(
-    tmp_path: Path, tiny: None, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, tiny: None, capsys: pytest.CaptureFixture[str], as_of: str, refused: str
 ) -> None:
-    """Documents from two WARCs (January: all allowed; June: /private disallowed), each
-    item dated: ``then`` and ``changed`` of each refused item, read from the older
-    capture, as a recheck decided in order says them (no first pass: the groups are
-    told from the file's size)."""
+    """Documents from three WARCs (January: all allowed; June: /private disallowed;
+    September: /open disallowed), each item dated: ``then`` and ``changed`` of each
+    refused item, read from the older capture, as a recheck decided in order says them
+    (no first pass: told as it decides); with ``--as-of``, decided as of June."""
     needs("warcio")
     sites = [f"https://o{n}.example" for n in range(ORIGINS)]
-    january, june = tmp_path / "january.warc", tmp_path / "june.warc"
-    write_warc(january, [robots_capture(s, "User-agent: *\nAllow: /\n") for s in sites],
-               date="2025-01-01T00:00:00Z")  # fmt: skip
-    write_warc(june, [robots_capture(s, "User-agent: *\nDisallow: /private\n") for s in sites],
-               date="2025-06-01T00:00:00Z")  # fmt: skip
+    warcs = []
+    for month, rules in (
+        ("01", "Allow: /"),
+        ("06", "Disallow: /private"),
+        ("09", "Disallow: /open"),
+    ):
+        warc = tmp_path / f"{month}.warc"
+        write_warc(warc, [robots_capture(s, f"User-agent: *\n{rules}\n") for s in sites],
+                   date=f"2025-{month}-01T00:00:00Z")  # fmt: skip
+        warcs += ["--documents", str(warc)]
     urls = [f"{site}{path}" for site in sites for path in PATHS * 2]
     random.Random(7).shuffle(urls)
     dataset = tmp_path / "items.jsonl"
     dataset.write_text("".join(json.dumps({"url": url, "date": "2025-03-01"}) + "\n"
                                for url in urls))  # fmt: skip
+    options = ["--purpose", "search", *warcs, "--date-column", "date"]
+    options += ["--as-of", as_of] if as_of else []
     outputs = {}
     for tag, held in (("grouped", 3), ("whole", 1000)):
         folder = tmp_path / tag
         folder.mkdir()
-        code, said, _ = _grouping_run(folder, [str(dataset)], held, "--purpose", "search",
-                                 "--documents", str(january), "--documents", str(june),
-                                 "--date-column", "date")  # fmt: skip
+        code, said, _ = _grouping_run(folder, [str(dataset)], held, *options)
         err = capsys.readouterr().err
         assert ("grouped by origin" in err) is (tag == "grouped")
         outputs[tag] = (code, said)
@@ -404,6 +410,8 @@ def test_older_captures_say_then_of_grouped_items_as_in_order(
         ("kept", None, None),
         ("refused", "kept", True),
     }
+    assert {line["url"].split(".example")[1][:len(refused)] for line in report
+            if line["status"] == "refused"} == {refused}  # fmt: skip
 
 
 @pytest.mark.trail_not_verified("a run stopped half-way writes no end line")
