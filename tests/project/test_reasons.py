@@ -15,8 +15,8 @@ import json
 
 import pytest
 
+from rep_engine.records import REFUSED_BY, RefusedBy
 from rep_engine.trail.file import _ENCODE as encode  # the one encoder of trail lines
-from rep_engine.trail.lines import REFUSED_BY, RefusedBy
 from scrapy_rep import Reason
 from tests.support.paths import DOCS, PACKAGES, ROOT
 
