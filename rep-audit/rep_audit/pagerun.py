@@ -8,10 +8,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from rep_engine.records import text
 from rep_engine.robotstxt.useragent import product_token
 from rep_engine.settings import RepConfig, RepSettingError, page_rules
 from rep_engine.trail.pagepart import WHOLE_PAGE_PARTS
-from rep_engine.trail.read import text
 from rep_engine.verdict.page import PageRules
 
 #: The run's settings a page's verdict depends on (``settings.page_rules``), the actions

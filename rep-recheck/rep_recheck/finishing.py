@@ -14,6 +14,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any, TextIO
 
+from rep_engine.records import ItemStatus
 from rep_engine.settings import RepConfig
 from rep_engine.trail.terminal import printable
 from rep_recheck.asof import Then
@@ -37,7 +38,7 @@ from rep_recheck.outputs import (
     summary_markdown,
 )
 from rep_recheck.pacing import PAGES_NOT_CHECKED
-from rep_recheck.rechecker import Rechecker, Status
+from rep_recheck.rechecker import Rechecker
 from rep_recheck.shards import Shards, output_of
 from rep_recheck.store import DocumentStore, OriginsEvidence
 from rep_recheck.trail import RecheckTrail
@@ -194,9 +195,9 @@ class Finishing:
             print(printable(f"scrapy_rep: error: {label}: no item could be read"), file=self.err)
             return EXIT_USAGE
         removed = (
-            tally.statuses[Status.REFUSED]
+            tally.statuses[ItemStatus.REFUSED]
             + tally.statuses[UNREADABLE]
-            + (0 if self.options.keep_unknown else tally.statuses[Status.UNKNOWN])
+            + (0 if self.options.keep_unknown else tally.statuses[ItemStatus.UNKNOWN])
         )
         return EXIT_REMOVED if removed else EXIT_KEPT
 
@@ -234,8 +235,8 @@ class Finishing:
                         item, rechecker, read_again, trail, memo, shard, self.then, dated
                     )
                     tally.add(item, status, said, origin_name(item.url))
-                    kept = status == Status.KEPT or (
-                        status == Status.UNKNOWN and options.keep_unknown
+                    kept = status == ItemStatus.KEPT or (
+                        status == ItemStatus.UNKNOWN and options.keep_unknown
                     )
                     keep.append(kept)
                     if report is not None:

@@ -21,8 +21,9 @@ from typing import Any
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from rep_engine.records import ItemStatus
 from rep_recheck.command import read_settings, warc_rechecker
-from rep_recheck.rechecker import Rechecker, Status
+from rep_recheck.rechecker import Rechecker
 
 __all__ = ["RepRecheckFilter"]
 
@@ -74,7 +75,7 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
         status = outcome.status
         refusal = outcome.refusal
         why = refusal.message if refusal is not None else outcome.why
-        kept = status is Status.KEPT or (status is Status.UNKNOWN and self.keep_unknown)
+        kept = status is ItemStatus.KEPT or (status is ItemStatus.UNKNOWN and self.keep_unknown)
         return kept, str(status), why
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> Iterator[Any]:

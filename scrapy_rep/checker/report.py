@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_engine.fetch.cache import CacheEntry
+from rep_engine.records import Reason
 from rep_engine.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
 from rep_engine.robotstxt.useragent import crawler_name, held_names
 from rep_engine.settings import RepConfig, SettingsLike, request_rules, robots_agent
@@ -29,7 +30,6 @@ from rep_engine.verdict import (
     TDM,
     Allowed,
     Obey,
-    Reason,
     Refused,
     RequestFacts,
     RequestRules,

@@ -10,10 +10,9 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
+from rep_engine.records import Fate, Reason, UrlEntry
 from rep_engine.robotstxt import DISALLOW_ALL, parse_robotstxt
-from rep_engine.trail.urlentry import UrlEntry
-from rep_engine.verdict import Reason, Refused
-from rep_engine.verdict.fates import Fate
+from rep_engine.verdict import Refused
 from rep_engine.verdict.page import PAGE
 from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.report import RepReport

@@ -2,12 +2,14 @@
 
 - tests/ mirrors the four parts' packages (tests/audit/ is rep_audit/, tests/recheck/ is
   rep_recheck/, every other folder a subpackage of rep_engine/ or scrapy_rep/, and
-  tests/ itself scrapy_rep/): a unit-test module sits in its module's floor folder, named
-  after the module it tests (``tests/robotstxt/test_profiles_body_bytes.py`` tests
-  ``rep-engine/rep_engine/robotstxt/profiles.py``; a package's ``__init__.py`` goes by the package's
-  name: ``tests/directives/test_directives.py``); beside them only tests/integration/
-  (real crawls, local sites, processes), tests/project/ (docs, packaging, layering) and
-  tests/support/ (the helpers);
+  tests/ itself the top modules of scrapy_rep/ and rep_engine/: ``tests/test_records.py``
+  tests ``rep-engine/rep_engine/records.py``): a unit-test module sits in its module's
+  floor folder, named after the module it tests
+  (``tests/robotstxt/test_profiles_body_bytes.py`` tests
+  ``rep-engine/rep_engine/robotstxt/profiles.py``; a package's ``__init__.py`` goes by
+  the package's name: ``tests/directives/test_directives.py``); beside them only
+  tests/integration/ (real crawls, local sites, processes), tests/project/ (docs,
+  packaging, layering) and tests/support/ (the helpers);
 - no helper (a module-level function, fixture or class that is not a test) is defined
   in two modules of tests/: one definition, imported from tests/support/ or given by a
   conftest.py;
@@ -115,6 +117,8 @@ def misplaced_unit_modules(root: Path) -> list[str]:
             continue
         name = path.stem.removeprefix("test_")
         stems = stems_of(mirrored)
+        if not folder_of(root, path):  # tests/ itself: the top modules of every root
+            stems |= {stem for base in PACKAGE_ROOTS for stem in stems_of(root / base)}
         if not any(name == stem or name.startswith(stem + "_") for stem in stems):
             where = mirrored.relative_to(root).as_posix()
             found.append(
@@ -230,6 +234,7 @@ PACKAGE = {
     "rep-engine/rep_engine/robotstxt/_parser.py": "",
     "rep-engine/rep_engine/robotstxt/profiles.py": "",
     "rep-engine/rep_engine/verdict/decide.py": "",
+    "rep-engine/rep_engine/records.py": "",
 }
 
 
@@ -240,6 +245,7 @@ def test_a_unit_test_module_outside_its_floor_folder_fails(tmp_path: Path) -> No
         "tests/robotstxt/test_robotstxt_hostile.py": "",  # the package's own name: fine
         "tests/robotstxt/test_profiles_body_bytes.py": "",  # a theme of profiles.py: fine
         "tests/test_check.py": "",  # a top-level module: fine
+        "tests/test_records_items.py": "",  # a top-level module of the engine: fine
         "tests/robotstxt/test_decide.py": "",  # verdict/decide.py in robotstxt/
         "tests/test_decide.py": "",  # verdict/decide.py at the top
         "tests/robotstxt/test_parserx.py": "",  # no module parserx

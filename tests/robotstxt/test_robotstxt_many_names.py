@@ -8,13 +8,14 @@ import time
 import pytest
 
 from rep_engine.fetch.cache import CacheEntry
+from rep_engine.records import ItemStatus
 from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 from rep_engine.settings import RepConfig
 from rep_engine.urls.encoding import ESCAPES_SPECIALS, matched_as_given, normalise_url_path
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.verdict import ROBOTS, Refused
 from rep_recheck.documents import OriginDocuments
-from rep_recheck.rechecker import Identity, Rechecker, Status
+from rep_recheck.rechecker import Identity, Rechecker
 
 BODY = b"""User-agent: GPTBot
 Disallow: /g
@@ -124,7 +125,7 @@ def test_code_decide_and_first_disallowed_path_normalise_alike(profile: str, pat
     recheck = _recheck_of(rules)
     for _ in range(2):  # its outcome made, then remembered
         outcome = recheck.decide(url)
-        assert outcome.status is (Status.KEPT if code >= 0 else Status.REFUSED)
+        assert outcome.status is (ItemStatus.KEPT if code >= 0 else ItemStatus.REFUSED)
         refusal = outcome.verdict
         assert (refusal.line if isinstance(refusal, Refused) else 0) == -min(code, 0)
     # the inline match is the one taken where the profile allows it

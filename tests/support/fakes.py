@@ -9,11 +9,11 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from rep_engine.directives import PageDirectives
+from rep_engine.records import Action
 from rep_engine.settings import RepConfig
 from rep_engine.usage.purpose import usage_decision
 from rep_engine.verdict import Refused
 from rep_engine.verdict.page import PageVerdict
-from rep_engine.verdict.signals import Action
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.refusals import refuse_request

@@ -19,20 +19,18 @@ from scrapy import Spider
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
+from rep_engine.records import Fate, Reason, UrlEntry
 from rep_engine.robotstxt import ContentSignals, parse_content_signal, parse_robotstxt
 from rep_engine.robotstxt.aipref import parse_prefs
 from rep_engine.trail.lines import usage_part
-from rep_engine.trail.urlentry import UrlEntry
 from rep_engine.usage.purpose import (
     content_signal_header_signal,
     content_signal_signal,
     prefs_signal,
     usage_decision,
 )
-from rep_engine.verdict.fates import Fate
 from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, decide_page
 from rep_engine.verdict.policy import UsagePolicy
-from rep_engine.verdict.reasons import Reason
 from scrapy_rep.crawl.page.pagereader import read_statements
 from scrapy_rep.crawl.report import RepReport
 from tests.support.answers import purpose_answers

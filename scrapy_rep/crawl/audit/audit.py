@@ -25,15 +25,14 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
+from rep_engine.records import STATE_VERSION, Fate, RobotsPart, UrlEntry
 from rep_engine.robotstxt.useragent import product_token
 from rep_engine.trail import lines
 from rep_engine.trail.read import tail_of
-from rep_engine.trail.urlentry import STATE_VERSION, RobotsPart, UrlEntry
 from rep_engine.verdict import LICENSE as LICENSE_KIND
 from rep_engine.verdict import ROBOTS as ROBOTS_KIND
 from rep_engine.verdict import TDM as TDM_KIND
 from rep_engine.verdict import Allowed, Obey, Refused
-from rep_engine.verdict.fates import Fate
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import AuditWriter, save_state

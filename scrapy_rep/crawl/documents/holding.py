@@ -36,9 +36,8 @@ from typing import TYPE_CHECKING, Any, Final, cast
 from scrapy.squeues import PickleFifoDiskQueue
 from scrapy.utils.job import job_dir
 
+from rep_engine.records import Dropped, Reason
 from rep_engine.trail.fileaccess import replacing
-from rep_engine.verdict.fates import Dropped
-from rep_engine.verdict.reasons import Reason
 from scrapy_rep.crawl.documents.statefile import PROTOCOL, STATE_VERSION, shared_queue
 from scrapy_rep.crawl.documents.statefile import SPILL_DIR as SPILL_DIR
 from scrapy_rep.crawl.documents.statefile import STATE_FILE as STATE_FILE

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy.utils.job import job_dir
 from scrapy.utils.request import request_from_dict
 
-from rep_engine.verdict.fates import Dropped
+from rep_engine.records import Dropped
 from scrapy_rep.crawl.refusals import count_unread
 
 if TYPE_CHECKING:

@@ -21,7 +21,7 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
 from rep_engine.fetch.kinds import HoldKey
-from rep_engine.verdict.reasons import Reason
+from rep_engine.records import Reason
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.internals import call_later, engine_closing, running_engine
 from scrapy_rep.crawl.refusals import Refusal, drop_request, scheduled_again

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import DeferredSemaphore
 
+from rep_engine.records import Reason
 from rep_engine.settings import page_rules, robots_agent
 from rep_engine.usage.media.c2pa import available
 from rep_engine.usage.media.reading import MediaReading, read_media
@@ -25,7 +26,6 @@ from rep_engine.usage.media.xmp import Limits, sniff
 from rep_engine.usage.purpose import UsageSignal, usage_decision
 from rep_engine.verdict.page import PAGE, PageFacts, decide_page
 from rep_engine.verdict.policy import TDM_PURPOSES, Refusal
-from rep_engine.verdict.reasons import Reason
 from rep_engine.verdict.values import Refused
 from scrapy_rep import signals
 from scrapy_rep.crawl import refusals

@@ -42,6 +42,7 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 
 from rep_engine.fetch.cache import CacheEntry
+from rep_engine.records import Reason
 from rep_engine.robotstxt import RobotsTxt
 from rep_engine.settings import RepConfig, request_rules
 from rep_engine.verdict import (
@@ -49,7 +50,6 @@ from rep_engine.verdict import (
     Allowed,
     Known,
     Obey,
-    Reason,
     Refused,
     RequestFacts,
     Verdict,

@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from rep_engine.trail.lines import iso_time
-from rep_engine.trail.urlentry import STATE_VERSION, RobotsPart, UrlEntry
+from rep_engine.records import STATE_VERSION, RobotsPart, UrlEntry, iso_time
 
 SHA = "a" * 64
 ENDS = 1_790_000_000.25

@@ -1,6 +1,7 @@
-"""The one table of fates and reasons (rep-engine/rep_engine/verdict/fates.py): every reason has its
-row, every fate the trail writes is a :class:`Fate`, and the performer of refusals, the
-trail's writer, its readers and the end-of-crawl report say what the rows say."""
+"""The trail's contract (rep-engine/rep_engine/records.py): every reason has its row,
+every fate the trail writes is a :class:`Fate` with its row, and the performer of
+refusals, the trail's writer, its readers and the end-of-crawl report say what the rows
+say."""
 
 from __future__ import annotations
 
@@ -11,20 +12,32 @@ from scrapy import Spider
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from rep_engine.settings import RepConfig
-from rep_engine.trail import lines, read
-from rep_engine.trail.urlentry import UrlEntry
-from rep_engine.verdict.fates import (
+from rep_engine.records import (
     FATE_PHRASES,
+    FATE_ROWS,
+    FATES,
+    FILE_FATE_ROWS,
+    ITEM_REASONS,
+    ITEM_STATUSES,
+    LINK_REASONS,
+    NOT_HAD,
     REASONS,
+    REFUSED_BY,
     REFUSED_BY_WORD,
     REPORT_FATES,
+    SENT_FATES,
     SIGNALLED_AS,
+    Action,
     Dropped,
     Fate,
+    FileFate,
+    ItemStatus,
+    Reason,
+    RefusedBy,
+    UrlEntry,
 )
-from rep_engine.verdict.reasons import LINK_REASONS, Reason
-from rep_engine.verdict.signals import Action
+from rep_engine.settings import RepConfig
+from rep_engine.trail import lines
 from scrapy_rep.crawl.audit.auditstate import AuditState
 from scrapy_rep.crawl.refusals import _stats_of
 from scrapy_rep.crawl.report import RepReport, closing_lines
@@ -42,7 +55,8 @@ def test_every_reason_and_every_drop_without_a_verdict_has_one_row() -> None:
 def test_every_fate_the_trail_writes_is_a_fate_member() -> None:
     """The trail's one writer of a record's fate takes a Fate (mypy holds its callers to
     it); the end line counts and every reader checks the same words, in the same order."""
-    assert lines.FATES == read.FATES == tuple(Fate) == tuple(map(str, Fate))
+    assert FATES == tuple(Fate) == tuple(map(str, Fate))
+    assert ITEM_STATUSES == tuple(ItemStatus) == ("kept", "refused", "unknown")
     fate = inspect.signature(AuditState._final).parameters["fate"]
     assert fate.annotation in (Fate, "Fate")
     end = lines.end_line("run", "finished", {Fate.FETCHED: 2, "failed": 1}, 3)
@@ -54,7 +68,7 @@ def test_every_fate_the_trail_writes_is_a_fate_member() -> None:
 
 def test_the_trails_refused_by_words_are_the_rows() -> None:
     """As the trail has always written them (another add-on's reason: its own word)."""
-    assert dict(lines.REFUSED_BY) == {
+    assert dict(REFUSED_BY) == {
         Reason.FORBIDDEN: "robots.txt",
         Reason.ROBOTSTXT_UNREACHABLE: "unreachable",
         Reason.TDMREP_UNREACHABLE: "unreachable",
@@ -133,3 +147,58 @@ def test_the_closing_lines_say_each_rows_phrase() -> None:
         assert REASONS[reason].closing in said, reason
     assert REASONS[Reason.PURPOSE].closing.format(purpose="ai-train") in said
     assert f"1 {REASONS[Reason.REL_NOFOLLOW].closing}" in said
+
+
+def test_every_fate_has_one_row_and_the_sets_of_words_are_the_rows() -> None:
+    """A fate's row says how each reader words it; the sets the readers test a word
+    against are read from the rows, never listed again (tests/project/test_reasons.py)."""
+    assert list(FATE_ROWS) == list(Fate) and list(FILE_FATE_ROWS) == list(FileFate)
+    assert {Fate.FETCHED, Fate.REDIRECTED, Fate.FAILED} == SENT_FATES
+    assert {Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE} == NOT_HAD
+    assert {r for r, row in REASONS.items() if row.refuses == {Action.KEEP}} == ITEM_REASONS
+    assert {r for r, row in REASONS.items() if row.refuses == {Action.FOLLOW}} == LINK_REASONS
+    stored = {fate for fate, row in FILE_FATE_ROWS.items() if row.stored}
+    assert stored == {FileFate.STORED, FileFate.MARKED}
+    decided = {fate: row.decided for fate, row in FILE_FATE_ROWS.items() if row.decided}
+    assert decided == {FileFate.REFUSED: "file refused", FileFate.MARKED: "file marked"}
+    colours = [status.colour for status in ItemStatus]
+    assert colours == [FATE_ROWS[Fate.FETCHED].colour, FATE_ROWS[Fate.REFUSED].colour, "other"]
+
+
+def test_the_words_an_item_record_says_are_one_vocabulary() -> None:
+    """What refused an item (``page`` for its page's refusal) and the documents it names
+    are :class:`RefusedBy` words, as a ``url`` record's ``refused_by``."""
+    assert (RefusedBy.PAGE, RefusedBy.ROBOTS_TXT, RefusedBy.TDMREP_JSON) == (
+        "page", "robots.txt", "tdmrep.json",
+    )  # fmt: skip
+    assert RefusedBy.PAGE not in REFUSED_BY.values()  # never a request's
+
+
+@pytest.mark.parametrize(
+    ("action", "reason", "stats"),
+    [
+        (Action.FETCH, Reason.FORBIDDEN, ("robotstxt/forbidden",)),
+        (Action.FETCH, Reason.PURPOSE, ("rep/purpose/requests_dropped/ai-train",)),
+        (Action.FETCH, Reason.INTERNAL_ERROR, ("rep/requests/internal_errors",)),
+        (Action.FOLLOW, Reason.NOFOLLOW, ("rep/directives/requests_dropped/nofollow",)),
+        (Action.FOLLOW, Reason.REL_NOFOLLOW, ("rep/directives/requests_dropped/rel_nofollow",)),
+        (Action.FOLLOW, Reason.PURPOSE, ("rep/purpose/images_refused/ai-train",)),
+        (Action.KEEP, Reason.NOINDEX, ("rep/directives/items_dropped/noindex",)),
+        (
+            Action.KEEP,
+            Reason.UNAVAILABLE_AFTER,
+            ("rep/directives/items_dropped/unavailable_after",),
+        ),
+        (Action.KEEP, Reason.PURPOSE, ("rep/purpose/items_dropped/ai-train",)),
+        (Action.FETCH, Reason.SPIDER_CLOSED, ()),
+        (Action.FETCH, Dropped.NOT_SERIALIZABLE, ()),
+        (Action.FOLLOW, Reason.FORBIDDEN, ()),
+    ],
+)
+def test_a_refusal_counts_the_stats_users_have_always_read(
+    action: Action, reason: Reason | Dropped, stats: tuple[str, ...]
+) -> None:
+    """The stats of each refusal (docs/reference.md 'Stats'), read from its reason's row:
+    the names before the rows held them by action, then its ``…/dropped/<reason>``."""
+    whole = "rep/items/dropped" if action is Action.KEEP else "rep/requests/dropped"
+    assert _stats_of(action, reason, "ai-train") == (*stats, f"{whole}/{reason}")

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from rep_engine.records import ItemRecord, item_of
 from rep_engine.trail.read import Trail
-from rep_engine.trail.records import ItemRecord, item_of
 from tests.support.recheck import RECHECKED, recheck_trail
 from tests.support.trailfactory import ROBOTS, TDMREP, sha
 
