@@ -27,8 +27,7 @@ from rep_engine.urls.encoding import (
     has_lower_escape,
     normalise_pattern,
 )
-from rep_engine.urls.matching import LongestMatcher
-from rep_engine.urls.wildcards import FirstMatcher
+from rep_engine.urls.matching import FirstMatcher, LongestMatcher
 
 if TYPE_CHECKING:
     from rep_engine.robotstxt._answers import ContentSignals

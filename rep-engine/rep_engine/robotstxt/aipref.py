@@ -41,8 +41,7 @@ from rep_engine.urls.encoding import (
     normalise_url_path,
     path_of,
 )
-from rep_engine.urls.matching import LongestMatcher
-from rep_engine.urls.wildcards import wildcard_match
+from rep_engine.urls.matching import LongestMatcher, wildcard_match
 
 #: attach §3.2: the rule value ends at the first CR, LF or "#".
 _VALUE_ENDS: Final = ("\r", "\n", "#")

@@ -37,7 +37,7 @@ from rep_engine.urls.encoding import (
     normalise_url_path,
     path_of,
 )
-from rep_engine.urls.wildcards import FirstMatcher
+from rep_engine.urls.matching import FirstMatcher
 
 # Re-exported (``X as X``): this module is the public import path of these names.
 from rep_engine.usage._tdm_values import NO_VALUES as NO_VALUES

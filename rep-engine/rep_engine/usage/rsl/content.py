@@ -16,8 +16,8 @@ from rep_engine.urls.encoding import (
     normalise_url_path,
     path_of,
 )
+from rep_engine.urls.matching import wildcard_match
 from rep_engine.urls.origins import Origin, origin_of
-from rep_engine.urls.wildcards import wildcard_match
 
 #: ``<rsl xmlns>``: "Must be set to https://rslstandard.org/rsl" (compared exactly).
 NAMESPACE: Final = "https://rslstandard.org/rsl"
