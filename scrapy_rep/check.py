@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from rep_engine.robotstxt import PROFILES
+from rep_engine.robotstxt.profiles import PROFILES
 from rep_engine.settings import RepConfig, RepSettingError
 from rep_engine.settings.names import check_names, known_names
 from rep_engine.settings.readers import read_bool

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from rep_audit.pagerun import PageRun
-from rep_engine.robotstxt import PROFILES
+from rep_engine.robotstxt.profiles import PROFILES
 from rep_engine.settings import RepConfig, overrides_of
 from rep_engine.trail.read import items, mapping, text
 from rep_engine.usage.purpose import PURPOSES

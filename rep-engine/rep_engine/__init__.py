@@ -17,11 +17,11 @@ from rep_engine.robotstxt import (
     DISALLOW_ALL,
     ContentSignals,
     Decision,
-    ParseOptions,
     RobotsTxt,
     parse_robotstxt,
 )
 from rep_engine.robotstxt.aipref import ContentUsageRules
+from rep_engine.robotstxt.profiles import ParseOptions
 from rep_engine.settings import RepConfig, RepSettingError
 from rep_engine.usage.standards import STANDARDS
 from rep_engine.verdict import Allowed, Reason, Refused, Wait

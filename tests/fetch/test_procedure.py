@@ -13,7 +13,7 @@ import pytest
 from rep_engine.fetch.lifecycle.shared import downloaded_entry, gave_up_entry
 from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
 from rep_engine.fetch.rules import Effect, FailureClass, Policy
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 
 URL = "http://a.example/robots.txt"
 

@@ -27,7 +27,7 @@ from twisted.web.server import Request as WebRequest
 
 from rep_audit.verify import verify
 from rep_engine.fetch.procedure import TDMREP
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from tests.support.audittrail import lines
 from tests.support.robotsite import Reply, ScriptedOrigin, Sites, crawl, robots
 

@@ -41,7 +41,8 @@ from rep_engine.fetch.lifecycle.events import (
 from rep_engine.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedure
 from rep_engine.fetch.records import SharedRecord, StoreCorrupt
 from rep_engine.fetch.rules import Policy
-from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_robotstxt
+from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, parse_robotstxt
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL, parse_tdmrep
 from scrapy_rep.crawl.documents.stores import JobdirStore, RedisStore, RobotsStore
 from tests.support.lifecycles import Announcing, actions_of

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.usage.tdmrep import (
     NO_FILE,
     NO_VALUES,

@@ -50,7 +50,7 @@ from rep_engine.fetch.entry import COMPRESSED_OVERHEAD as COMPRESSED_OVERHEAD
 from rep_engine.fetch.entry import CacheEntry as CacheEntry
 from rep_engine.fetch.entry import D as D
 from rep_engine.fetch.entry import Freshness as Freshness
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 
 #: Parsed entries kept as objects, ready to decide, beside their plain form (a kind with
 #: one): about ten objects each for the collector, so only the origins in active use

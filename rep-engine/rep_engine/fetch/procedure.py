@@ -40,7 +40,7 @@ from rep_engine.fetch.rules import (
     may_follow,
     retry_after_seconds,
 )
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 
 #: The words of an outcome whose body was cut at 500 KiB (``200 (512,000 bytes, cut at
 #: 500 KiB)``), and of one another component stopped before (a project's own

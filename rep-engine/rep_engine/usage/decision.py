@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from rep_engine.robotstxt import USE_LEVELS
+from rep_engine.robotstxt._parser import USE_LEVELS
 from rep_engine.usage._purpose_table import PURPOSE_INDEX, PURPOSES, Answers, Purpose, Vocabulary
 
 
