@@ -14,7 +14,7 @@ from rep_engine.fetch.rsl_kind import is_http_url
 from rep_engine.usage import agentpresets
 
 # Re-exported (``X as X``): what a crawl can be for (``REP_PURPOSE``).
-from rep_engine.usage._purpose_table import PURPOSES as PURPOSES
+from rep_engine.usage.purpose import PURPOSES as PURPOSES
 
 
 class RepSettingError(ValueError):
