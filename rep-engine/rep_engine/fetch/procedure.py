@@ -29,8 +29,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urljoin
 
-from rep_engine.fetch.kinds import ROBOTS_TXT as ROBOTS_TXT
-from rep_engine.fetch.kinds import TDMREP as TDMREP
 from rep_engine.fetch.kinds import DocumentKind
 from rep_engine.fetch.rules import (
     MAX_REDIRECTS,

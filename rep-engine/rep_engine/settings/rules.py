@@ -26,7 +26,7 @@ def lifecycle_policy(
     store: str | None,
     store_exclusive: bool = False,
 ) -> Policy:
-    """The numbers of SPEC §4 for :class:`rep_engine.fetch.lifecycle.Lifecycle`;
+    """The numbers of SPEC §4 for :class:`rep_engine.fetch.lifecycle.machine.Lifecycle`;
     ``store_exclusive``: the store is this process's alone (``JOBDIR``)."""
     concurrency = config.robotstxt_concurrency or max(
         1, int(settings.get("CONCURRENT_REQUESTS") or 16) // 2

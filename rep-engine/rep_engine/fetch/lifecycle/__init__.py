@@ -26,9 +26,3 @@ One download slot is taken per download, at most ``concurrency`` at once (robots
 files that hang cannot take the whole crawl); the time an origin waits for a slot while
 failing does not count against ``max_wait``, since the site was not asked meanwhile.
 """
-
-from rep_engine.fetch.lifecycle.machine import Lifecycle
-from rep_engine.fetch.lifecycle.shared import LEASE_POLL
-from rep_engine.fetch.lifecycle.state import Phase, Step
-
-__all__ = ["LEASE_POLL", "Lifecycle", "Phase", "Step"]
