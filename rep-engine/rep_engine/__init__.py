@@ -22,7 +22,8 @@ from rep_engine.robotstxt import (
 )
 from rep_engine.robotstxt.aipref import ContentUsageRules
 from rep_engine.robotstxt.profiles import ParseOptions
-from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.usage.standards import STANDARDS
 from rep_engine.verdict import Allowed, Reason, Refused, Wait
 

@@ -33,7 +33,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from rep_audit.summary import OVERRIDDEN_BY
-from rep_engine.settings import robots_agent
+from rep_engine.settings.readers import robots_agent
 from rep_engine.verdict.fates import REASONS, Fate
 from rep_engine.verdict.reasons import LINK_REASONS
 from scrapy_rep import signals as rep_signals

@@ -1,6 +1,6 @@
 """The settings as the rules of the other layers: the fetch lifecycle's numbers
 (:func:`lifecycle_policy`), a request's rules (:func:`request_rules`) and a page's
-(:func:`page_rules`), read from one :class:`~rep_engine.settings.config.RepConfig`, so
+(:func:`page_rules`), read from one :class:`~rep_engine.settings.RepConfig`, so
 that the crawl and the tools cannot drift."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from dataclasses import replace
 from typing import Any
 
 from rep_engine.fetch.rules import MAX_REDIRECTS, Policy
-from rep_engine.settings.config import RepConfig
-from rep_engine.settings.overrides import override_expiry
-from rep_engine.settings.readers import SettingsLike
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import SettingsLike, override_expiry
 from rep_engine.usage.purpose import DirectiveReadings
 from rep_engine.verdict import Override, RequestRules
 from rep_engine.verdict.page import PageRules

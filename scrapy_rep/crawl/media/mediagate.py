@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import DeferredSemaphore
 
-from rep_engine.settings import page_rules, robots_agent
+from rep_engine.settings.readers import robots_agent
+from rep_engine.settings.rules import page_rules
 from rep_engine.usage.media._xmp_scan import Limits
 from rep_engine.usage.media.c2pa import available
 from rep_engine.usage.media.reading import MediaReading, read_media
