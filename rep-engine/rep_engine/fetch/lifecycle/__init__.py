@@ -7,8 +7,8 @@ here. ``Lifecycle(policy, kind, cache)``: one per
 :class:`~rep_engine.fetch.kinds.DocumentKind` (robots.txt, tdmrep.json…), which says how
 to parse, stand in for, store and count the document; a key is any hashable value (an
 origin, or the URL of a document found by its URL). The transitions are in
-``machine.py`` and, those of the fetching phase, ``fetching.py``; what is known per key
-in ``state.py``; the entries a download or a give-up comes to in ``shared.py``.
+``machine.py``, those of the fetching phase too; what is known per key in ``state.py``;
+the entries a download or a give-up comes to in ``shared.py``.
 
 The phases of one key (:meth:`Lifecycle.phase`):
 
