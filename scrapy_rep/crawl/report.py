@@ -34,7 +34,7 @@ from scrapy.exceptions import NotConfigured
 
 from rep_audit.summary import OVERRIDDEN_BY
 from rep_engine.records import LINK_REASONS, REASONS, Fate
-from rep_engine.settings import robots_agent
+from rep_engine.settings.readers import robots_agent
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import ledger_of, read_urls
 from scrapy_rep.crawl.closing import closing_lines, paused

@@ -12,8 +12,9 @@ import pytest
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from rep_engine.settings import SETTINGS, RepSettingError
+from rep_engine.settings import SETTINGS
 from rep_engine.settings.names import known_names, unknown_names, warning
+from rep_engine.settings.readers import RepSettingError
 from scrapy_rep.crawl.startup import validate
 
 ADDON = {"ADDONS": {"scrapy_rep.Addon": 0}}

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from scrapy.settings import Settings
 
-from rep_engine.settings import SETTINGS, RepConfig, RepSettingError
-from rep_engine.settings.readers import read_bool
+from rep_engine.settings import SETTINGS, RepConfig
+from rep_engine.settings.readers import RepSettingError, read_bool
 from scrapy_rep.crawl.startup import validate
 
 #: Every boolean setting of the table (its default is a bool).

@@ -15,8 +15,9 @@ from scrapy.utils.test import get_crawler
 
 from rep_audit.rederive import Rederiver, RunContext
 from rep_engine import RepSettingError
-from rep_engine.settings import RepConfig, overrides_of
-from rep_engine.settings.overrides import read_overrides
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import read_overrides
+from rep_engine.settings.rules import overrides_of
 from scrapy_rep.crawl.startup import validate
 
 #: The time the tests read the setting at: 2026-11-24T12:00:00Z.

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 from scrapy.settings import Settings
 
-from rep_engine.settings import RepConfig, RepSettingError
-from rep_engine.settings.readers import read_purposes
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError, read_purposes
 
 EXPECTED = "expected one of 'search', 'ai-train', 'ai-input' or a list of them"
 

@@ -413,14 +413,14 @@ async def refused_at_start(
 ) -> str:
     """The line ``scrapy`` would print for the crawl of :func:`command_crawler` stopped at
     its start by a wrong setting: the crawl, run in this process, raises
-    :class:`~rep_engine.settings.RepSettingError` (never another exception) before its
+    :class:`~rep_engine.settings.readers.RepSettingError` (never another exception) before its
     spider opens, and the line is the error as
     :func:`~scrapy_rep.crawl.startup.stop_at_start` prints it under the ``scrapy``
     command (which then exits 2: the one process of
     tests/integration/test_setting_names.py)."""
     from scrapy import signals
 
-    from rep_engine.settings import RepSettingError
+    from rep_engine.settings.readers import RepSettingError
 
     opened: list[Spider] = []
     try:

@@ -70,7 +70,8 @@ from twisted.web.server import Request as WebRequest
 
 from rep_engine.directives import combine, header_directives, meta_directives
 from rep_engine.fetch.cache import CacheEntry
-from rep_engine.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.robotstxt.useragent import held_names
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.imageusage import is_image_url

@@ -25,7 +25,9 @@ from scrapy import Request
 from scrapy.http import HtmlResponse, Response
 
 from rep_engine.directives import combine, header_directives
-from rep_engine.settings import RepConfig, RepSettingError, directive_readings
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
+from rep_engine.settings.rules import directive_readings
 from rep_engine.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
 from rep_engine.usage.purpose import (
     ALL_READINGS,

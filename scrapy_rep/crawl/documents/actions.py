@@ -21,8 +21,8 @@ from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred
 
-from rep_engine.fetch.lifecycle import Lifecycle
 from rep_engine.fetch.lifecycle import events as do
+from rep_engine.fetch.lifecycle.machine import Lifecycle
 from rep_engine.fetch.rules import Effect
 from scrapy_rep.crawl.internals import Timer, call_later, engine_closing, running_engine
 from scrapy_rep.crawl.loglimit import FirstFew

@@ -30,8 +30,8 @@ from collections.abc import Callable, Hashable
 from typing import TYPE_CHECKING, Any, Final, TypeVar
 
 from rep_engine.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache
-from rep_engine.fetch.lifecycle import Lifecycle
 from rep_engine.fetch.lifecycle import events as do
+from rep_engine.fetch.lifecycle.machine import Lifecycle
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.documents.actions import ActionRunner
 from scrapy_rep.crawl.documents.carried import CarriedEntries

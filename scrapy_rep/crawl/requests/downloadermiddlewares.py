@@ -44,7 +44,8 @@ from scrapy.http import Response
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.records import Reason
 from rep_engine.robotstxt import RobotsTxt
-from rep_engine.settings import RepConfig, request_rules
+from rep_engine.settings import RepConfig
+from rep_engine.settings.rules import request_rules
 from rep_engine.verdict import (
     ROBOTS,
     Allowed,

@@ -149,9 +149,10 @@ async def test_a_record_loaded_after_the_close_asks_for_no_lease() -> None:
     from scrapy.utils.test import get_crawler
 
     from rep_engine.fetch.cache import DocumentCache
-    from rep_engine.fetch.lifecycle import Lifecycle, Step
+    from rep_engine.fetch.kinds import ROBOTS_TXT
     from rep_engine.fetch.lifecycle import events as do
-    from rep_engine.fetch.procedure import ROBOTS_TXT
+    from rep_engine.fetch.lifecycle.machine import Lifecycle
+    from rep_engine.fetch.lifecycle.state import Step
     from rep_engine.fetch.rules import Policy
     from rep_engine.robotstxt import parse_robotstxt
     from scrapy_rep.crawl.documents.actions import ActionRunner

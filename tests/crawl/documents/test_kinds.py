@@ -28,7 +28,8 @@ from rep_engine.fetch.lifecycle.shared import downloaded_entry
 from rep_engine.fetch.procedure import Fetched, FetchProcedure
 from rep_engine.fetch.records import SharedRecord, StoreCorrupt
 from rep_engine.fetch.rules import Policy
-from rep_engine.robotstxt import PROFILES, RobotsTxt
+from rep_engine.robotstxt import RobotsTxt
+from rep_engine.robotstxt.profiles import PROFILES
 from rep_engine.settings import RepConfig
 from scrapy_rep.crawl.documents.documents import HOLD
 from scrapy_rep.crawl.documents.kinds import (

@@ -13,7 +13,8 @@ from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
 from rep_engine.fetch.rsl_kind import RSL, license_key, licenses_to_wait_for
 from rep_engine.robotstxt import ALLOW_ALL, parse_robotstxt
-from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.usage.rsl.discovery import link_header_licenses, page_licenses
 from rep_engine.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
 from rep_engine.usage.rsl.terms import purpose_answers

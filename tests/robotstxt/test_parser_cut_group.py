@@ -1,4 +1,4 @@
-"""A cut robots.txt whose last group has no rule read (rep-engine/rep_engine/robotstxt/_cutgroup.py
+"""A cut robots.txt whose last group has no rule read (rep-engine/rep_engine/robotstxt/_parser.py
 ``without_open_group``; docs/decisions.md, 'A cut robots.txt reads no part of a line that
 could allow'): the cut may have parted the group's user-agent lines from its rules, and
 read, the group would be empty, allowing its crawlers everything and setting the ``*``

@@ -1,6 +1,6 @@
-"""Google's two-word reading of a line without a colon (rep-engine/rep_engine/robotstxt/_lines.py,
-``two_words``): one function read by the parser (``_parser._Pass.without_colon``) and by
-the cut document's group reader (``_cutgroup._key_and_value``), each of which wrote it
+"""Google's two-word reading of a line without a colon (rep-engine/rep_engine/robotstxt/_parser.py,
+``two_words``): one function read by the parser (``_Pass.without_colon``) and by the cut
+document's group reader (``_key_and_value``), each of which wrote it
 out before. A differential check over random lines against the two readings as they
 were written out (:func:`written_out_parser`, :func:`written_out_cut_group`)."""
 
@@ -11,8 +11,8 @@ import re
 
 import pytest
 
-from rep_engine.robotstxt import _cutgroup, _parser
-from rep_engine.robotstxt._lines import _KEYS, _LENIENT_KEYS, _WHITESPACE, _kind_of, two_words
+from rep_engine.robotstxt import _parser
+from rep_engine.robotstxt._parser import _KEYS, _LENIENT_KEYS, _WHITESPACE, _kind_of, two_words
 from rep_engine.robotstxt.profiles import PROFILES
 
 SEPARATOR = re.compile(r"[ \t]")
@@ -62,7 +62,7 @@ def test_two_words_reads_a_line_as_both_written_out_readings_did(profile: str) -
     lenient = PROFILES[profile].lenient_syntax
     keys = _LENIENT_KEYS if lenient else _KEYS
     for line in random_lines(20_000, seed=len(profile)):
-        read = _cutgroup._key_and_value(line, keys, lenient)
+        read = _parser._key_and_value(line, keys, lenient)
         assert read == written_out_cut_group(line, lenient), repr(line)
         text = line.partition("#")[0]
         if ":" in text or not text.strip(_WHITESPACE):

@@ -1,4 +1,4 @@
-"""The part of a cut robots.txt that is read (rep-engine/rep_engine/robotstxt/_lines.py,
+"""The part of a cut robots.txt that is read (rep-engine/rep_engine/robotstxt/_parser.py,
 ``counted_body``; docs/decisions.md, 'A cut robots.txt reads no part of a line that could
 allow'): the first 500 KiB, and of a cut document no unended last line that could allow
 more than the site's whole line."""
@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from rep_engine.robotstxt import MAX_BODY_BYTES, parse_robotstxt
-from rep_engine.robotstxt._lines import counted_body
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.robotstxt._parser import counted_body
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 
 HEAD = b"User-agent: *\nDisallow: /p\n"
 

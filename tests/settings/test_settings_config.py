@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from rep_engine.settings import SETTINGS, RepConfig, RepSettingError, read_config
+from rep_engine.settings import SETTINGS, RepConfig, read_config
+from rep_engine.settings.readers import RepSettingError
 
 #: (name, field, default) of every setting, in order, as the table held them before.
 BEFORE: tuple[tuple[str, str, Any], ...] = (
