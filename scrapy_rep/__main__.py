@@ -69,7 +69,10 @@ def parser() -> argparse.ArgumentParser:
     )
     top = argparse.ArgumentParser(
         prog="python -m scrapy_rep",
-        usage="python -m scrapy_rep [-h] [--version]\n       {check,recheck,audit,key-directory} ...",
+        usage=(
+            "python -m scrapy_rep [-h] [--version]\n"
+            "       {check,recheck,audit,key-directory} ..."  # wrapped to 80 columns
+        ),
         description=f"{about}\n\n{commands_table()}",
         epilog=where,
         formatter_class=argparse.RawDescriptionHelpFormatter,
