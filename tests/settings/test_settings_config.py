@@ -6,6 +6,7 @@ that refused one still stops the crawl at start, naming the setting."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -65,6 +66,10 @@ BEFORE: tuple[tuple[str, str, Any], ...] = (
     ("REP_AUDIT_FILE", "audit_file", ""),
     ("REP_AUDIT_REQUIRED", "audit_required", True),
     ("REP_RECHECK_PARSED_ORIGINS", "recheck_parsed_origins", 20000),
+    # added since: Web Bot Auth's (docs/keys.md)
+    ("REP_WEB_BOT_AUTH_KEY", "web_bot_auth_key", ""),
+    ("REP_WEB_BOT_AUTH_AGENT", "web_bot_auth_agent", ""),
+    ("REP_WEB_BOT_AUTH_LIFETIME", "web_bot_auth_lifetime", 300),
 )
 #: The settings whose reader refused "ture" before, naming the setting.
 REFUSE_TURE: tuple[str, ...] = (
@@ -128,3 +133,40 @@ def test_a_misspelt_value_stops_the_crawl_at_start_naming_the_setting(name: str)
     settings: dict[str, Any] = {name: "ture"}
     with pytest.raises(RepSettingError, match=f"^{name}: "):
         read_config(settings)
+
+
+#: The key directory's URL the Web Bot Auth tests name.
+DIRECTORY = "https://crawler.example/.well-known/http-message-signatures-directory"
+
+
+@pytest.mark.parametrize(
+    ("settings", "error"),
+    [
+        ({"REP_WEB_BOT_AUTH_KEY": "key.pem"}, "REP_WEB_BOT_AUTH_AGENT: required with REP_WEB_B"),
+        ({"REP_WEB_BOT_AUTH_AGENT": DIRECTORY}, "REP_WEB_BOT_AUTH_KEY: required with REP_WEB_B"),
+        ({"REP_WEB_BOT_AUTH_AGENT": "http://crawler.example/"}, "REP_WEB_BOT_AUTH_AGENT: expec"),
+        ({"REP_WEB_BOT_AUTH_AGENT": "https://crawler.example/#k"}, "REP_WEB_BOT_AUTH_AGENT: "),
+        ({"REP_WEB_BOT_AUTH_AGENT": 'https://c.example/"k'}, "REP_WEB_BOT_AUTH_AGENT: "),
+        ({"REP_WEB_BOT_AUTH_AGENT": "https://crawler.example/ä"}, "REP_WEB_BOT_AUTH_AGENT: "),
+        ({"REP_WEB_BOT_AUTH_AGENT": "https:///keys"}, "REP_WEB_BOT_AUTH_AGENT: "),
+        ({"REP_WEB_BOT_AUTH_LIFETIME": 0}, "REP_WEB_BOT_AUTH_LIFETIME: expected a number of at "),
+        ({"REP_WEB_BOT_AUTH_LIFETIME": 86_401}, "REP_WEB_BOT_AUTH_LIFETIME: expected a number "),
+        ({"REP_WEB_BOT_AUTH_LIFETIME": 1.5}, "REP_WEB_BOT_AUTH_LIFETIME: expected a whole "),
+    ],
+)
+def test_web_bot_auth_needs_a_key_and_an_https_agent_together(
+    settings: dict[str, Any], error: str
+) -> None:
+    """A key without the agent, or an agent without a key, would sign nothing or sign
+    without saying where the key is: the crawl stops at start naming what is missing. The
+    agent is an absolute https URL in ASCII, without a fragment (draft-ietf-webbotauth-
+    httpsig-protocol-01, "Signature-Agent"); the lifetime at most the draft's 24 hours."""
+    with pytest.raises(RepSettingError, match=f"^{re.escape(error)}"):
+        read_config(settings)
+
+
+def test_web_bot_auth_settings_read_as_given() -> None:
+    config = read_config({"REP_WEB_BOT_AUTH_KEY": "key.pem", "REP_WEB_BOT_AUTH_AGENT": DIRECTORY,
+                          "REP_WEB_BOT_AUTH_LIFETIME": "86400"})  # fmt: skip
+    assert (config.web_bot_auth_key, config.web_bot_auth_agent) == ("key.pem", DIRECTORY)
+    assert config.web_bot_auth_lifetime == 86_400

@@ -30,6 +30,7 @@ from rep_engine.settings.readers import (
     _optional,
     _whole,
     read_bool,
+    read_https_url,
     read_overrides,
     read_purpose_agents,
     read_purposes,
@@ -409,6 +410,30 @@ class RepConfig(FetchSettings):
         _whole(1),
         help="Origins a recheck keeps parsed, and whose names and captures it holds in memory",
     )
+    #: Web Bot Auth (draft-ietf-webbotauth-httpsig-protocol-01): every request the crawl
+    #: sends is signed with this key (:mod:`scrapy_rep.crawl.webbotauth`); ``""``: none
+    #: is. The file is read at start (:mod:`rep_engine.keys`), not here: the table stays
+    #: pure, and a trail's header is read back without it.
+    web_bot_auth_key: str = setting(
+        "",
+        read_str,
+        help="The Ed25519 private key file every request is signed with (Web Bot Auth)",
+        shown="off",
+    )
+    #: The ``Signature-Agent``: where sites find the key directory. Required with the key.
+    web_bot_auth_agent: str = setting(
+        "",
+        read_https_url,
+        help="The https URL of your key directory, sent with each signed request",
+        shown="none",
+    )
+    #: ``expires`` minus ``created``: the draft recommends no more than 24 hours.
+    web_bot_auth_lifetime: int = setting(
+        300,
+        _whole(1, 86_400),
+        help="How long a request's signature is valid after it is sent",
+        unit="seconds",
+    )
 
     @property
     def ledger(self) -> bool:
@@ -427,6 +452,17 @@ class RepConfig(FetchSettings):
                 f"REP_CACHE_MAX_TTL: expected a number of at least "
                 f"{values['cache_min_ttl']:g} (REP_CACHE_MIN_TTL), "
                 f"got {settings.get('REP_CACHE_MAX_TTL')!r}"
+            )
+        key, agent = values["web_bot_auth_key"], values["web_bot_auth_agent"]
+        if bool(key) != bool(agent):
+            missing, given = (
+                ("REP_WEB_BOT_AUTH_AGENT", "REP_WEB_BOT_AUTH_KEY")
+                if key
+                else ("REP_WEB_BOT_AUTH_KEY", "REP_WEB_BOT_AUTH_AGENT")
+            )
+            raise RepSettingError(
+                f"{missing}: required with {given} (Web Bot Auth signs requests with the "
+                "key, and names the https URL of its key directory in Signature-Agent)"
             )
         return cls(**values)
 

@@ -227,6 +227,28 @@ def read_url_list(
     return tuple(dict.fromkeys(values))
 
 
+#: An absolute https URL as a Structured Field String carries it (RFC 9651 §3.3.3:
+#: printable ASCII; no space, quote or backslash, which a URL never needs unescaped), with
+#: a host and no fragment (a request never sends one).
+_HTTPS_URL: Final = re.compile(
+    r"(?i:https)://[!$-.0-9:;=A-Z\[\]_a-z~%]+(?:[/?][!$-\[\]-~]*)?", re.ASCII
+)
+
+
+def read_https_url(settings: SettingsLike, name: str, default: str = "") -> str:
+    """An absolute https URL (``""``: unset), as ``Signature-Agent`` sends it
+    (draft-ietf-webbotauth-httpsig-protocol-01, "Signature-Agent": "an absolute URI,
+    whose scheme MUST be https", in a String Item)."""
+    value = read_str(settings, name, default)
+    if value and not _HTTPS_URL.fullmatch(value):
+        raise RepSettingError(
+            f"{name}: expected an absolute https URL in ASCII, without a fragment (your key "
+            f"directory's: https://…/.well-known/http-message-signatures-directory), "
+            f"got {value!r}"
+        )
+    return value
+
+
 Reader = Callable[[SettingsLike, str, Any], Any]
 
 
@@ -238,8 +260,10 @@ def _number(minimum: float = 0.0) -> Reader:
     return lambda settings, name, default: read_number(settings, name, default, minimum=minimum)
 
 
-def _whole(minimum: int = 0) -> Reader:
-    return lambda settings, name, default: read_int(settings, name, default, minimum=minimum)
+def _whole(minimum: int = 0, maximum: int | None = None) -> Reader:
+    return lambda settings, name, default: read_int(
+        settings, name, default, minimum=minimum, maximum=maximum
+    )
 
 
 def _optional(reader: Reader) -> Reader:

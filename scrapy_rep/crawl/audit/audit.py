@@ -48,6 +48,7 @@ from scrapy_rep.crawl.internals import (
 )
 from scrapy_rep.crawl.ledger import read_by
 from scrapy_rep.crawl.requeststate import open_record
+from scrapy_rep.crawl.webbotauth import signed_by
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -273,6 +274,7 @@ class UrlLedger(FateEvents):
                 self.run, self.config, settings, spider_name,
                 paused.run if paused else None, self.jobdir,
                 paused.trail if paused else None, paused.head if paused else None,
+                signed_by(self.crawler),
             )
         )  # fmt: skip
 

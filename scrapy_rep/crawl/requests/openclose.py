@@ -23,6 +23,7 @@ from scrapy_rep.crawl.documents.storeclient import StoreClient
 from scrapy_rep.crawl.internals import engine_scheduler, running_engine
 from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware, warn_ignored_parser
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.crawl.webbotauth import close_unsigned
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -46,6 +47,7 @@ class OpeningAndClosing:
     sets what is declared here."""
 
     crawler: Crawler
+    config: RepConfig
     stats: StatsCollector | None
     rules: RequestRules
     held: HeldRequests
@@ -80,6 +82,7 @@ class OpeningAndClosing:
         engine = running_engine(self.crawler)
         switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
         warn_ignored_parser(self.crawler)
+        close_unsigned(self.crawler, self.config, spider)  # a key, and nothing to sign with it
         if not self._send_check.install(engine):
             logger.warning(
                 "scrapy_rep: this Scrapy's downloader cannot be reached where it sends a "
