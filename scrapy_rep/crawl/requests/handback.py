@@ -20,7 +20,7 @@ from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 
 from rep_engine.fetch.kinds import HoldKey
 from rep_engine.verdict import Wait
-from scrapy_rep.crawl.documents.waiting import HOLD
+from scrapy_rep.crawl.documents.documents import HOLD
 from scrapy_rep.crawl.internals import call_later
 from scrapy_rep.crawl.requeststate import take_hold
 
