@@ -79,7 +79,7 @@ if TYPE_CHECKING:
     from rep_engine.urls.origins import Origin
     from scrapy_rep.crawl.documents.holding import HeldRequests
     from scrapy_rep.crawl.documents.kinds import CrawlKind
-    from scrapy_rep.crawl.documents.storeclient import StoreClient
+    from scrapy_rep.crawl.documents.stores import StoreClient
 
 logger = logging.getLogger(__name__)
 

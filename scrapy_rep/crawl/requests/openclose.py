@@ -19,7 +19,7 @@ from scrapy_rep.crawl.documents.documents import OriginDocument
 from scrapy_rep.crawl.documents.fetchsetup import document_policy, open_store
 from scrapy_rep.crawl.documents.holding import on_disk
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
-from scrapy_rep.crawl.documents.storeclient import StoreClient
+from scrapy_rep.crawl.documents.stores import StoreClient
 from scrapy_rep.crawl.internals import engine_scheduler, running_engine
 from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware, warn_ignored_parser
 from scrapy_rep.crawl.stats import inc

@@ -11,7 +11,7 @@ import pytest_twisted
 from twisted.internet import reactor
 from twisted.internet.task import deferLater
 
-from scrapy_rep.crawl.documents.stores import SharedRecord
+from rep_engine.fetch.records import SharedRecord
 
 
 @pytest_twisted.ensureDeferred
