@@ -412,7 +412,7 @@ def test_the_lifecycle_lines_counted_at_the_end_are_the_lifecycles_own() -> None
     import inspect
 
     from rep_engine.fetch.lifecycle import machine
-    from scrapy_rep.crawl.documents.actions import _SUMMARIES
+    from scrapy_rep.crawl.documents.documents import _SUMMARIES
 
     strings = {
         node.value

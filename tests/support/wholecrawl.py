@@ -100,7 +100,7 @@ from tests.support.scrapyversions import stop
 AGENT: Final = "TestBot/1.0 (+https://example.com/bot)"
 TOKEN: Final = "TestBot"
 #: What a request refused because the spider closed while it waited in place for a
-#: document says (scrapy_rep/crawl/documents/waiting.py).
+#: document says (scrapy_rep/crawl/documents/documents.py).
 CLOSED_WHILE_WAITING: Final = "the spider closed while it waited"
 DELIVERIES: Final = ("whole", "chunked", "slow", "cut")
 HTML: Final = {"Content-Type": "text/html; charset=utf-8"}

@@ -39,8 +39,7 @@ from scrapy_rep.crawl.documents.kinds import (
     TDMREP_CRAWL,
     CrawlKind,
 )
-from scrapy_rep.crawl.documents.storeclient import StoreClient
-from scrapy_rep.crawl.documents.stores import LocalStore
+from scrapy_rep.crawl.documents.stores import LocalStore, StoreClient
 from scrapy_rep.crawl.requeststate import state_of, update
 from tests.support.documents import KIND_BODIES
 from tests.support.origindocuments import KEY, KIND_IDS, T0, entry_or_hold, origin_document

@@ -1,4 +1,4 @@
-"""The runner of the lifecycle's actions (scrapy_rep/crawl/documents/actions.py) performs the
+"""The runner of the lifecycle's actions (scrapy_rep/crawl/documents/documents.py) performs the
 store calls in the order the lifecycle gives them."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest_twisted
 from twisted.internet import reactor
 from twisted.internet.task import deferLater
 
-from scrapy_rep.crawl.documents.stores import SharedRecord
+from rep_engine.fetch.records import SharedRecord
 
 
 @pytest_twisted.ensureDeferred
@@ -23,7 +23,7 @@ async def test_a_lease_is_released_only_after_the_record_it_guards_is_saved() ->
     from scrapy.utils.test import get_crawler
 
     from rep_engine.fetch.lifecycle import events as do
-    from scrapy_rep.crawl.documents.actions import ActionRunner
+    from scrapy_rep.crawl.documents.documents import ActionRunner
 
     done: list[str] = []
 
@@ -63,7 +63,7 @@ async def test_the_close_lets_go_the_leases_the_lifecycle_still_holds() -> None:
     from scrapy.utils.test import get_crawler
 
     from rep_engine.fetch.lifecycle import events as do
-    from scrapy_rep.crawl.documents.actions import ActionRunner
+    from scrapy_rep.crawl.documents.documents import ActionRunner
 
     done: list[str] = []
 
@@ -102,7 +102,7 @@ async def test_a_lease_granted_after_the_close_is_let_go() -> None:
     from scrapy.utils.test import get_crawler
 
     from rep_engine.fetch.lifecycle import events as do
-    from scrapy_rep.crawl.documents.actions import ActionRunner
+    from scrapy_rep.crawl.documents.documents import ActionRunner
 
     done: list[str] = []
 
@@ -155,7 +155,7 @@ async def test_a_record_loaded_after_the_close_asks_for_no_lease() -> None:
     from rep_engine.fetch.lifecycle.state import Step
     from rep_engine.fetch.rules import Policy
     from rep_engine.robotstxt import parse_robotstxt
-    from scrapy_rep.crawl.documents.actions import ActionRunner
+    from scrapy_rep.crawl.documents.documents import ActionRunner
 
     done: list[str] = []
 

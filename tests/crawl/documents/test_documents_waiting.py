@@ -1,5 +1,5 @@
-"""The requests waiting for a document (:class:`~scrapy_rep.crawl.documents.waiting.
-WaitingRequests`): each held request released once, and none after the spider closed
+"""The requests waiting for a document (:class:`~scrapy_rep.crawl.documents.documents.
+OriginDocument`): each held request released once, and none after the spider closed
 (its own ``closed`` flag, set by the document's close): a document that arrives after the
 close leaves them held, for the close of the held requests to keep or drop (SPEC §4)."""
 
@@ -17,8 +17,8 @@ from twisted.internet.task import deferLater
 from rep_engine.fetch.lifecycle import events as document_events
 from rep_engine.fetch.procedure import FetchProcedure
 from rep_engine.urls.origins import Origin
+from scrapy_rep.crawl.documents.documents import HOLD
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
-from scrapy_rep.crawl.documents.waiting import HOLD
 from scrapy_rep.crawl.refusals import Refusal
 from scrapy_rep.crawl.requeststate import update
 from tests.support.documents import KIND_BODIES
