@@ -17,6 +17,7 @@ from rep_engine.verdict.page import PAGE
 from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.waits import Waits
+from tests.support.documents import CLOUDFLARE_USE_REFERENCE
 
 A = "http://a.example"
 
@@ -487,3 +488,22 @@ def test_the_closing_line_counts_every_request_as_the_trail_does_past_the_listed
     assert "(REP_REPORT_MAX_URLS)" in text  # the list is cut
     assert "In short: 5 requests (4 downloaded, 1 forbidden by robots.txt); 1 item kept; " in text
     assert "5 links not followed (never requested)" in text
+
+
+def test_the_report_names_an_origins_use_level() -> None:
+    crawler = get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot"})
+    report = RepReport(crawler)
+    origin = "http://a.example"
+    report._fetched(
+        origin=origin, rules=parse_robotstxt(CLOUDFLARE_USE_REFERENCE), outcome="200", sitemaps=()
+    )
+    report.settled(UrlEntry(f"{origin}/x"), Fate.REFUSED, {"why": "Forbidden"}, Reason.FORBIDDEN)
+    text = report.render()
+    assert (
+        "    content use: at most reference (Content-Signal use=reference: a condition on how "
+        "its content may be used, which refuses no purpose)\n"
+    ) in text
+    report = RepReport(crawler)
+    report._fetched(origin=origin, rules=parse_robotstxt("User-agent: *\n"), outcome="200",
+                    sitemaps=())  # fmt: skip
+    assert "content use" not in report.render()

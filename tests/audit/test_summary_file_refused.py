@@ -11,12 +11,11 @@ from typing import Any
 
 from rep_audit.summary import Summary
 from rep_engine.trail.read import Line
-from tests.support.tools import audit_tool
+from tests.support.tools import audit_tool, html_report
 from tests.support.trailfactory import (
     ORIGIN,
     RUN,
     end_line,
-    html_report,
     robots_part,
     run_line,
     snapshot_line,

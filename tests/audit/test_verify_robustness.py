@@ -1,6 +1,6 @@
-"""The trail reader never crashes on what a trail holds (SPEC §7: no input makes a
-component raise): any JSON value in any field of any line gives findings or text, never
-an exception (Hypothesis)."""
+"""The audit tools never crash on what a trail holds (SPEC §7: no input makes a
+component raise): any JSON value in any field of any line gives ``verify`` findings, and
+``summary``, ``show`` and ``report`` text, never an exception (Hypothesis)."""
 
 from __future__ import annotations
 
