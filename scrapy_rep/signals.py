@@ -14,7 +14,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from rep_engine.verdict import Reason
+    from rep_engine.records import Reason
 
 #: A robots.txt download of an origin finished (SPEC §4), whatever its outcome, or its
 #: robots.txt came from the store (the outcome then says "(from the … cache)").

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Generator, Iterator
+from importlib.util import find_spec
 from pathlib import Path
 
 import pluggy
@@ -14,6 +15,10 @@ from hypothesis import settings
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 #: The robots.txt corpus: ``REP_CORPUS`` when set, else ``../shared/corpus``.
 CORPUS = Path(os.environ.get("REP_CORPUS") or SHARED / "corpus")
+#: Whether Scrapy and the audit tools are installed: the engine's tests also run in a venv
+#: of the engine alone (.ci/run, job 1c), where nothing crawls or writes a trail.
+WITH_SCRAPY = find_spec("scrapy") is not None
+WITH_AUDIT = find_spec("rep_audit") is not None
 
 # Hypothesis keeps no example database: it would be a .hypothesis/ folder written into the
 # checkout by every worker. A failure prints the example and a @reproduce_failure blob.
@@ -43,6 +48,13 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "trail_not_verified(why): a trail this test writes is not verified when it is closed "
+        "(it is not a whole crawl's trail on purpose)",
+    )
+    if not WITH_SCRAPY:
+        return
     from scrapy_rep.crawl.internals import SCRAPY
 
     if SCRAPY < (2, 17):
@@ -61,11 +73,6 @@ def pytest_configure(config: pytest.Config) -> None:
     from scrapy.settings import default_settings
 
     default_settings.TELNETCONSOLE_ENABLED = False
-    config.addinivalue_line(
-        "markers",
-        "trail_not_verified(why): a trail this test writes is not verified when it is closed "
-        "(it is not a whole crawl's trail on purpose)",
-    )
 
 
 @pytest.fixture(autouse=True)
@@ -76,7 +83,7 @@ def _every_trail_verified(
     (``python -m scrapy_rep audit verify``) each time its writer closes it, at the end of
     each run: a trail defect shows in any test that crawls with ``REP_AUDIT_FILE``. A trail
     left unclosed (a write error, the file given up on) is not whole on purpose."""
-    if request.node.get_closest_marker("trail_not_verified") is not None:
+    if not WITH_AUDIT or request.node.get_closest_marker("trail_not_verified") is not None:
         yield
         return
     from rep_audit.verify import verify

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_audit.findings import Finding
-from rep_engine.trail.read import Trail, TrailError, items, mapping, text
+from rep_engine.records import items, mapping, text
+from rep_engine.trail.read import Trail, TrailError
 
 
 @dataclass(frozen=True)

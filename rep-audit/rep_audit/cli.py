@@ -3,7 +3,7 @@ trail; the commands, their options and exit codes: :mod:`rep_audit.cliargs`.
 
 ``summary``, ``verify``, ``show``, ``list`` and ``report`` take several TRAIL files (several
 workers' trails): each chain verified on its own, the records read together. Every
-command reads a recheck's ``item`` records too (:mod:`rep_engine.trail.records`).
+command reads a recheck's ``item`` records too (:mod:`rep_engine.records`).
 
 Standard library and scrapy_rep's pure modules only.
 """

@@ -20,20 +20,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from rep_audit.faterecord import FateRecord, FileFate
+from rep_audit.faterecord import FateRecord
 from rep_audit.summary import Summary
-from rep_engine.trail.read import Trail, items, mapping, text
-from rep_engine.trail.records import ITEM_STATUSES, ItemRecord, item_of
-from rep_engine.trail.urlentry import RobotsPart
+from rep_engine.records import (
+    FILE_FATE_ROWS,
+    ITEM_STATUSES,
+    Fate,
+    ItemRecord,
+    RobotsPart,
+    item_of,
+    items,
+    mapping,
+    text,
+)
+from rep_engine.trail.read import Trail
 from rep_engine.usage.purpose import PURPOSES
-from rep_engine.verdict.fates import Fate
 
 #: The version of the export format (the header's ``export``).
 EXPORT_VERSION: Final = 1
 #: The answers of a category.
 ANSWERS: Final = ("allowed", "disallowed", "unknown")
-#: The fates of a ``file`` record that keep the file.
-STORED: Final = (FileFate.STORED, FileFate.MARKED)
 
 
 def answer(value: Any) -> str:
@@ -94,7 +100,8 @@ def _kept(kind: str, record: dict[str, Any]) -> str:
     read = FateRecord.of(record)
     if kind == "url":
         return "page" if read.fate is Fate.FETCHED and (read.items_kept or 0) > 0 else ""
-    return "file" if read.file_fate in STORED else ""
+    fate = read.file_fate
+    return "file" if fate is not None and FILE_FATE_ROWS[fate].stored else ""
 
 
 @dataclass

@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from rep_audit.export import ANSWERS, EXPORT_VERSION, Export, build, encode
-from rep_engine.trail.read import TrailError, text
-from rep_engine.trail.records import ITEM_STATUSES
+from rep_engine.records import ITEM_STATUSES, text
+from rep_engine.trail.read import TrailError
 from rep_engine.usage.purpose import PURPOSES
 
 

@@ -1,7 +1,7 @@
 """A ``url`` or ``file`` record's fate (docs/audit-trail.md, ``url``, ``file``) as a
 typed value, read in one place by :meth:`FateRecord.of` for ``audit show``, ``summary``,
 ``list``, ``report --html`` and ``export`` (pure), with the entry it was written from read
-by :meth:`~rep_engine.trail.urlentry.UrlEntry.from_line` (the crawl's own reader of the
+by :meth:`~rep_engine.records.UrlEntry.from_line` (the crawl's own reader of the
 line). Never raises: a field missing or not of
 its type (a hand-edited trail, an earlier version's) is ``""`` or ``None``. ``audit
 verify`` reads the record as written (it reports a forged value as it is).
@@ -12,25 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from rep_engine.trail.lines import RefusedBy
-from rep_engine.trail.read import mapping, text, whole
-from rep_engine.trail.urlentry import UrlEntry
+from rep_engine.records import Fate, FileFate, RefusedBy, UrlEntry, mapping, text, whole
 from rep_engine.urls.origins import origin_of
-from rep_engine.verdict.fates import Fate
-from rep_engine.verdict.reasons import Word
-
-
-class FileFate(Word):
-    """A ``file`` record's fate: what became of a file a media pipeline downloaded
-    (docs/media.md)."""
-
-    STORED = "stored"
-    #: Not stored: the media gate refused it.
-    REFUSED = "refused"
-    #: Stored and marked (``REP_MEDIA_PURPOSE_ACTION = "mark"``).
-    MARKED = "marked"
-    #: Not stored: the pipeline failed.
-    FAILED = "failed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,7 +30,7 @@ class FateRecord:
     entry: UrlEntry
     #: The fate's word (``""``: none, or not a string: :attr:`written` says it).
     word: str
-    #: What refused it (``refused_by``: a :class:`~rep_engine.trail.lines.RefusedBy` word,
+    #: What refused it (``refused_by``: a :class:`~rep_engine.records.RefusedBy` word,
     #: as written), the record's sentence, and where a redirect went (``to``).
     refused_by: str
     why: str

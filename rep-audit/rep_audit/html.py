@@ -19,8 +19,7 @@ from rep_audit.htmlrows import HEADS, ITEM_HEADS, url_html
 from rep_audit.htmlrows import html_text as _e
 from rep_audit.summary import Summary, items_line, unended
 from rep_audit.tallies import Tally
-from rep_engine.trail.read import items
-from rep_engine.trail.records import ITEM_STATUSES
+from rep_engine.records import ITEM_STATUSES, items
 
 #: Table rows written at most (the counts above it always cover every record).
 MAX_ROWS: Final = 10_000

@@ -11,9 +11,8 @@ from typing import Any, Final
 
 from rep_audit.faterecord import FateRecord
 from rep_audit.summary import deciding_signal, file_refused
-from rep_engine.trail.records import ItemRecord
+from rep_engine.records import FATE_ROWS, Fate, ItemRecord, ItemStatus
 from rep_engine.trail.terminal import printable
-from rep_engine.verdict.fates import Fate
 
 
 def html_text(value: Any) -> str:
@@ -32,23 +31,22 @@ def url_html(url: Any) -> str:
     return "<wbr>".join(html_text(piece) for piece in _BREAKS.split(printable(url or "")))
 
 
-def state(record: FateRecord, file: FateRecord | None = None) -> str:
-    """The record's state as the report draws it: its fate, ``fetched, item dropped`` for
-    a fetched page whose items were dropped after the fetch, or ``fetched, file refused``
-    (``marked``) for a file the media gate refused (``file``: its ``file`` record)."""
+#: The colour of a fetched page whose items, or whose file, the crawl dropped.
+_DROPPED: Final = "dropped"
+
+
+def state(record: FateRecord, file: FateRecord | None = None) -> tuple[str, str]:
+    """The record's state as the report draws it, and its colour: its fate (the fate's
+    colour), or ``fetched, item dropped`` for a fetched page whose items were dropped after
+    the fetch, ``fetched, file refused`` (``marked``) for a file the media gate refused
+    (``file``: its ``file`` record), both coloured as dropped."""
     if record.all_dropped:
-        return "fetched, item dropped"
+        return "fetched, item dropped", _DROPPED
     refused = file_refused(file) if record.fate is Fate.FETCHED else ""
-    return f"fetched, {refused.partition(':')[0]}" if refused else record.written
-
-
-_STATE_CLASS: Final = {
-    "refused": "refused",
-    "fetched": "fetched",
-    "fetched, item dropped": "dropped",
-    "fetched, file refused": "dropped",
-    "fetched, file marked": "dropped",
-}
+    if refused:
+        return f"fetched, {refused.partition(':')[0]}", _DROPPED
+    fate = record.fate
+    return record.written, FATE_ROWS[fate].colour if fate is not None else "other"
 
 
 def row_html(
@@ -61,8 +59,7 @@ def row_html(
     its download, :meth:`Summary.file_of`)."""
     robots = record.entry.robots
     rule = (robots.rule if robots.line is not None else robots.why) if robots else ""
-    shown = state(record, file)
-    colour = _STATE_CLASS.get(shown, "other")
+    shown, colour = state(record, file)
     asked = ", ".join(p + (" (denied)" if record.denied(p) else "") for p in purposes)
     why = f' title="{html_text(record.why)}"' if record.why else ""
     tds = [
@@ -85,8 +82,6 @@ def row_html(
     return f"<tr>{''.join(tds)}</tr>"
 
 
-#: The colour of an item's status.
-_ITEM_CLASS: Final = {"kept": "fetched", "refused": "refused"}
 ITEM_HEADS: Final = (
     "line", "time", "run", "URL", "dataset line", "status", "reason", "decided by", "why",
     "robots.txt", "snapshots", "origin",
@@ -94,18 +89,19 @@ ITEM_HEADS: Final = (
 
 
 def item_row_html(number: int | str, item: ItemRecord) -> str:
-    """One table row for a recheck's item (:class:`~rep_engine.trail.records.ItemRecord`):
+    """One table row for a recheck's item (:class:`~rep_engine.records.ItemRecord`):
     its status, what decided it, the robots.txt line and the snapshots it names."""
     robots = item.robots
     rule = f"line {robots.line}: {robots.rule}" if robots.line is not None else ""
     documents = ", ".join(f"{name} {sha[:12] or 'not had'}" for name, sha in item.documents)
+    status = ItemStatus.of(item.status)
     tds = [
         f"<td>{html_text(number)}</td>",
         f'<td class="time">{html_text(item.time)}</td>',
         f'<td class="run" title="{html_text(item.run)}">{html_text(item.run[:8])}</td>',
         f'<td class="url">{url_html(item.url)}</td>',
         f"<td>{html_text(item.line)}</td>",
-        f'<td class="fate"><span class="{_ITEM_CLASS.get(item.status, "other")}"></span>'
+        f'<td class="fate"><span class="{status.colour if status else "other"}"></span>'
         f"{html_text(item.status)}</td>",
         f"<td>{html_text(item.reason)}</td>",
         f'<td class="said">{html_text(item.decided)}</td>',

@@ -36,19 +36,15 @@ from rep_audit.pages import _fields, names_differences, read_for
 from rep_audit.pagetimes import time_of
 from rep_audit.rederive import Rederiver, RunContext, held_to
 from rep_engine.fetch.procedure import cut_before_limit
-from rep_engine.trail.read import mapping, text
-from rep_engine.trail.records import BY_PAGE, ITEM_STATUSES
+from rep_engine.records import ITEM_STATUSES, NOT_HAD, Reason, RefusedBy, mapping, text
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
 from rep_engine.verdict import Allowed, Refused
 from rep_engine.verdict.page import PageFacts, PageStatements, decide_page
 from rep_engine.verdict.policy import NOTHING_BEFORE, Before
-from rep_engine.verdict.reasons import Reason
 
 #: The ``why`` of an item unknown because its page could not be fetched again.
 PAGE_NOT_FETCHED: Final = "page not fetched again"
-#: The refusals that mean a document was not had (the item is unknown, not refused).
-_NOT_HAD: Final = frozenset({Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE})
 
 
 def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiver) -> list[str]:
@@ -60,7 +56,7 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
     by = text(record.get("refused_by"))
     if status == "refused" and not by:
         return ["recorded refused, but not by what (no refused_by)"]
-    after_fetch = status == "kept" or by == BY_PAGE
+    after_fetch = status == "kept" or by == RefusedBy.PAGE
     # Before the fetch it was allowed (kept, or refused by its page): held as a page the
     # crawl sent for; else as a request refused by what its refused_by says.
     as_url = {**record, "fate": "fetched" if after_fetch else "refused"}
@@ -75,7 +71,7 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
         without = {name: value for name, value in as_url.items() if name != "tdmrep"}
         again, _ = rederiver._request_differences(without, run, item=True)
         refusal = rederiver.verdict
-        if isinstance(refusal, Refused) and refusal.reason not in _NOT_HAD:
+        if isinstance(refusal, Refused) and refusal.reason not in NOT_HAD:
             found = again
         else:
             rederiver.verdict = verdict  # nothing had refuses it: not had, as recorded
@@ -100,7 +96,7 @@ def _unknown_differences(record: dict[str, Any], rederiver: Rederiver) -> list[s
             return []  # the page's fetch failed (as recorded), or a document it needs is cut
         return ["recorded unknown, but every document it needs was had and allows it "
                 "(it is kept)"]  # fmt: skip
-    if isinstance(verdict, Refused) and verdict.reason not in _NOT_HAD:
+    if isinstance(verdict, Refused) and verdict.reason not in NOT_HAD:
         return [f"recorded unknown, but its snapshots refuse it: {verdict.message}"]
     return []
 
@@ -128,7 +124,7 @@ def _page_differences(
     part = record.get("page")
     rules = run.page.rules
     if not isinstance(part, dict) or "omitted" in part or rules is None:
-        if by == BY_PAGE:
+        if by == RefusedBy.PAGE:
             return ["recorded refused by its page, but the record keeps nothing the page said"]
         return []
     names = read_for(held_to(record, run), run.page)
@@ -141,7 +137,7 @@ def _page_differences(
     refusal = index or verdict.purpose
     if status == "kept" and refusal is not None:
         return [*found, f"recorded kept, but its page says no: {refusal.message}"]
-    if by == BY_PAGE:
+    if by == RefusedBy.PAGE:
         reason = Reason.of(record.get("item_reason"))
         if refusal is None:
             found.append("recorded refused by its page, but what the page said refuses nothing")

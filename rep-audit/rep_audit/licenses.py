@@ -14,7 +14,8 @@ from types import MappingProxyType
 from typing import Any
 
 from rep_engine.fetch.rsl_kind import licenses_to_wait_for
-from rep_engine.trail.read import SnapshotStore, text
+from rep_engine.records import text
+from rep_engine.trail.read import SnapshotStore
 from rep_engine.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, parse_rsl
 from rep_engine.usage.rsl.terms import license_url_of
 

@@ -9,8 +9,8 @@ the words of ``audit summary`` and the HTML report
 (:func:`rep_audit.summary.deciding_signal`). A recheck's ``item`` records are rows
 too (``record`` ``item``, and the item's line in the dataset): their ``fate`` is the
 item's status (``kept``, ``refused``, ``unknown``), their ``reason`` and ``why`` as
-:class:`~rep_engine.trail.records.ItemRecord` reads them
-(:attr:`~rep_engine.trail.records.ItemRecord.decided`, when it has no sentence).
+:class:`~rep_engine.records.ItemRecord` reads them
+(:attr:`~rep_engine.records.ItemRecord.decided`, when it has no sentence).
 """
 
 from __future__ import annotations
@@ -24,21 +24,28 @@ from typing import Any, Final
 
 from rep_audit.faterecord import FateRecord
 from rep_audit.summary import Summary, deciding_signal
-from rep_engine.trail.lines import FATES, RefusedBy
+from rep_engine.records import (
+    FATES,
+    ITEM_REASONS,
+    ITEM_STATUSES,
+    REFUSED_BY,
+    Fate,
+    ItemRecord,
+    Reason,
+    RefusedBy,
+)
 from rep_engine.trail.read import Trail
-from rep_engine.trail.records import ITEM_STATUSES, ItemRecord
-from rep_engine.verdict.fates import Fate
-from rep_engine.verdict.reasons import Reason
 
 #: ``--fate`` beyond a record's own: a fetched page some of whose items were dropped.
 DROPPED: Final = "dropped"
 #: What ``--fate`` takes (a recheck's items: their status; ``refused`` is one already).
 LIST_FATES: Final = (*FATES, DROPPED, *(s for s in ITEM_STATUSES if s not in FATES))
-#: What ``--reason`` takes: the trail's words for what refused a request, and for what
-#: dropped a page's items.
+#: What ``--reason`` takes: the trail's words for what refused a request (those a ``url``
+#: record's ``refused_by`` is written with), and for what dropped a page's items (its
+#: directives).
 LIST_REASONS: Final = (
-    *(word.value for word in RefusedBy if word is not RefusedBy.TDMREP_JSON),
-    *(reason.value for reason in (Reason.NOINDEX, Reason.UNAVAILABLE_AFTER)),
+    *(word.value for word in RefusedBy if word in REFUSED_BY.values()),
+    *(reason.value for reason in Reason if reason in ITEM_REASONS),
 )
 #: The columns of a row, in order (``trail`` first when several trails are read).
 COLUMNS: Final = (

@@ -42,7 +42,7 @@ from typing import Any, Final, TypeGuard
 from rep_audit.pagerun import PageRun
 from rep_audit.pagetimes import time_of, when_cached, when_decided
 from rep_audit.pageusage import recorded_signal, recorded_signals, usage_differences
-from rep_engine.trail.read import items, text, whole
+from rep_engine.records import items, text, whole
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.verdict import Refused
 from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, PageVerdict, decide_page

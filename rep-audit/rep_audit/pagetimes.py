@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from rep_audit.pagerun import PageRun
-from rep_engine.trail.read import text
+from rep_engine.records import text
 
 
 def time_of(value: Any) -> datetime | None:

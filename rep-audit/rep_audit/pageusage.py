@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from rep_engine.records import items, mapping, text
 from rep_engine.trail.lines import usage_part
-from rep_engine.trail.read import items, mapping, text
 from rep_engine.usage.purpose import PURPOSES, UsageSignal
 from rep_engine.verdict.page import PageVerdict
 from rep_engine.verdict.policy import Before

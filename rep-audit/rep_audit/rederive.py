@@ -25,13 +25,14 @@ from rep_audit.documents import Documents, robots_effect
 from rep_audit.licenses import page_license
 from rep_audit.pages import page_differences, said_key, says_something
 from rep_audit.pageusage import recorded_signal, recorded_signals
-from rep_audit.requestcheck import USAGE_REFUSALS, decided, held_against
-from rep_audit.runcontext import SENT, RunContext, held_to
+from rep_audit.requestcheck import decided, held_against
+from rep_audit.runcontext import RunContext, held_to
 from rep_audit.sites import foreign, sites_of
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.rules import Effect
+from rep_engine.records import SENT_FATES, items, mapping, text, whole
 from rep_engine.robotstxt import ALLOW_ALL, RobotsTxt
-from rep_engine.trail.read import SnapshotStore, items, mapping, text, whole
+from rep_engine.trail.read import SnapshotStore
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.rsl.document import parse_rsl
@@ -39,7 +40,7 @@ from rep_engine.usage.rsl.terms import license_url_of, owned_licenses, rsl_signa
 from rep_engine.verdict import Verdict
 from rep_engine.verdict.policy import Before
 
-__all__ = ["SENT", "USAGE_REFUSALS", "Rederiver", "RunContext", "held_to", "robots_effect"]
+__all__ = ["Rederiver", "RunContext", "held_to", "robots_effect"]
 
 
 class Rederiver(Documents):
@@ -184,7 +185,7 @@ class Rederiver(Documents):
         A request that ``failed`` with no attempt was never sent (a downloader middleware
         before the robots.txt one dropped it): nothing had to allow it."""
         fate = text(record.get("fate"))
-        if fate not in SENT or origin_of(url) is None:
+        if fate not in SENT_FATES or origin_of(url) is None:
             return []
         if fate == "failed" and whole(record.get("attempts")) == 0:
             return []

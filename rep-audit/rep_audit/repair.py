@@ -31,8 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
+from rep_engine.records import iso_time
 from rep_engine.trail.file import TrailFileError, encode_line, is_gzip, lock, plain_end
-from rep_engine.trail.lines import iso_time, package_version
+from rep_engine.trail.lines import package_version
 from rep_engine.trail.read import TYPES, GzipEnd, TrailError, gzip_members, json_object
 
 #: The type of the line that records a repair.

@@ -9,23 +9,19 @@ from typing import Any, Final
 
 from rep_audit.documents import snapshot_entry
 from rep_audit.licenses import page_license
-from rep_audit.runcontext import SENT, RunContext
+from rep_audit.runcontext import RunContext
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.rules import Effect
+from rep_engine.records import SENT_FATES, USAGE_REFUSALS, Reason, RefusedBy, iso_time, text
 from rep_engine.robotstxt import RobotsTxt
-from rep_engine.trail.lines import RefusedBy, iso_time
-from rep_engine.trail.read import text
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.purpose import PURPOSES, content_signal_signal
 from rep_engine.usage.rsl.document import ABSENT
 from rep_engine.verdict import LICENSE, ROBOTS, Allowed, Obey, Refused, Verdict
 from rep_engine.verdict.decide import decide
 from rep_engine.verdict.policy import NOTHING_BEFORE, Before
-from rep_engine.verdict.reasons import Reason
 from rep_engine.verdict.values import RequestFacts, RequestRules
 
-#: ``refused_by`` values that a "no" of the usage signals explains.
-USAGE_REFUSALS: Final = frozenset({RefusedBy.PURPOSE, RefusedBy.TDMREP_JSON})
 #: The times a re-derivation decides at: after every override's expiry, before all.
 _AFTER_ALL: Final = float("inf")
 _BEFORE_ALL: Final = float("-inf")
@@ -83,7 +79,7 @@ def held_against(
         found += override_differences(robots, verdict)
     before = getattr(verdict, "before", NOTHING_BEFORE)
     found += _signal_differences(before, signals, verdict, rules, names or (agent,))
-    refused = verdict if isinstance(verdict, Refused) and fate in SENT else None
+    refused = verdict if isinstance(verdict, Refused) and fate in SENT_FATES else None
     if refused is not None and refused.reason is Reason.PURPOSE:
         found.append(f"recorded {fate}, but {refused.message.removeprefix('Not fetched: ')} "
                      "(before the fetch)")  # fmt: skip
@@ -130,7 +126,7 @@ def robots_differences(
         decision = verdict.robots  # the line an override went past, of the sent-as name
     else:
         decision = rules.decide(url, agent)
-    if fate in SENT and _robots_refused(verdict):
+    if fate in SENT_FATES and _robots_refused(verdict):
         assert isinstance(verdict, Refused) and verdict.robots is not None
         found.append(f"recorded {fate}, but robots.txt disallows it for {verdict.agent} "
                      f"({verdict.robots.explanation})")  # fmt: skip

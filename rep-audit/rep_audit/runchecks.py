@@ -14,8 +14,9 @@ from typing import Any, Final
 from rep_audit.across import runs_in
 from rep_audit.findings import Finding, Findings
 from rep_audit.runcontext import RunContext
+from rep_engine.records import FATES, mapping, text, whole
 from rep_engine.trail.file import SCHEMAS, being_written
-from rep_engine.trail.read import FATES, Line, is_sha256, mapping, text, whole
+from rep_engine.trail.read import Line, is_sha256
 
 #: The end line's counts that are checked against the run's ``url`` lines.
 COUNTED: Final = ("url", *FATES, "files", "items")

@@ -10,8 +10,7 @@ from collections.abc import Sequence
 from typing import Any, Final
 
 from rep_audit.pagetimes import time_of
-from rep_audit.runcontext import SENT
-from rep_engine.trail.read import mapping, text
+from rep_engine.records import SENT_FATES, mapping, text
 from rep_engine.urls.origins import origin_of
 from rep_engine.verdict import Override
 
@@ -97,7 +96,7 @@ def _not_sent_past_override(record: dict[str, Any], overrides: Sequence[Override
     """A record of a request sent past robots.txt by an override, with no ``sent_at``,
     written after that override ended: when it was sent cannot be checked."""
     robots = record.get("robots")
-    if text(record.get("fate")) not in SENT or not isinstance(robots, dict):
+    if text(record.get("fate")) not in SENT_FATES or not isinstance(robots, dict):
         return []
     if not text(robots.get("overridden")):
         return []

@@ -18,8 +18,8 @@ from rep_audit.faterecord import FateRecord
 from rep_audit.rederive import Rederiver
 from rep_audit.storylines import file_lines, item_lines, purposes_of, record_lines
 from rep_audit.summary import Summary, unended
+from rep_engine.records import item_of
 from rep_engine.trail.read import Trail
-from rep_engine.trail.records import item_of
 
 
 def _loose(url: str) -> str:

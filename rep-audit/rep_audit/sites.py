@@ -8,8 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 from rep_audit.documents import Documents
-from rep_audit.runcontext import SENT, RunContext
-from rep_engine.trail.read import mapping, text
+from rep_audit.runcontext import RunContext
+from rep_engine.records import SENT_FATES, mapping, text
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
 
@@ -82,7 +82,7 @@ def _with_also(
     everything otherwise (SPEC §4)."""
     addressed = text(robots.get("addressed"))
     if "also" not in robots:
-        if site == addressed != own and text(record.get("fate")) in SENT:
+        if site == addressed != own and text(record.get("fate")) in SENT_FATES:
             return (), (f"sent with a Host addressing {addressed}, but names no "
                         f"robots.txt of its URL's site {own} (also), which decided it "
                         "too")  # fmt: skip
@@ -93,7 +93,7 @@ def _with_also(
     also = text(robots.get("also"))
     if not also:  # its URL's site's robots.txt given up on: nothing was read
         fate = text(record.get("fate"))
-        if fate in SENT and run.unreachable_action != "allow":
+        if fate in SENT_FATES and run.unreachable_action != "allow":
             return (), (f"recorded {fate}, but its URL's site's robots.txt ({own}, also) "
                         "was given up on as unreachable and the run's "
                         "REP_UNREACHABLE_ACTION is not 'allow'")  # fmt: skip

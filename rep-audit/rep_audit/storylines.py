@@ -10,23 +10,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from rep_audit.faterecord import FateRecord, FileFate, named_origin
+from rep_audit.faterecord import FateRecord, named_origin
 from rep_audit.items import item_differences
 from rep_audit.rederive import Rederiver, RunContext
-from rep_engine.trail.read import items, mapping, text
-from rep_engine.trail.records import BY_ROBOTS_TXT, ITEM_STATUSES, TDMREP_JSON, ItemRecord
-from rep_engine.trail.urlentry import RobotsPart
+from rep_engine.records import (
+    FATE_ROWS,
+    FILE_FATE_ROWS,
+    ITEM_REASONS,
+    ITEM_STATUSES,
+    Fate,
+    ItemRecord,
+    Reason,
+    RefusedBy,
+    RobotsPart,
+    items,
+    mapping,
+    text,
+)
 from rep_engine.urls.origins import origin_of
-from rep_engine.verdict.fates import Fate
-from rep_engine.verdict.reasons import Reason
-
-_FATES: dict[Fate | None, str] = {
-    Fate.FETCHED: "was fetched",
-    Fate.REFUSED: "was refused",
-    Fate.FAILED: "failed: no response after every attempt",
-    Fate.REDIRECTED: "was redirected",
-    Fate.UNFINISHED: "was left unfinished when the crawl ended",
-}
 
 
 def _plural(n: Any, word: str) -> str:
@@ -40,7 +41,7 @@ DROPPED_RESPONSE = "failed: its response was dropped by a downloader middleware"
 
 def _fate(record: FateRecord) -> str:
     fate = record.fate
-    text = _FATES.get(fate, f"has the unknown fate {record.written!r}")
+    text = FATE_ROWS[fate].story if fate else f"has the unknown fate {record.written!r}"
     status = record.entry.status
     if fate is Fate.FAILED and status is not None:
         text = DROPPED_RESPONSE
@@ -119,10 +120,6 @@ def _usage(usage: Any) -> list[str]:
     return lines
 
 
-#: The item reasons a page's directives give (a header or a meta tag said them).
-_DIRECTIVE_REASONS = frozenset({Reason.NOINDEX, Reason.UNAVAILABLE_AFTER})
-
-
 def _items(record: FateRecord) -> list[str]:
     """The items kept and dropped, and why: what said the noindex (``noindex by header
     X-Robots-Tag: none``, ``noindex by <meta name="robots" content="noindex">``), from
@@ -135,7 +132,7 @@ def _items(record: FateRecord) -> list[str]:
     reason = Reason.of(record.item_reason)  # as written: a hand-edited trail says anything
     if record.item_why:
         line += f" ({record.item_why})"
-    elif reason in _DIRECTIVE_REASONS:
+    elif reason in ITEM_REASONS:
         line += f" ({reason}: whether a header or a meta tag said it is not recorded)"
     elif record.item_reason:
         line += f" ({record.item_reason})"
@@ -157,17 +154,10 @@ def _links(record: dict[str, Any]) -> list[str]:
     return [line]
 
 
-_FILE_FATES: dict[FileFate | None, str] = {
-    FileFate.STORED: "stored",
-    FileFate.REFUSED: "not stored",
-    FileFate.MARKED: "stored and marked",
-    FileFate.FAILED: "not stored: the pipeline failed",
-}
-
-
 def file_lines(number: int, record: FateRecord) -> list[str]:
     """A file a media pipeline downloaded and read for its own statements."""
-    said = _FILE_FATES.get(record.file_fate, f"has the unknown fate {record.written!r}")
+    fate = record.file_fate
+    said = FILE_FATE_ROWS[fate].story if fate else f"has the unknown fate {record.written!r}"
     text = [f"line {number}: file read for its own statements; {said}"]
     text += [f"  why: {record.why}"] if record.why else []
     text += [f"  error: {record.error}"] if record.error else []
@@ -236,12 +226,12 @@ def item_lines(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> l
     origin = str(origin_of(item.url) or "")
     if isinstance(item.record.get("robots"), dict):
         lines += _robots(item.robots, named_origin(item.record, item.url), rederiver)
-    elif (BY_ROBOTS_TXT, "") in item.documents:
+    elif (RefusedBy.ROBOTS_TXT, "") in item.documents:
         lines.append("  robots.txt: not had")
     for name, sha in item.documents:
-        if name == BY_ROBOTS_TXT:
+        if name == RefusedBy.ROBOTS_TXT:
             continue
-        document = f"{origin}/.well-known/tdmrep.json" if name == TDMREP_JSON else name
+        document = f"{origin}/.well-known/tdmrep.json" if name == RefusedBy.TDMREP_JSON else name
         said = _snapshot(sha, rederiver.meta(sha, document)) if sha else "not had"
         lines.append(f"  {name}: {said}")
     lines += _usage(item.record.get("usage"))

@@ -19,30 +19,34 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from rep_audit.faterecord import FateRecord, FileFate
+from rep_audit.faterecord import FateRecord
 from rep_audit.tallies import ItemTally, Tally, table
-from rep_engine.trail.lines import RefusedBy
-from rep_engine.trail.read import Line, items, mapping, whole
-from rep_engine.trail.records import ITEM_STATUSES, ItemRecord, decider, item_of, named
-from rep_engine.verdict.fates import Fate
+from rep_engine.records import (
+    FILE_FATE_ROWS,
+    ITEM_STATUSES,
+    Fate,
+    ItemRecord,
+    RefusedBy,
+    decider,
+    item_of,
+    items,
+    mapping,
+    named,
+    whole,
+)
+from rep_engine.trail.read import Line
 
 #: How a record robots.txt disallowed and an authorized override let through is said
 #: (its deciding signal; the end-of-crawl report says it the same way).
 OVERRIDDEN_BY: Final = "overridden by REP_OVERRIDES: "
 
-#: The fates of a ``file`` record that a purpose decided: its file was not stored, or
-#: stored and marked (the media gate's refusal; docs/media.md).
-FILE_REFUSED: Final[dict[str, str]] = {
-    FileFate.REFUSED: "file refused",
-    FileFate.MARKED: "file marked",
-}
-
 
 def file_refused(file: FateRecord | None) -> str:
     """``file refused: ai-train denied by XMP …`` (or ``file marked: …``) when the media
     gate refused the file an item pipeline downloaded (its ``file`` record); else ``""``."""
-    said = FILE_REFUSED.get(file.word) if file else None
-    if file is None or said is None:
+    fate = file.file_fate if file else None
+    said = FILE_FATE_ROWS[fate].decided if fate else ""
+    if file is None or not said:
         return ""
     return f"{said}: {file.why}" if file.why else said
 
@@ -165,7 +169,7 @@ class Summary:
         (and is no longer kept)."""
         key = (file.run, file.entry.url)
         said = self._downloads.pop(key, None)
-        if file.word not in FILE_REFUSED:
+        if not file_refused(file):  # no purpose decided it
             return
         self.files[key] = file
         if said is not None:  # all its record counts (no items: no page pass): _DOWNLOAD's

@@ -6,18 +6,19 @@ as plain text (pure). :mod:`rep_audit.summary` fills them."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Final
 
 from rep_audit.faterecord import FateRecord
-from rep_engine.trail.records import ITEM_STATUSES, ItemRecord
+from rep_engine.records import ITEM_STATUSES, Fate, ItemRecord
 from rep_engine.trail.terminal import printable
-from rep_engine.verdict.fates import Fate
 
-#: The columns of every table, in order.
-COLUMNS = ("requests", "refused", "fetched", "other", "kept", "dropped")
 #: The columns of the tables of a recheck's items.
 ITEM_COLUMNS: Final = ("items", *ITEM_STATUSES)
+
+
+#: A count of a :class:`Tally` that is no column of its tables.
+_NOT_A_COLUMN: Final = {"column": False}
 
 
 @dataclass
@@ -32,10 +33,10 @@ class Tally:
     kept: int = 0
     dropped: int = 0
     #: Items let through that a later component of the crawl dropped (not a column).
-    not_kept: int = 0
+    not_kept: int = field(default=0, metadata=_NOT_A_COLUMN)
     #: Of ``fetched``: the pages whose items were all dropped after the fetch
     #: (:func:`items_dropped`); not a column of the text tables.
-    fetched_dropped: int = 0
+    fetched_dropped: int = field(default=0, metadata=_NOT_A_COLUMN)
 
     def add(self, record: FateRecord, times: int = 1) -> None:
         """Count ``record`` (``times = -1``: take it back, to count it in another row)."""
@@ -54,6 +55,11 @@ class Tally:
 
     def row(self) -> tuple[int, ...]:
         return tuple(getattr(self, name) for name in COLUMNS)
+
+
+#: The columns of every table, in order: the counts of a :class:`Tally` by request fate
+#: (``other``: failed, redirected, unfinished) and the items of its pages.
+COLUMNS: Final = tuple(one.name for one in fields(Tally) if one.metadata != _NOT_A_COLUMN)
 
 
 @dataclass

@@ -40,7 +40,8 @@ from rep_audit.items import item_differences
 from rep_audit.rederive import Rederiver
 from rep_audit.runchecks import RunChecks, RunState
 from rep_audit.sendtimes import sent_after_expiry, when_sent
-from rep_engine.trail.read import FATES, TYPES, Line, Trail, text
+from rep_engine.records import FATES, text
+from rep_engine.trail.read import TYPES, Line, Trail
 
 #: The counts a fetched page's record gives of its output (docs/audit-trail.md, "url
 #: records"): the page pass's items kept and dropped, those a later component dropped, the

@@ -23,11 +23,12 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Final
 
+from rep_engine.records import ItemStatus
 from rep_engine.urls.origins import origin_of
 from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
 from rep_recheck.captures import Capture, present, responses
 from rep_recheck.names import PARSED_ORIGINS
-from rep_recheck.rechecker import Rechecker, Status
+from rep_recheck.rechecker import Rechecker
 
 #: The most dated recheckers a :class:`Then` keeps (one per capture date met), then it
 #: starts again.
@@ -200,22 +201,22 @@ class Then:
         ``unknown`` when the date cannot be read or the origin was never captured."""
         origin = origin_of(url)
         if origin is None:
-            return str(Status.UNKNOWN)
+            return str(ItemStatus.UNKNOWN)
         robots = origin.robots_url
         if by_date:
             when = item_date(date)
             if when is None:
                 self.undated += 1
-                return str(Status.UNKNOWN)
+                return str(ItemStatus.UNKNOWN)
             captured = self.timeline.before(robots, min(when, self.until))
             if captured is None:
                 if self.timeline.oldest(robots) is None:
-                    return str(Status.UNKNOWN)
+                    return str(ItemStatus.UNKNOWN)
                 return no_capture_before(when)
         else:
             captured = self.timeline.oldest(robots)
             if captured is None:
-                return str(Status.UNKNOWN)
+                return str(ItemStatus.UNKNOWN)
         rechecker = self._recheckers.get(captured)
         if rechecker is None:
             if len(self._recheckers) >= THEN_MEMO:

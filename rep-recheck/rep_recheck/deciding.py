@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_engine.fetch.rules import Policy
-from rep_engine.settings import RepSettingError
+from rep_engine.records import ItemStatus
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.urls.origins import origin_of
 from rep_recheck.asof import Then, Timeline
 from rep_recheck.fetching import PageRead
 from rep_recheck.options import UsageError, read_settings
 from rep_recheck.outputs import UNREADABLE, Evidence, EvidenceMemo
-from rep_recheck.rechecker import Outcome, Rechecker, Status
+from rep_recheck.rechecker import Outcome, Rechecker
 from rep_recheck.trail import RecheckTrail
 from rep_recheck.warc import WarcDocuments
 
@@ -106,7 +107,7 @@ def decide_item(
     outcome = rechecker.decide(item.url)
     statements = None
     fetched_at = decided = 0.0
-    if pages is not None and outcome.status is Status.KEPT:
+    if pages is not None and outcome.status is ItemStatus.KEPT:
         page = pages.get(item.url, "not fetched")
         if isinstance(page, str):
             outcome = rechecker.page_failed(outcome, page)
@@ -116,7 +117,7 @@ def decide_item(
             statements, fetched_at = page.statements, page.time
             decided = max(page.time, time.time())
             outcome = rechecker.after_fetch(item.url, outcome, statements, decided, page.image)
-    if then is not None and outcome.status is Status.REFUSED and item.then is None:
+    if then is not None and outcome.status is ItemStatus.REFUSED and item.then is None:
         item = replace(item, then=then.of(item.url, item.date, dated))
     if trail is not None:
         trail.item(item, outcome, statements, decided, shard)

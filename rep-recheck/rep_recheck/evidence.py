@@ -12,12 +12,12 @@ from dataclasses import dataclass
 from sys import intern
 from typing import Any, Final
 
-from rep_engine.trail.lines import iso_time
+from rep_engine.records import ItemStatus, Reason, iso_time
 from rep_engine.usage.rsl.terms import license_url_of
-from rep_engine.verdict import LICENSE, ROBOTS, Allowed, Reason, Refused
+from rep_engine.verdict import LICENSE, ROBOTS, Allowed, Refused
 from rep_engine.verdict.page import PAGE
 from rep_recheck.documents import document_url
-from rep_recheck.rechecker import Outcome, Status
+from rep_recheck.rechecker import Outcome
 
 #: ``line 12: Content-Usage: train-ai=n`` or ``entry 2 (location "/x")`` in a source.
 _PLACE: Final = re.compile(r"\b(?:line|entry) (\d+)\b:? ?(.*)")
@@ -74,7 +74,7 @@ def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
     when = iso_time(entry.fetched_at) if entry is not None and entry.fetched_at else ""
     record = documents.records.get((kind, key), "") if documents is not None else ""
     base = Evidence(document=document, sha256=sha, time=when, record=record)
-    if outcome.status is Status.UNKNOWN:
+    if outcome.status is ItemStatus.UNKNOWN:
         return _replace(base, signal="unknown", text=outcome.why)
     if refusal is not None:
         said = _said(refusal, url, 0.0)

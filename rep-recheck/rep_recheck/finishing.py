@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, TextIO
 
+from rep_engine.records import ItemStatus
 from rep_engine.settings import RepConfig
 from rep_engine.trail.terminal import printable
 from rep_recheck.asof import Then
@@ -42,7 +43,7 @@ from rep_recheck.outputs import (
     summary_markdown,
 )
 from rep_recheck.pacing import PAGES_NOT_CHECKED
-from rep_recheck.rechecker import Rechecker, Status
+from rep_recheck.rechecker import Rechecker
 from rep_recheck.shards import Shards, output_of
 from rep_recheck.store import DocumentStore, OriginsEvidence
 from rep_recheck.trail import RecheckTrail
@@ -224,9 +225,9 @@ class Finishing:
             print(printable(f"scrapy_rep: error: {label}: no item could be read"), file=self.err)
             return EXIT_USAGE
         removed = (
-            tally.statuses[Status.REFUSED]
+            tally.statuses[ItemStatus.REFUSED]
             + tally.statuses[UNREADABLE]
-            + (0 if self.options.keep_unknown else tally.statuses[Status.UNKNOWN])
+            + (0 if self.options.keep_unknown else tally.statuses[ItemStatus.UNKNOWN])
         )
         return EXIT_REMOVED if removed else EXIT_KEPT
 
@@ -244,7 +245,8 @@ class Finishing:
 
     def _kept(self, status: str) -> bool:
         """Whether an item of ``status`` is kept (an unknown one with --keep-unknown)."""
-        return status == Status.KEPT or (status == Status.UNKNOWN and self.options.keep_unknown)
+        keep_unknown = self.options.keep_unknown
+        return status == ItemStatus.KEPT or (status == ItemStatus.UNKNOWN and keep_unknown)
 
     def _decide_shard(
         self, index: int, dataset: Dataset, shard: str, outputs: _Outputs
@@ -284,9 +286,8 @@ class Finishing:
                         item, rechecker, read_again, trail, memo, shard, self.then, dated
                     )
                     tally.add(item, status, said, origin_name(item.url))
-                    keep.append(
-                        status == Status.KEPT or (status == Status.UNKNOWN and keep_unknown)
-                    )
+                    kept = status == ItemStatus.KEPT
+                    keep.append(kept or (status == ItemStatus.UNKNOWN and keep_unknown))
                     if report is not None:
                         why = item.problem or (outcome.why if outcome is not None else "")
                         report.write(encode(item_line(item, status, said, why, shard)))

@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from rep_audit.export import export_lines
+from rep_engine.records import ItemStatus
 from rep_engine.trail.read import TrailError
 from rep_recheck.items import (
     CHUNK_ITEMS,
     FIELD_LIMIT,
-    KEPT,
-    REFUSED,
     Chunk,
     ChunkWriter,
     DatasetError,
@@ -295,7 +294,7 @@ class Export:
         preferences = asset.get("preferences")
         said = preferences if isinstance(preferences, dict) else {}
         refused = any(said.get(purpose) == "disallowed" for purpose in self.purposes)
-        then = REFUSED if refused else KEPT
+        then = ItemStatus.REFUSED if refused else ItemStatus.KEPT
         return Item(number, url if isinstance(url, str) else "", url_problem(url), then)
 
     def writer(self, file: IO[bytes]) -> ChunkWriter:

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, Protocol
 
+from rep_engine.records import ItemStatus
 from rep_engine.urls.origins import origin_of
 
 #: The formats a dataset can be read in (``--format``; by default from its name and
@@ -27,8 +28,6 @@ PARQUET_ROWS_BATCH: Final = 4096
 #: The longest CSV field read (the csv module's default, 128 KiB, is less than a page's
 #: text); a record is held whole in memory either way.
 FIELD_LIMIT: Final = 1 << 30
-#: Statuses of an item at crawl time (a trail or an export).
-KEPT, REFUSED = "kept", "refused"
 
 
 class DatasetError(Exception):
@@ -46,7 +45,7 @@ class Item:
     url: str
     #: Why it has no URL to check (``""``: it has one).
     problem: str = ""
-    #: What the crawl did with it (a trail or an export: :data:`KEPT` or :data:`REFUSED`
+    #: What the crawl did with it (a trail or an export: ``kept`` or ``refused``
     #: for a purpose of the recheck; ``None``: not known).
     then: str | None = None
     #: The value of its date column (``--date-column``: the date the capture nearest
@@ -58,7 +57,7 @@ def changed_since(then: str | None, status: str) -> bool | None:
     """Whether an item's status changed since ``then`` (``None``: nothing to compare
     with: no status then, or one that was not a decision, as ``unknown`` or "no capture
     before DATE")."""
-    if then not in (KEPT, REFUSED):
+    if then not in (ItemStatus.KEPT, ItemStatus.REFUSED):
         return None
     return then != status
 

@@ -15,12 +15,13 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Final
 
+from rep_engine.records import ITEM_STATUSES
 from rep_recheck.names import PARSED_ORIGINS, Numbered
 
 #: The array type of a count per origin (4 bytes; made 8 bytes if one outgrows it).
 _SMALL: Final = "I"
 #: The counts of each origin, one array each.
-_COUNTS: Final = ("kept", "refused", "unknown", "by_usage", "by_access", "second")
+_COUNTS: Final = (*ITEM_STATUSES, "by_usage", "by_access", "second")
 
 
 @dataclass(frozen=True)

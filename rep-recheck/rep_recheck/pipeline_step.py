@@ -34,9 +34,10 @@ from typing import Any, Final
 from datatrove.data import Document, DocumentsPipeline
 from datatrove.pipeline.base import PipelineStep
 
+from rep_engine.records import ItemStatus
 from rep_engine.urls.origins import origin_of
 from rep_recheck.command import read_settings, warc_rechecker
-from rep_recheck.rechecker import Rechecker, Status
+from rep_recheck.rechecker import Rechecker
 
 __all__ = ["PARTITION_KEY", "RepOriginPartitioner", "RepOriginPartitions", "RepRecheckFilter",
            "origin_partition"]  # fmt: skip
@@ -126,7 +127,7 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
     ``REP_PROFILE``, ``REP_PURPOSE_AGENTS``…); ``url_key``: the metadata key of the URL;
     ``exclusion_writer``: a datatrove writer given the documents dropped, each with its
     ``rep_status`` and ``rep_why`` in its metadata. A setting the crawl would refuse
-    (``ROBOTSTXT_OBEY = "ture"``) raises :class:`~rep_engine.settings.RepSettingError`
+    (``ROBOTSTXT_OBEY = "ture"``) raises :class:`~rep_engine.settings.readers.RepSettingError`
     here, as the step is made, naming the setting."""
 
     name = "scrapy_rep recheck"
@@ -165,7 +166,7 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
         status = outcome.status
         refusal = outcome.refusal
         why = refusal.message if refusal is not None else outcome.why
-        kept = status is Status.KEPT or (status is Status.UNKNOWN and self.keep_unknown)
+        kept = status is ItemStatus.KEPT or (status is ItemStatus.UNKNOWN and self.keep_unknown)
         return kept, str(status), why
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> Iterator[Any]:

@@ -29,7 +29,6 @@ ways its items spell it: ``http://user@a.example/x``, ``http://a.example?q``,
 
 from __future__ import annotations
 
-import enum
 import re
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, fields, replace
@@ -38,9 +37,11 @@ from typing import Any, Final
 
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.procedure import cut_before_limit
+from rep_engine.records import NOT_HAD, ItemStatus
 from rep_engine.robotstxt import ALLOW_ALL, FIRST_DISALLOWED_STEP, RobotsTxt
 from rep_engine.robotstxt.useragent import held_names, product_token
-from rep_engine.settings import RepConfig, page_rules, request_rules
+from rep_engine.settings import RepConfig
+from rep_engine.settings.rules import page_rules, request_rules
 from rep_engine.urls.encoding import ESCAPES_SPECIALS
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.rsl.document import ABSENT
@@ -51,7 +52,6 @@ from rep_engine.verdict import (
     TDM,
     Allowed,
     Obey,
-    Reason,
     Refused,
     RequestFacts,
     RequestRules,
@@ -62,18 +62,6 @@ from rep_engine.verdict import (
 )
 from rep_engine.verdict.page import PageFacts, PageStatements, PageVerdict, decide_page
 from rep_recheck.documents import OriginDocuments, document_url
-
-
-class Status(str, enum.Enum):
-    """What becomes of an item now."""
-
-    KEPT = "kept"
-    REFUSED = "refused"
-    UNKNOWN = "unknown"
-
-    def __str__(self) -> str:
-        return self.value
-
 
 #: The most outcomes of refusing lines the fast path of a :class:`Rechecker` remembers,
 #: over all its origins (for each, one per line refusing some items for a name; the
@@ -89,8 +77,6 @@ VERDICTS_HELD: Final = 1_024
 #: The most spellings of origins (``scheme://authority``) a :class:`Rechecker` remembers,
 #: then it starts again: what is known of each origin is kept by the origin itself.
 SPELLINGS_MEMO: Final = 65_536
-#: The refusals that mean a document could not be had: its status is unknown.
-_NOT_HAD: Final = frozenset({Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE})
 #: A missing document's absent stand-in, to see whether what was had refuses already.
 _ABSENT: Final = {TDM: NO_FILE, LICENSE: ABSENT}
 #: The same for a document given up on (its entry kept: the trail says it was not had).
@@ -101,7 +87,7 @@ _GIVEN_UP: Final = {ROBOTS: ALLOW_ALL, TDM: NO_FILE}
 class Outcome:
     """An item's status now, and what decided it."""
 
-    status: Status
+    status: ItemStatus
     #: The verdict before the fetch (``None``: its origin's documents were not had).
     verdict: Verdict | None
     documents: OriginDocuments | None
@@ -168,13 +154,13 @@ class _Later(Outcome):
             documents = self.documents
             assert documents is not None
             allowed_by, refused_by, names, held = self._shared
-            kept = self.status is Status.KEPT
+            kept = self.status is ItemStatus.KEPT
             url = _URL.__get__(self)
             facts = RequestFacts(url, documents.origin, names[0], Obey.ALL, names)
             rules = allowed_by if kept else refused_by
             verdict = decide(facts, rules, documents.known, documents.now)
             wanted = Allowed if kept else Refused
-            assert type(verdict) is wanted and getattr(verdict, "reason", None) not in _NOT_HAD
+            assert type(verdict) is wanted and getattr(verdict, "reason", None) not in NOT_HAD
             _VERDICT.__set__(self, verdict)
             if not kept:  # an allowed items' outcome keeps its verdict (one an origin)
                 if len(held) >= VERDICTS_HELD:
@@ -214,7 +200,7 @@ def _replaced(outcome: Outcome, **changes: Any) -> Outcome:
 
 
 def _later_type(
-    status: Status, shared: tuple[RequestRules, RequestRules, tuple[str, ...], list[_Later]]
+    status: ItemStatus, shared: tuple[RequestRules, RequestRules, tuple[str, ...], list[_Later]]
 ) -> type[_Later]:
     """A :class:`_Later` whose outcomes have ``status`` and decide with ``shared``."""
     made = type("_Later", (_Later,), {"__slots__": (), "status": status, "_shared": shared})
@@ -302,8 +288,8 @@ class Rechecker:
         #: The refusals whose verdict is held (at most :data:`VERDICTS_HELD`).
         self._verdicts_held: list[_Later] = []
         shared = (self.rules, self._explained, self.names, self._verdicts_held)
-        self._kept = _later_type(Status.KEPT, shared)
-        self._refused = _later_type(Status.REFUSED, shared)
+        self._kept = _later_type(ItemStatus.KEPT, shared)
+        self._refused = _later_type(ItemStatus.REFUSED, shared)
 
     def _known(self, url: str, key: str) -> list[Any]:
         """What is known of ``url``'s origin, made on its origin's first item and
@@ -447,7 +433,7 @@ class Rechecker:
         rules: RequestRules,
     ) -> Outcome:
         if documents is None or origin is None:
-            return Outcome(Status.UNKNOWN, None, None, f"no robots.txt of {origin} was had")
+            return Outcome(ItemStatus.UNKNOWN, None, None, f"no robots.txt of {origin} was had")
         facts = RequestFacts(url, origin, self.agent, self.obey, self.names)
         verdict = decide(facts, rules, documents.known, documents.now)
         if type(verdict) is Allowed:
@@ -456,14 +442,14 @@ class Rechecker:
                 why = (f"{document_url(cut[0], cut[1])} was cut before 500 KiB "
                        f"({cut[2].outcome}): its lines before the cut allow it, what the "
                        "lines after it say is not known")  # fmt: skip
-                return Outcome(Status.UNKNOWN, verdict, documents, why)
-            return Outcome(Status.KEPT, verdict, documents)
+                return Outcome(ItemStatus.UNKNOWN, verdict, documents, why)
+            return Outcome(ItemStatus.KEPT, verdict, documents)
         if isinstance(verdict, Wait):
             return self._missing(facts, rules, verdict, documents)
         assert isinstance(verdict, Refused)
-        if verdict.reason in _NOT_HAD:
+        if verdict.reason in NOT_HAD:
             return self._missing(facts, rules, verdict, documents)
-        return Outcome(Status.REFUSED, verdict, documents)
+        return Outcome(ItemStatus.REFUSED, verdict, documents)
 
     def _missing(
         self,
@@ -493,9 +479,9 @@ class Rechecker:
             return found
 
         verdict = decide(facts, rules, or_absent, documents.now)
-        if isinstance(verdict, Refused) and verdict.reason not in _NOT_HAD:
-            return Outcome(Status.REFUSED, verdict, documents)
-        return Outcome(Status.UNKNOWN, wait, documents, what)
+        if isinstance(verdict, Refused) and verdict.reason not in NOT_HAD:
+            return Outcome(ItemStatus.REFUSED, verdict, documents)
+        return Outcome(ItemStatus.UNKNOWN, wait, documents, what)
 
     # ------------------------------------------------------------------ after the fetch
 
@@ -511,21 +497,21 @@ class Rechecker:
         page pass decides them (``noindex`` and ``unavailable_after`` drop its items under
         ``REP_NOINDEX_ACTION = "drop"``; a "no" for a purpose of the recheck)."""
         verdict = outcome.verdict
-        if outcome.status is not Status.KEPT or not isinstance(verdict, Allowed):
+        if outcome.status is not ItemStatus.KEPT or not isinstance(verdict, Allowed):
             return outcome
         facts = PageFacts(url, self.tokens, verdict.before, image)
         when = datetime.fromtimestamp(now, timezone.utc)
         page = decide_page(facts, statements, self.page_rules, when)
         refusal = page.index if page.index is not None and self.noindex_drops else None
         refusal = refusal or page.purpose
-        status = Status.REFUSED if refusal is not None else Status.KEPT
+        status = ItemStatus.REFUSED if refusal is not None else ItemStatus.KEPT
         return _replaced(outcome, status=status, page=page, page_refusal=refusal)
 
     def page_failed(self, outcome: Outcome, why: str) -> Outcome:
         """A kept item's page could not be fetched again: what it says now is not known."""
-        if outcome.status is not Status.KEPT:
+        if outcome.status is not ItemStatus.KEPT:
             return outcome
-        return _replaced(outcome, status=Status.UNKNOWN, why=f"page not fetched again: {why}")
+        return _replaced(outcome, status=ItemStatus.UNKNOWN, why=f"page not fetched again: {why}")
 
 
 def _as_given(robots: RobotsTxt) -> bool:

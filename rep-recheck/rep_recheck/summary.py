@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from rep_engine.records import ItemStatus
 from rep_engine.trail.terminal import printable
 from rep_engine.usage.standards import NOT_READ
 from rep_recheck.evidence import UNREADABLE
-from rep_recheck.rechecker import Status
 from rep_recheck.tally import Tally
 
 #: Origins listed in the summary's table of the ones that lost the most items.
@@ -71,7 +71,7 @@ def _head(
     kept and removed items, and of the items refused by a usage signal and by an access
     rule."""
     items, origins = tally.items, len(tally.origins)
-    kept = tally.statuses[Status.KEPT]
+    kept = tally.statuses[ItemStatus.KEPT]
     unknown = "kept (--keep-unknown)" if keep_unknown else "removed"
     per = tally.origins
     usage, access = sum(per.counts["by_usage"]), sum(per.counts["by_access"])
@@ -102,7 +102,7 @@ def _statuses(tally: Tally) -> list[str]:
     items = tally.items
     lines = ["", "| status | items | share of items | origins with such items |",
              "|---|---|---|---|"]  # fmt: skip
-    for status in (*Status, UNREADABLE):
+    for status in (*ItemStatus, UNREADABLE):
         count = tally.statuses[str(status)]
         counts = tally.origins.counts.get(str(status))
         having = tally.origins.having(counts) if counts is not None else 0
@@ -156,7 +156,7 @@ def per_shard(tally: Tally) -> list[str]:
     its ``unreadable`` column only when some item could not be read."""
     if not tally.shards:
         return []
-    statuses = [str(status) for status in Status]
+    statuses = [str(status) for status in ItemStatus]
     if tally.statuses[UNREADABLE]:
         statuses.append(UNREADABLE)
     lines = ["", "### Per shard", "", f"| shard | format | items | {' | '.join(statuses)} |",

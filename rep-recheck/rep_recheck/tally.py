@@ -8,11 +8,11 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
+from rep_engine.records import ItemStatus
 from rep_recheck.datasets import Item, changed_since
 from rep_recheck.evidence import UNREADABLE, Evidence
 from rep_recheck.names import PARSED_ORIGINS
 from rep_recheck.perorigin import PerOrigin
-from rep_recheck.rechecker import Status
 
 
 @dataclass
@@ -81,9 +81,9 @@ class Tally:
         number = origin if isinstance(origin, int) else per.number(origin)
         counts, one = per.counts, per.one
         signal = _signal_name(said)
-        if status == Status.KEPT:
+        if status == ItemStatus.KEPT:
             one(counts, "kept", number)
-        elif status == Status.REFUSED:
+        elif status == ItemStatus.REFUSED:
             one(counts, "refused", number)
             self.signals[signal] += 1
             per.signal(number, signal)
@@ -96,7 +96,7 @@ class Tally:
             for purpose in (said.purpose,) if said.purpose else self.purposes:
                 per.purpose(purpose)
                 one(per.purposes, purpose, number)
-        elif status == Status.UNKNOWN:
+        elif status == ItemStatus.UNKNOWN:
             one(counts, "unknown", number)
             per.signal(number, "unknown")
         if (changed := changed_since(item.then, status)) is not None:
@@ -111,7 +111,7 @@ class Tally:
 
     @property
     def removed(self) -> int:
-        return self.items - self.statuses[Status.KEPT]
+        return self.items - self.statuses[ItemStatus.KEPT]
 
     def close(self) -> None:
         """The origins' names forgotten (their SQLite file removed)."""

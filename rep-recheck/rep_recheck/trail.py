@@ -25,19 +25,19 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_engine.fetch.cache import CacheEntry
+from rep_engine.records import REFUSED_BY, ItemStatus, RefusedBy, iso_time, robots_part
 from rep_engine.robotstxt import Decision
 from rep_engine.robotstxt.useragent import product_token
 from rep_engine.trail import lines
 from rep_engine.trail.file import EMPTY_SHA256, TrailFile
 from rep_engine.trail.read import tail_of
-from rep_engine.trail.records import BY_PAGE
 from rep_engine.verdict import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused, Verdict, Wait
 from rep_engine.verdict.page import PageStatements
 from rep_engine.verdict.policy import NOTHING_BEFORE
 from rep_recheck.datasets import Item, changed_since
 from rep_recheck.documents import OriginDocuments, document_url
 from rep_recheck.names import Numbered
-from rep_recheck.rechecker import Outcome, Rechecker, Status
+from rep_recheck.rechecker import Outcome, Rechecker
 
 #: The ``spider`` of a recheck's run line.
 SPIDER: Final = "recheck"
@@ -182,7 +182,7 @@ class RecheckTrail:
         (POSIX seconds, ``--pages``), which ``audit verify`` decides it at again;
         ``shard``: the file it is in, when the collection is several (its ``line`` is
         that file's)."""
-        record: dict[str, Any] = {"type": "item", "run": self.run, "time": lines.iso_time()}
+        record: dict[str, Any] = {"type": "item", "run": self.run, "time": iso_time()}
         if shard:
             record["shard"] = shard
         record |= {"line": item.number, "url": item.url, "status": str(outcome.status)}
@@ -192,14 +192,14 @@ class RecheckTrail:
                 record["changed"] = changed
         refusal = outcome.refusal
         if outcome.page_refusal is not None:
-            record["refused_by"] = BY_PAGE
+            record["refused_by"] = RefusedBy.PAGE
             record["item_reason"] = str(outcome.page_refusal.reason)
             record["why"] = outcome.page_refusal.message
         elif refusal is not None:
-            record["refused_by"] = str(lines.REFUSED_BY.get(refusal.reason, refusal.reason))
+            record["refused_by"] = str(REFUSED_BY.get(refusal.reason, refusal.reason))
             record["why"] = refusal.message
-        elif outcome.status is Status.UNKNOWN:
-            record["refused_by"] = "unreachable"
+        elif outcome.status is ItemStatus.UNKNOWN:
+            record["refused_by"] = RefusedBy.UNREACHABLE
             record["why"] = outcome.why
         self._documents(record, outcome)
         if outcome.page is not None and statements is not None:
@@ -273,7 +273,7 @@ class RecheckTrail:
         names = rechecker.names if len(rechecker.names) > 1 else ()
         if rechecker.obey is not Obey.ALL:
             why = "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
-            record["robots"] = lines.robots_part(robots_sha, agent, None, None, why, False,
+            record["robots"] = robots_part(robots_sha, agent, None, None, why, False,
                                                  agents=names)  # fmt: skip
         elif decision is not None:
             why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
@@ -284,7 +284,7 @@ class RecheckTrail:
                 ends = verdict.overridden.ends
             elif isinstance(verdict, Refused) and verdict.expired is not None:
                 expired = verdict.expired.described
-            record["robots"] = lines.robots_part(
+            record["robots"] = robots_part(
                 robots_sha, agent, decision.line, decision.line_text, why, True, overridden,
                 expired, names, ends,
             )  # fmt: skip

@@ -24,10 +24,10 @@ from __future__ import annotations
 import time
 import zlib
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any
 
 from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
-from rep_engine.fetch.lifecycle.shared import downloaded_entry, stand_in_entry
+from rep_engine.fetch.lifecycle.shared import GAVE_UP_FATE, downloaded_entry, stand_in_entry
 from rep_engine.fetch.procedure import Fetched, FetchProcedure, Follow
 from rep_engine.fetch.rsl_kind import (
     RSL,
@@ -53,7 +53,6 @@ from rep_recheck.documents import OriginDocuments
 from rep_recheck.names import PARSED_ORIGINS, Numbered
 
 __all__ = [
-    "GAVE_UP_FATE",
     "MAX_PAYLOAD",
     "NO_WARCIO",
     "Capture",
@@ -175,14 +174,6 @@ class WarcDocuments:
             entry = downloaded_entry(kind, self.policy, step, date)
         documents.add(name, key, entry, last.record_id)
         return entry
-
-
-#: What a document not had from a capture says of its items (as a crawl's give-up
-#: verdict does: :func:`~rep_engine.fetch.lifecycle.shared.gave_up_outcome`).
-GAVE_UP_FATE: Final = {
-    True: "treated as allowed (REP_UNREACHABLE_ACTION)",
-    False: "requests dropped",
-}
 
 
 def captured_as(capture: Capture) -> str:

@@ -19,9 +19,8 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from rep_engine.fetch.cache import CacheEntry
-    from rep_engine.trail.urlentry import UrlEntry
+    from rep_engine.records import Fate, UrlEntry
     from rep_engine.verdict import Allowed, Refused, RequestFacts
-    from rep_engine.verdict.fates import Fate
     from scrapy_rep.crawl.waits import Waits
 
 

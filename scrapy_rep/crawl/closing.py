@@ -8,9 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from rep_engine.verdict.fates import REASONS
-from rep_engine.verdict.reasons import Reason
-from rep_engine.verdict.signals import Action
+from rep_engine.records import REASONS, Action, Reason
 
 if TYPE_CHECKING:
     from rep_engine.settings import RepConfig

@@ -31,7 +31,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from rep_engine.verdict import Reason, Refused
+    from rep_engine.records import Reason
+    from rep_engine.verdict import Refused
     from rep_engine.verdict.page import PageFacts, PageStatements, PageVerdict
 
 

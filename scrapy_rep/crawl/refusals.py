@@ -4,7 +4,7 @@ and 'Signals'); no other module sends ``request_refused`` or ``item_refused`` or
 refusal's stats (``tests/project/test_architecture.py``).
 
 A refusal is a :class:`rep_engine.verdict.Refused` and what it refuses (its
-:class:`rep_engine.verdict.signals.Action`): **fetch**, a request before its download
+:class:`rep_engine.records.Action`): **fetch**, a request before its download
 (:mod:`scrapy_rep.crawl.requests.perform`, which also keeps the trail's record of the
 versions it was decided with and raises ``IgnoreRequest``); **follow**, a request a page
 yielded (nofollow, ``rel="nofollow"``, an image of a ``noimageai`` page:
@@ -13,23 +13,22 @@ item of a page (noindex, ``unavailable_after``, the crawl's purpose:
 :mod:`scrapy_rep.crawl.page.itemgate`). A request may also be dropped without a verdict
 (:func:`drop_request`), or, one that cannot even be read back, only counted
 (:func:`count_unread`); whoever dropped it says what failed (a WARNING). Each is counted in
-``rep/requests/dropped/<reason>`` or ``rep/items/dropped/<reason>`` and
-:data:`DETAIL_STATS`, logged at DEBUG, then signalled with the verdict (``None`` for a
-request dropped without one; the audit trail and the report read the signal).
+``rep/requests/dropped/<reason>`` or ``rep/items/dropped/<reason>`` and the stats its
+reason's row names (:data:`rep_engine.records.REASONS`), logged at DEBUG, then signalled
+with the verdict (``None`` for a request dropped without one; the audit trail and the
+report read the signal).
 """
 
 from __future__ import annotations
 
 import logging
 from functools import cache
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import IgnoreRequest
 
+from rep_engine.records import REASONS, SIGNALLED_AS, Action, Reason
 from rep_engine.usage.rsl.terms import says_not_read
-from rep_engine.verdict.fates import SIGNALLED_AS
-from rep_engine.verdict.reasons import Reason
-from rep_engine.verdict.signals import Action
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.stats import inc, inc_each
 
@@ -38,25 +37,11 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from rep_engine.records import Dropped
     from rep_engine.verdict import Refused
-    from rep_engine.verdict.fates import Dropped
     from scrapy_rep.crawl.ledger import PageLedger
 
 logger = logging.getLogger(__name__)
-
-#: The stats a refusal counts besides ``rep/…/dropped/<reason>``, by what it refuses and
-#: why (``{purpose}``: the verdict's); the names users have always read (docs/reference.md).
-DETAIL_STATS: Final[dict[tuple[Action, Reason], tuple[str, ...]]] = {
-    (Action.FETCH, Reason.FORBIDDEN): ("robotstxt/forbidden",),
-    (Action.FETCH, Reason.PURPOSE): ("rep/purpose/requests_dropped/{purpose}",),
-    (Action.FETCH, Reason.INTERNAL_ERROR): ("rep/requests/internal_errors",),
-    (Action.FOLLOW, Reason.NOFOLLOW): ("rep/directives/requests_dropped/nofollow",),
-    (Action.FOLLOW, Reason.REL_NOFOLLOW): ("rep/directives/requests_dropped/rel_nofollow",),
-    (Action.FOLLOW, Reason.PURPOSE): ("rep/purpose/images_refused/{purpose}",),
-    (Action.KEEP, Reason.NOINDEX): ("rep/directives/items_dropped/noindex",),
-    (Action.KEEP, Reason.UNAVAILABLE_AFTER): ("rep/directives/items_dropped/unavailable_after",),
-    (Action.KEEP, Reason.PURPOSE): ("rep/purpose/items_dropped/{purpose}",),
-}
 
 
 class Refusal(IgnoreRequest):
@@ -71,7 +56,8 @@ class Refusal(IgnoreRequest):
 
 
 def refusal_stats(action: Action, verdict: Refused) -> tuple[str, ...]:
-    """The stats one refusal counts (:data:`DETAIL_STATS`, then its ``…/dropped/<reason>``)."""
+    """The stats one refusal counts (its reason's row's :attr:`~rep_engine.records.ReasonRow.counts`
+    for ``action``, then its ``…/dropped/<reason>``)."""
     stats = _stats_of(action, verdict.reason, verdict.purpose)
     signal = verdict.signal
     if signal is not None and action is Action.FETCH and says_not_read(signal):
@@ -81,7 +67,8 @@ def refusal_stats(action: Action, verdict: Refused) -> tuple[str, ...]:
 
 @cache  # one lookup per refusal
 def _stats_of(action: Action, reason: Reason | Dropped, purpose: str | None) -> tuple[str, ...]:
-    details = DETAIL_STATS.get((action, reason), ()) if isinstance(reason, Reason) else ()
+    row = REASONS.get(reason)
+    details = row.counts.get(action, ()) if row is not None else ()
     whole = "rep/items/dropped" if action is Action.KEEP else "rep/requests/dropped"
     return (*(name.format(purpose=purpose or "") for name in details), f"{whole}/{reason}")
 
@@ -111,7 +98,7 @@ def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, mess
     """``request`` is dropped without a verdict, ``why`` (the spider closed while it was held
     or waited; it could not be kept in ``JOBDIR`` or put back into the shared queue): counted,
     logged at DEBUG with
-    ``message``, sent as ``request_refused`` (:data:`~rep_engine.verdict.fates.SIGNALLED_AS`)."""
+    ``message``, sent as ``request_refused`` (:data:`~rep_engine.records.SIGNALLED_AS`)."""
     inc_each(crawler.stats, _stats_of(Action.FETCH, why, None))
     reason = why if isinstance(why, Reason) else SIGNALLED_AS[why]
     rep_signals.send_refused(crawler, logger, request, reason, message)

@@ -33,9 +33,8 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from rep_audit.summary import OVERRIDDEN_BY
-from rep_engine.settings import robots_agent
-from rep_engine.verdict.fates import REASONS, Fate
-from rep_engine.verdict.reasons import LINK_REASONS
+from rep_engine.records import LINK_REASONS, REASONS, Fate
+from rep_engine.settings.readers import robots_agent
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import ledger_of, read_urls
 from scrapy_rep.crawl.closing import closing_lines, paused
@@ -64,8 +63,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
     from typing_extensions import Self
 
+    from rep_engine.records import UrlEntry
     from rep_engine.robotstxt import RobotsTxt
-    from rep_engine.trail.urlentry import UrlEntry
     from rep_engine.verdict import Refused
     from scrapy_rep.crawl.ledger import Page
     from scrapy_rep.crawl.waits import Waits

@@ -12,16 +12,16 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy.exceptions import IgnoreRequest
 
+from rep_engine.records import FATE_PHRASES, REASONS, REPORT_FATES, Fate, Reason
 from rep_engine.urls.origins import origin_of
-from rep_engine.verdict.fates import FATE_PHRASES, REASONS, REPORT_FATES, Fate
-from rep_engine.verdict.reasons import Reason
 from scrapy_rep.crawl.closing import plural
 
 if TYPE_CHECKING:
-    from rep_engine.trail.urlentry import UrlEntry
+    from rep_engine.records import UrlEntry
 
 #: The closing line's words for the requests of a fate no reason names.
-_DOWNLOADED, _REDIRECTED = (FATE_PHRASES[fate] for fate in (Fate.FETCHED, Fate.REDIRECTED))
+_DOWNLOADED: Final = FATE_PHRASES[Fate.FETCHED]
+_REDIRECTED: Final = FATE_PHRASES[Fate.REDIRECTED]
 #: What ``audit show`` says of a failed record, and the report of a URL that got none.
 NO_RESPONSE: Final = "no response after every attempt"
 #: The closing line's words for a request whose response came and a downloader

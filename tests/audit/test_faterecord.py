@@ -13,10 +13,8 @@ from typing import Any
 import pytest
 
 from rep_audit.cli import main
-from rep_audit.faterecord import FateRecord, FileFate
-from rep_engine.trail.lines import RefusedBy
-from rep_engine.trail.urlentry import RobotsPart
-from rep_engine.verdict.fates import Fate
+from rep_audit.faterecord import FateRecord
+from rep_engine.records import Fate, FileFate, RefusedBy, RobotsPart
 from tests.support.trailfactory import (
     ORIGIN,
     RUN,

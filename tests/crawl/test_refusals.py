@@ -14,14 +14,13 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
+from rep_engine.records import Action, Dropped, Reason
 from rep_engine.settings import RepConfig
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.rsl.document import not_read
 from rep_engine.usage.rsl.terms import rsl_signals
-from rep_engine.verdict import ROBOTS, Reason, Refused, RequestFacts
-from rep_engine.verdict.fates import Dropped
+from rep_engine.verdict import ROBOTS, Refused, RequestFacts
 from rep_engine.verdict.page import PAGE
-from rep_engine.verdict.signals import Action
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 from scrapy_rep.crawl.ledger import PageLedger

@@ -10,14 +10,14 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
+from rep_engine.records import Fate, Reason, UrlEntry
 from rep_engine.robotstxt import DISALLOW_ALL, parse_robotstxt
-from rep_engine.trail.urlentry import UrlEntry
-from rep_engine.verdict import Reason, Refused
-from rep_engine.verdict.fates import Fate
+from rep_engine.verdict import Refused
 from rep_engine.verdict.page import PAGE
 from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.waits import Waits
+from tests.support.documents import CLOUDFLARE_USE_REFERENCE
 
 A = "http://a.example"
 
@@ -413,7 +413,7 @@ def test_the_lifecycle_lines_counted_at_the_end_are_the_lifecycles_own() -> None
     import inspect
 
     from rep_engine.fetch.lifecycle import machine
-    from scrapy_rep.crawl.documents.actions import _SUMMARIES
+    from scrapy_rep.crawl.documents.documents import _SUMMARIES
 
     strings = {
         node.value
@@ -488,3 +488,22 @@ def test_the_closing_line_counts_every_request_as_the_trail_does_past_the_listed
     assert "(REP_REPORT_MAX_URLS)" in text  # the list is cut
     assert "In short: 5 requests (4 downloaded, 1 forbidden by robots.txt); 1 item kept; " in text
     assert "5 links not followed (never requested)" in text
+
+
+def test_the_report_names_an_origins_use_level() -> None:
+    crawler = get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot"})
+    report = RepReport(crawler)
+    origin = "http://a.example"
+    report._fetched(
+        origin=origin, rules=parse_robotstxt(CLOUDFLARE_USE_REFERENCE), outcome="200", sitemaps=()
+    )
+    report.settled(UrlEntry(f"{origin}/x"), Fate.REFUSED, {"why": "Forbidden"}, Reason.FORBIDDEN)
+    text = report.render()
+    assert (
+        "    content use: at most reference (Content-Signal use=reference: a condition on how "
+        "its content may be used, which refuses no purpose)\n"
+    ) in text
+    report = RepReport(crawler)
+    report._fetched(origin=origin, rules=parse_robotstxt("User-agent: *\n"), outcome="200",
+                    sitemaps=())  # fmt: skip
+    assert "content use" not in report.render()

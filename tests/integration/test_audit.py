@@ -18,7 +18,7 @@ import pytest_twisted
 from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 
-from rep_engine.settings import RepSettingError
+from rep_engine.settings.readers import RepSettingError
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.requeststate import state_of
 from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records

@@ -297,7 +297,7 @@ async def test_a_request_sent_again_with_the_responses_meta_has_its_own_record(
 def test_a_jobdir_state_saved_before_schema_2_is_resumed(tmp_path: Path) -> None:
     """A paused crawl's open records, saved by the version before (ten fields, keyed by
     the bare fingerprint, the final dont_filter ids as a list), go on in the resumed run."""
-    from rep_engine.trail.urlentry import RobotsPart
+    from rep_engine.records import RobotsPart
     from scrapy_rep.crawl.audit.auditfile import Paused, resume
 
     robots_part = ["a" * 64, "testbot", 2, "Allow: /", ""]
@@ -328,7 +328,7 @@ def test_a_jobdir_state_saved_by_a_later_version_is_not_resumed_and_said(
 
 
 def test_a_jobdir_state_of_this_version_resumes_every_field(tmp_path: Path) -> None:
-    from rep_engine.trail.urlentry import STATE_VERSION, RobotsPart, UrlEntry
+    from rep_engine.records import STATE_VERSION, RobotsPart, UrlEntry
     from scrapy_rep.crawl.audit.auditfile import Paused, resume
 
     entry = UrlEntry("http://a.test/", 1, None, 2, RobotsPart("a" * 64, "bot", 1, "Allow: /", ""))
@@ -376,7 +376,7 @@ def test_a_jobdir_state_edited_by_hand_is_not_resumed_and_said(
     ``scrapy_rep.audit.json``): not resumed, said, as an unreadable one is; never an
     exception out of the ledger's start (the crawl would not start) nor an entry whose
     field a later ``+= 1`` or line would fail on (its record lost at its fate)."""
-    from rep_engine.trail.urlentry import STATE_VERSION
+    from rep_engine.records import STATE_VERSION
     from scrapy_rep.crawl.audit.auditfile import resume
 
     saved = {"version": STATE_VERSION, "run": "f" * 32, "open": {}, "unfiltered": {},

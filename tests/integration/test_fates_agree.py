@@ -17,9 +17,9 @@ from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 from twisted.internet.task import LoopingCall
 
+from rep_engine.records import UrlEntry
 from rep_engine.trail.file import encode_line
 from rep_engine.trail.read import Trail
-from rep_engine.trail.urlentry import UrlEntry
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.internals import close_spider
 from scrapy_rep.crawl.report import RepReport

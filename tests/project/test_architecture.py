@@ -26,20 +26,26 @@ import pytest
 from tests.support.paths import PACKAGE, PACKAGES
 
 #: Each floor and the floors it may import, bottom up: the engine's (``rep_engine``: the
-#: floors of the protocol, then the trail's format; ``engine``, its ``__init__``), the
+#: floors of the protocol, the trail's contract (``records``: its words and records,
+#: above ``urls`` alone, below every floor that names a reason or a fate), the trail's
+#: file; ``engine``, its ``__init__``), the
 #: audit tools (``rep_audit``), the re-check (``rep_recheck``), and the Scrapy add-on's
 #: (``scrapy_rep``: ``checker``, ``crawl``, and ``top``, a module outside both: the entry
 #: points, the signals, the re-exports of the import paths Scrapy settings name).
-_ENGINE = ("urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings", "trail")
+_ENGINE = (
+    "urls", "records", "robotstxt", "directives", "usage", "fetch", "verdict", "settings",
+    "trail",
+)  # fmt: skip
 LAYERS: dict[str, set[str]] = {
     "urls": set(),
-    "robotstxt": {"urls"},
-    "directives": set(),
-    "usage": {"urls", "robotstxt", "directives"},
-    "fetch": {"urls", "robotstxt", "usage"},
-    "verdict": {"urls", "robotstxt", "directives", "usage", "fetch"},
-    "settings": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict"},
-    "trail": {"urls", "robotstxt", "directives", "usage", "fetch", "verdict", "settings"},
+    "records": {"urls"},
+    "robotstxt": {"urls", "records"},
+    "directives": {"records"},
+    "usage": {"urls", "records", "robotstxt", "directives"},
+    "fetch": {"urls", "records", "robotstxt", "usage"},
+    "verdict": {"urls", "records", "robotstxt", "directives", "usage", "fetch"},
+    "settings": {"urls", "records", "robotstxt", "directives", "usage", "fetch", "verdict"},
+    "trail": set(_ENGINE) - {"trail"},  # every floor of the protocol
     "engine": {*_ENGINE},
     "audit": {*_ENGINE, "engine"},
     "checker": {*_ENGINE, "engine"},
@@ -50,8 +56,8 @@ LAYERS: dict[str, set[str]] = {
 #: The floors that never import Scrapy, Twisted or asyncio: every one of the engine, the
 #: audit tools and the re-check, and the add-on's checker.
 PURE_FLOORS = (*_ENGINE, "engine", "audit", "checker", "recheck")
-#: Pure modules at the top: the checker and the signals' names.
-PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals")
+#: Pure modules at the top: the checker, the signals' names and the key directory.
+PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals", "scrapy_rep.keydirectory")
 #: The one top module the floors below may import: the signals' names, which import
 #: nothing of the package (every component sends them).
 TOP_LEAF = "scrapy_rep.signals"
@@ -75,7 +81,7 @@ def modules() -> dict[str, Path]:
 
 
 def floor_of(module: str) -> str:
-    """The floor of a dotted module name."""
+    """The floor of a dotted module name (``rep_engine.records``, a module: its own)."""
     root, _, rest = module.partition(".")
     first = rest.partition(".")[0]
     if root == "rep_engine":
@@ -201,6 +207,8 @@ def test_the_layering_check_sees_a_wrong_import() -> None:
     """The control case: an import of the crawl floor from the engine is caught."""
     assert floor_of("scrapy_rep.crawl.requests.downloadermiddlewares") == "crawl"
     assert "crawl" not in LAYERS[floor_of("rep_engine.robotstxt._parser")]
+    assert floor_of("rep_engine.records") == "records"
+    assert "verdict" not in LAYERS[floor_of("rep_engine.records")]
     assert floor_of("scrapy_rep.signals") == "top"
 
 
@@ -363,12 +371,13 @@ def test_the_check_finds_an_adapter_when_one_is_loaded() -> None:
 
 
 def architecture_sections() -> dict[str, str]:
-    """ARCHITECTURE.md's text under each ``## `floor/` `` heading, by floor."""
+    """ARCHITECTURE.md's text under each ``## `floor/` `` (or ``## `floor.py` ``)
+    heading, by floor."""
     text = (PACKAGE.parent / "ARCHITECTURE.md").read_text()
     sections: dict[str, str] = {}
     for part in text.split("\n## ")[1:]:
         heading, _, body = part.partition("\n")
-        name = heading.split("`")[1].rstrip("/") if "`" in heading else heading
+        name = heading.split("`")[1].rstrip("/").removesuffix(".py") if "`" in heading else heading
         floor = {"scrapy_rep": "top", "rep_engine": "engine"}.get(name, name)
         floor = floor.removeprefix("rep_")
         sections[floor] = sections.get(floor, "") + body
@@ -474,7 +483,7 @@ def _leading_text(node: ast.expr) -> str:
 def refusal_stat_prefixes() -> tuple[str, ...]:
     """What every stat of a refusal starts with: each row of the one table of reasons
     (``rep/requests/dropped/``, ``robotstxt/forbidden``, ``rep/purpose/items_dropped/``…)."""
-    from rep_engine.verdict.fates import REASONS
+    from rep_engine.records import REASONS
 
     return tuple({stat.split("{")[0] for row in REASONS.values() for stat in row.stats})
 
@@ -508,7 +517,7 @@ def test_every_refusal_goes_through_the_performer() -> None:
     ``request_refused`` or ``item_refused`` and counts a refusal's stats: a request
     refused before the fetch, a link or an item the page pass refuses and a request
     dropped without a verdict are counted, logged and signalled in one place, from the
-    one table of reasons (``rep-engine/rep_engine/verdict/fates.py``), so that none can count
+    one table of reasons (``rep-engine/rep_engine/records.py``), so that none can count
     what it does not signal, or signal what it does not count."""
     performed = {
         name: found

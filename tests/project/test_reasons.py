@@ -1,11 +1,15 @@
-"""Refusal reasons are :class:`scrapy_rep.Reason` members, never words matched in code.
+"""Refusal reasons are :class:`scrapy_rep.Reason` members, never words matched in code;
+the trail's words are defined once, in its contract (``rep-engine/rep_engine/records.py``).
 
-Every module under ``scrapy_rep/`` is read (its AST): no comparison may hold a reason,
+Every module of the four parts is read (its AST): no comparison may hold a reason,
 or the trail's ``refused_by``, against one of their words (``reason == "forbidden"``,
 ``reason in ("nofollow", "rel_nofollow")``, ``by == "robots.txt"``), and no table may be
 keyed by reason words (``{"forbidden": …, "purpose": …}``): a word said
 twice is a reason that can drift. The members are ``str``: the words logs,
-stats, signals and the audit trail say are unchanged.
+stats, signals and the audit trail say are unchanged. And no module but the contract
+defines an enum of the words of a fate, a reason, a status or what refused, or a table
+(at module or class level) that lists two or more of them, as words or as members: every
+other table of them is derived from the contract's rows.
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ import json
 
 import pytest
 
+from rep_engine.directives import FLAGS
+from rep_engine.records import REFUSED_BY, Dropped, Fate, FileFate, ItemStatus, RefusedBy
 from rep_engine.trail.file import _ENCODE as encode  # the one encoder of trail lines
-from rep_engine.trail.lines import REFUSED_BY, RefusedBy
+from rep_engine.verdict.signal_row import Where
 from scrapy_rep import Reason
-from tests.support.paths import DOCS, PACKAGES, ROOT
+from tests.support.paths import DOCS, ENGINE, PACKAGES, ROOT
 
 #: The words of every reason and of the trail's ``refused_by``.
 WORDS = frozenset(reason.value for reason in Reason)
@@ -137,3 +143,110 @@ def test_the_docs_name_every_reason_of_the_signals() -> None:
     said = " ".join(rows)
     missing = [r.value for r in Reason if f"`{r.value}`" not in said]
     assert missing == []
+
+
+#: The trail's contract: the one module that defines its words and their tables.
+CONTRACT = ENGINE / "records.py"
+#: The contract's enums of words: a fate, a reason, a status, what refused.
+VOCABULARIES = (Reason, Dropped, Fate, FileFate, ItemStatus, RefusedBy)
+#: Words other vocabularies own, which some of the contract's borrow: the page
+#: directives (SPEC §6: ``noindex``, ``nofollow``) and where a statement is read (a
+#: document's name: ``robots.txt``, ``tdmrep.json``). As a string they name a directive or
+#: a document; as a member (``Reason.NOINDEX``), the contract's word.
+BORROWED = frozenset(FLAGS) | {where.value for where in Where}
+#: The contract's words as a string says them.
+VOCABULARY_WORDS = frozenset(w.value for enum in VOCABULARIES for w in enum) - BORROWED
+ENUM_NAMES = frozenset(enum.__name__ for enum in VOCABULARIES)
+
+
+def _named_words(nodes: list[ast.stmt] | ast.expr) -> set[str]:
+    """The contract's words ``nodes`` name: strings, or members (``Fate.FETCHED``)."""
+    found = set()
+    for node in nodes if isinstance(nodes, list) else [nodes]:
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Constant) and inner.value in VOCABULARY_WORDS:
+                found.add(str(inner.value))
+            elif (
+                isinstance(inner, ast.Attribute)
+                and isinstance(inner.value, ast.Name)
+                and inner.value.id in ENUM_NAMES
+            ):
+                found.add(f"{inner.value.id}.{inner.attr}")
+    return found
+
+
+def _is_enum(node: ast.ClassDef) -> bool:
+    return any("Enum" in ast.unparse(base) or ast.unparse(base) == "Word" for base in node.bases)
+
+
+def vocabulary_tables(source: str) -> list[str]:
+    """Every enum of the contract's words and every table (a module's or a class's
+    assignment) that lists two or more of them in ``source`` (line: what)."""
+    found = []
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.ClassDef) and _is_enum(node):
+            members = [one.value for one in node.body if isinstance(one, ast.Assign)]
+            words = sorted(_named_words([ast.Expr(value) for value in members]))
+            if len(words) > 1:
+                found.append(f"{node.lineno}: an enum {node.name} of {words}")
+            continue
+        body = node.body if isinstance(node, ast.ClassDef) else [node]
+        for statement in body:
+            if isinstance(statement, ast.Assign | ast.AnnAssign) and statement.value:
+                words = sorted(_named_words(statement.value))
+                if len(words) > 1:
+                    found.append(f"{statement.lineno}: a table of {words}")
+    return found
+
+
+def test_no_module_but_the_contract_keeps_a_table_of_its_words() -> None:
+    """A fate, a reason, a status or what refused is one member of the contract, and each
+    table of them one of its rows (or derived from them): a second table of the same words
+    drifts from the first (the renderers' phrases are the rows' columns)."""
+    found = {
+        str(path.relative_to(ROOT)): tables
+        for package in PACKAGES
+        for path in sorted(package.rglob("*.py"))
+        if path != CONTRACT and (tables := vocabulary_tables(path.read_text(encoding="utf-8")))
+    }
+    assert found == {}
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'SENT = frozenset({"fetched", "redirected", "failed"})',
+        "_NOT_HAD = frozenset({Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE})",
+        '_COUNTS: Final = ("kept", "refused", "unknown", "by_usage")',
+        "STORED: Final = (FileFate.STORED, FileFate.MARKED)",
+        '_STORY = {Fate.FETCHED: "was fetched", Fate.REFUSED: "was refused"}',
+        "DETAIL = {(Action.FETCH, Reason.FORBIDDEN): (), (Action.KEEP, Reason.NOINDEX): ()}",
+        'class Row:\n    CLASSES = {"kept": "fetched", "refused": "refused"}',
+        'class Status(str, enum.Enum):\n    KEPT = "kept"\n    REFUSED = "refused"',
+        'class By(Word):\n    CLOSED = "closed"\n    PAGE = "page"',
+        "LISTED = (RefusedBy.PURPOSE, Reason.NOINDEX)",
+    ],
+)
+def test_the_check_finds_a_table_of_the_contracts_words(source: str) -> None:
+    assert vocabulary_tables(source)
+
+
+def test_the_check_lets_derivations_and_other_vocabularies_be() -> None:
+    source = (
+        'FLAGS = ("noindex", "nofollow", "noarchive")\n'  # the page directives
+        'class Where(Word):\n    ROBOTS_TXT = "robots.txt"\n    TDMREP_JSON = "tdmrep.json"\n'
+        "SENT = frozenset(fate for fate, row in FATE_ROWS.items() if row.sent)\n"
+        '_COUNTS = (*ITEM_STATUSES, "by_usage", "by_access")\n'
+        "_DOWNLOADED: Final = FATE_PHRASES[Fate.FETCHED]\n"
+        "def colour(status):\n    return {'kept': 'fetched', 'refused': 'refused'}[status]\n"
+    )
+    assert vocabulary_tables(source) == []
+
+
+def test_the_contract_holds_the_words_the_check_looks_for() -> None:
+    """The control case on the real module: the contract's own enums and tables are
+    what the check finds elsewhere."""
+    found = vocabulary_tables(CONTRACT.read_text(encoding="utf-8"))
+    enums = {line.split()[3] for line in found if " an enum " in line}
+    assert enums == ENUM_NAMES - {"Dropped"}  # one word: no table
+    assert any("a table of ['Fate.FAILED', 'Fate.FETCHED'" in line for line in found)

@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rep_engine.fetch.cache import CacheEntry
+from rep_engine.records import ItemStatus
 from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import Origin, origin_of
@@ -21,7 +22,7 @@ from rep_engine.usage.tdmrep import NO_FILE, parse_tdmrep
 from rep_engine.verdict import ROBOTS, TDM, Allowed, Refused
 from rep_engine.verdict.page import PageStatements
 from rep_recheck.documents import OriginDocuments
-from rep_recheck.rechecker import _START_PATH, Identity, Outcome, Rechecker, Status
+from rep_recheck.rechecker import _START_PATH, Identity, Outcome, Rechecker
 
 NEVER = float("inf")
 ROBOTS_FILES = {
@@ -73,10 +74,10 @@ def test_the_fast_path_says_what_the_full_decision_says(purpose: str) -> None:
     urls = [origin + path for path in PATHS for origin in ROBOTS_FILES] * 2
     assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
     statuses = {u: fast.decide(u).status for u in urls}
-    assert statuses["https://a.example/private/1"] is Status.REFUSED
-    assert statuses["https://a.example/private/ok/2"] is Status.KEPT
-    assert statuses["https://b.example/y"] is Status.REFUSED
-    expected = Status.REFUSED if purpose == "ai-train" else Status.KEPT
+    assert statuses["https://a.example/private/1"] is ItemStatus.REFUSED
+    assert statuses["https://a.example/private/ok/2"] is ItemStatus.KEPT
+    assert statuses["https://b.example/y"] is ItemStatus.REFUSED
+    expected = ItemStatus.REFUSED if purpose == "ai-train" else ItemStatus.KEPT
     assert statuses["https://c.example/train/5"] is expected
     # the allowed items of a plain origin share one outcome; one per refusing line
     assert fast.decide("https://a.example/") is fast.decide("https://a.example/y")
@@ -173,15 +174,15 @@ def test_the_refusals_hold_their_verdicts_read_up_to_a_bound(
 
 def test_a_document_not_had_is_unknown_unless_what_was_had_refuses() -> None:
     rechecker = _rechecker("ai-train", True)  # no tdmrep.json had at all
-    assert rechecker.decide("https://a.example/y").status is Status.UNKNOWN
+    assert rechecker.decide("https://a.example/y").status is ItemStatus.UNKNOWN
     assert "tdmrep.json" in rechecker.decide("https://a.example/y").why
-    assert rechecker.decide("https://a.example/private/1").status is Status.REFUSED
-    assert rechecker.decide("https://c.example/train/5").status is Status.REFUSED
-    assert rechecker.decide("https://e.example/").status is Status.UNKNOWN  # no robots.txt
+    assert rechecker.decide("https://a.example/private/1").status is ItemStatus.REFUSED
+    assert rechecker.decide("https://c.example/train/5").status is ItemStatus.REFUSED
+    assert rechecker.decide("https://e.example/").status is ItemStatus.UNKNOWN  # no robots.txt
     reserved = parse_tdmrep(b'[{"location": "/y", "tdm-reservation": 1}]')
     with_tdm = _rechecker("ai-train", True, {"https://a.example": reserved})
     refused = with_tdm.decide("https://a.example/y")
-    assert refused.status is Status.REFUSED and refused.refusal is not None
+    assert refused.status is ItemStatus.REFUSED and refused.refusal is not None
     assert refused.refusal.document == TDM
 
 
@@ -189,7 +190,7 @@ def test_a_page_fetched_again_decides_too() -> None:
     rechecker = _rechecker("ai-train", True, {name: NO_FILE for name in ROBOTS_FILES})
     url = "https://a.example/y"
     before = rechecker.decide(url)
-    assert before.status is Status.KEPT
+    assert before.status is ItemStatus.KEPT
     now = time.time()
     says = {
         "nothing": PageStatements(),
@@ -204,21 +205,23 @@ def test_a_page_fetched_again_decides_too() -> None:
         refusal = after.page_refusal
         found[name] = (after.status, None if refusal is None else str(refusal.reason))
     assert found == {
-        "nothing": (Status.KEPT, None),
-        "noindex": (Status.REFUSED, "noindex"),
-        "noai": (Status.REFUSED, "purpose"),
-        "other bot": (Status.KEPT, None),
-        "own name": (Status.REFUSED, "purpose"),
+        "nothing": (ItemStatus.KEPT, None),
+        "noindex": (ItemStatus.REFUSED, "noindex"),
+        "noai": (ItemStatus.REFUSED, "purpose"),
+        "other bot": (ItemStatus.KEPT, None),
+        "own name": (ItemStatus.REFUSED, "purpose"),
     }
     failed = rechecker.page_failed(before, "HttpError: 404")
-    assert failed.status is Status.UNKNOWN and "404" in failed.why
+    assert failed.status is ItemStatus.UNKNOWN and "404" in failed.why
     refused = rechecker.decide("https://a.example/private/1")
     assert rechecker.after_fetch(url, refused, says["nothing"], now) is refused
 
 
-@pytest.mark.parametrize(("setting", "status"), [(True, Status.REFUSED), (False, Status.KEPT)])
+@pytest.mark.parametrize(
+    ("setting", "status"), [(True, ItemStatus.REFUSED), (False, ItemStatus.KEPT)]
+)
 def test_a_page_fetched_again_reads_noarchive_for_ai_input_under_its_setting(
-    setting: bool, status: Status
+    setting: bool, status: ItemStatus
 ) -> None:
     """The recheck reads REP_NOARCHIVE_MEANS_NO_AI_INPUT as the crawl does: a page whose
     noarchive is a no for ai-input (Bing's 2026 guidelines) is refused, unless it is off."""
@@ -230,7 +233,7 @@ def test_a_page_fetched_again_reads_noarchive_for_ai_input_under_its_setting(
     rechecker = Rechecker(config, Identity("mybot/1.0"), lambda o: documents.get(str(o)), True)
     url = "https://a.example/y"
     before = rechecker.decide(url)
-    assert before.status is Status.KEPT
+    assert before.status is ItemStatus.KEPT
     noarchive = PageStatements((("x-robots-tag", "noarchive"),))
     after = rechecker.after_fetch(url, before, noarchive, time.time())
     assert after.status is status
@@ -272,8 +275,8 @@ def test_an_origin_spelt_many_ways_has_its_documents_asked_for_once(explain: boo
     statuses = Counter(rechecker.decide(url).status for url in urls)
     assert asked == {"https://a.example": 1}
     # the query spelling is the path "/": kept
-    assert statuses == {Status.REFUSED: 3 * 50, Status.KEPT: 5 * 50}
-    assert rechecker.decide("https://user@a.example/private/9").status is Status.REFUSED
+    assert statuses == {ItemStatus.REFUSED: 3 * 50, ItemStatus.KEPT: 5 * 50}
+    assert rechecker.decide("https://user@a.example/private/9").status is ItemStatus.REFUSED
 
 
 @pytest.mark.parametrize("purpose", ["search", "ai-train"])
@@ -309,7 +312,7 @@ def test_the_fast_path_with_purpose_agents_says_what_the_full_decision_says(purp
     refusal = fast.decide("https://e.example/g/1").refusal
     assert refusal is not None and refusal.agent == "GPTBot" and refusal.line == 2
     assert fast.decide("https://e.example/private/1").refusal.agent == "mybot"  # type: ignore[union-attr]
-    assert fast.decide("https://e.example/robots.txt").status is Status.KEPT
+    assert fast.decide("https://e.example/robots.txt").status is ItemStatus.KEPT
     # the items of one refusing line share an outcome, equal to the full decision's
     first, second = fast.decide("https://e.example/c/3"), fast.decide("https://e.example/c/4")
     assert first is second and first == full.decide("https://e.example/c/3")
@@ -325,10 +328,10 @@ def test_a_shared_outcome_of_the_fast_path_is_decided_again_after_the_fetch() ->
     noai = PageStatements((("x-robots-tag", "noai"),))
     before = fast.decide(url)
     after = fast.after_fetch(url, before, noai, now)
-    assert after.status is Status.REFUSED and after.page_refusal is not None
+    assert after.status is ItemStatus.REFUSED and after.page_refusal is not None
     assert after.verdict is before.verdict and isinstance(after.verdict, Allowed)
     assert after.page_refusal == full.after_fetch(url, full.decide(url), noai, now).page_refusal
     failed = fast.page_failed(before, "HttpError: 404")
-    assert failed.status is Status.UNKNOWN and failed.verdict == before.verdict
+    assert failed.status is ItemStatus.UNKNOWN and failed.verdict == before.verdict
     assert fast.decide(url) is before  # the shared outcome itself unchanged
-    assert before.status is Status.KEPT and before.page is None
+    assert before.status is ItemStatus.KEPT and before.page is None

@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from rep_engine.fetch.cache import CacheEntry
+from rep_engine.records import ItemStatus
 from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import Origin, origin_of
@@ -28,7 +29,7 @@ from rep_engine.usage.tdmrep import NO_FILE
 from rep_engine.verdict import ROBOTS, TDM, Refused
 from rep_recheck import rechecker as module
 from rep_recheck.documents import OriginDocuments
-from rep_recheck.rechecker import Identity, Outcome, Rechecker, Status
+from rep_recheck.rechecker import Identity, Outcome, Rechecker
 
 NEVER = float("inf")
 CORPUS = pathlib.Path("/work/shared/corpus")
@@ -276,7 +277,7 @@ def test_hostile_paths_are_decided_by_the_fast_path_as_by_the_full_decision(
                 if origin not in parsed:
                     continue
                 refusing = [n for n in names if not parsed[origin].decide(url, n).allowed]
-                assert (got.status is Status.REFUSED) == bool(refusing), url
+                assert (got.status is ItemStatus.REFUSED) == bool(refusing), url
                 if refusing:
                     assert isinstance(got.refusal, Refused)
                     assert got.refusal.agent == refusing[0], url

@@ -12,13 +12,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rep_engine.fetch.cache import CacheEntry
+from rep_engine.records import ItemStatus
 from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.tdmrep import NO_FILE
 from rep_engine.verdict import ROBOTS, TDM, Refused
 from rep_recheck.documents import OriginDocuments
-from rep_recheck.rechecker import Identity, Outcome, Rechecker, Status
+from rep_recheck.rechecker import Identity, Outcome, Rechecker
 
 NEVER = float("inf")
 ORIGIN = "https://a.example"
@@ -102,7 +103,7 @@ def test_the_fast_path_says_what_the_full_decision_says_of_each_item(
     slow._fast = False  # the same settings, each item decided in full
     for url, outcome in zip(urls, outcomes, strict=True):
         expected = slow.decide(url)
-        if outcome.status is Status.REFUSED:
+        if outcome.status is ItemStatus.REFUSED:
             expected = full.decide(url)  # a refusal names its line either way
         assert outcome == expected and repr(outcome) == repr(expected), url
-    assert all(s[0] is not Status.UNKNOWN for s in said)
+    assert all(s[0] is not ItemStatus.UNKNOWN for s in said)

@@ -1,5 +1,6 @@
-"""Fake Scrapy objects for the unit tests: responses, and the components built on a
-crawler of their own."""
+"""Fake Scrapy objects for the unit tests of the crawl: responses, and the components built
+on a crawler of their own (what a page says, as the engine's tests give it:
+tests/support/statements.py)."""
 
 from __future__ import annotations
 
@@ -9,18 +10,16 @@ from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
 from rep_engine.directives import PageDirectives
+from rep_engine.records import Action
 from rep_engine.settings import RepConfig
 from rep_engine.usage.purpose import usage_decision
 from rep_engine.verdict import Refused
 from rep_engine.verdict.page import PageVerdict
-from rep_engine.verdict.signals import Action
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.refusals import refuse_request
 from tests.support.scrapyversions import open_stats
-
-#: The URL of the article page.
-ARTICLE = "https://example.com/art/1"
+from tests.support.statements import ARTICLE
 
 
 def article_page(head: str = "", headers: dict[str, str] | None = None) -> HtmlResponse:

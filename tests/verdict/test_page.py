@@ -8,10 +8,10 @@ from datetime import datetime, timezone
 
 import pytest
 
+from rep_engine.records import Reason
 from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.tdmrep import parse_tdmrep
-from rep_engine.verdict import Reason
 from rep_engine.verdict.page import (
     PAGE,
     SAYS_NOTHING,

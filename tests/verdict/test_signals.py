@@ -3,6 +3,7 @@ holds for what the crawl reads."""
 
 from __future__ import annotations
 
+from rep_engine.records import Action
 from rep_engine.usage.purpose import PURPOSES
 from rep_engine.verdict.signals import (
     HEADER_FIELDS,
@@ -10,7 +11,6 @@ from rep_engine.verdict.signals import (
     OTHER_ROWS,
     PAGE_ROWS,
     SIGNALS,
-    Action,
     Binds,
     Where,
     meta_names,

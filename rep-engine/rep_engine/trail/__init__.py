@@ -1,2 +1,2 @@
-"""The audit trail's format: its records both ways, its file and its snapshots (pure;
-the one contract of the parts)."""
+"""The audit trail's file: its lines, the hash chain across them and its snapshots (pure).
+The words and records it holds are the parts' one contract, :mod:`rep_engine.records`."""

@@ -5,15 +5,13 @@ builds dicts from values; the Scrapy side (:mod:`scrapy_rep.crawl.audit.audit`) 
 
 from __future__ import annotations
 
-import math
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import fields
-from datetime import datetime, timezone
 from importlib import metadata
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any
 
+from rep_engine.records import FATES, iso_time
 from rep_engine.robotstxt.useragent import crawler_name
 from rep_engine.settings import SETTINGS, RepConfig, settings_in_force
 from rep_engine.settings.readers import used_presets
@@ -28,46 +26,9 @@ from rep_engine.trail.pagepart import snapshotted as snapshotted
 from rep_engine.usage.purpose import PURPOSES
 from rep_engine.usage.rsl.terms import license_url_of
 from rep_engine.usage.standards import STANDARDS
-from rep_engine.verdict.fates import REFUSED_BY_WORD, Fate
-from rep_engine.verdict.reasons import Word
 
 if TYPE_CHECKING:
     from rep_engine.usage.purpose import UsageDecision
-
-
-class RefusedBy(Word):
-    """What refused a request, as a ``url`` record's ``refused_by`` says it
-    (docs/audit-trail.md): the trail's words for a :class:`Reason`."""
-
-    ROBOTS_TXT = "robots.txt"
-    UNREACHABLE = "unreachable"
-    PURPOSE = "purpose"
-    CLOSED = "closed"
-    #: Never written; ``audit verify`` has always read it as a refusal for a purpose.
-    TDMREP_JSON = "tdmrep.json"
-
-
-#: A refused request's :class:`Reason` (the ``request_refused`` signal's) -> ``refused_by``
-#: (:data:`rep_engine.verdict.fates.REASONS`' rows). Keyed by members, which are ``str``:
-#: another add-on's reason is looked up as a word, and written as its word when missing.
-REFUSED_BY: Final[Mapping[str, RefusedBy]] = {
-    word: by for word, said in REFUSED_BY_WORD.items() if (by := RefusedBy.of(said)) is not None
-}
-#: The fates of a ``url`` record, in the order of the ``end`` line's counts: the words of
-#: :class:`Fate`, as plain strings (what a user types and reads).
-FATES: Final[tuple[str, ...]] = tuple(map(str, Fate))
-
-_second: list[Any] = [-1, ""]
-
-
-def iso_time(now: float | None = None) -> str:
-    """ISO 8601 UTC with milliseconds: ``2026-11-23T14:05:09.123Z``."""
-    now = time.time() if now is None else now
-    second = int(now)
-    if second != _second[0]:  # formatted once per second
-        stamp = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
-        _second[:] = [second, stamp]
-    return f"{_second[1]}.{int((now - second) * 1000):03d}Z"
 
 
 def package_version() -> str:
@@ -86,12 +47,15 @@ def run_line(
     jobdir: str | None,
     resumes_trail: str | None = None,
     resumes_head: str | None = None,
+    web_bot_auth: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The header of one run: what was crawled, by whom, under which rules. A run resumed
     from ``JOBDIR`` names the paused run (``resumes``), the trail it was written to
     (``resumes_trail``, as its ``REP_AUDIT_FILE`` said) and the SHA-256 of its end line
     (``resumes_head``), so that ``audit verify`` can tell when the paused run is not in
-    the trails it is given, and that the one given ends as it did."""
+    the trails it is given, and that the one given ends as it did. ``web_bot_auth``: how
+    the run signed its requests (its ``Signature-Agent``, key id and tag), ``None`` when
+    it did not."""
     user_agent = str(settings.get("USER_AGENT") or "")
     robots_agent = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
     return {
@@ -113,6 +77,7 @@ def run_line(
         "resumes_trail": resumes_trail if resumes else None,
         "resumes_head": resumes_head if resumes else None,
         "jobdir": jobdir,
+        "web_bot_auth": web_bot_auth,
         # Every fetched page's record keeps what the page said (its ``page`` part), whole
         # (a long one as a snapshot): a record of this run without one has lost it.
         "page_parts": WHOLE_PAGE_PARTS,
@@ -151,58 +116,6 @@ def snapshot_line(
         "fetched": iso_time(fetched),
         "bytes": size,
     }
-
-
-def robots_part(
-    sha256: str,
-    agent: str,
-    line: int | None,
-    rule: str | None,
-    why: str,
-    obeyed: bool = True,
-    overridden: str = "",
-    override_expired: str = "",
-    agents: Sequence[str] = (),
-    override_ends: float | None = None,
-    addressed: str = "",
-    also: str | None = None,
-) -> dict[str, Any]:
-    """The robots.txt line that decided a URL for ``agent`` (or why none did); the
-    robots.txt is the URL's origin's, not said on every line. ``obeyed=False``: its
-    Allow/Disallow lines were not obeyed for the request (``ROBOTSTXT_OBEY = False``,
-    ``dont_obey_robotstxt``; ``why`` says which; its snapshot, if any, is the one whose
-    AI-usage opt-outs were obeyed). ``overridden``: robots.txt disallows it, and an
-    authorized override (``REP_OVERRIDES``) let it through: its reason and expiry, in
-    words; ``override_ends``: the instant that override stops covering a request (POSIX
-    seconds), written as a value (ISO 8601 UTC) for ``audit verify`` to hold ``sent_at``
-    to, never read back from the words. ``override_expired``: robots.txt disallows it and
-    its host's override had expired when it was to be sent (its reason and expiry): refused.
-
-    ``agents``: every crawler name it was held to, when more than one (the declared name,
-    then the name it was sent as; docs/decisions.md, 'Every name a request can be held
-    to'); ``agent`` is then the one whose group refused it, or the declared name.
-    ``addressed``: the site (origin) the request's ``Host`` header addressed, when another
-    than its URL's: the snapshot is that site's robots.txt, or its URL's own origin's when
-    that one refused it; ``also``: the URL's own origin's robots.txt, when it allowed the
-    request too (``""``: given up on as unreachable; docs/decisions.md, 'A request sent
-    with another Host is decided by both sites')."""
-    part: dict[str, Any] = {"snapshot": sha256, "agent": agent} if sha256 else {"agent": agent}
-    if len(agents) > 1:
-        part["agents"] = list(agents)
-    if addressed:
-        part["addressed"] = addressed
-        if also is not None:
-            part["also"] = also
-    if not obeyed:
-        part["obeyed"] = False
-    if overridden:
-        part["overridden"] = overridden
-        if override_ends is not None and math.isfinite(override_ends):
-            part["override_ends"] = iso_time(override_ends)
-    if override_expired:
-        part["override_expired"] = override_expired
-    part.update({"line": line, "rule": rule} if line is not None else {"why": why})
-    return part
 
 
 def usage_part(

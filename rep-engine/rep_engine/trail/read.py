@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
+from rep_engine.records import text
 from rep_engine.trail.file import TrailFileError, last_line, snapshot_dir
 
 # Its readers' names, where they have always been.
@@ -31,28 +32,6 @@ from rep_engine.trail.snapshots import parsed_size as parsed_size
 #: The line types of schema v1 (``repair``: written by ``audit repair`` after a cut;
 #: ``item``: by ``recheck``, one per stored item re-checked).
 TYPES: Final = frozenset({"run", "snapshot", "url", "file", "end", "repair", "item"})
-#: The fates a ``url`` line can have.
-FATES: Final = ("fetched", "refused", "failed", "redirected", "unfinished")
-
-
-def text(value: Any) -> str:
-    """A field that must be a string: ``""`` when it is anything else."""
-    return value if isinstance(value, str) else ""
-
-
-def items(value: Any) -> list[Any]:
-    """A field that must be a list: ``[]`` when it is anything else."""
-    return value if isinstance(value, list) else []
-
-
-def mapping(value: Any) -> dict[Any, Any]:
-    """A field that must be an object: ``{}`` when it is anything else."""
-    return value if isinstance(value, dict) else {}
-
-
-def whole(value: Any) -> int | None:
-    """A field that must be a whole number: ``None`` when it is anything else (a bool)."""
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 class TrailError(Exception):
@@ -170,8 +149,8 @@ class Trail:
     def _gzip_lines(self, file: IO[bytes]) -> Iterator[tuple[bytes, bool]]:
         end = GzipEnd()
         pending = b""
-        for text in gzip_members(file, end):
-            pending += text
+        for chunk in gzip_members(file, end):
+            pending += chunk
             start = 0
             while (newline := pending.find(b"\n", start)) >= 0:
                 yield pending[start : newline + 1], True

@@ -4,8 +4,6 @@ its values: :mod:`rep_engine.verdict.values`)."""
 
 # Re-exported (``X as X``): this package is the public import path of these names.
 from rep_engine.verdict.decide import decide as decide
-from rep_engine.verdict.reasons import LINK_REASONS as LINK_REASONS
-from rep_engine.verdict.reasons import Reason as Reason
 from rep_engine.verdict.values import LICENSE as LICENSE
 from rep_engine.verdict.values import ROBOTS as ROBOTS
 from rep_engine.verdict.values import TDM as TDM

@@ -41,9 +41,9 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Final
 
 from rep_engine.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
+from rep_engine.records import Reason
 from rep_engine.usage.rsl.terms import licenses_signals
 from rep_engine.verdict.policy import NOTHING_BEFORE, RESERVED_ALL
-from rep_engine.verdict.reasons import Reason
 from rep_engine.verdict.values import (
     LICENSE,
     ROBOTS,

@@ -31,6 +31,7 @@ from functools import cached_property
 from typing import Final, NamedTuple
 
 from rep_engine.directives import EMPTY, PageDirectives, combine
+from rep_engine.records import Reason
 from rep_engine.usage.purpose import (
     UsageDecision,
     UsageSignal,
@@ -40,7 +41,6 @@ from rep_engine.usage.purpose import (
 )
 from rep_engine.usage.tdmrep import NO_VALUES, TdmValues
 from rep_engine.verdict.policy import NO_SIGNALS, NOTHING_BEFORE, Before, UsagePolicy
-from rep_engine.verdict.reasons import Reason
 from rep_engine.verdict.signals import Binds, Field, Said, SignalRow, Where, rows_for
 from rep_engine.verdict.values import Refused
 

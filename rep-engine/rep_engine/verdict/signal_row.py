@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from rep_engine.records import Action, Word
 from rep_engine.usage.purpose import Purpose, UsageSignal
 from rep_engine.usage.tdmrep import TdmValues
-from rep_engine.verdict.reasons import Word
 
 #: A field as the page gives it: ``(name, value)``, the name lowercased (a header's name,
 #: or a meta tag's ``name``).
@@ -41,15 +41,6 @@ class Binds(Word):
     OUR_NAMES = "our names"
     #: robots.txt's groups: the group of each name the request is held to.
     GROUPS = "robots.txt groups"
-
-
-class Action(Word):
-    """What a statement may refuse."""
-
-    FETCH = "fetch"
-    KEEP = "keep"
-    FOLLOW = "follow"
-    STORE = "store"
 
 
 class Combine(Word):

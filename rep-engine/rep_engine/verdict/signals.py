@@ -22,6 +22,7 @@ from typing import Final
 
 from rep_engine.directives import header_directives, meta_directives
 from rep_engine.directives.robotstag import robots_tag_directives
+from rep_engine.records import Action
 from rep_engine.usage.purpose import (
     PURPOSES,
     Purpose,
@@ -32,7 +33,6 @@ from rep_engine.usage.purpose import (
 from rep_engine.usage.tdmrep import TdmValues, header_values, meta_values
 
 # Re-exported (``X as X``): this module is the public import path of these names.
-from rep_engine.verdict.signal_row import Action as Action
 from rep_engine.verdict.signal_row import Binds as Binds
 from rep_engine.verdict.signal_row import Combine as Combine
 from rep_engine.verdict.signal_row import Field as Field

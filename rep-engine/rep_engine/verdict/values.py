@@ -16,9 +16,9 @@ from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 
 from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
 from rep_engine.fetch.rsl_kind import RSL
+from rep_engine.records import Reason
 from rep_engine.usage.rsl.terms import owned_licenses
 from rep_engine.verdict.policy import NOTHING_BEFORE, Before, UsagePolicy
-from rep_engine.verdict.reasons import Reason
 
 if TYPE_CHECKING:
     from rep_engine.fetch.cache import CacheEntry

@@ -25,15 +25,14 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
+from rep_engine.records import STATE_VERSION, Fate, RobotsPart, UrlEntry
 from rep_engine.robotstxt.useragent import product_token
 from rep_engine.trail import lines
 from rep_engine.trail.read import tail_of
-from rep_engine.trail.urlentry import STATE_VERSION, RobotsPart, UrlEntry
 from rep_engine.verdict import LICENSE as LICENSE_KIND
 from rep_engine.verdict import ROBOTS as ROBOTS_KIND
 from rep_engine.verdict import TDM as TDM_KIND
 from rep_engine.verdict import Allowed, Obey, Refused
-from rep_engine.verdict.fates import Fate
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import AuditWriter, save_state
@@ -49,6 +48,7 @@ from scrapy_rep.crawl.internals import (
 )
 from scrapy_rep.crawl.ledger import read_by
 from scrapy_rep.crawl.requeststate import open_record
+from scrapy_rep.crawl.webbotauth import signed_by
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -274,6 +274,7 @@ class UrlLedger(FateEvents):
                 self.run, self.config, settings, spider_name,
                 paused.run if paused else None, self.jobdir,
                 paused.trail if paused else None, paused.head if paused else None,
+                signed_by(self.crawler),
             )
         )  # fmt: skip
 

@@ -9,10 +9,9 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.http import Response
 
+from rep_engine.records import LINK_REASONS, REFUSED_BY, Fate, Reason
 from rep_engine.trail import lines
-from rep_engine.verdict.fates import Fate
 from rep_engine.verdict.policy import NOTHING_BEFORE
-from rep_engine.verdict.reasons import LINK_REASONS, Reason
 from scrapy_rep.crawl.audit.auditrequests import RequestEvents
 from scrapy_rep.crawl.audit.auditstate import NOT_FOLLOWED_KEPT, guarded, robots_sha
 from scrapy_rep.crawl.internals import dropped_response
@@ -50,7 +49,7 @@ class FateEvents(RequestEvents):
             key = record_id(request)
             before = verdict.before if verdict is not None else before_of(request)
             extra: dict[str, Any] = {
-                "refused_by": lines.REFUSED_BY.get(reason, reason),
+                "refused_by": REFUSED_BY.get(reason, reason),
                 "why": message,
             }
             if before is not NOTHING_BEFORE:

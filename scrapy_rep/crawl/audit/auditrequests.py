@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.exceptions import IgnoreRequest
 
-from rep_engine.trail.urlentry import UrlEntry
-from rep_engine.verdict.fates import Fate
+from rep_engine.records import Fate, UrlEntry
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditshared import SharedQueue
 from scrapy_rep.crawl.audit.auditstate import guarded

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from rep_engine.records import RobotsPart, UrlEntry
 from rep_engine.robotstxt.useragent import crawler_name
-from rep_engine.trail.urlentry import RobotsPart, UrlEntry
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditstate import AuditState, guarded
 from scrapy_rep.crawl.requeststate import record_id, recorded

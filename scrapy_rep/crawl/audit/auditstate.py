@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from scrapy.utils.job import job_dir
 
+from rep_engine.records import Fate, RobotsPart, UrlEntry
 from rep_engine.robotstxt.useragent import held_names
-from rep_engine.settings import robots_agent
+from rep_engine.settings.readers import robots_agent
 from rep_engine.trail import lines
-from rep_engine.trail.urlentry import RobotsPart, UrlEntry
-from rep_engine.verdict.fates import Fate
 from rep_engine.verdict.policy import NOTHING_BEFORE
 from scrapy_rep.crawl.audit.auditfile import AuditWriter, Paused, resume
 from scrapy_rep.crawl.auditing import URL_READERS

@@ -11,13 +11,16 @@ from scrapy.http import HtmlResponse
 
 from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
 from rep_engine.fetch.rsl_kind import RSL
+from rep_engine.records import NOT_HAD
 from rep_engine.robotstxt import ALLOW_ALL
 from rep_engine.robotstxt.useragent import held_names
-from rep_engine.settings import RepConfig, robots_agent, usage_policy
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import robots_agent
+from rep_engine.settings.rules import usage_policy
 from rep_engine.trail.terminal import printable
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.purpose import PURPOSES, UsageDecision
-from rep_engine.verdict import Allowed, Reason, Refused
+from rep_engine.verdict import Allowed, Refused
 from scrapy_rep.checker.exits import EXIT_ALLOWED, EXIT_DISALLOWED, EXIT_UNREACHABLE
 from scrapy_rep.checker.report import (
     NOTHING_OBEYED,
@@ -193,9 +196,7 @@ def _unreachable(group: list[Asked], kind: str | None) -> bool:
         used = asked.verdict.used if asked.verdict is not None else ()
         if any(entry.unreachable for name, _, entry in used if kind in (None, name)):
             return True
-        if kind is None and isinstance(asked.verdict, Refused) and asked.verdict.reason in (
-            Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE
-        ):  # fmt: skip
+        if kind is None and isinstance(asked.verdict, Refused) and asked.verdict.reason in NOT_HAD:
             return True
     return False
 

@@ -11,15 +11,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rep_engine.fetch.kinds import ROBOTS_TXT
-from rep_engine.verdict.fates import Fate
+from rep_engine.records import Fate
 from scrapy_rep.crawl.documents.engine_fetch import describe
 from scrapy_rep.crawl.ledger import PageLedger
 
 if TYPE_CHECKING:
     from scrapy.http import Response
 
+    from rep_engine.records import UrlEntry
     from rep_engine.robotstxt import RobotsTxt
-    from rep_engine.trail.urlentry import UrlEntry
     from rep_engine.verdict import Allowed, Refused, RequestFacts
     from scrapy_rep.crawl.media.filerecords import FileVerdict
 

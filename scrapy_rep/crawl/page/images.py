@@ -24,6 +24,7 @@ from itemadapter import ItemAdapter
 from scrapy.http import TextResponse
 from w3lib.url import canonicalize_url
 
+from rep_engine.records import Reason
 from rep_engine.usage.imageusage import (
     IMAGE_PURPOSES,
     IMAGE_USAGE_KEY,
@@ -34,7 +35,6 @@ from rep_engine.usage.imageusage import (
     page_record,
 )
 from rep_engine.verdict.page import PAGE
-from rep_engine.verdict.reasons import Reason
 from rep_engine.verdict.values import Refused
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.ledger import NOT_READ

@@ -12,9 +12,8 @@ from typing import TYPE_CHECKING
 
 from w3lib.url import canonicalize_url
 
+from rep_engine.records import Action, Reason
 from rep_engine.verdict.page import PAGE
-from rep_engine.verdict.reasons import Reason
-from rep_engine.verdict.signals import Action
 from rep_engine.verdict.values import Refused
 from scrapy_rep.crawl.page.nofollowlinks import rel_nofollow_targets
 from scrapy_rep.crawl.page.pagestate import PageState

@@ -24,7 +24,7 @@ from scrapy import Request, signals
 from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
-from rep_engine.verdict.signals import Action
+from rep_engine.records import Action
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.closing import closing_lines

@@ -33,17 +33,20 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy import signals
 
+from rep_engine.records import Reason
 from rep_engine.verdict import Refused, Verdict, Wait
-from rep_engine.verdict.reasons import Reason
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.internals import (
     append_downloader_method,
     downloader_methods,
     running_engine,
 )
-from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS, RobotsTxtMiddleware
+from scrapy_rep.crawl.requests.downloadermiddlewares import (
+    OWNERS,
+    RobotsTxtMiddleware,
+    returned_if_held,
+)
 from scrapy_rep.crawl.requests.facts import decoded
-from scrapy_rep.crawl.requests.sendtime import returned_if_held
 from scrapy_rep.crawl.requeststate import RequestState, follow_url, moved, sent_state, state_of
 from scrapy_rep.crawl.stats import inc
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 
 def test_the_tools_read_each_verdict_and_a_redirects_hop_from_the_settled_entries() -> None:
-    from rep_engine.trail.urlentry import UrlEntry
-    from rep_engine.verdict import UNCHECKED, Reason, Refused
-    from rep_engine.verdict.fates import Fate
+    from rep_engine.records import Fate, Reason, UrlEntry
+    from rep_engine.verdict import UNCHECKED, Refused
     from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
     from scrapy_rep.crawl.ledger import PageLedger
 
@@ -32,8 +31,7 @@ def test_the_tools_read_each_verdict_and_a_redirects_hop_from_the_settled_entrie
 def test_a_page_is_kept_only_when_its_item_reached_the_crawls_end() -> None:
     """The page pass passing the item on is not "kept": a later component may drop it;
     the page's ledger as the URL ledger settled it says how many reached the end."""
-    from rep_engine.trail.urlentry import UrlEntry
-    from rep_engine.verdict.fates import Fate
+    from rep_engine.records import Fate, UrlEntry
     from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
     from scrapy_rep.crawl.ledger import PageLedger
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from rep_engine.fetch.lifecycle.shared import gave_up_outcome, given_up_allowing
+from rep_engine.fetch.lifecycle.shared import GAVE_UP_FATE, gave_up_outcome, given_up_allowing
 from rep_engine.fetch.rules import FailureClass, Policy
-from rep_recheck.warc import GAVE_UP_FATE
 from tests.support.lifecycles import POLICIES, given_up
 
 

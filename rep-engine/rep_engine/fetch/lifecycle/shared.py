@@ -21,8 +21,9 @@ D = TypeVar("D")
 
 #: How often a process waiting for another one's download looks at the store (seconds).
 LEASE_POLL: Final = 0.2
-#: What a give-up verdict's outcome says of the held requests, by whether they go on.
-_GAVE_UP_FATE: Final = {
+#: What a give-up verdict's outcome says of the held requests, by whether they go on (a
+#: recheck's document not had from a capture says it of its items: :mod:`rep_recheck.warc`).
+GAVE_UP_FATE: Final = {
     True: "treated as allowed (REP_UNREACHABLE_ACTION)",
     False: "requests dropped",
 }
@@ -31,7 +32,7 @@ _GAVE_UP_FATE: Final = {
 #: in record <urn:…> at … (503: …): requests dropped``).
 _GAVE_UP_SAID: Final = re.compile(
     r"(?:unreachable for \S+ s|captured (?:as \S+ )?in record \S+ at .+?) \(.*\): ("
-    + "|".join(re.escape(fate) for fate in _GAVE_UP_FATE.values())
+    + "|".join(re.escape(fate) for fate in GAVE_UP_FATE.values())
     + ")",
     re.DOTALL,
 )
@@ -71,7 +72,7 @@ def gave_up_outcome(waited: float, last: str, allow: bool) -> str:
     """The outcome of a give-up verdict, as the log, the ``robotstxt_fetched`` signal and
     the audit trail's ``why`` say it: ``unreachable for 600 s (503 Service Unavailable):
     requests dropped``, or ``…: treated as allowed (REP_UNREACHABLE_ACTION)``."""
-    return f"unreachable for {seconds(waited)} s ({last}): {_GAVE_UP_FATE[allow]}"
+    return f"unreachable for {seconds(waited)} s ({last}): {GAVE_UP_FATE[allow]}"
 
 
 def given_up_allowing(said: str) -> bool | None:
@@ -81,7 +82,7 @@ def given_up_allowing(said: str) -> bool | None:
     runs): the crawl carries the verdict itself (:attr:`CacheEntry.unreachable` and the
     stand-in's rules)."""
     found = _GAVE_UP_SAID.search(said)
-    return None if found is None else found.group(1) == _GAVE_UP_FATE[True]
+    return None if found is None else found.group(1) == GAVE_UP_FATE[True]
 
 
 def stand_in_entry(

@@ -1,0 +1,986 @@
+"""The audit trail's contract (docs/audit-trail.md): the words its records say and the
+records both ways, one module for the four parts (pure: it imports nothing of the engine
+but :mod:`rep_engine.urls`).
+
+The crawl that writes a trail, the end-of-crawl report, the audit tools and the re-check
+read the same words from here: why a request, a link or an item was refused
+(:class:`Reason`, or :class:`Dropped` for a request dropped without a verdict), what
+became of a request (:class:`Fate`), of a file a media pipeline downloaded
+(:class:`FileFate`) and of a re-checked item (:class:`ItemStatus`), and what refused it
+(:class:`RefusedBy`). Each reason is one row of :data:`REASONS` (:class:`ReasonRow`) and
+each fate one row of :data:`FATE_ROWS` or :data:`FILE_FATE_ROWS`, saying what it refuses,
+what it counts and how each reader words it: a new reason is one row here, not four
+bookkeepers (``tests/test_records.py`` keeps every member in its table), and no other
+module keeps a table or an enum of these words (``tests/project/test_reasons.py``).
+
+The records: a ``url`` record both ways (:class:`UrlEntry`: :meth:`UrlEntry.line` writes
+it, :meth:`UrlEntry.from_line` reads it back, :meth:`UrlEntry.state` keeps it in
+``JOBDIR``), and a re-check's ``item`` record read (:class:`ItemRecord`, by
+:func:`item_of`), with the readers of a field that never raise (:func:`text`,
+:func:`whole`, :func:`items`, :func:`mapping`).
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from datetime import datetime, timezone
+from types import MappingProxyType
+from typing import Any, Final, NamedTuple, Protocol, TypeVar
+
+from rep_engine.urls.origins import origin_of
+
+# A record's fields: read, a value not of its type as a missing one; a time, written.
+
+
+def text(value: Any) -> str:
+    """A field that must be a string: ``""`` when it is anything else."""
+    return value if isinstance(value, str) else ""
+
+
+def items(value: Any) -> list[Any]:
+    """A field that must be a list: ``[]`` when it is anything else."""
+    return value if isinstance(value, list) else []
+
+
+def mapping(value: Any) -> dict[Any, Any]:
+    """A field that must be an object: ``{}`` when it is anything else."""
+    return value if isinstance(value, dict) else {}
+
+
+def whole(value: Any) -> int | None:
+    """A field that must be a whole number: ``None`` when it is anything else (a bool)."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+_second: list[Any] = [-1, ""]
+
+
+def iso_time(now: float | None = None) -> str:
+    """ISO 8601 UTC with milliseconds: ``2026-11-23T14:05:09.123Z``."""
+    now = time.time() if now is None else now
+    second = int(now)
+    if second != _second[0]:  # formatted once per second
+        stamp = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
+        _second[:] = [second, stamp]
+    return f"{_second[1]}.{int((now - second) * 1000):03d}Z"
+
+
+# The words. Every refusal carries a :class:`Reason`: :attr:`rep_engine.verdict.Refused.reason`
+# (the verdict before the fetch), the ``reason`` of the ``request_refused`` and
+# ``item_refused`` signals (the page pass after the fetch, the requests dropped when the
+# spider closes), and the stats named after it (``rep/requests/dropped/<reason>``). A
+# member of each enum is a ``str`` whose value is the word those have always said, so
+# logs, stats, signal handlers that compare with the word and every file format read the
+# same; code compares members (``reason is Reason.FORBIDDEN``), never words
+# (``tests/project/test_reasons.py``).
+
+W = TypeVar("W", bound="Word")
+
+
+class Word(str, enum.Enum):
+    """A ``str`` enum whose members format as their value (what ``enum.StrEnum`` does
+    from Python 3.11; the package supports 3.10): ``f"{Reason.FORBIDDEN}"`` is
+    ``"forbidden"``, as stats names, logs and JSON have always said it."""
+
+    # str's own slots: no Python call where a member is formatted.
+    __str__ = str.__str__
+    __format__ = str.__format__  # type: ignore[assignment]
+
+    @classmethod
+    def of(cls: type[W], word: object) -> W | None:
+        """The member a file or a handler wrote as ``word``; ``None`` for any other value
+        (a hand-edited trail, another add-on's word): never an error."""
+        try:
+            return cls(word)
+        except (ValueError, TypeError):
+            return None
+
+
+class Reason(Word):
+    """Why a request, a link or an item was refused; its value is the word that logs,
+    stats and signals say."""
+
+    # Requests refused before the fetch (:func:`rep_engine.verdict.decide`).
+    #: robots.txt disallows it, for the crawler or a ``REP_PURPOSE_AGENTS`` token.
+    FORBIDDEN = "forbidden"
+    #: Its robots.txt was given up on as unreachable (SPEC §4): its opt-outs are not known.
+    ROBOTSTXT_UNREACHABLE = "robotstxt_unreachable"
+    #: Its tdmrep.json was given up on as unreachable (``REP_UNREACHABLE_ACTION = "drop"``).
+    TDMREP_UNREACHABLE = "tdmrep_unreachable"
+    #: An explicit "no" for a purpose of the crawl (before the fetch, or a page's image
+    #: or item after it).
+    PURPOSE = "purpose"
+    #: Held for a document when the spider closed: never sent.
+    SPIDER_CLOSED = "spider_closed"
+    #: A bug of ours while deciding: dropped, never sent unchecked (docs/decisions.md,
+    #: 'A bug of ours while deciding drops the request').
+    INTERNAL_ERROR = "internal_error"
+    #: Sent with another User-Agent, URL or ``Host`` than it was decided for, while a
+    #: document the site it is sent to needs is not known: refused, never sent unchecked
+    #: (the check as it is sent cannot wait: docs/decisions.md).
+    SENT_UNKNOWN = "sent_unknown"
+
+    # Links the page pass does not follow (SPEC §6).
+    #: The page says nofollow (robots meta, ``X-Robots-Tag``).
+    NOFOLLOW = "nofollow"
+    #: The page links to it only with ``rel="nofollow"``.
+    REL_NOFOLLOW = "rel_nofollow"
+
+    # Items the page pass drops (``item_refused``).
+    #: The page says noindex.
+    NOINDEX = "noindex"
+    #: The page's ``unavailable_after`` date has passed.
+    UNAVAILABLE_AFTER = "unavailable_after"
+
+
+#: The links the page pass keeps from being requested: no request, so no record.
+LINK_REASONS: frozenset[Reason] = frozenset({Reason.NOFOLLOW, Reason.REL_NOFOLLOW})
+#: The items a page's directives drop (a header or a meta tag said them); a purpose
+#: drops items too, said by purpose.
+ITEM_REASONS: frozenset[Reason] = frozenset({Reason.NOINDEX, Reason.UNAVAILABLE_AFTER})
+
+
+class Action(Word):
+    """What a statement may refuse."""
+
+    FETCH = "fetch"
+    KEEP = "keep"
+    FOLLOW = "follow"
+    STORE = "store"
+
+
+class Fate(Word):
+    """A request's fate, as its audit record's ``fate`` says it (in the order of the
+    ``end`` line's counts)."""
+
+    #: Its response came (its page's output went through, or an item pipeline's file).
+    FETCHED = "fetched"
+    #: Not sent: scrapy_rep refused it (``refused_by`` says what).
+    REFUSED = "refused"
+    #: No response after every attempt, or dropped at its send; or its response dropped
+    #: by a downloader middleware (the record keeps its status).
+    FAILED = "failed"
+    #: Redirected by Scrapy (``to``: the next URL, a record of its own).
+    REDIRECTED = "redirected"
+    #: The crawl ended first.
+    UNFINISHED = "unfinished"
+
+
+@dataclass(frozen=True)
+class FateRow:
+    """How each reader says a request's fate."""
+
+    #: What ``audit show`` says a record of it did (``was fetched``).
+    story: str
+    #: What the end-of-crawl report calls its requests (its closing line's words; ``""``:
+    #: a refused request is named by its reason's row).
+    report: str = ""
+    #: Its colour in the HTML report (a class of its legend).
+    colour: str = "other"
+    #: Its request was sent: robots.txt allowed it (``audit verify`` holds it to that).
+    sent: bool = False
+
+
+#: Every fate, in the order of :class:`Fate`.
+FATE_ROWS: Final[Mapping[Fate, FateRow]] = MappingProxyType(
+    {
+        Fate.FETCHED: FateRow("was fetched", "downloaded", "fetched", sent=True),
+        Fate.REFUSED: FateRow("was refused", colour="refused"),
+        Fate.FAILED: FateRow("failed: no response after every attempt", "no response", sent=True),
+        Fate.REDIRECTED: FateRow("was redirected", "redirected", sent=True),
+        Fate.UNFINISHED: FateRow("was left unfinished when the crawl ended", "unfinished"),
+    }
+)
+#: What the end-of-crawl report calls the requests of each fate no reason names (its
+#: closing line's words; a refused request is named by its reason's row).
+FATE_PHRASES: Final[Mapping[Fate, str]] = MappingProxyType(
+    {fate: row.report for fate, row in FATE_ROWS.items() if row.report}
+)
+#: The fates of a ``url`` record, in the order of the ``end`` line's counts: the words of
+#: :class:`Fate`, as plain strings (what a user types and reads).
+FATES: Final[tuple[str, ...]] = tuple(map(str, Fate))
+#: The fates of a request that was sent for: robots.txt allowed it.
+SENT_FATES: Final = frozenset(fate for fate, row in FATE_ROWS.items() if row.sent)
+
+
+class Dropped(Word):
+    """Why a request was dropped without a verdict: nothing refused it, it could not go
+    on (``rep/requests/dropped/<word>``)."""
+
+    #: Held when the spider closed, and it cannot be kept in ``JOBDIR`` (or read back).
+    NOT_SERIALIZABLE = "not_serializable"
+
+
+class RefusedBy(Word):
+    """What refused a request or an item, as a ``url`` or ``item`` record's ``refused_by``
+    says it (docs/audit-trail.md): the trail's words for a :class:`Reason`, and the
+    documents an item names (:attr:`ItemRecord.documents`)."""
+
+    ROBOTS_TXT = "robots.txt"
+    UNREACHABLE = "unreachable"
+    PURPOSE = "purpose"
+    CLOSED = "closed"
+    #: Never written as what refused a request; ``audit verify`` has always read it as a
+    #: refusal for a purpose. The name of the tdmrep.json an item names.
+    TDMREP_JSON = "tdmrep.json"
+    #: An item refused after the fetch: its page said no (a re-check's ``--pages``).
+    PAGE = "page"
+
+
+#: ``refused_by`` values that a "no" of the usage signals explains.
+USAGE_REFUSALS: Final = frozenset({RefusedBy.PURPOSE, RefusedBy.TDMREP_JSON})
+
+#: The default of :attr:`ReasonRow.counts`: it refuses a request's fetch, and counts no
+#: stat but its ``rep/requests/dropped/<reason>``.
+_FETCH: Final[Mapping[Action, tuple[str, ...]]] = MappingProxyType({Action.FETCH: ()})
+#: Every request, and every item, not taken further, by its reason's word.
+_REQUESTS: Final = "rep/requests/dropped/{reason}"
+_ITEMS: Final = "rep/items/dropped/{reason}"
+
+
+def _fetch() -> Mapping[Action, tuple[str, ...]]:
+    return _FETCH
+
+
+@dataclass(frozen=True)
+class ReasonRow:
+    """One reason a request, a link or an item went no further; by default a request
+    refused before its fetch."""
+
+    #: What it refuses (a request's fetch, a link's follow, an item's keep), each with the
+    #: stats a refusal of it counts besides ``rep/…/dropped/<reason>`` (``{purpose}``: the
+    #: purpose refused); the names users have always read (docs/reference.md 'Stats').
+    counts: Mapping[Action, tuple[str, ...]] = field(default_factory=_fetch)
+    #: The fate a request it stops leaves in the trail (``None``: no request of its own,
+    #: a link or an item, counted on its page's record).
+    fate: Fate | None = Fate.REFUSED
+    #: The trail's ``refused_by`` word (``""``: it writes none).
+    refused_by: str = ""
+    #: The report's phrase: a request's fate in its closing line, or a link's line.
+    report: str = ""
+    #: The closing lines' phrase (``""``: not said there; those of a purpose are said by
+    #: purpose).
+    closing: str = ""
+    #: It says nothing of what the site wants: the site's answer was never known (a
+    #: document unreachable, the crawl closing, a bug of ours).
+    unknown: bool = False
+
+    @property
+    def refuses(self) -> frozenset[Action]:
+        """What it refuses: a request's fetch, a link's follow, an item's keep."""
+        return frozenset(self.counts)
+
+    @property
+    def stats(self) -> tuple[str, ...]:
+        """Every stat it counts (``{reason}``: its word; ``{purpose}``: the purpose
+        refused), each once."""
+        return tuple(
+            dict.fromkeys(
+                stat
+                for action, details in self.counts.items()
+                for stat in (_ITEMS if action is Action.KEEP else _REQUESTS, *details)
+            )
+        )
+
+
+#: A request dropped as the spider closed (held for a document, or not kept in ``JOBDIR``).
+_CLOSED: Final = ReasonRow(
+    refused_by=RefusedBy.CLOSED, report="dropped: the spider closed", unknown=True
+)
+
+#: Every reason, by its word (docs/reference.md 'Stats'), refusals first in the order the
+#: closing line says them.
+REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
+    {
+        Reason.FORBIDDEN: ReasonRow(
+            counts={Action.FETCH: ("robotstxt/forbidden",)},
+            refused_by=RefusedBy.ROBOTS_TXT,
+            report="forbidden by robots.txt",
+            closing="forbidden by robots.txt",
+        ),
+        Reason.PURPOSE: ReasonRow(
+            counts={
+                Action.FETCH: ("rep/purpose/requests_dropped/{purpose}",),
+                Action.FOLLOW: ("rep/purpose/images_refused/{purpose}",),
+                Action.KEEP: ("rep/purpose/items_dropped/{purpose}",),
+            },
+            refused_by=RefusedBy.PURPOSE,
+            report="not fetched for the crawl's purpose",
+            closing="denied for {purpose}",
+        ),
+        Reason.ROBOTSTXT_UNREACHABLE: ReasonRow(
+            refused_by=RefusedBy.UNREACHABLE,
+            report="dropped: robots.txt unreachable",
+            closing="robots.txt given up on as unreachable",
+            unknown=True,
+        ),
+        Reason.TDMREP_UNREACHABLE: ReasonRow(
+            refused_by=RefusedBy.UNREACHABLE,
+            report="dropped: tdmrep.json unreachable",
+            closing="tdmrep.json given up on as unreachable",
+            unknown=True,
+        ),
+        Reason.SPIDER_CLOSED: _CLOSED,
+        Reason.INTERNAL_ERROR: ReasonRow(
+            counts={Action.FETCH: ("rep/requests/internal_errors",)},
+            refused_by=Reason.INTERNAL_ERROR,  # no RefusedBy member: written as its word
+            report="dropped",
+            unknown=True,
+        ),
+        Reason.SENT_UNKNOWN: ReasonRow(
+            refused_by=Reason.SENT_UNKNOWN,  # no RefusedBy member: written as its word
+            report="dropped: sent unchecked, a document it needs not known",
+            unknown=True,
+        ),
+        Reason.NOFOLLOW: ReasonRow(
+            counts={Action.FOLLOW: ("rep/directives/requests_dropped/nofollow",)},
+            fate=None,
+            report="not followed (the page says nofollow)",
+            closing="on nofollow pages",
+        ),
+        Reason.REL_NOFOLLOW: ReasonRow(
+            counts={Action.FOLLOW: ("rep/directives/requests_dropped/rel_nofollow",)},
+            fate=None,
+            report='not followed (rel="nofollow")',
+            closing='rel="nofollow"',
+        ),
+        Reason.NOINDEX: ReasonRow(
+            counts={Action.KEEP: ("rep/directives/items_dropped/noindex",)},
+            fate=None,
+            closing="from noindex pages",
+        ),
+        Reason.UNAVAILABLE_AFTER: ReasonRow(
+            counts={Action.KEEP: ("rep/directives/items_dropped/unavailable_after",)},
+            fate=None,
+            closing="past unavailable_after",
+        ),
+        # Dropped without a verdict: refused as closed (signalled as ``spider_closed``).
+        Dropped.NOT_SERIALIZABLE: _CLOSED,
+    }
+)
+
+
+#: The reason the ``request_refused`` signal says of a request dropped without a verdict
+#: (its handlers, the trail's ``refused_by`` and the report read it): it was dropped as
+#: the spider closed.
+SIGNALLED_AS: Final[Mapping[Dropped, Reason]] = MappingProxyType(
+    {Dropped.NOT_SERIALIZABLE: Reason.SPIDER_CLOSED}
+)
+
+
+#: A refused request's reason (the ``request_refused`` signal's) -> the trail's
+#: ``refused_by``; another add-on's reason is written as its own word.
+REFUSED_BY_WORD: Final[Mapping[str, str]] = MappingProxyType(
+    {word: row.refused_by for word, row in REASONS.items() if row.refused_by}
+)
+#: A refused request's :class:`Reason` (the ``request_refused`` signal's) -> ``refused_by``
+#: (:data:`REASONS`' rows). Keyed by members, which are ``str``: another add-on's reason
+#: is looked up as a word, and written as its word when missing.
+REFUSED_BY: Final[Mapping[str, RefusedBy]] = {
+    word: by for word, said in REFUSED_BY_WORD.items() if (by := RefusedBy.of(said)) is not None
+}
+#: The refusals that mean a document could not be had: what they refuse is unknown, not
+#: refused (a re-check's item, an item ``audit verify`` re-derives).
+NOT_HAD: Final = frozenset(
+    reason for reason in Reason if REASONS[reason].refused_by is RefusedBy.UNREACHABLE
+)
+#: The closing line's fates of requests, in its order (the rest after them).
+REPORT_FATES: Final[tuple[str, ...]] = (
+    FATE_PHRASES[Fate.FETCHED],
+    FATE_PHRASES[Fate.REDIRECTED],
+    *dict.fromkeys(
+        row.report for row in REASONS.values() if row.fate is Fate.REFUSED and row.report
+    ),
+    FATE_PHRASES[Fate.FAILED],
+)
+
+
+class FileFate(Word):
+    """A ``file`` record's fate: what became of a file a media pipeline downloaded
+    (docs/media.md)."""
+
+    STORED = "stored"
+    #: Not stored: the media gate refused it.
+    REFUSED = "refused"
+    #: Stored and marked (``REP_MEDIA_PURPOSE_ACTION = "mark"``).
+    MARKED = "marked"
+    #: Not stored: the pipeline failed.
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class FileFateRow:
+    """How each reader says a file's fate."""
+
+    #: What ``audit show`` says of it.
+    story: str
+    #: What ``audit summary`` and the HTML report say of a file a purpose decided (the
+    #: media gate's refusal; ``""``: none decided it).
+    decided: str = ""
+    #: The file was stored (``audit export`` lists it).
+    stored: bool = False
+
+
+#: Every fate of a file, in the order of :class:`FileFate`.
+FILE_FATE_ROWS: Final[Mapping[FileFate, FileFateRow]] = MappingProxyType(
+    {
+        FileFate.STORED: FileFateRow("stored", stored=True),
+        FileFate.REFUSED: FileFateRow("not stored", "file refused"),
+        FileFate.MARKED: FileFateRow("stored and marked", "file marked", stored=True),
+        FileFate.FAILED: FileFateRow("not stored: the pipeline failed"),
+    }
+)
+
+
+class ItemStatus(Word):
+    """What became of a stored item a re-check decided, as its ``item`` record's
+    ``status`` says it (docs/recheck.md)."""
+
+    KEPT = "kept"
+    REFUSED = "refused"
+    #: A document it needs was not had (or its page could not be fetched again).
+    UNKNOWN = "unknown"
+
+    @property
+    def colour(self) -> str:
+        """Its colour in the HTML report (a class of its legend): a kept item's is a
+        fetched page's, a refused one's a refused request's."""
+        return _ITEM_COLOURS[self]
+
+
+_ITEM_COLOURS: Final = {
+    ItemStatus.KEPT: FATE_ROWS[Fate.FETCHED].colour,
+    ItemStatus.REFUSED: FATE_ROWS[Fate.REFUSED].colour,
+    ItemStatus.UNKNOWN: "other",
+}
+#: The statuses of an ``item`` record, as plain strings.
+ITEM_STATUSES: Final[tuple[str, ...]] = tuple(map(str, ItemStatus))
+
+
+# The records: a ``url`` record both ways, a re-check's ``item`` record read.
+
+
+def robots_part(
+    sha256: str,
+    agent: str,
+    line: int | None,
+    rule: str | None,
+    why: str,
+    obeyed: bool = True,
+    overridden: str = "",
+    override_expired: str = "",
+    agents: Sequence[str] = (),
+    override_ends: float | None = None,
+    addressed: str = "",
+    also: str | None = None,
+) -> dict[str, Any]:
+    """The robots.txt line that decided a URL for ``agent`` (or why none did); the
+    robots.txt is the URL's origin's, not said on every line. ``obeyed=False``: its
+    Allow/Disallow lines were not obeyed for the request (``ROBOTSTXT_OBEY = False``,
+    ``dont_obey_robotstxt``; ``why`` says which; its snapshot, if any, is the one whose
+    AI-usage opt-outs were obeyed). ``overridden``: robots.txt disallows it, and an
+    authorized override (``REP_OVERRIDES``) let it through: its reason and expiry, in
+    words; ``override_ends``: the instant that override stops covering a request (POSIX
+    seconds), written as a value (ISO 8601 UTC) for ``audit verify`` to hold ``sent_at``
+    to, never read back from the words. ``override_expired``: robots.txt disallows it and
+    its host's override had expired when it was to be sent (its reason and expiry): refused.
+
+    ``agents``: every crawler name it was held to, when more than one (the declared name,
+    then the name it was sent as; docs/decisions.md, 'Every name a request can be held
+    to'); ``agent`` is then the one whose group refused it, or the declared name.
+    ``addressed``: the site (origin) the request's ``Host`` header addressed, when another
+    than its URL's: the snapshot is that site's robots.txt, or its URL's own origin's when
+    that one refused it; ``also``: the URL's own origin's robots.txt, when it allowed the
+    request too (``""``: given up on as unreachable; docs/decisions.md, 'A request sent
+    with another Host is decided by both sites')."""
+    part: dict[str, Any] = {"snapshot": sha256, "agent": agent} if sha256 else {"agent": agent}
+    if len(agents) > 1:
+        part["agents"] = list(agents)
+    if addressed:
+        part["addressed"] = addressed
+        if also is not None:
+            part["also"] = also
+    if not obeyed:
+        part["obeyed"] = False
+    if overridden:
+        part["overridden"] = overridden
+        if override_ends is not None and math.isfinite(override_ends):
+            part["override_ends"] = iso_time(override_ends)
+    if override_expired:
+        part["override_expired"] = override_expired
+    part.update({"line": line, "rule": rule} if line is not None else {"why": why})
+    return part
+
+
+#: A ``url`` record's keys the entry holds, in the order a record is written; any other
+#: key of a record (``why``, ``usage``, ``page``, items and links...) is what its fate
+#: added (:meth:`UrlEntry.from_line`'s ``added``).
+_HEAD: Final = ("type", "run", "time", "id", "url", "fate", "attempts", "status")
+_TAIL: Final = (
+    "unscheduled",
+    "again",
+    "held",
+    "robots",
+    "tdmrep",
+    "rsl",
+    "sent",
+    "sent_at",
+    "expires",
+)
+#: Keys that are not what a fate added: the entry's, and the chain's (``prev``, which the
+#: trail's file writes).
+_ENTRY_KEYS: Final = frozenset((*_HEAD, *_TAIL, "prev"))
+#: The version of :meth:`UrlEntry.state` (an entry as a dict by field name); before it, a
+#: state was a list read by position (:meth:`UrlEntry.from_state`).
+STATE_VERSION: Final = 5
+
+
+class RobotsPart(NamedTuple):
+    """What robots.txt said of a request: the arguments of :func:`robots_part`, which
+    writes them as the record's ``robots`` part (its docstring says each)."""
+
+    sha256: str
+    agent: str
+    line: int | None
+    rule: str | None
+    why: str
+    obeyed: bool = True
+    overridden: str = ""
+    override_expired: str = ""
+    agents: tuple[str, ...] = ()
+    override_ends: float | None = None
+    addressed: str = ""
+    also: str | None = None
+
+    def part(self) -> dict[str, Any]:
+        return robots_part(*self)
+
+    @classmethod
+    def of(cls, saved: Sequence[Any]) -> RobotsPart:
+        """A part kept in ``JOBDIR`` (a list: an earlier version's may be shorter)."""
+        values = list(saved)
+        if len(values) > 8:
+            values[8] = tuple(values[8] or ())
+        return cls(*values)
+
+    @classmethod
+    def from_part(cls, part: Mapping[str, Any]) -> RobotsPart:
+        """The values a record's ``robots`` part was written from (``why`` is written only
+        when no line decided: ``""`` otherwise), each not of its type as a missing one."""
+        line = whole(part.get("line"))
+        ends = part.get("override_ends")
+        return cls(
+            text(part.get("snapshot")),
+            text(part.get("agent")),
+            line,
+            text(part.get("rule")) if line is not None else None,
+            text(part.get("why")),
+            part.get("obeyed", True) is not False,
+            text(part.get("overridden")),
+            text(part.get("override_expired")),
+            tuple(agent for agent in items(part.get("agents")) if isinstance(agent, str)),
+            _seconds(ends) if isinstance(ends, str) else None,
+            text(part.get("addressed")),
+            also if isinstance(also := part.get("also"), str) else None,
+        )
+
+
+@dataclass(slots=True)
+class UrlEntry:
+    """One request, from the moment it is scheduled (or decided, unscheduled) to its fate."""
+
+    #: The URL requested (the URL it was sent as, when a component changed it after its
+    #: decision and it was decided again: ``sent``).
+    url: str
+    #: Downloads tried (a try held or refused as it was to be sent is taken back).
+    attempts: int = 0
+    #: The status of the latest response (``None``: none, or a redirect's reason unknown).
+    status: int | None = None
+    #: How many times it waited for its origin's documents.
+    held: int = 0
+    #: What robots.txt said (``None``: no robots.txt decided it).
+    robots: RobotsPart | None = None
+    #: The tdmrep.json snapshot it was decided with (``None``: none checked; ``""``:
+    #: given up on as unreachable).
+    tdm: str | None = None
+    #: Its response came: the fate waits for its page's output.
+    fetched: bool = False
+    #: RSL license URL -> the snapshot it was decided with (``None``: none checked).
+    licenses: dict[str, str] | None = None
+    #: The id of the earlier record of the same URL in this crawl (``again``).
+    earlier: str = ""
+    #: How the request as sent differs from the one decided (``None``: it does not).
+    sent: str | None = None
+    #: When it last left for the network (POSIX seconds; ``None``: never), and until when
+    #: the verdict it was sent under held then (``None``: no end).
+    sent_at: float | None = None
+    expires: float | None = None
+    #: Downloaded without the scheduler (a media pipeline's file, a callback's own fetch).
+    unscheduled: bool = False
+    #: The verdict it was last decided with and the facts it was decided on (``None``: not
+    #: decided), for the ledger's readers (the command-line tools print them): never
+    #: written, neither in its line nor in its state. A :class:`~rep_engine.verdict.Allowed`
+    #: or :class:`~rep_engine.verdict.Refused` and its
+    #: :class:`~rep_engine.verdict.RequestFacts`, held as values here: the verdict's floor
+    #: is above the contract's, which imports none of it.
+    decision: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
+
+    def line(
+        self, run: str, key: str, fate: str, added: Mapping[str, Any], now: str = ""
+    ) -> dict[str, Any]:
+        """The ``url`` record of this entry, whose fate is ``fate`` (``added``: what the fate
+        adds, in its order: ``why``, ``refused_by``, ``usage``, ``page``...), written at
+        ``now`` (ISO 8601; ``""``: the clock's)."""
+        record: dict[str, Any] = {
+            "type": "url", "run": run, "time": now or iso_time(), "id": key, "url": self.url,
+            "fate": fate, "attempts": self.attempts, "status": self.status,
+        }  # fmt: skip
+        record.update(added)
+        if self.unscheduled:  # downloaded without the scheduler: no dupefilter let it through
+            record["unscheduled"] = True
+        if self.earlier:
+            record["again"] = self.earlier
+        if self.held:
+            record["held"] = self.held
+        if self.robots is not None:
+            record["robots"] = self.robots.part()
+        if self.tdm is not None:
+            record["tdmrep"] = self.tdm
+        if self.licenses:
+            record["rsl"] = self.licenses
+        if self.sent:
+            record["sent"] = self.sent
+        if self.sent_at is not None:
+            record["sent_at"] = iso_time(self.sent_at)
+            if self.expires is not None:
+                record["expires"] = iso_time(self.expires)
+        return record
+
+    @classmethod
+    def from_line(cls, record: Mapping[str, Any]) -> tuple[UrlEntry, dict[str, Any]]:
+        """The entry a ``url`` (or ``file``) record was written from, and what its fate
+        added (every key but the entry's and the chain's ``prev``, in the record's order):
+        ``entry.line(the record's run, id, fate, added, time)`` is the record again,
+        without ``prev``. A value not of its type is read as a missing one: never raises."""
+        robots = record.get("robots")
+        sent_at = record.get("sent_at")
+        expires = record.get("expires")
+        entry = cls(
+            text(record.get("url")),
+            whole(record.get("attempts")) or 0,
+            whole(record.get("status")),
+            whole(record.get("held")) or 0,
+            RobotsPart.from_part(robots) if isinstance(robots, Mapping) else None,
+            tdm if isinstance(tdm := record.get("tdmrep"), str) else None,
+            record.get("fate") == "fetched",
+            {text(k): text(v) for k, v in mapping(record.get("rsl")).items()} or None,
+            text(record.get("again")),
+            text(record.get("sent")) or None,
+            _seconds(sent_at) if isinstance(sent_at, str) else None,
+            _seconds(expires) if isinstance(expires, str) and sent_at else None,
+            record.get("unscheduled") is True,
+        )
+        added = {key: value for key, value in record.items() if key not in _ENTRY_KEYS}
+        return entry, added
+
+    def state(self) -> dict[str, Any]:
+        """The entry as ``JOBDIR`` keeps it for a resumed run (JSON; by field name)."""
+        return {name: getattr(self, name) for name in _STATE_FIELDS}
+
+    @classmethod
+    def from_state(cls, saved: Mapping[str, Any] | Sequence[Any]) -> UrlEntry:
+        """An entry ``JOBDIR`` kept (:meth:`state`), or the positional list an earlier
+        version kept (url, attempts, status, -, held, -, robots, tdmrep, fetched,
+        dont_filter, then licenses, earlier, sent, sent_at, expires as they were added;
+        before the earlier's id, a ``""`` tdmrep meant none)."""
+        if isinstance(saved, Mapping):
+            known = _STATE_FIELDS
+            values = {name: value for name, value in saved.items() if name in known}
+            for name, value in values.items():  # a hand-edited state: refused, not resumed
+                if not _STATE_TYPES[name](value):
+                    raise TypeError(f"{name} {value!r} is not of its field's type")
+            robots = values.get("robots")
+            values["robots"] = RobotsPart.of(robots) if robots else None
+            return cls(**values)
+        old = list(saved)
+        robots = old[6]
+        tdm = old[7] if len(old) > 10 else (old[7] or None)
+        later = [*old[10:15], *[None, "", None, None, None][len(old[10:15]) :]]
+        return cls(
+            old[0], old[1], old[2], old[4], RobotsPart.of(robots) if robots else None, tdm,
+            bool(old[8]), later[0], later[1] or "", later[2], later[3], later[4],
+        )  # fmt: skip
+
+
+#: The fields :meth:`UrlEntry.state` keeps (all but the decision, which only the running
+#: crawl's readers read).
+_STATE_FIELDS: Final = tuple(one.name for one in fields(UrlEntry) if one.name != "decision")
+
+
+def _int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _seconds_or_none(value: Any) -> bool:
+    return value is None or ((_int(value) or isinstance(value, float)) and math.isfinite(value))
+
+
+def _str_or_none(value: Any) -> bool:
+    return value is None or isinstance(value, str)
+
+
+#: What each place of a :class:`RobotsPart` kept in ``JOBDIR`` may hold (an earlier
+#: version's list may be shorter).
+_ROBOTS_TYPES: Final[tuple[Any, ...]] = (
+    lambda v: isinstance(v, str),  # sha256
+    lambda v: isinstance(v, str),  # agent
+    lambda v: v is None or _int(v),  # line
+    _str_or_none,  # rule
+    lambda v: isinstance(v, str),  # why
+    lambda v: isinstance(v, bool),  # obeyed
+    lambda v: isinstance(v, str),  # overridden
+    lambda v: isinstance(v, str),  # override_expired
+    lambda v: v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v)),
+    _seconds_or_none,  # override_ends
+    lambda v: isinstance(v, str),  # addressed
+    _str_or_none,  # also
+)
+
+
+def _robots_state(value: Any) -> bool:
+    return (
+        isinstance(value, list)
+        and 5 <= len(value) <= len(_ROBOTS_TYPES)
+        and all(check(one) for check, one in zip(_ROBOTS_TYPES, value, strict=False))
+    )
+
+
+#: What each field of :meth:`UrlEntry.state` may hold, as JSON reads it back.
+_STATE_TYPES: Final[dict[str, Any]] = {
+    "url": lambda v: isinstance(v, str),
+    "attempts": _int,
+    "status": lambda v: v is None or _int(v),
+    "held": _int,
+    "robots": lambda v: v is None or _robots_state(v),
+    "tdm": lambda v: v is None or isinstance(v, str),
+    "fetched": lambda v: isinstance(v, bool),
+    "licenses": lambda v: (
+        v is None or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values())))
+    ),
+    "earlier": lambda v: isinstance(v, str),
+    "sent": lambda v: v is None or isinstance(v, str),
+    "sent_at": _seconds_or_none,
+    "expires": _seconds_or_none,
+    "unscheduled": lambda v: isinstance(v, bool),
+}
+
+
+def _seconds(stamp: str) -> float | None:
+    """POSIX seconds of an ISO 8601 UTC time as :func:`iso_time` writes it (``None``: not
+    one, or a hand-edited one without its zone that the local clock cannot hold: year 1),
+    half a millisecond past the one written, so that :func:`iso_time` (which cuts to the
+    millisecond) writes it back the same."""
+    try:
+        seconds = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    except (ValueError, OverflowError, OSError):
+        return None
+    return seconds + 0.0005 if math.isfinite(seconds) else None
+
+
+class TrailLine(Protocol):
+    """A line of a trail as :class:`rep_engine.trail.read.Line` holds it: what
+    :func:`item_of` reads of it."""
+
+    @property
+    def number(self) -> int: ...
+
+    @property
+    def record(self) -> dict[str, Any] | None: ...
+
+    @property
+    def type(self) -> str: ...
+
+
+def decider(usage: Any, purpose: str) -> dict[str, Any] | None:
+    """The signal that decided ``purpose`` in a recorded usage decision (a ``url`` or
+    ``item`` record's ``usage``)."""
+    index = mapping(mapping(usage).get("decided_by")).get(purpose)
+    signals = items(mapping(usage).get("signals"))  # a hand-edited record's may be anything
+    if isinstance(index, int) and 0 <= index < len(signals) and isinstance(signals[index], dict):
+        return signals[index]  # type: ignore[no-any-return]
+    return None
+
+
+def named(signal: dict[str, Any]) -> str:
+    """What a deciding signal's site said (its ``source``: ``header Content-Usage:
+    train-ai=n``), else its vocabulary (a record without its source)."""
+    return str(signal.get("source") or signal.get("vocabulary"))
+
+
+def denied_purposes(usage: Any, purposes: tuple[str, ...]) -> list[str]:
+    """Of ``purposes`` (none: every purpose the decision answers), those it says no to."""
+    answers = mapping(mapping(usage).get("answers"))
+    return [p for p in purposes or tuple(map(str, answers)) if answers.get(p) is False]
+
+
+@dataclass(frozen=True, slots=True)
+class ItemRecord:
+    """A recheck's ``item`` line, read (:func:`item_of`)."""
+
+    #: Its line in the trail.
+    number: int
+    run: str
+    time: str
+    url: str
+    #: The item's line or row in the dataset (``None``: not said), and the file it is in
+    #: when the collection is several (its shard; ``""``: one file).
+    line: int | None
+    shard: str
+    #: ``kept``, ``refused`` or ``unknown`` (:class:`ItemStatus`); as written when it is
+    #: none of them (a hand-edited trail).
+    status: str
+    #: What refused it (``robots.txt``, ``purpose``, ``page``), or left it unknown
+    #: (``unreachable``); ``""`` for a kept item.
+    refused_by: str
+    #: What its page said, for a refusal by its page (``noindex``, ``purpose``…).
+    item_reason: str
+    #: The record's own sentence (``Forbidden by … (line 2: Disallow: /private)``).
+    why: str
+    #: The signal that decided, in the trail's words: ``robots.txt`` (its Allow or
+    #: Disallow line), what a usage signal's site said (``robots.txt line 3:
+    #: Content-Usage: /train train-ai=n``, ``tdmrep.json entry 1 (location "/tdm/*")``),
+    #: the page's own statement; ``""`` when no document spoke (no rule, not had).
+    signal: str
+    #: Its ``robots`` part (:meth:`RobotsPart.from_part`: the line that decided for the
+    #: item's agent and its rule, or why none did; all ``""`` and ``None`` when it has none).
+    robots: RobotsPart
+    #: Each document version it names: (``robots.txt``, ``tdmrep.json`` or the RSL
+    #: license's URL, its snapshot); ``""``: the document was not had.
+    documents: tuple[tuple[str, str], ...]
+    #: With a trail or an export as the recheck's input: its status then (``""``: not
+    #: said) and whether it changed.
+    then: str
+    changed: bool | None
+    #: The record as stored (its ``usage`` and ``page`` parts, for a re-derivation).
+    record: dict[str, Any]
+
+    @property
+    def origin(self) -> str:
+        """The item's origin (``(no origin)`` for a URL without one)."""
+        return str(origin_of(self.url) or "(no origin)")
+
+    @property
+    def reason(self) -> str:
+        """What refused it or left it unknown: ``refused_by``, or the page's
+        ``item_reason`` for a refusal by its page (as ``audit list`` filters by)."""
+        if self.refused_by == RefusedBy.PAGE:
+            return self.item_reason or self.refused_by
+        return "" if self.status == ItemStatus.KEPT else self.refused_by
+
+    @property
+    def decided(self) -> str:
+        """What decided it, in a few words: ``refused by robots.txt line 2 (Disallow:
+        /private)``, ``refused by purpose (tdmrep.json entry 1 (location "/tdm/*"))``,
+        ``allowed by robots.txt line 4 (Allow: /a)``, ``allowed: no rule matches`` (kept),
+        ``not had: tdmrep.json`` (unknown)."""
+        robots = self.robots
+        if self.status == ItemStatus.REFUSED:
+            by = self.refused_by or "an unnamed check"
+            if self.refused_by == RefusedBy.ROBOTS_TXT and robots.line is not None:
+                return f"refused by robots.txt line {robots.line} ({robots.rule})"
+            if self.refused_by == RefusedBy.PAGE:
+                said = self.signal or self.item_reason
+                return f"refused by its page ({said})" if said else "refused by its page"
+            return f"refused by {by} ({self.signal})" if self.signal else f"refused by {by}"
+        if self.status == ItemStatus.KEPT:
+            if robots.overridden:
+                return f"overridden by REP_OVERRIDES: {robots.overridden}"
+            if robots.line is not None:
+                return f"allowed by robots.txt line {robots.line} ({robots.rule})"
+            return f"allowed: {robots.why or 'no rule'}"
+        if self.status == ItemStatus.UNKNOWN:
+            missing = [name for name, sha in self.documents if not sha]
+            if missing:
+                return f"not had: {', '.join(missing)}"
+            return self.why or self.refused_by or "undecided"
+        return f"status {self.status!r}"
+
+    @property
+    def snapshots(self) -> tuple[str, ...]:
+        """The snapshots it names (each once, in its record's order)."""
+        return tuple(dict.fromkeys(sha for _, sha in self.documents if sha))
+
+
+def _documents(
+    record: dict[str, Any], robots: dict[str, Any], status: str
+) -> tuple[tuple[str, str], ...]:
+    """The (name, digest) of each document an ``item`` record read: robots.txt,
+    tdmrep.json, then each RSL document by its address."""
+    documents: list[tuple[str, str]] = []
+    if robots or status == ItemStatus.UNKNOWN:  # an unknown item without one: robots.txt not had
+        documents.append((RefusedBy.ROBOTS_TXT, text(robots.get("snapshot"))))
+    if "tdmrep" in record:
+        documents.append((RefusedBy.TDMREP_JSON, text(record.get("tdmrep"))))
+    rsl = record.get("rsl")
+    if isinstance(rsl, dict):
+        documents += [(text(url), text(sha)) for url, sha in rsl.items()]
+    return tuple(documents)
+
+
+def _signal(
+    record: dict[str, Any],
+    purposes: tuple[str, ...],
+    status: str,
+    refused_by: str,
+    robots_line: int | None,
+) -> str:
+    """The signal that refused (or kept by robots.txt) an ``item`` record ("": none)."""
+    usage = record.get("usage")
+    no = denied_purposes(usage, purposes)
+    said = decider(usage, no[0]) if no else None
+    if refused_by == RefusedBy.ROBOTS_TXT or (
+        robots_line is not None and status == ItemStatus.KEPT
+    ):
+        return RefusedBy.ROBOTS_TXT if robots_line is not None else ""
+    if said is not None and status != ItemStatus.KEPT:
+        return named(said)
+    if refused_by == RefusedBy.PAGE:
+        return text(record.get("why"))
+    return ""
+
+
+def item_of(line: TrailLine, purposes: tuple[str, ...] = ()) -> ItemRecord | None:
+    """The ``item`` record of ``line`` (``None``: the line is no ``item`` line);
+    ``purposes``: those of its run, of which the first a signal denied names the signal
+    that refused it by purpose (none: the first its usage part denies)."""
+    record = line.record
+    if record is None or line.type != "item":
+        return None
+    robots = mapping(record.get("robots"))
+    said = RobotsPart.from_part(robots)
+    status = text(record.get("status")) or str(record.get("status"))
+    refused_by = text(record.get("refused_by"))
+    signal = _signal(record, purposes, status, refused_by, said.line)
+    changed = record.get("changed")
+    return ItemRecord(
+        number=line.number,
+        run=text(record.get("run")),
+        time=text(record.get("time")),
+        url=text(record.get("url")),
+        line=whole(record.get("line")),
+        shard=text(record.get("shard")),
+        status=status,
+        refused_by=refused_by,
+        item_reason=text(record.get("item_reason")),
+        why=text(record.get("why")),
+        signal=signal,
+        robots=said,
+        documents=_documents(record, robots, status),
+        then=text(record.get("then")),
+        changed=changed if isinstance(changed, bool) else None,
+        record=record,
+    )

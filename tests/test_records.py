@@ -1,0 +1,204 @@
+"""The trail's contract (rep-engine/rep_engine/records.py): every reason has its row,
+every fate the trail writes is a :class:`Fate` with its row, and the performer of
+refusals, the trail's writer, its readers and the end-of-crawl report say what the rows
+say."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from scrapy import Spider
+from scrapy.settings import Settings
+from scrapy.utils.test import get_crawler
+
+from rep_engine.records import (
+    FATE_PHRASES,
+    FATE_ROWS,
+    FATES,
+    FILE_FATE_ROWS,
+    ITEM_REASONS,
+    ITEM_STATUSES,
+    LINK_REASONS,
+    NOT_HAD,
+    REASONS,
+    REFUSED_BY,
+    REFUSED_BY_WORD,
+    REPORT_FATES,
+    SENT_FATES,
+    SIGNALLED_AS,
+    Action,
+    Dropped,
+    Fate,
+    FileFate,
+    ItemStatus,
+    Reason,
+    RefusedBy,
+    UrlEntry,
+)
+from rep_engine.settings import RepConfig
+from rep_engine.trail import lines
+from scrapy_rep.crawl.audit.auditstate import AuditState
+from scrapy_rep.crawl.refusals import _stats_of
+from scrapy_rep.crawl.report import RepReport, closing_lines
+
+
+def test_every_reason_and_every_drop_without_a_verdict_has_one_row() -> None:
+    assert set(REASONS) == {*Reason, *Dropped}
+    assert REASONS.get("another_add_ons_word") is None
+    for word, row in REASONS.items():
+        assert row.refuses, word
+        assert (row.fate is None) == (row.refuses.isdisjoint({Action.FETCH})), word
+        assert all(stat.startswith(("rep/", "robotstxt/")) for stat in row.stats), word
+
+
+def test_every_fate_the_trail_writes_is_a_fate_member() -> None:
+    """The trail's one writer of a record's fate takes a Fate (mypy holds its callers to
+    it); the end line counts and every reader checks the same words, in the same order."""
+    assert FATES == tuple(Fate) == tuple(map(str, Fate))
+    assert ITEM_STATUSES == tuple(ItemStatus) == ("kept", "refused", "unknown")
+    fate = inspect.signature(AuditState._final).parameters["fate"]
+    assert fate.annotation in (Fate, "Fate")
+    end = lines.end_line("run", "finished", {Fate.FETCHED: 2, "failed": 1}, 3)
+    assert [key for key in end["counts"] if key in set(Fate)] == list(Fate)
+    assert (end["counts"]["url"], end["counts"]["fetched"]) == (3, 2)
+    assert {row.fate for row in REASONS.values()} - {None} <= set(Fate)
+    assert set(FATE_PHRASES) == set(Fate) - {Fate.REFUSED}
+
+
+def test_the_trails_refused_by_words_are_the_rows() -> None:
+    """As the trail has always written them (another add-on's reason: its own word)."""
+    assert dict(REFUSED_BY) == {
+        Reason.FORBIDDEN: "robots.txt",
+        Reason.ROBOTSTXT_UNREACHABLE: "unreachable",
+        Reason.TDMREP_UNREACHABLE: "unreachable",
+        Reason.PURPOSE: "purpose",
+        Reason.SPIDER_CLOSED: "closed",
+        Dropped.NOT_SERIALIZABLE: "closed",  # signalled as spider_closed
+    }
+    assert REFUSED_BY_WORD[Reason.INTERNAL_ERROR] == "internal_error"  # its own word
+    for word, row in REASONS.items():
+        assert bool(row.refused_by) == (row.fate is Fate.REFUSED), word
+
+
+def test_a_request_dropped_without_a_verdict_is_signalled_as_a_reason_it_agrees_with() -> None:
+    """Its signal's reason is what the trail and the report read: the row of the word it
+    is counted under says the same of it as the row of the reason it is signalled as."""
+    assert set(SIGNALLED_AS) == set(Dropped)
+    for word, reason in SIGNALLED_AS.items():
+        row, signalled = REASONS[word], REASONS[reason]
+        assert (row.refused_by, row.report, row.fate) == (
+            signalled.refused_by,
+            signalled.report,
+            signalled.fate,
+        ), word
+
+
+@pytest.mark.parametrize("reason", [*Reason, *Dropped], ids=str)
+def test_a_rows_stats_are_the_ones_a_refusal_counts(reason: Reason | Dropped) -> None:
+    """What the performer of refusals counts (scrapy_rep/crawl/refusals.py) for the things
+    the row refuses is what the row names, no more, no fewer (``internal_error``'s
+    ``rep/requests/internal_errors`` too)."""
+    row = REASONS[reason]
+    named = {stat.format(reason=reason, purpose="ai-train") for stat in row.stats}
+    counted = {stat for action in row.refuses for stat in _stats_of(action, reason, "ai-train")}
+    assert counted == named
+
+
+def test_the_report_says_each_rows_phrase() -> None:
+    """The closing line's fates, in the order it has always said them, are the rows'."""
+    assert REPORT_FATES == (
+        "downloaded",
+        "redirected",
+        "forbidden by robots.txt",
+        "not fetched for the crawl's purpose",
+        "dropped: robots.txt unreachable",
+        "dropped: tdmrep.json unreachable",
+        "dropped: the spider closed",
+        "dropped",
+        "dropped: sent unchecked, a document it needs not known",
+        "no response",
+    )
+    report = RepReport(get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot"}))
+    refused = [word for word, row in REASONS.items() if row.fate is Fate.REFUSED]
+    for number, word in enumerate(refused):  # as the URL ledger settles each
+        entry = UrlEntry(f"https://a.example/{number}")
+        report.settled(entry, Fate.REFUSED, {"why": f"said {word}"}, word)
+    report.settled(UrlEntry("https://a.example/other"), Fate.REFUSED, {"why": "said"}, "another")
+    said = report.summary()
+    for word in refused:
+        assert REASONS[word].report in said, word
+    assert said.startswith(f"{len(refused) + 1} requests (")
+    # not_serializable's, internal_error's and another word's; sent_unknown's
+    assert "2 dropped: the spider closed, 2 dropped, 1 dropped: sent unchecked" in said
+    assert all(REASONS[reason].report.startswith("not followed (") for reason in LINK_REASONS)
+
+
+def test_the_closing_lines_say_each_rows_phrase() -> None:
+    stats = {
+        "rep/requests/dropped/forbidden": 2,
+        "rep/requests/dropped/robotstxt_unreachable": 1,
+        "rep/purpose/requests_dropped/ai-train": 1,
+        "rep/directives/items_dropped/noindex": 3,
+        "rep/directives/requests_dropped/rel_nofollow": 1,
+    }
+    said = "\n".join(closing_lines(stats, RepConfig.from_settings(Settings())))
+    for reason in (Reason.FORBIDDEN, Reason.ROBOTSTXT_UNREACHABLE, Reason.NOINDEX):
+        assert REASONS[reason].closing in said, reason
+    assert REASONS[Reason.PURPOSE].closing.format(purpose="ai-train") in said
+    assert f"1 {REASONS[Reason.REL_NOFOLLOW].closing}" in said
+
+
+def test_every_fate_has_one_row_and_the_sets_of_words_are_the_rows() -> None:
+    """A fate's row says how each reader words it; the sets the readers test a word
+    against are read from the rows, never listed again (tests/project/test_reasons.py)."""
+    assert list(FATE_ROWS) == list(Fate) and list(FILE_FATE_ROWS) == list(FileFate)
+    assert {Fate.FETCHED, Fate.REDIRECTED, Fate.FAILED} == SENT_FATES
+    assert {Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE} == NOT_HAD
+    assert {r for r, row in REASONS.items() if row.refuses == {Action.KEEP}} == ITEM_REASONS
+    assert {r for r, row in REASONS.items() if row.refuses == {Action.FOLLOW}} == LINK_REASONS
+    stored = {fate for fate, row in FILE_FATE_ROWS.items() if row.stored}
+    assert stored == {FileFate.STORED, FileFate.MARKED}
+    decided = {fate: row.decided for fate, row in FILE_FATE_ROWS.items() if row.decided}
+    assert decided == {FileFate.REFUSED: "file refused", FileFate.MARKED: "file marked"}
+    colours = [status.colour for status in ItemStatus]
+    assert colours == [FATE_ROWS[Fate.FETCHED].colour, FATE_ROWS[Fate.REFUSED].colour, "other"]
+
+
+def test_the_words_an_item_record_says_are_one_vocabulary() -> None:
+    """What refused an item (``page`` for its page's refusal) and the documents it names
+    are :class:`RefusedBy` words, as a ``url`` record's ``refused_by``."""
+    assert (RefusedBy.PAGE, RefusedBy.ROBOTS_TXT, RefusedBy.TDMREP_JSON) == (
+        "page", "robots.txt", "tdmrep.json",
+    )  # fmt: skip
+    assert RefusedBy.PAGE not in REFUSED_BY.values()  # never a request's
+
+
+@pytest.mark.parametrize(
+    ("action", "reason", "stats"),
+    [
+        (Action.FETCH, Reason.FORBIDDEN, ("robotstxt/forbidden",)),
+        (Action.FETCH, Reason.PURPOSE, ("rep/purpose/requests_dropped/ai-train",)),
+        (Action.FETCH, Reason.INTERNAL_ERROR, ("rep/requests/internal_errors",)),
+        (Action.FOLLOW, Reason.NOFOLLOW, ("rep/directives/requests_dropped/nofollow",)),
+        (Action.FOLLOW, Reason.REL_NOFOLLOW, ("rep/directives/requests_dropped/rel_nofollow",)),
+        (Action.FOLLOW, Reason.PURPOSE, ("rep/purpose/images_refused/ai-train",)),
+        (Action.KEEP, Reason.NOINDEX, ("rep/directives/items_dropped/noindex",)),
+        (
+            Action.KEEP,
+            Reason.UNAVAILABLE_AFTER,
+            ("rep/directives/items_dropped/unavailable_after",),
+        ),
+        (Action.KEEP, Reason.PURPOSE, ("rep/purpose/items_dropped/ai-train",)),
+        (Action.FETCH, Reason.SPIDER_CLOSED, ()),
+        (Action.FETCH, Dropped.NOT_SERIALIZABLE, ()),
+        (Action.FOLLOW, Reason.FORBIDDEN, ()),
+    ],
+)
+def test_a_refusal_counts_the_stats_users_have_always_read(
+    action: Action, reason: Reason | Dropped, stats: tuple[str, ...]
+) -> None:
+    """The stats of each refusal (docs/reference.md 'Stats'), read from its reason's row:
+    the names before the rows held them by action, then its ``…/dropped/<reason>``."""
+    whole = "rep/items/dropped" if action is Action.KEEP else "rep/requests/dropped"
+    assert _stats_of(action, reason, "ai-train") == (*stats, f"{whole}/{reason}")

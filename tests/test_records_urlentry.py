@@ -1,0 +1,164 @@
+"""A requested URL's entry: its ``url`` line both ways, and the state ``JOBDIR`` keeps of
+it (this version's, by name, and the positional lists earlier versions kept)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from rep_engine.records import STATE_VERSION, RobotsPart, UrlEntry, iso_time
+
+SHA = "a" * 64
+ENDS = 1_790_000_000.25
+
+
+def _every_field() -> UrlEntry:
+    robots = RobotsPart(
+        SHA, "testbot", 3, "Disallow: /x", "", True, "permission (through 2026-12-01)", "",
+        ("testbot", "Testbot/2.0"), ENDS, "http://b.test", "b" * 64,
+    )  # fmt: skip
+    return UrlEntry(
+        "http://a.test/x", 2, 200, 1, robots, "c" * 64, True, {"http://a.test/l.xml": "d" * 64},
+        "e" * 40 + "-1", "url changed", ENDS - 1.5, ENDS, True,
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        UrlEntry("http://a.test/"),
+        UrlEntry("http://a.test/", robots=RobotsPart("", "bot", None, None, "no robots", False)),
+        UrlEntry("http://a.test/", robots=RobotsPart(SHA, "bot", None, None, "robots.txt 404")),
+        UrlEntry("http://a.test/", tdm="", sent_at=ENDS),
+        _every_field(),
+    ],
+)
+def test_an_entry_written_as_a_url_line_reads_back_as_the_same_entry_and_line(
+    entry: UrlEntry,
+) -> None:
+    added = {"why": "because", "items_kept": 2, "usage": {"ai-train": False}}
+    record = entry.line("r" * 32, "f" * 40 + "-7", "fetched", added, "2026-11-26T10:00:00.000Z")
+    assert record["robots" if entry.robots else "url"]  # the parts are written
+    back, back_added = UrlEntry.from_line(json.loads(json.dumps(record)))
+    assert back_added == added
+    again = back.line("r" * 32, "f" * 40 + "-7", "fetched", back_added, record["time"])
+    assert list(again.items()) == list(record.items())
+    assert back.sent_at == (
+        None if entry.sent_at is None else pytest.approx(entry.sent_at, abs=1e-3)
+    )
+    # the fields a line cannot say (why a decided line decided) are all it loses
+    if entry.robots is not None and entry.robots.line is not None:
+        assert back.robots == entry.robots._replace(override_ends=back.robots.override_ends)
+
+
+def test_a_line_s_times_are_written_back_to_the_millisecond() -> None:
+    for stamp in (
+        "2026-11-26T10:00:00.999Z",
+        "2026-11-26T10:00:00.001Z",
+        "2026-11-26T10:00:00.000Z",
+    ):
+        entry = UrlEntry("http://a.test/")
+        record = entry.line("r", "k", "fetched", {}, stamp)
+        record["sent_at"], record["expires"] = stamp, stamp
+        back, _ = UrlEntry.from_line(record)
+        assert back.sent_at is not None and iso_time(back.sent_at) == stamp
+
+
+@pytest.mark.parametrize("odd", ["x", 1.5, True, [1], {"a": 1}, None], ids=repr)
+def test_a_line_of_odd_values_reads_as_a_missing_one_never_an_error(odd: Any) -> None:
+    keys = ("url", "attempts", "status", "held", "robots", "tdmrep", "rsl", "again", "sent",
+            "sent_at", "expires", "unscheduled", "fate")  # fmt: skip
+    entry, added = UrlEntry.from_line(dict.fromkeys(keys, odd))
+    said = odd if isinstance(odd, str) else ""
+    assert (entry.url, entry.attempts, entry.status, entry.held) == (said, 0, None, 0)
+    assert (entry.tdm, entry.sent, entry.sent_at) == (said or None, said or None, None)
+    assert entry.licenses == ({"a": ""} if odd == {"a": 1} else None)  # a value as ""
+    assert entry.robots == (RobotsPart("", "", None, None, "") if odd == {"a": 1} else None)
+    assert added == {}
+
+
+def test_an_entry_kept_in_jobdir_reads_back_as_the_same_entry() -> None:
+    entry = _every_field()
+    saved: dict[str, Any] = json.loads(
+        json.dumps({"version": STATE_VERSION, "open": entry.state()})
+    )
+    assert UrlEntry.from_state(saved["open"]) == entry
+
+
+_TEN = [
+    "http://a.test/x",
+    1,
+    None,
+    0,
+    1,
+    "",
+    ["a" * 64, "bot", 2, "Allow: /", ""],
+    "",
+    False,
+    False,
+]
+_FIFTEEN = [
+    "http://a.test/", 2, 404, 0, 0, "", None, "", True, True, {"l": "s"}, "k-1", "moved", 5.0, 9.0,
+]  # fmt: skip
+_NOT_OBEYED = ["", "bot", None, None, "not obeyed", False, "", "", ["a", "b"]]
+_TWELVE = ["http://a.test/z", 0, None, 0, 2, "", _NOT_OBEYED, None, False, False, None, ""]
+
+
+@pytest.mark.parametrize(
+    ("saved", "expected"),
+    [
+        # before schema 2: ten places, a tdmrep of "" meant none checked
+        (_TEN, UrlEntry("http://a.test/x", 1, None, 1, RobotsPart(SHA, "bot", 2, "Allow: /", ""))),
+        # the fifteen places of the last positional version: "" is a tdmrep given up on
+        (
+            _FIFTEEN,
+            UrlEntry("http://a.test/", 2, 404, 0, None, "", True, {"l": "s"}, "k-1", "moved", 5, 9),
+        ),
+        # twelve: the earlier record's id and the licenses, nothing sent yet
+        (
+            _TWELVE,
+            UrlEntry(
+                "http://a.test/z", held=2,
+                robots=RobotsPart("", "bot", None, None, "not obeyed", False, agents=("a", "b")),
+            ),
+        ),
+    ],
+)  # fmt: skip
+def test_an_entry_an_earlier_version_kept_in_jobdir_is_read_by_place(
+    saved: list[Any], expected: UrlEntry
+) -> None:
+    assert UrlEntry.from_state(saved) == expected
+
+
+def test_the_decision_an_entry_carries_for_the_readers_is_never_kept() -> None:
+    """The verdict and facts on an entry are for the running crawl's readers (the tools):
+    neither its ``url`` line nor its state in ``JOBDIR`` holds them."""
+    from rep_engine.verdict import UNCHECKED
+
+    entry = _every_field()
+    entry.decision = (UNCHECKED, None)  # type: ignore[assignment]
+    saved = json.loads(json.dumps(entry.state()))  # nothing of it but JSON
+    assert "decision" not in saved
+    assert UrlEntry.from_state(saved) == entry
+    assert UrlEntry.from_state(saved).decision is None
+    assert "decision" not in json.dumps(entry.line("r", "k-1", "fetched", {}))
+
+
+@pytest.mark.parametrize(
+    "stamp", ["0001-01-01T00:00:00", "0001-01-01T00:00:00.000", "9999-12-31T23:59:59"]
+)
+def test_a_time_no_clock_can_hold_reads_as_a_missing_one_never_an_error(stamp: str) -> None:
+    """A hand-edited time that parses but has no POSIX seconds (a year-1 time without its
+    zone: the local clock may not hold it) is read as a missing one, as one that does not
+    parse is: ``audit show``, ``list``, ``summary`` and ``export`` read every url line
+    through :meth:`UrlEntry.from_line`."""
+    part = {"snapshot": SHA, "line": 3, "rule": "Disallow: /x", "override_ends": stamp}
+    record = {"url": "http://a.test/x", "sent": "GET", "sent_at": stamp, "expires": stamp,
+              "robots": part}  # fmt: skip
+    entry, _ = UrlEntry.from_line(record)
+    assert entry.url == "http://a.test/x" and entry.robots is not None
+    assert entry.robots.line == 3
+    for seconds in (entry.sent_at, entry.expires, entry.robots.override_ends):
+        assert seconds is None or isinstance(seconds, float)  # None where the clock fails
