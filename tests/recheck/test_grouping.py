@@ -32,6 +32,7 @@ from rep_recheck import formats, grouping
 from rep_recheck.command import (
     EXIT_INTERRUPTED,
     EXIT_REMOVED,
+    EXIT_USAGE,
     FetchRequest,
     FetchResult,
     PageRead,
@@ -40,6 +41,7 @@ from rep_recheck.command import (
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.grouping import Grouped, groups_for
 from rep_recheck.store import DocumentStore
+from rep_recheck.warc import WarcDocuments
 from tests.support.recheck import needs, robots_capture, write_warc
 
 NOW = 1_700_000_000.0
@@ -111,10 +113,12 @@ def _grouping_run(
     *extra: str,
     pages: dict[str, PageRead | str] | None = None,
     interrupted: str = "",
+    verified: bool = True,
 ) -> tuple[int, dict[str, Any], DocumentStore]:
     """A recheck of ``datasets`` (in ``folder``) with ``held`` origins parsed at most and
     every output; its exit status, its outputs (the trail without run ids, times and
-    chain, the summary without its trail line) and its document store."""
+    chain, the summary without its trail line; ``verified``: ``audit verify`` passes
+    it) and its document store."""
     store = DocumentStore(held)
 
     def fetcher(request: FetchRequest) -> FetchResult:
@@ -147,8 +151,9 @@ def _grouping_run(
         outputs["summary"] = [line for line in outputs["summary"].decode().splitlines()
                               if not line.startswith("Trail:")]  # fmt: skip
     if "trail" in outputs:
-        verified = verify(folder / "trail.jsonl")
-        assert verified.clean, verified.findings
+        if verified:
+            verification = verify(folder / "trail.jsonl")
+            assert verification.clean, verification.findings
         outputs["trail"] = [_comparable(line) for line in outputs["trail"].splitlines()]
     return code, outputs, store
 
@@ -415,19 +420,21 @@ def test_older_captures_say_then_of_grouped_items_as_in_order(
 
 
 @pytest.mark.trail_not_verified("a run stopped half-way writes no end line")
-@pytest.mark.parametrize("step", ["add", "decide"])
+@pytest.mark.parametrize("step", ["add", "decide", "replay"])
 def test_a_stop_while_grouping_leaves_the_outputs_and_no_temporary_file(
     tmp_path: Path, tiny: None, monkeypatch: pytest.MonkeyPatch, step: str
 ) -> None:
-    """Ctrl-C (or any error) while the items are grouped, or while the groups are
-    decided: every output left as it was, the temporary folder of the groups removed."""
+    """Ctrl-C (or any error) while the items are grouped, while the groups are decided,
+    or while they are written back in the dataset's order (some of the kept and removed
+    items, the report's lines written): every output left as it was, the temporary
+    folder of the groups removed."""
     dataset = tmp_path / "items.jsonl"
     dataset.write_bytes(b"".join(_item_lines(shuffled=True)))
     temporary = tmp_path / "tmp"
     temporary.mkdir()
     monkeypatch.setattr("tempfile.tempdir", str(temporary))
     made: list[Path] = []
-    add, decide = Grouped.add, Grouped.decide
+    add, decide, replay = Grouped.add, Grouped.decide, Grouped.replay
 
     def stopped_adding(self: Grouped, *args: Any, **kwargs: Any) -> None:
         made.append(self.folder)
@@ -440,10 +447,13 @@ def test_a_stop_while_grouping_leaves_the_outputs_and_no_temporary_file(
         yield from itertools.islice(decide(self, *args, **kwargs), 1)
         raise KeyboardInterrupt
 
-    if step == "add":
-        monkeypatch.setattr(Grouped, "add", stopped_adding)
-    else:
-        monkeypatch.setattr(Grouped, "decide", stopped_deciding)
+    def stopped_writing(self: Grouped) -> Any:
+        made.append(self.folder)
+        yield from itertools.islice(replay(self), 3)
+        raise KeyboardInterrupt
+
+    stopped = {"add": stopped_adding, "decide": stopped_deciding, "replay": stopped_writing}
+    monkeypatch.setattr(Grouped, step, stopped[step])
     folder = tmp_path / "out"
     folder.mkdir()
     (folder / "kept.jsonl").write_bytes(b"before\n")
@@ -454,6 +464,162 @@ def test_a_stop_while_grouping_leaves_the_outputs_and_no_temporary_file(
     assert not any((folder / name).exists() for name in ("removed.jsonl", "report.jsonl",
                                                           "summary.md"))  # fmt: skip
     assert list(temporary.iterdir()) == []
+
+
+def _warc_of_sites(path: Path) -> list[str]:
+    """A WARC of the origins' robots.txt (a Disallow for /private; every seventh origin
+    not captured) and the options that decide with it (no first pass: a WARC's recheck
+    tells as it decides that its items are to be grouped)."""
+    needs("warcio")
+    sites = [f"https://o{n}.example" for n in range(ORIGINS) if n % 7 != 6]
+    write_warc(path, [robots_capture(s, "User-agent: *\nDisallow: /private\n") for s in sites])
+    return ["--purpose", "search", "--documents", str(path)]
+
+
+@pytest.mark.parametrize("documents", ["fetched", "warc"])
+def test_an_origin_spread_through_the_file_is_made_once_once_grouped(
+    tmp_path: Path,
+    tiny: None,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    documents: str,
+) -> None:
+    """One origin's items at the start, in the middle and at the end of a shuffled
+    file: decided as in order, and each origin's documents made once after the items
+    are grouped (grouped from the start: once in all; told as a WARC's recheck decides:
+    once more at most than before)."""
+    lines = _item_lines(shuffled=True)
+    others = [line for line in lines if b"//o0." not in line]
+    spread = [line for line in _item_lines(shuffled=False) if b"//o0." in line]
+    half = len(others) // 2
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_bytes(b"".join([spread[0], *others[:half], *spread[1:4], *others[half:],
+                                  *spread[4:]]))  # fmt: skip
+    extra = _warc_of_sites(tmp_path / "robots.warc") if documents == "warc" else []
+    asked: list[tuple[str, bool]] = []
+    grouped_now = [False]
+    made, decide = WarcDocuments.__call__, Grouped.decide
+
+    def counted(self: WarcDocuments, origin: Any) -> Any:
+        asked.append((str(origin), grouped_now[0]))
+        return made(self, origin)
+
+    def deciding(self: Grouped, *args: Any) -> Any:
+        grouped_now[0] = True
+        return decide(self, *args)
+
+    monkeypatch.setattr(WarcDocuments, "__call__", counted)
+    monkeypatch.setattr(Grouped, "decide", deciding)
+    outputs = {}
+    for tag, held in (("grouped", 3), ("whole", 1000)):
+        folder = tmp_path / tag
+        folder.mkdir()
+        code, said, store = _grouping_run(folder, [str(dataset)], held, *extra)
+        before = _grouped_at(capsys.readouterr().err) if tag == "grouped" else None
+        outputs[tag] = (code, said)
+        if tag == "grouped" and documents == "fetched":
+            assert before == 0 and set(store.parsed_times()) == {1}
+        if tag == "grouped" and documents == "warc":
+            assert before is not None and before > 0
+            after = [name for name, grouped in asked if grouped]
+            assert sorted(after) == sorted(set(after)) and "https://o0.example" in after
+    assert outputs["grouped"] == outputs["whole"]
+
+
+@pytest.mark.trail_not_verified("a run stopped by a shard it cannot read writes no end line")
+@pytest.mark.parametrize("bad", ["parquet", "csv"])
+def test_a_shard_that_cannot_be_read_stops_the_grouped_run_as_it_stops_in_order(
+    tmp_path: Path,
+    tiny: None,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    bad: str,
+) -> None:
+    """A collection whose second file cannot be read (not Parquet; a CSV without the
+    URL column), met while the rest of the dataset is grouped (a WARC's recheck, told as
+    it decides the first file): the same error and exit status as in order, every output
+    left as it was, the temporary folder removed; the trail (appended to in place) holds
+    the items decided before the stop, the same lines as in order, and no end line."""
+    data = tmp_path / "data"
+    data.mkdir()
+    lines = _item_lines(shuffled=True)
+    (data / "a.jsonl").write_bytes(b"".join(lines[:185]))
+    if bad == "parquet":
+        (data / "b.parquet").write_bytes(b"PAR1 not a Parquet file")
+    else:
+        (data / "b.csv").write_text("title,link\nx,https://o1.example/\n")
+    (data / "c.jsonl").write_bytes(b"".join(lines[185:]))
+    extra = _warc_of_sites(tmp_path / "robots.warc")
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temporary))
+    said = {}
+    for tag, held in (("grouped", 3), ("whole", 1000)):
+        folder = tmp_path / tag
+        folder.mkdir()
+        (folder / "report.jsonl").write_bytes(b"before\n")
+        code, outputs, _ = _grouping_run(folder, [str(data)], held, *extra, verified=False)
+        err = capsys.readouterr().err
+        assert ("grouped by origin" in err) is (tag == "grouped")
+        error = [line for line in err.splitlines() if "error:" in line]
+        trail = outputs.pop("trail")
+        assert trail[-1]["type"] == "item"  # no end line
+        said[tag] = (code, error, outputs, trail)
+        assert list(temporary.iterdir()) == []
+    assert said["grouped"][:3] == said["whole"][:3]
+    code, error, outputs, trail = said["grouped"]
+    assert code == EXIT_USAGE and len(error) == 1 and "b." in error[0]
+    assert outputs == {"report": b"before\n", "out": {}, "removed": {}}
+    assert 0 < len(trail) < len(said["whole"][3]) and said["whole"][3][: len(trail)] == trail
+
+
+@pytest.mark.parametrize("as_of", ["", "2025-05-01"])
+def test_captures_that_disagree_decide_grouped_items_as_in_order(
+    tmp_path: Path, tiny: None, capsys: pytest.CaptureFixture[str], as_of: str
+) -> None:
+    """Each origin's robots.txt captured twice at one date, saying opposite things (the
+    later in the file is the answer), again months later for some, and with a date that
+    cannot be read for others (an answer that disagrees: not had, its items unknown, but
+    as of a date);
+    items of one origin spelt several ways (case, a default port, userinfo), dated:
+    each item decided, and its ``then``, as in order, with ``--as-of`` too."""
+    needs("warcio")
+    sites = [f"https://o{n}.example" for n in range(ORIGINS)]
+    allow, private = "User-agent: *\nAllow: /\n", "User-agent: *\nDisallow: /private\n"
+    warcs = {"april.warc": ("2025-04-01T00:00:00Z", []), "june.warc": ("2025-06-01T00:00:00Z", []),
+             "undated.warc": ("the day after", [])}  # fmt: skip
+    for number, site in enumerate(sites):
+        twice = (allow, private) if number % 2 else (private, allow)
+        warcs["april.warc"][1].extend(robots_capture(site, text) for text in twice)
+        if number % 3 == 0:
+            warcs["june.warc"][1].append(robots_capture(site, "User-agent: *\nDisallow: /\n"))
+        if number % 4 == 1:
+            warcs["undated.warc"][1].append(robots_capture(site, "User-agent: *\nDisallow: /tdm\n"))
+    options = ["--purpose", "search", "--date-column", "date"]
+    for name, (date, captures) in warcs.items():
+        write_warc(tmp_path / name, captures, date=date)
+        options += ["--documents", str(tmp_path / name)]
+    options += ["--as-of", as_of] if as_of else []
+    spellings = ("https://o{}.example", "https://O{}.EXAMPLE:443", "https://user@o{}.example")
+    urls = [spellings[turn % 3].format(n) + path
+            for n in range(ORIGINS) for turn, path in enumerate(PATHS * 2)]  # fmt: skip
+    random.Random(13).shuffle(urls)
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_text("".join(json.dumps({"url": url, "date": f"2025-0{3 + n % 5}-15"}) + "\n"
+                               for n, url in enumerate(urls)))  # fmt: skip
+    outputs = {}
+    for tag, held in (("grouped", 3), ("whole", 1000)):
+        folder = tmp_path / tag
+        folder.mkdir()
+        code, said, _ = _grouping_run(folder, [str(dataset)], held, *options)
+        assert ("grouped by origin" in capsys.readouterr().err) is (tag == "grouped")
+        outputs[tag] = (code, said)
+    assert outputs["grouped"] == outputs["whole"]
+    report = [json.loads(line) for line in outputs["grouped"][1]["report"].splitlines()]
+    # the captures of an unreadable date are not read as of a date
+    unknown = {"unknown"} if not as_of else set()
+    assert {line["status"] for line in report} == {"kept", "refused"} | unknown
+    assert len({line.get("then") for line in report}) > 2
 
 
 @pytest.mark.parametrize(
