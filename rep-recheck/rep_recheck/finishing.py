@@ -347,7 +347,8 @@ class Finishing:
             trail.recording = []
             settle = lambda results: trail.settle([r[5] for r in results])  # noqa: E731
         decided = tally.items
-        for _ in grouped.decide(decide, settle):
+        held = self.config.recheck_parsed_origins
+        for _ in grouped.decide(decide, settle, rechecker.forget, held):
             progress.tick(decided + grouped.decided, len(tally.origins))
         if trail is not None:
             trail.recording = None

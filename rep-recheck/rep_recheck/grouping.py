@@ -17,7 +17,10 @@ hash partition):
    another, in the dataset's order;
 2. each group decided alone (:meth:`Grouped.decide`), its items taken origin by origin,
    each origin's in the dataset's order (each origin's documents made once), its results
-   held until the group is done and stored in the group's own order;
+   held until the group is done and stored in the group's own order; a group of more
+   than :data:`GROUP_HELD` items (an origin that holds a large share of the dataset,
+   which no hash can split) decided as it is read instead, in the dataset's order, as
+   many of its origins at a time as the recheck holds parsed;
 3. the chunks read back in the dataset's order (:meth:`Grouped.replay`), each item's
    result taken from its group in turn: the caller writes them as it writes a recheck
    decided in order (the report's lines, the trail's, the kept and removed rows, the
@@ -25,8 +28,9 @@ hash partition):
 
 The files are in a temporary folder (``rep-recheck-…``, as the document store's),
 removed at the end (:meth:`Grouped.close`). The memory is a group's items and results
-(about :data:`GROUP_ITEMS`) and a block of records per group (:data:`BUFFERED` over all
-groups), whatever the dataset's size.
+(about :data:`GROUP_ITEMS`, at most :data:`GROUP_HELD`) and a block of records per group
+(:data:`BUFFERED` over all groups), whatever the dataset's size and however its items
+are shared among its origins.
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from rep_recheck.items import Chunk
+from rep_recheck.names import PARSED_ORIGINS
 
 #: What share of ``REP_RECHECK_PARSED_ORIGINS`` the origins made again (asked for anew
 #: after their documents were let go) may reach before the rest of a dataset is grouped:
@@ -64,6 +69,10 @@ GROUP_ITEMS: Final = 16_384
 #: The most groups (the records each holds in memory before they are written:
 #: :data:`BUFFERED` over all of them).
 MOST_GROUPS: Final = 4_096
+#: The most records of a group held in memory to decide them origin by origin: a larger
+#: group (an origin that holds a large share of the dataset: a hash partition cannot
+#: split one origin) is decided as it is read instead (:meth:`Grouped.decide`).
+GROUP_HELD: Final = 4 * GROUP_ITEMS
 #: The records held in memory over all the groups before they are written to their
 #: file: a block of a group's records (or results) is this over the groups.
 BUFFERED: Final = 16_384
@@ -102,6 +111,15 @@ class Blocks:
         self._pending: list[list[Any]] = [[] for _ in range(groups)]
         #: Each group's blocks: (offset, length).
         self._blocks: list[list[tuple[int, int]]] = [[] for _ in range(groups)]
+        #: Each group's records written to the file.
+        self.written = [0] * groups
+
+    def more(self) -> int:
+        """A group more; its number."""
+        self._pending.append([])
+        self._blocks.append([])
+        self.written.append(0)
+        return len(self._pending) - 1
 
     def add(self, group: int, record: Any) -> None:
         pending = self._pending[group]
@@ -109,8 +127,15 @@ class Blocks:
         if len(pending) >= self.block:
             self._flush(group)
 
+    def flush(self, group: int) -> None:
+        """``group``'s records added so far written to the file."""
+        if self._pending[group]:
+            self._flush(group)
+
     def _flush(self, group: int) -> None:
-        data = pickle.dumps(self._pending[group], pickle.HIGHEST_PROTOCOL)
+        pending = self._pending[group]
+        data = pickle.dumps(pending, pickle.HIGHEST_PROTOCOL)
+        self.written[group] += len(pending)
         self._pending[group] = []
         self._file.write(data)
         self._blocks[group].append((self._end, len(data)))
@@ -145,7 +170,8 @@ class Grouped:
         folder = tempfile.mkdtemp(prefix="rep-recheck-", dir=directory)
         self.folder = Path(folder)
         self._remove = weakref.finalize(self, shutil.rmtree, folder, ignore_errors=True)
-        block = max(8, BUFFERED // groups)
+        #: The records (or results) of a group written, or settled, at once.
+        self.block = block = max(8, BUFFERED // groups)
         #: Each item to decide, by group; then each one's result.
         self.records = Blocks(self.folder / "items", groups, block)
         self.results = Blocks(self.folder / "results", groups, block)
@@ -184,15 +210,26 @@ class Grouped:
         self,
         decide: Callable[[tuple[Any, ...]], tuple[Any, ...]],
         settle: Callable[[list[tuple[Any, ...]]], None] | None = None,
+        begin: Callable[[], None] | None = None,
+        held: int = PARSED_ORIGINS,
     ) -> Iterator[int]:
-        """Each group decided, its items origin by origin (each origin's in the
-        dataset's order), ``decide`` giving each one's result; ``settle`` sees a group's
-        results in its order before they are stored. Yields after each group."""
+        """Each group decided, ``decide`` giving each item's result, each origin's
+        documents made once: its items origin by origin (each origin's in the dataset's
+        order); a group of more than :data:`GROUP_HELD` items, as it is read
+        (:meth:`_streamed`: ``held`` of its origins at a time, ``begin`` called before
+        each part, for the decider to let go the origins it holds). ``settle`` sees the
+        results in the group's order before they are stored: the group's at once, or
+        a part's a block at a time. Yields after each group."""
         self.records.done()
         for group in range(self.groups):
-            records = list(self.records.read(group))
-            if not records:
+            size = self.records.written[group]
+            if not size:
                 continue
+            if size > GROUP_HELD:
+                self._streamed(group, decide, settle, begin, held)
+                yield group
+                continue
+            records = list(self.records.read(group))
             by_origin: dict[str, list[int]] = {}
             for place, record in enumerate(records):
                 try:
@@ -204,14 +241,78 @@ class Grouped:
                 for place in places:
                     results[place] = decide(records[place])
             del records, by_origin
-            if settle is not None:
-                settle(results)
-            add = self.results.add
-            for result in results:
-                add(group, result)
-            self.decided += len(results)
+            self._store(self.results, group, results, settle)
             yield group
         self.results.done()
+
+    def _streamed(
+        self,
+        group: int,
+        decide: Callable[[tuple[Any, ...]], tuple[Any, ...]],
+        settle: Callable[[list[tuple[Any, ...]]], None] | None,
+        begin: Callable[[], None] | None,
+        held: int,
+    ) -> None:
+        """A group too large to hold (an origin that holds most of it), decided as it is
+        read, in the dataset's order, in parts: each reading decides the items of the
+        next ``held`` origins it meets that no part took (as many as the decider holds:
+        each origin's documents made once), until none is left (one part, unless the
+        group has more origins than that). Each part's results go to a file of their
+        own, settled a block at a time (the first item of a block that names a
+        snapshot carries its line; the first of them in the dataset's order writes it),
+        then to the group's in its order."""
+        part_of: dict[str, int] = {}
+        parts = Blocks(self.folder / "parts", 0, self.block)
+        try:
+            left = True
+            while left:
+                part = parts.more()
+                if begin is not None:
+                    begin()
+                taken, left = 0, False
+                pending: list[Any] = []
+                for record in self.records.read(group):
+                    found = part_of.get(record[5])
+                    if found is None:
+                        if taken >= held:
+                            left = True  # for a later part
+                            continue
+                        found = part_of[record[5]] = part
+                        taken += 1
+                    if found == part:
+                        pending.append(decide(record))
+                        if len(pending) >= self.block:
+                            self._store(parts, part, pending, settle)
+                            pending = []
+                self._store(parts, part, pending, settle)
+                parts.flush(part)
+            parts.done()
+            add = self.results.add
+            if part == 0:
+                for result in parts.read(0):
+                    add(group, result)
+                return
+            readers = [parts.read(number) for number in range(part + 1)]
+            for record in self.records.read(group):
+                add(group, next(readers[part_of[record[5]]]))
+        finally:
+            parts.close()
+            (self.folder / "parts").unlink()
+
+    def _store(
+        self,
+        blocks: Blocks,
+        group: int,
+        results: list[Any],
+        settle: Callable[[list[tuple[Any, ...]]], None] | None,
+    ) -> None:
+        """``results`` settled and added to ``blocks``' ``group``."""
+        if settle is not None and results:
+            settle(results)
+        add = blocks.add
+        for result in results:
+            add(group, result)
+        self.decided += len(results)
 
     def replay(self) -> Iterator[tuple[int, list[tuple[Any, ...]], Any, list[Any]]]:
         """Each chunk in the dataset's order: its shard's number, its items (``number,

@@ -13,6 +13,7 @@ import io
 import itertools
 import json
 import random
+import weakref
 import zlib
 from pathlib import Path
 from typing import Any
@@ -620,6 +621,78 @@ def test_captures_that_disagree_decide_grouped_items_as_in_order(
     unknown = {"unknown"} if not as_of else set()
     assert {line["status"] for line in report} == {"kept", "refused"} | unknown
     assert len({line.get("then") for line in report}) > 2
+
+
+class _Record(list):  # type: ignore[type-arg]
+    """A group's record as read, which a weak reference tells gone."""
+
+
+@pytest.mark.parametrize(("held", "group_items"), [(3, 16), (3, 1000), (1, 1000)])
+def test_an_origin_that_holds_most_items_is_decided_without_holding_its_group(
+    tmp_path: Path,
+    tiny: None,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    held: int,
+    group_items: int,
+) -> None:
+    """One origin with most of a shuffled dataset's items: its group is far more than a
+    group's share (a hash partition cannot split one origin), so it is decided as it is
+    read, never held whole (a million items of one site held 1.9 GiB), and every output
+    is as in order, each origin's documents made once; a group of more origins than are
+    held parsed (all in one group), a part of its origins at a time."""
+    monkeypatch.setattr(grouping, "GROUP_HELD", 32)
+    monkeypatch.setattr(grouping, "GROUP_ITEMS", group_items)
+    parts = [0]
+    more = grouping.Blocks.more
+
+    def counted(self: grouping.Blocks) -> int:
+        parts[0] += 1
+        return more(self)
+
+    monkeypatch.setattr(grouping.Blocks, "more", counted)
+    crowd = [(json.dumps({"url": f"https://o0.example/page/{n}"}) + "\n").encode()
+             for n in range(300)]  # fmt: skip
+    mixed = _item_lines(shuffled=True) + crowd
+    random.Random(17).shuffle(mixed)
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_bytes(b"".join(mixed))
+    live = [0, 0]  # records read and not let go, the most at once
+    decide = Grouped.decide
+
+    def gone() -> None:
+        live[0] -= 1
+
+    def watched(self: Grouped, *args: Any, **kwargs: Any) -> Any:
+        read = self.records.read
+
+        def reading(group: int) -> Any:
+            for record in read(group):
+                kept = _Record(record)
+                weakref.finalize(kept, gone)
+                live[0] += 1
+                live[1] = max(live[1], live[0])
+                yield kept
+                del kept
+
+        monkeypatch.setattr(self.records, "read", reading)
+        return decide(self, *args, **kwargs)
+
+    monkeypatch.setattr(Grouped, "decide", watched)
+    outputs = {}
+    for tag, bound in (("grouped", held), ("whole", 1000)):
+        folder = tmp_path / tag
+        folder.mkdir()
+        code, said, store = _grouping_run(folder, [str(dataset)], bound)
+        assert ("grouped by origin" in capsys.readouterr().err) is (tag == "grouped")
+        outputs[tag] = (code, said)
+        if tag == "grouped":
+            assert set(store.parsed_times()) == {1}  # each origin's documents made once
+            assert 0 < live[1] <= 33  # a group's share (and one read) at most, never o0's 300
+            # o0's group decided as it is read; one group of 24 origins: in parts of as
+            # many as are held parsed (o0's group may have others: Python's hash)
+            assert parts[0] == -(-ORIGINS // held) if group_items == 1000 else parts[0] >= 1
+    assert outputs["grouped"] == outputs["whole"]
 
 
 @pytest.mark.parametrize(
