@@ -100,11 +100,21 @@ def estimated_items(paths: list[str]) -> int:
     return size // ITEM_BYTES
 
 
+def no_room(error: OSError, path: Path) -> OSError:
+    """``error``, met writing the grouping's file at ``path`` (a full disk, most likely:
+    the files hold about the dataset's size), saying where and what to do: the recheck
+    says ``scrapy_rep: error: PATH: No space left on device (…)``, not just a file."""
+    why = (f"{error.strerror or error} (the items grouped by origin on disk: set TMPDIR "
+           "to a folder with room for about the dataset's size)")  # fmt: skip
+    return OSError(error.errno, why, str(path))
+
+
 class Blocks:
     """Records appended by group into one file, a block of records pickled at once; read
     back group by group, in the order appended (:meth:`read`, after :meth:`done`)."""
 
     def __init__(self, path: Path, groups: int, block: int) -> None:
+        self.path = path
         self._file: IO[bytes] = path.open("w+b")
         self.block = block
         self._end = 0
@@ -137,7 +147,10 @@ class Blocks:
         data = pickle.dumps(pending, pickle.HIGHEST_PROTOCOL)
         self.written[group] += len(pending)
         self._pending[group] = []
-        self._file.write(data)
+        try:
+            self._file.write(data)
+        except OSError as error:
+            raise no_room(error, self.path) from error
         self._blocks[group].append((self._end, len(data)))
         self._end += len(data)
 
@@ -146,7 +159,10 @@ class Blocks:
         for group, pending in enumerate(self._pending):
             if pending:
                 self._flush(group)
-        self._file.flush()
+        try:
+            self._file.flush()
+        except OSError as error:
+            raise no_room(error, self.path) from error
 
     def read(self, group: int) -> Iterator[Any]:
         """``group``'s records, in the order added (one block in memory at a time)."""
@@ -204,7 +220,10 @@ class Grouped:
             add(group, (shard, item.number, item.url, item.then, item.date, name))
         self.items += len(items)
         record = (shard, items, chunk.data if rows else None, groups.tobytes())
-        pickle.dump(record, self._chunks, pickle.HIGHEST_PROTOCOL)
+        try:
+            pickle.dump(record, self._chunks, pickle.HIGHEST_PROTOCOL)
+        except OSError as error:
+            raise no_room(error, self.folder / "chunks") from error
 
     def decide(
         self,
@@ -318,7 +337,10 @@ class Grouped:
         """Each chunk in the dataset's order: its shard's number, its items (``number,
         url, problem, then, date``), its data (``None``: no rows written back), and each
         item's result (``None``: not decided, its URL could not be read)."""
-        self._chunks.close()
+        try:
+            self._chunks.close()
+        except OSError as error:
+            raise no_room(error, self.folder / "chunks") from error
         readers = [self.results.read(group) for group in range(self.groups)]
         with (self.folder / "chunks").open("rb") as file:
             while True:

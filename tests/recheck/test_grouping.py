@@ -8,10 +8,12 @@ items take the path a million do."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import itertools
 import json
+import os
 import random
 import weakref
 import zlib
@@ -621,6 +623,51 @@ def test_captures_that_disagree_decide_grouped_items_as_in_order(
     unknown = {"unknown"} if not as_of else set()
     assert {line["status"] for line in report} == {"kept", "refused"} | unknown
     assert len({line.get("then") for line in report}) > 2
+
+
+class _FullDisk:
+    """A grouping file on a full disk: every write fails as the system's does."""
+
+    def __init__(self, file: Any) -> None:
+        self._file = file
+
+    def write(self, data: bytes) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._file, name)
+
+
+@pytest.mark.trail_not_verified("a run stopped by a full disk writes no end line")
+def test_a_full_disk_while_grouping_says_where_and_what_to_do(
+    tmp_path: Path, tiny: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The grouping's files (about the dataset's size, in TMPDIR) on a full disk: exit 2
+    with one line that names the file and says to set TMPDIR (not "a file: No space
+    left on device", which points at no file the user named), the outputs as they were,
+    the temporary folder removed."""
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_bytes(b"".join(_item_lines(shuffled=True)))
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temporary))
+    opened = grouping.Blocks.__init__
+
+    def on_full_disk(self: grouping.Blocks, *args: Any) -> None:
+        opened(self, *args)
+        self._file = _FullDisk(self._file)
+
+    monkeypatch.setattr(grouping.Blocks, "__init__", on_full_disk)
+    folder = tmp_path / "out"
+    folder.mkdir()
+    (folder / "report.jsonl").write_bytes(b"before\n")
+    code, outputs, _ = _grouping_run(folder, [str(dataset)], 3, verified=False)
+    error = [line for line in capsys.readouterr().err.splitlines() if "error:" in line]
+    assert code == EXIT_USAGE and len(error) == 1, error
+    assert error[0].startswith(f"scrapy_rep: error: {temporary}/rep-recheck-")
+    assert "/items: No space left on device" in error[0] and "set TMPDIR" in error[0]
+    assert outputs["report"] == b"before\n" and "out" not in outputs
+    assert list(temporary.iterdir()) == []
 
 
 class _Record(list):  # type: ignore[type-arg]
