@@ -38,7 +38,7 @@ from rep_engine.records import (
 )
 from rep_engine.settings import RepConfig
 from rep_engine.trail import lines
-from scrapy_rep.crawl.audit.auditstate import AuditState
+from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.refusals import _stats_of
 from scrapy_rep.crawl.report import RepReport, closing_lines
 
@@ -57,7 +57,7 @@ def test_every_fate_the_trail_writes_is_a_fate_member() -> None:
     it); the end line counts and every reader checks the same words, in the same order."""
     assert FATES == tuple(Fate) == tuple(map(str, Fate))
     assert ITEM_STATUSES == tuple(ItemStatus) == ("kept", "refused", "unknown")
-    fate = inspect.signature(AuditState._final).parameters["fate"]
+    fate = inspect.signature(AuditTrail._final).parameters["fate"]
     assert fate.annotation in (Fate, "Fate")
     end = lines.end_line("run", "finished", {Fate.FETCHED: 2, "failed": 1}, 3)
     assert [key for key in end["counts"] if key in set(Fate)] == list(Fate)

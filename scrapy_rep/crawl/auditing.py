@@ -1,16 +1,19 @@
-"""The URL ledger of each running crawl (:class:`scrapy_rep.crawl.audit.audit.UrlLedger`)
-as the parts that decide write it directly (a call costs less than a signal on the hot
-path: :class:`LedgerCalls`), what its readers are told (:class:`UrlReader`), and
+"""The URL ledger of each running crawl (:class:`scrapy_rep.crawl.audit.audit.AuditTrail`):
+what each event does to a request's entry in each of its phases (:data:`TRANSITIONS`), how
+the parts that decide write it directly (a call costs less than a signal on the hot path:
+:class:`LedgerCalls`), what its readers are told (:class:`UrlReader`), and
 :class:`AuditMiddleware`, which tells it a request's final failure and response."""
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from scrapy.exceptions import NotConfigured
 
 from scrapy_rep.crawl.config import PerCrawler, config_of
+from scrapy_rep.crawl.refusals import Refusal
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -22,6 +25,121 @@ if TYPE_CHECKING:
     from rep_engine.records import Fate, UrlEntry
     from rep_engine.verdict import Allowed, Refused, RequestFacts
     from scrapy_rep.crawl.waits import Waits
+
+
+class Phase(enum.Enum):
+    """Where a request's entry in the URL ledger stands."""
+
+    #: No open entry: this worker never opened one, or its fate is final already.
+    NONE = "none"
+    #: Opened (scheduled, or decided without the scheduler): no response yet.
+    OPEN = "open"
+    #: Its response came: its fate waits for its page's output.
+    FETCHED = "fetched"
+
+
+class Event(enum.Enum):
+    """What the URL ledger is told of a request: each one method of the ledger."""
+
+    #: ``request_scheduled``: the scheduler takes it (Scrapy's filters first).
+    SCHEDULED = enum.auto()
+    #: A worker took it from a queue several workers share (scrapy-redis).
+    TAKEN = enum.auto()
+    #: A dupefilter of another class than ``RFPDupeFilter`` dropped it.
+    DROPPED = enum.auto()
+    #: The verdict on it (the performer), and an RSL license it was decided with.
+    DECIDED = enum.auto()
+    LICENSE = enum.auto()
+    #: ``request_reached_downloader``: a download tried.
+    ATTEMPT = enum.auto()
+    #: ``request_held``: it waits for its origin's documents.
+    HELD = enum.auto()
+    #: At its send: it left (``sent_at``), did not (``not_sent``), or was changed.
+    SENT = enum.auto()
+    #: ``request_refused``: final, refused.
+    REFUSED = enum.auto()
+    #: Its response came (``response_received``, or the outermost downloader middleware).
+    RECEIVED = enum.auto()
+    #: ``item_scraped``: an item of its page reached the end of the crawl.
+    ITEM_SCRAPED = enum.auto()
+    #: Its page's whole output went through the spider middleware: final, fetched.
+    PAGE_DONE = enum.auto()
+    #: No response after every attempt, or dropped at its send: final, failed.
+    FAILED = enum.auto()
+    #: The spider closes with it open: final (fetched, unfinished), or kept in ``JOBDIR``.
+    CLOSED = enum.auto()
+
+
+#: What an event does nothing to: a row that says so (h11's ``_state.py``), never a call
+#: that happens to do nothing.
+IGNORE: Final = "ignore"
+#: :data:`Event.SCHEDULED` on an open entry: its record goes on.
+GOES_ON: Final = "its record goes on: held, released, retried, resumed"
+#: A new record: the request's own, or one of its own where another's state came with it.
+OPENS: Final = "a new record"
+#: Final: its fate settled, written, read by every reader.
+SETTLES: Final = "settled"
+#: The entry changed, and stays open.
+CHANGES: Final = "changed"
+
+_NONE, _OPEN, _FETCHED = Phase.NONE, Phase.OPEN, Phase.FETCHED
+#: Every transition of a request's entry, in one table: (phase, event) -> what happens.
+#: ``NONE`` and an event that settles nothing is ignored (a settled entry is no longer
+#: open: its events after are ignored), but a download no entry follows (told to the
+#: readers apart) and a request decided or refused without one (a record of its own). A
+#: refusal's exception (:class:`~scrapy_rep.crawl.refusals.Refusal`) is no failure: its
+#: refusal settled the entry (:func:`settled_by`), its ``FAILED`` never sent.
+TRANSITIONS: Final[Mapping[tuple[Phase, Event], str]] = {
+    (_NONE, Event.SCHEDULED): OPENS,
+    (_OPEN, Event.SCHEDULED): GOES_ON,
+    (_FETCHED, Event.SCHEDULED): OPENS,  # another's meta, copied on a new request
+    (_NONE, Event.TAKEN): OPENS,
+    (_OPEN, Event.TAKEN): GOES_ON,
+    (_FETCHED, Event.TAKEN): OPENS,
+    (_NONE, Event.DROPPED): IGNORE,
+    (_OPEN, Event.DROPPED): "undone, when it is the record just opened",
+    (_FETCHED, Event.DROPPED): IGNORE,
+    (_NONE, Event.DECIDED): OPENS,  # decided without the scheduler: a media file's...
+    (_OPEN, Event.DECIDED): CHANGES,
+    (_FETCHED, Event.DECIDED): OPENS,  # a copied meta, or sent again once its response came
+    (_NONE, Event.LICENSE): IGNORE,
+    (_OPEN, Event.LICENSE): CHANGES,
+    (_FETCHED, Event.LICENSE): CHANGES,
+    (_NONE, Event.ATTEMPT): IGNORE,
+    (_OPEN, Event.ATTEMPT): CHANGES,
+    (_FETCHED, Event.ATTEMPT): IGNORE,  # a copied meta: a callback's own fetch of its page
+    (_NONE, Event.HELD): IGNORE,  # its waits are counted all the same
+    (_OPEN, Event.HELD): CHANGES,
+    (_FETCHED, Event.HELD): CHANGES,
+    (_NONE, Event.SENT): IGNORE,
+    (_OPEN, Event.SENT): CHANGES,
+    (_FETCHED, Event.SENT): CHANGES,
+    (_NONE, Event.REFUSED): OPENS,  # and settled: never scheduled, or a copied meta
+    (_OPEN, Event.REFUSED): SETTLES,
+    (_FETCHED, Event.REFUSED): OPENS,
+    (_NONE, Event.RECEIVED): "told to the readers apart: a download no entry follows",
+    (_OPEN, Event.RECEIVED): CHANGES,  # settled at once when the scheduler never had it
+    (_FETCHED, Event.RECEIVED): IGNORE,  # a copied meta's
+    (_NONE, Event.ITEM_SCRAPED): IGNORE,  # an item of no page, or of a page settled
+    (_OPEN, Event.ITEM_SCRAPED): CHANGES,
+    (_FETCHED, Event.ITEM_SCRAPED): CHANGES,
+    (_NONE, Event.PAGE_DONE): IGNORE,  # its links are counted all the same
+    (_OPEN, Event.PAGE_DONE): SETTLES,
+    (_FETCHED, Event.PAGE_DONE): SETTLES,
+    (_NONE, Event.FAILED): IGNORE,  # but a redirect's next URL the engine downloads for a
+    # component, failed before it was decided: its record opens, then fails
+    (_OPEN, Event.FAILED): SETTLES,
+    (_FETCHED, Event.FAILED): IGNORE,  # its response came: a copied meta's failure
+    (_NONE, Event.CLOSED): IGNORE,
+    (_OPEN, Event.CLOSED): SETTLES,  # unfinished; kept in JOBDIR when paused
+    (_FETCHED, Event.CLOSED): SETTLES,  # fetched: its page's output was not seen
+}
+
+
+def settled_by(exception: object) -> bool:
+    """Whether a download's ``exception`` is a refusal's (:class:`Refusal`): its
+    ``request_refused`` settled the entry, so it is no ``FAILED`` event."""
+    return isinstance(exception, Refusal)
 
 
 class LedgerCalls(Protocol):
@@ -108,7 +226,7 @@ class AuditMiddleware:
         self, request: Request, exception: Exception, spider: object = None
     ) -> None:
         ledger = LEDGERS.get(self.crawler)
-        if ledger is not None:
+        if ledger is not None and not settled_by(exception):
             ledger.failed(request, exception)
 
     def process_response(

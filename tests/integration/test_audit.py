@@ -19,6 +19,7 @@ from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 
 from rep_engine.settings import RepSettingError
+from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.requeststate import state_of
 from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
@@ -1264,3 +1265,32 @@ async def test_a_callbacks_own_fetch_it_gave_up_on_is_failed_not_unfinished(
     assert "CancelledError" in record["why"], record
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
     assert "before its fate was known" not in report.text, report.text
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_refused_request_enters_the_ledger_once_per_event_that_changes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decided, then refused: a request its robots.txt disallows, decided once the document
+    is known, is never told to the ledger as a failure after (its ``failed`` and its
+    scraped failure were two calls that found no open entry)."""
+    entered: list[str] = []
+    for name in ("_scheduled", "decided", "_refused", "failed", "failure_scraped", "_attempt"):
+        original = getattr(AuditTrail, name)
+
+        def spy(self: AuditTrail, *args: Any, _name: str = name, _f: Any = original,
+                **kwargs: Any) -> Any:  # fmt: skip
+            entered.append(_name)
+            return _f(self, *args, **kwargs)
+
+        monkeypatch.setattr(AuditTrail, name, spy)
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    try:
+        await crawl([sites.url("a", "/private/x")], {"REP_AUDIT_FILE": str(tmp_path / "t")})
+    finally:
+        await sites.close()
+    # held for its robots.txt, it was scheduled again (its record goes on) and tried once
+    assert entered.count("decided") == entered.count("_refused") == 1
+    assert entered[-2:] == ["decided", "_refused"]
+    assert "failed" not in entered and "failure_scraped" not in entered

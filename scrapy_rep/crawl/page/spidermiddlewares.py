@@ -26,7 +26,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from rep_engine.records import Action
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.auditing import ledger_of
+from scrapy_rep.crawl.auditing import ledger_of, settled_by
 from scrapy_rep.crawl.closing import closing_lines
 from scrapy_rep.crawl.internals import (
     ASYNC_SPIDER_OUTPUT,
@@ -110,7 +110,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if self._ledgers:
             self._url_ledger = ledger_of(self.crawler)
             self._at_scrape_end = after_each_scrape(engine, self._page_done)
-        failed = None if self._url_ledger is None else self._url_ledger.failure_scraped
+        failed = None if self._url_ledger is None else self._failure_scraped
         if not watch_downloads(engine, self.page.fetching, failed):
             logger.warning(
                 "scrapy_rep: the engine's download_async could not be watched: a page a "
@@ -220,8 +220,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         404 without an errback) has an empty ledger then. Else one pass of it (Scrapy moved
         what says when all of it is)."""
         if not isinstance(response, Response):
-            if request is not None and self._url_ledger is not None:  # a download's failure
-                self._url_ledger.failure_scraped(request, response)
+            if request is not None:  # a download's failure
+                self._failure_scraped(request, response)
             return
         page = self.page.pages.get(response)
         if scraped and (page is None or page.ledger is None):
@@ -237,6 +237,14 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             except Exception:  # the page's output is through; a bug of ours must not cost it
                 inc(self.stats, "rep/audit/errors")
                 logger.exception("scrapy_rep internal error recording %s", response)
+
+    def _failure_scraped(self, request: Request, failure: Any) -> None:
+        """A download's ``failure`` the scraper (or the engine, for a callback's own download)
+        is through with, told to the URL ledger, but a refusal's: its refusal settled the
+        request's entry (:func:`~scrapy_rep.crawl.auditing.settled_by`)."""
+        ledger = self._url_ledger
+        if ledger is not None and not settled_by(getattr(failure, "value", None)):
+            ledger.failure_scraped(request, failure)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         if response is None:
