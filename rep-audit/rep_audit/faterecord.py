@@ -72,7 +72,7 @@ class FateRecord:
         if word != "fetched":
             reason = item_why = ""
         return cls(
-            kind, run, time, key, UrlEntry.from_line(record)[0], word, refused_by, why, to,
+            kind, run, time, key, UrlEntry.from_line(record), word, refused_by, why, to,
             error, whole(get("attempts")), kept, dropped, not_kept or 0, reason, item_why,
             mapping(get("usage")), record,
         )  # fmt: skip

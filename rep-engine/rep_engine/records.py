@@ -516,27 +516,12 @@ def robots_part(
     return part
 
 
-#: A ``url`` record's keys the entry holds, in the order a record is written; any other
-#: key of a record (``why``, ``usage``, ``page``, items and links...) is what its fate
-#: added (:meth:`UrlEntry.from_line`'s ``added``).
-_HEAD: Final = ("type", "run", "time", "id", "url", "fate", "attempts", "status")
-_TAIL: Final = (
-    "unscheduled",
-    "again",
-    "held",
-    "robots",
-    "tdmrep",
-    "rsl",
-    "sent",
-    "sent_at",
-    "expires",
-)
-#: Keys that are not what a fate added: the entry's, and the chain's (``prev``, which the
-#: trail's file writes).
-_ENTRY_KEYS: Final = frozenset((*_HEAD, *_TAIL, "prev"))
 #: The version of :meth:`UrlEntry.state` (an entry as a dict by field name); before it, a
 #: state was a list read by position (:meth:`UrlEntry.from_state`).
 STATE_VERSION: Final = 5
+#: At most this many links not followed are named in a page's record (``not_followed``;
+#: ``links_not_followed`` counts them all), so that ``audit show`` finds the page of one.
+NOT_FOLLOWED_KEPT: Final = 20
 
 
 class RobotsPart(NamedTuple):
@@ -589,6 +574,135 @@ class RobotsPart(NamedTuple):
         )
 
 
+class Link(NamedTuple):
+    """A link a page's nofollow or ``rel="nofollow"`` kept from being requested: no
+    request, so no record of its own (its page's record names it)."""
+
+    url: str
+    #: Why (:data:`LINK_REASONS`) and the sentence that said it (``""``: read from a
+    #: record, which names its URL only).
+    reason: str = ""
+    why: str = ""
+
+
+@dataclass(slots=True)
+class PageOutput:
+    """What a fetched page's output came to (docs/audit-trail.md, ``items_kept``...): the
+    items the page pass passed on and those of them that reached the end of the crawl, the
+    items it refused (by reason and the sentence that said it), the links it did not
+    follow. The page pass writes it while the output goes through (the performer of
+    refusals its refusals), the URL ledger settles its items kept; a record holds its
+    counts (:meth:`part`) and reads them back (:meth:`from_part`)."""
+
+    #: Items the page pass passed on, toward the end of the crawl.
+    passed: int = 0
+    #: Of those, the items that reached it (``item_scraped``), as the URL ledger settles
+    #: them once the page's whole output is through: the others a later component did not
+    #: keep (a project's spider middleware after the page pass, an item pipeline dropped
+    #: them), the record's ``items_not_kept``.
+    kept: int = 0
+    #: Handed over once the scraper said the response's whole output is through (its items'
+    #: fates known: the URL ledger counts them); ``False``: at the end of one pass of it
+    #: (Scrapy moved what says when all of it is), every item passed on taken as kept.
+    through: bool = False
+    #: Items refused, by reason and the sentence that said it, in the order met (read from a
+    #: record: all under its ``item_reason`` and ``item_why``).
+    dropped: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: The reason and sentence of the latest item refused (``""``: none was).
+    reason: str = ""
+    why: str = ""
+    #: The links not followed, in the order met (read from a record: those it names), and
+    #: how many more a record counts without naming them.
+    links: list[Link] = field(default_factory=list)
+    unnamed: int = 0
+
+    def item_refused(self, reason: str, why: str) -> None:
+        key = (reason, why)
+        self.dropped[key] = self.dropped.get(key, 0) + 1
+        self.reason, self.why = key
+
+    def link_refused(self, url: str, reason: str, why: str) -> None:
+        self.links.append(Link(url, reason, why))
+
+    @property
+    def items_dropped(self) -> int:
+        return sum(self.dropped.values())
+
+    @property
+    def not_kept(self) -> int:
+        """Items passed on that a later component of the crawl did not keep."""
+        return self.passed - self.kept
+
+    @property
+    def links_not_followed(self) -> int:
+        return len(self.links) + self.unnamed
+
+    def part(self) -> dict[str, Any]:
+        """Its fields of a ``url`` record, in the order they are written."""
+        part: dict[str, Any] = {"items_kept": self.kept, "items_dropped": self.items_dropped}
+        if self.kept < self.passed:
+            part["items_not_kept"] = self.passed - self.kept
+        if self.reason:
+            part["item_reason"] = self.reason
+            if self.why:
+                part["item_why"] = self.why
+        links = self.links
+        if links or self.unnamed:
+            part["links_not_followed"] = len(links) + self.unnamed
+            if links:
+                part["not_followed"] = [link.url for link in links[:NOT_FOLLOWED_KEPT]]
+        return part
+
+    @classmethod
+    def from_part(cls, record: Mapping[str, Any]) -> PageOutput | None:
+        """The output a ``fetched`` record counts (``None``: it counts none, as a download no
+        page pass read; a count not of its type is a missing one)."""
+        kept, dropped = _count(record.get("items_kept")), _count(record.get("items_dropped"))
+        if kept is None and dropped is None:
+            return None
+        reason, why = text(record.get("item_reason")), text(record.get("item_why"))
+        named = [Link(url) for url in items(record.get("not_followed")) if isinstance(url, str)]
+        links = _count(record.get("links_not_followed")) or 0
+        return cls(
+            (kept or 0) + (_count(record.get("items_not_kept")) or 0),
+            kept or 0,
+            True,
+            {(reason, why): dropped} if dropped else {},
+            reason,
+            why,
+            named,
+            max(links - len(named), 0),
+        )
+
+
+def _count(value: Any) -> int | None:
+    """A count of a page's output: a whole number of 0 or more, else ``None``."""
+    number = whole(value)
+    return number if number is not None and number >= 0 else None
+
+
+class FileOutcome(NamedTuple):
+    """What became of the file a request downloaded for a media pipeline, as its ``file``
+    record says it (docs/media.md): its fate (a :class:`FileFate` word), the sentence that
+    refused or marked it, and the pipeline's error."""
+
+    fate: str
+    why: str = ""
+    error: str = ""
+
+
+#: A refused request's ``refused_by`` (the trail's word) -> the reason it stands for: the
+#: first of :data:`REASONS`' rows that writes it (``unreachable``: robots.txt's, unless the
+#: record names a tdmrep.json given up on).
+REASON_OF: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        row.refused_by: word
+        for word, row in reversed(list(REASONS.items()))
+        if row.refused_by and word in set(Reason)
+    }
+)
+
+
 @dataclass(slots=True)
 class UrlEntry:
     """One request, from the moment it is scheduled (or decided, unscheduled) to its fate."""
@@ -621,6 +735,27 @@ class UrlEntry:
     expires: float | None = None
     #: Downloaded without the scheduler (a media pipeline's file, a callback's own fetch).
     unscheduled: bool = False
+    #: Its fate, once final (``None``: open), and the record's own sentence (``why``: the
+    #: refusal's, the failure's, why the crawl ended first).
+    fate: Fate | None = None
+    why: str = ""
+    #: Why it was refused (a :class:`Reason`, or another add-on's word; read back from a
+    #: record by :func:`reason_of`), and what refused it in the trail's words (its
+    #: ``refused_by``: a :class:`RefusedBy` word, or the reason's own where it has none).
+    reason: str = ""
+    refused_by: str = ""
+    #: Where a redirect went (``to``).
+    to: str = ""
+    #: A fetched page's output: its items kept and dropped, its links not followed
+    #: (``None``: no page pass read it, as a file a media pipeline downloaded).
+    output: PageOutput | None = None
+    #: The ``usage`` part (the usage decision, with every signal) and a fetched page's
+    #: ``page`` part (what it said), as written (:mod:`rep_engine.trail.lines`).
+    usage: dict[str, Any] | None = None
+    page: dict[str, Any] | None = None
+    #: What became of the file it downloaded for a media pipeline (its ``file`` record,
+    #: read beside it): never written in its line.
+    file: FileOutcome | None = None
     #: The verdict it was last decided with and the facts it was decided on (``None``: not
     #: decided), for the ledger's readers (the command-line tools print them): never
     #: written, neither in its line nor in its state. A :class:`~rep_engine.verdict.Allowed`
@@ -629,17 +764,28 @@ class UrlEntry:
     #: is above the contract's, which imports none of it.
     decision: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
 
-    def line(
-        self, run: str, key: str, fate: str, added: Mapping[str, Any], now: str = ""
-    ) -> dict[str, Any]:
-        """The ``url`` record of this entry, whose fate is ``fate`` (``added``: what the fate
-        adds, in its order: ``why``, ``refused_by``, ``usage``, ``page``...), written at
-        ``now`` (ISO 8601; ``""``: the clock's)."""
+    def line(self, run: str, key: str, now: str = "") -> dict[str, Any]:
+        """The ``url`` record of this entry, whose fate is final, written at ``now`` (ISO
+        8601; ``""``: the clock's): its request, then what its fate says (``to``,
+        ``refused_by``, ``why``, the page's output, ``usage``, ``page``), then its history
+        and the document versions that decided it."""
         record: dict[str, Any] = {
             "type": "url", "run": run, "time": now or iso_time(), "id": key, "url": self.url,
-            "fate": fate, "attempts": self.attempts, "status": self.status,
+            "fate": self.fate, "attempts": self.attempts, "status": self.status,
         }  # fmt: skip
-        record.update(added)
+        if self.to:
+            record["to"] = self.to
+        if self.fate is Fate.REFUSED:
+            record["refused_by"] = self.refused_by
+        if self.why:
+            record["why"] = self.why
+        if self.output is not None:
+            record.update(self.output.part())
+        if self.usage is not None:
+            record["usage"] = self.usage
+        if self.page is not None:
+            record["page"] = self.page
+        # its history, and the document versions that decided it
         if self.unscheduled:  # downloaded without the scheduler: no dupefilter let it through
             record["unscheduled"] = True
         if self.earlier:
@@ -661,34 +807,44 @@ class UrlEntry:
         return record
 
     @classmethod
-    def from_line(cls, record: Mapping[str, Any]) -> tuple[UrlEntry, dict[str, Any]]:
-        """The entry a ``url`` (or ``file``) record was written from, and what its fate
-        added (every key but the entry's and the chain's ``prev``, in the record's order):
-        ``entry.line(the record's run, id, fate, added, time)`` is the record again,
-        without ``prev``. A value not of its type is read as a missing one: never raises."""
-        robots = record.get("robots")
-        sent_at = record.get("sent_at")
-        expires = record.get("expires")
-        entry = cls(
-            text(record.get("url")),
-            whole(record.get("attempts")) or 0,
-            whole(record.get("status")),
-            whole(record.get("held")) or 0,
+    def from_line(cls, record: Mapping[str, Any]) -> UrlEntry:
+        """The entry a ``url`` (or ``file``) record was written from: ``entry.line(the
+        record's run, id, time)`` is the record again, without ``prev``. A value not of its
+        type is read as a missing one: never raises."""
+        get = record.get
+        robots, sent_at, expires, usage, page = (
+            get(name) for name in ("robots", "sent_at", "expires", "usage", "page")
+        )
+        fate = Fate.of(get("fate"))
+        tdm = tdm if isinstance(tdm := get("tdmrep"), str) else None
+        by = text(get("refused_by")) if fate is Fate.REFUSED else ""
+        return cls(
+            text(get("url")),
+            whole(get("attempts")) or 0,
+            whole(get("status")),
+            whole(get("held")) or 0,
             RobotsPart.from_part(robots) if isinstance(robots, Mapping) else None,
-            tdm if isinstance(tdm := record.get("tdmrep"), str) else None,
-            record.get("fate") == "fetched",
-            {text(k): text(v) for k, v in mapping(record.get("rsl")).items()} or None,
-            text(record.get("again")),
-            text(record.get("sent")) or None,
+            tdm,
+            fate is Fate.FETCHED,
+            {text(k): text(v) for k, v in mapping(get("rsl")).items()} or None,
+            text(get("again")),
+            text(get("sent")) or None,
             _seconds(sent_at) if isinstance(sent_at, str) else None,
             _seconds(expires) if isinstance(expires, str) and sent_at else None,
-            record.get("unscheduled") is True,
+            get("unscheduled") is True,
+            fate,
+            text(get("why")),
+            reason_of(by, tdm) if by else "",
+            by,
+            text(get("to")),
+            PageOutput.from_part(record) if fate is Fate.FETCHED else None,
+            usage if isinstance(usage, dict) else None,
+            page if isinstance(page, dict) else None,
         )
-        added = {key: value for key, value in record.items() if key not in _ENTRY_KEYS}
-        return entry, added
 
     def state(self) -> dict[str, Any]:
-        """The entry as ``JOBDIR`` keeps it for a resumed run (JSON; by field name)."""
+        """The entry as ``JOBDIR`` keeps it for a resumed run (JSON; by field name): an open
+        entry's fields (its fate is not known yet)."""
         return {name: getattr(self, name) for name in _STATE_FIELDS}
 
     @classmethod
@@ -716,9 +872,20 @@ class UrlEntry:
         )  # fmt: skip
 
 
-#: The fields :meth:`UrlEntry.state` keeps (all but the decision, which only the running
-#: crawl's readers read).
-_STATE_FIELDS: Final = tuple(one.name for one in fields(UrlEntry) if one.name != "decision")
+def reason_of(refused_by: str, tdm: str | None) -> str:
+    """Why a record was refused, read from its ``refused_by``: the :class:`Reason` the
+    word stands for (``unreachable``: robots.txt's, but a tdmrep.json's where the record
+    names one given up on, ``tdm == ""``), another add-on's word as written."""
+    reason = REASON_OF.get(refused_by, refused_by)
+    if reason == Reason.ROBOTSTXT_UNREACHABLE and tdm == "":
+        return Reason.TDMREP_UNREACHABLE
+    return reason
+
+
+#: The fields :meth:`UrlEntry.state` keeps: an open entry's (its fate is not known yet,
+#: and the decision is only the running crawl's readers').
+_FIELDS: Final = tuple(one.name for one in fields(UrlEntry))
+_STATE_FIELDS: Final = _FIELDS[: _FIELDS.index("fate")]
 
 
 def _int(value: Any) -> bool:

@@ -22,8 +22,9 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from rep_engine.fetch.cache import CacheEntry
-    from rep_engine.records import Fate, UrlEntry
+    from rep_engine.records import FileOutcome, PageOutput, UrlEntry
     from rep_engine.verdict import Allowed, Refused, RequestFacts
+    from scrapy_rep.crawl.pages import Page
     from scrapy_rep.crawl.waits import Waits
 
 
@@ -145,7 +146,7 @@ def settled_by(exception: object) -> bool:
 class LedgerCalls(Protocol):
     """What the parts that decide (the performer of verdicts, the check at the send, the page's
     licenses), :class:`AuditMiddleware` and the page pass tell the crawl's URL ledger directly
-    (a page's output: in its ledger, :mod:`scrapy_rep.crawl.ledger`)."""
+    (a page's output, once it is through: :meth:`page_done`)."""
 
     #: The requests' waits for their origins' documents (the report's origin lines).
     waits: Waits
@@ -170,6 +171,10 @@ class LedgerCalls(Protocol):
 
     def not_sent(self, record: str) -> None: ...
 
+    def page_done(self, response: Response, output: PageOutput, page: Page | None = None) -> None:
+        """A page's whole output went through the page pass (``page``: what it read of the
+        page): its entry settles, ``fetched``, with it."""
+
 
 LEDGERS: PerCrawler[LedgerCalls] = PerCrawler("url_ledger")
 
@@ -191,14 +196,14 @@ def read_urls(crawler: Crawler, reader: UrlReader) -> None:
 class UrlReader(Protocol):
     """A reader of the URL ledger's settled entries (the end-of-crawl report, the tools)."""
 
-    def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
-        """A request's fate is final: its ``entry``, what the fate ``added`` (the ``url``
-        record's other fields) and its ``cause``: a refusal's reason (or another add-on's
-        word), a failed download's exception, a fetched page's
-        :class:`~scrapy_rep.crawl.ledger.PageLedger`, else ``None``."""
+    def settled(self, entry: UrlEntry) -> None:
+        """A request's fate is final: its ``entry``, as its ``url`` record says it (its fate,
+        ``why``, what refused it, its page's output), with the verdict it was decided with
+        (:attr:`~rep_engine.records.UrlEntry.decision`)."""
 
-    def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
-        """A file an item pipeline downloaded was held against the crawl's purposes (``fate``)."""
+    def file_settled(self, url: str, outcome: FileOutcome) -> None:
+        """A file an item pipeline downloaded was held against the crawl's purposes: what
+        became of it (its ``file`` record)."""
 
     def downloaded_apart(self, url: str, status: int) -> None:
         """A download no entry follows (a file an item pipeline fetched without a verdict);

@@ -37,9 +37,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from rep_engine.records import Dropped
+    from rep_engine.records import Dropped, PageOutput
     from rep_engine.verdict import Refused
-    from scrapy_rep.crawl.ledger import PageLedger
 
 logger = logging.getLogger(__name__)
 
@@ -80,14 +79,14 @@ def refuse_request(
     verdict: Refused,
     response: Response | None = None,
     detail: str = "",
-    ledger: PageLedger | None = None,
+    output: PageOutput | None = None,
 ) -> None:
     """``request`` is refused (``action``: fetch, or follow by the page ``response``): counted,
-    in the page's ``ledger`` if kept, logged at DEBUG (with ``detail``, what said it), then
+    in the page's ``output`` if kept, logged at DEBUG (with ``detail``, what said it), then
     signalled."""
     inc_each(crawler.stats, refusal_stats(action, verdict))
-    if ledger is not None:
-        ledger.link_refused(request.url, verdict)
+    if output is not None:
+        output.link_refused(request.url, verdict.reason, verdict.message)
     rep_signals.send_refused(
         crawler, logger, request, verdict.reason, verdict.message, response,
         detail=detail, verdict=verdict,
@@ -139,14 +138,14 @@ def refuse_item(
     item: Any,
     response: Response,
     verdict: Refused,
-    ledger: PageLedger | None = None,
+    output: PageOutput | None = None,
     said_by: str = "",
 ) -> None:
     """An item of the page ``response`` is refused as :func:`refuse_request` says, sent as
     ``item_refused``; ``said_by``: the page whose "no" it is, when another (said in both)."""
     inc_each(crawler.stats, refusal_stats(Action.KEEP, verdict))
-    if ledger is not None:
-        ledger.item_refused(verdict)
+    if output is not None:
+        output.item_refused(verdict.reason, verdict.message)
     page = said_by or response.url
     logger.debug(
         "Dropped an item of %(url)s%(after)s: %(message)s",

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
@@ -33,19 +32,17 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from rep_audit.summary import OVERRIDDEN_BY
-from rep_engine.records import LINK_REASONS, REASONS, Fate
+from rep_engine.records import LINK_REASONS, REASONS, Fate, FileFate
 from rep_engine.settings import robots_agent
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import ledger_of, read_urls
 from scrapy_rep.crawl.closing import closing_lines, paused
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.ledger import PageLedger, read_by
 from scrapy_rep.crawl.reportlines import (
     NO_RESPONSE,
     NOT_KEPT,
     UrlReport,
     fate_said,
-    is_link,
     summary_of,
     url_lines,
 )
@@ -60,13 +57,10 @@ from scrapy_rep.crawl.reportorigins import (
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
-    from scrapy.http import Response
     from typing_extensions import Self
 
-    from rep_engine.records import UrlEntry
+    from rep_engine.records import FileOutcome, UrlEntry
     from rep_engine.robotstxt import RobotsTxt
-    from rep_engine.verdict import Refused
-    from scrapy_rep.crawl.ledger import Page
     from scrapy_rep.crawl.waits import Waits
 
 __all__ = ["NO_RESPONSE", "RepReport", "closing_lines", "paused"]
@@ -110,7 +104,6 @@ class RepReport:
         read_urls(crawler, self)  # every request's fate: the URL ledger's settled entries
         connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
-        read_by(crawler, self)  # each page's links not followed: its ledger, as the trail's
         # after Scrapy's closing lines (the last thing a person sees) and the close's drops
         connect(self._closed, signal=signals.engine_stopped)
 
@@ -174,23 +167,26 @@ class RepReport:
             if record is not None:
                 record.held_failures = failures
 
-    def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
+    def settled(self, entry: UrlEntry) -> None:
         """A request's fate, as the URL ledger settled it: said on its URL's line, if listed,
-        and counted in the closing line's counts as the trail counts them (a page's items too)."""
+        and counted in the closing line's counts as the trail counts them (a page's items and
+        its links not followed too)."""
         url = entry.url
-        event, counted = fate_said(entry, fate, added, cause)
+        fate = entry.fate
+        event, counted = fate_said(entry)
         record = self._record(url) if event is None else self._url(url, event)
         if record is not None:
             record.fates[counted] += 1
             if fate is Fate.REFUSED:
-                record.refused = str(cause or "")
+                record.refused = counted
         self.totals.fates[counted] += 1
         overridden = entry.robots.overridden if entry.robots is not None else ""
         if overridden and fate is not Fate.REFUSED:
             self._url(url, f"{OVERRIDDEN_BY}{overridden}")
             self.overridden += 1
-        if type(cause) is PageLedger:  # fetched: its items (inline, the hot path)
-            kept, lost = cause.kept, cause.passed - cause.kept
+        output = entry.output
+        if output is not None:  # fetched: its items (inline, the hot path)
+            kept, lost = output.kept, output.passed - output.kept
             if kept:
                 listed = self._url(url, "item kept", kept)
                 if listed is not None:
@@ -199,32 +195,27 @@ class RepReport:
             if lost:  # passed on, dropped by a later component: said, and counted at the end
                 self._url(url, NOT_KEPT, lost)
                 self.totals.items_not_kept += lost
-            for (reason, message), times in cause.dropped.items():
+            for (reason, message), times in output.dropped.items():
                 listed = self._url(url, f"item dropped ({message or reason})", times)
                 if listed is not None:
                     listed.items_dropped[reason] += times
                 self.totals.items_dropped[reason] += times
+            for link in output.links:  # never requested: listed apart, and on their page's line
+                self._url(link.url, link.why)
+                self._url(url, _NOT_FOLLOWED[link.reason])
+                self.links += 1
 
     def downloaded_apart(self, url: str, status: int) -> None:
         """A download no ledger entry follows (a file an item pipeline fetched), listed apart."""
         self._url(url, f"downloaded by an item pipeline ({status})")
 
-    def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
+    def file_settled(self, url: str, outcome: FileOutcome) -> None:
         """What the media gate made of a file an item pipeline downloaded (its ``file`` record)."""
-        if fate == "failed":
-            self._url(url, f"not stored: the pipeline failed ({error})")
-        elif refusal is not None:
-            stored = "stored, marked" if fate == "marked" else "not stored"
-            self._url(url, f"{stored}: {refusal.message}")
-
-    def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
-        """A page's output is through: the links its ledger kept from being requested
-        (its items are read with its settled entry, :meth:`settled`)."""
-        url = response.url
-        for link, reason, message in ledger.links:
-            self._url(link, message)
-            self._url(url, _NOT_FOLLOWED[reason])
-            self.links += is_link(message)
+        if outcome.fate == FileFate.FAILED:
+            self._url(url, f"not stored: the pipeline failed ({outcome.error})")
+        elif outcome.why:
+            stored = "stored, marked" if outcome.fate == FileFate.MARKED else "not stored"
+            self._url(url, f"{stored}: {outcome.why}")
 
     def render(self) -> str:
         said = partial(delay_said, not_obeyed=self.delay_not_obeyed, delay_max=self.delay_max)

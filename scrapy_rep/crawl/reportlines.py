@@ -6,9 +6,8 @@ its origins' lines: :mod:`scrapy_rep.crawl.reportorigins`."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
 from scrapy.exceptions import IgnoreRequest
 
@@ -40,7 +39,7 @@ class UrlReport:
     events: list[str] = field(default_factory=list)
     #: How many times each counted event happened (downloads, items, links, refusals).
     times: Counter[str] = field(default_factory=Counter)
-    #: The reason of the latest refusal of a request of this URL, if any.
+    #: The latest refusal of a request of this URL, in the closing line's words, if any.
     refused: str = ""
     #: Requests of this URL by fate (the closing line's words), as the trail counts them.
     fates: Counter[str] = field(default_factory=Counter)
@@ -113,14 +112,15 @@ def said_of(record: UrlReport) -> list[str]:
     said = [
         times_said(event, record.times[event]) for event in sorted(record.events, key=event_order)
     ]
+    unreachable = record.refused == REASONS[Reason.ROBOTSTXT_UNREACHABLE].report
     if record.held_failures:
         tries = plural(record.held_failures, "failed download")
-        if record.refused == Reason.ROBOTSTXT_UNREACHABLE:
+        if unreachable:
             then = "then dropped when robots.txt was given up on (see its origin above)"
         else:
             then = "then released"
         said.insert(0, f"held while robots.txt was unreachable ({tries}), {then}")
-    elif record.refused == Reason.ROBOTSTXT_UNREACHABLE:
+    elif unreachable:
         said.insert(0, "dropped: robots.txt was given up on as unreachable (see its origin above)")
     return said
 
@@ -183,30 +183,34 @@ def summary_of(totals: UrlReport, links: int, overridden: int) -> str:
     return "; ".join(said) if requests or links else "nothing happened"
 
 
-def fate_said(
-    entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object
-) -> tuple[str | None, str]:
+def fate_said(entry: UrlEntry) -> tuple[str | None, str]:
     """What a settled request adds to its URL's line (``None``: nothing, a refusal said
     with its hold), and its fate in the closing line's words."""
+    fate, why = entry.fate, entry.why
     if fate is Fate.REFUSED:
-        reason = str(cause or "")
+        reason = entry.reason
         if reason == Reason.ROBOTSTXT_UNREACHABLE:  # said with the hold: one phrase
             return None, _fate_of(reason)
-        return str(added.get("why", "")), _fate_of(reason)
+        return why, _fate_of(reason)
     if fate is Fate.FETCHED:
         by = " without the scheduler" if entry.unscheduled else ""  # a pipeline's or a callback's
         return f"downloaded{by} ({entry.status})", _DOWNLOADED
     if fate is Fate.REDIRECTED:
         status = f" ({entry.status})" if entry.status is not None else ""
-        return f"redirected{status} to {added.get('to', '')}", _REDIRECTED
+        return f"redirected{status} to {entry.to}", _REDIRECTED
     # failed after every attempt, dropped at its send, or the crawl ended first: an
     # IgnoreRequest says what ignored it; a bare one, the trail's why (its name)
-    said = (str(cause) or str(added.get("why", ""))) if isinstance(cause, IgnoreRequest) else ""
+    ignored = why.startswith(_IGNORED)
+    said = (why.removeprefix(_IGNORED).removeprefix(": ") or why) if ignored else ""
     if fate is Fate.FAILED and entry.status is not None:  # its response came, then dropped
         event = f"downloaded ({entry.status}), then dropped by a downloader middleware"
-        return f"{event}: {said or added.get('why', '')}", RESPONSE_DROPPED
-    phrase = NO_RESPONSE if fate is Fate.FAILED else str(added.get("why", ""))
-    return f"not downloaded: {said or phrase}", FATE_PHRASES[fate]
+        return f"{event}: {said or why}", RESPONSE_DROPPED
+    phrase = NO_RESPONSE if fate is Fate.FAILED else why
+    return f"not downloaded: {said or phrase}", FATE_PHRASES[fate]  # type: ignore[index]
+
+
+#: A failed record's ``why`` when a component ignored its request (``IgnoreRequest``).
+_IGNORED: Final = IgnoreRequest.__name__
 
 
 def _fate_of(reason: str) -> str:

@@ -4,17 +4,16 @@ tests/integration/test_report.py)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from scrapy import Request, Spider
 from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from rep_engine.records import Fate, Reason, UrlEntry
+from rep_engine.records import REFUSED_BY_WORD, Fate, PageOutput, Reason, UrlEntry
 from rep_engine.robotstxt import DISALLOW_ALL, parse_robotstxt
-from rep_engine.verdict import Refused
-from rep_engine.verdict.page import PAGE
-from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.waits import Waits
 
@@ -30,15 +29,18 @@ def settle(
     report: RepReport,
     url: str,
     fate: Fate,
-    cause: object = None,
+    reason: str = "",
     status: int | None = None,
     unscheduled: bool = False,
-    **added: object,
+    output: PageOutput | None = None,
+    **fields: Any,
 ) -> None:
-    """The URL ledger settles the request of ``url`` with ``fate`` (``added``: what the
-    fate adds to its record; ``cause``: a refusal's reason, a failure's exception)."""
-    entry = UrlEntry(url, attempts=1, status=status, unscheduled=unscheduled)
-    report.settled(entry, fate, added, cause)
+    """The URL ledger settles the request of ``url`` with ``fate`` (``reason``: a refusal's,
+    written as the trail's ``refused_by``; ``fields``: what else its record says)."""
+    by = REFUSED_BY_WORD.get(reason, reason)
+    entry = UrlEntry(url, attempts=1, status=status, unscheduled=unscheduled, fate=fate,
+                     reason=reason, refused_by=by, output=output, **fields)  # fmt: skip
+    report.settled(entry)
 
 
 def page_output(
@@ -47,23 +49,19 @@ def page_output(
     kept: int = 0,
     dropped: tuple[tuple[Reason, str], ...] = (),
     links: tuple[tuple[str, Reason, str], ...] = (),
-    status: int | None = None,
+    status: int = 200,
     not_kept: int = 0,
 ) -> None:
-    """A page's output through the page pass, as its ledger tells the report: the
-    ``links`` not followed once its output is through; with ``status``, its request
-    settled ``fetched`` by the URL ledger with it: ``kept`` items (they reached the end of
-    the crawl), one item refused per ``dropped`` (reason, message), ``not_kept`` items
-    passed on that a later component dropped."""
-    ledger = PageLedger()
-    ledger.passed, ledger.kept, ledger.through = kept + not_kept, kept, True
+    """A page's output through the page pass, its request settled ``fetched`` by the URL
+    ledger with it: ``kept`` items (they reached the end of the crawl), one item refused
+    per ``dropped`` (reason, message), ``not_kept`` items passed on that a later component
+    dropped, the ``links`` not followed."""
+    output = PageOutput(kept + not_kept, kept, True)
     for reason, message in dropped:
-        ledger.item_refused(Refused(reason, message, PAGE, "bot"))
+        output.item_refused(reason, message)
     for url, reason, message in links:
-        ledger.link_refused(url, Refused(reason, message, PAGE, "bot"))
-    report.page_done(response, ledger)
-    if status is not None:
-        settle(report, response.url, Fate.FETCHED, ledger, status=status)
+        output.link_refused(url, reason, message)
+    settle(report, response.url, Fate.FETCHED, status=status, output=output)
 
 
 def test_a_request_dropped_at_close_is_counted(capsys: pytest.CaptureFixture[str]) -> None:
@@ -430,8 +428,10 @@ def test_a_link_not_followed_from_several_pages_is_one_line_with_its_count() -> 
         page_output(report, home, links=((f"{A}/ads", Reason.REL_NOFOLLOW, message),))
     text = report.render()
     assert f"  {A}/ads\n    {message} (3 times)\n" in text
-    assert f'  {A}/\n    3 links not followed (rel="nofollow")\n' in text
-    assert text.endswith("In short: 0 requests; 3 links not followed (never requested)\n")
+    assert f'  {A}/\n    downloaded 3 times (200); 3 links not followed (rel="nofollow")\n' in text
+    assert text.endswith(
+        "In short: 3 requests (3 downloaded); 3 links not followed (never requested)\n"
+    )
 
 
 def test_a_report_listed_by_hand_without_the_ledger_says_so(
@@ -461,11 +461,10 @@ def test_a_request_a_middleware_ignored_without_a_message_is_not_said_to_have_ha
     """A downloader middleware raised a bare ``IgnoreRequest()`` from ``process_request``:
     the trail's record is failed, ``attempts`` 0, ``why`` "IgnoreRequest"; the report said
     "not downloaded: no response after every attempt" of a request never sent."""
-    from scrapy.exceptions import IgnoreRequest
 
     report = report_of()
-    entry = UrlEntry(f"{A}/skip")  # never attempted
-    report.settled(entry, Fate.FAILED, {"why": "IgnoreRequest"}, IgnoreRequest())
+    entry = UrlEntry(f"{A}/skip", fate=Fate.FAILED, why="IgnoreRequest")  # never attempted
+    report.settled(entry)
     text = report.render()
     assert "after every attempt" not in text
     assert f"  {A}/skip\n    not downloaded: IgnoreRequest\n" in text

@@ -183,7 +183,9 @@ def test_the_report_names_an_origins_use_level() -> None:
     report._fetched(
         origin=origin, rules=parse_robotstxt(CLOUDFLARE_USE_REFERENCE), outcome="200", sitemaps=()
     )
-    report.settled(UrlEntry(f"{origin}/x"), Fate.REFUSED, {"why": "Forbidden"}, Reason.FORBIDDEN)
+    report.settled(
+        UrlEntry(f"{origin}/x", fate=Fate.REFUSED, why="Forbidden", reason=Reason.FORBIDDEN)
+    )
     text = report.render()
     assert (
         "    content use: at most reference (Content-Signal use=reference: a condition on how "

@@ -45,6 +45,8 @@ from rep_engine.records import (
     REFUSED_BY,
     STATE_VERSION,
     Fate,
+    FileOutcome,
+    PageOutput,
     Reason,
     RobotsPart,
     UrlEntry,
@@ -88,7 +90,7 @@ from scrapy_rep.crawl.internals import (
     running_engine,
     seen_fingerprints,
 )
-from scrapy_rep.crawl.ledger import PAGES, read_by
+from scrapy_rep.crawl.pages import PAGES
 from scrapy_rep.crawl.requeststate import (
     any_state,
     before_of,
@@ -112,7 +114,7 @@ if TYPE_CHECKING:
     from rep_engine.verdict import RequestFacts
     from rep_engine.verdict.values import Used
     from scrapy_rep.crawl.auditing import UrlReader
-    from scrapy_rep.crawl.ledger import Page, PageLedger
+    from scrapy_rep.crawl.pages import Page
 
 __all__ = ["AuditTrail", "url_ledger"]
 
@@ -122,9 +124,6 @@ F = TypeVar("F", bound=Callable[..., None])
 #: The end line's reason of a run whose process exited without closing its spider: a
 #: second Ctrl-C (Scrapy's unclean shutdown), or the reactor stopped otherwise.
 FORCED: Final = "shutdown_forced"
-#: At most this many links not followed are named in a page's record (``not_followed``;
-#: ``links_not_followed`` counts them all), so that ``audit show`` finds the page of one.
-NOT_FOLLOWED_KEPT: Final = 20
 #: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits.
 _UNCLOSED: set[AuditTrail] = set()
 
@@ -236,7 +235,6 @@ class AuditTrail:
         self.writer = self._writer(crawler)
         self._emit = self.writer.emit
         LEDGERS[crawler] = self
-        read_by(crawler, self)  # each page's ledger, when its output is through
         connect = crawler.signals.connect
         connect(self._opened, signal=signals.spider_opened)
         connect(self._scheduled, signal=signals.request_scheduled)
@@ -610,18 +608,24 @@ class AuditTrail:
 
     # ------------------------------------------------------------------ its final fate
 
-    def _final(self, key: str, entry: UrlEntry, fate: Fate, added: dict[str, Any],
-               cause: object = None) -> None:  # fmt: skip
-        """The entry of ``key`` settled with its final ``fate``: no longer open, written to the
-        trail and read by every reader (``added``, ``cause``: as :class:`UrlReader` reads them)."""
+    def _final(self, key: str, entry: UrlEntry) -> None:
+        """The entry of ``key``, its fate final (:attr:`UrlEntry.fate`, the one writer of a
+        ``url`` record's fate): no longer open, written to the trail and read by every
+        reader."""
         del self.open[key]
         if self._shared:  # kept only while the record is open (memory)
             self._taken.discard(key)
             self._holding.discard(key)
-        self.counts[fate] += 1
-        self._emit(entry.line(self.run, key, fate, added))
+        self.counts[entry.fate] += 1  # type: ignore[index]
+        self._emit(entry.line(self.run, key))
         for reader in self.readers:
-            reader.settled(entry, fate, added, cause)
+            reader.settled(entry)
+
+    def _settle(self, key: str, entry: UrlEntry, fate: Fate, why: str = "") -> None:
+        """The entry of ``key`` settled with the final ``fate`` (``why``: its sentence)."""
+        entry.fate = fate
+        entry.why = why
+        self._final(key, entry)
 
     def _refused(
         self,
@@ -643,12 +647,13 @@ class AuditTrail:
             if entry is None:
                 return
             before = verdict.before if verdict is not None else before_of(request)
-            extra: dict[str, Any] = {"refused_by": REFUSED_BY.get(reason, reason), "why": message}
+            entry.fate, entry.reason, entry.why = Fate.REFUSED, reason, message
+            entry.refused_by = REFUSED_BY.get(reason, reason)
             if before is not NOTHING_BEFORE:
-                extra["usage"] = lines.usage_part(
+                entry.usage = lines.usage_part(
                     before.decision(), robots_sha(entry), entry.tdm or "", entry.licenses or {}
                 )
-            self._final(record_id(request), entry, Fate.REFUSED, extra, reason)
+            self._final(record_id(request), entry)
         except Exception:
             self.internal_error("_refused")
 
@@ -658,7 +663,8 @@ class AuditTrail:
         if entry is not None:
             reasons = request.meta.get("redirect_reasons") or [None]
             entry.status = reasons[-1] if isinstance(reasons[-1], int) else None
-            self._final(key, entry, Fate.REDIRECTED, {"to": request.url})
+            entry.to = request.url
+            self._settle(key, entry, Fate.REDIRECTED)
 
     def _received(self, response: Response, request: Request, **_: Any) -> None:
         """Event ``RECEIVED`` (``response_received``, or :meth:`downloaded`): its response came;
@@ -674,8 +680,9 @@ class AuditTrail:
                 if entry.unscheduled:  # no page pass to wait for: a page read as it arrived
                     pages = PAGES.get(self.crawler)
                     page = None if pages is None else pages.get(response)
-                    said = page_said(entry, request, page, self._declared, self._snapshot_body)
-                    self._final(record_id(request), entry, Fate.FETCHED, said)
+                    page_said(entry, request, page, self._declared, self._snapshot_body)
+                    entry.fate = Fate.FETCHED
+                    self._final(record_id(request), entry)
         except Exception:
             self.internal_error("_received")
 
@@ -714,13 +721,13 @@ class AuditTrail:
         except Exception:
             self.internal_error("_item_scraped")
 
-    def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
+    def page_done(self, response: Response, output: PageOutput, page: Page | None = None) -> None:
         """Event ``PAGE_DONE``: scrapy_rep's spider middleware passed on the spider's whole
-        output for a page: its ``ledger``, on which the items kept are settled (those that
-        reached the end of the crawl, the others ``items_not_kept``), with what the ``page``
-        said. Called directly (cheaper than a signal)."""
+        output for a page: ``output``, on which the items kept are settled (those that reached
+        the end of the crawl, the others ``items_not_kept``), the entry's with what the
+        ``page`` said. Called directly (cheaper than a signal)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
-            links = ledger.links
+            links = output.links
             if links:  # never requested: no records, counted at the end
                 self.counts["not_followed"] += len(links)
             request = response.request
@@ -731,23 +738,14 @@ class AuditTrail:
                 return
             # kept: the items passed on that reached the end of the crawl (none beyond
             # those passed on: a later component that adds items adds none of the page's)
-            passed = ledger.passed
-            kept = ledger.kept = min(passed, scraped) if ledger.through else passed
-            dropped = sum(ledger.dropped.values())  # ledger.items_dropped, inline
-            extra: dict[str, Any] = {"items_kept": kept, "items_dropped": dropped}
-            if kept < passed:
-                extra["items_not_kept"] = passed - kept
-            if ledger.reason is not None:
-                extra["item_reason"] = ledger.reason
-                if ledger.why:
-                    extra["item_why"] = ledger.why
-            if links:
-                extra["links_not_followed"] = len(links)
-                extra["not_followed"] = [url for url, _, _ in links[:NOT_FOLLOWED_KEPT]]
-            extra.update(page_said(entry, request, page, self._declared, self._snapshot_body))
+            passed = output.passed
+            output.kept = min(passed, scraped) if output.through else passed
+            entry.output = output
+            page_said(entry, request, page, self._declared, self._snapshot_body)
             entry.status = response.status
+            entry.fate = Fate.FETCHED
             self.counts["items_passed"] += passed  # the end line's: verify bounds each record
-            self._final(key, entry, Fate.FETCHED, extra, ledger)
+            self._final(key, entry)
         except Exception:
             self.internal_error("page_done")
 
@@ -775,7 +773,7 @@ class AuditTrail:
         if TRANSITIONS[phase, Event.FAILED] is IGNORE:
             return
         assert entry is not None
-        self._final(record_id(request), entry, Fate.FAILED, {"why": why_of(exception)}, exception)
+        self._settle(record_id(request), entry, Fate.FAILED, why_of(exception))
 
     @guarded
     def failure_scraped(self, request: Request, failure: Any) -> None:
@@ -797,7 +795,7 @@ class AuditTrail:
         response = dropped_response(failure, request)
         if response is not None:
             entry.status = response.status
-        self._final(record_id(request), entry, Fate.FAILED, {"why": why_of(exception)}, exception)
+        self._settle(record_id(request), entry, Fate.FAILED, why_of(exception))
 
     @guarded
     def _file_checked(
@@ -823,8 +821,9 @@ class AuditTrail:
             record["error"] = error[:300]
         self.counts["files"] += 1
         self._emit(record)
+        outcome = FileOutcome(fate, refusal.message if refusal is not None else "", error)
         for reader in self.readers:
-            reader.file_settled(url, fate, refusal, error)
+            reader.file_settled(url, outcome)
 
     def internal_error(self, where: str) -> None:
         """Counted (``rep/audit/errors``); the first one logged with its traceback."""
@@ -912,9 +911,9 @@ class AuditTrail:
                 self.counts["left_in_queue"] += 1  # another worker takes it, and its record
                 continue
             if entry.fetched:
-                self._final(key, entry, Fate.FETCHED, {"why": "its page's output was not seen"})
+                self._settle(key, entry, Fate.FETCHED, "its page's output was not seen")
             elif not paused:
-                self._final(key, entry, Fate.UNFINISHED, {"why": why})
+                self._settle(key, entry, Fate.UNFINISHED, why)
 
 
 def url_ledger(crawler: Crawler) -> AuditTrail:

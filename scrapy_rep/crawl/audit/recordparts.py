@@ -21,7 +21,7 @@ from scrapy_rep.crawl.requeststate import before_of
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from scrapy_rep.crawl.ledger import Page
+    from scrapy_rep.crawl.pages import Page
 
 #: Writes a snapshot of a document's body and answers its name: ``(kind, url, body)``.
 SnapshotBody = Callable[[str, str, bytes], str]
@@ -82,11 +82,10 @@ def page_said(
     page: Page | None,
     declared: str,
     snapshot_body: SnapshotBody,
-) -> dict[str, Any]:
+) -> None:
     """A fetched page's ``usage`` (its own decision, never ``response.meta``'s; without one,
     what the origin's documents said before the fetch) and ``page`` parts (with the pages its
-    callback fetched itself that said no, each with its ``url``)."""
-    extra: dict[str, Any] = {}
+    callback fetched itself that said no, each with its ``url``), on its entry."""
     verdict = None if page is None else page.verdict
     decision = None if verdict is None else verdict.usage
     if decision is None:
@@ -94,7 +93,7 @@ def page_said(
         decision = before.decision() if before is not NOTHING_BEFORE else None
     if decision is not None and decision.signals:
         licenses = entry.licenses or {}
-        extra["usage"] = lines.usage_part(decision, robots_sha(entry), entry.tdm or "", licenses)
+        entry.usage = lines.usage_part(decision, robots_sha(entry), entry.tdm or "", licenses)
     if entry.robots is not None and not entry.robots.obeyed:  # no call for the usual one
         held_as_sent(entry, request, declared)
     if page is not None and page.facts is not None:
@@ -103,8 +102,7 @@ def page_said(
             part["fetched"] = [
                 {"url": url, **part_of(url, one, snapshot_body)} for url, one, _ in page.fetched
             ]
-        extra["page"] = part
-    return extra
+        entry.page = part
 
 
 def part_of(url: str, page: Page, snapshot_body: SnapshotBody) -> dict[str, Any]:

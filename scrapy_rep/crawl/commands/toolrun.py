@@ -6,19 +6,17 @@ come with ``robotstxt_fetched`` and ``document_fetched``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.records import Fate
 from scrapy_rep.crawl.documents.engine_fetch import describe
-from scrapy_rep.crawl.ledger import PageLedger
 
 if TYPE_CHECKING:
     from scrapy.http import Response
 
-    from rep_engine.records import UrlEntry
+    from rep_engine.records import FileOutcome, UrlEntry
     from rep_engine.robotstxt import RobotsTxt
     from rep_engine.verdict import Allowed, Refused, RequestFacts
     from scrapy_rep.crawl.media.filerecords import FileVerdict
@@ -73,7 +71,7 @@ class ToolRun:
         """A request of ``url`` is made for the URL asked about at ``index``."""
         self._waiting.setdefault(url, []).append((index, hop))
 
-    def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
+    def settled(self, entry: UrlEntry) -> None:
         """A request's entry is settled: the verdict it was decided with (a redirect's:
         the hop), the next request of a redirect, and a fetched page's item."""
         waiting = self._waiting.get(entry.url)
@@ -87,14 +85,15 @@ class ToolRun:
                 asked.hop = (entry.url, verdict)
             else:
                 asked.verdict, asked.facts = verdict, facts
-        if fate is Fate.REDIRECTED:
-            self.expect(str(added.get("to", "")), index, hop=True)
-        elif isinstance(cause, PageLedger):  # fetched: its item refused, or kept to the end
-            if cause.reason is not None:
-                asked.dropped = cause.why
-            asked.kept = cause.kept > 0
+        output = entry.output
+        if entry.fate is Fate.REDIRECTED:
+            self.expect(entry.to, index, hop=True)
+        elif output is not None:  # fetched: its item refused, or kept to the end
+            if output.reason:
+                asked.dropped = output.why
+            asked.kept = output.kept > 0
 
-    def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
+    def file_settled(self, url: str, outcome: FileOutcome) -> None:
         """A file an item pipeline downloaded (the tools have none)."""
 
     def downloaded_apart(self, url: str, status: int) -> None:

@@ -37,7 +37,7 @@ from rep_engine.usage.imageusage import (
 from rep_engine.verdict.page import PAGE
 from rep_engine.verdict.values import Refused
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.ledger import NOT_READ
+from scrapy_rep.crawl.pages import NOT_READ
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
@@ -46,8 +46,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from rep_engine.verdict.page import PageVerdict
-    from scrapy_rep.crawl.ledger import Page
     from scrapy_rep.crawl.page.pagestate import PageState
+    from scrapy_rep.crawl.pages import Page
 
 #: The attributes of a page that name one image, and those that list candidates.
 _SRC_XPATH = "//img/@src | //img/@data-src | //input[@type='image']/@src"
