@@ -170,6 +170,11 @@ class Fate(Word):
     UNFINISHED = "unfinished"
 
 
+#: A ``failed`` request that was tried: what the readers say of it (its record's ``why``
+#: names the exception, which a network's failure words for a programmer).
+NO_RESPONSE: Final = "no response after every attempt"
+
+
 @dataclass(frozen=True)
 class FateRow:
     """How each reader says a request's fate."""
@@ -190,7 +195,7 @@ FATE_ROWS: Final[Mapping[Fate, FateRow]] = MappingProxyType(
     {
         Fate.FETCHED: FateRow("was fetched", "downloaded", "fetched", sent=True),
         Fate.REFUSED: FateRow("was refused", colour="refused"),
-        Fate.FAILED: FateRow("failed: no response after every attempt", "no response", sent=True),
+        Fate.FAILED: FateRow(f"failed: {NO_RESPONSE}", "no response", sent=True),
         Fate.REDIRECTED: FateRow("was redirected", "redirected", sent=True),
         Fate.UNFINISHED: FateRow("was left unfinished when the crawl ended", "unfinished"),
     }
@@ -205,6 +210,24 @@ FATE_PHRASES: Final[Mapping[Fate, str]] = MappingProxyType(
 FATES: Final[tuple[str, ...]] = tuple(map(str, Fate))
 #: The fates of a request that was sent for: robots.txt allowed it.
 SENT_FATES: Final = frozenset(fate for fate, row in FATE_ROWS.items() if row.sent)
+#: A ``failed`` record with a status: its response came, and a downloader middleware's
+#: ``process_response`` dropped it (docs/audit-trail.md, ``failed``).
+RESPONSE_DROPPED: Final = FateRow(
+    "failed: its response was dropped by a downloader middleware", "response dropped", sent=True
+)
+#: A record whose fate is no word of :class:`Fate` (a hand-edited trail), as ``audit show``
+#: says it (the word as written).
+UNKNOWN_FATE: Final = "has the unknown fate {!r}"
+#: The state of a fetched page whose items the crawl dropped (some, or all), and its colour
+#: in the HTML report, that of a fetched page whose file the media gate refused or marked.
+ITEM_DROPPED: Final = "item dropped"
+DROPPED_COLOUR: Final = "dropped"
+#: How a record robots.txt disallowed and an authorized override let through is said
+#: (its deciding signal; the end-of-crawl report says it the same way).
+OVERRIDDEN_BY: Final = "overridden by REP_OVERRIDES: "
+#: A page's items the page pass passed on that never reached the end of the crawl (a
+#: project's spider middleware after it, or an item pipeline, dropped them).
+NOT_KEPT: Final = "not kept by a component of the crawl"
 
 
 class Dropped(Word):
@@ -418,14 +441,15 @@ class FileFateRow:
 
     #: What ``audit show`` says of it.
     story: str
-    #: What ``audit summary`` and the HTML report say of a file a purpose decided (the
-    #: media gate's refusal; ``""``: none decided it).
+    #: What ``audit summary``, ``audit list`` and the HTML report say of a file a purpose
+    #: decided (the media gate's refusal; ``""``: none decided it).
     decided: str = ""
     #: The file was stored (``audit export`` lists it).
     stored: bool = False
 
 
-#: Every fate of a file, in the order of :class:`FileFate`.
+#: Every fate of a file, in the order of :class:`FileFate`; the end-of-crawl report says
+#: its story on its download's line, with the sentence that refused or marked it.
 FILE_FATE_ROWS: Final[Mapping[FileFate, FileFateRow]] = MappingProxyType(
     {
         FileFate.STORED: FileFateRow("stored", stored=True),
@@ -639,7 +663,10 @@ class PageOutput:
 
     def part(self) -> dict[str, Any]:
         """Its fields of a ``url`` record, in the order they are written."""
-        part: dict[str, Any] = {"items_kept": self.kept, "items_dropped": self.items_dropped}
+        part: dict[str, Any] = {
+            "items_kept": self.kept,
+            "items_dropped": sum(self.dropped.values()),
+        }
         if self.kept < self.passed:
             part["items_not_kept"] = self.passed - self.kept
         if self.reason:
@@ -956,6 +983,184 @@ def _seconds(stamp: str) -> float | None:
     except (ValueError, OverflowError, OSError):
         return None
     return seconds + 0.0005 if math.isfinite(seconds) else None
+
+
+# The words of a fate: one description of an entry, for every reader that says it.
+
+
+@dataclass(frozen=True, slots=True)
+class Described:
+    """The words of a request's fate (:func:`describe`), for every reader that says it: the
+    end-of-crawl report, ``audit show``, ``summary``, ``list``, the HTML report, ``export``,
+    the command-line tools. They lay the words out (text, CSV, HTML); none words a fate.
+    What a reader may not need (:attr:`story`, :attr:`signal`, :attr:`rule`) is said when
+    asked (the report asks none of them, once per request)."""
+
+    entry: UrlEntry
+    #: The crawl's purposes, of which the first a usage signal denied names the signal
+    #: that decided it.
+    purposes: Sequence[str]
+    #: The fate's word as the trail writes it (``""``: none: a download no entry follows).
+    word: str
+    #: The fate with what became of what it fetched (``fetched, item dropped``, ``fetched,
+    #: file refused``, ``fetched, file marked``), else its word: what ``audit list`` and the
+    #: HTML report show, and ``audit list --fate`` matches; and its colour in the HTML report.
+    state: str
+    colour: str
+    #: The end-of-crawl report's words: the request in its closing line (``downloaded``,
+    #: ``forbidden by robots.txt``), what happened to it on its URL's line, and the words of
+    #: that a count follows (``downloaded`` in ``downloaded (200)``: ``downloaded twice
+    #: (200)``).
+    phrase: str
+    said: str
+    head: str
+    #: What refused it, its items or its file (``refused_by``, ``item_reason``,
+    #: ``purpose``), and the sentence that said it (``why``, ``item_why``, the file's).
+    reason: str
+    why: str
+    #: The items of its page the crawl kept (a page ``audit export`` lists as an asset).
+    kept: int
+    #: What the crawl refused: the request, or the file it downloaded (the media gate's
+    #: refusal); what it dropped after the fetch: items of its page, or that file.
+    refused: bool
+    dropped: bool
+    #: The row of its fate (``None``: no word of :class:`Fate`) and of its file's.
+    row: FateRow | None
+    filed: FileFateRow | None
+
+    @property
+    def story(self) -> str:
+        """What ``audit show`` says the record did (``was refused by robots.txt``; ``""``:
+        no fate's word, :data:`UNKNOWN_FATE`)."""
+        entry, row = self.entry, self.row
+        if row is None:
+            return ""
+        if entry.fate is Fate.REFUSED:
+            return f"{row.story} by {entry.refused_by or 'an unnamed check'}"
+        if entry.fate is Fate.REDIRECTED:
+            return f"{row.story} to {entry.to or None}"
+        return row.story
+
+    @property
+    def signal(self) -> str:
+        """What decided it (``audit summary``'s rows): ``refused by robots.txt``, ``refused
+        by purpose (header …)``, ``denied by …``, ``overridden by REP_OVERRIDES: …``,
+        ``allowed by a robots.txt rule``, ``no rule (allowed)``, ``file refused: …``."""
+        return _deciding(self.entry, self.purposes, self.filed)
+
+    @property
+    def rule(self) -> str:
+        """The robots.txt line that decided it (``line 2: Disallow: /private``), or why none
+        did (``""``: no robots.txt part)."""
+        robots = self.entry.robots
+        if robots is None:
+            return ""
+        return f"line {robots.line}: {robots.rule}" if robots.line is not None else robots.why
+
+
+def describe(entry: UrlEntry, purposes: Sequence[str] = ()) -> Described:
+    """The words of ``entry``'s fate (``purposes``: the crawl's, of which the first a usage
+    signal denied names the signal that decided it), from its fields alone: an entry the
+    crawl settled and one read back from its line are said alike."""
+    fate, output, file = entry.fate, entry.output, entry.file
+    row = FATE_ROWS[fate] if fate is not None else None
+    if fate is Fate.FAILED and entry.status is not None:  # its response came, then dropped
+        row = RESPONSE_DROPPED
+    filed = None if file is None else _file_row(file)
+    word = str(fate or "")
+    state, colour = word, row.colour if row is not None else "other"
+    reason, why = entry.refused_by, entry.why
+    refused, dropped = fate is Fate.REFUSED, False
+    if fate is Fate.FETCHED and output is not None and output.dropped:
+        state, colour, dropped = f"{word}, {ITEM_DROPPED}", DROPPED_COLOUR, True
+        reason, why = output.reason, output.why
+    elif fate is Fate.FETCHED and file is not None and filed is not None and filed.decided:
+        state, colour = f"{word}, {filed.decided}", DROPPED_COLOUR
+        reason, why = RefusedBy.PURPOSE, file.why
+        refused = dropped = not filed.stored  # refused, not stored and marked
+    if refused and fate is Fate.REFUSED:  # its reason's row; another add-on's word: dropped
+        by_reason = REASONS.get(entry.reason)
+        phrase = by_reason.report if by_reason is not None and by_reason.fate is fate else ""
+        phrase = phrase or "dropped"
+    else:
+        phrase = row.report if row is not None else ""
+    head, rest = _said(entry, filed)
+    kept = output.kept if output is not None else 0
+    return Described(
+        entry, purposes, word, state, colour, phrase, head + rest, head, reason, why, kept,
+        refused, dropped, row, filed,
+    )  # fmt: skip
+
+
+def _file_row(file: FileOutcome) -> FileFateRow | None:
+    """The row of a file's fate (``None``: no word of :class:`FileFate`)."""
+    fate = FileFate.of(file.fate)
+    return FILE_FATE_ROWS[fate] if fate is not None else None
+
+
+def _said(entry: UrlEntry, filed: FileFateRow | None) -> tuple[str, str]:
+    """What happened to the request, on its URL's line in the report, as the words a count
+    follows (``downloaded``) and the rest (`` (200)``): its refusal's or failure's sentence,
+    its download and status, where it was redirected; with the file it downloaded for a
+    media pipeline, what became of that."""
+    fate, why, status = entry.fate, entry.why, entry.status
+    head, rest = why, ""
+    if fate is Fate.REFUSED:
+        head = _GIVEN_UP if entry.reason == Reason.ROBOTSTXT_UNREACHABLE else why
+    elif fate is Fate.FETCHED:
+        head, rest = f"downloaded{_WITHOUT if entry.unscheduled else ''}", f" ({status})"
+    elif fate is Fate.REDIRECTED:
+        head, rest = "redirected", f"{f' ({status})' if status is not None else ''} to {entry.to}"
+    elif fate is Fate.FAILED and status is not None:
+        head, rest = "downloaded", f" ({status}), then dropped by a downloader middleware: {why}"
+    elif fate is None:  # a download no entry follows: an item pipeline's, without a verdict
+        head, rest = "downloaded by an item pipeline", f" ({status})"
+    elif fate is Fate.FAILED and entry.attempts:  # tried: no response (its why: the exception)
+        head = f"not downloaded: {NO_RESPONSE}"
+    else:  # dropped before its download (a component's IgnoreRequest), or the crawl ended
+        head = f"not downloaded: {why}"
+    file = entry.file
+    if file is None or filed is None:
+        return head, rest
+    if filed is FILE_FATE_ROWS[FileFate.FAILED]:
+        return head, f"{rest}; {filed.story} ({file.error})"
+    return head, f"{rest}; {filed.story}: {file.why}" if file.why else rest
+
+
+#: A request downloaded without the scheduler (a media pipeline's file, a callback's own
+#: fetch), and one dropped when its robots.txt was given up on (its hold says the rest).
+_WITHOUT: Final = " without the scheduler"
+_GIVEN_UP: Final = "dropped when robots.txt was given up on (see its origin above)"
+
+
+def _deciding(entry: UrlEntry, purposes: Sequence[str], filed: FileFateRow | None) -> str:
+    """What decided ``entry`` (:attr:`Described.signal`)."""
+    fate, usage, robots, file = entry.fate, entry.usage, entry.robots, entry.file
+    if fate is Fate.FETCHED and file is not None and filed is not None and filed.decided:
+        return f"{filed.decided}: {file.why}" if file.why else filed.decided
+    no = [purpose for purpose in purposes if _denied(usage, purpose)]
+    if fate is Fate.REFUSED:
+        by = entry.refused_by or "unknown"  # as written, for the reader
+        said = (
+            decider(usage, no[0]) if no and RefusedBy.of(by) is not RefusedBy.ROBOTS_TXT else None
+        )
+        if said:
+            return f"refused by {by} ({named(said)})"
+        expired = robots.override_expired if robots else ""
+        return f"refused by {by} (override expired: {expired})" if expired else f"refused by {by}"
+    if no:
+        said = decider(usage, no[0])
+        return f"denied by {named(said) if said else 'a usage signal'}"
+    if robots is not None and robots.overridden:
+        return f"{OVERRIDDEN_BY}{robots.overridden}"
+    if robots is not None and robots.line is not None:
+        return "allowed by a robots.txt rule"
+    return "no rule (allowed)"
+
+
+def _denied(usage: Any, purpose: str) -> bool:
+    answers = mapping(usage).get("answers")
+    return isinstance(answers, dict) and answers.get(purpose) is False
 
 
 class TrailLine(Protocol):

@@ -14,7 +14,9 @@ page's nofollow or ``rel="nofollow"``: no record of their own). The closing line
 requests as the trail does (a URL sent twice is two; those an override let through among
 them), items, and links.
 
-Built from the URL ledger, each page's ledger and the documents' outcomes; its text:
+Built from the URL ledger's settled entries (a page's items and links with its entry),
+kept as they are and said at the end in the words :func:`rep_engine.records.describe`
+gives every witness of a fate, and the documents' outcomes; its text:
 :mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops, after
 Scrapy's stats and its "Spider closed" line (never standard output, where a feed such as
 ``-o -:jsonl`` may go), or written to ``REP_REPORT_FILE``. The INFO lines every crawl logs
@@ -31,21 +33,13 @@ from typing import TYPE_CHECKING, Any, Final
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
-from rep_audit.summary import OVERRIDDEN_BY
-from rep_engine.records import LINK_REASONS, REASONS, Fate, FileFate
+from rep_engine.records import Fate, UrlEntry
 from rep_engine.settings import robots_agent
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import ledger_of, read_urls
 from scrapy_rep.crawl.closing import closing_lines, paused
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.reportlines import (
-    NO_RESPONSE,
-    NOT_KEPT,
-    UrlReport,
-    fate_said,
-    summary_of,
-    url_lines,
-)
+from scrapy_rep.crawl.reportlines import Totals, UrlReport, summary_of, url_lines
 from scrapy_rep.crawl.reportorigins import (
     OriginReport,
     add_outcome,
@@ -59,16 +53,14 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from rep_engine.records import FileOutcome, UrlEntry
+    from rep_engine.records import FileOutcome
     from rep_engine.robotstxt import RobotsTxt
     from scrapy_rep.crawl.waits import Waits
 
-__all__ = ["NO_RESPONSE", "RepReport", "closing_lines", "paused"]
+__all__ = ["RepReport", "closing_lines", "paused"]
 
 logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
-#: A page's links not followed, by the refusal's reason: what the page's line says.
-_NOT_FOLLOWED: Final[dict[str, str]] = {reason: REASONS[reason].report for reason in LINK_REASONS}
 
 
 class RepReport:
@@ -88,11 +80,14 @@ class RepReport:
         self.delay_not_obeyed = delay_not_obeyed(config, crawler.settings)
         self.delay_max = config.crawl_delay_max
         self.origins: dict[str, OriginReport] = {}
+        #: What it lists of each URL (at most REP_REPORT_MAX_URLS): its requests' entries
+        #: as the URL ledger settled them, its downloads no entry follows, it as a link.
         self.urls: dict[str, UrlReport] = {}
         self.untracked = 0
+        #: The crawl's purposes, by which each request's deciding signal is said.
+        self.purposes = config.purpose
         #: The closing line's counts, of every URL (listed or past REP_REPORT_MAX_URLS).
-        self.totals = UrlReport()
-        self.links = self.overridden = 0
+        self.totals = Totals()
         #: The report as last printed (for tests and for programs embedding a crawl).
         self.text = ""
         self.stats, self.job_dir = crawler.stats, crawler.settings.get("JOBDIR")
@@ -122,19 +117,6 @@ class RepReport:
                 self.untracked += 1
                 return None
             record = self.urls[url] = UrlReport()
-        return record
-
-    def _url(self, url: str, event: str, times: int = 1) -> UrlReport | None:
-        """``url``'s record with ``event`` said (once) and counted (``times``)."""
-        record = self.urls.get(url)  # _record inline (the hot path: twice a page)
-        if record is None:
-            if len(self.urls) >= self.max_urls:
-                self.untracked += 1
-                return None
-            record = self.urls[url] = UrlReport()
-        record.times[event] += times
-        if event not in record.events:
-            record.events.append(event)
         return record
 
     def _fetched(
@@ -168,59 +150,52 @@ class RepReport:
                 record.held_failures = failures
 
     def settled(self, entry: UrlEntry) -> None:
-        """A request's fate, as the URL ledger settled it: said on its URL's line, if listed,
-        and counted in the closing line's counts as the trail counts them (a page's items and
+        """A request's fate, as the URL ledger settled it: listed on its URL's line, and
+        counted in the closing line's counts as the trail counts them (a page's items and
         its links not followed too)."""
         url = entry.url
-        fate = entry.fate
-        event, counted = fate_said(entry)
-        record = self._record(url) if event is None else self._url(url, event)
+        record = self.urls.get(url)  # _record inline (the hot path: once a request)
+        if record is None and len(self.urls) < self.max_urls:
+            record = self.urls[url] = UrlReport()
         if record is not None:
-            record.fates[counted] += 1
-            if fate is Fate.REFUSED:
-                record.refused = counted
-        self.totals.fates[counted] += 1
-        overridden = entry.robots.overridden if entry.robots is not None else ""
-        if overridden and fate is not Fate.REFUSED:
-            self._url(url, f"{OVERRIDDEN_BY}{overridden}")
-            self.overridden += 1
+            record.entries.append(entry)
+        else:
+            self.untracked += 1
+        totals = self.totals
+        fate = entry.fate
+        totals.requests[fate, entry.reason, entry.status is not None] += 1
+        robots = entry.robots
+        if robots is not None and robots.overridden and fate is not Fate.REFUSED:
+            totals.overridden += 1
         output = entry.output
-        if output is not None:  # fetched: its items (inline, the hot path)
-            kept, lost = output.kept, output.passed - output.kept
-            if kept:
-                listed = self._url(url, "item kept", kept)
+        if output is not None:  # fetched: its items and its links (inline, the hot path)
+            totals.items_kept += output.kept
+            totals.items_not_kept += output.passed - output.kept
+            for (reason, _), times in output.dropped.items():
+                totals.items_dropped[reason] += times
+            totals.links += len(output.links)
+            for link in output.links:  # never requested: listed apart, with their count
+                listed = self._record(link.url)
                 if listed is not None:
-                    listed.items_kept += kept
-                self.totals.items_kept += kept
-            if lost:  # passed on, dropped by a later component: said, and counted at the end
-                self._url(url, NOT_KEPT, lost)
-                self.totals.items_not_kept += lost
-            for (reason, message), times in output.dropped.items():
-                listed = self._url(url, f"item dropped ({message or reason})", times)
-                if listed is not None:
-                    listed.items_dropped[reason] += times
-                self.totals.items_dropped[reason] += times
-            for link in output.links:  # never requested: listed apart, and on their page's line
-                self._url(link.url, link.why)
-                self._url(url, _NOT_FOLLOWED[link.reason])
-                self.links += 1
+                    listed.links[link.why] += 1
 
     def downloaded_apart(self, url: str, status: int) -> None:
         """A download no ledger entry follows (a file an item pipeline fetched), listed apart."""
-        self._url(url, f"downloaded by an item pipeline ({status})")
+        record = self._record(url)
+        if record is not None:
+            record.apart.append(UrlEntry(url, status=status, fetched=True))
 
     def file_settled(self, url: str, outcome: FileOutcome) -> None:
-        """What the media gate made of a file an item pipeline downloaded (its ``file`` record)."""
-        if outcome.fate == FileFate.FAILED:
-            self._url(url, f"not stored: the pipeline failed ({outcome.error})")
-        elif outcome.why:
-            stored = "stored, marked" if outcome.fate == FileFate.MARKED else "not stored"
-            self._url(url, f"{stored}: {outcome.why}")
+        """What the media gate made of a file an item pipeline downloaded (its ``file`` record),
+        said with its download."""
+        record = self._record(url)
+        if record is not None and not record.file_settled(outcome):
+            record.apart.append(UrlEntry(url, file=outcome))
 
     def render(self) -> str:
         said = partial(delay_said, not_obeyed=self.delay_not_obeyed, delay_max=self.delay_max)
         lines = ["scrapy_rep report", "", *origin_lines(self.origins, said)]
-        lines += url_lines(self.urls, self.audited)
+        lines += url_lines(self.urls, self.audited, self.purposes)
         if self.untracked:
             lines.append(f"  … and {self.untracked} more event(s) of other URLs "
                          "(REP_REPORT_MAX_URLS)")  # fmt: skip
@@ -230,7 +205,7 @@ class RepReport:
 
     def summary(self) -> str:
         """The closing line, of every URL (those past REP_REPORT_MAX_URLS too)."""
-        return summary_of(self.totals, self.links, self.overridden)
+        return summary_of(self.totals)
 
     def _spider_opened(self, **_: Any) -> None:
         if ledger_of(self.crawler) is None:  # listed by hand without the ledger

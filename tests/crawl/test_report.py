@@ -319,7 +319,7 @@ def test_a_download_without_a_response_and_a_redirect_are_requests() -> None:
     """What the trail records as ``failed`` and ``redirected`` the report listed not at all."""
     report = report_of()
     lost = TimeoutError("took too long")  # no response after every retry: failed
-    settle(report, f"{A}/lost", Fate.FAILED, lost, why=f"TimeoutError: {lost}")
+    settle(report, f"{A}/lost", Fate.FAILED, why=f"TimeoutError: {lost}")
     settle(report, f"{A}/old", Fate.REDIRECTED, status=301, to=f"{A}/new")
     settle(report, f"{A}/new", Fate.FETCHED)
     text = report.render()

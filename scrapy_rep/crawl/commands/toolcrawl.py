@@ -26,7 +26,6 @@ from scrapy.utils.datatypes import SequenceExclude
 
 from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.settings import RepConfig, RepSettingError
-from rep_engine.verdict import UNCHECKED
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.checker.report import ToolRequest
@@ -118,8 +117,7 @@ class ToolSpider(Spider):
 
     async def start(self) -> AsyncIterator[Any]:
         if OWNERS.get(self.crawler) is None:  # nothing obeyed: no request is decided
-            for asked in self.run.asked:
-                asked.verdict = UNCHECKED
+            self.run.unchecked = True
         for index, asked in enumerate(self.run.asked):
             request = Request(
                 asked.url,

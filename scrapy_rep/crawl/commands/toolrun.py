@@ -1,8 +1,8 @@
 """What the tools' crawl (:mod:`scrapy_rep.crawl.commands.toolcrawl`) told of each URL a
 tool asked about (:class:`ToolRun`), as the crawl's URL ledger settled it: each request's
-entry carries the verdict it was decided with, a redirect's next request is an entry of
-its own, and a fetched page's entry comes with the page's ledger. The documents' outcomes
-come with ``robotstxt_fetched`` and ``document_fetched``."""
+entry, read as it is (the verdict it was decided with, its fate, a fetched page's output),
+a redirect's next request an entry of its own. The documents' outcomes come with
+``robotstxt_fetched`` and ``document_fetched``."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ if TYPE_CHECKING:
 
     from rep_engine.records import FileOutcome, UrlEntry
     from rep_engine.robotstxt import RobotsTxt
-    from rep_engine.verdict import Allowed, Refused, RequestFacts
     from scrapy_rep.crawl.media.filerecords import FileVerdict
 
 
@@ -27,22 +26,22 @@ class Asked:
     """What the crawl did with one URL a tool asked about."""
 
     url: str
-    #: The verdict on its request (``None``: none was performed).
-    verdict: Allowed | Refused | None = None
-    facts: RequestFacts | None = None
-    #: The last redirect followed from it, and that request's verdict.
-    hop: tuple[str, Allowed | Refused] | None = None
+    #: Its request's entry, as the URL ledger settled it (``None``: none was: nothing was
+    #: obeyed, or the crawl did not get that far).
+    entry: UrlEntry | None = None
+    #: The entry of the last redirect followed from it (``None``: none).
+    hop: UrlEntry | None = None
     #: Its page, as the spider got it (after redirects).
     response: Response | None = None
     #: Why its page could not be had.
     failure: str = ""
-    #: Why the page pass refused the page's item (``""``: it did not).
-    dropped: str = ""
-    #: Whether the page's item reached the end of the crawl (``item_scraped``): one the page
-    #: pass let through that a later component (the project's spider middleware) dropped is not.
-    kept: bool = False
     #: A downloaded file held against the crawl's AI purposes by the media gate.
     file: FileVerdict | None = None
+
+    @property
+    def page(self) -> UrlEntry | None:
+        """The entry of the request that got its page: the last redirect's, else its own."""
+        return self.hop if self.hop is not None else self.entry
 
 
 @dataclass(frozen=True)
@@ -64,6 +63,8 @@ class ToolRun:
     #: By ``(document kind, key)`` (an origin, or a license's URL).
     documents: dict[tuple[str, str], Announced] = field(default_factory=dict)
     error: str = ""
+    #: Nothing was obeyed (no robots.txt middleware in the crawl): no request was decided.
+    unchecked: bool = False
     #: By URL requested, the index of the URL asked about and whether it is a redirect.
     _waiting: dict[str, list[tuple[int, bool]]] = field(default_factory=dict)
 
@@ -72,26 +73,19 @@ class ToolRun:
         self._waiting.setdefault(url, []).append((index, hop))
 
     def settled(self, entry: UrlEntry) -> None:
-        """A request's entry is settled: the verdict it was decided with (a redirect's:
-        the hop), the next request of a redirect, and a fetched page's item."""
+        """A request's entry is settled: the URL asked about's own, or a redirect's (the hop,
+        whose next request is expected in turn)."""
         waiting = self._waiting.get(entry.url)
         if not waiting:
             return
         index, hop = waiting.pop(0)
         asked = self.asked[index]
-        if entry.decision is not None:
-            verdict, facts = entry.decision
-            if hop:
-                asked.hop = (entry.url, verdict)
-            else:
-                asked.verdict, asked.facts = verdict, facts
-        output = entry.output
+        if hop:
+            asked.hop = entry
+        else:
+            asked.entry = entry
         if entry.fate is Fate.REDIRECTED:
             self.expect(entry.to, index, hop=True)
-        elif output is not None:  # fetched: its item refused, or kept to the end
-            if output.reason:
-                asked.dropped = output.why
-            asked.kept = output.kept > 0
 
     def file_settled(self, url: str, outcome: FileOutcome) -> None:
         """A file an item pipeline downloaded (the tools have none)."""
