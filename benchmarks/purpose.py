@@ -160,7 +160,7 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
                 trail.page_done(response, PageOutput(passed=1))
             rounds.append(time.process_time() - start)
         written = trail.writer.file.bytes if trail.writer.file else 0
-        records = trail.counts["fetched"]
+        records = trail.settled.fates().get("fetched", 0)
         send(signals.spider_closed, spider=None, reason="finished")
     without = _without_trail(pages, rules)
     return (statistics.median(rounds) - without) / requests * 1e6, written / max(records, 1)

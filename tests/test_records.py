@@ -42,6 +42,7 @@ from rep_engine.trail import lines
 from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.refusals import _stats_of
 from scrapy_rep.crawl.report import RepReport, closing_lines
+from tests.support.fakes import settled_by_the_ledger
 
 
 def test_every_reason_and_every_drop_without_a_verdict_has_one_row() -> None:
@@ -130,9 +131,9 @@ def test_the_report_says_each_rows_phrase() -> None:
         entry = UrlEntry(
             f"https://a.example/{number}", fate=Fate.REFUSED, reason=word, refused_by=by
         )
-        report.settled(entry)
+        settled_by_the_ledger(report, entry)
     other = UrlEntry("https://a.example/other", fate=Fate.REFUSED, reason="another")
-    report.settled(other)
+    settled_by_the_ledger(report, other)
     said = report.summary()
     for word in refused:
         assert REASONS[word].report in said, word

@@ -7,7 +7,9 @@ the parts that decide write it directly (a call costs less than a signal on the 
 from __future__ import annotations
 
 import enum
+from collections import Counter
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from scrapy.exceptions import NotConfigured
@@ -22,7 +24,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from rep_engine.fetch.cache import CacheEntry
-    from rep_engine.records import FileOutcome, PageOutput, UrlEntry
+    from rep_engine.records import Fate, FileOutcome, PageOutput, UrlEntry
     from rep_engine.verdict import Allowed, Refused, RequestFacts
     from scrapy_rep.crawl.pages import Page
     from scrapy_rep.crawl.waits import Waits
@@ -143,6 +145,31 @@ def settled_by(exception: object) -> bool:
     return isinstance(exception, Refusal)
 
 
+@dataclass
+class Settled:
+    """What the URL ledger settled, counted once as it settles each entry: the end line's
+    counts of fates (:meth:`fates`) and the end-of-crawl report's closing line read it
+    (the items passed on and the links not followed are the end line's own counts)."""
+
+    #: Requests by fate, why one was refused, and whether a failed one got its response:
+    #: what its words depend on (:func:`~rep_engine.records.describe`'s phrase).
+    requests: Counter[tuple[Fate | None, str, bool]] = field(default_factory=Counter)
+    #: Of those, the requests an override let through (robots.txt disallowed them).
+    overridden: int = 0
+    #: The items of the pages settled that reached the end of the crawl, and those the
+    #: page pass refused, by reason.
+    items_kept: int = 0
+    items_dropped: Counter[str] = field(default_factory=Counter)
+
+    def fates(self) -> dict[str, int]:
+        """The requests by fate, as the end line counts them."""
+        fates: Counter[str] = Counter()
+        for (fate, _, _), count in self.requests.items():
+            if fate is not None:
+                fates[fate] += count
+        return dict(fates)
+
+
 class LedgerCalls(Protocol):
     """What the parts that decide (the performer of verdicts, the check at the send, the page's
     licenses), :class:`AuditMiddleware` and the page pass tell the crawl's URL ledger directly
@@ -150,6 +177,10 @@ class LedgerCalls(Protocol):
 
     #: The requests' waits for their origins' documents (the report's origin lines).
     waits: Waits
+    #: What it settled, counted once (the report's closing line), and the end line's own
+    #: counts (items passed on, links not followed...).
+    settled: Settled
+    counts: Counter[str]
 
     def decided(
         self, request: Request, facts: RequestFacts, verdict: Allowed | Refused

@@ -27,19 +27,20 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections import Counter
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
-from rep_engine.records import Fate, UrlEntry
+from rep_engine.records import UrlEntry
 from rep_engine.settings import robots_agent
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.auditing import ledger_of, read_urls
+from scrapy_rep.crawl.auditing import Settled, ledger_of, read_urls
 from scrapy_rep.crawl.closing import closing_lines, paused
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.reportlines import Totals, UrlReport, summary_of, url_lines
+from scrapy_rep.crawl.reportlines import UrlReport, summary_of, url_lines
 from scrapy_rep.crawl.reportorigins import (
     OriginReport,
     add_outcome,
@@ -86,8 +87,6 @@ class RepReport:
         self.untracked = 0
         #: The crawl's purposes, by which each request's deciding signal is said.
         self.purposes = config.purpose
-        #: The closing line's counts, of every URL (listed or past REP_REPORT_MAX_URLS).
-        self.totals = Totals()
         #: The report as last printed (for tests and for programs embedding a crawl).
         self.text = ""
         self.stats, self.job_dir = crawler.stats, crawler.settings.get("JOBDIR")
@@ -150,9 +149,9 @@ class RepReport:
                 record.held_failures = failures
 
     def settled(self, entry: UrlEntry) -> None:
-        """A request's fate, as the URL ledger settled it: listed on its URL's line, and
-        counted in the closing line's counts as the trail counts them (a page's items and
-        its links not followed too)."""
+        """A request's fate, as the URL ledger settled it: listed on its URL's line (its
+        page's links not followed, each on its own line too; the closing line's counts are
+        the ledger's)."""
         url = entry.url
         record = self.urls.get(url)  # _record inline (the hot path: once a request)
         if record is None and len(self.urls) < self.max_urls:
@@ -161,20 +160,9 @@ class RepReport:
             record.entries.append(entry)
         else:
             self.untracked += 1
-        totals = self.totals
-        fate = entry.fate
-        totals.requests[fate, entry.reason, entry.status is not None] += 1
-        robots = entry.robots
-        if robots is not None and robots.overridden and fate is not Fate.REFUSED:
-            totals.overridden += 1
         output = entry.output
-        if output is not None:  # fetched: its items and its links (inline, the hot path)
-            totals.items_kept += output.kept
-            totals.items_not_kept += output.passed - output.kept
-            for (reason, _), times in output.dropped.items():
-                totals.items_dropped[reason] += times
-            totals.links += len(output.links)
-            for link in output.links:  # never requested: listed apart, with their count
+        if output is not None and output.links:  # never requested: listed apart, counted
+            for link in output.links:
                 listed = self._record(link.url)
                 if listed is not None:
                     listed.links[link.why] += 1
@@ -204,8 +192,12 @@ class RepReport:
         return "\n".join(lines) + "\n"
 
     def summary(self) -> str:
-        """The closing line, of every URL (those past REP_REPORT_MAX_URLS too)."""
-        return summary_of(self.totals)
+        """The closing line, of every URL (those past REP_REPORT_MAX_URLS too), as the URL
+        ledger counted what it settled (as the trail counts its records)."""
+        ledger = ledger_of(self.crawler)
+        if ledger is None:
+            return summary_of(Settled(), Counter())
+        return summary_of(ledger.settled, ledger.counts)
 
     def _spider_opened(self, **_: Any) -> None:
         if ledger_of(self.crawler) is None:  # listed by hand without the ledger

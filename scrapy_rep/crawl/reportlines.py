@@ -27,6 +27,7 @@ from scrapy_rep.crawl.closing import plural
 
 if TYPE_CHECKING:
     from rep_engine.records import FileOutcome
+    from scrapy_rep.crawl.auditing import Settled
 
 
 @dataclass
@@ -201,40 +202,23 @@ def url_lines(urls: dict[str, UrlReport], audited: bool, purposes: tuple[str, ..
     return lines
 
 
-@dataclass
-class Totals:
-    """The closing line's counts, of every URL (listed or past REP_REPORT_MAX_URLS)."""
-
-    #: Requests by fate, why it was refused and whether a failed one got its response (what
-    #: its words in the closing line depend on: :meth:`fates`).
-    requests: Counter[tuple[Fate | None, str, bool]] = field(default_factory=Counter)
-    items_kept: int = 0
-    items_dropped: Counter[str] = field(default_factory=Counter)
-    items_not_kept: int = 0
-    links: int = 0
-    overridden: int = 0
-
-    def fates(self) -> Counter[str]:
-        """The requests by fate, in the closing line's words (:attr:`Described.phrase`)."""
-        fates: Counter[str] = Counter()
-        for (fate, reason, answered), count in self.requests.items():
-            said = UrlEntry("", status=0 if answered else None, fate=fate, reason=reason)
-            fates[describe(said).phrase] += count
-        return fates
-
-
-def summary_of(totals: Totals) -> str:
-    """The closing line: requests by fate (as the trail counts its records), those an
-    override let through, items kept, dropped (by reason) and not kept by a later
-    component, links not followed: of every URL, those past REP_REPORT_MAX_URLS too."""
-    fates, kept, dropped = totals.fates(), totals.items_kept, totals.items_dropped
-    not_kept, links = totals.items_not_kept, totals.links
+def summary_of(settled: Settled, counts: Counter[str]) -> str:
+    """The closing line, of what the URL ledger ``settled`` and counted (its end line's
+    ``counts``): requests by fate (as the trail counts its records), those an override let
+    through, items kept, dropped (by reason) and not kept by a later component, links not
+    followed: of every URL, those past REP_REPORT_MAX_URLS too."""
+    fates: Counter[str] = Counter()
+    for (fate, reason, answered), times in settled.requests.items():
+        entry = UrlEntry("", status=0 if answered else None, fate=fate, reason=reason)
+        fates[describe(entry).phrase] += times  # its words: the phrase of one like it
+    kept, dropped = settled.items_kept, settled.items_dropped
+    not_kept, links = counts["items_passed"] - kept, counts["not_followed"]
     order = [*REPORT_FATES, *sorted(set(fates) - set(REPORT_FATES))]
     parts = [f"{fates[fate]} {fate}" for fate in order if fates[fate]]
     requests = sum(fates.values())
     said = [f"{plural(requests, 'request')}" + (f" ({', '.join(parts)})" if parts else "")]
-    if totals.overridden:
-        said[0] += f", {totals.overridden:,} of them overridden by REP_OVERRIDES"
+    if settled.overridden:
+        said[0] += f", {settled.overridden:,} of them overridden by REP_OVERRIDES"
     if kept or dropped or not_kept:
         items = f"{plural(kept, 'item')} kept"
         if dropped:

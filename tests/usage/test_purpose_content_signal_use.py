@@ -35,6 +35,7 @@ from scrapy_rep.crawl.page.pagereader import read_statements
 from scrapy_rep.crawl.report import RepReport
 from tests.support.answers import purpose_answers
 from tests.support.documents import CLOUDFLARE_USE_REFERENCE
+from tests.support.fakes import settled_by_the_ledger
 
 Y, N, U = True, False, None
 URL = "https://example.com/article"
@@ -183,9 +184,8 @@ def test_the_report_names_an_origins_use_level() -> None:
     report._fetched(
         origin=origin, rules=parse_robotstxt(CLOUDFLARE_USE_REFERENCE), outcome="200", sitemaps=()
     )
-    report.settled(
-        UrlEntry(f"{origin}/x", fate=Fate.REFUSED, why="Forbidden", reason=Reason.FORBIDDEN)
-    )
+    entry = UrlEntry(f"{origin}/x", fate=Fate.REFUSED, why="Forbidden", reason=Reason.FORBIDDEN)
+    settled_by_the_ledger(report, entry)
     text = report.render()
     assert (
         "    content use: at most reference (Content-Signal use=reference: a condition on how "

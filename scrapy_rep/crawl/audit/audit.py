@@ -80,6 +80,7 @@ from scrapy_rep.crawl.auditing import (
     AuditMiddleware,
     Event,
     Phase,
+    Settled,
 )
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
@@ -196,7 +197,10 @@ class AuditTrail:
         #: URL key -> the id of the latest record of a ``dont_filter`` request (the only
         #: ones the dupefilter does not remember), for the next one's ``again``.
         self._unfiltered: dict[str, str] = {}
+        #: Its end line's counts (requests dropped or renumbered, items passed on, links not
+        #: followed...), and what it settled (the fates, the items kept and dropped).
         self.counts: Counter[str] = Counter()
+        self.settled = Settled()
         #: Open record id -> its page's items that reached the end of the crawl so far
         #: (``item_scraped``), until its page's output is through.
         self.scraped: dict[str, int] = {}
@@ -616,7 +620,15 @@ class AuditTrail:
         if self._shared:  # kept only while the record is open (memory)
             self._taken.discard(key)
             self._holding.discard(key)
-        self.counts[entry.fate] += 1  # type: ignore[index]
+        settled, fate = self.settled, entry.fate  # counted once (Settled.add, inline)
+        settled.requests[fate, entry.reason, entry.status is not None] += 1
+        robots, output = entry.robots, entry.output
+        if robots is not None and robots.overridden and fate is not Fate.REFUSED:
+            settled.overridden += 1
+        if output is not None:
+            settled.items_kept += output.kept
+            for (reason, _), times in output.dropped.items():
+                settled.items_dropped[reason] += times
         self._emit(entry.line(self.run, key))
         for reader in self.readers:
             reader.settled(entry)
@@ -875,7 +887,9 @@ class AuditTrail:
         if paused:
             self.counts["open"] = len(self.open)
         self.counts["items_passed"] += 0  # said when 0 too: a run that counts them
-        end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
+        end = lines.end_line(
+            self.run, reason, {**self.settled.fates(), **self.counts}, self.sequence
+        )
         # kept before the end line is written (a crash between leaves a state to resume),
         # with what the resumed run's header names; without a trail too (its trail "")
         head = self.writer.next_hash(end)
