@@ -269,14 +269,24 @@ def _fetch() -> Mapping[Action, tuple[str, ...]]:
     return _FETCH
 
 
+def dropped_stat(action: Action) -> tuple[str, ...]:
+    """The stat every refusal of ``action`` counts under its reason's word: every request
+    (a fetch, a follow) and every item not taken further; a file's store refused counts its
+    reason's own stats only (``rep/media/refused/<purpose>``)."""
+    if action is Action.STORE:
+        return ()
+    return (_ITEMS if action is Action.KEEP else _REQUESTS,)
+
+
 @dataclass(frozen=True)
 class ReasonRow:
     """One reason a request, a link or an item went no further; by default a request
     refused before its fetch."""
 
-    #: What it refuses (a request's fetch, a link's follow, an item's keep), each with the
-    #: stats a refusal of it counts besides ``rep/…/dropped/<reason>`` (``{purpose}``: the
-    #: purpose refused); the names users have always read (docs/reference.md 'Stats').
+    #: What it refuses (a request's fetch, a link's follow, an item's keep, a downloaded
+    #: file's store), each with the stats a refusal of it counts besides
+    #: ``rep/…/dropped/<reason>`` (a file's: none; ``{purpose}``: the purpose refused); the
+    #: names users have always read (docs/reference.md 'Stats').
     counts: Mapping[Action, tuple[str, ...]] = field(default_factory=_fetch)
     #: The fate a request it stops leaves in the trail (``None``: no request of its own,
     #: a link or an item, counted on its page's record).
@@ -305,7 +315,7 @@ class ReasonRow:
             dict.fromkeys(
                 stat
                 for action, details in self.counts.items()
-                for stat in (_ITEMS if action is Action.KEEP else _REQUESTS, *details)
+                for stat in (*dropped_stat(action), *details)
             )
         )
 
@@ -330,6 +340,7 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
                 Action.FETCH: ("rep/purpose/requests_dropped/{purpose}",),
                 Action.FOLLOW: ("rep/purpose/images_refused/{purpose}",),
                 Action.KEEP: ("rep/purpose/items_dropped/{purpose}",),
+                Action.STORE: ("rep/media/refused/{purpose}",),
             },
             refused_by=RefusedBy.PURPOSE,
             report="not fetched for the crawl's purpose",

@@ -353,7 +353,7 @@ def test_a_noimageindex_page_covers_its_images_as_noimageai_does() -> None:
     assert images.request(Request("https://e.com/a.png"), response, page) is None
     assert refused and "ai-train denied by <meta" in refused[0][2].message
     item = {"image_urls": ["https://e.com/a.png"]}
-    images.item(item, page)
+    images.item(item, response, page)
     assert item["image_urls"] == [] and item["rep_image_usage"]["urls"] == ["https://e.com/a.png"]
     # off: the page says nothing about its images; a search crawl is not affected either
     off, _, _ = image_gate(("ai-train",), REP_MEDIA_NOINDEX_MEANS_NO_AI=False)

@@ -36,6 +36,7 @@ from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
 from scrapy_rep.crawl.documents.engine_fetch import describe
 from scrapy_rep.crawl.internals import crawler_process, on_start_failure
 from scrapy_rep.crawl.media.mediagate import MediaGate
+from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from scrapy_rep.crawl.requeststate import fetch_state_of
 
@@ -133,6 +134,10 @@ class ToolSpider(Spider):
         index = response.meta[ASKED]
         asked = self.run.asked[index]
         asked.response = response
+        pages = PageState.of(self.crawler)
+        verdict = pages.decided(response).verdict if pages.mark else None
+        if verdict is not None:  # its items kept and marked for the purpose it refused
+            asked.marked = verdict.purpose
         if not isinstance(response, HtmlResponse) and response.body and response.request:
             if self._gate is None:
                 self._gate = MediaGate(self.crawler)

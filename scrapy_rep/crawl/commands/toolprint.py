@@ -159,12 +159,11 @@ class Printer:
         refused = said.why if said is not None and said.dropped else ""
         if asked.file is not None:
             refused = asked.file.refusal.message if asked.file.refusal is not None else ""
-        if not refused and self.policy is not None and decision is not None:
-            denial = self.policy.refusal(decision)  # REP_PURPOSE_ACTION = "mark": kept, marked
-            if denial is not None:
-                self.say(f"      => not for this crawl: {denial.message} (its items are "
-                         'kept and marked: REP_PURPOSE_ACTION = "mark")')  # fmt: skip
-                return EXIT_DISALLOWED
+        marked = asked.marked  # the crawl's verdict on its page, its items kept and marked
+        if not refused and self.policy is not None and marked is not None:
+            self.say(f"      => not for this crawl: {marked.message} (its items are "
+                     'kept and marked: REP_PURPOSE_ACTION = "mark")')  # fmt: skip
+            return EXIT_DISALLOWED
         if refused:
             self.say(f"      => not for this crawl: {refused}")
             return EXIT_DISALLOWED

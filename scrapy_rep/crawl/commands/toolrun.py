@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from rep_engine.records import FileOutcome, UrlEntry
     from rep_engine.robotstxt import RobotsTxt
+    from rep_engine.verdict import Refused
     from scrapy_rep.crawl.media.filerecords import FileVerdict
 
 
@@ -37,6 +38,9 @@ class Asked:
     failure: str = ""
     #: A downloaded file held against the crawl's AI purposes by the media gate.
     file: FileVerdict | None = None
+    #: Its page's verdict refused a purpose of the crawl, whose items the page pass kept and
+    #: marked (``REP_PURPOSE_ACTION = "mark"``): that refusal (``None``: none).
+    marked: Refused | None = None
 
     @property
     def page(self) -> UrlEntry | None:

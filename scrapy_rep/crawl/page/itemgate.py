@@ -110,7 +110,7 @@ class ItemGate:
         is logged and counted, and never costs the item)."""
         try:
             shown = self.images.page(response, verdict, page)
-            return item if shown is None else self.images.item(item, shown)
+            return item if shown is None else self.images.item(item, response, shown)
         except Exception as error:
             self.page.failed(response, "noimageai images", error)
             return item
