@@ -668,10 +668,6 @@ class PageOutput:
         """Items passed on that a later component of the crawl did not keep."""
         return self.passed - self.kept
 
-    @property
-    def links_not_followed(self) -> int:
-        return len(self.links) + self.unnamed
-
     def part(self) -> dict[str, Any]:
         """Its fields of a ``url`` record, in the order they are written."""
         part: dict[str, Any] = {
@@ -1149,7 +1145,7 @@ def _deciding(entry: UrlEntry, purposes: Sequence[str], filed: FileFateRow | Non
     fate, usage, robots, file = entry.fate, entry.usage, entry.robots, entry.file
     if fate is Fate.FETCHED and file is not None and filed is not None and filed.decided:
         return f"{filed.decided}: {file.why}" if file.why else filed.decided
-    no = [purpose for purpose in purposes if _denied(usage, purpose)]
+    no = denied_purposes(usage, tuple(purposes)) if purposes else []
     if fate is Fate.REFUSED:
         by = entry.refused_by or "unknown"  # as written, for the reader
         said = (
@@ -1167,11 +1163,6 @@ def _deciding(entry: UrlEntry, purposes: Sequence[str], filed: FileFateRow | Non
     if robots is not None and robots.line is not None:
         return "allowed by a robots.txt rule"
     return "no rule (allowed)"
-
-
-def _denied(usage: Any, purpose: str) -> bool:
-    answers = mapping(usage).get("answers")
-    return isinstance(answers, dict) and answers.get(purpose) is False
 
 
 class TrailLine(Protocol):

@@ -64,7 +64,6 @@ from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import AuditWriter, Paused, resume, save_state
 from scrapy_rep.crawl.audit.recordparts import (
-    license_versions,
     not_obeyed,
     opt_outs_only,
     page_said,
@@ -540,7 +539,7 @@ class AuditTrail:
             entry = open_record(request, self.open)
             if TRANSITIONS[_phase(entry), Event.LICENSE] is not IGNORE:
                 assert entry is not None
-                license_versions(entry, license_url, sha)
+                entry.licenses = {**(entry.licenses or {}), license_url: sha}
         except Exception:
             self.internal_error("license_used")
 

@@ -122,10 +122,3 @@ def part_of(url: str, page: Page, snapshot_body: SnapshotBody) -> dict[str, Any]
     if body is None:
         return part
     return lines.snapshotted(part, snapshot_body("page", url, body))
-
-
-def license_versions(entry: UrlEntry, license_url: str, sha: str) -> None:
-    """``entry`` was decided with the RSL license at ``license_url`` (snapshot ``sha``)."""
-    if entry.licenses is None:
-        entry.licenses = {}
-    entry.licenses[license_url] = sha
