@@ -22,7 +22,8 @@ from pathlib import Path
 
 from rep_engine.fetch.cache import CacheEntry, DocumentCache
 from rep_engine.fetch.kinds import robots_size as _estimated_size
-from rep_engine.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.urls.origins import Origin
 
 DEFAULT_CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -180,7 +180,8 @@ def lookup_cost(url: str) -> float:
     """µs per load of a cached record from the store (the shared store's own cost)."""
     import asyncio
 
-    from scrapy_rep.crawl.documents.stores import RedisStore, SharedRecord
+    from rep_engine.fetch.records import SharedRecord
+    from scrapy_rep.crawl.documents.stores import RedisStore
 
     async def measure() -> float:
         store = RedisStore(url)

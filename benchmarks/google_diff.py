@@ -30,7 +30,7 @@ import json
 import sys
 from pathlib import Path
 
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from scrapy_rep import Decision, parse_robotstxt
 
 AGENTS = ("Googlebot", "Bingbot", "mybot")

@@ -109,7 +109,12 @@ def _urllib() -> Library:
         parser.parse(body.decode("utf-8", "ignore").splitlines())
         return parser
 
-    return Library("urllib", parse, lambda rules, url, agent: rules.can_fetch(agent, url))
+    # Its reading depends on the Python: RFC 9309's since gh-138907's fix (Python 3.13 and
+    # 3.14 from their May 2026 releases), the 1996 draft's before (first matching line,
+    # blank lines end records): the column names the version it ran on.
+    version = ".".join(map(str, sys.version_info[:3]))
+    return Library(f"urllib (Python {version})", parse,
+                   lambda rules, url, agent: rules.can_fetch(agent, url))  # fmt: skip
 
 
 def _rerp() -> Library:

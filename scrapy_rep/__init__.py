@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
     from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
     from scrapy_rep.crawl.robotparser import RobotParser
+    from scrapy_rep.crawl.webbotauth import WebBotAuthMiddleware
 
 #: Name -> the module that defines it, imported when the name is first used. These are the
 #: stable paths of every component a project names in its settings (docs/usage.md):
@@ -75,6 +76,7 @@ _LAZY = {
     "RobotsTxtMiddleware": "scrapy_rep.crawl.requests.downloadermiddlewares",
     "RobotsTxtResponseGuard": "scrapy_rep.crawl.documents.engine_fetch",
     "SentRequestCheck": "scrapy_rep.crawl.requests.sentcheck",
+    "WebBotAuthMiddleware": "scrapy_rep.crawl.webbotauth",
     "page_directives": "scrapy_rep.crawl.page.pagereader",
 }
 
@@ -109,6 +111,7 @@ __all__ = [
     "RobotsTxtResponseGuard",
     "SentRequestCheck",
     "Wait",
+    "WebBotAuthMiddleware",
     "__version__",
     "page_directives",
     "parse_robotstxt",

@@ -3,7 +3,8 @@
 ``check`` is :mod:`scrapy_rep.check` (the robots.txt checker), ``recheck`` is
 :mod:`rep_recheck.command` (a stored collection re-checked; its documents fetched
 by :mod:`scrapy_rep.crawl.commands.recheck_crawl`), ``audit`` is
-:mod:`rep_audit.cli` (the audit trail's reader); this module only hands the
+:mod:`rep_audit.cli` (the audit trail's reader), ``key-directory`` is
+:mod:`scrapy_rep.keydirectory` (the key directory of signed requests); this module only hands the
 arguments after the command's name to the one named (and ``check`` the runner of the
 tools' crawl, :func:`scrapy_rep.crawl.commands.toolcrawl.run_tools`, which ``check``
 cannot import), and says what they offer (``--help``) and which version is installed
@@ -32,10 +33,12 @@ def commands_table() -> str:
     from rep_audit.cli import HELPS, SYNOPSES
     from rep_recheck.command import SUMMARY as RECHECK
     from scrapy_rep.check import SUMMARY
+    from scrapy_rep.keydirectory import SUMMARY as KEY_DIRECTORY
 
     rows = [("check ROBOTS_FILE_OR_URL URL...", SUMMARY)]
     rows.append(("recheck DATASET --purpose P", RECHECK))
     rows += [(f"audit {name} {SYNOPSES[name]}", HELPS[name]) for name in HELPS]
+    rows.append(("key-directory KEY_FILE...", KEY_DIRECTORY))
     return "\n".join(["commands:", *help_rows(rows)])
 
 
@@ -51,7 +54,7 @@ def parser() -> argparse.ArgumentParser:
     about = textwrap.fill(
         "scrapy_rep's tools without a Scrapy project: check URLs against a robots.txt (a "
         "local file, or each URL's own, fetched), re-check a stored collection, and read an "
-        "audit trail.",
+        "audit trail; print the key directory of signed requests.",
         width=HELP_WIDTH,
     )
     where = "\n".join(
@@ -61,11 +64,15 @@ def parser() -> argparse.ArgumentParser:
             "  python -m scrapy_rep recheck --help",
             "  python -m scrapy_rep audit --help",
             "  python -m scrapy_rep audit verify --help (and each audit command's own)",
+            "  python -m scrapy_rep key-directory --help",
         ]
     )
     top = argparse.ArgumentParser(
         prog="python -m scrapy_rep",
-        usage="python -m scrapy_rep [-h] [--version] {check,recheck,audit} ...",
+        usage=(
+            "python -m scrapy_rep [-h] [--version]\n"
+            "       {check,recheck,audit,key-directory} ..."  # wrapped to 80 columns
+        ),
         description=f"{about}\n\n{commands_table()}",
         epilog=where,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -91,11 +98,16 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         from rep_recheck.command import main as recheck
 
         return recheck(rest, out, _fetch)
+    if command == "key-directory":
+        from scrapy_rep.keydirectory import main as key_directory
+
+        return key_directory(rest, out)
     top = parser()
     if not command.startswith("-"):  # no command, or an unknown one
         top.print_usage(sys.stderr)
         named = f"unknown command {command!r}: " if command else ""
-        print(f"scrapy_rep: error: {named}give a command: check, recheck or audit", file=sys.stderr)
+        commands = "check, recheck, audit or key-directory"
+        print(f"scrapy_rep: error: {named}give a command: {commands}", file=sys.stderr)
         return EXIT_USAGE
     try:
         top.parse_args(arguments)  # --help and --version exit here

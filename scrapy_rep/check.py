@@ -23,10 +23,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Final, TextIO
 
-from rep_engine.robotstxt import PROFILES
-from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.robotstxt.profiles import PROFILES
+from rep_engine.settings import RepConfig
 from rep_engine.settings.names import check_names, known_names
-from rep_engine.settings.readers import read_bool
+from rep_engine.settings.readers import RepSettingError, read_bool
 from rep_engine.trail.terminal import write_lines
 from scrapy_rep.checker.exits import CHECK_EXIT_CODES, EXIT_ALLOWED, EXIT_USAGE, HELP_WIDTH
 from scrapy_rep.checker.inputs import (

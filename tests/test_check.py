@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.urls.origins import origin_of
 from scrapy_rep.__main__ import main
 from tests.support.tools import ROBOTS_TXT, ROBOTS_TXT_OVER_500_KIB, check_tool

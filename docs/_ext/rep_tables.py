@@ -3,7 +3,7 @@
 In a page, the lines between ``<!-- rep: settings-table -->`` and ``<!-- rep: end -->``
 hold the table of every setting of :data:`rep_engine.settings.SETTINGS` (name, default
 in its unit, the setting's one-line ``help``), and those after
-``<!-- rep: purpose-table -->`` the mapping of :data:`rep_engine.usage._purpose_table.ROWS`,
+``<!-- rep: purpose-table -->`` the mapping of :data:`rep_engine.usage.purpose.ROWS`,
 and those after ``<!-- rep: signals-table -->`` the table of signals of
 :data:`rep_engine.verdict.signals.SIGNALS` (every statement read: where, whose names,
 which purposes and actions, how values combine).
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from rep_engine.settings import SETTINGS, Setting
-from rep_engine.usage._purpose_table import ROWS
+from rep_engine.usage.purpose import ROWS
 from rep_engine.verdict.signals import SIGNALS
 
 if TYPE_CHECKING:

@@ -22,8 +22,9 @@ from typing import Any
 from rep_audit.licenses import license_documents
 from rep_audit.runcontext import RunContext
 from rep_engine.fetch.cache import CacheEntry
+from rep_engine.fetch.kinds import TDMREP
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
-from rep_engine.fetch.procedure import TDMREP, was_cut
+from rep_engine.fetch.procedure import was_cut
 from rep_engine.fetch.rules import Effect, effect_of_status
 from rep_engine.records import mapping, text
 from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt

@@ -10,11 +10,13 @@ from typing import Any, Final
 
 from rep_engine.records import text
 from rep_engine.robotstxt.useragent import product_token
-from rep_engine.settings import RepConfig, RepSettingError, page_rules
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
+from rep_engine.settings.rules import page_rules
 from rep_engine.trail.pagepart import WHOLE_PAGE_PARTS
 from rep_engine.verdict.page import PageRules
 
-#: The run's settings a page's verdict depends on (``settings.page_rules``), the actions
+#: The run's settings a page's verdict depends on (``settings.rules.page_rules``), the actions
 #: on its items and ``REP_DIRECTIVE_TOKENS``: only these are read from its header, so that
 #: a setting that was valid then and is not now (an override's expiry, past today) costs
 #: no check.

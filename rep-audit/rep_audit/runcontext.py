@@ -8,8 +8,9 @@ from typing import Any
 
 from rep_audit.pagerun import PageRun
 from rep_engine.records import items, mapping, text
-from rep_engine.robotstxt import PROFILES
-from rep_engine.settings import RepConfig, overrides_of
+from rep_engine.robotstxt.profiles import PROFILES
+from rep_engine.settings import RepConfig
+from rep_engine.settings.rules import overrides_of
 from rep_engine.usage.purpose import PURPOSES
 from rep_engine.verdict import Override
 
@@ -86,7 +87,7 @@ def _bound(value: Any) -> int | None:
 
 def run_overrides(value: Any) -> tuple[Override, ...]:
     """A run header's ``REP_OVERRIDES`` (``[[host, reason, expires], …]``), read as the
-    crawl reads it (:func:`rep_engine.settings.overrides_of`); anything odd counts as
+    crawl reads it (:func:`rep_engine.settings.rules.overrides_of`); anything odd counts as
     none, so a record that claims an override is then reported."""
     return tuple(overrides_of(items(value)))
 

@@ -19,12 +19,13 @@ from rep_engine.robotstxt import (
     DISALLOW_ALL,
     ContentSignals,
     Decision,
-    ParseOptions,
     RobotsTxt,
     parse_robotstxt,
 )
 from rep_engine.robotstxt.aipref import ContentUsageRules
-from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.robotstxt.profiles import ParseOptions
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.usage.standards import STANDARDS
 from rep_engine.verdict import Allowed, Refused, Wait
 

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 from urllib.parse import urlsplit
 
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.urls.origins import origin_of
 from rep_recheck.payload import Undecodable, decode
 

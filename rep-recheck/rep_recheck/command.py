@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rep_engine.fetch.rules import Policy
-from rep_engine.settings import RepSettingError
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.trail.file import TrailFileError
 from rep_engine.trail.terminal import printable
 from rep_recheck.asof import Dated, DateError, Then, check_dated

@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from rep_engine.fetch.rules import Policy
 from rep_engine.records import ItemStatus
-from rep_engine.settings import RepSettingError
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.urls.origins import origin_of
 from rep_recheck.asof import Then, Timeline
 from rep_recheck.fetching import PageRead

@@ -36,7 +36,7 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
     ``REP_PROFILE``, ``REP_PURPOSE_AGENTS``…); ``url_key``: the metadata key of the URL;
     ``exclusion_writer``: a datatrove writer given the documents dropped, each with its
     ``rep_status`` and ``rep_why`` in its metadata. A setting the crawl would refuse
-    (``ROBOTSTXT_OBEY = "ture"``) raises :class:`~rep_engine.settings.RepSettingError`
+    (``ROBOTSTXT_OBEY = "ture"``) raises :class:`~rep_engine.settings.readers.RepSettingError`
     here, as the step is made, naming the setting."""
 
     name = "scrapy_rep recheck"

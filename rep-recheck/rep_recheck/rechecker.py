@@ -40,7 +40,8 @@ from rep_engine.fetch.procedure import cut_before_limit
 from rep_engine.records import NOT_HAD, ItemStatus
 from rep_engine.robotstxt import ALLOW_ALL, FIRST_DISALLOWED_STEP, RobotsTxt
 from rep_engine.robotstxt.useragent import held_names, product_token
-from rep_engine.settings import RepConfig, page_rules, request_rules
+from rep_engine.settings import RepConfig
+from rep_engine.settings.rules import page_rules, request_rules
 from rep_engine.urls.encoding import ESCAPES_SPECIALS
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.rsl.document import ABSENT

@@ -31,7 +31,7 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any, Final
 
-from rep_engine.fetch.entry import CacheEntry
+from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import TDMREP, DocumentKind
 from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, unplain

@@ -19,9 +19,12 @@ from typing import Any, Final
 
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.records import OVERRIDDEN_BY, Fate, Reason, UrlEntry, describe
-from rep_engine.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.robotstxt.useragent import crawler_name, held_names
-from rep_engine.settings import RepConfig, SettingsLike, request_rules, robots_agent
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import SettingsLike, robots_agent
+from rep_engine.settings.rules import request_rules
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.tdmrep import NO_FILE

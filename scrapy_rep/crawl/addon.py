@@ -22,6 +22,7 @@ from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.crawl.requests.sentcheck import PRIORITY as SENT_CHECK_PRIORITY
 from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
 from scrapy_rep.crawl.startup import check_resumed, name_warnings, validate
+from scrapy_rep.crawl.webbotauth import WebBotAuthMiddleware
 
 if TYPE_CHECKING:
     from scrapy.settings import BaseSettings, Settings
@@ -35,6 +36,9 @@ AUDIT_PRIORITY = 500
 #: Outside every downloader middleware that retries or redirects: an exception reaching
 #: it is a request's final failure.
 AUDIT_MIDDLEWARE_PRIORITY = 10
+#: After Scrapy's own downloader middlewares (its HTTP cache is 900): the signer signs where
+#: the downloader sends, after all of them; off (``NotConfigured``) without a key.
+WEB_BOT_AUTH_PRIORITY = 950
 
 logger = logging.getLogger(__name__)
 
@@ -42,8 +46,9 @@ logger = logging.getLogger(__name__)
 class Addon:
     """Enables scrapy_rep: our robots.txt middleware in place of Scrapy's (which is
     switched off), the page-directives middleware, the end-of-crawl report (shown with
-    ``REP_REPORT = True``), the audit trail (written with ``REP_AUDIT_FILE``), and
-    ``ROBOTSTXT_OBEY = True`` unless the project set it to ``False`` itself."""
+    ``REP_REPORT = True``), the audit trail (written with ``REP_AUDIT_FILE``), the
+    requests' signatures (with ``REP_WEB_BOT_AUTH_KEY``), and ``ROBOTSTXT_OBEY = True``
+    unless the project set it to ``False`` itself."""
 
     def __repr__(self) -> str:
         """As Scrapy's "Enabled addons" log line shows it: by its public path."""
@@ -61,6 +66,7 @@ class Addon:
         register(settings, "DOWNLOADER_MIDDLEWARES", SentRequestCheck, SENT_CHECK_PRIORITY)
         register(settings, "DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
         register(settings, "DOWNLOADER_MIDDLEWARES", PageVerdictMiddleware, PAGE_VERDICT_PRIORITY)
+        register(settings, "DOWNLOADER_MIDDLEWARES", WebBotAuthMiddleware, WEB_BOT_AUTH_PRIORITY)
         register(settings, "SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
         register(settings, "EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT
         register(settings, "EXTENSIONS", AuditTrail, AUDIT_PRIORITY)  # off without trail or report

@@ -35,7 +35,7 @@ from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
 from rep_engine.records import UrlEntry
-from rep_engine.settings import robots_agent
+from rep_engine.settings.readers import robots_agent
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import Settled, ledger_of, read_urls
 from scrapy_rep.crawl.closing import closing_lines, paused

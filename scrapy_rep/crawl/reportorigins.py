@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rep_engine.settings import RepConfig, crawl_delay_obeyed
+from rep_engine.settings import RepConfig
+from rep_engine.settings.rules import crawl_delay_obeyed
 
 logger = logging.getLogger("scrapy_rep.crawl.report")
 

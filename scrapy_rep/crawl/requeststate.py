@@ -11,8 +11,10 @@ theirs (:func:`state_of` ignores it).
 This module is the state's one writer: every other module reads it with :func:`state_of`
 (the check that a state is the request's own: written out here only) and changes it with
 the named transitions below (``tests/project/test_requeststate.py`` checks it). The
-transitions on a request's usual path write the new tuple positionally, in one call each
-(``benchmarks/calls.py`` counts them); those of a held request replace its fields.
+transitions write the new tuple positionally, with tuple's own constructor (one call of C
+each on a request's usual path: ``benchmarks/calls.py`` counts them), or replace its
+fields (a held request's). Calling the class reads a state back from a pickle, of this
+layout or of the one before (:class:`RequestState`).
 
 Our own document downloads (robots.txt, tdmrep.json, RSL licenses) carry a
 :class:`FetchState` under the same key instead: never serialised, and changed in place
@@ -30,14 +32,15 @@ from scrapy_rep.crawl.meta import STATE
 
 if TYPE_CHECKING:
     from scrapy import Request
+    from typing_extensions import Self
 
 #: The ``request.meta`` key of scrapy_rep's state of a request.
 KEY: Final = STATE
 R = TypeVar("R")
 
 
-class RequestState(NamedTuple):
-    """scrapy_rep's state of one request (every field optional but the URL)."""
+class _Fields(NamedTuple):
+    """The fields of a :class:`RequestState`, in order (every field optional but the URL)."""
 
     #: The URL the state was made for.
     url: str
@@ -62,9 +65,6 @@ class RequestState(NamedTuple):
     #: them with those of the User-Agent it is sent with; the page pass reads the page's
     #: directives for them); ``()``: not decided.
     names: tuple[str, ...] = ()
-    #: No longer set (the end-of-crawl report reads the URL ledger's entries): kept in its
-    #: place so that the requests a paused ``JOBDIR`` crawl pickled still read back.
-    scheduled: bool = False
     #: It came back carrying a version past its freshness lifetime (or reached its send
     #: past it) and is held for the current one: the version it is released with next
     #: decides it, whatever its age (decided afresh once: a queue slower than a
@@ -92,10 +92,42 @@ class RequestState(NamedTuple):
     overridden: bool = False
 
 
+#: How many values a state has.
+_LENGTH: Final = len(_Fields._fields)
+
+
+class RequestState(_Fields):
+    """scrapy_rep's state of one request.
+
+    Calling the class reads any layout it was pickled with (``JOBDIR``'s disk queues and
+    state file, scrapy-redis's shared queue: every value given in order, one call as the
+    namedtuple's own constructor makes): a state pickled while the tuple had
+    ``scheduled`` (its eighth value, never set: the end-of-crawl report reads the URL
+    ledger's entries) reads back without it, so that the requests a paused crawl of an
+    earlier version kept still resume. The transitions below make a state with tuple's
+    own constructor (:data:`_new`), which a request's path pays no Python call for."""
+
+    __slots__ = ()
+
+    def __new__(cls, *values: Any, **fields: Any) -> Self:
+        if len(values) == _LENGTH and not fields:  # unpickled: as ``tuple.__new__`` makes it
+            return tuple.__new__(cls, values)
+        if len(values) == _LENGTH + 1:  # pickled with ``scheduled``
+            values = values[:7] + values[8:]
+        return super().__new__(cls, *values, **fields)
+
+
 #: A hold: ``(document kind, key, further keys)`` (:attr:`RequestState.hold`).
 Hold = tuple[str, Hashable, tuple[Hashable, ...]]
 #: Carried versions: ``((kind, token), …)`` (:attr:`RequestState.carried`).
 Carried = tuple[tuple[str, str], ...]
+#: A state's values, in the order of its fields (type-checked as they are).
+_Values = tuple[
+    str, str, Hold | None, Carried, int, Before | None, tuple[str, ...], bool, float, bytes,
+    int, bool,
+]  # fmt: skip
+#: A state made of its values: ``_new(RequestState, (url, audit, …))``.
+_new: Final[Callable[[type[RequestState], _Values], RequestState]] = tuple.__new__
 
 
 def state_of(request: Request) -> RequestState | None:
@@ -183,12 +215,14 @@ def decided_early(request: Request, token: int) -> None:
     state = meta.get(KEY)
     url = request.url
     if type(state) is RequestState and state.url == url:
-        meta[KEY] = RequestState(
+        meta[KEY] = _new(RequestState, (
             url, state.audit, state.hold, state.carried, token, state.before, state.names,
-            state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
-        )  # fmt: skip
+            state.afresh, state.until, state.host, state.owner, state.overridden,
+        ))  # fmt: skip
     else:
-        meta[KEY] = RequestState(url, early=token)
+        meta[KEY] = _new(RequestState, (
+            url, "", None, (), token, None, (), False, 0.0, b"", 0, False
+        ))  # fmt: skip
 
 
 def decided(
@@ -213,14 +247,14 @@ def decided(
     hosts = headers.getlist(b"Host") if headers else None
     host = hosts[-1] if hosts else b""
     if type(state) is RequestState and state.url == url:
-        meta[KEY] = RequestState(
-            url, state.audit, state.hold, state.carried, 0, before, names, state.scheduled,
-            state.afresh, until, host, id(request), state.overridden or overridden,
-        )  # fmt: skip
+        meta[KEY] = _new(RequestState, (
+            url, state.audit, state.hold, state.carried, 0, before, names, state.afresh,
+            until, host, id(request), state.overridden or overridden,
+        ))  # fmt: skip
         return overridden and not state.overridden
-    meta[KEY] = RequestState(
-        url, "", None, (), 0, before, names, False, False, until, host, id(request), overridden
-    )  # fmt: skip
+    meta[KEY] = _new(RequestState, (
+        url, "", None, (), 0, before, names, False, until, host, id(request), overridden
+    ))  # fmt: skip
     return overridden
 
 
@@ -242,12 +276,14 @@ def recorded(request: Request, audit: str) -> None:
     state = meta.get(KEY)
     url = request.url
     if type(state) is RequestState and state.url == url:
-        meta[KEY] = RequestState(
+        meta[KEY] = _new(RequestState, (
             url, audit, state.hold, state.carried, state.early, state.before, state.names,
-            state.scheduled, state.afresh, state.until, state.host, state.owner, state.overridden,
-        )  # fmt: skip
+            state.afresh, state.until, state.host, state.owner, state.overridden,
+        ))  # fmt: skip
     else:
-        meta[KEY] = RequestState(url, audit)
+        meta[KEY] = _new(RequestState, (
+            url, audit, None, (), 0, None, (), False, 0.0, b"", 0, False
+        ))  # fmt: skip
 
 
 def to_decide_afresh(request: Request) -> None:
@@ -273,7 +309,9 @@ def mark_held(request: Request, hold: Hold) -> bool:
     meta = request.meta
     state = meta.get(KEY)
     if type(state) is not RequestState or state.url != request.url:
-        meta[KEY] = RequestState(request.url, hold=hold)
+        meta[KEY] = _new(RequestState, (
+            request.url, "", hold, (), 0, None, (), False, 0.0, b"", 0, False
+        ))  # fmt: skip
         return True
     mark = hold if state.hold is None or state.hold[:2] != hold[:2] else None
     meta[KEY] = state._replace(hold=mark)
@@ -300,7 +338,9 @@ def add_carried(
         state = meta.get(KEY)
         url = request.url
         if type(state) is not RequestState or state.url != url:
-            meta[KEY] = RequestState(url, carried=(pair,))
+            meta[KEY] = _new(RequestState, (
+                url, "", None, (pair,), 0, None, (), False, 0.0, b"", 0, False
+            ))  # fmt: skip
             continue
         carried = (*others(state.carried), pair) if state.carried else (pair,)
         meta[KEY] = state._replace(carried=carried)
@@ -325,7 +365,9 @@ def carry_again(request: Request, carried: Carried) -> None:
     state = meta.get(KEY)
     url = request.url
     if type(state) is not RequestState or state.url != url:
-        meta[KEY] = RequestState(url, carried=carried)
+        meta[KEY] = _new(RequestState, (
+            url, "", None, carried, 0, None, (), False, 0.0, b"", 0, False
+        ))  # fmt: skip
         return
     meta[KEY] = state._replace(carried=carried)
 

@@ -1,7 +1,7 @@
 """The files a crawl writes, checked at start (:func:`scrapy_rep.crawl.startup.validate`):
 ``REP_AUDIT_FILE``, ``REP_REPORT_FILE`` and the feeds written to a local file are files
 of their own (:func:`check_apart`), and the trail and the report can be written
-(:func:`check_files`). Each raises :class:`~rep_engine.settings.RepSettingError` naming
+(:func:`check_files`). Each raises :class:`~rep_engine.settings.readers.RepSettingError` naming
 the setting."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlparse
 
-from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.trail.file import (
     TrailFileError,
     check_folder,
@@ -22,7 +23,7 @@ from rep_engine.trail.file import (
 )
 
 if TYPE_CHECKING:
-    from rep_engine.settings import SettingsLike
+    from rep_engine.settings.readers import SettingsLike
 
 
 def components(settings: SettingsLike, name: str) -> dict[Any, Any]:

@@ -5,7 +5,7 @@ Scrapy reads for us (``ROBOTSTXT_OBEY``), the names (a misspelled ``REP_*`` name
 feeds), and, in a crawl without a Twisted reactor
 (``TWISTED_REACTOR_ENABLED = False``), a part of the crawl that needs one. A wrong one
 stops the crawl with one line naming the setting and exit status 2 under the ``scrapy``
-command, or raises :class:`~rep_engine.settings.RepSettingError` in a program that runs
+command, or raises :class:`~rep_engine.settings.readers.RepSettingError` in a program that runs
 a crawl itself.
 
 Used by the add-on and by :class:`scrapy_rep.RobotParser` (``ROBOTSTXT_PARSER`` without
@@ -21,15 +21,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 
-from rep_engine.settings import (
-    RepConfig,
-    RepSettingError,
-    changed_deciding,
-    read_config,
-    settings_in_force,
-)
+from rep_engine.settings import RepConfig, changed_deciding, read_config, settings_in_force
 from rep_engine.settings.names import check_names, known_names
-from rep_engine.settings.readers import read_bool
+from rep_engine.settings.readers import RepSettingError, read_bool
 from rep_engine.trail.fileaccess import replacing
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.crawl.internals import (
@@ -43,7 +37,7 @@ from scrapy_rep.crawl.internals import (
 from scrapy_rep.crawl.startfiles import check_apart, check_files, components
 
 if TYPE_CHECKING:
-    from rep_engine.settings import SettingsLike
+    from rep_engine.settings.readers import SettingsLike
 
 
 def validate(settings: SettingsLike) -> RepConfig:

@@ -11,12 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.trailfactory import (
-    AIPREF_SOURCE,
-    NOAI_META,
-    html_report,
-    report_states_records,
-)
+from tests.support.tools import html_report
+from tests.support.trailfactory import AIPREF_SOURCE, NOAI_META, report_states_records
 
 
 @pytest.fixture

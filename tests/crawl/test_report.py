@@ -17,6 +17,7 @@ from rep_engine.robotstxt import DISALLOW_ALL, parse_robotstxt
 from scrapy_rep.crawl.audit.audit import url_ledger
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.waits import Waits
+from tests.support.documents import CLOUDFLARE_USE_REFERENCE
 from tests.support.fakes import settled_by_the_ledger
 
 A = "http://a.example"
@@ -414,7 +415,7 @@ def test_the_lifecycle_lines_counted_at_the_end_are_the_lifecycles_own() -> None
     import inspect
 
     from rep_engine.fetch.lifecycle import machine
-    from scrapy_rep.crawl.documents.actions import _SUMMARIES
+    from scrapy_rep.crawl.documents.documents import _SUMMARIES
 
     strings = {
         node.value
@@ -490,3 +491,23 @@ def test_the_closing_line_counts_every_request_as_the_trail_does_past_the_listed
     assert "(REP_REPORT_MAX_URLS)" in text  # the list is cut
     assert "In short: 5 requests (4 downloaded, 1 forbidden by robots.txt); 1 item kept; " in text
     assert "5 links not followed (never requested)" in text
+
+
+def test_the_report_names_an_origins_use_level() -> None:
+    crawler = get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot"})
+    report = RepReport(crawler)
+    origin = "http://a.example"
+    report._fetched(
+        origin=origin, rules=parse_robotstxt(CLOUDFLARE_USE_REFERENCE), outcome="200", sitemaps=()
+    )
+    entry = UrlEntry(f"{origin}/x", fate=Fate.REFUSED, why="Forbidden", reason=Reason.FORBIDDEN)
+    settled_by_the_ledger(report, entry)
+    text = report.render()
+    assert (
+        "    content use: at most reference (Content-Signal use=reference: a condition on how "
+        "its content may be used, which refuses no purpose)\n"
+    ) in text
+    report = RepReport(crawler)
+    report._fetched(origin=origin, rules=parse_robotstxt("User-agent: *\n"), outcome="200",
+                    sitemaps=())  # fmt: skip
+    assert "content use" not in report.render()

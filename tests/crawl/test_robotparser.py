@@ -284,3 +284,11 @@ def test_open_settings_are_validated_at_every_parse() -> None:
     crawler.settings.set("REP_PROFILE", "nonsense")
     with pytest.raises(RepSettingError):
         RobotParser.from_crawler(crawler, WILDCARD)
+
+
+def test_robotparser_alone_refuses_too() -> None:
+    """Without the add-on, ``ROBOTSTXT_PARSER = "scrapy_rep.RobotParser"`` checks the
+    names as it checks the values."""
+    crawler = get_crawler(settings_dict={"REP_PROFIL": "rfc9309"})
+    with pytest.raises(RepSettingError, match=r"^REP_PROFIL: unknown setting, did you mean"):
+        RobotParser.from_crawler(crawler, b"")

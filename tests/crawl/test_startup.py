@@ -1,12 +1,14 @@
 """The settings check at start (scrapy_rep/crawl/startup.py): outside the ``scrapy`` command
 a wrong setting raises ``RepSettingError`` naming it (under it: one line and exit status 2,
-tests/integration/test_setting_errors.py), and a crawl's own trail lock does not fail its
-settings checked again."""
+tests/integration/test_setting_errors.py), among them an expired ``REP_OVERRIDES`` entry
+and a ``ROBOTSTXT_OBEY`` that is no boolean (the engine's readers: tests/settings/), and a
+crawl's own trail lock does not fail its settings checked again."""
 
 from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scrapy.settings import Settings
@@ -70,3 +72,19 @@ def test_without_a_reactor_httpxs_handler_without_httpx_stops_the_crawl(
     validate(Settings({**without, "TWISTED_REACTOR_ENABLED": True}))
     monkeypatch.setattr(startup, "httpx_missing", lambda: False)
     validate(Settings(without))
+
+
+def test_an_expired_override_refuses_the_crawl_at_start() -> None:
+    """(An override in force is read: tests/settings/test_readers_overrides.py.)"""
+    expired = [{"host": "Example.COM", "reason": "written permission of the site owner",
+                "expires": "2020-01-01"}]  # fmt: skip
+    crawler = get_crawler(settings_dict={"REP_OVERRIDES": expired})
+    with pytest.raises(RepSettingError, match=r"expired \(authorized through 2020-01-01, UTC\)"):
+        validate(crawler.settings)
+
+
+@pytest.mark.parametrize("value", ["no", "yes", "on", 2, "TRUE"], ids=repr)
+def test_robotstxt_obey_is_read_by_the_same_reader(value: Any) -> None:
+    with pytest.raises(RepSettingError, match=r"^ROBOTSTXT_OBEY: expected a boolean "):
+        validate(Settings({"ROBOTSTXT_OBEY": value}))
+    assert validate(Settings({"ROBOTSTXT_OBEY": "false"})).report is False

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from scrapy.settings import Settings
 
-from rep_engine.settings import RepSettingError
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.trail.file import TrailFile, TrailFileError
 from scrapy_rep.crawl.startup import validate
 from tests.support.trailfactory import write_trail

@@ -12,11 +12,12 @@ import tracemalloc
 import pytest
 
 from rep_engine.fetch.cache import DocumentCache
+from rep_engine.fetch.kinds import TDMREP
 from rep_engine.fetch.lifecycle.shared import downloaded_entry
-from rep_engine.fetch.procedure import TDMREP, Fetched, FetchProcedure
+from rep_engine.fetch.procedure import Fetched, FetchProcedure
 from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.fetch.rules import Policy
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.usage.tdmrep import TdmRepFile, parse_tdmrep
 
 MIB = 1024 * 1024

@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 
+from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.fetch.lifecycle.shared import downloaded_entry, gave_up_entry
-from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
+from rep_engine.fetch.procedure import Fetched, FetchProcedure, Follow
 from rep_engine.fetch.rules import Effect, FailureClass, Policy
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 
 URL = "http://a.example/robots.txt"
 
@@ -211,7 +212,7 @@ def test_rsl_more_than_five_redirects_is_unreadable_five_are_followed() -> None:
 
 
 def test_robots_txt_and_tdmrep_redirects_that_cannot_be_followed_stay_absent() -> None:
-    from rep_engine.fetch.procedure import TDMREP
+    from rep_engine.fetch.kinds import TDMREP
 
     for document in (ROBOTS_TXT, TDMREP):
         fetched = final(FetchProcedure(document, URL).on_response(301, location="data:,x"))

@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 
 from rep_engine.fetch.cache import DocumentCache
+from rep_engine.fetch.kinds import TDMREP
 from rep_engine.fetch.lifecycle.shared import downloaded_entry
-from rep_engine.fetch.procedure import TDMREP, Fetched, FetchProcedure
+from rep_engine.fetch.procedure import Fetched, FetchProcedure
 from rep_engine.fetch.records import SharedRecord, StoreCorrupt
 from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.fetch.rules import Policy

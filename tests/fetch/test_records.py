@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from scrapy_rep.crawl.documents.stores import SharedRecord, StoreCorrupt
+from rep_engine.fetch.records import SharedRecord, StoreCorrupt
 from tests.support.lifecycles import shared_record
 
 

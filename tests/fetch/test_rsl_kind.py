@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Any
 
 from rep_engine.fetch.cache import DocumentCache
-from rep_engine.fetch.lifecycle import Lifecycle, Phase
 from rep_engine.fetch.lifecycle.events import (
     AcquireLease,
     Downloaded,
@@ -21,6 +20,8 @@ from rep_engine.fetch.lifecycle.events import (
     StartDownload,
     Stat,
 )
+from rep_engine.fetch.lifecycle.machine import Lifecycle
+from rep_engine.fetch.lifecycle.state import Phase
 from rep_engine.fetch.procedure import Fetched, FetchProcedure
 from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.fetch.rules import Policy

@@ -18,7 +18,7 @@ import pytest_twisted
 from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 
-from rep_engine.settings import RepSettingError
+from rep_engine.settings.readers import RepSettingError
 from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.requeststate import state_of

@@ -20,9 +20,9 @@ import pytest
 from PIL import Image
 
 from tests.support.browser import browse, chromium
+from tests.support.tools import html_report
 from tests.support.trailfactory import (
     end_line,
-    html_report,
     report_states_records,
     robots_part,
     run_line,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest_twisted
 
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from tests.support.robotsite import Reply, Sites, crawl
 
 

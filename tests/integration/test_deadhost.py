@@ -254,7 +254,9 @@ async def test_allow_never_lets_through_a_host_that_cannot_be_connected_to(
 
 def test_the_setting_is_read_and_checked() -> None:
     """A wrong value stops the crawl at start, naming the setting."""
-    from rep_engine.settings import RepConfig, RepSettingError, lifecycle_policy
+    from rep_engine.settings import RepConfig
+    from rep_engine.settings.readers import RepSettingError
+    from rep_engine.settings.rules import lifecycle_policy
 
     config = RepConfig.from_settings({"REP_UNREACHABLE_CONNECT_MAX_WAIT": "2.5"})
     assert config.unreachable_connect_max_wait == 2.5

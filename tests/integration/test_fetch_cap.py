@@ -26,8 +26,8 @@ from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
 from rep_audit.verify import verify
-from rep_engine.fetch.procedure import TDMREP
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.fetch.kinds import TDMREP
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from tests.support.audittrail import lines
 from tests.support.robotsite import Reply, ScriptedOrigin, Sites, crawl, robots
 

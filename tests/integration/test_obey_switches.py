@@ -16,7 +16,7 @@ import pytest
 import pytest_twisted
 from scrapy import Request
 
-from rep_engine.fetch.procedure import TDMREP
+from rep_engine.fetch.kinds import TDMREP
 from tests.support.robotsite import ListSpider, Reply, Sites, crawl, robots
 
 ROBOTS = "User-agent: *\nDisallow: /\nContent-Usage: /nt/ train-ai=n\n"

@@ -1,6 +1,6 @@
 """Both tools read ``REP_OVERRIDES`` as the crawl does (docs/cli.md): ``scrapy rep-robots``
 from the project's settings, ``python -m scrapy_rep check`` from ``--overrides``; their
-rules are built by the crawl's own function (``rep_engine.settings.request_rules``), so a
+rules are built by the crawl's own function (``rep_engine.settings.rules.request_rules``), so a
 URL an override lets the crawl fetch is not DISALLOWED by a tool."""
 
 from __future__ import annotations

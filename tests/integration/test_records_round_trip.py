@@ -23,8 +23,8 @@ import pytest_twisted
 from scrapy.utils.defer import deferred_from_coro
 
 from rep_engine.fetch.cache import CacheEntry, DocumentCache
+from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
 from rep_engine.fetch.kinds import DocumentKind as Document
-from rep_engine.fetch.lifecycle import Lifecycle, Phase
 from rep_engine.fetch.lifecycle.events import (
     AcquireLease,
     Action,
@@ -38,10 +38,13 @@ from rep_engine.fetch.lifecycle.events import (
     StartDownload,
     WakeAt,
 )
-from rep_engine.fetch.procedure import ROBOTS_TXT, TDMREP, Fetched, FetchProcedure
+from rep_engine.fetch.lifecycle.machine import Lifecycle
+from rep_engine.fetch.lifecycle.state import Phase
+from rep_engine.fetch.procedure import Fetched, FetchProcedure
 from rep_engine.fetch.records import SharedRecord, StoreCorrupt
 from rep_engine.fetch.rules import Policy
-from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, parse_robotstxt
+from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, parse_robotstxt
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL, parse_tdmrep
 from scrapy_rep.crawl.documents.stores import JobdirStore, RedisStore, RobotsStore
 from tests.support.lifecycles import Announcing, actions_of

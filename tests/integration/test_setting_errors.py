@@ -3,7 +3,7 @@ request, also for the settings that used to give a traceback: a Redis URL withou
 redis package, and a wrong ``REP_PROFILE`` with ``ROBOTSTXT_PARSER =
 "scrapy_rep.RobotParser"`` (no add-on). The crawls run in this process
 (:func:`~tests.support.robotsite.refused_at_start`: the line ``scrapy`` prints, from the
-:class:`~rep_engine.settings.RepSettingError` the crawl raises before its spider opens),
+:class:`~rep_engine.settings.readers.RepSettingError` the crawl raises before its spider opens),
 with the values as ``-s`` gives them (strings); that ``scrapy crawl`` prints the line
 alone on standard error and exits 2: tests/integration/test_setting_names.py, the one
 process."""

@@ -21,7 +21,8 @@ from twisted.internet.defer import Deferred, gatherResults
 from twisted.internet.task import deferLater
 from twisted.internet.threads import deferToThread
 
-from scrapy_rep.crawl.documents.stores import RedisStore, SharedRecord
+from rep_engine.fetch.records import SharedRecord
+from scrapy_rep.crawl.documents.stores import RedisStore
 from scrapy_rep.crawl.internals import ASYNC_ENGINE
 from scrapy_rep.signals import robotstxt_fetched
 from tests.support.lifecycles import shared_record

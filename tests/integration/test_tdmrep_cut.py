@@ -18,7 +18,7 @@ from twisted.internet import reactor
 from twisted.web.server import NOT_DONE_YET, Site
 from twisted.web.server import Request as WebRequest
 
-from rep_engine.fetch.procedure import TDMREP
+from rep_engine.fetch.kinds import TDMREP
 from tests.support.robotsite import Reply, ScriptedOrigin, Sites, crawl, robots
 
 FIRST = b'[{"location": "/books/*", "tdm-reservation": 1}'

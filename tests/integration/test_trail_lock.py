@@ -17,7 +17,7 @@ import pytest_twisted
 from scrapy.utils.test import get_crawler
 
 from rep_audit.verify import verify
-from rep_engine.settings import RepSettingError
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.trail.file import TrailFile, TrailFileError
 from tests.support.robotsite import BASE_SETTINGS, ListSpider, crawl, refused_at_start
 from tests.support.trailfactory import write_trail

@@ -4,7 +4,7 @@ by its rules, or dropped because the spider closed while it was held), never a p
 rules disallow downloaded; the trail says the same and verifies clean (every trail
 written in the tests is verified as it closes). With ``JOBDIR`` the held requests are
 kept instead, and the resumed crawl fetches each one once (SPEC §4; the held requests'
-release: :mod:`scrapy_rep.crawl.documents.waiting`)."""
+release: :mod:`scrapy_rep.crawl.documents.documents`)."""
 
 from __future__ import annotations
 

@@ -25,8 +25,8 @@ from pathlib import Path
 import pytest
 from lxml import etree
 
+from rep_engine.usage.media._xmp_scan import Limits
 from rep_engine.usage.media.reading import read_media
-from rep_engine.usage.media.xmp import Limits
 from rep_engine.usage.purpose import PURPOSES, usage_decision
 from tests.support.mediafiles import (
     PAST_THE_COUNT,

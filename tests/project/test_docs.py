@@ -328,7 +328,7 @@ def test_settings_page_has_a_section_for_every_setting_and_no_other() -> None:
 
 
 def test_purpose_table_is_written_from_the_code() -> None:
-    from rep_engine.usage._purpose_table import ROWS
+    from rep_engine.usage.purpose import ROWS
 
     assert "<!-- rep: purpose-table -->" in (DOCS / "purpose-notes.md").read_text(encoding="utf-8")
     table = rep_tables().purpose_table("")

@@ -8,7 +8,7 @@ import logging
 import re
 
 from rep_engine.fetch.cache import DocumentCache
-from rep_engine.fetch.lifecycle import Lifecycle
+from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.fetch.lifecycle.events import (
     Action,
     Downloaded,
@@ -18,7 +18,8 @@ from rep_engine.fetch.lifecycle.events import (
     TimerFired,
     WakeAt,
 )
-from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
+from rep_engine.fetch.lifecycle.machine import Lifecycle
+from rep_engine.fetch.procedure import Fetched, FetchProcedure
 from rep_engine.fetch.rules import FailureClass, Policy
 from rep_engine.robotstxt import parse_robotstxt
 from tests.support.lifecycles import T0, actions_of

@@ -75,8 +75,10 @@ def test_top_level_help_lists_every_command() -> None:
 
     code, stdout, stderr = main_streams("--help")
     assert code == 0, stderr
-    rows = re.findall(r"^  (check|recheck|audit \w+) ", stdout, re.MULTILINE)
-    assert rows == ["check", "recheck", *(f"audit {command}" for command in COMMANDS)]
+    rows = re.findall(r"^  (check|recheck|audit \w+|key-directory) ", stdout, re.MULTILINE)
+    assert rows == [
+        "check", "recheck", *(f"audit {command}" for command in COMMANDS), "key-directory"
+    ]  # fmt: skip
     assert {"repair", "export"} <= set(COMMANDS)
 
 
@@ -93,6 +95,7 @@ HELPS = [
     ["-m", "scrapy_rep", "check", "--help"],
     ["-m", "scrapy_rep", "audit", "--help"],
     ["-m", "scrapy_rep", "recheck", "--help"],
+    ["-m", "scrapy_rep", "key-directory", "--help"],
     *(["-m", "scrapy_rep", "audit", command, "--help"] for command in
       ("summary", "verify", "show", "report", "repair", "export")),
     ["-m", "scrapy", "rep-robots", "-h"],

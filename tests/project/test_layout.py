@@ -16,6 +16,11 @@
 - no module imports a test module: what two modules share is in tests/support/;
 - a unit-test module runs no crawl and no process (no ``subprocess``, no local site,
   no scrapy project, worker, redis-server or browser): those are tests/integration/'s.
+- a test of the engine (a module of a folder that mirrors a package of
+  rep-engine/rep_engine/, or a top-level test module named after one of its top modules)
+  imports nothing of Scrapy, Twisted, the add-on, the audit tools or the re-check, itself
+  or through the helpers of tests/support/ it imports: CI runs them where the engine alone
+  is installed (.ci/run, job 1c), and runs them all there.
 
 Each rule is a function of a checkout's root that returns what breaks it, run on this
 checkout and on small trees that break it.
@@ -24,6 +29,8 @@ checkout and on small trees that break it.
 from __future__ import annotations
 
 import ast
+import re
+import shlex
 from collections import defaultdict
 from pathlib import Path
 
@@ -202,8 +209,89 @@ def heavy_unit_modules(root: Path) -> list[str]:
     return found
 
 
+#: The engine's package, which the other parts depend on and which depends on none of them.
+ENGINE = "rep-engine/rep_engine"
+#: What the engine's tests import nothing of (the top-level names of the packages).
+OTHER_PARTS = ("scrapy", "twisted", "scrapy_rep", "rep_audit", "rep_recheck")
+#: Tests of the engine that still import another part: the trail contract's tests of the
+#: crawl's records and of the re-check's ``item`` records, which build them with the add-on
+#: and the re-check. Left out of the rule, and of CI's engine-alone job, until they do not.
+NOT_YET_ALONE = ("tests/test_records.py", "tests/test_records_items.py")
+
+
+def engine_test_modules(root: Path) -> list[Path]:
+    """The modules of tests/ that test the engine: every module of a folder that mirrors a
+    package of :data:`ENGINE` (tests/robotstxt/, tests/usage/media/…), and the top-level
+    test modules named after one of its top modules (tests/test_records_urlentry.py:
+    records.py); none of :data:`NOT_YET_ALONE`."""
+    engine = root / ENGINE
+    tops = {module.stem for module in engine.glob("*.py") if module.name != "__init__.py"}
+    found = []
+    for path in modules_of(root):
+        if path.relative_to(root).as_posix() in NOT_YET_ALONE:
+            continue
+        parts = folder_of(root, path)
+        if parts:
+            if parts[0] in (*OWN_FOLDERS, *PART_FOLDERS):
+                continue
+            if engine not in (package_folder(root, parts), *package_folder(root, parts).parents):
+                continue
+        else:
+            name = path.stem.removeprefix("test_")
+            if not is_test_module(path) or not any(
+                name == top or name.startswith(top + "_") for top in tops
+            ):
+                continue
+        found.append(path)
+    return found
+
+
+def support_helper(root: Path, module: str, name: str | None) -> Path | None:
+    """The helper module of tests/support/ that an import names (``tests.support.x``,
+    ``from tests.support.x import y``, ``from tests.support import x``), if any."""
+    if module == "tests.support" and name is not None:
+        helper = root / "tests" / "support" / f"{name}.py"
+    elif module.startswith("tests.support."):
+        helper = root.joinpath(*module.split(".")).with_suffix(".py")
+    else:
+        return None
+    return helper if helper.is_file() else None
+
+
+def other_parts_imported(root: Path, path: Path) -> list[str]:
+    """What ``path`` imports of :data:`OTHER_PARTS`, itself or through the helpers of
+    tests/support/ it imports, followed from helper to helper (imports inside functions
+    too), each with the helpers it comes through."""
+    found = []
+    seen = {path}
+    todo: list[tuple[Path, tuple[str, ...]]] = [(path, ())]
+    while todo:
+        current, through = todo.pop(0)
+        for module, name in imports_of(current):
+            if module.split(".")[0] in OTHER_PARTS:
+                found.append(f"{module} (through {', '.join(through)})" if through else module)
+                continue
+            helper = support_helper(root, module, name)
+            if helper is not None and helper not in seen:
+                seen.add(helper)
+                todo.append((helper, (*through, helper.relative_to(root).as_posix())))
+    return found
+
+
+def engine_tests_importing_other_parts(root: Path) -> list[str]:
+    """Tests of the engine (:func:`engine_test_modules`) that import anything of Scrapy,
+    Twisted, the add-on, the audit tools or the re-check: they could not run where the
+    engine alone is installed."""
+    return [
+        f"{path.relative_to(root).as_posix()} imports {what}: the engine's tests run "
+        "where only the engine is installed (.ci/run, job 1c)"
+        for path in engine_test_modules(root)
+        for what in other_parts_imported(root, path)
+    ]
+
+
 RULES = [misplaced_unit_modules, stray_folders, helpers_defined_twice, imported_test_modules,
-         heavy_unit_modules]  # fmt: skip
+         heavy_unit_modules, engine_tests_importing_other_parts]  # fmt: skip
 
 
 @pytest.mark.parametrize("rule", RULES, ids=lambda rule: rule.__name__)
@@ -320,6 +408,54 @@ def test_a_crawl_or_a_process_in_a_unit_module_fails(tmp_path: Path) -> None:
         "tests/verdict/test_decide.py imports tests.support.robotsite.Sites",
         "tests/verdict/test_decide.py imports tests.support.robotsite.crawl",
     ]
+
+
+def test_an_engine_test_that_imports_another_part_fails(tmp_path: Path) -> None:
+    root = tree(tmp_path, {
+        **PACKAGE,
+        "rep-engine/rep_engine/usage/media/reading.py": "",
+        "scrapy_rep/crawl/report.py": "",
+        "tests/robotstxt/test_parser.py": "from scrapy.http import Response\n",
+        "tests/robotstxt/test_profiles.py": "def test_a():\n    import twisted.internet\n",
+        "tests/usage/media/test_reading.py": "from tests.support import pages\n",
+        "tests/verdict/test_decide.py": (
+            "from rep_engine.verdict import decide\n"  # the engine itself: fine
+            "from tests.support.engineonly import said\n"  # a helper of the engine: fine
+        ),
+        "tests/test_records_urlentry.py": "from rep_recheck.rechecker import Rechecker\n",
+        "tests/test_records.py": "import scrapy\n",  # NOT_YET_ALONE
+        "tests/test_check.py": "import scrapy\n",  # the add-on's check.py: fine
+        "tests/crawl/test_report.py": "from tests.support.pages import page\n",  # fine
+        "tests/audit/test_verify.py": "import rep_audit.verify\n",  # fine
+        "tests/support/engineonly.py": "from tests.support.answers import said\n",
+        "tests/support/answers.py": "from rep_engine.usage.purpose import PURPOSES\n",
+        "tests/support/pages.py": "from tests.support.fakes import response\n",
+        "tests/support/fakes.py": (
+            "from tests.support.pages import page\n"  # a cycle: followed once
+            "def response():\n    from scrapy_rep.crawl.report import RepReport\n"
+        ),
+    })  # fmt: skip
+    found = [line.split(": the engine's")[0] for line in engine_tests_importing_other_parts(root)]
+    assert found == [
+        "tests/robotstxt/test_parser.py imports scrapy.http",
+        "tests/robotstxt/test_profiles.py imports twisted.internet",
+        "tests/test_records_urlentry.py imports rep_recheck.rechecker",
+        "tests/usage/media/test_reading.py imports scrapy_rep.crawl.report (through "
+        "tests/support/pages.py, tests/support/fakes.py)",
+    ]
+
+
+def test_ci_runs_every_engine_test_where_only_the_engine_is_installed() -> None:
+    """.ci/run's job 1c runs, in a venv of the engine alone, the tests the rule holds to
+    the engine: its floors' folders and its top modules' test modules, no other."""
+    text = (ROOT / ".ci" / "run").read_text(encoding="utf-8").replace("\\\n", " ")
+    [command] = re.findall(r"^\.venv-engine/bin/python -m pytest (.*)$", text, re.M)
+    ran = {arg for arg in shlex.split(command) if arg.startswith("tests/")}
+    engine = set()
+    for path in engine_test_modules(ROOT):
+        parts = folder_of(ROOT, path)
+        engine.add(f"tests/{parts[0]}" if parts else path.relative_to(ROOT).as_posix())
+    assert ran == engine
 
 
 def test_only_the_tool_helpers_and_test_modules_look_a_tool_up() -> None:

@@ -210,13 +210,14 @@ def test_progress_says_items_origins_rate_and_time_left() -> None:
 
 def test_the_summary_lists_the_signals_the_recheck_does_not_read(tmp_path: Path) -> None:
     """A kept item is one no signal that was read refused: the summary says which signals
-    sites give that were not read (/ai.txt, llms.txt, terms of service, a content-signal
-    meta tag), as docs/purpose-notes.md does."""
+    sites give that were not read (/ai.txt, llms.txt, LLM-Policy, the well-known ai.txt,
+    terms of service, a content-signal meta tag), as docs/purpose-notes.md does."""
     dataset = tmp_path / "items.jsonl"
     write_jsonl(dataset, [URLS[0]])
     _, summary, _ = _recheck(tmp_path, dataset)
     section = summary[summary.index("### Signals not read") :]
-    for signal in ("/ai.txt", "/llms.txt", "terms of service", '<meta name="content-signal">'):
+    for signal in ("/ai.txt", "/llms.txt", "LLM-Policy:", "/.well-known/ai.txt",
+                   "terms of service", '<meta name="content-signal">'):  # fmt: skip
         assert f"| `{signal}` |" in section, signal
     notes = (Path(__file__).parents[2] / "docs" / "purpose-notes.md").read_text("utf-8")
     for signal, _ in NOT_READ:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rep_engine.settings import RepSettingError
+from rep_engine.settings.readers import RepSettingError
 from rep_recheck.command import EXIT_USAGE, FetchRequest, FetchResult, main
 from tests.support.recheck import needs, recheck_tool, robots_capture, write_jsonl, write_warc
 

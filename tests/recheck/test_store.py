@@ -21,7 +21,8 @@ from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import TDMREP
 from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.robotstxt import DISALLOW_ALL, parse_robotstxt
-from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.tdmrep import NO_FILE
 from rep_engine.verdict import LICENSE, ROBOTS, TDM

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from rep_audit.verify import verify
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.urls.origins import origin_of
 from rep_engine.verdict import RequestRules
 from rep_recheck.command import EXIT_REMOVED

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from rep_engine.robotstxt import MAX_BODY_BYTES, parse_robotstxt
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_recheck.command import EXIT_KEPT, EXIT_REMOVED
 from tests.support.recheck import recheck_tool, report_lines, write_jsonl, write_warc
 

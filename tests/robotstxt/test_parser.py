@@ -8,7 +8,7 @@ import logging
 import pytest
 
 from rep_engine.robotstxt import _parser, parse_robotstxt
-from rep_engine.robotstxt._lines import _KEYS, _LENIENT_KEYS
+from rep_engine.robotstxt._parser import _KEYS, _LENIENT_KEYS
 
 
 @pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])

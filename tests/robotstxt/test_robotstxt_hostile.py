@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from rep_engine import parse_robotstxt
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.urls.encoding import MAX_DANGLING
 from rep_engine.usage.rsl.document import make_content
 from rep_engine.usage.tdmrep import parse_tdmrep

@@ -3,19 +3,11 @@ refusing name's line as :meth:`RobotsTxt.code` gives it, and the stand-ins as co
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
-from rep_engine.fetch.cache import CacheEntry
-from rep_engine.records import ItemStatus
-from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
-from rep_engine.settings import RepConfig
+from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, parse_robotstxt
 from rep_engine.urls.encoding import ESCAPES_SPECIALS, matched_as_given, normalise_url_path
-from rep_engine.urls.origins import Origin, origin_of
-from rep_engine.verdict import ROBOTS, Refused
-from rep_recheck.documents import OriginDocuments
-from rep_recheck.rechecker import Identity, Rechecker
+from tests.support.documents import ENCODED_PATHS, ENCODED_RULES
 
 BODY = b"""User-agent: GPTBot
 Disallow: /g
@@ -66,36 +58,10 @@ def test_the_stand_ins() -> None:
     assert DISALLOW_ALL.first_disallowed("https://a.example/x", DISALLOW_ALL.matchers(NAMES)) < 0
 
 
-ENCODED = b"""User-agent: *
-Disallow: /%7Ea
-Disallow: /caf%C3%A9
-Disallow: /star%2Ax
-Disallow: /dollar%24
-Allow: /%7Ea/ok
-"""
-#: Paths the hot paths' inline normalising test (:func:`matched_as_given`) must send to
-#: normalising (an escape, a non-ASCII character, a ``*`` or ``$`` the profile encodes),
-#: and plain ones.
-ENCODED_PATHS = ("/~a", "/%7ea/x", "/%7Ea/ok", "/café", "/caf%c3%a9", "/star*x", "/dollar$",
-                 "/plain", "/robots.txt")  # fmt: skip
-#: Those matched as given, in every profile / in one that does not encode ``*`` and ``$``.
+#: Those of ENCODED_PATHS matched as given, in every profile / in one that does not encode
+#: ``*`` and ``$``.
 AS_GIVEN = {"/~a", "/plain", "/robots.txt"}
 AS_GIVEN_UNLESS_ENCODED = AS_GIVEN | {"/star*x", "/dollar$"}
-
-
-def _recheck_of(rules: RobotsTxt) -> Rechecker:
-    """A recheck of one origin whose robots.txt is ``rules`` (its fast path: no trail)."""
-    origin = origin_of("https://a.example/")
-    assert origin is not None
-    documents = OriginDocuments(origin, now=time.time())
-    never = float("inf")
-    documents.add(ROBOTS, origin, CacheEntry(rules, "200", 0.0, never, never))
-
-    def known(found: Origin) -> OriginDocuments | None:
-        return documents if found == origin else None
-
-    config = RepConfig.from_settings({"REP_PURPOSE": "search"})
-    return Rechecker(config, Identity("mybot"), known, explain=False)
 
 
 @pytest.mark.parametrize("profile", ["google", "rfc9309", "legacy"])
@@ -112,9 +78,9 @@ def test_matched_as_given_is_the_one_test(profile: str) -> None:
 @pytest.mark.parametrize("path", ENCODED_PATHS)
 def test_code_decide_and_first_disallowed_path_normalise_alike(profile: str, path: str) -> None:
     """code() (which calls matched_as_given), decide() and first_disallowed_path() (which
-    write it inline), and the recheck's decide() (inline too, for a profile that does not
-    encode ``*`` and ``$``): the same rule decides in all four."""
-    rules = parse_robotstxt(ENCODED, profile)
+    write it inline): the same rule decides in all three (and in the recheck's decide(),
+    inline too: tests/recheck/test_rechecker_encoded_paths.py)."""
+    rules = parse_robotstxt(ENCODED_RULES, profile)
     url = "https://a.example" + path
     code = rules.code(url, "mybot")
     decision = rules.decide(url, "mybot")
@@ -122,12 +88,3 @@ def test_code_decide_and_first_disallowed_path_normalise_alike(profile: str, pat
     assert (decision.line or 0) == abs(code)
     found = rules.first_disallowed_path(path, rules.matchers(("mybot",)))
     assert found == (0 if code >= 0 else 1 + code * 65536)
-    recheck = _recheck_of(rules)
-    for _ in range(2):  # its outcome made, then remembered
-        outcome = recheck.decide(url)
-        assert outcome.status is (ItemStatus.KEPT if code >= 0 else ItemStatus.REFUSED)
-        refusal = outcome.verdict
-        assert (refusal.line if isinstance(refusal, Refused) else 0) == -min(code, 0)
-    # the inline match is the one taken where the profile allows it
-    inline = recheck._origins["https://a.example"][5]
-    assert (inline is not None) == (profile not in ESCAPES_SPECIALS)

@@ -1,17 +1,17 @@
 """Boolean settings are read one way (docs/settings.md, "Booleans"): every boolean
 ``REP_*`` setting and ``ROBOTSTXT_OBEY`` take the spellings Scrapy's ``getbool``
-documents, and anything else stops the crawl at start naming the setting (exit 2)."""
+documents, and anything else stops the crawl at start naming the setting (exit 2). Read
+from Scrapy's own ``Settings``, and by ``getbool``: tests/crawl/test_config.py;
+``ROBOTSTXT_OBEY`` at start: tests/crawl/test_startup.py."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import pytest
-from scrapy.settings import Settings
 
-from rep_engine.settings import SETTINGS, RepConfig, RepSettingError
-from rep_engine.settings.readers import read_bool
-from scrapy_rep.crawl.startup import validate
+from rep_engine.settings import SETTINGS, RepConfig
+from rep_engine.settings.readers import RepSettingError, read_bool
 
 #: Every boolean setting of the table (its default is a bool).
 BOOLEANS = [s for s in SETTINGS if isinstance(s.default, bool)]
@@ -47,25 +47,16 @@ def test_every_boolean_setting_has_the_one_reader() -> None:
 @pytest.mark.parametrize("setting", BOOLEANS, ids=lambda s: s.name)
 @pytest.mark.parametrize(("value", "meaning"), ACCEPTED, ids=repr)
 def test_accepted_spellings(setting: Any, value: Any, meaning: bool) -> None:
-    config = RepConfig.from_settings(Settings({setting.name: value}))
+    config = RepConfig.from_settings({setting.name: value})
     assert getattr(config, setting.field) is meaning
-    # Scrapy's own reader reads the spelling the same way: one vocabulary.
-    assert Settings({setting.name: value}).getbool(setting.name) is meaning
 
 
 @pytest.mark.parametrize("setting", BOOLEANS, ids=lambda s: s.name)
 @pytest.mark.parametrize("value", REFUSED, ids=repr)
 def test_refused_spellings_name_the_setting(setting: Any, value: Any) -> None:
     with pytest.raises(RepSettingError) as raised:
-        RepConfig.from_settings(Settings({setting.name: value}))
+        RepConfig.from_settings({setting.name: value})
     assert str(raised.value) == (
         f"{setting.name}: expected a boolean (True, False, 1, 0, 'true', 'false', '1' or "
         f"'0'), got {value!r}"
     )
-
-
-@pytest.mark.parametrize("value", ["no", "yes", "on", 2, "TRUE"], ids=repr)
-def test_robotstxt_obey_is_read_by_the_same_reader(value: Any) -> None:
-    with pytest.raises(RepSettingError, match=r"^ROBOTSTXT_OBEY: expected a boolean "):
-        validate(Settings({"ROBOTSTXT_OBEY": value}))
-    assert validate(Settings({"ROBOTSTXT_OBEY": "false"})).report is False

@@ -1,23 +1,20 @@
 """An authorized override of a host's robots.txt (``REP_OVERRIDES``, as Nutch's robots.txt
 allow-list; docs/settings.md): hosts, who authorized it and until when; an expired entry
-refuses the crawl at start; a decision re-derived from the trail names the override.
+refuses the crawl at start (the check at start: tests/crawl/test_startup.py); a decision
+re-derived from the trail names the override (tests/audit/test_rederive_overrides.py).
 What the crawl does with it: tests/integration/test_overrides.py."""
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Any
 
 import pytest
-from scrapy.utils.test import get_crawler
 
-from rep_audit.rederive import Rederiver, RunContext
 from rep_engine import RepSettingError
-from rep_engine.settings import RepConfig, overrides_of
-from rep_engine.settings.overrides import read_overrides
-from scrapy_rep.crawl.startup import validate
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import read_overrides
+from rep_engine.settings.rules import overrides_of
 
 #: The time the tests read the setting at: 2026-11-24T12:00:00Z.
 NOW = datetime(2026, 11, 24, 12, tzinfo=timezone.utc).timestamp()
@@ -81,6 +78,11 @@ def test_an_expiry_past_in_any_zone_or_not_a_date_stops_the_crawl(expires: str, 
     assert says in str(raised.value)
 
 
+def test_an_override_in_force_is_read_into_the_config() -> None:
+    """(Its expired form stops the crawl at start: tests/crawl/test_startup.py.)"""
+    assert RepConfig.from_settings({"REP_OVERRIDES": [override_entry()]}).overrides
+
+
 def test_a_unicode_host_is_its_idna_2008_form_never_another_host() -> None:
     """UTS #46 non-transitional, as URL parsers and browsers map it: ``faß.test`` is
     ``xn--fa-hia.test``; IDNA 2003 (``encodings.idna``) would make it ``fass.test``, a host
@@ -112,48 +114,6 @@ def test_a_wrong_or_expired_override_stops_the_crawl_naming_it(value: Any, says:
     with pytest.raises(RepSettingError, match="REP_OVERRIDES") as raised:
         read(value)
     assert says in str(raised.value)
-
-
-def test_an_expired_override_refuses_the_crawl_at_start() -> None:
-    expired = [override_entry(expires="2020-01-01")]
-    crawler = get_crawler(settings_dict={"REP_OVERRIDES": expired})
-    with pytest.raises(RepSettingError, match=r"expired \(authorized through 2020-01-01, UTC\)"):
-        validate(crawler.settings)
-    assert RepConfig.from_settings({"REP_OVERRIDES": [override_entry()]}).overrides
-
-
-def test_verify_reports_an_override_the_run_does_not_cover_and_one_left_unsaid(
-    tmp_path: Path,
-) -> None:
-    """A record that claims an override its run's REP_OVERRIDES lacks is a forgery; a
-    request the run's override let through must say so."""
-    from rep_engine.trail.read import SnapshotStore
-
-    body = b"User-agent: *\nDisallow: /private\n"
-    digest = hashlib.sha256(body).hexdigest()
-    (tmp_path / digest).write_bytes(body)
-    rederiver = Rederiver(SnapshotStore(tmp_path))
-    url = "https://e.com/private"
-    robots = {"snapshot": digest, "agent": "testbot", "line": 2}  # as the writer puts it
-    forged = {**robots, "overridden": "a forged reason (until 2099-01-01)"}
-    differences, _ = rederiver._request_differences(
-        {"url": url, "fate": "fetched", "robots": forged}, RunContext(agents=("testbot",))
-    )
-    assert any("no override of the run's REP_OVERRIDES covers it" in d for d in differences)
-    covered = RunContext(
-        agents=("testbot",),
-        overrides=_overrides([["e.com", PERMISSION, "2099-01-01T00:00:00+00:00"]]),
-    )
-    unsaid, _ = rederiver._request_differences(
-        {"url": url, "fate": "fetched", "robots": robots}, covered
-    )
-    assert any("does not say it was overridden" in d for d in unsaid)
-
-
-def _overrides(value: Any) -> Any:
-    from rep_audit.runcontext import run_overrides as read_them
-
-    return read_them(value)
 
 
 def test_an_expiry_is_shown_as_written_and_read_in_both_forms() -> None:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from scrapy_rep import ContentSignals, Decision, RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt import ContentSignals, Decision, RobotsTxt, parse_robotstxt
 
 PROFILES = ("google", "rfc9309", "legacy")
 

@@ -25,6 +25,20 @@ Allow: /
 Content-Usage: train-ai=y
 """
 
+#: A robots.txt whose rules are written encoded (escapes, a non-ASCII character, a ``*``
+#: and a ``$``), and the paths asked of it: those the hot paths' inline normalising test
+#: (:func:`~rep_engine.urls.encoding.matched_as_given`) must send to normalising (an
+#: escape, a non-ASCII character, a ``*`` or ``$`` the profile encodes), and plain ones.
+ENCODED_RULES = b"""User-agent: *
+Disallow: /%7Ea
+Disallow: /caf%C3%A9
+Disallow: /star%2Ax
+Disallow: /dollar%24
+Allow: /%7Ea/ok
+"""
+ENCODED_PATHS = ("/~a", "/%7ea/x", "/%7Ea/ok", "/café", "/caf%c3%a9", "/star*x", "/dollar$",
+                 "/plain", "/robots.txt")  # fmt: skip
+
 #: A body of each kind of per-origin document whose rules refuse ``/private``.
 KIND_BODIES = {
     ROBOTS_TXT.name: b"User-agent: *\nDisallow: /private\n",

@@ -1,5 +1,6 @@
-"""Fake Scrapy objects for the unit tests: responses, and the components built on a
-crawler of their own."""
+"""Fake Scrapy objects for the unit tests of the crawl: responses, and the components built
+on a crawler of their own (what a page says, as the engine's tests give it:
+tests/support/statements.py)."""
 
 from __future__ import annotations
 
@@ -18,9 +19,7 @@ from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.refusals import refuse_request
 from tests.support.scrapyversions import open_stats
-
-#: The URL of the article page.
-ARTICLE = "https://example.com/art/1"
+from tests.support.statements import ARTICLE
 
 
 def article_page(head: str = "", headers: dict[str, str] | None = None) -> HtmlResponse:

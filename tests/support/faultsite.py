@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from functools import cache, lru_cache
 from typing import Final
 
-from rep_engine.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from tests.support.robotsite import Reply, ScriptedOrigin, Sites, redirect, robots
 
 AGENT: Final = "TestBot/1.0 (+https://example.com/bot)"

@@ -8,7 +8,7 @@ import zlib
 from typing import Any, TypeVar
 
 from rep_engine.fetch.cache import DocumentCache
-from rep_engine.fetch.lifecycle import Lifecycle
+from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.fetch.lifecycle.events import (
     Action,
     Announce,
@@ -19,7 +19,8 @@ from rep_engine.fetch.lifecycle.events import (
     TimerFired,
     WakeAt,
 )
-from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
+from rep_engine.fetch.lifecycle.machine import Lifecycle
+from rep_engine.fetch.procedure import Fetched, FetchProcedure
 from rep_engine.fetch.records import SharedRecord
 from rep_engine.fetch.rules import FailureClass, Policy
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt

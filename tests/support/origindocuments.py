@@ -17,8 +17,7 @@ from rep_engine.urls.origins import Origin
 from scrapy_rep.crawl.documents.documents import OriginDocument
 from scrapy_rep.crawl.documents.holding import HeldRequests
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
-from scrapy_rep.crawl.documents.storeclient import StoreClient
-from scrapy_rep.crawl.documents.stores import LocalStore
+from scrapy_rep.crawl.documents.stores import LocalStore, StoreClient
 from tests.support.scrapyversions import open_stats
 
 T0 = 1_000_000.0

@@ -81,6 +81,8 @@ class ScriptedOrigin(Resource):
         self.hanging: list[WebRequest] = []
         #: When each request arrived, by path (``time.monotonic()``).
         self.times: dict[str, list[float]] = {}
+        #: Each request as it arrived: its method, request target and header lines.
+        self.received: list[tuple[str, str, list[tuple[str, str]]]] = []
 
     def script(self, path: str, *replies: Reply) -> None:
         self.routes[path] = list(replies)
@@ -103,6 +105,11 @@ class ScriptedOrigin(Resource):
         path = request.uri.decode()
         self.log.append((self.name, path))
         self.times.setdefault(path, []).append(time.monotonic())
+        lines = request.requestHeaders.getAllRawHeaders()
+        heard = [
+            (name.decode(), value.decode("latin-1")) for name, values in lines for value in values
+        ]
+        self.received.append((request.method.decode(), path, heard))
         script = self.routes.get(path)
         if script is None:
             request.setHeader("Content-Type", "text/html")
@@ -413,14 +420,14 @@ async def refused_at_start(
 ) -> str:
     """The line ``scrapy`` would print for the crawl of :func:`command_crawler` stopped at
     its start by a wrong setting: the crawl, run in this process, raises
-    :class:`~rep_engine.settings.RepSettingError` (never another exception) before its
+    :class:`~rep_engine.settings.readers.RepSettingError` (never another exception) before its
     spider opens, and the line is the error as
     :func:`~scrapy_rep.crawl.startup.stop_at_start` prints it under the ``scrapy``
     command (which then exits 2: the one process of
     tests/integration/test_setting_names.py)."""
     from scrapy import signals
 
-    from rep_engine.settings import RepSettingError
+    from rep_engine.settings.readers import RepSettingError
 
     opened: list[Spider] = []
     try:

@@ -20,14 +20,16 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager, redirect_stderr, redirect_stdout
-from typing import TYPE_CHECKING, Final, NoReturn, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TextIO
 from unittest import mock
 
 from rep_audit.cli import main as audit_main
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from scrapy_rep.check import run as check_run
 from scrapy_rep.checker.report import ToolRequest
 from tests.support.paths import checkout_environment
+from tests.support.trailfactory import write_trail
 
 #: 72 bytes: a Disallow, the Allow inside it that wins, a Crawl-delay.
 ROBOTS_TXT = b"User-agent: *\nDisallow: /private/\nAllow: /private/press/\nCrawl-delay: 3\n"
@@ -155,6 +157,17 @@ def audit_streams(*argv: str) -> tuple[int, str, str]:
     with redirect_stderr(err):
         code = audit_main(list(argv), out)
     return code, out.getvalue(), err.getvalue()
+
+
+def html_report(directory: Path, records: list[dict[str, Any]], clean: bool = True) -> Path:
+    """The page ``audit report --html`` makes of a trail of ``records`` written in
+    ``directory`` (:func:`~tests.support.trailfactory.write_trail`); ``clean``: the report
+    finds no problem (exit status 0)."""
+    trail = write_trail(directory / "trail.jsonl", records)
+    html = directory / "report.html"
+    status, said = audit_tool("report", str(trail), "--html", str(html))
+    assert status == (0 if clean else 1), said
+    return html
 
 
 async def robots_async(

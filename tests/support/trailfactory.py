@@ -12,8 +12,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from tests.support.tools import audit_tool
-
 RUN = "0123456789abcdef0123456789abcdef"
 ROBOTS = b"""User-agent: *
 Disallow: /private
@@ -393,13 +391,3 @@ def report_states_records() -> list[dict[str, Any]]:
                       robots=robots_part(2, "Disallow: /private"))]  # fmt: skip
     body += [url_line(LONG_PATH, robots=robots_part(None))]
     return [run, *body, end_line(body, reason="closespider_itemcount")]
-
-
-def html_report(directory: Path, records: list[dict[str, Any]], clean: bool = True) -> Path:
-    """The page ``audit report --html`` makes of a trail of ``records`` written in
-    ``directory``; ``clean``: the report finds no problem (exit status 0)."""
-    trail = write_trail(directory / "trail.jsonl", records)
-    html = directory / "report.html"
-    status, said = audit_tool("report", str(trail), "--html", str(html))
-    assert status == (0 if clean else 1), said
-    return html

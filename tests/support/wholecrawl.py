@@ -70,7 +70,8 @@ from twisted.web.server import Request as WebRequest
 
 from rep_engine.directives import combine, header_directives, meta_directives
 from rep_engine.fetch.cache import CacheEntry
-from rep_engine.robotstxt import MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.robotstxt.useragent import held_names
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.imageusage import is_image_url
@@ -99,7 +100,7 @@ from tests.support.scrapyversions import stop
 AGENT: Final = "TestBot/1.0 (+https://example.com/bot)"
 TOKEN: Final = "TestBot"
 #: What a request refused because the spider closed while it waited in place for a
-#: document says (scrapy_rep/crawl/documents/waiting.py).
+#: document says (scrapy_rep/crawl/documents/documents.py).
 CLOSED_WHILE_WAITING: Final = "the spider closed while it waited"
 DELIVERIES: Final = ("whole", "chunked", "slow", "cut")
 HTML: Final = {"Content-Type": "text/html; charset=utf-8"}

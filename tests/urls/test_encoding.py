@@ -19,7 +19,7 @@ from itertools import product
 
 import pytest
 
-from rep_engine.robotstxt._compile import _normalised
+from rep_engine.robotstxt import _normalised
 from rep_engine.robotstxt.profiles import PROFILES, ParseOptions
 from rep_engine.urls.encoding import (
     ESCAPES_SPECIALS,

@@ -8,16 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rep_engine.urls.matching import (
-    _RAW,
-    _SPLIT,
-    FirstMatcher,
-    LongestMatcher,
-    normalise_pattern,
-    normalise_url_path,
-    path_of,
-    wildcard_match,
-)
+from rep_engine.urls.encoding import normalise_pattern, normalise_url_path, path_of
+from rep_engine.urls.matching import _RAW, _SPLIT, FirstMatcher, LongestMatcher, wildcard_match
 from tests.support.reference_matcher import wildcard_matches as naive_match
 
 Spec = tuple[str, bool]  # (normalised pattern, allow)

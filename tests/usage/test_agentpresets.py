@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.trail.lines import run_line
 from rep_engine.usage.agentpresets import PRESETS
 

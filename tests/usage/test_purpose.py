@@ -12,7 +12,6 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scrapy.http import Response
 
 from rep_engine import parse_robotstxt
 from rep_engine.robotstxt import ContentSignals
@@ -34,8 +33,8 @@ from rep_engine.usage.purpose import (
     usage_decision,
 )
 from rep_engine.usage.tdmrep import header_values, meta_values, parse_tdmrep, resolve
-from scrapy_rep.crawl.page.pagereader import page_directives
-from tests.support.fakes import ARTICLE, article_page
+from rep_engine.verdict.page import PageStatements
+from tests.support.statements import page_directives_of, page_says
 
 Y, N, U = True, False, None
 
@@ -156,85 +155,84 @@ def test_mapping_rows(signal: UsageSignal, expected: tuple[bool | None, ...]) ->
     assert tuple(signal.answer(p) for p in PURPOSES) == expected
 
 
-#: (response, is it an image, expected (search, ai-train, ai-input)).
+#: (what the page says, is it an image, expected (search, ai-train, ai-input)).
 PAGE_CASES = [
-    ("meta-noai", article_page('<meta name="robots" content="noai">'), False, (U, N, N)),
-    ("header-noai", article_page(headers={"X-Robots-Tag": "noai"}), False, (U, N, N)),
+    ("meta-noai", page_says(("robots", "noai")), False, (U, N, N)),
+    ("header-noai", page_says(headers={"X-Robots-Tag": "noai"}), False, (U, N, N)),
     (
         "meta-noimageai-page",
-        article_page('<meta name="robots" content="noimageai">'),
+        page_says(("robots", "noimageai")),
         False,
         (U, U, U),
     ),
     (
         "image-noimageai",
-        Response(url=ARTICLE + ".png", body=b"\x89PNG", headers={"X-Robots-Tag": "noimageai"}),
+        page_says(headers={"X-Robots-Tag": "noimageai"}),
         True,
         (U, N, N),
     ),
     (
         "image-noai",
-        Response(url=ARTICLE + ".png", body=b"\x89PNG", headers={"X-Robots-Tag": "noai"}),
+        page_says(headers={"X-Robots-Tag": "noai"}),
         True,
         (U, N, N),
     ),
-    ("other-bot", article_page(headers={"X-Robots-Tag": "otherbot: noai"}), False, (U, U, U)),
+    ("other-bot", page_says(headers={"X-Robots-Tag": "otherbot: noai"}), False, (U, U, U)),
     (
         "noindex-says-nothing",
-        article_page('<meta name="robots" content="noindex">'),
+        page_says(("robots", "noindex")),
         False,
         (U, U, U),
     ),
-    ("both", article_page('<meta name="robots" content="noai, noimageai">'), False, (U, N, N)),
+    ("both", page_says(("robots", "noai, noimageai")), False, (U, N, N)),
     # Mojeek's noml: no machine learning, training or applications; search stays open.
-    ("meta-noml", article_page('<meta name="robots" content="noml">'), False, (U, N, N)),
-    ("header-noml", article_page(headers={"X-Robots-Tag": "noml"}), False, (U, N, N)),
-    ("scoped-noml", article_page(headers={"X-Robots-Tag": "mybot: noml"}), False, (U, N, N)),
-    ("our-meta-noml", article_page('<meta name="mybot" content="noml">'), False, (U, N, N)),
-    ("other-bot-noml", article_page(headers={"X-Robots-Tag": "otherbot: noml"}), False, (U, U, U)),
+    ("meta-noml", page_says(("robots", "noml")), False, (U, N, N)),
+    ("header-noml", page_says(headers={"X-Robots-Tag": "noml"}), False, (U, N, N)),
+    ("scoped-noml", page_says(headers={"X-Robots-Tag": "mybot: noml"}), False, (U, N, N)),
+    ("our-meta-noml", page_says(("mybot", "noml")), False, (U, N, N)),
+    ("other-bot-noml", page_says(headers={"X-Robots-Tag": "otherbot: noml"}), False, (U, U, U)),
     # noarchive: no AI training, as Bing and Amazon read it (REP_NOARCHIVE_MEANS_NO_AI_TRAIN),
     # and no AI input, as Bing's 2026 guidelines read it (REP_NOARCHIVE_MEANS_NO_AI_INPUT)
-    ("meta-noarchive", article_page('<meta name="robots" content="noarchive">'), False, (U, N, N)),
-    ("header-noarchive", article_page(headers={"X-Robots-Tag": "noarchive"}), False, (U, N, N)),
+    ("meta-noarchive", page_says(("robots", "noarchive")), False, (U, N, N)),
+    ("header-noarchive", page_says(headers={"X-Robots-Tag": "noarchive"}), False, (U, N, N)),
     # nocache: read like noarchive, as Bing reads it (REP_NOCACHE_MEANS_NO_AI_TRAIN)
-    ("meta-nocache", article_page('<meta name="robots" content="nocache">'), False, (U, N, U)),
-    ("header-nocache", article_page(headers={"X-Robots-Tag": "mybot: nocache"}), False, (U, N, U)),
-    ("other-bot-nocache", article_page(headers={"X-Robots-Tag": "otherbot: nocache"}), False,
+    ("meta-nocache", page_says(("robots", "nocache")), False, (U, N, U)),
+    ("header-nocache", page_says(headers={"X-Robots-Tag": "mybot: nocache"}), False, (U, N, U)),
+    ("other-bot-nocache", page_says(headers={"X-Robots-Tag": "otherbot: nocache"}), False,
      (U, U, U)),
     # nosnippet, max-snippet:0: no direct input to AI answers, as Google reads them
     # (REP_NOSNIPPET_MEANS_NO_AI_INPUT); a snippet length above 0 is no "no"
-    ("meta-nosnippet", article_page('<meta name="robots" content="nosnippet">'), False,
+    ("meta-nosnippet", page_says(("robots", "nosnippet")), False,
      (U, U, N)),
-    ("header-max-snippet-0", article_page(headers={"X-Robots-Tag": "max-snippet: 0"}), False,
+    ("header-max-snippet-0", page_says(headers={"X-Robots-Tag": "max-snippet: 0"}), False,
      (U, U, N)),
-    ("our-meta-max-snippet-0", article_page('<meta name="mybot" content="max-snippet:0">'), False,
+    ("our-meta-max-snippet-0", page_says(("mybot", "max-snippet:0")), False,
      (U, U, N)),
-    ("max-snippet-20", article_page('<meta name="robots" content="max-snippet:20">'), False,
+    ("max-snippet-20", page_says(("robots", "max-snippet:20")), False,
      (U, U, U)),
-    ("other-bot-nosnippet", article_page(headers={"X-Robots-Tag": "otherbot: nosnippet"}), False,
+    ("other-bot-nosnippet", page_says(headers={"X-Robots-Tag": "otherbot: nosnippet"}), False,
      (U, U, U)),
 ]  # fmt: skip
 
 
 @pytest.mark.parametrize(
-    ("response", "image", "expected"), [c[1:] for c in PAGE_CASES], ids=[c[0] for c in PAGE_CASES]
+    ("said", "image", "expected"), [c[1:] for c in PAGE_CASES], ids=[c[0] for c in PAGE_CASES]
 )
 def test_mapping_noai_noimageai(
-    response: Response, image: bool, expected: tuple[bool | None, ...]
+    said: PageStatements, image: bool, expected: tuple[bool | None, ...]
 ) -> None:
     """noai: not for AI training nor as input to AI models (DeviantArt). noimageai: the
     same for an image response; on an HTML page it protects the images, not the text."""
-    signals = page_signals(page_directives(response, "MyBot/1.0"), image=image)
+    signals = page_signals(page_directives_of(said, "MyBot/1.0"), image=image)
     assert verdicts(usage_decision(signals)) == expected
 
 
 def test_page_signal_sources_quote_the_tag() -> None:
-    signals = page_signals(
-        page_directives(article_page('<meta name="robots" content="noai">'), "MyBot"), image=False
-    )
+    signals = page_signals(page_directives_of(page_says(("robots", "noai")), "MyBot"), image=False)
     assert [s.source for s in signals] == ['<meta name="robots" content="noai">']
     noimage = page_signals(
-        page_directives(article_page(headers={"X-Robots-Tag": "noimageai"}), "MyBot"), image=False
+        page_directives_of(page_says(headers={"X-Robots-Tag": "noimageai"}), "MyBot"),
+        image=False,
     )
     assert [s.source for s in noimage] == ["X-Robots-Tag: noimageai"]
     assert noimage[0].answers == (U, U, U)  # recorded, says nothing about the page
@@ -343,13 +341,13 @@ def test_decision_across_all_vocabularies_for_one_page() -> None:
         b'{"location": "/books/*", "tdm-reservation": 1}]'
     )
     url = "https://example.com/books/1.html"
-    response = article_page('<meta name="tdm-reservation" content="0">')
+    said = page_says(("tdm-reservation", "0"))
     signals = [
         content_signal_signal(robots.content_signals("Scrapy")),
         *content_usage_signals(rules.attach(url)),
         content_usage_header_signal([b"search=y"]),
         tdmrep_signal(resolve(tdm.lookup(url), header_values(None), meta_values(["1"]))),
-        *page_signals(page_directives(response, "Scrapy"), image=False),
+        *page_signals(page_directives_of(said, "Scrapy"), image=False),
     ]
     decision = usage_decision(signals)
     assert verdicts(decision) == (Y, N, N)

@@ -13,6 +13,10 @@
   ``REP_NOCACHE_MEANS_NO_AI_TRAIN`` is on (the default);
 - ``nosnippet`` and ``max-snippet:0`` read as "no AI input", as Google documents them for
   AI Overviews and AI Mode, while ``REP_NOSNIPPET_MEANS_NO_AI_INPUT`` is on (the default).
+
+The crawl's side, on fake Scrapy responses: a ``noimageindex`` page's images through the
+gate (tests/crawl/page/test_images.py), another crawler's ``noml`` named by ``scrapy
+rep-robots --page`` (tests/crawl/page/test_otherdirectives.py).
 """
 
 from __future__ import annotations
@@ -21,11 +25,11 @@ from datetime import datetime, timezone
 from typing import Any
 
 import pytest
-from scrapy import Request
-from scrapy.http import HtmlResponse, Response
 
 from rep_engine.directives import combine, header_directives
-from rep_engine.settings import RepConfig, RepSettingError, directive_readings
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
+from rep_engine.settings.rules import directive_readings
 from rep_engine.usage.imageusage import IMAGE_PURPOSES, INDEX_IMAGE_PURPOSES
 from rep_engine.usage.purpose import (
     ALL_READINGS,
@@ -38,8 +42,7 @@ from rep_engine.usage.purpose import (
 )
 from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, decide_page
 from rep_engine.verdict.policy import UsagePolicy
-from scrapy_rep.crawl.page.pagereader import page_directives, read_statements
-from tests.support.fakes import ARTICLE, article_page, image_gate, page_verdict
+from tests.support.statements import ARTICLE, page_directives_of, page_says
 
 Y, N, U = True, False, None
 
@@ -49,16 +52,15 @@ def header(value: str, tokens: tuple[str, ...] = ("mybot",)) -> Any:
 
 
 def usage_of_page(
-    said: PageStatements | Response,
+    said: PageStatements,
     purposes: list[str],
     readings: DirectiveReadings = ALL_READINGS,
 ) -> tuple[UsagePolicy, UsageDecision]:
     """The crawl's policy and the usage decision of the one page decision on a page that
-    says ``said`` (its header fields and meta tags, or the response they are read from)."""
+    says ``said`` (its header fields and meta tags)."""
     policy = UsagePolicy.of(purposes, readings=readings)
-    statements = said if isinstance(said, PageStatements) else read_statements(said, ("mybot",))
     facts = PageFacts(ARTICLE, ("mybot",))
-    return policy, decide_page(facts, statements, PageRules(policy)).usage
+    return policy, decide_page(facts, said, PageRules(policy)).usage
 
 
 def said_in_header(value: str) -> PageStatements:
@@ -118,27 +120,16 @@ def test_noml_is_a_flag_that_no_op_directives_never_cancel() -> None:
 
 
 def test_noml_for_another_crawler_says_nothing_to_ours() -> None:
-    for response in (
-        article_page('<meta name="otherbot" content="noml">'),
-        article_page(headers={"X-Robots-Tag": "otherbot: noml"}),
+    for said in (
+        page_says(("otherbot", "noml")),
+        page_says(headers={"X-Robots-Tag": "otherbot: noml"}),
     ):
-        assert page_signals(page_directives(response, "MyBot/1.0"), image=False) == ()
-
-
-def test_scrapy_robots_page_names_another_crawlers_noml_meta_tag() -> None:
-    """``scrapy rep-robots --page`` lists what a page says to other crawlers when nothing
-    applied to ours: a meta tag is listed when it holds a robots directive."""
-    from scrapy_rep.crawl.page.otherdirectives import describe_sources
-
-    response = article_page('<meta name="otherbot" content="noml">')
-    assert describe_sources((), response) == (
-        'none for this crawler; for other crawlers: <meta name="otherbot" content="noml">'
-    )
+        assert page_signals(page_directives_of(said, "MyBot/1.0"), image=False) == ()
 
 
 def test_noml_signal_names_where_it_was_said() -> None:
     (signal,) = page_signals(
-        page_directives(article_page(headers={"X-Robots-Tag": "mybot: noml"}), "MyBot/1.0"),
+        page_directives_of(page_says(headers={"X-Robots-Tag": "mybot: noml"}), "MyBot/1.0"),
         image=True,
     )
     assert signal.source == "X-Robots-Tag: mybot: noml"
@@ -149,15 +140,15 @@ def test_noml_signal_names_where_it_was_said() -> None:
 
 
 def test_noarchive_is_no_ai_training_unless_the_setting_is_off() -> None:
-    response = article_page('<meta name="robots" content="noarchive">')
-    directives = page_directives(response, "MyBot")
-    _, on = usage_of_page(response, ["ai-train", "ai-input"])
+    said = page_says(("robots", "noarchive"))
+    directives = page_directives_of(said, "MyBot")
+    _, on = usage_of_page(said, ["ai-train", "ai-input"])
     assert on.verdict("ai-train") == "denied" and on.verdict("ai-input") == "denied"
     by = on.decided_by("ai-train")
     assert by is not None
     assert by.source == '<meta name="robots" content="noarchive"> (REP_NOARCHIVE_MEANS_NO_AI_TRAIN)'
     readings = DirectiveReadings(noarchive_no_train=False, noarchive_no_input=False)
-    assert usage_of_page(response, ["ai-train"], readings)[1].signals == ()
+    assert usage_of_page(said, ["ai-train"], readings)[1].signals == ()
     assert page_signals(directives, image=False, readings=readings) == ()
     assert speaks_of_use(directives) and not speaks_of_use(directives, readings=readings)
 
@@ -201,10 +192,10 @@ def test_noarchive_is_no_ai_input_unless_its_own_setting_is_off() -> None:
 
 
 def test_nocache_is_read_like_noarchive_unless_the_setting_is_off() -> None:
-    response = article_page(headers={"X-Robots-Tag": "mybot: nocache"})
-    directives = page_directives(response, "MyBot/1.0")
+    said = page_says(headers={"X-Robots-Tag": "mybot: nocache"})
+    directives = page_directives_of(said, "MyBot/1.0")
     for purposes, refused in ((["ai-train"], "ai-train"), (["ai-input"], None), (["search"], None)):
-        policy, decision = usage_of_page(response, purposes)
+        policy, decision = usage_of_page(said, purposes)
         refusal = policy.refusal(decision)
         assert (refusal and refusal.purpose) == refused, purposes
     (signal,) = page_signals(directives, image=False)
@@ -223,28 +214,29 @@ def test_nocache_is_read_like_noarchive_unless_the_setting_is_off() -> None:
 
 # --------------------------------------------------------------------------- nosnippet
 
+#: (the page's meta tags, its header fields, the source of its "no").
 SNIPPET_CASES = [
-    ('<meta name="robots" content="nosnippet">', {},
+    ((("robots", "nosnippet"),), {},
      '<meta name="robots" content="nosnippet"> (REP_NOSNIPPET_MEANS_NO_AI_INPUT)'),
-    ('<meta name="robots" content="max-snippet:0">', {},
+    ((("robots", "max-snippet:0"),), {},
      '<meta name="robots" content="max-snippet:0"> (REP_NOSNIPPET_MEANS_NO_AI_INPUT)'),
-    ("", {"X-Robots-Tag": "MyBot: max-snippet: 00"},
+    ((), {"X-Robots-Tag": "MyBot: max-snippet: 00"},
      "X-Robots-Tag: MyBot: max-snippet: 00 (REP_NOSNIPPET_MEANS_NO_AI_INPUT)"),
-    ('<meta name="robots" content="max-snippet:20">', {"X-Robots-Tag": "max-snippet:0"},
+    ((("robots", "max-snippet:20"),), {"X-Robots-Tag": "max-snippet:0"},
      "X-Robots-Tag: max-snippet:0 (REP_NOSNIPPET_MEANS_NO_AI_INPUT)"),
 ]  # fmt: skip
 
 
-@pytest.mark.parametrize(("head", "headers", "source"), SNIPPET_CASES)
+@pytest.mark.parametrize(("meta", "headers", "source"), SNIPPET_CASES)
 def test_nosnippet_and_max_snippet_0_are_no_ai_input_naming_where_they_were_said(
-    head: str, headers: dict[str, str], source: str
+    meta: tuple[tuple[str, str], ...], headers: dict[str, str], source: str
 ) -> None:
     """Google: nosnippet "will also prevent the content from being used as a direct input
     for AI Overviews and AI Mode"; max-snippet:0 is nosnippet. The record names the tag
     that said it, the 0 among other lengths."""
-    response = article_page(head, headers=headers)
+    said = page_says(*meta, headers=headers)
     for purposes, refused in ((["ai-input"], "ai-input"), (["ai-train"], None), (["search"], None)):
-        policy, decision = usage_of_page(response, purposes)
+        policy, decision = usage_of_page(said, purposes)
         refusal = policy.refusal(decision)
         assert (refusal and refusal.purpose) == refused, purposes
         if refusal is not None:
@@ -302,10 +294,8 @@ def test_a_long_source_keeps_the_name_of_the_setting_whole() -> None:
 
 
 def test_a_files_index_signals_come_from_its_response_headers() -> None:
-    response = Response(
-        url=ARTICLE + ".jpg", body=b"\xff\xd8", headers={"X-Robots-Tag": "MyBot: noimageindex"}
-    )
-    (signal,) = file_index_signals(page_directives(response, "MyBot/1.0"))
+    said = page_says(headers={"X-Robots-Tag": "MyBot: noimageindex"})
+    (signal,) = file_index_signals(page_directives_of(said, "MyBot/1.0"))
     assert signal.source == "X-Robots-Tag: MyBot: noimageindex (REP_MEDIA_NOINDEX_MEANS_NO_AI)"
 
 
@@ -335,28 +325,3 @@ def test_the_reading_settings_are_on_by_default_and_read_as_booleans(name: str) 
     assert getattr(RepConfig.from_settings({name: 0}), field) is False
     with pytest.raises(RepSettingError, match=f"^{name}: expected a boolean"):
         RepConfig.from_settings({name: "sometimes"})
-
-
-# --------------------------------------------------------------------------- a page's images
-
-GALLERY = b'<html><head><meta name="robots" content="noimageindex"></head><body><img src="/a.png">'
-
-
-def test_a_noimageindex_page_covers_its_images_as_noimageai_does() -> None:
-    url = "https://e.com/g/page"
-    response = HtmlResponse(url, body=GALLERY, request=Request(url))
-    directives = page_directives(response, "MyBot/1.0")
-    images, refused, _ = image_gate(("ai-train",))
-    page = images.page(response, page_verdict(directives))
-    assert page is not None
-    assert page.record["source"] == f'<meta name="robots" content="noimageindex"> on {url}'
-    assert images.request(Request("https://e.com/a.png"), response, page) is None
-    assert refused and "ai-train denied by <meta" in refused[0][2].message
-    item = {"image_urls": ["https://e.com/a.png"]}
-    images.item(item, response, page)
-    assert item["image_urls"] == [] and item["rep_image_usage"]["urls"] == ["https://e.com/a.png"]
-    # off: the page says nothing about its images; a search crawl is not affected either
-    off, _, _ = image_gate(("ai-train",), REP_MEDIA_NOINDEX_MEANS_NO_AI=False)
-    assert off.page(response, page_verdict(directives)) is None
-    search, _, _ = image_gate(("search",))
-    assert search.page(response, page_verdict(directives)) is None

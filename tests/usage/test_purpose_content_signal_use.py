@@ -7,7 +7,8 @@ from 2026-09-15) is ``Content-Signal: search=yes,ai-train=no,use=reference``: an
 ai-input crawl must not refuse such a site. The condition travels with the decision, the
 marked items, the audit trail and the report. Cloudflare's converted pages send the same
 signals as a response header, read as a page-level signal (docs/purpose-notes.md §2).
-Real crawls: tests/integration/test_content_signal_use.py.
+The report's line: tests/crawl/test_report.py; ``audit show``'s:
+tests/audit/test_storylines.py; real crawls: tests/integration/test_content_signal_use.py.
 """
 
 from __future__ import annotations
@@ -15,11 +16,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from scrapy import Spider
-from scrapy.http import HtmlResponse
-from scrapy.utils.test import get_crawler
 
-from rep_engine.records import Fate, Reason, UrlEntry
 from rep_engine.robotstxt import ContentSignals, parse_content_signal, parse_robotstxt
 from rep_engine.robotstxt.aipref import parse_prefs
 from rep_engine.trail.lines import usage_part
@@ -31,11 +28,9 @@ from rep_engine.usage.purpose import (
 )
 from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, decide_page
 from rep_engine.verdict.policy import UsagePolicy
-from scrapy_rep.crawl.page.pagereader import read_statements
-from scrapy_rep.crawl.report import RepReport
 from tests.support.answers import purpose_answers
 from tests.support.documents import CLOUDFLARE_USE_REFERENCE
-from tests.support.fakes import settled_by_the_ledger
+from tests.support.statements import page_says
 
 Y, N, U = True, False, None
 URL = "https://example.com/article"
@@ -133,13 +128,9 @@ def test_parse_content_signal_reads_header_values_like_the_robotstxt_line(
 
 
 def test_the_header_is_a_page_level_signal_named_as_its_source() -> None:
-    response = HtmlResponse(
-        URL,
-        body=b"<html><body>p</body></html>",
-        headers={"Content-Signal": "ai-train=yes, search=yes, ai-input=yes"},
-    )
-    statements = read_statements(response, ("x",))
-    assert statements.headers == (("content-signal", "ai-train=yes, search=yes, ai-input=yes"),)
+    """(The page reader reads the header into the page's statements:
+    tests/crawl/page/test_pagereader.py.)"""
+    statements = page_says(headers={"Content-Signal": "ai-train=yes, search=yes, ai-input=yes"})
     policy = UsagePolicy.of(["ai-train"])
     before = policy.before_fetch(parse_robotstxt(""), URL, "x")
     decision = decide_page(PageFacts(URL, ("x",), before), statements, PageRules(policy)).usage
@@ -172,42 +163,6 @@ def test_no_wins_across_the_header_and_the_other_signals() -> None:
     decision = decide_page(nothing, page, rules).usage
     assert decision.allowed("ai-train") is False
     assert prefs_signal(parse_prefs("train-ai=n"), "h").answers == (U, N, U)
-
-
-# --------------------------------------------------------------------------- the report
-
-
-def test_the_report_names_an_origins_use_level() -> None:
-    crawler = get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot"})
-    report = RepReport(crawler)
-    origin = "http://a.example"
-    report._fetched(
-        origin=origin, rules=parse_robotstxt(CLOUDFLARE_USE_REFERENCE), outcome="200", sitemaps=()
-    )
-    entry = UrlEntry(f"{origin}/x", fate=Fate.REFUSED, why="Forbidden", reason=Reason.FORBIDDEN)
-    settled_by_the_ledger(report, entry)
-    text = report.render()
-    assert (
-        "    content use: at most reference (Content-Signal use=reference: a condition on how "
-        "its content may be used, which refuses no purpose)\n"
-    ) in text
-    report = RepReport(crawler)
-    report._fetched(origin=origin, rules=parse_robotstxt("User-agent: *\n"), outcome="200",
-                    sitemaps=())  # fmt: skip
-    assert "content use" not in report.render()
-
-
-# --------------------------------------------------------------------------- the audit trail
-
-
-def test_audit_show_prints_the_conditions_of_a_record() -> None:
-    from rep_audit.storylines import _usage
-
-    rules = parse_robotstxt(CLOUDFLARE_USE_REFERENCE)
-    decision = UsagePolicy.of(["ai-input"]).before_fetch(rules, URL, "TestBot").decision()
-    lines = _usage(usage_part(decision, "", ""))
-    assert lines[-1] == "  conditions on use: use=reference (they decide no purpose)"
-    assert not any("conditions" in line for line in _usage({"answers": {}, "signals": []}))
 
 
 def test_the_line_that_said_no_decides_and_is_named() -> None:

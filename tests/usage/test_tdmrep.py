@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.usage.tdmrep import (
     NO_FILE,
     NO_VALUES,
@@ -423,7 +423,8 @@ def test_spec7_only_the_first_500_kib_count_even_for_10_mb() -> None:
 def test_a_body_cut_at_exactly_500_kib_keeps_the_entries_before_the_cut() -> None:
     """The download stops at 500 KiB and hands over exactly that many bytes: that body is
     cut, not "invalid JSON" (it lost every reservation, entry 1 included)."""
-    from rep_engine.fetch.procedure import TDMREP, Fetched, FetchProcedure
+    from rep_engine.fetch.kinds import TDMREP
+    from rep_engine.fetch.procedure import Fetched, FetchProcedure
 
     entries = [{"location": "/books/*", "tdm-reservation": 1}]
     entries += [{"location": f"/p{i}/", "tdm-reservation": 0} for i in range(30_000)]

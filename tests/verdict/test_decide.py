@@ -250,8 +250,8 @@ def test_an_override_that_lets_a_url_past_robots_txt_is_named_when_a_purpose_ref
 def test_an_override_of_a_unicode_host_covers_its_idna_2008_form_only() -> None:
     """``faß.test`` as REP_OVERRIDES reads it (tests/settings/test_readers_overrides.py)
     covers the URLs of ``xn--fa-hia.test``, never those of ``fass.test``."""
-    from rep_engine.settings import overrides_of
-    from rep_engine.settings.overrides import read_overrides
+    from rep_engine.settings.readers import read_overrides
+    from rep_engine.settings.rules import overrides_of
 
     entry = {"host": "faß.test", "reason": "permission", "expires": "2099-01-01"}
     read = read_overrides({"REP_OVERRIDES": [entry]}, "REP_OVERRIDES", ())

@@ -40,8 +40,7 @@ from collections.abc import Collection
 from typing import Final
 
 from rep_engine.directives import _TOKEN as PRODUCT_TOKEN
-from rep_engine.directives import FLAGS, KEYED, NO_OPS, header_directives
-from rep_engine.directives._dates import epoch_date
+from rep_engine.directives import FLAGS, KEYED, NO_OPS, epoch_date, header_directives
 
 #: How much of one field line is read (repext-03 §3.1.1: at least 8 KiB; 64 KiB keeps
 #: more of a long field's rules, and the scan is linear). A crawl through Scrapy's

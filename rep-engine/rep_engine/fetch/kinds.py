@@ -21,8 +21,9 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.records import SharedRecord, StoreCorrupt
-from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, MAX_BODY_BYTES, RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 from rep_engine.robotstxt import unplain as unplain_robotstxt
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
 
 D = TypeVar("D")

@@ -29,8 +29,6 @@ from dataclasses import dataclass
 from typing import Any, Final
 from urllib.parse import urljoin
 
-from rep_engine.fetch.kinds import ROBOTS_TXT as ROBOTS_TXT
-from rep_engine.fetch.kinds import TDMREP as TDMREP
 from rep_engine.fetch.kinds import DocumentKind
 from rep_engine.fetch.rules import (
     MAX_REDIRECTS,
@@ -40,7 +38,7 @@ from rep_engine.fetch.rules import (
     may_follow,
     retry_after_seconds,
 )
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 
 #: The words of an outcome whose body was cut at 500 KiB (``200 (512,000 bytes, cut at
 #: 500 KiB)``), and of one another component stopped before (a project's own

@@ -2,7 +2,7 @@
 
 Pure: no Scrapy or Twisted imports. The behaviour is SPEC §1 (profile "google") and the
 switch table of SPEC §2 ("rfc9309", "legacy"); each switch is a field of
-:class:`ParseOptions` and can be overridden on its own::
+:class:`~rep_engine.robotstxt.profiles.ParseOptions` and can be overridden on its own::
 
     rules = parse_robotstxt(body)                              # google
     rules = parse_robotstxt(body, "rfc9309")
@@ -10,51 +10,104 @@ switch table of SPEC §2 ("rfc9309", "legacy"); each switch is a field of
 
 Parsing never raises on content: lines that are not ``key: value`` are skipped and
 logged at DEBUG. Only a wrong argument type raises :class:`TypeError`.
+
+What the engine answers (SPEC §5): a :class:`Decision` for a URL, the
+:class:`ContentSignals` of a group. The group set of a crawler (a :class:`Selection`:
+its merged settings) has its rules compiled for matching (SPEC §1 "Rule matching", §2)
+and for Content-Usage (draft-ietf-aipref-attach-05 §3) on first use, never while
+parsing: :func:`compile_matcher` turns the flat rule tables of its groups into a matcher
+of :mod:`rep_engine.urls.matching`, :func:`compile_usage` does the same for the
+Content-Usage lines.
 """
 
 from __future__ import annotations
 
 import marshal
+import re
 from array import array
 from bisect import bisect_left
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
 from operator import itemgetter
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
-from rep_engine.robotstxt._answers import ContentSignals as ContentSignals
-from rep_engine.robotstxt._answers import Decision as Decision
-from rep_engine.robotstxt._compile import Matcher, Selection, compile_matcher, compile_usage
-from rep_engine.robotstxt._lines import file_text
 from rep_engine.robotstxt._parser import (
+    ALLOW_AI_TRAINING,
+    CONTENT_USAGE_NO_COLON,
     FILE_WIDE,
     NO_TABLES,
+    USE_LEVELS,
     ParsedTables,
     Parser,
     SignalLine,
+    UsageLine,
     add_content_signal,
+    file_text,
 )
-from rep_engine.robotstxt._parser import USE_LEVELS as USE_LEVELS
-
-# Re-exported (``X as X``): this module is where these names have always been imported from.
-from rep_engine.robotstxt.profiles import GOOGLE_MAX_LINE_BYTES as GOOGLE_MAX_LINE_BYTES
-from rep_engine.robotstxt.profiles import MAX_BODY_BYTES as MAX_BODY_BYTES
-from rep_engine.robotstxt.profiles import PROFILES as PROFILES
-from rep_engine.robotstxt.profiles import ParseOptions as ParseOptions
-from rep_engine.robotstxt.profiles import Profile as Profile
-from rep_engine.robotstxt.profiles import body_bytes
-from rep_engine.robotstxt.profiles import profile_options as profile_options
+from rep_engine.robotstxt.profiles import PROFILES, ParseOptions, body_bytes, profile_options
 from rep_engine.robotstxt.useragent import select_groups
 from rep_engine.urls.encoding import (
     ESCAPES_SPECIALS,
     HTTP_PATH,
+    dangling_variants,
+    has_lower_escape,
     matched_as_given,
+    normalise_pattern,
     normalise_url_path,
     path_of,
 )
+from rep_engine.urls.matching import FirstMatcher, LongestMatcher
 
 if TYPE_CHECKING:
-    from rep_engine.robotstxt.aipref import ContentUsageRules
+    from rep_engine.robotstxt.aipref import ContentUsageRule, ContentUsageRules
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The verdict for one URL and the robots.txt line that gave it."""
+
+    allowed: bool
+    #: 1-based line number of the deciding rule, ``None`` when no rule applied.
+    line: int | None = None
+    #: ``"allow"`` or ``"disallow"``, ``None`` when no rule applied.
+    rule: Literal["allow", "disallow"] | None = None
+    #: The pattern as written in the file.
+    pattern: str | None = None
+    #: The rule's line as written, without its comment (``Disallow: /private``).
+    line_text: str | None = None
+    #: Why there is no rule, e.g. "no group for this agent"; "" when a rule decided.
+    reason: str = ""
+
+    @property
+    def explanation(self) -> str:
+        """``"line 9: Disallow: /x"`` when a rule decided, else the reason (SPEC §5 messages)."""
+        if self.line is None:
+            return self.reason
+        return f"line {self.line}: {self.line_text}"
+
+    def __str__(self) -> str:
+        verdict = "allowed" if self.allowed else "disallowed"
+        if self.line is None:
+            return f"{verdict} ({self.reason})" if self.reason else verdict
+        return f"{verdict} by {self.explanation}"
+
+
+@dataclass(frozen=True)
+class ContentSignals:
+    """The Content Signals of a group (``Content-Signal: search=yes, ai-train=no``)."""
+
+    search: bool | None = None
+    ai_input: bool | None = None
+    ai_train: bool | None = None
+    #: Cloudflare's ``use=`` level (``immediate``, ``reference``, ``full``), the most
+    #: restrictive one when several apply; ``None`` when absent.
+    use: str | None = None
+    #: The 1-based number of the robots.txt line that says it; 0 when several lines (or
+    #: a response header) said it.
+    line: int = 0
+
+
 _http_path: Final = HTTP_PATH.match
 #: At most this many distinct user-agent strings are remembered per file (bounded memory).
 _AGENT_CACHE_SIZE: Final = 64
@@ -403,6 +456,218 @@ class RobotsTxt:
             return []
         lines = (line for group in (FILE_WIDE, *groups) for line in self._signals.get(group, ()))
         return sorted(lines, key=itemgetter(0))
+
+
+# ------------------------------------------- a crawler's group set, compiled on first use
+
+
+class _FixedMatcher:
+    """The matcher of the allow-all / disallow-all stand-ins."""
+
+    __slots__ = ("code",)
+
+    def __init__(self, allowed: bool) -> None:
+        self.code = 0 if allowed else -1
+
+    def match(self, path: str) -> int:
+        return self.code
+
+
+#: What a group set compiles to.
+Matcher: TypeAlias = LongestMatcher | FirstMatcher | _FixedMatcher
+
+
+class Selection:
+    """The groups that apply to a crawler: merged settings, rules compiled on first use.
+
+    Shared by every crawler name that selects the same groups (Googlebot, Bingbot and
+    mybot usually all fall back to ``*``), so a group set is compiled once per file.
+    """
+
+    __slots__ = (
+        "crawl_delay", "delay_groups", "groups", "matcher", "signals", "usage", "usage_groups",
+    )  # fmt: skip
+
+    def __init__(
+        self,
+        groups: tuple[int, ...],
+        crawl_delay: float | None,
+        signals: tuple[ContentSignals, ...],
+        usage_groups: tuple[int, ...] | None = None,
+        delay_groups: tuple[int, ...] | None = None,
+    ) -> None:
+        self.groups = groups
+        #: The groups of the Content-Usage / Content-Signal lines (attach-05 §3 grouping);
+        #: the same as ``groups`` unless the file's two groupings differ.
+        self.usage_groups = groups if usage_groups is None else usage_groups
+        #: The groups of the Crawl-delay lines (a delay belongs to the user-agent lines
+        #: just above it); the same as ``groups`` unless those groupings differ.
+        self.delay_groups = groups if delay_groups is None else delay_groups
+        self.crawl_delay = crawl_delay
+        self.signals = signals
+        self.matcher: Matcher | None = None
+        #: The Content-Usage rules, compiled on the first ``content_usage()`` call.
+        self.usage: ContentUsageRules | None = None
+
+
+def compile_matcher(
+    options: ParseOptions,
+    verdict: bool | None,
+    values: Sequence[str],
+    codes: array[int],
+    starts: array[int],
+    groups: tuple[int, ...],
+) -> Matcher:
+    """The matcher of a group set: the rules of ``groups`` from the flat tables (see
+    ``RobotsTxt``); a stand-in's fixed answer when ``verdict`` is set."""
+    if verdict is not None:
+        return _FixedMatcher(verdict)
+    patterns: list[str] = []
+    numbers: array[int] = array(codes.typecode)
+    for group in groups:
+        end = starts[group + 1] if group + 1 < len(starts) else len(values)
+        patterns.extend(values[starts[group] : end])
+        numbers.extend(codes[starts[group] : end])
+    joined = "\n".join(patterns)
+    if joined:
+        patterns = _normalised(patterns, joined, options)
+    if "%" in joined and _DANGLING.search(joined) is not None:
+        patterns, numbers = _with_dangling_variants(patterns, numbers, options.wildcards)
+    exact_at: frozenset[int] = frozenset()
+    if options.index_html_is_directory and "/index.htm" in joined:
+        exact_at = _add_index_directories(patterns, numbers, options.wildcards)
+    if options.precedence == "first":
+        return FirstMatcher(patterns, numbers, options.wildcards, exact_at)
+    return LongestMatcher(patterns, numbers, options.wildcards, exact_at)
+
+
+def _normalised(patterns: list[str], joined: str, options: ParseOptions) -> list[str]:
+    """``patterns`` (``joined``: them, one a line) as they are matched: a few scans of
+    them all in C tell whether any needs normalising (rarely); then only those that do
+    get a call of :func:`normalise_pattern` (the others, most of them, pass the same
+    tests inline)."""
+    encoding = options.percent_encoding
+    specials = encoding in ESCAPES_SPECIALS
+    if not (
+        joined[0] not in "/*"
+        or not joined.isascii()
+        or _NOT_ROOTED.search(joined) is not None
+        or ("%" in joined and (specials or has_lower_escape(joined)))
+        or (specials and "$" in joined)
+        or (specials and not options.wildcards and "*" in joined)
+    ):
+        return patterns
+    wildcards = options.wildcards
+    return [
+        normalise_pattern(value, encoding, wildcards)
+        if value[:1] not in ("/", "*")
+        or not value.isascii()
+        or "%" in value
+        or (specials and ("*" in value or "$" in value))
+        else value
+        for value in patterns
+    ]
+
+
+#: encoding's ``_DANGLING_WILD``, over the patterns joined one a line.
+_DANGLING = re.compile(r"%[a-f](?=\*|$)", re.MULTILINE)
+
+
+def _with_dangling_variants(
+    patterns: list[str], numbers: array[int], wildcards: bool
+) -> tuple[list[str], array[int]]:
+    """Each pattern next to its dangling-escape variants (:func:`dangling_variants`),
+    for the same line."""
+    out: list[str] = []
+    out_numbers: array[int] = array(numbers.typecode)
+    for pattern, number in zip(patterns, numbers, strict=True):
+        variants = dangling_variants(pattern, wildcards)
+        out.extend(variants)
+        out_numbers.extend([number] * len(variants))
+    return out, out_numbers
+
+
+def compile_usage(
+    options: ParseOptions,
+    usage: Mapping[int, tuple[UsageLine, ...]] | None,
+    groups: tuple[int, ...],
+) -> ContentUsageRules:
+    """The Content-Usage rules of a group set, in file order, with the file-wide ones
+    beside them: those may only add restrictions, never lift a group's ``n``."""
+    # Imported here: http-sfv (through aipref) would add about a quarter to the import
+    # time of rep_engine.robotstxt, which only a purpose-aware crawl needs.
+    from rep_engine.robotstxt import aipref
+
+    if usage is None:
+        return aipref.NO_CONTENT_USAGE
+    own = [line for group in groups for line in usage.get(group, ())]
+    file_wide = usage.get(FILE_WIDE, ())
+    if not own and not file_wide:
+        return aipref.NO_CONTENT_USAGE
+    encoding, wildcards = options.percent_encoding, options.wildcards
+    extra = None
+    if file_wide:
+        extra = aipref.ContentUsageRules(
+            map(_usage_rule, file_wide), encoding=encoding, wildcards=wildcards
+        )
+    return aipref.ContentUsageRules(
+        map(_usage_rule, own), encoding=encoding, wildcards=wildcards, file_wide=extra
+    )
+
+
+def _usage_rule(line: UsageLine) -> ContentUsageRule:
+    """One Content-Usage line, or a draft-canel-robots-ai-control-00 rule read as the
+    train-ai path rule it states (``DisallowAITraining: /p`` -> ``/p train-ai=n``)."""
+    from rep_engine.robotstxt import aipref
+
+    number, value, key = line
+    # Latin-1 gives the file's bytes back (see rep_engine.robotstxt._parser).
+    if key == "Content-Usage":
+        return aipref.ContentUsageRule.parse(value.encode("latin-1"), number)
+    if key == CONTENT_USAGE_NO_COLON:
+        # attach-05 §3 requires the colon: only the line's "no"s (docs/deviations.md).
+        rule = aipref.ContentUsageRule.parse(value.encode("latin-1"), number)
+        why = "no colon (attach-05 §3): only its 'n' values are read (docs/deviations.md)"
+        return rule._replace(prefs=aipref.noes_of(rule.prefs, why), key=key)
+    prefs = aipref.TRAIN_AI_ALLOWED if key == ALLOW_AI_TRAINING else aipref.TRAIN_AI_DENIED
+    text = value.encode("latin-1").decode("utf-8", "replace")
+    return aipref.ContentUsageRule(value.encode("latin-1"), prefs, number, text, key)
+
+
+#: A value (after the first) that does not start with "/" or "*" (values hold no "\n").
+_NOT_ROOTED = re.compile(r"\n[^/*]")
+
+
+def _add_index_directories(
+    patterns: list[str], codes: array[int], wildcards: bool
+) -> frozenset[int]:
+    """Google: ``allow: /d/index.htm[l]`` also allows ``/d/`` exactly (SPEC §1).
+
+    The directory rule is always an exact match: ``/d/$`` with wildcards, else listed in
+    the returned positions. It is inserted right after its rule, so first-match precedence
+    sees it in the same place.
+    """
+    exact: list[int] = []
+    index = 0
+    while index < len(patterns):
+        pattern, code = patterns[index], codes[index]
+        index += 1
+        if code < 0:
+            continue
+        slash = pattern.rfind("/")
+        if pattern[slash:] not in ("/index.html", "/index.htm"):
+            continue
+        directory = pattern[: slash + 1]
+        if wildcards:
+            patterns.insert(index, directory + "$")
+        elif "*" not in directory:
+            exact.append(index)
+            patterns.insert(index, directory)
+        else:
+            continue
+        codes.insert(index, code)
+        index += 1
+    return frozenset(exact)
 
 
 #: The parse options of the files made plain, numbered (a plain file names its options by

@@ -1,45 +1,346 @@
-"""robots.txt parsing: one pass over the lines into flat rule tables (SPEC §1, §2).
+"""robots.txt parsing: a body as lines, each line's key, and one pass over the lines into
+flat rule tables (SPEC §1, §2). Pure: no Scrapy imports.
 
-Pure: no Scrapy imports. :class:`Parser` turns a body into the :class:`ParsedTables` that
+A body is read as lines (:func:`counted_body`, :func:`_lines`): the first 500 KiB,
+decoded byte for byte, cut into lines at LF, CR or CRLF; each line's key is one of RFC
+9309 and the extensions, with Google's misspellings and prefixes (:func:`_kind_of`); a
+group name gives its product token (:func:`_agent_token`). Of a cut robots.txt, the
+lines that are read: :func:`without_open_group` gives the lines allow/disallow are read
+from, :func:`with_open_usage_group` those the AI-usage statements are read from, when
+more.
+
+:class:`Parser` turns a body into the :class:`ParsedTables` that
 :class:`rep_engine.robotstxt.RobotsTxt` holds, and the sitemaps. It never raises on
 content: lines that are not ``key: value`` are skipped and logged at DEBUG on the
-``rep_engine.robotstxt`` logger (the public module's name, as before the split).
+``rep_engine.robotstxt`` logger (the public module's name).
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import re
 from array import array
 from sys import intern
 from typing import Final, NamedTuple
 
-from rep_engine.robotstxt._cutgroup import with_open_usage_group, without_open_group
-from rep_engine.robotstxt._lines import (
-    _ALLOW,
-    _ALLOW_AI,
-    _CONTENT_SIGNAL,
-    _CONTENT_USAGE,
-    _CRAWL_DELAY,
-    _DISALLOW,
-    _DISALLOW_AI,
-    _KEYS,
-    _LENIENT_KEYS,
-    _LICENSE,
-    _SITEMAP,
-    _USAGE_KINDS,
-    _USER_AGENT,
-    _WHITESPACE,
-    _agent_token,
-    _kind_of,
-    _lines,
-    counted_body,
-    file_text,
-    two_words,
-)
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES, ParseOptions
+from rep_engine.robotstxt.useragent import is_global_agent, product_token
 
 logger = logging.getLogger("rep_engine.robotstxt")  # the public module's name
+
+
+def file_text(latin1: str) -> str:
+    """File content (decoded as Latin-1) as real text: UTF-8, invalid bytes replaced."""
+    if latin1.isascii():
+        return latin1
+    return latin1.encode("latin-1").decode("utf-8", "replace")
+
+
+_WHITESPACE = " \t\v\f"
+#: Google's separator of a line without a colon: a space or a tab, not \v or \f.
+_GOOGLE_SEPARATOR = re.compile(r"[ \t]")
+
+(
+    _USER_AGENT,
+    _ALLOW,
+    _DISALLOW,
+    _SITEMAP,
+    _CRAWL_DELAY,
+    _CONTENT_SIGNAL,
+    _CONTENT_USAGE,
+    _DISALLOW_AI,
+    _ALLOW_AI,
+    _LICENSE,
+) = range(10)
+#: The keys of a group's AI-usage statements (attach-05's ``Content-Usage``, the
+#: ``Content-Signal`` record, draft-canel-robots-ai-control-00's AI-training rules).
+_USAGE_KINDS: Final = (_CONTENT_USAGE, _CONTENT_SIGNAL, _DISALLOW_AI, _ALLOW_AI)
+#: Keys of RFC 9309 and the common extensions (SPEC §1), compared lowercased; the
+#: Content-Usage rule is draft-ietf-aipref-attach-05 §3; the AI-training rules are
+#: draft-canel-robots-ai-control-00; ``License`` (file-wide, like ``Sitemap``) is RSL 1.0's
+#: robots.txt directive.
+_KEYS: Final = {
+    "user-agent": _USER_AGENT,
+    "allow": _ALLOW,
+    "disallow": _DISALLOW,
+    "sitemap": _SITEMAP,
+    "crawl-delay": _CRAWL_DELAY,
+    "content-signal": _CONTENT_SIGNAL,
+    "content-usage": _CONTENT_USAGE,
+    "disallowaitraining": _DISALLOW_AI,
+    "allowaitraining": _ALLOW_AI,
+    "license": _LICENSE,
+}
+#: Google's accepted misspellings (SPEC §1; google/robotstxt robots.cc).
+_LENIENT_KEYS: Final = {
+    **_KEYS,
+    "useragent": _USER_AGENT,
+    "user agent": _USER_AGENT,
+    "dissallow": _DISALLOW,
+    "dissalow": _DISALLOW,
+    "disalow": _DISALLOW,
+    "diasllow": _DISALLOW,
+    "disallaw": _DISALLOW,
+    "site-map": _SITEMAP,
+}
+#: Google's parser also takes any key that *starts with* one of these (``disallowed:``).
+_PREFIX_KEYS: Final = tuple(
+    (name, kind)
+    for name, kind in _LENIENT_KEYS.items()
+    if kind in (_USER_AGENT, _ALLOW, _DISALLOW, _SITEMAP)
+)
+
+
+def _kind_of(key: str, keys: dict[str, int], lenient: bool) -> int:
+    """The kind of a key as written (case-insensitive, SPEC §1); ``-1`` when unknown.
+
+    Lenient (Google): also any key that *starts with* a known one (``disallowed:``), as
+    google/robotstxt's ``ParsedRobotsKey`` reads it.
+    """
+    lowered = key.lower()
+    kind = keys.get(lowered)
+    if kind is not None:
+        return kind
+    if lenient:
+        for name, kind in _PREFIX_KEYS:
+            if lowered.startswith(name):
+                return kind
+    return -1
+
+
+def _skip_bom(body: bytes) -> bytes:
+    """SPEC §1: a leading UTF-8 byte order mark, or the start of one, is skipped (Google)."""
+    if body.startswith(b"\xef\xbb\xbf"):
+        return body[3:]
+    if body.startswith(b"\xef\xbb"):
+        return body[2:]
+    return body[1:] if body.startswith(b"\xef") else body
+
+
+#: The keys whose line a cut may leave in part and still be read (:func:`counted_body`).
+_CUT_KEEPS: Final = (_DISALLOW, _DISALLOW_AI)
+
+
+def counted_body(body: bytes, cut: bool = False) -> bytes:
+    """The part of a robots.txt body that is read (SPEC §1): its first 500 KiB, and of a
+    cut document (``cut``: its download or capture says so; or longer than 500 KiB, cut
+    here) no unended last line that could allow more than the site's whole line: that
+    line is dropped, unless it is a Disallow line with a path (``Disallow: /pu`` of
+    ``Disallow: /public`` forbids more, never less) or the cut fell in its comment (what
+    is read of it is whole). A cut ``Allow: /pu`` would allow ``/purchase``, a cut ``User-agent:
+    testbot-news`` would give testbot an empty group (docs/decisions.md, 'A cut
+    robots.txt reads no part of a line that could allow'). The key is read as the
+    google profile reads it, in every profile: each key another profile reads as
+    Disallow, the google profile does too."""
+    if len(body) > MAX_BODY_BYTES:
+        body, cut = body[:MAX_BODY_BYTES], True
+    if not cut:
+        return body
+    end = max(body.rfind(b"\n"), body.rfind(b"\r")) + 1
+    if end == len(body) or _only_restricts(body[end:] if end else _skip_bom(body)):
+        return body
+    return body[:end]
+
+
+def two_words(text: str) -> tuple[str, str] | None:
+    """``(key, value)`` of a line without a colon (stripped, its comment gone) as Google
+    reads it: exactly two words, separated by spaces or tabs only (robots.cc:
+    ``strpbrk(line, " \\t")``); ``None`` for any other such line, which is skipped."""
+    parts = _GOOGLE_SEPARATOR.split(text, 1)
+    if len(parts) != 2 or _GOOGLE_SEPARATOR.search(parts[1].lstrip(" \t")):
+        return None
+    return parts[0].strip(_WHITESPACE), parts[1].strip(_WHITESPACE)
+
+
+def _only_restricts(line: bytes) -> bool:
+    """Whether a partial last line, read, can only restrict (see :func:`counted_body`)."""
+    text = line.decode("latin-1")
+    if "#" in text:  # the cut fell in the comment: the key and value before it are whole
+        return True
+    key, colon, value = text.partition(":")
+    if not colon:  # Google's "key value" without a colon: the first word, and the rest
+        words = _GOOGLE_SEPARATOR.split(key.strip(_WHITESPACE), 1)
+        key, value = words[0], words[1] if len(words) > 1 else ""
+    # ``Disallow:`` cut before its path restricts nothing (an empty rule is ignored): it
+    # is dropped as any other partial line, so it cannot end its group's run either.
+    kind = _kind_of(key.strip(_WHITESPACE), _LENIENT_KEYS, True)
+    return kind in _CUT_KEEPS and bool(value.strip(_WHITESPACE))
+
+
+def _lines(body: bytes, limit: int | None, nul_ends: bool = False) -> list[str]:
+    """The lines of ``body`` (SPEC §1: its first 500 KiB; LF, CR or CRLF; cut at ``limit``).
+
+    ``nul_ends`` (google profile): a line ends at its first NUL byte, as in Google's
+    parser, which reads each line as a C string (robots.cc ``GetKeyAndValueFrom``).
+    """
+    # Latin-1 maps each byte to one character: nothing can fail to decode, and the
+    # original bytes come back unchanged (SPEC §1: invalid UTF-8 must not lose the file).
+    text = _skip_bom(body[:MAX_BODY_BYTES]).decode("latin-1")
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if limit is not None and len(text) > limit and max(map(len, lines)) > limit:
+        lines = [line[:limit] for line in lines]
+    if nul_ends and "\x00" in text:
+        lines = [line.partition("\x00")[0] for line in lines]
+    return lines
+
+
+def _agent_token(value: str, google: bool = False) -> str:
+    """The robots.txt side of SPEC §1 "User-agent matching": ``*`` alone (or before
+    whitespace) is the global group; any other value gives its product token, compared
+    as text (``FooBot/1.2`` -> ``foobot``, ``Jävla-Foobot`` -> ``jävla-foobot``).
+
+    ``google``: a name that starts with a space other than ASCII whitespace (U+00A0,
+    U+3000, U+001C-U+001F, U+0085…) names no crawler, as in Google's parser, which strips
+    only ASCII whitespace and then takes the leading letters, ``-`` and ``_``; the other
+    profiles skip such a space (docs/behaviour.md "Differences from Google's parser").
+    """
+    if is_global_agent(value):
+        return "*"
+    text = value if value.isascii() else file_text(value)
+    if google and text[:1].isspace():
+        return ""
+    return intern(product_token(text))
+
+
+#: The keys of the rules that make a group not empty, per profile (lenient: Google's
+#: reading, which keeps the AI-training rules as Allow / Disallow rules of its group).
+_GROUP_RULES: Final = {
+    False: (_ALLOW, _DISALLOW),
+    True: (_ALLOW, _DISALLOW, _ALLOW_AI, _DISALLOW_AI),
+}
+
+
+def without_open_group(lines: list[str], lenient: bool) -> list[str]:
+    """The lines of a cut document without its last group when no rule of it was read:
+    from the first user-agent line after the last rule on (a run of user-agent lines
+    the cut may have parted from its rules). Read, it would be an empty group, which
+    allows its crawlers everything and sets the ``*`` group aside; dropped, they fall
+    back to the groups read whole (docs/decisions.md, 'A cut robots.txt reads no part
+    of a line that could allow'). A rule is a line the profile reads as an allow or
+    disallow rule of its group (an empty one is ignored, and counts for nothing); the
+    lines are those the parser reads (comments, NUL ends and the line limit applied).
+    Only from the first user-agent line there that names a crawler (not ``*``) are they
+    dropped: a ``*`` group with no rule read adds no rule to the ``*`` group, so its
+    lines (``Content-Usage``, ``Content-Signal``, ``Crawl-delay``) are read as written,
+    and dropped they would lose its "no" for every crawler without a group of its own.
+    The ``Sitemap`` and ``License`` lines among those dropped are kept: they belong to no
+    group (RSL's guide: a ``License`` line is "global (not tied to any specific user
+    agent)"), and a whole one dropped would lose an RSL license and its "no"."""
+    keys = _LENIENT_KEYS if lenient else _KEYS
+    return _up_to(lines, _rules_end(lines, keys, lenient), keys, lenient)
+
+
+def with_open_usage_group(
+    lines: list[str], lenient: bool, blank_ends: bool = False
+) -> list[str] | None:
+    """The lines of a cut document that its AI-usage statements are read from, when they
+    are more than :func:`without_open_group` keeps: a named crawler's last group, dropped
+    for allow/disallow (no rule of that kind read), is kept up to its last
+    ``Content-Usage``, ``Content-Signal`` or AI-training line, whole lines the site wrote
+    in that group (attach-05 §3 groups them by the user-agent lines above them). Dropped
+    with the group, their "no"s were lost for its crawlers, who fell back to the ``*``
+    group's statements. A last run of user-agent lines with no such line read after it
+    is dropped here too (an empty usage group would set the ``*`` group's statements
+    aside), unless it goes on the group of those lines (:func:`_usage_group_end`).
+    ``None``: the same lines as :func:`without_open_group`."""
+    keys = _LENIENT_KEYS if lenient else _KEYS
+    usage_end = _open_group(lines, keys, lenient, _USAGE_KINDS)
+    usage_end = _usage_group_end(lines, usage_end, keys, lenient, blank_ends)
+    if usage_end <= _rules_end(lines, keys, lenient):
+        return None
+    return _up_to(lines, usage_end, keys, lenient)
+
+
+#: The keys whose line ends a run of user-agent lines for the usage grouping (any value).
+_USAGE_ENDS: Final = (_ALLOW, _DISALLOW, _CONTENT_USAGE, _ALLOW_AI, _DISALLOW_AI)
+
+
+def _usage_group_end(
+    lines: list[str], end: int, keys: dict[str, int], lenient: bool, blank_ends: bool
+) -> int:
+    """From the user-agent line at ``end``, the first that starts a usage group of its
+    own: as the parser groups them, a user-agent line after a ``Content-Signal`` line
+    (which ends no run, RFC 9309 §2.2.4) goes on its group, and its statements are that
+    crawler's too; a Content-Usage, AI-training, allow or disallow line (or with
+    ``blank_ends`` a blank line) ends the run, and the next user-agent line starts one."""
+    before = (_run_state(lines[i], keys, lenient, blank_ends) for i in range(end - 1, -1, -1))
+    going_on = next((state for state in before if state is not None), False)
+    for index in range(end, len(lines)):
+        state = _run_state(lines[index], keys, lenient, blank_ends)
+        if state and not going_on:
+            return index
+        going_on = going_on if state is None else state
+    return len(lines)
+
+
+def _run_state(line: str, keys: dict[str, int], lenient: bool, blank_ends: bool) -> bool | None:
+    """``True``: a user-agent line (a run is open after it); ``False``: a line that ends
+    the usage grouping's run; ``None``: neither."""
+    if blank_ends and "#" not in line and not line.strip(_WHITESPACE):
+        return False
+    read = _key_and_value(line, keys, lenient)
+    if read is None:
+        return None
+    return True if read[0] == _USER_AGENT else (False if read[0] in _USAGE_ENDS else None)
+
+
+def _rules_end(lines: list[str], keys: dict[str, int], lenient: bool) -> int:
+    """Where :func:`without_open_group` drops ``lines`` from: the first user-agent line
+    naming a crawler (not ``*``) at or after the first one past the last rule read."""
+    for index in range(_open_group(lines, keys, lenient, _GROUP_RULES[lenient]), len(lines)):
+        read = _key_and_value(lines[index], keys, lenient)
+        if read is not None and read[0] == _USER_AGENT and not is_global_agent(read[1]):
+            return index
+    return len(lines)
+
+
+def _open_group(
+    lines: list[str], keys: dict[str, int], lenient: bool, kinds: tuple[int, ...]
+) -> int:
+    """The index of the first user-agent line after the last line of a kind in ``kinds``
+    with a value (``len(lines)``: none follows it)."""
+    end = len(lines)
+    for index in range(len(lines) - 1, -1, -1):
+        read = _key_and_value(lines[index], keys, lenient)
+        if read is None:
+            continue
+        kind, value = read
+        if kind in kinds and value:
+            break
+        if kind == _USER_AGENT:
+            end = index
+    return end
+
+
+def _up_to(lines: list[str], end: int, keys: dict[str, int], lenient: bool) -> list[str]:
+    """``lines`` up to ``end``, then the lines after it that belong to no group
+    (``lines`` itself when ``end`` is its end)."""
+    if end == len(lines):
+        return lines
+    global_lines = [line for line in lines[end:] if _is_global(line, keys, lenient)]
+    return lines[:end] + global_lines
+
+
+def _key_and_value(line: str, keys: dict[str, int], lenient: bool) -> tuple[int, str] | None:
+    """The kind of a line's key and its value (stripped) as the parser reads them;
+    ``None`` for a line it skips (no colon, and not Google's two words)."""
+    line = line.partition("#")[0]
+    key, colon, value = line.partition(":")
+    if not colon:
+        pair = two_words(key.strip(_WHITESPACE)) if lenient else None
+        if pair is None:  # skipped, as the parser does
+            return None
+        key, value = pair
+    return _kind_of(key.strip(_WHITESPACE), keys, lenient), value.strip(_WHITESPACE)
+
+
+def _is_global(line: str, keys: dict[str, int], lenient: bool) -> bool:
+    """Whether the parser reads ``line`` as a record of no group (``Sitemap``, ``License``)."""
+    read = _key_and_value(line, keys, lenient)
+    return read is not None and read[0] in (_SITEMAP, _LICENSE)
 
 
 class ParsedTables(NamedTuple):
@@ -130,8 +431,8 @@ class Parser:
         self, body: bytes, cut: bool = False
     ) -> tuple[ParsedTables, tuple[str, ...], tuple[str, ...]]:
         """The rule tables, the sitemaps and the RSL licenses of ``body`` (``cut``: the
-        download cut it, :func:`~rep_engine.robotstxt._lines.counted_body`, and
-        :func:`~rep_engine.robotstxt._cutgroup.without_open_group`)."""
+        download cut it, :func:`counted_body`, and
+        :func:`without_open_group`)."""
         options = self.options
         lines = _lines(counted_body(body, cut), options.max_line_length, options.lenient_syntax)
         usage_lines = None
@@ -154,7 +455,7 @@ class Parser:
 def _with_usage_of(tables: ParsedTables, options: ParseOptions, lines: list[str]) -> ParsedTables:
     """``tables`` (a cut document's, its last group dropped) with the AI-usage statements
     and their grouping read from ``lines`` (that group kept for them:
-    :func:`~rep_engine.robotstxt._cutgroup.with_open_usage_group`), the same lines up to
+    :func:`with_open_usage_group`), the same lines up to
     the dropped group, so the line numbers are the file's."""
     usage = _Pass(options, len(lines))
     usage.lines(lines)

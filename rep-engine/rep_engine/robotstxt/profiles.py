@@ -1,8 +1,11 @@
 """robots.txt profiles: the switches of SPEC §2 and their three bundles (pure).
 
 :class:`ParseOptions` holds one field per switch; :data:`PROFILES` names the bundles
-"google" (default), "rfc9309" and "legacy"; :func:`profile_options` gives a profile with
-single switches overridden. Also the size limits that apply to every profile.
+"google" (default), "rfc9309" and "legacy" (the 1994 standard and the 1996 draft: the
+reading of Python's ``urllib.robotparser`` before gh-138907, fixed in Python 3.13 and 3.14's
+May 2026 releases: first matching line, blank lines end records, names matched as
+substrings); :func:`profile_options` gives a profile with single switches overridden. Also
+the size limits that apply to every profile.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The settings as the rules of the other layers: the fetch lifecycle's numbers
 (:func:`lifecycle_policy`), a request's rules (:func:`request_rules`) and a page's
-(:func:`page_rules`), read from one :class:`~rep_engine.settings.config.RepConfig`, so
+(:func:`page_rules`), read from one :class:`~rep_engine.settings.RepConfig`, so
 that the crawl and the tools cannot drift."""
 
 from __future__ import annotations
@@ -10,9 +10,8 @@ from dataclasses import replace
 from typing import Any
 
 from rep_engine.fetch.rules import MAX_REDIRECTS, Policy
-from rep_engine.settings.config import RepConfig
-from rep_engine.settings.overrides import override_expiry
-from rep_engine.settings.readers import SettingsLike
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import SettingsLike, override_expiry
 from rep_engine.usage.purpose import DirectiveReadings
 from rep_engine.verdict import Override, RequestRules
 from rep_engine.verdict.page import PageRules
@@ -26,7 +25,7 @@ def lifecycle_policy(
     store: str | None,
     store_exclusive: bool = False,
 ) -> Policy:
-    """The numbers of SPEC §4 for :class:`rep_engine.fetch.lifecycle.Lifecycle`;
+    """The numbers of SPEC §4 for :class:`rep_engine.fetch.lifecycle.machine.Lifecycle`;
     ``store_exclusive``: the store is this process's alone (``JOBDIR``)."""
     concurrency = config.robotstxt_concurrency or max(
         1, int(settings.get("CONCURRENT_REQUESTS") or 16) // 2

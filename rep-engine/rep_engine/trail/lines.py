@@ -47,12 +47,15 @@ def run_line(
     jobdir: str | None,
     resumes_trail: str | None = None,
     resumes_head: str | None = None,
+    web_bot_auth: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The header of one run: what was crawled, by whom, under which rules. A run resumed
     from ``JOBDIR`` names the paused run (``resumes``), the trail it was written to
     (``resumes_trail``, as its ``REP_AUDIT_FILE`` said) and the SHA-256 of its end line
     (``resumes_head``), so that ``audit verify`` can tell when the paused run is not in
-    the trails it is given, and that the one given ends as it did."""
+    the trails it is given, and that the one given ends as it did. ``web_bot_auth``: how
+    the run signed its requests (its ``Signature-Agent``, key id and tag), ``None`` when
+    it did not."""
     user_agent = str(settings.get("USER_AGENT") or "")
     robots_agent = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
     return {
@@ -74,6 +77,7 @@ def run_line(
         "resumes_trail": resumes_trail if resumes else None,
         "resumes_head": resumes_head if resumes else None,
         "jobdir": jobdir,
+        "web_bot_auth": web_bot_auth,
         # Every fetched page's record keeps what the page said (its ``page`` part), whole
         # (a long one as a snapshot): a record of this run without one has lost it.
         "page_parts": WHOLE_PAGE_PARTS,

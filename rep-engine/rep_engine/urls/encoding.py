@@ -127,8 +127,9 @@ def matched_as_given(path: str, encodes_specials: bool) -> bool:
     and ``RobotsTxt.first_disallowed_path`` (the crawl's and the recheck's), and
     ``Rechecker.decide``'s inline match, its first two tests only, made by the regular
     expression that finds the path (it matches so only where the profile encodes no
-    ``*`` or ``$``). A test holds the four to this one's answer
-    (``tests/robotstxt/test_robotstxt_many_names.py``)."""
+    ``*`` or ``$``). Tests hold the four to this one's answer
+    (``tests/robotstxt/test_robotstxt_many_names.py``, the recheck's in
+    ``tests/recheck/test_rechecker_encoded_paths.py``)."""
     return (
         "%" not in path
         and path.isascii()

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 from urllib.parse import urlsplit
 
-from rep_engine.usage._purpose_table import MAPPING, PURPOSES
+from rep_engine.usage.purpose import MAPPING, PURPOSES
 
 #: ``request.meta`` key and item field of the per-image record.
 IMAGE_USAGE_KEY: Final = "rep_image_usage"

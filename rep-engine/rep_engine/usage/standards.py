@@ -96,6 +96,19 @@ NOT_READ: Final[tuple[tuple[str, str], ...]] = (
         "preference about its use",
     ),
     (
+        "LLM-Policy:",
+        "a robots.txt line (read by crawler-commons 1.7) naming a policy document for "
+        "language models, as llms.txt is: a pointer to prose, no preference a crawl can "
+        "decide by",
+    ),
+    (
+        "/.well-known/ai.txt",
+        "draft-car-ai-txt-wellknown-00 (June 2026, an individual draft adopted by no working "
+        "group): AI-usage preferences, licences and per-agent rules in a format of its own; "
+        "the AIPREF vocabulary it may carry is read where AIPREF attaches it (robots.txt "
+        "Content-Usage, the header)",
+    ),
+    (
         "terms of service",
         "a site's terms or licence page in prose: no machine-readable statement a crawl can "
         "decide by (RSL licenses are read)",

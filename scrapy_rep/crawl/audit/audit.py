@@ -52,7 +52,7 @@ from rep_engine.records import (
     UrlEntry,
 )
 from rep_engine.robotstxt.useragent import crawler_name, product_token
-from rep_engine.settings import robots_agent
+from rep_engine.settings.readers import robots_agent
 from rep_engine.trail import lines
 from rep_engine.trail.read import tail_of
 from rep_engine.verdict import LICENSE as LICENSE_KIND
@@ -102,6 +102,7 @@ from scrapy_rep.crawl.requeststate import (
 )
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.waits import Waits
+from scrapy_rep.crawl.webbotauth import signed_by
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -871,6 +872,7 @@ class AuditTrail:
                 self.run, self.config, self.crawler.settings, getattr(spider, "name", "") or "",
                 paused.run if paused else None, self.jobdir,
                 paused.trail if paused else None, paused.head if paused else None,
+                signed_by(self.crawler),
             )
         )  # fmt: skip
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 from rep_engine.records import STATE_VERSION, UrlEntry
-from rep_engine.settings import RepSettingError
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.trail import lines
 from rep_engine.trail.file import EMPTY_SHA256, TrailFile, TrailFileError
 from rep_engine.trail.fileaccess import replacing

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 from scrapy.commands import ScrapyCommand, ScrapyHelpFormatter
 from scrapy.settings import SETTINGS_PRIORITIES
 
-from rep_engine.settings import PROFILES, RepConfig, RepSettingError
-from rep_engine.settings.readers import read_purposes
+from rep_engine.settings import PROFILES, RepConfig
+from rep_engine.settings.readers import RepSettingError, read_purposes
 from rep_engine.trail.terminal import write_lines
 from rep_engine.usage.purpose import PURPOSES
 from scrapy_rep.checker.exits import EXIT_CODES, HELP_WIDTH

@@ -25,7 +25,8 @@ from scrapy.settings import default_settings as scrapy_defaults
 from scrapy.utils.datatypes import SequenceExclude
 
 from rep_engine.fetch.kinds import ROBOTS_TXT
-from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.checker.report import ToolRequest

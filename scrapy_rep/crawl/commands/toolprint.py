@@ -14,7 +14,9 @@ from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.records import NOT_HAD, NOT_KEPT, UrlEntry, describe
 from rep_engine.robotstxt import ALLOW_ALL
 from rep_engine.robotstxt.useragent import held_names
-from rep_engine.settings import RepConfig, robots_agent, usage_policy
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import robots_agent
+from rep_engine.settings.rules import usage_policy
 from rep_engine.trail.terminal import printable
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.purpose import PURPOSES, UsageDecision

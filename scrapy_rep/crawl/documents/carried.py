@@ -26,7 +26,7 @@ from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from rep_engine.fetch.entry import plain_key
+from rep_engine.fetch.cache import plain_key
 from scrapy_rep.crawl.requeststate import add_carried, carry_again, take_carried
 
 if TYPE_CHECKING:

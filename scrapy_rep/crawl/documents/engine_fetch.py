@@ -39,10 +39,10 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.responsetypes import responsetypes
 from scrapy.utils.httpobj import urlparse_cached
 
-from rep_engine.fetch.kinds import DocumentKind
-from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure, Follow
+from rep_engine.fetch.kinds import ROBOTS_TXT, DocumentKind
+from rep_engine.fetch.procedure import Fetched, FetchProcedure, Follow
 from rep_engine.fetch.rules import FailureClass
-from rep_engine.robotstxt import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from scrapy_rep.crawl.documents.failures import DnsAsker, failure_of
 from scrapy_rep.crawl.internals import download, first_in_slot
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST

@@ -6,7 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 from scrapy.utils.job import job_dir
 
-from rep_engine.settings import RepConfig, RepSettingError, lifecycle_policy
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
+from rep_engine.settings.rules import lifecycle_policy
 from scrapy_rep.crawl.documents.stores import RobotsStore, store_for
 from scrapy_rep.crawl.internals import asyncio_usable
 from scrapy_rep.crawl.startup import stop_at_start

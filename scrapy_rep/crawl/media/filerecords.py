@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from itemadapter import ItemAdapter
 
-from rep_engine.usage._purpose_table import MAPPING
 from rep_engine.usage.media.reading import MediaReading
-from rep_engine.usage.purpose import PURPOSE_INDEX, UsageDecision, UsageSignal
+from rep_engine.usage.purpose import MAPPING, PURPOSE_INDEX, UsageDecision, UsageSignal
 from rep_engine.verdict.values import Refused
 from scrapy_rep.crawl import meta
 

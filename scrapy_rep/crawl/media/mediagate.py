@@ -19,10 +19,12 @@ from scrapy.utils.defer import maybe_deferred_to_future
 from twisted.internet.defer import DeferredSemaphore
 
 from rep_engine.records import Reason
-from rep_engine.settings import page_rules, robots_agent
+from rep_engine.settings.readers import robots_agent
+from rep_engine.settings.rules import page_rules
+from rep_engine.usage.media._xmp_scan import Limits
 from rep_engine.usage.media.c2pa import available
 from rep_engine.usage.media.reading import MediaReading, read_media
-from rep_engine.usage.media.xmp import Limits, sniff
+from rep_engine.usage.media.xmp import sniff
 from rep_engine.usage.purpose import UsageSignal, usage_decision
 from rep_engine.verdict.page import PAGE, PageFacts, decide_page
 from rep_engine.verdict.policy import TDM_PURPOSES

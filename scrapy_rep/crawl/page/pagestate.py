@@ -27,7 +27,9 @@ from scrapy.http.request import NO_CALLBACK
 
 from rep_engine.directives import EMPTY, PageDirectives
 from rep_engine.robotstxt.useragent import held_names
-from rep_engine.settings import RepConfig, page_rules, robots_agent
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import robots_agent
+from rep_engine.settings.rules import page_rules
 from rep_engine.usage.imageusage import IMAGE_USAGE_KEY, record_for
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.rsl.terms import says_not_read

@@ -14,37 +14,63 @@ share); this class only sequences:
 - A document not known yet (the verdict :class:`~rep_engine.verdict.Wait`): the request is
   returned from ``process_request`` (Scrapy schedules it again) and caught in
   ``request_scheduled`` (which drops a scheduled request when a handler raises
-  ``IgnoreRequest``: :mod:`scrapy_rep.crawl.requests.handback`), so it leaves the
-  downloader and takes none of the crawl's concurrency; the document holds it
-  (:mod:`scrapy_rep.crawl.documents.holding`) and releases it itself once it is known.
-  While its origin's robots.txt is not known, neither pass asks the verdict (it could
-  only say wait): a held request is decided once, when it comes back with it
-  (docs/decisions.md, 'A held request is decided once, when its robots.txt is known').
+  ``IgnoreRequest``), so it leaves the downloader and takes none of the crawl's
+  concurrency; the document holds it (:mod:`scrapy_rep.crawl.documents.holding`) and
+  releases it itself once it is known. While its origin's robots.txt is not known,
+  neither pass asks the verdict (it could only say wait): a held request is decided once,
+  when it comes back with it (docs/decisions.md, 'A held request is decided once, when
+  its robots.txt is known').
 - The spider middleware's early pass (:mod:`scrapy_rep.crawl.requests.early`) asks the same
   verdict from the cache alone, before the scheduler; an allowed request's verdict is kept
   (:mod:`scrapy_rep.crawl.requests.decidedearly`) and reused here when nothing it was reached
   on has changed. The checks as it is sent ask it again
   (:mod:`scrapy_rep.crawl.requests.sentcheck`, and at the slot
-  :meth:`~scrapy_rep.crawl.requests.handback.HandingBack.decide_at_send`); its start and
-  close: ``openclose.py``.
+  :meth:`RobotsTxtMiddleware.decide_at_send`).
+
+Requests are handed back to the engine to be held (SPEC §4): a request whose document is
+not known yet is marked by that document
+(:meth:`~scrapy_rep.crawl.documents.documents.OriginDocument.hold_or_wait`) and returned
+from ``process_request`` (or raised back at its send): Scrapy schedules it again, and the
+middleware catches it in ``request_scheduled`` (dropped there, not queued) and gives it to
+its document to hold. It listens to that signal only while some are on their way. One
+that comes straight back (``engine.download_async``, which no scheduler holds) waits in
+place instead. While requests are held the spider stays open.
+
+Its start and close, around the crawl's requests: at its creation, the documents the
+crawl's purposes need are opened (robots.txt first), sharing one store
+(``REP_ROBOTSTXT_CACHE``, ``JOBDIR``) and fetch policy. At the spider's start, Scrapy's own
+robots.txt middleware is switched off, the check as a request leaves its slot is put in
+place (:class:`SendCheck`) and the requests a paused crawl held are resumed. At its close,
+the held requests are kept (``JOBDIR``) or dropped, before the other ``spider_closed``
+handlers, and the store is closed.
+
+The verdict holds at the moment a request leaves its download slot for the network
+(docs/decisions.md, 'The verdict holds when the request leaves'): :class:`SendCheck` sits
+where Scrapy's downloader sends each request (put there at the spider's start by
+:mod:`scrapy_rep.crawl.internals`); a request whose verdict no longer holds is decided
+again there, and, when it is not to go now, raises :class:`HeldAtSend` (held for a
+refresh) or :class:`MovedAtSend` (to go through another download slot).
 """
 
 from __future__ import annotations
 
 import logging
+import math
 import time
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Coroutine, Hashable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from scrapy import Request, signals
-from scrapy.exceptions import IgnoreRequest
+from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response
 
 from rep_engine.fetch.cache import CacheEntry
+from rep_engine.fetch.kinds import HoldKey
 from rep_engine.records import Reason
 from rep_engine.robotstxt import RobotsTxt
-from rep_engine.settings import RepConfig, request_rules
+from rep_engine.settings import RepConfig
+from rep_engine.settings.rules import request_rules
 from rep_engine.verdict import (
     ROBOTS,
     Allowed,
@@ -56,20 +82,24 @@ from rep_engine.verdict import (
     Wait,
     decide,
 )
+from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.config import PerCrawler, config_of
-from scrapy_rep.crawl.documents.documents import OriginDocument
+from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.documents.engine_fetch import robots_response_from_cache
-from scrapy_rep.crawl.documents.holding import HeldRequests
-from scrapy_rep.crawl.documents.kinds import ROBOTS_CRAWL
+from scrapy_rep.crawl.documents.fetchsetup import document_policy, open_store
+from scrapy_rep.crawl.documents.holding import HeldRequests, on_disk
+from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
+from scrapy_rep.crawl.documents.stores import StoreClient
+from scrapy_rep.crawl.internals import call_later, engine_scheduler, running_engine, send_through
+from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
+from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware, warn_ignored_parser
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requests.facts import FactsReader
-from scrapy_rep.crawl.requests.handback import HandingBack
-from scrapy_rep.crawl.requests.openclose import OpeningAndClosing
 from scrapy_rep.crawl.requests.perform import Performer
-from scrapy_rep.crawl.requests.sendtime import SendCheck, returned_if_held
-from scrapy_rep.crawl.requeststate import state_of
+from scrapy_rep.crawl.requeststate import RequestState, sent_state, state_of, take_hold
 from scrapy_rep.crawl.stats import inc
+from scrapy_rep.crawl.webbotauth import close_unsigned
 
 if TYPE_CHECKING:
     from scrapy import Spider
@@ -81,9 +111,39 @@ logger = logging.getLogger(__name__)
 OWNERS: PerCrawler[RobotsTxtMiddleware] = PerCrawler("owner")
 
 
-class RobotsTxtMiddleware(HandingBack, OpeningAndClosing):
+class HeldAtSend(IgnoreRequest):
+    """A request handed back at its send to be held for a document (:class:`SendCheck`):
+    scrapy_rep's ``process_exception`` returns it, so the engine schedules it again and it
+    is held; should nothing return it, it is an ``IgnoreRequest``, dropped quietly."""
+
+
+def returned_if_held(
+    component: Any, request: Request, exception: Exception, spider: Any = None
+) -> Request | None:
+    """A downloader middleware's ``process_exception``: ``request``, handed back at its
+    send (:class:`HeldAtSend`), returned to the engine to be held; else ``None``."""
+    return request if isinstance(exception, HeldAtSend) else None
+
+
+class MovedAtSend(HeldAtSend):
+    """A request handed back at its send, decided to go through another download slot
+    than the one it leaves (its origin's, with a ``Crawl-delay`` that became known while
+    it waited): returned as :class:`HeldAtSend` is, it is scheduled again, not held, and
+    enters the downloader in that slot."""
+
+
+class RobotsTxtMiddleware:
     """Obeys each origin's robots.txt and the crawl's purposes (SPEC §3-§5); replaces
     Scrapy's middleware."""
+
+    #: The requests handed back to be held that ``_request_scheduled`` has not caught
+    #: yet, by ``id`` (the engine schedules the very object returned): it listens only
+    #: while there are some (a receiver costs every dispatch), and reads the state of
+    #: those only (not of every request scheduled meanwhile).
+    _marked: set[int]
+    _listening: bool
+    _scheduler: Any
+    _on_disk_at_open: int | None
 
     def __init__(
         self,
@@ -100,6 +160,7 @@ class RobotsTxtMiddleware(HandingBack, OpeningAndClosing):
         self.crawler = crawler
         self.config = config
         self.stats = crawler.stats
+        #: The time now (POSIX seconds): the clock the verdicts' freshness is read on.
         self._clock = clock
         self.held = HeldRequests(crawler, config.max_held_requests)
         self.slots = CrawlDelaySlots(crawler, config.crawl_delay_max)
@@ -115,7 +176,7 @@ class RobotsTxtMiddleware(HandingBack, OpeningAndClosing):
         OWNERS[crawler] = self
         self._send_check = SendCheck(self, self.perform, config.ledger)  # put in place at start
         self._scheduler, self._on_disk_at_open = None, None  # set when the spider opens
-        self._marked, self._listening = set(), False  # requests handed back: handback.py
+        self._marked, self._listening = set(), False  # requests handed back to be held
         connect = crawler.signals.connect
         connect(self._spider_idle, signal=signals.spider_idle)
         connect(self._spider_opened, signal=signals.spider_opened)
@@ -297,3 +358,311 @@ class RobotsTxtMiddleware(HandingBack, OpeningAndClosing):
     #: :class:`SentRequestCheck`, which does it first, before Scrapy's other middlewares
     #: take it for a failure).
     process_exception = returned_if_held
+
+    # ------------------------------------------------------------------ the hand-back
+
+    async def _waited(
+        self, request: Request, facts: RequestFacts, known: Known, verdict: Verdict
+    ) -> Allowed | Refused | Request:
+        """``request`` waits for the document ``verdict`` names, carrying the versions it
+        was decided with so far: handed back to be held (the request returned: caught by
+        ``_request_scheduled``), or (it came straight back, its mark taken off) it waits
+        here, then is decided again by what it carries and the version it was woken with
+        (it carries that too: :meth:`OriginDocument.wait`), until it is decided."""
+        while isinstance(verdict, Wait):
+            document = self.documents[verdict.document]
+            self._carry_used(request, verdict)
+            if document.hold_or_wait(verdict.key, request, verdict.also) is HOLD:
+                return self._hand_back(request)
+            self._unmarked(request)
+            await document.wait(verdict.key, request, verdict.also)
+            known = self._known(request)
+            verdict = self._decide(request, facts, known)
+        return verdict
+
+    async def _came_straight_back(self, request: Request) -> None:
+        """``request`` was handed back to be held and is here again without a scheduler
+        having held it (``engine.download_async`` sends what it is handed back at once):
+        it waits in place for the document it was handed back for, as the scheduler's
+        request is held for it (SPEC §4). Handed back at its send for a refresh
+        (:meth:`decide_at_send`), it waits for the refresh, not for the stale copy still
+        in use meanwhile)."""
+        self._unmarked(request)
+        hold = take_hold(request)
+        if hold is not None:
+            name, key, also = hold
+            await self.documents[name].wait_released(key, request, also)
+
+    def hold_at_send(self, request: Request, verdict: Wait) -> None:
+        """``request``, reached at its send, waits for ``verdict``'s document: marked to be
+        held, carrying the versions decided already, handed back to the engine (the
+        exception its send raises is turned back into it: :meth:`process_exception`)."""
+        self.documents[verdict.document].hold_or_wait(verdict.key, request, verdict.also)
+        self._carry_used(request, verdict)
+        self._hand_back(request)
+
+    def _carry_used(self, request: Request, verdict: Wait) -> None:
+        """``request`` carries the document versions ``verdict`` was decided with so far:
+        it is decided by them when it comes back, whatever the cache holds by then."""
+        for kind, key, entry in verdict.used:
+            self.documents[kind].carry(request, entry, key)
+
+    def decide_at_send(
+        self, request: Request, state: RequestState
+    ) -> tuple[RequestFacts, Verdict] | None:
+        """The verdict on ``request`` as it leaves its download slot for the network, past
+        the instant its verdict held until (:attr:`RequestState.until`: a document version
+        it was decided with went stale, or its override expired, while it waited in the
+        slot; :class:`SendCheck`): decided again for what it is sent as, with each
+        document's fresh version; for one gone stale it waits for the refresh
+        (:meth:`OriginDocument.afresh`: the shared store asked first), once: decided
+        afresh already, or with no refresh to wait for (they fail), the stale copy
+        decides. An override is held against the time it is sent. ``None``: nothing is
+        decided for it (no origin)."""
+        facts = self.facts.of(request, sent=True)
+        if facts.origin is None:
+            return None
+        documents = self.documents
+        now = self._clock()
+        afresh = state.afresh
+
+        def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            document = documents[kind]
+            entry = document.lifecycle.fresh_entry(key, now)
+            if entry is not None:
+                return entry
+            return document.entry(key, request) if afresh else document.afresh(key, request)
+
+        return facts, self._decide(request, facts, known)
+
+    def _hand_back(self, request: Request) -> Request:
+        """Return ``request`` (marked by its document's ``hold_or_wait``) to the engine, and
+        listen to ``request_scheduled`` until it comes through."""
+        self._marked.add(id(request))
+        if not self._listening:
+            self._listening = True
+            self.crawler.signals.connect(self._request_scheduled, signal=signals.request_scheduled)
+        return request
+
+    def _unmarked(self, request: Request) -> None:
+        """A marked request came through (or straight back). When none is left, stop
+        listening to ``request_scheduled``, which comes for every request scheduled;
+        on the next turn of the reactor (or loop): disconnecting while the signal is being sent
+        would make pydispatch skip the receiver after ours."""
+        marked = self._marked
+        marked.discard(id(request))
+        if not marked and self._listening:
+            call_later(0, self._stop_listening)
+
+    def _stop_listening(self) -> None:
+        if not self._marked and self._listening:
+            self._listening = False
+            self.crawler.signals.disconnect(
+                self._request_scheduled, signal=signals.request_scheduled
+            )
+
+    def _request_scheduled(self, request: Request, spider: Spider | None = None) -> None:
+        if id(request) not in self._marked:
+            return  # not handed back to be held: its state is not read (no call)
+        hold = take_hold(request)
+        self._unmarked(request)
+        if hold is None:
+            return
+        name, key, also = hold
+        self.documents[name].hold(key, request, also)
+        raise IgnoreRequest(f"held until its {name} is known")  # not enqueued, not logged
+
+    def _spider_idle(self) -> None:
+        """Keep the spider open while requests are held (SPEC §4), and make sure every
+        key holding requests has its document, a download or a retry under way."""
+        for hold in self.held.origins():
+            assert isinstance(hold, HoldKey)
+            self.documents[hold.kind].idle(hold.key)
+        if len(self.held) or any(d.lifecycle.downloading for d in self.documents.values()):
+            raise DontCloseSpider
+
+    # ------------------------------------------------------------------ start and close
+
+    def _open_documents(
+        self, crawler: Crawler, config: RepConfig, clock: Callable[[], float]
+    ) -> dict[str, OriginDocument[Any]]:
+        """The document of each kind the crawl's purposes need (robots.txt first), by
+        name, sharing the crawl's store (``REP_ROBOTSTXT_CACHE``, ``JOBDIR``: kept, closed
+        at the close), its fetch policy and the held requests."""
+        settings = crawler.settings
+        needed = self.rules.documents()
+        kinds = [kind for kind in CRAWL_KINDS if kind.name in needed]
+        store = open_store(config, settings, len(kinds))
+        policy, timeout = document_policy(config, settings, store)
+        self.store = StoreClient(store, clock, lambda key: inc(self.stats, key))
+        return {
+            kind.name: OriginDocument(
+                crawler, kind, config, policy, timeout, self.store, self.held, clock
+            )
+            for kind in kinds
+        }
+
+    def _spider_opened(self, spider: Spider) -> None:
+        engine = running_engine(self.crawler)
+        switch_off_scrapy_middleware(self.crawler, engine)  # set up by hand, both enabled
+        warn_ignored_parser(self.crawler)
+        close_unsigned(self.crawler, self.config, spider)  # a key, and nothing to sign with it
+        if not self._send_check.install(engine):
+            logger.warning(
+                "scrapy_rep: this Scrapy's downloader cannot be reached where it sends a "
+                "request: a request that waits in its download slot past its robots.txt's "
+                "freshness or its override's expiry is sent on its first verdict",
+                extra={"spider": spider},
+            )
+        #: The crawl's scheduler: with scrapy-redis, held requests go back to its queue.
+        self._scheduler = engine_scheduler(engine)
+        load_error = getattr(self.store.store, "load_error", "")
+        if load_error:
+            logger.warning(
+                "scrapy_rep: the robots.txt cache in JOBDIR is unreadable (%s)", load_error
+            )
+        # What Scrapy's JOBDIR queue held at start: with its stats, what it keeps at a pause.
+        self._on_disk_at_open = on_disk(self._scheduler)
+        resumed = self.held.resume(spider, engine)
+        if resumed:
+            inc(self.stats, "rep/requests/resumed", resumed)
+
+    def _spider_closed(self, spider: Spider, reason: str) -> Coroutine[Any, Any, None]:
+        """The held requests are refused (or kept in ``JOBDIR``) at once, before the
+        ``spider_closed`` handlers connected later run (the audit trail's: it records
+        them); then the store is closed, awaited by Scrapy. Not a coroutine function:
+        Scrapy 2.13 would start its first part only after the other handlers."""
+        failed: Exception | None = None
+        try:
+            for document in self.documents.values():
+                document.close()
+            self._decided_early.clear()
+            if self.stats is not None:
+                self.stats.set_value("rep/robotstxt/cache_evictions", self.cache.evictions)
+                self.stats.set_value("rep/robotstxt/cache_reparsed", self.cache.reparsed)
+            self.held.close(spider, reason, self._scheduler)
+            # paused, or closed early (CLOSESPIDER_*): Scrapy's JOBDIR queue is kept either way
+            if reason != "finished" and self._on_disk_at_open is not None and self.stats:
+                get = self.stats.get_value  # Scrapy's queue is closed: counted from its stats
+                left = self._on_disk_at_open + (get("scheduler/enqueued/disk") or 0)
+                self.stats.set_value(
+                    "rep/requests/scheduled_at_pause", left - (get("scheduler/dequeued/disk") or 0)
+                )
+        except Exception as error:  # raised once the store is closed
+            failed = error
+        return self._close_store(failed)
+
+    async def _close_store(self, failed: Exception | None) -> None:
+        for document in self.documents.values():
+            await document.runner.settled()  # the leases it held let go first
+        await self.store.close()
+        if failed is not None:
+            raise failed
+
+
+class SendCheck:
+    """The verdict held at the moment a request leaves its download slot for the network
+    (docs/decisions.md, 'The verdict holds when the request leaves').
+
+    A request waits in its download slot after every downloader middleware (the slot's
+    delay, ``Crawl-delay``, AutoThrottle, a long queue): its verdict rests on document
+    versions that may go stale and an override that may expire meanwhile. Its state says
+    until when the verdict holds (:attr:`~scrapy_rep.crawl.requeststate.RequestState
+    .until`); a request sent later is decided again first, for what it is sent as
+    (:meth:`RobotsTxtMiddleware.decide_at_send`): refused as any other (stats, log,
+    signal, audit trail), held for a refresh (handed back: :class:`HeldAtSend`), handed
+    back to go through its origin's download slot when a ``Crawl-delay`` became known
+    meanwhile (:class:`MovedAtSend`), or sent under the new verdict. The usual request
+    costs one call and a comparison. The audit trail's record takes the send time and
+    until when its verdict held (``sent_at``, ``expires``)."""
+
+    def __init__(self, owner: RobotsTxtMiddleware, perform: Performer, keeps_ledger: bool) -> None:
+        #: The robots.txt middleware, which decides again and hands back (its clock read
+        #: at each send: a test may set another).
+        self.owner = owner
+        self.perform = perform
+        self.stats = owner.crawler.stats
+        self._keeps_ledger = keeps_ledger
+        self._send: Any = None
+        self._sent_at: Callable[[str, float, float], None] | None = None
+        self._not_sent: Callable[[str], None] | None = None
+
+    def install(self, engine: Any) -> bool:
+        """Put :meth:`sending` where the downloader sends each request (and the audit
+        trail's ledger, built by now, is told of each send); whether it could."""
+        ledger = ledger_of(self.owner.crawler) if self._keeps_ledger else None
+        if ledger is not None:
+            self._sent_at, self._not_sent = ledger.sent_at, ledger.not_sent
+        self._send = send_through(engine, self.sending)
+        return self._send is not None
+
+    def sending(self, request: Request, *rest: Any) -> Any:
+        """``request`` leaves its slot now: decided again if its verdict no longer holds,
+        then handed to Scrapy's download handler (``rest``: its other arguments)."""
+        state = sent_state(request)
+        if state is not None and state.names:
+            sent = time.time()  # the wall clock, read before the verdict's: never after it
+            now = self.owner._clock()
+            expires = state.until
+            if now >= expires:
+                expires = self._check(request, state, now)
+            if self._sent_at is not None and state.audit:  # when, by the wall clock
+                # (the one the record's ``time`` is written by; the verdict's clock may be
+                # another one's, a test's or a program's: ``now`` decides, not records)
+                self._sent_at(state.audit, sent, expires)
+        return self._send(request, *rest)
+
+    def _check(self, request: Request, state: RequestState, now: float) -> float:
+        """Decide ``request`` again as it is sent (raises when it is not to go); until when
+        the verdict it goes under holds."""
+        owner = self.owner
+        try:
+            decided = owner.decide_at_send(request, state)
+        except Exception as error:  # a bug of ours: refused, never sent unchecked
+            logger.exception("scrapy_rep internal error checking %s as it is sent", request)
+            what = f"{type(error).__name__}: {error}"[:200]
+            message = (
+                f"Dropped: scrapy_rep could not decide it at its send (internal error: {what})"
+            )
+            self._unsent(state)
+            self.perform.internal_error(request, message, error)
+        if decided is None:
+            return math.inf
+        facts, verdict = decided
+        inc(self.stats, "rep/requests/decided_at_send")
+        if isinstance(verdict, Refused):
+            self._unsent(state)
+            self.perform.refused(request, facts, verdict)
+        if isinstance(verdict, Wait):
+            if state.afresh:  # held for a refresh once already: its verdict stands
+                inc(self.stats, "rep/requests/sent_decided_afresh")
+                return now  # it held until it was sent (docs/audit-trail.md, ``expires``)
+            self._unsent(state)
+            owner.hold_at_send(request, verdict)
+            inc(self.stats, "rep/requests/held_at_send")
+            raise HeldAtSend(f"held at its send until its {verdict.document} is known")
+        leaving = request.meta.get(DOWNLOAD_SLOT)
+        self.perform.allowed(request, facts, verdict)
+        if request.meta.get(DOWNLOAD_SLOT) != leaving:
+            # a Crawl-delay known since it entered the downloader: its origin's slot, not
+            # the one it leaves (two slots would halve the delay; crawl/documents/slots.py)
+            self._unsent(state)
+            inc(self.stats, "rep/requests/moved_at_send")
+            request.dont_filter = True  # the dupefilter saw it already
+            raise MovedAtSend(
+                f"handed back to go through download slot {request.meta[DOWNLOAD_SLOT]}"
+            )
+        until = state_of(request).until  # type: ignore[union-attr]  # allowed: decided
+        if now < until:
+            return until
+        # sent under a version gone stale, as only a request decided afresh once already,
+        # or one whose refresh cannot run, is: its verdict holds while that copy is usable
+        expires = min((entry.stale_until for _, _, entry in verdict.used), default=math.inf)
+        override = verdict.overridden
+        return min(expires, override.ends) if override is not None else expires
+
+    def _unsent(self, state: RequestState) -> None:
+        """The request reached the downloader but does not leave for the network: its
+        audit record's attempt is taken back (``attempts`` counts downloads tried)."""
+        if self._not_sent is not None and state.audit:
+            self._not_sent(state.audit)

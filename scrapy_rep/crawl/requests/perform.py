@@ -21,7 +21,7 @@ import math
 from typing import TYPE_CHECKING, Final, NoReturn
 
 from rep_engine.records import Action, Reason
-from rep_engine.settings import crawl_delay_obeyed
+from rep_engine.settings.rules import crawl_delay_obeyed
 from rep_engine.verdict import Refused
 from rep_engine.verdict.policy import NOTHING_BEFORE
 from rep_engine.verdict.values import ROBOTS

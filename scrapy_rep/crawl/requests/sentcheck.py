@@ -41,9 +41,12 @@ from scrapy_rep.crawl.internals import (
     downloader_methods,
     running_engine,
 )
-from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS, RobotsTxtMiddleware
+from scrapy_rep.crawl.requests.downloadermiddlewares import (
+    OWNERS,
+    RobotsTxtMiddleware,
+    returned_if_held,
+)
 from scrapy_rep.crawl.requests.facts import decoded
-from scrapy_rep.crawl.requests.sendtime import returned_if_held
 from scrapy_rep.crawl.requeststate import RequestState, follow_url, moved, sent_state, state_of
 from scrapy_rep.crawl.stats import inc
 

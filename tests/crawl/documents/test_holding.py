@@ -1,11 +1,13 @@
 """The held requests a paused crawl kept in ``JOBDIR`` go back to the scheduler at the
 resume (:meth:`~scrapy_rep.crawl.documents.holding.HeldRequests.resume`), those kept in
 memory and those spilled to disk alike: one the scheduler raises for is dropped, saying
-why, and the others go on (SPEC §4: pausing with a JOBDIR loses no held request).
-Bounded memory at a pause and a resume: test_holding_pause_memory.py."""
+why, and the others go on (SPEC §4: pausing with a JOBDIR loses no held request); those an
+earlier version kept resume with their state. Bounded memory at a pause and a resume:
+test_holding_pause_memory.py."""
 
 from __future__ import annotations
 
+import pickle
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,8 @@ from scrapy.utils.test import get_crawler
 
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.documents.holding import HeldRequests
+from scrapy_rep.crawl.requeststate import decided, recorded, state_of
+from tests.support.requeststates import dumps_with_scheduled
 from tests.support.scrapyversions import open_stats
 
 LIMIT = 2
@@ -68,3 +72,33 @@ def test_a_resumed_request_the_scheduler_will_not_take_is_dropped_not_lost(
     assert refused == [(fails, "internal_error")]
     assert crawler.stats.get_value("rep/requests/dropped/internal_error") == 1
     assert "the scheduler did not take back" in caplog.text and "resumed" in caplog.text
+
+
+def test_held_requests_an_earlier_version_kept_resume_with_their_state(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A pause of an earlier version pickled each request's state with ``scheduled`` (the
+    state file, the spilled requests' disk queues): the resume reads every one back, its
+    state whole (its audit record's id, the names it was decided for, until when its
+    verdict held) without it."""
+    crawler, spider = kept_crawler(tmp_path)
+    held = HeldRequests(crawler, LIMIT)
+    requests = [Request(f"http://a.example/{n}") for n in range(5)]
+    states = {}
+    monkeypatch.setattr(pickle, "dumps", dumps_with_scheduled)  # the queues, the state file
+    for n, request in enumerate(requests):
+        recorded(request, f"record-{n}")
+        decided(request, None, ("bot",), 10.0 + n, overridden=n == 3)
+        states[request.url] = state_of(request)
+        held.add("http://a.example", request)  # the third on: spilled to disk
+    held.close(spider, "shutdown", None)
+    monkeypatch.undo()
+    crawler, spider = kept_crawler(tmp_path)
+    resumed: list[Request] = []
+
+    class Engine:
+        crawl = resumed.append
+
+    assert HeldRequests(crawler, LIMIT).resume(spider, Engine()) == 5
+    assert [request.url for request in resumed] == list(states)
+    assert {request.url: state_of(request) for request in resumed} == states

@@ -28,7 +28,8 @@ from rep_engine.fetch.lifecycle.shared import downloaded_entry
 from rep_engine.fetch.procedure import Fetched, FetchProcedure
 from rep_engine.fetch.records import SharedRecord, StoreCorrupt
 from rep_engine.fetch.rules import Policy
-from rep_engine.robotstxt import PROFILES, RobotsTxt
+from rep_engine.robotstxt import RobotsTxt
+from rep_engine.robotstxt.profiles import PROFILES
 from rep_engine.settings import RepConfig
 from scrapy_rep.crawl.documents.documents import HOLD
 from scrapy_rep.crawl.documents.kinds import (
@@ -38,8 +39,7 @@ from scrapy_rep.crawl.documents.kinds import (
     TDMREP_CRAWL,
     CrawlKind,
 )
-from scrapy_rep.crawl.documents.storeclient import StoreClient
-from scrapy_rep.crawl.documents.stores import LocalStore
+from scrapy_rep.crawl.documents.stores import LocalStore, StoreClient
 from scrapy_rep.crawl.requeststate import state_of, update
 from tests.support.documents import KIND_BODIES
 from tests.support.origindocuments import KEY, KIND_IDS, T0, entry_or_hold, origin_document

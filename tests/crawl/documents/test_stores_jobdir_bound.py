@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest_twisted
 
-from scrapy_rep.crawl.documents.stores import STORED_OVERHEAD, JobdirStore, SharedRecord
+from rep_engine.fetch.records import SharedRecord
+from scrapy_rep.crawl.documents.stores import STORED_OVERHEAD, JobdirStore
 
 
 def record(origin: str, body: bytes = b"") -> SharedRecord:

@@ -13,7 +13,7 @@ from scrapy.pipelines.files import FilesPipeline
 from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
-from rep_engine.settings import RepSettingError
+from rep_engine.settings.readers import RepSettingError
 from scrapy_rep.crawl.addon import Addon
 from scrapy_rep.crawl.internals import MEDIA_REQUEST_FILTERED
 from scrapy_rep.crawl.media import mediagate

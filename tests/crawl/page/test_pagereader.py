@@ -329,3 +329,16 @@ def test_an_encoding_named_by_the_response_s_creator_is_the_only_reading() -> No
     body = "<meta name=robots content='nofollow, \u0422\u0435\u0441\u0442'>".encode("koi8-r")
     named = HtmlResponse("https://e.com/", body=body, encoding="koi8-r")
     assert meta_tags(named, {"robots"}) == [("robots", "nofollow, \u0422\u0435\u0441\u0442")]
+
+
+def test_the_content_signal_header_is_read_into_the_statements() -> None:
+    """Cloudflare's converted pages send their Content-Signal as a response header, read
+    as one of the page's header fields (what it says: the page-level signal of
+    tests/usage/test_purpose_content_signal_use.py)."""
+    response = HtmlResponse(
+        "https://example.com/article",
+        body=b"<html><body>p</body></html>",
+        headers={"Content-Signal": "ai-train=yes, search=yes, ai-input=yes"},
+    )
+    statements = read_statements(response, ("x",))
+    assert statements.headers == (("content-signal", "ai-train=yes, search=yes, ai-input=yes"),)

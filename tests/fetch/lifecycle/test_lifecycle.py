@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from rep_engine.fetch.cache import DocumentCache
-from rep_engine.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase, Step
+from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.fetch.lifecycle.events import (
     AcquireLease,
     Action,
@@ -32,7 +32,10 @@ from rep_engine.fetch.lifecycle.events import (
     TimerFired,
     WakeAt,
 )
-from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
+from rep_engine.fetch.lifecycle.machine import Lifecycle
+from rep_engine.fetch.lifecycle.shared import LEASE_POLL
+from rep_engine.fetch.lifecycle.state import Phase, Step
+from rep_engine.fetch.procedure import Fetched, FetchProcedure
 from rep_engine.fetch.rules import Policy
 from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 from tests.support.lifecycles import (

@@ -21,8 +21,7 @@ from typing import Any, get_args
 import pytest
 
 from rep_engine.fetch.cache import DocumentCache
-from rep_engine.fetch.kinds import DocumentKind
-from rep_engine.fetch.lifecycle import LEASE_POLL, Lifecycle, Phase
+from rep_engine.fetch.kinds import ROBOTS_TXT, DocumentKind
 from rep_engine.fetch.lifecycle.events import (
     AcquireLease,
     Action,
@@ -45,9 +44,10 @@ from rep_engine.fetch.lifecycle.events import (
     TimerFired,
     WakeAt,
 )
-from rep_engine.fetch.lifecycle.machine import EVENTS, TRANSITIONS
-from rep_engine.fetch.lifecycle.state import Step
-from rep_engine.fetch.procedure import ROBOTS_TXT, Fetched, FetchProcedure
+from rep_engine.fetch.lifecycle.machine import EVENTS, TRANSITIONS, Lifecycle
+from rep_engine.fetch.lifecycle.shared import LEASE_POLL
+from rep_engine.fetch.lifecycle.state import Phase, Step
+from rep_engine.fetch.procedure import Fetched, FetchProcedure
 from rep_engine.fetch.rules import FailureClass, Policy
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from tests.support.lifecycles import RULES, T0, actions_of, robots_fetched, shared_record

@@ -1,11 +1,8 @@
 """Where RSL licenses are named: robots.txt's License line, the Link header, the HTML
-<link rel="license">; the RSL document kind through shared records; REP_RSL_LICENSES."""
+<link rel="license">; the RSL document kind through shared records (and through the
+crawl's JOBDIR store: tests/crawl/documents/test_stores_rsl.py); REP_RSL_LICENSES."""
 
 from __future__ import annotations
-
-from collections.abc import Coroutine
-from pathlib import Path
-from typing import Any, TypeVar
 
 import pytest
 
@@ -13,12 +10,12 @@ from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
 from rep_engine.fetch.rsl_kind import RSL, license_key, licenses_to_wait_for
 from rep_engine.robotstxt import ALLOW_ALL, parse_robotstxt
-from rep_engine.settings import RepConfig, RepSettingError
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.usage.rsl.discovery import link_header_licenses, page_licenses
 from rep_engine.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument
 from rep_engine.usage.rsl.terms import purpose_answers
 
-T = TypeVar("T")
 PAGE = "http://a.example/dir/page"
 L = "https://a.example/license.xml"
 
@@ -202,52 +199,6 @@ def test_rsl_licenses_setting() -> None:
 def test_rsl_licenses_setting_errors(value: object) -> None:
     with pytest.raises(RepSettingError, match=r"^REP_RSL_LICENSES: expected"):
         RepConfig.from_settings({"REP_RSL_LICENSES": value})
-
-
-def _complete(coroutine: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine that awaits nothing (the JOBDIR store works in memory and on
-    disk synchronously) to its end, without an event loop (the test reactor has one)."""
-    try:
-        coroutine.send(None)
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    coroutine.close()
-    raise AssertionError("the store awaited something")
-
-
-def test_the_rsl_kind_round_trips_through_the_jobdir_store(tmp_path: Path) -> None:
-    import zlib
-
-    from scrapy_rep.crawl.documents.stores import JobdirStore
-
-    document = RSL.parse(BODY)
-    entry = CacheEntry(document, "200", 1.0, 2.0, 3.0, 200, zlib.compress(BODY))
-    absent = CacheEntry(ABSENT, "404", 1.0, 2.0, 3.0, 404)
-    tdm_url = "https://a.example/.well-known/tdmrep.json"
-
-    async def write() -> None:
-        store = JobdirStore(tmp_path / "robots", 100)
-        await store.save(RSL.record_of(L, entry, 0, None, 0.0, "200", 1.0), 10.0)
-        await store.save(RSL.record_of(tdm_url, absent, 0, None, 0.0, "404", 1.0), 10.0)
-        await store.close()
-
-    async def read() -> tuple[object, object, object]:
-        store = JobdirStore(tmp_path / "robots", 100)
-        return (
-            await store.load(RSL.store_name(L)),
-            await store.load(RSL.store_name(tdm_url)),
-            await store.load(TDMREP.store_name("https://a.example")),
-        )
-
-    _complete(write())
-    saved, saved_absent, tdm = _complete(read())
-    assert tdm is None  # the license at tdmrep.json's URL took no tdmrep.json record
-    back = RSL.entry_of(saved).rules  # type: ignore[arg-type]
-    for url in PROBES:
-        assert purpose_answers(back, url, frozenset(), L) == purpose_answers(
-            document, url, frozenset(), L
-        )
-    assert RSL.entry_of(saved_absent).rules is ABSENT  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(

@@ -7,8 +7,8 @@ here. ``Lifecycle(policy, kind, cache)``: one per
 :class:`~rep_engine.fetch.kinds.DocumentKind` (robots.txt, tdmrep.json…), which says how
 to parse, stand in for, store and count the document; a key is any hashable value (an
 origin, or the URL of a document found by its URL). The transitions are in
-``machine.py`` and, those of the fetching phase, ``fetching.py``; what is known per key
-in ``state.py``; the entries a download or a give-up comes to in ``shared.py``.
+``machine.py``, those of the fetching phase too; what is known per key in ``state.py``;
+the entries a download or a give-up comes to in ``shared.py``.
 
 The phases of one key (:meth:`Lifecycle.phase`):
 
@@ -26,9 +26,3 @@ One download slot is taken per download, at most ``concurrency`` at once (robots
 files that hang cannot take the whole crawl); the time an origin waits for a slot while
 failing does not count against ``max_wait``, since the site was not asked meanwhile.
 """
-
-from rep_engine.fetch.lifecycle.machine import Lifecycle
-from rep_engine.fetch.lifecycle.shared import LEASE_POLL
-from rep_engine.fetch.lifecycle.state import Phase, Step
-
-__all__ = ["LEASE_POLL", "Lifecycle", "Phase", "Step"]

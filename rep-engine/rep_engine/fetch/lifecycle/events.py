@@ -78,7 +78,7 @@ class Announced(_Keyed):
     ``robots_parsed`` handlers may be async: the requests wait for them, as in Scrapy)."""
 
 
-#: What the adapter sends to :meth:`~rep_engine.fetch.lifecycle.Lifecycle.handle`.
+#: What the adapter sends to :meth:`~rep_engine.fetch.lifecycle.machine.Lifecycle.handle`.
 Event = (
     RequestSeen | RecordLoaded | LeaseAnswered | Downloaded | DownloadStopped | TimerFired
     | Announced

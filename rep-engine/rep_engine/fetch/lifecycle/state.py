@@ -59,8 +59,8 @@ class Step(enum.Enum):
 class OriginState:
     """What is under way for one key, and its failures since the last success."""
 
-    #: Changed only where :class:`~rep_engine.fetch.lifecycle.Lifecycle` dispatches an event, to
-    #: what the transition's handler answers.
+    #: Changed only where :class:`~rep_engine.fetch.lifecycle.machine.Lifecycle`
+    #: dispatches an event, to what the transition's handler answers.
     step: Step = Step.IDLE
     failures: int = 0
     failing_since: float | None = None

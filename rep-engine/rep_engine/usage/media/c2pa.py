@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
-from rep_engine.usage.media.xmp import DEFAULT_LIMITS, Limits, sniff
+from rep_engine.usage.media._xmp_scan import Limits
+from rep_engine.usage.media.xmp import DEFAULT_LIMITS, sniff
 from rep_engine.usage.purpose import MAPPING, UsageSignal
 
 LABELS: Final = ("cawg.training-mining", "c2pa.training-mining")

@@ -11,7 +11,7 @@ Two standards carry an AI opt-out in the file itself, so it travels with every c
 - The C2PA / CAWG training-and-mining assertions (:mod:`rep_engine.usage.media.c2pa`).
 
 :func:`read_media` turns a file's bytes into a :class:`MediaReading`: the signals, mapped
-onto the purposes through the one table (:mod:`rep_engine.usage._purpose_table`), what could
+onto the purposes through the one table (:data:`rep_engine.usage.purpose.MAPPING`), what could
 not be read, and whether C2PA was read. Never raises on content.
 """
 
@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from rep_engine.usage.media._xmp_rdf import property_values
-from rep_engine.usage.media._xmp_scan import MAX_BYTE_VALUES
+from rep_engine.usage.media._xmp_scan import MAX_BYTE_VALUES, Limits, XmpScan
 from rep_engine.usage.media._xmp_text import Undecodable, packet_text
 from rep_engine.usage.media.c2pa import C2paResult, read_c2pa
-from rep_engine.usage.media.xmp import DEFAULT_LIMITS, Limits, XmpScan, find_packets
+from rep_engine.usage.media.xmp import DEFAULT_LIMITS, find_packets
 from rep_engine.usage.purpose import MAPPING, UsageSignal
 
 PLUS_VOCAB: Final = "http://ns.useplus.org/ldf/vocab/"

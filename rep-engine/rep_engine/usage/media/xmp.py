@@ -33,11 +33,16 @@ from typing import Final
 
 from rep_engine.usage.media._xmp_mp4 import walk_mp4
 from rep_engine.usage.media._xmp_png import JPEG_XMP, walk_png
-
-# Re-exported (``X as X``): this module is the import path of the XMP search.
-from rep_engine.usage.media._xmp_scan import PACKET_END, PIECE, Steps, scan_packets, truncated, walk
-from rep_engine.usage.media._xmp_scan import Limits as Limits
-from rep_engine.usage.media._xmp_scan import XmpScan as XmpScan
+from rep_engine.usage.media._xmp_scan import (
+    PACKET_END,
+    PIECE,
+    Limits,
+    Steps,
+    XmpScan,
+    scan_packets,
+    truncated,
+    walk,
+)
 from rep_engine.usage.media._xmp_tiff import (
     EXIF_HEADER,
     exif_structure,

@@ -1,4 +1,4 @@
-"""The RSL 1.0 rows of the one mapping table (``_purpose_table.ROWS``), pure data.
+"""The RSL 1.0 rows of the one mapping table (``rep_engine.usage.purpose.ROWS``), pure data.
 
 Each row: the signal as written, its answers for (``search``, ``ai-train``,
 ``ai-input``), and the text that justifies it. RSL 1.0 §3.4.1 (Usage and User

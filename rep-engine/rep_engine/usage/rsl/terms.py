@@ -1,7 +1,7 @@
 """What an RSL 1.0 document says about one URL, per purpose (pure).
 
 The RSL usage tokens are mapped onto ``search``, ``ai-train`` and ``ai-input`` by the
-one mapping table (``_purpose_table.ROWS``, vocabulary ``rsl``). Where RSL 1.0 does not
+one mapping table (``purpose.ROWS``, vocabulary ``rsl``). Where RSL 1.0 does not
 say how terms combine, the reading that loses no "no" (docs/purpose-notes.md §9):
 
 1. a ``<prohibits type="usage">`` of any ``<content>`` that covers the URL, in any of
@@ -22,8 +22,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from rep_engine.urls.origins import origin_of
-from rep_engine.usage._purpose_table import MAPPING, PURPOSES, Answers
-from rep_engine.usage.purpose import UsageSignal, clip
+from rep_engine.usage.purpose import MAPPING, PURPOSES, Answers, UsageSignal, clip
 from rep_engine.usage.rsl.document import NOT_READ, RslContent, RslDocument, RslLicense
 
 _NONE: Final[Answers] = (None, None, None)

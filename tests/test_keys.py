@@ -1,0 +1,201 @@
+"""rep_engine/keys.py: an operator's Ed25519 keys, against the published vectors (RFC 8037
+Appendix A, RFC 9421 Appendix B.1.4, draft-ietf-webbotauth-httpsig-protocol-01's Ed25519
+test vector) and every form a key file may come in; a file that holds no usable key is an
+error naming it and what is wrong, never another exception."""
+
+from __future__ import annotations
+
+import base64
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.serialization import (
+    BestAvailableEncryption,
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+)
+
+from rep_engine import keys
+from rep_engine.keys import SigningKeyError
+from tests.support.signatures import operator_key, recomputed_thumbprint
+
+#: RFC 8037 Appendix A.1's key and A.3's thumbprint of it.
+RFC8037_JWK = {
+    "kty": "OKP",
+    "crv": "Ed25519",
+    "d": "nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A",
+    "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
+}
+RFC8037_THUMBPRINT = "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"
+#: RFC 9421 Appendix B.1.4's test-key-ed25519, which the draft's Ed25519 vectors use.
+RFC9421_PRIVATE = b"""-----BEGIN PRIVATE KEY-----
+MC4CAQAwBQYDK2VwBCIEIJ+DYvh6SEqVTm50DFtMDoQikTmiCqirVv9mWG9qfSnF
+-----END PRIVATE KEY-----
+"""
+RFC9421_PUBLIC = b"""-----BEGIN PUBLIC KEY-----
+MCowBQYDK2VwAyEAJrQLj5P/89iXES9+vFgrIy29clF9CC/oPPsw3c5D0bs=
+-----END PUBLIC KEY-----
+"""
+#: The draft's test vector "EdDSA Using Curve edwards25519", "Signature-Agent Included
+#: Present on the Request": its signature base and signature (Ed25519 is deterministic).
+DRAFT_BASE = (
+    '"@authority": example.com\n'
+    '"signature-agent";key="agent2": "https://signature-agent.test"\n'
+    '"@signature-params": ("@authority" "signature-agent";key="agent2");created=1735689600'
+    ';keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";alg="ed25519";expires=4889289600'
+    ';nonce="n9p433xm+NJ3ph3upfBIGmsuwHw387YV7Q/F+6BSpGCVjYCqQw6rznNA8PVVLySrAWsv0hQtFioQb6E1'
+    'YsauiA==";tag="web-bot-auth"'
+)
+DRAFT_SIGNATURE = (
+    "RdNFx5Bj6au3YgAMQL/RzmUlZE8QZLIaXGRpw985hWnwPfMxT228NMk6ehRS1PSl4e8PhbNZACSanGdhEwYCCg=="
+)
+
+
+def test_rfc8037_a3_thumbprint_of_a_jwk() -> None:
+    key = keys.private_key(json.dumps(RFC8037_JWK).encode(), "jwk")
+    assert keys.thumbprint(key.public_key()) == RFC8037_THUMBPRINT
+    assert keys.b64url(keys.raw_public(key.public_key())) == RFC8037_JWK["x"]
+
+
+def test_the_drafts_ed25519_vector_signed_and_verified() -> None:
+    """The RFC 9421 key signs the draft's signature base into the draft's signature, its
+    key id is the draft's, and the signature verifies (one byte changed, it does not)."""
+    key = keys.private_key(RFC9421_PRIVATE, "rfc9421")
+    public = keys.public_key(RFC9421_PUBLIC, "rfc9421.pub")
+    assert keys.raw_public(key.public_key()) == keys.raw_public(public)
+    assert keys.thumbprint(public) == "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U"
+    signature = keys.sign(key, DRAFT_BASE.encode())
+    assert base64.b64encode(signature).decode() == DRAFT_SIGNATURE
+    assert keys.verify(public, signature, DRAFT_BASE.encode())
+    assert not keys.verify(public, signature, DRAFT_BASE.replace("example", "exbmple").encode())
+    assert not keys.verify(public, signature[:-1], DRAFT_BASE.encode())
+
+
+def test_a_directory_entry_is_the_drafts_shape_with_the_thumbprint_as_kid() -> None:
+    public = keys.public_key(RFC9421_PUBLIC, "rfc9421.pub")
+    assert keys.jwks([public, public]) == {  # each key once
+        "keys": [
+            {
+                "kty": "OKP",
+                "crv": "Ed25519",
+                "kid": "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U",
+                "x": "JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs",
+                "use": "sig",
+            }
+        ]
+    }
+
+
+def test_every_form_of_a_key_file_reads_as_the_same_key(tmp_path: Path) -> None:
+    """PEM PKCS#8 (as openssl writes it), a JWK with ``d`` (and ``x``, or not), a public
+    PEM, a public JWK, a JWK Set by kid or by thumbprint: one key, one thumbprint, which a
+    computation of RFC 7638 of our own agrees with."""
+    key = operator_key(tmp_path / "key.pem")
+    raw = key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    x = keys.b64url(key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw))
+    expected = recomputed_thumbprint(x)
+    private_jwk = {"kty": "OKP", "crv": "Ed25519", "d": keys.b64url(raw)}
+    files = {
+        "private.jwk": json.dumps(private_jwk),
+        "both.jwk": json.dumps({**private_jwk, "x": x}),
+        "public.pem": key.public_key()
+        .public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+        .decode(),
+        "public.jwk": json.dumps({"kty": "OKP", "crv": "Ed25519", "x": x}),
+        "set.jwks": json.dumps({"keys": [{"kty": "RSA", "n": "AQAB"}, keys.jwk(key.public_key())]}),
+    }
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    assert keys.thumbprint(keys.read_private_key(tmp_path / "key.pem").public_key()) == expected
+    for name in ("private.jwk", "both.jwk"):
+        assert keys.thumbprint(keys.read_private_key(tmp_path / name).public_key()) == expected
+    for name in ("key.pem", *files):
+        assert keys.thumbprint(keys.read_public_key(tmp_path / name)) == expected, name
+    assert keys.thumbprint(keys.read_public_key(tmp_path / "set.jwks", expected)) == expected
+
+
+def test_a_jwk_set_is_picked_from_by_kid(tmp_path: Path) -> None:
+    one, two = (keys.public_key(operator_key(tmp_path / n).public_key().public_bytes(
+        Encoding.PEM, PublicFormat.SubjectPublicKeyInfo), n) for n in ("1", "2"))  # fmt: skip
+    labelled = {**keys.jwk(two), "kid": "old-key"}  # a kid that is not the thumbprint
+    directory = json.dumps({"keys": [keys.jwk(one), labelled]}).encode()
+    assert keys.thumbprint(keys.public_key(directory, "d", keys.thumbprint(one))) == (
+        keys.thumbprint(one)
+    )
+    for kid in ("old-key", keys.thumbprint(two)):  # its kid member, or its thumbprint
+        assert keys.thumbprint(keys.public_key(directory, "d", kid)) == keys.thumbprint(two)
+    with pytest.raises(SigningKeyError, match=r"^d: a JWK Set with 2 Ed25519 keys: name one"):
+        keys.public_key(directory, "d")
+    with pytest.raises(SigningKeyError, match=r"^d: no Ed25519 key with key id 'nope'$"):
+        keys.public_key(directory, "d", "nope")
+
+
+def test_a_file_without_a_usable_private_key_is_an_error_naming_it(tmp_path: Path) -> None:
+    key = operator_key(tmp_path / "key.pem")
+    other = rsa.generate_private_key(public_exponent=65537, key_size=1024)
+    x = keys.b64url(key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw))
+    raw = key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
+    cases = {
+        "missing.pem": (None, "cannot be read (No such file or directory)"),
+        "empty.pem": (b"\n", "is empty"),
+        "large.pem": (b"x" * (keys.MAX_KEY_FILE_BYTES + 1), "larger than 65536 bytes"),
+        "text.pem": (b"hello", "no Ed25519 private key (expected PEM"),
+        "rsa.pem": (
+            other.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()),
+            "holds an RSA key, not an Ed25519 one",
+        ),
+        "encrypted.pem": (
+            key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, BestAvailableEncryption(b"pw")),
+            "the key is encrypted",
+        ),
+        "cut.pem": ((tmp_path / "key.pem").read_bytes()[:60], "no Ed25519 private key"),
+        "public.pem": (
+            key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo),
+            "a public key, not the private key",
+        ),
+        "public.jwk": (
+            json.dumps({"kty": "OKP", "crv": "Ed25519", "x": x}).encode(),
+            "a public JWK (no 'd'), not the private key",
+        ),
+        "ec.jwk": (json.dumps({"kty": "EC", "crv": "P-256"}).encode(), "a JWK of kty 'EC'"),
+        "short.jwk": (
+            json.dumps({"kty": "OKP", "crv": "Ed25519", "d": "AAAA"}).encode(),
+            "its 'd' holds 3 bytes, an Ed25519 key 32",
+        ),
+        "notb64.jwk": (
+            json.dumps({"kty": "OKP", "crv": "Ed25519", "d": "é" * 43}).encode(),
+            "its 'd' is not base64url",
+        ),
+        "mismatch.jwk": (
+            json.dumps({**jwk_of(raw), "x": keys.b64url(bytes(32))}).encode(),
+            "its 'x' is not the public key of its 'd'",
+        ),
+        "list.jwk": (b"[1, 2]", "no Ed25519 private key"),
+        "broken.jwk": (b"{", "not JSON"),
+    }
+    for name, (data, said) in cases.items():
+        path = tmp_path / name
+        if data is not None:
+            path.write_bytes(data)
+        with pytest.raises(SigningKeyError) as error:
+            keys.read_private_key(path)
+        assert str(error.value).startswith(f"{path}: "), (name, error.value)
+        assert said in str(error.value), (name, error.value)
+
+
+def jwk_of(raw: bytes) -> dict[str, str]:
+    """The private JWK of the Ed25519 key whose private bytes are ``raw``."""
+    return {"kty": "OKP", "crv": "Ed25519", "d": keys.b64url(raw)}
+
+
+def test_without_cryptography_the_error_says_how_to_install_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "cryptography.hazmat.primitives.asymmetric", None)
+    with pytest.raises(SigningKeyError, match=r"need the cryptography package: pip install cr"):
+        keys.private_key(RFC9421_PRIVATE, "k")
