@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from rep_engine.records import Reason
-    from rep_engine.verdict import Refused
+    from rep_engine.verdict.decide import Refused
     from rep_engine.verdict.page import PageFacts, PageStatements, PageVerdict
 
 

@@ -65,7 +65,7 @@ if TYPE_CHECKING:
 
     from rep_engine.records import UrlEntry
     from rep_engine.robotstxt import RobotsTxt
-    from rep_engine.verdict import Refused
+    from rep_engine.verdict.decide import Refused
     from scrapy_rep.crawl.ledger import Page
     from scrapy_rep.crawl.waits import Waits
 

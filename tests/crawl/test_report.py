@@ -12,7 +12,7 @@ from scrapy.utils.test import get_crawler
 
 from rep_engine.records import Fate, Reason, UrlEntry
 from rep_engine.robotstxt import DISALLOW_ALL, parse_robotstxt
-from rep_engine.verdict import Refused
+from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE
 from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.report import RepReport

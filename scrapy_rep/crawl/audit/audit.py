@@ -29,10 +29,10 @@ from rep_engine.records import STATE_VERSION, Fate, RobotsPart, UrlEntry
 from rep_engine.robotstxt.useragent import product_token
 from rep_engine.trail import lines
 from rep_engine.trail.read import tail_of
-from rep_engine.verdict import LICENSE as LICENSE_KIND
-from rep_engine.verdict import ROBOTS as ROBOTS_KIND
-from rep_engine.verdict import TDM as TDM_KIND
-from rep_engine.verdict import Allowed, Obey, Refused
+from rep_engine.verdict.decide import LICENSE as LICENSE_KIND
+from rep_engine.verdict.decide import ROBOTS as ROBOTS_KIND
+from rep_engine.verdict.decide import TDM as TDM_KIND
+from rep_engine.verdict.decide import Allowed, Obey, Refused
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.audit.auditfates import FateEvents
 from scrapy_rep.crawl.audit.auditfile import AuditWriter, save_state
@@ -55,8 +55,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from rep_engine.fetch.cache import CacheEntry
-    from rep_engine.verdict import RequestFacts
-    from rep_engine.verdict.values import Used
+    from rep_engine.verdict.decide import RequestFacts, Used
 
 __all__ = ["AuditTrail", "UrlLedger", "url_ledger"]
 

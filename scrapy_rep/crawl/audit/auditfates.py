@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from scrapy import Request
 
     from rep_engine.usage.purpose import UsageDecision
-    from rep_engine.verdict import Refused
+    from rep_engine.verdict.decide import Refused
     from scrapy_rep.crawl.ledger import Page, PageLedger
 
 

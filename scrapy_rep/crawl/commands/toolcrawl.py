@@ -27,7 +27,7 @@ from scrapy.utils.datatypes import SequenceExclude
 from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import RepSettingError
-from rep_engine.verdict import UNCHECKED
+from rep_engine.verdict.decide import UNCHECKED
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.checker.report import ToolRequest

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from rep_engine.records import UrlEntry
     from rep_engine.robotstxt import RobotsTxt
-    from rep_engine.verdict import Allowed, Refused, RequestFacts
+    from rep_engine.verdict.decide import Allowed, Refused, RequestFacts
     from scrapy_rep.crawl.media.filerecords import FileVerdict
 
 

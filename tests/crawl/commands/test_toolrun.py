@@ -6,7 +6,7 @@ from __future__ import annotations
 
 def test_the_tools_read_each_verdict_and_a_redirects_hop_from_the_settled_entries() -> None:
     from rep_engine.records import Fate, Reason, UrlEntry
-    from rep_engine.verdict import UNCHECKED, Refused
+    from rep_engine.verdict.decide import UNCHECKED, Refused
     from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
     from scrapy_rep.crawl.ledger import PageLedger
 
