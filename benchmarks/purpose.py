@@ -121,7 +121,7 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
     from rep_engine.fetch.cache import CacheEntry
     from rep_engine.records import PageOutput
     from rep_engine.urls.origins import origin_of
-    from rep_engine.verdict import ROBOTS, Allowed, RequestFacts
+    from rep_engine.verdict.decide import ROBOTS, Allowed, RequestFacts
     from scrapy_rep.crawl.audit.audit import AuditTrail
     from scrapy_rep.crawl.requeststate import KEY
 

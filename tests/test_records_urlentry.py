@@ -148,7 +148,7 @@ def test_an_entry_an_earlier_version_kept_in_jobdir_is_read_by_place(
 def test_the_decision_an_entry_carries_for_the_readers_is_never_kept() -> None:
     """The verdict and facts on an entry are for the running crawl's readers (the tools):
     neither its ``url`` line nor its state in ``JOBDIR`` holds them."""
-    from rep_engine.verdict import UNCHECKED
+    from rep_engine.verdict.decide import UNCHECKED
 
     entry = _every_field()
     entry.decision = (UNCHECKED, None)  # type: ignore[assignment]

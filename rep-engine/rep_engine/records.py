@@ -69,14 +69,14 @@ def iso_time(now: float | None = None) -> str:
     return f"{_second[1]}.{int((now - second) * 1000):03d}Z"
 
 
-# The words. Every refusal carries a :class:`Reason`: :attr:`rep_engine.verdict.Refused.reason`
-# (the verdict before the fetch), the ``reason`` of the ``request_refused`` and
-# ``item_refused`` signals (the page pass after the fetch, the requests dropped when the
-# spider closes), and the stats named after it (``rep/requests/dropped/<reason>``). A
-# member of each enum is a ``str`` whose value is the word those have always said, so
-# logs, stats, signal handlers that compare with the word and every file format read the
-# same; code compares members (``reason is Reason.FORBIDDEN``), never words
-# (``tests/project/test_reasons.py``).
+# The words. Every refusal carries a :class:`Reason`:
+# :attr:`rep_engine.verdict.decide.Refused.reason` (the verdict before the fetch), the
+# ``reason`` of the ``request_refused`` and ``item_refused`` signals (the page pass after
+# the fetch, the requests dropped when the spider closes), and the stats named after it
+# (``rep/requests/dropped/<reason>``). A member of each enum is a ``str`` whose value is
+# the word those have always said, so logs, stats, signal handlers that compare with the
+# word and every file format read the same; code compares members (``reason is
+# Reason.FORBIDDEN``), never words (``tests/project/test_reasons.py``).
 
 W = TypeVar("W", bound="Word")
 
@@ -104,7 +104,7 @@ class Reason(Word):
     """Why a request, a link or an item was refused; its value is the word that logs,
     stats and signals say."""
 
-    # Requests refused before the fetch (:func:`rep_engine.verdict.decide`).
+    # Requests refused before the fetch (:func:`rep_engine.verdict.decide.decide`).
     #: robots.txt disallows it, for the crawler or a ``REP_PURPOSE_AGENTS`` token.
     FORBIDDEN = "forbidden"
     #: Its robots.txt was given up on as unreachable (SPEC §4): its opt-outs are not known.
@@ -792,9 +792,9 @@ class UrlEntry:
     file: FileOutcome | None = None
     #: The verdict it was last decided with and the facts it was decided on (``None``: not
     #: decided), for the ledger's readers (the command-line tools print them): never
-    #: written, neither in its line nor in its state. A :class:`~rep_engine.verdict.Allowed`
-    #: or :class:`~rep_engine.verdict.Refused` and its
-    #: :class:`~rep_engine.verdict.RequestFacts`, held as values here: the verdict's floor
+    #: written, neither in its line nor in its state. A :class:`~rep_engine.verdict.decide.Allowed`
+    #: or :class:`~rep_engine.verdict.decide.Refused` and its
+    #: :class:`~rep_engine.verdict.decide.RequestFacts`, held as values here: the verdict's floor
     #: is above the contract's, which imports none of it.
     decision: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
 

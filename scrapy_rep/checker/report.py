@@ -28,7 +28,7 @@ from rep_engine.settings.rules import request_rules
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.tdmrep import NO_FILE
-from rep_engine.verdict import (
+from rep_engine.verdict.decide import (
     ROBOTS,
     TDM,
     Allowed,
@@ -153,7 +153,7 @@ def held_reason(status: int | None) -> str:
 
 def decided(url: str, verdict: Verdict, facts: RequestFacts | None) -> UrlEntry:
     """The entry of a request the crawl would decide so, not fetched (against a local
-    robots.txt; :data:`~rep_engine.verdict.UNCHECKED` when nothing is obeyed): refused,
+    robots.txt; :data:`~rep_engine.verdict.decide.UNCHECKED` when nothing is obeyed): refused,
     with its reason and sentence, or not yet sent."""
     entry = UrlEntry(url)
     if isinstance(verdict, Refused):
@@ -218,7 +218,7 @@ def local_report(
 ) -> tuple[list[str], bool]:
     """One line per URL against a local robots.txt (``rules``), without fetching (with a
     note for a URL read as a path); and whether every URL is allowed. Each URL is decided
-    as the crawl decides it, by :func:`rep_engine.verdict.decide`, for every name its
+    as the crawl decides it, by :func:`rep_engine.verdict.decide.decide`, for every name its
     requests are held to (``sent``: the User-Agent the crawl sends, when it names another
     crawler than ``user_agent``); no tdmrep.json or RSL license is read (the URLs have no
     origin here). ``now``: POSIX seconds, against which an override's expiry is held."""

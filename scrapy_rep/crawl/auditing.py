@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from rep_engine.fetch.cache import CacheEntry
     from rep_engine.records import Fate, FileOutcome, PageOutput, UrlEntry
-    from rep_engine.verdict import Allowed, Refused, RequestFacts
+    from rep_engine.verdict.decide import Allowed, Refused, RequestFacts
     from scrapy_rep.crawl.pages import Page
     from scrapy_rep.crawl.waits import Waits
 

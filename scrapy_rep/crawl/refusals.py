@@ -3,7 +3,7 @@ and sends its signal, whichever pass refused or dropped it (docs/reference.md, '
 and 'Signals'); no other module sends ``request_refused``, ``item_refused`` or
 ``file_refused`` or counts a refusal's stats (``tests/project/test_architecture.py``).
 
-A refusal is a :class:`rep_engine.verdict.Refused` and what it refuses (its
+A refusal is a :class:`rep_engine.verdict.decide.Refused` and what it refuses (its
 :class:`rep_engine.records.Action`): **fetch**, a request before its download
 (:mod:`scrapy_rep.crawl.requests.perform`, which also keeps the trail's record of the
 versions it was decided with and raises ``IgnoreRequest``); **follow**, a request a page
@@ -42,7 +42,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from rep_engine.records import Dropped, PageOutput
-    from rep_engine.verdict import Refused
+    from rep_engine.verdict.decide import Refused
 
 logger = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from rep_engine.settings import RepConfig
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.rsl.document import not_read
 from rep_engine.usage.rsl.terms import rsl_signals
-from rep_engine.verdict import ROBOTS, Refused, RequestFacts
+from rep_engine.verdict.decide import ROBOTS, Refused, RequestFacts
 from rep_engine.verdict.page import PAGE
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots

@@ -13,7 +13,7 @@ from rep_engine.directives import PageDirectives
 from rep_engine.records import Action
 from rep_engine.settings import RepConfig
 from rep_engine.usage.purpose import usage_decision
-from rep_engine.verdict import Refused
+from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PageVerdict
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagestate import PageState

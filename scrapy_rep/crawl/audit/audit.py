@@ -55,10 +55,10 @@ from rep_engine.robotstxt.useragent import crawler_name, product_token
 from rep_engine.settings.readers import robots_agent
 from rep_engine.trail import lines
 from rep_engine.trail.read import tail_of
-from rep_engine.verdict import LICENSE as LICENSE_KIND
-from rep_engine.verdict import ROBOTS as ROBOTS_KIND
-from rep_engine.verdict import TDM as TDM_KIND
-from rep_engine.verdict import Allowed, Obey, Refused
+from rep_engine.verdict.decide import LICENSE as LICENSE_KIND
+from rep_engine.verdict.decide import ROBOTS as ROBOTS_KIND
+from rep_engine.verdict.decide import TDM as TDM_KIND
+from rep_engine.verdict.decide import Allowed, Obey, Refused
 from rep_engine.verdict.policy import NOTHING_BEFORE
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
@@ -112,8 +112,7 @@ if TYPE_CHECKING:
 
     from rep_engine.fetch.cache import CacheEntry
     from rep_engine.usage.purpose import UsageDecision
-    from rep_engine.verdict import RequestFacts
-    from rep_engine.verdict.values import Used
+    from rep_engine.verdict.decide import RequestFacts, Used
     from scrapy_rep.crawl.auditing import UrlReader
     from scrapy_rep.crawl.pages import Page
 

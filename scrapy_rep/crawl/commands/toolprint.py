@@ -20,7 +20,7 @@ from rep_engine.settings.rules import usage_policy
 from rep_engine.trail.terminal import printable
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.purpose import PURPOSES, UsageDecision
-from rep_engine.verdict import UNCHECKED, Allowed, Refused
+from rep_engine.verdict.decide import UNCHECKED, Allowed, Refused
 from scrapy_rep.checker.exits import EXIT_ALLOWED, EXIT_DISALLOWED, EXIT_UNREACHABLE
 from scrapy_rep.checker.report import (
     NOTHING_OBEYED,

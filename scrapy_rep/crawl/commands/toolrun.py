@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from rep_engine.records import FileOutcome, UrlEntry
     from rep_engine.robotstxt import RobotsTxt
-    from rep_engine.verdict import Refused
+    from rep_engine.verdict.decide import Refused
     from scrapy_rep.crawl.media.filerecords import FileVerdict
 
 

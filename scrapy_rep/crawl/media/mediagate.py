@@ -26,9 +26,9 @@ from rep_engine.usage.media.c2pa import available
 from rep_engine.usage.media.reading import MediaReading, read_media
 from rep_engine.usage.media.xmp import sniff
 from rep_engine.usage.purpose import UsageSignal, usage_decision
+from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE, PageFacts, decide_page
 from rep_engine.verdict.policy import TDM_PURPOSES
-from rep_engine.verdict.values import Refused
 from scrapy_rep import signals
 from scrapy_rep.crawl import refusals
 from scrapy_rep.crawl.config import PerCrawler, config_of

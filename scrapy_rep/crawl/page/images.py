@@ -36,8 +36,8 @@ from rep_engine.usage.imageusage import (
     is_image_url,
     page_record,
 )
+from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE
-from rep_engine.verdict.values import Refused
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.pages import NOT_READ
 from scrapy_rep.crawl.refusals import refuse_file_url

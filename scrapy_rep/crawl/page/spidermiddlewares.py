@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from rep_engine.verdict import Refused
+    from rep_engine.verdict.decide import Refused
     from scrapy_rep.crawl.auditing import LedgerCalls
 
 logger = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 def test_the_tools_read_each_verdict_and_a_redirects_hop_from_the_settled_entries() -> None:
     from rep_engine.records import Fate, PageOutput, Reason, UrlEntry, describe
-    from rep_engine.verdict import UNCHECKED, Refused
+    from rep_engine.verdict.decide import UNCHECKED, Refused
     from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
 
     run = ToolRun([Asked("http://a.test/old"), Asked("http://a.test/page")])
