@@ -29,7 +29,7 @@ from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import NO_FILE
-from rep_engine.verdict import LICENSE, ROBOTS, TDM
+from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM
 from rep_engine.verdict.page import PageStatements
 from rep_recheck import formats, grouping
 from rep_recheck.command import (
