@@ -28,8 +28,11 @@ above the origins: decided in the dataset's order, nothing grouped): its checksu
 written must be the random order's (only for origins that fit in memory: about 21 KB
 each). Report with the load average (printed before and after): the machine is shared.
 
+``--crowd N``: N items more of the first origin, a big site (shuffled, its group holds
+most of them: decided as it is read, never held whole).
+
 Usage: ``python benchmarks/recheck_order.py --items 2000000 --origins 200000
-[--parsed 20000] [--no-trail] [--reference] [--work DIR]``
+[--parsed 20000] [--crowd N] [--no-trail] [--reference] [--work DIR]``
 """
 
 from __future__ import annotations
@@ -59,16 +62,22 @@ OUTPUTS = ("report", "out", "removed", "summary", "trail")
 
 
 def write_datasets(work: Path, files: list[tuple[bytes, list[str]]], origins: int,
-                   items: int, seed: int) -> None:  # fmt: skip
+                   items: int, seed: int, crowd: int = 0) -> None:  # fmt: skip
     """``sorted/items.jsonl`` and ``random/items.jsonl``: the same lines, origin by origin
-    and shuffled; ``random/order`` the sorted place of each random line (4 bytes each)."""
+    and shuffled; ``random/order`` the sorted place of each random line (4 bytes each).
+    ``crowd``: as many items more of the first origin (a big site), its own pages."""
     each = -(-items // origins)
     lines = []
     for number in range(items):
         origin, turn = divmod(number, each)
         paths = files[origin % len(files)][1]
         url = f"https://o{origin}.example/{paths[turn % len(paths)]}"
-        lines.append(json.dumps({"url": url, "id": number}) + "\n")
+        lines.append(json.dumps({"url": url, "id": len(lines)}) + "\n")
+        if number == each - 1:  # the first origin's last item: the crowd after it
+            for page in range(crowd):
+                url = f"https://o0.example/crowd/{page}"
+                lines.append(json.dumps({"url": url, "id": len(lines)}) + "\n")
+    items = len(lines)
     for order in ("sorted", "random"):
         (work / order).mkdir(parents=True, exist_ok=True)
     with (work / "sorted" / "items.jsonl").open("w") as file:
@@ -157,6 +166,7 @@ def main() -> None:
     parser.add_argument("--origins", type=int, default=20_000)
     parser.add_argument("--parsed", type=int, default=2_000, help="REP_RECHECK_PARSED_ORIGINS")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--crowd", type=int, default=0, help="items more of the first origin")
     parser.add_argument("--no-trail", action="store_true", help="without --trail")
     parser.add_argument("--reference", action="store_true", help="the random order again, "
                         "every origin parsed at once (nothing grouped)")  # fmt: skip
@@ -172,14 +182,16 @@ def main() -> None:
     work = args.work or Path(tempfile.mkdtemp(prefix="recheck-order-"))
     try:
         started = time.monotonic()
-        made = f"{args.items} {args.origins} {args.seed}"
+        made = f"{args.items} {args.origins} {args.seed} {args.crowd}"
         if (work / "made").exists() and (work / "made").read_text() == made:
             print("datasets as written before (--work)", flush=True)
         else:
-            write_datasets(work, corpus(args.corpus), args.origins, args.items, args.seed)
+            write_datasets(work, corpus(args.corpus), args.origins, args.items, args.seed,
+                           args.crowd)  # fmt: skip
             (work / "made").write_text(made)
-            print(f"datasets written: {args.items:,} items over {args.origins:,} origins "
-                  f"({time.monotonic() - started:,.0f} s)", flush=True)  # fmt: skip
+            crowd = f" and {args.crowd:,} more of one" if args.crowd else ""
+            print(f"datasets written: {args.items:,} items over {args.origins:,} origins"
+                  f"{crowd} ({time.monotonic() - started:,.0f} s)", flush=True)  # fmt: skip
         for folder in ("sorted", "random", "reference"):  # a run's outputs, not read again
             for output in ("report.jsonl", "kept.jsonl", "removed.jsonl", "summary.md",
                            "trail.jsonl"):  # fmt: skip
