@@ -115,10 +115,14 @@ class _Latest:
     run is that run's, for the purposes it was run for. A record is superseded by a later
     run's of its URL whose purposes include its run's; one a later run for other purposes
     re-checked stands beside it, and a URL that one standing run refused (or left unknown)
-    is exported by none (that run's "no" is not lost to a run that did not ask)."""
+    is exported by none (that run's "no" is not lost to a run that did not ask). A run
+    that failed half-way (its end line's ``reason``) decides as any run, but exports no
+    item: no collection was written from it."""
 
     def __init__(self) -> None:
         self.purposes: dict[str, frozenset[str]] = {}
+        #: The runs whose end line says they failed.
+        self.failed: set[str] = set()
         #: Each URL's standing runs: (run, every record of the URL in it kept).
         self.runs: dict[str, list[tuple[str, bool]]] = {}
         #: Whether a URL was re-checked by two runs (the trail is read again).
@@ -143,8 +147,10 @@ class _Latest:
         return any(run == item.run for run, _ in self.runs.get(item.url, ()))
 
     def exported(self, item: ItemRecord) -> bool:
-        """Whether a standing kept ``item`` is exported: no other standing run refused
-        its URL or left it unknown."""
+        """Whether a standing kept ``item`` is exported: its run did not fail, and no
+        other standing run refused its URL or left it unknown."""
+        if item.run in self.failed:
+            return False
         return all(kept for run, kept in self.runs.get(item.url, ()) if run != item.run)
 
 
@@ -159,6 +165,8 @@ class Export:
     #: The runs without their end line (killed, or cut short by a repair): their assets
     #: may be fewer than they kept.
     unended: list[str] = field(default_factory=list)
+    #: The runs whose end line says they failed half-way (a recheck), and why.
+    failed: dict[str, str] = field(default_factory=dict)
 
 
 def _run_entry(record: dict[str, Any], moment: str) -> dict[str, Any]:
@@ -230,6 +238,7 @@ def _build(
     trail = Trail(path)
     runs_met: list[str] = []
     every_run: list[str] = []
+    failed: dict[str, str] = {}
     superseded = withheld = 0
     runs: list[dict[str, Any]] = []
     purposes: list[str] = []
@@ -249,6 +258,11 @@ def _build(
             )
         if line.type in ("run", "end", "repair"):
             seen.feed(line)
+        if line.type == "end" and record.get("reason") == "failed":
+            failed[text(record.get("run"))] = text(record.get("error"))
+            if noting is not None:
+                noting.failed.add(text(record.get("run")))
+                noting.again = True
         head, count = trail.chain.head, line.number
         reached = reached or (bool(until) and head == until)
         if line.type == "run":
@@ -276,7 +290,7 @@ def _build(
             rechecked[item.status] += 1
             kind = "item" if item.status == "kept" else ""
             if kind and latest is not None and not latest.exported(item):
-                withheld += 1  # another standing run refused it, or left it unknown
+                withheld += 1  # its run failed, or another standing run said no (or unknown)
                 kind = ""
         if kind:
             _add(assets, kind, line.number, record, item)
@@ -292,7 +306,8 @@ def _build(
         header["items_superseded"] = superseded
     if withheld:
         header["items_withheld"] = withheld
-    return Export(header, list(assets.values()), reached, [*seen.cut, *seen.open])
+    unended = [*seen.cut, *seen.open]
+    return Export(header, list(assets.values()), reached, unended, failed)
 
 
 def _no_run(run: str, met: list[str], every: list[str]) -> str:

@@ -67,8 +67,8 @@ def _rechecked(header: dict[str, Any]) -> list[str]:
                  f"({header['items_superseded']} record(s) of earlier runs decided again by "
                  "a later run)")  # fmt: skip
     if header.get("items_withheld"):
-        line += (f"; {header['items_withheld']} kept by a run but refused or unknown in a run "
-                 "for other purposes, not exported")  # fmt: skip
+        line += (f"; {header['items_withheld']} kept by a run but not exported (their run "
+                 "failed, or a run for other purposes refused or left them unknown)")  # fmt: skip
     return [f"{line}; only the kept ones are exported"]
 
 
@@ -81,9 +81,15 @@ def _not_whole(export: Export) -> list[str]:
         runs = ", ".join(f"`{run[:8]}`" for run in export.unended)
         said.append(f"run(s) {runs} without their end line: what they did after their "
                     "last line is not in the trail")  # fmt: skip
+    failed = [
+        f"- **Run `{run[:8]}` failed** ({why or 'no error said'}): not a whole "
+        "recheck; its kept items are not exported"
+        for run, why in export.failed.items()
+    ]
     if not said:
-        return []
-    return [f"- **The trail is not whole**: {'; '.join(said)} (`audit verify` reports it)"]
+        return failed
+    return [f"- **The trail is not whole**: {'; '.join(said)} (`audit verify` reports it)",
+            *failed]  # fmt: skip
 
 
 def _key(line: dict[str, Any]) -> tuple[str, str, str]:
