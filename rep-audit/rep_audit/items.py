@@ -151,37 +151,37 @@ def _unknown_differences(
 
 class ItemOrder:
     """One record per dataset line per run: a recheck decides and records its items in
-    the dataset's order, each line once, the shards one after another in the order read
-    (each shard's lines from 1 again). Held per run: its shard and line so far, and the
-    shards it is done with (a few numbers a run, whatever its items)."""
+    the dataset's order, each line once, the shards one after another in the order its
+    header lists them (each shard's lines from 1 again), each item naming its shard when
+    there are several and only then. Held per run: its shards' places and the place so
+    far (a few numbers a run, whatever its items)."""
 
     def __init__(self) -> None:
-        self._at: dict[str, tuple[str, int]] = {}
-        self._done: dict[str, set[str]] = {}
+        self._at: dict[str, tuple[int, int]] = {}
+        self._shards: dict[str, dict[str, int]] = {}
 
-    def place(self, run: str, record: dict[str, Any]) -> str:
+    def place(self, run: RunContext, record: dict[str, Any]) -> str:
         """Why ``record`` (an ``item`` line of ``run``) is out of place (``""``: it is
-        not): a dataset line its run recorded already, or recorded before a line that
-        came before it."""
+        not): no dataset line, a shard its run did not read, or a dataset line its run
+        recorded already, or recorded after one that comes after it."""
         line, shard = whole(record.get("line")), text(record.get("shard"))
+        shards = self._shards.get(run.run)
+        if shards is None:
+            shards = self._shards[run.run] = {n: i for i, n in enumerate(run.recheck_shards)}
+        if (shard or shards) and shard not in shards:
+            if not shard:
+                return "names no shard, but its run read several files (its header's shards)"
+            return (f"names the shard {shard!r}, which is none of the files its run read "
+                    "(its header's shards)")  # fmt: skip
         if line is None:
+            return "names no dataset line (line): a recheck records each item's"
+        place, last = (shards.get(shard, 0), line), self._at.get(run.run)
+        self._at[run.run] = place
+        if last is None or place > last:
             return ""
         of = f" of {shard}" if shard else ""
-        last = self._at.get(run)
-        self._at[run] = (shard, line)
-        done = self._done.setdefault(run, set())
-        if last is None:
-            return ""
-        if shard == last[0]:
-            if line > last[1]:
-                return ""
-            return (f"dataset line {line}{of} recorded again, or out of the dataset's order "
-                    f"(after line {last[1]}): a run records each line once, in order")  # fmt: skip
-        done.add(last[0])
-        if shard in done:
-            return (f"dataset line {line}{of} recorded again, after another file's items: "
-                    "a run records each file's lines once, one file after another")  # fmt: skip
-        return ""
+        return (f"dataset line {line}{of} recorded again, or out of the dataset's order "
+                "(after a later line): a run records each line once, in order")  # fmt: skip
 
 
 def _cut(record: dict[str, Any], rederiver: Rederiver) -> str:

@@ -44,6 +44,9 @@ class RunContext:
     #: ``recheck.pages``, with its documents ``fetched``: a recheck of a WARC fetches no
     #: page): only its items may be unknown for a page not fetched again.
     recheck_pages: bool = False
+    #: A recheck's shards, in the order read (its header's ``recheck.shards``; none: one
+    #: file): its items name them, and only them.
+    recheck_shards: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, header: dict[str, Any]) -> RunContext:
@@ -65,6 +68,9 @@ class RunContext:
             page=PageRun.of(header),
             longest_use=_longest_use(settings),
             recheck_pages=_recheck_pages(mapping(header.get("recheck"))),
+            recheck_shards=tuple(
+                text(shard) for shard in items(mapping(header.get("recheck")).get("shards"))
+            ),
         )
 
 

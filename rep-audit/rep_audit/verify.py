@@ -196,7 +196,7 @@ class _Verifier(RunChecks):
         self.result.records += 1
         run.counts["items"] += 1
         differences = item_differences(record, run.context, self.rederiver)
-        if misplaced := self.item_order.place(run.context.run, record):
+        if misplaced := self.item_order.place(run.context, record):
             differences.append(misplaced)
         self._add_all(number, str(record.get("url", "")), self._folder(differences))
 

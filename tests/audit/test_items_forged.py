@@ -118,3 +118,30 @@ def test_items_of_several_shards_are_each_recorded_once(tmp_path: Path) -> None:
     found = _findings(_relined(trail, again))
     assert any("dataset line 1 of" in what and "a.jsonl recorded again" in what
                for what in found), found  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("edit", "found"),
+    [
+        ({"line": None}, "names no dataset line"),
+        ({"line": "1"}, "names no dataset line"),
+        ({"shard": "elsewhere.jsonl"}, "names the shard 'elsewhere.jsonl', which is none"),
+    ],
+)
+def test_a_second_record_of_a_line_cannot_hide_by_its_line_or_shard(
+    tmp_path: Path, edit: dict[str, Any], found: str
+) -> None:
+    """The second record of a line with its ``line`` removed or not a number, or naming
+    a shard the run never read (the run read one file)."""
+    trail = recheck_trail(tmp_path)
+
+    def twice(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        kept = next(r for r in records if r.get("url") == RECHECKED["kept"])
+        second = {**kept, **edit}
+        records.insert(len(records) - 1, {k: v for k, v in second.items() if v is not None})
+        records[-1]["counts"]["items"] += 1
+        records[-1]["counts"]["items_kept"] += 1
+        return records
+
+    said = _findings(_relined(trail, twice))
+    assert any(found in what for what in said), said
