@@ -258,11 +258,6 @@ def _build(
             )
         if line.type in ("run", "end", "repair"):
             seen.feed(line)
-        if line.type == "end" and record.get("reason") == "failed":
-            failed[text(record.get("run"))] = text(record.get("error"))
-            if noting is not None:
-                noting.failed.add(text(record.get("run")))
-                noting.again = True
         head, count = trail.chain.head, line.number
         reached = reached or (bool(until) and head == until)
         if line.type == "run":
@@ -271,6 +266,11 @@ def _build(
             if reached and until:
                 break
             continue
+        if line.type == "end" and record.get("reason") == "failed":
+            failed[text(record.get("run"))] = text(record.get("error"))
+            if noting is not None:
+                noting.failed.add(text(record.get("run")))
+                noting.again = True
         if moment and line.type != "repair":
             first, last = first or moment, moment
         if line.type == "run":

@@ -81,9 +81,11 @@ def _not_whole(export: Export) -> list[str]:
         runs = ", ".join(f"`{run[:8]}`" for run in export.unended)
         said.append(f"run(s) {runs} without their end line: what they did after their "
                     "last line is not in the trail")  # fmt: skip
+    # its kept items are exported only by an export of it alone (--run), as it decided
+    alone = "its items are those decided before it stopped"
+    withheld = alone if export.header.get("only_run") else "its kept items are not exported"
     failed = [
-        f"- **Run `{run[:8]}` failed** ({why or 'no error said'}): not a whole "
-        "recheck; its kept items are not exported"
+        f"- **Run `{run[:8]}` failed** ({why or 'no error said'}): not a whole recheck; {withheld}"
         for run, why in export.failed.items()
     ]
     if not said:

@@ -408,6 +408,14 @@ def test_a_shard_that_fails_half_way_ends_the_run_saying_so(
     assert any("failed: " in what and "Input/output error" in what for what in said), said
     code, out = audit_tool("summary", str(trail))
     assert "(failed: " in out, out
-    code, out = audit_tool("export", str(trail))
+    summary = tmp_path / "export.md"
+    code, out = audit_tool("export", str(trail), f"--summary={summary}")
     header, *assets = map(json.loads, out.splitlines())
     assert assets == [] and header["items_withheld"] == 4, header
+    run = end["run"]
+    assert f"- **Run `{run[:8]}` failed** ({end['error']}): not a whole recheck; its kept " \
+        "items are not exported" in summary.read_text()  # fmt: skip
+    # exported alone, as it decided: its kept items, said to be of a run that failed
+    code, out = audit_tool("export", str(trail), f"--run={run}", f"--summary={summary}")
+    assert len(out.splitlines()) == 1 + 4
+    assert "its items are those decided before it stopped" in summary.read_text()
