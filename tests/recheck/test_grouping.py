@@ -43,6 +43,7 @@ from rep_recheck.command import (
 )
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.grouping import Grouped, groups_for
+from rep_recheck.items import DatasetError
 from rep_recheck.store import DocumentStore
 from rep_recheck.warc import WarcDocuments
 from tests.support.recheck import needs, robots_capture, write_warc
@@ -529,29 +530,32 @@ def test_an_origin_spread_through_the_file_is_made_once_once_grouped(
     assert outputs["grouped"] == outputs["whole"]
 
 
-@pytest.mark.trail_not_verified("a run stopped by a shard it cannot read writes no end line")
-@pytest.mark.parametrize("bad", ["parquet", "csv"])
-def test_a_shard_that_cannot_be_read_stops_the_grouped_run_as_it_stops_in_order(
+def test_a_shard_that_fails_half_way_stops_the_grouped_run_as_it_stops_in_order(
     tmp_path: Path,
     tiny: None,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
-    bad: str,
 ) -> None:
-    """A collection whose second file cannot be read (not Parquet; a CSV without the
-    URL column), met while the rest of the dataset is grouped (a WARC's recheck, told as
-    it decides the first file): the same error and exit status as in order, every output
+    """A collection whose second file reads at first and fails later (a file cut, a disk
+    error), met while the rest of the dataset is grouped (a WARC's recheck, told as it
+    decides the first file): the same error and exit status as in order, every output
     left as it was, the temporary folder removed; the trail (appended to in place) holds
-    the items decided before the stop, the same lines as in order, and no end line."""
+    the items decided before the stop, the ordered run's first lines, and its end line
+    says the run failed and counts those items (`audit verify` passes it)."""
+    chunks = formats.JsonLines.chunks
+
+    def failing(self: Any, rows: bool = True) -> Any:
+        for chunk in chunks(self, rows):
+            yield chunk
+            if self.path.name == "b.jsonl":
+                raise DatasetError(f"{self.name}: cannot read: Input/output error")
+
+    monkeypatch.setattr(formats.JsonLines, "chunks", failing)
     data = tmp_path / "data"
     data.mkdir()
     lines = _item_lines(shuffled=True)
     (data / "a.jsonl").write_bytes(b"".join(lines[:185]))
-    if bad == "parquet":
-        (data / "b.parquet").write_bytes(b"PAR1 not a Parquet file")
-    else:
-        (data / "b.csv").write_text("title,link\nx,https://o1.example/\n")
-    (data / "c.jsonl").write_bytes(b"".join(lines[185:]))
+    (data / "b.jsonl").write_bytes(b"".join(lines[185:]) + b"".join(lines[:20]))
     extra = _warc_of_sites(tmp_path / "robots.warc")
     temporary = tmp_path / "tmp"
     temporary.mkdir()
@@ -561,19 +565,21 @@ def test_a_shard_that_cannot_be_read_stops_the_grouped_run_as_it_stops_in_order(
         folder = tmp_path / tag
         folder.mkdir()
         (folder / "report.jsonl").write_bytes(b"before\n")
-        code, outputs, _ = _grouping_run(folder, [str(data)], held, *extra, verified=False)
+        code, outputs, _ = _grouping_run(folder, [str(data)], held, *extra)
         err = capsys.readouterr().err
         assert ("grouped by origin" in err) is (tag == "grouped")
         error = [line for line in err.splitlines() if "error:" in line]
-        trail = outputs.pop("trail")
-        assert trail[-1]["type"] == "item"  # no end line
-        said[tag] = (code, error, outputs, trail)
+        *items, end = outputs.pop("trail")
+        assert end["type"] == "end" and end["reason"] == "failed"
+        assert end["error"] == f"{data / 'b.jsonl'}: cannot read: Input/output error"
+        assert end["counts"]["items"] == sum(1 for line in items if line["type"] == "item")
+        said[tag] = (code, error, outputs, items)
         assert list(temporary.iterdir()) == []
     assert said["grouped"][:3] == said["whole"][:3]
-    code, error, outputs, trail = said["grouped"]
-    assert code == EXIT_USAGE and len(error) == 1 and "b." in error[0]
+    code, error, outputs, items = said["grouped"]
+    assert code == EXIT_USAGE and len(error) == 1 and "b.jsonl" in error[0]
     assert outputs == {"report": b"before\n", "out": {}, "removed": {}}
-    assert 0 < len(trail) < len(said["whole"][3]) and said["whole"][3][: len(trail)] == trail
+    assert 0 < len(items) < len(said["whole"][3]) and said["whole"][3][: len(items)] == items
 
 
 @pytest.mark.parametrize("as_of", ["", "2025-05-01"])
@@ -638,7 +644,6 @@ class _FullDisk:
         return getattr(self._file, name)
 
 
-@pytest.mark.trail_not_verified("a run stopped by a full disk writes no end line")
 def test_a_full_disk_while_grouping_says_where_and_what_to_do(
     tmp_path: Path, tiny: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
