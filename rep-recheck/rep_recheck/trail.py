@@ -170,7 +170,7 @@ class RecheckTrail:
                     continue
                 self.file.write(line)
             else:
-                self.file.write(write)
+                self._write_item(write)
 
     def item(
         self,
@@ -209,12 +209,18 @@ class RecheckTrail:
             record["page"] = lines.page_part(
                 self.rechecker.tokens, statements.headers, statements.meta, decided=when
             )
-        self.counts["items"] += 1
-        self.counts[f"items_{outcome.status}"] += 1
         if self.recording is not None:
-            self.recording.append(record)
+            self.recording.append(record)  # counted when written (replay)
         else:
-            self.file.write(record)
+            self._write_item(record)
+
+    def _write_item(self, record: dict[str, Any]) -> None:
+        """An ``item`` line written and counted: the end line counts the items the trail
+        holds, those of a run that failed half-way too (a grouped item decided but not
+        written back is not one of them)."""
+        self.counts["items"] += 1
+        self.counts[f"items_{record['status']}"] += 1
+        self.file.write(record)
 
     def _documents(self, record: dict[str, Any], outcome: Outcome) -> None:
         """The document versions the item was decided with: its ``robots`` part, the
