@@ -886,24 +886,24 @@ class UrlEntry:
         """An entry ``JOBDIR`` kept (:meth:`state`), or the positional list an earlier
         version kept (url, attempts, status, -, held, -, robots, tdmrep, fetched,
         dont_filter, then licenses, earlier, sent, sent_at, expires as they were added;
-        before the earlier's id, a ``""`` tdmrep meant none)."""
+        before the earlier's id, a ``""`` tdmrep meant none). Either way a value not of its
+        field's type (a hand-edited state) raises ``TypeError``: the state is not resumed."""
         if isinstance(saved, Mapping):
             known = _STATE_FIELDS
             values = {name: value for name, value in saved.items() if name in known}
-            for name, value in values.items():  # a hand-edited state: refused, not resumed
-                if not _STATE_TYPES[name](value):
-                    raise TypeError(f"{name} {value!r} is not of its field's type")
-            robots = values.get("robots")
-            values["robots"] = RobotsPart.of(robots) if robots else None
-            return cls(**values)
-        old = list(saved)
-        robots = old[6]
-        tdm = old[7] if len(old) > 10 else (old[7] or None)
-        later = [*old[10:15], *[None, "", None, None, None][len(old[10:15]) :]]
-        return cls(
-            old[0], old[1], old[2], old[4], RobotsPart.of(robots) if robots else None, tdm,
-            bool(old[8]), later[0], later[1] or "", later[2], later[3], later[4],
-        )  # fmt: skip
+        else:  # an earlier version's list, its places read into the same fields
+            old = list(saved)
+            tdm = old[7] if len(old) > 10 else (old[7] or None)
+            later = [*old[10:15], *[None, "", None, None, None][len(old[10:15]) :]]
+            later[1] = "" if later[1] is None else later[1]  # the earlier's id: none
+            places = (old[0], old[1], old[2], old[4], old[6], tdm, old[8], *later)
+            values = dict(zip(_STATE_FIELDS, places, strict=False))
+        for name, value in values.items():  # a hand-edited state: refused, not resumed
+            if not _STATE_TYPES[name](value):
+                raise TypeError(f"{name} {value!r} is not of its field's type")
+        robots = values.get("robots")
+        values["robots"] = RobotsPart.of(robots) if robots else None
+        return cls(**values)
 
 
 def reason_of(refused_by: str, tdm: str | None) -> str:
