@@ -395,6 +395,8 @@ def test_a_positional_jobdir_state_edited_by_hand_is_not_resumed_and_said(
         },
         {"open": {"k-1": {"url": "http://a.test/", "robots": [1, 2, 3, 4, 5]}}},
         {"open": {"k-1": {"url": "http://a.test/", "fetched": "no"}}},
+        {"left_in_queue": "k-1"},
+        {"left_in_queue": [1]},
     ],
 )
 def test_a_jobdir_state_edited_by_hand_is_not_resumed_and_said(

@@ -215,16 +215,18 @@ class AuditTrail:
         self._errors_logged = False
         #: Whether workers share the scheduler's queue (:meth:`_share_records`); the ids of
         #: the open records this worker took from it, and holds (a pause with JOBDIR keeps
-        #: those for its resume).
+        #: those for its resume); and of those counted ``left_in_queue`` by this crawl (a
+        #: paused run's, which its resumed run carries on: counted once).
         self._shared = False
         self._taken: set[str] = set()
         self._holding: set[str] = set()
+        self._left: set[str] = set()
         self._fingerprint = crawler.request_fingerprinter.fingerprint
         #: The requests' waits for their origins' documents (the report's origin lines).
         self.waits = Waits()
         #: The paused run this one resumes, and the latest request number (resumes go on).
         self.resumes: Paused | None
-        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
+        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered, self._left)
         self._connect(crawler)
 
     @classmethod
@@ -619,6 +621,7 @@ class AuditTrail:
         if self._shared:  # kept only while the record is open (memory)
             self._taken.discard(key)
             self._holding.discard(key)
+            self._left.discard(key)
         settled, fate = self.settled, entry.fate  # counted once (Settled.add, inline)
         settled.requests[fate, entry.reason, entry.status is not None] += 1
         robots, output = entry.robots, entry.output
@@ -898,6 +901,7 @@ class AuditTrail:
             "version": STATE_VERSION,
             "open": {key: entry.state() for key, entry in self.open.items()},
             "unfiltered": self._unfiltered,
+            "left_in_queue": sorted(self._left),
             "sequence": self.sequence,
             "trail": str(self.path) if self.trail else "",
             "head": head,
@@ -917,12 +921,18 @@ class AuditTrail:
     def _settle_open(self, paused: bool, why: str) -> None:
         """Event ``CLOSED``: the entries still open as the spider closes: a response that came
         is ``fetched`` (its page's output was not seen), the others ``unfinished`` (kept in
-        ``JOBDIR`` when paused); with a shared queue, a record another worker takes is left."""
+        ``JOBDIR`` when paused); with a shared queue, a record another worker takes is left,
+        counted ``left_in_queue`` once in the crawl: a paused run keeps it in ``JOBDIR`` (this
+        worker may take it back after its resume, and keep its record), and the run that
+        resumes it does not count it again."""
+        left = self._left
         for key, entry in list(self.open.items()):
             if self._shared and key not in self._taken and not entry.unscheduled:
                 if paused and key in self._holding:  # kept in JOBDIR: this worker resumes it
                     continue
-                self.counts["left_in_queue"] += 1  # another worker takes it, and its record
+                if key not in left:  # another worker takes it, and its record
+                    left.add(key)
+                    self.counts["left_in_queue"] += 1
                 continue
             if entry.fetched:
                 self._settle(key, entry, Fate.FETCHED, "its page's output was not seen")

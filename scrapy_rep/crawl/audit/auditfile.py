@@ -177,12 +177,16 @@ class Paused:
 
 
 def resume(
-    jobdir: str | None, open_records: dict[str, UrlEntry], unfiltered: dict[str, str]
+    jobdir: str | None,
+    open_records: dict[str, UrlEntry],
+    unfiltered: dict[str, str],
+    left: set[str] | None = None,
 ) -> tuple[Paused | None, int]:
     """A resumed run: the paused run (``None``: none, or one that wrote no trail, whose
-    entries are resumed all the same) and the last request number it gave; its open records
-    and ``dont_filter`` requests are added to ``open_records`` and ``unfiltered`` (a state
-    of a later version is not resumed: a WARNING says so)."""
+    entries are resumed all the same) and the last request number it gave; its open records,
+    its ``dont_filter`` requests and the ids of its open records it counted ``left_in_queue``
+    are added to ``open_records``, ``unfiltered`` and ``left`` (a state of a later version is
+    not resumed: a WARNING says so)."""
     saved = load_state(jobdir)
     if saved is None:
         return None, 0
@@ -196,6 +200,9 @@ def resume(
         return None, 0
     try:
         entries = {key: UrlEntry.from_state(state) for key, state in saved["open"].items()}
+        counted = saved.get("left_in_queue", [])  # a state of an earlier version: none
+        if not isinstance(counted, list) or not all(isinstance(key, str) for key in counted):
+            raise TypeError(f"left_in_queue {counted!r} is not a list of record ids")
         saved_unfiltered = saved.get("unfiltered")
         if isinstance(saved_unfiltered, dict):
             unfiltered.update(saved_unfiltered)
@@ -214,6 +221,8 @@ def resume(
         logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
         return None, 0
     open_records.update(entries)
+    if left is not None:
+        left.update(key for key in counted if key in entries)
     return paused, sequence
 
 
