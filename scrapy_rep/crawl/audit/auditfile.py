@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from rep_engine.fetch.cache import CacheEntry
     from rep_engine.settings import RepConfig
+    from rep_engine.settings.readers import SettingsLike
 
 logger = logging.getLogger(__name__)
 
@@ -224,6 +225,42 @@ def resume(
     if left is not None:
         left.update(key for key in counted if key in entries)
     return paused, sequence
+
+
+def check_resumed_trail(settings: SettingsLike, config: RepConfig) -> None:
+    """A crawl resumed from ``JOBDIR`` whose paused run wrote an audit trail, resumed
+    without one (no ``REP_AUDIT_FILE``): the requests it carries on would be sent with no
+    record ever naming them, and its trail would end at the pause. The crawl needs its
+    trail (``REP_AUDIT_REQUIRED``, the default): it stops at start, naming the trail, as an
+    unusable ``REP_AUDIT_FILE`` stops it. With ``REP_AUDIT_REQUIRED = False``: a WARNING
+    says so, and the crawl goes on without it (docs/deployment.md, "Pause and resume with
+    JOBDIR")."""
+    jobdir = settings.get("JOBDIR")
+    if not jobdir or config.audit_file:
+        return
+    path = Path(str(jobdir)) / JOBDIR_FILE
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none, or unreadable: the ledger says so if it reads it
+        return
+    trail = saved.get("trail") if isinstance(saved, dict) else None
+    if not isinstance(trail, str) or not trail:  # no trail, or a state of an earlier version
+        return
+    held = saved.get("open")
+    count = len(held) if isinstance(held, dict) else 0
+    said = (
+        f"the crawl in JOBDIR {jobdir} was paused with its audit trail {trail} ({count} "
+        f"request(s) of it open), and this run has no REP_AUDIT_FILE: what it sends would "
+        f"have no record"
+    )
+    if config.audit_required:
+        stop_at_start(
+            RepSettingError(
+                f"REP_AUDIT_FILE: {said}; resume it with REP_AUDIT_FILE = {trail!r} (or "
+                "another file), or set REP_AUDIT_REQUIRED = False to resume it without one"
+            )
+        )
+    logger.warning("scrapy_rep: %s (REP_AUDIT_REQUIRED = False)", said)
 
 
 def save_state(jobdir: str | None, state: dict[str, Any] | None) -> None:
