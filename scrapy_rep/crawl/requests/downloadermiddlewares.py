@@ -284,13 +284,12 @@ class RobotsTxtMiddleware:
             if isinstance(waited, Request):
                 return waited  # handed back: caught by _request_scheduled and held
             verdict = waited
-        if request.method == "GET" and request.url.endswith("/robots.txt") and verdict.used:
-            cached = self._robots_from_cache(request, verdict)
-            if cached is not None:
-                return cached
         if isinstance(verdict, Refused):
             self.perform.refused(request, facts, verdict)
         self.perform.allowed(request, facts, verdict)
+        if request.method == "GET" and request.url.endswith("/robots.txt") and verdict.used:
+            # its record names the robots.txt that allowed it, the one that answers it
+            return self._robots_from_cache(request, verdict)  # None: it is downloaded
         return None
 
     def _current(self, request: Request, kind: str, key: Hashable) -> CacheEntry[Any] | None:
