@@ -881,7 +881,8 @@ async def test_a_request_a_paused_worker_left_in_the_queue_is_counted_once_in_it
     paused run counts them ``left_in_queue``; the run that resumes it queues nothing (its
     start requests are duplicates) and counts none of them again (it counted the six
     again: twelve for six requests). Taken by another worker, their records are that
-    worker's; taken back by the resumed worker, they keep their ids (no renumbering).
+    worker's; taken back by the resumed worker, they keep their ids (no renumbering), and
+    its end line counts them ``taken_back``.
     Either way every request has one final record and the trails verify as one."""
     settings = {**shared_settings(redis_server), "JOBDIR": str(tmp_path / "job")}
     sites = Sites()
@@ -904,9 +905,12 @@ async def test_a_request_a_paused_worker_left_in_the_queue_is_counted_once_in_it
     written = [tr for tr in trails if tr.exists()]
     found = [record for trail in written for record in records(trail)]
     assert Counter(r["url"] for r in found) == Counter(urls)
-    if taker == "itself, resumed":
+    if taker == "itself, resumed":  # counted left, then taken back: none left in all
         assert records(trails[0]) == found and "renumbered" not in resumed["counts"]
+        assert resumed["counts"]["taken_back"] == len(urls)
         queued = {f"{i}" for i in range(1, len(urls) + 1)}
         assert {r["id"].rpartition("-")[2] for r in found} == queued
+    else:
+        assert "taken_back" not in resumed["counts"]
     status, out, _ = audit_streams("verify", *map(str, written))
     assert status == 0, out

@@ -433,6 +433,9 @@ class AuditTrail:
                 self._open_taken(key, request)
         elif key in self._taken or key in self._holding or entry.fetched or entry.unscheduled:
             key = self._renumbered(key, request)
+        elif key in self._left:  # its paused run counted it left_in_queue: taken back after all
+            self._left.discard(key)
+            self.counts["taken_back"] += 1
         self._taken.add(key)
         self._holding.discard(key)
         # a retry another worker sent: its downloads tried are this record's attempts too
