@@ -145,6 +145,14 @@ def test_an_entry_an_earlier_version_kept_in_jobdir_is_read_by_place(
     assert UrlEntry.from_state(saved) == expected
 
 
+@pytest.mark.parametrize("saved", [[*_FIFTEEN[:1], "1", *_FIFTEEN[2:]], [*_TEN[:8], 1, False]])
+def test_an_earlier_versions_entry_is_checked_as_this_versions_is(saved: list[Any]) -> None:
+    """A place not of its field's type (``attempts`` ``"1"``, ``fetched`` ``1``) raises, as
+    a field of this version's state does: the state is not resumed."""
+    with pytest.raises(TypeError, match="is not of its field's type"):
+        UrlEntry.from_state(saved)
+
+
 def test_the_decision_an_entry_carries_for_the_readers_is_never_kept() -> None:
     """The verdict and facts on an entry are for the running crawl's readers (the tools):
     neither its ``url`` line nor its state in ``JOBDIR`` holds them."""

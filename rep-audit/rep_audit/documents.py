@@ -81,6 +81,9 @@ class Documents:
         #: a run read before it): a resumed run carries on its paused run's open
         #: records, decided with the paused run's snapshots.
         self.crawls: dict[str, str] = {}
+        #: The first 8 bytes of the SHA-256 of (crawl, robots.txt URL) of each robots.txt
+        #: a crawl announced a snapshot of (:meth:`had_robots`).
+        self._crawl_robots: set[bytes] = set()
 
     def saw_snapshot(self, record: dict[str, Any]) -> None:
         sha, url = text(record.get("sha256")), text(record.get("url"))
@@ -92,6 +95,7 @@ class Documents:
             self.robots_urls.setdefault(sha, set()).add(url)
             crawl = self.crawl_of(text(record.get("run")))
             self.crawl_robots_urls.setdefault((crawl, sha), set()).add(url)
+            self._crawl_robots.add(_announce_key(crawl, "", url))
 
     def crawl_of(self, run: str) -> str:
         """The first run of the crawl run ``run`` belongs to (:attr:`crawls`)."""
@@ -103,6 +107,11 @@ class Documents:
         body is always "absent" (a document given up on as unreachable has no snapshot)."""
         meta = self.described.get((sha, document))
         return meta if meta is not None else self.snapshots.get(sha)
+
+    def had_robots(self, run: str, document: str) -> bool:
+        """Whether the crawl of run ``run`` announced a snapshot of the robots.txt at
+        ``document`` (its URL) in the lines read so far."""
+        return _announce_key(self.crawl_of(run), "", document) in self._crawl_robots
 
     def announced(self, run: str, sha: str, document: str) -> bool:
         """Whether run ``run`` announced snapshot ``sha`` of ``document`` (its URL)."""

@@ -12,7 +12,10 @@ engine again (:func:`rep_engine.robotstxt.parse_robotstxt`):
   ``Content-Signal``, tdmrep.json) must still say what was recorded, and an explicit "no"
   for a purpose of the run means the page was refused before it was fetched
   (:meth:`rep_engine.verdict.policy.UsagePolicy.refuse_before`). A page's own signals (headers,
-  meta) have no snapshot and are taken as recorded.
+  meta) have no snapshot and are taken as recorded;
+- a page a downloader middleware answered before the verdict (``answered``) was not
+  sent: it is held to what the crawl writes of one, and the "no" its crawl's robots.txt
+  says of it is an event (:attr:`Rederiver.events`).
 
 How a snapshot is read: :mod:`rep_audit.documents`.
 """
@@ -37,7 +40,7 @@ from rep_engine.urls.origins import origin_of
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.rsl.document import parse_rsl
 from rep_engine.usage.rsl.terms import license_url_of, owned_licenses, rsl_signals
-from rep_engine.verdict.decide import Verdict
+from rep_engine.verdict.decide import Refused, Verdict
 from rep_engine.verdict.policy import Before
 
 __all__ = ["Rederiver", "RunContext", "held_to", "robots_effect"]
@@ -54,11 +57,18 @@ class Rederiver(Documents):
         #: The verdict of the last re-derivation (``None``: none made): an item's status
         #: is held against it.
         self.verdict: Verdict | None = None
+        #: What the last record re-derived showed that is no problem but is said (the
+        #: "no" of a response answered before the verdict: ``audit verify``'s events).
+        self.events: list[str] = []
 
     def differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
         """Every way ``record`` differs from what its snapshots say today, and a fetched
-        page's from what it said (sentences)."""
-        found, before = self._request_differences(record, run)
+        page's from what it said (sentences); :attr:`events`, what it showed besides."""
+        self.events = []
+        if "answered" in record:  # no download, no verdict: what robots.txt said of it
+            found, before = self._answered_differences(record, run), None
+        else:
+            found, before = self._request_differences(record, run)
         if record.get("fate") == "fetched":
             found += page_differences(
                 record, run.page, held_to(record, run), before,
@@ -158,6 +168,75 @@ class Rederiver(Documents):
         found, before = held_against(record, robots, self.verdict, signals, rules, url, agent,
                                      held, obeyed)  # fmt: skip
         return without + found, before
+
+    def _answered_differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
+        """A record of a response a downloader middleware before scrapy_rep's answered
+        itself (``answered``, docs/audit-trail.md): no download was made, so no robots.txt
+        had to allow it, and no verdict reached it; it is held to what the crawl writes of
+        one. A ``fetched`` record, with no attempt and no send; its ``robots`` part says what
+        its crawl's robots.txt of its origin said of the URL, which its snapshot must say
+        too, and names one whenever its crawl had announced one before it (given up on as
+        unreachable: none read). A "no" of those documents is an event (:attr:`events`):
+        a refusal relabelled ``answered`` keeps its "no" in sight, in the record and in
+        ``verify``'s output, or the snapshot it left out is a problem."""
+        fate, url = text(record.get("fate")), str(record.get("url", ""))
+        if record.get("answered") is not True:
+            return [f"answered {record.get('answered')!r}: the crawl writes answered only as "
+                    "true, on a response a downloader middleware made without a "
+                    "download"]  # fmt: skip
+        if fate != "fetched":
+            return [f"recorded {fate or 'without a fate'} and answered: only a response that "
+                    "came (fetched) is answered"]  # fmt: skip
+        found = []
+        attempts = whole(record.get("attempts"))
+        sent = [name for name in ("sent_at", "expires", "sent") if name in record]
+        if attempts != 0 or sent:
+            said = f"{record.get('attempts')!r} attempt(s)" if attempts != 0 else sent[0]
+            found.append(f"recorded answered without a download, but it says {said}: a "
+                         "request sent")  # fmt: skip
+        robots = mapping(record.get("robots"))
+        origin = str(origin_of(url) or "")
+        if not origin:
+            return found
+        # its Allow/Disallow not obeyed (its part says so): its usage opt-outs still were
+        obeyed = robots.get("obeyed") is not False
+        agent = text(robots.get("agent"))
+        if robots and run.agents and agent != run.agents[0]:
+            found.append(f"answered without a download, but its robots.txt part is read for "
+                         f"{agent!r}, not for the crawler's {run.agents[0]!r}")  # fmt: skip
+        agent = run.agents[0] if run.agents else agent
+        sha = text(robots.get("snapshot"))
+        if not sha:
+            had = self.had_robots(text(record.get("run")) or run.run, f"{origin}/robots.txt")
+            if had and given_up_allowing(text(robots.get("why"))) is None:
+                found.append(f"answered without a download, but names no robots.txt of "
+                             f"{origin}, though its crawl had one before it: what it says of "
+                             "the URL is not recorded")  # fmt: skip
+            return found
+        sites, problem = sites_of(self, record, robots, sha, url, run)
+        if problem or sites[0] != origin:
+            return [*found, problem or f"names the robots.txt of {sites[0]}, not of {origin}"]
+        rules, effect, problem = self.robots(sha, f"{origin}/robots.txt", run)
+        if rules is None:
+            return [*found, f"robots.txt snapshot {sha[:12]}… {problem}"]
+        said_of = rules.decide(url, agent)
+        line = robots.get("line")
+        if line != said_of.line:
+            said = f"line {line}" if line is not None else "no line"
+            now = f"line {said_of.line}" if said_of.line is not None else "no line"
+            found.append(f"recorded as said by {said} of its robots.txt, the snapshot gives "
+                         f"{now} ({said_of.explanation})")  # fmt: skip
+        documents, problem = self.documents(record, [], rules, url, origin, run)
+        if problem:
+            return [*found, problem]
+        verdict = decided(documents, robots, rules, effect, url, agent, origin, run, obeyed,
+                          (), None)  # fmt: skip
+        if isinstance(verdict, Refused):  # what it would have been, had the verdict been asked
+            kept = whole(record.get("items_kept")) or 0
+            self.events.append(f"its robots.txt says no ({verdict.message}), and a downloader "
+                               "middleware before scrapy_rep's answered it without a "
+                               f"download: nothing was sent, {kept} item(s) kept")  # fmt: skip
+        return found
 
     def _sites(
         self, record: dict[str, Any], robots: dict[str, Any], sha: str, url: str, run: RunContext

@@ -51,12 +51,20 @@ def _fate(record: FateRecord, purposes: tuple[str, ...]) -> str:
     return text + (f": {why}" if why else "")
 
 
-def _robots(robots: RobotsPart | None, origin: str, rederiver: Rederiver) -> list[str]:
+def _robots(
+    robots: RobotsPart | None, origin: str, rederiver: Rederiver, answered: bool = False
+) -> list[str]:
+    """What robots.txt said of the request; of one a downloader middleware answered
+    before the verdict (``answered``), what it said then, deciding nothing."""
     if robots is None:
-        return ["  robots.txt: not recorded"]
+        return ["  robots.txt: not known when it was answered" if answered else
+                "  robots.txt: not recorded"]  # fmt: skip
     agent = robots.agent or "?"
+    decided = "applies to it (no verdict: answered before it)" if answered else "decided it"
     if robots.line is not None:
-        said = f'line {robots.line} ({robots.rule}) decided it for "{agent}"'
+        said = f'line {robots.line} ({robots.rule}) {decided} for "{agent}"'
+    elif answered:
+        said = f'no line applies to it for "{agent}": {robots.why or "no reason given"}'
     else:
         said = f'no line decided it for "{agent}": {robots.why or "no reason given"}'
     lines = [f"  robots.txt of {origin or None}: {said}"]  # None: a URL without an origin
@@ -168,7 +176,7 @@ def record_lines(
         f"line {number}, {record.time or None}: {url or None} {_fate(record, purposes_of(run))}",
         _run_line(record.run or None, run),
         f"  request id {record.id or None}",
-        *_robots(robots, named_origin(record.record, url), rederiver),
+        *_robots(robots, named_origin(record.record, url), rederiver, record.entry.answered),
         *_usage(record.entry.usage),
         *_items(record),
         *_links(record.record),

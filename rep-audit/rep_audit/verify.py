@@ -190,6 +190,8 @@ class _Verifier(RunChecks):
             *sent_after_expiry(record, context.overrides),
             *when_sent(record, run.first_start, context.overrides, context.longest_use),
         ])  # fmt: skip
+        for what in self.rederiver.events:
+            self.add(number, url, what, event=True)
 
     def _item(self, number: int, record: dict[str, Any], run: RunState) -> None:
         """A recheck's stored item (``item``), decided again from its snapshots."""

@@ -215,6 +215,14 @@ SENT_FATES: Final = frozenset(fate for fate, row in FATE_ROWS.items() if row.sen
 RESPONSE_DROPPED: Final = FateRow(
     "failed: its response was dropped by a downloader middleware", "response dropped", sent=True
 )
+#: A ``fetched`` record that says ``answered``: a downloader middleware placed before
+#: scrapy_rep's robots.txt one answered the request itself (a mock, a local mirror): no
+#: download was made and no verdict reached it (docs/audit-trail.md, ``answered``). Not sent:
+#: no robots.txt had to allow it, and the record says what its crawl's robots.txt said.
+ANSWERED: Final = FateRow(
+    "was answered by a downloader middleware before scrapy_rep's verdict, without a download",
+    "answered without a download",
+)
 #: A record whose fate is no word of :class:`Fate` (a hand-edited trail), as ``audit show``
 #: says it (the word as written).
 UNKNOWN_FATE: Final = "has the unknown fate {!r}"
@@ -790,6 +798,10 @@ class UrlEntry:
     #: What became of the file it downloaded for a media pipeline (its ``file`` record,
     #: read beside it): never written in its line.
     file: FileOutcome | None = None
+    #: Its response came from a downloader middleware before scrapy_rep's verdict, which
+    #: answered it itself: no download, no verdict (``answered``: :data:`ANSWERED`); its
+    #: ``robots`` part says what the crawl's robots.txt said of it then, if it had one.
+    answered: bool = False
     #: The verdict it was last decided with and the facts it was decided on (``None``: not
     #: decided), for the ledger's readers (the command-line tools print them): never
     #: written, neither in its line nor in its state. A :class:`~rep_engine.verdict.decide.Allowed`
@@ -822,6 +834,8 @@ class UrlEntry:
         # its history, and the document versions that decided it
         if self.unscheduled:  # downloaded without the scheduler: no dupefilter let it through
             record["unscheduled"] = True
+        if self.answered:  # a response no download made, no verdict reached
+            record["answered"] = True
         if self.earlier:
             record["again"] = self.earlier
         if self.held:
@@ -874,6 +888,7 @@ class UrlEntry:
             PageOutput.from_part(record) if fate is Fate.FETCHED else None,
             usage if isinstance(usage, dict) else None,
             page if isinstance(page, dict) else None,
+            answered=get("answered") is True and fate is Fate.FETCHED,
         )
 
     def state(self) -> dict[str, Any]:
@@ -886,24 +901,24 @@ class UrlEntry:
         """An entry ``JOBDIR`` kept (:meth:`state`), or the positional list an earlier
         version kept (url, attempts, status, -, held, -, robots, tdmrep, fetched,
         dont_filter, then licenses, earlier, sent, sent_at, expires as they were added;
-        before the earlier's id, a ``""`` tdmrep meant none)."""
+        before the earlier's id, a ``""`` tdmrep meant none). Either way a value not of its
+        field's type (a hand-edited state) raises ``TypeError``: the state is not resumed."""
         if isinstance(saved, Mapping):
             known = _STATE_FIELDS
             values = {name: value for name, value in saved.items() if name in known}
-            for name, value in values.items():  # a hand-edited state: refused, not resumed
-                if not _STATE_TYPES[name](value):
-                    raise TypeError(f"{name} {value!r} is not of its field's type")
-            robots = values.get("robots")
-            values["robots"] = RobotsPart.of(robots) if robots else None
-            return cls(**values)
-        old = list(saved)
-        robots = old[6]
-        tdm = old[7] if len(old) > 10 else (old[7] or None)
-        later = [*old[10:15], *[None, "", None, None, None][len(old[10:15]) :]]
-        return cls(
-            old[0], old[1], old[2], old[4], RobotsPart.of(robots) if robots else None, tdm,
-            bool(old[8]), later[0], later[1] or "", later[2], later[3], later[4],
-        )  # fmt: skip
+        else:  # an earlier version's list, its places read into the same fields
+            old = list(saved)
+            tdm = old[7] if len(old) > 10 else (old[7] or None)
+            later = [*old[10:15], *[None, "", None, None, None][len(old[10:15]) :]]
+            later[1] = "" if later[1] is None else later[1]  # the earlier's id: none
+            places = (old[0], old[1], old[2], old[4], old[6], tdm, old[8], *later)
+            values = dict(zip(_STATE_FIELDS, places, strict=False))
+        for name, value in values.items():  # a hand-edited state: refused, not resumed
+            if not _STATE_TYPES[name](value):
+                raise TypeError(f"{name} {value!r} is not of its field's type")
+        robots = values.get("robots")
+        values["robots"] = RobotsPart.of(robots) if robots else None
+        return cls(**values)
 
 
 def reason_of(refused_by: str, tdm: str | None) -> str:
@@ -1073,9 +1088,13 @@ def describe(entry: UrlEntry, purposes: Sequence[str] = ()) -> Described:
     row = FATE_ROWS[fate] if fate is not None else None
     if fate is Fate.FAILED and entry.status is not None:  # its response came, then dropped
         row = RESPONSE_DROPPED
+    elif fate is Fate.FETCHED and entry.answered:  # a response no download made
+        row = ANSWERED
     filed = None if file is None else _file_row(file)
     word = str(fate or "")
     state, colour = word, row.colour if row is not None else "other"
+    if row is ANSWERED:
+        state = f"{word}, {ANSWERED.report}"
     reason, why = entry.refused_by, entry.why
     refused, dropped = fate is Fate.REFUSED, False
     if fate is Fate.FETCHED and output is not None and output.dropped:
@@ -1114,6 +1133,8 @@ def _said(entry: UrlEntry, filed: FileFateRow | None) -> tuple[str, str]:
     head, rest = why, ""
     if fate is Fate.REFUSED:
         head = _GIVEN_UP if entry.reason == Reason.ROBOTSTXT_UNREACHABLE else why
+    elif fate is Fate.FETCHED and entry.answered:
+        head, rest = _ANSWERED, f" ({status}){_robots_said(entry.robots)}"
     elif fate is Fate.FETCHED:
         head, rest = f"downloaded{_WITHOUT if entry.unscheduled else ''}", f" ({status})"
     elif fate is Fate.REDIRECTED:
@@ -1138,6 +1159,18 @@ def _said(entry: UrlEntry, filed: FileFateRow | None) -> tuple[str, str]:
 #: fetch), and one dropped when its robots.txt was given up on (its hold says the rest).
 _WITHOUT: Final = " without the scheduler"
 _GIVEN_UP: Final = "dropped when robots.txt was given up on (see its origin above)"
+#: A response a downloader middleware before scrapy_rep's made itself (:data:`ANSWERED`).
+_ANSWERED: Final = "answered by a downloader middleware, not downloaded: no verdict reached it"
+
+
+def _robots_said(robots: RobotsPart | None) -> str:
+    """What the crawl's robots.txt said of a request a downloader middleware answered
+    before the verdict (its line, or why none decided), as the report adds it."""
+    if robots is None:
+        return "; its robots.txt was not known then"
+    if robots.line is not None:
+        return f"; robots.txt line {robots.line}: {robots.rule}"
+    return f"; robots.txt: {robots.why}" if robots.why else ""
 
 
 def _deciding(entry: UrlEntry, purposes: Sequence[str], filed: FileFateRow | None) -> str:
@@ -1145,6 +1178,8 @@ def _deciding(entry: UrlEntry, purposes: Sequence[str], filed: FileFateRow | Non
     fate, usage, robots, file = entry.fate, entry.usage, entry.robots, entry.file
     if fate is Fate.FETCHED and file is not None and filed is not None and filed.decided:
         return f"{filed.decided}: {file.why}" if file.why else filed.decided
+    if fate is Fate.FETCHED and entry.answered:
+        return f"{ANSWERED.report} (no verdict)"
     no = denied_purposes(usage, tuple(purposes)) if purposes else []
     if fate is Fate.REFUSED:
         by = entry.refused_by or "unknown"  # as written, for the reader

@@ -11,6 +11,7 @@ from scrapy.utils.misc import load_object
 from rep_engine.settings import SETTINGS, RepConfig
 from rep_engine.verdict.policy import TDM_PURPOSES
 from scrapy_rep.crawl.audit.audit import AuditTrail
+from scrapy_rep.crawl.audit.auditfile import check_resumed_trail
 from scrapy_rep.crawl.auditing import AuditMiddleware
 from scrapy_rep.crawl.documents.engine_fetch import GUARD_PRIORITY, RobotsTxtResponseGuard
 from scrapy_rep.crawl.internals import MEDIA_REQUEST_FILTERED, switch_off_base_component
@@ -77,6 +78,7 @@ class Addon:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
         wrap_media_pipelines(settings)
         check_resumed(settings, config)
+        check_resumed_trail(settings, config)
         show_defaults(settings)
         warn_unknown_names(settings, config)
 

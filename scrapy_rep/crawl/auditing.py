@@ -151,9 +151,10 @@ class Settled:
     counts of fates (:meth:`fates`) and the end-of-crawl report's closing line read it
     (the items passed on and the links not followed are the end line's own counts)."""
 
-    #: Requests by fate, why one was refused, and whether a failed one got its response:
-    #: what its words depend on (:func:`~rep_engine.records.describe`'s phrase).
-    requests: Counter[tuple[Fate | None, str, bool]] = field(default_factory=Counter)
+    #: Requests by fate, why one was refused, whether a failed one got its response, and
+    #: whether a fetched one was answered without a download: what its words depend on
+    #: (:func:`~rep_engine.records.describe`'s phrase).
+    requests: Counter[tuple[Fate | None, str, bool, bool]] = field(default_factory=Counter)
     #: Of those, the requests an override let through (robots.txt disallowed them).
     overridden: int = 0
     #: The items of the pages settled that reached the end of the crawl, and those the
@@ -164,7 +165,7 @@ class Settled:
     def fates(self) -> dict[str, int]:
         """The requests by fate, as the end line counts them."""
         fates: Counter[str] = Counter()
-        for (fate, _, _), count in self.requests.items():
+        for (fate, _, _, _), count in self.requests.items():
             if fate is not None:
                 fates[fate] += count
         return dict(fates)

@@ -208,8 +208,9 @@ def summary_of(settled: Settled, counts: Counter[str]) -> str:
     through, items kept, dropped (by reason) and not kept by a later component, links not
     followed: of every URL, those past REP_REPORT_MAX_URLS too."""
     fates: Counter[str] = Counter()
-    for (fate, reason, answered), times in settled.requests.items():
-        entry = UrlEntry("", status=0 if answered else None, fate=fate, reason=reason)
+    for (fate, reason, responded, answered), times in settled.requests.items():
+        status = 0 if responded else None
+        entry = UrlEntry("", status=status, fate=fate, reason=reason, answered=answered)
         fates[describe(entry).phrase] += times  # its words: the phrase of one like it
     kept, dropped = settled.items_kept, settled.items_dropped
     not_kept, links = counts["items_passed"] - kept, counts["not_followed"]

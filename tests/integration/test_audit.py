@@ -17,6 +17,8 @@ import pytest
 import pytest_twisted
 from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
+from twisted.internet import reactor
+from twisted.internet.task import deferLater
 
 from rep_engine.settings.readers import RepSettingError
 from scrapy_rep.crawl.audit.audit import AuditTrail
@@ -35,6 +37,7 @@ from tests.support.robotsite import (
     refused_at_start,
     robots,
 )
+from tests.support.scrapyversions import stop
 from tests.support.workers import run_config
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -288,6 +291,61 @@ async def test_jobdir_resume_one_record_per_url_never_a_forbidden_fetch(
     assert chain_breaks(audit) == []
     first_run = [r for r in records if r["run"] == runs[0]["run"]]
     assert 0 < len(first_run) < len(records)
+
+
+async def _paused_before_sending(settings: dict[str, Any], urls: list[str]) -> None:
+    """A crawl with ``settings`` (a ``JOBDIR``) paused as it opens, stopped once its start
+    requests are queued on disk: every one of them open at the pause."""
+    first = get_crawler(ListSpider, settings)
+
+    def pause(**_: Any) -> None:
+        assert first.engine is not None
+        first.engine.pause()
+
+    first.signals.connect(pause, signal=signals.spider_opened, weak=False)
+    running = first.crawl(urls=urls)
+    assert first.stats is not None
+    for _ in range(600):  # until its requests are queued (at most 30 s)
+        await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+        if first.stats.get_value("scheduler/enqueued/disk") == len(urls):
+            break
+    await stop(first)
+    await running
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_resume_without_the_paused_runs_trail_stops_at_start_or_says_so(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A crawl paused with its trail and resumed without ``REP_AUDIT_FILE`` sent the pages
+    it carried on with no record ever naming them, silently. The crawl needs its trail
+    (``REP_AUDIT_REQUIRED``, the default): it stops at start, naming the trail and how to
+    resume it; with ``REP_AUDIT_REQUIRED = False`` a WARNING says what goes unrecorded."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    urls = [sites.url("a", f"/{n}") for n in range(12)]
+    trail = tmp_path / "trail.jsonl"
+    job = {"JOBDIR": str(tmp_path / "job")}
+    try:
+        await _paused_before_sending({**BASE_SETTINGS, **job, "REP_AUDIT_FILE": str(trail)}, urls)
+        (end,) = (line for line in lines(trail) if line["type"] == "end")
+        assert end["counts"]["open"] == len(urls)
+        line = await refused_at_start(job, urls=urls)
+        assert [path for path in sites.requested("a") if path != "/robots.txt"] == []
+        caplog.clear()
+        _, spider = await crawl(urls, {**job, "REP_AUDIT_REQUIRED": False})
+    finally:
+        await sites.close()
+    assert line == (
+        f"scrapy_rep: error: REP_AUDIT_FILE: the crawl in JOBDIR {job['JOBDIR']} was paused "
+        f"with its audit trail {trail} (12 request(s) of it open), and this run has no "
+        f"REP_AUDIT_FILE: what it sends would have no record; resume it with REP_AUDIT_FILE "
+        f"= {str(trail)!r} (or another file), or set REP_AUDIT_REQUIRED = False to resume it "
+        "without one"
+    )
+    assert sorted(spider.downloaded) == sorted(urls)  # resumed, without its trail
+    warned = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any("12 request(s) of it open" in m and "no record" in m for m in warned), warned
 
 
 # --------------------------------------------------------------------------- fail fast

@@ -343,6 +343,32 @@ def test_a_jobdir_state_of_this_version_resumes_every_field(tmp_path: Path) -> N
 
 
 @pytest.mark.parametrize(
+    ("place", "value"),
+    [(1, "1"), (1, None), (2, "200"), (4, 1.5), (6, ["a", "b", "1", "c", ""]), (8, "no"),
+     (10, ["x"]), (13, "soon")],
+)  # fmt: skip
+def test_a_positional_jobdir_state_edited_by_hand_is_not_resumed_and_said(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, place: int, value: Any
+) -> None:
+    """A state of version 4 (each open entry a list read by place) is checked as this
+    version's is: a value not of its field's type (``attempts`` ``"1"``) is not resumed, and
+    said; never an entry a later ``attempts += 1`` fails on (an internal error) nor one
+    whose record writes the string."""
+    from scrapy_rep.crawl.audit.auditfile import resume
+
+    entry: list[Any] = ["http://a.test/", 1, None, 0, 0, "", None, "", False, False, None, "",
+                        None, None, None]  # fmt: skip
+    entry[place] = value
+    saved = {"version": 4, "run": "f" * 32, "open": {"k-1": entry}, "unfiltered": {},
+             "sequence": 1}  # fmt: skip
+    (tmp_path / "scrapy_rep.audit.json").write_text(json.dumps(saved))
+    open_records: dict[str, Any] = {}
+    assert resume(str(tmp_path), open_records, {}) == (None, 0)
+    assert open_records == {}
+    assert "is unreadable" in caplog.text
+
+
+@pytest.mark.parametrize(
     "edited",
     [
         {"sequence": float("inf")},  # JSON's Infinity, which Python's json reads
@@ -369,6 +395,8 @@ def test_a_jobdir_state_of_this_version_resumes_every_field(tmp_path: Path) -> N
         },
         {"open": {"k-1": {"url": "http://a.test/", "robots": [1, 2, 3, 4, 5]}}},
         {"open": {"k-1": {"url": "http://a.test/", "fetched": "no"}}},
+        {"left_in_queue": "k-1"},
+        {"left_in_queue": [1]},
     ],
 )
 def test_a_jobdir_state_edited_by_hand_is_not_resumed_and_said(

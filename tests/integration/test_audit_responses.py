@@ -12,11 +12,13 @@ from typing import Any
 import pytest_twisted
 from pydispatch import dispatcher
 from scrapy import Request, signals
-from scrapy.http import Response
+from scrapy.http import HtmlResponse, Response
 
 from scrapy_rep.crawl.auditing import ledger_of
+from scrapy_rep.crawl.report import RepReport
 from tests.support.audittrail import by_url
-from tests.support.robotsite import HTML, Reply, Sites, crawl, robots
+from tests.support.robotsite import HTML, ListSpider, Reply, Sites, crawl, links_page, robots
+from tests.support.tools import audit_streams
 
 
 class GoneMiddleware:
@@ -81,3 +83,79 @@ async def test_a_middleware_after_ours_leaves_the_response_to_the_signal(
     # The status the engine got (the project's middleware changed it), as before.
     assert (records[urls[1]]["fate"], records[urls[1]]["status"]) == ("fetched", 410)
     assert records[urls[2]]["fate"] == "refused"
+
+
+class MirrorMiddleware:
+    """A project's downloader middleware placed before scrapy_rep's robots.txt one that
+    answers some URLs itself (a local mirror, a mock): no download, no verdict."""
+
+    def process_request(self, request: Request, spider: Any = None) -> Response | None:
+        if "/private/" in request.url or "/mirrored" in request.url:
+            return HtmlResponse(request.url, body=b"<html>a copy</html>", request=request)
+        return None
+
+
+class LinksSpider(ListSpider):
+    """ListSpider whose pages' links are followed."""
+
+    def parse(self, response: Any) -> Any:
+        super().parse(response)
+        for href in response.css("a::attr(href)").getall():
+            yield Request(response.urljoin(href), callback=self.parse, errback=self.failed)
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_response_a_middleware_before_ours_made_is_recorded_answered(
+    tmp_path: Path,
+) -> None:
+    """A downloader middleware before scrapy_rep's answers a URL robots.txt disallows: the
+    record said ``fetched`` with ``attempts`` 0 and no robots.txt part (``audit verify``
+    failed it: "no robots.txt snapshot names what allowed it"), the report "downloaded". Its
+    record says ``answered``, with what the crawl's robots.txt said of it then (its
+    disallowing line; none where its origin's was not known); the report, ``audit show``
+    and the closing line say no download was made; the trail verifies."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    a.script("/", links_page("/private/1", "/page"))
+    a.script("/page", Reply(200, b"<html>ok</html>", HTML))
+    sites.add("b")  # never asked: its one URL is answered before its robots.txt is known
+    start, answered, mirrored = (
+        sites.url("a", "/"),
+        sites.url("a", "/private/1"),
+        sites.url("b", "/mirrored"),
+    )
+    audit = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_AUDIT_FILE": str(audit),
+        "REP_REPORT": True,
+        "DOWNLOADER_MIDDLEWARES": {MirrorMiddleware: 50},
+    }
+    try:
+        crawler, spider = await crawl([start, mirrored], settings, LinksSpider)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted([start, answered, sites.url("a", "/page"), mirrored])
+    assert "/private/1" not in sites.requested("a") and sites.requested("b") == []
+    records = by_url(audit)
+    record = records[answered]
+    assert (record["fate"], record["attempts"], record["answered"]) == ("fetched", 0, True)
+    assert (record["robots"]["line"], record["robots"]["rule"]) == (2, "Disallow: /private")
+    assert "sent_at" not in record
+    assert records[mirrored]["answered"] is True and "robots" not in records[mirrored]
+    assert "answered" not in records[start] and records[start]["attempts"] == 1
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    said = "answered by a downloader middleware, not downloaded: no verdict reached it (200)"
+    assert f"{answered}\n    {said}; robots.txt line 2: Disallow: /private" in report.text
+    assert f"{mirrored}\n    {said}; its robots.txt was not known then" in report.text
+    assert "In short: 4 requests (2 downloaded, 2 answered without a download)" in report.text
+    status, out, _ = audit_streams("show", str(audit), answered)
+    assert status == 0, out
+    assert (
+        "was answered by a downloader middleware before scrapy_rep's verdict, without a "
+        "download (never downloaded, HTTP 200)"
+    ) in out
+    assert "line 2 (Disallow: /private) applies to it (no verdict: answered before it)" in out
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean, 1 event(s): " in out, out
+    assert f"event: {answered}: its robots.txt says no (Forbidden by " in out

@@ -848,3 +848,69 @@ async def test_limit_start_requests_numbered_otherwise_are_two_in_the_sorted_set
     assert sorted(r["id"].rpartition("-")[2] for r in found) == ["3", "4"], found
     status, out, _ = audit_streams("verify", *map(str, trails))
     assert status == 0, out
+
+
+async def _paused_with_its_requests_queued(
+    settings: dict[str, Any], urls: list[str], trail: Path
+) -> None:
+    """A worker with ``settings`` (``JOBDIR``) and its trail at ``trail`` queues ``urls`` in
+    the shared queue and takes none (paused as it opens); paused once they are queued."""
+    first = get_crawler(ListSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trail)})
+
+    def pause(**_: Any) -> None:
+        assert first.engine is not None
+        first.engine.pause()
+
+    first.signals.connect(pause, signal=signals.spider_opened, weak=False)
+    running = first.crawl(urls=urls)
+    assert first.stats is not None
+    for _ in range(600):  # until its requests are queued (at most 30 s)
+        await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+        if first.stats.get_value("scheduler/enqueued/redis") == len(urls):
+            break
+    await stop(first)
+    await running
+
+
+@pytest.mark.parametrize("taker", ["another worker", "itself, resumed"])
+@pytest_twisted.ensureDeferred
+async def test_a_request_a_paused_worker_left_in_the_queue_is_counted_once_in_its_crawl(
+    redis_server: RedisServer, tmp_path: Path, taker: str
+) -> None:
+    """A worker with ``JOBDIR`` queues six requests and is paused before it takes any. Its
+    paused run counts them ``left_in_queue``; the run that resumes it queues nothing (its
+    start requests are duplicates) and counts none of them again (it counted the six
+    again: twelve for six requests). Taken by another worker, their records are that
+    worker's; taken back by the resumed worker, they keep their ids (no renumbering), and
+    its end line counts them ``taken_back``.
+    Either way every request has one final record and the trails verify as one."""
+    settings = {**shared_settings(redis_server), "JOBDIR": str(tmp_path / "job")}
+    sites = Sites()
+    sites.add("site").script("/robots.txt", robots(RULES))
+    urls = [sites.url("site", f"/{n}") for n in range(6)]
+    trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
+    try:
+        await _paused_with_its_requests_queued(settings, urls, trails[0])
+        if taker == "another worker":
+            without_jobdir = {k: v for k, v in settings.items() if k != "JOBDIR"}
+            await crawl(urls, {**without_jobdir, "REP_AUDIT_FILE": str(trails[1])})
+        crawler, _ = await crawl(urls, {**settings, "REP_AUDIT_FILE": str(trails[0])})
+    finally:
+        await sites.close()
+    assert crawler.stats is not None
+    assert crawler.stats.get_value("rep/audit/duplicates_dropped") == len(urls)  # queued none
+    paused, resumed = records(trails[0], "end")
+    assert paused["reason"] == "shutdown" and paused["counts"]["left_in_queue"] == len(urls)
+    assert resumed["reason"] == "finished" and "left_in_queue" not in resumed["counts"], resumed
+    written = [tr for tr in trails if tr.exists()]
+    found = [record for trail in written for record in records(trail)]
+    assert Counter(r["url"] for r in found) == Counter(urls)
+    if taker == "itself, resumed":  # counted left, then taken back: none left in all
+        assert records(trails[0]) == found and "renumbered" not in resumed["counts"]
+        assert resumed["counts"]["taken_back"] == len(urls)
+        queued = {f"{i}" for i in range(1, len(urls) + 1)}
+        assert {r["id"].rpartition("-")[2] for r in found} == queued
+    else:
+        assert "taken_back" not in resumed["counts"]
+    status, out, _ = audit_streams("verify", *map(str, written))
+    assert status == 0, out

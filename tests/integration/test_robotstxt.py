@@ -503,6 +503,33 @@ async def test_spec5_sitemap_spider_naming_robotstxt_causes_one_download() -> No
 
 
 @pytest_twisted.ensureDeferred
+async def test_a_spiders_own_robotstxt_request_answered_from_the_cache_names_what_allowed_it(
+    tmp_path: Any,
+) -> None:
+    """A spider's own request for a robots.txt the crawl has is answered from the cache,
+    with no download: its record named no robots.txt (``audit verify``: "no robots.txt
+    snapshot names what allowed it") and was read as a response no verdict reached. Its
+    verdict is performed as any request's is: the record names the snapshot that allowed
+    it, ``attempts`` 0, no ``answered``."""
+    from tests.support.audittrail import by_url
+
+    sites = Sites()
+    sites.add("s").script("/robots.txt", robots("User-agent: *\nDisallow: /no\n"))
+    url = sites.url("s", "/robots.txt")
+    trail = tmp_path / "trail.jsonl"
+    try:
+        crawler, spider = await crawl([url], {"REP_AUDIT_FILE": str(trail)})
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url]
+    assert sites.requested("s") == ["/robots.txt"]  # once: the crawl's own download
+    assert stat(crawler, "rep/robotstxt/served_from_cache") == 1
+    record = by_url(trail)[url]
+    assert (record["fate"], record["attempts"], record["status"]) == ("fetched", 0, 200)
+    assert record["robots"]["snapshot"] and "answered" not in record, record
+
+
+@pytest_twisted.ensureDeferred
 async def test_spec4_jobdir_pause_with_held_requests_and_resume(tmp_path: Any) -> None:
     from twisted.internet import reactor
     from twisted.internet.task import deferLater

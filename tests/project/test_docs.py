@@ -515,3 +515,19 @@ def test_the_contributor_pages_are_a_section_of_their_own() -> None:
     for switch in ("REP_REQUIRE_REDIS", "REP_REQUIRE_CHROMIUM", "REP_REQUIRE_EXIFTOOL",
                    "REP_CORPUS", "REP_SOAK"):  # fmt: skip
         assert switch in testing, switch
+
+
+def test_the_trail_says_what_attempts_counts() -> None:
+    """docs/audit-trail.md: a record's ``attempts`` counts Scrapy's downloads, not what went
+    over the wire: a download handler may send a request again itself (a site's log then
+    shows two requests where the record says one), whichever crawl sent it."""
+    text = " ".join((DOCS / "audit-trail.md").read_text(encoding="utf-8").split())
+    said = text[text.index("`fate`, `attempts`") :][:900]
+    for words in (
+        "counts Scrapy's downloads",
+        "request_reached_downloader",
+        "a download handler may send one again itself",
+        "aiohttp handler in a crawl without a Twisted reactor",
+        "with scrapy_rep or without it",
+    ):
+        assert words in said, words

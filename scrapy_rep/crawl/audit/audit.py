@@ -55,6 +55,7 @@ from rep_engine.robotstxt.useragent import crawler_name, product_token
 from rep_engine.settings.readers import robots_agent
 from rep_engine.trail import lines
 from rep_engine.trail.read import tail_of
+from rep_engine.urls.origins import origin_of
 from rep_engine.verdict.decide import LICENSE as LICENSE_KIND
 from rep_engine.verdict.decide import ROBOTS as ROBOTS_KIND
 from rep_engine.verdict.decide import TDM as TDM_KIND
@@ -91,6 +92,7 @@ from scrapy_rep.crawl.internals import (
     seen_fingerprints,
 )
 from scrapy_rep.crawl.pages import PAGES
+from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from scrapy_rep.crawl.requeststate import (
     any_state,
     before_of,
@@ -99,6 +101,7 @@ from scrapy_rep.crawl.requeststate import (
     open_record,
     record_id,
     recorded,
+    sent_state,
 )
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.waits import Waits
@@ -215,16 +218,18 @@ class AuditTrail:
         self._errors_logged = False
         #: Whether workers share the scheduler's queue (:meth:`_share_records`); the ids of
         #: the open records this worker took from it, and holds (a pause with JOBDIR keeps
-        #: those for its resume).
+        #: those for its resume); and of those counted ``left_in_queue`` by this crawl (a
+        #: paused run's, which its resumed run carries on: counted once).
         self._shared = False
         self._taken: set[str] = set()
         self._holding: set[str] = set()
+        self._left: set[str] = set()
         self._fingerprint = crawler.request_fingerprinter.fingerprint
         #: The requests' waits for their origins' documents (the report's origin lines).
         self.waits = Waits()
         #: The paused run this one resumes, and the latest request number (resumes go on).
         self.resumes: Paused | None
-        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
+        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered, self._left)
         self._connect(crawler)
 
     @classmethod
@@ -428,6 +433,9 @@ class AuditTrail:
                 self._open_taken(key, request)
         elif key in self._taken or key in self._holding or entry.fetched or entry.unscheduled:
             key = self._renumbered(key, request)
+        elif key in self._left:  # its paused run counted it left_in_queue: taken back after all
+            self._left.discard(key)
+            self.counts["taken_back"] += 1
         self._taken.add(key)
         self._holding.discard(key)
         # a retry another worker sent: its downloads tried are this record's attempts too
@@ -619,8 +627,9 @@ class AuditTrail:
         if self._shared:  # kept only while the record is open (memory)
             self._taken.discard(key)
             self._holding.discard(key)
+            self._left.discard(key)
         settled, fate = self.settled, entry.fate  # counted once (Settled.add, inline)
-        settled.requests[fate, entry.reason, entry.status is not None] += 1
+        settled.requests[fate, entry.reason, entry.status is not None, entry.answered] += 1
         robots, output = entry.robots, entry.output
         if robots is not None and robots.overridden and fate is not Fate.REFUSED:
             settled.overridden += 1
@@ -688,6 +697,8 @@ class AuditTrail:
             elif not entry.fetched:  # (FETCHED, RECEIVED): ignored, a copied meta's (_attempt)
                 entry.fetched = True
                 entry.status = response.status
+                if entry.attempts == 0 and sent_state(request) is None:
+                    self._answered(request, entry)
                 if entry.unscheduled:  # no page pass to wait for: a page read as it arrived
                     pages = PAGES.get(self.crawler)
                     page = None if pages is None else pages.get(response)
@@ -696,6 +707,32 @@ class AuditTrail:
                     self._final(record_id(request), entry)
         except Exception:
             self.internal_error("_received")
+
+    def _answered(self, request: Request, entry: UrlEntry) -> None:
+        """Its response came with no download tried and no verdict of ours on it: a
+        downloader middleware placed before scrapy_rep's robots.txt one answered it itself (a
+        mock, a local mirror). Its record says so (``answered``), and what the crawl's
+        robots.txt of its origin said of it then, when it had one (never fetched for it): a
+        "no" stays in the record (``audit verify`` holds the line to its snapshot, and a
+        record that names none where its crawl had one fails)."""
+        entry.answered = True
+        origin = origin_of(request.url)
+        owner = OWNERS.get(self.crawler)
+        robots = owner.robots_had(origin) if owner is not None and origin is not None else None
+        if robots is None:
+            return  # not known when it was answered (or no origin)
+        # robots.txt not obeyed for it: its part says so, and names the copy all the same
+        obeyed = entry.robots is None or entry.robots.obeyed
+        not_obeyed = "" if entry.robots is None else entry.robots.why
+        sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", robots)
+        token = self._robots_token
+        if robots.unreachable:
+            why = not_obeyed or f"robots.txt {robots.outcome}"
+            entry.robots = RobotsPart(sha, token, None, None, why, obeyed)
+            return
+        said = robots.rules.decide(request.url, token)
+        why = not_obeyed or said.reason
+        entry.robots = RobotsPart(sha, token, said.line, said.line_text, why, obeyed)
 
     def _snapshot_body(self, kind: str, url: str, body: bytes) -> str:
         return self.writer.snapshot_body(kind, url, body, None)
@@ -898,6 +935,7 @@ class AuditTrail:
             "version": STATE_VERSION,
             "open": {key: entry.state() for key, entry in self.open.items()},
             "unfiltered": self._unfiltered,
+            "left_in_queue": sorted(self._left),
             "sequence": self.sequence,
             "trail": str(self.path) if self.trail else "",
             "head": head,
@@ -917,12 +955,18 @@ class AuditTrail:
     def _settle_open(self, paused: bool, why: str) -> None:
         """Event ``CLOSED``: the entries still open as the spider closes: a response that came
         is ``fetched`` (its page's output was not seen), the others ``unfinished`` (kept in
-        ``JOBDIR`` when paused); with a shared queue, a record another worker takes is left."""
+        ``JOBDIR`` when paused); with a shared queue, a record another worker takes is left,
+        counted ``left_in_queue`` once in the crawl: a paused run keeps it in ``JOBDIR`` (this
+        worker may take it back after its resume, and keep its record), and the run that
+        resumes it does not count it again."""
+        left = self._left
         for key, entry in list(self.open.items()):
             if self._shared and key not in self._taken and not entry.unscheduled:
                 if paused and key in self._holding:  # kept in JOBDIR: this worker resumes it
                     continue
-                self.counts["left_in_queue"] += 1  # another worker takes it, and its record
+                if key not in left:  # another worker takes it, and its record
+                    left.add(key)
+                    self.counts["left_in_queue"] += 1
                 continue
             if entry.fetched:
                 self._settle(key, entry, Fate.FETCHED, "its page's output was not seen")

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from rep_engine.fetch.cache import CacheEntry
     from rep_engine.settings import RepConfig
+    from rep_engine.settings.readers import SettingsLike
 
 logger = logging.getLogger(__name__)
 
@@ -177,12 +178,16 @@ class Paused:
 
 
 def resume(
-    jobdir: str | None, open_records: dict[str, UrlEntry], unfiltered: dict[str, str]
+    jobdir: str | None,
+    open_records: dict[str, UrlEntry],
+    unfiltered: dict[str, str],
+    left: set[str] | None = None,
 ) -> tuple[Paused | None, int]:
     """A resumed run: the paused run (``None``: none, or one that wrote no trail, whose
-    entries are resumed all the same) and the last request number it gave; its open records
-    and ``dont_filter`` requests are added to ``open_records`` and ``unfiltered`` (a state
-    of a later version is not resumed: a WARNING says so)."""
+    entries are resumed all the same) and the last request number it gave; its open records,
+    its ``dont_filter`` requests and the ids of its open records it counted ``left_in_queue``
+    are added to ``open_records``, ``unfiltered`` and ``left`` (a state of a later version is
+    not resumed: a WARNING says so)."""
     saved = load_state(jobdir)
     if saved is None:
         return None, 0
@@ -196,6 +201,9 @@ def resume(
         return None, 0
     try:
         entries = {key: UrlEntry.from_state(state) for key, state in saved["open"].items()}
+        counted = saved.get("left_in_queue", [])  # a state of an earlier version: none
+        if not isinstance(counted, list) or not all(isinstance(key, str) for key in counted):
+            raise TypeError(f"left_in_queue {counted!r} is not a list of record ids")
         saved_unfiltered = saved.get("unfiltered")
         if isinstance(saved_unfiltered, dict):
             unfiltered.update(saved_unfiltered)
@@ -214,7 +222,45 @@ def resume(
         logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
         return None, 0
     open_records.update(entries)
+    if left is not None:
+        left.update(key for key in counted if key in entries)
     return paused, sequence
+
+
+def check_resumed_trail(settings: SettingsLike, config: RepConfig) -> None:
+    """A crawl resumed from ``JOBDIR`` whose paused run wrote an audit trail, resumed
+    without one (no ``REP_AUDIT_FILE``): the requests it carries on would be sent with no
+    record ever naming them, and its trail would end at the pause. The crawl needs its
+    trail (``REP_AUDIT_REQUIRED``, the default): it stops at start, naming the trail, as an
+    unusable ``REP_AUDIT_FILE`` stops it. With ``REP_AUDIT_REQUIRED = False``: a WARNING
+    says so, and the crawl goes on without it (docs/deployment.md, "Pause and resume with
+    JOBDIR")."""
+    jobdir = settings.get("JOBDIR")
+    if not jobdir or config.audit_file:
+        return
+    path = Path(str(jobdir)) / JOBDIR_FILE
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none, or unreadable: the ledger says so if it reads it
+        return
+    trail = saved.get("trail") if isinstance(saved, dict) else None
+    if not isinstance(trail, str) or not trail:  # no trail, or a state of an earlier version
+        return
+    held = saved.get("open")
+    count = len(held) if isinstance(held, dict) else 0
+    said = (
+        f"the crawl in JOBDIR {jobdir} was paused with its audit trail {trail} ({count} "
+        f"request(s) of it open), and this run has no REP_AUDIT_FILE: what it sends would "
+        f"have no record"
+    )
+    if config.audit_required:
+        stop_at_start(
+            RepSettingError(
+                f"REP_AUDIT_FILE: {said}; resume it with REP_AUDIT_FILE = {trail!r} (or "
+                "another file), or set REP_AUDIT_REQUIRED = False to resume it without one"
+            )
+        )
+    logger.warning("scrapy_rep: %s (REP_AUDIT_REQUIRED = False)", said)
 
 
 def save_state(jobdir: str | None, state: dict[str, Any] | None) -> None:

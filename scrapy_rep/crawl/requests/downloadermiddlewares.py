@@ -106,6 +106,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
+    from rep_engine.urls.origins import Origin
+
 logger = logging.getLogger(__name__)
 #: The middleware of each running crawl, found by the early refusal, the checks and the tools.
 OWNERS: PerCrawler[RobotsTxtMiddleware] = PerCrawler("owner")
@@ -284,14 +286,19 @@ class RobotsTxtMiddleware:
             if isinstance(waited, Request):
                 return waited  # handed back: caught by _request_scheduled and held
             verdict = waited
-        if request.method == "GET" and request.url.endswith("/robots.txt") and verdict.used:
-            cached = self._robots_from_cache(request, verdict)
-            if cached is not None:
-                return cached
         if isinstance(verdict, Refused):
             self.perform.refused(request, facts, verdict)
         self.perform.allowed(request, facts, verdict)
+        if request.method == "GET" and request.url.endswith("/robots.txt") and verdict.used:
+            # its record names the robots.txt that allowed it, the one that answers it
+            return self._robots_from_cache(request, verdict)  # None: it is downloaded
         return None
+
+    def robots_had(self, origin: Origin) -> CacheEntry[RobotsTxt] | None:
+        """The robots.txt of ``origin`` the crawl has now, fresh or stale still usable
+        (``None``: none); never starts a fetch (the audit trail's record of a request a
+        downloader middleware answered before the verdict says what it said)."""
+        return self._robots.usable_entry(origin)
 
     def _current(self, request: Request, kind: str, key: Hashable) -> CacheEntry[Any] | None:
         """The cache's version of ``key``'s document of ``kind`` that decides ``request``
