@@ -35,7 +35,7 @@ from rep_audit.html import render
 from rep_audit.htmlrows import item_row_html, row_html
 from rep_audit.listing import LIST_FATES, LIST_REASONS, ListError, chosen, formatted, rows
 from rep_audit.repair import repair
-from rep_audit.show import no_record, story
+from rep_audit.show import no_record, read_as, story
 from rep_audit.summary import Summary, summary_text
 from rep_audit.verify import verify
 from rep_audit.verifying import add_finding, join, verify_one, verify_several
@@ -117,7 +117,21 @@ def _list(options: argparse.Namespace, out: TextIO) -> int:
 
 
 def _show(paths: list[str], url: str, out: TextIO) -> int:
-    """The story of ``url`` in each trail (several: each headed by its name)."""
+    """The story of ``url`` in each trail (several: each headed by its name); of the
+    one URL recorded that ``url``, written without its scheme or host, names
+    (:func:`~rep_audit.show.read_as`), said so first."""
+    lines, found = _stories(paths, url)
+    if not found and (whole := read_as(paths, url)) is not None:
+        told, found = _stories(paths, whole)
+        if found:  # not a redirect's target alone (its redirect is no record of it)
+            lines = [f"{url} read as {whole}, the one URL of that path recorded:", *told]
+    if not found:
+        lines += no_record(paths, url)
+    write_lines(lines, out)
+    return EXIT_CLEAN if found else EXIT_DIFFERENCES
+
+
+def _stories(paths: list[str], url: str) -> tuple[list[str], int]:
     lines, found = [], 0
     for path in paths:
         told, count = story(path, url)
@@ -125,10 +139,7 @@ def _show(paths: list[str], url: str, out: TextIO) -> int:
             told = [f"{path}:", *told]
         lines += told
         found += count
-    if not found:
-        lines += no_record(paths, url)
-    write_lines(lines, out)
-    return EXIT_CLEAN if found else EXIT_DIFFERENCES
+    return lines, found
 
 
 def _repair(path: str, out: TextIO) -> int:
