@@ -49,8 +49,8 @@ class AuditWriter:
         self.path = Path(config.audit_file)
         self.required = config.audit_required
         self.run = run
-        #: (sha256, document URL) of the snapshot lines this run wrote.
-        self._snapshots: OrderedDict[tuple[str, str], None] = OrderedDict()
+        #: (sha256, document URL, fetch time) of the snapshot lines this run wrote.
+        self._snapshots: OrderedDict[tuple[str, str, float], None] = OrderedDict()
         self.file: TrailFile | None = None
         if not written:
             return
@@ -74,14 +74,17 @@ class AuditWriter:
     def snapshot(self, kind: str, url: str, entry: CacheEntry[Any]) -> str:
         """The snapshot name of ``entry``'s body (``""``: given up on as unreachable), stored
         in ``<trail>.d`` the first time, with a line (its fetch: time, status) the first time
-        this run uses that body from ``url``: each run writes its own line for every document
-        version it uses; the body in ``<trail>.d`` is shared by every run of the file."""
+        this run uses that fetch of that body from ``url``: each run writes its own line for
+        every fetch of a document version it uses (the same body fetched again once its
+        copy expired too: ``audit show`` names the fetch in force when a request was sent,
+        not the body's first); the body in ``<trail>.d`` is shared by every run of the
+        file."""
         sha = entry.sha256 or EMPTY_SHA256
         if entry.unreachable:  # given up on: nothing was read, nothing to store
             return ""
         if self.file is None:  # no trail (or no longer): the name only
             return sha
-        memo = (sha, url)
+        memo = (sha, url, entry.fetched_at)
         if memo in self._snapshots:
             self._snapshots.move_to_end(memo)
             return sha
