@@ -80,6 +80,8 @@ def _silence(out: TextIO) -> None:
 
 
 def _run(options: argparse.Namespace, out: TextIO) -> int:
+    if getattr(options, "workers", False) and getattr(options, "separate", False):
+        return _error("give --workers or --separate, not both")
     if options.command == "summary":
         summary = Summary()
         for path in options.trail:
@@ -91,7 +93,7 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         if len(options.trail) > 1:
             if options.export:
                 return _error("--export takes one TRAIL")
-            return verify_several(options.trail, out, options.head, options.json)
+            return verify_several(options.trail, out, options.head, options.json, _workers(options))
         return verify_one(options.trail[0], out, options.head, options.json, options.export)
     if options.command == "repair":
         return _repair(options.trail, out)
@@ -140,6 +142,14 @@ def _stories(paths: list[str], url: str) -> tuple[list[str], int]:
         lines += told
         found += count
     return lines, found
+
+
+def _workers(options: argparse.Namespace) -> bool | None:
+    """Several trails: checked as workers of one crawl (``--workers``), each as a crawl of
+    its own (``--separate``), or as their runs' headers tell (``None``)."""
+    if options.workers:
+        return True
+    return False if options.separate else None
 
 
 def _repair(path: str, out: TextIO) -> int:
@@ -207,12 +217,15 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
         result = Verification(paths[0], head=result.head)
         for path in paths:
             join(result, path.name, verify(path, also=paths))
-        across(paths, lambda path, finding: add_finding(result, path.name, finding))
+        _, _, result.notes = across(
+            paths, lambda path, finding: add_finding(result, path.name, finding), _workers(options)
+        )
     page = render(Path(", ".join(path.name for path in paths)), summary, rows, result, item_rows)
     try:
         Path(options.html).write_text(page, encoding="utf-8")
     except OSError as error:
         return _error(f"cannot write {options.html}: {error.strerror or error}")
+    write_lines(result.notes, out)
     verdict = "clean" if result.clean else f"{result.problems} problem(s)"
     items = f", {summary.items.items} item(s)" if summary.items.items else ""
     said = f"{options.html}: {summary.total.requests} record(s){items}, verify: {verdict}"

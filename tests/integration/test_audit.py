@@ -437,6 +437,8 @@ async def test_header_times_snapshots_chain_and_a_second_run_chained_on(
     header = everything[0]
     assert header["schema"] == 2 and re.fullmatch(r"[0-9a-f]{32}", header["run"])
     assert header["user_agent"] == BASE_SETTINGS["USER_AGENT"]
+    # its queue is this process's alone: another trail's crawl is not one of its workers
+    assert header["scheduler"] == "scrapy.core.scheduler.Scheduler"
     assert header["settings"]["REP_CACHE_TTL"] == 3600 and "REP_PROFILE" in header["settings"]
     assert header["standards"]["robots.txt"].startswith("RFC 9309")
     assert all(ISO.match(line["time"]) for line in everything)
