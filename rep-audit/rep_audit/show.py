@@ -21,7 +21,7 @@ from rep_audit.faterecord import FateRecord
 from rep_audit.rederive import Rederiver
 from rep_audit.storylines import file_lines, item_lines, purposes_of, record_lines
 from rep_audit.summary import Summary, unended
-from rep_engine.records import item_of
+from rep_engine.records import item_of, text
 from rep_engine.trail.read import Trail
 
 
@@ -186,17 +186,26 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
                 runs[str(record.get("run"))] = record
         elif kind == "snapshot":
             rederiver.saw_snapshot(record)
-        elif kind == "url" and (asked.names(record.get("url")) or record.get("id") == url):
+        elif kind == "url":
+            read = FateRecord.of(record)
+            seen.redirects.saw(read)
+            if asked.names(record.get("url")) or record.get("id") == url:
+                told.append(str(record.get("run")))
+                lines += record_lines(line.number, read, runs, rederiver)
+            elif asked.names(record.get("to")):
+                lines.append(
+                    f"line {line.number}: {record.get('url')} was redirected here "
+                    f"(run {str(record.get('run'))[:8]})"
+                )
+        elif kind == "file" and (
+            asked.names(record.get("url"))
+            or asked.names(seen.redirects.final(text(record.get("run")), text(record.get("url"))))
+        ):
             told.append(str(record.get("run")))
-            lines += record_lines(line.number, FateRecord.of(record), runs, rederiver)
-        elif kind == "url" and asked.names(record.get("to")):
-            lines.append(
-                f"line {line.number}: {record.get('url')} was redirected here "
-                f"(run {str(record.get('run'))[:8]})"
-            )
-        elif kind == "file" and asked.names(record.get("url")):
-            told.append(str(record.get("run")))
-            lines += file_lines(line.number, FateRecord.of(record))
+            said = file_lines(line.number, FateRecord.of(record))
+            if not asked.names(record.get("url")):  # the file of a download redirected here
+                said.insert(1, f"  the file of {record.get('url')}, downloaded here by redirect")
+            lines += said
         elif kind == "item" and asked.names(record.get("url")):
             run = runs.get(str(record.get("run")), {})
             item = item_of(line, purposes_of(run))
