@@ -140,14 +140,15 @@ class AuditWriter:
         if self.required:
             close_spider(self.crawler, CLOSE_REASON)
 
-    def close(self) -> int:
-        """Close the file; the lines written."""
+    def close(self) -> tuple[int, bool]:
+        """Close the file; the lines this run wrote, and whether they were appended to an
+        earlier run's."""
         if self.file is None:
-            return 0
-        written = self.file.lines
+            return 0, False
+        written, appended = self.file.lines, self.file.appended
         self.file.close()
         self.file = None
-        return written
+        return written, appended
 
 
 def load_state(jobdir: str | None) -> dict[str, Any] | None:
