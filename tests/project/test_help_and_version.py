@@ -158,6 +158,9 @@ def test_scrapy_audit_help_keeps_the_exit_code_table_and_names_the_other_tool() 
     assert exit_code_rows(stdout) == ["0", "1", "2"]
     assert "exit codes (the same for `python -m scrapy_rep audit`):" in stdout
     assert "`scrapy rep-audit`" not in stdout  # it does not point at itself
+    # an option of two commands, listed once naming both (argparse kept the last one)
+    assert re.search(r"^  --workers +verify, report: several trails", stdout, re.M), stdout
+    assert stdout.count("--separate ") == 1
 
 
 def test_check_synopsis_in_the_docs_names_every_option() -> None:
