@@ -88,7 +88,7 @@ async def test_every_refusal_listed_with_why_in_three_formats(tmp_path: Path) ->
     )
 
 
-class FileSpider(ItemSpider):
+class GalleryFileSpider(ItemSpider):
     """Its page yields one item with one file to download: ``files``."""
 
     files: ClassVar[list[str]] = []
@@ -109,13 +109,13 @@ async def test_a_file_refused_after_a_redirect_is_listed_refused(tmp_path: Path)
     origin.script("/moved.jpg", redirect("/no-train.jpg"))
     no_train = jpeg(xmp_packet("DMI-PROHIBITED-AIMLTRAINING"), (9, 9, 9))
     origin.script("/no-train.jpg", Reply(200, no_train, {"Content-Type": "image/jpeg"}))
-    FileSpider.files = [sites.url("a", "/moved.jpg")]
+    GalleryFileSpider.files = [sites.url("a", "/moved.jpg")]
     trail = tmp_path / "trail.jsonl"
     settings = {"REP_AUDIT_FILE": str(trail), "REP_PURPOSE": "ai-train",
                 "ITEM_PIPELINES": {"scrapy.pipelines.files.FilesPipeline": 1},
                 "FILES_STORE": str(tmp_path / "files"), "MEDIA_ALLOW_REDIRECTS": True}  # fmt: skip
     try:
-        await crawl([sites.url("a", "/gallery")], settings, FileSpider)
+        await crawl([sites.url("a", "/gallery")], settings, GalleryFileSpider)
     finally:
         await sites.close()
     refused = (f"{sites.url('a', '/no-train.jpg')} fetched, file refused (purpose): ai-train "
