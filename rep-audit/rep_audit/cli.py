@@ -126,7 +126,7 @@ def _show(paths: list[str], url: str, out: TextIO) -> int:
     if not found and (whole := read_as(paths, url)) is not None:
         told, found = _stories(paths, whole)
         if found:  # not a redirect's target alone (its redirect is no record of it)
-            lines = [f"{url} read as {whole}, the one URL of that path recorded:", *told]
+            lines = [f"{url} read as {whole}, the one URL of that path these trails record:", *told]
     if not found:
         lines += no_record(paths, url)
     write_lines(lines, out)

@@ -78,7 +78,8 @@ def test_a_url_written_without_its_scheme_finds_the_one_record_of_its_path(
     assert status == 0, out
     lines = out.splitlines()
     assert lines[0] == (
-        f"{asked} read as http://site.test/docs/page?b=2&a=1, the one URL of that path recorded:"
+        f"{asked} read as http://site.test/docs/page?b=2&a=1, the one URL of that path these "
+        "trails record:"
     )
     assert "http://site.test/docs/page?b=2&a=1 was fetched" in lines[1]
     assert NEVER not in out
