@@ -1,12 +1,15 @@
 """Several trails checked as one (``audit verify`` of several workers' trails, pure):
 each request's final records in different trails tied by ``again``, or a re-queue
-after a crash (docs/audit-trail.md); and where runs a trail resumes are among the others."""
+after a crash (docs/audit-trail.md); and where runs a trail resumes are among the others.
+Trails of separate crawls given together are told apart by their runs' headers
+(:func:`crawls`): only the trails of one crawl are checked against each other."""
 
 from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
 from typing import Any, Final
 
@@ -29,11 +32,118 @@ class _Final:
     url: str
 
 
+@dataclass(frozen=True)
+class _Head:
+    """What a run's header says of the crawl it belongs to."""
+
+    run: str
+    spider: str
+    purposes: tuple[str, ...]
+    agents: tuple[str, ...]
+    #: The scheduler it ran with (``None``: a header of an earlier release, which did not
+    #: say it).
+    scheduler: str | None
+    resumes: str
+    #: The robots.txt store it shared (``REP_ROBOTSTXT_CACHE``: a Redis URL; ``""``: its
+    #: own memory, or not said).
+    store: str
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> _Head:
+        scheduler = record.get("scheduler")
+        store = text(mapping(record.get("settings")).get("REP_ROBOTSTXT_CACHE"))
+        return cls(
+            text(record.get("run")), text(record.get("spider")),
+            tuple(map(str, items(record.get("purposes")))),
+            tuple(map(str, items(record.get("agents")))),
+            scheduler if isinstance(scheduler, str) else None, text(record.get("resumes")),
+            "" if store == "memory" else store,
+        )  # fmt: skip
+
+    def said(self) -> str:
+        scheduler = self.scheduler or "not recorded"
+        store = f", robots.txt store {self.store}" if self.store else ""
+        purposes, agents = ", ".join(self.purposes) or "-", ", ".join(self.agents) or "-"
+        return (
+            f"spider {self.spider or '?'}, purposes {purposes}, agents {agents}, "
+            f"scheduler {scheduler}{store}"
+        )
+
+
+#: Scrapy's own scheduler: its queue is one process's (``JOBDIR``: one process at a time),
+#: shared with no other worker.
+SCRAPY_SCHEDULER: Final = "scrapy.core.scheduler.Scheduler"
+
+
+def _one_crawl(first: _Head, second: _Head) -> bool:
+    """Whether two runs may be of one crawl: one resumes the other (``JOBDIR``), or both
+    ran the same spider for the same purposes and agents, with a scheduler that may share
+    its queue (not Scrapy's own; a header that does not say which: it may) or with one
+    robots.txt store (the same Redis: workers given their URLs by hand)."""
+    if first.run in (second.resumes, second.run) or second.run == first.resumes:
+        return True
+    same = (first.spider, first.purposes, first.agents)
+    if same != (second.spider, second.purposes, second.agents):
+        return False
+    shared_store = bool(first.store) and first.store == second.store
+    return shared_store or SCRAPY_SCHEDULER not in (first.scheduler, second.scheduler)
+
+
+def crawls(
+    heads: Sequence[Sequence[_Head]], names: Sequence[str], workers: bool | None = None
+) -> tuple[list[int], list[str]]:
+    """Which crawl each trail is of (a number per trail, the first trail's crawl ``0``),
+    by its runs' ``heads``, and what the reader is told of it. Two trails are of one crawl
+    (workers sharing a queue, such as scrapy-redis's, checked against each other) when a
+    run of one may be of the crawl of a run of the other (:func:`_one_crawl`), or a trail
+    has no run header to tell (in doubt, they are compared); else they are separate crawls
+    (one for search, one for ai-train; two runs of Scrapy's own scheduler), each checked on
+    its own. ``workers``: ``True`` compares them all as one crawl, ``False`` none,
+    whatever their headers say (``--workers``, ``--separate``)."""
+    count = len(heads)
+    group = list(range(count))
+
+    def root(index: int) -> int:
+        while group[index] != index:
+            index = group[index]
+        return index
+
+    pairs = [] if workers is False else combinations(range(count), 2)
+    for first, second in pairs:
+        if (
+            workers
+            or not heads[first]
+            or not heads[second]
+            or any(_one_crawl(a, b) for a in heads[first] for b in heads[second])
+        ):
+            group[root(second)] = root(first)
+    numbers: dict[int, int] = {}
+    crawl = [numbers.setdefault(root(index), len(numbers)) for index in range(count)]
+    if len(numbers) < 2:
+        return crawl, []
+    how = "as --separate asks" if workers is False else "by their runs' headers"
+    notes = [
+        f"read as {len(numbers)} separate crawls, {how} (workers of one crawl share its "
+        "spider, purposes and agents, and a queue (not Scrapy's own scheduler) or a "
+        "robots.txt store); only the trails of one crawl are checked against each other "
+        "(--workers: all of them):"
+    ]
+    for number in range(len(numbers)):
+        trails = [index for index in range(count) if crawl[index] == number]
+        said = "; ".join(dict.fromkeys(head.said() for i in trails for head in heads[i]))
+        notes.append(f"  crawl {number + 1}: {', '.join(names[i] for i in trails)} "
+                     f"({said or 'no run header'})")  # fmt: skip
+    return crawl, notes
+
+
 def across(
-    paths: Sequence[str | Path], sink: Callable[[Path, Finding], object] | None = None
-) -> tuple[int, int]:
+    paths: Sequence[str | Path],
+    sink: Callable[[Path, Finding], object] | None = None,
+    workers: bool | None = None,
+) -> tuple[int, int, list[str]]:
     """Several trails checked as one (workers sharing a queue, such as scrapy-redis, each
-    writing its own trail): a request with final records in two trails (the same URL key,
+    writing its own trail; trails of separate crawls given together are read apart,
+    :func:`crawls`): a request with final records in two trails of one crawl (the same URL key,
     the request fingerprint before the ``-`` of each record's ``id``) must have them tied
     by ``again`` (either one naming the other: a record is written when its fate is
     final, so the one sent again may be written first), unless it is a re-queue after a
@@ -46,30 +156,37 @@ def across(
     request) is not compared when it is accounted for (named by a page's ``fetched`` part
     or by a ``file`` line of its run) or has no output of its own (no callback of the
     crawl ran for it); any other is. Keeps each request's final record in memory as one
-    small tuple."""
-    finals, ended = _finals(paths)
+    small tuple. The counts of problems and events, and what the reader is told of how
+    the trails were read (:func:`crawls`)."""
+    finals, ended, heads = _finals(paths)
     problems = events = 0
     names = [Path(path).name for path in paths]
+    crawl, notes = crawls(heads, names, workers)
     for records in finals.values():
         if len({r.trail for r in records}) < 2:
             continue
-        records.sort(key=lambda r: (r.time, r.trail, r.line))
-        for final, finding in _unpaired(records, ended, names):
-            events += finding.event
-            problems += not finding.event
-            if sink is not None:
-                sink(Path(paths[final.trail]), finding)
-    return problems, events
+        for number in dict.fromkeys(crawl[r.trail] for r in records):
+            ones = [r for r in records if crawl[r.trail] == number]
+            if len({r.trail for r in ones}) < 2:
+                continue
+            ones.sort(key=lambda r: (r.time, r.trail, r.line))
+            for final, finding in _unpaired(ones, ended, names):
+                events += finding.event
+                problems += not finding.event
+                if sink is not None:
+                    sink(Path(paths[final.trail]), finding)
+    return problems, events, notes
 
 
 def _finals(
     paths: Sequence[str | Path],
-) -> tuple[dict[str, list[_Final]], set[tuple[int, str]]]:
+) -> tuple[dict[str, list[_Final]], set[tuple[int, str]], list[list[_Head]]]:
     """The final records of the trails at ``paths`` by URL key (those of requests
-    downloaded without the scheduler only when compared: :func:`across`), and the runs
-    (trail, run id) that have an end line."""
+    downloaded without the scheduler only when compared: :func:`across`), the runs
+    (trail, run id) that have an end line, and each trail's run headers."""
     finals: dict[str, list[_Final]] = {}
     ended: set[tuple[int, str]] = set()
+    heads: list[list[_Head]] = [[] for _ in paths]
     accounted: set[tuple[int, str, str]] = set()
     unscheduled: list[tuple[str, str, _Final]] = []
     for number, path in enumerate(paths):
@@ -78,7 +195,9 @@ def _finals(
             if record is None:
                 continue
             run = str(record.get("run", ""))
-            if line.type == "end":
+            if line.type == "run":
+                heads[number].append(_Head.of(record))
+            elif line.type == "end":
                 ended.add((number, run))
             elif line.type == "file":
                 accounted.add((number, run, str(record.get("url", ""))))
@@ -98,7 +217,7 @@ def _finals(
     for key, url, final in unscheduled:
         if (final.trail, final.run, url) not in accounted:
             finals.setdefault(key, []).append(final)
-    return finals, ended
+    return finals, ended, heads
 
 
 def _unpaired(

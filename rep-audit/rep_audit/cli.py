@@ -35,7 +35,7 @@ from rep_audit.html import render
 from rep_audit.htmlrows import item_row_html, row_html
 from rep_audit.listing import LIST_FATES, LIST_REASONS, ListError, chosen, formatted, rows
 from rep_audit.repair import repair
-from rep_audit.show import no_record, story
+from rep_audit.show import no_record, read_as, story
 from rep_audit.summary import Summary, summary_text
 from rep_audit.verify import verify
 from rep_audit.verifying import add_finding, join, verify_one, verify_several
@@ -80,6 +80,8 @@ def _silence(out: TextIO) -> None:
 
 
 def _run(options: argparse.Namespace, out: TextIO) -> int:
+    if getattr(options, "workers", False) and getattr(options, "separate", False):
+        return _error("give --workers or --separate, not both")
     if options.command == "summary":
         summary = Summary()
         for path in options.trail:
@@ -91,7 +93,7 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         if len(options.trail) > 1:
             if options.export:
                 return _error("--export takes one TRAIL")
-            return verify_several(options.trail, out, options.head, options.json)
+            return verify_several(options.trail, out, options.head, options.json, _workers(options))
         return verify_one(options.trail[0], out, options.head, options.json, options.export)
     if options.command == "repair":
         return _repair(options.trail, out)
@@ -117,7 +119,21 @@ def _list(options: argparse.Namespace, out: TextIO) -> int:
 
 
 def _show(paths: list[str], url: str, out: TextIO) -> int:
-    """The story of ``url`` in each trail (several: each headed by its name)."""
+    """The story of ``url`` in each trail (several: each headed by its name); of the
+    one URL recorded that ``url``, written without its scheme or host, names
+    (:func:`~rep_audit.show.read_as`), said so first."""
+    lines, found = _stories(paths, url)
+    if not found and (whole := read_as(paths, url)) is not None:
+        told, found = _stories(paths, whole)
+        if found:  # not a redirect's target alone (its redirect is no record of it)
+            lines = [f"{url} read as {whole}, the one URL of that path these trails record:", *told]
+    if not found:
+        lines += no_record(paths, url)
+    write_lines(lines, out)
+    return EXIT_CLEAN if found else EXIT_DIFFERENCES
+
+
+def _stories(paths: list[str], url: str) -> tuple[list[str], int]:
     lines, found = [], 0
     for path in paths:
         told, count = story(path, url)
@@ -125,10 +141,15 @@ def _show(paths: list[str], url: str, out: TextIO) -> int:
             told = [f"{path}:", *told]
         lines += told
         found += count
-    if not found:
-        lines += no_record(paths, url)
-    write_lines(lines, out)
-    return EXIT_CLEAN if found else EXIT_DIFFERENCES
+    return lines, found
+
+
+def _workers(options: argparse.Namespace) -> bool | None:
+    """Several trails: checked as workers of one crawl (``--workers``), each as a crawl of
+    its own (``--separate``), or as their runs' headers tell (``None``)."""
+    if options.workers:
+        return True
+    return False if options.separate else None
 
 
 def _repair(path: str, out: TextIO) -> int:
@@ -199,12 +220,15 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
         result = Verification(paths[0], head=result.head)
         for path in paths:
             join(result, path.name, verify(path, also=paths))
-        across(paths, lambda path, finding: add_finding(result, path.name, finding))
+        _, _, result.notes = across(
+            paths, lambda path, finding: add_finding(result, path.name, finding), _workers(options)
+        )
     page = render(Path(", ".join(path.name for path in paths)), summary, rows, result, item_rows)
     try:
         Path(options.html).write_text(page, encoding="utf-8")
     except OSError as error:
         return _error(f"cannot write {options.html}: {error.strerror or error}")
+    write_lines(result.notes, out)
     verdict = "clean" if result.clean else f"{result.problems} problem(s)"
     items = f", {summary.items.items} item(s)" if summary.items.items else ""
     said = f"{options.html}: {summary.total.requests} record(s){items}, verify: {verdict}"

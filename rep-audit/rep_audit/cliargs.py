@@ -55,10 +55,10 @@ COMMANDS: Final = tuple(HELPS)
 #: Each command's arguments, as ``python -m scrapy_rep --help`` lists them.
 SYNOPSES: Final = {
     "summary": "TRAIL...",
-    "verify": "TRAIL...",
+    "verify": "TRAIL... [--workers | --separate]",
     "show": "TRAIL... URL",
     "list": "TRAIL... [--fate F] [--reason R] [--format text|csv|jsonl]",
-    "report": "TRAIL... --html FILE",
+    "report": "TRAIL... --html FILE [--workers | --separate]",
     "repair": "TRAIL",
     "export": "TRAIL [--run RUN]",
 }
@@ -72,12 +72,33 @@ _ONE_TRAIL: Final[dict[str, Any]] = {
 _TRAILS: Final[dict[str, Any]] = {
     "metavar": "TRAIL",
     "nargs": "+",
-    "help": "the trail file (.jsonl or .jsonl.gz); several: several workers' trails read as "
-    "one (each chain checked on its own)",
+    "help": "the trail file (.jsonl or .jsonl.gz); several: read together (each chain "
+    "checked on its own), a crawl's workers' trails checked against each other (separate "
+    "crawls told apart by their runs' headers)",
 }
+#: How ``verify`` and ``report`` read several trails: as their runs' headers tell, or as
+#: one of these says (docs/audit-trail.md, "Several workers").
+_CRAWLS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
+    (
+        "--workers",
+        {
+            "action": "store_true",
+            "help": "several trails: check them against each "
+            "other as workers of one crawl, whatever their runs' headers say",
+        },
+    ),
+    (
+        "--separate",
+        {
+            "action": "store_true",
+            "help": "several trails: each a crawl of its own, none checked against another",
+        },
+    ),
+)
 #: Each command's own arguments, after ``TRAIL``: their names and ``add_argument``'s keywords.
 OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
     "verify": (
+        *_CRAWLS,
         ("--head", {"metavar": "SHA256", "action": "append", "default": [],
                     "help": "a head printed by an earlier verify: it must still be the hash "
                     "of a line (repeatable)"}),
@@ -104,6 +125,7 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
         ("--format", {"choices": FORMATS, "default": "text", "help": "default: text"}),
     ),
     "report": (
+        *_CRAWLS,
         ("--html", {"metavar": "FILE", "required": True, "help": "the page to write"}),
         ("--max-rows", {"type": int, "default": MAX_ROWS,
                         "help": f"table rows at most (default: {MAX_ROWS})"}),

@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Hashable
+from datetime import datetime
 from functools import partial
 from typing import Any
 
 from rep_audit.licenses import license_documents
+from rep_audit.pagetimes import time_of
 from rep_audit.runcontext import RunContext
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import TDMREP
@@ -84,9 +86,14 @@ class Documents:
         #: The first 8 bytes of the SHA-256 of (crawl, robots.txt URL) of each robots.txt
         #: a crawl announced a snapshot of (:meth:`had_robots`).
         self._crawl_robots: set[bytes] = set()
+        #: (crawl, sha256, document URL) -> the ``snapshot`` lines of that body, one per
+        #: fetch of it the crawl used (an earlier release: its first), in file order.
+        self.fetches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
 
     def saw_snapshot(self, record: dict[str, Any]) -> None:
         sha, url = text(record.get("sha256")), text(record.get("url"))
+        crawl = self.crawl_of(text(record.get("run")))
+        self.fetches.setdefault((crawl, sha, url), []).append(record)
         self._announced.add(_announce_key(text(record.get("run")), sha, url))
         self.snapshots[sha] = record
         self.described[(sha, url)] = record
@@ -112,6 +119,24 @@ class Documents:
         """Whether the crawl of run ``run`` announced a snapshot of the robots.txt at
         ``document`` (its URL) in the lines read so far."""
         return _announce_key(self.crawl_of(run), "", document) in self._crawl_robots
+
+    def in_force(self, sha: str, document: str, run: str, at: str) -> dict[str, Any] | None:
+        """The ``snapshot`` line of the fetch of body ``sha`` from ``document`` that a
+        request of run ``run`` (of its crawl) was sent under at ``at`` (its ``sent_at``,
+        else its record's ``time``): of that crawl's lines of it, the latest fetched no
+        later than ``at`` (a crawl writes one per fetch it uses: a body fetched again
+        after its copy expired has a line of its own), else :meth:`meta`."""
+        moment = time_of(at)
+        chosen: tuple[datetime, dict[str, Any]] | None = None
+        for line in self.fetches.get((self.crawl_of(run), sha, document), ()):
+            fetched = time_of(line.get("fetched"))
+            if fetched is None or fetched.tzinfo is None:
+                continue
+            if moment is not None and moment.tzinfo is not None and fetched > moment:
+                continue
+            if chosen is None or fetched >= chosen[0]:
+                chosen = (fetched, line)
+        return chosen[1] if chosen is not None else self.meta(sha, document)
 
     def announced(self, run: str, sha: str, document: str) -> bool:
         """Whether run ``run`` announced snapshot ``sha`` of ``document`` (its URL)."""

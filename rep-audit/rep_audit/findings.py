@@ -49,6 +49,9 @@ class Verification:
     #: not make the trail unclean.
     events: list[Finding] = field(default_factory=list)
     event_count: int = 0
+    #: How several trails were read (as separate crawls, each checked on its own:
+    #: :func:`rep_audit.across.crawls`), for the reader.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:

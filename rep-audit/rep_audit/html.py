@@ -169,6 +169,8 @@ def _refusing(summary: Summary) -> str:
 def _verification(result: Verification) -> str:
     events = "".join(f"<li>{_e(event)}</li>" for event in result.events)
     events = f'<ul id="events">{events}</ul>' if events else ""
+    # several trails read as separate crawls: said before the verdict
+    events = "".join(f'<p class="note">{_e(note)}</p>' for note in result.notes) + events
     if result.clean:
         return (
             f'<p class="ok" id="verify">verify: clean: the chain of {result.lines} lines '

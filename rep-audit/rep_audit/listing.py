@@ -172,7 +172,8 @@ def _records(path: str) -> Iterator[tuple[int, FateRecord | ItemRecord, Describe
             if record.fate is Fate.FETCHED and record.entry.output is None:
                 pending.add((record.run, record.entry.url))
         elif line.type == "file" and line.record is not None:
-            pending.discard((text(line.record.get("run")), text(line.record.get("url"))))
+            run = text(line.record.get("run"))  # its download: the redirects' last target
+            pending.discard((run, summary.redirects.final(run, text(line.record.get("url")))))
         elif line.type in ("end", "repair"):
             pending.clear()  # a file's record comes in its run: none after its end
         while waiting and (len(waiting) > WAITS_AT_MOST or _ready(waiting[0][1], pending)):

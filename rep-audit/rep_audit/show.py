@@ -3,14 +3,17 @@
 Every ``url``, ``file`` and ``item`` record of the URL (or of its request id), across
 runs, in file order, told by :mod:`rep_audit.storylines`; the records redirected to
 it; what the story may lack (a run without its end line, a repair); and, for a URL
-without a record, why, and the page whose record names it as a link not followed.
+without a record, why, and the page whose record names it as a link not followed. A URL
+written in part (a bare path, no scheme) is read as the one recorded URL of its path
+(:func:`read_as`); else the recorded URLs of its path it may mean are named, and the crawl
+is never said to have not met it (:func:`no_record`).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-from urllib.parse import unquote
+from typing import Any, Final
+from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url
 
@@ -18,7 +21,7 @@ from rep_audit.faterecord import FateRecord
 from rep_audit.rederive import Rederiver
 from rep_audit.storylines import file_lines, item_lines, purposes_of, record_lines
 from rep_audit.summary import Summary, unended
-from rep_engine.records import item_of
+from rep_engine.records import item_of, text
 from rep_engine.trail.read import Trail
 
 
@@ -28,6 +31,16 @@ def _loose(url: str) -> str:
     record is dear: about 100 µs)."""
     path, _, query = unquote(url.partition("#")[0]).lower().partition("?")
     return f"{path.rstrip('/')}?{'&'.join(sorted(query.split('&')))}"
+
+
+def _canonical(url: str) -> str:
+    """``url`` canonicalised as the records' ids read it; as written when w3lib cannot
+    read it (an authority such as ``http://[x/``, a port past 65535): bad input is told,
+    never a crash."""
+    try:
+        return canonicalize_url(url)
+    except ValueError:
+        return url
 
 
 class _Asked:
@@ -40,18 +53,116 @@ class _Asked:
     def __init__(self, url: str) -> None:
         self.url = url
         self._loose = _loose(url)
-        self._canonical = canonicalize_url(url) if "://" in url else url
+        self._canonical = _canonical(url) if "://" in url else url
 
     def names(self, stored: Any) -> bool:
         if stored == self.url:
             return True
         if not isinstance(stored, str) or _loose(stored) != self._loose:
             return False
-        return canonicalize_url(stored) == self._canonical
+        return _canonical(stored) == self._canonical
 
     def near(self, stored: Any) -> bool:
         """Close to ``stored`` without naming it."""
         return isinstance(stored, str) and _loose(stored) == self._loose and not self.names(stored)
+
+
+class _Written:
+    """What a reader wrote of a URL: maybe not all of it. A bare path
+    (``/private/report.html``), a host and path without a scheme
+    (``site.test/private/report.html``), or a whole URL whose scheme may not be the one
+    the crawl requested (``https://`` for ``http://``): each stored URL of that path (on
+    that host, with that port, when written) is what the reader may mean, the reader's
+    URL filled in with the stored one's scheme and host, then compared as :class:`_Asked`
+    compares (:meth:`meant`)."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self.whole = "://" in url
+        #: A bare path names no host; anything else names one (``//`` added to read it).
+        self.bare = url.startswith("/") and not url.startswith("//")
+        self.parts = _split(url if self.whole or self.bare else f"//{url.lstrip('/')}")
+        self._loose = _loose(self._rest(self.parts)) if self.parts else ""
+
+    @staticmethod
+    def _rest(parts: SplitResult) -> str:
+        return urlunsplit(("", "", parts.path or "/", parts.query, ""))
+
+    def meant(self, stored: Any) -> tuple[str, str] | None:
+        """``(stored, how)`` when ``stored`` (a recorded URL) may be what was written:
+        ``how`` ``""`` when it names it (the same URL once its missing parts are
+        ``stored``'s), ``"near"`` when close to it (:meth:`_Asked.near`, or the same path
+        on another host or port); else ``None``."""
+        if self.parts is None or not isinstance(stored, str) or "://" not in stored:
+            return None
+        theirs = _split(stored)
+        if theirs is None or _loose(self._rest(theirs)) != self._loose:
+            return None
+        elsewhere = not self.bare and (
+            (self.parts.hostname or "") != (theirs.hostname or "")
+            or (_port(self.parts) is not None and _port(self.parts) != _port(theirs))
+        )
+        asked = _Asked(urlunsplit((theirs.scheme, theirs.netloc, *self.parts[2:])))
+        if asked.names(stored):
+            return stored, "near" if elsewhere else ""
+        return (stored, "near") if asked.near(stored) else None
+
+
+def _split(url: str) -> SplitResult | None:
+    try:
+        return urlsplit(url)
+    except ValueError:  # an unreadable authority ("http://[x/"): no URL to compare
+        return None
+
+
+def _port(parts: SplitResult) -> int | None:
+    try:
+        return parts.port
+    except ValueError:  # not a number: compared as none
+        return None
+
+
+#: The recorded URLs a URL written in part may mean that ``audit show`` names at most.
+MEANT_AT_MOST: Final = 10
+#: The stored URLs close to it (``did you mean``) it names at most.
+NEAR_AT_MOST: Final = 5
+
+
+def meant(paths: list[str], url: str) -> dict[str, tuple[str, str]]:
+    """The URLs recorded in the trails at ``paths`` (a ``url``, ``file`` or ``item``
+    record's, a redirect's target) that ``url`` may mean, written otherwise than the
+    crawl requested them (:class:`_Written`), each with how (``""``: it names it, once
+    its missing scheme or host is read from it, at most :data:`MEANT_AT_MOST` and one
+    more to say there are more; ``"near"``: close to it, at most :data:`NEAR_AT_MOST`)
+    and the trail it is in."""
+    written = _Written(url)
+    found: dict[str, tuple[str, str]] = {}
+    room = {"": MEANT_AT_MOST + 1, "near": NEAR_AT_MOST}
+    for path in paths:
+        for line in Trail(path).lines():
+            record = line.record
+            if line.type not in ("url", "file", "item") or not record:
+                continue
+            for stored in (record.get("url"), record.get("to")):
+                if not isinstance(stored, str) or stored in found:
+                    continue
+                if (said := written.meant(stored)) is None:
+                    continue
+                if room[said[1]]:
+                    room[said[1]] -= 1
+                    found[said[0]] = (said[1], path)
+    return found
+
+
+def read_as(paths: list[str], url: str) -> str | None:
+    """The one URL recorded in the trails at ``paths`` that ``url``, written without its
+    scheme (a bare path, or a host and path), names (:func:`meant`), or ``None``: none,
+    or several (each named by :func:`no_record`). A whole URL is never read as another:
+    one of another scheme is named, never told as its story."""
+    if _Written(url).whole:
+        return None
+    named = [stored for stored, (how, _) in meant(paths, url).items() if not how]
+    return named[0] if len({_canonical(stored) for stored in named}) == 1 else None
 
 
 def story(path: str | Path, url: str) -> tuple[list[str], int]:
@@ -75,17 +186,26 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
                 runs[str(record.get("run"))] = record
         elif kind == "snapshot":
             rederiver.saw_snapshot(record)
-        elif kind == "url" and (asked.names(record.get("url")) or record.get("id") == url):
+        elif kind == "url":
+            read = FateRecord.of(record)
+            seen.redirects.saw(read)
+            if asked.names(record.get("url")) or record.get("id") == url:
+                told.append(str(record.get("run")))
+                lines += record_lines(line.number, read, runs, rederiver)
+            elif asked.names(record.get("to")):
+                lines.append(
+                    f"line {line.number}: {record.get('url')} was redirected here "
+                    f"(run {str(record.get('run'))[:8]})"
+                )
+        elif kind == "file" and (
+            asked.names(record.get("url"))
+            or asked.names(seen.redirects.final(text(record.get("run")), text(record.get("url"))))
+        ):
             told.append(str(record.get("run")))
-            lines += record_lines(line.number, FateRecord.of(record), runs, rederiver)
-        elif kind == "url" and asked.names(record.get("to")):
-            lines.append(
-                f"line {line.number}: {record.get('url')} was redirected here "
-                f"(run {str(record.get('run'))[:8]})"
-            )
-        elif kind == "file" and asked.names(record.get("url")):
-            told.append(str(record.get("run")))
-            lines += file_lines(line.number, FateRecord.of(record))
+            said = file_lines(line.number, FateRecord.of(record))
+            if not asked.names(record.get("url")):  # the file of a download redirected here
+                said.insert(1, f"  the file of {record.get('url')}, downloaded here by redirect")
+            lines += said
         elif kind == "item" and asked.names(record.get("url")):
             run = runs.get(str(record.get("run")), {})
             item = item_of(line, purposes_of(run))
@@ -137,20 +257,31 @@ def no_record(paths: list[str], url: str) -> list[str]:
     does: a record is a request sent (or refused). A link a page's nofollow or
     ``rel="nofollow"`` kept from being requested is none; it is named in the record of
     the page that held it (``not_followed``), whose story follows. A stored URL close to
-    it (another final ``/``, or letter case in its path) is suggested."""
+    it (another final ``/``, or letter case in its path) is suggested. Recorded URLs of
+    its path that it may mean, written without a scheme or host or with another scheme
+    (:func:`meant`), are named: then it never says the crawl did not meet it."""
     asked = _Asked(url)
     where = ", ".join(paths)
+    could = meant(paths, url)
+    same = [stored for stored, (how, _) in could.items() if not how]
+    if same:
+        more = " (and more)" if len(same) > MEANT_AT_MOST else ""
+        same = same[:MEANT_AT_MOST]
+        lines = [
+            f"no record of {url} as written in {where}; the crawl recorded {len(same)}{more} "
+            "URL(s) of that path, which it may mean (another scheme or host is another URL: "
+            "`audit show` of each tells its story):"
+        ]
+        return lines + [f"  {stored}: `audit show {' '.join(paths)} {stored}`" for stored in same]
     lines = [f"no record of {url} in {where}: the crawl neither sent nor refused a request for it"]
     pages: list[tuple[str, int, str]] = []
     unnamed: list[tuple[str, int, str]] = []
-    near: dict[tuple[str, str], None] = {}
+    near = [(path, stored) for stored, (_, path) in could.items()]
     for path in paths:
         for line in Trail(path).lines():
             record = line.record
             if line.type not in ("url", "file", "item") or not record:
                 continue
-            if len(near) < 5 and asked.near(record.get("url")):
-                near[path, str(record.get("url"))] = None
             if not record.get("links_not_followed"):
                 continue
             named = record.get("not_followed") or ()

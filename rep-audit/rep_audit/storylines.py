@@ -8,7 +8,7 @@ verify says of it (:mod:`rep_audit.items`).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 from rep_audit.faterecord import FateRecord, named_origin
 from rep_audit.items import item_differences
@@ -52,10 +52,18 @@ def _fate(record: FateRecord, purposes: tuple[str, ...]) -> str:
 
 
 def _robots(
-    robots: RobotsPart | None, origin: str, rederiver: Rederiver, answered: bool = False
+    robots: RobotsPart | None,
+    origin: str,
+    rederiver: Rederiver,
+    answered: bool = False,
+    run: str = "",
+    at: str = "",
 ) -> list[str]:
-    """What robots.txt said of the request; of one a downloader middleware answered
-    before the verdict (``answered``), what it said then, deciding nothing."""
+    """What robots.txt said of a record, and the snapshot line of the copy it was decided
+    with: for a request of run ``run`` sent at ``at`` (or recorded then), the fetch of that
+    copy in force then (:meth:`~rep_audit.documents.Documents.in_force`), not the first
+    fetch of the same body; of one a downloader middleware answered before the verdict
+    (``answered``), what it said then, deciding nothing."""
     if robots is None:
         return ["  robots.txt: not known when it was answered" if answered else
                 "  robots.txt: not recorded"]  # fmt: skip
@@ -73,7 +81,12 @@ def _robots(
         lines.append(f"    robots.txt disallows it; overridden by REP_OVERRIDES: {said}")
     if robots.override_expired:
         lines.append(f"    its override in REP_OVERRIDES had expired: {robots.override_expired}")
-    meta = rederiver.meta(robots.sha256, f"{origin}/robots.txt")
+    document = f"{origin}/robots.txt"
+    meta = (
+        rederiver.in_force(robots.sha256, document, run, at)
+        if run
+        else rederiver.meta(robots.sha256, document)
+    )
     if robots.sha256:
         lines.append(f"    {_snapshot(robots.sha256, meta)}")
     return lines
@@ -164,6 +177,10 @@ def file_lines(number: int, record: FateRecord) -> list[str]:
     return text + _usage(record.entry.usage)
 
 
+#: What a record's ``sent_at`` is to a site's owner.
+_ACCESS_LOG: Final = "the time its access log shows"
+
+
 def record_lines(
     number: int,
     record: FateRecord,
@@ -171,12 +188,22 @@ def record_lines(
     rederiver: Rederiver,
 ) -> list[str]:
     run, url, robots = runs.get(record.run, {}), record.entry.url, record.entry.robots
+    sent_at = text(record.record.get("sent_at"))
+    sent = [f"  sent at {sent_at} (its last attempt left for the site then: {_ACCESS_LOG})"]
     lines = [
         # a field missing (a hand-edited trail) is said as before: None
         f"line {number}, {record.time or None}: {url or None} {_fate(record, purposes_of(run))}",
         _run_line(record.run or None, run),
         f"  request id {record.id or None}",
-        *_robots(robots, named_origin(record.record, url), rederiver, record.entry.answered),
+        *(sent if sent_at else []),
+        *_robots(
+            robots,
+            named_origin(record.record, url),
+            rederiver,
+            record.entry.answered,
+            record.run,
+            sent_at or record.time,
+        ),
         *_usage(record.entry.usage),
         *_items(record),
         *_links(record.record),

@@ -59,6 +59,36 @@ def file_decided(file: FateRecord) -> bool:
 
 #: A download no page pass read, as a file's record counts it in another row.
 _DOWNLOAD: Final = FateRecord.of({"fate": Fate.FETCHED.value})
+#: Redirects of one download followed at most (a loop written in a trail ends there).
+_HOPS: Final = 20
+
+
+class DownloadRedirects:
+    """The redirects of the requests the engine downloaded without the scheduler
+    (``unscheduled``: a media pipeline's files), per run until its end: a ``file``
+    record names the URL its pipeline asked for, while the ``url`` record of the download
+    whose file it read is the last redirect's target's (``MEDIA_ALLOW_REDIRECTS``), and
+    every reader says that record by the ``file`` record (:meth:`final`)."""
+
+    def __init__(self) -> None:
+        self._to: dict[str, dict[str, str]] = {}
+
+    def saw(self, record: FateRecord) -> None:
+        entry = record.entry
+        if record.fate is Fate.REDIRECTED and entry.unscheduled and entry.to:
+            self._to.setdefault(record.run, {})[entry.url] = entry.to
+
+    def ended(self, run: str) -> None:
+        self._to.pop(run, None)
+
+    def final(self, run: str, url: str) -> str:
+        """Where the download of ``url`` in run ``run`` ended: ``url`` itself, or the last
+        target of its redirects."""
+        hops, seen = self._to.get(run, {}), {url}
+        while url in hops and len(seen) <= _HOPS and hops[url] not in seen:
+            url = hops[url]
+            seen.add(url)
+        return url
 
 
 @dataclass
@@ -91,6 +121,9 @@ class Summary:
     #: item pipeline's file: fetched, no ``items_kept``), by run and URL: counted under
     #: another if its ``file`` record refuses it.
     _downloads: dict[tuple[str, str], str] = field(default_factory=dict)
+    #: Where a file's download ended when it was redirected: the record its ``file``
+    #: record says.
+    redirects: DownloadRedirects = field(default_factory=DownloadRedirects)
     _purposes: dict[str, list[str]] = field(default_factory=dict)
     #: A recheck's ``item`` records: all of them, per origin, per what decided them
     #: (:attr:`ItemRecord.decided`).
@@ -120,6 +153,7 @@ class Summary:
         elif kind == "end":
             self.ends.append(record)
             self.open.pop(str(record.get("run")), None)
+            self.redirects.ended(str(record.get("run")))
         elif kind == "repair":  # the runs still open were cut short there
             self.repairs.append((line.number, record))
             self.cut.update(dict.fromkeys(self.open, line.number))
@@ -141,13 +175,17 @@ class Summary:
         self.items_by_said.setdefault(item.decided, ItemTally()).add(item)
 
     def file_of(self, record: FateRecord) -> FateRecord | None:
-        """The ``file`` record that refused or marked the download of ``record``."""
+        """The ``file`` record that refused or marked the download of ``record``: a
+        download no page pass read (a media pipeline's), never a page's record of the
+        same URL (the spider's own request of the image: its items were its own)."""
+        if record.entry.output is not None:
+            return None
         return self.files.get((record.run, record.entry.url))
 
     def _file(self, file: FateRecord) -> None:
-        """A file's fate: the record of its download now counts under what refused it
-        (and is no longer kept)."""
-        key = (file.run, file.entry.url)
+        """A file's fate: the record of its download (the redirect's target's, when it was
+        redirected) now counts under what refused it (and is no longer kept)."""
+        key = (file.run, self.redirects.final(file.run, file.entry.url))
         said = self._downloads.pop(key, None)
         if not file_decided(file):  # no purpose decided it
             return
@@ -161,6 +199,7 @@ class Summary:
         return self._purposes.get(record.run, ["search"])
 
     def _url(self, record: FateRecord) -> None:
+        self.redirects.saw(record)
         purposes = self.purposes_of(record)
         self.fates[record.written] += 1
         self.total.add(record)

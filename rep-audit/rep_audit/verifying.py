@@ -18,9 +18,13 @@ from rep_audit.verify import verify
 from rep_engine.trail.terminal import printable, write_lines
 
 
-def verify_several(paths: list[str], out: TextIO, heads: list[str], as_json: bool) -> int:
+def verify_several(
+    paths: list[str], out: TextIO, heads: list[str], as_json: bool, workers: bool | None = None
+) -> int:
     """Each trail's chain verified on its own (its findings headed by its name; snapshots
-    looked for in every trail's folder), then the records across them (:func:`across`)."""
+    looked for in every trail's folder), then the records across the trails of one crawl
+    (:func:`across`; ``workers``: ``--workers`` or ``--separate``), saying so when they
+    were read as several crawls."""
     if heads or as_json:
         print("scrapy_rep: error: --head and --json take one TRAIL", file=sys.stderr)
         return EXIT_UNUSABLE
@@ -29,11 +33,12 @@ def verify_several(paths: list[str], out: TextIO, heads: list[str], as_json: boo
         print(printable(f"{path}: {finding}"), file=out)
 
     results = [verify(path, (), partial(said, path), keep=0, also=paths) for path in paths]
-    problems, events = across(paths, said)
+    problems, events, notes = across(paths, said, workers)
     problems += sum(result.problems for result in results)
     events += sum(result.event_count for result in results)
     verdicts = [_counted(path, result) for path, result in zip(paths, results, strict=True)]
-    write_lines([*verdicts, f"{len(paths)} trails as one: {_verdict(problems, events)}"], out)
+    together = f"{len(paths)} trails as one" if not notes else f"{len(paths)} trails"
+    write_lines([*verdicts, *notes, f"{together}: {_verdict(problems, events)}"], out)
     return EXIT_CLEAN if not problems else EXIT_DIFFERENCES
 
 

@@ -43,21 +43,31 @@ def _row(text: str) -> list[str]:
     return textwrap.wrap(text, width=HELP_WIDTH, initial_indent="  ", subsequent_indent="     ")
 
 
+#: Where a help table's texts start at most (argparse's ``max_help_position``): a name
+#: longer than that has a line of its own, its text below it, so that no synopsis (``audit
+#: list TRAIL... [--fate F] …``) squeezes every text into a column of a few characters.
+TEXT_COLUMN: Final = 28
+
+
 def help_rows(rows: list[tuple[str, str]]) -> list[str]:
     """``(name, what it does)`` rows as a ``--help`` table: each text in one column after
-    the longest name, wrapped to :data:`HELP_WIDTH`."""
-    column = max(len(name) for name, _ in rows) + 4
-    return [
-        line
-        for name, text in rows
-        for line in textwrap.wrap(
+    the longest name (at most :data:`TEXT_COLUMN`; a longer name on a line of its own),
+    wrapped to :data:`HELP_WIDTH`."""
+    column = min(max(len(name) for name, _ in rows) + 4, TEXT_COLUMN)
+    lines = []
+    for name, text in rows:
+        head = f"  {name}"
+        if len(head) + 2 > column:
+            lines.append(head)
+            head = ""
+        lines += textwrap.wrap(
             text,
             width=HELP_WIDTH,
-            initial_indent=f"  {name}".ljust(column),
+            initial_indent=head.ljust(column),
             subsequent_indent=" " * column,
             break_on_hyphens=False,
         )
-    ]
+    return lines
 
 
 #: The exit codes of ``scrapy rep-robots``, as its ``--help`` shows them.

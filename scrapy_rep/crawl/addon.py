@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy.settings import SETTINGS_PRIORITIES
 from scrapy.utils.misc import load_object
 
-from rep_engine.settings import SETTINGS, RepConfig
+from rep_engine.settings import SETTINGS, RepConfig, remote_control
 from rep_engine.verdict.policy import TDM_PURPOSES
 from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.audit.auditfile import check_resumed_trail
@@ -81,6 +81,7 @@ class Addon:
         check_resumed_trail(settings, config)
         show_defaults(settings)
         warn_unknown_names(settings, config)
+        warn_remote_control(settings, config)
 
 
 def public_path(component: type) -> str:
@@ -170,6 +171,22 @@ def show_defaults(settings: BaseSettings) -> None:
     for setting in SETTINGS:
         if setting.default is not None and settings.getpriority(setting.name) is None:
             settings.set(setting.name, setting.default, priority="addon")
+
+
+def warn_remote_control(settings: BaseSettings, config: RepConfig) -> None:
+    """A WARNING when the crawl writes an audit trail with Scrapy 2.19's RemoteControl on
+    (on by default): it runs the code a local client sends inside the crawl, so the
+    trail cannot show that nobody changed what the crawl obeyed or recorded
+    (docs/deployment.md, "A crawl whose trail is evidence"). The run header records the
+    setting either way."""
+    if config.audit_file and remote_control(settings) is True:
+        logger.warning(
+            "scrapy_rep: REMOTE_CONTROL_ENABLED is on while the crawl writes its audit trail "
+            "(%s): Scrapy's RemoteControl runs the code a local client sends inside the "
+            "crawl, so the trail cannot show that nobody changed what it obeyed or recorded; "
+            "for a trail that is evidence, set REMOTE_CONTROL_ENABLED = False",
+            config.audit_file,
+        )
 
 
 def warn_unknown_names(settings: BaseSettings, config: RepConfig) -> None:

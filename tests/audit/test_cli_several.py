@@ -179,3 +179,83 @@ def test_report_and_show_read_every_file(tmp_path: Path) -> None:
     status, out = audit_tool("show", *trails, "http://site.test/4")
     assert status == 1
     assert out.startswith(f"no record of http://site.test/4 in {trails[0]}, {trails[1]}: ")
+
+
+SCRAPY_S = "scrapy.core.scheduler.Scheduler"
+REDIS = "scrapy_redis.scheduler.Scheduler"
+#: Workers given their URLs by hand share a robots.txt store (a Redis), not a queue.
+STORE = {"settings": {"REP_PROFILE": "google", "REP_ROBOTSTXT_CACHE": "redis://127.0.0.1:6379/0"}}
+MEMORY = {"settings": {"REP_PROFILE": "google", "REP_ROBOTSTXT_CACHE": "memory"}}
+
+
+def crawl_records(run: str, paths: list[str], **head: Any) -> list[dict[str, Any]]:
+    """A run's records (as :func:`worker_records`), its header saying ``head``."""
+    records = worker_records(run, paths)
+    return [{**records[0], **head}, *records[1:]]
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "crawls"),
+    [
+        ({"purposes": ["search"]}, {"purposes": ["ai-train"]}, 2),  # purposes differ
+        ({"spider": "a"}, {"spider": "b"}, 2),
+        ({"agents": ["testbot"]}, {"agents": ["otherbot"]}, 2),
+        ({"scheduler": SCRAPY_S}, {"scheduler": SCRAPY_S}, 2),  # no shared queue
+        ({"scheduler": SCRAPY_S}, {}, 2),
+        ({"scheduler": REDIS}, {"scheduler": REDIS}, 1),  # workers of one crawl
+        ({}, {}, 1),  # a header that does not say: may share a queue
+        ({"scheduler": SCRAPY_S}, {"scheduler": SCRAPY_S, "resumes": RUN}, 1),  # JOBDIR
+        ({"scheduler": SCRAPY_S, **STORE}, {"scheduler": SCRAPY_S, **STORE}, 1),  # by hand
+        ({"scheduler": SCRAPY_S, **STORE}, {"scheduler": SCRAPY_S, **MEMORY}, 2),
+        ({"purposes": ["search"], **STORE}, {"purposes": ["ai-train"], **STORE}, 2),
+    ],
+)
+def test_separate_crawls_are_told_from_workers_by_their_run_headers(
+    tmp_path: Path, first: dict[str, Any], second: dict[str, Any], crawls: int
+) -> None:
+    """Two crawls of one site (one for search, one for ai-train) each fetched /2: given
+    together, they are not read as workers of one crawl whose dupefilter let /2 through
+    twice (docs/audit-trail.md, "Several workers"); workers of one crawl still are."""
+    trails = worker_trails(
+        tmp_path,
+        crawl_records(RUN, ["/1", "/2"], **first),
+        crawl_records(OTHER_RUN, ["/2"], **second),
+    )
+    status, out = audit_tool("verify", *trails)
+    lines = out.splitlines()
+    if crawls == 1:
+        assert status == 1 and lines[-1] == "2 trails as one: 1 problem(s)", out
+        assert "separate crawls" not in out
+    else:
+        assert status == 0 and lines[-1] == "2 trails: clean", out
+        assert lines[2].startswith("read as 2 separate crawls, by their runs' headers ")
+        assert lines[3].startswith("  crawl 1: a.jsonl (spider ")
+        assert lines[4].startswith("  crawl 2: b.jsonl (spider ")
+        # an auditor who knows they are one crawl's workers checks them as one
+        status, out = audit_tool("verify", "--workers", *trails)
+        assert status == 1 and out.splitlines()[-1] == "2 trails as one: 1 problem(s)", out
+    status, out = audit_tool("verify", "--separate", *trails)
+    assert status == 0 and out.splitlines()[-1] == "2 trails: clean", out
+    assert "read as 2 separate crawls, as --separate asks" in out
+    html = tmp_path / "r.html"
+    status, out = audit_tool("report", *trails, "--html", str(html))
+    page = html.read_text()
+    assert (status == 0) is (crawls == 2), out
+    assert ('<p class="note">read as 2 separate crawls' in page) is (crawls == 2)
+    assert ("verify: clean" in page) is (crawls == 2)
+
+
+def test_a_trail_without_a_run_header_is_checked_against_every_other(tmp_path: Path) -> None:
+    """A trail whose run line is gone cannot say it is of another crawl: in doubt, its
+    records are compared with the others' (and its own verify reports what it lacks)."""
+    headless = worker_records(OTHER_RUN, ["/2"])[1:]
+    trails = worker_trails(tmp_path, crawl_records(RUN, ["/1", "/2"], scheduler=SCRAPY_S), headless)
+    status, out = audit_tool("verify", *trails)
+    assert status == 1 and "a second final record of this URL" in out, out
+    assert "separate crawls" not in out
+
+
+def test_workers_and_separate_together_are_refused(tmp_path: Path) -> None:
+    trails = worker_trails(tmp_path, worker_records(RUN, ["/1"]), worker_records(OTHER_RUN, ["/2"]))
+    status, out = audit_tool("verify", "--workers", "--separate", *trails)
+    assert status == 2, out

@@ -75,3 +75,40 @@ def test_the_html_report_draws_a_refused_file_as_refused(tmp_path: Path) -> None
     assert f'<td class="said">file refused: {WHY}</td>' in refused
     assert '<span class="fetched"></span>fetched</td>' in stored
     assert '<td class="said">no rule (allowed)</td>' in stored
+
+
+def redirected_download_records() -> list[dict[str, Any]]:
+    """A media pipeline asked for /moved.jpg (``MEDIA_ALLOW_REDIRECTS``), redirected to
+    /no.jpg, whose file the media gate refused: the ``file`` record names /moved.jpg, the
+    download's ``url`` record is /no.jpg's. The spider's own request of /no.jpg (a page
+    record, items of its own) is another request."""
+    moved = {**pipeline_download("/moved.jpg"), "fate": "redirected", "status": 301,
+             "to": ORIGIN + "/no.jpg", "unscheduled": True}  # fmt: skip
+    body = [snapshot_line(), moved, {**pipeline_download("/no.jpg"), "unscheduled": True}]
+    body += [file_line("/moved.jpg", "refused", refused_for="ai-train", why=WHY)]
+    body += [url_line("/no.jpg", robots=robots_part(None))]  # the spider's own request
+    end = end_line(body)
+    end["counts"]["files"] = 1
+    return [run_line(purposes=["ai-train"]), *body, end]
+
+
+def test_a_file_downloaded_by_redirect_is_said_refused_by_every_command(tmp_path: Path) -> None:
+    """``list`` said the refused image "fetched: no rule (allowed)" and ``--fate refused``
+    / ``--fate dropped`` left it out, while ``show`` of the URL asked for said refused:
+    the download's record is the redirect's target's."""
+    trail = str(write_trail(tmp_path / "trail.jsonl", redirected_download_records()))
+    refused = f"line 4: {ORIGIN}/no.jpg fetched, file refused (purpose): {WHY}"
+    status, out = audit_tool("list", trail)
+    assert status == 0 and refused in out.splitlines(), out
+    assert f"line 6: {ORIGIN}/no.jpg fetched: no rule (allowed)" in out.splitlines(), out
+    for fate in ("refused", "dropped"):
+        status, out = audit_tool("list", trail, "--fate", fate)
+        assert out.splitlines() == [refused, "1 record(s)"], out
+    status, out = audit_tool("summary", trail)
+    table = out.split("deciding signal", 1)[1]
+    assert re.search(rf"^file refused: {WHY} +1 +0 +1 +0 +0 +0$", table, re.M), table
+    for asked in ("/no.jpg", "/moved.jpg"):
+        status, out = audit_tool("show", trail, ORIGIN + asked)
+        assert status == 0 and "line 5: file read for its own statements; not stored" in out
+    status, out = audit_tool("show", trail, ORIGIN + "/no.jpg")
+    assert f"  the file of {ORIGIN}/moved.jpg, downloaded here by redirect" in out, out

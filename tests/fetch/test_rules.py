@@ -16,6 +16,8 @@ from rep_engine.fetch.rules import (
     retry_after_seconds,
     retry_delay,
 )
+from rep_engine.settings import read_config
+from rep_engine.settings.rules import lifecycle_policy
 
 STATUS_CASES = [
     (200, Effect.PARSE),
@@ -87,6 +89,37 @@ CACHE_CASES = [
 @pytest.mark.parametrize(("header", "lifetime"), CACHE_CASES, ids=[str(h) for h, _ in CACHE_CASES])
 def test_spec4_cache_control_max_age_within_bounds(header: str | None, lifetime: float) -> None:
     assert cache_lifetime(header, default=86400, minimum=60, maximum=604800) == lifetime
+
+
+SHORT_TTL_CASES = [
+    (None, 4),  # REP_CACHE_TTL as set: the minimum bounds Cache-Control only
+    ("public", 4),
+    ("max-age=abc", 4),
+    ("max-age=10", 60),  # Cache-Control's age: within the bounds
+    ("no-cache", 60),
+]
+
+
+@pytest.mark.parametrize(
+    ("header", "lifetime"), SHORT_TTL_CASES, ids=[str(h) for h, _ in SHORT_TTL_CASES]
+)
+def test_spec4_a_cache_ttl_below_the_minimum_is_kept_without_cache_control(
+    header: str | None, lifetime: float
+) -> None:
+    """docs/settings.md: ``REP_CACHE_MIN_TTL`` bounds what ``Cache-Control`` gives; a
+    ``REP_CACHE_TTL`` set shorter is the lifetime of a response without one (a shorter
+    lifetime sees a robots.txt's change sooner), never silently lengthened to it."""
+    assert cache_lifetime(header, default=4, minimum=60, maximum=604800) == lifetime
+
+
+def test_spec4_rep_cache_ttl_is_the_lifetime_the_crawl_keeps() -> None:
+    """The setting read as a crawl reads it, through its lifecycle's numbers; the
+    maximum still caps it (the longest a copy stays fresh, what ``audit verify`` bounds
+    ``expires`` by)."""
+    short = lifecycle_policy(read_config({"REP_CACHE_TTL": 4}), {}, 180.0, None)
+    assert short.lifetime(None) == 4
+    settings = {"REP_CACHE_TTL": 30 * 86400, "REP_CACHE_MAX_TTL": 86400}
+    assert lifecycle_policy(read_config(settings), {}, 180.0, None).lifetime(None) == 86400
 
 
 @pytest.mark.parametrize(

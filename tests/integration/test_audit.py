@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import pickle
 import re
 import zlib
@@ -495,6 +496,8 @@ async def test_header_times_snapshots_chain_and_a_second_run_chained_on(
     header = everything[0]
     assert header["schema"] == 2 and re.fullmatch(r"[0-9a-f]{32}", header["run"])
     assert header["user_agent"] == BASE_SETTINGS["USER_AGENT"]
+    # its queue is this process's alone: another trail's crawl is not one of its workers
+    assert header["scheduler"] == "scrapy.core.scheduler.Scheduler"
     assert header["settings"]["REP_CACHE_TTL"] == 3600 and "REP_PROFILE" in header["settings"]
     assert header["standards"]["robots.txt"].startswith("RFC 9309")
     assert all(ISO.match(line["time"]) for line in everything)
@@ -514,10 +517,13 @@ async def test_header_times_snapshots_chain_and_a_second_run_chained_on(
 
 
 @pytest_twisted.ensureDeferred
-async def test_the_run_header_says_whether_scrapys_remote_control_was_on(tmp_path: Path) -> None:
+async def test_the_run_header_says_whether_scrapys_remote_control_was_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     """Scrapy 2.19's RemoteControl (on by default; Scrapy's test crawler turns it off) lets
     a local client run code inside the crawl: the header's settings say what the crawl had,
-    so a trail kept as evidence says whether that door was open."""
+    so a trail kept as evidence says whether that door was open; and the crawl warns as it
+    starts, naming the setting that closes it."""
     from scrapy.settings import default_settings
 
     if not hasattr(default_settings, "REMOTE_CONTROL_ENABLED"):  # pragma: no cover
@@ -531,9 +537,16 @@ async def test_the_run_header_says_whether_scrapys_remote_control_was_on(tmp_pat
         "REMOTE_CONTROL_ENABLED": True,
         "REMOTE_CONTROL_JOBS_DIR": str(tmp_path / "jobs"),  # its job file, not the user's
     }
+    warned = "scrapy_rep: REMOTE_CONTROL_ENABLED is on while the crawl writes its audit trail"
     try:
-        crawler, _ = await crawl([url], on)
-        await crawl([url], {"REP_AUDIT_FILE": str(tmp_path / "off.jsonl")})
+        with caplog.at_level(logging.WARNING, logger="scrapy_rep"):
+            crawler, _ = await crawl([url], on)
+            said = [r for r in caplog.records if r.getMessage().startswith(warned)]
+            assert [r.levelno for r in said] == [logging.WARNING], caplog.messages
+            assert "set REMOTE_CONTROL_ENABLED = False" in said[0].getMessage()
+            caplog.clear()
+            await crawl([url], {"REP_AUDIT_FILE": str(tmp_path / "off.jsonl")})
+            assert not [m for m in caplog.messages if m.startswith(warned)]
     finally:
         await sites.close()
     assert any(type(e).__name__ == "RemoteControl" for e in crawler.extensions.middlewares)

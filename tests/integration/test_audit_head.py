@@ -43,3 +43,27 @@ async def test_the_closing_line_names_the_head_verify_anchors_the_trail_with(
     assert status == 0 and verified["head"] == head and int(written) == verified["lines"], out
     status, out = audit_tool("verify", str(trail), "--head", "0" * 64)  # not this trail's
     assert status == 1 and "no line hashes to the head" in out
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_appended_run_counts_its_own_lines_and_says_they_were_appended(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A second run appended to the trail logged "N audit line(s) in FILE" with its own
+    count, read as the file's: it says they were appended, after the earlier runs'."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    trail = tmp_path / "trail.jsonl"
+    settings = {"REP_AUDIT_FILE": str(trail)}
+    await crawl([sites.url("a", "/")], settings)
+    first = len(trail.read_bytes().splitlines())
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="scrapy_rep"):
+        await crawl([sites.url("a", "/private/1")], settings)
+    (said,) = [m for m in caplog.messages if " audit line(s) " in m]
+    written = int(said.split()[1])
+    assert written == len(trail.read_bytes().splitlines()) - first, said
+    assert said.startswith(
+        f"scrapy_rep: {written} audit line(s) appended by this run to {trail} (after its "
+        "earlier runs' lines); its head is "
+    ), said

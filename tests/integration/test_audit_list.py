@@ -9,10 +9,20 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any, ClassVar
 
 import pytest_twisted
 
-from tests.support.robotsite import ItemSpider, Sites, crawl, html_page, robots
+from tests.support.mediafiles import jpeg, xmp_packet
+from tests.support.robotsite import (
+    ItemSpider,
+    Reply,
+    Sites,
+    crawl,
+    html_page,
+    redirect,
+    robots,
+)
 from tests.support.tools import audit_streams, audit_tool, scrapy_streams
 
 
@@ -76,3 +86,43 @@ async def test_every_refusal_listed_with_why_in_three_formats(tmp_path: Path) ->
             "expected fetched, refused, failed, redirected, unfinished, dropped, kept, unknown"
         )
     )
+
+
+class GalleryFileSpider(ItemSpider):
+    """Its page yields one item with one file to download: ``files``."""
+
+    files: ClassVar[list[str]] = []
+
+    def parse(self, response: Any) -> Any:
+        yield {"file_urls": list(self.files)}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_file_refused_after_a_redirect_is_listed_refused(tmp_path: Path) -> None:
+    """A photo site's image, asked for at /moved.jpg and redirected to /no-train.jpg
+    (``MEDIA_ALLOW_REDIRECTS``), whose XMP says no to AI training: the media gate refused
+    it, and ``audit list --fate refused`` (what the FAQ recommends) lists it so."""
+    sites = Sites()
+    origin = sites.add("a")
+    origin.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    origin.script("/gallery", html_page())
+    origin.script("/moved.jpg", redirect("/no-train.jpg"))
+    no_train = jpeg(xmp_packet("DMI-PROHIBITED-AIMLTRAINING"), (9, 9, 9))
+    origin.script("/no-train.jpg", Reply(200, no_train, {"Content-Type": "image/jpeg"}))
+    GalleryFileSpider.files = [sites.url("a", "/moved.jpg")]
+    trail = tmp_path / "trail.jsonl"
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_PURPOSE": "ai-train",
+                "ITEM_PIPELINES": {"scrapy.pipelines.files.FilesPipeline": 1},
+                "FILES_STORE": str(tmp_path / "files"), "MEDIA_ALLOW_REDIRECTS": True}  # fmt: skip
+    try:
+        await crawl([sites.url("a", "/gallery")], settings, GalleryFileSpider)
+    finally:
+        await sites.close()
+    refused = (f"{sites.url('a', '/no-train.jpg')} fetched, file refused (purpose): ai-train "
+               "denied by XMP plus:DataMining DMI-PROHIBITED-AIMLTRAINING")  # fmt: skip
+    for fate in ("refused", "dropped"):
+        status, out = audit_tool("list", str(trail), "--fate", fate)
+        assert status == 0 and len(out.splitlines()) == 2, out
+        assert out.splitlines()[0].endswith(refused), out
+    status, out = audit_tool("summary", str(trail))
+    assert "file refused: ai-train denied by XMP plus:DataMining" in out, out

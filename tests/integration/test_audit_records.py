@@ -6,6 +6,7 @@ downloaded again), three runs appended to one file, a tdmrep.json that changes m
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from collections import Counter
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 import pytest_twisted
 from scrapy import Request, Spider
 
+from rep_audit.cli import main
 from rep_audit.verify import verify
 from scrapy_rep.crawl.report import RepReport
 from tests.support.audittrail import lines, url_records
@@ -167,6 +169,39 @@ async def test_a_tdmrep_json_changed_mid_crawl_each_record_names_its_version(
         "purpose",
         sha[V2],
     )
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_robots_txt_fetched_again_unchanged_has_a_line_per_fetch_and_show_names_it(
+    tmp_path: Path,
+) -> None:
+    """The same robots.txt body fetched again once its copy expired: a ``snapshot`` line
+    per fetch the run used (docs/audit-trail.md), so ``audit show`` of /second, sent
+    after /link's slow answer, names the fetch in force when it was sent (the latest
+    fetched no later than its ``sent_at``), not the body's first, and prints its
+    ``sent_at``, the time the site's access log shows."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    a.script("/link", Reply(200, b'<html><a href="/second">2</a></html>', HTML, delay=1.0))
+    trail = tmp_path / "trail.jsonl"
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_CACHE_TTL": 0.3, "REP_CACHE_MIN_TTL": 0,
+                "REP_CACHE_STALE_MAX": 0, "LOG_LEVEL": "INFO"}  # fmt: skip
+    try:
+        await crawl([sites.url("a", "/link")], settings, StartUrlsFollowSpider)
+    finally:
+        await sites.close()
+    clean(trail)
+    fetches = [line for line in lines(trail) if line["type"] == "snapshot"]
+    assert len({line["sha256"] for line in fetches}) == 1
+    assert len({line["fetched"] for line in fetches}) == len(fetches) >= 2
+    second = {r["url"]: r for r in url_records(trail)}[sites.url("a", "/second")]
+    in_force = max(f["fetched"] for f in fetches if f["fetched"] <= second["sent_at"])
+    assert in_force != fetches[0]["fetched"]
+    out = io.StringIO()
+    assert main(["show", str(trail), sites.url("a", "/second")], out) == 0
+    assert f"  sent at {second['sent_at']} (its last attempt left" in out.getvalue()
+    assert f"/robots.txt fetched {in_force}, HTTP 200" in out.getvalue()
 
 
 PERMITS = rsl_license('<permits type="usage">all</permits>')

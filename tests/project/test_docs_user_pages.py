@@ -20,7 +20,7 @@ DOCS = ROOT / "docs"
 USER_PAGES = [ROOT / "README.md"] + [
     DOCS / f"{name}.md"
     for name in ("overview", "installation", "usage", "demo", "switching", "deployment",
-                 "cli", "faq", "plugins", "broad-crawls")
+                 "cli", "faq", "plugins", "broad-crawls", "site-owners")
 ]  # fmt: skip
 #: The longest paragraph or list item a user page has, in lines.
 MOST_LINES = 12

@@ -124,6 +124,22 @@ def test_every_help_fits_80_columns(args: list[str], monkeypatch: pytest.MonkeyP
     assert wide == []
 
 
+def test_the_commands_table_keeps_its_texts_readable() -> None:
+    """``python -m scrapy_rep --help`` wrapped every command's text into a 7-character
+    column after its longest synopsis (``audit list TRAIL... [--fate F] …``): a longer
+    synopsis now has a line of its own, each text whole in a column of its own."""
+    from rep_audit.cli import HELPS
+    from scrapy_rep.__main__ import commands_table
+    from scrapy_rep.checker.exits import TEXT_COLUMN
+
+    table = commands_table().splitlines()[1:]
+    # a text's lines: two spaces before its column (a name alone runs past it)
+    texts = [line[TEXT_COLUMN:] for line in table if line[TEXT_COLUMN - 2 : TEXT_COLUMN] == "  "]
+    joined = " ".join(texts)
+    assert all(text in joined for text in HELPS.values()), table
+    assert all(len(line) <= 80 for line in table), table
+
+
 def test_every_audit_command_is_in_scrapy_rep_audit_help() -> None:
     from rep_audit.cli import COMMANDS
     from scrapy_rep.crawl.commands.audit_command import AuditCommand
@@ -142,6 +158,9 @@ def test_scrapy_audit_help_keeps_the_exit_code_table_and_names_the_other_tool() 
     assert exit_code_rows(stdout) == ["0", "1", "2"]
     assert "exit codes (the same for `python -m scrapy_rep audit`):" in stdout
     assert "`scrapy rep-audit`" not in stdout  # it does not point at itself
+    # an option of two commands, listed once naming both (argparse kept the last one)
+    assert re.search(r"^  --workers +verify, report: several trails", stdout, re.M), stdout
+    assert stdout.count("--separate ") == 1
 
 
 def test_check_synopsis_in_the_docs_names_every_option() -> None:

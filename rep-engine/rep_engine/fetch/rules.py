@@ -170,17 +170,21 @@ def cache_lifetime(
 ) -> float:
     """How long a fetched robots.txt stays fresh (SPEC §4 "Caching"): ``max-age`` (or
     ``s-maxage``) shortens or lengthens ``default`` within ``[minimum, maximum]``;
-    ``no-store``/``no-cache`` mean ``minimum``."""
-    lifetime = default
-    if cache_control:
-        if _NO_CACHE.search(cache_control):
-            lifetime = minimum
-        else:
-            ages: dict[str, float] = {
-                name.lower(): float(age) for name, age in _MAX_AGE.findall(cache_control)
-            }
-            lifetime = ages.get("s-maxage", ages.get("max-age", default))
-    return min(max(lifetime, minimum), maximum)
+    ``no-store``/``no-cache`` mean ``minimum``. Without either (no ``Cache-Control``, or
+    one that gives no age) the lifetime is ``default`` as set (docs/settings.md,
+    ``REP_CACHE_TTL``): ``minimum`` bounds what ``Cache-Control`` gives only, and never
+    lengthens a ``default`` set shorter (a shorter lifetime sees a robots.txt's change
+    sooner); ``maximum`` caps every lifetime, the longest any copy stays fresh (what
+    ``audit verify`` bounds a record's ``expires`` by)."""
+    if cache_control and _NO_CACHE.search(cache_control):
+        return min(minimum, maximum)
+    ages: dict[str, float] = {
+        name.lower(): float(age) for name, age in _MAX_AGE.findall(cache_control or "")
+    }
+    given = ages.get("s-maxage", ages.get("max-age"))
+    if given is None:
+        return min(default, maximum)
+    return min(max(given, minimum), maximum)
 
 
 @dataclass(frozen=True)

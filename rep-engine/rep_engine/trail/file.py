@@ -246,8 +246,10 @@ class TrailFile:
         self._key = (status.st_dev, status.st_ino)
         _HELD.add(self._key)
         self.snapshots = snapshot_dir(path)
-        #: Lines written.
+        #: Lines written (by this writer: a file appended to holds its earlier runs' too).
         self.lines = 0
+        #: The file held lines before this writer's: its lines are appended to them.
+        self.appended = bool(self.prev)
 
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` (its ``prev`` set here) as one line."""

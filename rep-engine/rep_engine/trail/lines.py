@@ -77,11 +77,24 @@ def run_line(
         "resumes_trail": resumes_trail if resumes else None,
         "resumes_head": resumes_head if resumes else None,
         "jobdir": jobdir,
+        # which queue its requests came from: a shared one (scrapy-redis) makes workers
+        # of one crawl, checked against each other by ``audit verify``; Scrapy's own is
+        # this process's alone (rep_audit.across)
+        "scheduler": class_path(settings.get("SCHEDULER")),
         "web_bot_auth": web_bot_auth,
         # Every fetched page's record keeps what the page said (its ``page`` part), whole
         # (a long one as a snapshot): a record of this run without one has lost it.
         "page_parts": WHOLE_PAGE_PARTS,
     }
+
+
+def class_path(value: Any) -> str | None:
+    """A setting naming a class (``SCHEDULER``), as its import path: a class given
+    itself by its module and name, a path as written (``None``: none set)."""
+    if value is None or isinstance(value, str):
+        return value
+    name = getattr(value, "__qualname__", None)
+    return f"{getattr(value, '__module__', '')}.{name}" if name else str(value)
 
 
 assert {f.name for f in fields(RepConfig)} == {s.field for s in SETTINGS}

@@ -944,12 +944,15 @@ class AuditTrail:
         if not self.trail:
             return
         self._emit(end)
-        written = self.writer.close()
+        written, appended = self.writer.close()
         if written:  # the head: written down, it anchors the trail (audit verify --head)
+            # a file appended to holds its earlier runs' lines too: this run's are counted
+            where = (f"appended by this run to {self.path} (after its earlier runs' lines)"
+                     if appended else f"in {self.path}")  # fmt: skip
             logger.info(
-                "scrapy_rep: %d audit line(s) in %s; its head is %s: keep it, and `audit "
+                "scrapy_rep: %d audit line(s) %s; its head is %s: keep it, and `audit "
                 "verify %s --head %s` tells whether any line up to it was changed since",
-                written, self.path, head, self.path, head, extra={"spider": spider},
+                written, where, head, self.path, head, extra={"spider": spider},
             )  # fmt: skip
 
     def _settle_open(self, paused: bool, why: str) -> None:

@@ -50,8 +50,8 @@ class AuditWriter:
         self.path = Path(config.audit_file)
         self.required = config.audit_required
         self.run = run
-        #: (sha256, document URL) of the snapshot lines this run wrote.
-        self._snapshots: OrderedDict[tuple[str, str], None] = OrderedDict()
+        #: (sha256, document URL, fetch time) of the snapshot lines this run wrote.
+        self._snapshots: OrderedDict[tuple[str, str, float], None] = OrderedDict()
         self.file: TrailFile | None = None
         if not written:
             return
@@ -75,14 +75,17 @@ class AuditWriter:
     def snapshot(self, kind: str, url: str, entry: CacheEntry[Any]) -> str:
         """The snapshot name of ``entry``'s body (``""``: given up on as unreachable), stored
         in ``<trail>.d`` the first time, with a line (its fetch: time, status) the first time
-        this run uses that body from ``url``: each run writes its own line for every document
-        version it uses; the body in ``<trail>.d`` is shared by every run of the file."""
+        this run uses that fetch of that body from ``url``: each run writes its own line for
+        every fetch of a document version it uses (the same body fetched again once its
+        copy expired too: ``audit show`` names the fetch in force when a request was sent,
+        not the body's first); the body in ``<trail>.d`` is shared by every run of the
+        file."""
         sha = entry.sha256 or EMPTY_SHA256
         if entry.unreachable:  # given up on: nothing was read, nothing to store
             return ""
         if self.file is None:  # no trail (or no longer): the name only
             return sha
-        memo = (sha, url)
+        memo = (sha, url, entry.fetched_at)
         if memo in self._snapshots:
             self._snapshots.move_to_end(memo)
             return sha
@@ -138,14 +141,15 @@ class AuditWriter:
         if self.required:
             close_spider(self.crawler, CLOSE_REASON)
 
-    def close(self) -> int:
-        """Close the file; the lines written."""
+    def close(self) -> tuple[int, bool]:
+        """Close the file; the lines this run wrote, and whether they were appended to an
+        earlier run's."""
         if self.file is None:
-            return 0
-        written = self.file.lines
+            return 0, False
+        written, appended = self.file.lines, self.file.appended
         self.file.close()
         self.file = None
-        return written
+        return written, appended
 
 
 def load_state(jobdir: str | None) -> dict[str, Any] | None:

@@ -36,8 +36,9 @@ class AuditCommand(ScrapyCommand):
         """Shown by ``-h`` as written (:class:`TableHelpFormatter`): wrapped here."""
         about = textwrap.fill(
             "Read a scrapy_rep audit trail: the TRAIL files named, else the project's "
-            "REP_AUDIT_FILE. summary, verify, show and report take several TRAIL files: "
-            "several workers' trails read as one. COMMAND is one of:",
+            "REP_AUDIT_FILE. summary, verify, show, list and report take several TRAIL "
+            "files: read together (a crawl's workers' trails checked as one, separate "
+            "crawls' told apart). COMMAND is one of:",
             width=HELP_WIDTH,
         )
         table = "\n".join(help_rows([(name, HELPS[name]) for name in COMMANDS]))
@@ -49,11 +50,14 @@ class AuditCommand(ScrapyCommand):
         super().add_options(parser)
         parser.formatter_class = TableHelpFormatter
         group = parser.add_argument_group("scrapy_rep audit options")
+        taking: dict[str, tuple[dict[str, Any], list[str]]] = {}  # an option several take
         for command, options in OPTIONS.items():
             for flag, keywords in options:
                 if flag.startswith("--"):  # a positional (show's URL) comes with the args
-                    said = f"{command}: {keywords['help']}"
-                    group.add_argument(flag, **{**keywords, "required": False, "help": said})
+                    taking.setdefault(flag, (keywords, []))[1].append(command)
+        for flag, (keywords, commands) in taking.items():
+            said = f"{', '.join(commands)}: {keywords['help']}"
+            group.add_argument(flag, **{**keywords, "required": False, "help": said})
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         self.exitcode = self._run(args, opts)
