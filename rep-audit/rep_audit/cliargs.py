@@ -20,8 +20,10 @@ _EXIT_MEANINGS: Final = {
     EXIT_CLEAN: "done; verify: the trail is whole and every decision re-derives the same "
     "(events, such as a repair after a cut, are listed); repair: repaired, or nothing cut",
     EXIT_DIFFERENCES: "verify: problems found (chain broken, snapshot missing or altered, a "
-    "decision that differs; with --export, an export line that differs); show: no record "
-    "of that URL; report: verify found problems",
+    "decision that differs, a tree head that does not hold; with --export, an export line "
+    "that differs); check-bundle: a line not proved, a record left out, a signature or a "
+    "decision that does not hold; show: no record of that URL; report: verify found "
+    "problems",
     EXIT_UNUSABLE: "unusable input: a missing file, not a trail, a wrong argument; repair: "
     "a trail a crawl is writing (locked), damaged otherwise than by a cut at its end, or "
     "that cannot be written (the file is left as it was)",
@@ -50,6 +52,8 @@ HELPS: Final = {
     "report": "write one self-contained HTML page (--html FILE)",
     "repair": "drop the cut line at the end of a trail, recorded in a repair line",
     "export": "the preferences of every kept page and stored file, one JSON line each",
+    "bundle": "one site's records, each proved against the signed tree head (--site)",
+    "check-bundle": "check a site's bundle alone: proofs, signature (--key), decisions",
 }
 COMMANDS: Final = tuple(HELPS)
 #: Each command's arguments, as ``python -m scrapy_rep --help`` lists them.
@@ -61,9 +65,13 @@ SYNOPSES: Final = {
     "report": "TRAIL... --html FILE",
     "repair": "TRAIL",
     "export": "TRAIL",
+    "bundle": "TRAIL --site ORIGIN [--out FILE]",
+    "check-bundle": "BUNDLE [--key KEY] [--since OLD_BUNDLE]",
 }
 
 
+#: The commands of one file (a trail, or ``check-bundle``'s bundle).
+_ONE: Final = ("repair", "export", "bundle", "check-bundle")
 #: The ``TRAIL`` argument of ``repair`` and ``export`` (one file), and of the others.
 _ONE_TRAIL: Final[dict[str, Any]] = {
     "metavar": "TRAIL",
@@ -75,12 +83,19 @@ _TRAILS: Final[dict[str, Any]] = {
     "help": "the trail file (.jsonl or .jsonl.gz); several: several workers' trails read as "
     "one (each chain checked on its own)",
 }
+_KEY_HELP: Final = (
+    "the operator's public key (PEM, a JWK, or the JWK Set it publishes): each tree head's "
+    "signature is checked with it"
+)
+_BUNDLE: Final[dict[str, Any]] = {"metavar": "BUNDLE", "help": "a site's bundle (audit bundle)"}
 #: Each command's own arguments, after ``TRAIL``: their names and ``add_argument``'s keywords.
 OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
     "verify": (
-        ("--head", {"metavar": "SHA256", "action": "append", "default": [],
+        ("--head", {"metavar": "SHA256|FILE", "action": "append", "default": [],
                     "help": "a head printed by an earlier verify: it must still be the hash "
-                    "of a line (repeatable)"}),
+                    "of a line; or REP_AUDIT_HEAD_FILE: each tree head of the trail it "
+                    "holds must still be that of the lines it covers (repeatable)"}),
+        ("--key", {"metavar": "KEY", "help": _KEY_HELP}),
         ("--json", {"action": "store_true", "help": "one JSON object: counts, head, findings"}),
         ("--export", {"metavar": "FILE", "help": "also check an `audit export` of the trail: "
                       "every line as the trail gives it"}),
@@ -88,6 +103,16 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
     "export": (
         ("--out", {"metavar": "FILE", "help": "the export (default: stdout)"}),
         ("--summary", {"metavar": "FILE", "help": "the Markdown summary (default: stderr)"}),
+    ),
+    "bundle": (
+        ("--site", {"metavar": "ORIGIN", "required": True,
+                    "help": "the site (https://example.com): its records alone"}),
+        ("--out", {"metavar": "FILE", "help": "the bundle (default: stdout)"}),
+    ),
+    "check-bundle": (
+        ("--key", {"metavar": "KEY", "help": _KEY_HELP}),
+        ("--since", {"metavar": "OLD_BUNDLE", "help": "an earlier bundle of the same trail: "
+                     "this one's trail must start with its (the trail only grew)"}),
     ),
     "show": (("url", {"metavar": "URL", "help": "the URL (or request id)"}),),
     "list": (
@@ -123,7 +148,8 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
         command = commands.add_parser(
             name, help=said, description=said, epilog=EXIT_CODES, formatter_class=raw
         )
-        command.add_argument("trail", **(_ONE_TRAIL if name in ("repair", "export") else _TRAILS))
+        one = _BUNDLE if name == "check-bundle" else _ONE_TRAIL
+        command.add_argument("trail", **(one if name in _ONE else _TRAILS))
         for flag, keywords in OPTIONS.get(name, ()):
             command.add_argument(flag, **keywords)
     return top

@@ -12,6 +12,10 @@ gzip-compressed, and the snapshots beside it. Standard library only, no Scrapy.
   into one file would read as tampering).
 - Only a trail is chained on: an existing file whose first line is not a trail's (an
   items feed, another collection) is refused, not appended to (:func:`check_trail`).
+- Each run's end line is followed by its ``site`` lines and its tree head
+  (:mod:`rep_engine.trail.heads`): the file keeps the Merkle tree's frontier over every
+  line, read back at open (from the last head, or from every line when the trail does not
+  end with one), and each record's ``site_prev``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import os
 import stat
 import time
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Final
 
@@ -34,6 +39,15 @@ from rep_engine.trail.fileaccess import check_writable as check_writable
 from rep_engine.trail.fileaccess import is_gzip as is_gzip
 from rep_engine.trail.fileaccess import replacing
 from rep_engine.trail.fileaccess import same_file as same_file
+from rep_engine.trail.heads import (
+    SITE_RECORDS,
+    HeadOptions,
+    append_head,
+    head_line,
+    resumed,
+    site_of,
+)
+from rep_engine.trail.merkle import Frontier, leaf_hash
 
 try:
     import fcntl
@@ -41,9 +55,9 @@ except ImportError:  # pragma: no cover - Windows: no lock
     fcntl = None  # type: ignore[assignment]
 
 #: The version of the trail's schema (the ``schema`` field of each ``run`` line).
-SCHEMA: Final = 2
+SCHEMA: Final = 3
 #: The schemas the reader knows (docs/audit-trail.md, "Schema versions").
-SCHEMAS: Final = (1, 2)
+SCHEMAS: Final = (1, 2, 3)
 #: The SHA-256 of an empty body: the snapshot of "no robots.txt", "unreachable".
 EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
 _TAIL_CHUNK: Final = 65_536
@@ -211,6 +225,33 @@ def _last_gzip_line(path: Path) -> bytes | None:
     return last
 
 
+def _whole_lines(path: Path) -> Iterator[bytes]:
+    """Each line of an existing trail (``path`` that of a regular file), uncompressed."""
+    with gzip.open(path, "rb") if is_gzip(path) else path.open("rb") as file:
+        yield from file
+
+
+def _tree(path: Path) -> Frontier:
+    """The Merkle tree's frontier over the lines of the trail at ``path`` (none: a new
+    file, or a device): from its last line when that is a head
+    (:func:`rep_engine.trail.heads.resumed`), else from every line."""
+    last = last_line(path)
+    if last is None:
+        return Frontier()
+    try:
+        head = json.loads(last)
+    except ValueError:
+        head = None
+    tree = resumed(head if isinstance(head, dict) else None)
+    if tree is not None:
+        tree.add(leaf_hash(last))
+        return tree
+    tree = Frontier()
+    for line in _whole_lines(path):
+        tree.add(leaf_hash(line))
+    return tree
+
+
 def _gzip_member(data: bytes) -> bytes:
     """``data`` as one whole gzip member. A 1 KiB window and small hash tables: a line is
     a few hundred bytes, and a full-size compressor's set-up cost 4x the compression."""
@@ -225,11 +266,15 @@ def encode_line(record: dict[str, Any], compressed: bool) -> tuple[bytes, bytes]
 
 
 class TrailFile:
-    """Appends chained lines to the trail and stores snapshots beside it. Every method
-    may raise ``OSError`` (a full disk): the caller decides what that means."""
+    """Appends chained lines to the trail and stores snapshots beside it; after each end
+    line, the run's ``site`` lines and its tree head. Every method may raise ``OSError``
+    (a full disk): the caller decides what that means."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, heads: HeadOptions | None = None) -> None:
+        """``heads``: how its tree heads are signed and where else they go (none: unsigned,
+        in the trail alone)."""
         self.path = path
+        self.heads = heads or HeadOptions()
         if path.exists():
             check_trail(path)  # said before anything is created or read
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -239,6 +284,8 @@ class TrailFile:
         try:
             lock(self._file, path)  # held until close(): no other crawl appends
             self.prev = last_line_hash(path)  # read under the lock
+            #: The Merkle tree over every line of the file (its size: the lines).
+            self.tree = _tree(path)
         except BaseException:
             self._file.close()
             raise
@@ -248,9 +295,37 @@ class TrailFile:
         self.snapshots = snapshot_dir(path)
         #: Lines written.
         self.lines = 0
+        #: The run's records by site: how many, and the line of the last.
+        self._sites: dict[str, tuple[int, int]] = {}
 
     def write(self, record: dict[str, Any]) -> None:
-        """Append ``record`` (its ``prev`` set here) as one line."""
+        """Append ``record`` (its ``prev`` set here, and a record's ``site_prev``) as one
+        line; after an ``end`` line, the run's ``site`` lines and its head."""
+        kind = record.get("type")
+        if kind in SITE_RECORDS:
+            site = site_of(record.get("url"))
+            count, record["site_prev"] = self._sites.get(site, (0, 0))
+            self._sites[site] = (count + 1, self.tree.size + 1)
+        elif kind == "run":
+            self._sites = {}
+        self._append(record)
+        if kind == "end":
+            self._close_run(record)
+
+    def _close_run(self, end: dict[str, Any]) -> None:
+        """The ``site`` lines and the head of the run ``end`` ends (the head appended to
+        ``REP_AUDIT_HEAD_FILE`` too)."""
+        run = end.get("run")
+        for site, (count, last) in self._sites.items():
+            self._append({"type": "site", "run": run, "time": end.get("time"), "site": site,
+                          "records": count, "last": last})  # fmt: skip
+        self._sites = {}
+        head = head_line(run, self.tree, self.heads, end.get("last_request"))
+        self._append(head)
+        if self.heads.file is not None:
+            append_head(self.heads.file, self.path, head)
+
+    def _append(self, record: dict[str, Any]) -> None:
         record["prev"] = self.prev
         line = (_ENCODE(record) + "\n").encode()  # encode_line's, inline: once per record
         data = _gzip_member(line) if self._gzip else line
@@ -261,6 +336,7 @@ class TrailFile:
                 raise OSError("no bytes written")
             view = view[written:]
         self.prev = hashlib.sha256(line).hexdigest()
+        self.tree.add(leaf_hash(line))
         self.lines += 1
 
     def next_hash(self, record: dict[str, Any]) -> str:

@@ -277,6 +277,8 @@ class UrlLedger(FateEvents):
                 signed_by(self.crawler),
             )
         )  # fmt: skip
+        for line in lines.setting_lines(self.run, self.config):
+            self._emit(line)
 
     @guarded
     def _closed(self, spider: Any = None, reason: str = "", **_: Any) -> None:
@@ -317,6 +319,7 @@ class UrlLedger(FateEvents):
         if not self.trail:
             return
         self._emit(end)
+        head = self.writer.file.prev if self.writer.file is not None else head  # its tree head's
         written = self.writer.close()
         if written:  # the head: written down, it anchors the trail (audit verify --head)
             logger.info(

@@ -1,0 +1,213 @@
+"""rep_audit/bundlecheck.py: a site's bundle checked alone. An honest bundle of a re-check
+passes, saying each record; a bundle with a record removed (in the middle, or its run's
+last), added, reordered, altered, moved from another site, signed by another key, or
+proved against another head fails, naming the record's line; ``--since`` holds a later
+bundle's trail to an earlier one's (RFC 9162 §2.1.4: it only grew)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from rep_engine.trail.heads import signed_message
+from tests.support.recheck import RECHECKED, recheck_trail
+from tests.support.signatures import operator_key
+from tests.support.tools import audit_tool
+
+SITE = "http://site.test"
+
+
+@pytest.fixture
+def signed(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A signed re-check trail of two runs, its bundle of :data:`SITE` (made after the
+    first run too: ``first.json``), and the operator's public key."""
+    key = operator_key(tmp_path / "key.pem")
+    public = tmp_path / "public.pem"
+    public.write_bytes(
+        key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    )
+    setting = f"REP_AUDIT_SIGNING_KEY={tmp_path / 'key.pem'}"
+    trail = recheck_trail(tmp_path, tmp_path / "trail.jsonl", setting)
+    assert (
+        audit_tool("bundle", str(trail), "--site", SITE, "--out", str(tmp_path / "first.json"))[0]
+        == 0
+    )
+    recheck_trail(tmp_path, trail, setting)
+    assert (
+        audit_tool("bundle", str(trail), "--site", SITE, "--out", str(tmp_path / "b.json"))[0] == 0
+    )
+    return trail, tmp_path / "b.json", public
+
+
+def changed(bundle: Path, change: Callable[[dict[str, Any]], object]) -> Path:
+    """A copy of ``bundle`` that ``change`` altered (given the loaded bundle)."""
+    loaded = json.loads(bundle.read_text())
+    change(loaded)
+    copy = bundle.with_name("changed.json")
+    copy.write_text(json.dumps(loaded))
+    return copy
+
+
+def checked(bundle: Path, public: Path, *more: str) -> tuple[int, list[str]]:
+    status, out = audit_tool("check-bundle", str(bundle), "--key", str(public), *more)
+    return status, out.splitlines()
+
+
+def entry(loaded: dict[str, Any], url: str, nth: int = 0) -> dict[str, Any]:
+    """The ``nth`` line of ``loaded`` (a bundle) whose record is of ``url``."""
+    found = [e for e in loaded["lines"] if json.loads(e["text"]).get("url") == url]
+    return found[nth]
+
+
+def test_an_honest_bundle_passes_saying_each_record(signed: tuple[Path, Path, Path]) -> None:
+    _, bundle, public = signed
+    status, said = checked(bundle, public)
+    assert status == 0, said
+    assert said[0] == (f"line 4: {RECHECKED['kept']}: item kept (re-checked), recorded "
+                       f"{said[0].split('recorded ')[1].split(';')[0]}; robots.txt: no rule "
+                       "matches; purposes ai-train")  # fmt: skip
+    assert said[1].startswith(f"line 5: {RECHECKED['robots']}: item refused (re-checked) by "
+                              "robots.txt, recorded ")  # fmt: skip
+    assert said[1].endswith("; robots.txt line 2 'Disallow: /private' for scrapy; purposes "
+                            "ai-train")  # fmt: skip
+    assert len(said) == 7 and said[-1].startswith(f"{bundle}: clean: 6 record(s) of {SITE}, "
+                                                  "proved against the tree head of ")  # fmt: skip
+    assert said[-1].endswith("checked with --key")
+    text = bundle.read_text()
+    assert "other.test" not in text  # the other site's record is in no line, only in hashes
+
+
+def test_a_record_removed_is_named(signed: tuple[Path, Path, Path]) -> None:
+    _, bundle, public = signed
+    middle = changed(bundle, lambda b: b["lines"].remove(entry(b, RECHECKED["robots"], 1)))
+    status, said = checked(middle, public)
+    assert status == 1
+    assert next(line for line in said if "left out" in line) == (
+        f"line 17: {RECHECKED['purpose']}: its site_prev names line 16, the bundle's record of "
+        f"the site before it in run {bundled_run(bundle, 1)}"
+        " is line 15: the record at line 16 was left out (or this one added)"
+    )
+    last = changed(bundle, lambda b: b["lines"].remove(entry(b, RECHECKED["purpose"], 1)))
+    status, said = checked(last, public)
+    assert status == 1
+    assert [line for line in said if "left out" in line] == [
+        f"line 20: run {bundled_run(bundle, 1)} wrote 3 record(s) of the site, the last at line "
+        "17; the bundle holds 2, the last at line 16: the record at line 17, its last, was left "
+        "out (or one added)"
+    ]
+
+
+def bundled_run(bundle: Path, nth: int) -> str:
+    """The first 8 characters of the ``nth`` run's id in ``bundle``."""
+    runs = [json.loads(e["text"]) for e in json.loads(bundle.read_text())["lines"]]
+    return [r["run"] for r in runs if r["type"] == "run"][nth][:8]
+
+
+def test_a_record_added_reordered_or_altered_is_named(signed: tuple[Path, Path, Path]) -> None:
+    _, bundle, public = signed
+
+    def add(loaded: dict[str, Any]) -> None:
+        made = dict(entry(loaded, RECHECKED["kept"]))
+        record = json.loads(made["text"])
+        made.update(line=12, text=json.dumps({**record, "url": f"{SITE}/made-up"}))
+        loaded["lines"].insert(loaded["lines"].index(entry(loaded, RECHECKED["kept"], 1)), made)
+
+    status, said = checked(changed(bundle, add), public)
+    assert status == 1 and f"line 12: {SITE}/made-up: its proof does not hold against the tree " \
+        "head: it is not that line of the trail the head was signed over (changed, added or " \
+        "moved)" in said, said  # fmt: skip
+
+    def swap(loaded: dict[str, Any]) -> None:
+        lines = loaded["lines"]
+        one, two = lines.index(entry(loaded, RECHECKED["kept"])), lines.index(
+            entry(loaded, RECHECKED["robots"]))  # fmt: skip
+        lines[one], lines[two] = lines[two], lines[one]
+
+    status, said = checked(changed(bundle, swap), public)
+    assert (
+        status == 1
+        and (
+            f"line 4: {RECHECKED['kept']}: out of the trail's order (after line "
+            "5): the bundle's lines were reordered, or one is there twice"
+        )
+        in said
+    )
+
+    def alter(loaded: dict[str, Any]) -> None:
+        line = entry(loaded, RECHECKED["robots"])
+        line["text"] = line["text"].replace('"status":"refused"', '"status":"kept"')
+
+    status, said = checked(changed(bundle, alter), public)
+    assert status == 1 and any(s.startswith(f"line 5: {RECHECKED['robots']}: its proof does "
+                                            "not hold") for s in said), said  # fmt: skip
+
+
+def test_a_record_moved_from_another_site_is_named(signed: tuple[Path, Path, Path]) -> None:
+    trail, bundle, public = signed
+    other = bundle.with_name("other.json")
+    assert (
+        audit_tool("bundle", str(trail), "--site", "http://other.test", "--out", str(other))[0] == 0
+    )
+    theirs = entry(json.loads(other.read_text()), RECHECKED["unknown"])
+
+    def move(loaded: dict[str, Any]) -> None:
+        lines = loaded["lines"]
+        lines.insert(lines.index(entry(loaded, RECHECKED["kept"], 1)), theirs)
+
+    status, said = checked(changed(bundle, move), public)
+    assert status == 1  # its proof holds: it is a line of the trail, of another site
+    assert f"line 7: {RECHECKED['unknown']}: a record of http://other.test, not of {SITE}" in said
+
+
+def test_a_bundle_signed_by_another_key_or_proved_against_another_head_fails(
+    signed: tuple[Path, Path, Path], tmp_path: Path
+) -> None:
+    _, bundle, public = signed
+    other = operator_key(tmp_path / "other.pem")
+
+    def resign(loaded: dict[str, Any]) -> None:
+        head = loaded["head"]
+        head["signature"] = base64.b64encode(
+            other.sign(signed_message(head["size"], head["root"], head["time"]))
+        ).decode()
+
+    status, said = checked(changed(bundle, resign), public)
+    assert status == 1 and said[0].startswith("file: the tree head's signature is not key "), said
+    first = json.loads(bundle.with_name("first.json").read_text())["head"]
+    status, said = checked(changed(bundle, lambda b: b.update(head=first)), public)
+    assert status == 1
+    unproved = [s.split(":")[0] for s in said if "its proof does not hold" in s]
+    assert unproved == ["line 1", "line 2", "line 3", "line 4", "line 5", "line 6", "line 9",
+                        "line 12", "line 13", "line 14", "line 15", "line 16", "line 17",
+                        "line 20"]  # fmt: skip
+
+
+def test_since_holds_a_later_bundles_trail_to_an_earlier_ones(
+    signed: tuple[Path, Path, Path],
+) -> None:
+    _, bundle, public = signed
+    first = bundle.with_name("first.json")
+    assert checked(bundle, public, "--since", str(first))[0] == 0
+    assert checked(first, public, "--since", str(first))[0] == 0
+    status, said = checked(first, public, "--since", str(bundle))
+    assert status == 1 and "is not a head of this trail before this one's" in said[0], said
+
+    def rewrite(loaded: dict[str, Any]) -> None:
+        loaded["consistency"][0]["proof"][0] = "0" * 64
+
+    status, said = checked(changed(bundle, rewrite), public, "--since", str(first))
+    assert status == 1 and said[0] == (f"file: --since {first}: the trail's first 10 line(s) "
+                                       "are not those of the earlier head: rewritten")  # fmt: skip
+
+
+def test_an_unusable_bundle_or_key_exits_2(signed: tuple[Path, Path, Path]) -> None:
+    trail, bundle, _ = signed
+    assert audit_tool("check-bundle", str(trail))[0] == 2  # a trail, not a bundle
+    assert audit_tool("check-bundle", str(bundle), "--key", str(trail))[0] == 2
+    assert audit_tool("bundle", str(trail), "--site", "not a site")[0] == 2
