@@ -19,6 +19,7 @@ from rep_engine.trail.heads import signed_message
 from tests.support.recheck import RECHECKED, recheck_trail
 from tests.support.signatures import operator_key
 from tests.support.tools import audit_tool
+from tests.support.trailfactory import RUN, write_trail
 
 SITE = "http://site.test"
 
@@ -211,3 +212,20 @@ def test_an_unusable_bundle_or_key_exits_2(signed: tuple[Path, Path, Path]) -> N
     assert audit_tool("check-bundle", str(trail))[0] == 2  # a trail, not a bundle
     assert audit_tool("check-bundle", str(bundle), "--key", str(trail))[0] == 2
     assert audit_tool("bundle", str(trail), "--site", "not a site")[0] == 2
+
+
+def test_a_trail_of_an_earlier_release_appended_to_bundles_its_old_records_proved(
+    tmp_path: Path,
+) -> None:
+    """A trail without heads (schema 1) and a re-check's run appended: the new head covers
+    the old run's lines too; its records are proved, and said to be of a run written
+    before sites' chains (none of its records can be shown not left out)."""
+    trail = write_trail(tmp_path / "trail.jsonl")
+    recheck_trail(tmp_path, trail)
+    bundle = tmp_path / "b.json"
+    assert audit_tool("bundle", str(trail), "--site", SITE, "--out", str(bundle))[0] == 0
+    status, out = audit_tool("check-bundle", str(bundle))
+    assert status == 0, out
+    assert (f"run {RUN[:8]}: written before sites' chains (schema 1 or 2): its records are "
+            "proved, not that none of the site's was left out") in out.splitlines()  # fmt: skip
+    assert "6 record(s) of http://site.test" in out and out.endswith(", unsigned\n")
