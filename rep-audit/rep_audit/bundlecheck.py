@@ -47,17 +47,20 @@ def load(path: str) -> dict[str, Any]:
     try:
         bundle = json.loads(Path(path).read_bytes())
         head = bundle["head"]
-        assert bundle["bundle"] == BUNDLE and bundle["version"] == VERSION
-        assert type(head["size"]) is int and bytes.fromhex(head["root"])
+        if (bundle["bundle"], bundle["version"]) != (BUNDLE, VERSION):
+            raise ValueError(f"{bundle['bundle']!r} version {bundle['version']!r}")
+        if type(head["size"]) is not int or len(bytes.fromhex(head["root"])) != 32:
+            raise ValueError("its head has no size or root")
         for line in bundle["lines"]:
-            assert type(line["line"]) is int and isinstance(line["text"], str)
+            if type(line["line"]) is not int or not isinstance(line["text"], str):
+                raise ValueError(f"a line without its number or text: {str(line)[:80]}")
             line["proof"] = [bytes.fromhex(node) for node in line["proof"]]
         for entry in bundle["consistency"]:
             entry["proof"] = [bytes.fromhex(node) for node in entry["proof"]]
         bundle["snapshots"] = {
             sha: base64.b64decode(body, validate=True) for sha, body in bundle["snapshots"].items()
         }
-    except (OSError, ValueError, TypeError, KeyError, AssertionError, binascii.Error) as error:
+    except (OSError, ValueError, TypeError, KeyError, binascii.Error) as error:
         raise TrailError(f"{path}: not a site bundle ({type(error).__name__}: {error})") from None
     return bundle  # type: ignore[no-any-return]
 

@@ -157,11 +157,12 @@ def being_written(path: Path) -> bool:
     return (status.st_dev, status.st_ino) in _HELD
 
 
-def last_line_hash(path: Path) -> str:
+def last_line_hash(path: Path, last: bytes | None = None) -> str:
     """The SHA-256 of the last line of an existing trail (``""`` when there is none),
-    for the next line's ``prev``. Raises :class:`TrailFileError` when the file does not
-    end with a whole line: a chain cannot go on from a cut line."""
-    last = last_line(path)
+    for the next line's ``prev`` (``last``: that line, read already). Raises
+    :class:`TrailFileError` when the file does not end with a whole line: a chain cannot
+    go on from a cut line."""
+    last = last if last is not None else last_line(path)
     if last is None:
         return ""
     if not last.endswith(b"\n"):
@@ -231,11 +232,10 @@ def _whole_lines(path: Path) -> Iterator[bytes]:
         yield from file
 
 
-def _tree(path: Path) -> Frontier:
-    """The Merkle tree's frontier over the lines of the trail at ``path`` (none: a new
-    file, or a device): from its last line when that is a head
+def _tree(path: Path, last: bytes | None) -> Frontier:
+    """The Merkle tree's frontier over the lines of the trail at ``path``, whose last line
+    is ``last`` (none: a new file, or a device): from that line when it is a head
     (:func:`rep_engine.trail.heads.resumed`), else from every line."""
-    last = last_line(path)
     if last is None:
         return Frontier()
     try:
@@ -283,9 +283,10 @@ class TrailFile:
         self._file = path.open("ab", buffering=0)
         try:
             lock(self._file, path)  # held until close(): no other crawl appends
-            self.prev = last_line_hash(path)  # read under the lock
+            last = last_line(path)  # read under the lock
+            self.prev = last_line_hash(path, last)
             #: The Merkle tree over every line of the file (its size: the lines).
-            self.tree = _tree(path)
+            self.tree = _tree(path, last)
         except BaseException:
             self._file.close()
             raise

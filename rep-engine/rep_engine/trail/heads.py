@@ -82,6 +82,7 @@ def append_head(file: Path, trail: Path, head: dict[str, Any]) -> None:
     kept = {k: v for k, v in head.items() if k not in ("frontier", "prev", "last_request")}
     line = json.dumps({"trail": str(trail.absolute()), **kept}) + "\n"
     try:
+        file.parent.mkdir(parents=True, exist_ok=True)
         with file.open("a", encoding="utf-8") as out:
             out.write(line)
     except OSError as error:
