@@ -50,7 +50,7 @@ def rewritten(trail: Path, edit: Any, heads: bool = True) -> Path:
     return forged
 
 
-def said(trail: Path, key: Path | None = None) -> list[str]:
+def findings_of(trail: Path, key: Path | None = None) -> list[str]:
     return [finding.what for finding in verify(trail, key=str(key) if key else None).findings]
 
 
@@ -73,7 +73,7 @@ def test_signed_heads_verify_with_the_operators_key_and_not_with_another(tmp_pat
     wrong.write_bytes(
         other.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
     )
-    found = said(trail, wrong)
+    found = findings_of(trail, wrong)
     assert len(found) == 2 and all("not by the key of --key" in what for what in found), found
 
 
@@ -94,7 +94,7 @@ def test_a_forged_head_with_the_chain_made_again_fails(
         first.update(change)
         return records
 
-    findings = said(rewritten(trail, forge, heads=False), public)
+    findings = findings_of(rewritten(trail, forge, heads=False), public)
     assert any(what.startswith(found) for what in findings), findings
 
 
@@ -112,7 +112,7 @@ def test_a_record_changed_and_every_hash_made_again_is_caught_by_the_key(tmp_pat
     kid = next(json.loads(line) for line in trail.read_text().splitlines()
                if '"type":"head"' in line)["key"]  # fmt: skip
     assert (
-        said(forged, public)
+        findings_of(forged, public)
         == [
             f"the tree head's signature is not key {kid}'s over its "
             "size, root and time: the head was changed or forged"
@@ -157,7 +157,7 @@ def test_a_removed_head_and_a_record_left_out_of_its_site_are_found(tmp_path: Pa
         return records[:-1]  # the second run's head
 
     run = json.loads(trail.read_text().splitlines()[-1])["run"]
-    assert said(rewritten(trail, without_head)) == [
+    assert findings_of(rewritten(trail, without_head)) == [
         f"run {run[:8]} has no tree head after its end line: it was removed, or the crawl was "
         "killed as it wrote it"
     ]
@@ -168,7 +168,7 @@ def test_a_removed_head_and_a_record_left_out_of_its_site_are_found(tmp_path: Pa
         gone = next(r for r in records if r.get("url") == RECHECKED["robots"])
         return [r for r in records if r is not gone]
 
-    found = said(rewritten(trail, without_record))
+    found = findings_of(rewritten(trail, without_record))
     assert any("its site_prev says 5, but the record of http://site.test before it" in what
                for what in found), found  # fmt: skip
     assert any(what.startswith("the site line counts 3 record(s) of the site") for what in found)

@@ -30,7 +30,7 @@ RUN = "0" * 32
 URLS = ("https://a.test/1", "https://b.test/1", "https://a.test/2")
 
 
-def records(run: str = RUN, urls: tuple[str, ...] = URLS) -> list[dict[str, Any]]:
+def run_records(run: str = RUN, urls: tuple[str, ...] = URLS) -> list[dict[str, Any]]:
     return [
         {"type": "run", "run": run, "schema": 3},
         *({"type": "url", "run": run, "url": url, "fate": "fetched"} for url in urls),
@@ -45,7 +45,7 @@ def written(path: Path, lines: list[dict[str, Any]], heads: HeadOptions | None =
     trail.close()
 
 
-def raw_lines(path: Path) -> list[bytes]:
+def file_lines(path: Path) -> list[bytes]:
     data = path.read_bytes()
     return (gzip.decompress(data) if path.name.endswith(".gz") else data).splitlines(True)
 
@@ -55,8 +55,8 @@ def test_a_run_ends_with_its_site_lines_and_a_head_over_every_line_before_it(
     tmp_path: Path, name: str
 ) -> None:
     path = tmp_path / name
-    written(path, records())
-    raw = raw_lines(path)
+    written(path, run_records())
+    raw = file_lines(path)
     lines = [json.loads(line) for line in raw]
     assert [line["type"] for line in lines] == ["run", "url", "url", "url", "end", "site",
                                                 "site", "head"]  # fmt: skip
@@ -78,9 +78,9 @@ def test_a_signed_head_verifies_with_the_operators_public_key_and_goes_to_the_he
     heads.parent.mkdir()
     options = HeadOptions(key.sign, "kid", heads)
     path = tmp_path / "t.jsonl"
-    written(path, records(), options)
-    written(path, records("1" * 32), options)
-    lines = [json.loads(line) for line in raw_lines(path)]
+    written(path, run_records(), options)
+    written(path, run_records("1" * 32), options)
+    lines = [json.loads(line) for line in file_lines(path)]
     found = [line for line in lines if line["type"] == "head"]
     assert len(found) == 2
     for head in found:
@@ -94,7 +94,7 @@ def test_a_signed_head_verifies_with_the_operators_public_key_and_goes_to_the_he
         (h["size"], h["root"], h["signature"]) for h in found
     ]
     old, new = found
-    proof = MerkleTree(leaf_hash(line) for line in raw_lines(path)[: new["size"]])
+    proof = MerkleTree(leaf_hash(line) for line in file_lines(path)[: new["size"]])
     assert verify_consistency(old["size"], new["size"], bytes.fromhex(old["root"]),
                               bytes.fromhex(new["root"]),
                               proof.consistency_proof(old["size"]))  # fmt: skip
@@ -104,12 +104,12 @@ def test_an_appending_run_goes_on_from_the_last_head_without_reading_the_trail(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     path = tmp_path / "t.jsonl"
-    written(path, records())
+    written(path, run_records())
     read: list[Path] = []
     monkeypatch.setattr(trail_file, "_whole_lines", lambda p: read.append(p) or iter(()))
-    written(path, records("1" * 32))
+    written(path, run_records("1" * 32))
     assert read == []  # the frontier of the last head, and its line
-    raw = raw_lines(path)
+    raw = file_lines(path)
     assert json.loads(raw[-1])["root"] == MerkleTree(map(leaf_hash, raw[:-1])).root().hex()
 
 
@@ -120,21 +120,21 @@ def test_a_trail_that_does_not_end_with_a_head_is_read_again_whole(
     """A trail of an earlier release (no head), a run killed, or a head whose frontier is
     not its root's: the tree is made again from every line."""
     path = tmp_path / name
-    written(path, records()[:-1])  # killed before its end line
-    written(path, records("1" * 32))
+    written(path, run_records()[:-1])  # killed before its end line
+    written(path, run_records("1" * 32))
     forged = tmp_path / "forged.jsonl"
-    lines = raw_lines(path)
+    lines = file_lines(path)
     head = json.loads(lines[-1])
     head["frontier"] = [leaf_hash(b"x").hex()] * len(head["frontier"])
     forged.write_bytes(b"".join(lines[:-1]) + json.dumps(head).encode() + b"\n")
     assert resumed(head) is None
-    written(forged, records("2" * 32))
+    written(forged, run_records("2" * 32))
     for trail in (path, forged):
-        raw = raw_lines(trail)
+        raw = file_lines(trail)
         assert json.loads(raw[-1])["root"] == MerkleTree(map(leaf_hash, raw[:-1])).root().hex()
 
 
 def test_tail_of_reads_the_last_request_from_a_head(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
-    written(path, records())
+    written(path, run_records())
     assert (tail_of(path).last_request, tail_of(path).open_run) == (3, "")
