@@ -30,10 +30,10 @@ from rep_engine.trail.snapshots import is_sha256 as is_sha256
 from rep_engine.trail.snapshots import parsed_size as parsed_size
 
 #: The line types of schema v1 (``repair``: written by ``audit repair`` after a cut;
-#: ``item``: by ``recheck``, one per stored item re-checked), and of schema 3 (``override``
+#: ``item``: by ``recheck``, one per stored item re-checked), and of schema 3 (``setting``
 #: after a run line, ``site`` and ``head`` after an end line).
 TYPES: Final = frozenset(
-    {"run", "snapshot", "url", "file", "end", "repair", "item", "override", "site", "head"}
+    {"run", "snapshot", "url", "file", "end", "repair", "item", "setting", "site", "head"}
 )
 
 
