@@ -9,7 +9,9 @@ owner, with neither the trail nor Scrapy (``pip install rep-audit``; docs/publis
    head's root (RFC 9162 §2.1.3.2), the lines in the trail's order, each once.
 3. Each record is of the site, and none of the site's is left out: each record's
    ``site_prev`` is the bundle's record of the site before it in its run, and each run's
-   ``site`` line counts them and names the last.
+   ``site`` line counts them and names the last (a run of an earlier release, whose
+   records have no ``site_prev``, is counted by the ``site`` line a later run wrote for
+   it: one left out is found, not named).
 4. Each decision is re-derived from the bundle's snapshots with the engine, as ``audit
    verify`` re-derives it (:class:`rep_audit.verify.Verifier`).
 5. ``--since OLD``: the tree of an earlier bundle's head is the start of this one's (a
@@ -82,7 +84,8 @@ class BundleCheck:
         #: runs whose header says they write sites' chains (schema 3 on).
         self.chains: dict[str, tuple[int, int]] = {}
         self.chained: set[str] = set()
-        #: The runs of its records written before sites' chains (schemas 1 and 2).
+        #: The runs of its records written before sites' chains (schemas 1 and 2: no
+        #: ``site_prev``, and a header that does not say schema 3).
         self.unchained: set[str] = set()
         self.records = 0
         self.last = 0
@@ -124,17 +127,17 @@ class BundleCheck:
         url = text(record.get("url"))
         if site_of(url) != self.site:
             self.add(number, url, f"a record of {site_of(url) or 'no site'}, not of {self.site}")
-        if run not in self.chained:
+        count, last = self.chains.get(run, (0, 0))
+        self.chains[run] = (count + 1, number)
+        if "site_prev" not in record and run not in self.chained:  # its run line is proved
             self.unchained.add(run)
             return
-        count, last = self.chains.get(run, (0, 0))
         said = record.get("site_prev")
         if said != last:
             before = f"line {last}" if last else "none"
             self.add(number, url, f"its site_prev names line {said!r}, the bundle's record of "
                      f"the site before it in run {run[:8]} is {before}: the record at line "
                      f"{said!r} was left out (or this one added)")  # fmt: skip
-        self.chains[run] = (count + 1, number)
 
     def _site(self, number: int, record: dict[str, Any], run: str) -> None:
         count, last = self.chains.pop(run, (0, 0))
@@ -171,7 +174,8 @@ class BundleCheck:
         for run in sorted(self.unchained):
             print(
                 f"run {run[:8]}: written before sites' chains (schema 1 or 2): its records "
-                "are proved, not that none of the site's was left out",
+                "are counted by the site line a later run wrote; one left out is found, not "
+                "named",
                 file=self.out,
             )
         for run, (count, last) in self.chains.items():

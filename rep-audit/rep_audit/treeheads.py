@@ -7,9 +7,11 @@ each ``head`` line to it: its ``size`` the lines before it, its ``root`` theirs,
 ``frontier`` the tree's, its signature the key's (``--key``: the operator's public key,
 PEM, a JWK or the JWK Set it publishes; without it a signature is said, not checked);
 each record's ``site_prev`` to its site's record before it in its run, and each ``site``
-line to the run's records of its site; each head of ``REP_AUDIT_HEAD_FILE`` given with
-``--head`` to the lines it covers. A trail written before tree heads (schemas 1 and 2)
-has none: said, never a finding.
+line to the run's records of its site (every record a head covers is counted by one
+before it: a run of an earlier release, or killed before its end line, by the next run
+to end); each head of ``REP_AUDIT_HEAD_FILE`` given with ``--head`` to the lines it
+covers. A trail written before tree heads (schemas 1 and 2) has none: said, never a
+finding.
 """
 
 from __future__ import annotations
@@ -149,9 +151,10 @@ class TreeChecks:
         self.anchors: dict[int, list[dict[str, Any]]] = {}
         for entry in anchors or ():
             self.anchors.setdefault(whole(entry.get("size")) or 0, []).append(entry)
-        #: Each run that writes site chains and a head (schema 3 on): each site's records
-        #: (how many, the line of the last) until its head.
+        #: Each run's records of each site (how many, the line of the last) until a
+        #: ``site`` line counts them; the runs that write sites' chains (schema 3 on).
         self.sites: dict[str, dict[str, tuple[int, int]]] = {}
+        self.chained: set[str] = set()
         #: Those runs ended and waiting for their head: the line of their end line.
         self.ended: dict[str, int] = {}
         self.heads = 0
@@ -165,10 +168,10 @@ class TreeChecks:
         if record is not None:
             run = text(record.get("run"))
             if kind == "run" and (whole(record.get("schema")) or 0) >= 3:
-                self.sites[run] = {}
-            elif kind in SITE_RECORDS and run in self.sites:
-                self._record(number, record, self.sites[run], run)
-            elif kind == "end" and run in self.sites:
+                self.chained.add(run)
+            elif kind in SITE_RECORDS:
+                self._record(number, record, self.sites.setdefault(run, {}), run)
+            elif kind == "end" and run in self.chained:
                 self.ended[run] = number
             elif kind == "site":
                 self._site(number, record, run)
@@ -182,7 +185,7 @@ class TreeChecks:
         site = site_of(record.get("url"))
         count, last = sites.get(site, (0, 0))
         said = record.get("site_prev")
-        if said != last or type(said) is not int:
+        if run in self.chained and (said != last or type(said) is not int):
             before = f"line {last}" if last else "none: it is the site's first"
             self.add(number, str(record.get("url", "")),
                      f"its site_prev says {said!r}, but the record of {site or 'its site'} "
@@ -191,12 +194,14 @@ class TreeChecks:
         sites[site] = (count + 1, number)
 
     def _site(self, number: int, record: dict[str, Any], run: str) -> None:
+        """A ``site`` line: of the run that ended last, or of an earlier run that none
+        counted (a run of an earlier release, or killed), written before its own."""
         site = text(record.get("site"))
-        if run not in self.ended:
-            self.add(number, site, f"a site line of run {run[:8]} that does not follow the "
+        if not self.ended:
+            self.add(number, site, f"a site line of run {run[:8]} that does not follow a "
                      "run's end line")  # fmt: skip
             return
-        count, last = self.sites[run].pop(site, (0, 0))
+        count, last = self.sites.get(run, {}).pop(site, (0, 0))
         said = (record.get("records"), record.get("last"))
         if said != (count, last):
             self.add(number, site, f"the site line counts {said[0]!r} record(s) of the site, "
@@ -218,14 +223,16 @@ class TreeChecks:
             self.add(number, "", "the tree head's frontier is not the tree's: the next "
                      "run's head would go on from another tree")  # fmt: skip
         self._signature(number, record)
-        if run not in self.sites:
+        if run not in self.chained:
             return
         if self.ended.pop(run, None) is None:
             self.add(number, "", f"a tree head of run {run[:8]} before its end line")
-        for site, (count, last) in self.sites.pop(run).items():
-            self.add(last, site, f"run {run[:8]} has no site line for {site or 'its site'}: "
-                     f"its {count} record(s) (the last at line {last}) are not accounted "
-                     "for")  # fmt: skip
+        for of, sites in self.sites.items():  # every record before a head is counted
+            for site, (count, last) in sites.items():
+                self.add(last, site, f"run {of[:8]} has no site line for {site or 'its site'}"
+                         f": its {count} record(s) (the last at line {last}) are not "
+                         "accounted for")  # fmt: skip
+        self.sites = {}
 
     def _signature(self, number: int, head: dict[str, Any]) -> None:
         """The head's signature checked with ``--key`` (:attr:`signed` says how it went)."""

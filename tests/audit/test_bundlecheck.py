@@ -214,12 +214,13 @@ def test_an_unusable_bundle_or_key_exits_2(signed: tuple[Path, Path, Path]) -> N
     assert audit_tool("bundle", str(trail), "--site", "not a site")[0] == 2
 
 
-def test_a_trail_of_an_earlier_release_appended_to_bundles_its_old_records_proved(
+def test_a_trail_of_an_earlier_release_appended_to_bundles_its_old_records_counted(
     tmp_path: Path,
 ) -> None:
     """A trail without heads (schema 1) and a re-check's run appended: the new head covers
-    the old run's lines too; its records are proved, and said to be of a run written
-    before sites' chains (none of its records can be shown not left out)."""
+    the old run's lines too, and the new run counts the old run's records in site lines of
+    it: its records are proved, and one left out (which has no ``site_prev`` to name it)
+    fails the bundle at that site line."""
     trail = write_trail(tmp_path / "trail.jsonl")
     recheck_trail(tmp_path, trail)
     bundle = tmp_path / "b.json"
@@ -227,5 +228,78 @@ def test_a_trail_of_an_earlier_release_appended_to_bundles_its_old_records_prove
     status, out = audit_tool("check-bundle", str(bundle))
     assert status == 0, out
     assert (f"run {RUN[:8]}: written before sites' chains (schema 1 or 2): its records are "
-            "proved, not that none of the site's was left out") in out.splitlines()  # fmt: skip
+            "counted by the site line a later run wrote; one left out is found, not "
+            "named") in out.splitlines()  # fmt: skip
     assert "6 record(s) of http://site.test" in out and out.endswith(", unsigned\n")
+    loaded = json.loads(bundle.read_text())
+    old = [e for e in loaded["lines"] if json.loads(e["text"]).get("run") == RUN]
+    site_line = next(e for e in old if json.loads(e["text"])["type"] == "site")
+    assert site_line["line"] > max(e["line"] for e in loaded["lines"]
+                                   if json.loads(e["text"])["type"] == "item")  # fmt: skip
+    old_records = [e for e in old if json.loads(e["text"])["type"] == "url"]
+    for gone in (old_records[0], old_records[-1]):
+        status, said = checked_unsigned(changed(bundle, lambda b, g=gone: b["lines"].remove(g)))
+        assert status == 1
+        assert any(line.startswith(f"line {site_line['line']}: run {RUN[:8]} wrote 3 record(s) "
+                                   "of the site") and "was left out" in line
+                   for line in said), said  # fmt: skip
+
+    def without_count(loaded: dict[str, Any]) -> None:
+        loaded["lines"].remove(old_records[0])
+        loaded["lines"].remove(site_line)
+
+    status, said = checked_unsigned(changed(bundle, without_count))
+    assert status == 1 and any(f"run {RUN[:8]}: the bundle holds 2 record(s) of the site and "
+                               "no site line" in line for line in said), said  # fmt: skip
+
+
+def checked_unsigned(bundle: Path) -> tuple[int, list[str]]:
+    status, out = audit_tool("check-bundle", str(bundle))
+    return status, out.splitlines()
+
+
+def test_a_record_left_out_with_its_run_line_is_still_named(
+    signed: tuple[Path, Path, Path],
+) -> None:
+    """Its run's header out of the bundle too does not make the run read as one written
+    before sites' chains: each record says its ``site_prev``."""
+    _, bundle, public = signed
+
+    def cut(loaded: dict[str, Any]) -> None:
+        loaded["lines"] = [e for e in loaded["lines"] if json.loads(e["text"])["type"] != "run"]
+        loaded["lines"].remove(entry(loaded, RECHECKED["robots"], 1))
+
+    status, said = checked(changed(bundle, cut), public)
+    assert status == 1
+    assert any(line.startswith(f"line 17: {RECHECKED['purpose']}: its site_prev names line 16")
+               for line in said), said  # fmt: skip
+    assert not any("written before sites' chains" in line for line in said), said
+
+
+@pytest.mark.trail_not_verified("a run killed: verify names it, checked here")
+def test_a_killed_runs_records_are_counted_by_the_next_run(tmp_path: Path) -> None:
+    """A run killed before its end line wrote no site line; the next run to end writes
+    its site lines before its own, so the killed run's records in a bundle are whole."""
+    trail = recheck_trail(tmp_path, tmp_path / "trail.jsonl")
+    lines = trail.read_text().splitlines(True)
+    killed = next(i for i, line in enumerate(lines) if '"type":"end"' in line)
+    trail.write_text("".join(lines[:killed]))  # the end line, site lines and head lost
+    recheck_trail(tmp_path, trail)
+    first = json.loads(lines[0])["run"]
+    status, out = audit_tool("verify", str(trail))  # its site lines, the next run's: clean
+    assert status == 1 and [line for line in out.splitlines() if line.startswith("line ")] == [
+        f"line 1: run {first[:8]} has no end line: the crawl was killed, or the trail was cut "
+        "after it"
+    ], out
+    bundle = tmp_path / "b.json"
+    assert audit_tool("bundle", str(trail), "--site", SITE, "--out", str(bundle))[0] == 0
+    status, said = checked_unsigned(bundle)
+    assert status == 0, said
+    assert "6 record(s) of http://site.test" in said[-1], said
+    kept = json.loads(bundle.read_text())["lines"]
+    site_line = next(json.loads(e["text"]) for e in kept if '"type":"site"' in e["text"])
+    assert (site_line["run"], site_line["records"]) == (first, 3)  # written by the next run
+    gone = next(e for e in kept if json.loads(e["text"]).get("url") == RECHECKED["purpose"])
+    status, said = checked_unsigned(changed(bundle, lambda b: b["lines"].remove(gone)))
+    assert status == 1 and any("the record at line " in line and "its last, was left out"
+                               in line for line in said), said  # fmt: skip

@@ -172,3 +172,29 @@ def test_a_removed_head_and_a_record_left_out_of_its_site_are_found(tmp_path: Pa
     assert any("its site_prev says 5, but the record of http://site.test before it" in what
                for what in found), found  # fmt: skip
     assert any(what.startswith("the site line counts 3 record(s) of the site") for what in found)
+
+
+@pytest.mark.trail_not_verified("a run killed: verify names it, checked here")
+def test_a_killed_runs_records_left_uncounted_by_the_next_head_are_found(tmp_path: Path) -> None:
+    """The next run to end counts a killed run's records in site lines of its id; with
+    those lines taken out (the chain and the roots made again), its head is found to
+    cover records no site line counts."""
+    trail = recheck_trail(tmp_path, tmp_path / "trail.jsonl")
+    lines = trail.read_text().splitlines(True)
+    trail.write_text("".join(lines[: next(i for i, x in enumerate(lines) if '"end"' in x)]))
+    recheck_trail(tmp_path, trail)
+    killed = json.loads(lines[0])["run"]
+    no_end = f"run {killed[:8]} has no end line: the crawl was killed, or the trail was cut "
+    no_end += "after it"
+    assert findings_of(trail) == [no_end]
+
+    def uncounted(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [r for r in records if not (r["type"] == "site" and r["run"] == killed)]
+
+    assert findings_of(rewritten(trail, uncounted)) == [
+        "run " + killed[:8] + " has no site line for http://site.test: its 3 record(s) (the "
+        "last at line 6) are not accounted for",
+        "run " + killed[:8] + " has no site line for http://other.test: its 1 record(s) (the "
+        "last at line 7) are not accounted for",
+        no_end,
+    ]

@@ -138,3 +138,20 @@ def test_tail_of_reads_the_last_request_from_a_head(tmp_path: Path) -> None:
     path = tmp_path / "t.jsonl"
     written(path, run_records())
     assert (tail_of(path).last_request, tail_of(path).open_run) == (3, "")
+
+
+def test_the_next_run_counts_the_records_no_site_line_counts(tmp_path: Path) -> None:
+    """A run killed before its end line wrote no site line: the next run to end writes
+    them (of the killed run's id) before its own, so every record before a head is
+    counted; a run after a head has nothing left to count."""
+    path = tmp_path / "t.jsonl"
+    written(path, run_records()[:-1])  # killed: lines 1 to 4
+    written(path, run_records("1" * 32))
+    written(path, run_records("2" * 32))
+    sites = [(s["run"][0], s["site"], s["records"], s["last"])
+             for s in map(json.loads, file_lines(path)) if s["type"] == "site"]  # fmt: skip
+    assert sites == [
+        ("0", "https://a.test", 2, 4), ("0", "https://b.test", 1, 3),  # the killed run's
+        ("1", "https://a.test", 2, 8), ("1", "https://b.test", 1, 7),
+        ("2", "https://a.test", 2, 18), ("2", "https://b.test", 1, 17),
+    ]  # fmt: skip

@@ -15,7 +15,8 @@ gzip-compressed, and the snapshots beside it. Standard library only, no Scrapy.
 - Each run's end line is followed by its ``site`` lines and its tree head
   (:mod:`rep_engine.trail.heads`): the file keeps the Merkle tree's frontier over every
   line, read back at open (from the last head, or from every line when the trail does not
-  end with one), and each record's ``site_prev``.
+  end with one: then also the records no ``site`` line counts yet, whose ``site`` lines
+  the run writes before its own), and each record's ``site_prev``.
 """
 
 from __future__ import annotations
@@ -42,7 +43,9 @@ from rep_engine.trail.fileaccess import same_file as same_file
 from rep_engine.trail.heads import (
     SITE_RECORDS,
     HeadOptions,
+    Uncounted,
     append_head,
+    count_records,
     head_line,
     resumed,
     site_of,
@@ -232,12 +235,13 @@ def _whole_lines(path: Path) -> Iterator[bytes]:
         yield from file
 
 
-def _tree(path: Path, last: bytes | None) -> Frontier:
+def _tree(path: Path, last: bytes | None) -> tuple[Frontier, Uncounted]:
     """The Merkle tree's frontier over the lines of the trail at ``path``, whose last line
-    is ``last`` (none: a new file, or a device): from that line when it is a head
-    (:func:`rep_engine.trail.heads.resumed`), else from every line."""
+    is ``last`` (none: a new file, or a device), and its records that no ``site`` line
+    counts: from that line when it is a head (:func:`rep_engine.trail.heads.resumed`: the
+    head's run counted every record before it), else from every line."""
     if last is None:
-        return Frontier()
+        return Frontier(), {}
     try:
         head = json.loads(last)
     except ValueError:
@@ -245,11 +249,12 @@ def _tree(path: Path, last: bytes | None) -> Frontier:
     tree = resumed(head if isinstance(head, dict) else None)
     if tree is not None:
         tree.add(leaf_hash(last))
-        return tree
-    tree = Frontier()
+        return tree, {}
+    tree, uncounted = Frontier(), Uncounted()
     for line in _whole_lines(path):
         tree.add(leaf_hash(line))
-    return tree
+        count_records(uncounted, line, tree.size)
+    return tree, uncounted
 
 
 def _gzip_member(data: bytes) -> bytes:
@@ -285,8 +290,9 @@ class TrailFile:
             lock(self._file, path)  # held until close(): no other crawl appends
             last = last_line(path)  # read under the lock
             self.prev = last_line_hash(path, last)
-            #: The Merkle tree over every line of the file (its size: the lines).
-            self.tree = _tree(path, last)
+            #: The Merkle tree over every line of the file (its size: the lines), and the
+            #: records of earlier runs no ``site`` line counts (written at the run's end).
+            self.tree, self._uncounted = _tree(path, last)
         except BaseException:
             self._file.close()
             raise
@@ -315,12 +321,17 @@ class TrailFile:
 
     def _close_run(self, end: dict[str, Any]) -> None:
         """The ``site`` lines and the head of the run ``end`` ends (the head appended to
-        ``REP_AUDIT_HEAD_FILE`` too)."""
+        ``REP_AUDIT_HEAD_FILE`` too); first, those of the records of earlier runs that no
+        ``site`` line counts (a run of an earlier release, or killed before its end)."""
         run = end.get("run")
-        for site, (count, last) in self._sites.items():
-            self._append({"type": "site", "run": run, "time": end.get("time"), "site": site,
+        sites: list[tuple[Any, str, tuple[int, int]]] = [
+            (of, site, counted) for (of, site), counted in self._uncounted.items()
+        ]
+        sites += [(run, site, counted) for site, counted in self._sites.items()]
+        for of, site, (count, last) in sites:
+            self._append({"type": "site", "run": of, "time": end.get("time"), "site": site,
                           "records": count, "last": last})  # fmt: skip
-        self._sites = {}
+        self._sites, self._uncounted = {}, {}
         head = head_line(run, self.tree, self.heads, end.get("last_request"))
         self._append(head)
         if self.heads.file is not None:

@@ -10,7 +10,10 @@ ends with
   it in its run (``site_prev``, ``0``: its first). A site's records of a run are thus a
   chain that a bundle of that site (``audit bundle``) cannot leave a record out of
   unseen: one left out in the middle is named by the record after it, one at the end by
-  the ``site`` line;
+  the ``site`` line. The records of the trail that no ``site`` line counts yet (a run of
+  an earlier release, which wrote none, or one killed before its end line) get theirs
+  from the next run to end, before its own (:func:`count_records`): every record a head
+  covers is counted by a ``site`` line before it;
 - its ``head`` line: the number of lines before it (``size``), the Merkle root over them
   (``root``), the time, the roots of the tree's perfect subtrees (``frontier``: the
   next run goes on from them without reading the trail), and, when the operator gives
@@ -62,6 +65,29 @@ class HeadOptions:
     sign: Callable[[bytes], bytes] | None = None
     key: str | None = None
     file: Path | None = None
+
+
+#: The records of each run and site that no ``site`` line has counted yet: how many, and
+#: the line of the last.
+Uncounted = dict[tuple[str, str], tuple[int, int]]
+
+
+def count_records(uncounted: Uncounted, line: bytes, number: int) -> None:
+    """The trail's line ``number`` (``line``, as read) counted in ``uncounted``: a record
+    added to its run and site, a ``site`` line taking its run and site out. A line that is
+    no JSON object is passed over (``audit verify`` names it)."""
+    try:
+        record = json.loads(line)
+    except ValueError:
+        return
+    if not isinstance(record, dict):
+        return
+    kind, run = record.get("type"), str(record.get("run", ""))
+    if kind in SITE_RECORDS:
+        key = (run, site_of(record.get("url")))
+        uncounted[key] = (uncounted.get(key, (0, 0))[0] + 1, number)
+    elif kind == "site":
+        uncounted.pop((run, str(record.get("site", ""))), None)
 
 
 def head_line(run: Any, tree: Frontier, options: HeadOptions, last_request: Any) -> dict[str, Any]:
