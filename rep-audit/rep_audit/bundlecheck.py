@@ -51,11 +51,18 @@ def load(path: str) -> dict[str, Any]:
         head = bundle["head"]
         if (bundle["bundle"], bundle["version"]) != (BUNDLE, VERSION):
             raise ValueError(f"{bundle['bundle']!r} version {bundle['version']!r}")
-        if type(head["size"]) is not int or len(bytes.fromhex(head["root"])) != 32:
+        if (
+            type(head["size"]) is not int
+            or head["size"] < 0
+            or len(bytes.fromhex(head["root"])) != 32
+        ):
             raise ValueError("its head has no size or root")
+        if not isinstance(bundle["snapshots"], dict):
+            raise ValueError("its snapshots are not an object")
         for line in bundle["lines"]:
             if type(line["line"]) is not int or not isinstance(line["text"], str):
                 raise ValueError(f"a line without its number or text: {str(line)[:80]}")
+            line["text"].encode()  # a lone surrogate: no line of a trail
             line["proof"] = [bytes.fromhex(node) for node in line["proof"]]
         for entry in bundle["consistency"]:
             entry["proof"] = [bytes.fromhex(node) for node in entry["proof"]]

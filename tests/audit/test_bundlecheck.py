@@ -212,6 +212,14 @@ def test_an_unusable_bundle_or_key_exits_2(signed: tuple[Path, Path, Path]) -> N
     assert audit_tool("check-bundle", str(trail))[0] == 2  # a trail, not a bundle
     assert audit_tool("check-bundle", str(bundle), "--key", str(trail))[0] == 2
     assert audit_tool("bundle", str(trail), "--site", "not a site")[0] == 2
+    damaged: list[Callable[[dict[str, Any]], object]] = [
+        lambda b: b.update(snapshots=[]),
+        lambda b: b["lines"][0].update(text="\ud800"),  # no line of a trail: not UTF-8
+        lambda b: b["head"].update(size=-1),
+    ]
+    for damage in damaged:
+        status, out = audit_tool("check-bundle", str(changed(bundle, damage)))
+        assert status == 2 and not out, out  # said on stderr: not a site bundle
 
 
 def test_a_trail_of_an_earlier_release_appended_to_bundles_its_old_records_counted(
