@@ -266,5 +266,5 @@ class TreeChecks:
         if self.last is None:
             return NO_HEAD
         number, head = self.last
-        return (f"tree head: line {number}, over {head.get('size')} line(s), root "
+        return (f"tree head at line {number}, over {head.get('size')} line(s), root "
                 f"{head.get('root')}; {self.signed} ({self.heads} head(s) in all)")  # fmt: skip

@@ -557,7 +557,7 @@ def test_audit_verify_finds_nothing_in_the_crawls_trail(agree_run: AgreeRun) -> 
     code, out, err = agree_run.verify
     assert (code, err) == (0, ""), out + err
     (tree, said) = out.splitlines()  # its tree head, its verdict: no finding, no event
-    assert tree.startswith("tree head: ")
+    assert tree.startswith("tree head at line ")
     records = f" {len(AGREE_CASES) + len(REDIRECTED)} record(s)"
     assert said.startswith(f"{agree_run.trail}: clean: ") and records in said
 
