@@ -3,9 +3,10 @@ its operator signed, for the site's owner to check alone (``audit check-bundle``
 :mod:`rep_audit.bundlecheck`; docs/audit-trail.md, "A site's bundle") (pure).
 
 The bundle holds, for the origin given (``--site``), every line of the trail up to its
-tree head (the last one) that is the site's: its ``url``, ``file`` and ``item`` records,
-the ``site`` line of each run that wrote them, those runs' ``run`` lines (the crawl's
-settings: agents, purposes, profile) and their ``setting`` lines of the site (its host's
+tree head (the last one, or the one at ``--at LINE``) that is the site's: its ``url``,
+``file`` and ``item`` records, the ``site`` line of each run that wrote them, those runs'
+``run`` lines (the crawl's settings: agents, purposes, profile) and their ``setting``
+lines of the site (its host's
 override; a held license its records name), the ``snapshot`` lines its records name and
 those bodies. The record's evidence stays whole: a snapshot a record of the site names is
 in, of whichever URL (an RSL license hosted elsewhere; robots.txt of the host a request
@@ -126,12 +127,12 @@ def _wanted(line: Line, picked: _Picked, host: str) -> bool:
     return entry in picked.licenses
 
 
-def build(path: str | Path, site: str, out: IO[str]) -> tuple[int, int, int]:
+def build(path: str | Path, site: str, out: IO[str], at: int | None = None) -> tuple[int, int, int]:
     """Write the bundle of ``site`` (an origin, or any URL of it) of the trail at ``path``
-    to ``out``; the lines and records it holds, and the lines of the site after the last
-    tree head (left out: no head covers them yet). Raises :class:`TrailError` when the
-    trail cannot be read, has no tree head, or its chain is broken (``audit verify``
-    says where)."""
+    to ``out``, proved against its last tree head (``at``: the head at that line); the
+    lines and records it holds, and the lines of the site after that head (left out: it
+    does not cover them). Raises :class:`TrailError` when the trail cannot be read, has
+    no tree head (at ``at``), or its chain is broken (``audit verify`` says where)."""
     origin = origin_of(site)
     if origin is None:
         raise TrailError(f"--site {site!r}: not a URL of a site (https://example.com)")
@@ -140,6 +141,12 @@ def build(path: str | Path, site: str, out: IO[str]) -> tuple[int, int, int]:
     if not picked.heads:
         raise TrailError(f"{trail.path}: no tree head: the trail was written before tree "
                          "heads; a bundle needs one")  # fmt: skip
+    if at is not None:
+        lines = [number for number, _ in picked.heads]
+        if at not in lines:
+            raise TrailError(f"--at {at}: no tree head of {trail.path} at that line (its "
+                             f"heads are at lines {', '.join(map(str, lines))})")  # fmt: skip
+        picked.heads = picked.heads[: lines.index(at) + 1]
     number, head = picked.heads[-1]
     size = number - 1
     tree = MerkleTree(bytes(picked.leaves[: size * 32]))

@@ -184,13 +184,14 @@ def _bundle(options: argparse.Namespace, out: TextIO) -> int:
     """``audit bundle``: the site's bundle to ``--out`` (or ``out``), what it holds on stderr."""
     try:
         with open(options.out, "w", encoding="utf-8") if options.out else nullcontext(out) as to:
-            lines, records, later = build_bundle(options.trail, options.site, to)
+            lines, records, later = build_bundle(options.trail, options.site, to, options.at)
     except OSError as error:
         return _error(f"cannot write: {error.filename}: {error.strerror or error}")
     said = [f"bundle of {options.site}: {lines} line(s), {records} record(s) of the site"]
     if later:
-        said.append(f"{later} line(s) of the site after the trail's last tree head are not in "
-                    "it: no head covers them yet")  # fmt: skip
+        which = "the tree head it is proved against" if options.at else "the trail's last tree head"
+        said.append(f"{later} line(s) of the site after {which} are not in it: that head does "
+                    "not cover them")  # fmt: skip
     write_lines(said, sys.stderr)
     return EXIT_CLEAN
 

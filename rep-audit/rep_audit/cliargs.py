@@ -65,7 +65,7 @@ SYNOPSES: Final = {
     "report": "TRAIL... --html FILE",
     "repair": "TRAIL",
     "export": "TRAIL",
-    "bundle": "TRAIL --site ORIGIN [--out FILE]",
+    "bundle": "TRAIL --site ORIGIN [--out FILE] [--at LINE]",
     "check-bundle": "BUNDLE [--key KEY] [--since OLD_BUNDLE]",
 }
 
@@ -108,6 +108,9 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
         ("--site", {"metavar": "ORIGIN", "required": True,
                     "help": "the site (https://example.com): its records alone"}),
         ("--out", {"metavar": "FILE", "help": "the bundle (default: stdout)"}),
+        ("--at", {"metavar": "LINE", "type": int, "help": "the tree head to prove against, "
+                  "by its line in the trail (verify names the last): an earlier one, as a "
+                  "site was shown it then (default: the last)"}),
     ),
     "check-bundle": (
         ("--key", {"metavar": "KEY", "help": _KEY_HELP}),

@@ -207,6 +207,23 @@ def test_since_holds_a_later_bundles_trail_to_an_earlier_ones(
                                        "are not those of the earlier head: rewritten")  # fmt: skip
 
 
+def test_a_bundle_proved_against_an_earlier_head_is_the_one_made_then(
+    signed: tuple[Path, Path, Path],
+) -> None:
+    """``bundle --at LINE``: the trail's later runs left out, the bundle is the one made
+    when that head was the last, byte for byte; a line that is no head is unusable."""
+    trail, bundle, public = signed
+    heads = [n for n, line in enumerate(trail.read_text().splitlines(), 1) if '"head"' in line]
+    assert len(heads) == 2
+    again = bundle.with_name("again.json")
+    status, _ = audit_tool("bundle", str(trail), "--site", SITE, "--at", str(heads[0]),
+                           "--out", str(again))  # fmt: skip
+    assert status == 0 and again.read_bytes() == bundle.with_name("first.json").read_bytes()
+    assert checked(bundle, public, "--since", str(again))[0] == 0
+    status, _ = audit_tool("bundle", str(trail), "--site", SITE, "--at", str(heads[0] - 1))
+    assert status == 2
+
+
 def test_an_unusable_bundle_or_key_exits_2(signed: tuple[Path, Path, Path]) -> None:
     trail, bundle, _ = signed
     assert audit_tool("check-bundle", str(trail))[0] == 2  # a trail, not a bundle
