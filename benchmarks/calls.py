@@ -21,7 +21,7 @@ Two counts: calls of functions in scrapy_rep's own files, and every call (Scrapy
 Twisted's, the standard library's: what the add-on makes the crawl do). With the spider
 yielding an item per page (``--items``), the page pass's calls are in the figures too.
 Then, per request, three counts by function: the calls of
-:func:`rep_engine.verdict.decide`, the scheduler passes (the engine's
+:func:`rep_engine.verdict.decide.decide`, the scheduler passes (the engine's
 ``_schedule_request``, which sends ``request_scheduled``: a request handed back to be held
 is caught there) and the requests queued (``Scheduler.enqueue_request``); a held
 request's: an allowed request's, plus what holding adds over the requests held.

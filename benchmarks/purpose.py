@@ -119,10 +119,10 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
     from scrapy.utils.test import get_crawler
 
     from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.records import PageOutput
     from rep_engine.urls.origins import origin_of
-    from rep_engine.verdict import ROBOTS, Allowed, RequestFacts
+    from rep_engine.verdict.decide import ROBOTS, Allowed, RequestFacts
     from scrapy_rep.crawl.audit.audit import AuditTrail
-    from scrapy_rep.crawl.ledger import PageLedger
     from scrapy_rep.crawl.requeststate import KEY
 
     text = b"User-agent: *\nDisallow: /private/\nAllow: /p/\n"
@@ -157,12 +157,10 @@ def audit_cost(requests: int = 20_000, name: str = "audit.jsonl") -> tuple[float
                 trail.decided(request, facts, verdict)
                 send(signals.request_reached_downloader, request=request, spider=None)
                 send(signals.response_received, response=response, request=request, spider=None)
-                ledger = PageLedger()
-                ledger.kept = 1
-                trail.page_done(response, ledger)
+                trail.page_done(response, PageOutput(passed=1))
             rounds.append(time.process_time() - start)
         written = trail.writer.file.bytes if trail.writer.file else 0
-        records = trail.counts["fetched"]
+        records = trail.settled.fates().get("fetched", 0)
         send(signals.spider_closed, spider=None, reason="finished")
     without = _without_trail(pages, rules)
     return (statistics.median(rounds) - without) / requests * 1e6, written / max(records, 1)

@@ -43,7 +43,7 @@ from rep_engine.robotstxt import parse_robotstxt, unplain
 from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import NO_FILE
-from rep_engine.verdict import ROBOTS, TDM
+from rep_engine.verdict.decide import ROBOTS, TDM
 from rep_recheck.datasets import Item
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.outputs import EvidenceMemo, Tally

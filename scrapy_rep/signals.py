@@ -44,7 +44,7 @@ request_released = object()
 #: ``"robotstxt_unreachable"``, ``"tdmrep_unreachable"``, ``"purpose"``,
 #: ``"spider_closed"``, ``"internal_error"``, ``"nofollow"``, ``"rel_nofollow"``), ``message``
 #: (the sentence that is also logged), ``response`` (the page that linked to it, for
-#: nofollow; else ``None``) and ``verdict``: the :class:`rep_engine.verdict.Refused` value
+#: nofollow; else ``None``) and ``verdict``: the :class:`rep_engine.verdict.decide.Refused` value
 #: of every refusal scrapy_rep decided: before the fetch (the document and its version,
 #: the line or signal, the agent, the purpose; docs/reference.md), or by the page that
 #: linked to it (its ``document`` is ``"page"``: nofollow, rel="nofollow", a noimageai
@@ -53,7 +53,7 @@ request_refused = object()
 
 #: A request robots.txt disallows was let through by an authorized override
 #: (``REP_OVERRIDES``): it goes on to its download. Arguments: ``request`` and
-#: ``verdict``, the :class:`rep_engine.verdict.Allowed` value whose ``overridden`` is the
+#: ``verdict``, the :class:`rep_engine.verdict.decide.Allowed` value whose ``overridden`` is the
 #: override (its ``described``: the reason and until when it holds).
 request_overridden = object()
 
@@ -63,7 +63,7 @@ request_overridden = object()
 #: ``"unavailable_after"`` or ``"purpose"``), ``message``,
 #: what said it (``"noindex by header X-Robots-Tag: none"``, ``"noindex by <meta
 #: name="robots" content="noindex">"``, ``"ai-train denied by header Content-Usage:
-#: train-ai=n"``), ``verdict``, the page's :class:`rep_engine.verdict.Refused` (its
+#: train-ai=n"``), ``verdict``, the page's :class:`rep_engine.verdict.decide.Refused` (its
 #: ``document`` is ``"page"``) and ``said_by``, the URL of the page that said no: the
 #: item's page (``response.url``), or a page its callback fetched itself
 #: (``engine.download_async``) before yielding it (docs/behaviour.md).

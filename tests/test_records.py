@@ -6,6 +6,7 @@ say."""
 from __future__ import annotations
 
 import inspect
+from dataclasses import fields
 
 import pytest
 from scrapy import Spider
@@ -38,9 +39,10 @@ from rep_engine.records import (
 )
 from rep_engine.settings import RepConfig
 from rep_engine.trail import lines
-from scrapy_rep.crawl.audit.auditstate import AuditState
+from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.refusals import _stats_of
 from scrapy_rep.crawl.report import RepReport, closing_lines
+from tests.support.fakes import settled_by_the_ledger
 
 
 def test_every_reason_and_every_drop_without_a_verdict_has_one_row() -> None:
@@ -53,12 +55,15 @@ def test_every_reason_and_every_drop_without_a_verdict_has_one_row() -> None:
 
 
 def test_every_fate_the_trail_writes_is_a_fate_member() -> None:
-    """The trail's one writer of a record's fate takes a Fate (mypy holds its callers to
-    it); the end line counts and every reader checks the same words, in the same order."""
+    """The trail's one writer of a record's fate writes an entry's, a Fate (mypy holds its
+    callers to it); the end line counts and every reader checks the same words, in the same
+    order."""
     assert FATES == tuple(Fate) == tuple(map(str, Fate))
     assert ITEM_STATUSES == tuple(ItemStatus) == ("kept", "refused", "unknown")
-    fate = inspect.signature(AuditState._final).parameters["fate"]
+    assert list(inspect.signature(AuditTrail._final).parameters) == ["self", "key", "entry"]
+    fate = inspect.signature(AuditTrail._settle).parameters["fate"]
     assert fate.annotation in (Fate, "Fate")
+    assert {one.name: one.type for one in fields(UrlEntry)}["fate"] in (Fate | None, "Fate | None")
     end = lines.end_line("run", "finished", {Fate.FETCHED: 2, "failed": 1}, 3)
     assert [key for key in end["counts"] if key in set(Fate)] == list(Fate)
     assert (end["counts"]["url"], end["counts"]["fetched"]) == (3, 2)
@@ -122,9 +127,13 @@ def test_the_report_says_each_rows_phrase() -> None:
     report = RepReport(get_crawler(Spider, {"REP_REPORT": True, "USER_AGENT": "bot"}))
     refused = [word for word, row in REASONS.items() if row.fate is Fate.REFUSED]
     for number, word in enumerate(refused):  # as the URL ledger settles each
-        entry = UrlEntry(f"https://a.example/{number}")
-        report.settled(entry, Fate.REFUSED, {"why": f"said {word}"}, word)
-    report.settled(UrlEntry("https://a.example/other"), Fate.REFUSED, {"why": "said"}, "another")
+        by = REFUSED_BY_WORD[word]
+        entry = UrlEntry(
+            f"https://a.example/{number}", fate=Fate.REFUSED, reason=word, refused_by=by
+        )
+        settled_by_the_ledger(report, entry)
+    other = UrlEntry("https://a.example/other", fate=Fate.REFUSED, reason="another")
+    settled_by_the_ledger(report, other)
     said = report.summary()
     for word in refused:
         assert REASONS[word].report in said, word

@@ -8,7 +8,15 @@ from typing import Any
 
 import pytest
 
-from rep_engine.records import STATE_VERSION, RobotsPart, UrlEntry, iso_time
+from rep_engine.records import (
+    STATE_VERSION,
+    Fate,
+    PageOutput,
+    Reason,
+    RobotsPart,
+    UrlEntry,
+    iso_time,
+)
 
 SHA = "a" * 64
 ENDS = 1_790_000_000.25
@@ -38,12 +46,15 @@ def _every_field() -> UrlEntry:
 def test_an_entry_written_as_a_url_line_reads_back_as_the_same_entry_and_line(
     entry: UrlEntry,
 ) -> None:
-    added = {"why": "because", "items_kept": 2, "usage": {"ai-train": False}}
-    record = entry.line("r" * 32, "f" * 40 + "-7", "fetched", added, "2026-11-26T10:00:00.000Z")
+    entry.fate, entry.why, entry.usage = Fate.FETCHED, "because", {"ai-train": False}
+    entry.output = PageOutput(2, 2, True)
+    record = entry.line("r" * 32, "f" * 40 + "-7", "2026-11-26T10:00:00.000Z")
     assert record["robots" if entry.robots else "url"]  # the parts are written
-    back, back_added = UrlEntry.from_line(json.loads(json.dumps(record)))
-    assert back_added == added
-    again = back.line("r" * 32, "f" * 40 + "-7", "fetched", back_added, record["time"])
+    back = UrlEntry.from_line(json.loads(json.dumps(record)))
+    assert (back.fate, back.why, back.usage, back.output) == (
+        entry.fate, entry.why, entry.usage, entry.output,
+    )  # fmt: skip
+    again = back.line("r" * 32, "f" * 40 + "-7", record["time"])
     assert list(again.items()) == list(record.items())
     assert back.sent_at == (
         None if entry.sent_at is None else pytest.approx(entry.sent_at, abs=1e-3)
@@ -59,24 +70,26 @@ def test_a_line_s_times_are_written_back_to_the_millisecond() -> None:
         "2026-11-26T10:00:00.001Z",
         "2026-11-26T10:00:00.000Z",
     ):
-        entry = UrlEntry("http://a.test/")
-        record = entry.line("r", "k", "fetched", {}, stamp)
+        entry = UrlEntry("http://a.test/", fate=Fate.FETCHED)
+        record = entry.line("r", "k", stamp)
         record["sent_at"], record["expires"] = stamp, stamp
-        back, _ = UrlEntry.from_line(record)
+        back = UrlEntry.from_line(record)
         assert back.sent_at is not None and iso_time(back.sent_at) == stamp
 
 
 @pytest.mark.parametrize("odd", ["x", 1.5, True, [1], {"a": 1}, None], ids=repr)
 def test_a_line_of_odd_values_reads_as_a_missing_one_never_an_error(odd: Any) -> None:
     keys = ("url", "attempts", "status", "held", "robots", "tdmrep", "rsl", "again", "sent",
-            "sent_at", "expires", "unscheduled", "fate")  # fmt: skip
-    entry, added = UrlEntry.from_line(dict.fromkeys(keys, odd))
+            "sent_at", "expires", "unscheduled", "fate", "refused_by", "to", "items_kept",
+            "items_dropped", "usage", "page")  # fmt: skip
+    entry = UrlEntry.from_line(dict.fromkeys(keys, odd))
     said = odd if isinstance(odd, str) else ""
     assert (entry.url, entry.attempts, entry.status, entry.held) == (said, 0, None, 0)
     assert (entry.tdm, entry.sent, entry.sent_at) == (said or None, said or None, None)
     assert entry.licenses == ({"a": ""} if odd == {"a": 1} else None)  # a value as ""
     assert entry.robots == (RobotsPart("", "", None, None, "") if odd == {"a": 1} else None)
-    assert added == {}
+    assert (entry.fate, entry.refused_by, entry.output) == (None, "", None)  # no fate's word
+    assert entry.to == said and entry.usage == entry.page == (odd if odd == {"a": 1} else None)
 
 
 def test_an_entry_kept_in_jobdir_reads_back_as_the_same_entry() -> None:
@@ -135,7 +148,7 @@ def test_an_entry_an_earlier_version_kept_in_jobdir_is_read_by_place(
 def test_the_decision_an_entry_carries_for_the_readers_is_never_kept() -> None:
     """The verdict and facts on an entry are for the running crawl's readers (the tools):
     neither its ``url`` line nor its state in ``JOBDIR`` holds them."""
-    from rep_engine.verdict import UNCHECKED
+    from rep_engine.verdict.decide import UNCHECKED
 
     entry = _every_field()
     entry.decision = (UNCHECKED, None)  # type: ignore[assignment]
@@ -143,7 +156,8 @@ def test_the_decision_an_entry_carries_for_the_readers_is_never_kept() -> None:
     assert "decision" not in saved
     assert UrlEntry.from_state(saved) == entry
     assert UrlEntry.from_state(saved).decision is None
-    assert "decision" not in json.dumps(entry.line("r", "k-1", "fetched", {}))
+    entry.fate = Fate.FETCHED
+    assert "decision" not in json.dumps(entry.line("r", "k-1"))
 
 
 @pytest.mark.parametrize(
@@ -157,8 +171,33 @@ def test_a_time_no_clock_can_hold_reads_as_a_missing_one_never_an_error(stamp: s
     part = {"snapshot": SHA, "line": 3, "rule": "Disallow: /x", "override_ends": stamp}
     record = {"url": "http://a.test/x", "sent": "GET", "sent_at": stamp, "expires": stamp,
               "robots": part}  # fmt: skip
-    entry, _ = UrlEntry.from_line(record)
+    entry = UrlEntry.from_line(record)
     assert entry.url == "http://a.test/x" and entry.robots is not None
     assert entry.robots.line == 3
     for seconds in (entry.sent_at, entry.expires, entry.robots.override_ends):
         assert seconds is None or isinstance(seconds, float)  # None where the clock fails
+
+
+@pytest.mark.parametrize(
+    ("refused_by", "tdm", "reason"),
+    [
+        ("robots.txt", None, Reason.FORBIDDEN),
+        ("unreachable", None, Reason.ROBOTSTXT_UNREACHABLE),
+        ("unreachable", "", Reason.TDMREP_UNREACHABLE),  # the tdmrep.json it names, given up on
+        ("purpose", "c" * 64, Reason.PURPOSE),
+        ("closed", None, Reason.SPIDER_CLOSED),
+        ("internal_error", None, Reason.INTERNAL_ERROR),
+        ("another_add_on", None, "another_add_on"),
+    ],
+)
+def test_a_refused_lines_reason_is_read_back_from_what_refused_it(
+    refused_by: str, tdm: str | None, reason: str
+) -> None:
+    """The record says what refused it in the trail's words (``refused_by``); its entry
+    reads the reason back, and writes the word as it was."""
+    record = {"url": "http://a.test/x", "fate": "refused", "refused_by": refused_by}
+    if tdm is not None:
+        record["tdmrep"] = tdm
+    entry = UrlEntry.from_line(record)
+    assert (entry.fate, entry.reason, entry.refused_by) == (Fate.REFUSED, reason, refused_by)
+    assert entry.line("r", "k-1")["refused_by"] == refused_by

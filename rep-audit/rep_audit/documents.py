@@ -29,9 +29,9 @@ from rep_engine.fetch.rules import Effect, effect_of_status
 from rep_engine.records import mapping, text
 from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 from rep_engine.trail.read import SnapshotStore, json_object
-from rep_engine.usage.tdmrep import NO_FILE, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
-from rep_engine.verdict import LICENSE, TDM
-from rep_engine.verdict.policy import RESERVED_ALL, UsagePolicy
+from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
+from rep_engine.verdict.decide import LICENSE, TDM
+from rep_engine.verdict.policy import UsagePolicy
 
 
 def robots_effect(meta: dict[str, Any] | None, unreachable_action: str) -> Effect:

@@ -25,9 +25,9 @@ from rep_audit.summary import Summary
 from rep_engine.records import (
     FILE_FATE_ROWS,
     ITEM_STATUSES,
-    Fate,
     ItemRecord,
     RobotsPart,
+    describe,
     item_of,
     items,
     mapping,
@@ -98,8 +98,8 @@ def _kept(kind: str, record: dict[str, Any]) -> str:
     if kind not in ("url", "file"):
         return ""
     read = FateRecord.of(record)
-    if kind == "url":
-        return "page" if read.fate is Fate.FETCHED and (read.items_kept or 0) > 0 else ""
+    if kind == "url":  # a page some of whose items the crawl kept (describe's words of it)
+        return "page" if describe(read.entry).kept > 0 else ""
     fate = read.file_fate
     return "file" if fate is not None and FILE_FATE_ROWS[fate].stored else ""
 

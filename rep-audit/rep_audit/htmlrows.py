@@ -10,8 +10,8 @@ from html import escape
 from typing import Any, Final
 
 from rep_audit.faterecord import FateRecord
-from rep_audit.summary import deciding_signal, file_refused
-from rep_engine.records import FATE_ROWS, Fate, ItemRecord, ItemStatus
+from rep_audit.summary import with_file
+from rep_engine.records import ItemRecord, ItemStatus, denied_purposes, describe
 from rep_engine.trail.terminal import printable
 
 
@@ -31,24 +31,6 @@ def url_html(url: Any) -> str:
     return "<wbr>".join(html_text(piece) for piece in _BREAKS.split(printable(url or "")))
 
 
-#: The colour of a fetched page whose items, or whose file, the crawl dropped.
-_DROPPED: Final = "dropped"
-
-
-def state(record: FateRecord, file: FateRecord | None = None) -> tuple[str, str]:
-    """The record's state as the report draws it, and its colour: its fate (the fate's
-    colour), or ``fetched, item dropped`` for a fetched page whose items were dropped after
-    the fetch, ``fetched, file refused`` (``marked``) for a file the media gate refused
-    (``file``: its ``file`` record), both coloured as dropped."""
-    if record.all_dropped:
-        return "fetched, item dropped", _DROPPED
-    refused = file_refused(file) if record.fate is Fate.FETCHED else ""
-    if refused:
-        return f"fetched, {refused.partition(':')[0]}", _DROPPED
-    fate = record.fate
-    return record.written, FATE_ROWS[fate].colour if fate is not None else "other"
-
-
 def row_html(
     number: int | str,
     record: FateRecord,
@@ -56,12 +38,16 @@ def row_html(
     file: FateRecord | None = None,
 ) -> str:
     """One table row for one ``url`` record (``file``: the ``file`` record that refused
-    its download, :meth:`Summary.file_of`)."""
-    robots = record.entry.robots
-    rule = (robots.rule if robots.line is not None else robots.why) if robots else ""
-    shown, colour = state(record, file)
-    asked = ", ".join(p + (" (denied)" if record.denied(p) else "") for p in purposes)
-    why = f' title="{html_text(record.why)}"' if record.why else ""
+    its download, :meth:`Summary.file_of`), in the words of
+    :func:`~rep_engine.records.describe`: its state (its fate, or ``fetched, item dropped``
+    for a fetched page whose items were dropped after the fetch, ``fetched, file refused``
+    or ``marked`` for a file the media gate refused) and its colour, what refused it, what
+    decided it, the robots.txt line."""
+    said = describe(with_file(record, file), purposes)
+    shown = said.state or record.written  # a fate that is no word of ours: as written
+    denied = denied_purposes(record.entry.usage, tuple(purposes))
+    asked = ", ".join(p + (" (denied)" if p in denied else "") for p in purposes)
+    why = f' title="{html_text(said.why)}"' if said.why else ""
     tds = [
         f"<td>{html_text(number)}</td>",
         f'<td class="time">{html_text(record.time)}</td>',
@@ -69,17 +55,20 @@ def row_html(
         f"<td>{html_text(asked)}</td>",
         f'<td class="url">{url_html(record.entry.url)}</td>',
         # the fate cell shows the record's ``why`` on hover
-        f'<td class="fate"{why}><span class="{colour}"></span>{html_text(shown)}</td>',
-        f"<td>{html_text(record.refused_by or record.item_reason)}</td>",
-        f'<td class="said">{html_text(deciding_signal(record, purposes, file))}</td>',
-        f"<td>{url_html(rule)}</td>",
-        *(
-            f"<td>{html_text(n)}</td>"
-            for n in (record.entry.status, record.items_kept, record.items_dropped)
-        ),
+        f'<td class="fate"{why}><span class="{said.colour}"></span>{html_text(shown)}</td>',
+        f"<td>{html_text(said.reason)}</td>",
+        f'<td class="said">{html_text(said.signal)}</td>',
+        f"<td>{url_html(said.rule)}</td>",
+        *(f"<td>{html_text(n)}</td>" for n in (record.entry.status, *_items(record))),
         f"<td>{url_html(record.origin)}</td>",
     ]
     return f"<tr>{''.join(tds)}</tr>"
+
+
+def _items(record: FateRecord) -> tuple[int | None, int | None]:
+    """Its page's items kept and dropped (``None``: no page pass read it)."""
+    output = record.entry.output
+    return (None, None) if output is None else (output.kept, output.items_dropped)
 
 
 ITEM_HEADS: Final = (

@@ -39,7 +39,7 @@ from rep_engine.fetch.procedure import cut_before_limit
 from rep_engine.records import ITEM_STATUSES, NOT_HAD, Reason, RefusedBy, mapping, text
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
-from rep_engine.verdict import Allowed, Refused
+from rep_engine.verdict.decide import Allowed, Refused
 from rep_engine.verdict.page import PageFacts, PageStatements, decide_page
 from rep_engine.verdict.policy import NOTHING_BEFORE, Before
 

@@ -1,12 +1,18 @@
 """``audit list``: every request record of the trails, one row each, with its fate, what
 refused it and why, filtered by fate and reason; as text, CSV or JSON Lines (pure).
 
-A row's ``reason`` is the record's ``refused_by`` for a refused request (``robots.txt``,
-``purpose``, ``unreachable``, ``closed``), its ``item_reason`` for a fetched page whose
-items were dropped (``noindex``, ``unavailable_after``, ``purpose``), else empty; its
-``why`` is the record's own sentence (``why``, or ``item_why``), else what decided it in
-the words of ``audit summary`` and the HTML report
-(:func:`rep_audit.summary.deciding_signal`). A recheck's ``item`` records are rows
+A row says what :func:`rep_engine.records.describe` says of its record, as every command
+does: its ``fate`` is the record's state (its fate, or ``fetched, item dropped`` for a
+fetched page whose items were dropped, ``fetched, file refused`` or ``marked`` for a file
+an item pipeline downloaded that the media gate refused: its ``file`` record, which
+follows, is read with it); its ``reason`` the record's ``refused_by`` for a refused request
+(``robots.txt``, ``purpose``, ``unreachable``, ``closed``), its ``item_reason`` for a
+fetched page whose items were dropped (``noindex``, ``unavailable_after``, ``purpose``),
+``purpose`` for a file the media gate refused, else empty; its ``why`` the record's own
+sentence (``why``, ``item_why``, the file's), else what decided it in the words of ``audit
+summary`` and the HTML report. ``--fate dropped`` lists the pages whose items, or whose
+file, the crawl dropped; ``--fate refused`` the files the media gate refused too. A
+recheck's ``item`` records are rows
 too (``record`` ``item``, and the item's line in the dataset): their ``fate`` is the
 item's status (``kept``, ``refused``, ``unknown``), their ``reason`` and ``why`` as
 :class:`~rep_engine.records.ItemRecord` reads them
@@ -19,24 +25,29 @@ import csv
 import difflib
 import io
 import json
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
 from rep_audit.faterecord import FateRecord
-from rep_audit.summary import Summary, deciding_signal
+from rep_audit.summary import Summary, with_file
 from rep_engine.records import (
     FATES,
     ITEM_REASONS,
     ITEM_STATUSES,
     REFUSED_BY,
+    Described,
     Fate,
     ItemRecord,
     Reason,
     RefusedBy,
+    describe,
+    text,
 )
 from rep_engine.trail.read import Trail
 
-#: ``--fate`` beyond a record's own: a fetched page some of whose items were dropped.
+#: ``--fate`` beyond a record's own: a fetched page some of whose items were dropped, or
+#: whose file the media gate refused.
 DROPPED: Final = "dropped"
 #: What ``--fate`` takes (a recheck's items: their status; ``refused`` is one already).
 LIST_FATES: Final = (*FATES, DROPPED, *(s for s in ITEM_STATUSES if s not in FATES))
@@ -74,18 +85,16 @@ def chosen(values: Sequence[str], accepted: Sequence[str], option: str) -> froze
     return frozenset(words)
 
 
-def row(record: FateRecord, purposes: list[str]) -> dict[str, Any]:
-    """One record as a row (:data:`COLUMNS` but ``line``)."""
-    reason = record.refused_by if record.fate is Fate.REFUSED else ""
-    reason = reason or (record.item_reason if record.dropped else "")
-    why = record.why or (record.item_why if record.dropped else "")
+def row(record: FateRecord, said: Described) -> dict[str, Any]:
+    """One record as a row (:data:`COLUMNS` but ``line``), in the words ``said`` of it
+    (:func:`~rep_engine.records.describe`)."""
     return {
         "run": record.run,
         "time": record.time,
         "url": record.entry.url,
-        "fate": record.word,
-        "reason": reason,
-        "why": why or deciding_signal(record, purposes),
+        "fate": said.state or record.word,
+        "reason": said.reason,
+        "why": said.why or said.signal,
         "record": "url",
         "dataset_line": "",
         "shard": "",
@@ -107,32 +116,82 @@ def item_row(item: ItemRecord) -> dict[str, Any]:
     }
 
 
+#: Records a download no page pass read waits for at most, before it is listed without
+#: the ``file`` record that says what became of its file (a pipeline checks a file as it
+#: comes: its record follows within a few lines).
+WAITS_AT_MOST: Final = 10_000
+
+
 def rows(
     paths: Sequence[str], fates: frozenset[str], reasons: frozenset[str]
 ) -> Iterator[dict[str, Any]]:
     """The rows of the ``url`` and ``item`` records of ``paths`` that pass the filters
     (none given: no filter), in file order; ``trail`` named when several are read."""
     for path in paths:
-        summary = Summary()  # for each record's run's purposes
-        for line in Trail(path).lines():
-            record = summary.feed(line)
-            item = summary.item
-            if item is not None:
-                if fates and item.status not in fates:
+        for number, read, said in _records(path):
+            if isinstance(read, ItemRecord):
+                if fates and read.status not in fates:
                     continue
-                shown = item_row(item)
-            elif record is not None:
-                if fates and record.word not in fates and not (DROPPED in fates and record.dropped):
-                    continue
-                shown = row(record, summary.purposes_of(record))
-            else:
+                shown = item_row(read)
+            elif said is None or (fates and not _chosen(read, said, fates)):
                 continue
-            found: dict[str, Any] = {"line": line.number}
+            else:
+                shown = row(read, said)
+            found: dict[str, Any] = {"line": number}
             found.update({"trail": path} if len(paths) > 1 else {})
             found.update(shown)
             if reasons and found["reason"].lower() not in reasons:
                 continue
             yield found
+
+
+def _chosen(record: FateRecord, said: Described, fates: frozenset[str]) -> bool:
+    """Whether ``--fate`` chose the record: its fate's word, ``dropped`` for a page whose
+    items (or whose file) the crawl dropped, ``refused`` for a file the media gate refused."""
+    return (
+        record.word in fates
+        or (DROPPED in fates and said.dropped)
+        or (Fate.REFUSED in fates and said.refused)
+    )
+
+
+def _records(path: str) -> Iterator[tuple[int, FateRecord | ItemRecord, Described | None]]:
+    """The ``url`` and ``item`` records of ``path`` in file order, each url record with its
+    words: a download no page pass read (an item pipeline's file) waits for the ``file``
+    record that says what became of its file, its run's end, or :data:`WAITS_AT_MOST`
+    records."""
+    summary = Summary()  # each record's run's purposes, and the files refused or marked
+    waiting: deque[tuple[int, FateRecord | ItemRecord]] = deque()
+    pending: set[tuple[str, str]] = set()
+    for line in Trail(path).lines():
+        record = summary.feed(line)
+        if summary.item is not None:
+            waiting.append((line.number, summary.item))
+        elif record is not None:
+            waiting.append((line.number, record))
+            if record.fate is Fate.FETCHED and record.entry.output is None:
+                pending.add((record.run, record.entry.url))
+        elif line.type == "file" and line.record is not None:
+            pending.discard((text(line.record.get("run")), text(line.record.get("url"))))
+        elif line.type in ("end", "repair"):
+            pending.clear()  # a file's record comes in its run: none after its end
+        while waiting and (len(waiting) > WAITS_AT_MOST or _ready(waiting[0][1], pending)):
+            yield _told(*waiting.popleft(), summary)
+    while waiting:
+        yield _told(*waiting.popleft(), summary)
+
+
+def _ready(read: FateRecord | ItemRecord, pending: set[tuple[str, str]]) -> bool:
+    return not isinstance(read, FateRecord) or (read.run, read.entry.url) not in pending
+
+
+def _told(
+    number: int, read: FateRecord | ItemRecord, summary: Summary
+) -> tuple[int, FateRecord | ItemRecord, Described | None]:
+    if isinstance(read, ItemRecord):
+        return number, read, None
+    entry = with_file(read, summary.file_of(read))
+    return number, read, describe(entry, summary.purposes_of(read))
 
 
 def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iterator[str]:

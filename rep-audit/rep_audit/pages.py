@@ -44,7 +44,7 @@ from rep_audit.pagetimes import time_of, when_cached, when_decided
 from rep_audit.pageusage import recorded_signal, recorded_signals, usage_differences
 from rep_engine.records import items, text, whole
 from rep_engine.usage.purpose import UsageSignal
-from rep_engine.verdict import Refused
+from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, PageVerdict, decide_page
 from rep_engine.verdict.policy import Before
 

@@ -37,7 +37,7 @@ from rep_engine.urls.origins import origin_of
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.rsl.document import parse_rsl
 from rep_engine.usage.rsl.terms import license_url_of, owned_licenses, rsl_signals
-from rep_engine.verdict import Verdict
+from rep_engine.verdict.decide import Verdict
 from rep_engine.verdict.policy import Before
 
 __all__ = ["Rederiver", "RunContext", "held_to", "robots_effect"]

@@ -17,10 +17,18 @@ from rep_engine.robotstxt import RobotsTxt
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.purpose import PURPOSES, content_signal_signal
 from rep_engine.usage.rsl.document import ABSENT
-from rep_engine.verdict import LICENSE, ROBOTS, Allowed, Obey, Refused, Verdict
-from rep_engine.verdict.decide import decide
+from rep_engine.verdict.decide import (
+    LICENSE,
+    ROBOTS,
+    Allowed,
+    Obey,
+    Refused,
+    RequestFacts,
+    RequestRules,
+    Verdict,
+    decide,
+)
 from rep_engine.verdict.policy import NOTHING_BEFORE, Before
-from rep_engine.verdict.values import RequestFacts, RequestRules
 
 #: The times a re-derivation decides at: after every override's expiry, before all.
 _AFTER_ALL: Final = float("inf")

@@ -13,7 +13,7 @@ from rep_engine.settings import RepConfig
 from rep_engine.settings.rules import overrides_of
 from rep_engine.trail.lines import SITE_SETTINGS
 from rep_engine.usage.purpose import PURPOSES
-from rep_engine.verdict import Override
+from rep_engine.verdict.decide import Override
 
 
 @dataclass(frozen=True)

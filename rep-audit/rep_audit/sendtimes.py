@@ -12,7 +12,7 @@ from typing import Any, Final
 from rep_audit.pagetimes import time_of
 from rep_engine.records import SENT_FATES, mapping, text
 from rep_engine.urls.origins import origin_of
-from rep_engine.verdict import Override
+from rep_engine.verdict.decide import Override
 
 
 def sent_after_expiry(record: dict[str, Any], overrides: Sequence[Override] = ()) -> list[str]:

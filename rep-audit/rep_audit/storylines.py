@@ -14,15 +14,16 @@ from rep_audit.faterecord import FateRecord, named_origin
 from rep_audit.items import item_differences
 from rep_audit.rederive import Rederiver, RunContext
 from rep_engine.records import (
-    FATE_ROWS,
     FILE_FATE_ROWS,
     ITEM_REASONS,
     ITEM_STATUSES,
-    Fate,
+    NOT_KEPT,
+    UNKNOWN_FATE,
     ItemRecord,
     Reason,
     RefusedBy,
     RobotsPart,
+    describe,
     items,
     mapping,
     text,
@@ -34,21 +35,11 @@ def _plural(n: Any, word: str) -> str:
     return f"{n} {word}" + ("" if n == 1 else "s")
 
 
-#: A failed record with a status: its response came, and a downloader middleware's
-#: ``process_response`` dropped it (docs/audit-trail.md, ``failed``).
-DROPPED_RESPONSE = "failed: its response was dropped by a downloader middleware"
-
-
-def _fate(record: FateRecord) -> str:
-    fate = record.fate
-    text = FATE_ROWS[fate].story if fate else f"has the unknown fate {record.written!r}"
-    status = record.entry.status
-    if fate is Fate.FAILED and status is not None:
-        text = DROPPED_RESPONSE
-    if fate is Fate.REFUSED:
-        text += f" by {record.refused_by or 'an unnamed check'}"
-    if fate is Fate.REDIRECTED:
-        text += f" to {record.to or None}"
+def _fate(record: FateRecord, purposes: tuple[str, ...]) -> str:
+    """What the record did (:func:`~rep_engine.records.describe`'s story), its attempts
+    and status, and its own sentence."""
+    status, why = record.entry.status, record.entry.why
+    text = describe(record.entry, purposes).story or UNKNOWN_FATE.format(record.written)
     extras = []
     if record.attempts == 0:
         extras.append("never downloaded")
@@ -57,7 +48,7 @@ def _fate(record: FateRecord) -> str:
     if status is not None:
         extras.append(f"HTTP {status}")
     text += f" ({', '.join(extras)})" if extras else ""
-    return text + (f": {record.why}" if record.why else "")
+    return text + (f": {why}" if why else "")
 
 
 def _robots(robots: RobotsPart | None, origin: str, rederiver: Rederiver) -> list[str]:
@@ -124,18 +115,19 @@ def _items(record: FateRecord) -> list[str]:
     """The items kept and dropped, and why: what said the noindex (``noindex by header
     X-Robots-Tag: none``, ``noindex by <meta name="robots" content="noindex">``), from
     ``item_why``; a trail written before it was recorded says it does not know."""
-    if record.items_kept is None and record.items_dropped is None:
+    output = record.entry.output
+    if output is None:
         return []
-    line = f"  items: {record.items_kept or 0} kept, {record.items_dropped or 0} dropped"
-    if record.items_not_kept:
-        line += f", {record.items_not_kept} not kept by a component of the crawl"
-    reason = Reason.of(record.item_reason)  # as written: a hand-edited trail says anything
-    if record.item_why:
-        line += f" ({record.item_why})"
+    line = f"  items: {output.kept} kept, {output.items_dropped} dropped"
+    if output.not_kept:
+        line += f", {output.not_kept} {NOT_KEPT}"
+    reason = Reason.of(output.reason)  # as written: a hand-edited trail says anything
+    if output.why:
+        line += f" ({output.why})"
     elif reason in ITEM_REASONS:
         line += f" ({reason}: whether a header or a meta tag said it is not recorded)"
-    elif record.item_reason:
-        line += f" ({record.item_reason})"
+    elif output.reason:
+        line += f" ({output.reason})"
     return [line]
 
 
@@ -156,12 +148,12 @@ def _links(record: dict[str, Any]) -> list[str]:
 
 def file_lines(number: int, record: FateRecord) -> list[str]:
     """A file a media pipeline downloaded and read for its own statements."""
-    fate = record.file_fate
-    said = FILE_FATE_ROWS[fate].story if fate else f"has the unknown fate {record.written!r}"
+    fate, outcome = record.file_fate, record.outcome
+    said = FILE_FATE_ROWS[fate].story if fate else UNKNOWN_FATE.format(record.written)
     text = [f"line {number}: file read for its own statements; {said}"]
-    text += [f"  why: {record.why}"] if record.why else []
-    text += [f"  error: {record.error}"] if record.error else []
-    return text + _usage(record.usage)
+    text += [f"  why: {outcome.why}"] if outcome.why else []
+    text += [f"  error: {outcome.error}"] if outcome.error else []
+    return text + _usage(record.entry.usage)
 
 
 def record_lines(
@@ -173,11 +165,11 @@ def record_lines(
     run, url, robots = runs.get(record.run, {}), record.entry.url, record.entry.robots
     lines = [
         # a field missing (a hand-edited trail) is said as before: None
-        f"line {number}, {record.time or None}: {url or None} {_fate(record)}",
+        f"line {number}, {record.time or None}: {url or None} {_fate(record, purposes_of(run))}",
         _run_line(record.run or None, run),
         f"  request id {record.id or None}",
         *_robots(robots, named_origin(record.record, url), rederiver),
-        *_usage(record.usage),
+        *_usage(record.entry.usage),
         *_items(record),
         *_links(record.record),
     ]

@@ -1,7 +1,8 @@
 """``audit summary``: a trail's counts per origin, per purpose and per deciding signal
 (pure). The HTML report (:mod:`rep_audit.html`) draws the same numbers.
 
-Per record (``url`` line): the *deciding signal* is what its fate came from: for a refused
+Per record (``url`` line): the *deciding signal* is what its fate came from, as
+:func:`rep_engine.records.describe` says it for every command: for a refused
 request, ``refused by`` its ``refused_by`` (with what the site said, for a refusal by
 purpose: ``refused by purpose (header Content-Signal: ai-train=no)``; and the
 override of ``REP_OVERRIDES`` that had expired, for a request robots.txt refused after it
@@ -16,7 +17,7 @@ it, ``no rule (allowed)`` when none spoke.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from rep_audit.faterecord import FateRecord
@@ -26,55 +27,33 @@ from rep_engine.records import (
     ITEM_STATUSES,
     Fate,
     ItemRecord,
-    RefusedBy,
-    decider,
+    UrlEntry,
+    denied_purposes,
+    describe,
     item_of,
     items,
     mapping,
-    named,
     whole,
 )
 from rep_engine.trail.read import Line
 
-#: How a record robots.txt disallowed and an authorized override let through is said
-#: (its deciding signal; the end-of-crawl report says it the same way).
-OVERRIDDEN_BY: Final = "overridden by REP_OVERRIDES: "
+
+def signal_of(record: FateRecord, purposes: list[str], file: FateRecord | None = None) -> str:
+    """What decided ``record`` (:attr:`~rep_engine.records.Described.signal`); ``file``: the
+    ``file`` record of the same URL and run (the media gate's fate of a file an item
+    pipeline downloaded), which decides a fetched record's signal when it refused the file."""
+    return describe(with_file(record, file), purposes).signal
 
 
-def file_refused(file: FateRecord | None) -> str:
-    """``file refused: ai-train denied by XMP …`` (or ``file marked: …``) when the media
-    gate refused the file an item pipeline downloaded (its ``file`` record); else ``""``."""
-    fate = file.file_fate if file else None
-    said = FILE_FATE_ROWS[fate].decided if fate else ""
-    if file is None or not said:
-        return ""
-    return f"{said}: {file.why}" if file.why else said
+def with_file(record: FateRecord, file: FateRecord | None) -> UrlEntry:
+    """``record``'s entry, with what became of the file it downloaded (``file``'s)."""
+    return record.entry if file is None else replace(record.entry, file=file.outcome)
 
 
-def deciding_signal(record: FateRecord, purposes: list[str], file: FateRecord | None = None) -> str:
-    """See the module docstring; ``file``: the ``file`` record of the same URL and run
-    (the media gate's fate of a file an item pipeline downloaded), which decides a
-    fetched record's signal when it refused the file."""
-    if record.fate is Fate.FETCHED and (refused := file_refused(file)):
-        return refused
-    no = [p for p in purposes if record.denied(p)]
-    robots = record.entry.robots
-    if record.fate is Fate.REFUSED:
-        by = record.refused_by or "unknown"  # as written, for the reader
-        robots_said = record.by is RefusedBy.ROBOTS_TXT
-        said = decider(record.usage, no[0]) if no and not robots_said else None
-        if said:
-            return f"refused by {by} ({named(said)})"
-        expired = robots.override_expired if robots else ""
-        return f"refused by {by} (override expired: {expired})" if expired else f"refused by {by}"
-    if no:
-        said = decider(record.usage, no[0])
-        return f"denied by {named(said) if said else 'a usage signal'}"
-    if robots is not None and robots.overridden:
-        return f"{OVERRIDDEN_BY}{robots.overridden}"
-    if robots is not None and robots.line is not None:
-        return "allowed by a robots.txt rule"
-    return "no rule (allowed)"
+def file_decided(file: FateRecord) -> bool:
+    """Whether a purpose decided a ``file`` record: the media gate refused or marked it."""
+    fate = file.file_fate
+    return fate is not None and bool(FILE_FATE_ROWS[fate].decided)
 
 
 #: A download no page pass read, as a file's record counts it in another row.
@@ -169,12 +148,13 @@ class Summary:
         (and is no longer kept)."""
         key = (file.run, file.entry.url)
         said = self._downloads.pop(key, None)
-        if not file_refused(file):  # no purpose decided it
+        if not file_decided(file):  # no purpose decided it
             return
         self.files[key] = file
         if said is not None:  # all its record counts (no items: no page pass): _DOWNLOAD's
             self.by_said[said].add(_DOWNLOAD, -1)
-            self.by_said.setdefault(file_refused(file), Tally()).add(_DOWNLOAD)
+            refused = signal_of(_DOWNLOAD, [], file)
+            self.by_said.setdefault(refused, Tally()).add(_DOWNLOAD)
 
     def purposes_of(self, record: FateRecord) -> list[str]:
         return self._purposes.get(record.run, ["search"])
@@ -184,12 +164,13 @@ class Summary:
         self.fates[record.written] += 1
         self.total.add(record)
         self.by_origin.setdefault(record.origin, Tally()).add(record)
+        denied = denied_purposes(record.entry.usage, tuple(purposes))
         for purpose in purposes:
             self.by_purpose.setdefault(purpose, Tally()).add(record)
-            self.denied[purpose] += record.denied(purpose)
-        said = deciding_signal(record, purposes)
+            self.denied[purpose] += purpose in denied
+        said = signal_of(record, purposes)
         self.by_said.setdefault(said, Tally()).add(record)
-        if record.fate is Fate.FETCHED and record.items_kept is None:
+        if record.fate is Fate.FETCHED and record.entry.output is None:
             self._downloads[(record.run, record.entry.url)] = said
 
     def top_refusing(self, limit: int = 10) -> list[tuple[str, Tally]]:

@@ -34,24 +34,25 @@ class Tally:
     dropped: int = 0
     #: Items let through that a later component of the crawl dropped (not a column).
     not_kept: int = field(default=0, metadata=_NOT_A_COLUMN)
-    #: Of ``fetched``: the pages whose items were all dropped after the fetch
-    #: (:func:`items_dropped`); not a column of the text tables.
+    #: Of ``fetched``: the pages some of whose items were dropped after the fetch (their
+    #: state: ``fetched, item dropped``); not a column of the text tables.
     fetched_dropped: int = field(default=0, metadata=_NOT_A_COLUMN)
 
     def add(self, record: FateRecord, times: int = 1) -> None:
         """Count ``record`` (``times = -1``: take it back, to count it in another row)."""
         self.requests += times
-        fate = record.fate
+        fate, output = record.fate, record.entry.output
         if fate is Fate.REFUSED:
             self.refused += times
         elif fate is Fate.FETCHED:
             self.fetched += times
-            self.fetched_dropped += times * record.all_dropped
+            self.fetched_dropped += times * bool(output is not None and output.dropped)
         else:
             self.other += times
-        self.kept += times * (record.items_kept or 0)
-        self.dropped += times * (record.items_dropped or 0)
-        self.not_kept += times * record.items_not_kept
+        if output is not None:
+            self.kept += times * output.kept
+            self.dropped += times * output.items_dropped
+            self.not_kept += times * output.not_kept
 
     def row(self) -> tuple[int, ...]:
         return tuple(getattr(self, name) for name in COLUMNS)

@@ -27,7 +27,7 @@ from rep_engine.robotstxt.profiles import ParseOptions
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.usage.standards import STANDARDS
-from rep_engine.verdict import Allowed, Refused, Wait
+from rep_engine.verdict.decide import Allowed, Refused, Wait
 
 __version__ = "0.1.0"
 

@@ -69,14 +69,14 @@ def iso_time(now: float | None = None) -> str:
     return f"{_second[1]}.{int((now - second) * 1000):03d}Z"
 
 
-# The words. Every refusal carries a :class:`Reason`: :attr:`rep_engine.verdict.Refused.reason`
-# (the verdict before the fetch), the ``reason`` of the ``request_refused`` and
-# ``item_refused`` signals (the page pass after the fetch, the requests dropped when the
-# spider closes), and the stats named after it (``rep/requests/dropped/<reason>``). A
-# member of each enum is a ``str`` whose value is the word those have always said, so
-# logs, stats, signal handlers that compare with the word and every file format read the
-# same; code compares members (``reason is Reason.FORBIDDEN``), never words
-# (``tests/project/test_reasons.py``).
+# The words. Every refusal carries a :class:`Reason`:
+# :attr:`rep_engine.verdict.decide.Refused.reason` (the verdict before the fetch), the
+# ``reason`` of the ``request_refused`` and ``item_refused`` signals (the page pass after
+# the fetch, the requests dropped when the spider closes), and the stats named after it
+# (``rep/requests/dropped/<reason>``). A member of each enum is a ``str`` whose value is
+# the word those have always said, so logs, stats, signal handlers that compare with the
+# word and every file format read the same; code compares members (``reason is
+# Reason.FORBIDDEN``), never words (``tests/project/test_reasons.py``).
 
 W = TypeVar("W", bound="Word")
 
@@ -104,7 +104,7 @@ class Reason(Word):
     """Why a request, a link or an item was refused; its value is the word that logs,
     stats and signals say."""
 
-    # Requests refused before the fetch (:func:`rep_engine.verdict.decide`).
+    # Requests refused before the fetch (:func:`rep_engine.verdict.decide.decide`).
     #: robots.txt disallows it, for the crawler or a ``REP_PURPOSE_AGENTS`` token.
     FORBIDDEN = "forbidden"
     #: Its robots.txt was given up on as unreachable (SPEC §4): its opt-outs are not known.
@@ -170,6 +170,11 @@ class Fate(Word):
     UNFINISHED = "unfinished"
 
 
+#: A ``failed`` request that was tried: what the readers say of it (its record's ``why``
+#: names the exception, which a network's failure words for a programmer).
+NO_RESPONSE: Final = "no response after every attempt"
+
+
 @dataclass(frozen=True)
 class FateRow:
     """How each reader says a request's fate."""
@@ -190,7 +195,7 @@ FATE_ROWS: Final[Mapping[Fate, FateRow]] = MappingProxyType(
     {
         Fate.FETCHED: FateRow("was fetched", "downloaded", "fetched", sent=True),
         Fate.REFUSED: FateRow("was refused", colour="refused"),
-        Fate.FAILED: FateRow("failed: no response after every attempt", "no response", sent=True),
+        Fate.FAILED: FateRow(f"failed: {NO_RESPONSE}", "no response", sent=True),
         Fate.REDIRECTED: FateRow("was redirected", "redirected", sent=True),
         Fate.UNFINISHED: FateRow("was left unfinished when the crawl ended", "unfinished"),
     }
@@ -205,6 +210,24 @@ FATE_PHRASES: Final[Mapping[Fate, str]] = MappingProxyType(
 FATES: Final[tuple[str, ...]] = tuple(map(str, Fate))
 #: The fates of a request that was sent for: robots.txt allowed it.
 SENT_FATES: Final = frozenset(fate for fate, row in FATE_ROWS.items() if row.sent)
+#: A ``failed`` record with a status: its response came, and a downloader middleware's
+#: ``process_response`` dropped it (docs/audit-trail.md, ``failed``).
+RESPONSE_DROPPED: Final = FateRow(
+    "failed: its response was dropped by a downloader middleware", "response dropped", sent=True
+)
+#: A record whose fate is no word of :class:`Fate` (a hand-edited trail), as ``audit show``
+#: says it (the word as written).
+UNKNOWN_FATE: Final = "has the unknown fate {!r}"
+#: The state of a fetched page whose items the crawl dropped (some, or all), and its colour
+#: in the HTML report, that of a fetched page whose file the media gate refused or marked.
+ITEM_DROPPED: Final = "item dropped"
+DROPPED_COLOUR: Final = "dropped"
+#: How a record robots.txt disallowed and an authorized override let through is said
+#: (its deciding signal; the end-of-crawl report says it the same way).
+OVERRIDDEN_BY: Final = "overridden by REP_OVERRIDES: "
+#: A page's items the page pass passed on that never reached the end of the crawl (a
+#: project's spider middleware after it, or an item pipeline, dropped them).
+NOT_KEPT: Final = "not kept by a component of the crawl"
 
 
 class Dropped(Word):
@@ -246,14 +269,24 @@ def _fetch() -> Mapping[Action, tuple[str, ...]]:
     return _FETCH
 
 
+def dropped_stat(action: Action) -> tuple[str, ...]:
+    """The stat every refusal of ``action`` counts under its reason's word: every request
+    (a fetch, a follow) and every item not taken further; a file's store refused counts its
+    reason's own stats only (``rep/media/refused/<purpose>``)."""
+    if action is Action.STORE:
+        return ()
+    return (_ITEMS if action is Action.KEEP else _REQUESTS,)
+
+
 @dataclass(frozen=True)
 class ReasonRow:
     """One reason a request, a link or an item went no further; by default a request
     refused before its fetch."""
 
-    #: What it refuses (a request's fetch, a link's follow, an item's keep), each with the
-    #: stats a refusal of it counts besides ``rep/…/dropped/<reason>`` (``{purpose}``: the
-    #: purpose refused); the names users have always read (docs/reference.md 'Stats').
+    #: What it refuses (a request's fetch, a link's follow, an item's keep, a downloaded
+    #: file's store), each with the stats a refusal of it counts besides
+    #: ``rep/…/dropped/<reason>`` (a file's: none; ``{purpose}``: the purpose refused); the
+    #: names users have always read (docs/reference.md 'Stats').
     counts: Mapping[Action, tuple[str, ...]] = field(default_factory=_fetch)
     #: The fate a request it stops leaves in the trail (``None``: no request of its own,
     #: a link or an item, counted on its page's record).
@@ -282,7 +315,7 @@ class ReasonRow:
             dict.fromkeys(
                 stat
                 for action, details in self.counts.items()
-                for stat in (_ITEMS if action is Action.KEEP else _REQUESTS, *details)
+                for stat in (*dropped_stat(action), *details)
             )
         )
 
@@ -307,6 +340,7 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
                 Action.FETCH: ("rep/purpose/requests_dropped/{purpose}",),
                 Action.FOLLOW: ("rep/purpose/images_refused/{purpose}",),
                 Action.KEEP: ("rep/purpose/items_dropped/{purpose}",),
+                Action.STORE: ("rep/media/refused/{purpose}",),
             },
             refused_by=RefusedBy.PURPOSE,
             report="not fetched for the crawl's purpose",
@@ -418,14 +452,15 @@ class FileFateRow:
 
     #: What ``audit show`` says of it.
     story: str
-    #: What ``audit summary`` and the HTML report say of a file a purpose decided (the
-    #: media gate's refusal; ``""``: none decided it).
+    #: What ``audit summary``, ``audit list`` and the HTML report say of a file a purpose
+    #: decided (the media gate's refusal; ``""``: none decided it).
     decided: str = ""
     #: The file was stored (``audit export`` lists it).
     stored: bool = False
 
 
-#: Every fate of a file, in the order of :class:`FileFate`.
+#: Every fate of a file, in the order of :class:`FileFate`; the end-of-crawl report says
+#: its story on its download's line, with the sentence that refused or marked it.
 FILE_FATE_ROWS: Final[Mapping[FileFate, FileFateRow]] = MappingProxyType(
     {
         FileFate.STORED: FileFateRow("stored", stored=True),
@@ -516,27 +551,12 @@ def robots_part(
     return part
 
 
-#: A ``url`` record's keys the entry holds, in the order a record is written; any other
-#: key of a record (``why``, ``usage``, ``page``, items and links...) is what its fate
-#: added (:meth:`UrlEntry.from_line`'s ``added``).
-_HEAD: Final = ("type", "run", "time", "id", "url", "fate", "attempts", "status")
-_TAIL: Final = (
-    "unscheduled",
-    "again",
-    "held",
-    "robots",
-    "tdmrep",
-    "rsl",
-    "sent",
-    "sent_at",
-    "expires",
-)
-#: Keys that are not what a fate added: the entry's, and the chain's (``prev``, which the
-#: trail's file writes).
-_ENTRY_KEYS: Final = frozenset((*_HEAD, *_TAIL, "prev"))
 #: The version of :meth:`UrlEntry.state` (an entry as a dict by field name); before it, a
 #: state was a list read by position (:meth:`UrlEntry.from_state`).
 STATE_VERSION: Final = 5
+#: At most this many links not followed are named in a page's record (``not_followed``;
+#: ``links_not_followed`` counts them all), so that ``audit show`` finds the page of one.
+NOT_FOLLOWED_KEPT: Final = 20
 
 
 class RobotsPart(NamedTuple):
@@ -589,6 +609,134 @@ class RobotsPart(NamedTuple):
         )
 
 
+class Link(NamedTuple):
+    """A link a page's nofollow or ``rel="nofollow"`` kept from being requested: no
+    request, so no record of its own (its page's record names it)."""
+
+    url: str
+    #: Why (:data:`LINK_REASONS`) and the sentence that said it (``""``: read from a
+    #: record, which names its URL only).
+    reason: str = ""
+    why: str = ""
+
+
+@dataclass(slots=True)
+class PageOutput:
+    """What a fetched page's output came to (docs/audit-trail.md, ``items_kept``...): the
+    items the page pass passed on and those of them that reached the end of the crawl, the
+    items it refused (by reason and the sentence that said it), the links it did not
+    follow. The page pass writes it while the output goes through (the performer of
+    refusals its refusals), the URL ledger settles its items kept; a record holds its
+    counts (:meth:`part`) and reads them back (:meth:`from_part`)."""
+
+    #: Items the page pass passed on, toward the end of the crawl.
+    passed: int = 0
+    #: Of those, the items that reached it (``item_scraped``), as the URL ledger settles
+    #: them once the page's whole output is through: the others a later component did not
+    #: keep (a project's spider middleware after the page pass, an item pipeline dropped
+    #: them), the record's ``items_not_kept``.
+    kept: int = 0
+    #: Handed over once the scraper said the response's whole output is through (its items'
+    #: fates known: the URL ledger counts them); ``False``: at the end of one pass of it
+    #: (Scrapy moved what says when all of it is), every item passed on taken as kept.
+    through: bool = False
+    #: Items refused, by reason and the sentence that said it, in the order met (read from a
+    #: record: all under its ``item_reason`` and ``item_why``).
+    dropped: dict[tuple[str, str], int] = field(default_factory=dict)
+    #: The reason and sentence of the latest item refused (``""``: none was).
+    reason: str = ""
+    why: str = ""
+    #: The links not followed, in the order met (read from a record: those it names), and
+    #: how many more a record counts without naming them.
+    links: list[Link] = field(default_factory=list)
+    unnamed: int = 0
+
+    def item_refused(self, reason: str, why: str) -> None:
+        key = (reason, why)
+        self.dropped[key] = self.dropped.get(key, 0) + 1
+        self.reason, self.why = key
+
+    def link_refused(self, url: str, reason: str, why: str) -> None:
+        self.links.append(Link(url, reason, why))
+
+    @property
+    def items_dropped(self) -> int:
+        return sum(self.dropped.values())
+
+    @property
+    def not_kept(self) -> int:
+        """Items passed on that a later component of the crawl did not keep."""
+        return self.passed - self.kept
+
+    def part(self) -> dict[str, Any]:
+        """Its fields of a ``url`` record, in the order they are written."""
+        part: dict[str, Any] = {
+            "items_kept": self.kept,
+            "items_dropped": sum(self.dropped.values()),
+        }
+        if self.kept < self.passed:
+            part["items_not_kept"] = self.passed - self.kept
+        if self.reason:
+            part["item_reason"] = self.reason
+            if self.why:
+                part["item_why"] = self.why
+        links = self.links
+        if links or self.unnamed:
+            part["links_not_followed"] = len(links) + self.unnamed
+            if links:
+                part["not_followed"] = [link.url for link in links[:NOT_FOLLOWED_KEPT]]
+        return part
+
+    @classmethod
+    def from_part(cls, record: Mapping[str, Any]) -> PageOutput | None:
+        """The output a ``fetched`` record counts (``None``: it counts none, as a download no
+        page pass read; a count not of its type is a missing one)."""
+        kept, dropped = _count(record.get("items_kept")), _count(record.get("items_dropped"))
+        if kept is None and dropped is None:
+            return None
+        reason, why = text(record.get("item_reason")), text(record.get("item_why"))
+        named = [Link(url) for url in items(record.get("not_followed")) if isinstance(url, str)]
+        links = _count(record.get("links_not_followed")) or 0
+        return cls(
+            (kept or 0) + (_count(record.get("items_not_kept")) or 0),
+            kept or 0,
+            True,
+            {(reason, why): dropped} if dropped else {},
+            reason,
+            why,
+            named,
+            max(links - len(named), 0),
+        )
+
+
+def _count(value: Any) -> int | None:
+    """A count of a page's output: a whole number of 0 or more, else ``None``."""
+    number = whole(value)
+    return number if number is not None and number >= 0 else None
+
+
+class FileOutcome(NamedTuple):
+    """What became of the file a request downloaded for a media pipeline, as its ``file``
+    record says it (docs/media.md): its fate (a :class:`FileFate` word), the sentence that
+    refused or marked it, and the pipeline's error."""
+
+    fate: str
+    why: str = ""
+    error: str = ""
+
+
+#: A refused request's ``refused_by`` (the trail's word) -> the reason it stands for: the
+#: first of :data:`REASONS`' rows that writes it (``unreachable``: robots.txt's, unless the
+#: record names a tdmrep.json given up on).
+REASON_OF: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        row.refused_by: word
+        for word, row in reversed(list(REASONS.items()))
+        if row.refused_by and word in set(Reason)
+    }
+)
+
+
 @dataclass(slots=True)
 class UrlEntry:
     """One request, from the moment it is scheduled (or decided, unscheduled) to its fate."""
@@ -621,25 +769,57 @@ class UrlEntry:
     expires: float | None = None
     #: Downloaded without the scheduler (a media pipeline's file, a callback's own fetch).
     unscheduled: bool = False
+    #: Its fate, once final (``None``: open), and the record's own sentence (``why``: the
+    #: refusal's, the failure's, why the crawl ended first).
+    fate: Fate | None = None
+    why: str = ""
+    #: Why it was refused (a :class:`Reason`, or another add-on's word; read back from a
+    #: record by :func:`reason_of`), and what refused it in the trail's words (its
+    #: ``refused_by``: a :class:`RefusedBy` word, or the reason's own where it has none).
+    reason: str = ""
+    refused_by: str = ""
+    #: Where a redirect went (``to``).
+    to: str = ""
+    #: A fetched page's output: its items kept and dropped, its links not followed
+    #: (``None``: no page pass read it, as a file a media pipeline downloaded).
+    output: PageOutput | None = None
+    #: The ``usage`` part (the usage decision, with every signal) and a fetched page's
+    #: ``page`` part (what it said), as written (:mod:`rep_engine.trail.lines`).
+    usage: dict[str, Any] | None = None
+    page: dict[str, Any] | None = None
+    #: What became of the file it downloaded for a media pipeline (its ``file`` record,
+    #: read beside it): never written in its line.
+    file: FileOutcome | None = None
     #: The verdict it was last decided with and the facts it was decided on (``None``: not
     #: decided), for the ledger's readers (the command-line tools print them): never
-    #: written, neither in its line nor in its state. A :class:`~rep_engine.verdict.Allowed`
-    #: or :class:`~rep_engine.verdict.Refused` and its
-    #: :class:`~rep_engine.verdict.RequestFacts`, held as values here: the verdict's floor
+    #: written, neither in its line nor in its state. A :class:`~rep_engine.verdict.decide.Allowed`
+    #: or :class:`~rep_engine.verdict.decide.Refused` and its
+    #: :class:`~rep_engine.verdict.decide.RequestFacts`, held as values here: the verdict's floor
     #: is above the contract's, which imports none of it.
     decision: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
 
-    def line(
-        self, run: str, key: str, fate: str, added: Mapping[str, Any], now: str = ""
-    ) -> dict[str, Any]:
-        """The ``url`` record of this entry, whose fate is ``fate`` (``added``: what the fate
-        adds, in its order: ``why``, ``refused_by``, ``usage``, ``page``...), written at
-        ``now`` (ISO 8601; ``""``: the clock's)."""
+    def line(self, run: str, key: str, now: str = "") -> dict[str, Any]:
+        """The ``url`` record of this entry, whose fate is final, written at ``now`` (ISO
+        8601; ``""``: the clock's): its request, then what its fate says (``to``,
+        ``refused_by``, ``why``, the page's output, ``usage``, ``page``), then its history
+        and the document versions that decided it."""
         record: dict[str, Any] = {
             "type": "url", "run": run, "time": now or iso_time(), "id": key, "url": self.url,
-            "fate": fate, "attempts": self.attempts, "status": self.status,
+            "fate": self.fate, "attempts": self.attempts, "status": self.status,
         }  # fmt: skip
-        record.update(added)
+        if self.to:
+            record["to"] = self.to
+        if self.fate is Fate.REFUSED:
+            record["refused_by"] = self.refused_by
+        if self.why:
+            record["why"] = self.why
+        if self.output is not None:
+            record.update(self.output.part())
+        if self.usage is not None:
+            record["usage"] = self.usage
+        if self.page is not None:
+            record["page"] = self.page
+        # its history, and the document versions that decided it
         if self.unscheduled:  # downloaded without the scheduler: no dupefilter let it through
             record["unscheduled"] = True
         if self.earlier:
@@ -661,34 +841,44 @@ class UrlEntry:
         return record
 
     @classmethod
-    def from_line(cls, record: Mapping[str, Any]) -> tuple[UrlEntry, dict[str, Any]]:
-        """The entry a ``url`` (or ``file``) record was written from, and what its fate
-        added (every key but the entry's and the chain's ``prev``, in the record's order):
-        ``entry.line(the record's run, id, fate, added, time)`` is the record again,
-        without ``prev``. A value not of its type is read as a missing one: never raises."""
-        robots = record.get("robots")
-        sent_at = record.get("sent_at")
-        expires = record.get("expires")
-        entry = cls(
-            text(record.get("url")),
-            whole(record.get("attempts")) or 0,
-            whole(record.get("status")),
-            whole(record.get("held")) or 0,
+    def from_line(cls, record: Mapping[str, Any]) -> UrlEntry:
+        """The entry a ``url`` (or ``file``) record was written from: ``entry.line(the
+        record's run, id, time)`` is the record again, without ``prev``. A value not of its
+        type is read as a missing one: never raises."""
+        get = record.get
+        robots, sent_at, expires, usage, page = (
+            get(name) for name in ("robots", "sent_at", "expires", "usage", "page")
+        )
+        fate = Fate.of(get("fate"))
+        tdm = tdm if isinstance(tdm := get("tdmrep"), str) else None
+        by = text(get("refused_by")) if fate is Fate.REFUSED else ""
+        return cls(
+            text(get("url")),
+            whole(get("attempts")) or 0,
+            whole(get("status")),
+            whole(get("held")) or 0,
             RobotsPart.from_part(robots) if isinstance(robots, Mapping) else None,
-            tdm if isinstance(tdm := record.get("tdmrep"), str) else None,
-            record.get("fate") == "fetched",
-            {text(k): text(v) for k, v in mapping(record.get("rsl")).items()} or None,
-            text(record.get("again")),
-            text(record.get("sent")) or None,
+            tdm,
+            fate is Fate.FETCHED,
+            {text(k): text(v) for k, v in mapping(get("rsl")).items()} or None,
+            text(get("again")),
+            text(get("sent")) or None,
             _seconds(sent_at) if isinstance(sent_at, str) else None,
             _seconds(expires) if isinstance(expires, str) and sent_at else None,
-            record.get("unscheduled") is True,
+            get("unscheduled") is True,
+            fate,
+            text(get("why")),
+            reason_of(by, tdm) if by else "",
+            by,
+            text(get("to")),
+            PageOutput.from_part(record) if fate is Fate.FETCHED else None,
+            usage if isinstance(usage, dict) else None,
+            page if isinstance(page, dict) else None,
         )
-        added = {key: value for key, value in record.items() if key not in _ENTRY_KEYS}
-        return entry, added
 
     def state(self) -> dict[str, Any]:
-        """The entry as ``JOBDIR`` keeps it for a resumed run (JSON; by field name)."""
+        """The entry as ``JOBDIR`` keeps it for a resumed run (JSON; by field name): an open
+        entry's fields (its fate is not known yet)."""
         return {name: getattr(self, name) for name in _STATE_FIELDS}
 
     @classmethod
@@ -716,9 +906,20 @@ class UrlEntry:
         )  # fmt: skip
 
 
-#: The fields :meth:`UrlEntry.state` keeps (all but the decision, which only the running
-#: crawl's readers read).
-_STATE_FIELDS: Final = tuple(one.name for one in fields(UrlEntry) if one.name != "decision")
+def reason_of(refused_by: str, tdm: str | None) -> str:
+    """Why a record was refused, read from its ``refused_by``: the :class:`Reason` the
+    word stands for (``unreachable``: robots.txt's, but a tdmrep.json's where the record
+    names one given up on, ``tdm == ""``), another add-on's word as written."""
+    reason = REASON_OF.get(refused_by, refused_by)
+    if reason == Reason.ROBOTSTXT_UNREACHABLE and tdm == "":
+        return Reason.TDMREP_UNREACHABLE
+    return reason
+
+
+#: The fields :meth:`UrlEntry.state` keeps: an open entry's (its fate is not known yet,
+#: and the decision is only the running crawl's readers').
+_FIELDS: Final = tuple(one.name for one in fields(UrlEntry))
+_STATE_FIELDS: Final = _FIELDS[: _FIELDS.index("fate")]
 
 
 def _int(value: Any) -> bool:
@@ -789,6 +990,179 @@ def _seconds(stamp: str) -> float | None:
     except (ValueError, OverflowError, OSError):
         return None
     return seconds + 0.0005 if math.isfinite(seconds) else None
+
+
+# The words of a fate: one description of an entry, for every reader that says it.
+
+
+@dataclass(frozen=True, slots=True)
+class Described:
+    """The words of a request's fate (:func:`describe`), for every reader that says it: the
+    end-of-crawl report, ``audit show``, ``summary``, ``list``, the HTML report, ``export``,
+    the command-line tools. They lay the words out (text, CSV, HTML); none words a fate.
+    What a reader may not need (:attr:`story`, :attr:`signal`, :attr:`rule`) is said when
+    asked (the report asks none of them, once per request)."""
+
+    entry: UrlEntry
+    #: The crawl's purposes, of which the first a usage signal denied names the signal
+    #: that decided it.
+    purposes: Sequence[str]
+    #: The fate's word as the trail writes it (``""``: none: a download no entry follows).
+    word: str
+    #: The fate with what became of what it fetched (``fetched, item dropped``, ``fetched,
+    #: file refused``, ``fetched, file marked``), else its word: what ``audit list`` and the
+    #: HTML report show, and ``audit list --fate`` matches; and its colour in the HTML report.
+    state: str
+    colour: str
+    #: The end-of-crawl report's words: the request in its closing line (``downloaded``,
+    #: ``forbidden by robots.txt``), what happened to it on its URL's line, and the words of
+    #: that a count follows (``downloaded`` in ``downloaded (200)``: ``downloaded twice
+    #: (200)``).
+    phrase: str
+    said: str
+    head: str
+    #: What refused it, its items or its file (``refused_by``, ``item_reason``,
+    #: ``purpose``), and the sentence that said it (``why``, ``item_why``, the file's).
+    reason: str
+    why: str
+    #: The items of its page the crawl kept (a page ``audit export`` lists as an asset).
+    kept: int
+    #: What the crawl refused: the request, or the file it downloaded (the media gate's
+    #: refusal); what it dropped after the fetch: items of its page, or that file.
+    refused: bool
+    dropped: bool
+    #: The row of its fate (``None``: no word of :class:`Fate`) and of its file's.
+    row: FateRow | None
+    filed: FileFateRow | None
+
+    @property
+    def story(self) -> str:
+        """What ``audit show`` says the record did (``was refused by robots.txt``; ``""``:
+        no fate's word, :data:`UNKNOWN_FATE`)."""
+        entry, row = self.entry, self.row
+        if row is None:
+            return ""
+        if entry.fate is Fate.REFUSED:
+            return f"{row.story} by {entry.refused_by or 'an unnamed check'}"
+        if entry.fate is Fate.REDIRECTED:
+            return f"{row.story} to {entry.to or None}"
+        return row.story
+
+    @property
+    def signal(self) -> str:
+        """What decided it (``audit summary``'s rows): ``refused by robots.txt``, ``refused
+        by purpose (header …)``, ``denied by …``, ``overridden by REP_OVERRIDES: …``,
+        ``allowed by a robots.txt rule``, ``no rule (allowed)``, ``file refused: …``."""
+        return _deciding(self.entry, self.purposes, self.filed)
+
+    @property
+    def rule(self) -> str:
+        """The robots.txt line that decided it (``line 2: Disallow: /private``), or why none
+        did (``""``: no robots.txt part)."""
+        robots = self.entry.robots
+        if robots is None:
+            return ""
+        return f"line {robots.line}: {robots.rule}" if robots.line is not None else robots.why
+
+
+def describe(entry: UrlEntry, purposes: Sequence[str] = ()) -> Described:
+    """The words of ``entry``'s fate (``purposes``: the crawl's, of which the first a usage
+    signal denied names the signal that decided it), from its fields alone: an entry the
+    crawl settled and one read back from its line are said alike."""
+    fate, output, file = entry.fate, entry.output, entry.file
+    row = FATE_ROWS[fate] if fate is not None else None
+    if fate is Fate.FAILED and entry.status is not None:  # its response came, then dropped
+        row = RESPONSE_DROPPED
+    filed = None if file is None else _file_row(file)
+    word = str(fate or "")
+    state, colour = word, row.colour if row is not None else "other"
+    reason, why = entry.refused_by, entry.why
+    refused, dropped = fate is Fate.REFUSED, False
+    if fate is Fate.FETCHED and output is not None and output.dropped:
+        state, colour, dropped = f"{word}, {ITEM_DROPPED}", DROPPED_COLOUR, True
+        reason, why = output.reason, output.why
+    elif fate is Fate.FETCHED and file is not None and filed is not None and filed.decided:
+        state, colour = f"{word}, {filed.decided}", DROPPED_COLOUR
+        reason, why = RefusedBy.PURPOSE, file.why
+        refused = dropped = not filed.stored  # refused, not stored and marked
+    if refused and fate is Fate.REFUSED:  # its reason's row; another add-on's word: dropped
+        by_reason = REASONS.get(entry.reason)
+        phrase = by_reason.report if by_reason is not None and by_reason.fate is fate else ""
+        phrase = phrase or "dropped"
+    else:
+        phrase = row.report if row is not None else ""
+    head, rest = _said(entry, filed)
+    kept = output.kept if output is not None else 0
+    return Described(
+        entry, purposes, word, state, colour, phrase, head + rest, head, reason, why, kept,
+        refused, dropped, row, filed,
+    )  # fmt: skip
+
+
+def _file_row(file: FileOutcome) -> FileFateRow | None:
+    """The row of a file's fate (``None``: no word of :class:`FileFate`)."""
+    fate = FileFate.of(file.fate)
+    return FILE_FATE_ROWS[fate] if fate is not None else None
+
+
+def _said(entry: UrlEntry, filed: FileFateRow | None) -> tuple[str, str]:
+    """What happened to the request, on its URL's line in the report, as the words a count
+    follows (``downloaded``) and the rest (`` (200)``): its refusal's or failure's sentence,
+    its download and status, where it was redirected; with the file it downloaded for a
+    media pipeline, what became of that."""
+    fate, why, status = entry.fate, entry.why, entry.status
+    head, rest = why, ""
+    if fate is Fate.REFUSED:
+        head = _GIVEN_UP if entry.reason == Reason.ROBOTSTXT_UNREACHABLE else why
+    elif fate is Fate.FETCHED:
+        head, rest = f"downloaded{_WITHOUT if entry.unscheduled else ''}", f" ({status})"
+    elif fate is Fate.REDIRECTED:
+        head, rest = "redirected", f"{f' ({status})' if status is not None else ''} to {entry.to}"
+    elif fate is Fate.FAILED and status is not None:
+        head, rest = "downloaded", f" ({status}), then dropped by a downloader middleware: {why}"
+    elif fate is None:  # a download no entry follows: an item pipeline's, without a verdict
+        head, rest = "downloaded by an item pipeline", f" ({status})"
+    elif fate is Fate.FAILED and entry.attempts:  # tried: no response (its why: the exception)
+        head = f"not downloaded: {NO_RESPONSE}"
+    else:  # dropped before its download (a component's IgnoreRequest), or the crawl ended
+        head = f"not downloaded: {why}"
+    file = entry.file
+    if file is None or filed is None:
+        return head, rest
+    if filed is FILE_FATE_ROWS[FileFate.FAILED]:
+        return head, f"{rest}; {filed.story} ({file.error})"
+    return head, f"{rest}; {filed.story}: {file.why}" if file.why else rest
+
+
+#: A request downloaded without the scheduler (a media pipeline's file, a callback's own
+#: fetch), and one dropped when its robots.txt was given up on (its hold says the rest).
+_WITHOUT: Final = " without the scheduler"
+_GIVEN_UP: Final = "dropped when robots.txt was given up on (see its origin above)"
+
+
+def _deciding(entry: UrlEntry, purposes: Sequence[str], filed: FileFateRow | None) -> str:
+    """What decided ``entry`` (:attr:`Described.signal`)."""
+    fate, usage, robots, file = entry.fate, entry.usage, entry.robots, entry.file
+    if fate is Fate.FETCHED and file is not None and filed is not None and filed.decided:
+        return f"{filed.decided}: {file.why}" if file.why else filed.decided
+    no = denied_purposes(usage, tuple(purposes)) if purposes else []
+    if fate is Fate.REFUSED:
+        by = entry.refused_by or "unknown"  # as written, for the reader
+        said = (
+            decider(usage, no[0]) if no and RefusedBy.of(by) is not RefusedBy.ROBOTS_TXT else None
+        )
+        if said:
+            return f"refused by {by} ({named(said)})"
+        expired = robots.override_expired if robots else ""
+        return f"refused by {by} (override expired: {expired})" if expired else f"refused by {by}"
+    if no:
+        said = decider(usage, no[0])
+        return f"denied by {named(said) if said else 'a usage signal'}"
+    if robots is not None and robots.overridden:
+        return f"{OVERRIDDEN_BY}{robots.overridden}"
+    if robots is not None and robots.line is not None:
+        return "allowed by a robots.txt rule"
+    return "no rule (allowed)"
 
 
 class TrailLine(Protocol):

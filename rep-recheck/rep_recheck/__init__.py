@@ -8,7 +8,7 @@ document (pure).
 - :mod:`~rep_recheck.documents`: one origin's documents as known now (fetched, or
   captured in a WARC file: :mod:`~rep_recheck.warc`), with their evidence;
 - :mod:`~rep_recheck.rechecker`: each item decided by the crawl's own decisions
-  (:func:`rep_engine.verdict.decide`, and :func:`rep_engine.verdict.page.decide_page` for
+  (:func:`rep_engine.verdict.decide.decide`, and :func:`rep_engine.verdict.page.decide_page` for
   a page fetched again);
 - :mod:`~rep_recheck.outputs`: the line per item (its evidence:
   :mod:`~rep_recheck.evidence`), the counts (:mod:`~rep_recheck.tally`)

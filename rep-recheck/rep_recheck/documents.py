@@ -2,7 +2,7 @@
 
 The documents are the crawl's own cache entries (:class:`~rep_engine.fetch.cache.CacheEntry`:
 the parsed document, its body, SHA-256, status, outcome, when it was fetched), keyed as
-:func:`rep_engine.verdict.decide` asks for them: ``(kind, origin)`` for robots.txt and
+:func:`rep_engine.verdict.decide.decide` asks for them: ``(kind, origin)`` for robots.txt and
 tdmrep.json, ``(kind, license URL)`` for an RSL license. They come from a crawl
 (fetched now: :mod:`scrapy_rep.crawl.commands.recheck_crawl`) or from a WARC file
 (:mod:`rep_recheck.warc`), whose record ID is the evidence of a capture.
@@ -17,7 +17,7 @@ from typing import Any, Final
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
 from rep_engine.urls.origins import Origin
-from rep_engine.verdict import LICENSE, ROBOTS, TDM
+from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM
 
 #: How each kind's document URL is made from its key.
 _PATHS: Final = {ROBOTS: ROBOTS_TXT.path, TDM: TDMREP.path}
@@ -45,7 +45,7 @@ class OriginDocuments:
     missing: dict[str, str] = field(default_factory=dict)
 
     def known(self, kind: str, key: Hashable) -> CacheEntry[Any] | None:
-        """The entry :func:`~rep_engine.verdict.decide` asks for (``None``: not had)."""
+        """The entry :func:`~rep_engine.verdict.decide.decide` asks for (``None``: not had)."""
         return self.entries.get((kind, key))
 
     def add(self, kind: str, key: Hashable, entry: CacheEntry[Any], record: str = "") -> None:

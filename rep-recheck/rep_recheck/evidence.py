@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from rep_engine.records import ItemStatus, Reason, iso_time
 from rep_engine.usage.rsl.terms import license_url_of
-from rep_engine.verdict import LICENSE, ROBOTS, Allowed, Refused
+from rep_engine.verdict.decide import LICENSE, ROBOTS, Allowed, Refused
 from rep_engine.verdict.page import PAGE
 from rep_recheck.documents import document_url
 from rep_recheck.rechecker import Outcome

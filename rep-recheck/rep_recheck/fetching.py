@@ -14,7 +14,7 @@ from datetime import datetime, timezone
 from typing import Any, Final, TextIO
 
 from rep_engine.urls.origins import Origin, origin_of
-from rep_engine.verdict import TDM
+from rep_engine.verdict.decide import TDM
 from rep_engine.verdict.page import PageStatements
 from rep_recheck.datasets import Dataset
 from rep_recheck.documents import OriginDocuments

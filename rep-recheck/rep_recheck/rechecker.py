@@ -3,7 +3,7 @@
 :class:`Rechecker` holds the settings a crawl would decide with (``REP_PURPOSE``,
 ``REP_PROFILE``, ``REP_OVERRIDES``, ``REP_PURPOSE_AGENTS``, ``REP_RSL_LICENSES``…, read
 into :class:`~rep_engine.settings.RepConfig`, and the crawler's names) and decides one
-URL with :func:`rep_engine.verdict.decide` on its origin's documents
+URL with :func:`rep_engine.verdict.decide.decide` on its origin's documents
 (:class:`~rep_recheck.documents.OriginDocuments`), as the crawl's downloader
 middleware and ``check`` decide it; a page fetched again (``--pages``) is decided after
 the fetch with :func:`rep_engine.verdict.page.decide_page`, as the crawl's page pass
@@ -46,7 +46,7 @@ from rep_engine.urls.encoding import ESCAPES_SPECIALS
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.rsl.document import ABSENT
 from rep_engine.usage.tdmrep import NO_FILE
-from rep_engine.verdict import (
+from rep_engine.verdict.decide import (
     LICENSE,
     ROBOTS,
     TDM,
@@ -119,7 +119,7 @@ class _Later(Outcome):
     """An outcome of the fast path (:meth:`Rechecker.decide`), shared by the items of an
     origin it holds for: its allowed items, or those one robots.txt line refuses. Its
     :attr:`status` is known from the match; its :attr:`verdict` (the
-    :class:`~rep_engine.verdict.Allowed` or :class:`~rep_engine.verdict.Refused`, its
+    :class:`~rep_engine.verdict.decide.Allowed` or :class:`~rep_engine.verdict.decide.Refused`, its
     sentence, its line) is decided on first read, for the first of its items, as the full
     decision makes it (the same for each). A filter reads only the status, and most
     refusals are never printed: none of it is built for them. A refusal's verdict read

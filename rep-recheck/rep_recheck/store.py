@@ -38,7 +38,7 @@ from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, unplain
 from rep_engine.urls.origins import Origin
 from rep_engine.usage.rsl.document import ABSENT, UNREACHABLE
 from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL
-from rep_engine.verdict import LICENSE, TDM
+from rep_engine.verdict.decide import LICENSE, TDM
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.names import PARSED_ORIGINS
 from rep_recheck.outputs import Evidence, EvidenceMemo

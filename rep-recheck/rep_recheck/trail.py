@@ -34,7 +34,7 @@ from rep_engine.robotstxt.useragent import product_token
 from rep_engine.trail import lines
 from rep_engine.trail.file import EMPTY_SHA256, TrailFile
 from rep_engine.trail.read import tail_of
-from rep_engine.verdict import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused, Verdict, Wait
+from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused, Verdict, Wait
 from rep_engine.verdict.page import PageStatements
 from rep_engine.verdict.policy import NOTHING_BEFORE
 from rep_recheck.datasets import Item, changed_since

@@ -37,7 +37,7 @@ from rep_engine.fetch.rsl_kind import (
 from rep_engine.fetch.rules import Effect, Policy
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from rep_engine.urls.origins import Origin
-from rep_engine.verdict import LICENSE, ROBOTS, TDM, RequestRules
+from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM, RequestRules
 from rep_recheck.captures import (
     MAX_PAYLOAD,
     NO_WARCIO,

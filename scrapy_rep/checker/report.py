@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_engine.fetch.cache import CacheEntry
-from rep_engine.records import Reason
+from rep_engine.records import OVERRIDDEN_BY, Fate, Reason, UrlEntry, describe
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.robotstxt.useragent import crawler_name, held_names
@@ -28,7 +28,7 @@ from rep_engine.settings.rules import request_rules
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.tdmrep import NO_FILE
-from rep_engine.verdict import (
+from rep_engine.verdict.decide import (
     ROBOTS,
     TDM,
     Allowed,
@@ -151,15 +151,31 @@ def held_reason(status: int | None) -> str:
     return f"disallowed while robots.txt {said} (temporary; a crawl holds the request and retries)"
 
 
-def url_line(
-    verdict: Verdict | None, url: str, facts: RequestFacts | None, profile: str, held: str
-) -> tuple[bool, str]:
-    """Whether ``url`` is allowed, and why, in the crawl's words: robots.txt's deciding
-    line (read from the version that decided it, when the crawl kept none), the override
-    that let it through or has expired, or the crawl's own sentence (``held``: robots.txt
-    is unreachable for now; ``profile``: for :func:`google_note`)."""
-    agent = facts.agent if facts is not None else ""
+def decided(url: str, verdict: Verdict, facts: RequestFacts | None) -> UrlEntry:
+    """The entry of a request the crawl would decide so, not fetched (against a local
+    robots.txt; :data:`~rep_engine.verdict.decide.UNCHECKED` when nothing is obeyed): refused,
+    with its reason and sentence, or not yet sent."""
+    entry = UrlEntry(url)
     if isinstance(verdict, Refused):
+        entry.fate, entry.reason, entry.why = Fate.REFUSED, verdict.reason, verdict.message
+    entry.decision = (verdict, facts)
+    return entry
+
+
+def url_line(entry: UrlEntry | None, profile: str, held: str) -> tuple[bool, str]:
+    """Whether the request of ``entry`` (the tools' crawl's, or :func:`decided` against a
+    local robots.txt; ``None``: the crawl did not decide it) is allowed, and why, in the crawl's
+    words: a refusal as :func:`~rep_engine.records.describe` says it (its sentence), or
+    robots.txt's deciding line by its own name (read from the version that decided it, when
+    the crawl kept none) with the override that let it through or has expired (``held``:
+    robots.txt is unreachable for now; ``profile``: for :func:`google_note`)."""
+    verdict, facts = entry.decision if entry is not None and entry.decision else (None, None)
+    url = entry.url if entry is not None else ""
+    agent = facts.agent if facts is not None else ""
+    said = describe(entry) if entry is not None else None
+    if said is not None and said.refused:
+        if not isinstance(verdict, Refused):  # dropped without a verdict (the spider closed)
+            return False, said.why
         if verdict.reason is Reason.ROBOTSTXT_UNREACHABLE and held:
             return False, held
         if verdict.reason is Reason.FORBIDDEN and verdict.agent == agent and verdict.robots:
@@ -167,7 +183,7 @@ def url_line(
                 expired = f"its override in REP_OVERRIDES expired: {verdict.expired.described}"
                 return False, f"{verdict.robots.explanation}; {expired}"
             return False, verdict.robots.explanation
-        return False, verdict.message + google_note(verdict.signal, profile)
+        return False, said.why + google_note(verdict.signal, profile)
     if isinstance(verdict, Allowed):
         if not verdict.checked:
             return True, f"not checked: {NOTHING_OBEYED}"
@@ -175,12 +191,11 @@ def url_line(
             return True, "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
         robots = verdict.robots
         if robots is None:  # the crawl keeps the line only for its trail
-            entry = verdict.robots_entry
-            assert entry is not None  # checked
-            robots = entry.rules.decide(url, agent)
+            document = verdict.robots_entry
+            assert document is not None  # checked
+            robots = document.rules.decide(url, agent)
         if verdict.overridden is not None:
-            overridden = f"overridden by REP_OVERRIDES: {verdict.overridden.described}"
-            return True, f"{robots.explanation}; {overridden}"
+            return True, f"{robots.explanation}; {OVERRIDDEN_BY}{verdict.overridden.described}"
         return True, robots.explanation
     if verdict is None:
         return True, "no verdict: the crawl did not decide it"
@@ -203,7 +218,7 @@ def local_report(
 ) -> tuple[list[str], bool]:
     """One line per URL against a local robots.txt (``rules``), without fetching (with a
     note for a URL read as a path); and whether every URL is allowed. Each URL is decided
-    as the crawl decides it, by :func:`rep_engine.verdict.decide`, for every name its
+    as the crawl decides it, by :func:`rep_engine.verdict.decide.decide`, for every name its
     requests are held to (``sent``: the User-Agent the crawl sends, when it names another
     crawler than ``user_agent``); no tdmrep.json or RSL license is read (the URLs have no
     origin here). ``now``: POSIX seconds, against which an override's expiry is held."""
@@ -223,7 +238,8 @@ def local_report(
 
     for url in urls:
         facts = RequestFacts(url, origin_of(url) or _LOCAL, names[0], obey, names)
-        allowed, why = url_line(decide(facts, decide_with, known, now), url, facts, profile, "")
+        verdict = decide(facts, decide_with, known, now)
+        allowed, why = url_line(decided(url, verdict, facts), profile, "")
         all_allowed = all_allowed and allowed
         lines.append(f"{'allowed   ' if allowed else 'DISALLOWED'}  {url:<{width}}  {why}")
         if origin_of(url) is None and not url.startswith("/"):

@@ -1,16 +1,21 @@
-"""The URL ledger of each running crawl (:class:`scrapy_rep.crawl.audit.audit.UrlLedger`)
-as the parts that decide write it directly (a call costs less than a signal on the hot
-path: :class:`LedgerCalls`), what its readers are told (:class:`UrlReader`), and
+"""The URL ledger of each running crawl (:class:`scrapy_rep.crawl.audit.audit.AuditTrail`):
+what each event does to a request's entry in each of its phases (:data:`TRANSITIONS`), how
+the parts that decide write it directly (a call costs less than a signal on the hot path:
+:class:`LedgerCalls`), what its readers are told (:class:`UrlReader`), and
 :class:`AuditMiddleware`, which tells it a request's final failure and response."""
 
 from __future__ import annotations
 
+import enum
+from collections import Counter
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from scrapy.exceptions import NotConfigured
 
 from scrapy_rep.crawl.config import PerCrawler, config_of
+from scrapy_rep.crawl.refusals import Refusal
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -19,18 +24,163 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from rep_engine.fetch.cache import CacheEntry
-    from rep_engine.records import Fate, UrlEntry
-    from rep_engine.verdict import Allowed, Refused, RequestFacts
+    from rep_engine.records import Fate, FileOutcome, PageOutput, UrlEntry
+    from rep_engine.verdict.decide import Allowed, Refused, RequestFacts
+    from scrapy_rep.crawl.pages import Page
     from scrapy_rep.crawl.waits import Waits
+
+
+class Phase(enum.Enum):
+    """Where a request's entry in the URL ledger stands."""
+
+    #: No open entry: this worker never opened one, or its fate is final already.
+    NONE = "none"
+    #: Opened (scheduled, or decided without the scheduler): no response yet.
+    OPEN = "open"
+    #: Its response came: its fate waits for its page's output.
+    FETCHED = "fetched"
+
+
+class Event(enum.Enum):
+    """What the URL ledger is told of a request: each one method of the ledger."""
+
+    #: ``request_scheduled``: the scheduler takes it (Scrapy's filters first).
+    SCHEDULED = enum.auto()
+    #: A worker took it from a queue several workers share (scrapy-redis).
+    TAKEN = enum.auto()
+    #: A dupefilter of another class than ``RFPDupeFilter`` dropped it.
+    DROPPED = enum.auto()
+    #: The verdict on it (the performer), and an RSL license it was decided with.
+    DECIDED = enum.auto()
+    LICENSE = enum.auto()
+    #: ``request_reached_downloader``: a download tried.
+    ATTEMPT = enum.auto()
+    #: ``request_held``: it waits for its origin's documents.
+    HELD = enum.auto()
+    #: At its send: it left (``sent_at``), did not (``not_sent``), or was changed.
+    SENT = enum.auto()
+    #: ``request_refused``: final, refused.
+    REFUSED = enum.auto()
+    #: Its response came (``response_received``, or the outermost downloader middleware).
+    RECEIVED = enum.auto()
+    #: ``item_scraped``: an item of its page reached the end of the crawl.
+    ITEM_SCRAPED = enum.auto()
+    #: Its page's whole output went through the spider middleware: final, fetched.
+    PAGE_DONE = enum.auto()
+    #: No response after every attempt, or dropped at its send: final, failed.
+    FAILED = enum.auto()
+    #: The spider closes with it open: final (fetched, unfinished), or kept in ``JOBDIR``.
+    CLOSED = enum.auto()
+
+
+#: What an event does nothing to: a row that says so (h11's ``_state.py``), never a call
+#: that happens to do nothing.
+IGNORE: Final = "ignore"
+#: :data:`Event.SCHEDULED` on an open entry: its record goes on.
+GOES_ON: Final = "its record goes on: held, released, retried, resumed"
+#: A new record: the request's own, or one of its own where another's state came with it.
+OPENS: Final = "a new record"
+#: Final: its fate settled, written, read by every reader.
+SETTLES: Final = "settled"
+#: The entry changed, and stays open.
+CHANGES: Final = "changed"
+
+_NONE, _OPEN, _FETCHED = Phase.NONE, Phase.OPEN, Phase.FETCHED
+#: Every transition of a request's entry, in one table: (phase, event) -> what happens.
+#: ``NONE`` and an event that settles nothing is ignored (a settled entry is no longer
+#: open: its events after are ignored), but a download no entry follows (told to the
+#: readers apart) and a request decided or refused without one (a record of its own). A
+#: refusal's exception (:class:`~scrapy_rep.crawl.refusals.Refusal`) is no failure: its
+#: refusal settled the entry (:func:`settled_by`), its ``FAILED`` never sent.
+TRANSITIONS: Final[Mapping[tuple[Phase, Event], str]] = {
+    (_NONE, Event.SCHEDULED): OPENS,
+    (_OPEN, Event.SCHEDULED): GOES_ON,
+    (_FETCHED, Event.SCHEDULED): OPENS,  # another's meta, copied on a new request
+    (_NONE, Event.TAKEN): OPENS,
+    (_OPEN, Event.TAKEN): GOES_ON,
+    (_FETCHED, Event.TAKEN): OPENS,
+    (_NONE, Event.DROPPED): IGNORE,
+    (_OPEN, Event.DROPPED): "undone, when it is the record just opened",
+    (_FETCHED, Event.DROPPED): IGNORE,
+    (_NONE, Event.DECIDED): OPENS,  # decided without the scheduler: a media file's...
+    (_OPEN, Event.DECIDED): CHANGES,
+    (_FETCHED, Event.DECIDED): OPENS,  # a copied meta, or sent again once its response came
+    (_NONE, Event.LICENSE): IGNORE,
+    (_OPEN, Event.LICENSE): CHANGES,
+    (_FETCHED, Event.LICENSE): CHANGES,
+    (_NONE, Event.ATTEMPT): IGNORE,
+    (_OPEN, Event.ATTEMPT): CHANGES,
+    (_FETCHED, Event.ATTEMPT): IGNORE,  # a copied meta: a callback's own fetch of its page
+    (_NONE, Event.HELD): IGNORE,  # its waits are counted all the same
+    (_OPEN, Event.HELD): CHANGES,
+    (_FETCHED, Event.HELD): CHANGES,
+    (_NONE, Event.SENT): IGNORE,
+    (_OPEN, Event.SENT): CHANGES,
+    (_FETCHED, Event.SENT): CHANGES,
+    (_NONE, Event.REFUSED): OPENS,  # and settled: never scheduled, or a copied meta
+    (_OPEN, Event.REFUSED): SETTLES,
+    (_FETCHED, Event.REFUSED): OPENS,
+    (_NONE, Event.RECEIVED): "told to the readers apart: a download no entry follows",
+    (_OPEN, Event.RECEIVED): CHANGES,  # settled at once when the scheduler never had it
+    (_FETCHED, Event.RECEIVED): IGNORE,  # a copied meta's
+    (_NONE, Event.ITEM_SCRAPED): IGNORE,  # an item of no page, or of a page settled
+    (_OPEN, Event.ITEM_SCRAPED): CHANGES,
+    (_FETCHED, Event.ITEM_SCRAPED): CHANGES,
+    (_NONE, Event.PAGE_DONE): IGNORE,  # its links are counted all the same
+    (_OPEN, Event.PAGE_DONE): SETTLES,
+    (_FETCHED, Event.PAGE_DONE): SETTLES,
+    (_NONE, Event.FAILED): IGNORE,  # but a redirect's next URL the engine downloads for a
+    # component, failed before it was decided: its record opens, then fails
+    (_OPEN, Event.FAILED): SETTLES,
+    (_FETCHED, Event.FAILED): IGNORE,  # its response came: a copied meta's failure
+    (_NONE, Event.CLOSED): IGNORE,
+    (_OPEN, Event.CLOSED): SETTLES,  # unfinished; kept in JOBDIR when paused
+    (_FETCHED, Event.CLOSED): SETTLES,  # fetched: its page's output was not seen
+}
+
+
+def settled_by(exception: object) -> bool:
+    """Whether a download's ``exception`` is a refusal's (:class:`Refusal`): its
+    ``request_refused`` settled the entry, so it is no ``FAILED`` event."""
+    return isinstance(exception, Refusal)
+
+
+@dataclass
+class Settled:
+    """What the URL ledger settled, counted once as it settles each entry: the end line's
+    counts of fates (:meth:`fates`) and the end-of-crawl report's closing line read it
+    (the items passed on and the links not followed are the end line's own counts)."""
+
+    #: Requests by fate, why one was refused, and whether a failed one got its response:
+    #: what its words depend on (:func:`~rep_engine.records.describe`'s phrase).
+    requests: Counter[tuple[Fate | None, str, bool]] = field(default_factory=Counter)
+    #: Of those, the requests an override let through (robots.txt disallowed them).
+    overridden: int = 0
+    #: The items of the pages settled that reached the end of the crawl, and those the
+    #: page pass refused, by reason.
+    items_kept: int = 0
+    items_dropped: Counter[str] = field(default_factory=Counter)
+
+    def fates(self) -> dict[str, int]:
+        """The requests by fate, as the end line counts them."""
+        fates: Counter[str] = Counter()
+        for (fate, _, _), count in self.requests.items():
+            if fate is not None:
+                fates[fate] += count
+        return dict(fates)
 
 
 class LedgerCalls(Protocol):
     """What the parts that decide (the performer of verdicts, the check at the send, the page's
     licenses), :class:`AuditMiddleware` and the page pass tell the crawl's URL ledger directly
-    (a page's output: in its ledger, :mod:`scrapy_rep.crawl.ledger`)."""
+    (a page's output, once it is through: :meth:`page_done`)."""
 
     #: The requests' waits for their origins' documents (the report's origin lines).
     waits: Waits
+    #: What it settled, counted once (the report's closing line), and the end line's own
+    #: counts (items passed on, links not followed...).
+    settled: Settled
+    counts: Counter[str]
 
     def decided(
         self, request: Request, facts: RequestFacts, verdict: Allowed | Refused
@@ -51,6 +201,10 @@ class LedgerCalls(Protocol):
     def sent_at(self, record: str, now: float, expires: float) -> None: ...
 
     def not_sent(self, record: str) -> None: ...
+
+    def page_done(self, response: Response, output: PageOutput, page: Page | None = None) -> None:
+        """A page's whole output went through the page pass (``page``: what it read of the
+        page): its entry settles, ``fetched``, with it."""
 
 
 LEDGERS: PerCrawler[LedgerCalls] = PerCrawler("url_ledger")
@@ -73,14 +227,14 @@ def read_urls(crawler: Crawler, reader: UrlReader) -> None:
 class UrlReader(Protocol):
     """A reader of the URL ledger's settled entries (the end-of-crawl report, the tools)."""
 
-    def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
-        """A request's fate is final: its ``entry``, what the fate ``added`` (the ``url``
-        record's other fields) and its ``cause``: a refusal's reason (or another add-on's
-        word), a failed download's exception, a fetched page's
-        :class:`~scrapy_rep.crawl.ledger.PageLedger`, else ``None``."""
+    def settled(self, entry: UrlEntry) -> None:
+        """A request's fate is final: its ``entry``, as its ``url`` record says it (its fate,
+        ``why``, what refused it, its page's output), with the verdict it was decided with
+        (:attr:`~rep_engine.records.UrlEntry.decision`)."""
 
-    def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
-        """A file an item pipeline downloaded was held against the crawl's purposes (``fate``)."""
+    def file_settled(self, url: str, outcome: FileOutcome) -> None:
+        """A file an item pipeline downloaded was held against the crawl's purposes: what
+        became of it (its ``file`` record)."""
 
     def downloaded_apart(self, url: str, status: int) -> None:
         """A download no entry follows (a file an item pipeline fetched without a verdict);
@@ -108,7 +262,7 @@ class AuditMiddleware:
         self, request: Request, exception: Exception, spider: object = None
     ) -> None:
         ledger = LEDGERS.get(self.crawler)
-        if ledger is not None:
+        if ledger is not None and not settled_by(exception):
             ledger.failed(request, exception)
 
     def process_response(

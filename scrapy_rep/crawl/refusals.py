@@ -1,16 +1,20 @@
 """Performing a refusal, before or after the fetch: the one place that counts it, logs it
 and sends its signal, whichever pass refused or dropped it (docs/reference.md, 'Stats'
-and 'Signals'); no other module sends ``request_refused`` or ``item_refused`` or counts a
-refusal's stats (``tests/project/test_architecture.py``).
+and 'Signals'); no other module sends ``request_refused``, ``item_refused`` or
+``file_refused`` or counts a refusal's stats (``tests/project/test_architecture.py``).
 
-A refusal is a :class:`rep_engine.verdict.Refused` and what it refuses (its
+A refusal is a :class:`rep_engine.verdict.decide.Refused` and what it refuses (its
 :class:`rep_engine.records.Action`): **fetch**, a request before its download
 (:mod:`scrapy_rep.crawl.requests.perform`, which also keeps the trail's record of the
 versions it was decided with and raises ``IgnoreRequest``); **follow**, a request a page
 yielded (nofollow, ``rel="nofollow"``, an image of a ``noimageai`` page:
 :mod:`scrapy_rep.crawl.page.linkgate`, :mod:`scrapy_rep.crawl.page.images`); **keep**, an
 item of a page (noindex, ``unavailable_after``, the crawl's purpose:
-:mod:`scrapy_rep.crawl.page.itemgate`). A request may also be dropped without a verdict
+:mod:`scrapy_rep.crawl.page.itemgate`); **store**, a file a media pipeline downloaded that
+the media gate refuses (:func:`refuse_file`, :mod:`scrapy_rep.crawl.media.pipelines`), or
+one whose URL an item carried, taken out before its download by its page's ``noimageai``
+(:func:`refuse_file_url`: the request the pipeline never sends, refused,
+:mod:`scrapy_rep.crawl.page.images`). A request may also be dropped without a verdict
 (:func:`drop_request`), or, one that cannot even be read back, only counted
 (:func:`count_unread`); whoever dropped it says what failed (a WARNING). Each is counted in
 ``rep/requests/dropped/<reason>`` or ``rep/items/dropped/<reason>`` and the stats its
@@ -23,23 +27,22 @@ from __future__ import annotations
 
 import logging
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
+from scrapy import Request
 from scrapy.exceptions import IgnoreRequest
 
-from rep_engine.records import REASONS, SIGNALLED_AS, Action, Reason
+from rep_engine.records import REASONS, SIGNALLED_AS, Action, Reason, dropped_stat
 from rep_engine.usage.rsl.terms import says_not_read
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.stats import inc, inc_each
 
 if TYPE_CHECKING:
-    from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from rep_engine.records import Dropped
-    from rep_engine.verdict import Refused
-    from scrapy_rep.crawl.ledger import PageLedger
+    from rep_engine.records import Dropped, PageOutput
+    from rep_engine.verdict.decide import Refused
 
 logger = logging.getLogger(__name__)
 
@@ -69,8 +72,8 @@ def refusal_stats(action: Action, verdict: Refused) -> tuple[str, ...]:
 def _stats_of(action: Action, reason: Reason | Dropped, purpose: str | None) -> tuple[str, ...]:
     row = REASONS.get(reason)
     details = row.counts.get(action, ()) if row is not None else ()
-    whole = "rep/items/dropped" if action is Action.KEEP else "rep/requests/dropped"
-    return (*(name.format(purpose=purpose or "") for name in details), f"{whole}/{reason}")
+    whole = tuple(name.format(reason=reason) for name in dropped_stat(action))
+    return (*(name.format(purpose=purpose or "") for name in details), *whole)
 
 
 def refuse_request(
@@ -80,14 +83,14 @@ def refuse_request(
     verdict: Refused,
     response: Response | None = None,
     detail: str = "",
-    ledger: PageLedger | None = None,
+    output: PageOutput | None = None,
 ) -> None:
     """``request`` is refused (``action``: fetch, or follow by the page ``response``): counted,
-    in the page's ``ledger`` if kept, logged at DEBUG (with ``detail``, what said it), then
+    in the page's ``output`` if kept, logged at DEBUG (with ``detail``, what said it), then
     signalled."""
     inc_each(crawler.stats, refusal_stats(action, verdict))
-    if ledger is not None:
-        ledger.link_refused(request.url, verdict)
+    if output is not None:
+        output.link_refused(request.url, verdict.reason, verdict.message)
     rep_signals.send_refused(
         crawler, logger, request, verdict.reason, verdict.message, response,
         detail=detail, verdict=verdict,
@@ -139,14 +142,14 @@ def refuse_item(
     item: Any,
     response: Response,
     verdict: Refused,
-    ledger: PageLedger | None = None,
+    output: PageOutput | None = None,
     said_by: str = "",
 ) -> None:
     """An item of the page ``response`` is refused as :func:`refuse_request` says, sent as
     ``item_refused``; ``said_by``: the page whose "no" it is, when another (said in both)."""
     inc_each(crawler.stats, refusal_stats(Action.KEEP, verdict))
-    if ledger is not None:
-        ledger.item_refused(verdict)
+    if output is not None:
+        output.item_refused(verdict.reason, verdict.message)
     page = said_by or response.url
     logger.debug(
         "Dropped an item of %(url)s%(after)s: %(message)s",
@@ -166,3 +169,70 @@ def refuse_item(
         verdict=verdict,
         said_by=page,
     )
+
+
+#: The stats of what the media gate and a page's ``noimageai`` do to a file that no row of
+#: :data:`~rep_engine.records.REASONS` names (docs/reference.md 'Stats'): a downloaded file
+#: stored and marked (``REP_PURPOSE_ACTION = "mark"``), and a file URL an item carries for a
+#: media pipeline, taken out before its download.
+MARKED_FILES: Final = "rep/media/marked/{purpose}"
+FILE_URLS_REFUSED: Final = "rep/purpose/image_urls_refused/{purpose}"
+
+
+def refuse_file(
+    crawler: Crawler,
+    request: Request,
+    item: Any,
+    verdict: Refused,
+    reasons: list[str],
+    stored: bool,
+) -> None:
+    """A file a media pipeline downloaded is denied for a purpose of the crawl (``verdict``,
+    the media gate's): not stored, or stored and marked (``stored``: ``REP_PURPOSE_ACTION =
+    "mark"``). Counted (``rep/media/refused/<purpose>``, the ``store`` stats of its reason's
+    row, or ``rep/media/marked/<purpose>``), logged at INFO with every statement that denies
+    it (``reasons``), sent as ``file_refused``; its trail's ``file`` record is the media
+    gate's ``file_checked``, once the pipeline knows what became of the file."""
+    purpose = verdict.purpose
+    if stored:
+        inc(crawler.stats, MARKED_FILES.format(purpose=purpose or ""))
+    else:
+        inc_each(crawler.stats, _stats_of(Action.STORE, verdict.reason, purpose))
+    logger.info(
+        "scrapy_rep: %(action)s %(url)s: %(reasons)s",
+        {"action": "marked" if stored else "not stored", "url": request.url,
+         "reasons": "; ".join(reasons)},
+        extra={"spider": crawler.spider},
+    )  # fmt: skip
+    crawler.signals.send_catch_log(
+        rep_signals.file_refused,
+        url=request.url,
+        request=request,
+        item=item,
+        purpose=purpose,
+        message=verdict.message,
+        statement=None if verdict.signal is None else verdict.signal.source,
+        stored=stored,
+    )
+
+
+def refuse_file_url(
+    crawler: Crawler, url: str, verdict: Refused, response: Response, detail: str = ""
+) -> None:
+    """A file (an image) URL an item of the page ``response`` carries for a media pipeline,
+    taken out of the item before its download (``verdict``: the page's ``noimageai`` refuses
+    it for a purpose of the crawl): counted (``rep/purpose/image_urls_refused/<purpose>``),
+    logged at DEBUG (with ``detail``, what said it), signalled as ``request_refused`` with the
+    request the pipeline would have sent, never sent: the URL ledger records it refused, a
+    request without the scheduler (a media pipeline's). A URL no request can be made of (no
+    scheme) is counted and logged only: no pipeline could download it either."""
+    inc(crawler.stats, FILE_URLS_REFUSED.format(purpose=verdict.purpose or ""))
+    try:
+        request = Request(url)
+    except ValueError:
+        logger.debug("%s (%s): %r", verdict.message, detail, url, extra={"spider": crawler.spider})
+        return
+    rep_signals.send_refused(
+        crawler, logger, request, verdict.reason, verdict.message, response,
+        detail=detail, verdict=verdict,
+    )  # fmt: skip

@@ -14,7 +14,9 @@ page's nofollow or ``rel="nofollow"``: no record of their own). The closing line
 requests as the trail does (a URL sent twice is two; those an override let through among
 them), items, and links.
 
-Built from the URL ledger, each page's ledger and the documents' outcomes; its text:
+Built from the URL ledger's settled entries (a page's items and links with its entry),
+kept as they are and said at the end in the words :func:`rep_engine.records.describe`
+gives every witness of a fate, and the documents' outcomes; its text:
 :mod:`scrapy_rep.crawl.reportlines`. Printed to standard error when the engine stops, after
 Scrapy's stats and its "Spider closed" line (never standard output, where a feed such as
 ``-o -:jsonl`` may go), or written to ``REP_REPORT_FILE``. The INFO lines every crawl logs
@@ -25,30 +27,20 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Mapping
+from collections import Counter
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import signals
 from scrapy.exceptions import NotConfigured
 
-from rep_audit.summary import OVERRIDDEN_BY
-from rep_engine.records import LINK_REASONS, REASONS, Fate
+from rep_engine.records import UrlEntry
 from rep_engine.settings.readers import robots_agent
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.auditing import ledger_of, read_urls
+from scrapy_rep.crawl.auditing import Settled, ledger_of, read_urls
 from scrapy_rep.crawl.closing import closing_lines, paused
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.ledger import PageLedger, read_by
-from scrapy_rep.crawl.reportlines import (
-    NO_RESPONSE,
-    NOT_KEPT,
-    UrlReport,
-    fate_said,
-    is_link,
-    summary_of,
-    url_lines,
-)
+from scrapy_rep.crawl.reportlines import UrlReport, summary_of, url_lines
 from scrapy_rep.crawl.reportorigins import (
     OriginReport,
     add_outcome,
@@ -60,21 +52,16 @@ from scrapy_rep.crawl.reportorigins import (
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
-    from scrapy.http import Response
     from typing_extensions import Self
 
-    from rep_engine.records import UrlEntry
+    from rep_engine.records import FileOutcome
     from rep_engine.robotstxt import RobotsTxt
-    from rep_engine.verdict import Refused
-    from scrapy_rep.crawl.ledger import Page
     from scrapy_rep.crawl.waits import Waits
 
-__all__ = ["NO_RESPONSE", "RepReport", "closing_lines", "paused"]
+__all__ = ["RepReport", "closing_lines", "paused"]
 
 logger = logging.getLogger(__name__)
 _MAX_OUTCOMES: Final = 5
-#: A page's links not followed, by the refusal's reason: what the page's line says.
-_NOT_FOLLOWED: Final[dict[str, str]] = {reason: REASONS[reason].report for reason in LINK_REASONS}
 
 
 class RepReport:
@@ -94,11 +81,12 @@ class RepReport:
         self.delay_not_obeyed = delay_not_obeyed(config, crawler.settings)
         self.delay_max = config.crawl_delay_max
         self.origins: dict[str, OriginReport] = {}
+        #: What it lists of each URL (at most REP_REPORT_MAX_URLS): its requests' entries
+        #: as the URL ledger settled them, its downloads no entry follows, it as a link.
         self.urls: dict[str, UrlReport] = {}
         self.untracked = 0
-        #: The closing line's counts, of every URL (listed or past REP_REPORT_MAX_URLS).
-        self.totals = UrlReport()
-        self.links = self.overridden = 0
+        #: The crawl's purposes, by which each request's deciding signal is said.
+        self.purposes = config.purpose
         #: The report as last printed (for tests and for programs embedding a crawl).
         self.text = ""
         self.stats, self.job_dir = crawler.stats, crawler.settings.get("JOBDIR")
@@ -110,7 +98,6 @@ class RepReport:
         read_urls(crawler, self)  # every request's fate: the URL ledger's settled entries
         connect(self._spider_opened, signal=signals.spider_opened)
         connect(self._spider_closed, signal=signals.spider_closed)
-        read_by(crawler, self)  # each page's links not followed: its ledger, as the trail's
         # after Scrapy's closing lines (the last thing a person sees) and the close's drops
         connect(self._closed, signal=signals.engine_stopped)
 
@@ -129,19 +116,6 @@ class RepReport:
                 self.untracked += 1
                 return None
             record = self.urls[url] = UrlReport()
-        return record
-
-    def _url(self, url: str, event: str, times: int = 1) -> UrlReport | None:
-        """``url``'s record with ``event`` said (once) and counted (``times``)."""
-        record = self.urls.get(url)  # _record inline (the hot path: twice a page)
-        if record is None:
-            if len(self.urls) >= self.max_urls:
-                self.untracked += 1
-                return None
-            record = self.urls[url] = UrlReport()
-        record.times[event] += times
-        if event not in record.events:
-            record.events.append(event)
         return record
 
     def _fetched(
@@ -174,62 +148,42 @@ class RepReport:
             if record is not None:
                 record.held_failures = failures
 
-    def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
-        """A request's fate, as the URL ledger settled it: said on its URL's line, if listed,
-        and counted in the closing line's counts as the trail counts them (a page's items too)."""
+    def settled(self, entry: UrlEntry) -> None:
+        """A request's fate, as the URL ledger settled it: listed on its URL's line (its
+        page's links not followed, each on its own line too; the closing line's counts are
+        the ledger's)."""
         url = entry.url
-        event, counted = fate_said(entry, fate, added, cause)
-        record = self._record(url) if event is None else self._url(url, event)
+        record = self.urls.get(url)  # _record inline (the hot path: once a request)
+        if record is None and len(self.urls) < self.max_urls:
+            record = self.urls[url] = UrlReport()
         if record is not None:
-            record.fates[counted] += 1
-            if fate is Fate.REFUSED:
-                record.refused = str(cause or "")
-        self.totals.fates[counted] += 1
-        overridden = entry.robots.overridden if entry.robots is not None else ""
-        if overridden and fate is not Fate.REFUSED:
-            self._url(url, f"{OVERRIDDEN_BY}{overridden}")
-            self.overridden += 1
-        if type(cause) is PageLedger:  # fetched: its items (inline, the hot path)
-            kept, lost = cause.kept, cause.passed - cause.kept
-            if kept:
-                listed = self._url(url, "item kept", kept)
+            record.entries.append(entry)
+        else:
+            self.untracked += 1
+        output = entry.output
+        if output is not None and output.links:  # never requested: listed apart, counted
+            for link in output.links:
+                listed = self._record(link.url)
                 if listed is not None:
-                    listed.items_kept += kept
-                self.totals.items_kept += kept
-            if lost:  # passed on, dropped by a later component: said, and counted at the end
-                self._url(url, NOT_KEPT, lost)
-                self.totals.items_not_kept += lost
-            for (reason, message), times in cause.dropped.items():
-                listed = self._url(url, f"item dropped ({message or reason})", times)
-                if listed is not None:
-                    listed.items_dropped[reason] += times
-                self.totals.items_dropped[reason] += times
+                    listed.links[link.why] += 1
 
     def downloaded_apart(self, url: str, status: int) -> None:
         """A download no ledger entry follows (a file an item pipeline fetched), listed apart."""
-        self._url(url, f"downloaded by an item pipeline ({status})")
+        record = self._record(url)
+        if record is not None:
+            record.apart.append(UrlEntry(url, status=status, fetched=True))
 
-    def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
-        """What the media gate made of a file an item pipeline downloaded (its ``file`` record)."""
-        if fate == "failed":
-            self._url(url, f"not stored: the pipeline failed ({error})")
-        elif refusal is not None:
-            stored = "stored, marked" if fate == "marked" else "not stored"
-            self._url(url, f"{stored}: {refusal.message}")
-
-    def page_done(self, response: Response, ledger: PageLedger, page: Page | None = None) -> None:
-        """A page's output is through: the links its ledger kept from being requested
-        (its items are read with its settled entry, :meth:`settled`)."""
-        url = response.url
-        for link, reason, message in ledger.links:
-            self._url(link, message)
-            self._url(url, _NOT_FOLLOWED[reason])
-            self.links += is_link(message)
+    def file_settled(self, url: str, outcome: FileOutcome) -> None:
+        """What the media gate made of a file an item pipeline downloaded (its ``file`` record),
+        said with its download."""
+        record = self._record(url)
+        if record is not None and not record.file_settled(outcome):
+            record.apart.append(UrlEntry(url, file=outcome))
 
     def render(self) -> str:
         said = partial(delay_said, not_obeyed=self.delay_not_obeyed, delay_max=self.delay_max)
         lines = ["scrapy_rep report", "", *origin_lines(self.origins, said)]
-        lines += url_lines(self.urls, self.audited)
+        lines += url_lines(self.urls, self.audited, self.purposes)
         if self.untracked:
             lines.append(f"  … and {self.untracked} more event(s) of other URLs "
                          "(REP_REPORT_MAX_URLS)")  # fmt: skip
@@ -238,8 +192,12 @@ class RepReport:
         return "\n".join(lines) + "\n"
 
     def summary(self) -> str:
-        """The closing line, of every URL (those past REP_REPORT_MAX_URLS too)."""
-        return summary_of(self.totals, self.links, self.overridden)
+        """The closing line, of every URL (those past REP_REPORT_MAX_URLS too), as the URL
+        ledger counted what it settled (as the trail counts its records)."""
+        ledger = ledger_of(self.crawler)
+        if ledger is None:
+            return summary_of(Settled(), Counter())
+        return summary_of(ledger.settled, ledger.counts)
 
     def _spider_opened(self, **_: Any) -> None:
         if ledger_of(self.crawler) is None:  # listed by hand without the ledger

@@ -1,63 +1,76 @@
 """The end-of-crawl report's lines of each URL (:mod:`scrapy_rep.crawl.report` collects
 them): what happened to it, in the order that matters to a reader, in the list it
 belongs in (requested, a link not followed, another download), and the closing line;
-its origins' lines: :mod:`scrapy_rep.crawl.reportorigins`."""
+its origins' lines: :mod:`scrapy_rep.crawl.reportorigins`. Each request is said in the
+words :func:`rep_engine.records.describe` gives its entry, as every witness of a fate
+says it (the trail, ``audit show``, ``list``, ``summary``, the HTML report, the tools);
+these functions lay them out and count them."""
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Final
 
-from scrapy.exceptions import IgnoreRequest
-
-from rep_engine.records import FATE_PHRASES, REASONS, REPORT_FATES, Fate, Reason
+from rep_engine.records import (
+    NOT_KEPT,
+    OVERRIDDEN_BY,
+    REASONS,
+    REPORT_FATES,
+    Fate,
+    Reason,
+    UrlEntry,
+    describe,
+)
 from rep_engine.urls.origins import origin_of
 from scrapy_rep.crawl.closing import plural
 
 if TYPE_CHECKING:
-    from rep_engine.records import UrlEntry
-
-#: The closing line's words for the requests of a fate no reason names.
-_DOWNLOADED: Final = FATE_PHRASES[Fate.FETCHED]
-_REDIRECTED: Final = FATE_PHRASES[Fate.REDIRECTED]
-#: What ``audit show`` says of a failed record, and the report of a URL that got none.
-NO_RESPONSE: Final = "no response after every attempt"
-#: The closing line's words for a request whose response came and a downloader
-#: middleware dropped (raising in its ``process_response``): ``failed`` in the trail too,
-#: with the response's status.
-RESPONSE_DROPPED: Final = "response dropped"
-#: A page's items the page pass passed on that never reached the end of the crawl (a
-#: project's spider middleware after it, or an item pipeline, dropped them): its event,
-#: and the closing line's words for them.
-NOT_KEPT: Final = "item not kept by a component of the crawl"
+    from rep_engine.records import FileOutcome
+    from scrapy_rep.crawl.auditing import Settled
 
 
 @dataclass
 class UrlReport:
-    #: What happened, each said once (in the order of :func:`event_order` when shown).
-    events: list[str] = field(default_factory=list)
-    #: How many times each counted event happened (downloads, items, links, refusals).
-    times: Counter[str] = field(default_factory=Counter)
-    #: The reason of the latest refusal of a request of this URL, if any.
-    refused: str = ""
-    #: Requests of this URL by fate (the closing line's words), as the trail counts them.
-    fates: Counter[str] = field(default_factory=Counter)
-    #: Failed robots.txt downloads its request was held through (``request_released``).
+    """What the report lists of one URL: its requests, as the URL ledger settled them; its
+    downloads no entry follows (an item pipeline's file without a verdict: entries without a
+    fate); it as a link not followed, by the refusal's sentence, with how many times; and
+    the most failed robots.txt downloads a request of it was held through."""
+
+    entries: list[UrlEntry] = field(default_factory=list)
+    apart: list[UrlEntry] = field(default_factory=list)
+    links: Counter[str] = field(default_factory=Counter)
     held_failures: int = 0
-    #: Items of this page kept (they reached the end of the crawl) and dropped by the
-    #: page pass (by reason), for the closing line; of every page (the totals), those a
-    #: later component did not keep.
-    items_kept: int = 0
-    items_dropped: Counter[str] = field(default_factory=Counter)
-    items_not_kept: int = 0
 
     @property
     def requested(self) -> bool:
         """Whether a request was sent or refused for it: a ``url`` record of the trail
         (a link not followed is not one)."""
-        return bool(self.fates)
+        return bool(self.entries)
+
+    @property
+    def items_kept(self) -> int:
+        """Its pages' items kept (they reached the end of the crawl)."""
+        return sum(entry.output.kept for entry in self.entries if entry.output is not None)
+
+    @property
+    def items_dropped(self) -> Counter[str]:
+        """Its pages' items the page pass dropped, by reason."""
+        dropped: Counter[str] = Counter()
+        for entry in self.entries:
+            if entry.output is not None:
+                for (reason, _), times in entry.output.dropped.items():
+                    dropped[reason] += times
+        return dropped
+
+    def file_settled(self, outcome: FileOutcome) -> bool:
+        """What became of the file its latest download without a file's fate got for an item
+        pipeline (``False``: none waits for one)."""
+        for entry in reversed([*self.entries, *self.apart]):
+            if entry.file is None and entry.fetched:
+                entry.file = outcome
+                return True
+        return False
 
 
 #: The report's lists of URLs, by what they are (:func:`section_of`).
@@ -80,14 +93,7 @@ def section_of(record: UrlReport) -> str:
     followed, or a file only an item pipeline downloaded."""
     if record.requested:
         return REQUESTED
-    if all(map(is_link, record.events)):
-        return LINKS
-    return OTHER
-
-
-def is_link(event: str) -> bool:
-    """A link's event: not followed because of a page's nofollow or rel="nofollow"."""
-    return event.startswith("Not followed")
+    return OTHER if record.apart else LINKS
 
 
 def url_order(url: str) -> tuple[str, str]:
@@ -95,60 +101,99 @@ def url_order(url: str) -> tuple[str, str]:
     return (str(origin) if origin is not None else "", url)
 
 
-#: The events in the order they matter to a reader, by how they begin.
-ORDER: Final = ("held", "downloaded", "redirected", "item", "not followed (", "Not followed")
-
-
-def event_order(event: str) -> int:
-    """Events in the order they matter to a reader, whatever order the crawl sent them."""
-    for rank, prefix in enumerate(ORDER):
-        if event.startswith(prefix):
-            return rank
-    return len(ORDER)
-
-
-def said_of(record: UrlReport) -> list[str]:
-    """The events of one URL, in order, each with its count; a hold and what came of it
-    in one phrase; a download that got no response at the end."""
-    said = [
-        times_said(event, record.times[event]) for event in sorted(record.events, key=event_order)
-    ]
-    if record.held_failures:
-        tries = plural(record.held_failures, "failed download")
-        if record.refused == Reason.ROBOTSTXT_UNREACHABLE:
-            then = "then dropped when robots.txt was given up on (see its origin above)"
+def said_of(record: UrlReport, purposes: tuple[str, ...] = ()) -> list[str]:
+    """What happened to one URL, in the order it matters to a reader: its holds and what
+    came of them, its downloads, its redirects, its pages' items, the links its pages did
+    not follow, it as a link not followed, then its refusals, failures and overrides; each
+    said once, with its count."""
+    first: Counter[str] = Counter()  # its downloads and redirects, in order
+    last: Counter[str] = Counter()  # its refusals, failures and overrides, in order
+    heads: dict[str, str] = {}
+    links: Counter[str] = Counter()
+    dropped: Counter[str] = Counter()
+    held, kept, not_kept = "", 0, 0
+    entries = record.entries + record.apart
+    if len(entries) > 1:
+        entries.sort(key=_order)
+    for entry in entries:
+        said = describe(entry, purposes)
+        if record.held_failures and entry.reason == Reason.ROBOTSTXT_UNREACHABLE:
+            held = said.said  # said with its hold: one phrase
         else:
-            then = "then released"
-        said.insert(0, f"held while robots.txt was unreachable ({tries}), {then}")
-    elif record.refused == Reason.ROBOTSTXT_UNREACHABLE:
-        said.insert(0, "dropped: robots.txt was given up on as unreachable (see its origin above)")
-    return said
+            (first if _first(entry) else last)[said.said] += 1
+            heads[said.said] = said.head
+        robots = entry.robots
+        if robots is not None and robots.overridden and entry.fate is not Fate.REFUSED:
+            last[f"{OVERRIDDEN_BY}{robots.overridden}"] += 1
+        output = entry.output
+        if output is not None:
+            kept, not_kept = kept + output.kept, not_kept + output.passed - output.kept
+            for (reason, why), times in output.dropped.items():
+                dropped[why or reason] += times
+            for link in output.links:
+                links[REASONS[link.reason].report if link.reason in REASONS else link.why] += 1
+    lines = _held(record, held) if record.held_failures or held else []
+    for phrase, times in first.items():
+        lines.append(times_said(phrase, times, heads[phrase]))
+    if kept:
+        lines.append(f"{plural(kept, 'item')} kept")
+    if not_kept:
+        lines.append(f"{plural(not_kept, 'item')} {NOT_KEPT}")
+    lines += [f"{plural(times, 'item')} dropped ({why})" for why, times in dropped.items()]
+    lines += [f"{plural(times, 'link')} {phrase}" for phrase, times in links.items()]
+    lines += [times_said(why, times) for why, times in record.links.items()]
+    for phrase, times in last.items():
+        lines.append(times_said(phrase, times, heads.get(phrase, phrase)))
+    return lines
 
 
-def times_said(event: str, times: int) -> str:
-    """An event with its count: ``downloaded twice (200)``, ``3 items kept``, ``2 items
-    dropped (noindex …)``, ``2 links not followed (…)`` (a URL sent again, as a start URL
-    that pages link back to; a page with many items or links)."""
-    if event.startswith("item "):
-        return f"{plural(times, 'item')} {event.removeprefix('item ')}"
-    if event.startswith("not followed ("):
-        return f"{plural(times, 'link')} {event}"
+def _order(entry: UrlEntry) -> int:
+    """Its downloads first, then its redirects, then the rest (as settled)."""
+    return 0 if entry.fetched or entry.fate is None else 1 if entry.fate is Fate.REDIRECTED else 2
+
+
+def _first(entry: UrlEntry) -> bool:
+    """A download or a redirect: said before its pages' items (a response dropped by a
+    downloader middleware after its download is one too)."""
+    fate = entry.fate
+    return (
+        fate is None
+        or fate is Fate.FETCHED
+        or fate is Fate.REDIRECTED
+        or (fate is Fate.FAILED and entry.status is not None)
+    )
+
+
+def _held(record: UrlReport, dropped: str) -> list[str]:
+    """A URL held while its robots.txt was unreachable, and what came of it: released, or
+    ``dropped`` (its refusal's words) when robots.txt was given up on."""
+    if not record.held_failures:
+        return [dropped] if dropped else []
+    tries = plural(record.held_failures, "failed download")
+    return [f"held while robots.txt was unreachable ({tries}), then {dropped or 'released'}"]
+
+
+def times_said(said: str, times: int, head: str = "") -> str:
+    """What happened with its count: ``downloaded twice (200)`` (the count after its
+    ``head``), ``… (3 times)`` (a URL sent again, as a start URL that pages link back to; a
+    link on several pages)."""
     if times < 2:
-        return event
-    head, _, tail = event.partition(" (")
+        return said
     count = "twice" if times == 2 else f"{times} times"
-    return f"{head} {count} ({tail}" if tail else f"{event} ({count})"
+    if head and head != said:
+        return f"{head} {count}{said[len(head) :]}"
+    return f"{said} ({count})"
 
 
-def url_lines(urls: dict[str, UrlReport], audited: bool) -> list[str]:
+def url_lines(urls: dict[str, UrlReport], audited: bool, purposes: tuple[str, ...]) -> list[str]:
     """The lists of URLs (:data:`SECTIONS`), each URL with what happened to it; the
     headings name the audit trail when the crawl writes one (``audited``)."""
     sections: dict[str, list[str]] = {heading: [] for heading in SECTIONS}
     for url in sorted(urls, key=url_order):
         record = urls[url]
-        if record.events or record.requested:
-            section = sections[section_of(record)]
-            section += [f"  {url}", f"    {'; '.join(said_of(record))}"]
+        said = said_of(record, purposes)
+        if said:
+            sections[section_of(record)] += [f"  {url}", f"    {'; '.join(said)}"]
     lines: list[str] = []
     for heading, section in sections.items():
         if section or heading == REQUESTED:
@@ -157,18 +202,23 @@ def url_lines(urls: dict[str, UrlReport], audited: bool) -> list[str]:
     return lines
 
 
-def summary_of(totals: UrlReport, links: int, overridden: int) -> str:
-    """The closing line: requests by fate (as the trail counts its records), items
-    kept, dropped (by reason) and not kept by a later component, links not followed: of
-    every URL, those past REP_REPORT_MAX_URLS too."""
-    fates, kept, dropped = totals.fates, totals.items_kept, totals.items_dropped
-    not_kept = totals.items_not_kept
+def summary_of(settled: Settled, counts: Counter[str]) -> str:
+    """The closing line, of what the URL ledger ``settled`` and counted (its end line's
+    ``counts``): requests by fate (as the trail counts its records), those an override let
+    through, items kept, dropped (by reason) and not kept by a later component, links not
+    followed: of every URL, those past REP_REPORT_MAX_URLS too."""
+    fates: Counter[str] = Counter()
+    for (fate, reason, answered), times in settled.requests.items():
+        entry = UrlEntry("", status=0 if answered else None, fate=fate, reason=reason)
+        fates[describe(entry).phrase] += times  # its words: the phrase of one like it
+    kept, dropped = settled.items_kept, settled.items_dropped
+    not_kept, links = counts["items_passed"] - kept, counts["not_followed"]
     order = [*REPORT_FATES, *sorted(set(fates) - set(REPORT_FATES))]
     parts = [f"{fates[fate]} {fate}" for fate in order if fates[fate]]
     requests = sum(fates.values())
     said = [f"{plural(requests, 'request')}" + (f" ({', '.join(parts)})" if parts else "")]
-    if overridden:
-        said[0] += f", {overridden:,} of them overridden by REP_OVERRIDES"
+    if settled.overridden:
+        said[0] += f", {settled.overridden:,} of them overridden by REP_OVERRIDES"
     if kept or dropped or not_kept:
         items = f"{plural(kept, 'item')} kept"
         if dropped:
@@ -176,41 +226,8 @@ def summary_of(totals: UrlReport, links: int, overridden: int) -> str:
             reasons = reasons if len(dropped) > 1 else next(iter(dropped))
             items += f", {sum(dropped.values())} dropped ({reasons})"
         if not_kept:
-            items += f", {not_kept} {NOT_KEPT.removeprefix('item ')}"
+            items += f", {not_kept} {NOT_KEPT}"
         said.append(items)
     if links:
         said.append(f"{plural(links, 'link')} not followed (never requested)")
     return "; ".join(said) if requests or links else "nothing happened"
-
-
-def fate_said(
-    entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object
-) -> tuple[str | None, str]:
-    """What a settled request adds to its URL's line (``None``: nothing, a refusal said
-    with its hold), and its fate in the closing line's words."""
-    if fate is Fate.REFUSED:
-        reason = str(cause or "")
-        if reason == Reason.ROBOTSTXT_UNREACHABLE:  # said with the hold: one phrase
-            return None, _fate_of(reason)
-        return str(added.get("why", "")), _fate_of(reason)
-    if fate is Fate.FETCHED:
-        by = " without the scheduler" if entry.unscheduled else ""  # a pipeline's or a callback's
-        return f"downloaded{by} ({entry.status})", _DOWNLOADED
-    if fate is Fate.REDIRECTED:
-        status = f" ({entry.status})" if entry.status is not None else ""
-        return f"redirected{status} to {added.get('to', '')}", _REDIRECTED
-    # failed after every attempt, dropped at its send, or the crawl ended first: an
-    # IgnoreRequest says what ignored it; a bare one, the trail's why (its name)
-    said = (str(cause) or str(added.get("why", ""))) if isinstance(cause, IgnoreRequest) else ""
-    if fate is Fate.FAILED and entry.status is not None:  # its response came, then dropped
-        event = f"downloaded ({entry.status}), then dropped by a downloader middleware"
-        return f"{event}: {said or added.get('why', '')}", RESPONSE_DROPPED
-    phrase = NO_RESPONSE if fate is Fate.FAILED else str(added.get("why", ""))
-    return f"not downloaded: {said or phrase}", FATE_PHRASES[fate]
-
-
-def _fate_of(reason: str) -> str:
-    """A refused request's fate in the closing line, by its refusal's reason (the
-    signal's: another add-on's word, with no row, is "dropped")."""
-    row = REASONS.get(reason)
-    return row.report if row is not None and row.fate is Fate.REFUSED else "dropped"

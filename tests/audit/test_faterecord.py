@@ -14,7 +14,15 @@ import pytest
 
 from rep_audit.cli import main
 from rep_audit.faterecord import FateRecord
-from rep_engine.records import Fate, FileFate, RefusedBy, RobotsPart
+from rep_engine.records import (
+    Fate,
+    FileFate,
+    Reason,
+    RefusedBy,
+    RobotsPart,
+    denied_purposes,
+    describe,
+)
 from tests.support.trailfactory import (
     ORIGIN,
     RUN,
@@ -32,13 +40,13 @@ def test_a_refused_record_is_read_with_its_fate_what_refused_it_and_its_robots_l
     record = url_line("/private/x", fate="refused", status=None, refused_by="robots.txt",
                       why="Forbidden", robots=robots_part(2, "Disallow: /private"))  # fmt: skip
     read = FateRecord.of(record)
-    assert (read.kind, read.run, read.entry.url, read.fate, read.by) == (
+    entry = read.entry
+    assert (read.kind, read.run, entry.url, read.fate, RefusedBy.of(entry.refused_by)) == (
         "url", RUN, ORIGIN + "/private/x", Fate.REFUSED, RefusedBy.ROBOTS_TXT
     )  # fmt: skip
-    assert (read.attempts, read.entry.status, read.why, read.items_kept) == (
-        1, None, "Forbidden", None
-    )  # fmt: skip
-    robots = read.entry.robots
+    assert (read.attempts, entry.status, entry.why, entry.output) == (1, None, "Forbidden", None)
+    assert entry.reason == Reason.FORBIDDEN
+    robots = entry.robots
     assert robots is not None and (robots.line, robots.rule) == (
         2, "Disallow: /private"
     )  # fmt: skip
@@ -49,10 +57,11 @@ def test_a_page_whose_items_were_dropped_is_said_dropped_and_its_denials_read() 
     usage = {"answers": {"ai-train": False, "search": True}}
     read = FateRecord.of(url_line("/", items_kept=0, items_dropped=2, item_reason="purpose",
                                   usage=usage))  # fmt: skip
-    assert read.dropped and read.all_dropped
-    assert read.denied("ai-train") and not read.denied("search") and not read.denied("ai-input")
+    said = describe(read.entry, ["ai-train"])
+    assert said.dropped and said.state == "fetched, item dropped" and said.reason == "purpose"
+    assert denied_purposes(read.entry.usage, ("ai-train", "search", "ai-input")) == ["ai-train"]
     kept_some = FateRecord.of(url_line("/", items_kept=1, items_dropped=2))
-    assert kept_some.dropped and not kept_some.all_dropped
+    assert describe(kept_some.entry).dropped and describe(kept_some.entry).kept == 1
 
 
 ODD: list[Any] = ["x", 1.5, True, [1], {"a": 1}, None]
@@ -65,15 +74,17 @@ def test_an_odd_value_in_any_field_is_empty_or_none_never_an_error(odd: Any) -> 
                                    "items_dropped", "item_reason", "item_why", "robots",
                                    "usage")}  # fmt: skip
     read = FateRecord.of(record)
+    entry = read.entry
     said = odd if isinstance(odd, str) else ""  # a string is as written, whatever it says
-    assert (read.word, read.entry.url, read.refused_by, read.why) == (said,) * 4
-    assert (read.attempts, read.entry.status, read.items_kept, read.items_dropped) == (None,) * 4
-    assert read.fate is None and read.file_fate is None and read.by is None
+    assert (read.word, entry.url, entry.why, entry.to) == (said,) * 4
+    assert entry.refused_by == ""  # said only of a refused record
+    assert (read.attempts, entry.status, entry.output) == (None,) * 3
+    assert read.fate is None and read.file_fate is None
     assert read.written == str(odd)  # the fate as written, for the reader
-    assert read.entry.robots == (RobotsPart("", "", None, None, "") if odd == {"a": 1}
-                                 else None)  # fmt: skip
-    assert read.usage == ({"a": 1} if odd == {"a": 1} else {})
-    assert read.origin == "(no origin)" and not read.dropped and not read.denied("ai-train")
+    assert entry.robots == (RobotsPart("", "", None, None, "") if odd == {"a": 1}
+                            else None)  # fmt: skip
+    assert entry.usage == ({"a": 1} if odd == {"a": 1} else None)
+    assert read.origin == "(no origin)" and not describe(entry, ["ai-train"]).dropped
 
 
 def test_a_robots_part_with_odd_values_keeps_those_of_their_type() -> None:
@@ -88,16 +99,18 @@ def test_a_robots_part_with_odd_values_keeps_those_of_their_type() -> None:
 
 def test_the_words_of_earlier_trails_and_of_files_are_read_as_members() -> None:
     # never written by a crawl, read as a refusal for a purpose by verify: still a member
-    assert FateRecord.of({"refused_by": "tdmrep.json"}).by is RefusedBy.TDMREP_JSON
-    assert FateRecord.of({"refused_by": "another_addon"}).by is None
+    earlier = FateRecord.of({"fate": "refused", "refused_by": "tdmrep.json"}).entry
+    assert RefusedBy.of(earlier.refused_by) is RefusedBy.TDMREP_JSON
+    another = FateRecord.of({"fate": "refused", "refused_by": "another_addon"}).entry
+    assert RefusedBy.of(another.refused_by) is None and another.reason == "another_addon"
     for word in ("stored", "refused", "marked", "failed"):
-        assert FateRecord.of({"type": "file", "fate": word}).file_fate is FileFate(word)
+        file = FateRecord.of({"type": "file", "fate": word, "why": "w", "error": "e"})
+        assert file.file_fate is FileFate(word) and file.fate is None  # a file's, not a url's
+        assert file.outcome == (word, "w", "e")
     # a record from before items were counted on it: nothing said, not zero
     old = FateRecord.of({"type": "url", "fate": "fetched", "url": ORIGIN + "/"})
-    assert (old.fate, old.items_kept, old.items_dropped, old.entry.robots) == (
-        Fate.FETCHED, None, None, None
-    )  # fmt: skip
-    assert old.origin == ORIGIN and not old.dropped
+    assert (old.fate, old.entry.output, old.entry.robots) == (Fate.FETCHED, None, None)
+    assert old.origin == ORIGIN and not describe(old.entry).dropped
 
 
 def test_every_command_reads_a_record_of_odd_values_as_it_reads_a_missing_one(

@@ -15,7 +15,7 @@ import pytest
 
 from rep_audit.verify import verify
 from rep_engine.trail.read import Trail, TrailError
-from rep_engine.verdict import Override
+from rep_engine.verdict.decide import Override
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
     ROBOTS,

@@ -14,16 +14,15 @@ from scrapy.exceptions import IgnoreRequest
 from scrapy.http import HtmlResponse
 from scrapy.utils.test import get_crawler
 
-from rep_engine.records import Action, Dropped, Reason
+from rep_engine.records import Action, Dropped, Link, PageOutput, Reason
 from rep_engine.settings import RepConfig
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.rsl.document import not_read
 from rep_engine.usage.rsl.terms import rsl_signals
-from rep_engine.verdict import ROBOTS, Refused, RequestFacts
+from rep_engine.verdict.decide import ROBOTS, Refused, RequestFacts
 from rep_engine.verdict.page import PAGE
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
-from scrapy_rep.crawl.ledger import PageLedger
 from scrapy_rep.crawl.refusals import (
     Refusal,
     count_unread,
@@ -102,13 +101,13 @@ def test_before_and_after_the_fetch_one_performer_counts_logs_and_signals(
         performer.refused(Request(URL), facts, before)
     page = HtmlResponse(URL, body=b"<html></html>", request=Request(URL))
     link = Refused(Reason.NOFOLLOW, "Not followed: nofollow", PAGE, "mybot")
-    ledger = PageLedger()  # the page's, which the trail and the report read
+    ledger = PageOutput()  # the page's, which the URL ledger settles on its entry
     next_url = f"{URL}/next"
     refuse_request(crawler, Action.FOLLOW, Request(next_url), link, page, "X-Robots-Tag", ledger)
     item = Refused(Reason.NOINDEX, "noindex by X-Robots-Tag: noindex", PAGE, "mybot")
     refuse_item(crawler, {"a": 1}, page, item, ledger)
     refuse_item(crawler, {"a": 2}, page, item, ledger)
-    assert ledger.links == [(next_url, Reason.NOFOLLOW, "Not followed: nofollow")]
+    assert ledger.links == [Link(next_url, Reason.NOFOLLOW, "Not followed: nofollow")]
     assert ledger.dropped == {(Reason.NOINDEX, item.message): 2} and ledger.items_dropped == 2
     assert (ledger.reason, ledger.why) == (Reason.NOINDEX, item.message)
     stats = crawler.stats.get_stats()

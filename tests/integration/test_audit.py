@@ -19,6 +19,7 @@ from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 
 from rep_engine.settings.readers import RepSettingError
+from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.requeststate import state_of
 from tests.support.audittrail import (
@@ -858,15 +859,14 @@ def _told_alike(
     url: str,
     report: str,
     why: str,
-    dropped: str,
     short: str = "1 request (1 response dropped)",
     summary: str = "1 requested URL(s) (1 failed)",
 ) -> None:
     """The trail's record of ``url`` is ``failed`` with its response's status (404) and
-    ``why``; ``audit verify`` takes it, and the report (``dropped``: its line; ``short``:
-    its closing line's count), ``audit show`` and ``audit summary`` (``summary``: its
-    count) say that fate of it. The trail holds that one record unless ``short`` counts
-    more requests."""
+    ``why``; ``audit verify`` takes it, and the report (its line says that ``why``, as the
+    trail and ``audit show`` do; ``short``: its closing line's count), ``audit show`` and
+    ``audit summary`` (``summary``: its count) say that fate of it. The trail holds that
+    one record unless ``short`` counts more requests."""
     import io
 
     from rep_audit.cli import main
@@ -877,7 +877,7 @@ def _told_alike(
     [record] = [record for record in records if record["url"] == url]
     assert (record["fate"], record["status"], record["why"]) == ("failed", 404, why), record
     assert "unfinished" not in report and "before its fate was known" not in report
-    line = f"  {url}\n    downloaded (404), then dropped by a downloader middleware: {dropped}\n"
+    line = f"  {url}\n    downloaded (404), then dropped by a downloader middleware: {why}\n"
     assert line in report, report
     assert f"In short: {short}" in report, report
     out = io.StringIO()
@@ -916,7 +916,7 @@ async def test_a_response_a_middleware_ignored_is_not_unfinished(tmp_path: Path)
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
     assert "unfinished" not in report.text and "before its fate was known" not in report.text
     why = "IgnoreRequest: ignored: 404"
-    _told_alike(trail, sites.url("a", "/missing"), report.text, why, "ignored: 404")
+    _told_alike(trail, sites.url("a", "/missing"), report.text, why)
     assert crawler.stats.get_value("rep/audit/errors") is None
 
 
@@ -940,7 +940,7 @@ async def test_a_response_a_middleware_failed_on_is_not_unfinished(
     assert spider.dropped == {sites.url("a", "/missing"): "cannot read a 404"}
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
     why = "ValueError: cannot read a 404"
-    _told_alike(trail, sites.url("a", "/missing"), report.text, why, why)
+    _told_alike(trail, sites.url("a", "/missing"), report.text, why)
     assert crawler.stats.get_value("rep/audit/errors") is None
 
 
@@ -1113,7 +1113,7 @@ async def test_a_response_a_middleware_ignored_of_a_callbacks_own_fetch_is_not_u
         assert (moved["fate"], moved["to"]) == ("redirected", missing), moved
         short = "3 requests (1 downloaded, 1 redirected, 1 response dropped)"
         summary = "3 requested URL(s) (1 failed, 1 fetched, 1 redirected)"
-    _told_alike(trail, missing, report.text, why, "ignored: 404", short, summary)
+    _told_alike(trail, missing, report.text, why, short, summary)
     assert crawler.stats.get_value("rep/audit/errors") is None
 
 
@@ -1219,7 +1219,9 @@ async def test_a_redirect_dropped_before_it_was_decided_has_its_record(
     assert "unfinished" not in {r["fate"] for r in records.values()}, records
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
     assert "before its fate was known" not in report.text, report.text
-    assert f"  {missing}\n    not downloaded: not there\n" in report.text, report.text
+    assert f"  {missing}\n    not downloaded: IgnoreRequest: not there\n" in report.text, (
+        report.text
+    )
     out = io.StringIO()
     assert main(["verify", str(trail)], out) == 0, out.getvalue()
 
@@ -1271,3 +1273,32 @@ async def test_a_callbacks_own_fetch_it_gave_up_on_is_failed_not_unfinished(
     assert "CancelledError" in record["why"], record
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
     assert "before its fate was known" not in report.text, report.text
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_refused_request_enters_the_ledger_once_per_event_that_changes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Decided, then refused: a request its robots.txt disallows, decided once the document
+    is known, is never told to the ledger as a failure after (its ``failed`` and its
+    scraped failure were two calls that found no open entry)."""
+    entered: list[str] = []
+    for name in ("_scheduled", "decided", "_refused", "failed", "failure_scraped", "_attempt"):
+        original = getattr(AuditTrail, name)
+
+        def spy(self: AuditTrail, *args: Any, _name: str = name, _f: Any = original,
+                **kwargs: Any) -> Any:  # fmt: skip
+            entered.append(_name)
+            return _f(self, *args, **kwargs)
+
+        monkeypatch.setattr(AuditTrail, name, spy)
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    try:
+        await crawl([sites.url("a", "/private/x")], {"REP_AUDIT_FILE": str(tmp_path / "t")})
+    finally:
+        await sites.close()
+    # held for its robots.txt, it was scheduled again (its record goes on) and tried once
+    assert entered.count("decided") == entered.count("_refused") == 1
+    assert entered[-2:] == ["decided", "_refused"]
+    assert "failed" not in entered and "failure_scraped" not in entered

@@ -57,7 +57,7 @@ async def test_every_refusal_listed_with_why_in_three_formats(tmp_path: Path) ->
     assert by_url[notrain]["why"] == "ai-train denied by header Content-Usage: train-ai=n"
     status, out = audit_tool("list", str(trail), "--reason", "purpose", "--format", "jsonl")
     (only,) = [json.loads(line) for line in out.splitlines()]
-    assert status == 0 and only["url"] == notrain and only["fate"] == "fetched"
+    assert status == 0 and only["url"] == notrain and only["fate"] == "fetched, item dropped"
     assert set(only) == {
         "line", "run", "time", "url", "fate", "reason", "why", "record", "dataset_line"
     }  # fmt: skip

@@ -179,7 +179,9 @@ async def test_an_rsl_license_changed_mid_crawl_each_record_names_its_version(
 ) -> None:
     """As for tdmrep.json: /first and /link are sent under the license that permits
     everything, /second under its new version that prohibits ai-train. /first's record,
-    written last, names the version it was decided with, not the crawl's latest."""
+    written last, names the version it was decided with, not the crawl's latest. The
+    license's lifetime (0.6 s) is shorter than /link's answer takes (1.5 s) and longer than
+    a loaded machine takes from the license's fetch to the first two sends."""
     sites = Sites()
     lic = sites.add("lic")
     xml = {"Content-Type": "application/rsl+xml"}
@@ -187,13 +189,13 @@ async def test_an_rsl_license_changed_mid_crawl_each_record_names_its_version(
     a = sites.add("a")
     license_url = sites.url("lic", "/license.xml")
     a.script("/robots.txt", robots(f"User-agent: *\nAllow: /\nLicense: {license_url}\n"))
-    a.script("/link", Reply(200, b'<html><a href="/second">2</a></html>', HTML, delay=0.5))
-    a.script("/first", Reply(200, b"<html>first</html>", HTML, delay=2.0))
+    a.script("/link", Reply(200, b'<html><a href="/second">2</a></html>', HTML, delay=1.5))
+    a.script("/first", Reply(200, b"<html>first</html>", HTML, delay=2.5))
     trail = tmp_path / "trail.jsonl"
     settings = {
         "REP_AUDIT_FILE": str(trail),
         "REP_PURPOSE": ["ai-train"],
-        "REP_CACHE_TTL": 0.2,
+        "REP_CACHE_TTL": 0.6,
         "REP_CACHE_MIN_TTL": 0.1,
         "REP_CACHE_STALE_MAX": 0,
         "ITEM_PIPELINES": {},

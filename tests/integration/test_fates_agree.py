@@ -17,7 +17,7 @@ from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 from twisted.internet.task import LoopingCall
 
-from rep_engine.records import UrlEntry
+from rep_engine.records import UrlEntry, describe
 from rep_engine.trail.file import encode_line
 from rep_engine.trail.read import Trail
 from scrapy_rep import signals as rep_signals
@@ -74,9 +74,12 @@ class FatesRun:
     #: The report as printed, and each URL's requests by fate (the closing line's words).
     report: str = ""
     fates: dict[str, Counter[str]] = field(default_factory=dict)
-    #: What ``audit summary``, ``audit list`` and ``audit report --html`` printed.
+    #: What ``audit summary``, ``audit list`` (and with ``--fate refused``, ``--fate
+    #: dropped``) and ``audit report --html`` printed.
     summary: str = ""
     listed: str = ""
+    listed_refused: str = ""
+    listed_dropped: str = ""
     html: str = ""
 
     def url(self, name: str, path: str) -> str:
@@ -195,9 +198,14 @@ async def fates_run(tmp_path_factory: pytest.TempPathFactory) -> FatesRun:
         await sites.close()
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
     run.report = report.text
-    run.fates = {url: Counter(record.fates) for url, record in report.urls.items()}
+    run.fates = {
+        url: Counter(describe(entry).phrase for entry in record.entries)
+        for url, record in report.urls.items()
+    }
     run.summary = audit_tool("summary", str(run.trail))[1]
     run.listed = audit_tool("list", str(run.trail))[1]
+    run.listed_refused = audit_tool("list", str(run.trail), "--fate", "refused")[1]
+    run.listed_dropped = audit_tool("list", str(run.trail), "--fate", "dropped")[1]
     page = folder / "report.html"
     audit_tool("report", str(run.trail), "--html", str(page))
     run.html = page.read_text(encoding="utf-8")
@@ -221,10 +229,11 @@ def html_rows(page: str) -> dict[str, tuple[str, str]]:
 
 
 def listed_rows(listed: str) -> dict[str, tuple[str, str]]:
-    """``audit list``'s lines: URL -> (its fate, what it says after the colon)."""
+    """``audit list``'s lines: URL -> (its state: its fate, or ``fetched, file refused``…;
+    what it says after the colon)."""
     found = {}
     for line in listed.splitlines():
-        match = re.match(r"line \d+: (\S+) (\w+)(?: \([^)]*\))?: (.*)$", line)
+        match = re.match(r"line \d+: (\S+) (\w+(?:, [\w ]+)?)(?: \([^)]*\))?: (.*)$", line)
         if match:
             found[match[1]] = (match[2], match[3])
     return found
@@ -270,7 +279,7 @@ def test_each_url_has_one_fate_in_the_report_the_trail_audit_list_and_the_html(
     for url, record in records.items():
         [(fate, n)] = fates_run.fates[url].items()
         assert n == 1 and TRAIL_FATE[fate] == record["fate"], url
-        assert listed[url][0] == record["fate"], url
+        assert listed[url][0].partition(",")[0] == record["fate"], url
         assert rows[url][0].partition(",")[0] == record["fate"], url
         assert f"  {url}" in fates_run.report.splitlines(), url  # listed in the report
 
@@ -288,10 +297,12 @@ def test_every_url_line_of_the_trail_reads_back_to_the_same_bytes(fates_run: Fat
             assert encode_line(line.record, compressed=False)[0] == line.raw
             # and read as the entry it was written from, written again: the same record
             # (prev and site_prev aside: the file's, from where the line is)
-            record = {k: v for k, v in line.record.items() if k not in ("prev", "site_prev")}
-            entry, added = UrlEntry.from_line(record)
-            again = entry.line(record["run"], record["id"], record["fate"], added, record["time"])
-            assert list(again.items()) == list(record.items())
+            record = line.record
+            again = UrlEntry.from_line(record).line(record["run"], record["id"], record["time"])
+            file_fields = ("prev", "site_prev")
+            assert list(again.items()) == [
+                (k, v) for k, v in record.items() if k not in file_fields
+            ]
     assert seen == {"fetched": 4, "refused": 3, "failed": 1}
 
 
@@ -312,6 +323,23 @@ def test_a_file_the_media_gate_refused_is_said_refused_in_the_report_and_the_htm
     assert rows[refused] == ("fetched, file refused", f"file refused: {why}")
     assert rows[stored] == ("fetched", "no rule (allowed)")
     assert f"file refused: {why}" in fates_run.summary  # its deciding-signal row
+
+
+def test_a_file_the_media_gate_refused_is_listed_refused_and_dropped(fates_run: FatesRun) -> None:
+    """``audit list`` said "fetched: no rule (allowed)" of the image the media gate refused
+    (``show`` and ``summary`` said refused), and ``--fate refused`` and ``--fate dropped``
+    left it out: what a photo site asks about. Its ``file`` record follows its download's,
+    and is read with it, as ``summary`` and the HTML report read it."""
+    refused, stored = fates_run.url("a", "/no-train.jpg"), fates_run.url("a", "/train.jpg")
+    why = "ai-train denied by XMP plus:DataMining DMI-PROHIBITED"
+    listed = listed_rows(fates_run.listed)
+    assert listed[refused] == ("fetched, file refused", why)
+    assert listed[stored] == ("fetched", "no rule (allowed)")
+    assert f"{refused} fetched, file refused (purpose): {why}" in fates_run.listed
+    for chosen in (fates_run.listed_refused, fates_run.listed_dropped):
+        assert listed_rows(chosen)[refused] == ("fetched, file refused", why), chosen
+        assert stored not in listed_rows(chosen), chosen
+    assert fates_run.url("a", "/private/x") in listed_rows(fates_run.listed_refused)
 
 
 def test_a_request_an_override_let_through_is_said_overridden_in_the_report(

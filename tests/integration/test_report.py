@@ -112,7 +112,7 @@ WITH_PROJECT_SETTINGS = {
 @pytest.mark.parametrize("combined", list(WITH_PROJECT_SETTINGS))
 @pytest_twisted.ensureDeferred
 async def test_the_report_and_the_audit_trail_agree_on_every_url(
-    tmp_path: Path, combined: str
+    tmp_path: Path, combined: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The report listed 10 URLs where the trail had 7 records: links not followed are
     no requests (a list of their own), and it missed the redirect and the download that
@@ -122,6 +122,7 @@ async def test_the_report_and_the_audit_trail_agree_on_every_url(
     from tests.support.audittrail import lines as trail_lines
     from tests.support.robotsite import crawl
 
+    caplog.set_level(logging.INFO, logger="scrapy_rep")  # the crawl's closing INFO lines
     sites = a_site()
     trail = tmp_path / "audit.jsonl"
     settings = {"REP_REPORT": True, "REP_AUDIT_FILE": str(trail), "LOG_LEVEL": "INFO"}
@@ -158,6 +159,9 @@ async def test_the_report_and_the_audit_trail_agree_on_every_url(
     dropped = sum(record.get("items_dropped", 0) for record in records)
     assert kept > 0 and dropped == 2
     assert f"; {kept} items kept, {dropped} dropped (noindex); " in report.summary()
+    # and as the crawl's closing INFO line counts them: the same items, whichever line
+    closing = [r.getMessage() for r in caplog.records if " items dropped (" in r.getMessage()]
+    assert [line.split(" items dropped (")[0] for line in closing] == [f"scrapy_rep: {dropped}"]
     kept_by_url: Counter[str] = Counter()
     for record in records:
         kept_by_url[record["url"]] += record.get("items_kept", 0)

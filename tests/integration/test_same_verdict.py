@@ -5,8 +5,8 @@ Every setting that changes a request's verdict is driven through a real crawl,
 ``scrapy rep-robots URL -s SETTING=…`` and ``python -m scrapy_rep check URL --option …``
 (both in this process, their crawls under the test's reactor: :mod:`tests.support.tools`);
 all three must agree on whether the URL is fetched. The tools decide through the crawl's
-own decision (:func:`rep_engine.verdict.decide`), so a new setting that is wired into one only
-shows up here.
+own decision (:func:`rep_engine.verdict.decide.decide`), so a new setting that is wired into
+one only shows up here.
 """
 
 from __future__ import annotations

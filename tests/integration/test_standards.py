@@ -278,7 +278,11 @@ async def test_noimageai_images_are_not_fetched_nor_stored_for_ai(tmp_path: Path
     # Fetched: the page, its link, the PDF of file_urls; never an image of the page.
     assert served == {"/robots.txt", "/.well-known/tdmrep.json", "/gallery", "/page2", "/doc.pdf"}
     assert _paths(spider.downloaded) == {"gallery", "page2"}
-    assert _paths(spider.dropped) == {"img/a.png", "img/b.png", "img/c.png", "img/d.png"}
+    # refused: the page's image requests, and the image URLs its item carried (e.png only
+    # there), each a refusal the trail records
+    assert _paths(spider.dropped) == {
+        "img/a.png", "img/b.png", "img/c.png", "img/d.png", "img/e.png"
+    }  # fmt: skip
     assert all("noimageai" in why for why in spider.dropped.values())
     # Kept: both page items (noimageai says nothing about the page's text), without the
     # image URLs, with the record of what was refused and why.
@@ -298,6 +302,30 @@ async def test_noimageai_images_are_not_fetched_nor_stored_for_ai(tmp_path: Path
         assert any("noimageai" in why for why in refused["rep_refused"])
     assert len(stored) == 1 and next(iter(stored)).endswith(".pdf")
     assert crawler.stats.get_value("rep/purpose/images_refused/ai-train") == 4
+    assert crawler.stats.get_value("rep/purpose/image_urls_refused/ai-train") == 3
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_image_url_taken_out_of_an_item_is_a_refusal_with_a_record(
+    tmp_path: Path,
+) -> None:
+    """The page's noimageai took its images out of the item (``e.png``, in no request of
+    the page), counted with no signal and no trail record: each is refused as the page's
+    image requests are, its record a request the media pipeline never made (unscheduled),
+    refused for the purpose, saying what said it; the trail verifies."""
+    from tests.support.audittrail import url_records
+
+    trail = tmp_path / "trail.jsonl"
+    crawler, spider, _, _, _ = await gallery_crawl(
+        tmp_path, REP_PURPOSE="ai-train", REP_AUDIT_FILE=str(trail)
+    )
+    assert "img/e.png" in _paths(spider.dropped)
+    [record] = [r for r in url_records(trail) if r["url"].endswith("/img/e.png")]
+    assert (record["fate"], record["refused_by"], record["unscheduled"]) == (
+        "refused", "purpose", True
+    )  # fmt: skip
+    assert record["why"].startswith('Not fetched: ai-train denied by <meta name="robots"')
+    assert record["why"].endswith("(an image of it)") and record["attempts"] == 0
     assert crawler.stats.get_value("rep/purpose/image_urls_refused/ai-train") == 3
 
 

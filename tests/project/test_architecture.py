@@ -446,7 +446,7 @@ def test_every_timer_and_thread_goes_through_internals() -> None:
 
 #: The one performer of refusals, and the signals' module whose helper it calls.
 PERFORMER = "scrapy_rep.crawl.refusals"
-REFUSAL_SIGNALS = ("request_refused", "item_refused")
+REFUSAL_SIGNALS = ("request_refused", "item_refused", "file_refused")
 #: What sends a signal: Scrapy's signal manager's methods, the helper of ``signals.py``.
 SENDERS = (
     "send_catch_log", "send_catch_log_deferred", "send_catch_log_async", "send_refused",
@@ -482,16 +482,32 @@ def _leading_text(node: ast.expr) -> str:
 @functools.cache
 def refusal_stat_prefixes() -> tuple[str, ...]:
     """What every stat of a refusal starts with: each row of the one table of reasons
-    (``rep/requests/dropped/``, ``robotstxt/forbidden``, ``rep/purpose/items_dropped/``…)."""
+    (``rep/requests/dropped/``, ``robotstxt/forbidden``, ``rep/purpose/items_dropped/``,
+    ``rep/media/refused/``…) and the performer's own of a file (a file marked, an item's
+    image URL taken out before its download)."""
     from rep_engine.records import REASONS
+    from scrapy_rep.crawl.refusals import FILE_URLS_REFUSED, MARKED_FILES
 
-    return tuple({stat.split("{")[0] for row in REASONS.values() for stat in row.stats})
+    stats = [stat for row in REASONS.values() for stat in row.stats]
+    return tuple({stat.split("{")[0] for stat in (*stats, MARKED_FILES, FILE_URLS_REFUSED)})
+
+
+def _formats_a_refusal_stat(node: ast.expr, prefixes: tuple[str, ...]) -> bool:
+    """An f-string whose fixed start may be made one of a refusal's stats by what it
+    formats after (``f"rep/media/{what}/{purpose}"``)."""
+    text = _leading_text(node)
+    return (
+        isinstance(node, ast.JoinedStr)
+        and len(node.values) > 1
+        and text.endswith("/")
+        and any(prefix.startswith(text) for prefix in prefixes)
+    )
 
 
 def refusals_performed(source: str) -> list[str]:
     """Every place ``source`` performs a refusal itself (line: what): sends
-    ``request_refused`` or ``item_refused``, calls ``send_refused``, or counts one of a
-    refusal's stats."""
+    ``request_refused``, ``item_refused`` or ``file_refused``, calls ``send_refused``, or
+    counts one of a refusal's stats (or one an f-string may format)."""
     found = []
     prefixes = refusal_stat_prefixes()
     for node in ast.walk(ast.parse(source)):
@@ -506,19 +522,23 @@ def refusals_performed(source: str) -> list[str]:
         elif called in COUNTERS:
             for argument in arguments:
                 elements = argument.elts if isinstance(argument, (ast.Tuple, ast.List)) else []
-                for text in map(_leading_text, [argument, *elements]):
-                    if text and text.startswith(prefixes):
+                for one in [argument, *elements]:
+                    text = _leading_text(one)
+                    if text and (
+                        text.startswith(prefixes) or _formats_a_refusal_stat(one, prefixes)
+                    ):
                         found.append(f"{node.lineno}: {called} {text!r}")
     return found
 
 
 def test_every_refusal_goes_through_the_performer() -> None:
     """Only ``crawl/refusals.py`` (and the helper of ``signals.py`` it calls) sends
-    ``request_refused`` or ``item_refused`` and counts a refusal's stats: a request
-    refused before the fetch, a link or an item the page pass refuses and a request
-    dropped without a verdict are counted, logged and signalled in one place, from the
-    one table of reasons (``rep-engine/rep_engine/records.py``), so that none can count
-    what it does not signal, or signal what it does not count."""
+    ``request_refused``, ``item_refused`` or ``file_refused`` and counts a refusal's stats:
+    a request refused before the fetch, a link or an item the page pass refuses, a file the
+    media gate refuses or marks, an image URL an item carried that its page's noimageai
+    takes out and a request dropped without a verdict are counted, logged and signalled in
+    one place, from the one table of reasons (``rep-engine/rep_engine/records.py``), so
+    that none can count what it does not signal, or signal what it does not count."""
     performed = {
         name: found
         for name, path in modules().items()
@@ -541,11 +561,45 @@ def test_every_refusal_goes_through_the_performer() -> None:
         'self.stats.inc_value("robotstxt/forbidden")',
         'inc(self.stats, "rep/requests/internal_errors")',
         'inc_each(stats, ("rep/purpose/items_dropped/ai-train",))',
+        # a file: what the media gate counted, logged and sent itself; an item's image URLs
+        # the page's noimageai took out, counted without a signal or a record
+        'inc(self.crawler.stats, f"rep/media/{what}/{refusal.purpose}")',
+        'inc(self.crawler.stats, f"rep/media/refused/{refusal.purpose}")',
+        'inc(self.stats, f"rep/purpose/image_urls_refused/{page.refused[0]}", len(covered))',
+        "self.crawler.signals.send_catch_log(signals.file_refused, url=request.url)",
     ],
 )
 def test_the_check_sees_a_refusal_performed_elsewhere(source: str) -> None:
     """The control case: each way a module could perform a refusal itself is seen."""
     assert refusals_performed(source)
+
+
+#: What decides a request or a page again: a policy's refusal, the verdict's decisions.
+DECIDERS = ("refusal", "decide", "decide_page")
+
+
+def decides_again(source: str) -> list[str]:
+    """Every call of ``source`` that decides a refusal again (line: what)."""
+    return [
+        f"{node.lineno}: {_called(node)}"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and _called(node) in DECIDERS
+    ]
+
+
+def test_the_tools_print_what_the_crawl_decided_never_their_own_refusal() -> None:
+    """The tools' printer said "not for this crawl" of a page whose items the crawl marked
+    by deciding it again from its usage decision (``policy.refusal``): a refusal of its own,
+    outside the performer. The tools' crawl, its reader and its printer print what the
+    crawl decided (the page's verdict, the settled entries)."""
+    tools = ("toolcrawl", "toolrun", "toolprint")
+    found = {
+        name: calls
+        for name in (f"scrapy_rep.crawl.commands.{tool}" for tool in tools)
+        if (calls := decides_again(modules()[name].read_text(encoding="utf-8")))
+    }
+    assert found == {}
+    assert decides_again("denial = self.policy.refusal(decision)")
 
 
 def test_the_check_lets_other_signals_and_stats_be() -> None:

@@ -22,7 +22,7 @@ import pytest
 from rep_engine.directives import FLAGS
 from rep_engine.records import REFUSED_BY, Dropped, Fate, FileFate, ItemStatus, RefusedBy
 from rep_engine.trail.file import _ENCODE as encode  # the one encoder of trail lines
-from rep_engine.verdict.signal_row import Where
+from rep_engine.verdict.signals import Where
 from scrapy_rep import Reason
 from tests.support.paths import DOCS, ENGINE, PACKAGES, ROOT
 

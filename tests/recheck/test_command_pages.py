@@ -17,7 +17,7 @@ from rep_audit.verify import verify
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.urls.origins import origin_of
-from rep_engine.verdict import ROBOTS
+from rep_engine.verdict.decide import ROBOTS
 from rep_engine.verdict.page import PageStatements
 from rep_recheck.command import (
     EXIT_INTERRUPTED,

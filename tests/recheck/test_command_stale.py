@@ -185,7 +185,7 @@ def test_an_interrupted_rerun_removes_nothing_and_keeps_the_manifest(tmp_path: P
     from rep_engine.fetch.cache import CacheEntry
     from rep_engine.robotstxt import parse_robotstxt
     from rep_engine.urls.origins import origin_of
-    from rep_engine.verdict import ROBOTS
+    from rep_engine.verdict.decide import ROBOTS
     from rep_recheck.command import EXIT_INTERRUPTED, FetchRequest, FetchResult, main
     from rep_recheck.documents import OriginDocuments
 

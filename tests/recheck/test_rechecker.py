@@ -19,7 +19,7 @@ from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.tdmrep import NO_FILE, parse_tdmrep
-from rep_engine.verdict import ROBOTS, TDM, Allowed, Refused
+from rep_engine.verdict.decide import ROBOTS, TDM, Allowed, Refused
 from rep_engine.verdict.page import PageStatements
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.rechecker import _START_PATH, Identity, Outcome, Rechecker

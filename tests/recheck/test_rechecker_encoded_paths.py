@@ -15,7 +15,7 @@ from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from rep_engine.settings import RepConfig
 from rep_engine.urls.encoding import ESCAPES_SPECIALS
 from rep_engine.urls.origins import Origin, origin_of
-from rep_engine.verdict import ROBOTS, Refused
+from rep_engine.verdict.decide import ROBOTS, Refused
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.rechecker import Identity, Rechecker
 from tests.support.documents import ENCODED_PATHS, ENCODED_RULES

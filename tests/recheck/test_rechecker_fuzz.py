@@ -26,7 +26,7 @@ from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.tdmrep import NO_FILE
-from rep_engine.verdict import ROBOTS, TDM, Refused
+from rep_engine.verdict.decide import ROBOTS, TDM, Refused
 from rep_recheck import rechecker as module
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.rechecker import Identity, Outcome, Rechecker

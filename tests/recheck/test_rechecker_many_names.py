@@ -1,6 +1,6 @@
 """The recheck's fast path with many names (``REP_PURPOSE_AGENTS``: one match per group
 set, its outcomes decided when first read) against the full decision of each item
-(:func:`rep_engine.verdict.decide` with the deciding line kept), over random robots.txt
+(:func:`rep_engine.verdict.decide.decide` with the deciding line kept), over random robots.txt
 files, names and URLs: no "no" lost, and a refusal says what the full decision says."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.tdmrep import NO_FILE
-from rep_engine.verdict import ROBOTS, TDM, Refused
+from rep_engine.verdict.decide import ROBOTS, TDM, Refused
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.rechecker import Identity, Outcome, Rechecker
 

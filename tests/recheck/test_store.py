@@ -25,7 +25,7 @@ from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.tdmrep import NO_FILE
-from rep_engine.verdict import LICENSE, ROBOTS, TDM
+from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM
 from rep_recheck import store as store_module
 from rep_recheck.command import EXIT_REMOVED, EXIT_USAGE, FetchRequest, FetchResult, main
 from rep_recheck.documents import OriginDocuments

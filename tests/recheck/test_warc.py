@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from rep_engine.urls.origins import origin_of
-from rep_engine.verdict import ROBOTS, TDM, RequestRules
+from rep_engine.verdict.decide import ROBOTS, TDM, RequestRules
 from rep_recheck.command import EXIT_REMOVED
 from rep_recheck.warc import WarcDocuments, WarcError, captures
 from tests.support.recheck import (

@@ -19,7 +19,7 @@ import pytest
 from rep_audit.verify import verify
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.urls.origins import origin_of
-from rep_engine.verdict import RequestRules
+from rep_engine.verdict.decide import RequestRules
 from rep_recheck.command import EXIT_REMOVED
 from rep_recheck.warc import WarcDocuments, captures
 from tests.support.documents import rsl_license

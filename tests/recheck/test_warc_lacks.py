@@ -17,7 +17,7 @@ from rep_audit.verify import verify
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import parse_tdmrep
-from rep_engine.verdict import TDM
+from rep_engine.verdict.decide import TDM
 from rep_recheck.command import FetchRequest, FetchResult, main
 from rep_recheck.documents import OriginDocuments
 from tests.support.recheck import report_lines, robots_capture, write_jsonl, write_warc

@@ -13,7 +13,7 @@ from rep_engine.directives import PageDirectives
 from rep_engine.records import Action
 from rep_engine.settings import RepConfig
 from rep_engine.usage.purpose import usage_decision
-from rep_engine.verdict import Refused
+from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PageVerdict
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagestate import PageState
@@ -50,3 +50,30 @@ def image_gate(
 def page_verdict(directives: PageDirectives, agent: str = "mybot") -> PageVerdict:
     """A page's verdict that carries only its ``directives`` (read for ``agent``)."""
     return PageVerdict(directives, usage_decision(()), agent=agent)
+
+
+def settled_by_the_ledger(report: Any, entry: Any) -> None:
+    """``entry``, whose fate is final, settled by the crawl's URL ledger as a crawl settles
+    it (a fetched page's, with its output, once its output is through: ``page_done``):
+    counted once by the ledger, and read by its readers (``report``: the end-of-crawl
+    report of that crawl)."""
+    from scrapy import Request
+
+    from rep_engine.records import Fate
+    from scrapy_rep.crawl.audit.audit import url_ledger
+    from scrapy_rep.crawl.requeststate import recorded
+
+    ledger = url_ledger(report.crawler)
+    ledger.sequence += 1
+    key = f"{ledger.sequence:040x}-{ledger.sequence}"
+    ledger.open[key] = entry
+    output = entry.output
+    if entry.fate is not Fate.FETCHED or output is None:
+        ledger._final(key, entry)
+        return
+    request = Request(entry.url)
+    recorded(request, key)
+    response = HtmlResponse(entry.url, body=b"", request=request, status=entry.status or 200)
+    entry.fate, entry.output, entry.fetched = None, None, True
+    ledger.scraped[key] = output.kept  # the items that reached the end of the crawl
+    ledger.page_done(response, output)

@@ -32,8 +32,8 @@ served under the host name ``localhost``, which an override covers, and in some 
 the override has expired by the robots.txt middleware's clock: :func:`_overrides`).
 
 :func:`oracle` applies the pure functions (``parse_robotstxt``, ``parse_tdmrep``,
-``parse_rsl``, ``rep_engine.verdict.decide``, ``rep_engine.verdict.page.decide_page``, the
-directives parsers, ``read_media``: the pure reader) to the documents as they were written (and
+``parse_rsl``, ``rep_engine.verdict.decide.decide``, ``rep_engine.verdict.page.decide_page``,
+the directives parsers, ``read_media``: the pure reader) to the documents as they were written (and
 checks that the reader finds the statement the generator wrote in every intact file;
 an image the pipeline's own conversion cannot open is a failed download), with the stand-ins of
 docs/behaviour.md "Fetch outcomes" for what cannot be read whole (a cut robots.txt is
@@ -79,10 +79,11 @@ from rep_engine.usage.media.reading import dmi_signal, read_media
 from rep_engine.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, parse_rsl
 from rep_engine.usage.tdmrep import (
     NO_FILE,
+    RESERVED_ALL,
     TdmRepFile,
     parse_tdmrep,
 )
-from rep_engine.verdict import (
+from rep_engine.verdict.decide import (
     LICENSE,
     ROBOTS,
     TDM,
@@ -92,9 +93,9 @@ from rep_engine.verdict import (
     RequestFacts,
     RequestRules,
 )
-from rep_engine.verdict import decide as verdict_of
+from rep_engine.verdict.decide import decide as verdict_of
 from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, decide_page
-from rep_engine.verdict.policy import RESERVED_ALL, TDM_PURPOSES, UsagePolicy
+from rep_engine.verdict.policy import TDM_PURPOSES, UsagePolicy
 from tests.support.scrapyversions import stop
 
 AGENT: Final = "TestBot/1.0 (+https://example.com/bot)"

@@ -12,8 +12,8 @@ from rep_engine.fetch.cache import CacheEntry
 from rep_engine.robotstxt import DISALLOW_ALL, parse_robotstxt
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.rsl.document import parse_rsl
-from rep_engine.usage.tdmrep import parse_tdmrep
-from rep_engine.verdict import (
+from rep_engine.usage.tdmrep import RESERVED_ALL, parse_tdmrep
+from rep_engine.verdict.decide import (
     LICENSE,
     ROBOTS,
     TDM,
@@ -28,7 +28,6 @@ from rep_engine.verdict import (
     decide,
     obey_of,
 )
-from rep_engine.verdict.policy import RESERVED_ALL
 from tests.support.documents import rsl_license
 
 URL = "https://e.com/private/a"

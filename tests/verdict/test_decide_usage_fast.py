@@ -13,7 +13,7 @@ from rep_engine.fetch.cache import CacheEntry
 from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import parse_tdmrep
-from rep_engine.verdict import ROBOTS, TDM, Allowed, RequestFacts, RequestRules, decide
+from rep_engine.verdict.decide import ROBOTS, TDM, Allowed, RequestFacts, RequestRules, decide
 from rep_engine.verdict.policy import UsagePolicy
 
 URL = "https://site.example/page"

@@ -7,11 +7,10 @@ import pytest
 from rep_engine.fetch.kinds import TDMREP
 from rep_engine.robotstxt import ALLOW_ALL, parse_robotstxt
 from rep_engine.usage.purpose import UsageDecision
-from rep_engine.usage.tdmrep import NO_FILE, parse_tdmrep
+from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL, parse_tdmrep
 from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, decide_page
 from rep_engine.verdict.policy import (
     NOTHING_BEFORE,
-    RESERVED_ALL,
     Before,
     UsagePolicy,
 )

@@ -23,7 +23,7 @@ import idna
 from rep_engine.fetch.rsl_kind import is_http_url
 from rep_engine.usage import agentpresets
 from rep_engine.usage.purpose import PURPOSES
-from rep_engine.verdict.values import expiry_words
+from rep_engine.verdict.decide import expiry_words
 
 
 class RepSettingError(ValueError):
@@ -354,7 +354,7 @@ def read_overrides(
     (:func:`override_expiry`). An entry already expired at ``now`` (POSIX seconds; the
     clock when ``None``), in whatever zone it was written, stops the crawl, so an
     authorization is never used past its date; one that expires during the crawl stops
-    applying then (:func:`rep_engine.verdict.decide`)."""
+    applying then (:func:`rep_engine.verdict.decide.decide`)."""
     value = settings.get(name, default)
     if value is None or value == default:
         return default

@@ -13,7 +13,7 @@ from rep_engine.fetch.rules import MAX_REDIRECTS, Policy
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import SettingsLike, override_expiry
 from rep_engine.usage.purpose import DirectiveReadings
-from rep_engine.verdict import Override, RequestRules
+from rep_engine.verdict.decide import Override, RequestRules
 from rep_engine.verdict.page import PageRules
 from rep_engine.verdict.policy import UsagePolicy
 
@@ -81,7 +81,7 @@ def overrides_of(entries: Iterable[Any]) -> list[Override]:
 def request_rules(
     config: RepConfig, purpose_set: bool, policy: UsagePolicy | None = None
 ) -> RequestRules:
-    """The settings that decide a request (:func:`rep_engine.verdict.decide`), for the crawl
+    """The settings that decide a request (:func:`rep_engine.verdict.decide.decide`), for the crawl
     and ``scrapy rep-robots``, so that they cannot drift. ``purpose_set``: ``REP_PURPOSE``
     was set (not only its default), so its opt-outs hold even when robots.txt is not
     obeyed, and RSL licenses are read. ``policy``: the purposes a tool was asked about

@@ -5,7 +5,7 @@ The one decision on a fetched resource (pure).
 from the response (:class:`PageStatements`) and the crawl's settings that decide
 (:class:`PageRules`), and answers one frozen :class:`PageVerdict`: the page's directives,
 its usage decision for the crawl's purposes, and per action the refusal, if any (a
-:class:`~rep_engine.verdict.Refused`, the type of a request's refusal):
+:class:`~rep_engine.verdict.decide.Refused`, the type of a request's refusal):
 
 - keep the page's items: refused by ``noindex`` or an ``unavailable_after`` that has
   passed (SPEC §6), or by a "no" for a purpose of the crawl;
@@ -40,9 +40,9 @@ from rep_engine.usage.purpose import (
     usage_decision,
 )
 from rep_engine.usage.tdmrep import NO_VALUES, TdmValues
+from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.policy import NO_SIGNALS, NOTHING_BEFORE, Before, UsagePolicy
 from rep_engine.verdict.signals import Binds, Field, Said, SignalRow, Where, rows_for
-from rep_engine.verdict.values import Refused
 
 #: The document a page-level refusal names (:attr:`Refused.document`).
 PAGE: Final = "page"

@@ -34,7 +34,6 @@ from rep_engine.usage.purpose import (
     usage_decision,
 )
 from rep_engine.usage.tdmrep import NO_VALUES, TdmEntry, TdmRepFile, TdmValues, resolve
-from rep_engine.usage.tdmrep import RESERVED_ALL as RESERVED_ALL
 
 if TYPE_CHECKING:
     from rep_engine.directives import PageDirectives

@@ -1,8 +1,9 @@
 """The one table of signals: every machine-readable statement scrapy_rep reads (pure).
 
-Each :class:`SignalRow` says where a statement is read, whose names it binds, which
-purposes and actions it speaks to, how several values combine, and the standard it comes
-from (:mod:`rep_engine.verdict.signal_row`). :data:`SIGNALS` is the table.
+Each :class:`SignalRow` says where a statement is read (:class:`Where`), whose names it
+binds (:class:`Binds`), which purposes and actions it speaks to (what it may refuse), how
+several values combine (:class:`Combine`), and the standard it comes from. :data:`SIGNALS`
+is the table.
 
 The rows of a fetched page (:data:`PAGE_ROWS`: response headers and meta tags) carry their
 reader, a function from the values found to what they say (:class:`Said`): the crawl reads
@@ -10,19 +11,20 @@ the fields those rows name and nothing else (:data:`HEADER_FIELDS`, :func:`meta_
 and the page's decision (:func:`rep_engine.verdict.page.decide_page`) folds what the
 readers said by the row's :class:`Combine`. A new page-level signal is one row here and its
 reader (docs/decisions.md, 'One page, one verdict'). The rows read before the fetch are the
-steps of :func:`rep_engine.verdict.decide`, each naming its step; they are here so that one
+steps of :func:`rep_engine.verdict.decide.decide`, each naming its step; they are here so that one
 table lists everything a crawl obeys (``docs/purpose-notes.md`` prints it).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
 from rep_engine.directives import header_directives, meta_directives
 from rep_engine.directives.robotstag import robots_tag_directives
-from rep_engine.records import Action
+from rep_engine.records import Action, Word
 from rep_engine.usage.purpose import (
     PURPOSES,
     Purpose,
@@ -32,14 +34,89 @@ from rep_engine.usage.purpose import (
 )
 from rep_engine.usage.tdmrep import TdmValues, header_values, meta_values
 
-# Re-exported (``X as X``): this module is the public import path of these names.
-from rep_engine.verdict.signal_row import Binds as Binds
-from rep_engine.verdict.signal_row import Combine as Combine
-from rep_engine.verdict.signal_row import Field as Field
-from rep_engine.verdict.signal_row import Reader as Reader
-from rep_engine.verdict.signal_row import Said as Said
-from rep_engine.verdict.signal_row import SignalRow as SignalRow
-from rep_engine.verdict.signal_row import Where as Where
+# --------------------------------------------------------------------------- a row
+
+#: A field as the page gives it: ``(name, value)``, the name lowercased (a header's name,
+#: or a meta tag's ``name``).
+Field = tuple[str, str]
+
+
+class Where(Word):
+    """Where a statement is read."""
+
+    ROBOTS_TXT = "robots.txt"
+    TDMREP_JSON = "tdmrep.json"
+    LICENSE = "RSL license"
+    HEADER = "response header"
+    META = "meta tag"
+    #: The page that links to a resource (its ``noimageai`` covers the images it shows).
+    LINKING_PAGE = "linking page"
+    #: Inside the downloaded file (XMP, C2PA).
+    FILE = "file"
+
+
+class Binds(Word):
+    """Whose behaviour a statement speaks to."""
+
+    #: Every crawler.
+    EVERYONE = "everyone"
+    #: ``*`` (or no name) and the crawler names it scopes: only the names the request was
+    #: decided for and ``REP_DIRECTIVE_TOKENS`` apply; another crawler's never becomes ours.
+    OUR_NAMES = "our names"
+    #: robots.txt's groups: the group of each name the request is held to.
+    GROUPS = "robots.txt groups"
+
+
+class Combine(Word):
+    """How several values of one signal, and the signals of one resource, combine."""
+
+    #: Directives: the union of the restrictive ones (SPEC §6; repext-03 §3.1.1).
+    UNION = "union of the restrictive rules"
+    #: Usage signals: any explicit "no" wins, then any "yes", else unknown
+    #: (:func:`rep_engine.usage.purpose.any_no_wins`).
+    ANY_NO = "any no wins"
+    #: TDMRep: the file, then the header, then the meta tag (TDMRep §3).
+    PRECEDENCE = "file, then header, then meta"
+    #: robots.txt Allow/Disallow: the longest match (RFC 9309 §2.2.2).
+    LONGEST_MATCH = "longest match"
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """What one value of a row says: directives, a usage signal or TDMRep's values."""
+
+    #: Where it was read, as logs and the trail quote it (``X-Robots-Tag: noindex``).
+    source: str
+    #: The directives that apply to our names (SPEC §6 words: ``noindex``, ``max-snippet:0``).
+    words: tuple[str, ...] = ()
+    signal: UsageSignal | None = None
+    tdm: TdmValues | None = None
+
+
+#: A page row's reader: the fields found for it and our crawler tokens -> what they say.
+Reader = Callable[[Sequence[Field], tuple[str, ...]], tuple[Said, ...]]
+
+
+@dataclass(frozen=True, slots=True)
+class SignalRow:
+    """One machine-readable statement."""
+
+    name: str
+    where: Where
+    #: The header names (lowercase) or meta names it is read from (``()``: not a page field).
+    fields: tuple[str, ...]
+    binds: Binds
+    actions: frozenset[Action]
+    purposes: tuple[Purpose, ...]
+    combine: Combine
+    #: The standard and the clause it comes from.
+    standard: str
+    #: A page row's reader (``None``: read before the fetch, by
+    #: :func:`~rep_engine.verdict.decide.decide`).
+    read: Reader | None = None
+    #: Read only when the crawl has an AI purpose (TDMRep speaks of nothing else).
+    ai_only: bool = False
+
 
 # --------------------------------------------------------------------------- readers
 
@@ -185,7 +262,7 @@ PAGE_ROWS: Final[tuple[SignalRow, ...]] = (
     ),
 )
 
-#: The statements read before the fetch (each a step of :func:`rep_engine.verdict.decide`)
+#: The statements read before the fetch (each a step of :func:`rep_engine.verdict.decide.decide`)
 #: or outside the page (a linking page, the file): listed, with no reader here.
 OTHER_ROWS: Final[tuple[SignalRow, ...]] = (
     SignalRow(

@@ -1,72 +1,131 @@
-"""The audit trail (``REP_AUDIT_FILE``): one ``url`` record per requested URL, with its
-final fate and what decided it, written as the crawl goes (schema: docs/audit-trail.md;
-lines: :mod:`rep_engine.trail.lines`; file, chain and snapshots:
-:mod:`rep_engine.trail.file`).
+"""The crawl's URL ledger and its audit trail (``REP_AUDIT_FILE``): one ``url`` record per
+requested URL, with its final fate and what decided it, written as the crawl goes (schema:
+docs/audit-trail.md; lines: :mod:`rep_engine.trail.lines`; file, chain and snapshots:
+:mod:`rep_engine.trail.file`; the parts of a record: :mod:`~scrapy_rep.crawl.audit.recordparts`).
 
 A URL is *requested* when the spider (or a start request) asked for it and the
-dupefilter let it through; a dropped duplicate is counted, never recorded. Its record's
-``id`` is the request fingerprint (the URL key) and the request's number in the crawl:
-one record per request sent, which survives retries, holding, redirects and ``JOBDIR``
-pause/resume. A request carries only ``(id, url)`` in its meta; the record waits in
-:attr:`UrlLedger.open` until its fate is final: refused, fetched, redirected, failed
-(:mod:`scrapy_rep.crawl.audit.auditstate`, :mod:`~scrapy_rep.crawl.audit.auditrequests`,
-:mod:`~scrapy_rep.crawl.audit.auditfates`), or unfinished when the spider closes first
-(a paused crawl keeps its open records in ``JOBDIR``) or the process exits without
-closing it (:func:`_at_exit`).
+dupefilter let it through; a dropped duplicate is counted, never recorded, and so is a
+request Scrapy's offsite filter drops. Its record's ``id`` is the request fingerprint (the
+URL key) and the request's number in the crawl: one record per request sent, which
+survives retries, holding, redirects and ``JOBDIR`` pause/resume. A request carries only
+``(id, url)`` in its meta; its entry waits in :attr:`AuditTrail.open` until its fate is
+final: refused, fetched, redirected, failed, or unfinished when the spider closes first (a
+paused crawl keeps its open entries in ``JOBDIR``) or the process exits without closing it
+(:func:`_at_exit`).
+
+One class, :class:`AuditTrail`, keeps it: every event that changes an entry is one method
+(a signal's receiver, or a call from the part that decides:
+:class:`~scrapy_rep.crawl.auditing.LedgerCalls`), and what each event does in each phase of
+an entry is one row of :data:`~scrapy_rep.crawl.auditing.TRANSITIONS` (h11's ``_state.py``):
+an event an entry's phase ignores is a row that says so. With scrapy-redis's shared queue,
+a request's record is kept by the worker that takes it, under the id it was queued with or,
+when that id may be one this worker gave another request of the URL, under a number of its
+own (docs/audit-trail.md, "Several workers").
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import logging
 import math
-from typing import TYPE_CHECKING, Any, Final
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 
 from scrapy import signals
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
+from scrapy.http import Response
+from scrapy.utils.job import job_dir
 
-from rep_engine.records import STATE_VERSION, Fate, RobotsPart, UrlEntry
-from rep_engine.robotstxt.useragent import product_token
+from rep_engine.records import (
+    LINK_REASONS,
+    REFUSED_BY,
+    STATE_VERSION,
+    Fate,
+    FileOutcome,
+    PageOutput,
+    Reason,
+    RobotsPart,
+    UrlEntry,
+)
+from rep_engine.robotstxt.useragent import crawler_name, product_token
+from rep_engine.settings.readers import robots_agent
 from rep_engine.trail import lines
 from rep_engine.trail.read import tail_of
-from rep_engine.verdict import LICENSE as LICENSE_KIND
-from rep_engine.verdict import ROBOTS as ROBOTS_KIND
-from rep_engine.verdict import TDM as TDM_KIND
-from rep_engine.verdict import Allowed, Obey, Refused
+from rep_engine.verdict.decide import LICENSE as LICENSE_KIND
+from rep_engine.verdict.decide import ROBOTS as ROBOTS_KIND
+from rep_engine.verdict.decide import TDM as TDM_KIND
+from rep_engine.verdict.decide import Allowed, Obey, Refused
+from rep_engine.verdict.policy import NOTHING_BEFORE
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.audit.auditfates import FateEvents
-from scrapy_rep.crawl.audit.auditfile import AuditWriter, save_state
-from scrapy_rep.crawl.audit.auditstate import guarded
-from scrapy_rep.crawl.auditing import LEDGERS, AuditMiddleware
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.audit.auditfile import AuditWriter, Paused, resume, save_state
+from scrapy_rep.crawl.audit.recordparts import (
+    not_obeyed,
+    opt_outs_only,
+    page_said,
+    robots_sha,
+    why_of,
+)
+from scrapy_rep.crawl.auditing import (
+    GOES_ON,
+    IGNORE,
+    LEDGERS,
+    TRANSITIONS,
+    URL_READERS,
+    AuditMiddleware,
+    Event,
+    Phase,
+    Settled,
+)
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
     downloader_methods,
+    dropped_response,
     engine_scheduler,
     offsite_filter,
     running_engine,
     seen_fingerprints,
 )
-from scrapy_rep.crawl.ledger import read_by
-from scrapy_rep.crawl.requeststate import open_record
+from scrapy_rep.crawl.pages import PAGES
+from scrapy_rep.crawl.requeststate import (
+    any_state,
+    before_of,
+    decided_for_another,
+    moved,
+    open_record,
+    record_id,
+    recorded,
+)
+from scrapy_rep.crawl.stats import inc
+from scrapy_rep.crawl.waits import Waits
 from scrapy_rep.crawl.webbotauth import signed_by
 
 if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
+    from scrapy.statscollectors import StatsCollector
+    from typing_extensions import Self
 
     from rep_engine.fetch.cache import CacheEntry
-    from rep_engine.verdict import RequestFacts
-    from rep_engine.verdict.values import Used
+    from rep_engine.usage.purpose import UsageDecision
+    from rep_engine.verdict.decide import RequestFacts, Used
+    from scrapy_rep.crawl.auditing import UrlReader
+    from scrapy_rep.crawl.pages import Page
 
-__all__ = ["AuditTrail", "UrlLedger", "url_ledger"]
+__all__ = ["AuditTrail", "url_ledger"]
 
 logger = logging.getLogger(__name__)
+F = TypeVar("F", bound=Callable[..., None])
 
 #: The end line's reason of a run whose process exited without closing its spider: a
 #: second Ctrl-C (Scrapy's unclean shutdown), or the reactor stopped otherwise.
 FORCED: Final = "shutdown_forced"
 #: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits.
-_UNCLOSED: set[UrlLedger] = set()
+_UNCLOSED: set[AuditTrail] = set()
 
 
 @atexit.register
@@ -84,16 +143,101 @@ def _at_exit() -> None:
         trail._closed(reason=FORCED)
 
 
-class UrlLedger(FateEvents):
-    """The crawl's one ledger of each requested URL's fate, settled once per request: the
-    trail's ``url`` lines, read by every :class:`~scrapy_rep.crawl.auditing.UrlReader`."""
+def guarded(method: F) -> F:
+    """A bug of ours while keeping the trail never reaches Scrapy (it would cost a page)."""
+
+    @functools.wraps(method)
+    def guarded(self: AuditTrail, *args: Any, **kwargs: Any) -> None:
+        try:
+            method(self, *args, **kwargs)
+        except Exception:
+            self.internal_error(method.__name__)
+
+    return cast("F", guarded)
+
+
+_NONE, _OPEN, _FETCHED = Phase.NONE, Phase.OPEN, Phase.FETCHED
+
+
+def _phase(entry: UrlEntry | None) -> Phase:
+    """The phase of a request's entry (``None``: no open entry); written inline on the
+    hot path (a call each would cost)."""
+    return _NONE if entry is None else _FETCHED if entry.fetched else _OPEN
+
+
+class AuditTrail:
+    """The crawl's one ledger of each requested URL's fate (the extension
+    ``scrapy_rep.AuditTrail``, on when the audit trail or the report reads it), settled once
+    per request: the trail's ``url`` lines, read by every
+    :class:`~scrapy_rep.crawl.auditing.UrlReader`."""
+
+    #: The request :meth:`_scheduled` opened a record for last (a dupefilter's drop undoes
+    #: it); known when the spider opens: whether Scrapy's RFPDupeFilter has seen a
+    #: fingerprint, Scrapy's offsite filter's ``request_scheduled`` handler, and whether
+    #: responses come from AuditMiddleware, not from ``response_received``.
+    _new: Request | None = None
+    _seen: Callable[[bytes], bool] | None = None
+    _offsite: Callable[..., None] | None = None
+    _direct = False
 
     def __init__(self, crawler: Crawler) -> None:
-        super().__init__(crawler)
-        #: The product token of each agent name recorded.
+        config = config_of(crawler)
+        self.crawler = crawler
+        self.config = config
+        #: Whether it writes the audit trail (``REP_AUDIT_FILE``); without it, its entries
+        #: name the document versions they were decided with, and no file is written.
+        self.trail = bool(config.audit_file)
+        self.path = Path(config.audit_file)
+        self.stats: StatsCollector | None = crawler.stats
+        self.run = uuid.uuid4().hex
+        self.jobdir = job_dir(crawler.settings)
+        #: Open records: id -> entry.
+        self.open: dict[str, UrlEntry] = {}
+        #: URL key -> the id of the latest record of a ``dont_filter`` request (the only
+        #: ones the dupefilter does not remember), for the next one's ``again``.
+        self._unfiltered: dict[str, str] = {}
+        #: Its end line's counts (requests dropped or renumbered, items passed on, links not
+        #: followed...), and what it settled (the fates, the items kept and dropped).
+        self.counts: Counter[str] = Counter()
+        self.settled = Settled()
+        #: Open record id -> its page's items that reached the end of the crawl so far
+        #: (``item_scraped``), until its page's output is through.
+        self.scraped: dict[str, int] = {}
+        #: Who reads each settled entry besides the trail (the report, the tools).
+        self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
+        #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``),
+        #: ``ROBOTSTXT_OBEY``, the product token robots.txt groups are matched by, and that
+        #: of each agent name recorded.
+        self._declared = robots_agent(crawler.settings)
+        self._obey_robots = crawler.settings.getbool("ROBOTSTXT_OBEY")
+        self._robots_token = crawler_name(self._declared)
         self._tokens: dict[str, str] = {}
+        self._errors_logged = False
+        #: Whether workers share the scheduler's queue (:meth:`_share_records`); the ids of
+        #: the open records this worker took from it, and holds (a pause with JOBDIR keeps
+        #: those for its resume).
+        self._shared = False
+        self._taken: set[str] = set()
+        self._holding: set[str] = set()
+        self._fingerprint = crawler.request_fingerprinter.fingerprint
+        #: The requests' waits for their origins' documents (the report's origin lines).
+        self.waits = Waits()
+        #: The paused run this one resumes, and the latest request number (resumes go on).
+        self.resumes: Paused | None
+        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered)
+        self._connect(crawler)
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> Self:
+        if not config_of(crawler).ledger:
+            raise NotConfigured  # no message: Scrapy would log it as a WARNING
+        return cast("Self", url_ledger(crawler))
+
+    def _connect(self, crawler: Crawler) -> None:
+        """The trail's writer, and the ledger told of every event of the crawl."""
         self.writer = self._writer(crawler)
         self._emit = self.writer.emit
+        LEDGERS[crawler] = self
         connect = crawler.signals.connect
         connect(self._opened, signal=signals.spider_opened)
         connect(self._scheduled, signal=signals.request_scheduled)
@@ -103,8 +247,6 @@ class UrlLedger(FateEvents):
         connect(self._refused, signal=rep_signals.request_refused)
         connect(self._file_checked, signal=rep_signals.file_checked)
         connect(self._item_scraped, signal=signals.item_scraped)  # a page's item kept
-        LEDGERS[crawler] = self
-        read_by(crawler, self)  # each page's ledger, when its output is through
 
     def _writer(self, crawler: Crawler) -> AuditWriter:
         """The writer of the trail's lines (none is written without ``REP_AUDIT_FILE``);
@@ -123,15 +265,212 @@ class UrlLedger(FateEvents):
                 )  # fmt: skip
         return writer
 
+    # ------------------------------------------------------------------ opening a record
+
+    def _open(
+        self, key: str, request: Request, earlier: str = "", unscheduled: bool = False
+    ) -> UrlEntry:
+        """A new open record of ``request`` under ``key`` (``earlier``: the one ``again`` names)."""
+        obeyed = self._obey_robots and not request.meta.get(meta.DONT_OBEY_ROBOTSTXT)
+        # no call for the usual one
+        robots = None if obeyed else not_obeyed(request, self._obey_robots, self._robots_token)
+        entry = UrlEntry(request.url, robots=robots, earlier=earlier, unscheduled=unscheduled)
+        self.open[key] = entry
+        return entry
+
+    def _scheduled(self, request: Request, spider: Any = None, **_: Any) -> None:
+        """Event ``SCHEDULED`` (``request_scheduled``): a record opened, unless the request's own
+        goes on or a filter drops it (Scrapy's offsite filter's answer first)."""
+        offsite = self._offsite
+        if offsite is not None:  # Scrapy's offsite filter first: its answer decides
+            try:
+                offsite(request, spider)
+            except IgnoreRequest:
+                self._offsite_dropped(request)
+                raise  # dropped by the engine, as the filter's own handler had it
+            except Exception:  # its bug: logged as Scrapy logs a handler's; the request goes on
+                logger.exception("Error caught on signal handler: %s", offsite)
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            self._new = None
+            ref = any_state(request)
+            if ref is not None and ref.audit:
+                entry = self.open.get(ref.audit)
+                phase = _NONE if entry is None else _FETCHED if entry.fetched else _OPEN
+                if TRANSITIONS[phase, Event.SCHEDULED] is GOES_ON and not moved(ref, request):
+                    self._taken.discard(ref.audit)  # back in a shared queue: for any worker
+                    self._holding.discard(ref.audit)
+                    return  # its record goes on: held, released, retried, resumed
+                # the meta of a request whose response came, copied on a new request
+                if ref.url in request.meta.get("redirect_urls", ()):
+                    self._redirected(ref.audit, request)
+            fingerprint = self._fingerprint(request)
+            seen = self._seen is not None and self._seen(fingerprint)
+            if seen and not request.dont_filter:
+                return  # the dupefilter drops it: counted by the dupefilter (the usual case)
+            # a URL asked again (dont_filter): a second record, ``again`` naming the earlier
+            # one when the trail knows it
+            url_key = fingerprint.hex()
+            self.sequence += 1
+            key = f"{url_key}-{self.sequence}"
+            earlier = self._unfiltered.get(url_key, "")
+            if earlier or seen:
+                self.counts["repeated"] += 1
+            if request.dont_filter:
+                self._unfiltered[url_key] = key
+            self._open(key, request, earlier)
+            recorded(request, key)
+            self._new = request
+        except Exception:
+            self.internal_error("_scheduled")
+
+    @guarded
+    def _offsite_dropped(self, request: Request) -> None:
+        """Scrapy's offsite filter dropped ``request`` (a link or a redirect to a host
+        outside the spider's ``allowed_domains``) before it was queued: counted
+        (``offsite_dropped``), never recorded nor held, as a dropped duplicate is
+        (docs/audit-trail.md, "What a record is"); the URL that redirected to it is final."""
+        self.counts["offsite_dropped"] += 1
+        ref = any_state(request)
+        if ref is not None and ref.audit and ref.url in request.meta.get("redirect_urls", ()):
+            self._redirected(ref.audit, request)
+
+    @guarded
+    def _dropped(self, request: Request, **_: Any) -> None:
+        """Event ``DROPPED`` (``request_dropped``): a dupefilter other than Scrapy's own
+        ``RFPDupeFilter`` (another class, or a subclass whose ``request_seen`` may answer
+        otherwise) dropped ``request``: counted, not recorded; its own answer decides (with
+        Scrapy's, :meth:`_scheduled` knows a duplicate before it is dropped: one signal less
+        per duplicate link). The record just opened for it is undone."""
+        self.counts["duplicates_dropped"] += 1
+        inc(self.stats, "rep/audit/duplicates_dropped")
+        if request is self._new:
+            key = record_id(request)
+            recorded(request, "")  # no record
+            self.open.pop(key, None)
+            url_key = key.partition("-")[0]
+            if self._unfiltered.get(url_key) == key:
+                del self._unfiltered[url_key]
+        self._new = None
+
+    def _outgoing(self, request: Request) -> UrlEntry | None:
+        """The open record of ``request`` as it is decided or refused: its own until its
+        response comes (a retry's copy shares it); else a new one (:meth:`_unscheduled`)."""
+        entry = open_record(request, self.open)
+        if entry is not None and not entry.fetched:
+            return entry
+        return self._unscheduled(request)
+
+    def _unscheduled(self, request: Request) -> UrlEntry | None:
+        """The record of a request decided without being scheduled (a media pipeline's file,
+        another add-on's download, a callback's own fetch): opened when it is decided, final
+        when its response comes, when it fails, or when it is refused; a redirect's next URL
+        ends the one before (a request that had a record of its own keeps it). A copied meta
+        (``meta=response.meta``), or a request object sent again once its own record is final
+        (a poll's ``download_async`` of one ``Request`` in a loop; naming it in ``again``),
+        gets a new one."""
+        ref = any_state(request)
+        url_key = self._fingerprint(request).hex()
+        earlier = ""
+        if ref is not None and ref.audit:
+            if not moved(ref, request):
+                copied = ref.audit in self.open or decided_for_another(ref, request)
+                if not copied and ref.audit.partition("-")[0] == url_key:
+                    earlier = ref.audit  # its own record, final already: sent again
+                    self.counts["repeated"] += 1
+            elif ref.url in request.meta.get("redirect_urls", ()):
+                self._redirected(ref.audit, request)
+        self.sequence += 1
+        key = f"{url_key}-{self.sequence}"
+        entry = self._open(key, request, earlier, unscheduled=True)
+        recorded(request, key)
+        return entry
+
+    # ------------------------------------------------------- a shared queue (scrapy-redis)
+
+    def _share_records(self, scheduler: Any) -> None:
+        """With scrapy-redis's scheduler, workers share one queue: a request's record is
+        kept by the worker that takes it from the queue, not by the one that put it there
+        (its record would stay open there, and end ``unfinished``)."""
+        if type(scheduler).__module__.split(".")[0] != "scrapy_redis":
+            return
+        take = getattr(scheduler, "next_request", None)
+        if take is None:
+            return
+        self._shared = True
+
+        def next_request() -> Request | None:
+            request = take()
+            if request is not None:
+                self._took(request)
+            return request  # type: ignore[no-any-return]
+
+        scheduler.next_request = next_request
+
+    @guarded
+    def _took(self, request: Request) -> None:
+        """Event ``TAKEN``: this worker took ``request`` from the shared queue: its record is
+        this worker's now. An open record of its id that waits in the queue goes on (a request
+        this worker queued, released or kept in ``JOBDIR``); else it is opened under that id
+        when new to this worker's trail, or, when another request holds it or this worker's
+        numbers reached it (a ``dont_filter`` start request, a callback's own fetch), under its
+        next number (docs/audit-trail.md, "Several workers"), never two final records of one id
+        nor one record for two downloads."""
+        key = record_id(request)
+        if not key:
+            return
+        entry = self.open.get(key)
+        if entry is None:
+            number = key.rpartition("-")[2]
+            if not number.isdigit() or int(number) <= self.sequence:
+                key = self._renumbered(key, request)
+            else:  # past every number of the trail: its later numbers go past it
+                self.sequence = int(number)
+                self._open_taken(key, request)
+        elif key in self._taken or key in self._holding or entry.fetched or entry.unscheduled:
+            key = self._renumbered(key, request)
+        self._taken.add(key)
+        self._holding.discard(key)
+        # a retry another worker sent: its downloads tried are this record's attempts too
+        retried = request.meta.get("retry_times", 0)
+        entry = self.open[key]
+        if type(retried) is int and retried > entry.attempts:
+            entry.attempts = retried
+
+    def _renumbered(self, key: str, request: Request) -> str:
+        """``request``, taken from the shared queue under ``key``, which this worker may
+        have given another request of its URL: opened under the next number of its own."""
+        self.sequence += 1
+        key = f"{key.partition('-')[0]}-{self.sequence}"
+        self._open_taken(key, request)
+        recorded(request, key)
+        self.counts["renumbered"] += 1
+        return key
+
+    def _open_taken(self, key: str, request: Request) -> None:
+        """A record opened under ``key`` for ``request``, taken from the shared queue: it names in
+        ``again`` the latest record of its URL this worker sent with ``dont_filter``, unless that
+        record waits in the queue (the request taken is that one, sent on by another worker). A
+        request taken is not remembered for the next (it may be a retry's or a release's copy)."""
+        earlier = self._unfiltered.get(key.partition("-")[0], "")
+        waiting = self.open.get(earlier)
+        here = earlier in self._taken or earlier in self._holding
+        if waiting is not None and not waiting.fetched and not here:
+            earlier = ""
+        if earlier:
+            self.counts["repeated"] += 1
+        self._open(key, request, earlier)
+
+    # --------------------------------------------------------------- the verdict on it
+
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
-        """The verdict on ``request``, on its entry (:attr:`UrlEntry.decision`); the record names
-        the robots.txt version and line that decided it (or why none did), every name it was held
-        to (``agents``), the tdmrep.json and RSL versions (:meth:`_documents_decided`)."""
+        """Event ``DECIDED``: the verdict on ``request``, on its entry (:attr:`UrlEntry.decision`);
+        the record names the robots.txt version and line that decided it (or why none did),
+        every name it was held to (``agents``), the tdmrep.json and RSL versions."""
         try:
-            state = self._outgoing(request)
-            if state is None:
+            entry = self._outgoing(request)
+            if entry is None:
                 return
-            state.decision = (verdict, facts)
+            entry.decision = (verdict, facts)
             used = verdict.used
             if not used:
                 return
@@ -148,7 +487,7 @@ class UrlLedger(FateEvents):
             decision = verdict.robots
             names = facts.names if len(facts.names) > 1 else ()  # every name held to
             if facts.obey is not Obey.ALL:  # only its AI-usage opt-outs were obeyed
-                self._opt_outs_only(state, sha, names)
+                opt_outs_only(entry, sha, names)
             elif decision is not None:
                 why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
                 overridden = expired = ""
@@ -162,26 +501,14 @@ class UrlLedger(FateEvents):
                 # URL's own origin's robots.txt when it decided too (allowed by both)
                 addressed = str(facts.origin) if facts.served_by is not None else ""
                 also = self._also(origin, used) if addressed else None
-                state.robots = RobotsPart(
+                entry.robots = RobotsPart(
                     sha, token, decision.line, decision.line_text, why, True,
                     overridden, expired, names, ends, addressed, also,
                 )  # fmt: skip
             if len(used) > 1:
-                self._documents_decided(state, request, used)
+                self._documents_decided(entry, request, used)
         except Exception:
             self.internal_error("decided")
-
-    @staticmethod
-    def _opt_outs_only(state: UrlEntry, sha: str, names: tuple[str, ...]) -> None:
-        """A request whose robots.txt AI-usage opt-outs alone are obeyed: its robots part
-        names the snapshot they were read in (and every name it was held to)."""
-        previous = state.robots
-        if previous is not None and not previous.obeyed:
-            state.robots = (
-                RobotsPart(sha, *previous[1:6], agents=names)
-                if names
-                else RobotsPart(sha, *previous[1:])
-            )
 
     def _also(self, origin: str, used: Used) -> str | None:
         """The snapshot of the URL's own origin's robots.txt, when a request sent to
@@ -192,59 +519,331 @@ class UrlLedger(FateEvents):
                 also = self.writer.snapshot("robots.txt", f"{key}/robots.txt", entry)
         return also
 
-    def _documents_decided(self, state: UrlEntry, request: Request, used: Used) -> None:
+    def _documents_decided(self, entry: UrlEntry, request: Request, used: Used) -> None:
         """The tdmrep.json and RSL license versions ``request`` was decided with."""
-        for kind, key, entry in used[1:]:
+        for kind, key, document in used[1:]:
             if kind == TDM_KIND:
                 url = f"{key}/.well-known/tdmrep.json"
-                state.tdm = self.writer.snapshot("tdmrep.json", url, entry)
+                entry.tdm = self.writer.snapshot("tdmrep.json", url, document)
             elif kind == LICENSE_KIND:
-                self.license_used(str(key), entry, request)
+                self.license_used(str(key), document, request)
+
+    def license_used(
+        self, license_url: str, document: CacheEntry[Any], request: Request | None = None
+    ) -> None:
+        """Event ``LICENSE``: an RSL license was checked for ``request``: its body is kept, the
+        record names the version it was decided with (``rsl``, and
+        ``usage.signals[].snapshot``)."""
+        try:
+            sha = self.writer.snapshot("rsl", license_url, document)
+            entry = open_record(request, self.open)
+            if TRANSITIONS[_phase(entry), Event.LICENSE] is not IGNORE:
+                assert entry is not None
+                entry.licenses = {**(entry.licenses or {}), license_url: sha}
+        except Exception:
+            self.internal_error("license_used")
+
+    # ---------------------------------------------------------------- as it is sent
+
+    def _attempt(self, request: Request, **_: Any) -> None:
+        """Event ``ATTEMPT`` (``request_reached_downloader``): a download tried."""
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            entry = open_record(request, self.open)
+            # a record whose response came is not this request's (a copied meta: a
+            # callback's own fetch of its page)
+            phase = _NONE if entry is None else _FETCHED if entry.fetched else _OPEN
+            if TRANSITIONS[phase, Event.ATTEMPT] is not IGNORE:
+                assert entry is not None
+                entry.attempts += 1
+                entry.status = None
+        except Exception:
+            self.internal_error("_attempt")
+
+    def _held(self, request: Request, origin: str = "", **_: Any) -> None:
+        """Event ``HELD`` (``request_held``): it waits for its origin's documents."""
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            self.waits.held(request, origin)
+            entry = open_record(request, self.open)
+            if TRANSITIONS[_phase(entry), Event.HELD] is not IGNORE:
+                assert entry is not None
+                entry.held += 1
+                if self._shared:  # released or at the close, back to the shared queue (or
+                    # kept in JOBDIR for this worker's resume): no longer this worker's take
+                    self._taken.discard(record_id(request))
+                    self._holding.add(record_id(request))
+        except Exception:
+            self.internal_error("_held")
 
     def sent_at(self, record: str, now: float, expires: float) -> None:
-        """The request of the open record ``record`` leaves at ``now``, under a verdict that
-        holds until ``expires`` (docs/audit-trail.md, ``sent_at``, ``expires``; the last
-        attempt's)."""
-        state = self.open.get(record)
-        if state is not None:
-            state.sent_at = now
-            state.expires = expires if expires < math.inf else None
+        """Event ``SENT``: the request of the open record ``record`` leaves at ``now``, under a
+        verdict that holds until ``expires`` (docs/audit-trail.md, ``sent_at``, ``expires``;
+        the last attempt's)."""
+        entry = self.open.get(record)
+        phase = _NONE if entry is None else _FETCHED if entry.fetched else _OPEN
+        if TRANSITIONS[phase, Event.SENT] is not IGNORE:
+            assert entry is not None
+            entry.sent_at = now
+            entry.expires = expires if expires < math.inf else None
 
     def not_sent(self, record: str) -> None:
-        """The request of open record ``record`` reached the downloader but did not leave (held
-        or refused at its send, or handed to another slot): that attempt is taken back
-        (``attempts`` counts downloads tried, docs/audit-trail.md)."""
-        state = self.open.get(record)
-        if state is not None and state.attempts > 0:
-            state.attempts -= 1
+        """Event ``SENT``: the request of open record ``record`` reached the downloader but did
+        not leave (held or refused at its send, or handed to another slot): that attempt is
+        taken back (``attempts`` counts downloads tried, docs/audit-trail.md)."""
+        entry = self.open.get(record)
+        if TRANSITIONS[_phase(entry), Event.SENT] is not IGNORE:
+            assert entry is not None
+            entry.attempts = max(entry.attempts - 1, 0)
 
     def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None:
-        """``request`` (open record ``record``) was changed after it was decided
-        (docs/audit-trail.md, ``sent``). ``moved``: its URL changed, the record is now its."""
+        """Event ``SENT``: ``request`` (open record ``record``) was changed after it was
+        decided (docs/audit-trail.md, ``sent``). ``moved``: its URL changed, the record is
+        now its."""
         try:
-            state = self.open.get(record)
-            if state is None:
+            entry = self.open.get(record)
+            if TRANSITIONS[_phase(entry), Event.SENT] is IGNORE:
                 return
-            state.sent = sent
+            assert entry is not None
+            entry.sent = sent
             if moved:
-                state.url = request.url
+                entry.url = request.url
         except Exception:
             self.internal_error("sent_changed")
 
-    def license_used(
-        self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
+    # ------------------------------------------------------------------ its final fate
+
+    def _final(self, key: str, entry: UrlEntry) -> None:
+        """The entry of ``key``, its fate final (:attr:`UrlEntry.fate`, the one writer of a
+        ``url`` record's fate): no longer open, written to the trail and read by every
+        reader."""
+        del self.open[key]
+        if self._shared:  # kept only while the record is open (memory)
+            self._taken.discard(key)
+            self._holding.discard(key)
+        settled, fate = self.settled, entry.fate  # counted once (Settled.add, inline)
+        settled.requests[fate, entry.reason, entry.status is not None] += 1
+        robots, output = entry.robots, entry.output
+        if robots is not None and robots.overridden and fate is not Fate.REFUSED:
+            settled.overridden += 1
+        if output is not None:
+            settled.items_kept += output.kept
+            for (reason, _), times in output.dropped.items():
+                settled.items_dropped[reason] += times
+        self._emit(entry.line(self.run, key))
+        for reader in self.readers:
+            reader.settled(entry)
+
+    def _settle(self, key: str, entry: UrlEntry, fate: Fate, why: str = "") -> None:
+        """The entry of ``key`` settled with the final ``fate`` (``why``: its sentence)."""
+        entry.fate = fate
+        entry.why = why
+        self._final(key, entry)
+
+    def _refused(
+        self,
+        request: Request,
+        reason: Reason | str,
+        message: str,
+        response: Response | None = None,
+        verdict: Refused | None = None,
+        **_: Any,
     ) -> None:
-        """An RSL license was checked for ``request``: its body is kept, the record names
-        the version it was decided with (``rsl``, and ``usage.signals[].snapshot``)."""
-        try:
-            sha = self.writer.snapshot("rsl", license_url, entry)
-            state = open_record(request, self.open)
-            if state is not None:
-                if state.licenses is None:
-                    state.licenses = {}
-                state.licenses[license_url] = sha
+        """Event ``REFUSED`` (``request_refused``): final, ``refused``. Its own record; else
+        (never scheduled: sent with ``engine.download_async``, it waited in place for a
+        document the spider closed before; or a copied meta) one opens here, unless it had one
+        of its own. A link, never requested, is in its page's ledger."""
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            if reason in LINK_REASONS:
+                return
+            entry = self._outgoing(request)
+            if entry is None:
+                return
+            before = verdict.before if verdict is not None else before_of(request)
+            entry.fate, entry.reason, entry.why = Fate.REFUSED, reason, message
+            entry.refused_by = REFUSED_BY.get(reason, reason)
+            if before is not NOTHING_BEFORE:
+                entry.usage = lines.usage_part(
+                    before.decision(), robots_sha(entry), entry.tdm or "", entry.licenses or {}
+                )
+            self._final(record_id(request), entry)
         except Exception:
-            self.internal_error("license_used")
+            self.internal_error("_refused")
+
+    def _redirected(self, key: str, request: Request) -> None:
+        """Scrapy scheduled the next URL of a redirect: the record of ``key`` is final."""
+        entry = self.open.get(key)
+        if entry is not None:
+            reasons = request.meta.get("redirect_reasons") or [None]
+            entry.status = reasons[-1] if isinstance(reasons[-1], int) else None
+            entry.to = request.url
+            self._settle(key, entry, Fate.REDIRECTED)
+
+    def _received(self, response: Response, request: Request, **_: Any) -> None:
+        """Event ``RECEIVED`` (``response_received``, or :meth:`downloaded`): its response came;
+        a request downloaded without the scheduler has no page pass to wait for, and a download
+        no entry follows is told to the readers apart."""
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            entry = open_record(request, self.open)
+            if entry is None:  # (NONE, RECEIVED): told apart
+                self._apart(request, response)
+            elif not entry.fetched:  # (FETCHED, RECEIVED): ignored, a copied meta's (_attempt)
+                entry.fetched = True
+                entry.status = response.status
+                if entry.unscheduled:  # no page pass to wait for: a page read as it arrived
+                    pages = PAGES.get(self.crawler)
+                    page = None if pages is None else pages.get(response)
+                    page_said(entry, request, page, self._declared, self._snapshot_body)
+                    entry.fate = Fate.FETCHED
+                    self._final(record_id(request), entry)
+        except Exception:
+            self.internal_error("_received")
+
+    def _snapshot_body(self, kind: str, url: str, body: bytes) -> str:
+        return self.writer.snapshot_body(kind, url, body, None)
+
+    def _apart(self, request: Request, response: Response) -> None:
+        """A download no entry follows (a file an item pipeline fetched without a verdict):
+        told to the readers, never written (the trail's ``file`` records say what became of it)."""
+        if meta.ROBOTS_REQUEST in request.meta or record_id(request):
+            return
+        for reader in self.readers:
+            reader.downloaded_apart(request.url, response.status)
+
+    def downloaded(self, request: Request, response: Response) -> None:
+        """From :class:`~scrapy_rep.crawl.auditing.AuditMiddleware` when its ``process_response``
+        is the last one (nothing can change the response after it; the trail then has no
+        ``response_received`` receiver: ``_opened``)."""
+        if self._direct:
+            self._received(response, request)
+
+    def _item_scraped(self, response: object = None, **_: Any) -> None:
+        """Event ``ITEM_SCRAPED``: an item of ``response``'s page went through the item
+        pipelines (``item_scraped``, sent before the scraper says the page's whole output is
+        through), counted on the page's open entry until :meth:`page_done` settles it. An item
+        a later component drops is not counted: a project's spider middleware after the page
+        pass drops it without a signal, an item pipeline with ``item_dropped`` or
+        ``item_error``."""
+        if not isinstance(response, Response):  # an item of no page (start(), an errback's)
+            return
+        try:  # guarded inline (the hot path: a call per item)
+            key = record_id(response.request)
+            if key and key in self.open:
+                scraped = self.scraped
+                scraped[key] = scraped.get(key, 0) + 1
+        except Exception:
+            self.internal_error("_item_scraped")
+
+    def page_done(self, response: Response, output: PageOutput, page: Page | None = None) -> None:
+        """Event ``PAGE_DONE``: scrapy_rep's spider middleware passed on the spider's whole
+        output for a page: ``output``, on which the items kept are settled (those that reached
+        the end of the crawl, the others ``items_not_kept``), the entry's with what the
+        ``page`` said. Called directly (cheaper than a signal)."""
+        try:  # guarded inline (the hot path: the decorator's wrapper is a call)
+            links = output.links
+            if links:  # never requested: no records, counted at the end
+                self.counts["not_followed"] += len(links)
+            request = response.request
+            key = record_id(request)  # open_record's lookup, its id kept for _final
+            scraped = self.scraped.pop(key, 0)
+            entry = self.open.get(key) if key else None
+            if entry is None or request is None:  # (NONE, PAGE_DONE): ignored
+                return
+            # kept: the items passed on that reached the end of the crawl (none beyond
+            # those passed on: a later component that adds items adds none of the page's)
+            passed = output.passed
+            output.kept = min(passed, scraped) if output.through else passed
+            entry.output = output
+            page_said(entry, request, page, self._declared, self._snapshot_body)
+            entry.status = response.status
+            entry.fate = Fate.FETCHED
+            self.counts["items_passed"] += passed  # the end line's: verify bounds each record
+            self._final(key, entry)
+        except Exception:
+            self.internal_error("page_done")
+
+    @guarded  # called from AuditMiddleware.process_exception: a bug of ours must not
+    # replace the request's own exception
+    def failed(self, request: Request, exception: BaseException) -> None:
+        """Event ``FAILED``: no response after every retry
+        (:class:`scrapy_rep.crawl.auditing.AuditMiddleware`). A redirect's request the engine
+        downloads for a component (never scheduled) that failed before it was decided (a
+        downloader middleware before the robots.txt one dropped it) has its record opened now,
+        the one before it ``redirected``, as at its decision. A refusal's exception is none
+        (its refusal settled the record: :func:`~scrapy_rep.crawl.auditing.settled_by`)."""
+        entry = open_record(request, self.open)
+        phase = _phase(entry)
+        if phase is Phase.NONE:
+            ref = any_state(request)
+            if (
+                ref is not None
+                and ref.audit in self.open
+                and moved(ref, request)
+                and ref.url in request.meta.get("redirect_urls", ())
+            ):
+                entry = self._outgoing(request)
+                phase = _phase(entry)
+        if TRANSITIONS[phase, Event.FAILED] is IGNORE:
+            return
+        assert entry is not None
+        self._settle(record_id(request), entry, Fate.FAILED, why_of(exception))
+
+    @guarded
+    def failure_scraped(self, request: Request, failure: Any) -> None:
+        """Event ``FAILED`` as the scraper tells it: the scraper (or the engine, for a
+        component's own download) is through with a download's ``failure`` (its errback ran,
+        or Scrapy logged it): a record still open failed where no component of ours is told (a
+        downloader middleware raised in its ``process_response``: ``IgnoreRequest`` to drop the
+        response, Scrapy calls no ``process_exception`` and sends no signal of it; or in its
+        ``process_exception`` before AuditMiddleware's), with the status of the response
+        dropped (:func:`~scrapy_rep.crawl.internals.dropped_response`), ``why`` naming the
+        exception as for one that reaches that middleware. Its callers skip a refusal's
+        (:func:`~scrapy_rep.crawl.auditing.settled_by`)."""
+        entry = open_record(request, self.open)
+        phase = _phase(entry)
+        if phase is Phase.NONE or TRANSITIONS[phase, Event.FAILED] is IGNORE:
+            return
+        assert entry is not None
+        exception = failure.value
+        response = dropped_response(failure, request)
+        if response is not None:
+            entry.status = response.status
+        self._settle(record_id(request), entry, Fate.FAILED, why_of(exception))
+
+    @guarded
+    def _file_checked(
+        self,
+        url: str,
+        decision: UsageDecision,
+        reading: Any,
+        refusal: Refused | None,
+        fate: str = "",
+        error: str = "",
+        **_: Any,
+    ) -> None:
+        """A file the media pipelines downloaded, held against the crawl's purposes, once
+        the pipeline knows its fate (``failed``: ``error`` says why): its ``file`` record."""
+        if not fate:  # not said: what the refusal and REP_PURPOSE_ACTION make it
+            marked = self.config.purpose_action == "mark"
+            fate = "stored" if refusal is None else "marked" if marked else "refused"
+        record = lines.file_line(self.run, url, fate, decision, reading.to_dict())
+        if refusal is not None:
+            record["refused_for"] = refusal.purpose
+            record["why"] = refusal.message
+        if error:
+            record["error"] = error[:300]
+        self.counts["files"] += 1
+        self._emit(record)
+        outcome = FileOutcome(fate, refusal.message if refusal is not None else "", error)
+        for reader in self.readers:
+            reader.file_settled(url, outcome)
+
+    def internal_error(self, where: str) -> None:
+        """Counted (``rep/audit/errors``); the first one logged with its traceback."""
+        inc(self.stats, "rep/audit/errors")
+        if not self._errors_logged:
+            self._errors_logged = True
+            logger.exception("scrapy_rep internal error in the audit trail (%s)", where)
+
+    # ------------------------------------------------------------ the run's open and end
 
     @guarded
     def _opened(self, spider: Any = None, **_: Any) -> None:
@@ -263,15 +862,13 @@ class UrlLedger(FateEvents):
         self._direct = _audit_middleware_last(engine)
         if not self._direct:
             self.crawler.signals.connect(self._received, signal=signals.response_received)
-        spider_name = getattr(spider, "name", "") or ""
-        settings = self.crawler.settings
-        paused = self.resumes
         if not self.trail:
             return
         _UNCLOSED.add(self)
+        paused = self.resumes
         self._emit(
             lines.run_line(
-                self.run, self.config, settings, spider_name,
+                self.run, self.config, self.crawler.settings, getattr(spider, "name", "") or "",
                 paused.run if paused else None, self.jobdir,
                 paused.trail if paused else None, paused.head if paused else None,
                 signed_by(self.crawler),
@@ -284,17 +881,7 @@ class UrlLedger(FateEvents):
     def _closed(self, spider: Any = None, reason: str = "", **_: Any) -> None:
         _UNCLOSED.discard(self)
         paused = bool(self.jobdir) and reason not in ("finished", FORCED)
-        why = f"the crawl ended ({reason}) before its fate was known"
-        for key, state in list(self.open.items()):
-            if self._shared and key not in self._taken and not state.unscheduled:
-                if paused and key in self._holding:  # kept in JOBDIR: this worker resumes it
-                    continue
-                self.counts["left_in_queue"] += 1  # another worker takes it, and its record
-                continue
-            if state.fetched:
-                self._final(key, state, Fate.FETCHED, {"why": "its page's output was not seen"})
-            elif not paused:
-                self._final(key, state, Fate.UNFINISHED, {"why": why})
+        self._settle_open(paused, f"the crawl ended ({reason}) before its fate was known")
         if self._seen is not None and self.stats is not None:  # RFPDupeFilter counted them
             dropped = int(self.stats.get_value("dupefilter/filtered", 0))
             self.counts["duplicates_dropped"] = dropped
@@ -302,7 +889,9 @@ class UrlLedger(FateEvents):
         if paused:
             self.counts["open"] = len(self.open)
         self.counts["items_passed"] += 0  # said when 0 too: a run that counts them
-        end = lines.end_line(self.run, reason, dict(self.counts), self.sequence)
+        end = lines.end_line(
+            self.run, reason, {**self.settled.fates(), **self.counts}, self.sequence
+        )
         # kept before the end line is written (a crash between leaves a state to resume),
         # with what the resumed run's header names; without a trail too (its trail "")
         head = self.writer.next_hash(end)
@@ -328,22 +917,27 @@ class UrlLedger(FateEvents):
                 written, self.path, head, self.path, head, extra={"spider": spider},
             )  # fmt: skip
 
+    def _settle_open(self, paused: bool, why: str) -> None:
+        """Event ``CLOSED``: the entries still open as the spider closes: a response that came
+        is ``fetched`` (its page's output was not seen), the others ``unfinished`` (kept in
+        ``JOBDIR`` when paused); with a shared queue, a record another worker takes is left."""
+        for key, entry in list(self.open.items()):
+            if self._shared and key not in self._taken and not entry.unscheduled:
+                if paused and key in self._holding:  # kept in JOBDIR: this worker resumes it
+                    continue
+                self.counts["left_in_queue"] += 1  # another worker takes it, and its record
+                continue
+            if entry.fetched:
+                self._settle(key, entry, Fate.FETCHED, "its page's output was not seen")
+            elif not paused:
+                self._settle(key, entry, Fate.UNFINISHED, why)
 
-class AuditTrail:
-    """The extension of the crawl's :class:`UrlLedger` (``REP_AUDIT_FILE``, ``REP_REPORT``)."""
 
-    @classmethod
-    def from_crawler(cls, crawler: Crawler) -> UrlLedger:
-        if not config_of(crawler).ledger:
-            raise NotConfigured  # no message: Scrapy would log it as a WARNING
-        return url_ledger(crawler)
-
-
-def url_ledger(crawler: Crawler) -> UrlLedger:
+def url_ledger(crawler: Crawler) -> AuditTrail:
     """The crawl's ledger of each requested URL's fate, made by its first reader."""
     ledger = LEDGERS.get(crawler)
-    if not isinstance(ledger, UrlLedger):
-        ledger = UrlLedger(crawler)
+    if not isinstance(ledger, AuditTrail):
+        ledger = AuditTrail(crawler)
     return ledger
 
 

@@ -30,7 +30,7 @@ from twisted.internet.defer import Deferred
 
 from rep_engine.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
 from rep_engine.urls.origins import origin_of
-from rep_engine.verdict import LICENSE, ROBOTS, TDM
+from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.fetching import (
     PROGRESS_EVERY,

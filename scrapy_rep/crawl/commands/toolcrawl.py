@@ -27,7 +27,6 @@ from scrapy.utils.datatypes import SequenceExclude
 from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import RepSettingError
-from rep_engine.verdict import UNCHECKED
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.checker.report import ToolRequest
@@ -38,6 +37,7 @@ from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
 from scrapy_rep.crawl.documents.engine_fetch import describe
 from scrapy_rep.crawl.internals import crawler_process, on_start_failure
 from scrapy_rep.crawl.media.mediagate import MediaGate
+from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from scrapy_rep.crawl.requeststate import fetch_state_of
 
@@ -119,8 +119,7 @@ class ToolSpider(Spider):
 
     async def start(self) -> AsyncIterator[Any]:
         if OWNERS.get(self.crawler) is None:  # nothing obeyed: no request is decided
-            for asked in self.run.asked:
-                asked.verdict = UNCHECKED
+            self.run.unchecked = True
         for index, asked in enumerate(self.run.asked):
             request = Request(
                 asked.url,
@@ -136,6 +135,10 @@ class ToolSpider(Spider):
         index = response.meta[ASKED]
         asked = self.run.asked[index]
         asked.response = response
+        pages = PageState.of(self.crawler)
+        verdict = pages.decided(response).verdict if pages.mark else None
+        if verdict is not None:  # its items kept and marked for the purpose it refused
+            asked.marked = verdict.purpose
         if not isinstance(response, HtmlResponse) and response.body and response.request:
             if self._gate is None:
                 self._gate = MediaGate(self.crawler)

@@ -11,7 +11,7 @@ from scrapy.http import HtmlResponse
 
 from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
 from rep_engine.fetch.rsl_kind import RSL
-from rep_engine.records import NOT_HAD
+from rep_engine.records import NOT_HAD, NOT_KEPT, UrlEntry, describe
 from rep_engine.robotstxt import ALLOW_ALL
 from rep_engine.robotstxt.useragent import held_names
 from rep_engine.settings import RepConfig
@@ -20,11 +20,12 @@ from rep_engine.settings.rules import usage_policy
 from rep_engine.trail.terminal import printable
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.purpose import PURPOSES, UsageDecision
-from rep_engine.verdict import Allowed, Refused
+from rep_engine.verdict.decide import UNCHECKED, Allowed, Refused
 from scrapy_rep.checker.exits import EXIT_ALLOWED, EXIT_DISALLOWED, EXIT_UNREACHABLE
 from scrapy_rep.checker.report import (
     NOTHING_OBEYED,
     ToolRequest,
+    decided,
     google_note,
     held_reason,
     origin_head,
@@ -106,7 +107,8 @@ class Printer:
             held = held_reason(robots.status)
         width = max(len(asked.url) for asked in group)
         for asked in group:
-            allowed, why = url_line(asked.verdict, asked.url, asked.facts, self.profile, held)
+            entry = decided(asked.url, UNCHECKED, None) if run.unchecked else asked.entry
+            allowed, why = url_line(entry, self.profile, held)
             word = "allowed   " if allowed else "DISALLOWED"
             self.say(f"  {word}  {asked.url:<{width}}  {why}")
             if not allowed:
@@ -121,7 +123,7 @@ class Printer:
         """What the crawl does once it gives up on an unreachable robots.txt, under "allow"."""
         if self.config.unreachable_action != "allow" or not _unreachable(group, ROBOTS_TXT.name):
             return []
-        if any(isinstance(asked.verdict, Allowed) for asked in group):
+        if any(isinstance(_verdict(asked.entry), Allowed) for asked in group):
             return ["note: unreachable: the crawl holds its requests, then lets them through "
                     "(REP_UNREACHABLE_ACTION = allow)"]  # fmt: skip
         return ["note: unreachable, and the host cannot be connected to: the crawl gives up "
@@ -129,11 +131,12 @@ class Printer:
                 "with REP_UNREACHABLE_ACTION = allow"]  # fmt: skip
 
     def page(self, asked: Asked) -> int:
-        """What the crawl got for an allowed URL, and what it does with it; its exit code."""
-        if asked.hop is not None and isinstance(asked.hop[1], Refused):
-            url, hop = asked.hop
-            _, why = url_line(hop, url, asked.facts, self.profile, "")
-            self.say(f"      page: redirected to {url}, which is not fetched: {why}",
+        """What the crawl got for an allowed URL, and what it does with it (its page's
+        entry in the words of :func:`~rep_engine.records.describe`); its exit code."""
+        hop = asked.hop
+        if hop is not None and describe(hop).refused:
+            _, why = url_line(hop, self.profile, "")
+            self.say(f"      page: redirected to {hop.url}, which is not fetched: {why}",
                      "      => not for this crawl: the redirect is refused")  # fmt: skip
             return EXIT_DISALLOWED
         response = asked.response
@@ -153,19 +156,20 @@ class Printer:
             self.say("      file: statements inside files are read for ai-train / ai-input only")
         if self.policy is not None and decision is not None:
             self._usage(decision)
-        refused = asked.dropped
+        page = asked.page
+        said = describe(page) if page is not None else None
+        refused = said.why if said is not None and said.dropped else ""
         if asked.file is not None:
             refused = asked.file.refusal.message if asked.file.refusal is not None else ""
-        if not refused and self.policy is not None and decision is not None:
-            denial = self.policy.refusal(decision)  # REP_PURPOSE_ACTION = "mark": kept, marked
-            if denial is not None:
-                self.say(f"      => not for this crawl: {denial.message} (its items are "
-                         'kept and marked: REP_PURPOSE_ACTION = "mark")')  # fmt: skip
-                return EXIT_DISALLOWED
+        marked = asked.marked  # the crawl's verdict on its page, its items kept and marked
+        if not refused and self.policy is not None and marked is not None:
+            self.say(f"      => not for this crawl: {marked.message} (its items are "
+                     'kept and marked: REP_PURPOSE_ACTION = "mark")')  # fmt: skip
+            return EXIT_DISALLOWED
         if refused:
             self.say(f"      => not for this crawl: {refused}")
             return EXIT_DISALLOWED
-        self.say("      => kept" if asked.kept else "      => not kept by a component of the crawl")
+        self.say("      => kept" if said is not None and said.kept else f"      => {NOT_KEPT}")
         return EXIT_ALLOWED
 
     def _file_lines(self, verdict: FileVerdict) -> list[str]:
@@ -189,14 +193,20 @@ class Printer:
             self.say(f"      {purpose}: {decision.verdict(purpose)}{said}")
 
 
+def _verdict(entry: UrlEntry | None) -> Allowed | Refused | None:
+    """The verdict ``entry``'s request was decided with (``None``: none)."""
+    return entry.decision[0] if entry is not None and entry.decision else None
+
+
 def _unreachable(group: list[Asked], kind: str | None) -> bool:
     """Whether a document of ``kind`` (``None``: any) the group's requests were decided
     with could not be had (the crawl gave up on it)."""
     for asked in group:
-        used = asked.verdict.used if asked.verdict is not None else ()
+        verdict = _verdict(asked.entry)
+        used = verdict.used if verdict is not None else ()
         if any(entry.unreachable for name, _, entry in used if kind in (None, name)):
             return True
-        if kind is None and isinstance(asked.verdict, Refused) and asked.verdict.reason in NOT_HAD:
+        if kind is None and isinstance(verdict, Refused) and verdict.reason in NOT_HAD:
             return True
     return False
 

@@ -1,26 +1,24 @@
 """What the tools' crawl (:mod:`scrapy_rep.crawl.commands.toolcrawl`) told of each URL a
 tool asked about (:class:`ToolRun`), as the crawl's URL ledger settled it: each request's
-entry carries the verdict it was decided with, a redirect's next request is an entry of
-its own, and a fetched page's entry comes with the page's ledger. The documents' outcomes
-come with ``robotstxt_fetched`` and ``document_fetched``."""
+entry, read as it is (the verdict it was decided with, its fate, a fetched page's output),
+a redirect's next request an entry of its own. The documents' outcomes come with
+``robotstxt_fetched`` and ``document_fetched``."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.records import Fate
 from scrapy_rep.crawl.documents.engine_fetch import describe
-from scrapy_rep.crawl.ledger import PageLedger
 
 if TYPE_CHECKING:
     from scrapy.http import Response
 
-    from rep_engine.records import UrlEntry
+    from rep_engine.records import FileOutcome, UrlEntry
     from rep_engine.robotstxt import RobotsTxt
-    from rep_engine.verdict import Allowed, Refused, RequestFacts
+    from rep_engine.verdict.decide import Refused
     from scrapy_rep.crawl.media.filerecords import FileVerdict
 
 
@@ -29,22 +27,25 @@ class Asked:
     """What the crawl did with one URL a tool asked about."""
 
     url: str
-    #: The verdict on its request (``None``: none was performed).
-    verdict: Allowed | Refused | None = None
-    facts: RequestFacts | None = None
-    #: The last redirect followed from it, and that request's verdict.
-    hop: tuple[str, Allowed | Refused] | None = None
+    #: Its request's entry, as the URL ledger settled it (``None``: none was: nothing was
+    #: obeyed, or the crawl did not get that far).
+    entry: UrlEntry | None = None
+    #: The entry of the last redirect followed from it (``None``: none).
+    hop: UrlEntry | None = None
     #: Its page, as the spider got it (after redirects).
     response: Response | None = None
     #: Why its page could not be had.
     failure: str = ""
-    #: Why the page pass refused the page's item (``""``: it did not).
-    dropped: str = ""
-    #: Whether the page's item reached the end of the crawl (``item_scraped``): one the page
-    #: pass let through that a later component (the project's spider middleware) dropped is not.
-    kept: bool = False
     #: A downloaded file held against the crawl's AI purposes by the media gate.
     file: FileVerdict | None = None
+    #: Its page's verdict refused a purpose of the crawl, whose items the page pass kept and
+    #: marked (``REP_PURPOSE_ACTION = "mark"``): that refusal (``None``: none).
+    marked: Refused | None = None
+
+    @property
+    def page(self) -> UrlEntry | None:
+        """The entry of the request that got its page: the last redirect's, else its own."""
+        return self.hop if self.hop is not None else self.entry
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,8 @@ class ToolRun:
     #: By ``(document kind, key)`` (an origin, or a license's URL).
     documents: dict[tuple[str, str], Announced] = field(default_factory=dict)
     error: str = ""
+    #: Nothing was obeyed (no robots.txt middleware in the crawl): no request was decided.
+    unchecked: bool = False
     #: By URL requested, the index of the URL asked about and whether it is a redirect.
     _waiting: dict[str, list[tuple[int, bool]]] = field(default_factory=dict)
 
@@ -73,28 +76,22 @@ class ToolRun:
         """A request of ``url`` is made for the URL asked about at ``index``."""
         self._waiting.setdefault(url, []).append((index, hop))
 
-    def settled(self, entry: UrlEntry, fate: Fate, added: Mapping[str, Any], cause: object) -> None:
-        """A request's entry is settled: the verdict it was decided with (a redirect's:
-        the hop), the next request of a redirect, and a fetched page's item."""
+    def settled(self, entry: UrlEntry) -> None:
+        """A request's entry is settled: the URL asked about's own, or a redirect's (the hop,
+        whose next request is expected in turn)."""
         waiting = self._waiting.get(entry.url)
         if not waiting:
             return
         index, hop = waiting.pop(0)
         asked = self.asked[index]
-        if entry.decision is not None:
-            verdict, facts = entry.decision
-            if hop:
-                asked.hop = (entry.url, verdict)
-            else:
-                asked.verdict, asked.facts = verdict, facts
-        if fate is Fate.REDIRECTED:
-            self.expect(str(added.get("to", "")), index, hop=True)
-        elif isinstance(cause, PageLedger):  # fetched: its item refused, or kept to the end
-            if cause.reason is not None:
-                asked.dropped = cause.why
-            asked.kept = cause.kept > 0
+        if hop:
+            asked.hop = entry
+        else:
+            asked.entry = entry
+        if entry.fate is Fate.REDIRECTED:
+            self.expect(entry.to, index, hop=True)
 
-    def file_settled(self, url: str, fate: str, refusal: Refused | None, error: str) -> None:
+    def file_settled(self, url: str, outcome: FileOutcome) -> None:
         """A file an item pipeline downloaded (the tools have none)."""
 
     def downloaded_apart(self, url: str, status: int) -> None:

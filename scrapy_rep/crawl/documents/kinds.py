@@ -5,7 +5,7 @@ with its Scrapy side: the prefix of its download stats, the signals sent once it
 known, and how a crawl parses it. The middleware builds one
 :class:`~scrapy_rep.crawl.documents.documents.OriginDocument` per kind of :data:`CRAWL_KINDS`
 its requests may need: adding a kind is adding a value here (and its step in
-:func:`rep_engine.verdict.decide`).
+:func:`rep_engine.verdict.decide.decide`).
 """
 
 from __future__ import annotations
@@ -166,5 +166,5 @@ TDMREP_CRAWL: CrawlKind[TdmRepFile] = CrawlKind(
 #: RSL licenses, keyed by their URL, for crawls with a ``REP_PURPOSE`` (docs/purpose-notes.md §9).
 RSL_CRAWL: CrawlKind[RslDocument] = CrawlKind(RSL)
 #: Every kind a crawl may fetch, robots.txt first; a crawl builds those its requests may
-#: need (:meth:`rep_engine.verdict.RequestRules.documents`).
+#: need (:meth:`rep_engine.verdict.decide.RequestRules.documents`).
 CRAWL_KINDS: tuple[CrawlKind[Any], ...] = (ROBOTS_CRAWL, TDMREP_CRAWL, RSL_CRAWL)

@@ -11,7 +11,7 @@ from itemadapter import ItemAdapter
 
 from rep_engine.usage.media.reading import MediaReading
 from rep_engine.usage.purpose import MAPPING, PURPOSE_INDEX, UsageDecision, UsageSignal
-from rep_engine.verdict.values import Refused
+from rep_engine.verdict.decide import Refused
 from scrapy_rep.crawl import meta
 
 if TYPE_CHECKING:

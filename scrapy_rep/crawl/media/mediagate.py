@@ -26,9 +26,9 @@ from rep_engine.usage.media.c2pa import available
 from rep_engine.usage.media.reading import MediaReading, read_media
 from rep_engine.usage.media.xmp import sniff
 from rep_engine.usage.purpose import UsageSignal, usage_decision
+from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE, PageFacts, decide_page
-from rep_engine.verdict.policy import TDM_PURPOSES, Refusal
-from rep_engine.verdict.values import Refused
+from rep_engine.verdict.policy import TDM_PURPOSES
 from scrapy_rep import signals
 from scrapy_rep.crawl import refusals
 from scrapy_rep.crawl.config import PerCrawler, config_of
@@ -145,9 +145,8 @@ class MediaGate:
         signal = UsageSignal("iptc", (None, False, False), f"an unreadable file ({what})")
         reading = MediaReading(sniff(body), (), (what,), "not read: the check failed")
         decision = usage_decision((signal,))
-        refusal = self.policy.refusal(decision)
-        if refusal is None:  # a crawl without an AI purpose never gets here (not enabled)
-            refusal = Refusal("ai-train", signal)
+        refusal = self.policy.refusal(decision)  # a "no" for every AI purpose, which it has
+        assert refusal is not None  # (the gate is on only for a crawl with one: enabled)
         message, purpose = refusal.message, refusal.purpose
         refused = Refused(Reason.PURPOSE, message, PAGE, self.agent, purpose=purpose, signal=signal)
         return FileVerdict(decision, reading, refused)
@@ -183,31 +182,6 @@ class MediaGate:
         facts = PageFacts(response.url, tokens, before_of(request), image, file=True)
         verdict = decide_page(facts, statements.also(inside=inside), self.rules)
         return FileVerdict(verdict.usage, reading, verdict.purpose)
-
-    def refused(self, verdict: FileVerdict, request: Request, item: Any, stored: bool) -> None:
-        """Count, log and signal a refused file (``stored``: marked, and stored)."""
-        refusal = verdict.refusal
-        assert refusal is not None
-        inc(self.crawler.stats, f"rep/media/{'marked' if stored else 'refused'}/{refusal.purpose}")
-        logger.info(
-            "scrapy_rep: %(action)s %(url)s: %(reasons)s",
-            {
-                "action": "marked" if stored else "not stored",
-                "url": request.url,
-                "reasons": "; ".join(verdict.reasons),
-            },
-            extra={"spider": self.crawler.spider},
-        )
-        self.crawler.signals.send_catch_log(
-            signals.file_refused,
-            url=request.url,
-            request=request,
-            item=item,
-            purpose=refusal.purpose,
-            message=refusal.message,
-            statement=None if refusal.signal is None else refusal.signal.source,
-            stored=stored,
-        )
 
     def _count(self, verdict: FileVerdict) -> None:
         inc(self.crawler.stats, "rep/media/checked")

@@ -31,7 +31,7 @@ from scrapy_rep.crawl.media.mediagate import MediaGate
 # error nor put in the item by the media pipeline; item_completed below makes ours a result.
 from scrapy_rep.crawl.media.refused import FilteredRefusalMixin, RefusedBeforeFetch, mixed_in
 from scrapy_rep.crawl.meta import REFUSED_FILES
-from scrapy_rep.crawl.refusals import Refusal
+from scrapy_rep.crawl.refusals import Refusal, refuse_file
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -87,7 +87,7 @@ class MediaUsageMixin(FilteredRefusalMixin):
         if verdict.refusal is not None:
             extra[meta.REFUSED] = verdict.reasons
             if not gate.mark:
-                gate.refused(verdict, request, item, stored=False)
+                refuse_file(gate.crawler, request, item, verdict.refusal, verdict.reasons, False)
                 gate.settled(verdict, request, item, "refused")
                 entry = verdict_refused_file(verdict, request.url)
                 return cast("FileInfo", {"url": request.url, "path": None, _ENTRY: entry})
@@ -100,7 +100,7 @@ class MediaUsageMixin(FilteredRefusalMixin):
             gate.settled(verdict, request, item, "failed", f"{type(error).__name__}: {error}")
             raise
         if verdict.refusal is not None:
-            gate.refused(verdict, request, item, stored=True)
+            refuse_file(gate.crawler, request, item, verdict.refusal, verdict.reasons, True)
         gate.settled(verdict, request, item, "stored" if verdict.refusal is None else "marked")
         return cast("FileInfo", {**result, **extra}) if extra else result
 

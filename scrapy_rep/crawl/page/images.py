@@ -9,7 +9,9 @@ crawl has an AI purpose and ``REP_PURPOSE_ACTION = "drop"``, else it carries the
 ``request.meta["rep_image_usage"]`` for the image's own decision; an item's
 ``IMAGES_URLS_FIELD`` (every URL) and ``FILES_URLS_FIELD`` (the image URLs) lose those
 URLs under ``"drop"``, so Scrapy's ImagesPipeline and FilesPipeline never download or
-store them, and the item gets ``rep_image_usage`` (the record and the URLs). A crawl
+store them, each a refusal the performer counts, signals and the trail records (the
+request the pipeline never sends), and the item gets ``rep_image_usage`` (the record and
+the URLs). A crawl
 without an AI purpose under ``"drop"`` changes nothing (noimageai says nothing about
 search); under ``"mark"`` every crawl marks.
 """
@@ -34,10 +36,11 @@ from rep_engine.usage.imageusage import (
     is_image_url,
     page_record,
 )
+from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE
-from rep_engine.verdict.values import Refused
 from scrapy_rep.crawl.config import config_of
-from scrapy_rep.crawl.ledger import NOT_READ
+from scrapy_rep.crawl.pages import NOT_READ
+from scrapy_rep.crawl.refusals import refuse_file_url
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
@@ -46,8 +49,8 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from rep_engine.verdict.page import PageVerdict
-    from scrapy_rep.crawl.ledger import Page
     from scrapy_rep.crawl.page.pagestate import PageState
+    from scrapy_rep.crawl.pages import Page
 
 #: The attributes of a page that name one image, and those that list candidates.
 _SRC_XPATH = "//img/@src | //img/@data-src | //input[@type='image']/@src"
@@ -79,6 +82,7 @@ class ImageGate:
         refuse: Refuse,
         pages: PageState,
     ) -> None:
+        self.crawler = crawler
         self.stats = crawler.stats
         settings = crawler.settings
         self.fields = (
@@ -129,17 +133,15 @@ class ImageGate:
         if not self._is_image(url, page):
             return request
         if page.refused:
-            purpose = page.refused[0]
-            message = f"Not fetched: {purpose} denied by {page.record['source']} (an image of it)"
-            refused = Refused(Reason.PURPOSE, message, PAGE, page.agent, purpose=purpose)
-            self._refuse(request, response, refused, page.record["source"])
+            self._refuse(request, response, _refusal(page), page.record["source"])
             return None
         inc(self.stats, "rep/purpose/images_marked")
         request.meta[IMAGE_USAGE_KEY] = for_request(page.record, url)
         return request
 
-    def item(self, item: Any, page: _Page) -> Any:
-        """An item of a noimageai page: its image URLs refused (removed) or marked."""
+    def item(self, item: Any, response: Response, page: _Page) -> Any:
+        """An item of the noimageai page ``response``: its image URLs refused (taken out of
+        it, each a refusal the performer counts, says and records) or marked."""
         adapter = ItemAdapter(item)
         covered: list[str] = []
         for index, name in enumerate(self.fields):
@@ -156,7 +158,9 @@ class ImageGate:
         if not covered:
             return item
         if page.refused:
-            inc(self.stats, f"rep/purpose/image_urls_refused/{page.refused[0]}", len(covered))
+            refused, source = _refusal(page), page.record["source"]
+            for url in covered:
+                refuse_file_url(self.crawler, url, refused, response, source)
         try:
             adapter[IMAGE_USAGE_KEY] = for_item(page.record, covered)
         except (KeyError, TypeError):  # an item class without that field
@@ -166,6 +170,14 @@ class ImageGate:
     @staticmethod
     def _is_image(url: str, page: _Page) -> bool:
         return is_image_url(url) or canonicalize_url(url) in page.images
+
+
+def _refusal(page: _Page) -> Refused:
+    """The refusal of an image of a noimageai ``page``, for the first purpose of the crawl
+    its directive refuses."""
+    purpose = page.refused[0]
+    message = f"Not fetched: {purpose} denied by {page.record['source']} (an image of it)"
+    return Refused(Reason.PURPOSE, message, PAGE, page.agent, purpose=purpose)
 
 
 def _page_images(response: Response) -> set[str]:

@@ -24,9 +24,10 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from rep_engine.records import PageOutput
     from rep_engine.verdict.page import PageVerdict
-    from scrapy_rep.crawl.ledger import Page, PageLedger
     from scrapy_rep.crawl.page.images import ImageGate
+    from scrapy_rep.crawl.pages import Page
 
 
 class ItemGate:
@@ -46,13 +47,13 @@ class ItemGate:
         (``page``, its verdict decided): the item, or ``None`` when it is dropped."""
         verdict = page.verdict
         assert verdict is not None  # the page pass reads a page before its output
-        ledger = page.ledger
-        item = self.by_verdict(item, response, verdict, ledger)
+        output = page.output
+        item = self.by_verdict(item, response, verdict, output)
         item = item if item is None else self.by_images(item, response, verdict, page)
         for url, _fetched, said_no in page.fetched:  # pages its callback fetched itself
             if item is None:
                 break
-            item = self.by_verdict(item, response, said_no, ledger, url)
+            item = self.by_verdict(item, response, said_no, output, url)
         return item
 
     def by_verdict(
@@ -60,7 +61,7 @@ class ItemGate:
         item: Any,
         response: Response,
         verdict: PageVerdict,
-        ledger: PageLedger | None = None,
+        output: PageOutput | None = None,
         said_by: str = "",
     ) -> Any:
         """SPEC §6: noindex, or an ``unavailable_after`` that has passed (the verdict's
@@ -72,7 +73,7 @@ class ItemGate:
         refused = verdict.index
         if refused is not None:
             if not self._keep_noindex:
-                refuse_item(self.crawler, item, response, refused, ledger, said_by)
+                refuse_item(self.crawler, item, response, refused, output, said_by)
                 return None
             inc(self.stats, f"rep/directives/items_kept/{refused.reason}")
         if said_by and verdict.purpose is None:
@@ -88,7 +89,7 @@ class ItemGate:
             return self._with_preferences(item, decision)
         if refused is None:
             return self._with_preferences(item, decision)
-        refuse_item(self.crawler, item, response, refused, ledger, said_by)
+        refuse_item(self.crawler, item, response, refused, output, said_by)
         return None
 
     def _with_preferences(self, item: Any, decision: Any) -> Any:
@@ -109,7 +110,7 @@ class ItemGate:
         is logged and counted, and never costs the item)."""
         try:
             shown = self.images.page(response, verdict, page)
-            return item if shown is None else self.images.item(item, shown)
+            return item if shown is None else self.images.item(item, response, shown)
         except Exception as error:
             self.page.failed(response, "noimageai images", error)
             return item

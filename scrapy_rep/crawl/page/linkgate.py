@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 from w3lib.url import canonicalize_url
 
 from rep_engine.records import Action, Reason
+from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE
-from rep_engine.verdict.values import Refused
 from scrapy_rep.crawl.page.nofollowlinks import rel_nofollow_targets
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.refusals import refuse_request
@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
+    from rep_engine.records import PageOutput
     from rep_engine.verdict.page import PageVerdict
-    from scrapy_rep.crawl.ledger import PageLedger
 
 
 class LinkGate:
@@ -44,22 +44,22 @@ class LinkGate:
         request: Request,
         response: Response,
         verdict: PageVerdict,
-        ledger: PageLedger | None = None,
+        output: PageOutput | None = None,
     ) -> bool:
         """Whether the page's nofollow (its ``verdict``'s ``follow``), or a rel="nofollow"
-        link, drops ``request`` (written in the page's ``ledger`` when one is kept)."""
+        link, drops ``request`` (written in the page's ``output`` when one is kept)."""
         refused = verdict.follow
         if refused is not None:
             if self._keep_nofollow:
                 inc(self.stats, "rep/directives/requests_kept/nofollow")
                 return False
             sources = "; ".join(verdict.directives.sources)
-            refuse_request(self.crawler, Action.FOLLOW, request, refused, response, sources, ledger)
+            refuse_request(self.crawler, Action.FOLLOW, request, refused, response, sources, output)
             return True
         if self._rel_nofollow and self._is_rel_nofollow(request, response):
             message = f'Not followed: {response.url} links to it only with rel="nofollow"'
             refused = Refused(Reason.REL_NOFOLLOW, message, PAGE, verdict.agent)
-            refuse_request(self.crawler, Action.FOLLOW, request, refused, response, ledger=ledger)
+            refuse_request(self.crawler, Action.FOLLOW, request, refused, response, output=output)
             return True
         return False
 

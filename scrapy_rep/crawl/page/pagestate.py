@@ -37,10 +37,10 @@ from rep_engine.verdict.page import SAYS_NOTHING, PageFacts, PageVerdict, decide
 from rep_engine.verdict.policy import NO_SIGNALS, NOTHING_BEFORE
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import PerCrawler, config_of
-from scrapy_rep.crawl.ledger import PAGES, Page
 from scrapy_rep.crawl.page.nofollowlinks import may_link_nofollow
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
+from scrapy_rep.crawl.pages import PAGES, Page
 from scrapy_rep.crawl.requeststate import state_of
 from scrapy_rep.crawl.stats import inc
 
@@ -49,7 +49,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from rep_engine.verdict import Refused
+    from rep_engine.verdict.decide import Refused
 
 #: The page pass's one logger, under the name it has always had (users filter on it).
 logger = logging.getLogger(__name__)

@@ -24,9 +24,9 @@ from scrapy import Request, signals
 from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
-from rep_engine.records import Action
+from rep_engine.records import Action, PageOutput
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.auditing import ledger_of
+from scrapy_rep.crawl.auditing import ledger_of, settled_by
 from scrapy_rep.crawl.closing import closing_lines
 from scrapy_rep.crawl.internals import (
     ASYNC_SPIDER_OUTPUT,
@@ -34,7 +34,6 @@ from scrapy_rep.crawl.internals import (
     running_engine,
     watch_downloads,
 )
-from scrapy_rep.crawl.ledger import PageLedger, readers_of
 from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.itemgate import ItemGate
 from scrapy_rep.crawl.page.linkgate import LinkGate
@@ -48,7 +47,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from rep_engine.verdict import Refused
+    from rep_engine.verdict.decide import Refused
     from scrapy_rep.crawl.auditing import LedgerCalls
 
 logger = logging.getLogger(__name__)
@@ -74,10 +73,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self.items = ItemGate(crawler, page, self.images)
         crawler.signals.connect(self._opened, signal=signals.spider_opened)
         crawler.signals.connect(self._closing, signal=signals.spider_closed)
-        #: Who reads each page's ledger (the audit trail, the report; kept by reference).
-        self._ledger_readers = readers_of(crawler)
-        #: Whether each page's ledger goes at its scrape's end, and the URL ledger (both
-        #: set when the spider opens).
+        #: Whether each page's output goes to the URL ledger at its scrape's end, and the URL
+        #: ledger (both set when the spider opens).
         self._at_scrape_end = False
         self._ledgers = config.ledger
         self._url_ledger: LedgerCalls | None = None
@@ -100,7 +97,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             refuse_request(self.crawler, Action.FOLLOW, request, verdict, response, sources)
 
     def _opened(self, **_: Any) -> None:
-        """Each page's one ledger handed over once all its output is through
+        """Each page's one output handed to the URL ledger once all of it is through
         (docs/decisions.md, 'One ledger per page, whatever path its output takes'); the pages
         a callback fetches itself tied to it ('A page a callback fetches itself gates the
         items built after it'); the failures of the engine's downloads for a component told
@@ -110,7 +107,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         if self._ledgers:
             self._url_ledger = ledger_of(self.crawler)
             self._at_scrape_end = after_each_scrape(engine, self._page_done)
-        failed = None if self._url_ledger is None else self._url_ledger.failure_scraped
+        failed = None if self._url_ledger is None else self._failure_scraped
         if not watch_downloads(engine, self.page.fetching, failed):
             logger.warning(
                 "scrapy_rep: the engine's download_async could not be watched: a page a "
@@ -152,14 +149,14 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _processed(self, response: Response | None, result: Iterable[Any]) -> Iterable[Any]:
         """Scrapy's own loop (whose ``spider`` argument Scrapy 2.13 requires and 2.19 warns about),
-        each item passed on written in the page's ledger when one is kept. A sync callback
+        each item passed on written in the page's output when one is kept. A sync callback
         cannot await a download."""
-        ledger = self._output_begins(response)
+        kept = self._output_begins(response)
         try:
             for output in result:
                 if (output := self._get_processed(output, response)) is not None:
-                    if ledger is not None and not isinstance(output, Request):
-                        ledger.passed += 1
+                    if kept is not None and not isinstance(output, Request):
+                        kept.passed += 1
                     yield output
         finally:
             if self._ledgers and not self._at_scrape_end:  # else handed over at the scrape's end
@@ -171,11 +168,11 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         """Scrapy's own loop, after the page's RSL licenses are known, each step of the callback's
         output taken as the page's turn (:data:`PRODUCING`, emptied between steps so that the item
         pipelines working on its items meanwhile are not), each item passed on written in the
-        page's ledger when one is kept (the lines of :meth:`_processed`: inline, as a call per
+        page's output when one is kept (the lines of :meth:`_processed`: inline, as a call per
         output costs on the hot path)."""
         if response is not None and self.licenses.document() is not None:
             await self.page.licenses_async(response)
-        ledger = self._output_begins(response)
+        kept = self._output_begins(response)
         turn: list[Response | None] = [None]
         outputs = result.__aiter__()
         try:
@@ -189,54 +186,62 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                 finally:
                     turn[0] = None
                 if (output := self._get_processed(output, response)) is not None:
-                    if ledger is not None and not isinstance(output, Request):
-                        ledger.passed += 1
+                    if kept is not None and not isinstance(output, Request):
+                        kept.passed += 1
                     yield output
         finally:
             if self._ledgers and not self._at_scrape_end:  # else handed over at the scrape's end
                 self._page_done(response, scraped=False)
 
-    def _output_begins(self, response: Response | None) -> PageLedger | None:
-        """``response``'s output begins (its input pass's turn is over): the ledger of its output,
+    def _output_begins(self, response: Response | None) -> PageOutput | None:
+        """``response``'s output begins (its input pass's turn is over): what becomes of it,
         kept on its page, new or an earlier pass's (a ``process_spider_exception``'s output after
         its callback's); ``None`` for start()'s output or a crawl without trail or report."""
         producing = PRODUCING.get()
         if producing is not None and producing[0] is response:
             producing[0] = None
-        if response is None or not self._ledgers or not self._ledger_readers:
+        if response is None or self._url_ledger is None:
             return None
         page = self.page.decided(response)
-        if page.ledger is None:
-            page.ledger = PageLedger()
-        return page.ledger
+        if page.output is None:
+            page.output = PageOutput()
+        return page.output
 
     def _page_done(
         self, response: object, request: Request | None = None, scraped: bool = True
     ) -> None:
-        """The page's output is through: its ledger goes to its readers. ``scraped``: all of
-        it, as the scraper says (of a response; of a download's failure: told to the URL
-        ledger with its ``request``), the item pipelines' work included
-        (:attr:`PageLedger.through`); a page whose output went through no pass of ours (a
-        404 without an errback) has an empty ledger then. Else one pass of it (Scrapy moved
-        what says when all of it is)."""
+        """The page's output is through: it goes to the URL ledger, which settles the page's
+        entry with it. ``scraped``: all of it, as the scraper says (of a response; of a
+        download's failure: told to the URL ledger with its ``request``), the item pipelines'
+        work included (:attr:`PageOutput.through`); a page whose output went through no pass of
+        ours (a 404 without an errback) has an empty output then. Else one pass of it (Scrapy
+        moved what says when all of it is)."""
         if not isinstance(response, Response):
-            if request is not None and self._url_ledger is not None:  # a download's failure
-                self._url_ledger.failure_scraped(request, response)
+            if request is not None:  # a download's failure
+                self._failure_scraped(request, response)
             return
+        ledger = self._url_ledger
         page = self.page.pages.get(response)
-        if scraped and (page is None or page.ledger is None):
+        if scraped and (page is None or page.output is None):
             page = self.page.decided(response)
-            page.ledger = PageLedger()
-        if page is None or page.ledger is None:  # no ledger kept
+            page.output = PageOutput()
+        if page is None or page.output is None or ledger is None:  # no output kept
             return
-        ledger, page.ledger = page.ledger, None
-        ledger.through = scraped
-        for reader in self._ledger_readers:
-            try:
-                reader.page_done(response, ledger, page)
-            except Exception:  # the page's output is through; a bug of ours must not cost it
-                inc(self.stats, "rep/audit/errors")
-                logger.exception("scrapy_rep internal error recording %s", response)
+        output, page.output = page.output, None
+        output.through = scraped
+        try:
+            ledger.page_done(response, output, page)
+        except Exception:  # the page's output is through; a bug of ours must not cost it
+            inc(self.stats, "rep/audit/errors")
+            logger.exception("scrapy_rep internal error recording %s", response)
+
+    def _failure_scraped(self, request: Request, failure: Any) -> None:
+        """A download's ``failure`` the scraper (or the engine, for a callback's own download)
+        is through with, told to the URL ledger, but a refusal's: its refusal settled the
+        request's entry (:func:`~scrapy_rep.crawl.auditing.settled_by`)."""
+        ledger = self._url_ledger
+        if ledger is not None and not settled_by(getattr(failure, "value", None)):
+            ledger.failure_scraped(request, failure)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
         if response is None:
@@ -257,7 +262,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         verdict = page.verdict
         assert verdict is not None  # read() decides it
         if not request.meta.get(meta.IGNORE_NOFOLLOW) and self.links.by_follow(
-            request, response, verdict, page.ledger
+            request, response, verdict, page.output
         ):
             return None
         try:

@@ -2,8 +2,8 @@
 
 The spider middleware's early pass (:mod:`scrapy_rep.crawl.requests.early`) decides every
 request whose origin's documents are cached (``RobotsTxtMiddleware.refusal_if_known``, with
-:func:`rep_engine.verdict.decide`). When it allows one, the middleware keeps the facts it
-was decided on and the :class:`~rep_engine.verdict.Allowed` verdict here, under a small
+:func:`rep_engine.verdict.decide.decide`). When it allows one, the middleware keeps the facts it
+was decided on and the :class:`~rep_engine.verdict.decide.Allowed` verdict here, under a small
 token in the request's state (:attr:`~scrapy_rep.crawl.requeststate.RequestState.early`).
 ``process_request`` takes the token out first of all, and reuses the verdict only when
 nothing it was reached on has changed:
@@ -36,7 +36,7 @@ from scrapy_rep.crawl.requeststate import decided_early
 if TYPE_CHECKING:
     from scrapy import Request
 
-    from rep_engine.verdict import Allowed, RequestFacts
+    from rep_engine.verdict.decide import Allowed, RequestFacts
 
 #: How many early verdicts are kept at most (the oldest let go first): a few MiB.
 MAX_KEPT: Final = 10_000

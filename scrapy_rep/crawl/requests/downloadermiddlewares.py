@@ -1,7 +1,7 @@
 """robots.txt and the crawl's purposes enforced before each request is sent: the
 downloader middleware (SPEC §3-§5).
 
-A thin adapter around one pure decision (:func:`rep_engine.verdict.decide`, the verdict on
+A thin adapter around one pure decision (:func:`rep_engine.verdict.decide.decide`, the verdict on
 the facts of the request: :mod:`scrapy_rep.crawl.requests.facts`). :mod:`rep_engine.fetch.lifecycle`
 makes every fetch decision of SPEC §4 (when to download, retry, keep a stale copy, give up,
 share); this class only sequences:
@@ -11,7 +11,7 @@ share); this class only sequences:
   purposes need: robots.txt, tdmrep.json for AI purposes, RSL licenses with a purpose set),
   and has :mod:`scrapy_rep.crawl.requests.perform` do what it means: on through the
   origin's crawl-delay slot, or refused (``IgnoreRequest`` naming the line or the signal).
-- A document not known yet (the verdict :class:`~rep_engine.verdict.Wait`): the request is
+- A document not known yet (the verdict :class:`~rep_engine.verdict.decide.Wait`): the request is
   returned from ``process_request`` (Scrapy schedules it again) and caught in
   ``request_scheduled`` (which drops a scheduled request when a handler raises
   ``IgnoreRequest``), so it leaves the downloader and takes none of the crawl's
@@ -71,7 +71,7 @@ from rep_engine.records import Reason
 from rep_engine.robotstxt import RobotsTxt
 from rep_engine.settings import RepConfig
 from rep_engine.settings.rules import request_rules
-from rep_engine.verdict import (
+from rep_engine.verdict.decide import (
     ROBOTS,
     Allowed,
     Known,

@@ -1,5 +1,5 @@
 """The facts of a Scrapy request that its verdict is reached on
-(:class:`rep_engine.verdict.RequestFacts`): its URL and origin, the crawler names it is
+(:class:`rep_engine.verdict.decide.RequestFacts`): its URL and origin, the crawler names it is
 held to, and how much of robots.txt it obeys.
 
 - **The crawler names it is held to** (SPEC §1; docs/decisions.md, 'Every name a request
@@ -28,7 +28,7 @@ from scrapy.settings import SETTINGS_PRIORITIES
 
 from rep_engine.robotstxt.useragent import held_names, is_browser
 from rep_engine.urls.origins import Origin, OriginMemo, origin_of
-from rep_engine.verdict import Obey, RequestFacts
+from rep_engine.verdict.decide import Obey, RequestFacts
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ class FactsReader:
         which a server reads instead (a spider pinning an address: ``http://a.test/x``
         sent with ``Host: b.test`` is b.test's page, and b.test's robots.txt decides it,
         asked at ``http://b.test/robots.txt``; a.test's, whose server answers it, decides
-        it too: :attr:`~rep_engine.verdict.RequestFacts.served_by`, docs/decisions.md 'A
+        it too: :attr:`~rep_engine.verdict.decide.RequestFacts.served_by`, docs/decisions.md 'A
         request sent with another Host is decided by both sites'). Said once per pair at
         WARNING; a header that names no host leaves the URL's. Remembered per pair."""
         key = (origin, host)
@@ -218,7 +218,7 @@ def _named_site(origin: Origin, value: str) -> Origin:
     before the URL's host at another port (the name before ``:``, ``@``, ``,``, at the
     URL's port, where the connection goes; then the authority; then the host after
     ``@``; then the same of the normalized text), and the URL's own site decides the
-    request too (:attr:`~rep_engine.verdict.RequestFacts.served_by`): the reading
+    request too (:attr:`~rep_engine.verdict.decide.RequestFacts.served_by`): the reading
     that loses no "no", a header that names another site never leaves the URL's
     robots.txt alone to decide (docs/decisions.md, 'A request sent with another Host is
     decided by both sites'). A value no reading can name a site by (a port out of range,

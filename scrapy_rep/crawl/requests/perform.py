@@ -22,9 +22,8 @@ from typing import TYPE_CHECKING, Final, NoReturn
 
 from rep_engine.records import Action, Reason
 from rep_engine.settings.rules import crawl_delay_obeyed
-from rep_engine.verdict import Refused
+from rep_engine.verdict.decide import ROBOTS, Refused
 from rep_engine.verdict.policy import NOTHING_BEFORE
-from rep_engine.verdict.values import ROBOTS
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import LedgerCalls, ledger_of
 from scrapy_rep.crawl.refusals import Refusal, refuse_request
@@ -37,7 +36,7 @@ if TYPE_CHECKING:
 
     from rep_engine.robotstxt import RobotsTxt
     from rep_engine.settings import RepConfig
-    from rep_engine.verdict import Allowed, Override, RequestFacts
+    from rep_engine.verdict.decide import Allowed, Override, RequestFacts
     from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 
 logger = logging.getLogger(__name__)

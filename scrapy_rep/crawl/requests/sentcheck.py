@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from scrapy import signals
 
 from rep_engine.records import Reason
-from rep_engine.verdict import Refused, Verdict, Wait
+from rep_engine.verdict.decide import Refused, Verdict, Wait
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.internals import (
     append_downloader_method,

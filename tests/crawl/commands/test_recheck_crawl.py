@@ -72,7 +72,7 @@ class _Document:
 async def test_the_origins_waiting_and_on_what_are_known_while_they_wait() -> None:
     """Three origins answering 503 held a run 10 minutes with no line. What
     the progress line says (:func:`fetch_progress`) is kept as the crawl waits."""
-    from rep_engine.verdict import ROBOTS
+    from rep_engine.verdict.decide import ROBOTS
     from rep_recheck.command import FetchRequest, FetchResult
     from scrapy_rep.crawl.commands.recheck_crawl import RecheckSpider
 

@@ -60,14 +60,17 @@ def test_an_item_loses_its_image_urls_and_keeps_the_others() -> None:
         "image_urls": ["https://e.com/x"],
         "files_to_get": ["https://e.com/doc.pdf", "https://e.com/a.png", "https://e.com/b"],
     }
-    images.item(item, found)
+    images.item(item, response, found)
     assert item["image_urls"] == [] and item["files_to_get"] == ["https://e.com/doc.pdf"]
     assert item["rep_image_usage"]["urls"] == [
         "https://e.com/x", "https://e.com/a.png", "https://e.com/b"
     ]  # fmt: skip
+    # each URL taken out is a refusal the performer counts and signals, as the image
+    # requests of the page are: the URL ledger records it refused (it had none)
+    assert stats.get_value("rep/purpose/image_urls_refused/ai-train") == 3
     # An item class without the field: URLs still refused, the record counted as missing.
     declared = Declared(url="u", image_urls=["https://e.com/y.png"])
-    images.item(declared, found)
+    images.item(declared, response, found)
     assert declared["image_urls"] == []
     assert stats.get_value("rep/purpose/items_not_marked") == 1
 
@@ -88,7 +91,7 @@ def test_mark_keeps_the_images_with_the_record() -> None:
         assert request is not None and not refused
         assert request.meta["rep_image_usage"]["url"] == "https://e.com/a.png"
         item = {"image_urls": ["https://e.com/a.png"]}
-        images.item(item, found)
+        images.item(item, response, found)
         assert item["image_urls"] == ["https://e.com/a.png"]
         assert item["rep_image_usage"]["urls"] == ["https://e.com/a.png"]
 
@@ -113,7 +116,7 @@ def test_a_noimageindex_page_covers_its_images_as_noimageai_does() -> None:
     assert images.request(Request("https://e.com/a.png"), response, page) is None
     assert refused and "ai-train denied by <meta" in refused[0][2].message
     item = {"image_urls": ["https://e.com/a.png"]}
-    images.item(item, page)
+    images.item(item, response, page)
     assert item["image_urls"] == [] and item["rep_image_usage"]["urls"] == ["https://e.com/a.png"]
     # off: the page says nothing about its images; a search crawl is not affected either
     off, _, _ = image_gate(("ai-train",), REP_MEDIA_NOINDEX_MEANS_NO_AI=False)

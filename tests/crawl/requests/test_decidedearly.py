@@ -20,8 +20,8 @@ from rep_engine.fetch.cache import CacheEntry
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import parse_tdmrep
-from rep_engine.verdict import ROBOTS as ROBOTS_KIND
-from rep_engine.verdict import Allowed, RequestFacts
+from rep_engine.verdict.decide import ROBOTS as ROBOTS_KIND
+from rep_engine.verdict.decide import Allowed, RequestFacts
 from scrapy_rep import RobotsTxtMiddleware
 from scrapy_rep.crawl.auditing import LEDGERS
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions

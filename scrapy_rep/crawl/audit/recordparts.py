@@ -1,0 +1,124 @@
+"""The parts of a ``url`` record the URL ledger (:mod:`scrapy_rep.crawl.audit.audit`) writes
+from what decided a request and what its page said (docs/audit-trail.md, "url records"),
+besides the ``robots`` part of a verdict (the ledger writes it inline: the hot path): the
+``robots`` part of a request whose Allow/Disallow lines are not obeyed (or whose AI-usage
+opt-outs alone are), a fetched page's ``usage`` and ``page`` parts, and a failed record's
+``why``. Functions of the entry and the values they read; the ledger writes the snapshots
+they name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from rep_engine.records import RobotsPart, UrlEntry
+from rep_engine.robotstxt.useragent import held_names
+from rep_engine.trail import lines
+from rep_engine.verdict.policy import NOTHING_BEFORE
+from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.requeststate import before_of
+
+if TYPE_CHECKING:
+    from scrapy import Request
+
+    from scrapy_rep.crawl.pages import Page
+
+#: Writes a snapshot of a document's body and answers its name: ``(kind, url, body)``.
+SnapshotBody = Callable[[str, str, bytes], str]
+
+
+def robots_sha(entry: UrlEntry) -> str:
+    """The snapshot of the robots.txt that decided the record (``""``: none)."""
+    robots = entry.robots
+    return robots.sha256 if robots else ""
+
+
+def why_of(exception: BaseException) -> str:
+    """A failed record's ``why``: the exception's name and message."""
+    return f"{type(exception).__name__}: {exception}".rstrip(": ")
+
+
+def not_obeyed(request: Request, obey_robots: bool, token: str) -> RobotsPart | None:
+    """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
+    (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None`` (the robots.txt
+    middleware then names the snapshot whose opt-outs it obeyed, if it read one)."""
+    if request.meta.get(meta.DONT_OBEY_ROBOTSTXT):
+        why = "dont_obey_robotstxt: robots.txt Allow/Disallow not obeyed"
+    elif not obey_robots:
+        why = "ROBOTSTXT_OBEY is False: robots.txt Allow/Disallow not obeyed"
+    else:
+        return None
+    return RobotsPart("", token, None, None, why, obeyed=False)
+
+
+def opt_outs_only(entry: UrlEntry, sha: str, names: tuple[str, ...]) -> None:
+    """A request whose robots.txt AI-usage opt-outs alone are obeyed: its robots part
+    names the snapshot they were read in (and every name it was held to)."""
+    previous = entry.robots
+    if previous is not None and not previous.obeyed:
+        entry.robots = (
+            RobotsPart(sha, *previous[1:6], agents=names)
+            if names
+            else RobotsPart(sha, *previous[1:])
+        )
+
+
+def held_as_sent(entry: UrlEntry, request: Request, declared: str) -> None:
+    """A request nothing decided (its robots part not obeyed, naming no other name) is held,
+    after the fetch, to the names it was sent as (its ``User-Agent`` as sent): its robots
+    part lists them (``agents``) for ``audit verify``."""
+    robots = entry.robots
+    if robots is None or robots.obeyed or robots.agents:
+        return
+    header = request.headers.get(b"User-Agent") if request.headers else None
+    names = held_names(declared, header.decode("latin-1") if header else "")
+    if len(names) > 1:
+        entry.robots = RobotsPart(*robots[:6], agents=tuple(names))
+
+
+def page_said(
+    entry: UrlEntry,
+    request: Request,
+    page: Page | None,
+    declared: str,
+    snapshot_body: SnapshotBody,
+) -> None:
+    """A fetched page's ``usage`` (its own decision, never ``response.meta``'s; without one,
+    what the origin's documents said before the fetch) and ``page`` parts (with the pages its
+    callback fetched itself that said no, each with its ``url``), on its entry."""
+    verdict = None if page is None else page.verdict
+    decision = None if verdict is None else verdict.usage
+    if decision is None:
+        before = before_of(request)
+        decision = before.decision() if before is not NOTHING_BEFORE else None
+    if decision is not None and decision.signals:
+        licenses = entry.licenses or {}
+        entry.usage = lines.usage_part(decision, robots_sha(entry), entry.tdm or "", licenses)
+    if entry.robots is not None and not entry.robots.obeyed:  # no call for the usual one
+        held_as_sent(entry, request, declared)
+    if page is not None and page.facts is not None:
+        part = part_of(request.url, page, snapshot_body)
+        if page.fetched:
+            part["fetched"] = [
+                {"url": url, **part_of(url, one, snapshot_body)} for url, one, _ in page.fetched
+            ]
+        entry.page = part
+
+
+def part_of(url: str, page: Page, snapshot_body: SnapshotBody) -> dict[str, Any]:
+    """What ``page`` (at ``url``) said, as a record's ``page`` part; statements too long
+    for the line are a snapshot of their own (kind ``page``), which the part names."""
+    said, facts = page.statements, page.facts
+    part = lines.page_part(
+        facts.tokens if facts is not None else (),
+        said.headers,
+        said.meta,
+        image=facts is not None and facts.image,
+        embedded_by=facts.embedded_by if facts is not None else "",
+        decided=page.decided,
+        cached=page.cached,
+    )
+    body = lines.page_snapshot(part)
+    if body is None:
+        return part
+    return lines.snapshotted(part, snapshot_body("page", url, body))

@@ -1,0 +1,48 @@
+"""``audit list`` of a crawl's trail: each row says its record's state in the words every
+command says it (``fetched, item dropped``), and ``--fate dropped`` lists the pages whose
+items were dropped as such (a recheck's items: test_listing_items.py)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.support.tools import audit_tool
+from tests.support.trailfactory import (
+    ORIGIN,
+    encode,
+    end_line,
+    robots_part,
+    run_line,
+    snapshot_line,
+    url_line,
+    write_trail,
+)
+
+NOINDEX = 'noindex by <meta name="robots" content="noindex">'
+
+
+def test_a_page_whose_items_were_dropped_is_listed_as_dropped(tmp_path: Path) -> None:
+    """``audit list --fate dropped`` showed its rows as ``fetched (noindex)``, the state the
+    HTML report and ``summary`` call ``fetched, item dropped``."""
+    allowed = robots_part(None)
+    dropped = url_line("/hidden", robots=allowed, items_kept=0, items_dropped=2,
+                       item_reason="noindex", item_why=NOINDEX)  # fmt: skip
+    some = url_line("/some", robots=allowed, items_kept=1, items_dropped=1,
+                    item_reason="noindex", item_why=NOINDEX)  # fmt: skip
+    body = [snapshot_line(), url_line("/", robots=allowed), dropped, some]
+    path = write_trail(tmp_path / "t.jsonl", lines=encode([run_line(), *body, end_line(body)]))
+    status, out = audit_tool("list", str(path), "--fate", "dropped")
+    assert status == 0, out
+    assert out.splitlines() == [
+        f"line 4: {ORIGIN}/hidden fetched, item dropped (noindex): {NOINDEX}",
+        f"line 5: {ORIGIN}/some fetched, item dropped (noindex): {NOINDEX}",
+        "2 record(s)",
+    ]
+    _, out = audit_tool("list", str(path), "--format", "jsonl")
+    fates = {row["url"]: row["fate"] for row in map(json.loads, out.splitlines())}
+    assert fates == {
+        f"{ORIGIN}/": "fetched",
+        f"{ORIGIN}/hidden": "fetched, item dropped",
+        f"{ORIGIN}/some": "fetched, item dropped",
+    }
