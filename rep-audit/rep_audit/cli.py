@@ -30,7 +30,7 @@ from rep_audit.cliargs import HELPS as HELPS
 from rep_audit.cliargs import SYNOPSES as SYNOPSES
 from rep_audit.cliargs import exit_codes as exit_codes
 from rep_audit.cliargs import parser
-from rep_audit.export import build, encode
+from rep_audit.export import ExportRunError, build, encode
 from rep_audit.exportread import summary_markdown
 from rep_audit.faterecord import FateRecord
 from rep_audit.findings import Verification
@@ -162,7 +162,10 @@ def _repair(path: str, out: TextIO) -> int:
 def _export(options: argparse.Namespace, out: TextIO) -> int:
     """``audit export``: the export to ``--out`` (or ``out``), the summary to
     ``--summary`` (or stderr)."""
-    export = build(options.trail)
+    try:
+        export = build(options.trail, run=options.run)
+    except ExportRunError as error:
+        return _error(str(error))
     text = "".join(encode(line) + "\n" for line in [export.header, *export.assets])
     name = options.out or ""
     summary = "\n".join(summary_markdown(export, Path(name).name if name else "")) + "\n"

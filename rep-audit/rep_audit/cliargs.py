@@ -64,7 +64,7 @@ SYNOPSES: Final = {
     "list": "TRAIL... [--fate F] [--reason R] [--format text|csv|jsonl]",
     "report": "TRAIL... --html FILE",
     "repair": "TRAIL",
-    "export": "TRAIL",
+    "export": "TRAIL [--run RUN]",
     "bundle": "TRAIL --site ORIGIN [--out FILE] [--at LINE]",
     "check-bundle": "BUNDLE [--key KEY] [--since OLD_BUNDLE]",
 }
@@ -103,6 +103,9 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
     "export": (
         ("--out", {"metavar": "FILE", "help": "the export (default: stdout)"}),
         ("--summary", {"metavar": "FILE", "help": "the Markdown summary (default: stderr)"}),
+        ("--run", {"metavar": "RUN", "default": "", "help": "only this run (its id, or the "
+                   "start of it), as it decided (default: every run; a recheck's items as "
+                   "the latest run that re-checked them decided them)"}),
     ),
     "bundle": (
         ("--site", {"metavar": "ORIGIN", "required": True,

@@ -7,7 +7,9 @@ say to keep the preferences together with the acquired assets. From a trail,
 ``url`` record ``fetched`` with items kept, a ``file`` record ``stored`` or ``marked``)
 and per stored item a recheck kept (an ``item`` record ``kept``), in the versioned format
 of docs/audit-trail.md ("Exporting the preferences with the data"); the header counts a
-recheck's items by status. Its summary and its check against its trail:
+recheck's items by status. A trail of several rechecks exports what may be used now: each
+item as the latest run that re-checked it decided it (:class:`_Latest`), and ``run``
+exports one run on its own. Its summary and its check against its trail:
 :mod:`rep_audit.exportread`.
 """
 
@@ -104,6 +106,54 @@ def _kept(kind: str, record: dict[str, Any]) -> str:
     return "file" if fate is not None and FILE_FATE_ROWS[fate].stored else ""
 
 
+class ExportRunError(ValueError):
+    """``run`` names no run of the trail, or several: one line naming its runs."""
+
+
+class _Latest:
+    """Which recheck ``item`` records stand: an item (its URL) re-checked again by a later
+    run is that run's, for the purposes it was run for. A record is superseded by a later
+    run's of its URL whose purposes include its run's; one a later run for other purposes
+    re-checked stands beside it, and a URL that one standing run refused (or left unknown)
+    is exported by none (that run's "no" is not lost to a run that did not ask). A run
+    that failed half-way (its end line's ``reason``) decides as any run, but exports no
+    item: no collection was written from it."""
+
+    def __init__(self) -> None:
+        self.purposes: dict[str, frozenset[str]] = {}
+        #: The runs whose end line says they failed.
+        self.failed: set[str] = set()
+        #: Each URL's standing runs: (run, every record of the URL in it kept).
+        self.runs: dict[str, list[tuple[str, bool]]] = {}
+        #: Whether a URL was re-checked by two runs (the trail is read again).
+        self.again = False
+
+    def note(self, item: ItemRecord) -> None:
+        """The first reading: ``item`` recorded."""
+        kept = item.status == "kept"
+        entries = self.runs.setdefault(item.url, [])
+        for place, (run, all_kept) in enumerate(entries):
+            if run == item.run:  # the dataset holds the URL twice
+                entries[place] = (run, all_kept and kept)
+                return
+        self.again = self.again or bool(entries)  # an earlier run re-checked it
+        mine = self.purposes.get(item.run, frozenset())
+        entries[:] = [e for e in entries if not self.purposes.get(e[0], frozenset()) <= mine]
+        entries.append((item.run, kept))
+
+    def stands(self, item: ItemRecord) -> bool:
+        """Whether ``item``'s record stands (no later run re-checked its URL for its
+        purposes)."""
+        return any(run == item.run for run, _ in self.runs.get(item.url, ()))
+
+    def exported(self, item: ItemRecord) -> bool:
+        """Whether a standing kept ``item`` is exported: its run did not fail, and no
+        other standing run refused its URL or left it unknown."""
+        if item.run in self.failed:
+            return False
+        return all(kept for run, kept in self.runs.get(item.url, ()) if run != item.run)
+
+
 @dataclass
 class Export:
     """An export as the trail gives it: the header and the asset lines, in trail order."""
@@ -115,6 +165,8 @@ class Export:
     #: The runs without their end line (killed, or cut short by a repair): their assets
     #: may be fewer than they kept.
     unended: list[str] = field(default_factory=list)
+    #: The runs whose end line says they failed half-way (a recheck), and why.
+    failed: dict[str, str] = field(default_factory=dict)
 
 
 def _run_entry(record: dict[str, Any], moment: str) -> dict[str, Any]:
@@ -156,13 +208,38 @@ def _header(
     return header
 
 
-def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Export:
+def build(path: str | Path, until: str = "", rechecked_items: bool = True, run: str = "") -> Export:
     """The export of the trail at ``path`` (up to the line whose hash is ``until``, when
     given and found: an export made before runs were appended). Records of one URL with
     the same preferences, signals and documents make one line (``records``, ``lines``).
-    ``rechecked_items``: a recheck's items are exported (those kept) and counted; not
-    when a recheck reads the trail as its collection, the crawl's pages and files."""
+    ``rechecked_items``: a recheck's items are exported (those kept) and counted, each as
+    the latest run that re-checked it decided it (:class:`_Latest`: the trail is read
+    again when some item was re-checked twice); not when a recheck reads the trail as its
+    collection, the crawl's pages and files. ``run``: the records of that run alone (its
+    id, or the start of it; raises :class:`ExportRunError` when it names no run, or
+    several), as it decided them."""
+    latest = _Latest() if rechecked_items and not run else None
+    export = _build(path, until, rechecked_items, run, latest, None)
+    if latest is not None and latest.again:
+        export = _build(path, until, rechecked_items, run, None, latest)
+    return export
+
+
+def _build(
+    path: str | Path,
+    until: str,
+    rechecked_items: bool,
+    run: str,
+    noting: _Latest | None,
+    latest: _Latest | None,
+) -> Export:
+    """:func:`build`'s reading of the trail: the item records noted (``noting``), or only
+    those that stand counted and exported (``latest``, noted in a first reading)."""
     trail = Trail(path)
+    runs_met: list[str] = []
+    every_run: list[str] = []
+    failed: dict[str, str] = {}
+    superseded = withheld = 0
     runs: list[dict[str, Any]] = []
     purposes: list[str] = []
     first = last = ""
@@ -179,27 +256,65 @@ def build(path: str | Path, until: str = "", rechecked_items: bool = True) -> Ex
             repairs.append(
                 {"line": line.number, "time": moment, "dropped_bytes": dropped, "open_runs": cut}
             )
-        elif moment:
-            first, last = first or moment, moment
         if line.type in ("run", "end", "repair"):
             seen.feed(line)
+        head, count = trail.chain.head, line.number
+        reached = reached or (bool(until) and head == until)
+        if line.type == "run":
+            every_run.append(text(record.get("run")))
+        if run and line.type != "repair" and not text(record.get("run")).startswith(run):
+            if reached and until:
+                break
+            continue
+        if line.type == "end" and record.get("reason") == "failed":
+            failed[text(record.get("run"))] = text(record.get("error"))
+            if noting is not None:
+                noting.failed.add(text(record.get("run")))
+                noting.again = True
+        if moment and line.type != "repair":
+            first, last = first or moment, moment
         if line.type == "run":
             runs.append(_run_entry(record, moment))
             purposes += [p for p in runs[-1]["purposes"] if p not in purposes]
+            runs_met.append(runs[-1]["run"])
+            if noting is not None:
+                noting.purposes[runs[-1]["run"]] = frozenset(runs[-1]["purposes"])
         kind = _kept(line.type, record)
         item = item_of(line) if rechecked_items else None
+        if item is not None and latest is not None and not latest.stands(item):
+            superseded += 1  # a later run re-checked it for its purposes
+            item, kind = None, ""
         if item is not None:
+            if noting is not None:
+                noting.note(item)
             rechecked[item.status] += 1
             kind = "item" if item.status == "kept" else ""
+            if kind and latest is not None and not latest.exported(item):
+                withheld += 1  # its run failed, or another standing run said no (or unknown)
+                kind = ""
         if kind:
             _add(assets, kind, line.number, record, item)
-        head, count = trail.chain.head, line.number
-        if until and head == until:
-            reached = True
+        if reached and until:
             break
+    if run and len(runs_met) != 1:
+        raise ExportRunError(_no_run(run, runs_met, every_run))
     span = (first, last)
     header = _header(str(path), head, count, runs, purposes, span, assets, rechecked, repairs)
-    return Export(header, list(assets.values()), reached, [*seen.cut, *seen.open])
+    if run:
+        header["only_run"] = runs_met[0]
+    if superseded:
+        header["items_superseded"] = superseded
+    if withheld:
+        header["items_withheld"] = withheld
+    unended = [*seen.cut, *seen.open]
+    return Export(header, list(assets.values()), reached, unended, failed)
+
+
+def _no_run(run: str, met: list[str], every: list[str]) -> str:
+    """Why ``run`` names no one run (``met``: the runs it names, of ``every`` run)."""
+    if met:
+        return f"--run {run} names {len(met)} runs ({', '.join(met)}): give more of its id"
+    return f"no run {run} in the trail (its runs: {', '.join(every) or 'none'})"
 
 
 def _add(

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from rep_audit.export import ANSWERS, EXPORT_VERSION, Export, build, encode
+from rep_audit.export import ANSWERS, EXPORT_VERSION, Export, ExportRunError, build, encode
 from rep_engine.records import ITEM_STATUSES, text
 from rep_engine.trail.read import TrailError
 from rep_engine.usage.purpose import PURPOSES
@@ -30,7 +30,8 @@ def summary_markdown(export: Export, name: str = "") -> list[str]:
         f"- Audit trail: `{header['trail']}`, head (SHA-256 of its last line) "
         f"`{header['head']}`, {header['lines']} line(s)",
         f"- Crawled from {header['from'] or '-'} to {header['to'] or '-'}, "
-        f"{len(header['runs'])} run(s), purposes: {', '.join(header['purposes']) or '-'}",
+        f"{len(header['runs'])} run(s), purposes: {', '.join(header['purposes']) or '-'}"
+        + (f"; run `{header['only_run']}` alone (--run)" if header.get("only_run") else ""),
         f"- Assets kept: {assets['pages']} page(s), {assets['files']} file(s)"
         + (f", {assets['items']} re-checked item(s)" if "items" in assets else ""),
         *_rechecked(header),
@@ -60,8 +61,15 @@ def _rechecked(header: dict[str, Any]) -> list[str]:
     if not isinstance(counts, dict):
         return []
     said = ", ".join(f"{counts.get(status, 0)} {status}" for status in ITEM_STATUSES)
-    return [f"- Stored items re-checked: {sum(counts.values())} ({said}); only the kept "
-            "ones are exported"]  # fmt: skip
+    line = f"- Stored items re-checked: {sum(counts.values())} ({said})"
+    if header.get("items_superseded"):
+        line += (f", each as the latest run that re-checked it decided it "
+                 f"({header['items_superseded']} record(s) of earlier runs decided again by "
+                 "a later run)")  # fmt: skip
+    if header.get("items_withheld"):
+        line += (f"; {header['items_withheld']} kept by a run but not exported (their run "
+                 "failed, or a run for other purposes refused or left them unknown)")  # fmt: skip
+    return [f"{line}; only the kept ones are exported"]
 
 
 def _not_whole(export: Export) -> list[str]:
@@ -73,9 +81,17 @@ def _not_whole(export: Export) -> list[str]:
         runs = ", ".join(f"`{run[:8]}`" for run in export.unended)
         said.append(f"run(s) {runs} without their end line: what they did after their "
                     "last line is not in the trail")  # fmt: skip
+    # its kept items are exported only by an export of it alone (--run), as it decided
+    alone = "its items are those decided before it stopped"
+    withheld = alone if export.header.get("only_run") else "its kept items are not exported"
+    failed = [
+        f"- **Run `{run[:8]}` failed** ({why or 'no error said'}): not a whole recheck; {withheld}"
+        for run, why in export.failed.items()
+    ]
     if not said:
-        return []
-    return [f"- **The trail is not whole**: {'; '.join(said)} (`audit verify` reports it)"]
+        return failed
+    return [f"- **The trail is not whole**: {'; '.join(said)} (`audit verify` reports it)",
+            *failed]  # fmt: skip
 
 
 def _key(line: dict[str, Any]) -> tuple[str, str, str]:
@@ -136,7 +152,11 @@ def check_export(trail: str | Path, export: str | Path, sink: Callable[[str, str
                 f"{EXPORT_VERSION}")  # fmt: skip
         return problems
     until = text(header.get("head"))
-    expected = build(trail, until)
+    try:
+        expected = build(trail, until, run=text(header.get("only_run")))
+    except ExportRunError as error:  # the run the export is of is not in the trail
+        add("", f"line 1: only_run: {error}")
+        return problems
     if not expected.reached:
         add("", f"line 1: its head {until[:16]}… is the hash of no line of the trail "
                 "(the trail was changed, or the export is of another trail)")  # fmt: skip

@@ -10,12 +10,15 @@ own decisions on its snapshots, as it holds a crawl's records
   before the fetch, as a page the crawl sent for: robots.txt for every name, the line
   recorded, every usage signal drawn from a snapshot, no "no" for a purpose of the run;
 - an item ``refused`` before the fetch must be refused by what its ``refused_by`` says
-  (robots.txt's recorded line, a purpose's "no");
+  (robots.txt's recorded line, a purpose's "no"), its ``refused_by`` and ``why`` those
+  its snapshots give (:func:`_refusal_differences`: a ``Disallow`` is never a purpose's
+  "no");
 - an item ``unknown`` names a document not had (no robots.txt snapshot, ``tdmrep`` or
   an RSL license ``""``), or one cut before 500 KiB (RFC 9309 §2.5: its lines may refuse,
   never allow), and what was had neither allows it (it would be kept, unless its page
-  could not be fetched again) nor refuses it (it would be refused); an item ``kept``
-  under a document cut before 500 KiB is the recheck's ``unknown``, not kept;
+  could not be fetched again: only in a run that fetched pages, ``--pages``) nor refuses
+  it (it would be refused); an item ``kept`` under a document cut before 500 KiB is the
+  recheck's ``unknown``, not kept;
 - every snapshot an item names is one its own run announced for its own origin's
   document, and ``tdmrep`` ``""`` is read as the crawl reads a tdmrep.json given up on
   (``REP_UNREACHABLE_ACTION``), or as none when what was had refuses the item before
@@ -25,7 +28,9 @@ own decisions on its snapshots, as it holds a crawl's records
   page is decided again (:func:`rep_engine.verdict.page.decide_page`) at the record's
   time: a ``kept`` item's page refuses nothing (``noindex`` under
   ``REP_NOINDEX_ACTION = "drop"``, a purpose of the run), and a page refusal's
-  ``item_reason`` is what the page says.
+  ``item_reason`` is what the page says;
+- a run records each dataset line once, in the dataset's order (:class:`ItemOrder`): a
+  line decided twice, its end line's counts raised to match, is found.
 """
 
 from __future__ import annotations
@@ -36,7 +41,16 @@ from rep_audit.pages import _fields, names_differences, read_for
 from rep_audit.pagetimes import time_of
 from rep_audit.rederive import Rederiver, RunContext, held_to
 from rep_engine.fetch.procedure import cut_before_limit
-from rep_engine.records import ITEM_STATUSES, NOT_HAD, Reason, RefusedBy, mapping, text
+from rep_engine.records import (
+    ITEM_STATUSES,
+    NOT_HAD,
+    REFUSED_BY,
+    Reason,
+    RefusedBy,
+    mapping,
+    text,
+    whole,
+)
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
 from rep_engine.verdict.decide import Allowed, Refused
@@ -78,18 +92,52 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
     if isinstance(rederiver.verdict, Allowed) and not mapping(record.get("robots")).get("snapshot"):
         rederiver.verdict = None  # its robots.txt not had: what was had does not allow it
     if after_fetch:
+        if status == "kept" and run.recheck_pages and not isinstance(record.get("page"), dict):
+            found.append("recorded kept in a run that fetched each page again (--pages), "
+                         "but the record keeps nothing its page said")  # fmt: skip
         found += _page_differences(record, run, before, status, by)
         if cut := _cut(record, rederiver):
             found.append(f"recorded {status}, but {cut}: what it allows is not known "
                          "(unknown)")  # fmt: skip
     elif status == "unknown":
-        found += _unknown_differences(as_url, rederiver)
+        found += _unknown_differences(as_url, rederiver, run)
+    else:
+        found += _refusal_differences(record, rederiver)
     return [f"item {what}" if what.startswith("recorded") else what for what in found]
 
 
-def _unknown_differences(record: dict[str, Any], rederiver: Rederiver) -> list[str]:
+def _refusal_differences(record: dict[str, Any], rederiver: Rederiver) -> list[str]:
+    """A ``refused`` item's ``refused_by`` and ``why`` held against what its snapshots
+    refuse it by (the recheck writes the verdict's own): a ``Disallow`` relabelled a
+    purpose's "no" (which ``summary`` counts as a usage signal) is found. Nothing when
+    its snapshots do not refuse it (the request's checks say so)."""
+    verdict = rederiver.verdict
+    if not isinstance(verdict, Refused) or verdict.reason in NOT_HAD:
+        return []
+    by, derived = text(record.get("refused_by")), text(REFUSED_BY.get(verdict.reason))
+    if derived and by != derived:
+        return [f"recorded refused by {by}, but its snapshots refuse it by {derived}: "
+                f"{verdict.message}"]  # fmt: skip
+    why = text(record.get("why"))
+    if why != verdict.message:
+        return [f"recorded refused with why {why!r}, but its snapshots say "
+                f"{verdict.message!r}"]  # fmt: skip
+    return []
+
+
+def _unknown_differences(
+    record: dict[str, Any], rederiver: Rederiver, run: RunContext
+) -> list[str]:
     """An ``unknown`` item held against what its snapshots decide (nothing to hold it
-    against when no robots.txt snapshot was had)."""
+    against when no robots.txt snapshot was had); one whose page was not fetched again
+    only in a run that fetched pages (``--pages``), and without what its page said."""
+    if text(record.get("why")).startswith(PAGE_NOT_FETCHED):
+        if not run.recheck_pages:
+            return ["recorded unknown as its page was not fetched again, but its run "
+                    "fetched no page (no --pages)"]  # fmt: skip
+        if "page" in record:
+            return ["recorded unknown as its page was not fetched again, but the record "
+                    "keeps what its page said"]  # fmt: skip
     verdict = rederiver.verdict  # a tdmrep.json not had read as none (item_differences)
     if isinstance(verdict, Allowed):
         if text(record.get("why")).startswith(PAGE_NOT_FETCHED) or _cut(record, rederiver):
@@ -99,6 +147,41 @@ def _unknown_differences(record: dict[str, Any], rederiver: Rederiver) -> list[s
     if isinstance(verdict, Refused) and verdict.reason not in NOT_HAD:
         return [f"recorded unknown, but its snapshots refuse it: {verdict.message}"]
     return []
+
+
+class ItemOrder:
+    """One record per dataset line per run: a recheck decides and records its items in
+    the dataset's order, each line once, the shards one after another in the order its
+    header lists them (each shard's lines from 1 again), each item naming its shard when
+    there are several and only then. Held per run: its shards' places and the place so
+    far (a few numbers a run, whatever its items)."""
+
+    def __init__(self) -> None:
+        self._at: dict[str, tuple[int, int]] = {}
+        self._shards: dict[str, dict[str, int]] = {}
+
+    def place(self, run: RunContext, record: dict[str, Any]) -> str:
+        """Why ``record`` (an ``item`` line of ``run``) is out of place (``""``: it is
+        not): no dataset line, a shard its run did not read, or a dataset line its run
+        recorded already, or recorded after one that comes after it."""
+        line, shard = whole(record.get("line")), text(record.get("shard"))
+        shards = self._shards.get(run.run)
+        if shards is None:
+            shards = self._shards[run.run] = {n: i for i, n in enumerate(run.recheck_shards)}
+        if (shard or shards) and shard not in shards:
+            if not shard:
+                return "names no shard, but its run read several files (its header's shards)"
+            return (f"names the shard {shard!r}, which is none of the files its run read "
+                    "(its header's shards)")  # fmt: skip
+        if line is None:
+            return "names no dataset line (line): a recheck records each item's"
+        place, last = (shards.get(shard, 0), line), self._at.get(run.run)
+        self._at[run.run] = place
+        if last is None or place > last:
+            return ""
+        of = f" of {shard}" if shard else ""
+        return (f"dataset line {line}{of} recorded again, or out of the dataset's order "
+                "(after a later line): a run records each line once, in order")  # fmt: skip
 
 
 def _cut(record: dict[str, Any], rederiver: Rederiver) -> str:

@@ -228,6 +228,13 @@ class RunChecks(Findings):
             self.add(number, "", f"run {run.context.run[:8]} was interrupted: its fetch "
                      "stopped before every document was had (the items of the origins "
                      "not fetched are unknown); not a whole recheck", event=True)  # fmt: skip
+        elif record.get("reason") == "failed":  # a recheck stopped half-way (a shard failed)
+            counted = whole(mapping(record.get("counts")).get("items")) or 0
+            self.add(number, "", f"run {run.context.run[:8]} failed: "
+                     f"{text(record.get('error')) or 'no error said'}: it stopped with "
+                     f"{counted:,} item(s) decided, the others not; not a whole recheck "
+                     "(its --out, --removed and --report were not written)",
+                     event=True)  # fmt: skip
         run.end_hash = hashlib.sha256(line.raw).hexdigest()
         counts = mapping(record.get("counts"))
         for name, said in run.entries.items():

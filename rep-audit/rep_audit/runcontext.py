@@ -41,6 +41,13 @@ class RunContext:
     #: ``REP_CACHE_MAX_TTL`` fresh, then ``REP_CACHE_STALE_MAX`` stale (their defaults
     #: when its header does not give them; ``None``: not read from a header).
     longest_use: float | None = None
+    #: A recheck's run that fetched each item's page again (its header's
+    #: ``recheck.pages``, with its documents ``fetched``: a recheck of a WARC fetches no
+    #: page): only its items may be unknown for a page not fetched again.
+    recheck_pages: bool = False
+    #: A recheck's shards, in the order read (its header's ``recheck.shards``; none: one
+    #: file): its items name them, and only them.
+    recheck_shards: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, header: dict[str, Any]) -> RunContext:
@@ -61,7 +68,17 @@ class RunContext:
             schema=header["schema"] if header.get("schema") in (1, 2) else 2,
             page=PageRun.of(header),
             longest_use=_longest_use(settings),
+            recheck_pages=_recheck_pages(mapping(header.get("recheck"))),
+            recheck_shards=tuple(
+                text(shard) for shard in items(mapping(header.get("recheck")).get("shards"))
+            ),
         )
+
+
+def _recheck_pages(about: dict[str, Any]) -> bool:
+    """Whether a recheck's header (its ``recheck``) says it fetched each page again:
+    ``pages``, with the documents fetched then (``--pages`` is refused with a WARC)."""
+    return about.get("pages") is True and about.get("documents") == "fetched"
 
 
 def _longest_use(settings: dict[str, Any]) -> float:

@@ -33,6 +33,7 @@ from rep_engine.records import (
     item_of,
     items,
     mapping,
+    text,
     whole,
 )
 from rep_engine.trail.read import Line
@@ -205,12 +206,16 @@ def summary_text(summary: Summary) -> list[str]:
         + (links if not_followed else "")
         + f", {summary.snapshots} snapshot(s)",
     ]
+    failed = {str(end.get("run")): end for end in summary.ends if end.get("reason") == "failed"}
     for run in summary.runs:
         purposes = ", ".join(map(str, items(run.get("purposes")))) or "-"
+        why = unended(summary, run)
+        if (end := failed.get(str(run.get("run")))) is not None:  # a recheck stopped half-way
+            why = (f"failed: {text(end.get('error')) or 'no error said'}: not a whole "
+                   "recheck, its items are those decided before it stopped")  # fmt: skip
         lines.append(
             f"run {run.get('run')} {run.get('time')} spider {run.get('spider')} "
-            f"purposes {purposes} profile {run.get('profile')}"
-            + (f" ({why})" if (why := unended(summary, run)) else "")
+            f"purposes {purposes} profile {run.get('profile')}" + (f" ({why})" if why else "")
         )
     for number, repair in summary.repairs:
         lines.append(

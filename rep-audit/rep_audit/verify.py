@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_audit.findings import KEEP_FINDINGS, Finding, Verification
-from rep_audit.items import item_differences
+from rep_audit.items import ItemOrder, item_differences
 from rep_audit.rederive import Rederiver
 from rep_audit.runchecks import RunChecks, RunState
 from rep_audit.runcontext import RunContext, fold_setting
@@ -143,6 +143,8 @@ class Verifier(RunChecks):
         #: Without a snapshot folder: the snapshots it lacks, and the records that could
         #: not be re-derived for it (one finding for them all, at the end).
         self.unfoldered = Counter[str]()
+        #: Each run's place in its dataset: one ``item`` record per line.
+        self.item_order = ItemOrder()
 
     def feed(self, line: Line) -> None:
         record = line.record
@@ -217,6 +219,8 @@ class Verifier(RunChecks):
         self.result.records += 1
         run.counts["items"] += 1
         differences = item_differences(record, run.context, self.rederiver)
+        if misplaced := self.item_order.place(run.context, record):
+            differences.append(misplaced)
         self._add_all(number, str(record.get("url", "")), self._folder(differences))
 
     def _folder(self, differences: list[str]) -> list[str]:

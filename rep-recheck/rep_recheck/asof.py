@@ -7,8 +7,10 @@ URL, the newest capture at or before it (a URL captured only after it is not cap
 which :class:`~rep_recheck.warc.WarcDocuments` reads as it reads one WARC's
 latest captures. :class:`Then` says, for an item, the status the capture of its origin's
 robots.txt nearest before the item's date gives it, decided by the one decision of a
-recheck (:meth:`~rep_recheck.rechecker.Rechecker.decide`) on the documents as they
-stood at that capture; an item dated before every capture has none
+recheck (:meth:`~rep_recheck.rechecker.Rechecker.decide`) on the documents of that
+capture's crawl (:meth:`~Timeline.crawl_end`: the captures nearer it than its origin's
+next robots.txt capture, as a crawl fetches its tdmrep.json seconds beside its
+robots.txt, never the crawl before's); an item dated before every capture has none
 (:func:`no_capture_before`), and one whose date cannot be read is ``unknown``.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import math
+import sys
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from itertools import chain
@@ -146,6 +149,18 @@ class Timeline:
         found = self.by_url.get(url)
         return found[0].date if found else None
 
+    def crawl_end(self, url: str, when: float, until: float = math.inf) -> float:
+        """Until when the crawl of ``url``'s capture at ``when`` is read (its robots.txt's:
+        :class:`Then`): halfway to ``url``'s next capture at or before ``until``, the
+        captures of the origin nearer this one than the next being of its crawl; with
+        none, ``until`` (never ``inf``: :meth:`newest` reads no capture of an unreadable
+        date for a date)."""
+        found = self.by_url.get(url) or []
+        place = bisect.bisect_right(found, when, key=capture_date)
+        if place < len(found) and capture_date(found[place]) <= until:
+            return (when + capture_date(found[place])) / 2
+        return min(until, sys.float_info.max)
+
 
 class AsOf(Mapping[str, Capture]):
     """The captures of a :class:`Timeline` as they stood at a date: for each URL, its
@@ -176,7 +191,8 @@ class AsOf(Mapping[str, Capture]):
 class Then:
     """What the capture nearest before an item's date said of it: its status then,
     decided by a :class:`~rep_recheck.rechecker.Rechecker` that ``dated`` makes
-    on the captures as they stood at that capture (one per capture date, remembered)."""
+    on the captures of that capture's crawl (as they stood at its
+    :meth:`~Timeline.crawl_end`; one per crawl, remembered)."""
 
     def __init__(
         self, timeline: Timeline, dated: Callable[[AsOf], Rechecker], until: float = math.inf
@@ -217,11 +233,12 @@ class Then:
             captured = self.timeline.oldest(robots)
             if captured is None:
                 return str(ItemStatus.UNKNOWN)
-        rechecker = self._recheckers.get(captured)
+        end = self.timeline.crawl_end(robots, captured, self.until)
+        rechecker = self._recheckers.get(end)
         if rechecker is None:
             if len(self._recheckers) >= THEN_MEMO:
                 self._recheckers.clear()
-            rechecker = self._recheckers[captured] = self.dated(self.timeline.at(captured))
+            rechecker = self._recheckers[end] = self.dated(self.timeline.at(end))
         return str(rechecker.decide(url).status)
 
 

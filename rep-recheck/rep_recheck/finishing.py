@@ -144,20 +144,54 @@ class Finishing:
             )
             trail = None
             if options.trail:
+                if self.warc is not None:  # no first pass read them: before a line is written
+                    self._check_shards()
                 trail = RecheckTrail(Path(options.trail), rechecker, self._about(),
                                      self.user_agent, self.purpose_agents)  # fmt: skip
-                stack.callback(trail.file.close)  # stopped by bad input: no end line
+                stack.callback(trail.file.close)
             read_again = fetched.pages if fetched is not None and options.pages else None
-            for path, dataset in zip(shards.paths, self.datasets, strict=True):
-                shard = path if shards.several else ""
-                if shard:
-                    tally.shard(shard, dataset.format)
-                self._decide_shard(dataset, shard, staged, tally, memo, report, trail, read_again)
+            try:
+                for path, dataset in zip(shards.paths, self.datasets, strict=True):
+                    shard = path if shards.several else ""
+                    if shard:
+                        tally.shard(shard, dataset.format)
+                    self._decide_shard(dataset, shard, staged, tally, memo, report, trail,
+                                       read_again)  # fmt: skip
+            except BaseException as error:  # a shard failed half-way: the run says so
+                if trail is not None:
+                    self._failed(trail, error, tally.statuses[UNREADABLE])
+                raise
             end = "interrupted" if self.interrupted else "finished"
             head = trail.close(tally.statuses[UNREADABLE], end) if trail is not None else ""
         if not tally.items:
             raise DatasetError(f"{shards.label}: no item")
         return tally, head
+
+    def _check_shards(self) -> None:
+        """Every shard opened and its first items read, before the trail is appended to
+        (a recheck with a WARC reads no shard before it decides): one that cannot be read
+        stops the run (:class:`DatasetError`) with the trail as it was, as the first pass
+        of a recheck that fetches its documents does."""
+        for dataset in self.datasets:
+            chunks = dataset.chunks(rows=False)
+            try:
+                next(chunks, None)
+            finally:
+                close = getattr(chunks, "close", None)
+                if close is not None:
+                    close()
+
+    def _failed(self, trail: RecheckTrail, error: BaseException, unreadable: int) -> None:
+        """The trail's run ended by ``error`` after some items were written: its ``end``
+        line says it failed, why, and counts the items it left (said on standard error)."""
+        if isinstance(error, KeyboardInterrupt):
+            why = "stopped (Ctrl-C) while the items were decided"
+        else:
+            why = printable(str(error)) or type(error).__name__
+        if trail.fail(why, unreadable):
+            print(f"recheck: --trail {printable(self.options.trail)}: the run ends as failed "
+                  f"({why}), with the {trail.counts['items']:,} item(s) decided before it "
+                  "stopped; `audit verify` lists it", file=self.err, flush=True)  # fmt: skip
 
     def _summary(self, tally: Tally, head: str) -> str:
         """The summary's text; its lines of warning said on standard error too."""

@@ -14,6 +14,8 @@ with its ``status`` now (``kept``, ``refused``, ``unknown``), ``refused_by`` and
 (``page`` and ``item_reason`` for a refusal after the fetch), and with a trail or export
 as input its status ``then`` and whether it ``changed``; the item's ``line`` in the
 dataset, and its ``shard`` (the file it is in) when the collection is several files.
+A run stopped half-way (a shard that fails after its first items) ends with an ``end``
+line whose ``reason`` is ``failed`` and whose ``error`` says why (:meth:`RecheckTrail.fail`).
 """
 
 from __future__ import annotations
@@ -237,6 +239,23 @@ class RecheckTrail:
                 robots_sha, agent, decision.line, decision.line_text, why, True, overridden,
                 expired, names, ends,
             )  # fmt: skip
+
+    def fail(self, why: str, unreadable: int = 0) -> bool:
+        """The ``end`` line of a run stopped before every item was decided (a shard that
+        failed half-way): ``reason`` ``failed``, the ``error``, and the counts of the
+        items written before it. ``False``: it could not be written (the trail's own
+        error), the run is left without it."""
+        counts = dict(self.counts)
+        if unreadable:
+            counts["unreadable"] = unreadable
+        line = lines.end_line(self.run, "failed", counts, self.last_request)
+        line["error"] = why
+        try:
+            self.file.write(line)
+            self.file.close()
+        except Exception:  # the error that stopped the run is the one said
+            return False
+        return True
 
     def close(self, unreadable: int = 0, reason: str = "finished") -> str:
         """The ``end`` line (``reason``: ``finished``, or ``interrupted``: the fetch was

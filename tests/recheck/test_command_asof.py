@@ -247,3 +247,58 @@ def test_a_capture_of_an_unreadable_date_is_never_older_than_every_other(
     write_warc(garbage, [robots_capture("https://a.example", ALLOW)], date="garbage")
     said = _said_of(tmp_path, [*_warcs(tmp_path, (JAN, ALLOW)), *alone])
     assert said[0]["status"] == "kept" and said[0]["time"].startswith("2025-01-01"), said
+
+
+RESERVED, LIFTED = b'[{"location": "/", "tdm-reservation": 1}]', b"[]"
+
+
+def _crawls(tmp_path: Path, *crawls: tuple[str, str, bytes]) -> list[str]:
+    """``--documents`` of one WARC per crawl of a.example: its robots.txt at the date
+    given, its tdmrep.json 5 seconds after (as a crawl fetches the two)."""
+    given = []
+    for n, (date, later, tdmrep) in enumerate(crawls):
+        path = tmp_path / f"crawl{n}.warc"
+        write_warc(path, [
+            robots_capture("https://a.example", ALLOW),
+            ("https://a.example/.well-known/tdmrep.json", 200, tdmrep,
+             {"Content-Type": "application/json", "WARC-Date": later}),
+        ], date=date)  # fmt: skip
+        given += ["--documents", str(path)]
+    return given
+
+
+def _ai_train(tmp_path: Path, dataset: Path, *argv: str) -> list[dict[str, Any]]:
+    report = tmp_path / "report.jsonl"
+    recheck_tool(str(dataset), "--purpose", "ai-train", "--report", str(report), *argv)
+    return report_lines(report)
+
+
+def test_then_reads_the_documents_of_its_robots_txt_captures_crawl(tmp_path: Path) -> None:
+    """A crawl's tdmrep.json is captured seconds after its robots.txt: ``then`` reads it
+    with that robots.txt (the captures grouped by crawl, each robots.txt capture's crawl
+    its origin's captures nearer it than its neighbours), never the crawl before's,
+    which said otherwise, nor none at all."""
+    warcs = _crawls(
+        tmp_path,
+        (JAN, "2025-01-01T00:00:05Z", RESERVED),
+        (JUN, "2025-06-01T00:00:05Z", LIFTED),
+        ("2025-12-01T00:00:00Z", "2025-12-01T00:00:05Z", RESERVED),
+    )
+    dated = _dataset(tmp_path, ["2025-07-01", "2025-02-01"])
+    lines = _ai_train(tmp_path, dated, *warcs, "--date-column", "crawled")
+    assert [line["status"] for line in lines] == ["refused", "refused"], lines
+    assert [(line["then"], line["changed"]) for line in lines] == [
+        ("kept", True), ("refused", False),
+    ]  # fmt: skip
+    # no date column: the oldest crawl's, its tdmrep.json had (not "unknown")
+    warcs = _crawls(tmp_path, (JAN, "2025-01-01T00:00:05Z", LIFTED),
+                    (JUN, "2025-06-01T00:00:05Z", RESERVED))  # fmt: skip
+    lines = _ai_train(tmp_path, _dataset(tmp_path), *warcs)
+    assert (lines[0]["status"], lines[0]["then"], lines[0]["changed"]) == ("refused", "kept",
+                                                                           True)  # fmt: skip
+    # a tdmrep.json captured seconds before its crawl's robots.txt is that crawl's too
+    warcs = _crawls(tmp_path, (JAN, "2024-12-31T23:59:55Z", LIFTED),
+                    (JUN, "2025-05-31T23:59:55Z", RESERVED))  # fmt: skip
+    lines = _ai_train(tmp_path, _dataset(tmp_path), *warcs)
+    assert (lines[0]["status"], lines[0]["then"], lines[0]["changed"]) == ("refused", "kept",
+                                                                           True)  # fmt: skip

@@ -143,3 +143,57 @@ def test_reading_the_dataset_says_its_progress_at_a_bounded_rate(tmp_path: Path)
     assert err.getvalue() == "recheck: reading the dataset: 3 items read, 3 origins found\n"
     _origins(datasets, False, progress)
     assert err.getvalue().count("\n") == 1  # the clock did not move: no second line
+
+
+def test_a_page_not_fetched_again_is_unknown_and_verifies_in_a_pages_run(tmp_path: Path) -> None:
+    """An item whose page could not be fetched again (``--pages``) is unknown, and its
+    honest trail verifies clean (`audit verify` accepts a page's failure only in a run
+    that fetched pages); the same record keeping a page part is found."""
+    from tests.support.recheck import forged_item
+
+    def failed(request: FetchRequest) -> FetchResult:
+        result = _fetcher(request)
+        result.pages[URL] = "HTTP 404"
+        return result
+
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URL])
+    trail = tmp_path / "trail.jsonl"
+    argv = [str(dataset), "--purpose", "search", "--pages", "--no-progress", f"--trail={trail}"]
+    assert main(argv, io.StringIO(), failed) == EXIT_REMOVED
+    item = next(r for r in map(json.loads, trail.read_text().splitlines()) if r["type"] == "item")
+    assert item["status"] == "unknown" and item["why"].startswith("page not fetched again")
+    assert "page" not in item
+    result = verify(trail)
+    assert result.clean, result.findings
+    forged = forged_item(trail, URL, page={"names": ["scrapy"], "headers": [], "meta": []})
+    assert any("keeps what its page said" in f.what for f in verify(forged).findings)
+
+
+def test_a_run_said_to_fetch_pages_keeps_each_kept_items_page(tmp_path: Path) -> None:
+    """A recheck without ``--pages`` whose header a forger made say it fetched pages (so
+    that an item made unknown "page not fetched again" passes): its kept items keep no
+    page part, which a run that fetched each page again always writes."""
+    from tests.support.recheck import forged_item
+
+    def fetched(request: FetchRequest) -> FetchResult:
+        return _fetcher(FetchRequest(request.origins, {}, [URL]))
+
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URL])
+    trail = tmp_path / "trail.jsonl"
+    argv = [str(dataset), "--purpose", "search", "--no-progress", f"--trail={trail}"]
+    main(argv, io.StringIO(), fetched)
+    header = json.loads(trail.read_text().splitlines()[0])
+    assert header["recheck"]["pages"] is False and header["recheck"]["documents"] == "fetched"
+    about = {**header["recheck"], "pages": True}
+    records = [json.loads(line) for line in trail.read_text().splitlines()]
+    records[0]["recheck"] = about
+    trail.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    forged = forged_item(trail, "none")  # the chain made again, nothing else changed
+    found = [f.what for f in verify(forged).findings]
+    assert any(
+        "recorded kept in a run that fetched each page again (--pages), but the "
+        "record keeps nothing its page said" in what
+        for what in found
+    ), found

@@ -335,3 +335,87 @@ def test_a_shards_name_cannot_forge_lines_of_the_summary(tmp_path: Path) -> None
                 line.startswith("| `forged")], summary  # fmt: skip
     table = summary[summary.index("### Per shard") :].split("\n\n")[1].splitlines()
     assert len(table) == 2 + 2, table  # the head, and one row per shard
+
+
+def _trail_lines(trail: Path) -> list[dict[str, Any]]:
+    import json
+
+    return [json.loads(line) for line in trail.read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_shard_that_cannot_be_read_leaves_the_trail_as_it_was(tmp_path: Path) -> None:
+    """With a WARC no first pass reads the shards: the first shard's items were appended
+    to ``--trail``, then the second stopped the run (exit 2) with no end line, and
+    `verify` said the run was killed. Every shard is opened and its first items read
+    before the trail is written: the trail is as it was, and verifies clean."""
+    data = tmp_path / "data"
+    data.mkdir()
+    write_jsonl(data / "a.jsonl", [f"https://a.example/yes/{n}" for n in range(300)])
+    (data / "b.csv").write_text("title,link\nx,https://a.example/1\n", encoding="utf-8")
+    trail = tmp_path / "trail.jsonl"
+    warc = _captured(tmp_path)
+    code, _ = recheck_tool(str(data / "a.jsonl"), "--purpose", "search", "--documents",
+                           str(warc), f"--trail={trail}")  # fmt: skip
+    before = trail.read_bytes()
+    code, _ = recheck_tool(str(data), "--purpose", "search", "--documents", str(warc),
+                           f"--trail={trail}")  # fmt: skip
+    assert code == EXIT_USAGE
+    assert trail.read_bytes() == before
+    assert verify(trail).clean
+    # a lone file that cannot be read leaves no run line either
+    code, _ = recheck_tool(str(data / "b.csv"), "--purpose", "search", "--documents",
+                           str(warc), f"--trail={trail}")  # fmt: skip
+    assert code == EXIT_USAGE and trail.read_bytes() == before
+
+
+def test_a_shard_that_fails_half_way_ends_the_run_saying_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shard whose first items read but that fails later (a file cut, a disk error):
+    the run ends with an end line that says it failed, why, and what it left; `verify`
+    lists it as an event, not a run killed; `summary` and `export` say so, and export
+    none of its items."""
+    import json
+
+    from rep_recheck import formats
+    from rep_recheck.items import DatasetError
+    from tests.support.tools import audit_tool
+
+    chunks = formats.JsonLines.chunks
+
+    def failing(self: Any, rows: bool = True) -> Iterator[Any]:
+        for chunk in chunks(self, rows):
+            yield chunk
+            if self.path.name == "b.jsonl":
+                raise DatasetError(f"{self.name}: cannot read: Input/output error")
+
+    monkeypatch.setattr(formats.JsonLines, "chunks", failing)
+    data = tmp_path / "data"
+    data.mkdir()
+    write_jsonl(data / "a.jsonl", [f"https://a.example/yes/{n}" for n in range(3)])
+    write_jsonl(data / "b.jsonl", ["https://a.example/yes/b", "https://a.example/no/b"])
+    trail = tmp_path / "trail.jsonl"
+    code, _ = recheck_tool(str(data), "--purpose", "search", "--documents",
+                           str(_captured(tmp_path)), f"--trail={trail}")  # fmt: skip
+    assert code == EXIT_USAGE
+    end = _trail_lines(trail)[-1]
+    assert end["type"] == "end" and end["reason"] == "failed", end
+    assert end["error"] == f"{data / 'b.jsonl'}: cannot read: Input/output error"
+    assert end["counts"]["items"] == 5 and end["counts"]["items_kept"] == 4
+    result = verify(trail)
+    assert result.clean, result.findings
+    said = [finding.what for finding in result.events]
+    assert any("failed: " in what and "Input/output error" in what for what in said), said
+    code, out = audit_tool("summary", str(trail))
+    assert "(failed: " in out, out
+    summary = tmp_path / "export.md"
+    code, out = audit_tool("export", str(trail), f"--summary={summary}")
+    header, *assets = map(json.loads, out.splitlines())
+    assert assets == [] and header["items_withheld"] == 4, header
+    run = end["run"]
+    assert f"- **Run `{run[:8]}` failed** ({end['error']}): not a whole recheck; its kept " \
+        "items are not exported" in summary.read_text()  # fmt: skip
+    # exported alone, as it decided: its kept items, said to be of a run that failed
+    code, out = audit_tool("export", str(trail), f"--run={run}", f"--summary={summary}")
+    assert len(out.splitlines()) == 1 + 4
+    assert "its items are those decided before it stopped" in summary.read_text()
