@@ -34,7 +34,7 @@ Usage: ``python benchmarks/broad.py [--origins 100000] [--requests 500000]
 [--cache-origins N] [--cache-bytes N] [--pause-at 0.5] [--modes none,rep] [--json F]
 [--audit] [--report] [--code DIR]``: ``--audit`` and ``--report`` crawl the add-on's mode
 with the audit trail and the report, each written to a file beside the JOBDIR, as
-``benchmarks/calls.py`` sets them; ``--code DIR`` runs another checkout's scrapy_rep.
+``benchmarks/calls.py`` sets them; ``--code DIR`` runs another checkout's four parts.
 ``--requests`` is rounded to whole pages per origin: under 5 per origin, the first of
 faultsite's paths in an order that puts an allowed and a forbidden page first (a short
 run: ``--origins 20000 --requests 40000`` takes under 10 minutes for three modes).
@@ -687,7 +687,7 @@ def main() -> int:
     parser.add_argument(
         "--report", action="store_true", help="the add-on's modes with REP_REPORT_FILE"
     )
-    parser.add_argument("--code", help="a checkout whose scrapy_rep the crawls run (before/after)")
+    parser.add_argument("--code", help="a checkout whose four parts the crawls run (before/after)")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--crawl", help=argparse.SUPPRESS)
     parser.add_argument(
@@ -711,8 +711,10 @@ def main() -> int:
         parser.add_argument(hidden, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.path.insert(0, str(CHECKOUT))
-    if args.code:  # its scrapy_rep before the checkout's (tests.support still from here)
-        sys.path.insert(0, str(Path(args.code).resolve()))
+    if args.code:  # its four parts before the checkout's (tests.support still from here)
+        code = Path(args.code).resolve()
+        for part in ("rep-recheck", "rep-audit", "rep-engine", ""):
+            sys.path.insert(0, str(code / part))
     global MIX
     MIX = tuple(kind for kind in args.kinds.split(",") if kind)
     args.pages = args.pages or max(1, round(args.requests / args.origins))

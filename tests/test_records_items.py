@@ -47,7 +47,7 @@ def test_each_item_is_read_with_its_status_its_deciding_signal_and_its_documents
 def test_a_line_that_is_no_item_line_is_no_item(tmp_path: Path) -> None:
     lines = list(Trail(recheck_trail(tmp_path)).lines())
     assert [line.type for line in lines if item_of(line) is None] == [
-        "run", "snapshot", "snapshot", "end",
+        "run", "snapshot", "snapshot", "end", "site", "site", "head",
     ]  # fmt: skip
 
 

@@ -15,10 +15,13 @@ import io
 import os
 import sys
 from collections.abc import Sequence
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TextIO
 
 from rep_audit.across import across
+from rep_audit.bundle import build as build_bundle
+from rep_audit.bundlecheck import check_bundle
 from rep_audit.cliargs import COMMANDS as COMMANDS
 from rep_audit.cliargs import EXIT_CLEAN as EXIT_CLEAN
 from rep_audit.cliargs import EXIT_DIFFERENCES as EXIT_DIFFERENCES
@@ -93,8 +96,15 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         if len(options.trail) > 1:
             if options.export:
                 return _error("--export takes one TRAIL")
-            return verify_several(options.trail, out, options.head, options.json, _workers(options))
-        return verify_one(options.trail[0], out, options.head, options.json, options.export)
+            return verify_several(
+                options.trail, out, options.head, options.json, _workers(options), options.key
+            )
+        return verify_one(options.trail[0], out, options.head, options.json, options.export,
+                          options.key)  # fmt: skip
+    if options.command == "bundle":
+        return _bundle(options, out)
+    if options.command == "check-bundle":
+        return check_bundle(options.trail, out, options.key, options.since)
     if options.command == "repair":
         return _repair(options.trail, out)
     if options.command == "export":
@@ -193,6 +203,22 @@ def _export(options: argparse.Namespace, out: TextIO) -> int:
         return _error(f"cannot write: {error.filename}: {error.strerror or error}")
     if not options.summary:
         write_lines(summary.splitlines(), sys.stderr)
+    return EXIT_CLEAN
+
+
+def _bundle(options: argparse.Namespace, out: TextIO) -> int:
+    """``audit bundle``: the site's bundle to ``--out`` (or ``out``), what it holds on stderr."""
+    try:
+        with open(options.out, "w", encoding="utf-8") if options.out else nullcontext(out) as to:
+            lines, records, later = build_bundle(options.trail, options.site, to, options.at)
+    except OSError as error:
+        return _error(f"cannot write: {error.filename}: {error.strerror or error}")
+    said = [f"bundle of {options.site}: {lines} line(s), {records} record(s) of the site"]
+    if later:
+        which = "the tree head it is proved against" if options.at else "the trail's last tree head"
+        said.append(f"{later} line(s) of the site after {which} are not in it: that head does "
+                    "not cover them")  # fmt: skip
+    write_lines(said, sys.stderr)
     return EXIT_CLEAN
 
 

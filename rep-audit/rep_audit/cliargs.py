@@ -20,8 +20,10 @@ _EXIT_MEANINGS: Final = {
     EXIT_CLEAN: "done; verify: the trail is whole and every decision re-derives the same "
     "(events, such as a repair after a cut, are listed); repair: repaired, or nothing cut",
     EXIT_DIFFERENCES: "verify: problems found (chain broken, snapshot missing or altered, a "
-    "decision that differs; with --export, an export line that differs); show: no record "
-    "of that URL; report: verify found problems",
+    "decision that differs, a tree head that does not hold; with --export, an export line "
+    "that differs); check-bundle: a line not proved, a record left out, a signature or a "
+    "decision that does not hold; show: no record of that URL; report: verify found "
+    "problems",
     EXIT_UNUSABLE: "unusable input: a missing file, not a trail, a wrong argument; repair: "
     "a trail a crawl is writing (locked), damaged otherwise than by a cut at its end, or "
     "that cannot be written (the file is left as it was)",
@@ -50,6 +52,8 @@ HELPS: Final = {
     "report": "write one self-contained HTML page (--html FILE)",
     "repair": "drop the cut line at the end of a trail, recorded in a repair line",
     "export": "the preferences of every kept page and stored file, one JSON line each",
+    "bundle": "one site's records, each proved against the signed tree head (--site)",
+    "check-bundle": "check a site's bundle alone: proofs, signature (--key), decisions",
 }
 COMMANDS: Final = tuple(HELPS)
 #: Each command's arguments, as ``python -m scrapy_rep --help`` lists them.
@@ -61,9 +65,13 @@ SYNOPSES: Final = {
     "report": "TRAIL... --html FILE [--workers | --separate]",
     "repair": "TRAIL",
     "export": "TRAIL [--run RUN]",
+    "bundle": "TRAIL --site ORIGIN [--out FILE] [--at LINE]",
+    "check-bundle": "BUNDLE [--key KEY] [--since OLD_BUNDLE]",
 }
 
 
+#: The commands of one file (a trail, or ``check-bundle``'s bundle).
+_ONE: Final = ("repair", "export", "bundle", "check-bundle")
 #: The ``TRAIL`` argument of ``repair`` and ``export`` (one file), and of the others.
 _ONE_TRAIL: Final[dict[str, Any]] = {
     "metavar": "TRAIL",
@@ -95,13 +103,20 @@ _CRAWLS: Final[tuple[tuple[str, dict[str, Any]], ...]] = (
         },
     ),
 )
+_KEY_HELP: Final = (
+    "the operator's public key (PEM, a JWK, or the JWK Set it publishes): each tree head's "
+    "signature is checked with it"
+)
+_BUNDLE: Final[dict[str, Any]] = {"metavar": "BUNDLE", "help": "a site's bundle (audit bundle)"}
 #: Each command's own arguments, after ``TRAIL``: their names and ``add_argument``'s keywords.
 OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
     "verify": (
         *_CRAWLS,
-        ("--head", {"metavar": "SHA256", "action": "append", "default": [],
+        ("--head", {"metavar": "SHA256|FILE", "action": "append", "default": [],
                     "help": "a head printed by an earlier verify: it must still be the hash "
-                    "of a line (repeatable)"}),
+                    "of a line; or REP_AUDIT_HEAD_FILE: each tree head of the trail it "
+                    "holds must still be that of the lines it covers (repeatable)"}),
+        ("--key", {"metavar": "KEY", "help": _KEY_HELP}),
         ("--json", {"action": "store_true", "help": "one JSON object: counts, head, findings"}),
         ("--export", {"metavar": "FILE", "help": "also check an `audit export` of the trail: "
                       "every line as the trail gives it"}),
@@ -112,6 +127,19 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
         ("--run", {"metavar": "RUN", "default": "", "help": "only this run (its id, or the "
                    "start of it), as it decided (default: every run; a recheck's items as "
                    "the latest run that re-checked them decided them)"}),
+    ),
+    "bundle": (
+        ("--site", {"metavar": "ORIGIN", "required": True,
+                    "help": "the site (https://example.com): its records alone"}),
+        ("--out", {"metavar": "FILE", "help": "the bundle (default: stdout)"}),
+        ("--at", {"metavar": "LINE", "type": int, "help": "the tree head to prove against, "
+                  "by its line in the trail (verify names the last): an earlier one, as a "
+                  "site was shown it then (default: the last)"}),
+    ),
+    "check-bundle": (
+        ("--key", {"metavar": "KEY", "help": _KEY_HELP}),
+        ("--since", {"metavar": "OLD_BUNDLE", "help": "an earlier bundle of the same trail: "
+                     "this one's trail must start with its (the trail only grew)"}),
     ),
     "show": (("url", {"metavar": "URL", "help": "the URL (or request id)"}),),
     "list": (
@@ -148,7 +176,8 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
         command = commands.add_parser(
             name, help=said, description=said, epilog=EXIT_CODES, formatter_class=raw
         )
-        command.add_argument("trail", **(_ONE_TRAIL if name in ("repair", "export") else _TRAILS))
+        one = _BUNDLE if name == "check-bundle" else _ONE_TRAIL
+        command.add_argument("trail", **(one if name in _ONE else _TRAILS))
         for flag, keywords in OPTIONS.get(name, ()):
             command.add_argument(flag, **keywords)
     return top

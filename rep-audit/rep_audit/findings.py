@@ -41,6 +41,8 @@ class Verification:
     snapshots: int = 0
     #: SHA-256 of the last line: write it down to detect a later change of that line.
     head: str = ""
+    #: What the trail's tree heads come to (:mod:`rep_audit.treeheads`), in a sentence.
+    tree: str = ""
     #: The first findings (at most the ``keep`` of :func:`verify`), in file order.
     findings: list[Finding] = field(default_factory=list)
     #: How many findings there were in all.

@@ -16,6 +16,7 @@ from rep_audit.findings import Finding, Findings
 from rep_audit.runcontext import RunContext
 from rep_engine.records import FATES, mapping, text, whole
 from rep_engine.trail.file import SCHEMAS, being_written
+from rep_engine.trail.lines import SITE_SETTINGS
 from rep_engine.trail.read import Line, is_sha256
 
 #: The end line's counts that are checked against the run's ``url`` lines.
@@ -49,6 +50,10 @@ class RunState:
     #: a resume whose paused run is not read before it): none of its requests was sent
     #: before.
     first_start: str = ""
+    #: Its ``run`` line, with the entries of its ``setting`` lines put back in
+    #: (:func:`rep_audit.runcontext.fold_setting`), and how many of each its header says.
+    header: dict[str, Any] = field(default_factory=dict)
+    entries: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -129,7 +134,10 @@ class RunChecks(Findings):
             first_start = resumed.first_start
         else:
             first_start = "" if resumes else text(record.get("time"))
-        self.runs[run_id] = RunState(context, number, story, last=number, first_start=first_start)
+        said = mapping(record.get("settings"))
+        entries = {name: said[name] for name in SITE_SETTINGS if type(said.get(name)) is int}
+        self.runs[run_id] = RunState(context, number, story, last=number, first_start=first_start,
+                                     header=record, entries=entries)  # fmt: skip
         self.crawls[run_id] = story
         if problem := context.page.problem(context.purposes):
             self.add(number, "", f"run {run_id[:8]}: {problem}")
@@ -141,7 +149,7 @@ class RunChecks(Findings):
             else:
                 self._resumed_here(resume, resumed)
         if record.get("schema") not in SCHEMAS:
-            known = " and ".join(map(str, SCHEMAS))
+            known = f"{', '.join(map(str, SCHEMAS[:-1]))} and {SCHEMAS[-1]}"
             self.add(number, "", f"run {run_id[:8]}: schema {record.get('schema')!r}; "
                      f"this reader knows schemas {known}")  # fmt: skip
         profile = record.get("profile")
@@ -229,6 +237,11 @@ class RunChecks(Findings):
                      event=True)  # fmt: skip
         run.end_hash = hashlib.sha256(line.raw).hexdigest()
         counts = mapping(record.get("counts"))
+        for name, said in run.entries.items():
+            if said != run.counts[f"setting {name}"]:
+                self.add(number, "", f"run {run.context.run[:8]}: its header counts {said} "
+                         f"{name} entries, the trail holds {run.counts[f'setting {name}']} "
+                         "setting line(s) of it (lines deleted or added)")  # fmt: skip
         for name in COUNTED:
             said, seen = counts.get(name, 0), run.counts[name]
             if said != seen:

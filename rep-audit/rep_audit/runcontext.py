@@ -1,5 +1,5 @@
-"""What a run's header says that its records' decisions depend on (:class:`RunContext`),
-and the crawler names a record's request was held to (pure)."""
+"""What a run's header (and its ``setting`` lines) says that its records' decisions depend
+on (:class:`RunContext`), and the crawler names a record's request was held to (pure)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from rep_engine.records import items, mapping, text
 from rep_engine.robotstxt.profiles import PROFILES
 from rep_engine.settings import RepConfig
 from rep_engine.settings.rules import overrides_of
+from rep_engine.trail.lines import SITE_SETTINGS
 from rep_engine.usage.purpose import PURPOSES
 from rep_engine.verdict.decide import Override
 
@@ -107,6 +108,15 @@ def run_overrides(value: Any) -> tuple[Override, ...]:
     crawl reads it (:func:`rep_engine.settings.rules.overrides_of`); anything odd counts as
     none, so a record that claims an override is then reported."""
     return tuple(overrides_of(items(value)))
+
+
+def fold_setting(header: dict[str, Any], line: dict[str, Any]) -> None:
+    """A ``setting`` line's entry put back into its run's ``header``, in the list the header
+    held before schema 3 (which holds its count), for :meth:`RunContext.of`."""
+    name, settings = text(line.get("name")), header.get("settings")
+    if name in SITE_SETTINGS and isinstance(settings, dict):
+        listed = settings.get(name)
+        settings[name] = [*(listed if isinstance(listed, list) else ()), line.get("entry")]
 
 
 def held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:

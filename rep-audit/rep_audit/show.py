@@ -19,6 +19,7 @@ from w3lib.url import canonicalize_url
 
 from rep_audit.faterecord import FateRecord
 from rep_audit.rederive import Rederiver
+from rep_audit.runcontext import fold_setting
 from rep_audit.storylines import file_lines, item_lines, purposes_of, record_lines
 from rep_audit.summary import Summary, unended
 from rep_engine.records import item_of, text
@@ -186,6 +187,8 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
                 runs[str(record.get("run"))] = record
         elif kind == "snapshot":
             rederiver.saw_snapshot(record)
+        elif kind == "setting" and str(record.get("run")) in runs:
+            fold_setting(runs[str(record.get("run"))], record)
         elif kind == "url":
             read = FateRecord.of(record)
             seen.redirects.saw(read)

@@ -17,7 +17,10 @@
    (no snapshot folder at all, a trail copied without it: one finding for the file).
 4. Every decision is re-derived from its snapshots with today's engine
    (:class:`rep_audit.rederive.Rederiver`).
-5. What a record says of its page's output is as the crawl writes it
+5. The tree heads and the sites' chains (:class:`rep_audit.treeheads.TreeChecks`): each
+   head's size, root, frontier and signature (``key``: the operator's public key), each
+   record's ``site_prev`` and each ``site`` line; and the heads of a head file given.
+6. What a record says of its page's output is as the crawl writes it
    (:func:`output_problems`), and the items its page pass let through add up to its run's
    end line's ``items_passed`` (:func:`passed_problems`): no record says more (a later
    component drops only items the page pass let through).
@@ -30,6 +33,7 @@ keeps their count and the first :data:`KEEP_FINDINGS`, so memory does not grow w
 from __future__ import annotations
 
 import hashlib
+import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -39,7 +43,9 @@ from rep_audit.findings import KEEP_FINDINGS, Finding, Verification
 from rep_audit.items import ItemOrder, item_differences
 from rep_audit.rederive import Rederiver
 from rep_audit.runchecks import RunChecks, RunState
+from rep_audit.runcontext import RunContext, fold_setting
 from rep_audit.sendtimes import sent_after_expiry, when_sent
+from rep_audit.treeheads import TreeChecks, head_file_entries, key_file
 from rep_engine.records import FATES, text
 from rep_engine.trail.read import TYPES, Line, Trail
 
@@ -47,6 +53,8 @@ from rep_engine.trail.read import TYPES, Line, Trail
 #: records"): the page pass's items kept and dropped, those a later component dropped, the
 #: links not followed.
 OUTPUT_COUNTS: Final = ("items_kept", "items_dropped", "items_not_kept", "links_not_followed")
+#: A line's hash as ``--head`` gives it (anything else names a head file).
+_SHA256: Final = re.compile(r"[0-9a-fA-F]{64}")
 #: The other fields only a fetched page's record has: why its items were dropped, and the
 #: links not followed.
 OUTPUT_WORDS: Final = ("item_reason", "item_why", "not_followed")
@@ -115,14 +123,20 @@ def output_problems(record: dict[str, Any]) -> list[str]:
     return found
 
 
-class _Verifier(RunChecks):
+class Verifier(RunChecks):
     """One trail's checks, fed its lines in order: its runs (:class:`RunChecks`), and
     each record's snapshots and decision."""
 
-    def __init__(self, trail: Trail, sink: Callable[[Finding], object] | None, keep: int) -> None:
+    def __init__(
+        self, trail: Trail, sink: Callable[[Finding], object] | None, keep: int,
+        key: str | None = None, anchors: list[dict[str, Any]] | None = None, tree: bool = True,
+    ) -> None:  # fmt: skip
+        """``tree``: the tree heads and sites' chains checked (not in a site's bundle,
+        which holds some of the lines: :mod:`rep_audit.bundlecheck`)."""
         self.rederiver = Rederiver(trail.snapshots)
         super().__init__(trail.path, sink, keep, self.rederiver.crawls)
         self.trail = trail
+        self.tree = TreeChecks(self.add, key_file(key), str(key), anchors) if tree else None
         #: The first 8 bytes of the SHA-256 of (crawl, request id) of each final record: a
         #: crawl and its JOBDIR resumes write one final record per request (~80 bytes each).
         self.final: set[bytes] = set()
@@ -138,11 +152,20 @@ class _Verifier(RunChecks):
             self.flush()
         if line.problem:
             self.add(line.number, "", line.problem)
+        if self.tree is not None:
+            self.tree.feed(line)
+        kind = line.type
+        if kind in ("site", "head"):  # after the run's end line: the tree's checks
+            self.previous = (kind, self.runs.get(text((record or {}).get("run"))))
+            return
         run = self.run_of(line)
         if run is None or record is None:
             return
-        kind = line.type
-        if kind == "snapshot":
+        if kind == "setting":
+            fold_setting(run.header, record)
+            run.context = RunContext.of(run.header)
+            run.counts[f"setting {record.get('name')}"] += 1
+        elif kind == "snapshot":
             self._snapshot(line.number, record)
         elif kind == "url":
             self._url(line.number, record, run)
@@ -219,6 +242,7 @@ class _Verifier(RunChecks):
         result = self.result
         chain = self.trail.chain
         result.lines, result.head = chain.lines, chain.head
+        result.tree = self.tree.finish() if self.tree is not None else ""
         for problem in chain.problems:
             self.add(0, "", problem)
         if self.unfoldered:
@@ -233,20 +257,26 @@ class _Verifier(RunChecks):
 
 def verify(
     path: str | Path, heads: Iterable[str] = (), sink: Callable[[Finding], object] | None = None,
-    keep: int = KEEP_FINDINGS, also: Sequence[str | Path] = (),
+    keep: int = KEEP_FINDINGS, also: Sequence[str | Path] = (), key: str | None = None,
 ) -> Verification:  # fmt: skip
     """Check the trail at ``path`` (raises :class:`rep_engine.trail.read.TrailError` when
-    it is not a trail at all). ``heads``: hashes of lines written down earlier (a former
-    :attr:`Verification.head`); each must still be the hash of a line of the chain, so a
-    change of what was then the last line, or a cut at a line boundary, shows too.
+    it is not a trail at all, or ``key`` or a head file cannot be read). ``heads``: hashes
+    of lines written down earlier (a former :attr:`Verification.head`); each must still be
+    the hash of a line of the chain, so a change of what was then the last line, or a cut
+    at a line boundary, shows too; or a head file (``REP_AUDIT_HEAD_FILE``), each of its
+    heads of this trail held to the lines it covers. ``key``: the operator's public key
+    file, each tree head's signature checked with it.
     ``sink`` is called with each finding and event as it is found (in file order; those
     of the file as a whole last); the result keeps the first ``keep`` findings and counts
     them all. ``also``: the other trails checked with this one (several workers'): a
     snapshot is looked for in their folders too."""
     trail = Trail(path, also)
-    verifier = _Verifier(trail, sink, keep)
+    heads = [head.strip() for head in heads]
+    files = [head for head in heads if not _SHA256.fullmatch(head)]
+    anchors = [entry for name in files for entry in head_file_entries(name, trail.path)]
+    verifier = Verifier(trail, sink, keep, key, anchors)
     verifier.others = [Path(other) for other in also if Path(other) != trail.path]
-    wanted = {head.strip().lower() for head in heads}
+    wanted = {head.lower() for head in heads if head not in files}
     for line in trail.lines():
         verifier.feed(line)
         wanted.discard(trail.chain.head)

@@ -19,7 +19,12 @@ from rep_engine.trail.terminal import printable, write_lines
 
 
 def verify_several(
-    paths: list[str], out: TextIO, heads: list[str], as_json: bool, workers: bool | None = None
+    paths: list[str],
+    out: TextIO,
+    heads: list[str],
+    as_json: bool,
+    workers: bool | None = None,
+    key: str | None = None,
 ) -> int:
     """Each trail's chain verified on its own (its findings headed by its name; snapshots
     looked for in every trail's folder), then the records across the trails of one crawl
@@ -32,25 +37,31 @@ def verify_several(
     def said(path: object, finding: Finding) -> None:
         print(printable(f"{path}: {finding}"), file=out)
 
-    results = [verify(path, (), partial(said, path), keep=0, also=paths) for path in paths]
+    results = [verify(path, (), partial(said, path), keep=0, also=paths, key=key) for path in paths]
     problems, events, notes = across(paths, said, workers)
     problems += sum(result.problems for result in results)
     events += sum(result.event_count for result in results)
-    verdicts = [_counted(path, result) for path, result in zip(paths, results, strict=True)]
+    verdicts = [
+        line
+        for path, result in zip(paths, results, strict=True)
+        for line in (f"{path}: {result.tree}", _counted(path, result))
+    ]
     together = f"{len(paths)} trails as one" if not notes else f"{len(paths)} trails"
     write_lines([*verdicts, *notes, f"{together}: {_verdict(problems, events)}"], out)
     return EXIT_CLEAN if not problems else EXIT_DIFFERENCES
 
 
 def verify_one(
-    path: str, out: TextIO, heads: list[str], as_json: bool = False, export: str | None = None
-) -> int:
+    path: str, out: TextIO, heads: list[str], as_json: bool = False, export: str | None = None,
+    key: str | None = None,
+) -> int:  # fmt: skip
     """Each finding printed as it is found (memory does not grow with them), then the
     verdict; ``--json``: one JSON object, written as it goes too. ``export``: an ``audit
-    export`` file checked against the trail too (its differences are findings)."""
+    export`` file checked against the trail too (its differences are findings). ``key``:
+    the operator's public key, each tree head's signature checked with it."""
     if as_json:
-        return verify_json(path, out, heads, export)
-    result = verify(path, heads, lambda finding: print(printable(finding), file=out), keep=0)
+        return verify_json(path, out, heads, export, key)
+    result = verify(path, heads, lambda finding: print(printable(finding), file=out), 0, (), key)
     said = []
     if export is not None:
         differences = check_export(
@@ -58,7 +69,7 @@ def verify_one(
         )
         result.problems += differences
         said.append(_export_verdict(export, differences))
-    write_lines([_counted(path, result), *said], out)
+    write_lines([result.tree, _counted(path, result), *said], out)
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
 
 
@@ -83,7 +94,9 @@ def _export_verdict(export: str, differences: int) -> str:
     return f"export {export}: {assets} asset{'' if assets == 1 else 's'} match the trail"
 
 
-def verify_json(path: str, out: TextIO, heads: list[str], export: str | None = None) -> int:
+def verify_json(
+    path: str, out: TextIO, heads: list[str], export: str | None = None, key: str | None = None
+) -> int:
     """``{"trail": …, "findings": [… as found …], "clean": …, "lines": …, …}``."""
     opened = False
 
@@ -101,11 +114,11 @@ def verify_json(path: str, out: TextIO, heads: list[str], export: str | None = N
         item = {"line": finding.line, "url": finding.url, "what": finding.what}
         out.write(separator + json.dumps(item))
 
-    result = verify(path, heads, sink, keep=0)
+    result = verify(path, heads, sink, 0, (), key)
     if export is not None:
         result.problems += check_export(path, export, lambda u, w: sink(Finding(0, u, w)))
     start()
-    names = ("clean", "problems", "lines", "runs", "records", "snapshots", "head")
+    names = ("clean", "problems", "lines", "runs", "records", "snapshots", "head", "tree")
     tail: dict[str, object] = {name: getattr(result, name) for name in names}
     tail["events"] = [{"line": e.line, "what": e.what} for e in result.events]
     out.write(f"], {json.dumps(tail)[1:]}\n")

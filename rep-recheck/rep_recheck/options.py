@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from rep_audit.treeheads import head_options
 from rep_engine.settings import RepConfig, read_config
 from rep_engine.settings.names import check_names, known_names
 from rep_engine.settings.readers import read_bool
@@ -138,6 +139,7 @@ def read_settings(settings: Mapping[str, Any]) -> tuple[RepConfig, Identity, str
     settings = dict(settings)
     config = read_config(settings)
     check_names(settings, known_names(), config.unknown_settings)
+    head_options(config)  # the trail's signing key read, its head file checked: at start
     user_agent = str(settings.get("USER_AGENT") or DEFAULT_USER_AGENT)
     declared = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
     obey = read_bool(settings, "ROBOTSTXT_OBEY", True)

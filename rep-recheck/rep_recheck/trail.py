@@ -3,9 +3,11 @@ and chain (:mod:`rep_engine.trail.file`), so that ``audit verify`` checks it as 
 checks a crawl's (pure).
 
 One run: its ``run`` line (the settings the items were decided under, ``spider``
-``"recheck"``, and what was re-checked), a ``snapshot`` line and the stored body of each
-document version that decided (a WARC capture's line names its ``warc_record``), one
-``item`` line per item decided, and the ``end`` line with their counts. An ``item`` line
+``"recheck"``, and what was re-checked) and its ``setting`` lines, a ``snapshot`` line
+and the stored body of each document version that decided (a WARC capture's line names
+its ``warc_record``), one ``item`` line per item decided, and the ``end`` line with their
+counts (then the file's ``site`` lines and tree head, signed with
+``REP_AUDIT_SIGNING_KEY``). An ``item`` line
 holds the parts of a crawl's ``url`` record that its decision is re-derived from
 (``robots``, ``usage``, ``tdmrep``, ``rsl``, and with ``--pages`` the page's ``page``),
 with its ``status`` now (``kept``, ``refused``, ``unknown``), ``refused_by`` and ``why``
@@ -26,6 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Final
 
+from rep_audit.treeheads import head_options
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.records import REFUSED_BY, ItemStatus, RefusedBy, iso_time, robots_part
 from rep_engine.robotstxt import Decision
@@ -75,7 +78,7 @@ class RecheckTrail:
         #: The trail's highest request number: its end line says it on (a recheck sends
         #: no request of its own).
         self.last_request = tail_of(path).last_request if path.exists() else 0
-        self.file = TrailFile(path)
+        self.file = TrailFile(path, head_options(rechecker.config, path))
         self.run = uuid.uuid4().hex
         self.rechecker = rechecker
         identity = rechecker.identity
@@ -90,6 +93,8 @@ class RecheckTrail:
         header = lines.run_line(self.run, rechecker.config, settings, SPIDER, None, None)
         header["recheck"] = about
         self.file.write(header)
+        for line in lines.setting_lines(self.run, rechecker.config):
+            self.file.write(line)
         #: ``sha256 URL`` of the snapshot lines written (a million origins' at most
         #: ``REP_RECHECK_PARSED_ORIGINS`` in memory, the others in an SQLite file).
         self._snapshots = Numbered(rechecker.config.recheck_parsed_origins)

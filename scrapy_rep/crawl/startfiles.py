@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlparse
 
+from rep_audit.treeheads import head_options
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.trail.file import (
@@ -94,8 +95,9 @@ def feed_files(settings: SettingsLike) -> list[tuple[str, Path]]:
 
 def check_files(config: RepConfig) -> None:
     """The files the crawl will write can be written (and an existing file of the trail is
-    a trail, read back to chain on, not locked by another crawl writing it), before its
-    first request. A
+    a trail, read back to chain on, not locked by another crawl writing it), and the key
+    its tree heads are signed with can be read (:func:`head_options`), before its first
+    request. A
     trail that is not required (``REP_AUDIT_REQUIRED = False``) is only warned about, by
     the trail itself. One rule for both files (docs/settings.md, ``REP_AUDIT_FILE``
     and ``REP_REPORT_FILE``): each makes its missing folders when it is written, so a missing folder
@@ -113,3 +115,5 @@ def check_files(config: RepConfig) -> None:
                 check_folder(snapshot_dir(path))
         except TrailFileError as error:
             raise RepSettingError(f"{name}: {error}") from None
+    if config.audit_file:  # the key its heads are signed with, the file they go to
+        head_options(config, Path(config.audit_file))

@@ -107,7 +107,8 @@ def test_an_item_whose_page_names_were_cut_is_found(tmp_path: Path) -> None:
     outcome = rechecker.after_fetch(url, rechecker.decide(url), statements, time.time())
     trail.item(Item(1, url), outcome, statements)
     trail.close()
-    honest = [json.loads(line) for line in path.read_text().splitlines()][-2]
+    [honest] = [line for line in map(json.loads, path.read_text().splitlines())
+                if line["type"] == "item"]  # fmt: skip
     assert honest["page"]["names"] == ["advbot", "googlebot"], honest
     assert honest["status"] == "refused" and honest["item_reason"] == "noindex", honest
     assert verify(path).clean

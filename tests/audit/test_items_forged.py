@@ -73,6 +73,11 @@ def _relined(trail: Path, edit: Any) -> Path:
     return forged
 
 
+def _end(records: list[dict[str, Any]]) -> dict[str, Any]:
+    """The run's end line (its site lines and tree head follow it)."""
+    return next(r for r in reversed(records) if r["type"] == "end")
+
+
 @pytest.mark.parametrize("where", ["after", "later"])
 def test_one_dataset_line_decided_twice_is_found(tmp_path: Path, where: str) -> None:
     """The kept item's record written twice (right after itself, or after the others),
@@ -81,9 +86,10 @@ def test_one_dataset_line_decided_twice_is_found(tmp_path: Path, where: str) -> 
 
     def twice(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         kept = next(r for r in records if r.get("url") == RECHECKED["kept"])
-        place = records.index(kept) + 1 if where == "after" else len(records) - 1
+        end = _end(records)
+        place = records.index(kept) + 1 if where == "after" else records.index(end)
         records.insert(place, dict(kept))
-        counts = records[-1]["counts"]
+        counts = end["counts"]
         counts["items"] += 1
         counts["items_kept"] += 1
         return records
@@ -109,10 +115,10 @@ def test_items_of_several_shards_are_each_recorded_once(tmp_path: Path) -> None:
     assert verify(trail).clean
 
     def again(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        first = next(r for r in records if r.get("type") == "item")
-        records.insert(len(records) - 1, dict(first))
-        records[-1]["counts"]["items"] += 1
-        records[-1]["counts"]["items_kept"] += 1
+        first, end = next(r for r in records if r.get("type") == "item"), _end(records)
+        records.insert(records.index(end), dict(first))
+        end["counts"]["items"] += 1
+        end["counts"]["items_kept"] += 1
         return records
 
     found = _findings(_relined(trail, again))
@@ -137,10 +143,10 @@ def test_a_second_record_of_a_line_cannot_hide_by_its_line_or_shard(
 
     def twice(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         kept = next(r for r in records if r.get("url") == RECHECKED["kept"])
-        second = {**kept, **edit}
-        records.insert(len(records) - 1, {k: v for k, v in second.items() if v is not None})
-        records[-1]["counts"]["items"] += 1
-        records[-1]["counts"]["items_kept"] += 1
+        second, end = {**kept, **edit}, _end(records)
+        records.insert(records.index(end), {k: v for k, v in second.items() if v is not None})
+        end["counts"]["items"] += 1
+        end["counts"]["items_kept"] += 1
         return records
 
     said = _findings(_relined(trail, twice))

@@ -27,6 +27,7 @@ from rep_engine.trail.file import TrailFile, TrailFileError
 from rep_engine.trail.read import TrailError
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import (
+    RUN,
     SECOND_RUN,
     cut_trail,
     encode,
@@ -460,3 +461,16 @@ def test_a_repair_never_turns_a_failing_trail_into_a_passing_one(
             assert not fails_after and (done is None or done.record is None)
         if done is not None and done.record is not None:
             assert path.read_bytes()[: len(data) - done.dropped] == data[: len(data) - done.dropped]
+
+
+def test_a_run_cut_after_its_setting_lines_is_repaired(tmp_path: Path) -> None:
+    """A crawl killed as it wrote its first record, after its header's ``setting`` lines
+    (schema 3): the last whole line is a trail line, the cut is repaired."""
+    trail = tmp_path / "trail.jsonl"
+    entry = ["a.test", "permission", "2030-01-01"]
+    setting = {"type": "setting", "run": RUN, "name": "REP_OVERRIDES", "entry": entry}
+    lines = encode([standard_records()[0], setting, standard_records()[1]])
+    write_trail(trail, lines=[*lines[:2], lines[2][:30]])
+    status, out = audit_tool("repair", str(trail))
+    assert status == 0, out
+    assert json.loads(trail.read_text().splitlines()[-1])["type"] == "repair"

@@ -8,6 +8,7 @@ import json
 import shutil
 from pathlib import Path
 
+from rep_audit.treeheads import NO_HEAD
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import write_trail
 
@@ -23,7 +24,8 @@ def test_a_trail_copied_without_its_snapshot_folder_is_one_finding(tmp_path: Pat
     assert status == 1
     assert out.splitlines()[:-1] == [
         f"file: there is no snapshot folder {copy}/t.jsonl.d (a trail copied without it?): "
-        "1 snapshot(s) cannot be checked, nor 3 record(s) re-derived from them"
+        "1 snapshot(s) cannot be checked, nor 3 record(s) re-derived from them",
+        NO_HEAD,
     ]
     assert ": 1 problem(s): 6 line(s)" in out.splitlines()[-1]
     status, out = audit_tool("verify", str(copy / "t.jsonl"), "--json")
@@ -32,7 +34,7 @@ def test_a_trail_copied_without_its_snapshot_folder_is_one_finding(tmp_path: Pat
     # A folder that is there but lacks a body: that body, per line, as before.
     (copy / "t.jsonl.d").mkdir()
     status, out = audit_tool("verify", str(copy / "t.jsonl"))
-    assert status == 1 and len(out.splitlines()) == 5 and "no snapshot folder" not in out
+    assert status == 1 and len(out.splitlines()) == 6 and "no snapshot folder" not in out
 
 
 def test_verify_with_an_export_says_how_many_assets_it_checked(tmp_path: Path) -> None:

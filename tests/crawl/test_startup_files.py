@@ -182,3 +182,30 @@ def test_feeds_not_compared_or_elsewhere_pass(
     for trail in ("items.jsonl", "%(name)s.jsonl"):
         settings = {"REP_AUDIT_FILE": trail, "FEEDS": {key: {"format": "jsonlines"}}}
         assert validate(Settings(settings)).audit_file == trail
+
+
+@pytest.mark.parametrize(
+    ("name", "value", "said"),
+    [("REP_AUDIT_SIGNING_KEY", "missing.pem", "missing.pem: cannot be read (No such file"),
+     ("REP_AUDIT_SIGNING_KEY", "public.pem", "public.pem: a public key, not the private key"),
+     ("REP_AUDIT_HEAD_FILE", "t.jsonl.d/heads", "is the trail or in its snapshot folder"),
+     ("REP_AUDIT_HEAD_FILE", "t.jsonl", "is the trail or in its snapshot folder"),
+     ("REP_AUDIT_HEAD_FILE", ".", "is a directory")],
+    ids=["key-missing", "key-public", "head-file-in-snapshots", "head-file-the-trail",
+         "head-file-a-folder"],
+)  # fmt: skip
+def test_a_signing_key_or_head_file_that_cannot_be_used_stops_the_crawl_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, value: str, said: str
+) -> None:
+    """docs/settings.md, ``REP_AUDIT_SIGNING_KEY`` and ``REP_AUDIT_HEAD_FILE``: a key that
+    cannot sign the trail's heads, or a head file the trail's keeper would rewrite with the
+    trail, stops the crawl before its first request, naming the setting."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "public.pem").write_bytes(
+        b"-----BEGIN PUBLIC KEY-----\n"
+        b"MCowBQYDK2VwAyEAJrQLj5P/89iXES9+vFgrIy29clF9CC/oPPsw3c5D0bs=\n"
+        b"-----END PUBLIC KEY-----\n"
+    )
+    with pytest.raises(RepSettingError) as raised:
+        validate(Settings({"REP_AUDIT_FILE": "t.jsonl", name: value}))
+    assert str(raised.value).startswith(f"{name}: ") and said in str(raised.value)

@@ -25,7 +25,14 @@ from rep_engine.settings.readers import RepSettingError
 from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.requeststate import state_of
-from tests.support.audittrail import by_url, chain_breaks, lines, paused_and_resumed, url_records
+from tests.support.audittrail import (
+    by_url,
+    chain_breaks,
+    lines,
+    paused_and_resumed,
+    url_records,
+    written_lines,
+)
 from tests.support.robotsite import (
     BASE_SETTINGS,
     HTML,
@@ -88,7 +95,7 @@ async def test_duplicates_are_counted_not_recorded_and_memory_stays_flat(
     records = by_url(audit)  # one record per URL
     assert sorted(records) == sorted(sites.url("a", path) for path in paths)
     assert Counter(r["fate"] for r in records.values()) == {"fetched": 30, "refused": 2}
-    end = lines(audit)[-1]
+    end = written_lines(audit)[-1]
     filtered = crawler.stats.get_value("dupefilter/filtered")
     assert filtered > 2000
     assert end["counts"]["duplicates_dropped"] == filtered
@@ -137,7 +144,7 @@ async def test_another_dupefilters_drops_are_counted_not_recorded(tmp_path: Path
     records = by_url(audit)
     assert sorted(records) == sorted(sites.url("a", path) for path in paths)
     # 10 pages x 24 links, less the 11 URLs let through the first time
-    assert lines(audit)[-1]["counts"]["duplicates_dropped"] == 10 * 24 - 11
+    assert written_lines(audit)[-1]["counts"]["duplicates_dropped"] == 10 * 24 - 11
     trail = ledger_of(crawler)
     assert trail is not None and trail.open == {}
 
@@ -171,7 +178,7 @@ async def test_retries_are_one_record_with_the_final_fate_and_attempts(
     assert (then_reset["fate"], then_reset["attempts"], then_reset["status"]) == ("failed", 3, None)
     assert "ResponseNeverReceived" in then_reset["why"] or "Connection" in then_reset["why"]
     assert (reset["fate"], reset["attempts"]) == ("failed", 3)
-    assert lines(audit)[-1]["counts"]["failed"] == 2
+    assert written_lines(audit)[-1]["counts"]["failed"] == 2
 
 
 class DownloadsOneMore(ListSpider):
@@ -494,7 +501,7 @@ async def test_header_times_snapshots_chain_and_a_second_run_chained_on(
     assert [line["type"] for line in everything].count("end") == 2
     assert chain_breaks(audit) == []  # the second run chains on from the first
     header = everything[0]
-    assert header["schema"] == 2 and re.fullmatch(r"[0-9a-f]{32}", header["run"])
+    assert header["schema"] == 3 and re.fullmatch(r"[0-9a-f]{32}", header["run"])
     assert header["user_agent"] == BASE_SETTINGS["USER_AGENT"]
     # its queue is this process's alone: another trail's crawl is not one of its workers
     assert header["scheduler"] == "scrapy.core.scheduler.Scheduler"
@@ -584,7 +591,7 @@ async def test_a_new_trail_beside_an_old_snapshot_folder_has_its_snapshot_lines(
     finally:
         await sites.close()
     kinds = [line["type"] for line in lines(audit)]
-    assert kinds == ["run", "snapshot", "url", "end"]
+    assert kinds == ["run", "snapshot", "url", "end", "site", "head"]
 
 
 def by_url_first(path: Path, url: str) -> dict[str, Any]:
@@ -809,7 +816,7 @@ async def test_requests_held_when_the_spider_closes_are_refused_closed(
     for record in records.values():
         assert (record["fate"], record["refused_by"]) == ("refused", "closed"), record
         assert record["held"] == 1
-    assert lines(audit)[-1]["reason"] == "closespider_timeout"
+    assert written_lines(audit)[-1]["reason"] == "closespider_timeout"
 
 
 @pytest_twisted.ensureDeferred

@@ -204,7 +204,8 @@ async def test_a_cut_trail_repaired_verifies_with_the_cut_as_an_event_and_a_craw
     await crawl([], {"REP_AUDIT_FILE": str(trail)})
     status, out = audit_tool("verify", str(trail))
     assert status == 1, out  # the cut run stays a problem; the new run is whole
-    assert "1 problem(s), 1 event(s): 14 line(s), 3 run(s)" in out
+    # the new run: its site lines counting the two earlier runs' records, and its head
+    assert "1 problem(s), 1 event(s): 17 line(s), 3 run(s)" in out
 
 
 def test_scrapy_audit_repair_reads_rep_audit_file(tmp_path: Path) -> None:

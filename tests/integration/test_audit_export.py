@@ -20,6 +20,7 @@ import pytest_twisted
 
 from rep_audit.cli import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE
 from rep_audit.export import EXPORT_VERSION, preferences_of
+from rep_engine.trail.file import TrailFile
 from rep_engine.usage.purpose import PURPOSES
 from tests.support.audittrail import lines as trail_lines
 from tests.support.robotsite import (
@@ -223,16 +224,15 @@ async def test_an_export_made_before_a_run_was_appended_still_verifies(
     tmp_path, (trail, _, _) = await _crawled(tmp_path_factory)
     out, _, _ = _export(trail, tmp_path)
     longer = tmp_path / "longer.jsonl"
-    data = trail.read_bytes()
-    records = trail_lines(trail)
-    run = {**records[0], "run": "f" * 32}
-    end = {**records[-1], "run": "f" * 32, "counts": dict.fromkeys(records[-1]["counts"], 0)}
-    for line in (run, end):  # an empty run appended, chained on
-        line["prev"] = hashlib.sha256(data.splitlines(keepends=True)[-1]).hexdigest()
-        data += json.dumps(line, separators=(",", ":")).encode() + b"\n"
-    longer.write_bytes(data)
+    longer.write_bytes(trail.read_bytes())
     if not (tmp_path / "longer.jsonl.d").exists():
         (tmp_path / "longer.jsonl.d").symlink_to(tmp_path / "trail.jsonl.d")
+    records = trail_lines(trail)
+    [end] = [line for line in records if line["type"] == "end"]
+    appended = TrailFile(longer)  # an empty run appended by the trail's writer, chained on
+    appended.write({**records[0], "run": "f" * 32})
+    appended.write({**end, "run": "f" * 32, "counts": dict.fromkeys(end["counts"], 0)})
+    appended.close()
     assert audit_tool("verify", str(longer))[0] == EXIT_CLEAN
     # the export names the head it was made at: lines appended later are not in it
     code, printed = audit_tool("verify", str(longer), "--export", str(out))

@@ -19,7 +19,7 @@ from scrapy import Request, Spider
 from rep_audit.cli import main
 from rep_audit.verify import verify
 from scrapy_rep.crawl.report import RepReport
-from tests.support.audittrail import lines, url_records
+from tests.support.audittrail import lines, url_records, written_lines
 from tests.support.documents import rsl_license
 from tests.support.robotsite import HTML, Reply, Sites, crawl, links_page, robots
 
@@ -87,7 +87,7 @@ async def test_a_start_url_linked_back_to_is_two_records_and_verifies_clean(
         == url_key
         == crawler.request_fingerprinter.fingerprint(Request(home)).hex()
     )
-    assert lines(trail)[-1]["counts"]["repeated"] == 1
+    assert written_lines(trail)[-1]["counts"]["repeated"] == 1
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
     assert f"  {home}\n    downloaded twice (200); 2 items kept\n" in report.text
 

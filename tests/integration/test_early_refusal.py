@@ -134,7 +134,8 @@ async def crawl_two_origins(
             text = text.replace(base, alias)
         return text
 
-    per_run = ("run", "time", "id", "prev", "hash", "sent_at", "expires")  # differ per run
+    # differ per run (site_prev: where the site's record before is)
+    per_run = ("run", "time", "id", "prev", "site_prev", "hash", "sent_at", "expires")
     records = [
         {k: local(v) if isinstance(v, str) else v for k, v in record.items() if k not in per_run}
         for record in lines(trail)

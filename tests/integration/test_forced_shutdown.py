@@ -21,7 +21,7 @@ import pytest_twisted
 
 from rep_audit.verify import verify
 from scrapy_rep.crawl.internals import ASYNC_ENGINE
-from tests.support.audittrail import lines, url_records
+from tests.support.audittrail import url_records, written_lines
 from tests.support.localhttp import QuietHandler, serving
 from tests.support.robotsite import Sites, crawl, robots
 from tests.support.trailfactory import run_line, snapshot_line, url_line, write_trail
@@ -81,7 +81,7 @@ def test_a_second_ctrl_c_still_ends_the_run_in_the_trail(
     finally:
         crawl.kill()
     assert "forcing unclean shutdown" in stderr, stderr
-    written = lines(trail)
+    written = written_lines(trail)
     assert verify(trail).clean
     forced = "its 1 open record(s) are written unfinished and its run ended"
     if not ASYNC_ENGINE and forced not in stderr and "Closing spider (shutdown)" in stderr:

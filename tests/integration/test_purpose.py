@@ -20,7 +20,7 @@ from scrapy import Request
 from scrapy.utils.test import get_crawler
 
 from rep_engine.verdict.policy import UsagePolicy
-from tests.support.audittrail import by_url, chain_breaks, lines
+from tests.support.audittrail import by_url, chain_breaks, written_lines
 from tests.support.robotsite import (
     BASE_SETTINGS,
     ItemSpider,
@@ -191,7 +191,7 @@ async def test_audit_trail_has_one_record_per_url_with_its_reason(tmp_path: Path
     agents = by_name["agents /page"]
     assert agents["refused_by"] == "robots.txt" and "for GPTBot" in agents["why"]
     assert agents["robots"]["agent"] == "gptbot" and agents["robots"]["rule"] == "Disallow: /"
-    header, *_, end = lines(audit)
+    header, *_, end = written_lines(audit)
     assert header["type"] == "run" and header["purposes"] == ["ai-train"]
     assert header["profile"] == "google" and header["agents"] == ["testbot", "GPTBot"]
     assert end["type"] == "end" and end["counts"]["url"] == len(urls)

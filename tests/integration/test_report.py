@@ -326,7 +326,7 @@ async def test_a_crawl_closed_early_with_jobdir_says_what_it_left_as_the_trail_k
     requests for the next run, and the trail keeps their records open (its end line's
     ``open``). The report said "In short: nothing happened" (it took only ``shutdown`` for
     a pause), leaving out every request the trail keeps."""
-    from tests.support.audittrail import lines
+    from tests.support.audittrail import written_lines
     from tests.support.robotsite import Reply, Sites, crawl, robots
 
     sites = Sites()
@@ -346,7 +346,7 @@ async def test_a_crawl_closed_early_with_jobdir_says_what_it_left_as_the_trail_k
         crawler, _ = await crawl([sites.url("a", f"/{p}") for p in range(6)], settings)
     finally:
         await sites.close()
-    end = lines(trail)[-1]
+    end = written_lines(trail)[-1]
     assert end["reason"] == "closespider_pagecount"
     left = end["counts"]["open"]
     assert left >= 1
@@ -393,7 +393,7 @@ async def test_an_item_a_later_component_drops_is_not_kept_in_the_trail_nor_the_
     crawl (``item_scraped``), as the URL ledger counts it; the others are
     ``items_not_kept``, and ``audit verify`` finds the trail clean."""
     from rep_audit.cli import main
-    from tests.support.audittrail import by_url, lines
+    from tests.support.audittrail import by_url, written_lines
     from tests.support.robotsite import ItemSpider, Sites, crawl, robots
 
     sites = Sites()
@@ -420,7 +420,7 @@ async def test_an_item_a_later_component_drops_is_not_kept_in_the_trail_nor_the_
     assert (kept["items_kept"], kept.get("items_not_kept")) == (1, None)
     for lost in (gone, piped):
         assert (lost["items_kept"], lost["items_dropped"], lost["items_not_kept"]) == (0, 0, 1)
-    assert lines(trail)[-1]["type"] == "end"
+    assert written_lines(trail)[-1]["type"] == "end"
     out = io.StringIO()
     assert main(["verify", str(trail)], out) == 0, out.getvalue()
     text = report.read_text()

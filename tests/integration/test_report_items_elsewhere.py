@@ -27,7 +27,7 @@ class ElsewhereSpider(ItemSpider):
 @pytest_twisted.ensureDeferred
 async def test_items_of_start_and_of_an_errback(tmp_path: Path) -> None:
     from rep_audit.cli import main
-    from tests.support.audittrail import by_url, lines
+    from tests.support.audittrail import by_url, written_lines
 
     sites = Sites()
     site = sites.add("a")
@@ -47,7 +47,7 @@ async def test_items_of_start_and_of_an_errback(tmp_path: Path) -> None:
         assert (record["fate"], record["items_kept"], record.get("items_not_kept")) == (
             "fetched", 1, None
         ), record  # fmt: skip
-    assert lines(trail)[-1]["type"] == "end"
+    assert written_lines(trail)[-1]["type"] == "end"
     out = io.StringIO()
     assert main(["verify", str(trail)], out) == 0, out.getvalue()
     text = report.read_text()

@@ -556,7 +556,8 @@ def test_each_tool_asks_for_each_document_and_page_once(agree_run: AgreeRun) -> 
 def test_audit_verify_finds_nothing_in_the_crawls_trail(agree_run: AgreeRun) -> None:
     code, out, err = agree_run.verify
     assert (code, err) == (0, ""), out + err
-    (said,) = out.splitlines()  # one line: no finding, no event
+    (tree, said) = out.splitlines()  # its tree head, its verdict: no finding, no event
+    assert tree.startswith("tree head at line ")
     records = f" {len(AGREE_CASES) + len(REDIRECTED)} record(s)"
     assert said.startswith(f"{agree_run.trail}: clean: ") and records in said
 

@@ -75,7 +75,8 @@ def test_top_level_help_lists_every_command() -> None:
 
     code, stdout, stderr = main_streams("--help")
     assert code == 0, stderr
-    rows = re.findall(r"^  (check|recheck|audit \w+|key-directory) ", stdout, re.MULTILINE)
+    # (an audit command's name may have a hyphen: check-bundle)
+    rows = re.findall(r"^  (check|recheck|audit [\w-]+|key-directory) ", stdout, re.MULTILINE)
     assert rows == [
         "check", "recheck", *(f"audit {command}" for command in COMMANDS), "key-directory"
     ]  # fmt: skip
@@ -97,7 +98,7 @@ HELPS = [
     ["-m", "scrapy_rep", "recheck", "--help"],
     ["-m", "scrapy_rep", "key-directory", "--help"],
     *(["-m", "scrapy_rep", "audit", command, "--help"] for command in
-      ("summary", "verify", "show", "report", "repair", "export")),
+      ("summary", "verify", "show", "report", "repair", "export", "bundle", "check-bundle")),
     ["-m", "scrapy", "rep-robots", "-h"],
     ["-m", "scrapy", "rep-audit", "-h"],
     ["-m", "scrapy", "rep-recheck", "-h"],

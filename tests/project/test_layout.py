@@ -458,6 +458,22 @@ def test_ci_runs_every_engine_test_where_only_the_engine_is_installed() -> None:
     assert ran == engine
 
 
+def test_ci_checks_a_sites_bundle_where_only_the_audit_tools_are_installed() -> None:
+    """.ci/run's job 1c makes a signed crawl's and re-check's trails, then, in a venv of
+    the engine and the audit tools alone (no Scrapy), verifies each with the key and the
+    head file, and builds and checks one site's bundle with the operator's key directory,
+    as a site's owner does (docs/publishers.md)."""
+    text = (ROOT / ".ci" / "run").read_text(encoding="utf-8").replace("\\\n", " ")
+    assert re.search(r"^\.venv-audit/bin/pip install -q \./rep-engine \./rep-audit$", text, re.M)
+    assert re.search(r"REP_AUDIT_SIGNING_KEY=.*REP_AUDIT_HEAD_FILE=", text)
+    for command in (
+        r"verify \S+ --key \S+\s+--head ",
+        r"bundle \S+ --site ",
+        r"check-bundle \S+ --key ",
+    ):
+        assert re.search(rf"^\s*\.venv-audit/bin/rep-audit {command}", text, re.M), command
+
+
 def test_only_the_tool_helpers_and_test_modules_look_a_tool_up() -> None:
     """.ci/run runs with the optional tools hidden only the tests marked
     ``optional_tools`` (tests/support/optionaltools.py): those whose module, or a fixture's

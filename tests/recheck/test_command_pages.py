@@ -93,7 +93,8 @@ def test_an_interrupted_fetch_says_so_writes_no_whole_looking_output_and_exits_3
     said = summary.read_text().splitlines()
     assert said[2].startswith("**Interrupted (shutdown)"), said[:4]
     assert "recheck: Interrupted (shutdown)" in capsys.readouterr().err
-    end = json.loads(trail.read_text().splitlines()[-1])
+    [end] = [line for line in map(json.loads, trail.read_text().splitlines())
+             if line["type"] == "end"]  # fmt: skip
     assert (end["type"], end["reason"]) == ("end", "interrupted")
     result = verify(trail)
     assert result.clean and any("interrupted" in e.what for e in result.events), result.events

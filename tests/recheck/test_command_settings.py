@@ -78,3 +78,25 @@ def test_the_datatrove_step_refuses_a_misspelt_boolean_when_it_is_made(tmp_path:
     with pytest.raises(RepSettingError, match="REP_PURPOSE_AGENT"):
         RepRecheckFilter(str(warc), "ai-train", {"REP_PURPOSE_AGENT": "GPTBot"})  # a typo
     assert RepRecheckFilter(str(warc), "ai-train", {"ROBOTSTXT_OBEY": "true"}) is not None
+
+
+def test_a_signing_key_that_cannot_be_read_stops_a_recheck_before_its_crawl(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/settings.md, ``REP_AUDIT_SIGNING_KEY``: read at start, as the crawl reads it;
+    never a trail written unsigned after an hour of fetching."""
+    _, dataset = _dataset_and_warc(tmp_path)
+    asked: list[FetchRequest] = []
+
+    def fetcher(request: FetchRequest) -> FetchResult:
+        asked.append(request)
+        return FetchResult()
+
+    key = tmp_path / "missing.pem"
+    code = main([str(dataset), "--purpose", "search", "--no-progress", "--trail",
+                 str(tmp_path / "t.jsonl"), "-s", f"REP_AUDIT_SIGNING_KEY={key}"],
+                fetcher=fetcher)  # fmt: skip
+    assert code == EXIT_USAGE and asked == [] and not (tmp_path / "t.jsonl").exists()
+    err = capsys.readouterr().err.splitlines()
+    assert err == [f"scrapy_rep: error: REP_AUDIT_SIGNING_KEY: {key}: cannot be read (No such "
+                   "file or directory)"], err  # fmt: skip

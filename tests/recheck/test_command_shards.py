@@ -398,7 +398,7 @@ def test_a_shard_that_fails_half_way_ends_the_run_saying_so(
     code, _ = recheck_tool(str(data), "--purpose", "search", "--documents",
                            str(_captured(tmp_path)), f"--trail={trail}")  # fmt: skip
     assert code == EXIT_USAGE
-    end = _trail_lines(trail)[-1]
+    end = [line for line in _trail_lines(trail) if line["type"] not in ("site", "head")][-1]
     assert end["type"] == "end" and end["reason"] == "failed", end
     assert end["error"] == f"{data / 'b.jsonl'}: cannot read: Input/output error"
     assert end["counts"]["items"] == 5 and end["counts"]["items_kept"] == 4

@@ -70,6 +70,9 @@ BEFORE: tuple[tuple[str, str, Any], ...] = (
     ("REP_WEB_BOT_AUTH_KEY", "web_bot_auth_key", ""),
     ("REP_WEB_BOT_AUTH_AGENT", "web_bot_auth_agent", ""),
     ("REP_WEB_BOT_AUTH_LIFETIME", "web_bot_auth_lifetime", 300),
+    # added since: the trail's tree heads (docs/audit-trail.md)
+    ("REP_AUDIT_SIGNING_KEY", "audit_signing_key", ""),
+    ("REP_AUDIT_HEAD_FILE", "audit_head_file", ""),
 )
 #: The settings whose reader refused "ture" before, naming the setting.
 REFUSE_TURE: tuple[str, ...] = (

@@ -20,6 +20,12 @@ def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in raw_lines(path)]
 
 
+def written_lines(path: Path) -> list[dict[str, Any]]:
+    """The lines the crawl wrote: every line but the ``site`` lines and tree heads the
+    trail's file writes after each run's end line."""
+    return [line for line in lines(path) if line["type"] not in ("site", "head")]
+
+
 def url_records(path: Path) -> list[dict[str, Any]]:
     return [line for line in lines(path) if line["type"] == "url"]
 

@@ -113,10 +113,11 @@ RECHECKED = {
 }
 
 
-def recheck_trail(directory: Path, trail: Path | None = None) -> Path:
+def recheck_trail(directory: Path, trail: Path | None = None, *settings: str) -> Path:
     """A recheck's own trail (``trail``: appended to, else ``recheck.jsonl`` in
     ``directory``) of the items of :data:`RECHECKED`, in that order (dataset lines 1 to
-    4), re-checked in this process for ai-train with the documents of a WARC."""
+    4), re-checked in this process for ai-train with the documents of a WARC; ``settings``:
+    ``NAME=VALUE`` of its ``-s``."""
     from tests.support.trailfactory import ORIGIN, ROBOTS, TDMREP
 
     dataset = directory / "rechecked.jsonl"
@@ -128,7 +129,7 @@ def recheck_trail(directory: Path, trail: Path | None = None) -> Path:
     ])  # fmt: skip
     trail = trail or directory / "recheck.jsonl"
     recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(warc),
-                 f"--trail={trail}")  # fmt: skip
+                 f"--trail={trail}", *(f"-s{setting}" for setting in settings))  # fmt: skip
     return trail
 
 

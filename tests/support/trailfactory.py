@@ -12,6 +12,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from rep_engine.trail.merkle import Frontier, leaf_hash
+
 RUN = "0123456789abcdef0123456789abcdef"
 ROBOTS = b"""User-agent: *
 Disallow: /private
@@ -125,13 +127,20 @@ def standard_records() -> list[dict[str, Any]]:
     return [run_line(), *body, end_line(body)]
 
 
-def encode(records: list[dict[str, Any]], prev: str = "") -> list[bytes]:
-    """The lines, chained (``prev`` of the first: ``prev``)."""
-    lines = []
+def encode(records: list[dict[str, Any]], prev: str = "", heads: bool = True) -> list[bytes]:
+    """The lines, chained (``prev`` of the first: ``prev``), and each ``head`` line's
+    ``size``, ``root`` and ``frontier`` made again over the lines before it (``heads``),
+    as a forger who recomputes the hashes writes them (a signature is kept as it was)."""
+    lines: list[bytes] = []
+    tree = Frontier()
     for record in records:
         record = {**record, "prev": prev}
-        line = json.dumps(record, separators=(",", ":")).encode() + b"\n"
+        if heads and record.get("type") == "head":
+            record.update(size=tree.size, root=tree.root().hex(),
+                          frontier=[node.hex() for node in tree.roots()])  # fmt: skip
+        line = json.dumps(record, separators=(",", ":"), ensure_ascii=False).encode() + b"\n"
         prev = hashlib.sha256(line).hexdigest()
+        tree.add(leaf_hash(line))
         lines.append(line)
     return lines
 

@@ -2,7 +2,8 @@
 Certificate Transparency's reference test data (the eight leaves its implementations test
 with), a tree of any size against the RFC's recursive definition, and every proof of a
 small tree verified, and refused once any of its parts is changed (the tree's size is the
-signed head's: a proof alone does not pin it, RFC 9162 §2.1.3.2)."""
+signed head's: a proof alone does not pin it, RFC 9162 §2.1.3.2); a frontier made again from
+the roots a tree head keeps of it."""
 
 from __future__ import annotations
 
@@ -130,3 +131,14 @@ def test_every_consistency_proof_verifies_and_a_shrunk_or_rewritten_log_does_not
                 assert not verify_consistency(new, old, tree.root(), old_root, proof)
         with pytest.raises(ValueError):
             tree.consistency_proof(new + 1)
+
+
+def test_a_frontier_resumed_gives_the_roots_of_every_size() -> None:
+    for size in range(40):
+        frontier = Frontier()
+        for n in range(size):
+            frontier.add(leaf_hash(b"%d" % n))
+        again = Frontier.resumed(size, frontier.roots())
+        assert again is not None and again.root() == frontier.root()
+    assert Frontier.resumed(3, [leaf_hash(b"x")]) is None  # two subtrees, one root
+    assert Frontier.resumed(1, [b"short"]) is None

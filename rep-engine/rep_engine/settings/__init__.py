@@ -434,6 +434,23 @@ class RepConfig(FetchSettings):
         help="How long a request's signature is valid after it is sent",
         unit="seconds",
     )
+    #: The trail's tree heads (docs/audit-trail.md, "Tree heads"): each is signed with
+    #: this Ed25519 key; ``""``: unsigned. Read at start, as the Web Bot Auth key is
+    #: (the writers of the trail, with :mod:`rep_engine.keys`), not here.
+    audit_signing_key: str = setting(
+        "",
+        read_str,
+        help="The Ed25519 private key file the trail's tree head of each run is signed with",
+        shown="unsigned",
+    )
+    #: A file each tree head is also appended to, one JSON line per run: kept where the
+    #: trail's keeper cannot rewrite it, it anchors ``audit verify --head``.
+    audit_head_file: str = setting(
+        "",
+        read_str,
+        help="A file outside the job's folder each run's tree head is also appended to",
+        shown="none",
+    )
 
     @property
     def ledger(self) -> bool:

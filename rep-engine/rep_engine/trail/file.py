@@ -12,6 +12,11 @@ gzip-compressed, and the snapshots beside it. Standard library only, no Scrapy.
   into one file would read as tampering).
 - Only a trail is chained on: an existing file whose first line is not a trail's (an
   items feed, another collection) is refused, not appended to (:func:`check_trail`).
+- Each run's end line is followed by its ``site`` lines and its tree head
+  (:mod:`rep_engine.trail.heads`): the file keeps the Merkle tree's frontier over every
+  line, read back at open (from the last head, or from every line when the trail does not
+  end with one: then also the records no ``site`` line counts yet, whose ``site`` lines
+  the run writes before its own), and each record's ``site_prev``.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import os
 import stat
 import time
 import zlib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any, Final
 
@@ -34,6 +40,17 @@ from rep_engine.trail.fileaccess import check_writable as check_writable
 from rep_engine.trail.fileaccess import is_gzip as is_gzip
 from rep_engine.trail.fileaccess import replacing
 from rep_engine.trail.fileaccess import same_file as same_file
+from rep_engine.trail.heads import (
+    SITE_RECORDS,
+    HeadOptions,
+    Uncounted,
+    append_head,
+    count_records,
+    head_line,
+    resumed,
+    site_of,
+)
+from rep_engine.trail.merkle import Frontier, leaf_hash
 
 try:
     import fcntl
@@ -41,9 +58,9 @@ except ImportError:  # pragma: no cover - Windows: no lock
     fcntl = None  # type: ignore[assignment]
 
 #: The version of the trail's schema (the ``schema`` field of each ``run`` line).
-SCHEMA: Final = 2
+SCHEMA: Final = 3
 #: The schemas the reader knows (docs/audit-trail.md, "Schema versions").
-SCHEMAS: Final = (1, 2)
+SCHEMAS: Final = (1, 2, 3)
 #: The SHA-256 of an empty body: the snapshot of "no robots.txt", "unreachable".
 EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
 _TAIL_CHUNK: Final = 65_536
@@ -143,11 +160,12 @@ def being_written(path: Path) -> bool:
     return (status.st_dev, status.st_ino) in _HELD
 
 
-def last_line_hash(path: Path) -> str:
+def last_line_hash(path: Path, last: bytes | None = None) -> str:
     """The SHA-256 of the last line of an existing trail (``""`` when there is none),
-    for the next line's ``prev``. Raises :class:`TrailFileError` when the file does not
-    end with a whole line: a chain cannot go on from a cut line."""
-    last = last_line(path)
+    for the next line's ``prev`` (``last``: that line, read already). Raises
+    :class:`TrailFileError` when the file does not end with a whole line: a chain cannot
+    go on from a cut line."""
+    last = last if last is not None else last_line(path)
     if last is None:
         return ""
     if not last.endswith(b"\n"):
@@ -211,6 +229,34 @@ def _last_gzip_line(path: Path) -> bytes | None:
     return last
 
 
+def _whole_lines(path: Path) -> Iterator[bytes]:
+    """Each line of an existing trail (``path`` that of a regular file), uncompressed."""
+    with gzip.open(path, "rb") if is_gzip(path) else path.open("rb") as file:
+        yield from file
+
+
+def _tree(path: Path, last: bytes | None) -> tuple[Frontier, Uncounted]:
+    """The Merkle tree's frontier over the lines of the trail at ``path``, whose last line
+    is ``last`` (none: a new file, or a device), and its records that no ``site`` line
+    counts: from that line when it is a head (:func:`rep_engine.trail.heads.resumed`: the
+    head's run counted every record before it), else from every line."""
+    if last is None:
+        return Frontier(), {}
+    try:
+        head = json.loads(last)
+    except ValueError:
+        head = None
+    tree = resumed(head if isinstance(head, dict) else None)
+    if tree is not None:
+        tree.add(leaf_hash(last))
+        return tree, {}
+    tree, uncounted = Frontier(), Uncounted()
+    for line in _whole_lines(path):
+        tree.add(leaf_hash(line))
+        count_records(uncounted, line, tree.size)
+    return tree, uncounted
+
+
 def _gzip_member(data: bytes) -> bytes:
     """``data`` as one whole gzip member. A 1 KiB window and small hash tables: a line is
     a few hundred bytes, and a full-size compressor's set-up cost 4x the compression."""
@@ -225,11 +271,15 @@ def encode_line(record: dict[str, Any], compressed: bool) -> tuple[bytes, bytes]
 
 
 class TrailFile:
-    """Appends chained lines to the trail and stores snapshots beside it. Every method
-    may raise ``OSError`` (a full disk): the caller decides what that means."""
+    """Appends chained lines to the trail and stores snapshots beside it; after each end
+    line, the run's ``site`` lines and its tree head. Every method may raise ``OSError``
+    (a full disk): the caller decides what that means."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, heads: HeadOptions | None = None) -> None:
+        """``heads``: how its tree heads are signed and where else they go (none: unsigned,
+        in the trail alone)."""
         self.path = path
+        self.heads = heads or HeadOptions()
         if path.exists():
             check_trail(path)  # said before anything is created or read
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -238,7 +288,11 @@ class TrailFile:
         self._file = path.open("ab", buffering=0)
         try:
             lock(self._file, path)  # held until close(): no other crawl appends
-            self.prev = last_line_hash(path)  # read under the lock
+            last = last_line(path)  # read under the lock
+            self.prev = last_line_hash(path, last)
+            #: The Merkle tree over every line of the file (its size: the lines), and the
+            #: records of earlier runs no ``site`` line counts (written at the run's end).
+            self.tree, self._uncounted = _tree(path, last)
         except BaseException:
             self._file.close()
             raise
@@ -250,9 +304,42 @@ class TrailFile:
         self.lines = 0
         #: The file held lines before this writer's: its lines are appended to them.
         self.appended = bool(self.prev)
+        #: The run's records by site: how many, and the line of the last.
+        self._sites: dict[str, tuple[int, int]] = {}
 
     def write(self, record: dict[str, Any]) -> None:
-        """Append ``record`` (its ``prev`` set here) as one line."""
+        """Append ``record`` (its ``prev`` set here, and a record's ``site_prev``) as one
+        line; after an ``end`` line, the run's ``site`` lines and its head."""
+        kind = record.get("type")
+        if kind in SITE_RECORDS:
+            site = site_of(record.get("url"))
+            count, record["site_prev"] = self._sites.get(site, (0, 0))
+            self._sites[site] = (count + 1, self.tree.size + 1)
+        elif kind == "run":
+            self._sites = {}
+        self._append(record)
+        if kind == "end":
+            self._close_run(record)
+
+    def _close_run(self, end: dict[str, Any]) -> None:
+        """The ``site`` lines and the head of the run ``end`` ends (the head appended to
+        ``REP_AUDIT_HEAD_FILE`` too); first, those of the records of earlier runs that no
+        ``site`` line counts (a run of an earlier release, or killed before its end)."""
+        run = end.get("run")
+        sites: list[tuple[Any, str, tuple[int, int]]] = [
+            (of, site, counted) for (of, site), counted in self._uncounted.items()
+        ]
+        sites += [(run, site, counted) for site, counted in self._sites.items()]
+        for of, site, (count, last) in sites:
+            self._append({"type": "site", "run": of, "time": end.get("time"), "site": site,
+                          "records": count, "last": last})  # fmt: skip
+        self._sites, self._uncounted = {}, {}
+        head = head_line(run, self.tree, self.heads, end.get("last_request"))
+        self._append(head)
+        if self.heads.file is not None:
+            append_head(self.heads.file, self.path, head)
+
+    def _append(self, record: dict[str, Any]) -> None:
         record["prev"] = self.prev
         line = (_ENCODE(record) + "\n").encode()  # encode_line's, inline: once per record
         data = _gzip_member(line) if self._gzip else line
@@ -263,6 +350,7 @@ class TrailFile:
                 raise OSError("no bytes written")
             view = view[written:]
         self.prev = hashlib.sha256(line).hexdigest()
+        self.tree.add(leaf_hash(line))
         self.lines += 1
 
     def next_hash(self, record: dict[str, Any]) -> str:

@@ -1,6 +1,8 @@
-"""The lines of the audit trail, schema 2 (docs/audit-trail.md): the ``run`` header, the
-``snapshot`` of a document that decided, a ``url``'s record and the ``end`` line. Pure:
-builds dicts from values; the Scrapy side (:mod:`scrapy_rep.crawl.audit.audit`) writes them.
+"""The lines of the audit trail, schema 3 (docs/audit-trail.md): the ``run`` header and
+the ``setting`` lines after it, the ``snapshot`` of a document that decided, a ``url``'s
+record and the ``end`` line (the file writes the ``site`` lines and the ``head`` after
+it: :mod:`rep_engine.trail.heads`). Pure: builds dicts from values; the Scrapy side
+(:mod:`scrapy_rep.crawl.audit.audit`) writes them.
 """
 
 from __future__ import annotations
@@ -9,7 +11,8 @@ from collections.abc import Mapping
 from dataclasses import fields
 from importlib import metadata
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
+from urllib.parse import urlsplit
 
 from rep_engine.records import FATES, iso_time
 from rep_engine.robotstxt.useragent import crawler_name
@@ -38,6 +41,13 @@ def package_version() -> str:
         return "unknown"
 
 
+#: The settings whose entries each name a site (an override's host, a held license's URL):
+#: the run header says how many, and each entry is a ``setting`` line of its own after it
+#: (:func:`setting_lines`), so that a site's bundle (``audit bundle``) carries its own and
+#: nothing of another site's.
+SITE_SETTINGS: Final = {"REP_OVERRIDES": "overrides", "REP_RSL_LICENSES": "rsl_licenses"}
+
+
 def run_line(
     run: str,
     config: RepConfig,
@@ -58,6 +68,14 @@ def run_line(
     it did not."""
     user_agent = str(settings.get("USER_AGENT") or "")
     robots_agent = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
+    in_force = settings_in_force(config, settings)
+    for name, field in SITE_SETTINGS.items():
+        in_force[name] = len(getattr(config, field))
+    cache = urlsplit(str(in_force.get("REP_ROBOTSTXT_CACHE") or ""))
+    if cache.password:  # a Redis password is no record of the crawl's (a bundle carries it)
+        in_force["REP_ROBOTSTXT_CACHE"] = cache._replace(
+            netloc=f"{cache.username or ''}:***@{cache.netloc.rpartition('@')[2]}"
+        ).geturl()
     return {
         "type": "run",
         "schema": SCHEMA,
@@ -72,7 +90,7 @@ def run_line(
         "user_agent": user_agent,
         "purposes": list(config.purpose),
         "profile": config.profile,
-        "settings": settings_in_force(config, settings),
+        "settings": in_force,
         "resumes": resumes,
         "resumes_trail": resumes_trail if resumes else None,
         "resumes_head": resumes_head if resumes else None,
@@ -98,6 +116,17 @@ def class_path(value: Any) -> str | None:
 
 
 assert {f.name for f in fields(RepConfig)} == {s.field for s in SETTINGS}
+
+
+def setting_lines(run: str, config: RepConfig) -> list[dict[str, Any]]:
+    """The ``setting`` lines that follow a run's header: one per entry of each of
+    :data:`SITE_SETTINGS` (the header holds their counts)."""
+    return [
+        {"type": "setting", "run": run, "name": name,
+         "entry": list(entry) if isinstance(entry, tuple) else entry}
+        for name, field in SITE_SETTINGS.items()
+        for entry in getattr(config, field)
+    ]  # fmt: skip
 
 
 def snapshot_line(

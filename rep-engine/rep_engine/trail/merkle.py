@@ -3,11 +3,11 @@
 record (§2.1.3) and a consistency proof between two sizes of the same trail (§2.1.4), and
 their verification, which needs the proof, the record and the root, never the trail.
 
-A leaf is one record's line as the trail's file holds it (its bytes, ``prev`` included,
-without the line feed): RFC 9162 §2.1.1's ``HASH(0x00 || d)``, and a node ``HASH(0x01 ||
-left || right)``. The tree of ``n`` leaves splits at ``k``, the largest power of two
-smaller than ``n``; built level by level from the leaves, a last node without a sibling
-is carried up unchanged, which gives the same tree.
+A leaf is one line of the trail's file as the next line's ``prev`` hashes it (its bytes
+uncompressed, ``prev`` and the line feed included): RFC 9162 §2.1.1's ``HASH(0x00 ||
+d)``, and a node ``HASH(0x01 || left || right)``. The tree of ``n`` leaves splits at
+``k``, the largest power of two smaller than ``n``; built level by level from the leaves,
+a last node without a sibling is carried up unchanged, which gives the same tree.
 """
 
 from __future__ import annotations
@@ -48,6 +48,23 @@ class Frontier:
         self._subtrees.append((size, root))
         self.size += 1
 
+    def roots(self) -> list[bytes]:
+        """The roots of its perfect subtrees, largest first: what a tree head keeps of it
+        (``frontier``) so that the writer of the next run goes on without reading the
+        trail again."""
+        return [root for _, root in self._subtrees]
+
+    @classmethod
+    def resumed(cls, size: int, roots: Sequence[bytes]) -> Frontier | None:
+        """The frontier of a tree of ``size`` leaves from its :meth:`roots` (``None``: not
+        one root per bit of ``size``, or one that is not 32 bytes)."""
+        sizes = [1 << bit for bit in reversed(range(size.bit_length())) if size >> bit & 1]
+        if len(sizes) != len(roots) or any(len(root) != 32 for root in roots):
+            return None
+        frontier = cls()
+        frontier._subtrees, frontier.size = list(zip(sizes, roots, strict=True)), size
+        return frontier
+
     def root(self) -> bytes:
         """The root over every leaf added (:data:`EMPTY_ROOT`: none): the subtrees joined
         from the right, as §2.1.1's split at the largest power of two joins them."""
@@ -60,24 +77,31 @@ class Frontier:
 
 
 class MerkleTree:
-    """Every level of the tree over ``leaves`` (leaf hashes), for proofs: 32 bytes a node,
-    about twice the leaves' (a million records: 64 MB), never the records themselves."""
+    """Every level of the tree over ``leaves`` (leaf hashes), for proofs, each level one
+    byte string of its 32-byte nodes: about 64 bytes a leaf (a million lines: 64 MB), never
+    the lines themselves."""
 
-    def __init__(self, leaves: Iterable[bytes]) -> None:
-        self.levels: list[list[bytes]] = [list(leaves)]
-        while len(self.levels[-1]) > 1:
-            below = self.levels[-1]
-            above = [node_hash(below[i], below[i + 1]) for i in range(0, len(below) - 1, 2)]
-            if len(below) % 2:
-                above.append(below[-1])  # no sibling: carried up unchanged
-            self.levels.append(above)
+    def __init__(self, leaves: Iterable[bytes] | bytes) -> None:
+        """``leaves``: the leaf hashes, or a byte string of them end to end."""
+        below = leaves if isinstance(leaves, (bytes, bytearray)) else b"".join(leaves)
+        self.levels: list[bytes] = [bytes(below)]
+        while len(below) > 32:
+            above = bytearray()
+            for i in range(0, len(below) - 32, 64):
+                above += node_hash(below[i : i + 32], below[i + 32 : i + 64])
+            if len(below) % 64:
+                above += below[-32:]  # no sibling: carried up unchanged
+            self.levels.append(below := bytes(above))
 
     @property
     def size(self) -> int:
-        return len(self.levels[0])
+        return len(self.levels[0]) // 32
+
+    def node(self, level: int, index: int) -> bytes:
+        return self.levels[level][index * 32 : index * 32 + 32]
 
     def root(self) -> bytes:
-        return self.levels[-1][0] if self.size else EMPTY_ROOT
+        return self.levels[-1] if self.size else EMPTY_ROOT
 
     def inclusion_proof(self, index: int) -> list[bytes]:
         """RFC 9162 §2.1.3.1's ``PATH(m, D[n])`` of the leaf at ``index``: the sibling at
@@ -85,10 +109,10 @@ class MerkleTree:
         if not 0 <= index < self.size:
             raise IndexError(f"no leaf {index} in a tree of {self.size}")
         path = []
-        for level in self.levels[:-1]:
+        for level in range(len(self.levels) - 1):
             sibling = index ^ 1
-            if sibling < len(level):
-                path.append(level[sibling])
+            if sibling * 32 < len(self.levels[level]):
+                path.append(self.node(level, sibling))
             index //= 2
         return path
 
@@ -96,7 +120,7 @@ class MerkleTree:
         """``MTH(D[start:end])`` of §2.1.1, for the ranges a consistency proof names."""
         width = end - start
         if width & (width - 1) == 0 and start % width == 0:  # a perfect subtree: a node
-            return self.levels[width.bit_length() - 1][start // width]
+            return self.node(width.bit_length() - 1, start // width)
         split = 1 << ((width - 1).bit_length() - 1)
         return node_hash(
             self.subtree_root(start, start + split), self.subtree_root(start + split, end)

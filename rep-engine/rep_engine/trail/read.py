@@ -30,8 +30,11 @@ from rep_engine.trail.snapshots import is_sha256 as is_sha256
 from rep_engine.trail.snapshots import parsed_size as parsed_size
 
 #: The line types of schema v1 (``repair``: written by ``audit repair`` after a cut;
-#: ``item``: by ``recheck``, one per stored item re-checked).
-TYPES: Final = frozenset({"run", "snapshot", "url", "file", "end", "repair", "item"})
+#: ``item``: by ``recheck``, one per stored item re-checked), and of schema 3 (``setting``
+#: after a run line, ``site`` and ``head`` after an end line).
+TYPES: Final = frozenset(
+    {"run", "snapshot", "url", "file", "end", "repair", "item", "setting", "site", "head"}
+)
 
 
 class TrailError(Exception):
@@ -182,23 +185,24 @@ class Tail:
     #: its last ``-``; ``0``: none): a crawl appending to it numbers its own after it, so
     #: that a request id is the trail's alone, whichever run wrote it.
     last_request: int = 0
-    #: The id of the run its last line belongs to when that is no ``end`` (or ``repair``)
-    #: line: a run left without its end line (``""``: none).
+    #: The id of the run its last line belongs to when that is no ``end`` (or ``repair``,
+    #: or ``head``) line: a run left without its end line (``""``: none).
     open_run: str = ""
 
 
 def tail_of(path: Path) -> Tail:
-    """The :class:`Tail` of the trail at ``path``. A run's ``end`` line says the highest
-    request number (``last_request``): read from the trail's last line when it is one;
-    else every line is read (a run killed, a repair, a trail written before the end line
-    said it)."""
+    """The :class:`Tail` of the trail at ``path``. A run's ``end`` line (and its ``head``)
+    says the highest request number (``last_request``): read from the trail's last line
+    when it is one; else every line is read (a run killed, a repair, a trail written
+    before the end line said it)."""
     try:
         last = json_object(last_line(path) or b"")
     except TrailFileError:
         last = None
     kind = Line.type_of(last) if last is not None else ""
-    open_run = text(last.get("run")) if last is not None and kind not in ("end", "repair") else ""
-    said = last.get("last_request") if last is not None and kind == "end" else None
+    ended = ("end", "repair", "head")  # a head ends a run too, and says its last_request
+    open_run = text(last.get("run")) if last is not None and kind not in ended else ""
+    said = last.get("last_request") if last is not None and kind in ("end", "head") else None
     if isinstance(said, int) and not isinstance(said, bool) and said >= 0:
         return Tail(said, open_run)
     highest = 0

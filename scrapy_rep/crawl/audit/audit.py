@@ -911,6 +911,8 @@ class AuditTrail:
                 signed_by(self.crawler),
             )
         )  # fmt: skip
+        for line in lines.setting_lines(self.run, self.config):
+            self._emit(line)
 
     @guarded
     def _closed(self, spider: Any = None, reason: str = "", **_: Any) -> None:
@@ -944,6 +946,7 @@ class AuditTrail:
         if not self.trail:
             return
         self._emit(end)
+        head = self.writer.file.prev if self.writer.file is not None else head  # its tree head's
         written, appended = self.writer.close()
         if written:  # the head: written down, it anchors the trail (audit verify --head)
             # a file appended to holds its earlier runs' lines too: this run's are counted

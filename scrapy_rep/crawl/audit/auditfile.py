@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
+from rep_audit.treeheads import head_options
 from rep_engine.records import STATE_VERSION, UrlEntry
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.trail import lines
@@ -56,7 +57,9 @@ class AuditWriter:
         if not written:
             return
         try:
-            self.file = TrailFile(self.path)
+            self.file = TrailFile(self.path, head_options(config, self.path))
+        except RepSettingError as error:  # the key or head file, unusable since the check
+            stop_at_start(error)
         except (TrailFileError, OSError) as error:
             message = f"REP_AUDIT_FILE: {error}"
             if self.required:  # locked by a crawl that started after our check

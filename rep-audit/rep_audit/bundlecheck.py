@@ -1,0 +1,234 @@
+"""``audit check-bundle``: a site's bundle (:mod:`rep_audit.bundle`) checked by the site's
+owner, with neither the trail nor Scrapy (``pip install rep-audit``; docs/publishers.md)
+(pure).
+
+1. The tree head is signed by the operator's key (``--key``: the public key, PEM, a JWK,
+   or the JWK Set the operator publishes; without it, the signature is said, not
+   checked).
+2. Each line is the trail's line at its number: its inclusion proof holds against the
+   head's root (RFC 9162 §2.1.3.2), the lines in the trail's order, each once.
+3. Each record is of the site, and none of the site's is left out: each record's
+   ``site_prev`` is the bundle's record of the site before it in its run, and each run's
+   ``site`` line counts them and names the last (a run of an earlier release, whose
+   records have no ``site_prev``, is counted by the ``site`` line a later run wrote for
+   it: one left out is found, not named).
+4. Each decision is re-derived from the bundle's snapshots with the engine, as ``audit
+   verify`` re-derives it (:class:`rep_audit.verify.Verifier`).
+5. ``--since OLD``: the tree of an earlier bundle's head is the start of this one's (a
+   consistency proof, RFC 9162 §2.1.4.2): the trail only grew.
+
+It prints a line per record (what was fetched, when, under which robots.txt line, for
+which purposes, its fate), each problem as it is found (naming the record's line), and a
+verdict; the exit status is :mod:`rep_audit.cliargs`'s (0 clean, 1 problems, 2 unusable).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import tempfile
+from pathlib import Path
+from typing import Any, TextIO
+
+from rep_audit.bundle import BUNDLE, VERSION
+from rep_audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES
+from rep_audit.findings import Finding
+from rep_audit.treeheads import key_file, signature_problem
+from rep_audit.verify import Verifier
+from rep_engine.records import RobotsPart, mapping, text, whole
+from rep_engine.trail.file import snapshot_dir
+from rep_engine.trail.heads import SITE_RECORDS, site_of
+from rep_engine.trail.merkle import leaf_hash, verify_consistency, verify_inclusion
+from rep_engine.trail.read import Line, Trail, TrailError, json_object
+from rep_engine.trail.terminal import printable
+
+
+def load(path: str) -> dict[str, Any]:
+    """The bundle at ``path``, its shape checked; :class:`TrailError` when it is none."""
+    try:
+        bundle = json.loads(Path(path).read_bytes())
+        head = bundle["head"]
+        if (bundle["bundle"], bundle["version"]) != (BUNDLE, VERSION):
+            raise ValueError(f"{bundle['bundle']!r} version {bundle['version']!r}")
+        if (
+            type(head["size"]) is not int
+            or head["size"] < 0
+            or len(bytes.fromhex(head["root"])) != 32
+        ):
+            raise ValueError("its head has no size or root")
+        if not isinstance(bundle["snapshots"], dict):
+            raise ValueError("its snapshots are not an object")
+        for line in bundle["lines"]:
+            if type(line["line"]) is not int or not isinstance(line["text"], str):
+                raise ValueError(f"a line without its number or text: {str(line)[:80]}")
+            line["text"].encode()  # a lone surrogate: no line of a trail
+            line["proof"] = [bytes.fromhex(node) for node in line["proof"]]
+        for entry in bundle["consistency"]:
+            entry["proof"] = [bytes.fromhex(node) for node in entry["proof"]]
+        bundle["snapshots"] = {
+            sha: base64.b64decode(body, validate=True) for sha, body in bundle["snapshots"].items()
+        }
+    except (OSError, ValueError, TypeError, KeyError, binascii.Error) as error:
+        raise TrailError(f"{path}: not a site bundle ({type(error).__name__}: {error})") from None
+    return bundle  # type: ignore[no-any-return]
+
+
+class BundleCheck:
+    """One bundle checked, its lines fed in order; each problem printed to ``out``."""
+
+    def __init__(self, bundle: dict[str, Any], folder: Path, out: TextIO) -> None:
+        self.bundle, self.site, self.out = bundle, text(bundle["site"]), out
+        self.problems = 0
+        snapshots = snapshot_dir(folder / "bundle")
+        snapshots.mkdir()
+        for sha, body in bundle["snapshots"].items():
+            if len(sha) == 64 and sha.isalnum():  # a name, never a path
+                (snapshots / sha).write_bytes(body)
+        (folder / "bundle").write_bytes(b"")
+        self.verifier = Verifier(Trail(folder / "bundle"), self.said, 0, tree=False)
+        #: Each run's records of the site so far (how many, the line of the last), and the
+        #: runs whose header says they write sites' chains (schema 3 on).
+        self.chains: dict[str, tuple[int, int]] = {}
+        self.chained: set[str] = set()
+        #: The runs of its records written before sites' chains (schemas 1 and 2: no
+        #: ``site_prev``, and a header that does not say schema 3).
+        self.unchained: set[str] = set()
+        self.records = 0
+        self.last = 0
+
+    def said(self, finding: Finding) -> None:
+        self.problems += not finding.event
+        print(printable(str(finding)), file=self.out)
+
+    def add(self, line: int, url: str, what: str) -> None:
+        self.said(Finding(line, url, what))
+
+    def feed(self, entry: dict[str, Any]) -> None:
+        number, head = entry["line"], self.bundle["head"]
+        raw = entry["text"].encode() + b"\n"
+        record = json_object(raw) or {}
+        url, run, kind = text(record.get("url")), text(record.get("run")), text(record.get("type"))
+        if kind in SITE_RECORDS:
+            self.records += 1
+            print(printable(f"line {number}: {url}: {self._story(record, run)}"), file=self.out)
+        if number <= self.last:
+            self.add(number, url, f"out of the trail's order (after line {self.last}): the "
+                     "bundle's lines were reordered, or one is there twice")  # fmt: skip
+        self.last = max(self.last, number)
+        if not verify_inclusion(leaf_hash(raw), number - 1, head["size"], entry["proof"],
+                                bytes.fromhex(head["root"])):  # fmt: skip
+            self.add(number, url, "its proof does not hold against the tree head: it is not "
+                     "that line of the trail the head was signed over (changed, added or "
+                     "moved)")  # fmt: skip
+        if kind == "run" and (whole(record.get("schema")) or 0) >= 3:
+            self.chained.add(run)
+        elif kind in SITE_RECORDS:
+            self._record(number, record, run)
+        elif kind == "site":
+            self._site(number, record, run)
+            return
+        self.verifier.feed(Line(number, raw, record or None))
+
+    def _record(self, number: int, record: dict[str, Any], run: str) -> None:
+        url = text(record.get("url"))
+        if site_of(url) != self.site:
+            self.add(number, url, f"a record of {site_of(url) or 'no site'}, not of {self.site}")
+        count, last = self.chains.get(run, (0, 0))
+        self.chains[run] = (count + 1, number)
+        if "site_prev" not in record and run not in self.chained:  # its run line is proved
+            self.unchained.add(run)
+            return
+        said = record.get("site_prev")
+        if said != last:
+            before = f"line {last}" if last else "none"
+            self.add(number, url, f"its site_prev names line {said!r}, the bundle's record of "
+                     f"the site before it in run {run[:8]} is {before}: the record at line "
+                     f"{said!r} was left out (or this one added)")  # fmt: skip
+
+    def _site(self, number: int, record: dict[str, Any], run: str) -> None:
+        count, last = self.chains.pop(run, (0, 0))
+        said, said_last = record.get("records"), record.get("last")
+        if record.get("site") != self.site:
+            self.add(number, "", f"the site line of {record.get('site')!r}, not {self.site}")
+        elif (said, said_last) != (count, last):
+            which = (f"the record at line {said_last!r}, its last" if said_last != last else
+                     "a record before its last")  # fmt: skip
+            self.add(number, "", f"run {run[:8]} wrote {said!r} record(s) of the site, the last "
+                     f"at line {said_last!r}; the bundle holds {count}, the last at line "
+                     f"{last}: {which}, was left out (or one added)")  # fmt: skip
+
+    def _story(self, record: dict[str, Any], run: str) -> str:
+        """What was done, when, under which robots.txt line, for which purposes."""
+        kind = text(record.get("type"))
+        fate = text(record.get("fate") if kind != "item" else record.get("status"))
+        said = {"url": fate, "file": f"file {fate}", "item": f"item {fate} (re-checked)"}[kind]
+        if record.get("refused_by"):
+            said += f" by {text(record.get('refused_by'))}"
+        when = text(record.get("sent_at"))
+        said += f", sent {when}" if when else f", recorded {text(record.get('time'))}"
+        robots = RobotsPart.from_part(mapping(record.get("robots")))
+        if robots.line is not None:
+            said += f"; robots.txt line {robots.line} {robots.rule!r} for {robots.agent}"
+        elif robots.why:
+            said += f"; robots.txt: {robots.why}"
+        state = self.verifier.runs.get(run)
+        if state is not None:
+            said += f"; purposes {', '.join(state.context.purposes)}"
+        return said
+
+    def finish(self) -> None:
+        for run in sorted(self.unchained):
+            print(
+                f"run {run[:8]}: written before sites' chains (schema 1 or 2): its records "
+                "are counted by the site line a later run wrote; one left out is found, not "
+                "named",
+                file=self.out,
+            )
+        for run, (count, last) in self.chains.items():
+            self.add(last, "", f"run {run[:8]}: the bundle holds {count} record(s) of the site "
+                     "and no site line: it cannot show none was left out")  # fmt: skip
+        self.verifier.flush()
+
+
+def _since(bundle: dict[str, Any], old: dict[str, Any]) -> str:
+    """What is wrong with ``bundle``'s head as a later one than ``old``'s (``""``: its
+    tree starts with old's)."""
+    new_head, old_head = bundle["head"], old["head"]
+    m, n = old_head["size"], new_head["size"]
+    if m == n:
+        same = old_head["root"] == new_head["root"]
+        return "" if same else f"both heads cover {n} line(s), with other roots: rewritten"
+    proofs = [entry for entry in bundle["consistency"] if entry.get("size") == m]
+    if m > n or not proofs or proofs[0].get("root") != old_head["root"]:
+        return (f"the earlier bundle's head ({m} line(s), root {str(old_head['root'])[:16]}…) "
+                "is not a head of this trail before this one's: the trail was rewritten, or "
+                "the bundles are of two trails")  # fmt: skip
+    if not verify_consistency(m, n, bytes.fromhex(old_head["root"]),
+                              bytes.fromhex(new_head["root"]), proofs[0]["proof"]):  # fmt: skip
+        return f"the trail's first {m} line(s) are not those of the earlier head: rewritten"
+    return ""
+
+
+def check_bundle(path: str, out: TextIO, key: str | None = None, since: str | None = None) -> int:
+    """``audit check-bundle BUNDLE [--key KEY] [--since OLD]``: the exit status. Raises
+    :class:`TrailError` when a file cannot be used."""
+    bundle = load(path)
+    head = bundle["head"]
+    key_data = key_file(key)
+    old = load(since) if since else None
+    with tempfile.TemporaryDirectory() as folder:
+        check = BundleCheck(bundle, Path(folder), out)
+        problem, signed = signature_problem(head, key_data, str(key))
+        if problem or (key_data is not None and signed == "unsigned"):
+            check.add(0, "", problem or "--key was given, but the tree head is unsigned")
+        if old is not None and (problem := _since(bundle, old)):
+            check.add(0, "", f"--since {since}: {problem}")
+        for entry in bundle["lines"]:
+            check.feed(entry)
+        check.finish()
+    verdict = "clean" if not check.problems else f"{check.problems} problem(s)"
+    print(printable(f"{path}: {verdict}: {check.records} record(s) of {check.site}, proved "
+                    f"against the tree head of {head.get('time')} over the trail's first "
+                    f"{head['size']} line(s), {signed}"), file=out)  # fmt: skip
+    return EXIT_CLEAN if not check.problems else EXIT_DIFFERENCES

@@ -1,0 +1,200 @@
+"""rep_audit/treeheads.py: ``audit verify`` holds each tree head to the lines before it
+(its size, its Merkle root, its frontier), its signature to the operator's key
+(``--key``), each record's ``site_prev`` and each ``site`` line to the run's records, and
+the heads of ``REP_AUDIT_HEAD_FILE`` to the lines they cover (``--head FILE``); a trail of
+an earlier release, which has no head, is said so and verifies. The forger here rewrites
+the chain (and, where said, the heads): only the key, the head file or the sites' chains
+are left to catch him."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from rep_audit.treeheads import NO_HEAD
+from rep_audit.verify import verify
+from tests.support.recheck import RECHECKED, recheck_trail
+from tests.support.signatures import operator_key
+from tests.support.tools import audit_tool
+from tests.support.trailfactory import encode, write_trail
+
+
+def signed_recheck(tmp_path: Path, **settings: str) -> tuple[Path, Path]:
+    """A recheck's trail of two runs, its heads signed with a new key; the trail and the
+    public key's PEM file."""
+    key = operator_key(tmp_path / "key.pem")
+    public = tmp_path / "public.pem"
+    public.write_bytes(
+        key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    )
+    given = [f"REP_AUDIT_SIGNING_KEY={tmp_path / 'key.pem'}",
+             *(f"{name}={value}" for name, value in settings.items())]  # fmt: skip
+    trail = recheck_trail(tmp_path, tmp_path / "trail.jsonl", *given)
+    recheck_trail(tmp_path, trail, *given)
+    return trail, public
+
+
+def rewritten(trail: Path, edit: Any, heads: bool = True) -> Path:
+    """A copy of ``trail`` (its snapshots linked) whose records ``edit`` changed (it gets
+    and returns the list), its chain (and with ``heads`` its heads' roots) made again."""
+    records = [json.loads(line) for line in trail.read_text().splitlines()]
+    for record in records:
+        record.pop("prev")
+    forged = trail.with_name("forged.jsonl")
+    forged.write_bytes(b"".join(encode(edit(records), heads=heads)))
+    forged.with_name("forged.jsonl.d").symlink_to(trail.with_name(trail.name + ".d"))
+    return forged
+
+
+def findings_of(trail: Path, key: Path | None = None) -> list[str]:
+    return [finding.what for finding in verify(trail, key=str(key) if key else None).findings]
+
+
+def test_a_trail_of_an_earlier_release_has_no_head_and_verifies(tmp_path: Path) -> None:
+    trail = write_trail(tmp_path / "old.jsonl")  # schema 1, as releases before heads wrote
+    result = verify(trail)
+    assert result.clean and result.tree == NO_HEAD
+    status, out = audit_tool("verify", str(trail))
+    assert status == 0 and out.splitlines()[-2] == NO_HEAD, out
+
+
+def test_signed_heads_verify_with_the_operators_key_and_not_with_another(tmp_path: Path) -> None:
+    trail, public = signed_recheck(tmp_path)
+    result = verify(trail, key=str(public))
+    assert result.clean, result.findings
+    assert result.tree.endswith("checked with --key (2 head(s) in all)"), result.tree
+    assert "not checked: give --key" in verify(trail).tree
+    other = operator_key(tmp_path / "other.pem")
+    wrong = tmp_path / "other-public.pem"
+    wrong.write_bytes(
+        other.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    )
+    found = findings_of(trail, wrong)
+    assert len(found) == 2 and all("not by the key of --key" in what for what in found), found
+
+
+@pytest.mark.parametrize(
+    ("change", "found"),
+    [({"root": "0" * 64}, "the tree head's root 0000000000000000… is not that of the 10 line(s)"),
+     ({"size": 9}, "the tree head says 9 line(s) before it, there are 10"),
+     ({"frontier": []}, "the tree head's frontier is not the tree's")],
+    ids=["root", "size", "frontier"],
+)  # fmt: skip
+def test_a_forged_head_with_the_chain_made_again_fails(
+    tmp_path: Path, change: dict[str, Any], found: str
+) -> None:
+    trail, public = signed_recheck(tmp_path)
+
+    def forge(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        first = next(r for r in records if r["type"] == "head")
+        first.update(change)
+        return records
+
+    findings = findings_of(rewritten(trail, forge, heads=False), public)
+    assert any(what.startswith(found) for what in findings), findings
+
+
+def test_a_record_changed_and_every_hash_made_again_is_caught_by_the_key(tmp_path: Path) -> None:
+    """The full forger: a record's time changed (no decision depends on it), the chain and
+    the roots made again. Without the key it passes; its signature does not."""
+    trail, public = signed_recheck(tmp_path)
+
+    def forge(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        next(r for r in records if r["type"] == "item")["time"] = "2026-01-01T00:00:00.000Z"
+        return records
+
+    forged = rewritten(trail, forge)
+    assert verify(forged).clean  # what the chain and the roots alone cannot tell
+    kid = next(json.loads(line) for line in trail.read_text().splitlines()
+               if '"type":"head"' in line)["key"]  # fmt: skip
+    assert (
+        findings_of(forged, public)
+        == [
+            f"the tree head's signature is not key {kid}'s over its "
+            "size, root and time: the head was changed or forged"
+        ]
+        * 2
+    )
+
+
+def test_a_head_file_that_disagrees_with_the_trail_fails_verify_head(tmp_path: Path) -> None:
+    heads = tmp_path / "kept" / "heads.jsonl"
+    heads.parent.mkdir()
+    trail, _ = signed_recheck(tmp_path, REP_AUDIT_HEAD_FILE=str(heads))
+    assert len(heads.read_text().splitlines()) == 2
+    status, out = audit_tool("verify", str(trail), "--head", str(heads))
+    assert status == 0, out
+
+    def forge(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        next(r for r in records if r["type"] == "item")["time"] = "2026-01-01T00:00:00.000Z"
+        return records
+
+    forged = rewritten(trail, forge)
+    entries = [json.loads(line) for line in heads.read_text().splitlines()]
+    copied = tmp_path / "kept" / "forged-heads.jsonl"
+    copied.write_text("".join(json.dumps({**e, "trail": str(forged)}) + "\n" for e in entries))
+    status, out = audit_tool("verify", str(forged), "--head", str(copied))
+    assert status == 1, out
+    assert "file: the head file's head of " in out and "a line up to line 10 was changed" in out
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(trail.read_text().splitlines(True)[:11]))
+    cut.with_name("cut.jsonl.d").symlink_to(trail.with_name("trail.jsonl.d"))
+    copied.write_text("".join(json.dumps({**e, "trail": str(cut)}) + "\n" for e in entries))
+    status, out = audit_tool("verify", str(cut), "--head", str(copied))
+    assert status == 1 and "covers 21 line(s), the trail has 11: lines were cut" in out, out
+    status, out = audit_tool("verify", str(tmp_path / "t.jsonl"), "--head", str(copied))
+    assert status == 2  # no such trail: unusable, not a finding
+
+
+def test_a_removed_head_and_a_record_left_out_of_its_site_are_found(tmp_path: Path) -> None:
+    trail, _ = signed_recheck(tmp_path)
+
+    def without_head(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return records[:-1]  # the second run's head
+
+    run = json.loads(trail.read_text().splitlines()[-1])["run"]
+    assert findings_of(rewritten(trail, without_head)) == [
+        f"run {run[:8]} has no tree head after its end line: it was removed, or the crawl was "
+        "killed as it wrote it"
+    ]
+    trail.with_name("forged.jsonl").unlink()
+    trail.with_name("forged.jsonl.d").unlink()
+
+    def without_record(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        gone = next(r for r in records if r.get("url") == RECHECKED["robots"])
+        return [r for r in records if r is not gone]
+
+    found = findings_of(rewritten(trail, without_record))
+    assert any("its site_prev says 5, but the record of http://site.test before it" in what
+               for what in found), found  # fmt: skip
+    assert any(what.startswith("the site line counts 3 record(s) of the site") for what in found)
+
+
+@pytest.mark.trail_not_verified("a run killed: verify names it, checked here")
+def test_a_killed_runs_records_left_uncounted_by_the_next_head_are_found(tmp_path: Path) -> None:
+    """The next run to end counts a killed run's records in site lines of its id; with
+    those lines taken out (the chain and the roots made again), its head is found to
+    cover records no site line counts."""
+    trail = recheck_trail(tmp_path, tmp_path / "trail.jsonl")
+    lines = trail.read_text().splitlines(True)
+    trail.write_text("".join(lines[: next(i for i, x in enumerate(lines) if '"end"' in x)]))
+    recheck_trail(tmp_path, trail)
+    killed = json.loads(lines[0])["run"]
+    no_end = f"run {killed[:8]} has no end line: the crawl was killed, or the trail was cut "
+    no_end += "after it"
+    assert findings_of(trail) == [no_end]
+
+    def uncounted(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [r for r in records if not (r["type"] == "site" and r["run"] == killed)]
+
+    assert findings_of(rewritten(trail, uncounted)) == [
+        "run " + killed[:8] + " has no site line for http://site.test: its 3 record(s) (the "
+        "last at line 6) are not accounted for",
+        "run " + killed[:8] + " has no site line for http://other.test: its 1 record(s) (the "
+        "last at line 7) are not accounted for",
+        no_end,
+    ]

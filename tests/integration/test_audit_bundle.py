@@ -1,0 +1,108 @@
+"""A site's bundle of a real crawl's trail and of a re-check's, checked by a publisher's
+verifier that loads no Scrapy (a child process, its modules looked at): the crawl of two
+local sites, its tree heads signed (``REP_AUDIT_SIGNING_KEY``) and kept in a head file
+(``REP_AUDIT_HEAD_FILE``), run twice into one trail; ``audit verify --key --head`` is
+clean, the bundle of one site holds nothing of the other, checks clean with the
+operator's key, and the second run's bundle is consistent with the first's
+(docs/publishers.md)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest_twisted
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+from tests.support.recheck import recheck_trail
+from tests.support.robotsite import Sites, crawl, robots, rsl_reply
+from tests.support.signatures import operator_key
+from tests.support.tools import audit_tool
+
+#: A child that runs ``audit check-bundle ARGV`` and exits 9 if it loaded Scrapy, Twisted
+#: or the add-on.
+CHILD = """
+import sys
+from rep_audit.cli import main
+code = main(sys.argv[1:], sys.stdout)
+loaded = sorted(m for m in sys.modules if m.split(".")[0] in ("scrapy", "twisted", "scrapy_rep"))
+print("loaded:", loaded)
+sys.exit(9 if loaded else code)
+"""
+
+
+def checked_alone(*argv: str) -> tuple[int, str]:
+    """``check-bundle ARGV`` as a publisher runs it, in a process of its own."""
+    done = subprocess.run([sys.executable, "-c", CHILD, "check-bundle", *argv],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawls_bundle_checks_alone_with_the_operators_key(tmp_path: Path) -> None:
+    key = operator_key(tmp_path / "key.pem")
+    public = tmp_path / "public.pem"
+    public.write_bytes(
+        key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    )
+    sites = Sites()
+    lic = sites.add("lic")
+    lic.script("/permit.xml", rsl_reply('<permits type="usage">all</permits>'))
+    license_url = sites.url("lic", "/permit.xml")
+    sites.add("a").script("/robots.txt", robots(
+        f"User-agent: *\nDisallow: /private\nLicense: {license_url}\n"))  # fmt: skip
+    sites.add("b").script("/robots.txt", robots("User-agent: *\nDisallow: /b-secret\n"))
+    trail, heads = tmp_path / "trail.jsonl", tmp_path / "kept" / "heads.jsonl"
+    heads.parent.mkdir()
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_PURPOSE": "ai-train",
+                "REP_AUDIT_SIGNING_KEY": str(tmp_path / "key.pem"),
+                "REP_AUDIT_HEAD_FILE": str(heads)}  # fmt: skip
+    pages = [sites.url("a", "/p"), sites.url("a", "/private/x"), sites.url("b", "/b-page"),
+             sites.url("b", "/b-secret/1")]  # fmt: skip
+    first = tmp_path / "first.json"
+    try:
+        await crawl(pages, settings)
+        assert (
+            audit_tool("bundle", str(trail), "--site", sites.bases["a"], "--out", str(first))[0]
+            == 0
+        )
+        await crawl(pages[:2], settings)
+    finally:
+        await sites.close()
+    status, out = audit_tool("verify", str(trail), "--key", str(public), "--head", str(heads))
+    assert status == 0 and "checked with --key (2 head(s) in all)" in out, out
+    bundle = tmp_path / "a.json"
+    assert (
+        audit_tool("bundle", str(trail), "--site", sites.bases["a"], "--out", str(bundle))[0] == 0
+    )
+    text = bundle.read_text()
+    assert sites.bases["b"] not in text and "b-secret" not in text and "b-page" not in text
+    assert license_url in text  # the license its robots.txt names: its own evidence
+    status, out = checked_alone(str(bundle), "--key", str(public), "--since", str(first))
+    assert status == 0, out
+    told = out.splitlines()
+    assert sum(line.startswith("line ") for line in told) == 4, out  # /p, /private/x twice
+    refused = [line for line in told if "/private/x" in line]
+    assert len(refused) == 2 and all("refused by robots.txt" in line for line in refused)
+    assert all("robots.txt line 2 'Disallow: /private'" in line for line in refused), refused
+    assert "loaded: []" in out
+    assert told[-2].startswith(f"{bundle}: clean: 4 record(s) of {sites.bases['a']}, proved ")
+
+
+def test_a_recheck_bundle_checks_alone(tmp_path: Path) -> None:
+    key = operator_key(tmp_path / "key.pem")
+    public = tmp_path / "public.json"
+    raw = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    jwk = {"kty": "OKP", "crv": "Ed25519", "x": base64.urlsafe_b64encode(raw).decode().rstrip("=")}
+    public.write_text(json.dumps({"keys": [jwk]}))  # the JWK Set the operator publishes
+    trail = recheck_trail(tmp_path, None, f"REP_AUDIT_SIGNING_KEY={tmp_path / 'key.pem'}")
+    bundle = tmp_path / "b.json"
+    assert (
+        audit_tool("bundle", str(trail), "--site", "http://site.test", "--out", str(bundle))[0] == 0
+    )
+    status, out = checked_alone(str(bundle), "--key", str(public))
+    assert status == 0 and "loaded: []" in out, out
+    assert "3 record(s) of http://site.test" in out and "checked with --key" in out
