@@ -228,9 +228,10 @@ def test_separate_crawls_are_told_from_workers_by_their_run_headers(
         assert "separate crawls" not in out
     else:
         assert status == 0 and lines[-1] == "2 trails: clean", out
-        assert lines[2].startswith("read as 2 separate crawls, by their runs' headers ")
-        assert lines[3].startswith("  crawl 1: a.jsonl (spider ")
-        assert lines[4].startswith("  crawl 2: b.jsonl (spider ")
+        # after two lines a trail (its tree heads, its counts)
+        assert lines[4].startswith("read as 2 separate crawls, by their runs' headers ")
+        assert lines[5].startswith("  crawl 1: a.jsonl (spider ")
+        assert lines[6].startswith("  crawl 2: b.jsonl (spider ")
         # an auditor who knows they are one crawl's workers checks them as one
         status, out = audit_tool("verify", "--workers", *trails)
         assert status == 1 and out.splitlines()[-1] == "2 trails as one: 1 problem(s)", out
