@@ -25,16 +25,26 @@ per-round ratios. Nothing is warmed up unless the line says so.
 
 Then one line per target: "met" / "NOT met" with the figure.
 
-Usage: ``python benchmarks/robotstxt.py [--quick] [--only NAME] [--no-stress] [--corpus DIR]``
-(``pip install -e ".[bench]"`` installs the other parsers).
+``--count``: no timing, counts of scrapy_rep and Protego in one run, which the machine's
+load cannot move: Python function calls and built-in calls (cProfile's counts, the
+library's own: the bodies are decoded for Protego before counting) per parse, per first
+``allowed()`` of a (file, agent) on a fresh object, per other ``allowed()``, and per cold
+start (parse and the first decision) and per cold site (parse and 150 decisions); then
+retained memory and GC-tracked objects per parsed file (as above). Another checkout's
+engine: ``PYTHONPATH=DIR/rep-engine python benchmarks/robotstxt.py --count``.
+
+Usage: ``python benchmarks/robotstxt.py [--quick] [--only NAME] [--no-stress] [--corpus DIR]
+[--count]`` (``pip install -e ".[bench]"`` installs the other parsers).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
 import json
 import multiprocessing
+import pstats
 import statistics
 import sys
 import time
@@ -354,6 +364,119 @@ def _cell(result: tuple[float, float] | None) -> str:
     return f"{result[0] * 1000:.1f} / {result[1] * 1000:.2f} ms"
 
 
+# --------------------------------------------------------------------------- --count
+
+#: Per library counted: how its text is made from the body (outside the count), how it
+#: parses, and its check method's name (called as ``method(url, agent)``).
+COUNTED: dict[str, tuple[Callable[[bytes], Any], Callable[[Any], Any], str]] = {
+    "scrapy_rep": (lambda body: body, parse_robotstxt, "allowed"),
+    "Protego": (
+        lambda body: body.decode("utf-8", "ignore"),
+        lambda text: __import__("protego").Protego.parse(text),
+        "can_fetch",
+    ),
+}
+
+
+class CallCount:
+    """cProfile's counts of what runs while :meth:`counting` is active, its own
+    ``disable()`` left out."""
+
+    def __init__(self) -> None:
+        self.profile = cProfile.Profile()
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        self.profile.enable()
+        try:
+            yield
+        finally:
+            self.profile.disable()
+
+    def calls(self) -> tuple[int, int]:
+        """(Python function calls, built-in calls)."""
+        python = builtin = 0
+        stats = pstats.Stats(self.profile)
+        for (filename, _, name), (_, calls, *_) in stats.stats.items():  # type: ignore[attr-defined]
+            if filename != "~":
+                python += calls
+            elif "_lsprof.Profiler" not in name:
+                builtin += calls
+        return python, builtin
+
+
+def count_library(name: str, bodies: list[bytes], urls: list[list[str]]) -> dict[str, float]:
+    """Calls per parse, per first check of a (file, agent), per other check, per cold
+    start (parse, first check): Python and built-in (``_b``)."""
+    text_of, parse, method = COUNTED[name]
+    texts = [text_of(body) for body in bodies]
+    gc.collect()
+    parsing, first, other = CallCount(), CallCount(), CallCount()
+    parsed = []
+    for text in texts:
+        with parsing.counting():
+            rules = parse(text)
+        parsed.append(rules)
+    checks = others = 0
+    for rules, file_urls in zip(parsed, urls, strict=True):
+        check = getattr(rules, method)
+        for agent in AGENTS:
+            with first.counting():
+                check(file_urls[0], agent)
+            with other.counting():
+                for url in file_urls[1:]:
+                    check(url, agent)
+            checks += 1
+            others += len(file_urls) - 1
+    row: dict[str, float] = {}
+    for key, counter, over in (
+        ("parse", parsing, len(bodies)), ("first", first, checks), ("other", other, others)
+    ):  # fmt: skip
+        python, builtin = counter.calls()
+        row[key], row[key + "_b"] = python / over, builtin / over
+    sites = sum(map(len, urls)) * len(AGENTS) / len(bodies)
+    for suffix in ("", "_b"):
+        row["cold" + suffix] = row["parse" + suffix] + row["first" + suffix]
+        row["site" + suffix] = (
+            row["parse" + suffix]
+            + len(AGENTS) * row["first" + suffix]
+            + (sites - len(AGENTS)) * row["other" + suffix]
+        )
+    return row
+
+
+def count(bodies: list[bytes], urls: list[list[str]]) -> None:
+    """``--count``: the counts of scrapy_rep and Protego, side by side."""
+    import rep_engine
+
+    print(f"rep_engine from {Path(rep_engine.__file__).parent}")
+    rows = {name: count_library(name, bodies, urls) for name in COUNTED}
+    for name, factory in (("scrapy_rep", _scrapy_rep), ("Protego", _protego)):
+        rows[name] |= footprint(factory(), bodies, urls, AGENTS[:1])
+    ours, base = rows["scrapy_rep"], rows["Protego"]
+    print(f"\n{len(bodies):,} files; calls: Python function calls + built-in calls (cProfile)\n")
+    print("| per | scrapy_rep | Protego | Protego / scrapy_rep (Python calls) |")
+    print("|---|---|---|---|")
+    for key, label in (
+        ("parse", "parse"),
+        ("first", "first allowed() of a (file, agent)"),
+        ("other", "other allowed()"),
+        ("cold", "cold start: parse + first allowed()"),
+        ("site", "cold site: parse + 150 allowed()"),
+    ):
+        print(
+            f"| {label} | {ours[key]:,.2f} + {ours[key + '_b']:,.2f} "
+            f"| {base[key]:,.2f} + {base[key + '_b']:,.2f} | {base[key] / ours[key]:.2f}× |"
+        )
+    print(
+        f"| retained KiB per parsed file | {ours['kib']:.2f} | {base['kib']:.2f} "
+        f"| ours {ours['kib'] / base['kib']:.3f}× |"
+    )
+    print(
+        f"| GC-tracked objects per parsed file | {ours['objects']:.2f} | {base['objects']:.2f} | |"
+    )
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -448,6 +571,7 @@ def main() -> int:
     parser.add_argument("--only", choices=sorted(FACTORIES), action="append")
     parser.add_argument("--no-stress", action="store_true")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--count", action="store_true", help="call counts and memory, no timing")
     args = parser.parse_args()
     urls_file = args.corpus / "urls.jsonl"
     if not urls_file.is_file():
@@ -458,6 +582,9 @@ def main() -> int:
         entries = entries[:200]
     bodies = [(args.corpus / entry["file"]).read_bytes() for entry in entries]
     urls = [entry["urls"] for entry in entries]
+    if args.count:
+        count(bodies, urls)
+        return 0
     rounds = 1 if args.quick else args.rounds
     names = list(dict.fromkeys(args.only or FACTORIES))
     for required in ("scrapy_rep", "Protego"):
