@@ -81,15 +81,17 @@ def test_a_file_made_plain_comes_back_equal(body: bytes | str, profile: str) -> 
     every field equal (a field added to ``RobotsTxt`` and not to its plain form fails
     here), with the same answers."""
     rules = parse_robotstxt(body, profile)
-    rules.allowed("https://h/x", "a")  # a compiled selection is not part of it
+    # A compiled selection and the origin of the URL last read (memos) are not part of it
+    rules.allowed("https://h/x", "a")
     plain = rules.plain()
     assert type(plain) is bytes and not gc.is_tracked(plain)
     again = unplain(plain)
     for name in RobotsTxt.__slots__:
-        if name != "_agents":
+        if name not in ("_agents", "_origin"):
             assert getattr(again, name) == getattr(rules, name), name
             assert type(getattr(again, name)) is type(getattr(rules, name)), name
     assert again._agents == {}
+    assert again._origin == parse_robotstxt(body, profile)._origin
     for agent in ("a", "b", "other"):
         for path in ("/x", "/y", "/private/1", "/c.pdf", "/d/", "/p/1", "/q/1", "/late"):
             url = "https://h" + path

@@ -28,7 +28,6 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
@@ -109,6 +108,9 @@ class ContentSignals:
 
 
 _http_path: Final = HTTP_PATH.match
+#: What ``RobotsTxt._origin`` holds before a URL was read: an http URL's start with an
+#: empty host, which :data:`HTTP_PATH` reads as the URL's scheme and host as well.
+_NO_ORIGIN: Final = "http:///"
 #: At most this many distinct user-agent strings are remembered per file (bounded memory).
 _AGENT_CACHE_SIZE: Final = 64
 
@@ -138,6 +140,7 @@ class RobotsTxt:
         "_encodes_specials",
         "_key_of",
         "_keys",
+        "_origin",
         "_signals",
         "_starts",
         "_tokens",
@@ -194,6 +197,11 @@ class RobotsTxt:
         self._usage_tokens = rules.usage_tokens
         #: Crawler name -> its selection (shared by names selecting the same groups); bounded.
         self._agents: dict[str, Selection] = {}
+        #: The scheme and host of the last http(s) URL whose path was read here, up to the
+        #: path's ``/`` (``https://example.com/``): a URL starting with it has its path
+        #: after it (:data:`HTTP_PATH` would find the same), with no regex (see
+        #: :meth:`_path`). One string, replaced whole (safe between threads).
+        self._origin = _NO_ORIGIN
 
     def __repr__(self) -> str:
         if self.verdict is not None:
@@ -203,8 +211,32 @@ class RobotsTxt:
     # ---------------------------------------------------------------- queries
 
     def allowed(self, url: str, user_agent: str) -> bool:
-        """May ``user_agent`` (a product token or a full User-Agent) fetch ``url``?"""
-        return self.code(url, user_agent) >= 0
+        """May ``user_agent`` (a product token or a full User-Agent) fetch ``url``?
+
+        :meth:`code` ``>= 0``, written out with :meth:`_path`'s usual case inline: the
+        crawl's hot path, where each call would cost a check about a tenth."""
+        selection = self._agents.get(user_agent)
+        if selection is None:
+            selection = self._select(user_agent)
+        matcher = selection.matcher
+        if matcher is None:
+            matcher = self._matcher(selection)
+        origin = self._origin
+        if type(url) is str and url.startswith(origin):
+            path = url[len(origin) - 1 :]
+            if (
+                "#" in path
+                or "%" in path
+                or not path.isascii()
+                or (self._encodes_specials and ("*" in path or "$" in path))
+            ):
+                path = self._read_path(url)
+        else:
+            path = self._read_path(url)
+        # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
+        return matcher.match(path) >= 0 or (
+            path == "/robots.txt" and self.options.robots_txt_always_allowed
+        )
 
     def code(self, url: str, user_agent: str) -> int:
         """The rule that decides ``url`` for ``user_agent``, as one number: its line,
@@ -276,14 +308,32 @@ class RobotsTxt:
 
     def _path(self, url: str) -> str:
         """``url``'s path as the rules are matched against it (SPEC §1 "Rule matching"):
-        :func:`path_of`'s usual case (an http(s) URL with a path) by one regex, normalised
-        unless :func:`~rep_engine.urls.encoding.matched_as_given` (which the hot paths
-        write inline; a compiled character-class search instead of its three tests costs
-        about 100 ns more a path)."""
+        :func:`path_of`'s, normalised unless
+        :func:`~rep_engine.urls.encoding.matched_as_given`.
+
+        The usual URL, of the origin of the last one read (``_origin``), with no fragment
+        and a path matched as it is, is cut after that origin: a prefix test and a few
+        scans in C, where the regex costs a check about a quarter (the hot paths,
+        :meth:`allowed` and :meth:`decide`, write this inline); any other goes to
+        :meth:`_read_path`."""
+        origin = self._origin
+        if type(url) is str and url.startswith(origin):
+            path = url[len(origin) - 1 :]
+            if "#" not in path and matched_as_given(path, self._encodes_specials):
+                return path
+        return self._read_path(url)
+
+    def _read_path(self, url: str) -> str:
+        """:meth:`_path` by :func:`path_of`'s usual case (an http(s) URL with a path: one
+        regex, whose scheme and host are remembered as ``_origin``) or :func:`path_of`."""
         if not isinstance(url, str):
             raise TypeError(f"url must be str, not {type(url).__name__}")
         found = _http_path(url)
-        path = found.group(1) if found is not None else path_of(url)
+        if found is not None:
+            path = found[1]
+            self._origin = url[: found.start(1) + 1]
+        else:
+            path = path_of(url)
         if not matched_as_given(path, self._encodes_specials):
             path = normalise_url_path(path, self.options.percent_encoding)
         return path
@@ -298,16 +348,19 @@ class RobotsTxt:
             raise TypeError(f"url must be str, not {type(url).__name__}")
         if self.verdict is not None:
             return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
-        # _path inline (the hot path with an audit trail; a call costs it about 4%):
-        # path_of's usual case, the path normalised unless matched_as_given (inline)
-        found = _http_path(url)
-        path = found.group(1) if found is not None else path_of(url)
-        if (
-            "%" in path
-            or not path.isascii()
-            or (self._encodes_specials and ("*" in path or "$" in path))
-        ):
-            path = normalise_url_path(path, self.options.percent_encoding)
+        # _path inline (the hot path with an audit trail; a call costs it about 4%)
+        origin = self._origin
+        if type(url) is str and url.startswith(origin):
+            path = url[len(origin) - 1 :]
+            if (
+                "#" in path
+                or "%" in path
+                or not path.isascii()
+                or (self._encodes_specials and ("*" in path or "$" in path))
+            ):
+                path = self._read_path(url)
+        else:
+            path = self._read_path(url)
         if self.options.robots_txt_always_allowed and path == "/robots.txt":
             return Decision(True, reason=_ALWAYS_ALLOWED)
         matcher = selection.matcher
@@ -409,15 +462,18 @@ class RobotsTxt:
 
     def _select(self, user_agent: str) -> Selection:
         """SPEC §1 "User-agent matching" / §2 "user-agent match", "group merging"."""
-        select = partial(
-            select_groups,
-            user_agent=user_agent,
-            substring=self.options.agent_match == "substring",
-            merge=self.options.merge_groups,
-        )
-        groups = select(self._tokens)  # raises TypeError on a non-str
-        usage_groups = groups if self._usage_tokens is None else select(self._usage_tokens)
-        delay_groups = groups if self._delay_tokens is None else select(self._delay_tokens)
+        substring, merge = self.options.agent_match == "substring", self.options.merge_groups
+        # raises TypeError on a non-str
+        groups = select_groups(self._tokens, user_agent, substring=substring, merge=merge)
+        usage_groups = delay_groups = groups
+        if self._usage_tokens is not None:
+            usage_groups = select_groups(
+                self._usage_tokens, user_agent, substring=substring, merge=merge
+            )
+        if self._delay_tokens is not None:
+            delay_groups = select_groups(
+                self._delay_tokens, user_agent, substring=substring, merge=merge
+            )
         agents = self._agents
         same_rules: Selection | None = None
         for selection in agents.values():
@@ -429,10 +485,15 @@ class RobotsTxt:
                     break
                 same_rules = selection
         else:
+            # (most files: no delay and no Content-Signal line, nothing to merge)
             selection = Selection(
                 groups,
-                self._merged_delay(delay_groups),
-                tuple(_signals_of(items, number) for number, items in self._lines_of(usage_groups)),
+                self._merged_delay(delay_groups) if self._delays else None,
+                ()
+                if not self._signals
+                else tuple(
+                    _signals_of(items, number) for number, items in self._lines_of(usage_groups)
+                ),
                 usage_groups,
                 delay_groups,
             )
