@@ -215,22 +215,25 @@ class RobotsTxt:
 
         :meth:`code` ``>= 0``, written out with :meth:`_path`'s usual case inline: the
         crawl's hot path, where each call would cost a check about a tenth."""
-        selection = self._agents.get(user_agent)
-        if selection is None:
+        try:
+            selection = self._agents[user_agent]
+        except KeyError:
             selection = self._select(user_agent)
         matcher = selection.matcher
         if matcher is None:
             matcher = self._matcher(selection)
-        origin = self._origin
-        if type(url) is str and url.startswith(origin):
-            path = url[len(origin) - 1 :]
-            if (
-                "#" in path
-                or "%" in path
-                or not path.isascii()
-                or (self._encodes_specials and ("*" in path or "$" in path))
-            ):
-                path = self._read_path(url)
+        rest = url.removeprefix(self._origin) if type(url) is str else None
+        if (
+            rest is not None
+            and len(rest) < len(url)
+            and not (
+                "#" in rest
+                or "%" in rest
+                or not rest.isascii()
+                or (self._encodes_specials and ("*" in rest or "$" in rest))
+            )
+        ):
+            path = "/" + rest
         else:
             path = self._read_path(url)
         # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
@@ -312,15 +315,19 @@ class RobotsTxt:
         :func:`~rep_engine.urls.encoding.matched_as_given`.
 
         The usual URL, of the origin of the last one read (``_origin``), with no fragment
-        and a path matched as it is, is cut after that origin: a prefix test and a few
-        scans in C, where the regex costs a check about a quarter (the hot paths,
-        :meth:`allowed` and :meth:`decide`, write this inline); any other goes to
-        :meth:`_read_path`."""
-        origin = self._origin
-        if type(url) is str and url.startswith(origin):
-            path = url[len(origin) - 1 :]
-            if "#" not in path and matched_as_given(path, self._encodes_specials):
-                return path
+        and a path matched as it is, is cut after that origin: ``str.removeprefix`` (which
+        takes its argument without parsing it, where ``startswith`` parses a tuple; the
+        rest shorter than the URL: the origin was there) and a few scans in C, where the
+        regex costs a check about a quarter (the hot paths, :meth:`allowed` and
+        :meth:`decide`, write this inline); any other URL goes to :meth:`_read_path`."""
+        rest = url.removeprefix(self._origin) if type(url) is str else None
+        if (
+            rest is not None
+            and len(rest) < len(url)
+            and "#" not in rest
+            and matched_as_given(rest, self._encodes_specials)
+        ):
+            return "/" + rest
         return self._read_path(url)
 
     def _read_path(self, url: str) -> str:
@@ -349,16 +356,18 @@ class RobotsTxt:
         if self.verdict is not None:
             return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
         # _path inline (the hot path with an audit trail; a call costs it about 4%)
-        origin = self._origin
-        if type(url) is str and url.startswith(origin):
-            path = url[len(origin) - 1 :]
-            if (
-                "#" in path
-                or "%" in path
-                or not path.isascii()
-                or (self._encodes_specials and ("*" in path or "$" in path))
-            ):
-                path = self._read_path(url)
+        rest = url.removeprefix(self._origin) if type(url) is str else None
+        if (
+            rest is not None
+            and len(rest) < len(url)
+            and not (
+                "#" in rest
+                or "%" in rest
+                or not rest.isascii()
+                or (self._encodes_specials and ("*" in rest or "$" in rest))
+            )
+        ):
+            path = "/" + rest
         else:
             path = self._read_path(url)
         if self.options.robots_txt_always_allowed and path == "/robots.txt":
