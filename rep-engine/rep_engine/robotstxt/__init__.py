@@ -222,10 +222,10 @@ class RobotsTxt:
         matcher = selection.matcher
         if matcher is None:
             matcher = self._matcher(selection)
-        rest = url.removeprefix(self._origin) if type(url) is str else None
+        # (the rest differs from the URL: the origin was there)
         if (
-            rest is not None
-            and len(rest) < len(url)
+            type(url) is str
+            and (rest := url.removeprefix(self._origin)) != url
             and not (
                 "#" in rest
                 or "%" in rest
@@ -316,14 +316,13 @@ class RobotsTxt:
 
         The usual URL, of the origin of the last one read (``_origin``), with no fragment
         and a path matched as it is, is cut after that origin: ``str.removeprefix`` (which
-        takes its argument without parsing it, where ``startswith`` parses a tuple; the
-        rest shorter than the URL: the origin was there) and a few scans in C, where the
+        takes its argument without parsing it, where ``startswith`` parses a tuple; a
+        rest that differs from the URL: the origin was there) and a few scans in C, where the
         regex costs a check about a quarter (the hot paths, :meth:`allowed` and
         :meth:`decide`, write this inline); any other URL goes to :meth:`_read_path`."""
-        rest = url.removeprefix(self._origin) if type(url) is str else None
         if (
-            rest is not None
-            and len(rest) < len(url)
+            type(url) is str
+            and (rest := url.removeprefix(self._origin)) != url
             and "#" not in rest
             and matched_as_given(rest, self._encodes_specials)
         ):
@@ -356,10 +355,10 @@ class RobotsTxt:
         if self.verdict is not None:
             return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
         # _path inline (the hot path with an audit trail; a call costs it about 4%)
-        rest = url.removeprefix(self._origin) if type(url) is str else None
+        # (the rest differs from the URL: the origin was there)
         if (
-            rest is not None
-            and len(rest) < len(url)
+            type(url) is str
+            and (rest := url.removeprefix(self._origin)) != url
             and not (
                 "#" in rest
                 or "%" in rest
