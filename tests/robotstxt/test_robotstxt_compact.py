@@ -1,6 +1,7 @@
 """The parsed tables a broad crawl keeps by the thousand are compact (docs/decisions.md,
 'A parsed robots.txt is kept compact'): shared key spellings, one byte per rule key, two
-bytes per line number, with the same answers and the same quoted lines."""
+bytes per line number, a value repeated in several groups kept once, with the same
+answers and the same quoted lines."""
 
 from __future__ import annotations
 
@@ -25,6 +26,21 @@ def test_files_share_their_key_spellings_and_keep_each_key_as_written() -> None:
     assert first.decide("https://h/wp-admin/a", "bot").line_text == "allow: /wp-admin/a"
     assert second.decide("https://h/b", "bot").line_text == "DISALLOW: /b"
     assert second.decide("https://h/wp-admin/", "bot").line_text == "Disallow: /wp-admin/"
+
+
+def test_a_rule_repeated_in_each_group_is_kept_once() -> None:
+    """A file that repeats its rules in each crawler's group keeps each value once,
+    yet every group keeps its own lines."""
+    body = b"".join(
+        b"User-agent: %s\nDisallow: /private/\nAllow: /private/ok\n\n" % name
+        for name in (b"a", b"b", b"c")
+    )
+    rules = parse_robotstxt(body)
+    assert len(rules._values) == 6 and len({id(value) for value in rules._values}) == 2
+    for number, name in enumerate("abc"):
+        decision = rules.decide("https://h/private/x", name)
+        assert (decision.allowed, decision.line) == (False, 2 + 4 * number)
+        assert rules.decide("https://h/private/ok", name).line == 3 + 4 * number
 
 
 def test_more_than_256_key_spellings_keep_each_one() -> None:
