@@ -117,3 +117,13 @@ def test_a_str_subclass_is_read_as_its_text() -> None:
     rules.allowed("https://a.example/", "mybot")
     assert not rules.allowed(_Url("https://a.example/private"), "mybot")
     assert rules.allowed(_Url("https://a.example/private/ok"), "mybot")
+
+
+def test_a_long_host_is_not_remembered() -> None:
+    """The scheme and host kept between calls stay short whatever the URL asked about."""
+    rules = parse_robotstxt(BODY)
+    long_url = "https://" + "h" * 100_000 + "/private"
+    assert not rules.allowed(long_url, "mybot")
+    assert len(rules._origin) <= 512
+    assert not rules.allowed(long_url, "mybot")
+    assert rules.allowed(long_url.replace("/private", "/ok"), "mybot")

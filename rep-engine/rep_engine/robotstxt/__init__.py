@@ -111,6 +111,10 @@ _http_path: Final = HTTP_PATH.match
 #: What ``RobotsTxt._origin`` holds before a URL was read: an http URL's start with an
 #: empty host, which :data:`HTTP_PATH` reads as the URL's scheme and host as well.
 _NO_ORIGIN: Final = "http:///"
+#: The longest scheme and host remembered (a host name has at most 253 characters, RFC
+#: 1035 §2.3.4, with a port and user information beside it): the memory a parsed file
+#: keeps for it stays bounded whatever URL it is asked about.
+_ORIGIN_LIMIT: Final = 512
 #: At most this many distinct user-agent strings are remembered per file (bounded memory).
 _AGENT_CACHE_SIZE: Final = 64
 
@@ -337,7 +341,8 @@ class RobotsTxt:
         found = _http_path(url)
         if found is not None:
             path = found[1]
-            self._origin = url[: found.start(1) + 1]
+            if found.start(1) < _ORIGIN_LIMIT:  # (a longer one is no host name: not kept)
+                self._origin = url[: found.start(1) + 1]
         else:
             path = path_of(url)
         if not matched_as_given(path, self._encodes_specials):
