@@ -536,7 +536,7 @@ class RobotsTxt:
 
 
 class _FixedMatcher:
-    """The matcher of the allow-all / disallow-all stand-ins."""
+    """The matcher of the allow-all / disallow-all stand-ins, and of a group set with no rule."""
 
     __slots__ = ("code",)
 
@@ -549,6 +549,8 @@ class _FixedMatcher:
 
 #: What a group set compiles to.
 Matcher: TypeAlias = LongestMatcher | FirstMatcher | _FixedMatcher
+#: The matcher of a group set with no rule: no rule matches any path.
+_NO_RULES: Final = _FixedMatcher(True)
 
 
 class Selection:
@@ -593,7 +595,9 @@ def compile_matcher(
     groups: tuple[int, ...],
 ) -> Matcher:
     """The matcher of a group set: the rules of ``groups`` from the flat tables (see
-    ``RobotsTxt``); a stand-in's fixed answer when ``verdict`` is set."""
+    ``RobotsTxt``); a stand-in's fixed answer when ``verdict`` is set, and one shared
+    "no rule matches" (code 0) when the groups hold no rule (no group for the crawler,
+    or only empty ``Disallow:`` lines: a seventh of the group sets of the corpus)."""
     if verdict is not None:
         return _FixedMatcher(verdict)
     patterns: list[str] = []
@@ -602,6 +606,8 @@ def compile_matcher(
         end = starts[group + 1] if group + 1 < len(starts) else len(values)
         patterns.extend(values[starts[group] : end])
         numbers.extend(codes[starts[group] : end])
+    if not patterns:
+        return _NO_RULES
     joined = "\n".join(patterns)
     if joined:
         patterns = _normalised(patterns, joined, options)
