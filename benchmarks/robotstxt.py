@@ -33,8 +33,17 @@ start (parse and the first decision) and per cold site (parse and 150 decisions)
 retained memory and GC-tracked objects per parsed file (as above). Another checkout's
 engine: ``PYTHONPATH=DIR/rep-engine python benchmarks/robotstxt.py --count``.
 
+``--instructions``: no timing either: the instructions the CPU runs (valgrind's callgrind,
+which counts only what runs inside ``operator.call``: the pass itself, GC on) for each
+pass of the timed rounds, scrapy_rep and Protego, each pass in a process of its own, on
+every ``--step``-th file (4: 500 files, about 20 minutes): parse; check pass (first
+calls included; the files parsed first, not counted); the checks after the first (the
+first calls made first, not counted); cold per site; cold start (parse and one first
+``allowed()`` per file). The count moves only with the code (``PYTHONHASHSEED=0`` is
+set). Needs valgrind and a Python whose symbols name ``_operator_call``.
+
 Usage: ``python benchmarks/robotstxt.py [--quick] [--only NAME] [--no-stress] [--corpus DIR]
-[--count]`` (``pip install -e ".[bench]"`` installs the other parsers).
+[--count] [--instructions [--step N]]`` (``pip install -e ".[bench]"`` installs the other parsers).
 """
 
 from __future__ import annotations
@@ -44,8 +53,12 @@ import cProfile
 import gc
 import json
 import multiprocessing
+import operator
+import os
 import pstats
+import re
 import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -477,6 +490,79 @@ def count(bodies: list[bytes], urls: list[list[str]]) -> None:
     )
 
 
+# --------------------------------------------------------------------------- --instructions
+
+#: The passes counted, as ``--instructions`` names them.
+PASSES = ("parse", "check", "others", "cold", "cold start")
+
+
+def run_pass(lib: Library, name: str, bodies: list[bytes], urls: list[list[str]]) -> None:
+    """One pass of the timed rounds, the counted part inside ``operator.call`` (what
+    callgrind's ``--toggle-collect=_operator_call`` counts)."""
+    parse, allowed = lib.parse, lib.allowed
+    allowed(parse(b"User-agent: *\nDisallow: /x\n"), "https://a.example/x", "mybot")  # imports
+
+    def checks(parsed: list[Any], first: bool, others: bool) -> None:
+        for rules, file_urls in zip(parsed, urls, strict=True):
+            for agent in AGENTS:
+                for url in file_urls[0 if first else 1 : None if others else 1]:
+                    allowed(rules, url, agent)
+
+    def cold(agents: tuple[str, ...], per_file: int | None) -> list[Any]:
+        kept = []
+        for body, file_urls in zip(bodies, urls, strict=True):
+            rules = parse(body)
+            kept.append(rules)
+            for agent in agents:
+                for url in file_urls[:per_file]:
+                    allowed(rules, url, agent)
+        return kept
+
+    gc.collect()
+    if name == "parse":
+        operator.call(lambda: [parse(body) for body in bodies])
+    elif name in ("check", "others"):
+        parsed = [parse(body) for body in bodies]
+        if name == "others":
+            checks(parsed, first=True, others=False)
+        gc.collect()
+        operator.call(checks, parsed, name == "check", True)
+    elif name == "cold":
+        operator.call(cold, AGENTS, None)
+    else:
+        operator.call(cold, AGENTS[:1], 1)
+
+
+def instructions(args: argparse.Namespace) -> None:
+    """``--instructions``: each library's passes, each in a process of its own under
+    callgrind, and the ratios."""
+    counts: dict[tuple[str, str], int] = {}
+    for library in ("scrapy_rep", "Protego"):
+        for name in PASSES:
+            command = [
+                "valgrind", "--tool=callgrind", "--toggle-collect=_operator_call",
+                "--callgrind-out-file=/dev/null", sys.executable, __file__,
+                "--corpus", str(args.corpus), "--step", str(args.step),
+                "--pass", f"{library}:{name}",
+            ]  # fmt: skip
+            print(f"{library}: {name}…", file=sys.stderr)
+            done = subprocess.run(
+                command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}
+            )
+            found = re.search(r"Collected : (\d+)", done.stderr)
+            if done.returncode or found is None:
+                raise SystemExit(f"{library} {name}: callgrind failed\n{done.stderr[-2000:]}")
+            counts[library, name] = int(found[1])
+    import rep_engine
+
+    print(f"rep_engine from {Path(rep_engine.__file__).parent}; every {args.step}th file\n")
+    print("| pass | scrapy_rep | Protego | Protego / scrapy_rep |")
+    print("|---|---|---|---|")
+    for name in PASSES:
+        ours, base = counts["scrapy_rep", name], counts["Protego", name]
+        print(f"| {name} | {ours / 1e6:,.1f}M | {base / 1e6:,.1f}M | {base / ours:.2f}× |")
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -572,7 +658,15 @@ def main() -> int:
     parser.add_argument("--no-stress", action="store_true")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--count", action="store_true", help="call counts and memory, no timing")
+    parser.add_argument(
+        "--instructions", action="store_true", help="instructions of each pass (callgrind)"
+    )
+    parser.add_argument("--step", type=int, default=4, help="--instructions: every Nth file")
+    parser.add_argument("--pass", dest="one_pass", help=argparse.SUPPRESS)  # LIBRARY:PASS
     args = parser.parse_args()
+    if args.instructions:
+        instructions(args)
+        return 0
     urls_file = args.corpus / "urls.jsonl"
     if not urls_file.is_file():
         print(f"corpus not found: {urls_file} (it lives in ../shared/corpus)", file=sys.stderr)
@@ -580,10 +674,16 @@ def main() -> int:
     entries = [json.loads(line) for line in urls_file.read_text().splitlines()[1:]]
     if args.quick:
         entries = entries[:200]
+    if args.one_pass:
+        entries = entries[:: args.step]
     bodies = [(args.corpus / entry["file"]).read_bytes() for entry in entries]
     urls = [entry["urls"] for entry in entries]
     if args.count:
         count(bodies, urls)
+        return 0
+    if args.one_pass:
+        library, name = args.one_pass.split(":")
+        run_pass(FACTORIES[library](), name, bodies, urls)
         return 0
     rounds = 1 if args.quick else args.rounds
     names = list(dict.fromkeys(args.only or FACTORIES))
