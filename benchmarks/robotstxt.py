@@ -25,17 +25,40 @@ per-round ratios. Nothing is warmed up unless the line says so.
 
 Then one line per target: "met" / "NOT met" with the figure.
 
-Usage: ``python benchmarks/robotstxt.py [--quick] [--only NAME] [--no-stress] [--corpus DIR]``
-(``pip install -e ".[bench]"`` installs the other parsers).
+``--count``: no timing, counts of scrapy_rep and Protego in one run, which the machine's
+load cannot move: Python function calls and built-in calls (cProfile's counts, the
+library's own: the bodies are decoded for Protego before counting) per parse, per first
+``allowed()`` of a (file, agent) on a fresh object, per other ``allowed()``, and per cold
+start (parse and the first decision) and per cold site (parse and 150 decisions); then
+retained memory and GC-tracked objects per parsed file (as above). Another checkout's
+engine: ``PYTHONPATH=DIR/rep-engine python benchmarks/robotstxt.py --count``.
+
+``--instructions``: no timing either: the instructions the CPU runs (valgrind's callgrind,
+which counts only what runs inside ``operator.call``: the pass itself, GC on) for each
+pass of the timed rounds, scrapy_rep and Protego, each pass in a process of its own, on
+every ``--step``-th file (4: 500 files, about 20 minutes): parse; check pass (first
+calls included; the files parsed first, not counted); the checks after the first (the
+first calls made first, not counted); cold per site; cold start (parse and one first
+``allowed()`` per file). The count moves only with the code (``PYTHONHASHSEED=0`` is
+set). Needs valgrind and a Python whose symbols name ``_operator_call``.
+
+Usage: ``python benchmarks/robotstxt.py [--quick] [--only NAME] [--no-stress] [--corpus DIR]
+[--count] [--instructions [--step N]]`` (``pip install -e ".[bench]"`` installs the other parsers).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import gc
 import json
 import multiprocessing
+import operator
+import os
+import pstats
+import re
 import statistics
+import subprocess
 import sys
 import time
 import tracemalloc
@@ -354,6 +377,192 @@ def _cell(result: tuple[float, float] | None) -> str:
     return f"{result[0] * 1000:.1f} / {result[1] * 1000:.2f} ms"
 
 
+# --------------------------------------------------------------------------- --count
+
+#: Per library counted: how its text is made from the body (outside the count), how it
+#: parses, and its check method's name (called as ``method(url, agent)``).
+COUNTED: dict[str, tuple[Callable[[bytes], Any], Callable[[Any], Any], str]] = {
+    "scrapy_rep": (lambda body: body, parse_robotstxt, "allowed"),
+    "Protego": (
+        lambda body: body.decode("utf-8", "ignore"),
+        lambda text: __import__("protego").Protego.parse(text),
+        "can_fetch",
+    ),
+}
+
+
+class CallCount:
+    """cProfile's counts of what runs while :meth:`counting` is active, its own
+    ``disable()`` left out."""
+
+    def __init__(self) -> None:
+        self.profile = cProfile.Profile()
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        self.profile.enable()
+        try:
+            yield
+        finally:
+            self.profile.disable()
+
+    def calls(self) -> tuple[int, int]:
+        """(Python function calls, built-in calls)."""
+        python = builtin = 0
+        stats = pstats.Stats(self.profile)
+        for (filename, _, name), (_, calls, *_) in stats.stats.items():  # type: ignore[attr-defined]
+            if filename != "~":
+                python += calls
+            elif "_lsprof.Profiler" not in name:
+                builtin += calls
+        return python, builtin
+
+
+def count_library(name: str, bodies: list[bytes], urls: list[list[str]]) -> dict[str, float]:
+    """Calls per parse, per first check of a (file, agent), per other check, per cold
+    start (parse, first check): Python and built-in (``_b``)."""
+    text_of, parse, method = COUNTED[name]
+    texts = [text_of(body) for body in bodies]
+    gc.collect()
+    parsing, first, other = CallCount(), CallCount(), CallCount()
+    parsed = []
+    for text in texts:
+        with parsing.counting():
+            rules = parse(text)
+        parsed.append(rules)
+    checks = others = 0
+    for rules, file_urls in zip(parsed, urls, strict=True):
+        check = getattr(rules, method)
+        for agent in AGENTS:
+            with first.counting():
+                check(file_urls[0], agent)
+            with other.counting():
+                for url in file_urls[1:]:
+                    check(url, agent)
+            checks += 1
+            others += len(file_urls) - 1
+    row: dict[str, float] = {}
+    for key, counter, over in (
+        ("parse", parsing, len(bodies)), ("first", first, checks), ("other", other, others)
+    ):  # fmt: skip
+        python, builtin = counter.calls()
+        row[key], row[key + "_b"] = python / over, builtin / over
+    sites = sum(map(len, urls)) * len(AGENTS) / len(bodies)
+    for suffix in ("", "_b"):
+        row["cold" + suffix] = row["parse" + suffix] + row["first" + suffix]
+        row["site" + suffix] = (
+            row["parse" + suffix]
+            + len(AGENTS) * row["first" + suffix]
+            + (sites - len(AGENTS)) * row["other" + suffix]
+        )
+    return row
+
+
+def count(bodies: list[bytes], urls: list[list[str]]) -> None:
+    """``--count``: the counts of scrapy_rep and Protego, side by side."""
+    import rep_engine
+
+    print(f"rep_engine from {Path(rep_engine.__file__).parent}")
+    rows = {name: count_library(name, bodies, urls) for name in COUNTED}
+    for name, factory in (("scrapy_rep", _scrapy_rep), ("Protego", _protego)):
+        rows[name] |= footprint(factory(), bodies, urls, AGENTS[:1])
+    ours, base = rows["scrapy_rep"], rows["Protego"]
+    print(f"\n{len(bodies):,} files; calls: Python function calls + built-in calls (cProfile)\n")
+    print("| per | scrapy_rep | Protego | Protego / scrapy_rep (Python calls) |")
+    print("|---|---|---|---|")
+    for key, label in (
+        ("parse", "parse"),
+        ("first", "first allowed() of a (file, agent)"),
+        ("other", "other allowed()"),
+        ("cold", "cold start: parse + first allowed()"),
+        ("site", "cold site: parse + 150 allowed()"),
+    ):
+        print(
+            f"| {label} | {ours[key]:,.2f} + {ours[key + '_b']:,.2f} "
+            f"| {base[key]:,.2f} + {base[key + '_b']:,.2f} | {base[key] / ours[key]:.2f}× |"
+        )
+    print(
+        f"| retained KiB per parsed file | {ours['kib']:.2f} | {base['kib']:.2f} "
+        f"| ours {ours['kib'] / base['kib']:.3f}× |"
+    )
+    print(
+        f"| GC-tracked objects per parsed file | {ours['objects']:.2f} | {base['objects']:.2f} | |"
+    )
+
+
+# --------------------------------------------------------------------------- --instructions
+
+#: The passes counted, as ``--instructions`` names them.
+PASSES = ("parse", "check", "others", "cold", "cold start")
+
+
+def run_pass(lib: Library, name: str, bodies: list[bytes], urls: list[list[str]]) -> None:
+    """One pass of the timed rounds, the counted part inside ``operator.call`` (what
+    callgrind's ``--toggle-collect=_operator_call`` counts)."""
+    parse, allowed = lib.parse, lib.allowed
+    allowed(parse(b"User-agent: *\nDisallow: /x\n"), "https://a.example/x", "mybot")  # imports
+
+    def checks(parsed: list[Any], first: bool, others: bool) -> None:
+        for rules, file_urls in zip(parsed, urls, strict=True):
+            for agent in AGENTS:
+                for url in file_urls[0 if first else 1 : None if others else 1]:
+                    allowed(rules, url, agent)
+
+    def cold(agents: tuple[str, ...], per_file: int | None) -> list[Any]:
+        kept = []
+        for body, file_urls in zip(bodies, urls, strict=True):
+            rules = parse(body)
+            kept.append(rules)
+            for agent in agents:
+                for url in file_urls[:per_file]:
+                    allowed(rules, url, agent)
+        return kept
+
+    gc.collect()
+    if name == "parse":
+        operator.call(lambda: [parse(body) for body in bodies])
+    elif name in ("check", "others"):
+        parsed = [parse(body) for body in bodies]
+        if name == "others":
+            checks(parsed, first=True, others=False)
+        gc.collect()
+        operator.call(checks, parsed, name == "check", True)
+    elif name == "cold":
+        operator.call(cold, AGENTS, None)
+    else:
+        operator.call(cold, AGENTS[:1], 1)
+
+
+def instructions(args: argparse.Namespace) -> None:
+    """``--instructions``: each library's passes, each in a process of its own under
+    callgrind, and the ratios."""
+    counts: dict[tuple[str, str], int] = {}
+    for library in ("scrapy_rep", "Protego"):
+        for name in PASSES:
+            command = [
+                "valgrind", "--tool=callgrind", "--toggle-collect=_operator_call",
+                "--callgrind-out-file=/dev/null", sys.executable, __file__,
+                "--corpus", str(args.corpus), "--step", str(args.step),
+                "--pass", f"{library}:{name}",
+            ]  # fmt: skip
+            print(f"{library}: {name}…", file=sys.stderr)
+            done = subprocess.run(
+                command, capture_output=True, text=True, env={**os.environ, "PYTHONHASHSEED": "0"}
+            )
+            found = re.search(r"Collected : (\d+)", done.stderr)
+            if done.returncode or found is None:
+                raise SystemExit(f"{library} {name}: callgrind failed\n{done.stderr[-2000:]}")
+            counts[library, name] = int(found[1])
+    import rep_engine
+
+    print(f"rep_engine from {Path(rep_engine.__file__).parent}; every {args.step}th file\n")
+    print("| pass | scrapy_rep | Protego | Protego / scrapy_rep |")
+    print("|---|---|---|---|")
+    for name in PASSES:
+        ours, base = counts["scrapy_rep", name], counts["Protego", name]
+        print(f"| {name} | {ours / 1e6:,.1f}M | {base / 1e6:,.1f}M | {base / ours:.2f}× |")
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -448,7 +657,16 @@ def main() -> int:
     parser.add_argument("--only", choices=sorted(FACTORIES), action="append")
     parser.add_argument("--no-stress", action="store_true")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--count", action="store_true", help="call counts and memory, no timing")
+    parser.add_argument(
+        "--instructions", action="store_true", help="instructions of each pass (callgrind)"
+    )
+    parser.add_argument("--step", type=int, default=4, help="--instructions: every Nth file")
+    parser.add_argument("--pass", dest="one_pass", help=argparse.SUPPRESS)  # LIBRARY:PASS
     args = parser.parse_args()
+    if args.instructions:
+        instructions(args)
+        return 0
     urls_file = args.corpus / "urls.jsonl"
     if not urls_file.is_file():
         print(f"corpus not found: {urls_file} (it lives in ../shared/corpus)", file=sys.stderr)
@@ -456,8 +674,17 @@ def main() -> int:
     entries = [json.loads(line) for line in urls_file.read_text().splitlines()[1:]]
     if args.quick:
         entries = entries[:200]
+    if args.one_pass:
+        entries = entries[:: args.step]
     bodies = [(args.corpus / entry["file"]).read_bytes() for entry in entries]
     urls = [entry["urls"] for entry in entries]
+    if args.count:
+        count(bodies, urls)
+        return 0
+    if args.one_pass:
+        library, name = args.one_pass.split(":")
+        run_pass(FACTORIES[library](), name, bodies, urls)
+        return 0
     rounds = 1 if args.quick else args.rounds
     names = list(dict.fromkeys(args.only or FACTORIES))
     for required in ("scrapy_rep", "Protego"):

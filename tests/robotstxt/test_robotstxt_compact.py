@@ -1,6 +1,7 @@
 """The parsed tables a broad crawl keeps by the thousand are compact (docs/decisions.md,
 'A parsed robots.txt is kept compact'): shared key spellings, one byte per rule key, two
-bytes per line number, with the same answers and the same quoted lines."""
+bytes per line number, a value repeated in several groups kept once, with the same
+answers and the same quoted lines."""
 
 from __future__ import annotations
 
@@ -25,6 +26,21 @@ def test_files_share_their_key_spellings_and_keep_each_key_as_written() -> None:
     assert first.decide("https://h/wp-admin/a", "bot").line_text == "allow: /wp-admin/a"
     assert second.decide("https://h/b", "bot").line_text == "DISALLOW: /b"
     assert second.decide("https://h/wp-admin/", "bot").line_text == "Disallow: /wp-admin/"
+
+
+def test_a_rule_repeated_in_each_group_is_kept_once() -> None:
+    """A file that repeats its rules in each crawler's group keeps each value once,
+    yet every group keeps its own lines."""
+    body = b"".join(
+        b"User-agent: %s\nDisallow: /private/\nAllow: /private/ok\n\n" % name
+        for name in (b"a", b"b", b"c")
+    )
+    rules = parse_robotstxt(body)
+    assert len(rules._values) == 6 and len({id(value) for value in rules._values}) == 2
+    for number, name in enumerate("abc"):
+        decision = rules.decide("https://h/private/x", name)
+        assert (decision.allowed, decision.line) == (False, 2 + 4 * number)
+        assert rules.decide("https://h/private/ok", name).line == 3 + 4 * number
 
 
 def test_more_than_256_key_spellings_keep_each_one() -> None:
@@ -81,15 +97,17 @@ def test_a_file_made_plain_comes_back_equal(body: bytes | str, profile: str) -> 
     every field equal (a field added to ``RobotsTxt`` and not to its plain form fails
     here), with the same answers."""
     rules = parse_robotstxt(body, profile)
-    rules.allowed("https://h/x", "a")  # a compiled selection is not part of it
+    # A compiled selection and the origin of the URL last read (memos) are not part of it
+    rules.allowed("https://h/x", "a")
     plain = rules.plain()
     assert type(plain) is bytes and not gc.is_tracked(plain)
     again = unplain(plain)
     for name in RobotsTxt.__slots__:
-        if name != "_agents":
+        if name not in ("_agents", "_origin"):
             assert getattr(again, name) == getattr(rules, name), name
             assert type(getattr(again, name)) is type(getattr(rules, name)), name
     assert again._agents == {}
+    assert again._origin == parse_robotstxt(body, profile)._origin
     for agent in ("a", "b", "other"):
         for path in ("/x", "/y", "/private/1", "/c.pdf", "/d/", "/p/1", "/q/1", "/late"):
             url = "https://h" + path

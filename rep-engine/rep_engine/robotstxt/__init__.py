@@ -28,7 +28,6 @@ from array import array
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, Literal, TypeAlias
 
@@ -109,6 +108,13 @@ class ContentSignals:
 
 
 _http_path: Final = HTTP_PATH.match
+#: What ``RobotsTxt._origin`` holds before a URL was read: an http URL's start with an
+#: empty host, which :data:`HTTP_PATH` reads as the URL's scheme and host as well.
+_NO_ORIGIN: Final = "http:///"
+#: The longest scheme and host remembered (a host name has at most 253 characters, RFC
+#: 1035 §2.3.4, with a port and user information beside it): the memory a parsed file
+#: keeps for it stays bounded whatever URL it is asked about.
+_ORIGIN_LIMIT: Final = 512
 #: At most this many distinct user-agent strings are remembered per file (bounded memory).
 _AGENT_CACHE_SIZE: Final = 64
 
@@ -138,6 +144,7 @@ class RobotsTxt:
         "_encodes_specials",
         "_key_of",
         "_keys",
+        "_origin",
         "_signals",
         "_starts",
         "_tokens",
@@ -194,6 +201,11 @@ class RobotsTxt:
         self._usage_tokens = rules.usage_tokens
         #: Crawler name -> its selection (shared by names selecting the same groups); bounded.
         self._agents: dict[str, Selection] = {}
+        #: The scheme and host of the last http(s) URL whose path was read here, up to the
+        #: path's ``/`` (``https://example.com/``): a URL starting with it has its path
+        #: after it (:data:`HTTP_PATH` would find the same), with no regex (see
+        #: :meth:`_path`). One string, replaced whole (safe between threads).
+        self._origin = _NO_ORIGIN
 
     def __repr__(self) -> str:
         if self.verdict is not None:
@@ -203,8 +215,35 @@ class RobotsTxt:
     # ---------------------------------------------------------------- queries
 
     def allowed(self, url: str, user_agent: str) -> bool:
-        """May ``user_agent`` (a product token or a full User-Agent) fetch ``url``?"""
-        return self.code(url, user_agent) >= 0
+        """May ``user_agent`` (a product token or a full User-Agent) fetch ``url``?
+
+        :meth:`code` ``>= 0``, written out with :meth:`_path`'s usual case inline: the
+        crawl's hot path, where each call would cost a check about a tenth."""
+        try:
+            selection = self._agents[user_agent]
+        except KeyError:
+            selection = self._select(user_agent)
+        matcher = selection.matcher
+        if matcher is None:
+            matcher = self._matcher(selection)
+        # (the rest differs from the URL: the origin was there)
+        if (
+            type(url) is str
+            and (rest := url.removeprefix(self._origin)) != url
+            and not (
+                "#" in rest
+                or "%" in rest
+                or not rest.isascii()
+                or (self._encodes_specials and ("*" in rest or "$" in rest))
+            )
+        ):
+            path = "/" + rest
+        else:
+            path = self._read_path(url)
+        # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
+        return matcher.match(path) >= 0 or (
+            path == "/robots.txt" and self.options.robots_txt_always_allowed
+        )
 
     def code(self, url: str, user_agent: str) -> int:
         """The rule that decides ``url`` for ``user_agent``, as one number: its line,
@@ -276,14 +315,36 @@ class RobotsTxt:
 
     def _path(self, url: str) -> str:
         """``url``'s path as the rules are matched against it (SPEC §1 "Rule matching"):
-        :func:`path_of`'s usual case (an http(s) URL with a path) by one regex, normalised
-        unless :func:`~rep_engine.urls.encoding.matched_as_given` (which the hot paths
-        write inline; a compiled character-class search instead of its three tests costs
-        about 100 ns more a path)."""
+        :func:`path_of`'s, normalised unless
+        :func:`~rep_engine.urls.encoding.matched_as_given`.
+
+        The usual URL, of the origin of the last one read (``_origin``), with no fragment
+        and a path matched as it is, is cut after that origin: ``str.removeprefix`` (which
+        takes its argument without parsing it, where ``startswith`` parses a tuple; a
+        rest that differs from the URL: the origin was there) and a few scans in C, where the
+        regex costs a check about a quarter (the hot paths, :meth:`allowed` and
+        :meth:`decide`, write this inline); any other URL goes to :meth:`_read_path`."""
+        if (
+            type(url) is str
+            and (rest := url.removeprefix(self._origin)) != url
+            and "#" not in rest
+            and matched_as_given(rest, self._encodes_specials)
+        ):
+            return "/" + rest
+        return self._read_path(url)
+
+    def _read_path(self, url: str) -> str:
+        """:meth:`_path` by :func:`path_of`'s usual case (an http(s) URL with a path: one
+        regex, whose scheme and host are remembered as ``_origin``) or :func:`path_of`."""
         if not isinstance(url, str):
             raise TypeError(f"url must be str, not {type(url).__name__}")
         found = _http_path(url)
-        path = found.group(1) if found is not None else path_of(url)
+        if found is not None:
+            path = found[1]
+            if found.start(1) < _ORIGIN_LIMIT:  # (a longer one is no host name: not kept)
+                self._origin = url[: found.start(1) + 1]
+        else:
+            path = path_of(url)
         if not matched_as_given(path, self._encodes_specials):
             path = normalise_url_path(path, self.options.percent_encoding)
         return path
@@ -298,16 +359,21 @@ class RobotsTxt:
             raise TypeError(f"url must be str, not {type(url).__name__}")
         if self.verdict is not None:
             return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
-        # _path inline (the hot path with an audit trail; a call costs it about 4%):
-        # path_of's usual case, the path normalised unless matched_as_given (inline)
-        found = _http_path(url)
-        path = found.group(1) if found is not None else path_of(url)
+        # _path inline (the hot path with an audit trail; a call costs it about 4%)
+        # (the rest differs from the URL: the origin was there)
         if (
-            "%" in path
-            or not path.isascii()
-            or (self._encodes_specials and ("*" in path or "$" in path))
+            type(url) is str
+            and (rest := url.removeprefix(self._origin)) != url
+            and not (
+                "#" in rest
+                or "%" in rest
+                or not rest.isascii()
+                or (self._encodes_specials and ("*" in rest or "$" in rest))
+            )
         ):
-            path = normalise_url_path(path, self.options.percent_encoding)
+            path = "/" + rest
+        else:
+            path = self._read_path(url)
         if self.options.robots_txt_always_allowed and path == "/robots.txt":
             return Decision(True, reason=_ALWAYS_ALLOWED)
         matcher = selection.matcher
@@ -409,15 +475,18 @@ class RobotsTxt:
 
     def _select(self, user_agent: str) -> Selection:
         """SPEC §1 "User-agent matching" / §2 "user-agent match", "group merging"."""
-        select = partial(
-            select_groups,
-            user_agent=user_agent,
-            substring=self.options.agent_match == "substring",
-            merge=self.options.merge_groups,
-        )
-        groups = select(self._tokens)  # raises TypeError on a non-str
-        usage_groups = groups if self._usage_tokens is None else select(self._usage_tokens)
-        delay_groups = groups if self._delay_tokens is None else select(self._delay_tokens)
+        substring, merge = self.options.agent_match == "substring", self.options.merge_groups
+        # raises TypeError on a non-str
+        groups = select_groups(self._tokens, user_agent, substring=substring, merge=merge)
+        usage_groups = delay_groups = groups
+        if self._usage_tokens is not None:
+            usage_groups = select_groups(
+                self._usage_tokens, user_agent, substring=substring, merge=merge
+            )
+        if self._delay_tokens is not None:
+            delay_groups = select_groups(
+                self._delay_tokens, user_agent, substring=substring, merge=merge
+            )
         agents = self._agents
         same_rules: Selection | None = None
         for selection in agents.values():
@@ -429,10 +498,15 @@ class RobotsTxt:
                     break
                 same_rules = selection
         else:
+            # (most files: no delay and no Content-Signal line, nothing to merge)
             selection = Selection(
                 groups,
-                self._merged_delay(delay_groups),
-                tuple(_signals_of(items, number) for number, items in self._lines_of(usage_groups)),
+                self._merged_delay(delay_groups) if self._delays else None,
+                ()
+                if not self._signals
+                else tuple(
+                    _signals_of(items, number) for number, items in self._lines_of(usage_groups)
+                ),
                 usage_groups,
                 delay_groups,
             )
@@ -462,7 +536,7 @@ class RobotsTxt:
 
 
 class _FixedMatcher:
-    """The matcher of the allow-all / disallow-all stand-ins."""
+    """The matcher of the allow-all / disallow-all stand-ins, and of a group set with no rule."""
 
     __slots__ = ("code",)
 
@@ -475,6 +549,8 @@ class _FixedMatcher:
 
 #: What a group set compiles to.
 Matcher: TypeAlias = LongestMatcher | FirstMatcher | _FixedMatcher
+#: The matcher of a group set with no rule: no rule matches any path.
+_NO_RULES: Final = _FixedMatcher(True)
 
 
 class Selection:
@@ -519,7 +595,9 @@ def compile_matcher(
     groups: tuple[int, ...],
 ) -> Matcher:
     """The matcher of a group set: the rules of ``groups`` from the flat tables (see
-    ``RobotsTxt``); a stand-in's fixed answer when ``verdict`` is set."""
+    ``RobotsTxt``); a stand-in's fixed answer when ``verdict`` is set, and one shared
+    "no rule matches" (code 0) when the groups hold no rule (no group for the crawler,
+    or only empty ``Disallow:`` lines: a seventh of the group sets of the corpus)."""
     if verdict is not None:
         return _FixedMatcher(verdict)
     patterns: list[str] = []
@@ -528,6 +606,8 @@ def compile_matcher(
         end = starts[group + 1] if group + 1 < len(starts) else len(values)
         patterns.extend(values[starts[group] : end])
         numbers.extend(codes[starts[group] : end])
+    if not patterns:
+        return _NO_RULES
     joined = "\n".join(patterns)
     if joined:
         patterns = _normalised(patterns, joined, options)

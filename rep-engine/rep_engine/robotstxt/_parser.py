@@ -21,6 +21,7 @@ import logging
 import math
 import re
 from array import array
+from collections.abc import Iterable
 from sys import intern
 from typing import Final, NamedTuple
 
@@ -53,6 +54,8 @@ _GOOGLE_SEPARATOR = re.compile(r"[ \t]")
     _ALLOW_AI,
     _LICENSE,
 ) = range(10)
+#: The sign of a rule's code (its signed line number) by the kind of its key.
+_RULE_SIGNS: Final = {_ALLOW: 1, _DISALLOW: -1}
 #: The keys of a group's AI-usage statements (attach-05's ``Content-Usage``, the
 #: ``Content-Signal`` record, draft-canel-robots-ai-control-00's AI-training rules).
 _USAGE_KINDS: Final = (_CONTENT_USAGE, _CONTENT_SIGNAL, _DISALLOW_AI, _ALLOW_AI)
@@ -486,8 +489,10 @@ class _Pass:
         # The tables of RobotsTxt: per rule, value, key and code; per group, its first rule.
         self.values: list[str] = []
         self.rule_keys: list[int] = []  # per rule, the index of its key in ``spellings``
-        # Signed line numbers: 2 bytes each when every one fits.
-        self.codes = array("h" if line_count < 0x8000 else "i")
+        # Signed line numbers, an array of 2 bytes each when every one fits: a list while
+        # read (an array's append parses its argument, a list's does not: a third less a rule)
+        self.codes: list[int] = []
+        self.code_type = "h" if line_count < 0x8000 else "i"
         self.starts = array("i")
         self.tokens: dict[str, int | tuple[int, ...]] = {}
         self.more: dict[str, list[int]] = {}  # tokens named by several groups
@@ -496,9 +501,10 @@ class _Pass:
         self.usage: dict[int, list[UsageLine]] = {}
         self.sitemaps: dict[str, None] = {}
         self.licenses: dict[str, None] = {}
-        # Each distinct key as written -> (kind, the one string kept for it): most files
-        # spell a handful of keys, so a line costs one lookup instead of lower() and intern().
-        self.spellings: dict[str, tuple[int, int]] = {}
+        # Each distinct key as written -> (kind, the one string kept for it, the sign of a
+        # rule's code: 1 allow, -1 disallow, 0 another kind): most files spell a handful
+        # of keys, so a line costs one lookup instead of lower() and intern().
+        self.spellings: dict[str, tuple[int, int, int]] = {}
         self.usage_grouping = _Grouping()  # of Content-Usage / Content-Signal
         self.delay_grouping = _Grouping()  # of Crawl-delay
 
@@ -535,16 +541,17 @@ class _Pass:
                 key, value = pair
             spelling = spellings.get(key)
             if spelling is None:
-                spelling = spellings[key] = (_kind_of(key, keys, lenient), len(spellings))
-            kind, key_index = spelling
-            if kind in (_ALLOW, _DISALLOW):
+                kind = _kind_of(key, keys, lenient)
+                spelling = spellings[key] = (kind, len(spellings), _RULE_SIGNS.get(kind, 0))
+            kind, key_index, sign = spelling
+            if sign:  # an allow or a disallow line
                 runs = 0
                 if group < 0:
                     self.skip(number, "rule before any user-agent line")
                 elif value:  # SPEC §1: an empty rule is ignored
                     values_append(value)
                     keys_append(key_index)
-                    codes_append(number if kind == _ALLOW else -number)
+                    codes_append(sign * number)
             elif kind == _USER_AGENT:
                 group, runs = user_agent(value, group, runs)
             else:
@@ -727,12 +734,20 @@ class _Pass:
         for token, named in self.more.items():
             tokens[token] = tuple(named)
         spellings = self.spellings
+        values: Iterable[str] = self.values
+        if len(self.starts) > 1:
+            # Equal values as one string: a file of several groups often repeats its rules
+            # in each crawler's group (two of five rules of the corpus are such repeats,
+            # 2.7 KiB of a file's 8.3 KiB of values; a file of one group almost never). Their
+            # hashes, made here, serve the matchers' tables too.
+            firsts: dict[str, str] = {}
+            values = map(firsts.setdefault, self.values, self.values)
         return ParsedTables(
-            tuple(self.values),
+            tuple(values),
             # The spellings as interned strings, shared by every file that uses them.
             tuple(map(intern, spellings)),
             bytes(self.rule_keys) if len(spellings) <= 0x100 else array("I", self.rule_keys),
-            self.codes,
+            array(self.code_type, self.codes),
             self.starts,
             tokens,
             self.delays or None,

@@ -214,14 +214,23 @@ def _parents(keys: Sequence[str]) -> list[int]:
 
     A key's parent is the key just before it or on that one's chain of parents (every key
     sorted between a prefix and the key starts with the prefix, so the key before starts
-    with the parent too), so one pass up those chains finds them all."""
+    with the parent too), so one pass up those chains finds them all. A key that is a
+    prefix of another is also one of the key right after it (every key between them starts
+    with it): which keys start with the key before them is found first, in C. When none
+    does (most files), no key has a parent; a key that does not, after one with none, has
+    none either."""
     parents = [-1] * len(keys)
-    for index in range(1, len(keys)):
-        key = keys[index]
-        up = index - 1
-        while up >= 0 and not key.startswith(keys[up]):
-            up = parents[up]
-        parents[index] = up
+    follows = list(map(str.startswith, keys[1:], keys))
+    if True not in follows:
+        return parents
+    for index, prefixed in enumerate(follows, 1):
+        if prefixed:
+            parents[index] = index - 1
+        elif (up := parents[index - 1]) >= 0:
+            key = keys[index]
+            while up >= 0 and not key.startswith(keys[up]):
+                up = parents[up]
+            parents[index] = up
     return parents
 
 
@@ -332,17 +341,17 @@ class LongestMatcher:
                 return
             literal = {}
         wild: dict[str, list[_Raw]] = {}
+        # Whether any pattern has a "*" or a "$" (most have neither): a scan of them all
+        stars, anchors = wildcards and "*" in joined, wildcards and "$" in joined
         for pattern, code in zip(patterns, codes, strict=True):
-            if wildcards and ("*" in pattern or pattern[-1:] == "$"):
-                star = pattern.find("*")
-                if star >= 0:  # split into segments when a path first reaches its key
-                    wild.setdefault(pattern[:star], []).append((len(pattern), code, pattern))
-                else:
-                    _keep_better(exact, pattern[:-1], code)
-            else:
-                old = literal.get(pattern)
-                if old is None or code > 0 > old:  # equal patterns: as _keep_better
-                    literal[pattern] = code
+            if stars and "*" in pattern:  # split into segments when a path first reaches its key
+                wild.setdefault(pattern[: pattern.index("*")], []).append(
+                    (len(pattern), code, pattern)
+                )
+            elif anchors and pattern[-1:] == "$":
+                _keep_better(exact, pattern[:-1], code)
+            elif literal.setdefault(pattern, code) < 0 < code:
+                literal[pattern] = code  # equal patterns: as _keep_better
         self._set_up(literal, exact, wild, code_type)
 
     def _set_up(
