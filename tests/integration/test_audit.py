@@ -18,8 +18,6 @@ import pytest
 import pytest_twisted
 from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
-from twisted.internet import reactor
-from twisted.internet.task import deferLater
 
 from rep_engine.settings.readers import RepSettingError
 from scrapy_rep.crawl.audit.audit import AuditTrail
@@ -41,11 +39,11 @@ from tests.support.robotsite import (
     Reply,
     Sites,
     crawl,
+    paused_once_queued,
     redirect,
     refused_at_start,
     robots,
 )
-from tests.support.scrapyversions import stop
 from tests.support.workers import run_config
 
 ISO = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$")
@@ -304,21 +302,7 @@ async def test_jobdir_resume_one_record_per_url_never_a_forbidden_fetch(
 async def _paused_before_sending(settings: dict[str, Any], urls: list[str]) -> None:
     """A crawl with ``settings`` (a ``JOBDIR``) paused as it opens, stopped once its start
     requests are queued on disk: every one of them open at the pause."""
-    first = get_crawler(ListSpider, settings)
-
-    def pause(**_: Any) -> None:
-        assert first.engine is not None
-        first.engine.pause()
-
-    first.signals.connect(pause, signal=signals.spider_opened, weak=False)
-    running = first.crawl(urls=urls)
-    assert first.stats is not None
-    for _ in range(600):  # until its requests are queued (at most 30 s)
-        await deferLater(reactor, 0.05)  # type: ignore[arg-type]
-        if first.stats.get_value("scheduler/enqueued/disk") == len(urls):
-            break
-    await stop(first)
-    await running
+    await paused_once_queued(settings, urls, "disk")
 
 
 @pytest_twisted.ensureDeferred

@@ -34,6 +34,7 @@ from tests.support.robotsite import (
     Reply,
     Sites,
     crawl,
+    paused_once_queued,
     redirect,
     robots,
 )
@@ -855,21 +856,9 @@ async def _paused_with_its_requests_queued(
 ) -> None:
     """A worker with ``settings`` (``JOBDIR``) and its trail at ``trail`` queues ``urls`` in
     the shared queue and takes none (paused as it opens); paused once they are queued."""
-    first = get_crawler(ListSpider, {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trail)})
-
-    def pause(**_: Any) -> None:
-        assert first.engine is not None
-        first.engine.pause()
-
-    first.signals.connect(pause, signal=signals.spider_opened, weak=False)
-    running = first.crawl(urls=urls)
-    assert first.stats is not None
-    for _ in range(600):  # until its requests are queued (at most 30 s)
-        await deferLater(reactor, 0.05)  # type: ignore[arg-type]
-        if first.stats.get_value("scheduler/enqueued/redis") == len(urls):
-            break
-    await stop(first)
-    await running
+    await paused_once_queued(
+        {**BASE_SETTINGS, **settings, "REP_AUDIT_FILE": str(trail)}, urls, "redis"
+    )
 
 
 @pytest.mark.parametrize("taker", ["another worker", "itself, resumed"])

@@ -493,3 +493,30 @@ def paths_of(sites: Sites, urls: Iterable[str], name: str = "a") -> set[str]:
     """The paths of the ``urls`` on origin ``name``."""
     base = sites.bases[name]
     return {url[len(base) :] for url in urls if url.startswith(base)}
+
+
+async def paused_once_queued(settings: dict[str, Any], urls: list[str], queue: str) -> None:
+    """A crawl of ``urls`` with ``settings`` (a ``JOBDIR``) paused as it opens, so that it
+    sends nothing, and stopped once its start requests are queued in ``queue`` (``disk``:
+    Scrapy's own, ``redis``: scrapy-redis's shared one; at most 30 s): every one of them
+    open at the pause."""
+    from scrapy import signals
+    from twisted.internet import reactor
+
+    from tests.support.scrapyversions import stop
+
+    first = get_crawler(ListSpider, settings)
+
+    def pause(**_: Any) -> None:
+        assert first.engine is not None
+        first.engine.pause()
+
+    first.signals.connect(pause, signal=signals.spider_opened, weak=False)
+    running = first.crawl(urls=urls)
+    assert first.stats is not None
+    for _ in range(600):
+        await deferLater(reactor, 0.05)  # type: ignore[arg-type]
+        if first.stats.get_value(f"scheduler/enqueued/{queue}") == len(urls):
+            break
+    await stop(first)
+    await running
