@@ -29,7 +29,7 @@ from typing import Any, Final
 from rep_engine.records import ItemStatus
 from rep_engine.urls.origins import origin_of
 from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
-from rep_recheck.captures import Capture, present, responses
+from rep_recheck.captures import Capture, of_one_date, present, responses
 from rep_recheck.names import PARSED_ORIGINS
 from rep_recheck.rechecker import Rechecker
 
@@ -132,7 +132,11 @@ class Timeline:
         captures of an unreadable date beside it."""
         found = self.by_url.get(url) or []
         place = bisect.bisect_right(found, when, key=capture_date)
-        newest = found[place - 1] if place else None
+        newest = None
+        if place:
+            date = found[place - 1].date
+            first = bisect.bisect_left(found, date, key=capture_date)
+            newest = of_one_date(found[first:place])
         if when == math.inf and url in self.undated:
             return present(newest, self.undated[url])
         return newest

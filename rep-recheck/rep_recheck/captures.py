@@ -1,7 +1,8 @@
 """The captures of a WARC file (pure; read with the optional ``warcio``): each
 ``response`` record as the crawl would have had its answer (:class:`Capture`), by its
 target URI as origins are compared (:func:`capture_key`), the latest of each URL
-(:func:`captures`; one whose ``WARC-Date`` cannot be read: :func:`present`).
+(:func:`captures`; one whose ``WARC-Date`` cannot be read: :func:`present`; several of
+one date that disagree: :func:`of_one_date`).
 
 
 A file that is not a WARC, or is cut (a record shorter than its ``Content-Length``, a
@@ -96,16 +97,18 @@ def captures(path: str | Path) -> dict[str, Capture]:
     """Every ``response`` record of the WARC at ``path``, by target URI (the latest
     capture of each, as :func:`present` reads captures of an unreadable date; the URI as
     :func:`capture_key` spells it). Raises :class:`WarcError`."""
-    found: dict[str, tuple[float, Capture]] = {}
+    found: dict[str, tuple[float, list[Capture]]] = {}
     undated: dict[str, list[Capture]] = {}
     for uri, capture in responses(path):
         if capture.date is None:
             undated.setdefault(uri, []).append(capture)
             continue
         earlier = found.get(uri)
-        if earlier is None or capture.date >= earlier[0]:
-            found[uri] = (capture.date, capture)
-    latest = {uri: capture for uri, (_, capture) in found.items()}
+        if earlier is None or capture.date > earlier[0]:
+            found[uri] = (capture.date, [capture])
+        elif capture.date == earlier[0]:
+            earlier[1].append(capture)
+    latest = {uri: of_one_date(newest) for uri, (_, newest) in found.items()}
     for uri, captured in undated.items():
         chosen = present(latest.get(uri), captured)
         if chosen is not None:
@@ -132,6 +135,23 @@ def present(dated: Capture | None, undated: Sequence[Capture]) -> Capture | None
     problem = (f"{len(undated):,} capture(s) of an unreadable WARC-Date{beside} answer "
                "otherwise: which answer is the newest is not known")  # fmt: skip
     return Capture(last.status, None, None, b"", None, last.record_id, problem=problem)
+
+
+def of_one_date(newest: Sequence[Capture]) -> Capture:
+    """The capture a URL's answer at a date is read from, of its captures of that date
+    (``newest``, in the files' order; at least one). Captures of one ``WARC-Date`` (one
+    second) that answer otherwise are not known to be in any order, so neither is read
+    as the later: the document is not had, as :func:`present` reads captures of an
+    unreadable date that disagree (a robots.txt not had refuses every item of its origin,
+    the crawl's give-up verdict; another document's items are unknown). Never decided by
+    the order of ``--documents``: whichever says "no", no "no" is lost."""
+    last = newest[-1]
+    if all(_answer(one) == _answer(last) for one in newest[:-1]):
+        return last
+    assert last.date is not None  # captures of one date
+    problem = (f"{len(newest):,} captures dated alike, {capture_time(last.date)}, answer "
+               "otherwise: which answer is the newest is not known")  # fmt: skip
+    return Capture(last.status, None, None, b"", last.date, last.record_id, problem=problem)
 
 
 def _answer(capture: Capture) -> tuple[object, ...]:

@@ -302,3 +302,32 @@ def test_then_reads_the_documents_of_its_robots_txt_captures_crawl(tmp_path: Pat
     lines = _ai_train(tmp_path, _dataset(tmp_path), *warcs)
     assert (lines[0]["status"], lines[0]["then"], lines[0]["changed"]) == ("refused", "kept",
                                                                            True)  # fmt: skip
+
+
+@pytest.mark.parametrize("first", [ALLOW, DISALLOW])
+def test_captures_of_one_date_that_disagree_are_never_read_by_the_order_given(
+    tmp_path: Path, first: str
+) -> None:
+    """Two captures of a.example's robots.txt dated to the same second, one allowing
+    and one disallowing, were read by the order of ``--documents`` (the later given won,
+    so one order kept the item): neither is known to be the newer, so the document is not
+    had, whichever order, and the item is never kept on the "yes" (issue 76, item 9)."""
+    second = DISALLOW if first == ALLOW else ALLOW
+    warcs = _warcs(tmp_path, (JUN, first), (JUN, second))
+    said = _said_of(tmp_path, warcs)
+    assert said[0]["status"] == "unknown", said
+    assert "captures dated alike, 2025-06-01T00:00:00Z, answer otherwise" in said[0]["why"]
+    said = _said_of(tmp_path, warcs, "--as-of=2025-07-01")
+    assert said[0]["status"] == "unknown", said
+    one = tmp_path / "one.warc"  # both in one WARC: the file's order decides nothing either
+    write_warc(one, [robots_capture("https://a.example", first),
+                     robots_capture("https://a.example", second)], date=JUN)  # fmt: skip
+    assert _said_of(tmp_path, ["--documents", str(one)])[0]["status"] == "unknown"
+
+
+def test_captures_of_one_date_that_agree_are_read(tmp_path: Path) -> None:
+    """Captures of one date that answer alike are one answer: read, not a dispute."""
+    said = _said_of(tmp_path, _warcs(tmp_path, (JUN, DISALLOW), (JUN, DISALLOW)))
+    assert said[0]["status"] == "refused", said
+    said = _said_of(tmp_path, _warcs(tmp_path, (JUN, ALLOW), (JUN, ALLOW)))
+    assert said[0]["status"] == "kept", said
