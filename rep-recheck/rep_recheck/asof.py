@@ -134,8 +134,7 @@ class Timeline:
         place = bisect.bisect_right(found, when, key=capture_date)
         newest = None
         if place:
-            date = found[place - 1].date
-            first = bisect.bisect_left(found, date, key=capture_date)
+            first = bisect.bisect_left(found, capture_date(found[place - 1]), key=capture_date)
             newest = of_one_date(found[first:place])
         if when == math.inf and url in self.undated:
             return present(newest, self.undated[url])

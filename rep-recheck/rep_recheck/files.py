@@ -164,13 +164,24 @@ class Staged:
         #: (temporary path, final path) of each output.
         self._files: list[tuple[Path, Path]] = []
         #: Each folder of outputs that gets a manifest, and the previous run's files in
-        #: it to remove (:func:`previous_outputs`).
-        self._folders: dict[Path, list[Stale]] = {}
+        #: it to remove (:func:`previous_outputs`); ``None``: a folder the run writes
+        #: its report in, whose manifest names it beside what it named.
+        self._folders: dict[Path, list[Stale] | None] = {}
 
     def folder(self, folder: str | Path, stale: Sequence[Stale] = ()) -> None:
         """``folder`` holds outputs: once they are in place, a manifest names them and
         ``stale`` is removed (nothing, when none of this run's outputs is written there)."""
         self._folders[Path(folder).resolve()] = list(stale)
+
+    def report(self, path: str | Path) -> None:
+        """The report at ``path`` named by its folder's manifest once in place, beside
+        what the manifest named (a folder of outputs' manifest names it with them): the
+        one sign by which a later run that reads the folder as a collection knows it for
+        a recheck's report, not a shard (:func:`rep_recheck.shards.expand`)."""
+        final = Path(path)
+        if final.exists() and not final.is_file():
+            return  # a device or a FIFO: written as it is, in no folder of outputs
+        self._folders.setdefault(final.resolve().parent, None)
 
     def open(self, path: str | Path) -> IO[bytes]:
         """The output for ``path`` open for writing until it is whole: made new beside it
@@ -229,6 +240,9 @@ class Staged:
         for folder, stale in self._folders.items():
             mine = [path for path in written if path.parent == folder]
             if not mine:
+                continue
+            if stale is None:
+                manifest.add(folder, mine)
                 continue
             manifest.write(folder, mine)
             for path, stamp in stale:

@@ -21,7 +21,7 @@ from rep_engine.records import ItemStatus
 from rep_engine.settings import RepConfig
 from rep_engine.trail.terminal import printable
 from rep_recheck.asof import Then
-from rep_recheck.datasets import Chunk, Dataset, DatasetError, Item
+from rep_recheck.datasets import STDIN, Chunk, Dataset, DatasetError, Item
 from rep_recheck.deciding import (
     Closing,
     agents_obeyed,
@@ -104,6 +104,8 @@ class Finishing:
             # an interrupted run writes no --out or --removed: the previous run's files
             # and manifest stay as they are (its --summary there is no shard of it)
             staged.folder(folder, stale)
+        if self.options.report and not self.interrupted and self._report_among_shards():
+            staged.report(self.options.report)
         self.pages_missing = 0
         if self.interrupted and self.request is not None and fetched is not None:
             self.pages_missing = len(set(self.request.pages) - fetched.pages.keys())
@@ -121,6 +123,14 @@ class Finishing:
         if not self.options.summary:
             out.write(text)
         return self._exit_status(tally)
+
+    def _report_among_shards(self) -> bool:
+        """Whether the report is written in a folder a shard of this run is read from: a
+        later run that reads that folder must know it for a report (its manifest names
+        it: :meth:`~rep_recheck.files.Staged.report`), not a shard."""
+        folder = Path(self.options.report).resolve().parent
+        return any(Path(path).resolve().parent == folder
+                   for path in self.shards.paths if path != STDIN)  # fmt: skip
 
     def _about(self) -> dict[str, Any]:
         """What the trail's run line says of the recheck."""

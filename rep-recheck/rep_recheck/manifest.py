@@ -143,6 +143,19 @@ def write(folder: Path, written: Iterable[Path]) -> None:
     )
 
 
+def add(folder: Path, written: Iterable[Path]) -> None:
+    """``folder``'s manifest naming the files ``written`` there beside those it named (a
+    recheck's report written in a folder that is no folder of its outputs)."""
+    try:
+        said = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        said = None
+    files = said.get("files") if isinstance(said, dict) else None
+    files = {**(files if isinstance(files, dict) else {}),
+             **{path.name: stamp(path) for path in written}}  # fmt: skip
+    _replace(folder, {"written_by": WRITTEN_BY, "files": files})
+
+
 def _replace(folder: Path, said: dict[str, Any]) -> None:
     with replacing(folder / MANIFEST) as file:  # made new: no planted symlink followed
         file.write((json.dumps(said, indent=1) + "\n").encode())

@@ -24,14 +24,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
+from rep_recheck import manifest
 from rep_recheck.datasets import STDIN
 
 #: The names of a folder's files read as its shards (a ``.gz`` is read as a compressed
 #: trail, so a folder's are not: name them, or a pattern).
 SUFFIXES: Final = (".jsonl", ".ndjson", ".csv", ".parquet")
 #: How the first line of a recheck's ``--report`` starts (its keys, in order; with
-#: several shards, ``shard`` first): a folder's or a pattern's file that starts so is a
-#: report a run wrote there, not a shard (its lines name a ``url`` each).
+#: several shards, ``shard`` first): a folder's or a pattern's file that starts so, and
+#: that its folder's manifest names, is a report a run wrote there, not a shard (its
+#: lines name a ``url`` each).
 _REPORT_KEYS: Final = (("line", "url", "status"), ("shard", "line", "url", "status"))
 #: What makes an argument a pattern (when no file has that name).
 _MAGIC: Final = frozenset("*?[")
@@ -63,8 +65,14 @@ def _is_pattern(argument: str) -> bool:
 
 
 def _is_report(path: str) -> bool:
-    """Whether ``path`` is a JSON Lines file a recheck wrote as its ``--report``."""
+    """Whether ``path`` is a JSON Lines file a recheck wrote as its ``--report``: its
+    folder's manifest names it as it is now (:mod:`~rep_recheck.manifest`), and it starts
+    as a report does. A user's shard whose records begin ``line,url,status`` is read."""
     if not path.lower().endswith((".jsonl", ".ndjson")):
+        return False
+    where = Path(path)
+    if not manifest.known(manifest.recorded(where.parent), where.name,
+                          manifest.stamp_of(where), loose=True):  # fmt: skip
         return False
     try:
         with open(path, "rb") as file:

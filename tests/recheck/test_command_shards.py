@@ -7,6 +7,7 @@ per shard, the report's and the trail's items naming their shard, and ``--out`` 
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -419,3 +420,59 @@ def test_a_shard_that_fails_half_way_ends_the_run_saying_so(
     code, out = audit_tool("export", str(trail), f"--run={run}", f"--summary={summary}")
     assert len(out.splitlines()) == 1 + 4
     assert "its items are those decided before it stopped" in summary.read_text()
+
+
+def _lines(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+
+
+def test_a_users_shard_that_begins_as_a_report_does_is_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder's JSON Lines file whose records begin ``line, url, status`` (a user's
+    own export of decisions, say) was skipped as "a recheck's --report": its items were
+    never re-checked and ``--out`` lacked them. Only a file its folder's manifest names
+    is a recheck's report (issue 76, item 9)."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    mine = ["https://a.example/no/mine", "https://a.example/yes/mine"]
+    _lines(folder / "mine.jsonl", [{"line": n, "url": url, "status": "ok"}
+                                   for n, url in enumerate(mine, 1)])  # fmt: skip
+    _lines(folder / "other.jsonl", [{"url": "https://a.example/yes/other"}])
+    report = tmp_path / "report.jsonl"
+    code, _ = recheck_tool(str(folder), "--purpose", "search", "--documents",
+                           str(_captured(tmp_path)), "--report", str(report))  # fmt: skip
+    assert code == EXIT_REMOVED
+    said = {line["url"]: line["status"] for line in report_lines(report)}
+    assert said == {"https://a.example/no/mine": "refused", "https://a.example/yes/mine": "kept",
+                    "https://a.example/yes/other": "kept"}  # fmt: skip
+    assert "not read" not in capsys.readouterr().err
+
+
+def test_a_report_written_among_the_shards_is_not_read_by_the_next_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run whose ``--report`` goes into the folder it reads has the folder's manifest
+    name it: the next run over the folder knows it for a report, says so, and reads only
+    the shards; edited since, it is no longer that report and is read."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    _lines(folder / "items.jsonl", [{"url": "https://a.example/no/1"},
+                                    {"url": "https://a.example/yes/1"}])  # fmt: skip
+    warc = str(_captured(tmp_path))
+    report = folder / "report.jsonl"
+    argv = [str(folder), "--purpose", "search", "--documents", warc]
+    code, _ = recheck_tool(*argv, "--report", str(report))
+    assert code == EXIT_REMOVED
+    assert (folder / MANIFEST).is_file()
+    capsys.readouterr()
+    again = tmp_path / "again.jsonl"
+    recheck_tool(*argv, "--report", str(again))
+    said = capsys.readouterr().err
+    assert f"1 file(s) a recheck wrote as its --report not read: {report}" in said
+    assert [line["url"] for line in report_lines(again)] == [
+        "https://a.example/no/1", "https://a.example/yes/1"]  # fmt: skip
+    with report.open("a", encoding="utf-8") as file:  # edited: no longer the run's
+        file.write('{"line": 9, "url": "https://a.example/yes/9", "status": "kept"}\n')
+    recheck_tool(*argv, "--report", str(again))
+    assert "https://a.example/yes/9" in {line["url"] for line in report_lines(again)}
