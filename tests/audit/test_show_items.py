@@ -3,11 +3,18 @@ item's story, and beside it the crawl's, in one trail or two."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from rep_audit.cli import EXIT_CLEAN
 from rep_engine.trail.read import Trail
-from tests.support.recheck import RECHECKED, recheck_trail
+from tests.support.recheck import (
+    RECHECKED,
+    recheck_tool,
+    recheck_trail,
+    robots_capture,
+    write_warc,
+)
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import ROBOTS, TDMREP, sha, write_trail
 
@@ -90,3 +97,26 @@ def test_show_tells_the_crawl_and_the_recheck_of_a_url_in_one_trail_or_two(
     assert f"{own}:" in out.splitlines()
     assert out.count("item re-checked (line 2 of the dataset): refused") == 2
     assert out.count("was refused by robots.txt") == 1
+
+
+def test_show_finds_a_rechecked_item_however_its_url_is_written(tmp_path: Path) -> None:
+    """An item record was found only as the dataset spelt its URL (``HTTPS://A.EXAMPLE``,
+    its query's order, a fragment, ``%7E``): asked as a site owner writes it, the story
+    said "no record". Items are found as a crawl's records are (issue 76, item 9)."""
+    warc = tmp_path / "r.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
+    rows = [
+        {"url": "HTTPS://A.EXAMPLE/no/x?b=2&a=1#frag"},
+        {"url": "https://a.example/yes/%7Euser"},
+    ]
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    trail = tmp_path / "trail.jsonl"
+    recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc), "--trail",
+                 str(trail))  # fmt: skip
+    for asked, said in [("https://a.example/no/x?a=1&b=2", "refused"),
+                        ("/no/x?a=1&b=2", "refused"), ("a.example/no/x?b=2&a=1", "refused"),
+                        ("https://a.example/yes/~user", "kept")]:  # fmt: skip
+        code, out = audit_tool("show", str(trail), asked)
+        assert code == EXIT_CLEAN, (asked, out)
+        assert "item re-checked (line" in out and f"): {said}" in out, (asked, out)
