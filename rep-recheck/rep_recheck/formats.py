@@ -237,8 +237,10 @@ class Csv:
 
 class Export:
     """An ``audit export`` (or a trail, read through it): one asset per line after the
-    header; an asset was kept by the crawl, and refused then for a purpose of the
-    recheck only when its preferences say ``disallowed`` for it (``mark``)."""
+    header (written first to an export's outputs, never to a trail's: they are the
+    assets' lines, JSON Lines); an asset was kept by the crawl, and refused then for a
+    purpose of the recheck only when its preferences say ``disallowed`` for it
+    (``mark``)."""
 
     def __init__(self, path: Path, purposes: Sequence[str], trail: bool = False) -> None:
         self.path = path
@@ -269,7 +271,10 @@ class Export:
             head = None
         if not isinstance(head, dict) or "export" not in head:
             raise DatasetError(f"{self.name}: not an audit export (no header line)")
-        self.header = header
+        # an export's outputs are exports, its header first; a trail's are its assets'
+        # lines alone: the header of the whole trail's export would say of a part that it
+        # is the export of the trail at that head (`audit verify --export` fails it)
+        self.header = header if self.format == "export" else b""
         items: list[Item] = []
         data: list[bytes] = []
         for number, raw in enumerate(lines, 2):
