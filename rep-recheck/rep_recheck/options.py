@@ -18,7 +18,14 @@ from rep_engine.settings.readers import read_bool
 from rep_engine.trail.file import TrailFileError, check_trail
 from rep_recheck.asof import add_dated_options
 from rep_recheck.datasets import FORMATS, STDIN
-from rep_recheck.files import OUTPUTS, PathError, Stale, check_paths, previous_outputs
+from rep_recheck.files import (
+    MANIFEST,
+    OUTPUTS,
+    PathError,
+    Stale,
+    check_paths,
+    previous_outputs,
+)
 from rep_recheck.rechecker import Identity
 from rep_recheck.shards import SUFFIXES, Shards, check_folders, output_of
 
@@ -160,6 +167,11 @@ def check_outputs(options: argparse.Namespace, shards: Shards) -> dict[str, list
         inputs.append(("the WARC of --documents", Path(warc)))
     given = [(name, str(getattr(options, name))) for name in OUTPUTS
              if getattr(options, name, None)]  # fmt: skip
+    for name, path in given:
+        if Path(path).resolve().name == MANIFEST:  # through a symlink too
+            raise PathError(f"--{name} {path}: {MANIFEST} is the manifest a recheck writes in "
+                            "a folder of its outputs, which would replace this file: name "
+                            "another")  # fmt: skip
     folders = [(name, path) for name, path in given if name in ("out", "removed")]
     check_folders(shards, folders)
     outputs = []

@@ -476,3 +476,26 @@ def test_a_report_written_among_the_shards_is_not_read_by_the_next_run(
         file.write('{"line": 9, "url": "https://a.example/yes/9", "status": "kept"}\n')
     recheck_tool(*argv, "--report", str(again))
     assert "https://a.example/yes/9" in {line["url"] for line in report_lines(again)}
+
+
+@pytest.mark.parametrize("option", ["--summary", "--trail", "--report"])
+def test_an_output_named_as_a_folder_s_manifest_is_refused_at_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: str
+) -> None:
+    """``--summary out/.recheck-outputs.json`` (or ``--trail``) was written, then replaced
+    by the manifest of ``--out out``: the summary lost, the trail's lines gone. Refused
+    before anything is read, directly or through a symlink (issue 76, item 9)."""
+    data = tmp_path / "data"
+    _shards(data)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / MANIFEST).write_text("{}", encoding="utf-8")
+    before = (out / MANIFEST).read_bytes()
+    link = tmp_path / "named.md"
+    link.symlink_to(out / MANIFEST)
+    warc = str(_captured(tmp_path))
+    for named in (out / MANIFEST, link):
+        said = _refused(capsys, str(data), "--purpose", "search", "--documents", warc,
+                        "--out", str(out), option, str(named))  # fmt: skip
+        assert f"{option} {named}: {MANIFEST} is the manifest a recheck writes" in said
+        assert (out / MANIFEST).read_bytes() == before
