@@ -288,10 +288,15 @@ class Recheck(Finishing):
         crawl = {**settings, "REP_PURPOSE": config.purpose}
         crawl.setdefault("REP_UNREACHABLE_MAX_WAIT", RECHECK_MAX_WAIT)
         default = "REP_UNREACHABLE_MAX_WAIT" not in settings
+        max_wait = float(crawl["REP_UNREACHABLE_MAX_WAIT"])
+        connect = min(config.unreachable_connect_max_wait, max_wait)
+        sooner = (f", {connect:,.0f} s when its host cannot be connected to "
+                  "(REP_UNREACHABLE_CONNECT_MAX_WAIT), which comes first" if connect < max_wait
+                  else "")  # fmt: skip
         print(f"recheck: a document that does not answer (a 5xx, a 429, a network error) "
-              f"is waited for at most {float(crawl['REP_UNREACHABLE_MAX_WAIT']):,.0f} s "
+              f"is waited for at most {max_wait:,.0f} s from its first failure "
               "(REP_UNREACHABLE_MAX_WAIT" + (", a recheck's default: its origin's items "
-              "are then unknown, and removed anyway)" if default else ")"),
+              "are then unknown, and removed anyway" if default else "") + f"){sooner}",
               file=err, flush=True)  # fmt: skip
         return FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
                             rechecker.rules.needs_tdmrep,

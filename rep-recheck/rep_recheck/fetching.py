@@ -93,11 +93,14 @@ def fetch_progress(
     waiting: Mapping[str, tuple[str, float]],
     max_wait: float,
     now: float,
+    connect_max_wait: float | None = None,
 ) -> str:
     """The crawl's progress line: the origins done, and those waiting (for
     :data:`PROGRESS_EVERY` seconds or more) on a document that does not answer yet, by
     kind, until when at the latest (each is given up on ``max_wait`` seconds after it
-    started), and the setting that shortens it. ``waiting``: origin -> (the kind of
+    started), the shorter wait of a host that cannot be connected to
+    (``connect_max_wait``, which comes first: :meth:`~rep_engine.fetch.rules.Policy.
+    wait_limit`), and the setting that shortens it. ``waiting``: origin -> (the kind of
     document it waits for, when it started waiting, POSIX seconds)."""
     line = f"recheck: fetching: {done:,} of {total:,} origin(s) done"
     slow = [(kind, since) for kind, since in waiting.values() if now - since >= PROGRESS_EVERY]
@@ -106,10 +109,14 @@ def fetch_progress(
     kinds = Counter(kind for kind, _ in slow)
     on = ", ".join(f"{kind} ({count:,})" for kind, count in sorted(kinds.items()))
     until = datetime.fromtimestamp(max(since for _, since in slow) + max_wait, timezone.utc)
+    sooner = ""
+    if connect_max_wait is not None and connect_max_wait < max_wait:
+        sooner = (f" ({connect_max_wait:,.0f} s when its host cannot be connected to: "
+                  "REP_UNREACHABLE_CONNECT_MAX_WAIT)")  # fmt: skip
     return (f"{line}; {len(slow):,} waiting on a document that does not answer yet: {on}; "
-            f"each given up on after {max_wait:,.0f} s, by about {until:%H:%M:%S} UTC at "
-            "the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; their items are "
-            "then unknown)")  # fmt: skip
+            f"each given up on after {max_wait:,.0f} s{sooner}, by about {until:%H:%M:%S} "
+            "UTC at the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; their items "
+            "are then unknown)")  # fmt: skip
 
 
 class Progress:

@@ -308,6 +308,14 @@ def test_the_fetch_progress_says_how_many_wait_on_what_until_when_and_what_short
         "their items are then unknown)"
     )
     assert fetch_progress(5, 240, {}, 60.0, 1010.0) == "recheck: fetching: 5 of 240 origin(s) done"
+    # a host that cannot be connected to is given up on sooner: said, as it comes first
+    assert fetch_progress(230, 240, waiting, 60.0, 1010.0, 10.0) == (
+        "recheck: fetching: 230 of 240 origin(s) done; 3 waiting on a document that does "
+        "not answer yet: robots.txt (2), tdmrep.json (1); each given up on after 60 s (10 s "
+        "when its host cannot be connected to: REP_UNREACHABLE_CONNECT_MAX_WAIT), by about "
+        "00:17:41 UTC at the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; their "
+        "items are then unknown)"
+    )
 
 
 @pytest.mark.parametrize(
@@ -330,8 +338,12 @@ def test_a_recheck_waits_a_short_time_for_a_document_that_does_not_answer_and_sa
     assert asked[0].settings["REP_UNREACHABLE_MAX_WAIT"] == waits
     assert asked[0].progress is not None
     err = capsys.readouterr().err
-    assert f"is waited for at most {float(waits):.0f} s (REP_UNREACHABLE_MAX_WAIT" in err
+    assert f"is waited for at most {float(waits):.0f} s from its first failure " in err
+    assert "(REP_UNREACHABLE_MAX_WAIT" in err
     assert ("removed anyway" in err) is (not given)
+    # the shorter wait of a host that cannot be connected to comes first: said (issue 76)
+    sooner = "10 s when its host cannot be connected to (REP_UNREACHABLE_CONNECT_MAX_WAIT)"
+    assert (sooner in err) is (not given)
 
 
 def test_exit_2_only_when_no_item_could_be_read(

@@ -29,6 +29,7 @@ from scrapy.settings import Settings
 from twisted.internet.defer import Deferred
 
 from rep_engine.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
+from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import origin_of
 from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM
 from rep_recheck.documents import OriginDocuments
@@ -152,8 +153,11 @@ class RecheckSpider(Spider):
         not answer (:func:`~rep_recheck.fetching.fetch_progress`)."""
         settings = self.request.settings
         max_wait = float(settings.get("REP_UNREACHABLE_MAX_WAIT") or 0.0)
+        connect = self.crawler.settings.getfloat(
+            "REP_UNREACHABLE_CONNECT_MAX_WAIT", RepConfig().unreachable_connect_max_wait
+        )
         line = fetch_progress(self.done, len(self.request.origins), self.waiting, max_wait,
-                              time.time())  # fmt: skip
+                              time.time(), connect)  # fmt: skip
         print(line, file=self.request.progress, flush=True)
 
     async def _origin(self, owner: Any, name: str) -> None:
