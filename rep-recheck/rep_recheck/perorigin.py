@@ -21,7 +21,7 @@ from rep_recheck.names import PARSED_ORIGINS, Numbered
 #: The array type of a count per origin (4 bytes; made 8 bytes if one outgrows it).
 _SMALL: Final = "I"
 #: The counts of each origin, one array each.
-_COUNTS: Final = (*ITEM_STATUSES, "by_usage", "by_access", "second")
+_COUNTS: Final = (*ITEM_STATUSES, "by_usage", "by_access", "by_policy", "second")
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,8 @@ class PerOrigin(Mapping[str, OriginCounts]):
         self.names = Numbered(held)
         #: Its items kept, refused, unknown; refused by a usage signal (a purpose's
         #: "no"), by an access rule (robots.txt's Allow/Disallow, a page's noindex or
-        #: unavailable_after): by the name of the count.
+        #: unavailable_after), by no signal (``REP_PURPOSE_UNKNOWN = "deny"``): by the
+        #: name of the count.
         self.counts: dict[str, array[int]] = {name: array(_SMALL) for name in _COUNTS}
         #: Items refused per purpose, by purpose.
         self.purposes: dict[str, array[int]] = {}
@@ -168,7 +169,7 @@ class PerOrigin(Mapping[str, OriginCounts]):
         if number is None:
             raise KeyError(name)
         purposes = Counter({p: n for p, counts in self.purposes.items() if (n := counts[number])})
-        kept, refused, unknown, usage, access, _ = (c[number] for c in self.counts.values())
+        kept, refused, unknown, usage, access, _, _ = (c[number] for c in self.counts.values())
         return OriginCounts(kept, refused, unknown, purposes, self.signals_of(number), usage,
                             access)  # fmt: skip
 

@@ -68,13 +68,14 @@ def _head(
     notes: Sequence[str],
 ) -> list[str]:
     """The summary's title and its list: items, documents, the decision, the counts of
-    kept and removed items, and of the items refused by a usage signal and by an access
-    rule."""
+    kept and removed items, and of the items refused by a usage signal, by an access
+    rule, and (``REP_PURPOSE_UNKNOWN = "deny"``) by no signal at all."""
     items, origins = tally.items, len(tally.origins)
     kept = tally.statuses[ItemStatus.KEPT]
     unknown = "kept (--keep-unknown)" if keep_unknown else "removed"
     per = tally.origins
     usage, access = sum(per.counts["by_usage"]), sum(per.counts["by_access"])
+    policy = sum(per.counts["by_policy"])
     named = ", ".join(f"{agent} {count:,}" for agent, count in tally.by_named_agent.most_common())
     several = f" ({len(tally.shards):,} shards)" if tally.shards else ""
     dataset = printable(dataset)  # file names: no line break of theirs in the summary
@@ -93,6 +94,15 @@ def _head(
         f"unavailable_after: no statement about the purpose): {access:,} item(s) of "
         f"{per.having(per.counts['by_access']):,} origin(s)"
         + (f"; by the groups of REP_PURPOSE_AGENTS: {named}" if named else ""),
+        *(
+            [
+                f"- Refused with no signal saying no (REP_PURPOSE_UNKNOWN = 'deny': no signal "
+                f"allowed the purpose): {policy:,} item(s) of "
+                f"{per.having(per.counts['by_policy']):,} origin(s)"
+            ]
+            if policy
+            else []
+        ),
     ]
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from rep_engine.records import ItemStatus
+from rep_engine.records import ItemStatus, Reason
 from rep_recheck.datasets import Item, changed_since
 from rep_recheck.evidence import UNREADABLE, Evidence
 from rep_recheck.names import PARSED_ORIGINS
@@ -87,7 +87,10 @@ class Tally:
             one(counts, "refused", number)
             self.signals[signal] += 1
             per.signal(number, signal)
-            if said.purpose:
+            if said.purpose and said.signal == Reason.PURPOSE:
+                # REP_PURPOSE_UNKNOWN = "deny": no signal allowed it, none said no
+                one(counts, "by_policy", number)
+            elif said.purpose:
                 one(counts, "by_usage", number)
             else:
                 one(counts, "by_access", number)

@@ -17,7 +17,8 @@ from rep_audit.verify import verify
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.urls.origins import origin_of
-from rep_engine.verdict.decide import ROBOTS
+from rep_engine.usage.tdmrep import NO_FILE
+from rep_engine.verdict.decide import ROBOTS, TDM
 from rep_engine.verdict.page import PageStatements
 from rep_recheck.command import (
     EXIT_INTERRUPTED,
@@ -197,3 +198,34 @@ def test_a_run_said_to_fetch_pages_keeps_each_kept_items_page(tmp_path: Path) ->
         "record keeps nothing its page said" in what
         for what in found
     ), found
+
+
+def test_a_page_no_signal_allows_under_deny_is_not_counted_as_a_site_s_no(
+    tmp_path: Path,
+) -> None:
+    """Under ``REP_PURPOSE_UNKNOWN = "deny"`` a page nothing speaks about is refused; the
+    summary's head row "Refused by a usage signal" counted it as a site's "no", which no
+    site said (issue 76, item 9): it has a row of its own, and the usage row counts 0."""
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URL])
+
+    def fetcher(request: FetchRequest) -> FetchResult:
+        origin = origin_of(URL)
+        assert origin is not None
+        sha = hashlib.sha256(BODY).hexdigest()
+        entry = CacheEntry(parse_robotstxt(BODY), "200", FETCHED, 1e20, 1e20, 200,
+                           zlib.compress(BODY), sha256=sha)  # fmt: skip
+        documents = OriginDocuments(origin, now=FETCHED)
+        documents.add(ROBOTS, origin, entry)
+        documents.add(TDM, origin, CacheEntry(NO_FILE, "404", FETCHED, 1e20, 1e20, 404))
+        return FetchResult({str(origin): documents}, {URL: PageRead(PageStatements(()),
+                           time=FETCHED)}, downloads=1)  # fmt: skip
+
+    out = io.StringIO()
+    argv = [str(dataset), "--purpose", "ai-train", "--pages", "--no-progress",
+            "-s", "REP_PURPOSE_UNKNOWN=deny"]  # fmt: skip
+    assert main(argv, out, fetcher) == EXIT_REMOVED
+    summary = out.getvalue()
+    assert "Content-Signal, TDMRep, RSL, noai…): 0 item(s) of 0 origin(s)" in summary, summary
+    assert ("- Refused with no signal saying no (REP_PURPOSE_UNKNOWN = 'deny': no signal "
+            "allowed the purpose): 1 item(s) of 1 origin(s)") in summary  # fmt: skip
