@@ -14,8 +14,8 @@ import argparse
 import io
 import os
 import sys
-from collections.abc import Sequence
-from contextlib import nullcontext
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -42,6 +42,7 @@ from rep_audit.show import no_record, read_as, story
 from rep_audit.summary import Summary, summary_text
 from rep_audit.verify import verify
 from rep_audit.verifying import add_finding, join, verify_one, verify_several
+from rep_engine.trail.fileaccess import replacing, same_file
 from rep_engine.trail.read import Trail, TrailError
 from rep_engine.trail.terminal import printable, write_lines
 
@@ -192,13 +193,16 @@ def _export(options: argparse.Namespace, out: TextIO) -> int:
     text = "".join(encode(line) + "\n" for line in [export.header, *export.assets])
     name = options.out or ""
     summary = "\n".join(summary_markdown(export, Path(name).name if name else "")) + "\n"
+    for option, given in (("--out", options.out), ("--summary", options.summary)):
+        if given and _is_input(Path(given), options.trail):
+            return _error(f"{option} {given} is the trail the export is made of: name another "
+                          "file")  # fmt: skip
     try:
-        if options.out:
-            Path(options.out).write_text(text, encoding="utf-8")
-        else:
-            out.write(text)
+        with _written(Path(options.out) if options.out else None, out) as to:
+            to.write(text)
         if options.summary:
-            Path(options.summary).write_text(summary, encoding="utf-8")
+            with _written(Path(options.summary), out) as to:
+                to.write(summary)
     except OSError as error:
         return _error(f"cannot write: {error.filename}: {error.strerror or error}")
     if not options.summary:
@@ -208,8 +212,11 @@ def _export(options: argparse.Namespace, out: TextIO) -> int:
 
 def _bundle(options: argparse.Namespace, out: TextIO) -> int:
     """``audit bundle``: the site's bundle to ``--out`` (or ``out``), what it holds on stderr."""
+    target = Path(options.out) if options.out else None
+    if target is not None and _is_input(target, options.trail):
+        return _error(f"--out {options.out} is the trail the bundle is made of: name another file")
     try:
-        with open(options.out, "w", encoding="utf-8") if options.out else nullcontext(out) as to:
+        with _written(target, out) as to:  # --out replaced only by a whole bundle
             lines, records, later = build_bundle(options.trail, options.site, to, options.at)
     except OSError as error:
         return _error(f"cannot write: {error.filename}: {error.strerror or error}")
@@ -220,6 +227,30 @@ def _bundle(options: argparse.Namespace, out: TextIO) -> int:
                     "not cover them")  # fmt: skip
     write_lines(said, sys.stderr)
     return EXIT_CLEAN
+
+
+def _is_input(target: Path, trail: str) -> bool:
+    """Whether the output ``target`` is the trail read (or a file of its snapshot folder),
+    by a link too: writing it would destroy what the command reads."""
+    if not target.exists():
+        return False
+    read = Path(trail)
+    return same_file(target, read) or target.resolve().parent == Path(f"{read}.d").resolve()
+
+
+@contextmanager
+def _written(target: Path | None, out: TextIO) -> Iterator[TextIO]:
+    """Where a command's output goes: ``out`` without a path; a path that is a device or
+    a FIFO as it is; a file made new beside ``target`` and renamed over it when the block
+    ends, removed if it raises (a bad ``--site`` or ``--at`` leaves ``--out`` as it was)."""
+    if target is None:
+        yield out
+    elif target.exists() and not target.is_file():
+        with target.open("w", encoding="utf-8") as file:
+            yield file
+    else:
+        with replacing(target) as raw, io.TextIOWrapper(raw, "utf-8") as file:
+            yield file
 
 
 def _report(options: argparse.Namespace, out: TextIO) -> int:

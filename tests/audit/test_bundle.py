@@ -18,7 +18,8 @@ import pytest
 from rep_audit.bundle import build
 from rep_engine.trail.file import TrailFile
 from rep_engine.trail.merkle import leaf_hash, verify_inclusion
-from rep_engine.trail.read import TrailError
+from rep_engine.trail.read import Trail, TrailError
+from tests.support.tools import audit_streams
 from tests.support.trailfactory import (
     RUN,
     encode,
@@ -138,3 +139,33 @@ class _Nowhere(io.StringIO):
 
     def write(self, text: str) -> int:
         return len(text)
+
+
+def test_bundle_and_export_never_empty_or_overwrite_what_they_read(tmp_path: Path) -> None:
+    """``audit bundle --out`` emptied an existing file before a bad ``--site`` or
+    ``--at`` stopped it, and ``audit export --out`` (or ``--summary``) naming the trail
+    overwrote the trail: an output is written whole beside its path and renamed over it,
+    and one that names the trail read (or a file of its snapshots) is refused."""
+    trail = headed(write_many_origins(tmp_path / "t.jsonl", origins=2, records=4))
+    before = trail.read_bytes()
+    kept = tmp_path / "bundle.json"
+    kept.write_text("yesterday's bundle\n", encoding="utf-8")
+    for bad in (["--site", "not a url"], ["--site", "http://o0.test", "--at", "2"]):
+        code, _, err = audit_streams("bundle", str(trail), *bad, "--out", str(kept))
+        assert code != 0 and "error" in err, err
+        assert kept.read_text(encoding="utf-8") == "yesterday's bundle\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    code, _, err = audit_streams("bundle", str(trail), "--site", "http://o0.test", "--out",
+                                 str(kept))  # fmt: skip
+    assert code == 0 and json.loads(kept.read_text())["site"] == "http://o0.test"
+    snapshot = next(Path(f"{trail}.d").iterdir(), None)
+    named = [trail, tmp_path / "link.jsonl", *([snapshot] if snapshot else [])]
+    (tmp_path / "link.jsonl").symlink_to(trail)
+    for target in named:
+        code, _, err = audit_streams("bundle", str(trail), "--site", "http://o0.test", "--out",
+                                     str(target))  # fmt: skip
+        assert code != 0 and "is the trail the bundle is made of" in err, err
+        for option in ("--out", "--summary"):
+            code, _, err = audit_streams("export", str(trail), option, str(target))
+            assert code != 0 and "is the trail the export is made of" in err, err
+    assert trail.read_bytes() == before and sum(1 for _ in Trail(trail).lines()) > 0
