@@ -91,7 +91,7 @@ STRESS_URLS = (
 #: Targets against Protego in the same run (ratios; docs/decisions.md, 'Cost targets: no dearer
 #: than Scrapy's own handling'), and absolute worst cases.
 PARSE_TARGET = 4.0
-CHECK_TARGET = 5.0  # issue 78: check and cold at least 5× Protego
+CHECK_TARGET = 5.0  # check and cold at least 5× Protego
 COLD_TARGET = 5.0
 MEMORY_TARGET = 0.35
 #: Google's C++ parser's parse throughput (FINDINGS.md): the practical ceiling.

@@ -102,7 +102,7 @@ def test_show_tells_the_crawl_and_the_recheck_of_a_url_in_one_trail_or_two(
 def test_show_finds_a_rechecked_item_however_its_url_is_written(tmp_path: Path) -> None:
     """An item record was found only as the dataset spelt its URL (``HTTPS://A.EXAMPLE``,
     its query's order, a fragment, ``%7E``): asked as a site owner writes it, the story
-    said "no record". Items are found as a crawl's records are (issue 76, item 9)."""
+    said "no record". Items are found as a crawl's records are."""
     warc = tmp_path / "r.warc"
     write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")])
     rows = [

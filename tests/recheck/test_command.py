@@ -341,7 +341,7 @@ def test_a_recheck_waits_a_short_time_for_a_document_that_does_not_answer_and_sa
     assert f"is waited for at most {float(waits):.0f} s from its first failure " in err
     assert "(REP_UNREACHABLE_MAX_WAIT" in err
     assert ("removed anyway" in err) is (not given)
-    # the shorter wait of a host that cannot be connected to comes first: said (issue 76)
+    # the shorter wait of a host that cannot be connected to comes first: said
     sooner = "10 s when its host cannot be connected to (REP_UNREACHABLE_CONNECT_MAX_WAIT)"
     assert (sooner in err) is (not given)
 

@@ -311,7 +311,7 @@ def test_captures_of_one_date_that_disagree_are_never_read_by_the_order_given(
     """Two captures of a.example's robots.txt dated to the same second, one allowing
     and one disallowing, were read by the order of ``--documents`` (the later given won,
     so one order kept the item): neither is known to be the newer, so the document is not
-    had, whichever order, and the item is never kept on the "yes" (issue 76, item 9)."""
+    had, whichever order, and the item is never kept on the "yes"."""
     second = DISALLOW if first == ALLOW else ALLOW
     warcs = _warcs(tmp_path, (JUN, first), (JUN, second))
     said = _said_of(tmp_path, warcs)

@@ -205,7 +205,7 @@ def test_a_page_no_signal_allows_under_deny_is_not_counted_as_a_site_s_no(
 ) -> None:
     """Under ``REP_PURPOSE_UNKNOWN = "deny"`` a page nothing speaks about is refused; the
     summary's head row "Refused by a usage signal" counted it as a site's "no", which no
-    site said (issue 76, item 9): it has a row of its own, and the usage row counts 0."""
+    site said: it has a row of its own, and the usage row counts 0."""
     dataset = tmp_path / "items.jsonl"
     write_jsonl(dataset, [URL])
 

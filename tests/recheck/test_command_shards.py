@@ -422,7 +422,7 @@ def test_a_shard_that_fails_half_way_ends_the_run_saying_so(
     assert "its items are those decided before it stopped" in summary.read_text()
 
 
-def _lines(path: Path, rows: list[dict[str, Any]]) -> None:
+def _jsonl_rows(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
 
 
@@ -432,13 +432,13 @@ def test_a_users_shard_that_begins_as_a_report_does_is_read(
     """A folder's JSON Lines file whose records begin ``line, url, status`` (a user's
     own export of decisions, say) was skipped as "a recheck's --report": its items were
     never re-checked and ``--out`` lacked them. Only a file its folder's manifest names
-    is a recheck's report (issue 76, item 9)."""
+    is a recheck's report."""
     folder = tmp_path / "data"
     folder.mkdir()
     mine = ["https://a.example/no/mine", "https://a.example/yes/mine"]
-    _lines(folder / "mine.jsonl", [{"line": n, "url": url, "status": "ok"}
+    _jsonl_rows(folder / "mine.jsonl", [{"line": n, "url": url, "status": "ok"}
                                    for n, url in enumerate(mine, 1)])  # fmt: skip
-    _lines(folder / "other.jsonl", [{"url": "https://a.example/yes/other"}])
+    _jsonl_rows(folder / "other.jsonl", [{"url": "https://a.example/yes/other"}])
     report = tmp_path / "report.jsonl"
     code, _ = recheck_tool(str(folder), "--purpose", "search", "--documents",
                            str(_captured(tmp_path)), "--report", str(report))  # fmt: skip
@@ -457,7 +457,7 @@ def test_a_report_written_among_the_shards_is_not_read_by_the_next_run(
     the shards; edited since, it is no longer that report and is read."""
     folder = tmp_path / "data"
     folder.mkdir()
-    _lines(folder / "items.jsonl", [{"url": "https://a.example/no/1"},
+    _jsonl_rows(folder / "items.jsonl", [{"url": "https://a.example/no/1"},
                                     {"url": "https://a.example/yes/1"}])  # fmt: skip
     warc = str(_captured(tmp_path))
     report = folder / "report.jsonl"
@@ -484,7 +484,7 @@ def test_an_output_named_as_a_folder_s_manifest_is_refused_at_start(
 ) -> None:
     """``--summary out/.recheck-outputs.json`` (or ``--trail``) was written, then replaced
     by the manifest of ``--out out``: the summary lost, the trail's lines gone. Refused
-    before anything is read, directly or through a symlink (issue 76, item 9)."""
+    before anything is read, directly or through a symlink."""
     data = tmp_path / "data"
     _shards(data)
     out = tmp_path / "out"

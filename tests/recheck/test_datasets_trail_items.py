@@ -32,7 +32,7 @@ def test_a_trail_with_a_recheck_appended_is_read_as_its_crawl_s_pages(tmp_path: 
 def test_a_trail_re_checked_writes_its_kept_assets_with_no_export_header(tmp_path: Path) -> None:
     """A trail given as the dataset wrote the header of the whole trail's export first
     in ``--out``, which then said of a part that it was that export (``audit verify
-    --export`` failed it; issue 76, item 9): its outputs are the assets' lines alone, JSON
+    --export`` failed it): its outputs are the assets' lines alone, JSON
     Lines that a recheck reads again; an export given keeps its header."""
     crawl = write_trail(tmp_path / "crawl.jsonl")
     warc = tmp_path / "r.warc"
