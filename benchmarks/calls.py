@@ -26,7 +26,7 @@ Then, per request, three counts by function: the calls of
 is caught there) and the requests queued (``Scheduler.enqueue_request``); a held
 request's: an allowed request's, plus what holding adds over the requests held.
 
-``--code DIR`` runs another checkout's scrapy_rep (before/after on the same machine).
+``--code DIR`` runs another checkout's four parts (before/after on the same machine).
 Usage: ``python benchmarks/calls.py [--origins 20] [--per 50] [--purpose ai-train]
 [--audit] [--report] [--code DIR]``. About 30 s. With ``CALLS_PROFILE_DIR`` set, each scenario's
 profile is written there as ``SCENARIO.prof`` (to compare two of them function by function).
@@ -214,8 +214,10 @@ def run_scenario(
     scenario: str, ports: list[int], args: argparse.Namespace, settings: dict[str, Any]
 ) -> dict[str, Any]:
     environment = dict(os.environ)
-    if args.code:
-        environment["PYTHONPATH"] = str(Path(args.code).resolve())
+    if args.code:  # its four parts, the engine's too, before the venv's
+        code = Path(args.code).resolve()
+        parts = [code, *(code / part for part in ("rep-engine", "rep-audit", "rep-recheck"))]
+        environment["PYTHONPATH"] = os.pathsep.join(map(str, parts))
     with tempfile.NamedTemporaryFile("r", suffix=".json") as out:
         subprocess.run(
             [
@@ -267,7 +269,7 @@ def main() -> int:
     parser.add_argument("--audit", action="store_true", help="with REP_AUDIT_FILE")
     parser.add_argument("--report", action="store_true", help="with REP_REPORT_FILE")
     parser.add_argument("--items", action="store_true", help="an item per page")
-    parser.add_argument("--code", help="a checkout whose scrapy_rep to run")
+    parser.add_argument("--code", help="a checkout whose four parts to run")
     parser.add_argument("--top", type=int, default=12, help="functions listed per scenario")
     parser.add_argument("--robots-delay", type=float, default=1.0, help="seconds, in held")
     parser.add_argument("--serve", type=float, help=argparse.SUPPRESS)
