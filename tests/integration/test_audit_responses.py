@@ -6,6 +6,8 @@ middleware')."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,7 @@ from tests.support.robotsite import (
     robots,
 )
 from tests.support.tools import audit_streams
+from tests.support.trailfactory import encode
 
 
 class GoneMiddleware:
@@ -245,6 +248,21 @@ async def test_the_usage_no_of_a_mirrored_pages_origin_refuses_its_items(tmp_pat
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean, 1 event(s): " in out, out
     assert f"event: {refused}: its robots.txt says no (Not fetched: ai-train denied by " in out
+    # kept despite its origin's "no" (the record a crawl that lost it wrote): a finding
+    lines = [json.loads(line) for line in audit.read_bytes().splitlines()]
+    for line in lines:
+        line.pop("prev", None)
+        if line.get("url") == refused:
+            line.update(items_kept=1, items_dropped=0)
+            for name in ("item_reason", "item_why", "usage"):
+                line.pop(name)
+        elif line["type"] == "end":  # the item counted as passed too: one forgery only
+            line["counts"]["items_passed"] += 1
+    forged = tmp_path / "forged.jsonl"
+    forged.write_bytes(b"".join(encode(lines)))
+    shutil.copytree(audit.with_name(audit.name + ".d"), forged.with_name(forged.name + ".d"))
+    status, out, _ = audit_streams("verify", str(forged))
+    assert status != 0 and f"{refused}: the page says no ai-train by " in out, out
 
 
 @pytest_twisted.ensureDeferred
