@@ -33,14 +33,14 @@ from rep_audit.runcontext import RunContext, held_to
 from rep_audit.sites import foreign, sites_of
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.rules import Effect
-from rep_engine.records import SENT_FATES, items, mapping, text, whole
+from rep_engine.records import SENT_FATES, Reason, items, mapping, text, whole
 from rep_engine.robotstxt import ALLOW_ALL, RobotsTxt
 from rep_engine.trail.read import SnapshotStore
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.rsl.document import parse_rsl
 from rep_engine.usage.rsl.terms import license_url_of, owned_licenses, rsl_signals
-from rep_engine.verdict.decide import Refused, Verdict
+from rep_engine.verdict.decide import Allowed, Refused, Verdict
 from rep_engine.verdict.policy import Before
 
 __all__ = ["Rederiver", "RunContext", "held_to", "robots_effect"]
@@ -66,7 +66,7 @@ class Rederiver(Documents):
         page's from what it said (sentences); :attr:`events`, what it showed besides."""
         self.events = []
         if "answered" in record:  # no download, no verdict: what robots.txt said of it
-            found, before = self._answered_differences(record, run), None
+            found, before = self._answered_differences(record, run)
         else:
             found, before = self._request_differences(record, run)
         if record.get("fate") == "fetched":
@@ -169,7 +169,9 @@ class Rederiver(Documents):
                                      held, obeyed)  # fmt: skip
         return without + found, before
 
-    def _answered_differences(self, record: dict[str, Any], run: RunContext) -> list[str]:
+    def _answered_differences(
+        self, record: dict[str, Any], run: RunContext
+    ) -> tuple[list[str], Before | None]:
         """A record of a response a downloader middleware before scrapy_rep's answered
         itself (``answered``, docs/audit-trail.md): no download was made, so no robots.txt
         had to allow it, and no verdict reached it; it is held to what the crawl writes of
@@ -178,15 +180,18 @@ class Rederiver(Documents):
         too, and names one whenever its crawl had announced one before it (given up on as
         unreachable: none read). A "no" of those documents is an event (:attr:`events`):
         a refusal relabelled ``answered`` keeps its "no" in sight, in the record and in
-        ``verify``'s output, or the snapshot it left out is a problem."""
+        ``verify``'s output, or the snapshot it left out is a problem. And what those
+        documents say of it for the run's purposes (``None``: nothing re-derived), which
+        its page's items were decided with, as a verdict's would have been: a usage "no"
+        refuses them (a page answered whose items were kept despite it is a finding)."""
         fate, url = text(record.get("fate")), str(record.get("url", ""))
         if record.get("answered") is not True:
             return [f"answered {record.get('answered')!r}: the crawl writes answered only as "
                     "true, on a response a downloader middleware made without a "
-                    "download"]  # fmt: skip
+                    "download"], None  # fmt: skip
         if fate != "fetched":
             return [f"recorded {fate or 'without a fate'} and answered: only a response that "
-                    "came (fetched) is answered"]  # fmt: skip
+                    "came (fetched) is answered"], None  # fmt: skip
         found = []
         attempts = whole(record.get("attempts"))
         sent = [name for name in ("sent_at", "expires", "sent") if name in record]
@@ -197,7 +202,7 @@ class Rederiver(Documents):
         robots = mapping(record.get("robots"))
         origin = str(origin_of(url) or "")
         if not origin:
-            return found
+            return found, None
         # its Allow/Disallow not obeyed (its part says so): its usage opt-outs still were
         obeyed = robots.get("obeyed") is not False
         agent = text(robots.get("agent"))
@@ -212,13 +217,13 @@ class Rederiver(Documents):
                 found.append(f"answered without a download, but names no robots.txt of "
                              f"{origin}, though its crawl had one before it: what it says of "
                              "the URL is not recorded")  # fmt: skip
-            return found
+            return found, None
         sites, problem = sites_of(self, record, robots, sha, url, run)
         if problem or sites[0] != origin:
-            return [*found, problem or f"names the robots.txt of {sites[0]}, not of {origin}"]
+            return [*found, problem or f"names the robots.txt of {sites[0]}, not of {origin}"], None
         rules, effect, problem = self.robots(sha, f"{origin}/robots.txt", run)
         if rules is None:
-            return [*found, f"robots.txt snapshot {sha[:12]}… {problem}"]
+            return [*found, f"robots.txt snapshot {sha[:12]}… {problem}"], None
         said_of = rules.decide(url, agent)
         line = robots.get("line")
         if line != said_of.line:
@@ -228,7 +233,7 @@ class Rederiver(Documents):
                          f"{now} ({said_of.explanation})")  # fmt: skip
         documents, problem = self.documents(record, [], rules, url, origin, run)
         if problem:
-            return [*found, problem]
+            return [*found, problem], None
         verdict = decided(documents, robots, rules, effect, url, agent, origin, run, obeyed,
                           (), None)  # fmt: skip
         if isinstance(verdict, Refused):  # what it would have been, had the verdict been asked
@@ -236,7 +241,11 @@ class Rederiver(Documents):
             self.events.append(f"its robots.txt says no ({verdict.message}), and a downloader "
                                "middleware before scrapy_rep's answered it without a "
                                f"download: nothing was sent, {kept} item(s) kept")  # fmt: skip
-        return found
+        if isinstance(verdict, Allowed) or (
+            isinstance(verdict, Refused) and verdict.reason is Reason.PURPOSE
+        ):
+            return found, verdict.before
+        return found, None
 
     def _sites(
         self, record: dict[str, Any], robots: dict[str, Any], sha: str, url: str, run: RunContext

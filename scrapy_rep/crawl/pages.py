@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from rep_engine.records import PageOutput
+    from rep_engine.verdict.decide import Allowed, Refused
     from rep_engine.verdict.page import PageFacts, PageStatements, PageVerdict
 
 
@@ -36,8 +37,8 @@ class Page:
     handed with its output, for the page's record."""
 
     __slots__ = (
-        "cached", "decided", "facts", "fetched", "images", "output", "plain", "rel_targets",
-        "statements", "verdict",
+        "answered", "cached", "decided", "facts", "fetched", "images", "output", "plain",
+        "rel_targets", "statements", "verdict",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -66,6 +67,11 @@ class Page:
         #: them (:meth:`~scrapy_rep.crawl.page.pagestate.PageState.fetched`); the items it
         #: yields after them go through it.
         self.fetched: tuple[tuple[str, Page, PageVerdict], ...] = ()
+        #: A response a downloader middleware answered without our verdict: the verdict
+        #: the documents the crawl had gave it when it was read, whose usage signals its
+        #: page was decided with and whose versions its record names (``None``: it had a
+        #: verdict of ours, or its origin's robots.txt was not had).
+        self.answered: Allowed | Refused | None = None
 
 
 #: What the page pass read of each response of a crawl, for the trail's record of a page

@@ -13,12 +13,19 @@ from typing import Any
 import pytest
 
 from rep_audit.findings import Verification
+from rep_audit.pagerun import PageRun
 from rep_audit.verify import verify
 from rep_engine.records import UrlEntry, describe
+from rep_engine.robotstxt import parse_robotstxt
+from rep_engine.trail.lines import WHOLE_PAGE_PARTS, page_part, usage_part
+from rep_engine.verdict.page import SAYS_NOTHING, PageFacts, decide_page
 from tests.support.trailfactory import (
+    ORIGIN,
+    ROBOTS,
     end_line,
     robots_part,
     run_line,
+    sha,
     snapshot_line,
     url_line,
     write_trail,
@@ -131,3 +138,46 @@ def test_a_usage_no_of_an_answered_records_robots_txt_is_an_event(tmp_path: Path
     [event] = [finding.what for finding in result.events]
     assert event.startswith("its robots.txt says no (Not fetched: ai-train denied by ")
     assert "Content-Usage: /nottrain train-ai=n" in event and event.endswith("1 item(s) kept")
+
+
+def _answered_page_findings(tmp_path: Path, **answered: Any) -> list[str]:
+    """What ``audit verify`` finds in an ai-train run of the record of ``/nottrain/1``
+    (robots.txt's ``Content-Usage: /nottrain train-ai=n``) a downloader middleware
+    answered, whose page said nothing, with ``answered`` (its items and usage part)."""
+    part = page_part(["testbot"], [], [])
+    record = url_line(
+        NOTTRAIN, attempts=0, answered=True, robots=robots_part(None), page=part, **answered
+    )
+    body = [snapshot_line(), record]
+    header = run_line(purposes=["ai-train"], settings=AI, page_parts=WHOLE_PAGE_PARTS)
+    found = verify(write_trail(tmp_path / "t.jsonl", [header, *body, end_line(body)]))
+    return [finding.what for finding in found.findings]
+
+
+NOTTRAIN = "/nottrain/1"
+AI = {"REP_PROFILE": "google", "REP_PURPOSE": ["ai-train"], "REP_PURPOSE_ACTION": "drop"}
+
+
+def test_an_answered_pages_items_are_held_to_its_origins_usage_no(tmp_path: Path) -> None:
+    """The items of a page a downloader middleware answered are decided with what its
+    origin's documents say of it for the run's purposes (the crawl's page pass reads the
+    signals its verdict would have read): dropped for the ``Content-Usage`` "no" of its
+    robots.txt, the record is clean; kept despite it (what the crawl wrote when that "no"
+    was lost), it is a finding."""
+    rules = PageRun.of({"settings": AI, "page_parts": WHOLE_PAGE_PARTS}).rules
+    assert rules is not None
+    url = ORIGIN + NOTTRAIN
+    before = rules.policy.before_fetch(parse_robotstxt(ROBOTS), url, "testbot")
+    verdict = decide_page(PageFacts(url, ("testbot",), before), SAYS_NOTHING, rules)
+    assert verdict.purpose is not None
+    dropped = {
+        "items_kept": 0, "items_dropped": 1, "item_reason": "purpose",
+        "item_why": verdict.purpose.message, "usage": usage_part(verdict.usage, sha(ROBOTS), ""),
+    }  # fmt: skip
+    assert _answered_page_findings(tmp_path, **dropped) == []
+    assert _answered_page_findings(tmp_path, items_kept=1, items_dropped=0) == [
+        "the page says no ai-train by robots.txt line 4: Content-Usage: /nottrain train-ai=n, "
+        "but the record kept 1 item(s)",
+        "the page says robots.txt line 4: Content-Usage: /nottrain train-ai=n, which the "
+        "record's usage decision does not list",
+    ]

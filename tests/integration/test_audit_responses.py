@@ -6,6 +6,8 @@ middleware')."""
 
 from __future__ import annotations
 
+import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -17,8 +19,18 @@ from scrapy.http import HtmlResponse, Response
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.report import RepReport
 from tests.support.audittrail import by_url
-from tests.support.robotsite import HTML, ListSpider, Reply, Sites, crawl, links_page, robots
+from tests.support.robotsite import (
+    HTML,
+    ListSpider,
+    Recorder,
+    Reply,
+    Sites,
+    crawl,
+    links_page,
+    robots,
+)
 from tests.support.tools import audit_streams
+from tests.support.trailfactory import encode
 
 
 class GoneMiddleware:
@@ -159,3 +171,132 @@ async def test_a_response_a_middleware_before_ours_made_is_recorded_answered(
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean, 1 event(s): " in out, out
     assert f"event: {answered}: its robots.txt says no (Forbidden by " in out
+
+
+class MirrorOfPathsMiddleware:
+    """A local mirror placed before scrapy_rep's robots.txt middleware: it answers every
+    URL under ``/nottrain/`` and ``/open/`` itself (no download, no verdict)."""
+
+    def process_request(self, request: Request, spider: Any = None) -> Response | None:
+        if "/nottrain/" in request.url or "/open/" in request.url:
+            return HtmlResponse(request.url, body=b"<html>a copy</html>", request=request)
+        return None
+
+
+class LinkedItemsSpider(LinksSpider):
+    """LinksSpider that yields one item per page too (``{"url": ...}``)."""
+
+    def parse(self, response: Any) -> Any:
+        yield {"url": response.url}
+        yield from super().parse(response)
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_usage_no_of_a_mirrored_pages_origin_refuses_its_items(tmp_path: Path) -> None:
+    """A downloader middleware before scrapy_rep's answers a page whose origin's
+    robots.txt says ``Content-Usage: train-ai=n`` for it, in a crawl for ``ai-train``: no
+    verdict reached it, and its items were kept (the site owner's "no" lost). Its page is
+    decided with the usage signals its verdict would have read, from the documents the
+    crawl has (none fetched for it): its item is refused for the purpose, through the
+    ``item_refused`` signal, its record says why (the signal, ``purpose``) and names the
+    tdmrep.json read as well, and ``audit verify`` re-derives it clean. A mirrored page the
+    origin allows keeps its item; one whose origin's robots.txt the crawl never had is
+    decided without (its purposes unknown, allowed by default), its record naming none."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nottrain train-ai=n\n"))
+    a.script("/", links_page("/nottrain/1", "/open/1"))
+    sites.add("b")  # never asked: its mirrored page is answered with no robots.txt had
+    start, refused, kept, unknown = (
+        sites.url("a", "/"),
+        sites.url("a", "/nottrain/1"),
+        sites.url("a", "/open/1"),
+        sites.url("b", "/open/2"),
+    )
+    audit = tmp_path / "trail.jsonl"
+    recorder = Recorder(signals={"scrapy_rep.signals.item_refused": []})
+    settings = {
+        "REP_AUDIT_FILE": str(audit),
+        "REP_PURPOSE": "ai-train",
+        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
+    }
+    try:
+        _, spider = await crawl([start, unknown], settings, LinkedItemsSpider, recorder)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted([start, refused, kept, unknown])
+    assert "/nottrain/1" not in sites.requested("a") and sites.requested("b") == []
+    assert sorted(item["url"] for item in recorder.items) == sorted([start, kept, unknown])
+    [signal] = recorder.signals["scrapy_rep.signals.item_refused"]
+    assert signal["reason"] == "purpose" and signal["response"].url == refused
+    records = by_url(audit)
+    record = records[refused]
+    assert (record["fate"], record["attempts"], record["answered"]) == ("fetched", 0, True)
+    assert (record["items_kept"], record["items_dropped"], record["item_reason"]) == (
+        0,
+        1,
+        "purpose",
+    )
+    assert (
+        record["item_why"].startswith("ai-train denied by ") and "train-ai=n" in record["item_why"]
+    )
+    assert record["usage"]["answers"]["ai-train"] is False
+    assert record["robots"]["snapshot"] and record["tdmrep"]
+    assert (records[kept]["answered"], records[kept]["items_kept"]) == (True, 1)
+    assert "items_dropped" not in records[kept] or records[kept]["items_dropped"] == 0
+    assert (records[unknown]["items_kept"], "robots" in records[unknown]) == (1, False)
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean, 1 event(s): " in out, out
+    assert f"event: {refused}: its robots.txt says no (Not fetched: ai-train denied by " in out
+    # kept despite its origin's "no" (the record a crawl that lost it wrote): a finding
+    lines = [json.loads(line) for line in audit.read_bytes().splitlines()]
+    for line in lines:
+        line.pop("prev", None)
+        if line.get("url") == refused:
+            line.update(items_kept=1, items_dropped=0)
+            for name in ("item_reason", "item_why", "usage"):
+                line.pop(name)
+        elif line["type"] == "end":  # the item counted as passed too: one forgery only
+            line["counts"]["items_passed"] += 1
+    forged = tmp_path / "forged.jsonl"
+    forged.write_bytes(b"".join(encode(lines)))
+    shutil.copytree(audit.with_name(audit.name + ".d"), forged.with_name(forged.name + ".d"))
+    status, out, _ = audit_streams("verify", str(forged))
+    assert status != 0 and f"{refused}: the page says no ai-train by " in out, out
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_usage_yes_of_a_mirrored_pages_origin_keeps_its_items(tmp_path: Path) -> None:
+    """With ``REP_PURPOSE_UNKNOWN = "deny"``, a mirrored page whose origin's robots.txt
+    says ``Content-Usage: train-ai=y`` for it was read as saying nothing (its item refused as
+    unknown): its page is decided with what its origin says, and keeps its item. A mirrored
+    page of an origin whose robots.txt the crawl never had is decided as for an unknown
+    purpose (refused), and its record names no robots.txt; ``audit verify`` is clean."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nContent-Usage: /open train-ai=y\n"))
+    a.script("/", links_page("/open/1"))
+    sites.add("b")  # never asked
+    start, kept, unknown = sites.url("a", "/"), sites.url("a", "/open/1"), sites.url("b", "/open/2")
+    audit = tmp_path / "trail.jsonl"
+    recorder = Recorder()
+    settings = {
+        "REP_AUDIT_FILE": str(audit),
+        "REP_PURPOSE": "ai-train",
+        "REP_PURPOSE_UNKNOWN": "deny",
+        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
+    }
+    try:
+        _, spider = await crawl([start, unknown], settings, LinkedItemsSpider, recorder)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted([start, kept, unknown])
+    assert [item["url"] for item in recorder.items] == [kept]
+    records = by_url(audit)
+    assert (records[kept]["answered"], records[kept]["items_kept"]) == (True, 1)
+    assert records[kept]["usage"]["answers"]["ai-train"] is True
+    record = records[unknown]
+    assert (record["answered"], record["items_kept"], record["item_reason"]) == (True, 0, "purpose")
+    assert "robots" not in record and "no signal allows ai-train" in record["item_why"]
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean" in out, out

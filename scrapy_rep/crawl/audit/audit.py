@@ -92,7 +92,7 @@ from scrapy_rep.crawl.internals import (
     seen_fingerprints,
 )
 from scrapy_rep.crawl.pages import PAGES
-from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
+from scrapy_rep.crawl.requests.downloadermiddlewares import NOT_HAD, OWNERS
 from scrapy_rep.crawl.requeststate import (
     any_state,
     before_of,
@@ -702,6 +702,7 @@ class AuditTrail:
                 if entry.unscheduled:  # no page pass to wait for: a page read as it arrived
                     pages = PAGES.get(self.crawler)
                     page = None if pages is None else pages.get(response)
+                    self._answered_documents(entry, request, page)
                     page_said(entry, request, page, self._declared, self._snapshot_body)
                     entry.fate = Fate.FETCHED
                     self._final(record_id(request), entry)
@@ -733,6 +734,17 @@ class AuditTrail:
         said = robots.rules.decide(request.url, token)
         why = not_obeyed or said.reason
         entry.robots = RobotsPart(sha, token, said.line, said.line_text, why, obeyed)
+
+    def _answered_documents(self, entry: UrlEntry, request: Request, page: Page | None) -> None:
+        """The tdmrep.json and RSL license versions the page of a response answered without
+        our verdict was decided with (the crawl's, had when it was read:
+        :meth:`~scrapy_rep.crawl.page.pagestate.PageState._answered`), named by its record
+        as a verdict's are (its ``robots`` part: :meth:`_answered`); one not had names
+        none (``audit verify`` reads it as none, as the page was decided)."""
+        verdict = None if page is None or not entry.answered else page.answered
+        if verdict is not None:
+            used = tuple(one for one in verdict.used if one[2] is not NOT_HAD.get(one[0]))
+            self._documents_decided(entry, request, used)
 
     def _snapshot_body(self, kind: str, url: str, body: bytes) -> str:
         return self.writer.snapshot_body(kind, url, body, None)
@@ -789,6 +801,8 @@ class AuditTrail:
             passed = output.passed
             output.kept = min(passed, scraped) if output.through else passed
             entry.output = output
+            if entry.answered:
+                self._answered_documents(entry, request, page)
             page_said(entry, request, page, self._declared, self._snapshot_body)
             entry.status = response.status
             entry.fate = Fate.FETCHED

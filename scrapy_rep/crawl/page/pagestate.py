@@ -26,6 +26,7 @@ from weakref import WeakKeyDictionary
 from scrapy.http.request import NO_CALLBACK
 
 from rep_engine.directives import EMPTY, PageDirectives
+from rep_engine.records import Reason
 from rep_engine.robotstxt.useragent import held_names
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import robots_agent
@@ -33,15 +34,17 @@ from rep_engine.settings.rules import page_rules
 from rep_engine.usage.imageusage import IMAGE_USAGE_KEY, record_for
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.rsl.terms import says_not_read
+from rep_engine.verdict.decide import Allowed, Refused
 from rep_engine.verdict.page import SAYS_NOTHING, PageFacts, PageVerdict, decide_page
-from rep_engine.verdict.policy import NO_SIGNALS, NOTHING_BEFORE
+from rep_engine.verdict.policy import NO_SIGNALS, NOTHING_BEFORE, Before
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.page.nofollowlinks import may_link_nofollow
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.pages import PAGES, Page
-from scrapy_rep.crawl.requeststate import state_of
+from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
+from scrapy_rep.crawl.requeststate import sent_state, state_of
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
@@ -49,7 +52,6 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from scrapy.http import Response
 
-    from rep_engine.verdict.decide import Refused
 
 #: The page pass's one logger, under the name it has always had (users filter on it).
 logger = logging.getLogger(__name__)
@@ -186,7 +188,7 @@ class PageState:
             return verdict
         facts = None
         try:
-            facts = self._facts(response, request)
+            facts = self._facts(response, page, request)
             statements = read_statements(
                 response, facts.tokens, meta_in_noscript=self.config.meta_in_noscript, ai=self._ai
             )
@@ -213,9 +215,11 @@ class PageState:
             inc(self.stats, f"rep/purpose/pages_denied/{verdict.purpose.purpose}")
         return verdict
 
-    def _facts(self, response: Response, request: Request | None = None) -> PageFacts:
+    def _facts(self, response: Response, page: Page, request: Request | None = None) -> PageFacts:
         """The page's facts: its tokens, what the origin's documents said before it was
-        sent, whether it is an image, and the ``noimageai`` of the page that showed it."""
+        sent (of a response a downloader middleware answered without our verdict: what
+        they say of it now, :meth:`_answered`), whether it is an image, and the
+        ``noimageai`` of the page that showed it."""
         if response.request is not None:
             request = response.request
         tokens = self.tokens
@@ -230,6 +234,8 @@ class PageState:
                 names = state.names
             if not names:  # nothing decided it before the fetch: the names it was sent as
                 names = self._sent_as(request)
+            if before is NOTHING_BEFORE and sent_state(request) is None:
+                before = self._answered(request, page)
             found = self._tokens_of.get(names)
             tokens = found if found is not None else self._tokens_for(names)
             if IMAGE_USAGE_KEY in request.meta:  # no record, no call (the usual page)
@@ -239,6 +245,28 @@ class PageState:
                 embedded = "" if record is None else str(record.get("source", ""))
         image = is_image(response)
         return PageFacts(response.url, tokens, before, image, embedded)
+
+    def _answered(self, request: Request, page: Page) -> Before:
+        """What the origin's documents say of a request no verdict of ours reached (a
+        downloader middleware placed before scrapy_rep's robots.txt one answered it
+        itself: a mock, a local mirror), for its page's decision: the usage signals its
+        verdict would have read (robots.txt ``Content-Usage`` / ``Content-Signal``,
+        tdmrep.json, RSL licenses: :meth:`~rep_engine.verdict.policy.UsagePolicy
+        .before_fetch`), from the documents the crawl has, none fetched for it
+        (:meth:`~scrapy_rep.crawl.requests.downloadermiddlewares.RobotsTxtMiddleware
+        .verdict_had`; kept on ``page``, whose record names the versions). A "no" of
+        them for a purpose of the crawl refuses its items as the page's own would (a
+        site owner's "no" is not lost to a mirror). Its origin's robots.txt not had yet:
+        nothing, its purposes unknown (``REP_PURPOSE_UNKNOWN`` decides). A robots.txt
+        ``Disallow`` implies no preferences (aipref attach §3.1): nothing either."""
+        owner = OWNERS.get(self.crawler)
+        verdict = None if owner is None else owner.verdict_had(request)
+        page.answered = verdict
+        if isinstance(verdict, Allowed) or (
+            isinstance(verdict, Refused) and verdict.reason is Reason.PURPOSE
+        ):
+            return verdict.before
+        return NOTHING_BEFORE
 
     def _sent_as(self, request: Request) -> tuple[str, ...]:
         """The names a request nothing decided before the fetch (robots.txt not obeyed, no

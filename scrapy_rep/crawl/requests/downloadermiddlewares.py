@@ -57,9 +57,9 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Coroutine, Hashable
+from collections.abc import Callable, Coroutine, Hashable, Mapping
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request, signals
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
@@ -71,8 +71,12 @@ from rep_engine.records import Reason
 from rep_engine.robotstxt import RobotsTxt
 from rep_engine.settings import RepConfig
 from rep_engine.settings.rules import request_rules
+from rep_engine.usage.rsl.document import ABSENT
+from rep_engine.usage.tdmrep import NO_FILE
 from rep_engine.verdict.decide import (
+    LICENSE,
     ROBOTS,
+    TDM,
     Allowed,
     Known,
     Obey,
@@ -111,6 +115,14 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 #: The middleware of each running crawl, found by the early refusal, the checks and the tools.
 OWNERS: PerCrawler[RobotsTxtMiddleware] = PerCrawler("owner")
+
+#: A document the crawl has not had, as :meth:`RobotsTxtMiddleware.verdict_had` reads it
+#: (robots.txt not had decides nothing): a tdmrep.json as no file, an RSL license as none
+#: (neither says anything); never a version of the document (the trail names none).
+NOT_HAD: Final[Mapping[str, CacheEntry[Any]]] = {
+    TDM: CacheEntry(NO_FILE, "not had", 0.0, math.inf, math.inf),
+    LICENSE: CacheEntry(ABSENT, "not had", 0.0, math.inf, math.inf),
+}
 
 
 class HeldAtSend(IgnoreRequest):
@@ -299,6 +311,28 @@ class RobotsTxtMiddleware:
         (``None``: none); never starts a fetch (the audit trail's record of a request a
         downloader middleware answered before the verdict says what it said)."""
         return self._robots.usable_entry(origin)
+
+    def verdict_had(self, request: Request) -> Allowed | Refused | None:
+        """The verdict the documents the crawl has now (fresh, or stale still usable) give
+        ``request``, never starting a fetch: for a response a downloader middleware placed
+        before this one answered itself, which no verdict reached (its page is decided on
+        what the origin's usage signals say of it for the crawl's purposes, as its verdict
+        would have said it: :class:`~scrapy_rep.crawl.page.pagestate.PageState`). A
+        tdmrep.json or an RSL license the crawl has not had reads as none (as ``audit
+        verify`` reads a record that names none: :data:`NOT_HAD`). ``None``: nothing
+        decides it (no origin, nothing obeyed), or its origin's robots.txt is not had (nor
+        the site its ``Host`` addresses)."""
+        facts = self.facts.of(request)
+        if facts.origin is None:
+            return None
+        documents = self.documents
+
+        def had(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            entry = documents[kind].usable_entry(key)
+            return entry if entry is not None else NOT_HAD.get(kind)
+
+        verdict = decide(facts, self.rules, had, self._clock())
+        return None if isinstance(verdict, Wait) else verdict
 
     def _current(self, request: Request, kind: str, key: Hashable) -> CacheEntry[Any] | None:
         """The cache's version of ``key``'s document of ``kind`` that decides ``request``
