@@ -58,6 +58,10 @@ class Shards:
     skipped: list[str] = field(default_factory=list)
     #: A folder's or a pattern's files that are a recheck's ``--report`` (not read).
     reports: list[str] = field(default_factory=list)
+    #: The folder each pattern's matches are under (its parts before the first with a
+    #: magic character), resolved: a later run of the pattern may read a file written
+    #: there or below it (``'data/**/*.jsonl'`` a report in ``data/``).
+    reached: list[Path] = field(default_factory=list)
 
 
 def _is_pattern(argument: str) -> bool:
@@ -125,6 +129,7 @@ def expand(arguments: Sequence[str]) -> Shards:
         raise ShardError(f"{STDIN} (standard input) is read alone: name the files instead")
     paths: list[str] = []
     skipped: list[str] = []
+    reached: list[Path] = []
     named = set(arguments)  # a file named is read, whatever it holds
     several = len(arguments) > 1
     for argument in arguments:
@@ -133,6 +138,7 @@ def expand(arguments: Sequence[str]) -> Shards:
             paths += _folder(argument, skipped)
         elif _is_pattern(argument):
             several = True
+            reached.append(_literal_folder(argument))
             matched = sorted(
                 path for path in glob.glob(argument, recursive=True) if not os.path.isdir(path)
             )
@@ -153,7 +159,15 @@ def expand(arguments: Sequence[str]) -> Shards:
             raise ShardError(f"{path} is named twice (as {seen[key]}): each shard is read once")
         seen[key] = path
     label = " ".join(arguments)
-    return Shards(paths, several, label, skipped, reports)
+    return Shards(paths, several, label, skipped, reports, reached)
+
+
+def _literal_folder(pattern: str) -> Path:
+    """The folder under which ``pattern`` matches files: its parts before the first
+    with a magic character, resolved."""
+    parts = Path(pattern).parts
+    literal = next((n for n, part in enumerate(parts) if _MAGIC.intersection(part)), len(parts))
+    return Path(*parts[:literal]).resolve() if literal else Path.cwd()
 
 
 def output_of(folder: str | Path, shard: str) -> Path:
