@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from rep_recheck import manifest
 from rep_recheck.datasets import STDIN
@@ -68,15 +68,19 @@ def _is_pattern(argument: str) -> bool:
     return bool(_MAGIC.intersection(argument)) and not os.path.lexists(argument)
 
 
-def _is_report(path: str) -> bool:
+def _is_report(path: str, manifests: dict[Path, dict[str, list[Any]]]) -> bool:
     """Whether ``path`` is a JSON Lines file a recheck wrote as its ``--report``: its
     folder's manifest names it as it is now (:mod:`~rep_recheck.manifest`), and it starts
-    as a report does. A user's shard whose records begin ``line,url,status`` is read."""
+    as a report does. A user's shard whose records begin ``line,url,status`` is read.
+    ``manifests``: each folder's read so far (read once: a folder of 50,000 outputs has a
+    manifest naming them all)."""
     if not path.lower().endswith((".jsonl", ".ndjson")):
         return False
     where = Path(path)
-    if not manifest.known(manifest.recorded(where.parent), where.name,
-                          manifest.stamp_of(where), loose=True):  # fmt: skip
+    if where.parent not in manifests:
+        manifests[where.parent] = manifest.recorded(where.parent)
+    if not manifest.known(manifests[where.parent], where.name, manifest.stamp_of(where),
+                          loose=True):  # fmt: skip
         return False
     try:
         with open(path, "rb") as file:
@@ -147,7 +151,8 @@ def expand(arguments: Sequence[str]) -> Shards:
             paths += matched
         else:
             paths.append(argument)
-    reports = [path for path in paths if path not in named and _is_report(path)]
+    manifests: dict[Path, dict[str, list[Any]]] = {}
+    reports = [path for path in paths if path not in named and _is_report(path, manifests)]
     paths = [path for path in paths if path not in reports]
     if not paths:
         raise ShardError(f"{' '.join(arguments)} names only a recheck's reports "
