@@ -118,6 +118,18 @@ def known(
     )
 
 
+def names(recorded: dict[str, list[Any]], name: str, stamp: list[int] | None) -> bool:
+    """Whether ``recorded`` names the file ``name`` with ``stamp`` as a copy keeps it:
+    its size and time (``cp -a``, ``rsync -a``, a move to another disk give it a new
+    inode). Enough to know a file for a recheck's report, never to remove it
+    (:func:`known`)."""
+    if stamp is None:
+        return False
+    return any(
+        isinstance(said, list) and said[:2] == stamp[:2] for said in recorded.get(name, ())
+    )  # fmt: skip
+
+
 def announce(folder: Path, putting: Iterable[tuple[str, Path]]) -> None:
     """``folder``'s manifest naming, besides what it named, the files this run is about to
     rename into place (``putting``: each name, and the temporary file renamed to it) as

@@ -70,17 +70,17 @@ def _is_pattern(argument: str) -> bool:
 
 def _is_report(path: str, manifests: dict[Path, dict[str, list[Any]]]) -> bool:
     """Whether ``path`` is a JSON Lines file a recheck wrote as its ``--report``: its
-    folder's manifest names it as it is now (:mod:`~rep_recheck.manifest`), and it starts
-    as a report does. A user's shard whose records begin ``line,url,status`` is read.
-    ``manifests``: each folder's read so far (read once: a folder of 50,000 outputs has a
-    manifest naming them all)."""
+    folder's manifest names it as it is now, or a copy of it
+    (:func:`~rep_recheck.manifest.names`), and it starts as a report does. A user's
+    shard whose records begin ``line,url,status`` is read. ``manifests``: each folder's
+    read so far (read once: a folder of 50,000 outputs has a manifest naming them
+    all)."""
     if not path.lower().endswith((".jsonl", ".ndjson")):
         return False
     where = Path(path)
     if where.parent not in manifests:
         manifests[where.parent] = manifest.recorded(where.parent)
-    if not manifest.known(manifests[where.parent], where.name, manifest.stamp_of(where),
-                          loose=True):  # fmt: skip
+    if not manifest.names(manifests[where.parent], where.name, manifest.stamp_of(where)):
         return False
     try:
         with open(path, "rb") as file:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -523,3 +524,25 @@ def test_a_report_a_pattern_of_the_run_would_match_is_not_read_by_the_next_run(
     assert f"its --report not read: {report}" in capsys.readouterr().err
     assert [line["url"] for line in report_lines(again)] == [
         "https://a.example/no/1", "https://a.example/yes/1"]  # fmt: skip
+
+
+def test_a_report_among_the_shards_is_known_in_a_copy_of_the_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder holding a run's report, copied or moved to another disk with its times
+    (``cp -a``, ``rsync -a``: a new inode), had the report read as a shard by the next
+    run: its manifest's stamp names an inode no copy keeps. A report is known by its
+    name, size and time (and its first line); a copy of it is that report."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    _jsonl_rows(folder / "items.jsonl", [{"url": "https://a.example/no/1"}])
+    argv = ["--purpose", "search", "--documents", str(_captured(tmp_path))]
+    code, _ = recheck_tool(str(folder), *argv, "--report", str(folder / "report.jsonl"))
+    assert code == EXIT_REMOVED
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)  # copy2: the times kept, new inodes
+    capsys.readouterr()
+    again = tmp_path / "again.jsonl"
+    recheck_tool(str(copy), *argv, "--report", str(again))
+    assert f"its --report not read: {copy / 'report.jsonl'}" in capsys.readouterr().err
+    assert [line["url"] for line in report_lines(again)] == ["https://a.example/no/1"]
