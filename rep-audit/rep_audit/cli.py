@@ -15,7 +15,7 @@ import io
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -254,8 +254,13 @@ def _written(target: Path | None, out: TextIO) -> Iterator[TextIO]:
         with target.open("w", encoding="utf-8") as file:
             yield file
     else:
-        with replacing(target.resolve()) as raw, io.TextIOWrapper(raw, "utf-8") as file:
-            yield file
+        with ExitStack() as stack:
+            try:
+                raw = stack.enter_context(replacing(target.resolve()))
+            except OSError as error:  # named as given, never its hidden temporary file
+                raise OSError(error.errno, error.strerror, str(target)) from None
+            with io.TextIOWrapper(raw, "utf-8") as file:
+                yield file
 
 
 def _report(options: argparse.Namespace, out: TextIO) -> int:

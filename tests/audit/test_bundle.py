@@ -200,3 +200,16 @@ def test_bundle_and_export_through_a_symlink_replace_its_target_not_the_link(
                                  str(link.parent / "kept" / ".." / "export.jsonl"))  # fmt: skip
     assert code != 0 and "--summary" in err and "--out" in err, err
     assert not export.exists()
+
+
+def test_an_out_that_cannot_be_written_is_named_as_given(tmp_path: Path) -> None:
+    """``--out`` in a folder that does not exist said "cannot write:
+    .../.b.json.1a2b3c.partial", a hidden file the user never named: the path given is
+    named."""
+    trail = headed(write_many_origins(tmp_path / "t.jsonl", origins=2, records=4))
+    target = tmp_path / "missing" / "b.json"
+    code, _, err = audit_streams("bundle", str(trail), "--site", "http://o0.test", "--out",
+                                 str(target))  # fmt: skip
+    assert code != 0 and f"cannot write: {target}: No such file or directory" in err, err
+    code, _, err = audit_streams("export", str(trail), "--out", str(target))
+    assert code != 0 and f"cannot write: {target}: " in err and ".partial" not in err, err
