@@ -15,7 +15,7 @@ import io
 import os
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import TextIO
 
@@ -197,6 +197,9 @@ def _export(options: argparse.Namespace, out: TextIO) -> int:
         if given and _is_input(Path(given), options.trail):
             return _error(f"{option} {given} is the trail the export is made of: name another "
                           "file")  # fmt: skip
+    if options.out and options.summary and same_file(Path(options.out), Path(options.summary)):
+        return _error(f"--summary {options.summary} is also --out ({options.out}): the summary "
+                      "would replace the export; name another file")  # fmt: skip
     try:
         with _written(Path(options.out) if options.out else None, out) as to:
             to.write(text)
@@ -242,15 +245,22 @@ def _is_input(target: Path, trail: str) -> bool:
 def _written(target: Path | None, out: TextIO) -> Iterator[TextIO]:
     """Where a command's output goes: ``out`` without a path; a path that is a device or
     a FIFO as it is; a file made new beside ``target`` and renamed over it when the block
-    ends, removed if it raises (a bad ``--site`` or ``--at`` leaves ``--out`` as it was)."""
+    ends, removed if it raises (a bad ``--site`` or ``--at`` leaves ``--out`` as it was).
+    A symlink's target is replaced, never the link (a user's link; as root,
+    ``/dev/stdout`` sent to a file)."""
     if target is None:
         yield out
     elif target.exists() and not target.is_file():
         with target.open("w", encoding="utf-8") as file:
             yield file
     else:
-        with replacing(target) as raw, io.TextIOWrapper(raw, "utf-8") as file:
-            yield file
+        with ExitStack() as stack:
+            try:
+                raw = stack.enter_context(replacing(target.resolve()))
+            except OSError as error:  # named as given, never its hidden temporary file
+                raise OSError(error.errno, error.strerror, str(target)) from None
+            with io.TextIOWrapper(raw, "utf-8") as file:
+                yield file
 
 
 def _report(options: argparse.Namespace, out: TextIO) -> int:

@@ -29,7 +29,7 @@ from typing import Any, Final
 from rep_engine.records import ItemStatus
 from rep_engine.urls.origins import origin_of
 from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
-from rep_recheck.captures import Capture, of_one_date, present, responses
+from rep_recheck.captures import Capture, alike, of_one_date, present, responses
 from rep_recheck.names import PARSED_ORIGINS
 from rep_recheck.rechecker import Rechecker
 
@@ -133,8 +133,9 @@ class Timeline:
         found = self.by_url.get(url) or []
         place = bisect.bisect_right(found, when, key=capture_date)
         newest = None
-        if place:
-            first = bisect.bisect_left(found, capture_date(found[place - 1]), key=capture_date)
+        if place:  # its captures in that second: dated alike (:func:`alike`)
+            second = alike(capture_date(found[place - 1]))
+            first = bisect.bisect_left(found, second, key=capture_date)
             newest = of_one_date(found[first:place])
         if when == math.inf and url in self.undated:
             return present(newest, self.undated[url])

@@ -2,7 +2,7 @@
 ``response`` record as the crawl would have had its answer (:class:`Capture`), by its
 target URI as origins are compared (:func:`capture_key`), the latest of each URL
 (:func:`captures`; one whose ``WARC-Date`` cannot be read: :func:`present`; several of
-one date that disagree: :func:`of_one_date`).
+one second that disagree: :func:`of_one_date`).
 
 
 A file that is not a WARC, or is cut (a record shorter than its ``Content-Length``, a
@@ -25,6 +25,7 @@ is cut) is not had, as a download that lost data is in a crawl.
 
 from __future__ import annotations
 
+import math
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -103,12 +104,12 @@ def captures(path: str | Path) -> dict[str, Capture]:
         if capture.date is None:
             undated.setdefault(uri, []).append(capture)
             continue
-        earlier = found.get(uri)
-        if earlier is None or capture.date > earlier[0]:
-            found[uri] = (capture.date, [capture])
-        elif capture.date == earlier[0]:
+        earlier, second = found.get(uri), alike(capture.date)
+        if earlier is None or second > earlier[0]:
+            found[uri] = (second, [capture])
+        elif second == earlier[0]:
             earlier[1].append(capture)
-    latest = {uri: of_one_date(newest) for uri, (_, newest) in found.items()}
+    latest = {uri: of_one_date(sorted(newest, key=_dated)) for uri, (_, newest) in found.items()}
     for uri, captured in undated.items():
         chosen = present(latest.get(uri), captured)
         if chosen is not None:
@@ -137,14 +138,30 @@ def present(dated: Capture | None, undated: Sequence[Capture]) -> Capture | None
     return Capture(last.status, None, None, b"", None, last.record_id, problem=problem)
 
 
+def alike(date: float) -> float:
+    """The second a capture's date (POSIX seconds) is in: captures in one second are
+    dated alike. A ``WARC-Date`` written to the second (WARC/1.0's, §5.4) may be any time
+    in that second, so one of the same second written finer (``.500Z``) is not known to
+    be later or earlier; two finer ones in one second are taken as alike too (no "no"
+    is lost: only a document not had)."""
+    return float(math.floor(date))
+
+
+def _dated(capture: Capture) -> float:
+    """A dated capture's date."""
+    assert capture.date is not None  # only dated captures are grouped by date
+    return capture.date
+
+
 def of_one_date(newest: Sequence[Capture]) -> Capture:
-    """The capture a URL's answer at a date is read from, of its captures of that date
-    (``newest``, in the files' order; at least one). Captures of one ``WARC-Date`` (one
-    second) that answer otherwise are not known to be in any order, so neither is read
-    as the later: the document is not had, as :func:`present` reads captures of an
-    unreadable date that disagree (a robots.txt not had refuses every item of its origin,
-    the crawl's give-up verdict; another document's items are unknown). Never decided by
-    the order of ``--documents``: whichever says "no", no "no" is lost."""
+    """The capture a URL's answer at a date is read from, of its captures dated alike
+    (:func:`alike`: ``newest``, oldest first, captures of one date in the files' order;
+    at least one). Captures of one second that answer otherwise are not known to be in
+    any order, so neither is read as the later: the document is not had, as
+    :func:`present` reads captures of an unreadable date that disagree (a robots.txt not
+    had refuses every item of its origin, the crawl's give-up verdict; another
+    document's items are unknown). Never decided by the order of ``--documents``:
+    whichever says "no", no "no" is lost."""
     last = newest[-1]
     if all(_answer(one) == _answer(last) for one in newest[:-1]):
         return last

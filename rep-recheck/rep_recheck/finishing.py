@@ -125,12 +125,15 @@ class Finishing:
         return self._exit_status(tally)
 
     def _report_among_shards(self) -> bool:
-        """Whether the report is written in a folder a shard of this run is read from: a
+        """Whether the report is written in a folder a shard of this run is read from, or
+        that a pattern of the run reaches (at any depth under its literal folder): a
         later run that reads that folder must know it for a report (its manifest names
         it: :meth:`~rep_recheck.files.Staged.report`), not a shard."""
         folder = Path(self.options.report).resolve().parent
         return any(Path(path).resolve().parent == folder
-                   for path in self.shards.paths if path != STDIN)  # fmt: skip
+                   for path in self.shards.paths if path != STDIN) or any(
+            folder.is_relative_to(reached) for reached in self.shards.reached
+        )  # fmt: skip
 
     def _about(self) -> dict[str, Any]:
         """What the trail's run line says of the recheck."""

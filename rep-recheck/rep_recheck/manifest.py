@@ -118,6 +118,18 @@ def known(
     )
 
 
+def names(recorded: dict[str, list[Any]], name: str, stamp: list[int] | None) -> bool:
+    """Whether ``recorded`` names the file ``name`` with ``stamp`` as a copy keeps it:
+    its size and time (``cp -a``, ``rsync -a``, a move to another disk give it a new
+    inode). Enough to know a file for a recheck's report, never to remove it
+    (:func:`known`)."""
+    if stamp is None:
+        return False
+    return any(
+        isinstance(said, list) and said[:2] == stamp[:2] for said in recorded.get(name, ())
+    )  # fmt: skip
+
+
 def announce(folder: Path, putting: Iterable[tuple[str, Path]]) -> None:
     """``folder``'s manifest naming, besides what it named, the files this run is about to
     rename into place (``putting``: each name, and the temporary file renamed to it) as
@@ -145,15 +157,19 @@ def write(folder: Path, written: Iterable[Path]) -> None:
 
 def add(folder: Path, written: Iterable[Path]) -> None:
     """``folder``'s manifest naming the files ``written`` there beside those it named (a
-    recheck's report written in a folder that is no folder of its outputs)."""
+    recheck's report written in a folder that is no folder of its outputs), its
+    ``pending`` too (a stopped run's outputs, which the next run into the folder must
+    know: :func:`announce`)."""
     try:
         said = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         said = None
-    files = said.get("files") if isinstance(said, dict) else None
-    files = {**(files if isinstance(files, dict) else {}),
-             **{path.name: stamp(path) for path in written}}  # fmt: skip
-    _replace(folder, {"written_by": WRITTEN_BY, "files": files})
+    said = said if isinstance(said, dict) else {}
+    files, pending = (part if isinstance(part := said.get(name), dict) else {}
+                      for name in ("files", "pending"))  # fmt: skip
+    files = {**files, **{path.name: stamp(path) for path in written}}
+    _replace(folder, {"written_by": WRITTEN_BY, "files": files,
+                      **({"pending": pending} if pending else {})})  # fmt: skip
 
 
 def _replace(folder: Path, said: dict[str, Any]) -> None:

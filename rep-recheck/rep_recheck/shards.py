@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from rep_recheck import manifest
 from rep_recheck.datasets import STDIN
@@ -58,21 +58,29 @@ class Shards:
     skipped: list[str] = field(default_factory=list)
     #: A folder's or a pattern's files that are a recheck's ``--report`` (not read).
     reports: list[str] = field(default_factory=list)
+    #: The folder each pattern's matches are under (its parts before the first with a
+    #: magic character), resolved: a later run of the pattern may read a file written
+    #: there or below it (``'data/**/*.jsonl'`` a report in ``data/``).
+    reached: list[Path] = field(default_factory=list)
 
 
 def _is_pattern(argument: str) -> bool:
     return bool(_MAGIC.intersection(argument)) and not os.path.lexists(argument)
 
 
-def _is_report(path: str) -> bool:
+def _is_report(path: str, manifests: dict[Path, dict[str, list[Any]]]) -> bool:
     """Whether ``path`` is a JSON Lines file a recheck wrote as its ``--report``: its
-    folder's manifest names it as it is now (:mod:`~rep_recheck.manifest`), and it starts
-    as a report does. A user's shard whose records begin ``line,url,status`` is read."""
+    folder's manifest names it as it is now, or a copy of it
+    (:func:`~rep_recheck.manifest.names`), and it starts as a report does. A user's
+    shard whose records begin ``line,url,status`` is read. ``manifests``: each folder's
+    read so far (read once: a folder of 50,000 outputs has a manifest naming them
+    all)."""
     if not path.lower().endswith((".jsonl", ".ndjson")):
         return False
     where = Path(path)
-    if not manifest.known(manifest.recorded(where.parent), where.name,
-                          manifest.stamp_of(where), loose=True):  # fmt: skip
+    if where.parent not in manifests:
+        manifests[where.parent] = manifest.recorded(where.parent)
+    if not manifest.names(manifests[where.parent], where.name, manifest.stamp_of(where)):
         return False
     try:
         with open(path, "rb") as file:
@@ -125,6 +133,7 @@ def expand(arguments: Sequence[str]) -> Shards:
         raise ShardError(f"{STDIN} (standard input) is read alone: name the files instead")
     paths: list[str] = []
     skipped: list[str] = []
+    reached: list[Path] = []
     named = set(arguments)  # a file named is read, whatever it holds
     several = len(arguments) > 1
     for argument in arguments:
@@ -133,6 +142,7 @@ def expand(arguments: Sequence[str]) -> Shards:
             paths += _folder(argument, skipped)
         elif _is_pattern(argument):
             several = True
+            reached.append(_literal_folder(argument))
             matched = sorted(
                 path for path in glob.glob(argument, recursive=True) if not os.path.isdir(path)
             )
@@ -141,7 +151,8 @@ def expand(arguments: Sequence[str]) -> Shards:
             paths += matched
         else:
             paths.append(argument)
-    reports = [path for path in paths if path not in named and _is_report(path)]
+    manifests: dict[Path, dict[str, list[Any]]] = {}
+    reports = [path for path in paths if path not in named and _is_report(path, manifests)]
     paths = [path for path in paths if path not in reports]
     if not paths:
         raise ShardError(f"{' '.join(arguments)} names only a recheck's reports "
@@ -153,7 +164,15 @@ def expand(arguments: Sequence[str]) -> Shards:
             raise ShardError(f"{path} is named twice (as {seen[key]}): each shard is read once")
         seen[key] = path
     label = " ".join(arguments)
-    return Shards(paths, several, label, skipped, reports)
+    return Shards(paths, several, label, skipped, reports, reached)
+
+
+def _literal_folder(pattern: str) -> Path:
+    """The folder under which ``pattern`` matches files: its parts before the first
+    with a magic character, resolved."""
+    parts = Path(pattern).parts
+    literal = next((n for n, part in enumerate(parts) if _MAGIC.intersection(part)), len(parts))
+    return Path(*parts[:literal]).resolve() if literal else Path.cwd()
 
 
 def output_of(folder: str | Path, shard: str) -> Path:

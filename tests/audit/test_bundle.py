@@ -169,3 +169,47 @@ def test_bundle_and_export_never_empty_or_overwrite_what_they_read(tmp_path: Pat
             code, _, err = audit_streams("export", str(trail), option, str(target))
             assert code != 0 and "is the trail the export is made of" in err, err
     assert trail.read_bytes() == before and sum(1 for _ in Trail(trail).lines()) > 0
+
+
+def test_bundle_and_export_through_a_symlink_replace_its_target_not_the_link(
+    tmp_path: Path,
+) -> None:
+    """An ``--out`` (or ``--summary``) that is a symlink to a file had the link renamed
+    over, a regular file put in its place and the file it named left as it was (as root,
+    ``--out /dev/stdout`` with standard output sent to a file would replace the system's
+    ``/dev/stdout`` link); the file it names is replaced, as the recheck's outputs are. And
+    an export's ``--summary`` naming its ``--out`` replaced the export: refused."""
+    trail = headed(write_many_origins(tmp_path / "t.jsonl", origins=2, records=4))
+    real = tmp_path / "kept" / "bundle.json"
+    real.parent.mkdir()
+    real.write_text("yesterday's\n", encoding="utf-8")
+    link = tmp_path / "bundle-link.json"
+    link.symlink_to(real)
+    code, _, err = audit_streams("bundle", str(trail), "--site", "http://o0.test", "--out",
+                                 str(link))  # fmt: skip
+    assert code == 0, err
+    assert link.is_symlink(), "the link was replaced by a file"
+    assert json.loads(real.read_text(encoding="utf-8"))["site"] == "http://o0.test"
+    for option in ("--out", "--summary"):
+        code, _, err = audit_streams("export", str(trail), option, str(link))
+        assert code == 0, err
+        assert link.is_symlink(), "the link was replaced by a file"
+    assert real.read_text(encoding="utf-8").startswith("#"), "the summary is Markdown"
+    export = tmp_path / "export.jsonl"
+    code, _, err = audit_streams("export", str(trail), "--out", str(export), "--summary",
+                                 str(link.parent / "kept" / ".." / "export.jsonl"))  # fmt: skip
+    assert code != 0 and "--summary" in err and "--out" in err, err
+    assert not export.exists()
+
+
+def test_an_out_that_cannot_be_written_is_named_as_given(tmp_path: Path) -> None:
+    """``--out`` in a folder that does not exist said "cannot write:
+    .../.b.json.1a2b3c.partial", a hidden file the user never named: the path given is
+    named."""
+    trail = headed(write_many_origins(tmp_path / "t.jsonl", origins=2, records=4))
+    target = tmp_path / "missing" / "b.json"
+    code, _, err = audit_streams("bundle", str(trail), "--site", "http://o0.test", "--out",
+                                 str(target))  # fmt: skip
+    assert code != 0 and f"cannot write: {target}: No such file or directory" in err, err
+    code, _, err = audit_streams("export", str(trail), "--out", str(target))
+    assert code != 0 and f"cannot write: {target}: " in err and ".partial" not in err, err

@@ -331,3 +331,29 @@ def test_captures_of_one_date_that_agree_are_read(tmp_path: Path) -> None:
     assert said[0]["status"] == "refused", said
     said = _said_of(tmp_path, _warcs(tmp_path, (JUN, ALLOW), (JUN, ALLOW)))
     assert said[0]["status"] == "kept", said
+
+
+@pytest.mark.parametrize("fraction", [".500Z", ".999999Z"])
+def test_captures_in_one_second_one_dated_to_the_second_are_in_no_known_order(
+    tmp_path: Path, fraction: str
+) -> None:
+    """A capture dated to the second (``00:00:00Z``, as WARC/1.0 writes it: any time in
+    that second) and one of that second dated finer (``00:00:00.500Z``) that answer
+    otherwise: the finer was read as the newer, and its "yes" kept an item the other,
+    perhaps later, says "no" to. Captures in one second are dated alike: not had, now,
+    with ``--as-of`` and in one WARC; a second later is later."""
+    finer = JUN.replace("Z", fraction)
+    warcs = _warcs(tmp_path, (JUN, DISALLOW), (finer, ALLOW))
+    said = _said_of(tmp_path, warcs)
+    assert said[0]["status"] == "unknown", said
+    assert "captures dated alike, 2025-06-01T00:00:00Z, answer otherwise" in said[0]["why"]
+    assert _said_of(tmp_path, warcs, "--as-of=2025-07-01")[0]["status"] == "unknown"
+    one = tmp_path / "one.warc"
+    write_warc(one, [robots_capture("https://a.example", DISALLOW)], date=JUN)
+    with one.open("ab") as file:
+        write_warc(tmp_path / "two.warc", [robots_capture("https://a.example", ALLOW)],
+                   date=finer)  # fmt: skip
+        file.write((tmp_path / "two.warc").read_bytes())
+    assert _said_of(tmp_path, ["--documents", str(one)])[0]["status"] == "unknown"
+    later = _warcs(tmp_path, (JUN, DISALLOW), ("2025-06-01T00:00:01Z", ALLOW))
+    assert _said_of(tmp_path, later)[0]["status"] == "kept"

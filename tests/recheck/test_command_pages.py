@@ -229,3 +229,38 @@ def test_a_page_no_signal_allows_under_deny_is_not_counted_as_a_site_s_no(
     assert "Content-Signal, TDMRep, RSL, noai…): 0 item(s) of 0 origin(s)" in summary, summary
     assert ("- Refused with no signal saying no (REP_PURPOSE_UNKNOWN = 'deny': no signal "
             "allowed the purpose): 1 item(s) of 1 origin(s)") in summary  # fmt: skip
+
+
+def test_a_page_s_no_for_one_purpose_is_counted_as_a_site_s_no_under_deny(
+    tmp_path: Path,
+) -> None:
+    """Under ``REP_PURPOSE_UNKNOWN = "deny"`` with ``--purpose search,ai-train``, a page
+    that says ``noai`` (a "no" for ai-train) and nothing about search was refused for
+    search, no signal allowing it, and counted in the row of items no site said no to:
+    the site's "no" comes first, its item counted as refused by a usage signal."""
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URL])
+    report = tmp_path / "report.jsonl"
+
+    def fetcher(request: FetchRequest) -> FetchResult:
+        origin = origin_of(URL)
+        assert origin is not None
+        sha = hashlib.sha256(BODY).hexdigest()
+        entry = CacheEntry(parse_robotstxt(BODY), "200", FETCHED, 1e20, 1e20, 200,
+                           zlib.compress(BODY), sha256=sha)  # fmt: skip
+        documents = OriginDocuments(origin, now=FETCHED)
+        documents.add(ROBOTS, origin, entry)
+        documents.add(TDM, origin, CacheEntry(NO_FILE, "404", FETCHED, 1e20, 1e20, 404))
+        said = PageStatements((("x-robots-tag", "noai"),))
+        return FetchResult({str(origin): documents}, {URL: PageRead(said, time=FETCHED)},
+                           downloads=1)  # fmt: skip
+
+    out = io.StringIO()
+    argv = [str(dataset), "--purpose", "search,ai-train", "--pages", "--no-progress",
+            "--report", str(report), "-s", "REP_PURPOSE_UNKNOWN=deny"]  # fmt: skip
+    assert main(argv, out, fetcher) == EXIT_REMOVED
+    summary = out.getvalue()
+    assert "Content-Signal, TDMRep, RSL, noai…): 1 item(s) of 1 origin(s)" in summary, summary
+    assert "Refused with no signal saying no" not in summary, summary
+    (line,) = report_lines(report)
+    assert line["purpose"] == "ai-train", line

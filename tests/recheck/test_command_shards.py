@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -499,3 +500,49 @@ def test_an_output_named_as_a_folder_s_manifest_is_refused_at_start(
                         "--out", str(out), option, str(named))  # fmt: skip
         assert f"{option} {named}: {MANIFEST} is the manifest a recheck writes" in said
         assert (out / MANIFEST).read_bytes() == before
+
+
+def test_a_report_a_pattern_of_the_run_would_match_is_not_read_by_the_next_run(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run of ``'data/**/*.jsonl'`` whose shards are in subfolders wrote its report in
+    ``data/``, which holds none: its manifest did not name the report, and the next run
+    of the same pattern read the report as one more shard (its items re-checked, written
+    to ``--out``). A report in a folder a pattern of the run reaches is named too."""
+    folder = tmp_path / "data"
+    (folder / "2024").mkdir(parents=True)
+    _jsonl_rows(folder / "2024" / "items.jsonl", [{"url": "https://a.example/no/1"},
+                                                 {"url": "https://a.example/yes/1"}])  # fmt: skip
+    report = folder / "report.jsonl"
+    argv = [str(folder / "**" / "*.jsonl"), "--purpose", "search", "--documents",
+            str(_captured(tmp_path))]  # fmt: skip
+    code, _ = recheck_tool(*argv, "--report", str(report))
+    assert code == EXIT_REMOVED
+    capsys.readouterr()
+    again = tmp_path / "again.jsonl"
+    recheck_tool(*argv, "--report", str(again))
+    assert f"its --report not read: {report}" in capsys.readouterr().err
+    assert [line["url"] for line in report_lines(again)] == [
+        "https://a.example/no/1", "https://a.example/yes/1"]  # fmt: skip
+
+
+def test_a_report_among_the_shards_is_known_in_a_copy_of_the_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder holding a run's report, copied or moved to another disk with its times
+    (``cp -a``, ``rsync -a``: a new inode), had the report read as a shard by the next
+    run: its manifest's stamp names an inode no copy keeps. A report is known by its
+    name, size and time (and its first line); a copy of it is that report."""
+    folder = tmp_path / "data"
+    folder.mkdir()
+    _jsonl_rows(folder / "items.jsonl", [{"url": "https://a.example/no/1"}])
+    argv = ["--purpose", "search", "--documents", str(_captured(tmp_path))]
+    code, _ = recheck_tool(str(folder), *argv, "--report", str(folder / "report.jsonl"))
+    assert code == EXIT_REMOVED
+    copy = tmp_path / "copy"
+    shutil.copytree(folder, copy)  # copy2: the times kept, new inodes
+    capsys.readouterr()
+    again = tmp_path / "again.jsonl"
+    recheck_tool(str(copy), *argv, "--report", str(again))
+    assert f"its --report not read: {copy / 'report.jsonl'}" in capsys.readouterr().err
+    assert [line["url"] for line in report_lines(again)] == ["https://a.example/no/1"]

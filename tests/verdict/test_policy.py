@@ -81,6 +81,20 @@ def test_unknown_never_refuses_before_but_denies_after_when_asked() -> None:
     assert UsagePolicy.of(["ai-train"]).refusal(usage_after(policy, before)) is None
 
 
+def test_under_deny_a_signal_s_no_is_named_before_a_purpose_no_signal_allows() -> None:
+    """With ``search, ai-train`` and ``REP_PURPOSE_UNKNOWN = "deny"``, a page's ``noai``
+    (a "no" for ai-train, nothing of search) was refused as "no signal allowed search",
+    the site's "no" unnamed: a signal's "no" is named first, whatever the order."""
+    plain = parse_robotstxt(b"User-agent: *\nAllow: /\n")
+    policy = UsagePolicy.of(["search", "ai-train"], unknown="deny")
+    before = policy.before_fetch(plain, "/x", "bot", NO_FILE)
+    refusal = policy.refusal(usage_after(policy, before, (("x-robots-tag", "noai"),)))
+    assert refusal is not None and refusal.purpose == "ai-train", refusal
+    assert refusal.signal is not None and "noai" in refusal.signal.source
+    refusal = policy.refusal(usage_after(policy, before))
+    assert refusal is not None and (refusal.purpose, refusal.signal) == ("search", None)
+
+
 def test_tdmrep_precedence_file_then_header_then_meta() -> None:
     """TDMRep §4: each later technique supersedes the one before; absence never resets."""
     policy = UsagePolicy.of(["ai-train"])

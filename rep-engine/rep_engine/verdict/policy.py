@@ -170,12 +170,15 @@ class UsagePolicy:
         return signals
 
     def refusal(self, decision: UsageDecision, *, final: bool = True) -> Refusal | None:
-        """The first purpose of the crawl that ``decision`` does not allow."""
+        """The first purpose of the crawl that ``decision`` does not allow: one a signal
+        says "no" to before one no signal allows (``REP_PURPOSE_UNKNOWN = "deny"``),
+        whatever their order, so that a site's "no" is the one named (a page's ``noai``
+        with ``search, ai-train``), never "no signal allowed search"."""
         for purpose in self.purposes:
-            answer = decision.allowed(purpose)
-            if answer is False:
+            if decision.allowed(purpose) is False:
                 return Refusal(purpose, decision.decided_by(purpose))
-            if answer is None and final and self.unknown_denies:
+        for purpose in self.purposes if final and self.unknown_denies else ():
+            if decision.allowed(purpose) is None:
                 return Refusal(purpose, None)
         return None
 
