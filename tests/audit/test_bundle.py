@@ -159,7 +159,9 @@ def test_bundle_and_export_never_empty_or_overwrite_what_they_read(tmp_path: Pat
                                  str(kept))  # fmt: skip
     assert code == 0 and json.loads(kept.read_text())["site"] == "http://o0.test"
     snapshot = next(Path(f"{trail}.d").iterdir(), None)
-    named = [trail, tmp_path / "link.jsonl", *([snapshot] if snapshot else [])]
+    new_among_snapshots = Path(f"{trail}.d") / "new.json"
+    named = [trail, tmp_path / "link.jsonl", new_among_snapshots,
+             *([snapshot] if snapshot else [])]  # fmt: skip
     (tmp_path / "link.jsonl").symlink_to(trail)
     for target in named:
         code, _, err = audit_streams("bundle", str(trail), "--site", "http://o0.test", "--out",
