@@ -919,3 +919,54 @@ async def test_a_crawl_reads_two_files_at_a_time_leaving_the_pool_to_the_rest(
     assert len(at_once) == 12 and max(at_once) == 2  # (6 at once before: as many as came)
     assert mediagate.READS_AT_ONCE == 2
     assert len(found["item"]["rep_refused_files"]) == 12
+
+
+class MirrorOfNontrainMiddleware:
+    """A local mirror placed before scrapy_rep's robots.txt middleware: it answers every
+    file under ``/nontrain/`` itself (no download, no verdict)."""
+
+    def process_request(self, request: Any, spider: Any = None) -> Any:
+        from scrapy.http import Response
+
+        if "/nontrain/" in request.url:
+            return Response(request.url, body=jpeg(colour=(3, 60, 60)), headers=JPEG)
+        return None
+
+
+def build_mirrored() -> tuple[Sites, dict[str, str]]:
+    """Images on the page's own origin (its robots.txt had before the page), whose
+    robots.txt says ``Content-Usage: /nontrain/ train-ai=n``."""
+    sites = Sites()
+    img = sites.add("img")
+    img.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nontrain/ train-ai=n\n"))
+    paths = {"nontrain.jpg": "/nontrain/b.jpg", "ok.jpg": "/ok/c.jpg"}
+    for index, path in enumerate(paths.values()):
+        img.script(path, Reply(200, jpeg(colour=(index, 70, 70)), JPEG))
+    return sites, {name: sites.url("img", path) for name, path in paths.items()}
+
+
+@pytest.mark.usefixtures("both_modes")
+@pytest_twisted.ensureDeferred
+async def test_a_mirrored_files_origin_usage_no_refuses_it(tmp_path: Path) -> None:
+    """A downloader middleware before scrapy_rep's answers an image whose origin's
+    robots.txt (had before its page) says ``Content-Usage: train-ai=n`` for it: no verdict
+    reached it, and it was stored for ai-train (the site owner's "no" lost). It is held to
+    what the documents the crawl has say of it, as its page would be: refused, the item
+    naming the signal; ``audit verify`` is clean."""
+    from rep_audit.verify import verify
+
+    trail = tmp_path / "trail.jsonl"
+    found = await crawl_gallery(
+        "ai-train",
+        tmp_path,
+        build=build_mirrored,
+        REP_AUDIT_FILE=str(trail),
+        DOWNLOADER_MIDDLEWARES={f"{__name__}.MirrorOfNontrainMiddleware": 50},
+    )
+    assert found["stored"] == {"ok.jpg"}
+    assert found["refused_files"] == {"nontrain.jpg"}
+    nontrain = found["results"]["nontrain.jpg"]
+    assert nontrain["purpose"] == "ai-train"
+    assert nontrain["signal"] == "robots.txt line 2: Content-Usage: /nontrain/ train-ai=n"
+    result = verify(trail)
+    assert result.clean, result.findings

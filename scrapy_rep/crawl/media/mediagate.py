@@ -28,14 +28,15 @@ from rep_engine.usage.media.xmp import sniff
 from rep_engine.usage.purpose import UsageSignal, usage_decision
 from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE, PageFacts, decide_page
-from rep_engine.verdict.policy import TDM_PURPOSES
+from rep_engine.verdict.policy import NOTHING_BEFORE, TDM_PURPOSES
 from scrapy_rep import signals
 from scrapy_rep.crawl import refusals
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.internals import in_thread
 from scrapy_rep.crawl.media.filerecords import FileVerdict, page_noimageai, refused_file
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
-from scrapy_rep.crawl.requeststate import before_of, state_of
+from scrapy_rep.crawl.requests.downloadermiddlewares import answered_before
+from scrapy_rep.crawl.requeststate import before_of, sent_state, state_of
 from scrapy_rep.crawl.stats import inc
 
 if TYPE_CHECKING:
@@ -179,7 +180,10 @@ class MediaGate:
             reading = self.read(response.body)
         inside = (*page_noimageai(request, item), *reading.signals)
         image = is_image(response)
-        facts = PageFacts(response.url, tokens, before_of(request), image, file=True)
+        before = before_of(request)
+        if before is NOTHING_BEFORE and sent_state(request) is None:  # answered: no verdict
+            before = answered_before(self.crawler, request)[1]  # held to the origin's as a page
+        facts = PageFacts(response.url, tokens, before, image, file=True)
         verdict = decide_page(facts, statements.also(inside=inside), self.rules)
         return FileVerdict(verdict.usage, reading, verdict.purpose)
 

@@ -26,7 +26,6 @@ from weakref import WeakKeyDictionary
 from scrapy.http.request import NO_CALLBACK
 
 from rep_engine.directives import EMPTY, PageDirectives
-from rep_engine.records import Reason
 from rep_engine.robotstxt.useragent import held_names
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import robots_agent
@@ -34,7 +33,6 @@ from rep_engine.settings.rules import page_rules
 from rep_engine.usage.imageusage import IMAGE_USAGE_KEY, record_for
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.rsl.terms import says_not_read
-from rep_engine.verdict.decide import Allowed, Refused
 from rep_engine.verdict.page import SAYS_NOTHING, PageFacts, PageVerdict, decide_page
 from rep_engine.verdict.policy import NO_SIGNALS, NOTHING_BEFORE, Before
 from scrapy_rep.crawl import meta
@@ -43,7 +41,7 @@ from scrapy_rep.crawl.page.nofollowlinks import may_link_nofollow
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.pages import PAGES, Page
-from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
+from scrapy_rep.crawl.requests.downloadermiddlewares import answered_before
 from scrapy_rep.crawl.requeststate import sent_state, state_of
 from scrapy_rep.crawl.stats import inc
 
@@ -51,6 +49,8 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
+
+    from rep_engine.verdict.decide import Refused
 
 
 #: The page pass's one logger, under the name it has always had (users filter on it).
@@ -259,14 +259,8 @@ class PageState:
         site owner's "no" is not lost to a mirror). Its origin's robots.txt not had yet:
         nothing, its purposes unknown (``REP_PURPOSE_UNKNOWN`` decides). A robots.txt
         ``Disallow`` implies no preferences (aipref attach §3.1): nothing either."""
-        owner = OWNERS.get(self.crawler)
-        verdict = None if owner is None else owner.verdict_had(request)
-        page.answered = verdict
-        if isinstance(verdict, Allowed) or (
-            isinstance(verdict, Refused) and verdict.reason is Reason.PURPOSE
-        ):
-            return verdict.before
-        return NOTHING_BEFORE
+        page.answered, before = answered_before(self.crawler, request)
+        return before
 
     def _sent_as(self, request: Request) -> tuple[str, ...]:
         """The names a request nothing decided before the fetch (robots.txt not obeyed, no

@@ -86,6 +86,7 @@ from rep_engine.verdict.decide import (
     Wait,
     decide,
 )
+from rep_engine.verdict.policy import NOTHING_BEFORE, Before
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
@@ -123,6 +124,23 @@ NOT_HAD: Final[Mapping[str, CacheEntry[Any]]] = {
     TDM: CacheEntry(NO_FILE, "not had", 0.0, math.inf, math.inf),
     LICENSE: CacheEntry(ABSENT, "not had", 0.0, math.inf, math.inf),
 }
+
+
+def answered_before(crawler: Crawler, request: Request) -> tuple[Allowed | Refused | None, Before]:
+    """Of a request no verdict of ours reached (a downloader middleware placed before
+    this one answered it itself: a mock, a local mirror), the verdict the documents the
+    crawl has give it (:meth:`RobotsTxtMiddleware.verdict_had`) and what its usage signals
+    say before the fetch, which its page and its files are held to (a site owner's "no"
+    is not lost to a mirror). :data:`~rep_engine.verdict.policy.NOTHING_BEFORE`: its
+    origin's robots.txt not had (its purposes unknown), or a robots.txt ``Disallow``,
+    which implies no preferences (aipref attach §3.1)."""
+    owner = OWNERS.get(crawler)
+    verdict = None if owner is None else owner.verdict_had(request)
+    if isinstance(verdict, Allowed) or (
+        isinstance(verdict, Refused) and verdict.reason is Reason.PURPOSE
+    ):
+        return verdict, verdict.before
+    return verdict, NOTHING_BEFORE
 
 
 class HeldAtSend(IgnoreRequest):
