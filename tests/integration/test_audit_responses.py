@@ -300,3 +300,60 @@ async def test_the_usage_yes_of_a_mirrored_pages_origin_keeps_its_items(tmp_path
     assert "robots" not in record and "no signal allows ai-train" in record["item_why"]
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean" in out, out
+
+
+class HostLinksSpider(LinkedItemsSpider):
+    """LinkedItemsSpider whose links are sent with the header ``Host: {host}`` (another
+    site than their URL's)."""
+
+    host = ""
+
+    def parse(self, response: Any) -> Any:
+        ListSpider.parse(self, response)
+        yield {"url": response.url}
+        for href in response.css("a::attr(href)").getall():
+            yield Request(
+                response.urljoin(href),
+                callback=self.parse,
+                errback=self.failed,
+                headers={"Host": self.host},
+            )
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_mirrored_page_sent_with_another_host_keeps_its_urls_sites_no(
+    tmp_path: Path,
+) -> None:
+    """A page a downloader middleware before scrapy_rep's answers, sent with a ``Host``
+    header naming another site (whose robots.txt the crawl never had): its URL's site's
+    robots.txt, which the crawl had, says ``Content-Usage: train-ai=n`` for it. The
+    verdict waited for the other site's, so nothing was read and its item was kept (the
+    "no" lost, and ``audit verify`` found it kept). It is decided with what the documents
+    the crawl has say of it: its item refused, its record naming its URL's site's
+    robots.txt, and ``audit verify`` clean."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nottrain train-ai=n\n"))
+    a.script("/", links_page("/nottrain/1"))
+    sites.add("b")  # never asked
+    start, refused = sites.url("a", "/"), sites.url("a", "/nottrain/1")
+    HostLinksSpider.host = sites.url("b", "/").split("//", 1)[1].rstrip("/")
+    audit = tmp_path / "trail.jsonl"
+    recorder = Recorder()
+    settings = {
+        "REP_AUDIT_FILE": str(audit),
+        "REP_PURPOSE": "ai-train",
+        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
+    }
+    try:
+        _, spider = await crawl([start], settings, HostLinksSpider, recorder)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted([start, refused])
+    assert sites.requested("b") == []
+    assert [item["url"] for item in recorder.items] == [start]
+    record = by_url(audit)[refused]
+    assert (record["answered"], record["items_kept"], record["item_reason"]) == (True, 0, "purpose")
+    assert record["robots"]["snapshot"]
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean" in out, out

@@ -339,7 +339,9 @@ class RobotsTxtMiddleware:
         tdmrep.json or an RSL license the crawl has not had reads as none (as ``audit
         verify`` reads a record that names none: :data:`NOT_HAD`). ``None``: nothing
         decides it (no origin, nothing obeyed), or its origin's robots.txt is not had (nor
-        the site its ``Host`` addresses)."""
+        the site its ``Host`` addresses). Sent with a ``Host`` naming another site whose
+        robots.txt is not had: decided by its URL's site's alone, the one its record
+        names (``audit verify`` holds it to that one)."""
         facts = self.facts.of(request)
         if facts.origin is None:
             return None
@@ -350,6 +352,12 @@ class RobotsTxtMiddleware:
             return entry if entry is not None else NOT_HAD.get(kind)
 
         verdict = decide(facts, self.rules, had, self._clock())
+        if isinstance(verdict, Wait) and facts.served_by is not None:
+            # sent with a Host naming a site whose robots.txt is not had: nothing was sent
+            # to either, and its URL's site's documents, which the trail names, still say
+            # what they say of it (its "no" is not lost to the other's wait)
+            own = facts._replace(origin=facts.served_by, served_by=None)
+            verdict = decide(own, self.rules, had, self._clock())
         return None if isinstance(verdict, Wait) else verdict
 
     def _current(self, request: Request, kind: str, key: Hashable) -> CacheEntry[Any] | None:
