@@ -189,9 +189,10 @@ class Rederiver(Documents):
             return [f"answered {record.get('answered')!r}: the crawl writes answered only as "
                     "true, on a response a downloader middleware made without a "
                     "download"], None  # fmt: skip
-        if fate != "fetched":
-            return [f"recorded {fate or 'without a fate'} and answered: only a response that "
-                    "came (fetched) is answered"], None  # fmt: skip
+        if fate not in ("fetched", "redirected"):  # a mirror's 301 came as well
+            return ([f"recorded {fate or 'without a fate'} and answered: only a response that "
+                    "came (fetched) is answered, or a redirect answered so (redirected)"],
+                    None)  # fmt: skip
         found = []
         attempts = whole(record.get("attempts"))
         sent = [name for name in ("sent_at", "expires", "sent") if name in record]

@@ -800,7 +800,8 @@ class UrlEntry:
     file: FileOutcome | None = None
     #: Its response came from a downloader middleware before scrapy_rep's verdict, which
     #: answered it itself: no download, no verdict (``answered``: :data:`ANSWERED`); its
-    #: ``robots`` part says what the crawl's robots.txt said of it then, if it had one.
+    #: ``robots`` part says what the crawl's robots.txt said of it then, if it had one
+    #: (``fetched``, or ``redirected``: a redirect it answered so).
     answered: bool = False
     #: The verdict it was last decided with and the facts it was decided on (``None``: not
     #: decided), for the ledger's readers (the command-line tools print them): never
@@ -888,7 +889,7 @@ class UrlEntry:
             PageOutput.from_part(record) if fate is Fate.FETCHED else None,
             usage if isinstance(usage, dict) else None,
             page if isinstance(page, dict) else None,
-            answered=get("answered") is True and fate is Fate.FETCHED,
+            answered=get("answered") is True and fate in (Fate.FETCHED, Fate.REDIRECTED),
         )
 
     def state(self) -> dict[str, Any]:

@@ -357,3 +357,64 @@ async def test_a_mirrored_page_sent_with_another_host_keeps_its_urls_sites_no(
     assert record["robots"]["snapshot"]
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean" in out, out
+
+
+class MirrorRedirectingMiddleware:
+    """A local mirror placed before scrapy_rep's robots.txt middleware: it answers
+    ``/moved/`` URLs itself with a 301 to ``{target}`` (another origin)."""
+
+    target = ""
+
+    def process_request(self, request: Request, spider: Any = None) -> Response | None:
+        if "/moved/" in request.url:
+            return Response(
+                request.url, status=301, headers={"Location": self.target}, request=request
+            )
+        return None
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_redirect_a_mirror_answered_is_recorded_and_verifies(tmp_path: Path) -> None:
+    """A downloader middleware before scrapy_rep's answers a page with a 301 to another
+    origin, whose robots.txt says ``Content-Usage: train-ai=n`` for the target: the target
+    is requested (our verdict reaches it: refused for ai-train, never downloaded), the
+    answered redirect's record says so (no response reached the engine: it said
+    ``redirected`` with ``attempts`` 0 and no robots.txt part, and ``audit verify`` failed
+    it, "no robots.txt snapshot names what allowed it"), ``audit show`` says no verdict
+    reached it, and ``audit verify`` is clean."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    b = sites.add("b")
+    b.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nottrain train-ai=n\n"))
+    b.script("/nottrain/1", Reply(200, b"<html>b</html>", HTML))
+    start, moved, target = (
+        sites.url("a", "/"),
+        sites.url("a", "/moved/1"),
+        sites.url("b", "/nottrain/1"),
+    )
+    a.script("/", links_page("/moved/1"))
+    MirrorRedirectingMiddleware.target = target
+    audit = tmp_path / "trail.jsonl"
+    recorder = Recorder()
+    settings = {
+        "REP_AUDIT_FILE": str(audit),
+        "REP_PURPOSE": "ai-train",
+        "DOWNLOADER_MIDDLEWARES": {MirrorRedirectingMiddleware: 50},
+    }
+    try:
+        await crawl([start], settings, LinkedItemsSpider, recorder)
+    finally:
+        await sites.close()
+    assert "/nottrain/1" not in sites.requested("b")
+    assert [item["url"] for item in recorder.items] == [start]
+    records = by_url(audit)
+    record = records[moved]
+    assert (record["fate"], record["attempts"], record["answered"]) == ("redirected", 0, True)
+    assert record["robots"]["rule"] == "Allow: /" and records[target]["fate"] == "refused"
+    status, out, _ = audit_streams("show", str(audit), moved)
+    assert status == 0 and "(no verdict: answered before it)" in out, out
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean" in out, out
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean" in out, out

@@ -678,9 +678,15 @@ class AuditTrail:
             self.internal_error("_refused")
 
     def _redirected(self, key: str, request: Request) -> None:
-        """Scrapy scheduled the next URL of a redirect: the record of ``key`` is final."""
+        """Scrapy scheduled the next URL of a redirect: the record of ``key`` is final. A
+        redirect no download and no verdict of ours reached (a downloader middleware
+        before ours answered it: a mirror's 301) is ``answered`` (:meth:`_answered`): no
+        response reached the engine to say so."""
         entry = self.open.get(key)
         if entry is not None:
+            ref = any_state(request)  # its meta's state: the redirected request's own
+            if not entry.fetched and entry.attempts == 0 and ref is not None and not ref.owner:
+                self._answered(entry.url, entry)
             reasons = request.meta.get("redirect_reasons") or [None]
             entry.status = reasons[-1] if isinstance(reasons[-1], int) else None
             entry.to = request.url
@@ -698,7 +704,7 @@ class AuditTrail:
                 entry.fetched = True
                 entry.status = response.status
                 if entry.attempts == 0 and sent_state(request) is None:
-                    self._answered(request, entry)
+                    self._answered(request.url, entry)
                 if entry.unscheduled:  # no page pass to wait for: a page read as it arrived
                     pages = PAGES.get(self.crawler)
                     page = None if pages is None else pages.get(response)
@@ -709,7 +715,7 @@ class AuditTrail:
         except Exception:
             self.internal_error("_received")
 
-    def _answered(self, request: Request, entry: UrlEntry) -> None:
+    def _answered(self, url: str, entry: UrlEntry) -> None:
         """Its response came with no download tried and no verdict of ours on it: a
         downloader middleware placed before scrapy_rep's robots.txt one answered it itself (a
         mock, a local mirror). Its record says so (``answered``), and what the crawl's
@@ -717,7 +723,7 @@ class AuditTrail:
         "no" stays in the record (``audit verify`` holds the line to its snapshot, and a
         record that names none where its crawl had one fails)."""
         entry.answered = True
-        origin = origin_of(request.url)
+        origin = origin_of(url)
         owner = OWNERS.get(self.crawler)
         robots = owner.robots_had(origin) if owner is not None and origin is not None else None
         if robots is None:
@@ -731,7 +737,7 @@ class AuditTrail:
             why = not_obeyed or f"robots.txt {robots.outcome}"
             entry.robots = RobotsPart(sha, token, None, None, why, obeyed)
             return
-        said = robots.rules.decide(request.url, token)
+        said = robots.rules.decide(url, token)
         why = not_obeyed or said.reason
         entry.robots = RobotsPart(sha, token, said.line, said.line_text, why, obeyed)
 
