@@ -79,6 +79,7 @@ def page_differences(
     licenses: tuple[UsageSignal, ...] = (),
     read_part: PartReader = lambda sha: None,
     recorded: RecordedPage | None = None,
+    answered: Callable[[str], Before | None] = lambda url: None,
 ) -> list[str]:
     """Every way a fetched page's record differs from its page's verdict (sentences).
     ``agents``: the names its request was held to (the declared one first); ``before``:
@@ -86,7 +87,9 @@ def page_differences(
     not re-derived, its recorded document signals taken as they are); ``licenses``: the
     signals of the RSL licenses the page itself named, re-derived where they have a
     snapshot; ``recorded``: whether a page its callback fetched has its own record, as
-    its sub-part says it (``None``: not asked)."""
+    its sub-part says it (``None``: not asked); ``answered``: what its origin's documents
+    say of a page its callback fetched that a downloader middleware before scrapy_rep's
+    answered, re-derived from its own record (``None``: none such)."""
     part = record.get("page")
     if part is None and run.parts and "items_kept" in record:
         return ["the record has lost what its page said (no page part)"]
@@ -106,7 +109,7 @@ def page_differences(
     found += when_decided(record, part, run)
     found += when_cached(record, part)
     verdict = _decided(record, part, said, expected, before, licenses, run.rules)
-    fetched = _fetched_refusals(record, part, run, read_part)
+    fetched = _fetched_refusals(record, part, run, read_part, answered)
     if fetched is None:
         return [*found, "a page its callback fetched has an unreadable part"]
     if recorded is not None and run.parts >= 2:
@@ -177,11 +180,17 @@ FETCHED_BY_CALLBACK: Final = " of {url}, which the page's callback fetched"
 
 
 def _fetched_refusals(
-    record: dict[str, Any], part: dict[str, Any], run: PageRun, read_part: PartReader
+    record: dict[str, Any],
+    part: dict[str, Any],
+    run: PageRun,
+    read_part: PartReader,
+    answered: Callable[[str], Before | None],
 ) -> list[tuple[str, str]] | None:
     """The reasons and sentences the pages the page's callback fetched itself give to drop
     its items (``None``: one of their parts is unreadable). Each is decided again from its
-    own statements (a page whose documents said no was never fetched)."""
+    own statements (a page whose documents said no was never fetched), and of one a
+    downloader middleware before scrapy_rep's answered, what its origin's documents say of
+    it (``answered``: re-derived from its own record, as its crawl decided it)."""
     found: list[tuple[str, str]] = []
     for sub in items(part.get("fetched")):
         if not isinstance(sub, dict) or "omitted" in sub:
@@ -192,7 +201,8 @@ def _fetched_refusals(
         url = text(sub.get("url"))
         names = tuple(text(name) for name in items(sub.get("names")))
         fetched = {"url": url, "time": record.get("time")}  # unless the sub-part says when
-        verdict = _decided(fetched, sub, said, names, Before((), None), (), run.rules)  # type: ignore[arg-type]
+        before = answered(url) or Before((), None)
+        verdict = _decided(fetched, sub, said, names, before, (), run.rules)  # type: ignore[arg-type]
         of = FETCHED_BY_CALLBACK.format(url=url)
         found += [(refusal.reason, refusal.message + of) for refusal in _refusals(verdict, run)]
     return found

@@ -54,6 +54,10 @@ class Rederiver(Documents):
         #: What each fetched page that said something said, in its run (:func:`said_key`):
         #: a page a callback fetched has its own record before its fetcher's.
         self.said: set[bytes] = set()
+        #: What its origin's documents say of each page a downloader middleware before
+        #: scrapy_rep's answered, re-derived, by (run, URL): a page a callback fetched so
+        #: drops its fetcher's items for its origin's "no" as its own record does.
+        self.answered: dict[tuple[str, str], Before] = {}
         #: The verdict of the last re-derivation (``None``: none made): an item's status
         #: is held against it.
         self.verdict: Verdict | None = None
@@ -74,10 +78,14 @@ class Rederiver(Documents):
                 record, run.page, held_to(record, run), before,
                 self._page_licenses(record, run), self.page_part,
                 lambda url, sub: said_key(run.run, url, sub) in self.said,
+                lambda url: self.answered.get((run.run, url)),
             )  # fmt: skip
-            part = record.get("page")
-            if says_something(part):
-                self.said.add(said_key(run.run, str(record.get("url", "")), part))
+            part, url = record.get("page"), str(record.get("url", ""))
+            if "answered" in record and before is not None and isinstance(part, dict):
+                self.answered[run.run, url] = before  # its part may say nothing: its origin did
+                self.said.add(said_key(run.run, url, part))
+            elif says_something(part):
+                self.said.add(said_key(run.run, url, part))
         return found
 
     def _page_licenses(self, record: dict[str, Any], run: RunContext) -> tuple[UsageSignal, ...]:

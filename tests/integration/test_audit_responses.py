@@ -418,3 +418,59 @@ async def test_a_redirect_a_mirror_answered_is_recorded_and_verifies(tmp_path: P
     assert status == 0 and ": clean" in out, out
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean" in out, out
+
+
+class FetchesMirroredItself(ListSpider):
+    """A callback that has the engine download ``more`` itself (``NO_CALLBACK``: its page,
+    read and decided as it arrives) and yields one item of what it read."""
+
+    more = ""
+
+    async def parse(self, response: Any) -> Any:
+        from scrapy.http.request import NO_CALLBACK
+
+        from scrapy_rep.crawl.internals import download
+
+        ListSpider.parse(self, response)
+        fetched = await download(self.crawler, Request(self.more, callback=NO_CALLBACK))
+        yield {"url": fetched.url}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_mirrored_page_a_callback_fetches_itself_keeps_its_origins_no(
+    tmp_path: Path,
+) -> None:
+    """A callback has the engine download a page itself, which a downloader middleware
+    before scrapy_rep's answers; its origin's robots.txt (had) says ``Content-Usage:
+    train-ai=n`` for it: the callback's item, gated by that page, is refused for
+    ai-train. No verdict opened the fetched page's record, so it had none (``audit
+    verify`` failed the honest trail: "has no record of its own", "drops its items for
+    purpose, which its statements do not say"): it has one, ``answered``, naming its
+    robots.txt, and ``audit verify`` holds the callback's items to it, clean."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nottrain train-ai=n\n"))
+    a.script("/", Reply(200, b"<html>start</html>", HTML))
+    start, fetched = sites.url("a", "/"), sites.url("a", "/nottrain/2")
+    FetchesMirroredItself.more = fetched
+    audit = tmp_path / "trail.jsonl"
+    recorder = Recorder()
+    settings = {
+        "REP_AUDIT_FILE": str(audit),
+        "REP_PURPOSE": "ai-train",
+        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
+    }
+    try:
+        await crawl([start], settings, FetchesMirroredItself, recorder)
+    finally:
+        await sites.close()
+    assert "/nottrain/2" not in sites.requested("a")
+    assert recorder.items == []
+    record = by_url(audit)[start]
+    assert (record["items_kept"], record["item_reason"]) == (0, "purpose")
+    assert f"train-ai=n of {fetched}" in record["item_why"]
+    own = by_url(audit)[fetched]
+    assert (own["answered"], own["unscheduled"], own["attempts"]) == (True, True, 0)
+    assert own["robots"]["snapshot"] and own["usage"]["answers"]["ai-train"] is False
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean" in out, out

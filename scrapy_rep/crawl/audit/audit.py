@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 from scrapy.http import Response
+from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.job import job_dir
 
 from rep_engine.records import (
@@ -698,6 +699,8 @@ class AuditTrail:
         no entry follows is told to the readers apart."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             entry = open_record(request, self.open)
+            if entry is None and sent_state(request) is None and self._answered_page(request):
+                entry = self._unscheduled(request)  # no verdict opened its record
             if entry is None:  # (NONE, RECEIVED): told apart
                 self._apart(request, response)
             elif not entry.fetched:  # (FETCHED, RECEIVED): ignored, a copied meta's (_attempt)
@@ -714,6 +717,20 @@ class AuditTrail:
                     self._final(record_id(request), entry)
         except Exception:
             self.internal_error("_received")
+
+    def _answered_page(self, request: Request) -> bool:
+        """``request``, with no record, is a page a callback had the engine download itself
+        (``engine.download_async``) that a downloader middleware before scrapy_rep's
+        answered: no verdict opened its record (:meth:`decided`), which opens as it comes
+        (its callback's items are gated by it: its record says what it said). A file of a
+        media pipeline, our own documents, and a request nothing of robots.txt or usage
+        decides (no origin, ``dont_obey_robotstxt`` with no purpose) are none."""
+        if request.callback is NO_CALLBACK and not request.meta.get(meta.FETCHED_PAGE):
+            return False
+        owner = OWNERS.get(self.crawler)
+        if owner is None or meta.ROBOTS_REQUEST in request.meta:
+            return False
+        return owner.facts.of(request).origin is not None
 
     def _answered(self, url: str, entry: UrlEntry) -> None:
         """Its response came with no download tried and no verdict of ours on it: a
