@@ -356,7 +356,7 @@ class RobotsTxtMiddleware:
             # sent with a Host naming a site whose robots.txt is not had: nothing was sent
             # to either, and its URL's site's documents, which the trail names, still say
             # what they say of it (its "no" is not lost to the other's wait)
-            own = facts._replace(origin=facts.served_by, served_by=None)
+            own = RequestFacts(facts.url, facts.served_by, facts.agent, facts.obey, facts.names)
             verdict = decide(own, self.rules, had, self._clock())
         return None if isinstance(verdict, Wait) else verdict
 
