@@ -91,16 +91,24 @@ def recorded(folder: Path) -> dict[str, list[Any]]:
     manifest gives it (none: no manifest, or not one a recheck writes). Its ``files``
     are as the run wrote them (:func:`stamp`); its ``pending``, the files a run was
     putting in place (:func:`announce`) when it stopped before its manifest was whole."""
+    found: dict[str, list[Any]] = {}
+    for entries in _parts(folder):
+        for name, stamp in entries.items():
+            found.setdefault(name, []).append(stamp)
+    return found
+
+
+def _parts(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``folder``'s manifest's ``files`` and ``pending`` (each empty where the manifest is
+    missing, unreadable, or not one a recheck writes)."""
     try:
         said = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return {}
-    found: dict[str, list[Any]] = {}
-    for part in ("files", "pending"):
-        entries = said.get(part) if isinstance(said, dict) else None
-        for name, stamp in entries.items() if isinstance(entries, dict) else ():
-            found.setdefault(name, []).append(stamp)
-    return found
+        said = None
+    said = said if isinstance(said, dict) else {}
+    files, pending = (part if isinstance(part := said.get(name), dict) else {}
+                      for name in ("files", "pending"))  # fmt: skip
+    return files, pending
 
 
 def known(
@@ -137,13 +145,7 @@ def announce(folder: Path, putting: Iterable[tuple[str, Path]]) -> None:
     the rename sets, ``null``). Written before the renames, it lets the next run know
     them as a recheck's when this one stops before its manifest is whole (a crash or a
     kill between two renames, a manifest that could not be written)."""
-    try:
-        said = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        said = None
-    said = said if isinstance(said, dict) else {}
-    files, pending = (part if isinstance(part := said.get(name), dict) else {}
-                      for name in ("files", "pending"))  # fmt: skip
+    files, pending = _parts(folder)
     pending = {**pending, **{name: [*stamp(temporary)[:3], None] for name, temporary in putting}}
     _replace(folder, {"written_by": WRITTEN_BY, "files": files, "pending": pending})
 
@@ -160,13 +162,7 @@ def add(folder: Path, written: Iterable[Path]) -> None:
     recheck's report written in a folder that is no folder of its outputs), its
     ``pending`` too (a stopped run's outputs, which the next run into the folder must
     know: :func:`announce`)."""
-    try:
-        said = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        said = None
-    said = said if isinstance(said, dict) else {}
-    files, pending = (part if isinstance(part := said.get(name), dict) else {}
-                      for name in ("files", "pending"))  # fmt: skip
+    files, pending = _parts(folder)
     files = {**files, **{path.name: stamp(path) for path in written}}
     _replace(folder, {"written_by": WRITTEN_BY, "files": files,
                       **({"pending": pending} if pending else {})})  # fmt: skip
