@@ -416,8 +416,6 @@ async def test_a_redirect_a_mirror_answered_is_recorded_and_verifies(tmp_path: P
     assert status == 0 and "(no verdict: answered before it)" in out, out
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean" in out, out
-    status, out, _ = audit_streams("verify", str(audit))
-    assert status == 0 and ": clean" in out, out
 
 
 class FetchesMirroredItself(ListSpider):

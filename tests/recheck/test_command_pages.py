@@ -23,6 +23,7 @@ from rep_engine.verdict.page import PageStatements
 from rep_recheck.command import (
     EXIT_INTERRUPTED,
     EXIT_REMOVED,
+    Fetcher,
     FetchRequest,
     FetchResult,
     PageRead,
@@ -200,14 +201,9 @@ def test_a_run_said_to_fetch_pages_keeps_each_kept_items_page(tmp_path: Path) ->
     ), found
 
 
-def test_a_page_no_signal_allows_under_deny_is_not_counted_as_a_site_s_no(
-    tmp_path: Path,
-) -> None:
-    """Under ``REP_PURPOSE_UNKNOWN = "deny"`` a page nothing speaks about is refused; the
-    summary's head row "Refused by a usage signal" counted it as a site's "no", which no
-    site said: it has a row of its own, and the usage row counts 0."""
-    dataset = tmp_path / "items.jsonl"
-    write_jsonl(dataset, [URL])
+def _fetched_with_no_tdmrep(said: PageStatements) -> Fetcher:
+    """A fetch of :data:`URL`'s origin (its robots.txt :data:`BODY`, no tdmrep.json: a
+    404) and of its page, which says ``said``."""
 
     def fetcher(request: FetchRequest) -> FetchResult:
         origin = origin_of(URL)
@@ -218,9 +214,22 @@ def test_a_page_no_signal_allows_under_deny_is_not_counted_as_a_site_s_no(
         documents = OriginDocuments(origin, now=FETCHED)
         documents.add(ROBOTS, origin, entry)
         documents.add(TDM, origin, CacheEntry(NO_FILE, "404", FETCHED, 1e20, 1e20, 404))
-        return FetchResult({str(origin): documents}, {URL: PageRead(PageStatements(()),
-                           time=FETCHED)}, downloads=1)  # fmt: skip
+        return FetchResult({str(origin): documents}, {URL: PageRead(said, time=FETCHED)},
+                           downloads=1)  # fmt: skip
 
+    return fetcher
+
+
+def test_a_page_no_signal_allows_under_deny_is_not_counted_as_a_site_s_no(
+    tmp_path: Path,
+) -> None:
+    """Under ``REP_PURPOSE_UNKNOWN = "deny"`` a page nothing speaks about is refused; the
+    summary's head row "Refused by a usage signal" counted it as a site's "no", which no
+    site said: it has a row of its own, and the usage row counts 0."""
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URL])
+
+    fetcher = _fetched_with_no_tdmrep(PageStatements(()))
     out = io.StringIO()
     argv = [str(dataset), "--purpose", "ai-train", "--pages", "--no-progress",
             "-s", "REP_PURPOSE_UNKNOWN=deny"]  # fmt: skip
@@ -242,19 +251,7 @@ def test_a_page_s_no_for_one_purpose_is_counted_as_a_site_s_no_under_deny(
     write_jsonl(dataset, [URL])
     report = tmp_path / "report.jsonl"
 
-    def fetcher(request: FetchRequest) -> FetchResult:
-        origin = origin_of(URL)
-        assert origin is not None
-        sha = hashlib.sha256(BODY).hexdigest()
-        entry = CacheEntry(parse_robotstxt(BODY), "200", FETCHED, 1e20, 1e20, 200,
-                           zlib.compress(BODY), sha256=sha)  # fmt: skip
-        documents = OriginDocuments(origin, now=FETCHED)
-        documents.add(ROBOTS, origin, entry)
-        documents.add(TDM, origin, CacheEntry(NO_FILE, "404", FETCHED, 1e20, 1e20, 404))
-        said = PageStatements((("x-robots-tag", "noai"),))
-        return FetchResult({str(origin): documents}, {URL: PageRead(said, time=FETCHED)},
-                           downloads=1)  # fmt: skip
-
+    fetcher = _fetched_with_no_tdmrep(PageStatements((("x-robots-tag", "noai"),)))
     out = io.StringIO()
     argv = [str(dataset), "--purpose", "search,ai-train", "--pages", "--no-progress",
             "--report", str(report), "-s", "REP_PURPOSE_UNKNOWN=deny"]  # fmt: skip

@@ -27,6 +27,7 @@ from rep_recheck.command import (
 )
 from rep_recheck.files import MANIFEST
 from tests.support.recheck import (
+    fail_reading,
     needs,
     recheck_tool,
     report_lines,
@@ -379,19 +380,9 @@ def test_a_shard_that_fails_half_way_ends_the_run_saying_so(
     none of its items."""
     import json
 
-    from rep_recheck import formats
-    from rep_recheck.items import DatasetError
     from tests.support.tools import audit_tool
 
-    chunks = formats.JsonLines.chunks
-
-    def failing(self: Any, rows: bool = True) -> Iterator[Any]:
-        for chunk in chunks(self, rows):
-            yield chunk
-            if self.path.name == "b.jsonl":
-                raise DatasetError(f"{self.name}: cannot read: Input/output error")
-
-    monkeypatch.setattr(formats.JsonLines, "chunks", failing)
+    fail_reading(monkeypatch, "b.jsonl")
     data = tmp_path / "data"
     data.mkdir()
     write_jsonl(data / "a.jsonl", [f"https://a.example/yes/{n}" for n in range(3)])

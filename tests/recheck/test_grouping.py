@@ -43,10 +43,9 @@ from rep_recheck.command import (
 )
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.grouping import Grouped, groups_for
-from rep_recheck.items import DatasetError
 from rep_recheck.store import DocumentStore
 from rep_recheck.warc import WarcDocuments
-from tests.support.recheck import needs, robots_capture, write_warc
+from tests.support.recheck import fail_reading, needs, robots_capture, write_warc
 
 NOW = 1_700_000_000.0
 FAR = 1e20
@@ -554,15 +553,7 @@ def test_a_shard_that_fails_half_way_stops_the_grouped_run_as_it_stops_in_order(
     left as it was, the temporary folder removed; the trail (appended to in place) holds
     the items decided before the stop, the ordered run's first lines, and its end line
     says the run failed and counts those items (`audit verify` passes it)."""
-    chunks = formats.JsonLines.chunks
-
-    def failing(self: Any, rows: bool = True) -> Any:
-        for chunk in chunks(self, rows):
-            yield chunk
-            if self.path.name == "b.jsonl":
-                raise DatasetError(f"{self.name}: cannot read: Input/output error")
-
-    monkeypatch.setattr(formats.JsonLines, "chunks", failing)
+    fail_reading(monkeypatch, "b.jsonl")
     data = tmp_path / "data"
     data.mkdir()
     lines = _item_lines(shuffled=True)

@@ -8,13 +8,15 @@ import csv
 import io
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from rep_recheck import formats
 from rep_recheck.command import main
+from rep_recheck.datasets import DatasetError
 
 #: When the captures of :func:`write_warc` are dated, unless told.
 CAPTURED = "2025-04-01T12:00:00Z"
@@ -180,3 +182,17 @@ def forged_item(trail: Path, url: str, **changes: Any) -> Path:
     if snapshots.exists():
         forged.with_name("forged.jsonl.d").symlink_to(snapshots)
     return forged
+
+
+def fail_reading(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
+    """Every JSON Lines shard called ``name`` fails after its first chunk, as a disk's
+    read error does (``cannot read: Input/output error``)."""
+    chunks = formats.JsonLines.chunks
+
+    def failing(self: Any, rows: bool = True) -> Iterator[Any]:
+        for chunk in chunks(self, rows):
+            yield chunk
+            if self.path.name == name:
+                raise DatasetError(f"{self.name}: cannot read: Input/output error")
+
+    monkeypatch.setattr(formats.JsonLines, "chunks", failing)
