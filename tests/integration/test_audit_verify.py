@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,10 +13,9 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from tests.support.audittrail import by_url
+from tests.support.audittrail import by_url, edited_copy
 from tests.support.robotsite import Sites, crawl, robots
 from tests.support.tools import audit_tool
-from tests.support.trailfactory import encode
 
 
 @pytest.mark.trail_not_verified("the resumed run's trail is verified with the paused one's")
@@ -65,20 +63,6 @@ async def test_a_crawl_resumed_into_a_new_trail_is_verified_with_the_paused_ones
     )
     status, out = audit_tool("verify", str(first), str(second))
     assert status == 0, out
-
-
-def _edited_copy(trail: Path, to: Path, url: str, edit: Callable[[dict[str, Any]], None]) -> Path:
-    """``trail`` with ``edit`` applied to the final record of ``url`` and the hash chain
-    recomputed (only ``verify --head`` would see the edit by the chain), at ``to``, its
-    snapshots copied."""
-    records = [json.loads(line) for line in trail.read_bytes().splitlines()]
-    for record in records:
-        record.pop("prev", None)
-        if record.get("type") == "url" and record.get("url") == url:
-            edit(record)
-    to.write_bytes(b"".join(encode(records)))
-    shutil.copytree(trail.with_name(trail.name + ".d"), to.with_name(to.name + ".d"))
-    return to
 
 
 def _sent_late(record: dict[str, Any]) -> None:
@@ -137,7 +121,7 @@ async def test_a_request_sent_after_its_override_expired_fails_verify_whatever_i
     assert robots_part["overridden"] == "ok, through 2099-01-01, UTC"
     assert robots_part["override_ends"] == "2099-01-02T00:00:00.000Z"
     for number, (what, edit, finding) in enumerate(LATE_SENDS):
-        forged = _edited_copy(trail, tmp_path / f"forged{number}.jsonl", url, edit)
+        forged = edited_copy(trail, tmp_path / f"forged{number}.jsonl", url, edit)
         status, out = audit_tool("verify", str(forged))
         assert status == 1 and finding in out, f"{what}:\n{out}"
 
@@ -174,7 +158,7 @@ async def test_a_page_record_claiming_more_items_not_kept_than_its_run_let_throu
     assert (records[piped]["items_kept"], records[piped]["items_not_kept"]) == (0, 1)
     assert records[kept]["items_kept"] == 1 and "items_not_kept" not in records[kept]
     for number, url in enumerate((piped, kept)):
-        forged = _edited_copy(trail, tmp_path / f"forged{number}.jsonl", url, _not_kept(10**12))
+        forged = edited_copy(trail, tmp_path / f"forged{number}.jsonl", url, _not_kept(10**12))
         status, out = audit_tool("verify", str(forged))
         [line] = [n for n, text in enumerate(forged.read_text().splitlines(), 1)
                   if json.loads(text).get("url") == url and '"type":"url"' in text]  # fmt: skip

@@ -17,6 +17,7 @@ from scrapy import Request
 from twisted.internet import reactor
 from twisted.web.server import Site
 
+from tests.support.audittrail import kept_anyway
 from tests.support.robotsite import HeaderPages, ItemSpider, crawl
 from tests.support.tools import audit_tool
 from tests.support.trailfactory import encode
@@ -75,21 +76,15 @@ def _forged_copy(path: Path, to: Path, edit: Callable[[dict[str, dict[str, Any]]
     return to
 
 
-def _kept(record: dict[str, Any]) -> None:
-    record.update(items_kept=1, items_dropped=0)
-    record.pop("item_reason", None)
-    record.pop("item_why", None)
-
-
 def _flipped(record: dict[str, Any]) -> None:
-    _kept(record)
+    kept_anyway(record)
     for signal in record["usage"]["signals"]:
         signal["answers"] = {p: True for p in signal["answers"]}
     record["usage"]["answers"]["ai-train"] = True
 
 
 EDITS: list[tuple[str, Callable[[dict[str, dict[str, Any]]], None], str]] = [
-    ("a denied page edited to keep its item", lambda r: _kept(r["/cu"]),
+    ("a denied page edited to keep its item", lambda r: kept_anyway(r["/cu"]),
      "the page says no ai-train by header Content-Usage: train-ai=n, but the record kept 1"),
     ("its usage answers flipped to yes", lambda r: _flipped(r["/cu"]),
      "the page says header Content-Usage: train-ai=n, which the record's usage decision does "

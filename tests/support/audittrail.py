@@ -5,8 +5,12 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+from tests.support.trailfactory import encode
 
 
 def raw_lines(path: Path) -> list[bytes]:
@@ -35,6 +39,28 @@ def by_url(path: Path) -> dict[str, dict[str, Any]]:
     found = {record["url"]: record for record in records}
     assert len(found) == len(records), "more than one record for a URL"
     return found
+
+
+def edited_copy(trail: Path, to: Path, url: str, edit: Callable[[dict[str, Any]], None]) -> Path:
+    """``trail`` with ``edit`` applied to the final record of ``url`` and the hash chain
+    recomputed (only ``verify --head`` would see the edit by the chain), at ``to``, its
+    snapshots copied."""
+    records = [json.loads(line) for line in trail.read_bytes().splitlines()]
+    for record in records:
+        record.pop("prev", None)
+        if record.get("type") == "url" and record.get("url") == url:
+            edit(record)
+    to.write_bytes(b"".join(encode(records)))
+    shutil.copytree(trail.with_name(trail.name + ".d"), to.with_name(to.name + ".d"))
+    return to
+
+
+def kept_anyway(record: dict[str, Any]) -> None:
+    """A page's ``url`` record edited to keep the item its page's verdict refused (the
+    record a crawl that lost the page's "no" writes): one item kept, no reason to drop."""
+    record.update(items_kept=1, items_dropped=0)
+    record.pop("item_reason", None)
+    record.pop("item_why", None)
 
 
 def chain_breaks(path: Path) -> list[int]:
