@@ -186,12 +186,17 @@ class Rederiver(Documents):
         one. A ``fetched`` record, with no attempt and no send; its ``robots`` part says what
         its crawl's robots.txt of its origin said of the URL, which its snapshot must say
         too, and names one whenever its crawl had announced one before it (given up on as
-        unreachable: none read). A "no" of those documents is an event (:attr:`events`):
-        a refusal relabelled ``answered`` keeps its "no" in sight, in the record and in
-        ``verify``'s output, or the snapshot it left out is a problem. And what those
-        documents say of it for the run's purposes (``None``: nothing re-derived), which
-        its page's items were decided with, as a verdict's would have been: a usage "no"
-        refuses them (a page answered whose items were kept despite it is a finding)."""
+        unreachable: none read). Sent with a ``Host`` naming another site (``addressed``),
+        it names that site's robots.txt (its ``line``) and its URL's origin's (``also``),
+        each whenever its crawl had announced one before it, and is decided again by those
+        it names, as the crawl decided it (by both sites, or by the one had alone:
+        :func:`~rep_audit.sites.sites_of`). A "no" of those documents is an event
+        (:attr:`events`): a refusal relabelled ``answered`` keeps its "no" in sight, in
+        the record and in ``verify``'s output, or the snapshot it left out is a problem.
+        And what those documents say of it for the run's purposes (``None``: nothing
+        re-derived), which its page's items were decided with, as a verdict's would have
+        been: a usage "no" refuses them (a page answered whose items were kept despite it
+        is a finding)."""
         fate, url = text(record.get("fate")), str(record.get("url", ""))
         if record.get("answered") is not True:
             return [f"answered {record.get('answered')!r}: the crawl writes answered only as "
@@ -220,17 +225,25 @@ class Rederiver(Documents):
                          f"{agent!r}, not for the crawler's {run.agents[0]!r}")  # fmt: skip
         agent = run.agents[0] if run.agents else agent
         sha = text(robots.get("snapshot"))
+        crawl_run = text(record.get("run")) or run.run
         if not sha:
-            had = self.had_robots(text(record.get("run")) or run.run, f"{origin}/robots.txt")
+            had = self.had_robots(crawl_run, f"{origin}/robots.txt")
             if had and given_up_allowing(text(robots.get("why"))) is None:
                 found.append(f"answered without a download, but names no robots.txt of "
                              f"{origin}, though its crawl had one before it: what it says of "
                              "the URL is not recorded")  # fmt: skip
             return found, None
-        sites, problem = sites_of(self, record, robots, sha, url, run)
-        if problem or sites[0] != origin:
-            return [*found, problem or f"names the robots.txt of {sites[0]}, not of {origin}"], None
-        rules, effect, problem = self.robots(sha, f"{origin}/robots.txt", run)
+        site, also, problem = self._sites(record, robots, sha, url, run)
+        addressed = text(robots.get("addressed"))
+        if problem or site not in (origin, addressed):
+            return [*found, problem or f"names the robots.txt of {site}, not of {origin}"], None
+        # the other site's robots.txt (sent with another Host), had before it, left out
+        left_out = addressed if site == origin else ("" if "also" in robots else origin)
+        if left_out not in ("", site) and self.had_robots(crawl_run, f"{left_out}/robots.txt"):
+            found.append(f"answered without a download, but names no robots.txt of "
+                         f"{left_out}, though its crawl had one before it: what it says of "
+                         "the URL is not recorded")  # fmt: skip
+        rules, effect, problem = self.robots(sha, f"{site}/robots.txt", run)
         if rules is None:
             return [*found, f"robots.txt snapshot {sha[:12]}… {problem}"], None
         said_of = rules.decide(url, agent)
@@ -240,11 +253,11 @@ class Rederiver(Documents):
             now = f"line {said_of.line}" if said_of.line is not None else "no line"
             found.append(f"recorded as said by {said} of its robots.txt, the snapshot gives "
                          f"{now} ({said_of.explanation})")  # fmt: skip
-        documents, problem = self.documents(record, [], rules, url, origin, run)
+        documents, problem = self.documents(record, [], rules, url, site, run)
         if problem:
             return [*found, problem], None
-        verdict = decided(documents, robots, rules, effect, url, agent, origin, run, obeyed,
-                          (), None)  # fmt: skip
+        verdict = decided(documents, robots, rules, effect, url, agent, site, run, obeyed,
+                          (), also)  # fmt: skip
         if isinstance(verdict, Refused):  # what it would have been, had the verdict been asked
             kept = whole(record.get("items_kept")) or 0
             self.events.append(f"its robots.txt says no ({verdict.message}), and a downloader "

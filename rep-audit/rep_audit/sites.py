@@ -79,10 +79,14 @@ def _with_also(
     too (a request sent with a ``Host`` addressing ``site``). An ``also`` ``""`` (its
     URL's site's robots.txt given up on as unreachable) lets a request through only when
     the give-up verdict allows (``REP_UNREACHABLE_ACTION`` ``allow``): it disallows
-    everything otherwise (SPEC §4)."""
+    everything otherwise (SPEC §4). A response a downloader middleware answered before
+    the verdict (``answered``) was not sent: it names its URL's site's robots.txt only
+    when its crawl had it (:meth:`rep_audit.rederive.Rederiver._answered_differences`
+    holds it to that)."""
     addressed = text(robots.get("addressed"))
+    sent = text(record.get("fate")) in SENT_FATES and "answered" not in record
     if "also" not in robots:
-        if site == addressed != own and text(record.get("fate")) in SENT_FATES:
+        if site == addressed != own and sent:
             return (), (f"sent with a Host addressing {addressed}, but names no "
                         f"robots.txt of its URL's site {own} (also), which decided it "
                         "too")  # fmt: skip
@@ -93,7 +97,7 @@ def _with_also(
     also = text(robots.get("also"))
     if not also:  # its URL's site's robots.txt given up on: nothing was read
         fate = text(record.get("fate"))
-        if fate in SENT_FATES and run.unreachable_action != "allow":
+        if sent and run.unreachable_action != "allow":
             return (), (f"recorded {fate}, but its URL's site's robots.txt ({own}, also) "
                         "was given up on as unreachable and the run's "
                         "REP_UNREACHABLE_ACTION is not 'allow'")  # fmt: skip

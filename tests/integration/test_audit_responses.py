@@ -18,7 +18,7 @@ from scrapy.http import HtmlResponse, Response
 
 from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.report import RepReport
-from tests.support.audittrail import by_url
+from tests.support.audittrail import by_url, edited_copy, kept_anyway
 from tests.support.robotsite import (
     HTML,
     ListSpider,
@@ -357,6 +357,127 @@ async def test_a_mirrored_page_sent_with_another_host_keeps_its_urls_sites_no(
     assert record["robots"]["snapshot"]
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean" in out, out
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_mirrored_page_sent_with_a_host_whose_robots_txt_was_had_keeps_its_no(
+    tmp_path: Path,
+) -> None:
+    """A page a downloader middleware before scrapy_rep's answers, sent with a ``Host``
+    header naming another site (b) whose robots.txt the crawl had, as it had its URL's
+    site's: b's says ``Content-Usage: train-ai=n`` for it. Its item was refused, but its
+    record named its URL's site's robots.txt alone, and ``audit verify`` failed the honest
+    trail ("drops its items for purpose, which its statements do not say"). Its record
+    names b's (``addressed``) and its URL's site's (``also``), as a verdict's record does;
+    ``audit verify`` decides it again by both, clean with b's "no" as an event. A record
+    that kept the item, or that leaves b's robots.txt out, fails."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    a.script("/", links_page("/nottrain/1"))
+    b = sites.add("b")
+    b.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nottrain train-ai=n\n"))
+    # a's home page is sent with Host b too (both robots.txt had): its link is mirrored
+    b.script("/", links_page(sites.url("a", "/")))
+    start, home, refused = sites.url("b", "/"), sites.url("a", "/"), sites.url("a", "/nottrain/1")
+    addressed = sites.url("b", "")
+    HostLinksSpider.host = addressed.split("//", 1)[1]
+    audit = tmp_path / "trail.jsonl"
+    recorder = Recorder()
+    settings = {
+        "REP_AUDIT_FILE": str(audit),
+        "REP_PURPOSE": "ai-train",
+        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
+    }
+    try:
+        _, spider = await crawl([start], settings, HostLinksSpider, recorder)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted([start, home, refused])
+    assert "/nottrain/1" not in sites.requested("a")
+    assert sorted(item["url"] for item in recorder.items) == sorted([start, home])
+    records = by_url(audit)
+    record = records[refused]
+    assert (record["answered"], record["items_kept"], record["item_reason"]) == (True, 0, "purpose")
+    theirs, own = records[home]["robots"]["snapshot"], records[home]["robots"]["also"]
+    assert theirs == records[start]["robots"]["snapshot"] and own != theirs
+    part = record["robots"]
+    assert (part["snapshot"], part["addressed"], part["also"]) == (theirs, addressed, own)
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean, 1 event(s): " in out, out
+    assert f"event: {refused}: its robots.txt says no (Not fetched: ai-train denied by " in out
+    forged = edited_copy(audit, tmp_path / "kept.jsonl", refused, kept_anyway)
+    status, out, _ = audit_streams("verify", str(forged))
+    assert status != 0 and f"{refused}: the page says no ai-train by " in out, out
+
+    def left_out(record: dict[str, Any]) -> None:  # its URL's site's robots.txt alone
+        kept_anyway(record)
+        record["robots"] = {"snapshot": own, "agent": part["agent"], "addressed": addressed,
+                            "line": 2, "rule": "Allow: /"}  # fmt: skip
+
+    forged = edited_copy(audit, tmp_path / "left_out.jsonl", refused, left_out)
+    status, out, _ = audit_streams("verify", str(forged))
+    assert status != 0, out
+    assert (
+        f"{refused}: answered without a download, but names no robots.txt of {addressed}, "
+        "though its crawl had one before it"
+    ) in out
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_mirrored_page_sent_with_a_host_whose_robots_txt_alone_was_had_is_decided_by_it(
+    tmp_path: Path,
+) -> None:
+    """Pages a downloader middleware before scrapy_rep's answers, sent with a ``Host``
+    header naming another site (b) whose robots.txt the crawl had, not their URL's
+    site's. b's says ``Content-Usage: train-ai=y``, and ``train-ai=n`` for one of them:
+    the one b allows waited for its URL's site's robots.txt, so nothing was read and
+    its item was refused as unknown (``REP_PURPOSE_UNKNOWN = "deny"``); the one b refuses
+    lost its item, but its record named no robots.txt, and ``audit verify`` failed the
+    honest trail. Each is decided by b's documents, its record naming b's robots.txt
+    (``addressed``, no ``also``): one keeps its item, the other drops it, ``audit verify``
+    is clean, and a record that kept the refused item fails."""
+    sites = Sites()
+    sites.add("a")  # never asked
+    b = sites.add("b")
+    said = "User-agent: *\nContent-Usage: train-ai=y\nContent-Usage: /nottrain train-ai=n\n"
+    b.script("/robots.txt", robots(said))
+    start, kept, refused = (
+        sites.url("b", "/"),
+        sites.url("a", "/open/1"),
+        sites.url("a", "/nottrain/1"),
+    )
+    b.script("/", links_page(kept, refused))
+    addressed = sites.url("b", "")
+    HostLinksSpider.host = addressed.split("//", 1)[1]
+    audit = tmp_path / "trail.jsonl"
+    recorder = Recorder()
+    settings = {
+        "REP_AUDIT_FILE": str(audit),
+        "REP_PURPOSE": "ai-train",
+        "REP_PURPOSE_UNKNOWN": "deny",
+        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
+    }
+    try:
+        _, spider = await crawl([start], settings, HostLinksSpider, recorder)
+    finally:
+        await sites.close()
+    assert sorted(spider.downloaded) == sorted([start, kept, refused])
+    assert sites.requested("a") == []
+    assert sorted(item["url"] for item in recorder.items) == sorted([start, kept])
+    records = by_url(audit)
+    theirs = records[start]["robots"]["snapshot"]
+    assert (records[kept]["items_kept"], records[kept]["usage"]["answers"]["ai-train"]) == (1, True)
+    record = records[refused]
+    assert (record["answered"], record["items_kept"], record["item_reason"]) == (True, 0, "purpose")
+    for url in (kept, refused):
+        part = records[url]["robots"]
+        assert (part["snapshot"], part["addressed"], "also" in part) == (theirs, addressed, False)
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean, 1 event(s): " in out, out
+    forged = edited_copy(audit, tmp_path / "kept.jsonl", refused, kept_anyway)
+    status, out, _ = audit_streams("verify", str(forged))
+    assert status != 0 and f"{refused}: the page says no ai-train by " in out, out
 
 
 class MirrorRedirectingMiddleware:

@@ -687,7 +687,7 @@ class AuditTrail:
         if entry is not None:
             ref = any_state(request)  # its meta's state: the redirected request's own
             if not entry.fetched and entry.attempts == 0 and ref is not None and not ref.owner:
-                self._answered(entry.url, entry)
+                self._answered(entry.url, entry, request)
             reasons = request.meta.get("redirect_reasons") or [None]
             entry.status = reasons[-1] if isinstance(reasons[-1], int) else None
             entry.to = request.url
@@ -707,7 +707,7 @@ class AuditTrail:
                 entry.fetched = True
                 entry.status = response.status
                 if entry.attempts == 0 and sent_state(request) is None:
-                    self._answered(request.url, entry)
+                    self._answered(request.url, entry, request)
                 if entry.unscheduled:  # no page pass to wait for: a page read as it arrived
                     pages = PAGES.get(self.crawler)
                     page = None if pages is None else pages.get(response)
@@ -732,31 +732,50 @@ class AuditTrail:
             return False
         return owner.facts.of(request).origin is not None
 
-    def _answered(self, url: str, entry: UrlEntry) -> None:
+    def _answered(self, url: str, entry: UrlEntry, request: Request) -> None:
         """Its response came with no download tried and no verdict of ours on it: a
         downloader middleware placed before scrapy_rep's robots.txt one answered it itself (a
         mock, a local mirror). Its record says so (``answered``), and what the crawl's
         robots.txt of its origin said of it then, when it had one (never fetched for it): a
         "no" stays in the record (``audit verify`` holds the line to its snapshot, and a
-        record that names none where its crawl had one fails)."""
+        record that names none where its crawl had one fails). Sent with a ``Host`` header
+        naming another site (``request``'s: a redirect's next request carries it), its part
+        says that site (``addressed``) and names the robots.txt of each site the crawl had,
+        as a verdict's record names both: the addressed site's (its ``line``), then its URL's
+        own origin's in ``also``; the one had alone otherwise (its page was decided by the
+        documents had: :meth:`~scrapy_rep.crawl.requests.downloadermiddlewares
+        .RobotsTxtMiddleware.verdict_had`)."""
         entry.answered = True
         origin = origin_of(url)
         owner = OWNERS.get(self.crawler)
-        robots = owner.robots_had(origin) if owner is not None and origin is not None else None
+        if owner is None or origin is None:
+            return
+        robots, site, also = owner.robots_had(origin), origin, None
+        addressed = owner.facts.other_site(request, origin)
+        if addressed is not None and (theirs := owner.robots_had(addressed)) is not None:
+            # the addressed site's robots.txt first, its URL's own origin's in also
+            if robots is not None:
+                also = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", robots)
+            robots, site = theirs, addressed
         if robots is None:
-            return  # not known when it was answered (or no origin)
+            return  # not known when it was answered
         # robots.txt not obeyed for it: its part says so, and names the copy all the same
         obeyed = entry.robots is None or entry.robots.obeyed
         not_obeyed = "" if entry.robots is None else entry.robots.why
-        sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", robots)
+        sha = self.writer.snapshot("robots.txt", f"{site}/robots.txt", robots)
         token = self._robots_token
+        named = str(addressed or "")
         if robots.unreachable:
             why = not_obeyed or f"robots.txt {robots.outcome}"
-            entry.robots = RobotsPart(sha, token, None, None, why, obeyed)
+            entry.robots = RobotsPart(
+                sha, token, None, None, why, obeyed, addressed=named, also=also
+            )
             return
         said = robots.rules.decide(url, token)
         why = not_obeyed or said.reason
-        entry.robots = RobotsPart(sha, token, said.line, said.line_text, why, obeyed)
+        entry.robots = RobotsPart(
+            sha, token, said.line, said.line_text, why, obeyed, addressed=named, also=also
+        )
 
     def _answered_documents(self, entry: UrlEntry, request: Request, page: Page | None) -> None:
         """The tdmrep.json and RSL license versions the page of a response answered without

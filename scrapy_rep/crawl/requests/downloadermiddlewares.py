@@ -338,10 +338,14 @@ class RobotsTxtMiddleware:
         would have said it: :class:`~scrapy_rep.crawl.page.pagestate.PageState`). A
         tdmrep.json or an RSL license the crawl has not had reads as none (as ``audit
         verify`` reads a record that names none: :data:`NOT_HAD`). ``None``: nothing
-        decides it (no origin, nothing obeyed), or its origin's robots.txt is not had (nor
-        the site its ``Host`` addresses). Sent with a ``Host`` naming another site whose
-        robots.txt is not had: decided by its URL's site's alone, the one its record
-        names (``audit verify`` holds it to that one)."""
+        decides it (no origin, nothing obeyed), or neither its origin's robots.txt nor
+        (sent with a ``Host`` naming another site) that site's is had. Sent with a
+        ``Host`` naming another site: decided by both sites, as its verdict would have
+        been (:func:`~rep_engine.verdict.decide.decide`); when one's robots.txt is not
+        had, by the other's documents alone (a "no" of the site whose documents are had
+        is not lost to the other's wait). Its record names the robots.txt of each site the
+        crawl had (:meth:`~scrapy_rep.crawl.audit.audit.AuditTrail._answered`), which
+        ``audit verify`` decides it again with."""
         facts = self.facts.of(request)
         if facts.origin is None:
             return None
@@ -353,11 +357,13 @@ class RobotsTxtMiddleware:
 
         verdict = decide(facts, self.rules, had, self._clock())
         if isinstance(verdict, Wait) and facts.served_by is not None:
-            # sent with a Host naming a site whose robots.txt is not had: nothing was sent
-            # to either, and its URL's site's documents, which the trail names, still say
-            # what they say of it (its "no" is not lost to the other's wait)
-            own = RequestFacts(facts.url, facts.served_by, facts.agent, facts.obey, facts.names)
-            verdict = decide(own, self.rules, had, self._clock())
+            # sent with a Host naming another site, one of the two robots.txt not had (only
+            # a robots.txt is ever waited for here: NOT_HAD): nothing was sent to either,
+            # and the other site's documents, which the trail names, still say what they
+            # say of it (the site addressed is decided first: its wait names its own)
+            had_site = facts.served_by if verdict.key == facts.origin else facts.origin
+            alone = RequestFacts(facts.url, had_site, facts.agent, facts.obey, facts.names)
+            verdict = decide(alone, self.rules, had, self._clock())
         return None if isinstance(verdict, Wait) else verdict
 
     def _current(self, request: Request, kind: str, key: Hashable) -> CacheEntry[Any] | None:

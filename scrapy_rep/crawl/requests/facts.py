@@ -204,6 +204,16 @@ class FactsReader:
                 )  # fmt: skip
         return found
 
+    def other_site(self, request: Request, origin: Origin) -> Origin | None:
+        """The site ``request``'s ``Host`` header addresses (:meth:`addressed`) for a URL
+        of ``origin`` (its own, or the one it was redirected from: a redirect's next
+        request carries the header), when another than ``origin``; ``None``: no such
+        header, or one naming ``origin`` itself."""
+        headers = request.headers
+        hosts = headers.getlist(b"Host") if headers else None
+        site = self.addressed(request, origin, hosts[-1]) if hosts else origin
+        return site if site != origin else None
+
 
 def _named_site(origin: Origin, value: str) -> Origin:
     """The site a ``Host`` header's ``value`` names, for a request to ``origin``.
