@@ -701,6 +701,46 @@ async def test_a_request_sent_with_another_host_records_the_site_and_both_robots
     assert list(verify(trail).findings) == []
 
 
+@pytest_twisted.ensureDeferred
+async def test_a_request_sent_with_another_host_without_robots_obey_records_both_robots_txt(
+    tmp_path: Any,
+) -> None:
+    """``ROBOTSTXT_OBEY = False``, ``REP_PURPOSE = "ai-train"``: a request sent with
+    ``Host: localhost:P`` to ``127.0.0.1:P`` is held to both sites' AI-usage opt-outs,
+    its URL's own site's ``Content-Usage: /nottrain train-ai=n`` refusing one. The
+    record of the one let through named localhost's robots.txt alone, with no
+    ``addressed`` (``audit verify`` failed the honest trail: "names the robots.txt
+    snapshot … which is not that of its URL's site"): it names the site addressed and
+    both robots.txt, as an obeyed one does, and ``audit verify`` is clean."""
+    from rep_audit.verify import verify
+
+    own_rules = "User-agent: *\nContent-Usage: /nottrain train-ai=n\n"
+    addressed_rules = "User-agent: *\nAllow: /\n"
+    server = VirtualHosts({"127.0.0.1": own_rules, "localhost": addressed_rules})
+    port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
+    number = port.getHost().port
+    ip, name = f"http://127.0.0.1:{number}", f"localhost:{number}"
+    trail = tmp_path / "trail.jsonl"
+    HostHeaderSpider.sent_to = ((f"{ip}/open", name), (f"{ip}/nottrain/1", name))
+    settings = {"ROBOTSTXT_OBEY": False, "REP_PURPOSE": "ai-train", "REP_AUDIT_FILE": str(trail)}
+    try:
+        _, spider = await crawl([], settings, HostHeaderSpider)
+    finally:
+        await port.stopListening()
+    assert spider.downloaded == [f"{ip}/open"]
+    assert "ai-train denied" in spider.dropped[f"{ip}/nottrain/1"]
+    own, addressed = (hashlib.sha256(rules.encode()).hexdigest()
+                      for rules in (own_rules, addressed_rules))  # fmt: skip
+    opened = by_url(trail)[f"{ip}/open"]["robots"]
+    assert (opened["snapshot"], opened["addressed"], opened["also"], opened["obeyed"]) == (
+        addressed,
+        f"http://localhost:{number}",
+        own,
+        False,
+    )
+    assert [str(finding) for finding in verify(trail).findings] == []
+
+
 # ---------------------------------------------------------------- a Host set after the check
 
 

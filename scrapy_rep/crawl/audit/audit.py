@@ -495,8 +495,12 @@ class AuditTrail:
                 token = self._tokens[agent] = product_token(agent) or agent
             decision = verdict.robots
             names = facts.names if len(facts.names) > 1 else ()  # every name held to
+            # sent with a Host header addressing another site: that site, and the
+            # URL's own origin's robots.txt when it decided too (allowed by both)
+            addressed = str(facts.origin) if facts.served_by is not None else ""
+            also = self._also(origin, used) if addressed else None
             if facts.obey is not Obey.ALL:  # only its AI-usage opt-outs were obeyed
-                opt_outs_only(entry, sha, names)
+                opt_outs_only(entry, sha, names, addressed, also)
             elif decision is not None:
                 why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
                 overridden = expired = ""
@@ -506,10 +510,6 @@ class AuditTrail:
                     ends = verdict.overridden.ends  # a value for verify, beside the words
                 elif isinstance(verdict, Refused) and verdict.expired is not None:
                     expired = verdict.expired.described
-                # sent with a Host header addressing another site: that site, and the
-                # URL's own origin's robots.txt when it decided too (allowed by both)
-                addressed = str(facts.origin) if facts.served_by is not None else ""
-                also = self._also(origin, used) if addressed else None
                 entry.robots = RobotsPart(
                     sha, token, decision.line, decision.line_text, why, True,
                     overridden, expired, names, ends, addressed, also,

@@ -51,15 +51,17 @@ def not_obeyed(request: Request, obey_robots: bool, token: str) -> RobotsPart | 
     return RobotsPart("", token, None, None, why, obeyed=False)
 
 
-def opt_outs_only(entry: UrlEntry, sha: str, names: tuple[str, ...]) -> None:
+def opt_outs_only(
+    entry: UrlEntry, sha: str, names: tuple[str, ...], addressed: str, also: str | None
+) -> None:
     """A request whose robots.txt AI-usage opt-outs alone are obeyed: its robots part
-    names the snapshot they were read in (and every name it was held to)."""
+    names the snapshot they were read in (and every name it was held to); sent with a
+    ``Host`` naming another site, that site (``addressed``) and its URL's own origin's
+    robots.txt when it was read too (``also``), as an obeyed request's part does."""
     previous = entry.robots
     if previous is not None and not previous.obeyed:
-        entry.robots = (
-            RobotsPart(sha, *previous[1:6], agents=names)
-            if names
-            else RobotsPart(sha, *previous[1:])
+        entry.robots = RobotsPart(
+            sha, *previous[1:6], agents=names or previous.agents, addressed=addressed, also=also
         )
 
 
