@@ -198,7 +198,7 @@ def record_lines(
         *(sent if sent_at else []),
         *_robots(
             robots,
-            named_origin(record.record, url),
+            (robots.addressed if robots else "") or named_origin(record.record, url),
             rederiver,
             record.entry.answered,
             record.run,

@@ -406,6 +406,9 @@ async def test_a_mirrored_page_sent_with_a_host_whose_robots_txt_was_had_keeps_i
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean, 1 event(s): " in out, out
     assert f"event: {refused}: its robots.txt says no (Not fetched: ai-train denied by " in out
+    # audit show names b's robots.txt as b's (it said its URL's site's, with b's snapshot)
+    status, out, _ = audit_streams("show", str(audit), refused)
+    assert status == 0 and f"  robots.txt of {addressed}: no line applies to it" in out, out
     forged = edited_copy(audit, tmp_path / "kept.jsonl", refused, kept_anyway)
     status, out, _ = audit_streams("verify", str(forged))
     assert status != 0 and f"{refused}: the page says no ai-train by " in out, out
