@@ -20,9 +20,10 @@ the CPU time is the fairer measure on a shared machine), the origins parsed
 (made from their compact form) and the parses per origin (mean and most), peak RSS
 (``resource.getrusage``), and per output two SHA-256 checksums: of the file as written,
 and an order-free one (the sum of each line's SHA-256, modulo 2**256; a report's or
-trail's line numbers read as the item's ``id``, the trail's run ids, times and chain
-left out): the same order-free checksum in both orders is the same decision for every
-item; the same checksum as written is the same bytes. ``--reference`` runs the random
+trail's line numbers read as the item's ``id``, the trail's run ids, times, chain and
+places (a site's records', its tree head's root) left out): the same order-free
+checksum in both orders is the same decision for every item; the same checksum as
+written is the same bytes. ``--reference`` runs the random
 order a third time with every origin parsed at once (``REP_RECHECK_PARSED_ORIGINS``
 above the origins: decided in the dataset's order, nothing grouped): its checksums as
 written must be the random order's (only for origins that fit in memory: about 21 KB
@@ -151,7 +152,9 @@ def _order_free(output: str, raw: bytes, ids: Any) -> bytes:
     if output not in ("report", "trail"):
         return raw
     line = json.loads(raw)
-    for key in ("run", "time", "prev"):
+    # the trail's chain and places: a site's records' (site_prev, last) and the tree's
+    # (root, frontier) follow the order the lines were written in
+    for key in ("run", "time", "prev", "site_prev", "last", "root", "frontier"):
         line.pop(key, None)
     if line.get("type") == "run":
         line.get("settings", {}).pop("REP_RECHECK_PARSED_ORIGINS", None)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import itertools
 import json
 import os
 import stat
@@ -64,6 +65,9 @@ SCHEMAS: Final = (1, 2, 3)
 #: The SHA-256 of an empty body: the snapshot of "no robots.txt", "unreachable".
 EMPTY_SHA256: Final = hashlib.sha256(b"").hexdigest()
 _TAIL_CHUNK: Final = 65_536
+#: A run's count of a site's records and the line of its last, as one number
+#: (:attr:`TrailFile._sites`): ``count * _PLACES + last`` (a trail of up to 2**40 lines).
+_PLACES: Final = 1 << 40
 #: Compact JSON, one encoder for every line (``json.dumps`` makes one per call).
 _JSON: Final = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
@@ -304,8 +308,10 @@ class TrailFile:
         self.lines = 0
         #: The file held lines before this writer's: its lines are appended to them.
         self.appended = bool(self.prev)
-        #: The run's records by site: how many, and the line of the last.
-        self._sites: dict[str, tuple[int, int]] = {}
+        #: The run's records by site: how many, and the line of the last, as one number
+        #: (``count * _PLACES + last``: one object a site, not three; a recheck of a
+        #: million origins holds a million).
+        self._sites: dict[str, int] = {}
 
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` (its ``prev`` set here, and a record's ``site_prev``) as one
@@ -313,8 +319,9 @@ class TrailFile:
         kind = record.get("type")
         if kind in SITE_RECORDS:
             site = site_of(record.get("url"))
-            count, record["site_prev"] = self._sites.get(site, (0, 0))
-            self._sites[site] = (count + 1, self.tree.size + 1)
+            counted = self._sites.get(site, 0)
+            record["site_prev"] = counted % _PLACES
+            self._sites[site] = counted - counted % _PLACES + _PLACES + self.tree.size + 1
         elif kind == "run":
             self._sites = {}
         self._append(record)
@@ -326,11 +333,11 @@ class TrailFile:
         ``REP_AUDIT_HEAD_FILE`` too); first, those of the records of earlier runs that no
         ``site`` line counts (a run of an earlier release, or killed before its end)."""
         run = end.get("run")
-        sites: list[tuple[Any, str, tuple[int, int]]] = [
-            (of, site, counted) for (of, site), counted in self._uncounted.items()
-        ]
-        sites += [(run, site, counted) for site, counted in self._sites.items()]
-        for of, site, (count, last) in sites:
+        sites = itertools.chain(
+            ((of, site, count, last) for (of, site), (count, last) in self._uncounted.items()),
+            ((run, site, *divmod(counted, _PLACES)) for site, counted in self._sites.items()),
+        )  # read as written, never listed: a million sites are a million lines
+        for of, site, count, last in sites:
             self._append({"type": "site", "run": of, "time": end.get("time"), "site": site,
                           "records": count, "last": last})  # fmt: skip
         self._sites, self._uncounted = {}, {}
