@@ -183,6 +183,31 @@ class MirrorOfPathsMiddleware:
         return None
 
 
+async def mirrored_crawl(
+    sites: Sites,
+    start_urls: list[str],
+    tmp_path: Path,
+    spider_class: type[ListSpider],
+    recorder: Recorder,
+    settings: dict[str, Any] | None = None,
+) -> tuple[Path, Any]:
+    """A crawl for ``ai-train`` whose pages :class:`MirrorOfPathsMiddleware`, placed before
+    scrapy_rep's robots.txt middleware, may answer itself, with ``settings`` beside, its
+    trail in ``tmp_path``; ``sites`` closed after. Its trail and its spider."""
+    audit = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_AUDIT_FILE": str(audit),
+        "REP_PURPOSE": "ai-train",
+        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
+        **(settings or {}),
+    }
+    try:
+        _, spider = await crawl(start_urls, settings, spider_class, recorder)
+    finally:
+        await sites.close()
+    return audit, spider
+
+
 class LinkedItemsSpider(LinksSpider):
     """LinksSpider that yields one item per page too (``{"url": ...}``)."""
 
@@ -213,17 +238,10 @@ async def test_the_usage_no_of_a_mirrored_pages_origin_refuses_its_items(tmp_pat
         sites.url("a", "/open/1"),
         sites.url("b", "/open/2"),
     )
-    audit = tmp_path / "trail.jsonl"
     recorder = Recorder(signals={"scrapy_rep.signals.item_refused": []})
-    settings = {
-        "REP_AUDIT_FILE": str(audit),
-        "REP_PURPOSE": "ai-train",
-        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
-    }
-    try:
-        _, spider = await crawl([start, unknown], settings, LinkedItemsSpider, recorder)
-    finally:
-        await sites.close()
+    audit, spider = await mirrored_crawl(
+        sites, [start, unknown], tmp_path, LinkedItemsSpider, recorder
+    )
     assert sorted(spider.downloaded) == sorted([start, refused, kept, unknown])
     assert "/nottrain/1" not in sites.requested("a") and sites.requested("b") == []
     assert sorted(item["url"] for item in recorder.items) == sorted([start, kept, unknown])
@@ -278,18 +296,15 @@ async def test_the_usage_yes_of_a_mirrored_pages_origin_keeps_its_items(tmp_path
     a.script("/", links_page("/open/1"))
     sites.add("b")  # never asked
     start, kept, unknown = sites.url("a", "/"), sites.url("a", "/open/1"), sites.url("b", "/open/2")
-    audit = tmp_path / "trail.jsonl"
     recorder = Recorder()
-    settings = {
-        "REP_AUDIT_FILE": str(audit),
-        "REP_PURPOSE": "ai-train",
-        "REP_PURPOSE_UNKNOWN": "deny",
-        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
-    }
-    try:
-        _, spider = await crawl([start, unknown], settings, LinkedItemsSpider, recorder)
-    finally:
-        await sites.close()
+    audit, spider = await mirrored_crawl(
+        sites,
+        [start, unknown],
+        tmp_path,
+        LinkedItemsSpider,
+        recorder,
+        {"REP_PURPOSE_UNKNOWN": "deny"},
+    )
     assert sorted(spider.downloaded) == sorted([start, kept, unknown])
     assert [item["url"] for item in recorder.items] == [kept]
     records = by_url(audit)
@@ -338,17 +353,8 @@ async def test_a_mirrored_page_sent_with_another_host_keeps_its_urls_sites_no(
     sites.add("b")  # never asked
     start, refused = sites.url("a", "/"), sites.url("a", "/nottrain/1")
     HostLinksSpider.host = sites.url("b", "/").split("//", 1)[1].rstrip("/")
-    audit = tmp_path / "trail.jsonl"
     recorder = Recorder()
-    settings = {
-        "REP_AUDIT_FILE": str(audit),
-        "REP_PURPOSE": "ai-train",
-        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
-    }
-    try:
-        _, spider = await crawl([start], settings, HostLinksSpider, recorder)
-    finally:
-        await sites.close()
+    audit, spider = await mirrored_crawl(sites, [start], tmp_path, HostLinksSpider, recorder)
     assert sorted(spider.downloaded) == sorted([start, refused])
     assert sites.requested("b") == []
     assert [item["url"] for item in recorder.items] == [start]
@@ -382,17 +388,8 @@ async def test_a_mirrored_page_sent_with_a_host_whose_robots_txt_was_had_keeps_i
     start, home, refused = sites.url("b", "/"), sites.url("a", "/"), sites.url("a", "/nottrain/1")
     addressed = sites.url("b", "")
     HostLinksSpider.host = addressed.split("//", 1)[1]
-    audit = tmp_path / "trail.jsonl"
     recorder = Recorder()
-    settings = {
-        "REP_AUDIT_FILE": str(audit),
-        "REP_PURPOSE": "ai-train",
-        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
-    }
-    try:
-        _, spider = await crawl([start], settings, HostLinksSpider, recorder)
-    finally:
-        await sites.close()
+    audit, spider = await mirrored_crawl(sites, [start], tmp_path, HostLinksSpider, recorder)
     assert sorted(spider.downloaded) == sorted([start, home, refused])
     assert "/nottrain/1" not in sites.requested("a")
     assert sorted(item["url"] for item in recorder.items) == sorted([start, home])
@@ -453,18 +450,10 @@ async def test_a_mirrored_page_sent_with_a_host_whose_robots_txt_alone_was_had_i
     b.script("/", links_page(kept, refused))
     addressed = sites.url("b", "")
     HostLinksSpider.host = addressed.split("//", 1)[1]
-    audit = tmp_path / "trail.jsonl"
     recorder = Recorder()
-    settings = {
-        "REP_AUDIT_FILE": str(audit),
-        "REP_PURPOSE": "ai-train",
-        "REP_PURPOSE_UNKNOWN": "deny",
-        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
-    }
-    try:
-        _, spider = await crawl([start], settings, HostLinksSpider, recorder)
-    finally:
-        await sites.close()
+    audit, spider = await mirrored_crawl(
+        sites, [start], tmp_path, HostLinksSpider, recorder, {"REP_PURPOSE_UNKNOWN": "deny"}
+    )
     assert sorted(spider.downloaded) == sorted([start, kept, refused])
     assert sites.requested("a") == []
     assert sorted(item["url"] for item in recorder.items) == sorted([start, kept])
@@ -575,17 +564,8 @@ async def test_a_mirrored_page_a_callback_fetches_itself_keeps_its_origins_no(
     a.script("/", Reply(200, b"<html>start</html>", HTML))
     start, fetched = sites.url("a", "/"), sites.url("a", "/nottrain/2")
     FetchesMirroredItself.more = fetched
-    audit = tmp_path / "trail.jsonl"
     recorder = Recorder()
-    settings = {
-        "REP_AUDIT_FILE": str(audit),
-        "REP_PURPOSE": "ai-train",
-        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
-    }
-    try:
-        await crawl([start], settings, FetchesMirroredItself, recorder)
-    finally:
-        await sites.close()
+    audit, _ = await mirrored_crawl(sites, [start], tmp_path, FetchesMirroredItself, recorder)
     assert "/nottrain/2" not in sites.requested("a")
     assert recorder.items == []
     record = by_url(audit)[start]

@@ -12,26 +12,18 @@ from typing import Any
 
 import pytest_twisted
 from scrapy import Request
-from twisted.internet import reactor
-from twisted.web.server import Site
 
 from tests.support.robotsite import ItemSpider, crawl
-from tests.support.virtualhosts import VirtualHosts, authority_host
+from tests.support.virtualhosts import authority_host, serving_two_sites
 
 
 @pytest_twisted.ensureDeferred
 async def test_a_host_header_naming_the_urls_host_as_its_userinfo_asks_the_host_after_it(
     tmp_path: Any,
 ) -> None:
-    server = VirtualHosts(
-        {
-            "127.0.0.1": "User-agent: *\nAllow: /\n",
-            "localhost": "User-agent: *\nDisallow: /private\n",
-        },
-        authority_host,
+    server, port, number = serving_two_sites(
+        "User-agent: *\nAllow: /\n", "User-agent: *\nDisallow: /private\n", authority_host
     )
-    port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
-    number = port.getHost().port
 
     class Spider(ItemSpider):
         async def start(self) -> Any:

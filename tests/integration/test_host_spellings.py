@@ -14,11 +14,9 @@ from typing import Any
 
 import pytest
 import pytest_twisted
-from twisted.internet import reactor
-from twisted.web.server import Site
 
 from tests.support.robotsite import crawl
-from tests.support.virtualhosts import HostHeaderSpider, VirtualHosts
+from tests.support.virtualhosts import HostHeaderSpider, serving_two_sites
 
 
 @pytest.mark.parametrize(
@@ -35,14 +33,9 @@ from tests.support.virtualhosts import HostHeaderSpider, VirtualHosts
 async def test_a_host_header_with_an_unreadable_port_is_not_the_urls_site(
     tmp_path: Any, spelling: str
 ) -> None:
-    server = VirtualHosts(
-        {
-            "127.0.0.1": "User-agent: *\nAllow: /\n",
-            "localhost": "User-agent: *\nDisallow: /private\n",
-        }
+    server, port, number = serving_two_sites(
+        "User-agent: *\nAllow: /\n", "User-agent: *\nDisallow: /private\n"
     )
-    port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
-    number = port.getHost().port
     ip = f"http://127.0.0.1:{number}"
 
     class Spider(HostHeaderSpider):

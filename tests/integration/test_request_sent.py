@@ -32,7 +32,7 @@ from tests.support.robotsite import (
     html_page,
     robots,
 )
-from tests.support.virtualhosts import HostHeaderSpider, VirtualHosts
+from tests.support.virtualhosts import HostHeaderSpider, serving_two_sites
 
 #: Google's crawlers present themselves this way; the crawler's name is after "compatible;".
 MOZILLA_STYLE = "Mozilla/5.0 (compatible; mybot/1.0; +http://example.com/bot)"
@@ -630,14 +630,9 @@ async def test_a_host_header_naming_another_site_is_decided_by_that_sites_robots
     not 127.0.0.1's, which allows everything. Said once at WARNING, naming the header."""
     from rep_audit.verify import verify
 
-    server = VirtualHosts(
-        {
-            "127.0.0.1": "User-agent: *\nAllow: /\n",
-            "localhost": "User-agent: *\nDisallow: /private\n",
-        }
+    server, port, number = serving_two_sites(
+        "User-agent: *\nAllow: /\n", "User-agent: *\nDisallow: /private\n"
     )
-    port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
-    number = port.getHost().port
     ip, name = f"http://127.0.0.1:{number}", f"localhost:{number}"
     trail = tmp_path / "trail.jsonl"
     HostHeaderSpider.sent_to = (
@@ -673,9 +668,7 @@ async def test_a_request_sent_with_another_host_records_the_site_and_both_robots
 
     own_rules = "User-agent: *\nDisallow: /a-only\n"
     addressed_rules = "User-agent: *\nDisallow: /private\n"
-    server = VirtualHosts({"127.0.0.1": own_rules, "localhost": addressed_rules})
-    port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
-    number = port.getHost().port
+    _, port, number = serving_two_sites(own_rules, addressed_rules)
     ip, name = f"http://127.0.0.1:{number}", f"localhost:{number}"
     trail = tmp_path / "trail.jsonl"
     HostHeaderSpider.sent_to = ((f"{ip}/private/1", name), (f"{ip}/open", name),
@@ -716,9 +709,7 @@ async def test_a_request_sent_with_another_host_without_robots_obey_records_both
 
     own_rules = "User-agent: *\nContent-Usage: /nottrain train-ai=n\n"
     addressed_rules = "User-agent: *\nAllow: /\n"
-    server = VirtualHosts({"127.0.0.1": own_rules, "localhost": addressed_rules})
-    port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
-    number = port.getHost().port
+    _, port, number = serving_two_sites(own_rules, addressed_rules)
     ip, name = f"http://127.0.0.1:{number}", f"localhost:{number}"
     trail = tmp_path / "trail.jsonl"
     HostHeaderSpider.sent_to = ((f"{ip}/open", name), (f"{ip}/nottrain/1", name))

@@ -15,8 +15,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from scrapy import Request
+from twisted.internet import reactor
 from twisted.web.resource import Resource
 from twisted.web.server import Request as WebRequest
+from twisted.web.server import Site
 
 from tests.support.robotsite import ItemSpider
 
@@ -57,6 +59,17 @@ class VirtualHosts(Resource):
             return self.robots_by_host[host].encode()
         request.setHeader("Content-Type", "text/html")
         return f"<html><body>{host}{path}</body></html>".encode()
+
+
+def serving_two_sites(
+    own_rules: str, addressed_rules: str, read_host: Callable[[str], str] = name_before_colon
+) -> tuple[VirtualHosts, Any, int]:
+    """127.0.0.1 (a URL's own site) and localhost (the site its ``Host`` header names)
+    served on one port of 127.0.0.1, each with its robots.txt, the header read by
+    ``read_host``: the server, its port (stop it with ``stopListening``) and its number."""
+    server = VirtualHosts({"127.0.0.1": own_rules, "localhost": addressed_rules}, read_host)
+    port: Any = reactor.listenTCP(0, Site(server), interface="127.0.0.1")  # type: ignore[attr-defined]
+    return server, port, port.getHost().port
 
 
 class HostHeaderSpider(ItemSpider):
