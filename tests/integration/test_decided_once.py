@@ -120,8 +120,9 @@ async def crawl_home(
         ),
         key=lambda r: r["url"],
     )
-    for record in records:
-        for key in ("run", "time", "id", "prev", "hash", "sent_at", "expires"):  # times
+    for record in records:  # per run: times, and positions in the file (the order pages
+        # are fetched in may differ between the two crawls)
+        for key in ("run", "time", "id", "prev", "site_prev", "hash", "sent_at", "expires"):
             record.pop(key, None)
     return {
         "stats": stats,
