@@ -113,6 +113,10 @@ class EvidenceMemo:
         self._known[id(outcome)] = (outcome, said)
         return said
 
+    def clear(self) -> None:
+        """The outcomes let go (each holds its origin's parsed documents)."""
+        self._known.clear()
+
 
 #: The most outcomes :class:`EvidenceMemo` keeps.
 EVIDENCE_MEMO: Final = 65_536

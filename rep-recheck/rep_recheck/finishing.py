@@ -83,6 +83,8 @@ class Finishing:
     #: origins' documents again, as its first pass counted them (``-1``: no first pass;
     #: a WARC's recheck reads its dataset once, and tells as it decides).
     again: int = -1
+    #: The documents fetched now (``None``: from a WARC alone).
+    store: DocumentStore | None = None
 
     def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
         """Every item decided and written; the summary; the exit status. The outputs are
@@ -98,6 +100,7 @@ class Finishing:
                            f"{len(fetched.documents):,} origin(s)")  # fmt: skip
         if fetched is not None and isinstance(fetched.documents, DocumentStore):
             fetched.documents.parsed_origins = self.config.recheck_parsed_origins
+            self.store = fetched.documents
         staged = Staged()
         self.interrupted = fetched.interrupted if fetched is not None else ""
         for folder, stale in self.folders.items() if not self.interrupted else ():
@@ -398,6 +401,13 @@ class Finishing:
             progress.tick(decided + grouped.decided, len(tally.origins))
         if trail is not None:
             trail.recording = None
+        # Every item decided: writing them back asks for no origin's documents, so those
+        # held parsed (REP_RECHECK_PARSED_ORIGINS of them, 18 KiB each in the corpus)
+        # are let go before the counts and the trail's sites grow by each origin.
+        rechecker.forget()
+        memo.clear()
+        if self.store is not None:
+            self.store.drop_parsed()
         self._write_back(grouped, outputs, labels)
 
     def _write_back(self, grouped: Grouped, outputs: _Outputs, labels: list[str]) -> None:

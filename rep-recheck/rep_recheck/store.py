@@ -210,6 +210,12 @@ class DocumentStore(MutableMapping[str, OriginDocuments]):
     def __contains__(self, name: object) -> bool:
         return isinstance(name, str) and (name in self._whole or self._held(name) is not None)
 
+    def drop_parsed(self) -> None:
+        """The parsed documents let go (asked for again, each is made again from its
+        compact value): what a recheck grouped by origin does once every item is
+        decided, before it writes them back."""
+        self._parsed.clear()
+
     def __call__(self, origin: Origin) -> OriginDocuments | None:
         """``origin``'s documents (``None``: none had): a :class:`Rechecker`'s source."""
         return self.get(str(origin))

@@ -9,6 +9,7 @@ items take the path a million do."""
 from __future__ import annotations
 
 import errno
+import gc
 import hashlib
 import io
 import itertools
@@ -215,6 +216,29 @@ def test_items_in_no_order_are_grouped_by_origin_and_written_as_in_order(
     assert before == 0
     assert store.parses == whole_store.parses == _with_documents()
     assert set(store.parsed_times()) == {1}
+
+
+def test_the_write_back_holds_no_origin_s_documents_parsed(
+    tmp_path: Path, tiny: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once every grouped item is decided, writing them back in the dataset's order asks
+    for no origin's documents: none is held parsed while the counts and the trail grow by
+    each origin (the store's, the decider's and the evidence memo's let go)."""
+    held_parsed: list[int] = []
+    replay = Grouped.replay
+
+    def watched(self: Grouped) -> Any:
+        gc.collect()
+        held_parsed.append(sum(type(o) is OriginDocuments for o in gc.get_objects()))
+        return replay(self)
+
+    monkeypatch.setattr(Grouped, "replay", watched)
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_bytes(b"".join(_item_lines(shuffled=True)))
+    code, outputs, store = _grouping_run(tmp_path, [str(dataset)], 3)
+    assert code == EXIT_REMOVED and outputs["out"]
+    assert held_parsed == [0]
+    assert store.parses == _with_documents()  # each origin still made once
 
 
 def test_sorted_and_shuffled_items_are_decided_the_same(
