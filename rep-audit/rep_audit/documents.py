@@ -154,13 +154,13 @@ class Documents:
 
     def documents(
         self, record: dict[str, Any], signals: list[dict[str, Any]], rules: RobotsTxt, url: str,
-        origin: str, run: RunContext, item: bool = False,
+        origin: str, run: RunContext,
     ) -> tuple[dict[tuple[str, Hashable], CacheEntry[Any]], str]:  # fmt: skip
         """The tdmrep.json (AI purposes) and RSL licenses the record was decided with, as
         entries, and a problem when a snapshot cannot be read."""
         documents: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
         if UsagePolicy.of(run.purposes, run.unknown).needs_tdmrep:
-            tdm, problem = self.tdmrep(record, signals, origin, run, item)
+            tdm, problem = self.tdmrep(record, signals, origin, run)
             if problem:
                 return documents, problem
             documents[TDM, None] = snapshot_entry(
@@ -199,13 +199,14 @@ class Documents:
         return rules, effect, ""
 
     def tdmrep(
-        self, record: dict[str, Any], signals: list[dict[str, Any]], origin: str, run: RunContext,
-        item: bool = False,
-    ) -> tuple[TdmRepFile | None, str]:  # fmt: skip
+        self, record: dict[str, Any], signals: list[dict[str, Any]], origin: str, run: RunContext
+    ) -> tuple[TdmRepFile | None, str]:
         """The tdmrep.json the record was decided with (AI purposes only): the one it names
-        (``tdmrep``, schema 2: none named, none read; ``""``: given up on, taken as
-        recorded), else the snapshot a signal names, else (schema 1) the latest one of the
-        URL's origin (``None``: the run read none)."""
+        (``tdmrep``, schema 2: none named, none read; ``""``: given up on as unreachable,
+        read as the crawl reads a give-up, everything reserved, or nothing under
+        ``REP_UNREACHABLE_ACTION`` ``allow``: a page kept with it is held to that), else the
+        snapshot a signal names, else (schema 1) the latest one of the URL's origin
+        (``None``: the run read none)."""
         sha = None
         for signal in signals:
             named = text(signal.get("snapshot"))
@@ -214,7 +215,7 @@ class Documents:
         document = f"{origin}{WELL_KNOWN_PATH}"
         if "tdmrep" in record:
             sha = text(record.get("tdmrep")) or None
-            if item and sha is None:  # not had: given up on, as the run's setting reads it
+            if sha is None:  # given up on (an item's: not had), as the run's setting reads it
                 return (NO_FILE if run.unreachable_action == "allow" else RESERVED_ALL), ""
         elif sha is None and run.schema < 2:
             sha = self.latest.get(("tdmrep.json", document))

@@ -168,7 +168,7 @@ class Rederiver(Documents):
         held = names if len(names) > 1 else ()
         agent = held[0] if held else agent
         signals = recorded_signals(record)
-        documents, problem = self.documents(record, signals, rules, url, origin, run, item)
+        documents, problem = self.documents(record, signals, rules, url, origin, run)
         if problem:
             return [problem], None
         self.verdict = decided(documents, robots, rules, effect, url, agent, origin, run, obeyed,
