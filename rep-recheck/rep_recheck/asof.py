@@ -214,6 +214,11 @@ class Then:
         return (f"{self.undated:,} item(s) refused now with no date to read in --date-column "
                 f"{column!r}: their `then` is unknown")  # fmt: skip
 
+    def forget(self) -> None:
+        """The deciders of each crawl let go (each holds its origins' parsed documents):
+        made again if asked for again."""
+        self._recheckers.clear()
+
     def of(self, url: str, date: Any, by_date: bool) -> str:
         """``url``'s status then: as of the capture of its origin's robots.txt nearest
         at or before ``date`` (``by_date``: the items are dated, ``--date-column``),

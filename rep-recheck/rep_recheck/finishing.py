@@ -403,11 +403,14 @@ class Finishing:
             trail.recording = None
         # Every item decided: writing them back asks for no origin's documents, so those
         # held parsed (REP_RECHECK_PARSED_ORIGINS of them, 18 KiB each in the corpus)
-        # are let go before the counts and the trail's sites grow by each origin.
+        # are let go before the counts and the trail's sites grow by each origin; with
+        # older captures, those of each crawl's decider of ``then`` too.
         rechecker.forget()
         memo.clear()
         if self.store is not None:
             self.store.drop_parsed()
+        if self.then is not None:
+            self.then.forget()
         self._write_back(grouped, outputs, labels)
 
     def _write_back(self, grouped: Grouped, outputs: _Outputs, labels: list[str]) -> None:

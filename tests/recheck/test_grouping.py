@@ -218,12 +218,14 @@ def test_items_in_no_order_are_grouped_by_origin_and_written_as_in_order(
     assert set(store.parsed_times()) == {1}
 
 
+@pytest.mark.parametrize("documents", ["fetched", "older captures"])
 def test_the_write_back_holds_no_origin_s_documents_parsed(
-    tmp_path: Path, tiny: None, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, tiny: None, monkeypatch: pytest.MonkeyPatch, documents: str
 ) -> None:
     """Once every grouped item is decided, writing them back in the dataset's order asks
     for no origin's documents: none is held parsed while the counts and the trail grow by
-    each origin (the store's, the decider's and the evidence memo's let go)."""
+    each origin (the store's, the decider's and the evidence memo's let go; with older
+    captures, those of the deciders of each refused item's ``then`` too)."""
     held_parsed: list[int] = []
     replay = Grouped.replay
 
@@ -235,10 +237,20 @@ def test_the_write_back_holds_no_origin_s_documents_parsed(
     monkeypatch.setattr(Grouped, "replay", watched)
     dataset = tmp_path / "items.jsonl"
     dataset.write_bytes(b"".join(_item_lines(shuffled=True)))
-    code, outputs, store = _grouping_run(tmp_path, [str(dataset)], 3)
+    extra: list[str] = []
+    if documents == "older captures":  # /private refused now, allowed then
+        extra = _warc_of_sites(tmp_path / "now.warc")
+        older = [robots_capture(f"https://o{n}.example", "User-agent: *\nAllow: /\n")
+                 for n in range(ORIGINS)]  # fmt: skip
+        write_warc(tmp_path / "older.warc", older, date="2025-01-01T00:00:00Z")
+        extra += ["--documents", str(tmp_path / "older.warc")]
+    code, outputs, store = _grouping_run(tmp_path, [str(dataset)], 3, *extra)
     assert code == EXIT_REMOVED and outputs["out"]
     assert held_parsed == [0]
-    assert store.parses == _with_documents()  # each origin still made once
+    if documents == "fetched":
+        assert store.parses == _with_documents()  # each origin still made once
+    else:
+        assert b'"then":"kept"' in outputs["report"]
 
 
 def test_sorted_and_shuffled_items_are_decided_the_same(
