@@ -202,7 +202,8 @@ class Documents:
         self, record: dict[str, Any], signals: list[dict[str, Any]], origin: str, run: RunContext
     ) -> tuple[TdmRepFile | None, str]:
         """The tdmrep.json the record was decided with (AI purposes only): the one it names
-        (``tdmrep``, schema 2: none named, none read; ``""``: given up on as unreachable,
+        (``tdmrep``, schema 2: none named, none read, which a request sent may not say:
+        :func:`~rep_audit.requestcheck.unnamed_documents`; ``""``: given up on as unreachable,
         read as the crawl reads a give-up, everything reserved, or nothing under
         ``REP_UNREACHABLE_ACTION`` ``allow``: a page kept with it is held to that), else the
         snapshot a signal names, else (schema 1) the latest one of the URL's origin

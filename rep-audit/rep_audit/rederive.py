@@ -28,7 +28,7 @@ from rep_audit.documents import Documents, robots_effect
 from rep_audit.licenses import page_license
 from rep_audit.pages import page_differences, said_key, says_something
 from rep_audit.pageusage import recorded_signal, recorded_signals
-from rep_audit.requestcheck import decided, held_against
+from rep_audit.requestcheck import decided, held_against, unnamed_documents
 from rep_audit.runcontext import RunContext, held_to
 from rep_audit.sites import foreign, sites_of
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
@@ -175,6 +175,8 @@ class Rederiver(Documents):
                                held, also)  # fmt: skip
         found, before = held_against(record, robots, self.verdict, signals, rules, url, agent,
                                      held, obeyed)  # fmt: skip
+        if run.schema >= 2 and not item:  # schema 1 named them only through a signal
+            found += unnamed_documents(record, signals, self.verdict)
         return without + found, before
 
     def _answered_differences(

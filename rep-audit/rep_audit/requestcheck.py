@@ -12,14 +12,24 @@ from rep_audit.licenses import page_license
 from rep_audit.runcontext import RunContext
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.rules import Effect
-from rep_engine.records import SENT_FATES, USAGE_REFUSALS, Reason, RefusedBy, iso_time, text
+from rep_engine.records import (
+    SENT_FATES,
+    USAGE_REFUSALS,
+    Reason,
+    RefusedBy,
+    iso_time,
+    mapping,
+    text,
+)
 from rep_engine.robotstxt import RobotsTxt
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.purpose import PURPOSES, content_signal_signal
 from rep_engine.usage.rsl.document import ABSENT
+from rep_engine.usage.rsl.terms import license_url_of
 from rep_engine.verdict.decide import (
     LICENSE,
     ROBOTS,
+    TDM,
     Allowed,
     Obey,
     Refused,
@@ -96,6 +106,28 @@ def held_against(
     if isinstance(verdict, Allowed) and fate == "refused" and by in USAGE_REFUSALS:
         found.append(f"recorded refused by {by}, but its snapshots deny no purpose of the run")
     return found, before if isinstance(verdict, Allowed) else None
+
+
+def unnamed_documents(
+    record: dict[str, Any], signals: list[dict[str, Any]], verdict: Verdict
+) -> list[str]:
+    """The tdmrep.json and RSL licenses ``verdict`` was decided with that a sent request's
+    record (schema 2 on) does not name: its crawl names every document version it was
+    decided against (docs/audit-trail.md, ``tdmrep`` and ``rsl``; ``""``: given up on),
+    and one left out is read as none, which lets through what it refused."""
+    fate = text(record.get("fate"))
+    if fate not in SENT_FATES:
+        return []
+    named = set(mapping(record.get("rsl")))
+    named.update(license_url_of(text(one.get("source"))) for one in signals
+                 if one.get("vocabulary") == "rsl")  # fmt: skip
+    found: dict[str, None] = {}  # a request sent with a Host names one tdmrep.json
+    for kind, key, _ in verdict.used:
+        if (kind == TDM and "tdmrep" not in record) or (kind == LICENSE and key not in named):
+            what = f"tdmrep.json of {key}" if kind == TDM else f"RSL license {key}"
+            found[f"recorded {fate}, but names no {what}, which its request was decided "
+                  "with: read as none"] = None  # fmt: skip
+    return list(found)
 
 
 def _signal_differences(

@@ -472,6 +472,7 @@ def test_url_lines_appended_after_a_runs_end_are_reported_even_with_its_head(
 
 TDMREP_ALL = b'[{"location": "/*", "tdm-reservation": 1}]'
 DENIED_ALL = 'recorded fetched, but ai-train denied by tdmrep.json entry 1 (location "/*")'
+UNNAMED = "recorded fetched, but names no tdmrep.json of http://site.test, which its request"
 
 
 @pytest.mark.parametrize(
@@ -479,7 +480,7 @@ DENIED_ALL = 'recorded fetched, but ai-train denied by tdmrep.json entry 1 (loca
     [
         (TDMREP, 2, ""),  # no entry of the version it names matched /a
         (TDMREP_ALL, 2, DENIED_ALL),
-        (None, 2, ""),  # schema 2 names every version: none named, none read
+        (None, 2, UNNAMED),  # schema 2 names every version: none named, left out
         (None, 1, DENIED_ALL),
     ],
     ids=["names-the-old-version", "names-the-new-version", "names-none", "schema-1-latest"],
@@ -489,7 +490,8 @@ def test_a_record_is_re_derived_with_the_tdmrep_json_version_it_names(
 ) -> None:
     """tdmrep.json changed during the run: /a, which no entry of the first version
     matched, is re-derived with the version its record names (schema 2), not the latest
-    one (what schema 1, which named none, falls back to)."""
+    one (what schema 1, which named none, falls back to). A schema 2 record of a request
+    sent names the version it was decided with: one that names none left it out."""
     extra = {} if named is None else {"tdmrep": sha(named)}
     body = [
         snapshot_line(),

@@ -217,3 +217,84 @@ async def test_a_tdmrep_refusal_rewritten_as_kept_with_its_tdmrep_json_given_up_
     said = f"{books}: recorded fetched, but Dropped: tdmrep.json of {origin} given up on"
     assert status == 1 and said in out, out
     assert "the end line counts" not in out, out  # the one finding: the counts match
+
+
+def _sent_instead(
+    trail: Path, to: Path, url: str, template: dict[str, Any], drop: str, **kept: Any
+) -> Path:
+    """``trail`` with the record of ``url`` (refused) rewritten as ``template``'s
+    request (a page fetched, or a redirect) and its own fields, sent when its record was
+    written, ``kept`` kept and ``drop`` left out, the end line's counts moved to match and
+    the chain recomputed, at ``to``, its snapshots copied."""
+    from tests.support.trailfactory import encode
+
+    lines = [json.loads(line) for line in trail.read_bytes().splitlines()]
+    for line in lines:
+        line.pop("prev", None)
+        if line.get("url") == url:
+            own = {key: line[key] for key in ("run", "time", "id", "url", "site_prev")}
+            line.clear()
+            line.update({**template, **own, "sent_at": own["time"], **kept})
+            line.pop("prev")
+            line.pop(drop, None)
+        elif line["type"] == "end":
+            counts, fate = line["counts"], template["fate"]
+            counts.update({fate: counts[fate] + 1, "refused": counts["refused"] - 1})
+            counts["items_passed"] += template.get("items_kept", 0)
+    to.write_bytes(b"".join(encode(lines)))
+    shutil.copytree(trail.with_name(trail.name + ".d"), to.with_name(to.name + ".d"))
+    return to
+
+
+@pytest.mark.parametrize(
+    ("url", "sent_as", "drop", "left_out"),
+    [
+        ("a/books/x", "/first", "tdmrep", "tdmrep.json of {a}"),
+        ("a/books/x", "/old", "tdmrep", "tdmrep.json of {a}"),
+        ("r/x", "/first", "rsl", "RSL license {lic}/no-train.xml"),
+    ],
+    ids=["tdmrep.json, as fetched", "tdmrep.json, as redirected", "RSL license, as fetched"],
+)
+@pytest_twisted.ensureDeferred
+async def test_a_refusal_rewritten_as_sent_naming_no_document_that_refused_it_fails(
+    tmp_path: Path, url: str, sent_as: str, drop: str, left_out: str
+) -> None:
+    """docs/audit-trail.md, ``tdmrep`` and ``rsl``: from schema 2 a record names every
+    document version it was decided against. A request its tdmrep.json (or an RSL
+    license its robots.txt names) refused for ai-train, rewritten as a page fetched (or a
+    redirect) with that document left out of its record (the end line's counts moved to
+    match, the chain recomputed), verified clean under the default settings: a
+    tdmrep.json not named was read as none read, a license not named as no license. It
+    fails now, at its line: a request sent was decided with them, and names them."""
+    from tests.support.robotsite import HTML, ItemSpider, Reply, rsl_reply
+
+    sites = Sites()
+    a, r, lic = sites.add("a"), sites.add("r"), sites.add("lic")
+    lic.script("/no-train.xml", rsl_reply('<prohibits type="usage">ai-train</prohibits>'))
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    reserved = json.dumps([{"location": "/books/*", "tdm-reservation": 1}]).encode()
+    a.script("/.well-known/tdmrep.json", Reply(200, reserved, {"Content-Type": "application/json"}))
+    a.script("/old", Reply(302, b"", {"Location": "/second"}))
+    license_line = f"License: {sites.url('lic', '/no-train.xml')}\n"
+    r.script("/robots.txt", robots("User-agent: *\nAllow: /\n" + license_line))
+    for site, path in (("a", "/first"), ("a", "/books/x"), ("a", "/second"), ("r", "/x")):
+        sites.origins[site].script(path, Reply(200, b"<html>page</html>", HTML))
+    trail = tmp_path / "trail.jsonl"
+    name, path = url.split("/", 1)
+    refused, template = sites.url(name, f"/{path}"), sites.url("a", sent_as)
+    urls = [sites.url("a", "/first"), sites.url("a", "/old"), refused]
+    try:
+        await crawl(urls, {"REP_AUDIT_FILE": str(trail), "REP_PURPOSE": ["ai-train"]}, ItemSpider)
+    finally:
+        await sites.close()
+    records = by_url(trail)
+    assert (records[refused]["fate"], records[refused]["refused_by"]) == ("refused", "purpose")
+    own = {key: records[refused][key] for key in ("robots", "tdmrep")}
+    forged = _sent_instead(trail, tmp_path / "forged.jsonl", refused, records[template], drop,
+                           **own)  # fmt: skip
+    status, out = audit_tool("verify", str(forged))
+    [line] = [n for n, text in enumerate(forged.read_text().splitlines(), 1)
+              if json.loads(text).get("url") == refused and '"type":"url"' in text]  # fmt: skip
+    said = f"line {line}: {refused}: recorded {records[template]['fate']}, but names no "
+    assert status == 1 and said + left_out.format(**sites.bases) in out, out
+    assert "the end line counts" not in out, out  # the one finding: the counts match
