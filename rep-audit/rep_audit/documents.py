@@ -31,6 +31,7 @@ from rep_engine.fetch.rules import Effect, effect_of_status
 from rep_engine.records import mapping, text
 from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 from rep_engine.trail.read import SnapshotStore, json_object
+from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
 from rep_engine.verdict.decide import LICENSE, TDM
 from rep_engine.verdict.policy import UsagePolicy
@@ -218,6 +219,14 @@ class Documents:
             sha = text(record.get("tdmrep")) or None
             if sha is None:  # given up on (an item's: not had), as the run's setting reads it
                 return (NO_FILE if run.unreachable_action == "allow" else RESERVED_ALL), ""
+            # schema 2: one its own crawl announced for its origin's (or, sent with a Host
+            # naming another site, its URL's origin's) tdmrep.json, not another site's
+            crawl = self.crawl_of(text(record.get("run")) or run.run)
+            own = f"{origin_of(text(record.get('url')))}{WELL_KNOWN_PATH}"
+            sites = (document, own)
+            if run.schema >= 2 and not any((crawl, sha, d) in self.fetches for d in sites):
+                return None, (f"names the tdmrep.json snapshot {sha[:12]}…, which its crawl "
+                              f"{crawl[:8]} did not announce for {document}")  # fmt: skip
         elif sha is None and run.schema < 2:
             sha = self.latest.get(("tdmrep.json", document))
         if sha is None:

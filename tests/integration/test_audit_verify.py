@@ -298,3 +298,49 @@ async def test_a_refusal_rewritten_as_sent_naming_no_document_that_refused_it_fa
     said = f"line {line}: {refused}: recorded {records[template]['fate']}, but names no "
     assert status == 1 and said + left_out.format(**sites.bases) in out, out
     assert "the end line counts" not in out, out  # the one finding: the counts match
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_tdmrep_refusal_rewritten_as_kept_naming_another_sites_tdmrep_json_fails(
+    tmp_path: Path,
+) -> None:
+    """docs/audit-trail.md, ``tdmrep``: the snapshot of the origin's tdmrep.json the
+    request was decided with. A request its tdmrep.json refused for ai-train, rewritten
+    as its page fetched with its item kept, naming the tdmrep.json another site of the
+    crawl served (a 404: no reservation; the end line's counts moved to match, the chain
+    recomputed), verified clean: the snapshot a record named was read whatever site it
+    was announced for. It fails now, at its line: a schema 2 record names one its own
+    crawl announced for its origin's tdmrep.json."""
+    from tests.support.robotsite import HTML, ItemSpider, Reply
+
+    sites = Sites()
+    a, b = sites.add("a"), sites.add("b")
+    for site in (a, b):
+        site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    reserved = json.dumps([{"location": "/books/*", "tdm-reservation": 1}]).encode()
+    a.script("/.well-known/tdmrep.json", Reply(200, reserved, {"Content-Type": "application/json"}))
+    b.script("/.well-known/tdmrep.json", Reply(404))
+    for site in (a, b):
+        site.script("/first", Reply(200, b"<html>page</html>", HTML))
+    a.script("/books/x", Reply(200, b"<html>page</html>", HTML))
+    trail = tmp_path / "trail.jsonl"
+    first, books, other = (
+        sites.url("a", "/first"),
+        sites.url("a", "/books/x"),
+        sites.url("b", "/first"),
+    )
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_PURPOSE": ["ai-train"]}
+    try:
+        await crawl([first, books, other], settings, ItemSpider)
+    finally:
+        await sites.close()
+    records = by_url(trail)
+    assert (records[books]["fate"], records[books]["refused_by"]) == ("refused", "purpose")
+    forged = _sent_instead(trail, tmp_path / "forged.jsonl", books, records[first], "",
+                           tdmrep=records[other]["tdmrep"])  # fmt: skip
+    status, out = audit_tool("verify", str(forged))
+    named, run = records[other]["tdmrep"][:12], records[books]["run"][:8]
+    said = (f"{books}: names the tdmrep.json snapshot {named}…, which its crawl {run} did not "
+            f"announce for {sites.bases['a']}/.well-known/tdmrep.json")  # fmt: skip
+    assert status == 1 and said in out, out
+    assert "the end line counts" not in out, out  # the one finding: the counts match
