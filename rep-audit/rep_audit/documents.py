@@ -15,6 +15,7 @@ unreachable; no status: the body as stored, empty for no file).
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Hashable
 from datetime import datetime
 from functools import partial
@@ -85,8 +86,9 @@ class Documents:
         #: records, decided with the paused run's snapshots.
         self.crawls: dict[str, str] = {}
         #: The first 8 bytes of the SHA-256 of (crawl, robots.txt URL) of each robots.txt
-        #: a crawl announced a snapshot of (:meth:`had_robots`).
-        self._crawl_robots: set[bytes] = set()
+        #: a crawl announced a snapshot of -> when it first did (its line's ``time``, POSIX
+        #: seconds; ``-inf``: no time) (:meth:`had_robots`).
+        self._crawl_robots: dict[bytes, float] = {}
         #: (crawl, sha256, document URL) -> the ``snapshot`` lines of that body, one per
         #: fetch of it the crawl used (an earlier release: its first), in file order.
         self.fetches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -103,7 +105,9 @@ class Documents:
             self.robots_urls.setdefault(sha, set()).add(url)
             crawl = self.crawl_of(text(record.get("run")))
             self.crawl_robots_urls.setdefault((crawl, sha), set()).add(url)
-            self._crawl_robots.add(_announce_key(crawl, "", url))
+            moment = time_of(record.get("time"))
+            first = moment.timestamp() if moment is not None and moment.tzinfo else -math.inf
+            self._crawl_robots.setdefault(_announce_key(crawl, "", url), first)
 
     def crawl_of(self, run: str) -> str:
         """The first run of the crawl run ``run`` belongs to (:attr:`crawls`)."""
@@ -116,10 +120,15 @@ class Documents:
         meta = self.described.get((sha, document))
         return meta if meta is not None else self.snapshots.get(sha)
 
-    def had_robots(self, run: str, document: str) -> bool:
+    def had_robots(self, run: str, document: str, before: str = "") -> bool:
         """Whether the crawl of run ``run`` announced a snapshot of the robots.txt at
-        ``document`` (its URL) in the lines read so far."""
-        return _announce_key(self.crawl_of(run), "", document) in self._crawl_robots
+        ``document`` (its URL) in the lines read so far (``before``, an ISO time: by a line
+        written before it)."""
+        first = self._crawl_robots.get(_announce_key(self.crawl_of(run), "", document))
+        moment = time_of(before) if before else None
+        if first is None or moment is None or moment.tzinfo is None:
+            return first is not None
+        return first < moment.timestamp()
 
     def in_force(self, sha: str, document: str, run: str, at: str) -> dict[str, Any] | None:
         """The ``snapshot`` line of the fetch of body ``sha`` from ``document`` that a

@@ -803,6 +803,9 @@ class UrlEntry:
     #: ``robots`` part says what the crawl's robots.txt said of it then, if it had one
     #: (``fetched``, or ``redirected``: a redirect it answered so).
     answered: bool = False
+    #: When that response came (POSIX seconds; ``None``: not answered so): the documents
+    #: its ``robots`` part and its page were decided with are those the crawl had then.
+    answered_at: float | None = None
     #: The verdict it was last decided with and the facts it was decided on (``None``: not
     #: decided), for the ledger's readers (the command-line tools print them): never
     #: written, neither in its line nor in its state. A :class:`~rep_engine.verdict.decide.Allowed`
@@ -837,6 +840,8 @@ class UrlEntry:
             record["unscheduled"] = True
         if self.answered:  # a response no download made, no verdict reached
             record["answered"] = True
+            if self.answered_at is not None:
+                record["answered_at"] = iso_time(self.answered_at)
         if self.earlier:
             record["again"] = self.earlier
         if self.held:
@@ -889,7 +894,12 @@ class UrlEntry:
             PageOutput.from_part(record) if fate is Fate.FETCHED else None,
             usage if isinstance(usage, dict) else None,
             page if isinstance(page, dict) else None,
-            answered=get("answered") is True and fate in (Fate.FETCHED, Fate.REDIRECTED),
+            answered=(
+                answered := get("answered") is True and fate in (Fate.FETCHED, Fate.REDIRECTED)
+            ),
+            answered_at=_seconds(at)
+            if answered and isinstance(at := get("answered_at"), str)
+            else None,
         )
 
     def state(self) -> dict[str, Any]:

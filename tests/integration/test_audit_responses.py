@@ -173,6 +173,53 @@ async def test_a_response_a_middleware_before_ours_made_is_recorded_answered(
     assert f"event: {answered}: its robots.txt says no (Forbidden by " in out
 
 
+class SlowOnMirrored(ListSpider):
+    """ListSpider whose callback of a mirrored page waits 1.5 s before it is done (it
+    awaits something: a database, a browser)."""
+
+    async def parse(self, response: Any) -> Any:
+        from scrapy.utils.defer import maybe_deferred_to_future
+        from twisted.internet import reactor
+        from twisted.internet.task import deferLater
+
+        ListSpider.parse(self, response)
+        if "/mirrored" in response.url:
+            await maybe_deferred_to_future(deferLater(reactor, 1.5))  # type: ignore[arg-type]
+        yield {"url": response.url}
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_page_answered_before_its_robots_txt_came_verifies_though_its_record_is_after(
+    tmp_path: Path,
+) -> None:
+    """A downloader middleware before scrapy_rep's answers a page before its origin's
+    robots.txt came (0.5 s late), and its callback is done only after it came and
+    another request's record announced it: its record names none, as its page was
+    decided, but comes after that snapshot line, and ``audit verify`` failed the honest
+    trail ("names no robots.txt …, though its crawl had one before it"). The record says
+    when the response came (``answered_at``), which the snapshot line is held against:
+    clean."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", Reply(200, b"User-agent: *\nAllow: /\n", {}, delay=0.5))
+    a.script("/page", Reply(200, b"<html>ok</html>", HTML))
+    mirrored, page = sites.url("a", "/mirrored"), sites.url("a", "/page")
+    audit = tmp_path / "trail.jsonl"
+    settings = {"REP_AUDIT_FILE": str(audit), "DOWNLOADER_MIDDLEWARES": {MirrorMiddleware: 50}}
+    try:
+        await crawl([mirrored, page], settings, SlowOnMirrored)
+    finally:
+        await sites.close()
+    lines = [json.loads(line) for line in audit.read_bytes().splitlines()]
+    [robots_line] = [line for line in lines if line.get("kind") == "robots.txt"]
+    [record] = [line for line in lines if line.get("url") == mirrored]
+    assert record["answered"] is True and "robots" not in record
+    assert record["answered_at"] < robots_line["time"] < record["time"]
+    assert lines.index(robots_line) < lines.index(record)
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean" in out, out
+
+
 class MirrorOfPathsMiddleware:
     """A local mirror placed before scrapy_rep's robots.txt middleware: it answers every
     URL under ``/nottrain/`` and ``/open/`` itself (no download, no verdict)."""

@@ -29,6 +29,7 @@ import atexit
 import functools
 import logging
 import math
+import time
 import uuid
 from collections import Counter
 from collections.abc import Callable
@@ -744,8 +745,10 @@ class AuditTrail:
         as a verdict's record names both: the addressed site's (its ``line``), then its URL's
         own origin's in ``also``; the one had alone otherwise (its page was decided by the
         documents had: :meth:`~scrapy_rep.crawl.requests.downloadermiddlewares
-        .RobotsTxtMiddleware.verdict_had`)."""
+        .RobotsTxtMiddleware.verdict_had`). When it came (``answered_at``): a robots.txt
+        the crawl announced after that was not had for it, though its record comes later."""
         entry.answered = True
+        entry.answered_at = time.time()
         origin = origin_of(url)
         owner = OWNERS.get(self.crawler)
         if owner is None or origin is None:
