@@ -85,10 +85,11 @@ class Documents:
         #: a run read before it): a resumed run carries on its paused run's open
         #: records, decided with the paused run's snapshots.
         self.crawls: dict[str, str] = {}
-        #: The first 8 bytes of the SHA-256 of (crawl, robots.txt URL) of each robots.txt
-        #: a crawl announced a snapshot of -> when it first did (its line's ``time``, POSIX
-        #: seconds; ``-inf``: no time) (:meth:`had_robots`).
-        self._crawl_robots: dict[bytes, float] = {}
+        #: The first 8 bytes of the SHA-256 of (crawl, document URL) of each robots.txt and
+        #: tdmrep.json a crawl announced a snapshot of -> when each of its lines was
+        #: written and that version fetched (POSIX seconds; no time: ``-inf``, ``inf``)
+        #: (:meth:`had`).
+        self._crawl_had: dict[bytes, list[tuple[float, float]]] = {}
         #: (crawl, sha256, document URL) -> the ``snapshot`` lines of that body, one per
         #: fetch of it the crawl used (an earlier release: its first), in file order.
         self.fetches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
@@ -105,9 +106,10 @@ class Documents:
             self.robots_urls.setdefault(sha, set()).add(url)
             crawl = self.crawl_of(text(record.get("run")))
             self.crawl_robots_urls.setdefault((crawl, sha), set()).add(url)
-            moment = time_of(record.get("time"))
-            first = moment.timestamp() if moment is not None and moment.tzinfo else -math.inf
-            self._crawl_robots.setdefault(_announce_key(crawl, "", url), first)
+        if text(record.get("kind")) in ("robots.txt", "tdmrep.json"):
+            written, fetched = (_seconds(record.get(name)) for name in ("time", "fetched"))
+            uses = self._crawl_had.setdefault(_announce_key(crawl, "", url), [])
+            uses.append((written or -math.inf, math.inf if fetched is None else fetched))
 
     def crawl_of(self, run: str) -> str:
         """The first run of the crawl run ``run`` belongs to (:attr:`crawls`)."""
@@ -120,15 +122,17 @@ class Documents:
         meta = self.described.get((sha, document))
         return meta if meta is not None else self.snapshots.get(sha)
 
-    def had_robots(self, run: str, document: str, before: str = "") -> bool:
-        """Whether the crawl of run ``run`` announced a snapshot of the robots.txt at
-        ``document`` (its URL) in the lines read so far (``before``, an ISO time: by a line
-        written before it)."""
-        first = self._crawl_robots.get(_announce_key(self.crawl_of(run), "", document))
-        moment = time_of(before) if before else None
-        if first is None or moment is None or moment.tzinfo is None:
-            return first is not None
-        return first < moment.timestamp()
+    def had(self, run: str, document: str, at: str = "", use: float = math.inf) -> bool:
+        """Whether the crawl of run ``run`` announced a snapshot of the robots.txt or
+        tdmrep.json at ``document`` (its URL) in the lines read so far; ``at``, an ISO
+        time: by a line written before it, of a version fetched at most ``use`` seconds
+        before it (the shortest a version stays usable: one fetched longer before may
+        have been let go)."""
+        uses = self._crawl_had.get(_announce_key(self.crawl_of(run), "", document))
+        moment = _seconds(at) if at else None
+        if uses is None or moment is None:
+            return uses is not None
+        return any(written < moment <= fetched + use for written, fetched in uses)
 
     def in_force(self, sha: str, document: str, run: str, at: str) -> dict[str, Any] | None:
         """The ``snapshot`` line of the fetch of body ``sha`` from ``document`` that a
@@ -251,6 +255,12 @@ class Documents:
         if self.cut(sha, document):  # read as the crawl read it
             return self.store.parsed(sha, "tdmrep cut", TDMREP.parse_cut), ""
         return self.store.parsed(sha, "tdmrep", parse_tdmrep), ""
+
+
+def _seconds(value: Any) -> float | None:
+    """POSIX seconds of a line's ISO time (``None``: none, or no time with its zone)."""
+    moment = time_of(value)
+    return moment.timestamp() if moment is not None and moment.tzinfo is not None else None
 
 
 def _announce_key(run: str, sha: str, document: str) -> bytes:

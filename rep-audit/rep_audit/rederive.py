@@ -228,9 +228,10 @@ class Rederiver(Documents):
         agent = run.agents[0] if run.agents else agent
         sha = text(robots.get("snapshot"))
         crawl_run = text(record.get("run")) or run.run
-        at = text(record.get("answered_at"))  # had then: a robots.txt come since was not
+        # had when it came: one come since, or let go since it was fetched, was not
+        at, use = text(record.get("answered_at")), run.shortest_use
         if not sha:
-            had = self.had_robots(crawl_run, f"{origin}/robots.txt", at)
+            had = self.had(crawl_run, f"{origin}/robots.txt", at, use)
             if had and given_up_allowing(text(robots.get("why"))) is None:
                 found.append(f"answered without a download, but names no robots.txt of "
                              f"{origin}, though its crawl had one before it: what it says of "
@@ -242,7 +243,7 @@ class Rederiver(Documents):
             return [*found, problem or f"names the robots.txt of {site}, not of {origin}"], None
         # the other site's robots.txt (sent with another Host), had before it, left out
         left_out = addressed if site == origin else ("" if "also" in robots else origin)
-        if left_out not in ("", site) and self.had_robots(crawl_run, f"{left_out}/robots.txt", at):
+        if left_out not in ("", site) and self.had(crawl_run, f"{left_out}/robots.txt", at, use):
             found.append(f"answered without a download, but names no robots.txt of "
                          f"{left_out}, though its crawl had one before it: what it says of "
                          "the URL is not recorded")  # fmt: skip

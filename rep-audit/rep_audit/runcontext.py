@@ -3,6 +3,7 @@ on (:class:`RunContext`), and the crawler names a record's request was held to (
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,11 @@ class RunContext:
     #: ``REP_CACHE_MAX_TTL`` fresh, then ``REP_CACHE_STALE_MAX`` stale (their defaults
     #: when its header does not give them; ``None``: not read from a header).
     longest_use: float | None = None
+    #: The shortest a version the run fetched stayed usable: its shortest freshness
+    #: (``REP_CACHE_TTL``, ``REP_CACHE_MIN_TTL``, ``REP_CACHE_MAX_TTL``), then
+    #: ``REP_CACHE_STALE_MAX`` stale: a version fetched less long before was had then
+    #: (unless let go for room, ``REP_CACHE_MAX_ORIGINS``).
+    shortest_use: float = math.inf
     #: A recheck's run that fetched each item's page again (its header's
     #: ``recheck.pages``, with its documents ``fetched``: a recheck of a WARC fetches no
     #: page): only its items may be unknown for a page not fetched again.
@@ -68,6 +74,7 @@ class RunContext:
             schema=header["schema"] if header.get("schema") in (1, 2) else 2,
             page=PageRun.of(header),
             longest_use=_longest_use(settings),
+            shortest_use=_shortest_use(settings),
             recheck_pages=_recheck_pages(mapping(header.get("recheck"))),
             recheck_shards=tuple(
                 text(shard) for shard in items(mapping(header.get("recheck")).get("shards"))
@@ -87,15 +94,28 @@ def _longest_use(settings: dict[str, Any]) -> float:
     ``REP_*`` setting in its header, each a number it checked: one missing or not a
     number (a header written by hand, or edited) counts as its default."""
     defaults = RepConfig.defaults()
-    total = 0.0
-    for name, default in (("REP_CACHE_MAX_TTL", defaults.cache_max_ttl),
-                          ("REP_CACHE_STALE_MAX", defaults.cache_stale_max)):  # fmt: skip
-        value = settings.get(name)
-        if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
-            total += float(value)
-        else:
-            total += default
-    return total
+    return _seconds(settings, "REP_CACHE_MAX_TTL", defaults.cache_max_ttl) + _seconds(
+        settings, "REP_CACHE_STALE_MAX", defaults.cache_stale_max
+    )
+
+
+def _shortest_use(settings: dict[str, Any]) -> float:
+    """The shortest freshness a run's settings give a version
+    (:func:`rep_engine.fetch.rules.cache_lifetime`), then ``REP_CACHE_STALE_MAX`` (as
+    :func:`_longest_use` reads them)."""
+    defaults = RepConfig.defaults()
+    fresh = min(_seconds(settings, "REP_CACHE_TTL", defaults.cache_ttl),
+                _seconds(settings, "REP_CACHE_MIN_TTL", defaults.cache_min_ttl),
+                _seconds(settings, "REP_CACHE_MAX_TTL", defaults.cache_max_ttl))  # fmt: skip
+    return fresh + _seconds(settings, "REP_CACHE_STALE_MAX", defaults.cache_stale_max)
+
+
+def _seconds(settings: dict[str, Any], name: str, default: float) -> float:
+    """A run's setting ``name``, a number of seconds (not one: its default)."""
+    value = settings.get(name)
+    if isinstance(value, int | float) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return default
 
 
 def _bound(value: Any) -> int | None:

@@ -220,6 +220,52 @@ async def test_a_page_answered_before_its_robots_txt_came_verifies_though_its_re
     assert status == 0 and ": clean" in out, out
 
 
+@pytest_twisted.ensureDeferred
+async def test_a_page_answered_once_its_origins_copies_expired_verifies(tmp_path: Path) -> None:
+    """A downloader middleware before scrapy_rep's answers pages of two origins once the
+    crawl's copies of their documents expired (``REP_CACHE_TTL`` 1 s, not used stale):
+    ``a``'s robots.txt, ``c``'s tdmrep.json (its robots.txt fresh an hour). Neither was
+    had then, and their records name neither, as their pages were decided; ``audit
+    verify`` failed the honest trail ("names no robots.txt …, though its crawl had one
+    before it"). A version counts as had when the response came only if fetched less
+    long before than the run's settings keep one usable: clean."""
+    sites = Sites()
+    a, b, c = sites.add("a"), sites.add("b"), sites.add("c")
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    c.script(
+        "/robots.txt", robots("User-agent: *\nAllow: /\n", **{"Cache-Control": "max-age=3600"})
+    )
+    for site in (a, c):
+        site.script(
+            "/.well-known/tdmrep.json", Reply(200, b"[]", {"Content-Type": "application/json"})
+        )
+    b.script("/robots.txt", Reply(404))
+    b.script("/.well-known/tdmrep.json", Reply(404))
+    mirrored = [sites.url(name, "/mirrored") for name in ("a", "c")]
+    b.script("/", Reply(200, links_page(*mirrored).body, HTML, delay=2.0))
+    audit = tmp_path / "trail.jsonl"
+    settings = {
+        "REP_AUDIT_FILE": str(audit),
+        "REP_PURPOSE": "ai-train",
+        "REP_CACHE_TTL": 1,
+        "REP_CACHE_MIN_TTL": 0,
+        "REP_CACHE_STALE_MAX": 0,
+        "DOWNLOADER_MIDDLEWARES": {MirrorMiddleware: 50},
+    }
+    urls = [sites.url("a", "/page"), sites.url("c", "/page"), sites.url("b", "/")]
+    try:
+        await crawl(urls, settings, LinksSpider)
+    finally:
+        await sites.close()
+    records = by_url(audit)
+    expired_robots, expired_tdmrep = (records[url] for url in mirrored)
+    assert expired_robots["answered"] is True and "robots" not in expired_robots
+    assert expired_tdmrep["robots"]["snapshot"] and "tdmrep" not in expired_tdmrep
+    assert records[urls[0]]["tdmrep"] and records[urls[1]]["tdmrep"]  # both had before
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean" in out, out
+
+
 class MirrorOfPathsMiddleware:
     """A local mirror placed before scrapy_rep's robots.txt middleware: it answers every
     URL under ``/nottrain/`` and ``/open/`` itself (no download, no verdict)."""

@@ -220,12 +220,12 @@ async def test_a_tdmrep_refusal_rewritten_as_kept_with_its_tdmrep_json_given_up_
 
 
 def _sent_instead(
-    trail: Path, to: Path, url: str, template: dict[str, Any], drop: str, **kept: Any
+    trail: Path, to: Path, url: str, template: dict[str, Any], *drop: str, **kept: Any
 ) -> Path:
     """``trail`` with the record of ``url`` (refused) rewritten as ``template``'s
     request (a page fetched, or a redirect) and its own fields, sent when its record was
-    written, ``kept`` kept and ``drop`` left out, the end line's counts moved to match and
-    the chain recomputed, at ``to``, its snapshots copied."""
+    written, ``kept`` kept and the fields ``drop`` left out, the end line's counts moved
+    to match and the chain recomputed, at ``to``, its snapshots copied."""
     from tests.support.trailfactory import encode
 
     lines = [json.loads(line) for line in trail.read_bytes().splitlines()]
@@ -235,8 +235,8 @@ def _sent_instead(
             own = {key: line[key] for key in ("run", "time", "id", "url", "site_prev")}
             line.clear()
             line.update({**template, **own, "sent_at": own["time"], **kept})
-            line.pop("prev")
-            line.pop(drop, None)
+            for name in ("prev", *drop):
+                line.pop(name, None)
         elif line["type"] == "end":
             counts, fate = line["counts"], template["fate"]
             counts.update({fate: counts[fate] + 1, "refused": counts["refused"] - 1})
@@ -336,7 +336,7 @@ async def test_a_tdmrep_refusal_rewritten_as_kept_naming_another_sites_tdmrep_js
         await sites.close()
     records = by_url(trail)
     assert (records[books]["fate"], records[books]["refused_by"]) == ("refused", "purpose")
-    forged = _sent_instead(trail, tmp_path / "forged.jsonl", books, records[first], "",
+    forged = _sent_instead(trail, tmp_path / "forged.jsonl", books, records[first],
                            tdmrep=records[other]["tdmrep"])  # fmt: skip
     status, out = audit_tool("verify", str(forged))
     named, run = records[other]["tdmrep"][:12], records[books]["run"][:8]
