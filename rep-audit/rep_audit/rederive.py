@@ -40,7 +40,8 @@ from rep_engine.urls.origins import origin_of
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.rsl.document import parse_rsl
 from rep_engine.usage.rsl.terms import license_url_of, owned_licenses, rsl_signals
-from rep_engine.verdict.decide import Allowed, Refused, Verdict
+from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
+from rep_engine.verdict.decide import TDM, Allowed, Refused, Verdict
 from rep_engine.verdict.policy import Before
 
 __all__ = ["Rederiver", "RunContext", "held_to", "robots_effect"]
@@ -262,6 +263,14 @@ class Rederiver(Documents):
             return [*found, problem], None
         verdict = decided(documents, robots, rules, effect, url, agent, site, run, obeyed,
                           (), also)  # fmt: skip
+        # a tdmrep.json its crawl had before it, which its page (read: its page part) was
+        # decided with, left out (a redirect answered so has no page, and names none)
+        tdm = [one for one in (site, origin) if self.had(crawl_run, one + WELL_KNOWN_PATH, at, use)]
+        read = fate == "fetched" and "page" in record and "tdmrep" not in record
+        if tdm and read and any(one[0] == TDM for one in verdict.used):
+            found.append(f"answered without a download, but names no tdmrep.json of "
+                         f"{tdm[0]}, though its crawl had one before it: what it says of "
+                         "the URL is not recorded")  # fmt: skip
         if isinstance(verdict, Refused):  # what it would have been, had the verdict been asked
             kept = whole(record.get("items_kept")) or 0
             self.events.append(f"its robots.txt says no ({verdict.message}), and a downloader "

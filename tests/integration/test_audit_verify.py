@@ -344,3 +344,41 @@ async def test_a_tdmrep_refusal_rewritten_as_kept_naming_another_sites_tdmrep_js
             f"announce for {sites.bases['a']}/.well-known/tdmrep.json")  # fmt: skip
     assert status == 1 and said in out, out
     assert "the end line counts" not in out, out  # the one finding: the counts match
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_tdmrep_refusal_relabelled_answered_naming_no_tdmrep_json_fails(
+    tmp_path: Path,
+) -> None:
+    """docs/audit-trail.md, ``answered``: a response a downloader middleware before
+    scrapy_rep's made itself, whose page's items are decided with the documents its crawl
+    had, and whose record names them (``tdmrep``). A request its tdmrep.json refused for
+    ai-train, relabelled a page answered without a download with its item kept and no
+    ``tdmrep`` (the end line's counts moved to match, the chain recomputed), verified
+    clean, its "no" out of sight: a tdmrep.json not named was read as none had. It fails
+    now, as a robots.txt left out does: its crawl had one before it."""
+    from tests.support.robotsite import HTML, ItemSpider, Reply
+
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    reserved = json.dumps([{"location": "/books/*", "tdm-reservation": 1}]).encode()
+    a.script("/.well-known/tdmrep.json", Reply(200, reserved, {"Content-Type": "application/json"}))
+    for path in ("/first", "/books/x"):
+        a.script(path, Reply(200, b"<html>page</html>", HTML))
+    trail = tmp_path / "trail.jsonl"
+    first, books = sites.url("a", "/first"), sites.url("a", "/books/x")
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_PURPOSE": ["ai-train"]}
+    try:
+        await crawl([first, books], settings, ItemSpider)
+    finally:
+        await sites.close()
+    records = by_url(trail)
+    assert (records[books]["fate"], records[books]["refused_by"]) == ("refused", "purpose")
+    forged = _sent_instead(trail, tmp_path / "forged.jsonl", books, records[first], "tdmrep",
+                           "sent_at", "expires", "held", answered=True, attempts=0)  # fmt: skip
+    status, out = audit_tool("verify", str(forged))
+    said = (f"{books}: answered without a download, but names no tdmrep.json of "
+            f"{sites.bases['a']}, though its crawl had one before it")  # fmt: skip
+    assert status == 1 and said in out, out
+    assert "the end line counts" not in out, out  # the one finding: the counts match
