@@ -168,6 +168,33 @@ async def test_a_page_record_claiming_more_items_not_kept_than_its_run_let_throu
         assert "2 item(s) its page pass let through" in out, out
 
 
+async def _books_reserved_crawl(
+    tmp_path: Path,
+) -> tuple[Sites, Path, dict[str, dict[str, Any]], str, str]:
+    """A crawl for ai-train with a trail of site a's /first and /books/x, which its
+    tdmrep.json reserves (refused): its sites (closed), trail, records by URL and the two
+    URLs."""
+    from tests.support.robotsite import HTML, ItemSpider, Reply
+
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    reserved = json.dumps([{"location": "/books/*", "tdm-reservation": 1}]).encode()
+    a.script("/.well-known/tdmrep.json", Reply(200, reserved, {"Content-Type": "application/json"}))
+    for path in ("/first", "/books/x"):
+        a.script(path, Reply(200, b"<html>page</html>", HTML))
+    trail = tmp_path / "trail.jsonl"
+    first, books = sites.url("a", "/first"), sites.url("a", "/books/x")
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_PURPOSE": ["ai-train"]}
+    try:
+        await crawl([first, books], settings, ItemSpider)
+    finally:
+        await sites.close()
+    records = by_url(trail)
+    assert (records[books]["fate"], records[books]["refused_by"]) == ("refused", "purpose")
+    return sites, trail, records, first, books
+
+
 @pytest_twisted.ensureDeferred
 async def test_a_tdmrep_refusal_rewritten_as_kept_with_its_tdmrep_json_given_up_fails(
     tmp_path: Path,
@@ -178,40 +205,8 @@ async def test_a_tdmrep_refusal_rewritten_as_kept_with_its_tdmrep_json_given_up_
     its page fetched with its item kept and its tdmrep.json given up on (the end line's
     counts moved to match, the chain recomputed), verified clean: a crawl's ``""`` was
     read as no file, nothing reserved. It fails now, at its line."""
-    from tests.support.robotsite import HTML, ItemSpider, Reply
-    from tests.support.trailfactory import encode
-
-    sites = Sites()
-    a = sites.add("a")
-    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
-    reserved = json.dumps([{"location": "/books/*", "tdm-reservation": 1}]).encode()
-    a.script("/.well-known/tdmrep.json", Reply(200, reserved, {"Content-Type": "application/json"}))
-    for path in ("/first", "/books/x"):
-        a.script(path, Reply(200, b"<html>page</html>", HTML))
-    trail = tmp_path / "trail.jsonl"
-    settings = {"REP_AUDIT_FILE": str(trail), "REP_PURPOSE": ["ai-train"]}
-    first, books = sites.url("a", "/first"), sites.url("a", "/books/x")
-    try:
-        await crawl([first, books], settings, ItemSpider)
-    finally:
-        await sites.close()
-    records = by_url(trail)
-    assert (records[books]["fate"], records[books]["refused_by"]) == ("refused", "purpose")
-    lines = [json.loads(line) for line in trail.read_bytes().splitlines()]
-    for line in lines:
-        line.pop("prev", None)
-        if line.get("url") == books:  # the page of /first's record, its tdmrep.json given up
-            own = {key: line[key] for key in ("run", "time", "id", "url", "site_prev")}
-            line.clear()
-            line.update({**records[first], **own, "tdmrep": ""})
-            line.pop("prev", None)
-        elif line["type"] == "end":
-            counts = line["counts"]
-            counts.update(fetched=counts["fetched"] + 1, refused=counts["refused"] - 1,
-                          items_passed=counts["items_passed"] + 1)  # fmt: skip
-    forged = tmp_path / "forged.jsonl"
-    forged.write_bytes(b"".join(encode(lines)))
-    shutil.copytree(tmp_path / "trail.jsonl.d", tmp_path / "forged.jsonl.d")
+    sites, trail, records, first, books = await _books_reserved_crawl(tmp_path)
+    forged = _sent_instead(trail, tmp_path / "forged.jsonl", books, records[first], tdmrep="")
     status, out = audit_tool("verify", str(forged))
     origin = sites.bases["a"]
     said = f"{books}: recorded fetched, but Dropped: tdmrep.json of {origin} given up on"
@@ -357,24 +352,7 @@ async def test_a_tdmrep_refusal_relabelled_answered_naming_no_tdmrep_json_fails(
     ``tdmrep`` (the end line's counts moved to match, the chain recomputed), verified
     clean, its "no" out of sight: a tdmrep.json not named was read as none had. It fails
     now, as a robots.txt left out does: its crawl had one before it."""
-    from tests.support.robotsite import HTML, ItemSpider, Reply
-
-    sites = Sites()
-    a = sites.add("a")
-    a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
-    reserved = json.dumps([{"location": "/books/*", "tdm-reservation": 1}]).encode()
-    a.script("/.well-known/tdmrep.json", Reply(200, reserved, {"Content-Type": "application/json"}))
-    for path in ("/first", "/books/x"):
-        a.script(path, Reply(200, b"<html>page</html>", HTML))
-    trail = tmp_path / "trail.jsonl"
-    first, books = sites.url("a", "/first"), sites.url("a", "/books/x")
-    settings = {"REP_AUDIT_FILE": str(trail), "REP_PURPOSE": ["ai-train"]}
-    try:
-        await crawl([first, books], settings, ItemSpider)
-    finally:
-        await sites.close()
-    records = by_url(trail)
-    assert (records[books]["fate"], records[books]["refused_by"]) == ("refused", "purpose")
+    sites, trail, records, first, books = await _books_reserved_crawl(tmp_path)
     forged = _sent_instead(trail, tmp_path / "forged.jsonl", books, records[first], "tdmrep",
                            "sent_at", "expires", "held", answered=True, attempts=0)  # fmt: skip
     status, out = audit_tool("verify", str(forged))
