@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any
 
 from rep_audit.licenses import license_documents
-from rep_audit.pagetimes import time_of
+from rep_audit.pagetimes import instant, time_of
 from rep_audit.runcontext import RunContext
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import TDMREP
@@ -107,7 +107,7 @@ class Documents:
             crawl = self.crawl_of(text(record.get("run")))
             self.crawl_robots_urls.setdefault((crawl, sha), set()).add(url)
         if text(record.get("kind")) in ("robots.txt", "tdmrep.json"):
-            written, fetched = (_seconds(record.get(name)) for name in ("time", "fetched"))
+            written, fetched = (instant(record.get(name)) for name in ("time", "fetched"))
             uses = self._crawl_had.setdefault(_announce_key(crawl, "", url), [])
             uses.append((written or -math.inf, math.inf if fetched is None else fetched))
 
@@ -129,7 +129,7 @@ class Documents:
         before it (the shortest a version stays usable: one fetched longer before may
         have been let go)."""
         uses = self._crawl_had.get(_announce_key(self.crawl_of(run), "", document))
-        moment = _seconds(at) if at else None
+        moment = instant(at) if at else None
         if uses is None or moment is None:
             return uses is not None
         return any(written < moment <= fetched + use for written, fetched in uses)
@@ -255,12 +255,6 @@ class Documents:
         if self.cut(sha, document):  # read as the crawl read it
             return self.store.parsed(sha, "tdmrep cut", TDMREP.parse_cut), ""
         return self.store.parsed(sha, "tdmrep", parse_tdmrep), ""
-
-
-def _seconds(value: Any) -> float | None:
-    """POSIX seconds of a line's ISO time (``None``: none, or no time with its zone)."""
-    moment = time_of(value)
-    return moment.timestamp() if moment is not None and moment.tzinfo is not None else None
 
 
 def _announce_key(run: str, sha: str, document: str) -> bytes:

@@ -20,6 +20,13 @@ def time_of(value: Any) -> datetime | None:
         return None
 
 
+def instant(value: Any) -> float | None:
+    """A record's ISO time with its zone as POSIX seconds (``None``: none, unreadable, or
+    without its zone)."""
+    moment = time_of(value)
+    return moment.timestamp() if moment is not None and moment.tzinfo is not None else None
+
+
 def when_decided(record: dict[str, Any], part: dict[str, Any], run: PageRun) -> list[str]:
     """A page's ``decided`` time held between what bounds it: not before its run started
     nor before its request was sent (``sent_at``), not after its record was written."""
