@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from rep_engine.urls.origins import Origin, origin_of
+from rep_engine.urls.origins import Origin, _split_origin, origin_of
 
 SAME = [
     ("https://example.com/", "https://example.com/folder/file"),
@@ -78,3 +80,31 @@ def test_origin_is_hashable_and_readable() -> None:
 def test_wrong_argument_type_raises() -> None:
     with pytest.raises(TypeError):
         origin_of(b"https://example.com/")  # type: ignore[arg-type]
+
+
+#: URLs near the shape whose origin is read off its start, on both sides of its edge.
+NEAR_PLAIN = [
+    "https://example.com", "https://example.com/", "http://a-b.example.com?q", "https://a.b#f",
+    "https://127.0.0.1/x", "https://xn--exmple-cua.com/", "https://EXAMPLE.com/", "HTTPS://a.com/",
+    "https://a.com:443/", "https://a.com:8080/", "https://u@a.com/", "https://a.com./",
+    "https://a..com/", "https://.a.com/", "https://./", "https:///x", "https://a.com\\x",
+    " https://a.com/", "https://a.com /", "https://a.co\tm/", "https://a.com\n", "https://a.com/\n",
+    "https://[::1]/", "https://exämple.com/", "ftp://a.com/", "httpss://a.com/", "https:/a.com/",
+    "https://a_b.com/", "https://a.com;x", "https://a.com%2F/",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("url", NEAR_PLAIN)
+def test_the_usual_url_s_origin_read_off_its_start_is_the_split_one(url: str) -> None:
+    assert origin_of(url) == _split_origin(url)
+    assert type(origin_of(url)) is type(_split_origin(url))
+
+
+@given(
+    st.sampled_from(["http", "https", "HTTP", "ftp", "data"]),
+    st.text(alphabet="aZ09-._:@[]\t\n %\u00e4", max_size=12),
+    st.sampled_from(["", "/", "/x", "?q", "#f", ";p", "\\", " ", "\t/", ":80/"]),
+)
+def test_any_url_s_origin_is_the_split_one(scheme: str, host: str, rest: str) -> None:
+    url = f"{scheme}://{host}{rest}"
+    assert origin_of(url) == _split_origin(url)

@@ -35,6 +35,15 @@ class Origin(NamedTuple):
         return f"{self}/robots.txt"
 
 
+#: An ``Origin`` made from a plain tuple of its three parts, without a call per field.
+_ORIGIN_OF_TUPLE: Final = Origin._make
+#: The start of an http(s) URL whose host is as :func:`_split_origin` leaves it (ASCII
+#: letters in lowercase, digits and ``-``, in labels joined by single dots, none last:
+#: no case to fold, no IDNA, no dot to strip), with no userinfo and no port, followed by
+#: its path, query or fragment or by nothing: its scheme and host (the default port).
+_PLAIN_ORIGIN: Final = re.compile(r"(https?)://([a-z0-9-]+(?:\.[a-z0-9-]+)*)(?=[/?#]|\Z)").match
+
+
 def _idna(host: str) -> str:
     """Lowercase; non-ASCII labels to punycode (``exämple.com`` -> ``xn--exmple-cua.com``)."""
     host = host.lower().rstrip(".")
@@ -52,7 +61,19 @@ def _idna(host: str) -> str:
 
 def origin_of(url: str) -> Origin | None:
     """The origin of ``url``; ``None`` when robots.txt does not apply (data:, file:,
-    about:, or no host)."""
+    about:, or no host).
+
+    The usual URL (:data:`_PLAIN_ORIGIN`: ``http`` or ``https``, a host already as it is
+    compared, no userinfo or port) has its origin read off its start; any other is split
+    (:func:`_split_origin`), which gives the same for the usual one."""
+    found = _PLAIN_ORIGIN(url) if type(url) is str else None
+    if found is not None:
+        return _ORIGIN_OF_TUPLE((*found.groups(), None))
+    return _split_origin(url)
+
+
+def _split_origin(url: str) -> Origin | None:
+    """:func:`origin_of` by :func:`urllib.parse.urlsplit`: any URL."""
     if not isinstance(url, str):
         raise TypeError(f"url must be str, not {type(url).__name__}")
     try:
@@ -68,9 +89,6 @@ def origin_of(url: str) -> Origin | None:
         port = None
     return Origin(scheme, _idna(host), port)
 
-
-#: An ``Origin`` made from a plain tuple of its three parts, without a call per field.
-_ORIGIN_OF_TUPLE: Final = Origin._make
 
 #: ``scheme://authority`` at the start of a URL: the memo key of its origin.
 _ORIGIN_PART: Final = re.compile(r"[^:/?#]+://[^/?#]*")
