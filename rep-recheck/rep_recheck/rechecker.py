@@ -207,6 +207,37 @@ def _later_type(
     return made
 
 
+class _Known:
+    """What a :class:`Rechecker` knows of one origin, made on its first item: one object,
+    its fields in its own slots (the hot path reads two of them per item, one object
+    read where a list reads two, its items apart)."""
+
+    __slots__ = ("documents", "kept", "matchers", "one", "origin", "outcomes", "plain")
+
+    def __init__(
+        self,
+        origin: Origin | None,
+        documents: OriginDocuments | None,
+        plain: RobotsTxt | None,
+        matchers: tuple[Any, ...],
+        one: Any,
+    ) -> None:
+        self.origin = origin
+        self.documents = documents
+        #: Its parsed robots.txt when its Allow/Disallow lines alone tell its items apart
+        #: (the fast path), else ``None``.
+        self.plain = plain
+        #: The compiled rules of the names held to: one per group set, however many names
+        #: select it; ``one``: the only one, matched inline.
+        self.matchers = matchers
+        self.one = one
+        #: By ``RobotsTxt.first_disallowed``'s number, the outcome of the items one line
+        #: refuses for one name (and ``0``: the allowed items'), each made once.
+        self.outcomes: dict[int, Outcome] = {}
+        #: The outcome its allowed items share (made on the first of them).
+        self.kept: Outcome | None = None
+
+
 @dataclass(frozen=True)
 class Identity:
     """Who the recheck decides for: the crawler's declared name (``ROBOTSTXT_USER_AGENT``,
@@ -248,21 +279,16 @@ class Rechecker:
         self.noindex_drops = config.noindex_action == "drop"
         #: Each origin's documents (``None``: none had).
         self.documents = documents
-        #: The URL's start (``scheme://authority``) -> what is known of its origin, once
-        #: per origin: ``[origin, documents, plain rules, outcomes, matchers, one,
-        #: allowed]``. The fast path: an origin whose items only its Allow/Disallow lines
-        #: tell apart has its parsed robots.txt as ``plain rules`` (else ``None``), the
-        #: compiled rules of the names held to (``matchers``: one per group set, however
-        #: many names select it; ``one``: the only one, matched inline), and ``outcomes``:
-        #: by ``RobotsTxt.first_disallowed``'s number, the outcome its allowed items share
-        #: (``0``; ``allowed`` too) and those of the items one line refuses for one name,
-        #: each made once, not once per item (at most :data:`REFUSALS_MEMO` refusals over
-        #: all the origins, then :meth:`_later` starts every origin's again).
-        self._origins: dict[str, list[Any]] = {}
-        #: The same lists by origin (``None``: a URL robots.txt does not apply to): one
+        #: The URL's start (``scheme://authority``) -> what is known of its origin
+        #: (:class:`_Known`), once per origin. The fast path: an origin whose items only
+        #: its Allow/Disallow lines tell apart has its outcomes made once, not once per
+        #: item (at most :data:`REFUSALS_MEMO` refusals over all the origins, then
+        #: :meth:`_later` starts every origin's again).
+        self._origins: dict[str, _Known] = {}
+        #: The same by origin (``None``: a URL robots.txt does not apply to): one
         #: origin's documents are asked for once, however many ways it is spelt; at most
         #: ``REP_RECHECK_PARSED_ORIGINS`` of them, then it starts again.
-        self._by_origin: dict[Origin | None, list[Any]] = {}
+        self._by_origin: dict[Origin | None, _Known] = {}
         #: The names whose robots.txt groups decide, in the order they are asked: the
         #: crawler's, then those of ``REP_PURPOSE_AGENTS``.
         self._held = (self.agent, *self.rules.agents)
@@ -291,7 +317,7 @@ class Rechecker:
         self._kept = _later_type(ItemStatus.KEPT, shared)
         self._refused = _later_type(ItemStatus.REFUSED, shared)
 
-    def _known(self, url: str, key: str) -> list[Any]:
+    def _known(self, url: str, key: str) -> _Known:
         """What is known of ``url``'s origin, made on its origin's first item and
         remembered by ``key``, the URL's start up to the first ``/``, ``?`` or ``#`` after
         ``//`` (``scheme://authority``: the same start is the same origin, the value is
@@ -317,7 +343,7 @@ class Rechecker:
             if plain is not None:
                 matchers = plain.matchers(self._held)
                 one = matchers[0] if len(matchers) == 1 and _as_given(plain) else None
-            known = [origin, documents, plain, {}, matchers, one, None]
+            known = _Known(origin, documents, plain, matchers, one)
             self._by_origin[origin] = known
         if len(self._origins) >= SPELLINGS_MEMO:
             self._origins.clear()
@@ -352,7 +378,7 @@ class Rechecker:
             known = self._known(url, key)
         # One match per group set of the names held to: the first refusing name and its
         # line, as one number (0: every name allows it).
-        one = known[5]
+        one = known.one
         # A path matched as it is (``given``): ``one`` is set only where the profile
         # encodes no "*" or "$" (_as_given), matched_as_given's third test.
         if one is not None and given is not None:
@@ -360,33 +386,35 @@ class Rechecker:
             # as it is (the hot path): its number, position 1.
             code = one.match(path)
             if code >= 0:  # allowed: the outcome its allowed items share
-                kept = known[6]
+                kept = known.kept
                 return kept if kept is not None else self._later(url, known, 0)
             if path == "/robots.txt":  # RFC 9309 §2.2.2: the file's own rules decide
-                code = known[2].first_disallowed_path(path, known[4])
+                code = known.plain.first_disallowed_path(path, known.matchers)  # type: ignore[union-attr]
             else:
                 code = 1 + code * FIRST_DISALLOWED_STEP
         else:
-            rules = known[2]
+            rules = known.plain
             if rules is None:  # not the fast path: the full decision
-                return self._decide(url, known[0], known[1], self.rules)
+                return self._decide(url, known.origin, known.documents, self.rules)
             if path is None:
-                code = rules.first_disallowed(url, known[4])
+                code = rules.first_disallowed(url, known.matchers)
             else:
-                code = rules.first_disallowed_path(path, known[4])
-        outcomes = known[3]  # one memo for all the origin's spellings
+                code = rules.first_disallowed_path(path, known.matchers)
+        outcomes = known.outcomes  # one memo for all the origin's spellings
         if code in outcomes:
-            return outcomes[code]  # type: ignore[no-any-return]
+            return outcomes[code]
         return self._later(url, known, code)
 
-    def _later(self, url: str, known: list[Any], code: int) -> Outcome:
+    def _later(self, url: str, known: _Known, code: int) -> Outcome:
         """The outcome :meth:`decide` gives the items of ``known``'s origin that
         :meth:`~rep_engine.robotstxt.RobotsTxt.first_disallowed` numbers ``code`` (``0``:
         allowed for every name), made on the first of them and remembered."""
         self.made += 1
-        outcomes = known[3]
+        outcomes = known.outcomes
+        documents = known.documents
+        assert documents is not None  # the fast path's: its origin's documents were had
         if code == 0:  # one an origin: not counted, never let go before its origin
-            outcome = known[6] = self._kept(url, known[1])
+            outcome = known.kept = self._kept(url, documents)
         else:
             if self._outcomes >= REFUSALS_MEMO:
                 self._let_refusals_go()
@@ -394,14 +422,14 @@ class Rechecker:
             # Its verdict decided when first read (a filter reads only the status), with
             # the line kept (``explain``): the refusal is the same (it names its line
             # either way), its line found by one match instead of two.
-            outcome = self._refused(url, known[1])
+            outcome = self._refused(url, documents)
         outcomes[code] = outcome
         return outcome
 
     def _let_refusals_go(self) -> None:
         """Every origin's memo starts again, its allowed items' outcome kept."""
         for known in self._by_origin.values():
-            outcomes = known[3]
+            outcomes = known.outcomes
             kept = outcomes.get(0)
             outcomes.clear()
             if kept is not None:

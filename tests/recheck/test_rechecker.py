@@ -116,8 +116,8 @@ def test_the_inline_match_says_what_the_full_decision_says(purpose: str) -> None
     urls = [origin + path for path in paths for origin in ROBOTS_FILES] * 2
     assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
     known = fast._by_origin[origin_of("https://a.example/")]
-    assert known[5] is not None  # matched inline
-    assert fast.decide("https://a.example/y") is known[6]  # the allowed items' outcome
+    assert known.one is not None  # matched inline
+    assert fast.decide("https://a.example/y") is known.kept  # the allowed items' outcome
 
 
 def test_the_fast_paths_outcomes_are_bounded_over_all_origins(
@@ -131,7 +131,7 @@ def test_the_fast_paths_outcomes_are_bounded_over_all_origins(
     fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm)
     urls = [origin + path for path in PATHS for origin in ROBOTS_FILES] * 3
     assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
-    held = [known[3] for known in fast._by_origin.values()]
+    held = [known.outcomes for known in fast._by_origin.values()]
     assert 0 < sum(1 for outcomes in held for code in outcomes if code) <= 2
     assert all(len([code for code in outcomes if not code]) <= 1 for outcomes in held)
     first, kept = fast.decide("https://a.example/tmp/1"), fast.decide("https://a.example/")

@@ -281,7 +281,7 @@ def test_hostile_paths_are_decided_by_the_fast_path_as_by_the_full_decision(
                 if refusing:
                     assert isinstance(got.refusal, Refused)
                     assert got.refusal.agent == refusing[0], url
-    inline = [known for known in fast._by_origin.values() if known[5] is not None]
+    inline = [known for known in fast._by_origin.values() if known.one is not None]
     assert inline or profile != "google"  # the inline match was asked
 
 
