@@ -250,7 +250,7 @@ def with_open_usage_group(
     aside), unless it goes on the group of those lines (:func:`_usage_group_end`).
     ``None``: the same lines as :func:`without_open_group`."""
     keys = _LENIENT_KEYS if lenient else _KEYS
-    usage_end = _open_group(lines, keys, lenient, _USAGE_KINDS)
+    usage_end = _open_usage_group(lines, keys, lenient)
     usage_end = _usage_group_end(lines, usage_end, keys, lenient, blank_ends)
     if usage_end <= _rules_end(lines, keys, lenient):
         return None
@@ -316,6 +316,25 @@ def _open_group(
         if kind == _USER_AGENT:
             end = index
     return end
+
+
+def _open_usage_group(lines: list[str], keys: dict[str, int], lenient: bool) -> int:
+    """:func:`_open_group` of the AI-usage statements. A text that names none of their
+    keys has none (:func:`_kind_of` compares a key lowercased, and no prefix reads one):
+    its first user-agent line is found reading from its start, not each line from its
+    end (most cut files have no such line, and 500 KiB were read line by line)."""
+    names = [name for name, kind in keys.items() if kind in _USAGE_KINDS]
+    # A name that holds another (disallowaitraining) is found with it.
+    names = [name for name in names if not any(other in name for other in names if other != name)]
+    # Only ASCII letters lowercase to one (the text is Latin-1): bytes lower them.
+    lowered = "\n".join(lines).encode("latin-1").lower()
+    if any(name.encode() in lowered for name in names):
+        return _open_group(lines, keys, lenient, _USAGE_KINDS)
+    for index, line in enumerate(lines):
+        read = _key_and_value(line, keys, lenient)
+        if read is not None and read[0] == _USER_AGENT:
+            return index
+    return len(lines)
 
 
 def _up_to(lines: list[str], end: int, keys: dict[str, int], lenient: bool) -> list[str]:
