@@ -119,6 +119,8 @@ def _kind_of(key: str, keys: dict[str, int], lenient: bool) -> int:
 
 def _skip_bom(body: bytes) -> bytes:
     """SPEC §1: a leading UTF-8 byte order mark, or the start of one, is skipped (Google)."""
+    if not body.startswith(b"\xef"):
+        return body
     if body.startswith(b"\xef\xbb\xbf"):
         return body[3:]
     if body.startswith(b"\xef\xbb"):
@@ -713,6 +715,7 @@ class _Pass:
         codes_append, user_agent, other = self.codes.append, self.user_agent, self.other
         values_extend, keys_extend = self.values.extend, self.rule_keys.extend
         codes_extend, short = self.codes.extend, self.codes.typecode == "h"
+        sitemaps = self.sitemaps
         group, runs, number = -1, 0, 0
         for item in items:
             if isinstance(item, tuple):  # a run of rule lines read in bulk
@@ -782,6 +785,9 @@ class _Pass:
                         codes_append(sign * number)
                 elif kind == _USER_AGENT:
                     group, runs = user_agent(value, group, runs)
+                elif kind == _SITEMAP:  # (the usual other line, inline too)
+                    if value:
+                        sitemaps[file_text(value)] = None
                 else:
                     runs = other(kind, number, (key, value, colon), key_index, group, runs)
 
@@ -814,7 +820,15 @@ class _Pass:
                 delay.part(self.tokens, self.more, len(self.starts))
             runs = _EVERY_RUN
         # The usual plain name ("Googlebot") needs no product-token scan.
-        token = intern(value.lower()) if value.isalnum() else _agent_token(value, self.lenient)
+        if value.isalnum():
+            token = intern(value.lower())
+        elif value == "*":
+            token = "*"
+        elif value.isascii() and value.replace("-", "").replace("_", "").isalnum():
+            # RFC 9309 §2.2.1's product token (letters, "-", "_"; digits): all of it.
+            token = intern(value.lower())
+        else:
+            token = _agent_token(value, self.lenient)
         if token:
             first = self.tokens.setdefault(token, group)
             if first != group:
@@ -836,13 +850,11 @@ class _Pass:
         group: int,
         runs: int,
     ) -> int:
-        """A line of any key but allow, disallow and user-agent; the runs now open. Every
-        kind read is named here; any other key is skipped, never read as another."""
+        """A line of any key but allow, disallow, user-agent and sitemap (:meth:`read`'s);
+        the runs now open. Every kind read is named here; any other key is skipped, never
+        read as another."""
         key, value, colon = line
-        if kind == _SITEMAP:
-            if value:
-                self.sitemaps[file_text(value)] = None
-        elif kind == _LICENSE:
+        if kind == _LICENSE:
             # RSL's guide: "global (not tied to any specific user agent)", wherever it
             # stands, as Sitemap is; it ends no run of user-agent lines.
             if value:
