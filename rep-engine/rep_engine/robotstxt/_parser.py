@@ -254,6 +254,30 @@ def _agent_token(value: str, google: bool = False) -> str:
     return intern(product_token(text))
 
 
+def _name_token(value: str, google: bool) -> str:
+    """A user-agent line's name as :func:`_agent_token` reads it; the usual plain name
+    (``Googlebot``, ``AdsBot-Google``) without its product-token scan."""
+    if value.isalnum():
+        return intern(value.lower())
+    if value == "*":
+        return "*"
+    if value.isascii() and value.replace("-", "").replace("_", "").isalnum():
+        # RFC 9309 §2.2.1's product token (letters, "-", "_"; digits): all of it.
+        return intern(value.lower())
+    return _agent_token(value, google)
+
+
+#: Each name read -> its token (:func:`_name_token`), for the google profile (``True``)
+#: and the others: the files of a crawl name the same crawlers over and over. Bounded: a
+#: name longer than ``_NAME_KEPT`` is not kept, and a full table is emptied (one dict
+#: operation at a time: safe between threads). Nor is a token of one character: CPython
+#: has one string for each character, which a token kept here would leave uninterned
+#: where reading it again interns it (``RobotsTxt.plain()`` writes which).
+_NAME_TOKENS: Final[tuple[dict[str, str], dict[str, str]]] = ({}, {})
+_NAME_KEPT: Final = 100
+_NAMES_KEPT: Final = 4096
+
+
 #: The keys of the rules that make a group not empty, per profile (lenient: Google's
 #: reading, which keeps the AI-training rules as Allow / Disallow rules of its group).
 _GROUP_RULES: Final = {
@@ -819,16 +843,14 @@ class _Pass:
             if not runs & _DELAY_RUN:
                 delay.part(self.tokens, self.more, len(self.starts))
             runs = _EVERY_RUN
-        # The usual plain name ("Googlebot") needs no product-token scan.
-        if value.isalnum():
-            token = intern(value.lower())
-        elif value == "*":
-            token = "*"
-        elif value.isascii() and value.replace("-", "").replace("_", "").isalnum():
-            # RFC 9309 §2.2.1's product token (letters, "-", "_"; digits): all of it.
-            token = intern(value.lower())
-        else:
-            token = _agent_token(value, self.lenient)
+        known = _NAME_TOKENS[self.lenient]
+        token = known.get(value)
+        if token is None:
+            token = _name_token(value, self.lenient)
+            if len(value) <= _NAME_KEPT and len(token) > 1:
+                if len(known) >= _NAMES_KEPT:
+                    known.clear()
+                known[value] = token
         if token:
             first = self.tokens.setdefault(token, group)
             if first != group:
