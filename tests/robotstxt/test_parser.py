@@ -28,3 +28,16 @@ def test_a_key_of_a_kind_the_loop_does_not_name_is_skipped(
     assert "robots.txt line 2 skipped: key 'New-Key' is read by no rule" in caplog.messages
     # Logged under the public module's name, as before the parser was split out of it.
     assert {record.name for record in caplog.records} == {"rep_engine.robotstxt"}
+
+
+def test_the_names_kept_from_file_to_file_are_bounded() -> None:
+    """The user-agent names read are kept for the next files (``_NAME_TOKENS``), not a
+    hostile file's: a name longer than 100 characters is not kept, and a table of 4,096
+    is emptied before it takes one more."""
+    long_name = "a" * 101
+    names = "".join(f"User-agent: bot{number}\nDisallow: /\n" for number in range(5_000))
+    rules = parse_robotstxt(f"{names}User-agent: {long_name}\nDisallow: /x\n")
+    assert not rules.allowed("https://e.com/x", long_name)
+    kept = _parser._NAME_TOKENS[True]
+    assert long_name not in kept
+    assert 0 < len(kept) <= 4_096
