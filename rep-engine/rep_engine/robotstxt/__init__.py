@@ -600,28 +600,37 @@ def compile_matcher(
     or only empty ``Disallow:`` lines: a seventh of the group sets of the corpus)."""
     if verdict is not None:
         return _FixedMatcher(verdict)
-    patterns: list[str] = []
-    numbers: array[int] = array(codes.typecode)
-    for group in groups:
-        end = starts[group + 1] if group + 1 < len(starts) else len(values)
-        patterns.extend(values[starts[group] : end])
-        numbers.extend(codes[starts[group] : end])
+    patterns: Sequence[str]
+    if len(groups) == 1:  # (most group sets: one slice of each table)
+        start = starts[groups[0]]
+        end = starts[groups[0] + 1] if groups[0] + 1 < len(starts) else len(values)
+        patterns, numbers = values[start:end], codes[start:end]
+    else:
+        patterns, numbers = [], array(codes.typecode)
+        for group in groups:
+            end = starts[group + 1] if group + 1 < len(starts) else len(values)
+            patterns.extend(values[starts[group] : end])
+            numbers.extend(codes[starts[group] : end])
     if not patterns:
         return _NO_RULES
     joined = "\n".join(patterns)
-    if joined:
-        patterns = _normalised(patterns, joined, options)
+    #: The patterns as the matcher gets them, joined (``None``: they changed).
+    text: str | None = joined
+    if joined and (normalised := _normalised(patterns, joined, options)) is not patterns:
+        patterns, text = normalised, None
     if "%" in joined and _DANGLING.search(joined) is not None:
         patterns, numbers = _with_dangling_variants(patterns, numbers, options.wildcards)
+        text = None
     exact_at: frozenset[int] = frozenset()
     if options.index_html_is_directory and "/index.htm" in joined:
+        patterns, text = list(patterns), None
         exact_at = _add_index_directories(patterns, numbers, options.wildcards)
     if options.precedence == "first":
         return FirstMatcher(patterns, numbers, options.wildcards, exact_at)
-    return LongestMatcher(patterns, numbers, options.wildcards, exact_at)
+    return LongestMatcher(patterns, numbers, options.wildcards, exact_at, text)
 
 
-def _normalised(patterns: list[str], joined: str, options: ParseOptions) -> list[str]:
+def _normalised(patterns: Sequence[str], joined: str, options: ParseOptions) -> Sequence[str]:
     """``patterns`` (``joined``: them, one a line) as they are matched: a few scans of
     them all in C tell whether any needs normalising (rarely); then only those that do
     get a call of :func:`normalise_pattern` (the others, most of them, pass the same
@@ -654,7 +663,7 @@ _DANGLING = re.compile(r"%[a-f](?=\*|$)", re.MULTILINE)
 
 
 def _with_dangling_variants(
-    patterns: list[str], numbers: array[int], wildcards: bool
+    patterns: Sequence[str], numbers: array[int], wildcards: bool
 ) -> tuple[list[str], array[int]]:
     """Each pattern next to its dangling-escape variants (:func:`dangling_variants`),
     for the same line."""
