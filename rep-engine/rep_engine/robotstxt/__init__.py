@@ -269,12 +269,20 @@ class RobotsTxt:
         order of the first name that selects it: what :meth:`first_disallowed` matches a
         URL against for many names at once (a crawl held to ``REP_PURPOSE_AGENTS``:
         usually most of them fall back to ``*``). A tuple of matchers alone: one object
-        more per file for the collector to walk, not one per group set."""
+        more per file for the collector to walk, not one per group set. A name whose
+        group set an earlier one selected gets no selection of its own (its groups are
+        all this needs of it; :meth:`_select` finds the group set's compiled rules)."""
+        substring, merge = self.options.agent_match == "substring", self.options.merge_groups
         found: dict[tuple[int, ...], Matcher] = {}
         for user_agent in user_agents:
-            selection = self._selection(user_agent)
-            if selection.groups not in found:
-                found[selection.groups] = self._matcher(selection)
+            selection = self._agents.get(user_agent) if isinstance(user_agent, str) else None
+            groups = (
+                selection.groups
+                if selection is not None
+                else select_groups(self._tokens, user_agent, substring=substring, merge=merge)
+            )
+            if groups not in found:
+                found[groups] = self._matcher(selection or self._select(user_agent))
         return tuple(found.values())
 
     def first_disallowed(self, url: str, matchers: tuple[Matcher, ...]) -> int:
