@@ -555,8 +555,22 @@ class _FixedMatcher:
         return self.code
 
 
+class _OneRule:
+    """The matcher of a group set of one rule that is a plain prefix (``Disallow: /``, a
+    seventh of the group sets of the corpus): the answer either matcher would give, with
+    nothing to build."""
+
+    __slots__ = ("code", "prefix")
+
+    def __init__(self, prefix: str, code: int) -> None:
+        self.prefix, self.code = prefix, code
+
+    def match(self, path: str) -> int:
+        return self.code if path.startswith(self.prefix) else 0
+
+
 #: What a group set compiles to.
-Matcher: TypeAlias = LongestMatcher | FirstMatcher | _FixedMatcher
+Matcher: TypeAlias = LongestMatcher | FirstMatcher | _FixedMatcher | _OneRule
 #: The matcher of a group set with no rule: no rule matches any path.
 _NO_RULES: Final = _FixedMatcher(True)
 
@@ -633,6 +647,10 @@ def compile_matcher(
     if options.index_html_is_directory and "/index.htm" in joined:
         patterns, text = list(patterns), None
         exact_at = _add_index_directories(patterns, numbers, options.wildcards)
+    if len(patterns) == 1 and not exact_at:
+        pattern = patterns[0]
+        if not (options.wildcards and ("*" in pattern or pattern[-1:] == "$")):
+            return _OneRule(pattern, numbers[0])
     if options.precedence == "first":
         return FirstMatcher(patterns, numbers, options.wildcards, exact_at)
     return LongestMatcher(patterns, numbers, options.wildcards, exact_at, text)
