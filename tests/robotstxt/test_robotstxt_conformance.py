@@ -88,6 +88,11 @@ PATH_MATCHING: list[tuple[str, str, bool]] = [
     # 004 "fish/": equivalent to "/fish/" (SPEC §1 keeps this reading deliberately).
     *[("fish/", path, True) for path in FISH_DIR_MATCHES],
     *[("fish/", path, False) for path in FISH_DIR_NON_MATCHES],
+    # The same leading "/" for a value that ends with "$" or holds a "*" (SPEC §1).
+    ("fish.php$", "/fish.php", True),
+    ("fish.php$", "/fish.php?id=1", False),
+    ("fish*.php", "/fishheads/catfish.php", True),
+    ("fish*.php", "/catfish.php", False),
     # "/*.php" (003 names, then 004's Dutch names)
     ("/*.php", "/index.php", True),
     ("/*.php", "/filename.php", True),

@@ -349,12 +349,12 @@ def test_escaped_and_non_ascii_paths(mode: str) -> None:
 
 
 def test_each_key_holds_its_code_parent_and_wildcards() -> None:
-    """Three numbers a key, then ``0, -1, 0`` (index -1); a key's wildcard patterns split
-    when a path first reaches it."""
+    """Three numbers a key, then ``0, -1, 0`` (index -1), then the codes of the wildcard
+    patterns; a key's wildcard patterns split when a path first reaches it."""
     matcher = LongestMatcher(["/a", "/a/b", "/a*x", "/c"], [1, -2, -3, 4])
     assert matcher._keys == ("/a", "/a/b", "/c")
     table = matcher._table
-    assert list(table) == [1, -1, _RAW, -2, 0, 0, 4, -1, 0, 0, -1, 0]
+    assert list(table) == [1, -1, _RAW, -2, 0, 0, 4, -1, 0, 0, -1, 0, -3]
     assert matcher.match("/c/d") == 4 and matcher.match("/b") == 0 and matcher.match("/") == 0
     assert table[2] == _RAW  # no path reached "/a" yet
     assert matcher.match("/abx") == -3 and table[2] == _SPLIT

@@ -269,12 +269,20 @@ class RobotsTxt:
         order of the first name that selects it: what :meth:`first_disallowed` matches a
         URL against for many names at once (a crawl held to ``REP_PURPOSE_AGENTS``:
         usually most of them fall back to ``*``). A tuple of matchers alone: one object
-        more per file for the collector to walk, not one per group set."""
+        more per file for the collector to walk, not one per group set. A name whose
+        group set an earlier one selected gets no selection of its own (its groups are
+        all this needs of it; :meth:`_select` finds the group set's compiled rules)."""
+        substring, merge = self.options.agent_match == "substring", self.options.merge_groups
         found: dict[tuple[int, ...], Matcher] = {}
         for user_agent in user_agents:
-            selection = self._selection(user_agent)
-            if selection.groups not in found:
-                found[selection.groups] = self._matcher(selection)
+            selection = self._agents.get(user_agent) if isinstance(user_agent, str) else None
+            groups = (
+                selection.groups
+                if selection is not None
+                else select_groups(self._tokens, user_agent, substring=substring, merge=merge)
+            )
+            if groups not in found:
+                found[groups] = self._matcher(selection or self._select(user_agent))
         return tuple(found.values())
 
     def first_disallowed(self, url: str, matchers: tuple[Matcher, ...]) -> int:
@@ -547,8 +555,22 @@ class _FixedMatcher:
         return self.code
 
 
+class _OneRule:
+    """The matcher of a group set of one rule that is a plain prefix (``Disallow: /``, a
+    seventh of the group sets of the corpus): the answer either matcher would give, with
+    nothing to build."""
+
+    __slots__ = ("code", "prefix")
+
+    def __init__(self, prefix: str, code: int) -> None:
+        self.prefix, self.code = prefix, code
+
+    def match(self, path: str) -> int:
+        return self.code if path.startswith(self.prefix) else 0
+
+
 #: What a group set compiles to.
-Matcher: TypeAlias = LongestMatcher | FirstMatcher | _FixedMatcher
+Matcher: TypeAlias = LongestMatcher | FirstMatcher | _FixedMatcher | _OneRule
 #: The matcher of a group set with no rule: no rule matches any path.
 _NO_RULES: Final = _FixedMatcher(True)
 
@@ -600,28 +622,41 @@ def compile_matcher(
     or only empty ``Disallow:`` lines: a seventh of the group sets of the corpus)."""
     if verdict is not None:
         return _FixedMatcher(verdict)
-    patterns: list[str] = []
-    numbers: array[int] = array(codes.typecode)
-    for group in groups:
-        end = starts[group + 1] if group + 1 < len(starts) else len(values)
-        patterns.extend(values[starts[group] : end])
-        numbers.extend(codes[starts[group] : end])
+    patterns: Sequence[str]
+    if len(groups) == 1:  # (most group sets: one slice of each table)
+        start = starts[groups[0]]
+        end = starts[groups[0] + 1] if groups[0] + 1 < len(starts) else len(values)
+        patterns, numbers = values[start:end], codes[start:end]
+    else:
+        patterns, numbers = [], array(codes.typecode)
+        for group in groups:
+            end = starts[group + 1] if group + 1 < len(starts) else len(values)
+            patterns.extend(values[starts[group] : end])
+            numbers.extend(codes[starts[group] : end])
     if not patterns:
         return _NO_RULES
     joined = "\n".join(patterns)
-    if joined:
-        patterns = _normalised(patterns, joined, options)
+    #: The patterns as the matcher gets them, joined (``None``: they changed).
+    text: str | None = joined
+    if joined and (normalised := _normalised(patterns, joined, options)) is not patterns:
+        patterns, text = normalised, None
     if "%" in joined and _DANGLING.search(joined) is not None:
         patterns, numbers = _with_dangling_variants(patterns, numbers, options.wildcards)
+        text = None
     exact_at: frozenset[int] = frozenset()
     if options.index_html_is_directory and "/index.htm" in joined:
+        patterns, text = list(patterns), None
         exact_at = _add_index_directories(patterns, numbers, options.wildcards)
+    if len(patterns) == 1 and not exact_at:
+        pattern = patterns[0]
+        if not (options.wildcards and ("*" in pattern or pattern[-1:] == "$")):
+            return _OneRule(pattern, numbers[0])
     if options.precedence == "first":
         return FirstMatcher(patterns, numbers, options.wildcards, exact_at)
-    return LongestMatcher(patterns, numbers, options.wildcards, exact_at)
+    return LongestMatcher(patterns, numbers, options.wildcards, exact_at, text)
 
 
-def _normalised(patterns: list[str], joined: str, options: ParseOptions) -> list[str]:
+def _normalised(patterns: Sequence[str], joined: str, options: ParseOptions) -> Sequence[str]:
     """``patterns`` (``joined``: them, one a line) as they are matched: a few scans of
     them all in C tell whether any needs normalising (rarely); then only those that do
     get a call of :func:`normalise_pattern` (the others, most of them, pass the same
@@ -654,7 +689,7 @@ _DANGLING = re.compile(r"%[a-f](?=\*|$)", re.MULTILINE)
 
 
 def _with_dangling_variants(
-    patterns: list[str], numbers: array[int], wildcards: bool
+    patterns: Sequence[str], numbers: array[int], wildcards: bool
 ) -> tuple[list[str], array[int]]:
     """Each pattern next to its dangling-escape variants (:func:`dangling_variants`),
     for the same line."""

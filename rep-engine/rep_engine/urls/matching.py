@@ -24,8 +24,10 @@ from __future__ import annotations
 import re
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Collection, Sequence
-from itertools import repeat
+from collections.abc import Collection, Iterable, Sequence
+from itertools import compress, repeat
+from operator import contains
+from struct import pack
 from typing import Final
 
 _STARS = re.compile(r"\*\*+")
@@ -141,24 +143,34 @@ _Wild = tuple[int, int, tuple[str, ...], bool]
 #: the last segment of each, and each (:data:`_Wild`), side by side. A pattern whose
 #: last segment is not in the path (the usual case) is rejected reading only its tail.
 _Group = tuple[int, tuple[str, ...], tuple[_Wild, ...]]
-#: A pattern with ``*`` as compiled, not yet split: priority, code, pattern.
-_Raw = tuple[int, int, str]
 
 
-def _rank(raw: _Raw) -> tuple[int, bool]:
-    """Longest first; at equal length allow first (SPEC §1); the sort keeps file order."""
-    return -raw[0], raw[1] < 0
-
-
-def _split_all(raws: Sequence[_Raw]) -> _Group:
-    """The wildcard patterns of one key, split into segments, in the order they are tried."""
-    tails, entries = [], []
-    for priority, code, pattern in sorted(raws, key=_rank):
-        anchored = pattern.endswith("$")
-        _, inner, tail, anchored = split_segments(pattern[:-1] if anchored else pattern, anchored)
-        tails.append(tail)
-        entries.append((priority, code, inner, anchored))
-    return entries[0][0], tuple(tails), tuple(entries)
+def _split_all(patterns: Sequence[str], codes: Sequence[int]) -> _Group:
+    """The wildcard patterns of one key (each holds a ``*``) split into segments as
+    :func:`split_segments` does (the first one, the key, left out), in the order they are
+    tried: longest first, at equal length allow first (SPEC §1), then the first line (the
+    smaller ``abs(code)``: the codes keep the file's order)."""
+    ranked = []
+    for pattern, code in zip(patterns, codes, strict=True):
+        body = pattern[:-1] if pattern[-1] == "$" else pattern
+        anchored = body is not pattern
+        tail = body.partition("*")[2]  # after the first star
+        inner: Sequence[str] = ()
+        if "*" in tail:  # (a run of stars leaves empty segments: one star)
+            *inner, tail = tail.split("*")
+            inner = tuple(filter(None, inner))
+        if not tail:  # a final star: the segment before it is the tail
+            anchored = False
+            if inner:
+                inner, tail = inner[:-1], inner[-1]
+        priority = len(pattern)
+        # (2 * priority + allow, then the first line: -abs(code)), the greatest first
+        rank = 2 * priority + 1 if code > 0 else 2 * priority
+        ranked.append((rank, -code if code > 0 else code, tail, (priority, code, inner, anchored)))
+    if len(ranked) > 1:
+        ranked.sort(reverse=True)  # (equal up to the tail: the same line, the same answer)
+    _, _, tails, entries = zip(*ranked, strict=True)
+    return entries[0][0], tails, entries
 
 
 def _try_wild(
@@ -208,21 +220,32 @@ def _keep_better(table: dict[str, int], pattern: str, code: int) -> None:
         table[pattern] = code
 
 
-def _parents(keys: Sequence[str]) -> list[int]:
+def _parents(keys: Sequence[str], ascii: bool) -> list[int] | None:
     """The parent of each of the sorted, distinct ``keys`` (the longest other key that is
-    a prefix of it; -1: none), all at once.
+    a prefix of it; -1: none), all at once; ``None`` when no key has one.
 
-    A key's parent is the key just before it or on that one's chain of parents (every key
-    sorted between a prefix and the key starts with the prefix, so the key before starts
-    with the parent too), so one pass up those chains finds them all. A key that is a
-    prefix of another is also one of the key right after it (every key between them starts
-    with it): which keys start with the key before them is found first, in C. When none
-    does (most files), no key has a parent; a key that does not, after one with none, has
-    none either."""
-    parents = [-1] * len(keys)
-    follows = list(map(str.startswith, keys[1:], keys))
+    The keys that start with a key lie right after it (every key sorted between a prefix
+    and a key starting with it starts with the prefix too), so a key that is a prefix of
+    any other is one of the key right after it: which keys start with the key before them
+    is found first, in C. When none does (most files), no key has a parent.
+
+    ``ascii``: every key is ASCII. Then the keys that start with a key end before the
+    first one that sorts after it followed by a character above them all (``"\x80"``),
+    which a bisection finds; each key that is a prefix of another, in order, names itself
+    the parent of those keys (in C), and those inside a longer prefix are named again
+    after it, by the longer one. Otherwise one pass up the chains of parents: a key's
+    parent is the key just before it or on that one's chain."""
+    # (a key that holds the one before it may start with it: "in" costs less to ask)
+    follows = [*map(contains, keys[1:], keys)]
     if True not in follows:
+        return None
+    parents = [-1] * len(keys)
+    if ascii:  # (a key that does not start with the one before it sorts after the bound)
+        for index in compress(range(len(follows)), follows):
+            end = bisect_left(keys, keys[index] + "\x80", index + 1)
+            parents[index + 1 : end] = repeat(index, end - index - 1)
         return parents
+    follows = [*map(str.startswith, keys[1:], keys)]
     for index, prefixed in enumerate(follows, 1):
         if prefixed:
             parents[index] = index - 1
@@ -236,27 +259,18 @@ def _parents(keys: Sequence[str]) -> list[int]:
 
 #: A parent index not computed yet (``LongestMatcher._find_parent``).
 _UNKNOWN: Final = -2
-#: The third number of a key in :func:`_key_table`: its wildcard patterns as compiled,
-#: or split into segments (``_SPLIT`` + their place among the split ones); 0: it has none.
+#: The third number of a key in :meth:`LongestMatcher._set_up`'s table: its wildcard
+#: patterns not split yet, or split into segments (``_SPLIT`` + their place among the
+#: split ones); 0: it has none.
 _RAW: Final = 1
 _SPLIT: Final = 2
 
 
-def _key_table(keys: Sequence[str], codes: list[int], code_type: str, eager: bool) -> array[int]:
-    """Three numbers a key, side by side (one object, one buffer: a match reads them
-    together, and when the matchers of thousands of origins are visited in turn each
-    object read is likely a cache miss): at ``3 * i`` ``codes[i]``, the code of the
-    literal pattern equal to key ``i`` (0: none); at ``3 * i + 1`` its parent (found now
-    when ``eager``, else :data:`_UNKNOWN`); at ``3 * i + 2`` 0 (set to :data:`_RAW` for a
-    key with wildcard patterns). Three more at the end, ``0, -1, 0``, read as index -1 (no
-    key is a prefix of the path). 2 bytes a number where they fit (``code_type`` "h": the
-    parser's line numbers; fewer keys than that, less :data:`_SPLIT`)."""
-    width = "h" if code_type == "h" and len(keys) <= 0x8000 - _SPLIT else "i"
-    table = array(width, [0, -1, 0]) * (len(keys) + 1)
-    table[0::3] = array(width, [*codes, 0])
-    parents = _parents(keys) if eager else [_UNKNOWN] * len(keys)
-    table[1::3] = array(width, [*parents, -1])
-    return table
+def _numbers(width: str, numbers: Iterable[int]) -> array[int]:
+    """``numbers`` as an ``array`` of type ``width``, packed by :func:`struct.pack` (an
+    ``array`` made from ints parses each with ``PyArg_Parse``: several times the cost)."""
+    values = (*numbers,)
+    return array(width, pack(f"{len(values)}{width}", *values))
 
 
 def _parent_of(keys: Sequence[str], index: int) -> int:
@@ -295,10 +309,12 @@ class LongestMatcher:
       only while it can still beat the best match so far;
     - exact patterns (``/page$``): one dict lookup.
 
-    Building costs one sort and a few dictionaries (mostly in C). A group of up to
-    :data:`_EAGER_PARENTS` keys finds every parent then, in one pass; in a larger one a
-    parent is looked up the first time a walk needs it and remembered, so a group of
-    20,000 rules answers its first question in milliseconds.
+    Building costs a sort, a dictionary and a few passes over the patterns (in C, or a
+    loop with an operator a pattern). A group of up to :data:`_EAGER_PARENTS` keys finds
+    every parent then, in one pass; in a larger one a parent is looked up the first time
+    a walk needs it and remembered, so a group of 20,000 rules answers its first question
+    in milliseconds. The wildcard patterns are kept sorted as written (those of a key lie
+    side by side) and split into segments when a path first reaches their key.
     """
 
     __slots__ = (
@@ -306,7 +322,7 @@ class LongestMatcher:
         "_exact",
         "_keys",
         "_plain",
-        "_raw",
+        "_stars",
         "_table",
         "_wild",
     )
@@ -317,11 +333,16 @@ class LongestMatcher:
         codes: Sequence[int],
         wildcards: bool = True,
         exact_at: Collection[int] = (),
+        joined: str | None = None,
     ):
-        """``patterns``: normalised patterns; ``codes``: the rule code of each (non-zero).
+        """``patterns``: normalised patterns; ``codes``: the rule code of each (non-zero),
+        in file order: their absolute values never decrease (the parser's line numbers,
+        or positions), which orders the wildcard patterns of a key as the file does.
 
         ``wildcards``: ``*`` and a final ``$`` are special (SPEC §2); ``exact_at``: the
-        positions of patterns that match only the path equal to them, whatever the mode.
+        positions of patterns that match only the path equal to them, whatever the mode;
+        ``joined``: ``"\\n".join(patterns)``, when the caller has it (the patterns are
+        lines of a file: none holds a line break).
         """
         # The parser's line numbers come as 2-byte codes when they all fit.
         code_type = "h" if isinstance(codes, array) and codes.typecode == "h" else "i"
@@ -332,61 +353,93 @@ class LongestMatcher:
             rest = [position for position in range(len(patterns)) if position not in exact_at]
             patterns = [patterns[position] for position in rest]
             codes = [codes[position] for position in rest]
-        joined = "".join(patterns)
-        literal: dict[str, int] = {}
-        if not exact and (not wildcards or ("*" not in joined and "$" not in joined)):
-            literal = dict(zip(patterns, codes, strict=True))
-            if len(literal) == len(patterns):
-                self._set_up(literal, exact, {}, code_type)
-                return
-            literal = {}
-        wild: dict[str, list[_Raw]] = {}
-        # Whether any pattern has a "*" or a "$" (most have neither): a scan of them all
-        stars, anchors = wildcards and "*" in joined, wildcards and "$" in joined
-        for pattern, code in zip(patterns, codes, strict=True):
-            if stars and "*" in pattern:  # split into segments when a path first reaches its key
-                wild.setdefault(pattern[: pattern.index("*")], []).append(
-                    (len(pattern), code, pattern)
-                )
-            elif anchors and pattern[-1:] == "$":
-                _keep_better(exact, pattern[:-1], code)
-            elif literal.setdefault(pattern, code) < 0 < code:
-                literal[pattern] = code  # equal patterns: as _keep_better
-        self._set_up(literal, exact, wild, code_type)
+            joined = None
+        if joined is None:
+            joined = "\n".join(patterns)
+        #: Each distinct pattern and its code (most files: no pattern twice, one call).
+        rules = dict(zip(patterns, codes, strict=True))
+        if len(rules) < len(patterns):
+            rules = {}
+            for pattern, code in zip(patterns, codes, strict=True):
+                if rules.setdefault(pattern, code) < 0 < code:
+                    rules[pattern] = code  # equal patterns: as _keep_better
+        # (loops with an operator a pattern cost less than a call of one in C a pattern)
+        starred: list[str] = []
+        star_codes: list[int] = []
+        heads: dict[str, None] = {}
+        if wildcards and "*" in joined:
+            # split into segments when a path first reaches their key (the first one)
+            starred = sorted([pattern for pattern in rules if "*" in pattern])
+            star_codes = [*map(rules.pop, starred)]
+            heads = {pattern.partition("*")[0]: None for pattern in starred}
+        if wildcards and "$" in joined:
+            # Each pattern that ends with "$", without it: a line of the text before a "$"
+            # that ends one (those with a "*" are gone, each after the first is a double).
+            for line in (joined + "\n").split("$\n")[:-1]:
+                body = line.rpartition("\n")[2]
+                if code := rules.pop(body + "$", 0):  # (codes are not 0)
+                    _keep_better(exact, body, code)
+        for head in heads:
+            if head not in rules:
+                rules[head] = 0
+        self._set_up(rules, exact, starred, star_codes, heads, code_type, joined.isascii())
 
     def _set_up(
         self,
-        literal: dict[str, int],
+        rules: dict[str, int],
         exact: dict[str, int],
-        wild: dict[str, list[_Raw]],
+        starred: list[str],
+        star_codes: list[int],
+        heads: dict[str, None],
         code_type: str,
+        ascii: bool,
     ) -> None:
         # A tuple of strings: the collector stops tracking it (a list it walks each time).
         # Sorted from the file's order (dicts keep it), not a set's: the runs a file
         # lists its paths in make fewer comparisons (2.4% fewer instructions to build).
-        keys = tuple(
-            sorted([*literal, *(k for k in wild if k not in literal)]) if wild else sorted(literal)
-        )
-        self._keys = keys
-        #: Each key's code, parent and wildcard patterns' place, side by side: one object
-        #: to read (:func:`_key_table`).
-        codes = [*map(literal.get, keys, repeat(0))]
-        table = self._table = _key_table(keys, codes, code_type, len(keys) <= _EAGER_PARENTS)
+        keys = self._keys = tuple(sorted(rules))
+        count = len(keys)
+        #: Three numbers a key, side by side (one object, one buffer: a match reads them
+        #: together, and when the matchers of thousands of origins are visited in turn
+        #: each object read is likely a cache miss): at ``3 * i`` the code of the literal
+        #: pattern equal to key ``i`` (0: none); at ``3 * i + 1`` its parent (found now
+        #: when there are at most :data:`_EAGER_PARENTS` keys, else :data:`_UNKNOWN`); at
+        #: ``3 * i + 2`` 0, or :data:`_RAW` for a key with wildcard patterns. Three more
+        #: at the end, ``0, -1, 0``, read as index -1 (no key is a prefix of the path);
+        #: after them the codes of the wildcard patterns, as ``_stars`` orders them. 2
+        #: bytes a number where they fit (the parser's line numbers; fewer keys than
+        #: that, less :data:`_SPLIT`).
+        width = "h" if code_type == "h" and count <= 0x8000 - _SPLIT else "i"
+        eager = count <= _EAGER_PARENTS
+        table = self._table = array(width, (0, -1 if eager else _UNKNOWN, 0)) * (count + 1)
+        table[-2] = -1
+        table[0 : 3 * count : 3] = _numbers(width, map(rules.__getitem__, keys))
+        if eager and count > 1:
+            parents = _parents(keys, ascii)
+            if parents is not None:
+                table[1 : 3 * count : 3] = _numbers(width, parents)
         self._exact = exact or None
-        #: Key index -> its wildcard patterns as compiled, until a path first reaches the
-        #: key; then split into segments, in ``_wild`` in the order they were split (its
-        #: place in the key's third number; ``None``: no wildcard pattern at all). Tuples of
-        #: atoms only, which the garbage collector stops tracking.
-        self._raw: dict[int, tuple[_Raw, ...]] | None = None
+        #: The wildcard patterns, sorted (those of a key side by side; ``None``: none),
+        #: and the groups of them split so far (a key's third number, less _SPLIT, is
+        #: the place of its own): strings and tuples of atoms, which the garbage
+        #: collector stops tracking.
+        self._stars: tuple[str, ...] | None = None
         self._wild: list[_Group] | None = None
-        if wild:
-            self._raw = {bisect_left(keys, first): tuple(raws) for first, raws in wild.items()}
+        if starred:
+            self._stars = tuple(starred)
             self._wild = []
-            for index in self._raw:
+            table.extend(_numbers(width, star_codes))
+            # a bisection a first segment, or where there are many, a lookup a key
+            found = (
+                map(bisect_left, repeat(keys), heads)
+                if 8 * len(heads) < count
+                else compress(range(count), map(heads.__contains__, keys))
+            )
+            for index in found:
                 table[3 * index + 2] = _RAW
         self._chars: dict[int, tuple[frozenset[str], ...]] | None = None
         #: Only literal prefixes: every key is a pattern, the longest prefix decides.
-        self._plain = not wild and not exact
+        self._plain = not starred and not exact
 
     def match(self, path: str) -> int:
         """The code of the deciding rule for ``path``; ``0`` when no rule matches."""
@@ -470,14 +523,18 @@ class LongestMatcher:
         return charsets
 
     def _group(self, index: int) -> _Group:
-        """The wildcard patterns of key ``index``, split on first use and remembered."""
-        where = 3 * index + 2
-        assert self._wild is not None
-        if self._table[where] >= _SPLIT:
-            return self._wild[self._table[where] - _SPLIT]
-        assert self._raw is not None
-        group = _split_all(self._raw.pop(index))
-        self._table[where] = _SPLIT + len(self._wild)
+        """The wildcard patterns of key ``index``, split on first use and remembered:
+        those that start with the key and a ``*`` (side by side in ``_stars``)."""
+        table, where = self._table, 3 * index + 2
+        assert self._wild is not None and self._stars is not None
+        if table[where] >= _SPLIT:
+            return self._wild[table[where] - _SPLIT]
+        key, stars = self._keys[index], self._stars
+        low = bisect_left(stars, key + "*")
+        high = bisect_left(stars, key + "+", low)  # ("+" follows "*")
+        codes = 3 * len(self._keys) + 3  # where the codes of the wildcard patterns start
+        group = _split_all(stars[low:high], table[codes + low : codes + high])
+        table[where] = _SPLIT + len(self._wild)
         self._wild.append(group)
         return group
 
