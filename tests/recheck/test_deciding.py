@@ -46,10 +46,10 @@ def test_a_collector_switched_off_stays_off_and_a_higher_threshold_is_kept(
     gc.set_threshold(0, 10, 10)
     with collector_paced():
         assert gc.get_threshold() == (0, 10, 10)
-    gc.set_threshold(50_000, 5, 5)
+    gc.set_threshold(500_000, 5, 5)
     with collector_paced():
-        assert gc.get_threshold() == (50_000, 5, 5)
-    assert gc.get_threshold() == (50_000, 5, 5)
+        assert gc.get_threshold() == (500_000, 5, 5)
+    assert gc.get_threshold() == (500_000, 5, 5)
 
 
 def test_the_commands_items_are_decided_with_the_collector_paced_and_restored_after(
