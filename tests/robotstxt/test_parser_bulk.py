@@ -83,3 +83,59 @@ def test_a_body_of_0x8000_lines_reads_in_bulk_as_line_by_line(
     assert in_bulk[1] == "i"
     monkeypatch.setattr(_parser, "_SMALL", len(body) + 1)
     assert in_bulk == read_all(body.encode(), "google", False, caplog)
+
+
+#: The google profile's line limit, and the stretch :func:`_parser._cut_anywhere` looks
+#: for a line end in (a line one character too long fills two of them exactly).
+LIMIT = PROFILES["google"].max_line_length or 0
+STEP = (LIMIT + 1) // 2
+
+
+def test_a_line_one_character_too_long_is_found_wherever_it_starts() -> None:
+    """``_cut_anywhere`` finds a line of the limit and one character, starting at any
+    place against its stretches (and the text read line by line cuts it, SPEC §1)."""
+    after = "\n" * 3
+    for start in range(2 * STEP + 2):
+        text = "\n" * start + "x" * (LIMIT + 1) + after
+        assert _parser._cut_anywhere(text, LIMIT, False), start
+    assert not _parser._cut_anywhere("x" * LIMIT, LIMIT, False)
+
+
+@pytest.mark.parametrize("extra", [-1, 0, 1, 2])
+def test_a_rule_line_at_the_line_limit_is_cut_as_line_by_line(
+    extra: int, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A ``Disallow`` line of the google profile's line limit, one character less or more,
+    starting at either end of the stretches ``_cut_anywhere`` checks, in a text long
+    enough to be read in bulk: cut at the limit (SPEC §1), as line by line."""
+    line = "Disallow: /" + "x" * (LIMIT + extra - len("Disallow: /"))
+    head = "User-agent: *\n" + "Disallow: /a\n" * 60
+    for residue in (0, 1, 2, STEP // 2, STEP - 2, STEP - 1):
+        # a line of "p"s (no colon: skipped) so that the rule line starts at ``residue``
+        padding = (residue - len(head) - 1) % STEP
+        text = head + "p" * padding + "\n" + line + "\n" + "Disallow: /b\n" * 60
+        body = text.encode()
+        in_bulk = read_all(body, "google", False, caplog)
+        values = in_bulk[0].values
+        assert values[60] == "/" + "x" * (min(extra, 0) + LIMIT - len("Disallow: /"))
+        assert values[-1] == "/b" and len(values) == 121
+        monkeypatch.setattr(_parser, "_SMALL", len(body) + 1)
+        assert in_bulk == read_all(body, "google", False, caplog)
+        monkeypatch.undo()
+
+
+@pytest.mark.parametrize("profile", sorted(PROFILES))
+def test_a_run_of_rules_across_the_pieces_of_a_long_text(
+    profile: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A text longer than a piece (``_CHUNK``) read in bulk, whatever line its pieces end
+    at: each rule once, with its own line number; the ``\\r`` line ends and the comments
+    (kept for the legacy profile) change nothing."""
+    for shift in range(0, 17, 4):
+        lines = ["User-agent: *", "#" * (1 + shift)]  # (a comment line: no blank line)
+        lines += [f"Disallow: /p{n} # {n}" if n % 3 else f"Disallow: /p{n}" for n in range(4_000)]
+        body = "\r".join(lines).encode()
+        assert len(body) > 2 * _parser._CHUNK
+        tables = read_all(body, profile, False, caplog)[0]
+        assert list(tables.values) == [f"/p{n}" for n in range(4_000)]
+        assert list(tables.codes) == list(range(-3, -4_003, -1))
