@@ -282,7 +282,7 @@ class RobotsTxt:
                 else select_groups(self._tokens, user_agent, substring=substring, merge=merge)
             )
             if groups not in found:
-                found[groups] = self._matcher(selection or self._select(user_agent))
+                found[groups] = self._matcher(selection or self._select(user_agent, groups))
         return tuple(found.values())
 
     def first_disallowed(self, url: str, matchers: tuple[Matcher, ...]) -> int:
@@ -481,11 +481,13 @@ class RobotsTxt:
         selection = self._agents.get(user_agent) if isinstance(user_agent, str) else None
         return selection if selection is not None else self._select(user_agent)
 
-    def _select(self, user_agent: str) -> Selection:
-        """SPEC §1 "User-agent matching" / §2 "user-agent match", "group merging"."""
+    def _select(self, user_agent: str, groups: tuple[int, ...] | None = None) -> Selection:
+        """SPEC §1 "User-agent matching" / §2 "user-agent match", "group merging".
+        ``groups``: the allow/disallow groups of ``user_agent``, when the caller selected
+        them already (:meth:`matchers`)."""
         substring, merge = self.options.agent_match == "substring", self.options.merge_groups
-        # raises TypeError on a non-str
-        groups = select_groups(self._tokens, user_agent, substring=substring, merge=merge)
+        if groups is None:  # raises TypeError on a non-str
+            groups = select_groups(self._tokens, user_agent, substring=substring, merge=merge)
         usage_groups = delay_groups = groups
         if self._usage_tokens is not None:
             usage_groups = select_groups(

@@ -152,17 +152,8 @@ def _split_all(patterns: Sequence[str], codes: Sequence[int]) -> _Group:
     smaller ``abs(code)``: the codes keep the file's order)."""
     ranked = []
     for pattern, code in zip(patterns, codes, strict=True):
-        body = pattern[:-1] if pattern[-1] == "$" else pattern
-        anchored = body is not pattern
-        tail = body.partition("*")[2]  # after the first star
-        inner: Sequence[str] = ()
-        if "*" in tail:  # (a run of stars leaves empty segments: one star)
-            *inner, tail = tail.split("*")
-            inner = tuple(filter(None, inner))
-        if not tail:  # a final star: the segment before it is the tail
-            anchored = False
-            if inner:
-                inner, tail = inner[:-1], inner[-1]
+        anchored = pattern[-1] == "$"
+        _, inner, tail, anchored = split_segments(pattern[:-1] if anchored else pattern, anchored)
         priority = len(pattern)
         # (2 * priority + allow, then the first line: -abs(code)), the greatest first
         rank = 2 * priority + 1 if code > 0 else 2 * priority
