@@ -296,23 +296,20 @@ def rates(args: argparse.Namespace) -> None:
     for name in ("scrapy_rep", "scrapy_rep ai-train"):
         ratios = [p / mine for p, mine in zip(again["protego"], again[name], strict=True)]
         print(f"  ratio {name} / protego, second pass: median {statistics.median(ratios):.2f}x")
-    for name in names:
-        print(f"  {name:<20} parse of the {args.origins:,} files: median "
-              f"{statistics.median(parses[name]):.2f} s CPU")  # fmt: skip
-    for name, theirs in AGAINST:
-        cold = [(p + q) / (m + n) for p, q, m, n in zip(parses[theirs], columns[theirs],
-                parses[name], columns[name], strict=True)]  # fmt: skip
-        print(f"  ratio {name} / {theirs}, parse and decisions: median "
-              f"{statistics.median(cold):.2f}x")  # fmt: skip
+    # Each parse, and the ratio with it: a crawl's (CPython's thresholds), then a WARC's.
+    regimes = [(f"parse of the {args.origins:,} files", "parse", parses)]
     if args.collector == "command":
+        regimes.append(("parse under the command's thresholds (a WARC's, in the loop)",
+                        "parse (command's thresholds)", paced_parses))  # fmt: skip
+    for parse_label, ratio_label, parse_times in regimes:
         for name in names:
-            print(f"  {name:<20} parse under the command's thresholds (a WARC's, in the "
-                  f"loop): median {statistics.median(paced_parses[name]):.2f} s CPU")  # fmt: skip
+            print(f"  {name:<20} {parse_label}: median "
+                  f"{statistics.median(parse_times[name]):.2f} s CPU")  # fmt: skip
         for name, theirs in AGAINST:
-            cold = [(p + q) / (m + n) for p, q, m, n in zip(paced_parses[theirs],
-                    columns[theirs], paced_parses[name], columns[name], strict=True)]  # fmt: skip
-            print(f"  ratio {name} / {theirs}, parse (command's thresholds) and decisions: "
-                  f"median {statistics.median(cold):.2f}x")  # fmt: skip
+            cold = [(p + q) / (m + n) for p, q, m, n in zip(parse_times[theirs], columns[theirs],
+                    parse_times[name], columns[name], strict=True)]  # fmt: skip
+            print(f"  ratio {name} / {theirs}, {ratio_label} and decisions: median "
+                  f"{statistics.median(cold):.2f}x")  # fmt: skip
     counted = ", ".join(f"{decisions[name]:,} ({name})" for name, _ in AGAINST)
     print(f"  decisions counted (last round, both passes): {counted}")
     counted = ", ".join(f"{made_again[name]:,} ({name})" for name, _ in AGAINST)
