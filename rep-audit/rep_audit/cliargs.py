@@ -113,9 +113,11 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
     "verify": (
         *_CRAWLS,
         ("--head", {"metavar": "SHA256|FILE", "action": "append", "default": [],
-                    "help": "a head printed by an earlier verify: it must still be the hash "
-                    "of a line; or REP_AUDIT_HEAD_FILE: each tree head of the trail it "
-                    "holds must still be that of the lines it covers (repeatable)"}),
+                    "help": "a head printed by an earlier verify (the hash of a line) or "
+                    "the root the crawl logged as it closed: it must still be the hash of a "
+                    "line, or the root of the lines before a tree head; or "
+                    "REP_AUDIT_HEAD_FILE: each tree head of the trail it holds must still "
+                    "be that of the lines it covers (repeatable)"}),
         ("--key", {"metavar": "KEY", "help": _KEY_HELP}),
         ("--json", {"action": "store_true", "help": "one JSON object: counts, head, findings"}),
         ("--export", {"metavar": "FILE", "help": "also check an `audit export` of the trail: "
