@@ -1,10 +1,10 @@
 """``audit check-bundle``: a site's bundle (:mod:`rep_audit.bundle`) checked by the site's
-owner, with neither the trail nor Scrapy (``pip install rep-audit``; docs/publishers.md)
-(pure).
+owner, with neither the trail nor Scrapy (the engine and the audit tools installed from a
+clone or their wheels: docs/publishers.md) (pure).
 
 1. The tree head is signed by the operator's key (``--key``: the public key, PEM, a JWK,
-   or the JWK Set the operator publishes; without it, the signature is said, not
-   checked).
+   or the JWK Set the operator publishes; without it, the signature is not checked and
+   nothing is proven, said first: exit 3, unless ``--unsigned`` asks for that check).
 2. Each line is the trail's line at its number: its inclusion proof holds against the
    head's root (RFC 9162 §2.1.3.2), the lines in the trail's order, each once.
 3. Each record is of the site, and none of the site's is left out: each record's
@@ -17,9 +17,11 @@ owner, with neither the trail nor Scrapy (``pip install rep-audit``; docs/publis
 5. ``--since OLD``: the tree of an earlier bundle's head is the start of this one's (a
    consistency proof, RFC 9162 §2.1.4.2): the trail only grew.
 
-It prints a line per record (what was fetched, when, under which robots.txt line, for
-which purposes, its fate), each problem as it is found (naming the record's line), and a
-verdict; the exit status is :mod:`rep_audit.cliargs`'s (0 clean, 1 problems, 2 unusable).
+It prints a line per record (what was fetched, when, under which robots.txt line, its
+fate, each declared purpose's answer and the line that decided it), a line per run that
+could be steered from outside, each problem as it is found (naming the record's line), and
+a verdict; the exit status is :mod:`rep_audit.cliargs`'s (0 clean, 1 problems, 2
+unusable, 3 nothing found wrong but not proven).
 """
 
 from __future__ import annotations
