@@ -106,8 +106,9 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
     if options.command == "bundle":
         return _bundle(options, out)
     if options.command == "check-bundle":
-        if options.key and options.unsigned:
-            return _error("give --key or --unsigned, not both")
+        if options.key is not None and (options.unsigned or not options.key):
+            return _error("--key names no file" if not options.key else
+                          "give --key or --unsigned, not both")  # fmt: skip
         return check_bundle(options.trail, out, options.key, options.since, options.unsigned)
     if options.command == "repair":
         return _repair(options.trail, out)
