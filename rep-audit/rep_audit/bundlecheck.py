@@ -42,6 +42,7 @@ from rep_audit.treeheads import key_file, signature_problem
 from rep_audit.verify import Verifier
 from rep_engine.records import (
     Fate,
+    ItemStatus,
     RefusedBy,
     RobotsPart,
     answers_said,
@@ -193,6 +194,7 @@ class BundleCheck:
         else:
             fate = text(record.get("fate") if kind != "item" else record.get("status"))
             said = f"file {fate}" if kind == "file" else f"item {fate} (re-checked)"
+            answered |= kind == "item" and ItemStatus.of(fate) is ItemStatus.KEPT
         if record.get("refused_by"):
             said += f" by {text(record.get('refused_by'))}"
         when = text(record.get("sent_at"))

@@ -72,7 +72,7 @@ def test_an_honest_bundle_passes_saying_each_record(signed: tuple[Path, Path, Pa
     assert status == 0, said
     assert said[0] == (f"line 4: {RECHECKED['kept']}: item kept (re-checked), recorded "
                        f"{said[0].split('recorded ')[1].split(';')[0]}; robots.txt: no rule "
-                       "matches; purposes ai-train")  # fmt: skip
+                       "matches; ai-train: unknown")  # fmt: skip
     assert said[1].startswith(f"line 5: {RECHECKED['robots']}: item refused (re-checked) by "
                               "robots.txt, recorded ")  # fmt: skip
     assert said[1].endswith("; robots.txt line 2 'Disallow: /private' for scrapy; purposes "

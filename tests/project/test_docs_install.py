@@ -1,8 +1,8 @@
 """One install story everywhere: every ``pip install`` line of the README, the parts'
 READMEs, the docs and the package's messages works from a clone or the wheels given (the
-package is not on a package index yet: docs/installation.md), every page that states the oldest Scrapy, Twisted, w3lib or Python
-agrees with the parts' pyproject.toml files, and the deployment page says how to run and
-check the shared Redis cache."""
+package is not on a package index yet: docs/installation.md), every page that states the
+oldest Scrapy, Twisted, w3lib or Python agrees with the parts' pyproject.toml files, and
+the deployment page says how to run and check the shared Redis cache."""
 
 from __future__ import annotations
 
@@ -54,8 +54,8 @@ def test_the_rule_tells_a_clone_from_an_index() -> None:
     assert unreachable_requirements("`pip install rep-audit` fails") == ["rep-audit"]
     assert unreachable_requirements("pip install scrapy-rep-audit") == ["scrapy-rep-audit"]
     assert unreachable_requirements("pip install rep_engine[signing]") == ["rep_engine[signing]"]
-    wheels = "pip install scrapy_rep_engine-0.1.0-py3-none-any.whl scrapy_rep_audit-0.1.0-py3-none-any.whl"
-    assert unreachable_requirements(wheels) == []
+    wheels = "scrapy_rep_engine-0.1.0-py3-none-any.whl scrapy_rep_audit-0.1.0-py3-none-any.whl"
+    assert unreachable_requirements(f"pip install {wheels}") == []
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
