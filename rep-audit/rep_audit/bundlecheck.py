@@ -43,7 +43,6 @@ from rep_audit.verify import Verifier
 from rep_engine.records import (
     Fate,
     ItemStatus,
-    RefusedBy,
     RobotsPart,
     answers_said,
     describe,
@@ -184,16 +183,14 @@ class BundleCheck:
         kind, answered = text(record.get("type")), bool(record.get("usage"))
         state = self.verifier.runs.get(run)
         purposes = state.context.purposes if state is not None else ()
-        answers = answers_said(record.get("usage"), purposes)
         if kind == "url":
             described = describe(FateRecord.of(record).entry, purposes)
             said, answers = described.state, described.answers
-            if described.dropped and described.why and described.reason != RefusedBy.PURPOSE:
-                said += f" ({described.why})"  # a page's noindex: no purpose's answer
-            answered |= described.word == Fate.FETCHED  # its items decided for each
+            answered |= described.entry.fate is Fate.FETCHED  # its items decided for each
         else:
             fate = text(record.get("fate") if kind != "item" else record.get("status"))
             said = f"file {fate}" if kind == "file" else f"item {fate} (re-checked)"
+            answers = answers_said(record.get("usage"), purposes)
             answered |= kind == "item" and ItemStatus.of(fate) is ItemStatus.KEPT
         if record.get("refused_by"):
             said += f" by {text(record.get('refused_by'))}"
