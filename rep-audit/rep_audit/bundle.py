@@ -25,6 +25,7 @@ a line).
 from __future__ import annotations
 
 import base64
+import difflib
 import json
 import re
 from collections.abc import Iterator
@@ -32,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
+from rep_audit.show import NEAR_AT_MOST
 from rep_engine.records import items, mapping, text
 from rep_engine.trail.heads import SITE_RECORDS, site_of
 from rep_engine.trail.merkle import MerkleTree, leaf_hash
@@ -127,6 +129,23 @@ def _wanted(line: Line, picked: _Picked, host: str) -> bool:
     return entry in picked.licenses
 
 
+def _no_record(trail: Trail, origin: str, given: str, later: int, head: int) -> str:
+    """Why ``trail`` makes no bundle of ``origin`` (``--site given``): its records all come
+    after the tree head at line ``head`` (``later`` lines of the site), which does not
+    cover them; or it has none: the trail's sites closest to it are named (another scheme,
+    ``www.``, ``localhost`` for ``127.0.0.1``), as ``audit show`` names the recorded URLs
+    close to one without a record (:data:`~rep_audit.show.NEAR_AT_MOST` at most)."""
+    if later:
+        return (f"--site {given}: the {later} line(s) of {origin} in {trail.path} come after "
+                f"its tree head at line {head}, which does not cover them (a run writes its "
+                "head as it ends): no bundle of them yet")  # fmt: skip
+    sites = {site_of((line.record or {}).get("url")) for line in trail.lines()
+             if line.type in SITE_RECORDS} - {""}  # fmt: skip
+    near = difflib.get_close_matches(origin, sorted(sites), n=NEAR_AT_MOST, cutoff=0)
+    named = f"; did you mean {' or '.join(near)}? (of its {len(sites)} site(s))" if near else ""
+    return f"--site {given}: no record of {origin} in {trail.path}{named}"
+
+
 def build(path: str | Path, site: str, out: IO[str], at: int | None = None) -> tuple[int, int, int]:
     """Write the bundle of ``site`` (an origin, or any URL of it) of the trail at ``path``
     to ``out``, proved against its last tree head (``at``: the head at that line); the
@@ -149,6 +168,8 @@ def build(path: str | Path, site: str, out: IO[str], at: int | None = None) -> t
         picked.heads = picked.heads[: lines.index(at) + 1]
     number, head = picked.heads[-1]
     size = number - 1
+    if not any(line <= size for line in picked.lines):
+        raise TrailError(_no_record(trail, str(origin), site, len(picked.lines), number))
     tree = MerkleTree(bytes(picked.leaves[: size * 32]))
     del picked.leaves
     if tree.root().hex() != head.get("root"):

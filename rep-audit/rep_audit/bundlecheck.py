@@ -1,10 +1,10 @@
 """``audit check-bundle``: a site's bundle (:mod:`rep_audit.bundle`) checked by the site's
-owner, with neither the trail nor Scrapy (``pip install rep-audit``; docs/publishers.md)
-(pure).
+owner, with neither the trail nor Scrapy (the engine and the audit tools installed from a
+clone or their wheels: docs/publishers.md) (pure).
 
 1. The tree head is signed by the operator's key (``--key``: the public key, PEM, a JWK,
-   or the JWK Set the operator publishes; without it, the signature is said, not
-   checked).
+   or the JWK Set the operator publishes; without it, the signature is not checked and
+   nothing is proven, said first: exit 3, unless ``--unsigned`` asks for that check).
 2. Each line is the trail's line at its number: its inclusion proof holds against the
    head's root (RFC 9162 §2.1.3.2), the lines in the trail's order, each once.
 3. Each record is of the site, and none of the site's is left out: each record's
@@ -17,9 +17,11 @@ owner, with neither the trail nor Scrapy (``pip install rep-audit``; docs/publis
 5. ``--since OLD``: the tree of an earlier bundle's head is the start of this one's (a
    consistency proof, RFC 9162 §2.1.4.2): the trail only grew.
 
-It prints a line per record (what was fetched, when, under which robots.txt line, for
-which purposes, its fate), each problem as it is found (naming the record's line), and a
-verdict; the exit status is :mod:`rep_audit.cliargs`'s (0 clean, 1 problems, 2 unusable).
+It prints a line per record (what was fetched, when, under which robots.txt line, its
+fate, each declared purpose's answer and the line that decided it), a line per run that
+could be steered from outside, each problem as it is found (naming the record's line), and
+a verdict; the exit status is :mod:`rep_audit.cliargs`'s (0 clean, 1 problems, 2
+unusable, 3 nothing found wrong but not proven).
 """
 
 from __future__ import annotations
@@ -32,11 +34,22 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from rep_audit.bundle import BUNDLE, VERSION
-from rep_audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES
+from rep_audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNPROVEN
+from rep_audit.faterecord import FateRecord
 from rep_audit.findings import Finding
+from rep_audit.runcontext import steering
 from rep_audit.treeheads import key_file, signature_problem
 from rep_audit.verify import Verifier
-from rep_engine.records import RobotsPart, mapping, text, whole
+from rep_engine.records import (
+    Fate,
+    ItemStatus,
+    RobotsPart,
+    answers_said,
+    describe,
+    mapping,
+    text,
+    whole,
+)
 from rep_engine.trail.file import snapshot_dir
 from rep_engine.trail.heads import SITE_RECORDS, site_of
 from rep_engine.trail.merkle import leaf_hash, verify_consistency, verify_inclusion
@@ -96,6 +109,8 @@ class BundleCheck:
         self.unchained: set[str] = set()
         self.records = 0
         self.last = 0
+        #: The runs that could be steered from outside (:func:`steering`).
+        self.steered = 0
 
     def said(self, finding: Finding) -> None:
         self.problems += not finding.event
@@ -121,6 +136,9 @@ class BundleCheck:
             self.add(number, url, "its proof does not hold against the tree head: it is not "
                      "that line of the trail the head was signed over (changed, added or "
                      "moved)")  # fmt: skip
+        if kind == "run" and (said := steering(record)):
+            self.steered += 1
+            print(printable(f"line {number}: {said}"), file=self.out)
         if kind == "run" and (whole(record.get("schema")) or 0) >= 3:
             self.chained.add(run)
         elif kind in SITE_RECORDS:
@@ -159,10 +177,21 @@ class BundleCheck:
                      f"{last}: {which}, was left out (or one added)")  # fmt: skip
 
     def _story(self, record: dict[str, Any], run: str) -> str:
-        """What was done, when, under which robots.txt line, for which purposes."""
-        kind = text(record.get("type"))
-        fate = text(record.get("fate") if kind != "item" else record.get("status"))
-        said = {"url": fate, "file": f"file {fate}", "item": f"item {fate} (re-checked)"}[kind]
+        """What was done, when, under which robots.txt line; and for each purpose the crawl
+        declared, its answer and the line that decided it, as ``audit show`` says them
+        (:func:`~rep_engine.records.describe`)."""
+        kind, answered = text(record.get("type")), bool(record.get("usage"))
+        state = self.verifier.runs.get(run)
+        purposes = state.context.purposes if state is not None else ()
+        if kind == "url":
+            described = describe(FateRecord.of(record).entry, purposes)
+            said, answers = described.state, described.answers
+            answered |= described.entry.fate is Fate.FETCHED  # its items decided for each
+        else:
+            fate = text(record.get("fate") if kind != "item" else record.get("status"))
+            said = f"file {fate}" if kind == "file" else f"item {fate} (re-checked)"
+            answers = answers_said(record.get("usage"), purposes)
+            answered |= kind == "item" and ItemStatus.of(fate) is ItemStatus.KEPT
         if record.get("refused_by"):
             said += f" by {text(record.get('refused_by'))}"
         when = text(record.get("sent_at"))
@@ -172,10 +201,9 @@ class BundleCheck:
             said += f"; robots.txt line {robots.line} {robots.rule!r} for {robots.agent}"
         elif robots.why:
             said += f"; robots.txt: {robots.why}"
-        state = self.verifier.runs.get(run)
-        if state is not None:
-            said += f"; purposes {', '.join(state.context.purposes)}"
-        return said
+        if answered:
+            return "; ".join((said, *answers))
+        return said + (f"; purposes {', '.join(purposes)}" if state is not None else "")
 
     def finish(self) -> None:
         for run in sorted(self.unchained):
@@ -210,13 +238,19 @@ def _since(bundle: dict[str, Any], old: dict[str, Any]) -> str:
     return ""
 
 
-def check_bundle(path: str, out: TextIO, key: str | None = None, since: str | None = None) -> int:
-    """``audit check-bundle BUNDLE [--key KEY] [--since OLD]``: the exit status. Raises
-    :class:`TrailError` when a file cannot be used."""
+def check_bundle(
+    path: str, out: TextIO, key: str | None = None, since: str | None = None,
+    unsigned: bool = False,
+) -> int:  # fmt: skip
+    """``audit check-bundle BUNDLE [--key KEY | --unsigned] [--since OLD]``: the exit
+    status. Raises :class:`TrailError` when a file cannot be used."""
     bundle = load(path)
     head = bundle["head"]
     key_data = key_file(key)
     old = load(since) if since else None
+    unchecked = "" if key_data is not None else _unchecked(head, unsigned)
+    if unchecked:
+        print(printable(unchecked), file=out)
     with tempfile.TemporaryDirectory() as folder:
         check = BundleCheck(bundle, Path(folder), out)
         problem, signed = signature_problem(head, key_data, str(key))
@@ -227,8 +261,33 @@ def check_bundle(path: str, out: TextIO, key: str | None = None, since: str | No
         for entry in bundle["lines"]:
             check.feed(entry)
         check.finish()
-    verdict = "clean" if not check.problems else f"{check.problems} problem(s)"
+    status, verdict = EXIT_CLEAN, "clean" + (", unsigned check: who made it is not proven"
+                                             if unchecked else "")  # fmt: skip
+    if check.problems:
+        status, verdict = EXIT_DIFFERENCES, f"{check.problems} problem(s)"
+    elif not check.records:
+        status, verdict = EXIT_UNPROVEN, ("nothing found wrong, but not proven: it holds no "
+                                          "record of the site, so nothing shows none was "
+                                          "left out")  # fmt: skip
+    elif unchecked and not unsigned:
+        status, verdict = EXIT_UNPROVEN, "nothing found wrong, but not proven (no --key)"
+    steered = f"; {check.steered} run(s) could be steered from outside" if check.steered else ""
     print(printable(f"{path}: {verdict}: {check.records} record(s) of {check.site}, proved "
                     f"against the tree head of {head.get('time')} over the trail's first "
-                    f"{head['size']} line(s), {signed}"), file=out)  # fmt: skip
-    return EXIT_CLEAN if not check.problems else EXIT_DIFFERENCES
+                    f"{head['size']} line(s), {signed}{steered}"), file=out)  # fmt: skip
+    return status
+
+
+def _unchecked(head: dict[str, Any], unsigned: bool) -> str:
+    """What was not checked of ``head`` without a key, the output's first line: who made
+    the bundle (anyone can make one whose every proof holds against a head of their own)."""
+    kid = head.get("key")
+    if isinstance(kid, str) and head.get("signature"):
+        which = (f"the tree head's signature (of key {kid}, it says) was not checked against "
+                 "the operator's key", "give --key")  # fmt: skip
+    else:
+        which = ("the tree head is unsigned", "ask the operator for a signed one")
+    if unsigned:
+        return f"unsigned check (--unsigned): {which[0]}: nothing is proven about who made it"
+    return (f"NOT PROVEN: {which[0]} ({which[1]}, or --unsigned to check it without a key): "
+            "anyone could have made this bundle")  # fmt: skip

@@ -45,6 +45,7 @@ from rep_audit.verifying import add_finding, join, verify_one, verify_several
 from rep_engine.trail.fileaccess import replacing, same_file
 from rep_engine.trail.read import Trail, TrailError
 from rep_engine.trail.terminal import printable, write_lines
+from rep_engine.urls.origins import origin_of
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str = "") -> int:
@@ -105,7 +106,10 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
     if options.command == "bundle":
         return _bundle(options, out)
     if options.command == "check-bundle":
-        return check_bundle(options.trail, out, options.key, options.since)
+        if options.key is not None and (options.unsigned or not options.key):
+            return _error("--key names no file" if not options.key else
+                          "give --key or --unsigned, not both")  # fmt: skip
+        return check_bundle(options.trail, out, options.key, options.since, options.unsigned)
     if options.command == "repair":
         return _repair(options.trail, out)
     if options.command == "export":
@@ -223,7 +227,8 @@ def _bundle(options: argparse.Namespace, out: TextIO) -> int:
             lines, records, later = build_bundle(options.trail, options.site, to, options.at)
     except OSError as error:
         return _error(f"cannot write: {error.filename}: {error.strerror or error}")
-    said = [f"bundle of {options.site}: {lines} line(s), {records} record(s) of the site"]
+    site = origin_of(options.site)  # a URL of it read as its origin: said so
+    said = [f"bundle of {site}: {lines} line(s), {records} record(s) of the site"]
     if later:
         which = "the tree head it is proved against" if options.at else "the trail's last tree head"
         said.append(f"{later} line(s) of the site after {which} are not in it: that head does "

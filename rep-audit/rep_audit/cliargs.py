@@ -15,6 +15,7 @@ from rep_audit.listing import FORMATS, LIST_FATES, LIST_REASONS
 EXIT_CLEAN: Final = 0
 EXIT_DIFFERENCES: Final = 1
 EXIT_UNUSABLE: Final = 2
+EXIT_UNPROVEN: Final = 3
 #: What each exit status means, for every command.
 _EXIT_MEANINGS: Final = {
     EXIT_CLEAN: "done; verify: the trail is whole and every decision re-derives the same "
@@ -26,7 +27,11 @@ _EXIT_MEANINGS: Final = {
     "problems",
     EXIT_UNUSABLE: "unusable input: a missing file, not a trail, a wrong argument; repair: "
     "a trail a crawl is writing (locked), damaged otherwise than by a cut at its end, or "
-    "that cannot be written (the file is left as it was)",
+    "that cannot be written (the file is left as it was); bundle: no record of the site up "
+    "to the tree head (the trail's sites close to it named)",
+    EXIT_UNPROVEN: "check-bundle: nothing found wrong, but nothing proven: the tree head was "
+    "not checked against the operator's key (no --key, or an unsigned head), or the bundle "
+    "holds no record of the site (--unsigned asks for a check without a key by name: 0)",
 }
 #: The exit-code table's rows, wrapped to a terminal's 80 columns.
 _EXIT_CODE_ROWS: Final = "".join(
@@ -66,7 +71,7 @@ SYNOPSES: Final = {
     "repair": "TRAIL",
     "export": "TRAIL [--run RUN]",
     "bundle": "TRAIL --site ORIGIN [--out FILE] [--at LINE]",
-    "check-bundle": "BUNDLE [--key KEY] [--since OLD_BUNDLE]",
+    "check-bundle": "BUNDLE [--key KEY | --unsigned] [--since OLD_BUNDLE]",
 }
 
 
@@ -113,9 +118,11 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
     "verify": (
         *_CRAWLS,
         ("--head", {"metavar": "SHA256|FILE", "action": "append", "default": [],
-                    "help": "a head printed by an earlier verify: it must still be the hash "
-                    "of a line; or REP_AUDIT_HEAD_FILE: each tree head of the trail it "
-                    "holds must still be that of the lines it covers (repeatable)"}),
+                    "help": "a head printed by an earlier verify (the hash of a line) or "
+                    "the root the crawl logged as it closed: it must still be the hash of a "
+                    "line, or the root of the lines before a tree head; or "
+                    "REP_AUDIT_HEAD_FILE: each tree head of the trail it holds must still "
+                    "be that of the lines it covers (repeatable)"}),
         ("--key", {"metavar": "KEY", "help": _KEY_HELP}),
         ("--json", {"action": "store_true", "help": "one JSON object: counts, head, findings"}),
         ("--export", {"metavar": "FILE", "help": "also check an `audit export` of the trail: "
@@ -138,6 +145,9 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
     ),
     "check-bundle": (
         ("--key", {"metavar": "KEY", "help": _KEY_HELP}),
+        ("--unsigned", {"action": "store_true", "help": "check it without a key, by name: "
+                        "exit 0 when nothing is found wrong, though nothing shows who made it "
+                        "(without --key or this: exit 3)"}),
         ("--since", {"metavar": "OLD_BUNDLE", "help": "an earlier bundle of the same trail: "
                      "this one's trail must start with its (the trail only grew)"}),
     ),

@@ -17,6 +17,7 @@ from typing import Any, Final
 from rep_audit.findings import Verification
 from rep_audit.htmlrows import HEADS, ITEM_HEADS, url_html
 from rep_audit.htmlrows import html_text as _e
+from rep_audit.runcontext import steering
 from rep_audit.summary import Summary, items_line, unended
 from rep_audit.tallies import Tally
 from rep_engine.records import ITEM_STATUSES, items
@@ -226,6 +227,7 @@ def render(
 <body><h1>Audit trail: {_e(path.name)}</h1>
 <p>{len(summary.runs)} run(s) of spider(s)
 {_e(", ".join(sorted({str(r.get("spider")) for r in summary.runs})) or "-")}</p>
+{"".join(f'<p class="bad steering">{_e(said)}</p>' for r in summary.runs if (said := steering(r)))}
 {_verification(result)}
 <h2>Totals</h2><div class="totals">{_totals(summary)}</div>
 <h2>Runs</h2><div class="scroll">{_runs(summary)}</div>

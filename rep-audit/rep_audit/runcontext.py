@@ -10,7 +10,7 @@ from typing import Any
 from rep_audit.pagerun import PageRun
 from rep_engine.records import items, mapping, text
 from rep_engine.robotstxt.profiles import PROFILES
-from rep_engine.settings import RepConfig
+from rep_engine.settings import STEERING, RepConfig
 from rep_engine.settings.rules import overrides_of
 from rep_engine.trail.lines import SITE_SETTINGS
 from rep_engine.usage.purpose import PURPOSES
@@ -128,6 +128,22 @@ def run_overrides(value: Any) -> tuple[Override, ...]:
     crawl reads it (:func:`rep_engine.settings.rules.overrides_of`); anything odd counts as
     none, so a record that claims an override is then reported."""
     return tuple(overrides_of(items(value)))
+
+
+def steering(header: dict[str, Any]) -> str:
+    """How the run of ``header`` could be steered from outside as it ran: each setting of
+    :data:`~rep_engine.settings.STEERING` its header says was on (or does not record:
+    written before it was), in words (docs/publishers.md); ``""``: each was off."""
+    settings = mapping(header.get("settings"))
+    said = [f"{name} {'on' if settings[name] is True else repr(settings[name])}"
+            if name in settings else f"{name} not recorded"
+            for name in STEERING if settings.get(name, True) not in (False, "absent")]  # fmt: skip
+    if not said:
+        return ""
+    return (f"run {text(header.get('run'))[:8]}: {', '.join(said)}: a local client may have "
+            "run code inside the crawl as it ran (Scrapy's RemoteControl, its telnet "
+            "console), so its records cannot show that nobody changed what it obeyed or "
+            "recorded")  # fmt: skip
 
 
 def fold_setting(header: dict[str, Any], line: dict[str, Any]) -> None:

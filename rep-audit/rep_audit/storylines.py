@@ -23,6 +23,7 @@ from rep_engine.records import (
     Reason,
     RefusedBy,
     RobotsPart,
+    answers_said,
     describe,
     items,
     mapping,
@@ -118,14 +119,7 @@ def _usage(usage: Any) -> list[str]:
             f"  usage signal [{signal.get('vocabulary')}] {signal.get('source')}: "
             f"{said or 'says nothing about these purposes'}{where}"
         )
-    by = mapping(usage.get("decided_by"))
-    for purpose, answer in mapping(usage.get("answers")).items():
-        verdict = "unknown" if answer is None else "allowed" if answer else "denied"
-        index = by.get(purpose)
-        source = ""
-        if isinstance(index, int) and 0 <= index < len(signals):
-            source = f" by {signals[index].get('source')}"
-        lines.append(f"  {purpose}: {verdict}{source}")
+    lines += [f"  {said}" for said in answers_said(usage)]
     conditions = [c for c in items(usage.get("conditions")) if isinstance(c, str)]
     if conditions:
         lines.append(f"  conditions on use: {', '.join(conditions)} (they decide no purpose)")

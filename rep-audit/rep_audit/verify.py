@@ -261,11 +261,12 @@ def verify(
 ) -> Verification:  # fmt: skip
     """Check the trail at ``path`` (raises :class:`rep_engine.trail.read.TrailError` when
     it is not a trail at all, or ``key`` or a head file cannot be read). ``heads``: hashes
-    of lines written down earlier (a former :attr:`Verification.head`); each must still be
-    the hash of a line of the chain, so a change of what was then the last line, or a cut
-    at a line boundary, shows too; or a head file (``REP_AUDIT_HEAD_FILE``), each of its
-    heads of this trail held to the lines it covers. ``key``: the operator's public key
-    file, each tree head's signature checked with it.
+    of lines written down earlier (a former :attr:`Verification.head`), or the root of a
+    tree head the crawl logged; each must still be the hash of a line of the chain (or the
+    root of the lines before one of its tree heads), so a change of what was then the
+    last line, or a cut at a line boundary, shows too; or a head file
+    (``REP_AUDIT_HEAD_FILE``), each of its heads of this trail held to the lines it covers.
+    ``key``: the operator's public key file, each tree head's signature checked with it.
     ``sink`` is called with each finding and event as it is found (in file order; those
     of the file as a whole last); the result keeps the first ``keep`` findings and counts
     them all. ``also``: the other trails checked with this one (several workers'): a
@@ -278,11 +279,16 @@ def verify(
     verifier.others = [Path(other) for other in also if Path(other) != trail.path]
     wanted = {head.lower() for head in heads if head not in files}
     for line in trail.lines():
+        if wanted and line.type == "head" and verifier.tree is not None:  # as the crawl logs it
+            wanted.discard(verifier.tree.tree.root().hex())  # the root of the lines before
         verifier.feed(line)
         wanted.discard(trail.chain.head)
     result = verifier.finish()
     for head in sorted(wanted):
-        what = f"no line hashes to the head {head} written down earlier: that line or one "
-        verifier.add(0, "", what + "before it was changed or cut")
+        what = (
+            f"no line hashes to the head {head} written down earlier, nor is it a tree "
+            "head's root of the lines before it: a line up to it was changed or cut"
+        )
+        verifier.add(0, "", what)
     verifier.flush()
     return result

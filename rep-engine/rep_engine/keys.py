@@ -73,7 +73,7 @@ def _require() -> None:
     except ImportError:
         raise SigningKeyError(
             f"Ed25519 keys need the cryptography package: {INSTALL} "
-            "(or pip install rep-engine[signing])"
+            "(the signing extra of the engine, rep-engine/)"
         ) from None
 
 

@@ -1082,6 +1082,12 @@ class Described:
         return _deciding(self.entry, self.purposes, self.filed)
 
     @property
+    def answers(self) -> list[str]:
+        """Each of the crawl's purposes, its answer and the line that decided it
+        (:func:`answers_said`): what ``audit show`` and ``audit check-bundle`` say."""
+        return answers_said(self.entry.usage, self.purposes)
+
+    @property
     def rule(self) -> str:
         """The robots.txt line that decided it (``line 2: Disallow: /private``), or why none
         did (``""``: no robots.txt part)."""
@@ -1239,6 +1245,20 @@ def named(signal: dict[str, Any]) -> str:
     """What a deciding signal's site said (its ``source``: ``header Content-Usage:
     train-ai=n``), else its vocabulary (a record without its source)."""
     return str(signal.get("source") or signal.get("vocabulary"))
+
+
+def answers_said(usage: Any, purposes: Sequence[str] = ()) -> list[str]:
+    """Each purpose's answer in a recorded usage decision (a ``url``, ``file`` or ``item``
+    record's ``usage``) and what decided it: ``ai-train: denied by robots.txt line 3:
+    Content-Usage: train-ai=n``, ``search: unknown``; of ``purposes`` (none: every purpose
+    it answers; one it does not answer is unknown)."""
+    answers = mapping(mapping(usage).get("answers"))
+    said = []
+    for purpose in purposes or tuple(map(str, answers)):
+        answer, signal = answers.get(purpose), decider(usage, purpose)
+        verdict = "unknown" if answer is None else "allowed" if answer else "denied"
+        said.append(f"{purpose}: {verdict}{f' by {named(signal)}' if signal else ''}")
+    return said
 
 
 def denied_purposes(usage: Any, purposes: tuple[str, ...]) -> list[str]:

@@ -23,6 +23,7 @@ from tests.support.tools import audit_streams
 from tests.support.trailfactory import (
     RUN,
     encode,
+    end_line,
     run_line,
     url_line,
     write_many_origins,
@@ -215,3 +216,37 @@ def test_an_out_that_cannot_be_written_is_named_as_given(tmp_path: Path) -> None
     assert code != 0 and f"cannot write: {target}: No such file or directory" in err, err
     code, _, err = audit_streams("export", str(trail), "--out", str(target))
     assert code != 0 and f"cannot write: {target}: " in err and ".partial" not in err, err
+
+
+@pytest.mark.trail_not_verified  # the late run's record is made without its robots.txt
+def test_a_site_without_a_record_gives_no_bundle_and_names_the_trails_close_sites(
+    tmp_path: Path,
+) -> None:
+    """``--site`` spelled otherwise than the crawl wrote its URLs (``localhost`` for
+    ``127.0.0.1``, ``https`` for ``http``, ``www.``) made a clean, empty bundle, exit 0:
+    no bundle, exit 2, and the trail's sites closest to it named; a site whose lines all
+    come after the head is said so. A URL of the site with a path or a final ``/`` is its
+    origin, said as such."""
+    trail = headed(write_many_origins(tmp_path / "t.jsonl", origins=3, records=6))
+    for given, origin in (("http://localhost", "http://localhost"),
+                          ("https://o1.test/", "https://o1.test"),
+                          ("http://www.o2.test/private/x", "http://www.o2.test")):  # fmt: skip
+        code, out, err = audit_streams("bundle", str(trail), "--site", given)
+        assert code == 2 and not out, out
+        assert err.startswith(f"scrapy_rep: error: --site {given}: no record of {origin} in "
+                              f"{trail}; did you mean "), err  # fmt: skip
+        assert err.endswith("? (of its 3 site(s))\n") and "http://o0.test" in err, err
+    assert "did you mean http://o1.test or " in audit_streams("bundle", str(trail), "--site",
+                                                              "https://o1.test")[2]  # fmt: skip
+    code, _, err = audit_streams("bundle", str(trail), "--site", "http://o1.test/private/x/")
+    assert code == 0 and err.startswith("bundle of http://o1.test: "), err
+    later = "fedcba9876543210fedcba9876543210"  # a run of a new site, after the first head
+    late = url_line("/", run=later, url="http://late.test/")
+    file = TrailFile(trail)
+    for record in (run_line(run=later, schema=3), late, {**end_line([late]), "run": later}):
+        file.write(record)
+    file.close()
+    code, _, err = audit_streams("bundle", str(trail), "--site", "http://late.test", "--at", "15")
+    assert code == 2 and "the 2 line(s) of http://late.test in " in err, err  # record, site
+    assert "come after its tree head at line 15, which does not cover them" in err, err
+    assert audit_streams("bundle", str(trail), "--site", "http://late.test")[0] == 0

@@ -72,7 +72,7 @@ def test_an_honest_bundle_passes_saying_each_record(signed: tuple[Path, Path, Pa
     assert status == 0, said
     assert said[0] == (f"line 4: {RECHECKED['kept']}: item kept (re-checked), recorded "
                        f"{said[0].split('recorded ')[1].split(';')[0]}; robots.txt: no rule "
-                       "matches; purposes ai-train")  # fmt: skip
+                       "matches; ai-train: unknown")  # fmt: skip
     assert said[1].startswith(f"line 5: {RECHECKED['robots']}: item refused (re-checked) by "
                               "robots.txt, recorded ")  # fmt: skip
     assert said[1].endswith("; robots.txt line 2 'Disallow: /private' for scrapy; purposes "
@@ -250,12 +250,12 @@ def test_a_trail_of_an_earlier_release_appended_to_bundles_its_old_records_count
     recheck_trail(tmp_path, trail)
     bundle = tmp_path / "b.json"
     assert audit_tool("bundle", str(trail), "--site", SITE, "--out", str(bundle))[0] == 0
-    status, out = audit_tool("check-bundle", str(bundle))
+    status, out = audit_tool("check-bundle", str(bundle), "--unsigned")
     assert status == 0, out
     assert (f"run {RUN[:8]}: written before sites' chains (schema 1 or 2): its records are "
             "counted by the site line a later run wrote; one left out is found, not "
             "named") in out.splitlines()  # fmt: skip
-    assert "6 record(s) of http://site.test" in out and out.endswith(", unsigned\n")
+    assert "6 record(s) of http://site.test" in out and ", unsigned; " in out.splitlines()[-1]
     loaded = json.loads(bundle.read_text())
     old = [e for e in loaded["lines"] if json.loads(e["text"]).get("run") == RUN]
     site_line = next(e for e in old if json.loads(e["text"])["type"] == "site")
@@ -279,7 +279,7 @@ def test_a_trail_of_an_earlier_release_appended_to_bundles_its_old_records_count
 
 
 def checked_unsigned(bundle: Path) -> tuple[int, list[str]]:
-    status, out = audit_tool("check-bundle", str(bundle))
+    status, out = audit_tool("check-bundle", str(bundle), "--unsigned")
     return status, out.splitlines()
 
 
@@ -328,3 +328,41 @@ def test_a_killed_runs_records_are_counted_by_the_next_run(tmp_path: Path) -> No
     status, said = checked_unsigned(changed(bundle, lambda b: b["lines"].remove(gone)))
     assert status == 1 and any("the record at line " in line and "its last, was left out"
                                in line for line in said), said  # fmt: skip
+
+
+def test_a_bundle_not_checked_with_the_operators_key_is_not_clean(
+    signed: tuple[Path, Path, Path],
+) -> None:
+    """``clean``, exit 0, without ``--key`` or for an unsigned head: anyone can make a
+    bundle whose every proof holds against a head of their own. Not proven (exit 3), said
+    first, unless the owner asks for a check without a key by name (``--unsigned``: exit 0,
+    said first too); a head stripped of its signature, passed off as the operator's, fails
+    with ``--key``; a bundle of no record proves nothing of the site."""
+    _, bundle, public = signed
+    status, said = checked_unsigned(bundle)  # --unsigned
+    assert status == 0 and said[0].startswith("unsigned check (--unsigned): the tree head's "
+                                              "signature (of key "), said  # fmt: skip
+    assert said[-1].startswith(f"{bundle}: clean, unsigned check: who made it is not proven: "
+                               f"6 record(s) of {SITE}, ")  # fmt: skip
+    status, out = audit_tool("check-bundle", str(bundle))
+    said = out.splitlines()
+    assert status == 3 and said[0].startswith("NOT PROVEN: the tree head's signature (of key "), out
+    assert said[0].endswith("was not checked against the operator's key (give --key, or "
+                            "--unsigned to check it without a key): anyone could have made "
+                            "this bundle")  # fmt: skip
+    assert said[-1].startswith(f"{bundle}: nothing found wrong, but not proven (no --key): ")
+    for wrong in (["--unsigned", "--key", str(public)], ["--key", ""], ["--unsigned", "--key", ""]):
+        assert audit_tool("check-bundle", str(bundle), *wrong) == (2, "")  # a script's unset $KEY
+    for stripped in (("key", "signature"), ("signature",)):
+        forged = changed(bundle, lambda b, s=stripped: b["head"].update(dict.fromkeys(s)))
+        status, out = audit_tool("check-bundle", str(forged))
+        assert status != 0 and out.startswith(
+            "NOT PROVEN: the tree head is unsigned (ask the "
+            "operator for a signed one, or --unsigned"
+        ), out
+        status, said = checked(forged, public)
+        assert status == 1 and said[0].startswith("file: "), said
+    status, said = checked(changed(bundle, lambda b: b.update(lines=[])), public)
+    assert status == 3 and said[-1].startswith(f"{bundle.with_name('changed.json')}: nothing "
+                                               "found wrong, but not proven: it holds no record "
+                                               "of the site"), said  # fmt: skip

@@ -18,7 +18,7 @@ import pytest_twisted
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from tests.support.recheck import recheck_trail
-from tests.support.robotsite import Sites, crawl, robots, rsl_reply
+from tests.support.robotsite import Sites, crawl, html_page, robots, rsl_reply
 from tests.support.signatures import operator_key
 from tests.support.tools import audit_tool
 
@@ -106,3 +106,88 @@ def test_a_recheck_bundle_checks_alone(tmp_path: Path) -> None:
     status, out = checked_alone(str(bundle), "--key", str(public))
     assert status == 0 and "loaded: []" in out, out
     assert "3 record(s) of http://site.test" in out and "checked with --key" in out
+
+
+def public_key(tmp_path: Path) -> Path:
+    """The operator's key made in ``tmp_path/key.pem``; its public key's PEM file."""
+    key = operator_key(tmp_path / "key.pem")
+    public = tmp_path / "public.pem"
+    public.write_bytes(
+        key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    )
+    return public
+
+
+@pytest_twisted.ensureDeferred
+async def test_check_bundle_names_the_line_that_decided_each_purpose(tmp_path: Path) -> None:
+    """An ai-train crawl of a site whose robots.txt says ``Content-Usage: train-ai=n``
+    (and yes under /open): check-bundle said ``refused by purpose …; robots.txt: no rule
+    matches`` and no ai-train answer of a fetched page. Each record now names, for each
+    purpose the crawl declared, its answer and the line that decided it, in the words of
+    ``audit show``: the refused page's Content-Usage line, a fetched page's, and a fetched
+    page's own header."""
+    public = public_key(tmp_path)
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots(
+        "User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: /open train-ai=y\n"))  # fmt: skip
+    site.script("/open/1", html_page())
+    site.script("/open/said", html_page(**{"Content-Usage": "train-ai=n"}))
+    trail, bundle = tmp_path / "trail.jsonl", tmp_path / "a.json"
+    urls = [sites.url("a", path) for path in ("/p", "/open/1", "/open/said")]
+    try:
+        await crawl(urls, {"REP_AUDIT_FILE": str(trail), "REP_PURPOSE": "ai-train",
+                           "REP_AUDIT_SIGNING_KEY": str(tmp_path / "key.pem")})  # fmt: skip
+    finally:
+        await sites.close()
+    assert audit_tool("bundle", str(trail), "--site", urls[0], "--out", str(bundle))[0] == 0
+    status, out = checked_alone(str(bundle), "--key", str(public))
+    assert status == 0, out
+    told = {line.split(": ")[1]: line for line in out.splitlines() if line.startswith("line ")}
+    refused, fetched, said = (told[url] for url in urls)
+    assert " refused by purpose, recorded " in refused
+    line_2 = "ai-train: denied by robots.txt line 2: Content-Usage: train-ai=n"
+    assert refused.endswith(f"; robots.txt: no rule matches; {line_2}"), refused
+    assert ": fetched, sent " in fetched and fetched.endswith(
+        "; ai-train: allowed by robots.txt line 3: Content-Usage: /open train-ai=y"
+    ), fetched
+    assert said.endswith("; ai-train: denied by header Content-Usage: train-ai=n"), said
+    assert f"  {line_2}\n" in audit_tool("show", str(trail), urls[0])[1]  # the one wording
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_crawl_steerable_from_outside_says_so_in_its_bundle_and_report(
+    tmp_path: Path,
+) -> None:
+    """A crawl with Scrapy 2.19's RemoteControl on (its default, as the README's project
+    runs) recorded it in its run header only: check-bundle said ``clean`` and the report
+    nothing. The header records the telnet console's setting too; check-bundle and the
+    report's header name the run and the setting; a run with both off says nothing."""
+    public = public_key(tmp_path)
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    url = sites.url("a", "/x")
+    signing = {"REP_AUDIT_SIGNING_KEY": str(tmp_path / "key.pem")}
+    on = {"REMOTE_CONTROL_ENABLED": True, "REMOTE_CONTROL_JOBS_DIR": str(tmp_path / "jobs")}
+    try:
+        await crawl([url], {"REP_AUDIT_FILE": str(tmp_path / "on.jsonl"), **signing, **on})
+        await crawl([url], {"REP_AUDIT_FILE": str(tmp_path / "off.jsonl"), **signing})
+    finally:
+        await sites.close()
+    for name, steered in (("on", True), ("off", False)):
+        trail, bundle = tmp_path / f"{name}.jsonl", tmp_path / f"{name}.json"
+        header = json.loads(trail.read_text().splitlines()[0])
+        assert header["settings"]["TELNETCONSOLE_ENABLED"] is False
+        assert audit_tool("bundle", str(trail), "--site", url, "--out", str(bundle))[0] == 0
+        status, out = checked_alone(str(bundle), "--key", str(public))
+        said = (f"line 1: run {header['run'][:8]}: REMOTE_CONTROL_ENABLED on: a local client "
+                "may have run code inside the crawl as it ran (Scrapy's RemoteControl, its "
+                "telnet console), so its records cannot show that nobody changed what it "
+                "obeyed or recorded")  # fmt: skip
+        assert status == 0 and (said in out.splitlines()) is steered, out
+        assert out.splitlines()[-2].endswith("; 1 run(s) could be steered from outside") is steered
+        html = tmp_path / f"{name}.html"
+        assert audit_tool("report", str(trail), "--html", str(html))[0] == 0
+        page = html.read_text()
+        assert (f'<p class="bad steering">run {header["run"][:8]}: REMOTE_CONTROL_ENABLED on: '
+                in page) is steered  # fmt: skip

@@ -1,6 +1,7 @@
-"""The crawl's closing line names its trail's head (the SHA-256 of its last line): the
-hash ``audit verify --head`` takes to anchor the trail, so that a chain recomputed after
-an edit does not pass. Real crawls of a local site, plain and gzip trails."""
+"""The crawl's closing line names its trail's tree head's root: the root the head file
+(``REP_AUDIT_HEAD_FILE``) and a site's bundle hold, which ``audit verify --head`` takes to
+anchor the trail, so that a chain recomputed after an edit does not pass. Real crawls of a
+local site, plain and gzip trails."""
 
 from __future__ import annotations
 
@@ -16,9 +17,9 @@ from tests.support.robotsite import Sites, crawl, robots
 from tests.support.tools import audit_tool
 
 HEAD = re.compile(
-    r"^scrapy_rep: (\d+) audit line\(s\) in (\S+); its head is ([0-9a-f]{64}): keep it, and "
-    r"`audit verify (\S+) --head ([0-9a-f]{64})` tells whether any line up to it was changed "
-    r"since$"
+    r"^scrapy_rep: (\d+) audit line\(s\) in (\S+); its tree head's root is ([0-9a-f]{64}) \(the "
+    r"head file's and a site's bundle's\): keep it, and `audit verify (\S+) --head "
+    r"([0-9a-f]{64})` tells whether any line up to it was changed since$"
 )
 
 
@@ -29,18 +30,20 @@ async def test_the_closing_line_names_the_head_verify_anchors_the_trail_with(
 ) -> None:
     sites = Sites()
     sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
-    trail = tmp_path / name
+    trail, heads = tmp_path / name, tmp_path / "heads.jsonl"
     with caplog.at_level(logging.INFO, logger="scrapy_rep"):
         await crawl([sites.url("a", "/"), sites.url("a", "/private/1")],
-                    {"REP_AUDIT_FILE": str(trail)})  # fmt: skip
+                    {"REP_AUDIT_FILE": str(trail), "REP_AUDIT_HEAD_FILE": str(heads)})  # fmt: skip
     (said,) = [m for m in caplog.messages if "audit line(s) in" in m]
     matched = HEAD.match(said)
     assert matched, said
-    written, path, head, again, same = matched.groups()
-    assert path == again == str(trail) and head == same
-    status, out = audit_tool("verify", str(trail), "--json", "--head", head)
+    written, path, root, again, same = matched.groups()
+    assert path == again == str(trail) and root == same
+    assert json.loads(heads.read_text())["root"] == root  # the head file's, a bundle's
+    status, out = audit_tool("verify", str(trail), "--json", "--head", root)
     verified = json.loads(out)
-    assert status == 0 and verified["head"] == head and int(written) == verified["lines"], out
+    assert status == 0 and verified["tree"].endswith(f"root {root}; unsigned (1 head(s) in all)")
+    assert int(written) == verified["lines"], out
     status, out = audit_tool("verify", str(trail), "--head", "0" * 64)  # not this trail's
     assert status == 1 and "no line hashes to the head" in out
 
@@ -65,5 +68,5 @@ async def test_an_appended_run_counts_its_own_lines_and_says_they_were_appended(
     assert written == len(trail.read_bytes().splitlines()) - first, said
     assert said.startswith(
         f"scrapy_rep: {written} audit line(s) appended by this run to {trail} (after its "
-        "earlier runs' lines); its head is "
+        "earlier runs' lines); its tree head's root is "
     ), said

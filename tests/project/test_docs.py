@@ -413,6 +413,21 @@ def test_the_site_has_an_installation_page_and_titles_without_internal_numbers()
         assert not re.search(r"\bissues? \d", title, re.IGNORECASE), (page.name, title)
 
 
+def test_the_pages_state_the_trails_schema_as_written_and_whose_pages_they_are() -> None:
+    """settings.md said the trail's schema was version 2 while the crawl wrote 3; the site
+    owner's page and the operator's were told apart by nothing in their titles."""
+    from rep_engine.trail.file import SCHEMA
+
+    for name in ("settings.md", "audit-trail.md"):
+        stated = re.findall(r"schema \(?version (\d+)", (DOCS / name).read_text(), re.I)
+        assert stated == [str(SCHEMA)], name
+    titles = {name: (DOCS / name).read_text().splitlines()[0]
+              for name in ("publishers.md", "site-owners.md")}  # fmt: skip
+    assert titles["publishers.md"].startswith("# For site owners: ")
+    assert titles["site-owners.md"].startswith("# For crawler operators: ")
+    assert "audit bundle" in (DOCS / "site-owners.md").read_text()
+
+
 def test_no_file_of_the_package_docs_or_tests_cites_an_internal_issue_number() -> None:
     """A rule cites the spec or the docs section that states it, and a design choice its
     entry in docs/decisions.md: a future maintainer cannot read this project's issues.

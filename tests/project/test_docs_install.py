@@ -1,8 +1,8 @@
-"""One install story everywhere: every ``pip install`` line of the README, the docs and
-the package's messages works from a clone (the package is not on a package index yet:
-docs/installation.md), every page that states the oldest Scrapy, Twisted, w3lib or Python
-agrees with the parts' pyproject.toml files, and the deployment page says how to run and
-check the shared Redis cache."""
+"""One install story everywhere: every ``pip install`` line of the README, the parts'
+READMEs, the docs and the package's messages works from a clone or the wheels given (the
+package is not on a package index yet: docs/installation.md), every page that states the
+oldest Scrapy, Twisted, w3lib or Python agrees with the parts' pyproject.toml files, and
+the deployment page says how to run and check the shared Redis cache."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from tests.support.paths import PACKAGES, PARTS, project
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs"
-PAGES = sorted([ROOT / "README.md", *DOCS.glob("*.md"), *DOCS.glob("contributing/*.md")])
+PAGES = sorted([ROOT / "README.md", *ROOT.glob("rep-*/README.md"), *DOCS.glob("*.md"),
+                *DOCS.glob("contributing/*.md")])  # fmt: skip
 
 #: A ``pip install`` and its arguments, up to the end of the command (a shell comment,
 #: ``&&``, a closing backquote or the end of the line).
@@ -23,16 +24,20 @@ PIP_INSTALL = re.compile(r"pip install ([^`#&\n]*)")
 
 
 def unreachable_requirements(line: str) -> list[str]:
-    """The requirements of a ``pip install`` that name a distribution rather than a path:
-    pip would look them up on a package index, where this package is not. Options
-    (``-q``, ``-e``) are skipped; a path starts with ``.`` or ``/`` (or holds one)."""
+    """The requirements of a ``pip install`` that name one of the four distributions, by
+    its name or an earlier one (``rep-audit``), rather than a path or a wheel: pip would
+    look them up on a package index, where they are not, and where anyone may register
+    such a name. Options (``-q``, ``-e``) are skipped; a path starts with ``.`` or ``/``
+    (or holds one)."""
     found = []
     for arguments in PIP_INSTALL.findall(line):
         for argument in arguments.split():
             requirement = argument.strip("\"'")
             if requirement.startswith("-") or "/" in requirement or requirement.startswith("."):
                 continue
-            if re.fullmatch(r"scrapy[_-]rep(\[[\w,]+\])?", requirement):
+            if re.fullmatch(
+                r"(scrapy[_-])?rep([_-](engine|audit|recheck))?(\[[\w,]+\])?", requirement
+            ):
                 found.append(requirement)
     return found
 
@@ -46,17 +51,25 @@ def test_the_rule_tells_a_clone_from_an_index() -> None:
     assert unreachable_requirements('pip install "/path/to/scrapy_rep[redis]"') == []
     assert unreachable_requirements('.venv/bin/pip install -q -e ".[test]" && pytest') == []
     assert unreachable_requirements("pip install /path/to/scrapy_rep   # the add-on") == []
+    assert unreachable_requirements("`pip install rep-audit` fails") == ["rep-audit"]
+    assert unreachable_requirements("pip install scrapy-rep-audit") == ["scrapy-rep-audit"]
+    assert unreachable_requirements("pip install rep_engine[signing]") == ["rep_engine[signing]"]
+    wheels = "scrapy_rep_engine-0.1.0-py3-none-any.whl scrapy_rep_audit-0.1.0-py3-none-any.whl"
+    assert unreachable_requirements(f"pip install {wheels}") == []
 
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_every_install_line_works_from_a_clone(page: Path) -> None:
-    """The README's form, ``pip install "/path/to/scrapy_rep[redis]"``, everywhere."""
+    """The README's form, ``pip install "/path/to/scrapy_rep[redis]"``, everywhere: on a
+    line, and in a span of prose code wrapped over two (``pip install`` at a line's end)."""
     text = page.read_text(encoding="utf-8")
     wrong = [
         f"{number}: {line.strip()}"
         for number, line in enumerate(text.splitlines(), 1)
         if unreachable_requirements(line)
     ]
+    wrong += [span for span in re.findall(r"`(pip install[^`]*)`", text)
+              if unreachable_requirements(" ".join(span.split()))]  # fmt: skip
     assert wrong == []
 
 

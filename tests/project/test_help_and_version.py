@@ -156,7 +156,7 @@ def test_scrapy_audit_help_keeps_the_exit_code_table_and_names_the_other_tool() 
     with project_settings(project):  # in the project's folder
         code, stdout, stderr = scrapy_streams("rep-audit", "-h")
     assert code == 0, stderr
-    assert exit_code_rows(stdout) == ["0", "1", "2"]
+    assert exit_code_rows(stdout) == ["0", "1", "2", "3"]
     assert "exit codes (the same for `python -m scrapy_rep audit`):" in stdout
     assert "`scrapy rep-audit`" not in stdout  # it does not point at itself
     # an option of two commands, listed once naming both (argparse kept the last one)

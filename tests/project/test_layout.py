@@ -460,11 +460,21 @@ def test_ci_runs_every_engine_test_where_only_the_engine_is_installed() -> None:
 
 def test_ci_checks_a_sites_bundle_where_only_the_audit_tools_are_installed() -> None:
     """.ci/run's job 1c makes a signed crawl's and re-check's trails, then, in a venv of
-    the engine and the audit tools alone (no Scrapy), verifies each with the key and the
-    head file, and builds and checks one site's bundle with the operator's key directory,
-    as a site's owner does (docs/publishers.md)."""
+    the engine and the audit tools alone (no Scrapy), installed by the line
+    docs/publishers.md gives a site's owner (and in another, from the wheels
+    docs/site-owners.md tells the operator to make, by publishers.md's wheel line),
+    verifies each with the key and the head file, and builds and checks one site's bundle
+    with the operator's key directory, as a site's owner does."""
     text = (ROOT / ".ci" / "run").read_text(encoding="utf-8").replace("\\\n", " ")
-    assert re.search(r"^\.venv-audit/bin/pip install -q \./rep-engine \./rep-audit$", text, re.M)
+    read = dict(re.findall(r"^(\w+_line)=\$\(grep -m 1 '\^(.*)\$' docs/\S+\)$", text, re.M))
+    assert set(read) == {"clone_line", "wheels_line"}
+    pages = (ROOT / "docs" / "publishers.md").read_text() + (
+        ROOT / "docs" / "site-owners.md"
+    ).read_text()
+    assert all(f"\n{line}\n" in pages for line in read.values()), read
+    assert re.search(r"^\.venv-audit/bin/\$\{clone_line//", text, re.M)
+    assert re.search(r"wheels-venv/bin/\$\{wheel_line//", text)
+    assert "\n# or: pip install scrapy_rep_engine-0.1.0-py3-none-any.whl scrapy_rep_audit-" in pages
     assert re.search(r"REP_AUDIT_SIGNING_KEY=.*REP_AUDIT_HEAD_FILE=", text)
     for command in (
         r"verify \S+ --key \S+\s+--head ",

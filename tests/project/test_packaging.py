@@ -34,9 +34,9 @@ from tests.support.paths import PARTS, ROOT, project, tomllib
 wheel_group = pytest.mark.xdist_group("wheel")
 #: Each part's distribution name, by its import package.
 DISTRIBUTIONS = {
-    "rep_engine": "rep-engine",
-    "rep_audit": "rep-audit",
-    "rep_recheck": "rep-recheck",
+    "rep_engine": "scrapy-rep-engine",
+    "rep_audit": "scrapy-rep-audit",
+    "rep_recheck": "scrapy-rep-recheck",
     "scrapy_rep": "scrapy_rep",
 }
 
@@ -230,14 +230,15 @@ def test_the_parts_depend_on_each_other_at_one_version() -> None:
                   project(package)["dependencies"]}
         for package in PARTS
     }  # fmt: skip
-    assert needs["rep_engine"].isdisjoint({"scrapy", "twisted", "rep-audit", "rep-recheck"})
-    assert needs["rep_audit"].isdisjoint({"scrapy", "twisted", "rep-recheck"})
+    engine, audit, recheck = (DISTRIBUTIONS[part] for part in PARTS if part != "scrapy_rep")
+    assert needs["rep_engine"].isdisjoint({"scrapy", "twisted", audit, recheck})
+    assert needs["rep_audit"].isdisjoint({"scrapy", "twisted", recheck})
     assert needs["rep_recheck"].isdisjoint({"scrapy", "twisted"})
-    assert {"rep-engine", "rep-audit", "rep-recheck", "scrapy"} <= needs["scrapy_rep"]
+    assert {engine, audit, recheck, "scrapy"} <= needs["scrapy_rep"]
     for package in PARTS:
         assert project(package)["version"] == version
         for requirement in project(package)["dependencies"]:
-            if requirement.startswith("rep-"):
+            if requirement.startswith("scrapy-rep-"):
                 assert requirement.endswith(f"=={version}"), (package, requirement)
     imported = {
         package: (PARTS[package] / package / "__init__.py").read_text() for package in PARTS
@@ -427,7 +428,7 @@ def test_ci_lowest_constraints_pin_the_declared_lower_bounds() -> None:
 def test_the_datatrove_extra_installs_what_the_documented_pipeline_needs() -> None:
     """docs/recheck.md's datatrove pipeline reads and writes with datatrove's
     ``JsonlReader`` and ``JsonlWriter``, which need modules datatrove does not install
-    (``_requires_dependencies``): ``pip install rep-recheck[datatrove]`` installs them,
+    (``_requires_dependencies``): the re-check's ``datatrove`` extra installs them,
     and so does the add-on's extra of the same name."""
     pytest.importorskip("datatrove", reason="datatrove is not installed (the test extra has it)")
     from datatrove.pipeline.readers import JsonlReader
@@ -440,7 +441,7 @@ def test_the_datatrove_extra_installs_what_the_documented_pipeline_needs() -> No
     needed = {*JsonlReader._requires_dependencies, *JsonlWriter._requires_dependencies}
     assert needed and needed <= installed
     assert project()["optional-dependencies"]["datatrove"] == [
-        f"rep-recheck[datatrove]=={project()['version']}"
+        f"scrapy-rep-recheck[datatrove]=={project()['version']}"
     ]
 
 

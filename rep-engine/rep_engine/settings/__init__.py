@@ -533,13 +533,13 @@ assert set(DECIDING) <= {s.name for s in SETTINGS} | {"ROBOTSTXT_OBEY"}
 
 def settings_in_force(config: RepConfig, settings: SettingsLike) -> dict[str, Any]:
     """Every ``REP_*`` setting's value in force, as JSON holds it (a list for a tuple), and
-    Scrapy's ``ROBOTSTXT_OBEY``, ``ROBOTSTXT_USER_AGENT`` and ``REMOTE_CONTROL_ENABLED``
-    (:func:`remote_control`): the run header's ``settings``, and what a ``JOBDIR`` crawl
-    keeps to compare its resumed runs with."""
+    Scrapy's ``ROBOTSTXT_OBEY``, ``ROBOTSTXT_USER_AGENT``, ``REMOTE_CONTROL_ENABLED`` and
+    ``TELNETCONSOLE_ENABLED`` (:data:`STEERING`, :func:`remote_control`): the run header's
+    ``settings``, and what a ``JOBDIR`` crawl keeps to compare its resumed runs with."""
     values = {s.name: _json_list(getattr(config, s.field)) for s in SETTINGS}
     values["ROBOTSTXT_OBEY"] = read_bool(settings, "ROBOTSTXT_OBEY", False)
     values["ROBOTSTXT_USER_AGENT"] = settings.get("ROBOTSTXT_USER_AGENT")
-    values[REMOTE_CONTROL] = remote_control(settings)
+    values.update((name, remote_control(settings, name)) for name in STEERING)
     return values
 
 
@@ -547,13 +547,19 @@ def settings_in_force(config: RepConfig, settings: SettingsLike) -> dict[str, An
 #: (``scrapy/extensions/remote_control.py``: on by default, an HTTP server on localhost
 #: that runs the Python code a local client sends inside the crawl).
 REMOTE_CONTROL: Final = "REMOTE_CONTROL_ENABLED"
+#: Scrapy's settings that let someone steer a crawl from outside as it runs, which the run
+#: header records: its RemoteControl, and its telnet console
+#: (``scrapy/extensions/telnet.py``: on by default where Twisted's conch is installed, a
+#: Python shell on a local port, behind the password the crawl logs).
+STEERING: Final = (REMOTE_CONTROL, "TELNETCONSOLE_ENABLED")
 
 
-def remote_control(settings: SettingsLike) -> bool | str:
-    """``REMOTE_CONTROL_ENABLED`` as the crawl had it, read as Scrapy's ``getbool`` reads
-    it; ``"absent"`` when the settings have no such name (a Scrapy before 2.19, whose
-    defaults lack it, and nobody set it). A value Scrapy could not read is kept as text."""
-    value = settings.get(REMOTE_CONTROL)
+def remote_control(settings: SettingsLike, name: str = REMOTE_CONTROL) -> bool | str:
+    """``REMOTE_CONTROL_ENABLED`` (or another of :data:`STEERING`) as the crawl had it,
+    read as Scrapy's ``getbool`` reads it; ``"absent"`` when the settings have no such
+    name (a Scrapy before 2.19, whose defaults lack it, and nobody set it; a re-check
+    without Scrapy). A value Scrapy could not read is kept as text."""
+    value = settings.get(name)
     if value is None:
         return "absent"
     if isinstance(value, bool):

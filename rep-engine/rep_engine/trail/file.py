@@ -312,6 +312,9 @@ class TrailFile:
         #: (``count * _PLACES + last``: one object a site, not three; a recheck of a
         #: million origins holds a million).
         self._sites: dict[str, int] = {}
+        #: The last tree head written (``None``: none yet): its ``root`` is what the head
+        #: file and a site's bundle hold, and what the crawl logs as it closes.
+        self.last_head: dict[str, Any] | None = None
 
     def write(self, record: dict[str, Any]) -> None:
         """Append ``record`` (its ``prev`` set here, and a record's ``site_prev``) as one
@@ -341,7 +344,7 @@ class TrailFile:
             self._append({"type": "site", "run": of, "time": end.get("time"), "site": site,
                           "records": count, "last": last})  # fmt: skip
         self._sites, self._uncounted = {}, {}
-        head = head_line(run, self.tree, self.heads, end.get("last_request"))
+        head = self.last_head = head_line(run, self.tree, self.heads, end.get("last_request"))
         self._append(head)
         if self.heads.file is not None:
             append_head(self.heads.file, self.path, head)

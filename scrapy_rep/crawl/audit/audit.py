@@ -1005,16 +1005,18 @@ class AuditTrail:
         if not self.trail:
             return
         self._emit(end)
-        head = self.writer.file.prev if self.writer.file is not None else head  # its tree head's
+        file = self.writer.file  # its tree head's root: the head file's and a bundle's
+        root = file.last_head["root"] if file is not None and file.last_head else ""
         written, appended = self.writer.close()
-        if written:  # the head: written down, it anchors the trail (audit verify --head)
+        if written:  # the root: written down, it anchors the trail (audit verify --head)
             # a file appended to holds its earlier runs' lines too: this run's are counted
             where = (f"appended by this run to {self.path} (after its earlier runs' lines)"
                      if appended else f"in {self.path}")  # fmt: skip
             logger.info(
-                "scrapy_rep: %d audit line(s) %s; its head is %s: keep it, and `audit "
-                "verify %s --head %s` tells whether any line up to it was changed since",
-                written, where, head, self.path, head, extra={"spider": spider},
+                "scrapy_rep: %d audit line(s) %s; its tree head's root is %s (the head file's "
+                "and a site's bundle's): keep it, and `audit verify %s --head %s` tells "
+                "whether any line up to it was changed since",
+                written, where, root, self.path, root, extra={"spider": spider},
             )  # fmt: skip
 
     def _settle_open(self, paused: bool, why: str) -> None:
