@@ -40,7 +40,7 @@ def test_a_file_without_a_key_is_exit_2_naming_it(tmp_path: Path) -> None:
         assert main([str(tmp_path / "notes.txt")], out) == 2
         assert main([], out) == 2  # no file named: a usage error
     assert out.getvalue() == ""
-    assert f"scrapy_rep: error: {tmp_path / 'notes.txt'}: no Ed25519 private key" in err.getvalue()
+    assert f"scrapy_rep: error: {tmp_path / 'notes.txt'}: no Ed25519 public key" in err.getvalue()
 
 
 def test_the_help_says_where_and_how_to_publish() -> None:
