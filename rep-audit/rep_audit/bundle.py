@@ -42,8 +42,9 @@ from rep_engine.usage.rsl.terms import license_url_of
 #: The first member of a bundle, and its version.
 BUNDLE: Final = "scrapy_rep site bundle"
 VERSION: Final = 1
-#: The head's fields a bundle carries (its signed message and signature).
-HEAD_FIELDS: Final = ("run", "time", "size", "root", "key", "signature")
+#: The head's fields a bundle carries (its signed checkpoint; a head written before
+#: checkpoints, its signature instead).
+HEAD_FIELDS: Final = ("run", "time", "size", "root", "key", "signature", "checkpoint")
 _SHA256: Final = re.compile(r"[0-9a-f]{64}")
 
 

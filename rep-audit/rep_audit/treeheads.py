@@ -21,16 +21,20 @@ import binascii
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from rep_engine import keys
 from rep_engine.records import text, whole
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import RepSettingError
+from rep_engine.trail import notes
 from rep_engine.trail.file import TrailFileError, check_writable, same_file, snapshot_dir
 from rep_engine.trail.heads import SITE_RECORDS, HeadOptions, signed_message, site_of
 from rep_engine.trail.merkle import Frontier, leaf_hash
 from rep_engine.trail.read import Line, TrailError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 #: What a trail without a head says (``audit verify``).
 NO_HEAD: Final = (
@@ -45,12 +49,17 @@ def head_options(config: RepConfig, trail: Path | None = None) -> HeadOptions:
     cannot be used or a head file that cannot be written stops them there. Raises
     :class:`RepSettingError` naming the setting."""
     sign = key = file = None
+    public, origin = b"", config.audit_log_origin
+    if origin and not notes.NAME.fullmatch(origin):
+        raise RepSettingError(f"REP_AUDIT_LOG_ORIGIN: {origin!r} holds a space or a '+' "
+                              "(c2sp.org/tlog-checkpoint: a schema-less URL)")  # fmt: skip
     if config.audit_signing_key:
         try:
-            private = keys.read_private_key(config.audit_signing_key)
+            private = keys.read_private_key(config.audit_signing_key, config.allow_test_key)
         except keys.SigningKeyError as error:
             raise RepSettingError(f"REP_AUDIT_SIGNING_KEY: {error}") from None
         sign, key = private.sign, keys.thumbprint(private.public_key())
+        public = keys.raw_public(private.public_key())
     if config.audit_head_file:
         file = Path(config.audit_head_file)
         try:
@@ -64,7 +73,7 @@ def head_options(config: RepConfig, trail: Path | None = None) -> HeadOptions:
                 f"REP_AUDIT_HEAD_FILE: {file} is the trail or in its snapshot folder: keep "
                 "the heads where the trail's keeper cannot rewrite them with it"
             )
-    return HeadOptions(sign, key, file)
+    return HeadOptions(sign, key, file, public, origin)
 
 
 def key_file(path: str | None) -> bytes | None:
@@ -74,13 +83,15 @@ def key_file(path: str | None) -> bytes | None:
         return None
     try:
         data = keys.read_key_file(path)
-        if not isinstance(
-            (json.loads(data) if data.lstrip()[:1] == b"{" else {}).get("keys"), list
-        ):
-            keys.public_key(data, path)  # a JWK Set is read by each head's key id
-    except (keys.SigningKeyError, ValueError) as error:
+        document = json.loads(data) if data.lstrip()[:1] == b"{" else {}
+        members = document.get("keys") if isinstance(document, dict) else None
+        if not isinstance(members, list):
+            keys.public_key(data, path)
+        elif not any(isinstance(m, dict) and m.get("crv") == "Ed25519" for m in members):
+            raise keys.SigningKeyError(f"{path}: a JWK Set with no Ed25519 key: not a key")
+    except (keys.SigningKeyError, ValueError, RecursionError) as error:
         raise TrailError(f"--key {error}") from None
-    return data
+    return data  # a JWK Set is read by each head's key id
 
 
 def head_file_entries(path: str, trail: Path) -> list[dict[str, Any]]:
@@ -109,30 +120,55 @@ def signature_problem(head: dict[str, Any], key: bytes | None, source: str) -> t
     """What is wrong with a tree head's signature checked with the public key ``key`` (the
     bytes of the file ``source``: PEM, a JWK, or a JWK Set holding the head's key id), or
     ``""``; and how it stands, in words (unsigned, not checked without a key, checked)."""
-    kid, signature = head.get("key"), head.get("signature")
-    if kid is None and signature is None:
+    kid, signature, note = head.get("key"), head.get("signature"), head.get("checkpoint")
+    if kid is None and signature is None and note is None:
         return "", "unsigned"
     failed = "its signature does not verify"
-    if not isinstance(kid, str) or not isinstance(signature, str):
+    if not isinstance(kid, str) or not isinstance(signature if note is None else note, str):
         return "the tree head's key or signature is not text", failed
     if key is None:
         return "", f"signed by key {kid}, not checked: give --key (the operator's key)"
     try:
         public = keys.public_key(key, source, kid)
-        raw = base64.b64decode(signature, validate=True)
     except keys.SigningKeyError as error:
         return f"the tree head is signed by key {kid}, not by --key ({error})", failed
-    except binascii.Error:
-        raw = b""
     if keys.thumbprint(public) != kid:
         return (f"the tree head is signed by key {kid}, not by the key of --key "
                 f"({keys.thumbprint(public)})"), failed  # fmt: skip
+    if note is not None:
+        problem, origin = checkpoint_problem(head, public)
+        return problem, (failed if problem else f"checkpoint of {origin} signed by key {kid}"
+                         ", checked with --key")  # fmt: skip
+    try:
+        raw = base64.b64decode(text(signature), validate=True)
+    except binascii.Error:
+        raw = b""
     message = signed_message(whole(head.get("size")) or 0, text(head.get("root")),
                              text(head.get("time")))  # fmt: skip
     if not keys.verify(public, raw, message):
         return (f"the tree head's signature is not key {kid}'s over its size, root and "
                 "time: the head was changed or forged"), failed  # fmt: skip
     return "", f"signed by key {kid}, checked with --key"
+
+
+def checkpoint_problem(head: dict[str, Any], public: Ed25519PublicKey) -> tuple[str, str]:
+    """What is wrong with a head's ``checkpoint`` (a C2SP checkpoint of its size and root,
+    signed by ``public`` under its origin: :mod:`rep_engine.trail.notes`), or ``""``; and
+    its origin."""
+    try:
+        body, signatures = notes.read_note(text(head.get("checkpoint")))
+        origin, size, root = notes.read_checkpoint(body)
+    except notes.NoteError as error:
+        return f"the tree head's checkpoint is not one: {error}", ""
+    if (size, root.hex()) != (head.get("size"), head.get("root")):
+        return (f"the tree head's checkpoint is of {size} line(s) and root {root.hex()[:16]}…"
+                ", not the head's size and root"), origin  # fmt: skip
+    wanted = notes.key_id(origin, notes.ED25519, keys.raw_public(public))
+    found = [s for s in signatures if (s.name, s.key_id) == (origin, wanted)]
+    if not found or not all(keys.verify(public, s.signature, body.encode()) for s in found):
+        return (f"the tree head's checkpoint is not signed by key {keys.thumbprint(public)} "
+                f"as the log {origin}: the head was changed or forged"), origin  # fmt: skip
+    return "", origin
 
 
 class TreeChecks:
