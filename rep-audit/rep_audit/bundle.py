@@ -95,13 +95,15 @@ def _first_pass(trail: Trail, site: str | None) -> _Picked:
             picked.heads.append((line.number, record))
         elif site is None:
             continue
-        elif (kind in SITE_RECORDS and site_of(record.get("url")) == site) or (
-            kind == "site" and record.get("site") == site
-        ):
+        elif (
+            kind in SITE_RECORDS
+            and site in (site_of(record.get("url")), mapping(record.get("robots")).get("addressed"))
+        ) or (kind == "site" and record.get("site") == site):
             picked.lines.add(line.number)
             picked.runs.add(run)
             picked.snapshots.update((run, sha) for sha in named_snapshots(record))
             picked.sites.add(text(mapping(record.get("robots")).get("addressed")))
+            picked.sites.add(site_of(record.get("url")))  # sent to the site by its Host
             picked.licenses.update(map(str, mapping(record.get("rsl"))))
             signals = items(mapping(record.get("usage")).get("signals"))
             picked.licenses.update(license_url_of(text(mapping(s).get("source"))) for s in signals)

@@ -249,13 +249,11 @@ def _witnessed(
         return
     kid = check.bundle["head"].get("key")
     operator = raw_public(public_key(key, source, text(kid) or None)) if key else b""
-    told, problems = witnessed(check.bundle, witnesses, operator, check.latest)
+    told, counted = witnessed(check.bundle, witnesses, operator, check.latest)
     for line in told:
         print(printable(line), file=check.out)
-    for problem in problems:
-        check.add(0, "", problem)
-    if len(told) < quorum:
-        check.add(0, "", f"{len(told)} of the {len(witnesses)} witness(es) given cosigned "
+    if counted < quorum:
+        check.add(0, "", f"{counted} of the {len(witnesses)} witness(es) given cosigned "
                   f"(quorum {quorum}): this history may be one its operator rewrote")  # fmt: skip
 
 

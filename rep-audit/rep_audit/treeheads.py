@@ -95,25 +95,29 @@ def key_file(path: str | None) -> bytes | None:
 
 
 def head_file_entries(path: str, trail: Path) -> list[dict[str, Any]]:
-    """The heads of ``REP_AUDIT_HEAD_FILE`` at ``path`` that name ``trail`` (by its
-    path). Raises :class:`TrailError` when it cannot be read or names no head of it."""
+    """The heads of ``REP_AUDIT_HEAD_FILE`` at ``path``, each marked ``ours`` when it names
+    ``trail`` by its path: :class:`TreeChecks` holds to the trail those and those of its
+    log's origin, and finds a copy's heads by their roots. Raises :class:`TrailError`
+    when it cannot be read."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, ValueError) as error:
         raise TrailError(f"--head {path}: not a head file ({error})") from None
-    entries, named = [], set()
+    entries = []
     for number, line in enumerate(lines, 1):
         try:
             entry = json.loads(line)
-            named.add(entry["trail"])
-        except (ValueError, TypeError, KeyError):
+            entry["ours"] = Path(str(entry["trail"])).resolve() == trail.resolve()
+        except (ValueError, TypeError, KeyError, RecursionError):
             raise TrailError(f"--head {path}: line {number} is not a head") from None
-        if Path(str(entry["trail"])).resolve() == trail.resolve():
-            entries.append(entry)
-    if not entries:
-        raise TrailError(f"--head {path} names no head of {trail} (its heads are of: "
-                         f"{', '.join(sorted(map(str, named))) or 'none'})")  # fmt: skip
+        entries.append(entry)
     return entries
+
+
+def _origin(head: dict[str, Any]) -> str:
+    """The origin of a head's checkpoint (``""``: none)."""
+    note = text(head.get("checkpoint"))
+    return note.partition("\n")[0] if "\n\n" in note else ""
 
 
 def signature_problem(head: dict[str, Any], key: bytes | None, source: str) -> tuple[str, str]:
@@ -183,10 +187,14 @@ class TreeChecks:
         self.tree = Frontier()
         #: ``--key``'s bytes and name.
         self.key, self.key_source = key, key_source
-        #: The heads of a head file (``--head FILE``) by the lines they cover.
+        #: The heads of a head file (``--head FILE``) by the lines they cover; those met,
+        #: and whether the root of the lines they cover was theirs; the trail's origins.
         self.anchors: dict[int, list[dict[str, Any]]] = {}
         for entry in anchors or ():
             self.anchors.setdefault(whole(entry.get("size")) or 0, []).append(entry)
+        self.anchored: list[tuple[dict[str, Any], bool]] = []
+        self.origins: set[str] = set()
+        self.head_file = anchors is not None
         #: Each run's records of each site (how many, the line of the last) until a
         #: ``site`` line counts them; the runs that write sites' chains (schema 3 on).
         self.sites: dict[str, dict[str, tuple[int, int]]] = {}
@@ -246,6 +254,7 @@ class TreeChecks:
 
     def _head(self, number: int, record: dict[str, Any], run: str) -> None:
         self.heads += 1
+        self.origins.add(_origin(record))
         self.last = (number, record)
         size, root, tree = record.get("size"), record.get("root"), self.tree
         if size != tree.size:
@@ -277,22 +286,40 @@ class TreeChecks:
             self.add(number, "", problem)
 
     def _anchor(self) -> None:
-        """The heads of the head file that cover the lines read so far, held to their root."""
+        """The heads of the head file that cover the lines read so far, and whether the
+        root of those lines is theirs."""
+        root = self.tree.root().hex()
         for entry in self.anchors.pop(self.tree.size, ()):
-            if entry.get("root") != self.tree.root().hex():
+            self.anchored.append((entry, entry.get("root") == root))
+
+    def _anchors_held(self) -> None:
+        """The heads of the head file of this trail (by its path or its log's origin) held
+        to its lines; a head file with none of them, nor one its lines hash to, is no
+        anchor of these lines."""
+        tree = self.tree
+        mine = [entry for entry, _ in self.anchored] + [e for es in self.anchors.values()
+                                                        for e in es]  # fmt: skip
+        mine = [e for e in mine if e.get("ours") or _origin(e) in self.origins - {""}]
+        for entry, same in self.anchored:
+            if not same and entry in mine:
+                size = entry.get("size")
                 self.add(0, "", f"the head file's head of {entry.get('time')} says the first "
-                         f"{self.tree.size} line(s) hash to {str(entry.get('root'))[:16]}…, "
-                         f"they hash to {self.tree.root().hex()[:16]}…: a line up to line "
-                         f"{self.tree.size} was changed")  # fmt: skip
+                         f"{size} line(s) hash to {str(entry.get('root'))[:16]}…, they hash "
+                         f"otherwise: a line up to line {size} was changed")  # fmt: skip
+        for size, entries in sorted(self.anchors.items()):
+            for entry in (e for e in entries if e in mine):
+                self.add(0, "", f"the head file's head of {entry.get('time')} covers {size} "
+                         f"line(s), the trail has {tree.size}: lines were cut")  # fmt: skip
+        if self.head_file and not mine and not any(same for _, same in self.anchored):
+            self.add(0, "", "the head file holds no head of this trail (none names it by its "
+                     "path or its log's origin, none is the root of its first lines): its "
+                     "heads are another trail's, or this one was rewritten")  # fmt: skip
 
     def finish(self) -> str:
-        """The last checks (the heads of the head file beyond the trail, the runs ended
-        without a head); what the trail's heads come to, in a sentence."""
+        """The last checks (the heads of the head file, the runs ended without a head);
+        what the trail's heads come to, in a sentence."""
         self._anchor()
-        for size, entries in sorted(self.anchors.items()):
-            for entry in entries:
-                self.add(0, "", f"the head file's head of {entry.get('time')} covers {size} "
-                         f"line(s), the trail has {self.tree.size}: lines were cut")  # fmt: skip
+        self._anchors_held()
         for run, end in self.ended.items():
             self.add(end, "", f"run {run[:8]} has no tree head after its end line: it was "
                      "removed, or the crawl was killed as it wrote it")  # fmt: skip

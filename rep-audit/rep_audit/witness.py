@@ -152,13 +152,18 @@ def gather(path: str, commands: list[str], at: int | None) -> tuple[str, list[st
                          "cosigns a signed checkpoint (REP_AUDIT_SIGNING_KEY)")  # fmt: skip
     cosigned, refusals = note, []
     for command in commands:
-        old, answer, said = 0, "", ""
+        old, held = 0, None
         for _ in range(2):
             proof = tree.consistency_proof(old) if 0 < old < tree.size else []
             answer, said = _run(command, notes.request_text(old, proof, note))
-            if not answer.strip().isdigit() or int(answer) in (old, 0) or int(answer) > tree.size:
+            held = int(answer) if answer.strip().isdigit() else None
+            if held is None or held in (old, 0) or held > tree.size:
                 break
-            old = int(answer)
+            old = held
+        if held is not None and held > tree.size:
+            said = (f"it cosigned {held} line(s) of this log, more than this head covers "
+                    f"({tree.size}): lines were cut, or the log's history was "
+                    "rewritten")  # fmt: skip
         try:
             _, lines = notes.read_note(cosigned + answer)
         except notes.NoteError:
@@ -201,18 +206,18 @@ def witness_keys(given: list[str]) -> list[notes.VerifierKey]:
 
 def witnessed(
     bundle: dict[str, Any], witnesses: list[notes.VerifierKey], operator: bytes, latest: str
-) -> tuple[list[str], list[str]]:
-    """What each witness's cosignature in ``bundle`` says (a line each) and what is wrong
-    (``check-bundle --witness``): a witness counts that cosigned, after ``latest`` (the
-    time of the bundle's last record), the bundle's checkpoint or an earlier one of the
-    same log that its consistency proofs lead to and that holds every line of the bundle;
-    never one whose key is the operator's (``operator``, raw)."""
+) -> tuple[list[str], int]:
+    """What each witness's cosignature in ``bundle`` says (a line each: counted, or why
+    not) and how many count (``check-bundle --witness``): a witness counts that cosigned,
+    after ``latest`` (the time of the bundle's last record), the bundle's checkpoint or an
+    earlier one of the same log that its consistency proofs lead to and that holds every
+    line of the bundle; never one whose key is the operator's (``operator``, raw)."""
     head = bundle["head"]
     try:
         checkpoint, _ = notes.read_note(text(head.get("checkpoint")))
         origin = notes.read_checkpoint(checkpoint).origin
     except notes.NoteError:
-        return [], ["the tree head has no checkpoint: no witness can have cosigned it"]
+        return ["the tree head has no checkpoint: no witness can have cosigned it"], 0
     covered = max((line["line"] for line in bundle["lines"]), default=0)
     sizes = {checkpoint: head["size"]}
     for earlier in bundle["consistency"]:  # trees the head's is proved to extend
@@ -221,7 +226,7 @@ def witnessed(
             size, head["size"], root, bytes.fromhex(head["root"]), earlier["proof"]
         ):
             sizes[notes.checkpoint_text(origin, size, root)] = size
-    told, problems = [], []
+    told, counted = [], 0
     for witness in witnesses:
         stamps = sorted(
             (stamp, sizes[body])
@@ -230,20 +235,20 @@ def witnessed(
         )
         said, (stamp, size) = f"witness {witness.name}", (stamps or [(0, 0)])[-1]
         if witness.public == operator:
-            problems.append(f"{said}: its key is the operator's own key: it witnesses nothing")
+            said += ": not counted: its key is the operator's own key: it witnesses nothing"
         elif not stamps:
-            problems.append(f"{said}: no cosignature of a checkpoint of {origin} that "
-                            f"this bundle's proofs lead to and that holds its {covered} "
-                            "line(s)")  # fmt: skip
+            said += (f": not counted: no cosignature of a checkpoint of {origin} that this "
+                     f"bundle's proofs lead to and that holds its {covered} line(s)")  # fmt: skip
         elif stamp > time.time() + FUTURE:
-            problems.append(f"{said}: its cosignature is dated {stamp}, in the future")
-        elif iso_time(stamp) < latest:
-            problems.append(f"{said}: cosigned at {iso_time(stamp)}, before the bundle's "
-                            f"last record ({latest}): an old cosignature")  # fmt: skip
+            said += f": not counted: its cosignature is dated {stamp}, in the future"
+        elif iso_time(stamp)[:19] < latest[:19]:  # whole seconds, as cosignatures are
+            said += (f": not counted: cosigned at {iso_time(stamp)}, before the bundle's "
+                     f"last record ({latest}): an old cosignature")  # fmt: skip
         else:
-            told.append(f"{said}: cosigned the checkpoint of {size} line(s) of {origin} at "
-                        f"{iso_time(stamp)}")  # fmt: skip
-    return told, problems
+            counted += 1
+            said += f": cosigned the checkpoint of {size} line(s) of {origin} at {iso_time(stamp)}"
+        told.append(said)
+    return told, counted
 
 
 def witnessing(options: argparse.Namespace, out: TextIO) -> int:

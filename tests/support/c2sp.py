@@ -65,7 +65,7 @@ def key_hash(name: str, kind: int, public: bytes) -> bytes:
 
 
 def vkey(text: str) -> tuple[str, bytes, int, bytes]:
-    name, hex_hash, coded = text.split("+")
+    name, hex_hash, coded = text.split("+", 2)
     material = base64.standard_b64decode(coded)
     assert key_hash(name, material[0], material[1:]).hex() == hex_hash
     return name, bytes.fromhex(hex_hash), material[0], material[1:]
