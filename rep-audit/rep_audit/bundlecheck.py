@@ -67,7 +67,8 @@ def load(path: str) -> dict[str, Any]:
         for line in bundle["lines"]:
             if type(line["line"]) is not int or not isinstance(line["text"], str):
                 raise ValueError(f"a line without its number or text: {str(line)[:80]}")
-            line["text"].encode()  # a lone surrogate: no line of a trail
+            if json_object(line["text"].encode()) is None:  # a lone surrogate too
+                raise ValueError(f"its line {line['line']} is no line of a trail (JSON)")
             line["proof"] = [bytes.fromhex(node) for node in line["proof"]]
         for entry in bundle["consistency"]:
             entry["proof"] = [bytes.fromhex(node) for node in entry["proof"]]

@@ -243,7 +243,7 @@ def _kind(key: Any) -> str:
 def _json(data: bytes, source: str) -> dict[str, Any]:
     try:
         document = json.loads(data)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         raise SigningKeyError(f"{source}: not JSON ({error})") from None
     if not isinstance(document, dict):
         raise SigningKeyError(f"{source}: not a JWK (a JSON object)")

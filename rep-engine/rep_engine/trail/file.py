@@ -248,7 +248,7 @@ def _tree(path: Path, last: bytes | None) -> tuple[Frontier, Uncounted]:
         return Frontier(), {}
     try:
         head = json.loads(last)
-    except ValueError:
+    except (ValueError, RecursionError):
         head = None
     tree = resumed(head if isinstance(head, dict) else None)
     if tree is not None:

@@ -63,7 +63,7 @@ def check_is_trail(path: Path) -> None:
     if first.endswith(b"\n"):
         try:
             record = json.loads(first)
-        except ValueError:  # UnicodeDecodeError too
+        except (ValueError, RecursionError):  # UnicodeDecodeError too
             record = None
         if (
             isinstance(record, dict)

@@ -93,7 +93,7 @@ def count_records(uncounted: Uncounted, line: bytes, number: int) -> None:
     no JSON object is passed over (``audit verify`` names it)."""
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return
     if not isinstance(record, dict):
         return
