@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.serialization import (
 
 from rep_engine import keys
 from rep_engine.keys import SigningKeyError
-from tests.support.signatures import operator_key, recomputed_thumbprint
+from tests.support.signatures import RFC9421_PRIVATE, operator_key, recomputed_thumbprint
 
 #: RFC 8037 Appendix A.1's key and A.3's thumbprint of it.
 RFC8037_JWK = {
@@ -32,11 +32,6 @@ RFC8037_JWK = {
     "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
 }
 RFC8037_THUMBPRINT = "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"
-#: RFC 9421 Appendix B.1.4's test-key-ed25519, which the draft's Ed25519 vectors use.
-RFC9421_PRIVATE = b"""-----BEGIN PRIVATE KEY-----
-MC4CAQAwBQYDK2VwBCIEIJ+DYvh6SEqVTm50DFtMDoQikTmiCqirVv9mWG9qfSnF
------END PRIVATE KEY-----
-"""
 RFC9421_PUBLIC = b"""-----BEGIN PUBLIC KEY-----
 MCowBQYDK2VwAyEAJrQLj5P/89iXES9+vFgrIy29clF9CC/oPPsw3c5D0bs=
 -----END PUBLIC KEY-----
