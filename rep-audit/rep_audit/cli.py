@@ -59,7 +59,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str
         options = top.parse_args(list(sys.argv[2:] if argv is None else argv))
     except SystemExit as exit_:
         return EXIT_CLEAN if exit_.code == 0 else EXIT_UNUSABLE
-    tool = "rep-audit" if "rep-audit" in prog or "rep_audit" in prog else "scrapy_rep"
+    tool = "rep-audit" if prog in ("rep-audit", "python -m rep_audit") else "scrapy_rep"
     try:
         if options.command not in COMMANDS:
             top.print_usage(sys.stderr)

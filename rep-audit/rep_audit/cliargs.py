@@ -55,9 +55,9 @@ HELPS: Final = {
     "export": "the preferences of every kept page and stored file, one JSON line each",
     "bundle": "one site's records, each proved against the signed tree head (--site)",
     "check-bundle": "check a site's bundle alone: proofs, signature (--key), decisions",
-    "witness": "cosign a log's checkpoint only if it extends the last one cosigned",
-    "cosign": "gather the witnesses' cosignatures of the trail's tree head",
-    "vkey": "print a key's verifier key under a name (a log's origin, a witness's name)",
+    "witness": "cosign a checkpoint only if it extends the last one cosigned",
+    "cosign": "gather witnesses' cosignatures of the trail's tree head",
+    "vkey": "print a key's verifier key (signed-note) under a name",
 }
 COMMANDS: Final = tuple(HELPS)
 #: Each command's arguments, as ``python -m scrapy_rep --help`` lists them.
@@ -69,9 +69,9 @@ SYNOPSES: Final = {
     "report": "TRAIL... --html FILE [--workers | --separate]",
     "repair": "TRAIL",
     "export": "TRAIL [--run RUN]",
-    "bundle": "TRAIL --site ORIGIN [--out FILE] [--at LINE] [--cosigned FILE]...",
-    "check-bundle": "BUNDLE [--key KEY] [--since OLD_BUNDLE] [--witness VKEY... [--quorum N]]",
-    "witness": "REQUEST --key KEY --name NAME --state DIR --log VKEY...",
+    "bundle": "TRAIL --site ORIGIN [--out FILE] [--at LINE] [--cosigned FILE]",
+    "check-bundle": "BUNDLE [--key KEY] [--since OLD] [--witness VKEY...]",
+    "witness": "REQUEST --key KEY --name NAME --state DIR --log VKEY",
     "cosign": "TRAIL --witness COMMAND... --out FILE [--at LINE]",
     "vkey": "KEY --name NAME [--witness]",
 }

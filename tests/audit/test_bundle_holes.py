@@ -1,4 +1,4 @@
-"""The bundle's holes a forger went through (issue 91), each closed: a run's header kept
+"""The bundle's holes a forger went through, each closed: a run's header kept
 with its records and site line removed, a record's robots.txt snapshot line removed, a
 head dated before the records it covers or before the ``--since`` head; and ``audit
 verify COPY --head FILE`` of a copy of the trail, its heads found by what it holds."""
@@ -47,13 +47,13 @@ def forged(bundle: Path, change: Any) -> Path:
     return copy
 
 
-def said(bundle: Path, *more: str) -> tuple[int, str]:
+def check_said(bundle: Path, *more: str) -> tuple[int, str]:
     status, out, err = audit_streams("check-bundle", str(bundle), "--key",
                                      str(bundle.with_name("key.pem")), *more)  # fmt: skip
     return status, out + err
 
 
-def records(loaded: dict[str, Any]) -> list[dict[str, Any]]:
+def bundled_records(loaded: dict[str, Any]) -> list[dict[str, Any]]:
     return [json.loads(line["text"]) for line in loaded["lines"]]
 
 
@@ -61,14 +61,14 @@ def test_a_run_header_kept_without_its_records_and_site_line_is_a_problem(
     made: tuple[Path, Path],
 ) -> None:
     _, bundle = made
-    assert said(bundle)[0] == 0
+    assert check_said(bundle)[0] == 0
 
     def without_run_2(loaded: dict[str, Any]) -> None:
-        run = [r["run"] for r in records(loaded) if r["type"] == "run"][1]
-        loaded["lines"] = [line for line, r in zip(loaded["lines"], records(loaded), strict=True)
+        run = [r["run"] for r in bundled_records(loaded) if r["type"] == "run"][1]
+        loaded["lines"] = [line for line, r in zip(loaded["lines"], bundled_records(loaded), strict=True)
                            if r["run"] != run or r["type"] == "run"]  # fmt: skip
 
-    status, told = said(forged(bundle, without_run_2))
+    status, told = check_said(forged(bundle, without_run_2))
     assert status == 1 and "its header is in the bundle, but none of its records of the " in told
 
 
@@ -78,10 +78,10 @@ def test_a_records_robots_txt_snapshot_line_left_out_is_a_problem(
     _, bundle = made
 
     def without_robots(loaded: dict[str, Any]) -> None:
-        loaded["lines"] = [line for line, r in zip(loaded["lines"], records(loaded), strict=True)
+        loaded["lines"] = [line for line, r in zip(loaded["lines"], bundled_records(loaded), strict=True)
                            if r.get("kind") != "robots.txt"]  # fmt: skip
 
-    status, told = said(forged(bundle, without_robots))
+    status, told = check_said(forged(bundle, without_robots))
     assert status == 1 and "whose snapshot line is not in the bundle: it was left out" in told
 
 
@@ -94,9 +94,9 @@ def test_a_head_dated_before_its_records_or_the_since_head_is_a_problem(
     def dated(when: str) -> Any:
         return lambda loaded: loaded["head"].update(time=when)
 
-    status, told = said(forged(bundle, dated("2020-01-01T00:00:00.000Z")))
+    status, told = check_said(forged(bundle, dated("2020-01-01T00:00:00.000Z")))
     assert status == 1 and "the tree head is dated 2020-01-01T00:00:00.000Z, before the " in told
-    status, told = said(forged(bundle, dated("2020-01-01T00:00:00.000Z")), "--since", str(first))
+    status, told = check_said(forged(bundle, dated("2020-01-01T00:00:00.000Z")), "--since", str(first))
     assert status == 1 and "2020-01-01T00:00:00.000Z, before the earlier bundle's" in told, told
 
 

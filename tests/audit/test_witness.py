@@ -168,7 +168,7 @@ def cosigned_bundle(log: Log, *notes_given: str) -> Path:
     return bundle
 
 
-def checked(log: Log, bundle: Path, *witnesses: str) -> tuple[int, str]:
+def witnessed_check(log: Log, bundle: Path, *witnesses: str) -> tuple[int, str]:
     given = [arg for witness in witnesses for arg in ("--witness", witness)
              if not witness.startswith("--quorum")]  # fmt: skip
     given += [arg for witness in witnesses if witness.startswith("--quorum")
@@ -185,12 +185,12 @@ def test_check_bundle_requires_a_quorum_of_the_witnesses_given(log: Log) -> None
     (log.folder / "w1.vkey").write_text(one + "\n")  # or the file holding it
     note = log.heads[-1]["checkpoint"] + log.ask(log.request(0))[1]
     bundle = cosigned_bundle(log, note)
-    status, said = checked(log, bundle, str(log.folder / "w1.vkey"))
+    status, said = witnessed_check(log, bundle, str(log.folder / "w1.vkey"))
     assert status == 0 and f"witness {WITNESS}: cosigned the checkpoint of " in said, said
-    status, said = checked(log, bundle, one, two)
+    status, said = witnessed_check(log, bundle, one, two)
     assert status == 1 and "1 of the 2 witness(es) given cosigned (quorum 2)" in said, said
     assert "witness witness.test/w2: not counted: no cosignature of a checkpoint of " in said
-    assert checked(log, bundle, one, two, "--quorum=1")[0] == 0
+    assert witnessed_check(log, bundle, one, two, "--quorum=1")[0] == 0
     status, _, err = audit_streams("check-bundle", str(bundle), "--witness", one,
                                    "--quorum", "2")  # fmt: skip
     assert status == 2 and err == "scrapy_rep: error: --quorum 2: give 1 to the 1 --witness given\n"
@@ -216,12 +216,12 @@ def test_a_forgers_cosignatures_do_not_count(log: Log, tmp_path: Path) -> None:
                    "bundle's last record"),
         (selfmade, mine, "witness operator.test/w: not counted: its key is the operator's own key"),
     ):  # fmt: skip
-        status, told = checked(log, cosigned_bundle(log, note), witness)
+        status, told = witnessed_check(log, cosigned_bundle(log, note), witness)
         assert status == 1 and said in told and "0 of the 1 witness(es)" in told, told
     wrong = resigned_note(log, 999, bytes.fromhex(log.heads[-1]["root"]))
     bundle = cosigned_bundle(log)
     loaded = json.loads(bundle.read_text())
     loaded["head"]["checkpoint"] = wrong
     bundle.write_text(json.dumps(loaded))
-    status, told = checked(log, bundle)
+    status, told = witnessed_check(log, bundle)
     assert status == 1 and "the tree head's checkpoint is of 999 line(s)" in told, told

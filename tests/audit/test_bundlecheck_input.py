@@ -6,8 +6,6 @@ of a trail nested so deep is a line that is not JSON, said as such."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -71,13 +69,6 @@ def test_a_trail_line_nested_too_deep_is_a_line_that_is_not_json(tmp_path: Path)
     trail.write_text("".join(lines))
     status, out, err = audit_streams("verify", str(trail))
     assert status == 1 and err == "" and "line 4: " in out, out
-
-
-def test_rep_audit_names_itself_in_its_errors(tmp_path: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "rep_audit", "verify", str(tmp_path / "none")],
-                          capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert done.returncode == 2 and done.stderr.startswith("rep-audit: error: "), done.stderr
-    assert len(done.stderr.splitlines()) == 1
 
 
 def test_a_public_key_of_another_kind_for_check_bundle_is_said_to_be_no_ed25519_key(
