@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 from rep_audit.bundle import _first_pass, proved_head
 from rep_audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES
 from rep_engine import keys
-from rep_engine.records import iso_time, text
+from rep_engine.records import iso_time, text, whole
 from rep_engine.trail import notes
 from rep_engine.trail.file import lock
 from rep_engine.trail.fileaccess import replacing
@@ -142,22 +142,25 @@ def _check_extension(old: int, size: int, held: bytes, root: bytes, proof: list[
 def gather(path: str, commands: list[str], at: int | None) -> tuple[str, list[str]]:
     """The checkpoint of the trail's last tree head (``at``: the head at that line) with
     the cosignatures of the witnesses ``commands`` run (each given add-checkpoint's request
-    on its standard input, its cosignature lines read from its output; sent again from the
-    size a witness holds, when it says one); and what each refusal said."""
+    on its standard input, from the head before, which a witness cosigned last when it is
+    asked after each run; its cosignature lines read from its output; sent again from the
+    size a witness holds, when it says another); and what each refusal said."""
     trail = Trail(path)
-    number, head, tree = proved_head(trail, _first_pass(trail, None), at)
+    picked = _first_pass(trail, None)
+    number, head, tree = proved_head(trail, picked, at)
+    earlier = [whole(record.get("size")) or 0 for _, record in picked.heads[:-1]]
     note = text(head.get("checkpoint"))
     if not note:
         raise TrailError(f"{path}: the tree head at line {number} is unsigned: a witness "
                          "cosigns a signed checkpoint (REP_AUDIT_SIGNING_KEY)")  # fmt: skip
     cosigned, refusals = note, []
     for command in commands:
-        old, held = 0, None
+        old, held = (earlier or [0])[-1], None  # the last head: a witness cosigned it
         for _ in range(2):
             proof = tree.consistency_proof(old) if 0 < old < tree.size else []
             answer, said = _run(command, notes.request_text(old, proof, note))
             held = int(answer) if answer.strip().isdigit() else None
-            if held is None or held in (old, 0) or held > tree.size:
+            if held is None or held == old or held > tree.size:
                 break
             old = held
         if held is not None and held > tree.size:

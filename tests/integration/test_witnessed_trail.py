@@ -25,9 +25,11 @@ WITNESS = "witness.test/w1"
 
 
 def witness_command(tmp_path: Path, log: str) -> str:
-    """The command that asks the witness (its key, its state folder, the log it trusts)."""
-    return (f"{sys.executable} -m rep_audit witness --key {tmp_path / 'witness.pem'} --name "
-            f"{WITNESS} --state {tmp_path / 'state'} --log {log} -")  # fmt: skip
+    """The command that asks the witness (its key, its state folder, the log it trusts),
+    each call counted as a line of ``calls``."""
+    asked = (f"{sys.executable} -m rep_audit witness --key {tmp_path / 'witness.pem'} --name "
+             f"{WITNESS} --state {tmp_path / 'state'} --log {log} -")  # fmt: skip
+    return f"sh -c 'echo >> {tmp_path / 'calls'}; exec {asked}'"
 
 
 @pytest_twisted.ensureDeferred
@@ -57,6 +59,7 @@ async def test_a_rewritten_and_resigned_run_passes_the_key_and_fails_the_witness
     status, out, err = audit_streams("cosign", str(trail), "--witness", command,
                                      "--out", str(tmp_path / "run2.note"))  # fmt: skip
     assert (status, out) == (0, f"{tmp_path / 'run2.note'}: 1 cosignature(s) of 1 witness(es)\n")
+    assert len((tmp_path / "calls").read_text().splitlines()) == 2  # once a run
     public = witness.public_key().public_bytes_raw()
     cosigned = (tmp_path / "run2.note").read_text()  # read by the tests' own reader
     assert c2sp.cosigned_at(cosigned, WITNESS, public) is not None
