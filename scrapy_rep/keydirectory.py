@@ -128,6 +128,8 @@ def main(argv: Sequence[str], out: TextIO | None = None) -> int:
         ):
             raise keys.SigningKeyError("--signed-for takes a host[:port] and --out a file")
         private = [keys.read_private_key(path) for path in options.key_files]
+        if any(Path(options.out).resolve() == Path(path).resolve() for path in options.key_files):
+            raise keys.SigningKeyError(f"--out {options.out} is a key file: name another file")
         body, headers = signed_directory(private, authority, int(time.time()), options.lifetime)
         Path(options.out).write_bytes(body)
     except (keys.SigningKeyError, OSError) as error:

@@ -111,7 +111,12 @@ def test_the_directory_signed_for_its_authority_is_written_with_its_headers(
             if "--signed-for" not in given:
                 given += ["--signed-for", "crawler.example"]
             assert main([*given, "--out", str(tmp_path / "e")], io.StringIO()) == 2, bad
+        key_bytes = (tmp_path / "one.pem").read_bytes()
+        over = [str(tmp_path / "one.pem"), "--signed-for", "c.example", "--out"]
+        assert main([*over, str(tmp_path / "one.pem")], io.StringIO()) == 2
+        assert (tmp_path / "one.pem").read_bytes() == key_bytes  # never written over
     said = err.getvalue().splitlines()
+    assert "is a key file: name another file" in said[3]
     assert "a public key, not the private key" in said[0]
     assert "published: anyone can sign with it" in said[1]
     assert "--signed-for takes a host[:port]" in said[2]

@@ -263,6 +263,10 @@ def _since(bundle: dict[str, Any], old: dict[str, Any]) -> str:
     tree starts with old's, and it is not dated before it)."""
     new_head, old_head = bundle["head"], old["head"]
     m, n = old_head["size"], new_head["size"]
+    origins = [text(head.get("checkpoint")).partition("\n")[0] for head in (old_head, new_head)]
+    if all(origins) and origins[0] != origins[1]:
+        return (f"this bundle's log is {origins[1]}, the earlier bundle's {origins[0]}: a "
+                "log renamed starts a history no witness holds to the old one")  # fmt: skip
     proofs = [entry for entry in bundle["consistency"] if entry.get("size") == m]
     if m == n:
         if old_head["root"] != new_head["root"]:

@@ -28,7 +28,7 @@ from rep_engine import keys
 from rep_engine.records import iso_time, text, whole
 from rep_engine.trail import notes
 from rep_engine.trail.file import lock
-from rep_engine.trail.fileaccess import replacing
+from rep_engine.trail.fileaccess import replacing, same_file
 from rep_engine.trail.merkle import EMPTY_ROOT, verify_consistency
 from rep_engine.trail.read import Trail, TrailError
 from rep_engine.trail.terminal import printable
@@ -250,6 +250,8 @@ def witnessed(
         else:
             counted += 1
             said += f": cosigned the checkpoint of {size} line(s) of {origin} at {iso_time(stamp)}"
+            if size < head["size"]:
+                said += f" (the head's {head['size']} lines: those after line {size} unwitnessed)"
         told.append(said)
     return told, counted
 
@@ -264,6 +266,8 @@ def witnessing(options: argparse.Namespace, out: TextIO) -> int:
         print(notes.verifier_key(options.name, kind, public), file=out)
         return EXIT_CLEAN
     if options.command == "cosign":
+        if Path(options.out).exists() and same_file(Path(options.out), Path(options.trail)):
+            raise TrailError(f"--out {options.out} is the trail: name another file")
         cosigned, refusals = gather(options.trail, options.witness, options.at)
         with replacing(Path(options.out)) as file:
             file.write(cosigned.encode())

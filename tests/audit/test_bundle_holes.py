@@ -100,6 +100,12 @@ def test_a_head_dated_before_its_records_or_the_since_head_is_a_problem(
         forged(bundle, dated("2020-01-01T00:00:00.000Z")), "--since", str(first)
     )
     assert status == 1 and "2020-01-01T00:00:00.000Z, before the earlier bundle's" in told, told
+    renamed = json.loads(first.read_text())
+    note = renamed["head"]["checkpoint"]
+    renamed["head"]["checkpoint"] = "other.test/log" + note[note.index("\n") :]
+    first.write_text(json.dumps(renamed))
+    status, told = check_said(bundle, "--since", str(first))
+    assert status == 1 and "the earlier bundle's other.test/log: a log renamed" in told, told
 
 
 def test_a_copy_of_the_trail_verifies_against_the_head_file(

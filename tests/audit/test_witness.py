@@ -225,3 +225,30 @@ def test_a_forgers_cosignatures_do_not_count(log: Log, tmp_path: Path) -> None:
     bundle.write_text(json.dumps(loaded))
     status, told = witnessed_check(log, bundle)
     assert status == 1 and "the tree head's checkpoint is of 999 line(s)" in told, told
+
+
+def test_a_witnessed_earlier_checkpoint_counts_for_the_lines_it_holds(log: Log) -> None:
+    """Cosigned after run 1, the witness vouches for the lines of that checkpoint: a
+    bundle of run 2's head with run 2's records kept counts it not; with run 2 left out
+    whole (what no bundle can show), it counts and says the lines after it unwitnessed."""
+    note = log.heads[-1]["checkpoint"] + log.ask(log.request(0))[1]
+    first = log.heads[-1]["size"]
+    recheck_trail(log.folder, log.trail, f"REP_AUDIT_SIGNING_KEY={log.folder / 'key.pem'}")
+    one = log.vkey("witness.pem", WITNESS, "--witness")
+    bundle = cosigned_bundle(log, note)
+    status, told = witnessed_check(log, bundle, one)
+    assert status == 1 and "not counted: no cosignature of a checkpoint" in told, told
+    loaded = json.loads(bundle.read_text())
+    loaded["lines"] = [line for line in loaded["lines"] if line["line"] <= first]
+    bundle.write_text(json.dumps(loaded))
+    status, told = witnessed_check(log, bundle, one)
+    assert status == 0 and f"cosigned the checkpoint of {first} line(s)" in told, told
+    assert f"those after line {first} unwitnessed" in told
+
+
+def test_cosign_never_writes_over_the_trail(log: Log) -> None:
+    before = log.trail.read_bytes()
+    status, _, err = audit_streams("cosign", str(log.trail), "--witness", "true",
+                                   "--out", str(log.trail))  # fmt: skip
+    assert status == 2 and "is the trail: name another file" in err
+    assert log.trail.read_bytes() == before
