@@ -279,6 +279,8 @@ def witnessing(options: argparse.Namespace, out: TextIO) -> int:
         return EXIT_DIFFERENCES if refusals else EXIT_CLEAN
     private = keys.read_private_key(options.key)
     logs = [notes.read_verifier_key(log) for log in options.log]
+    if any(log.kind != notes.ED25519 for log in logs):
+        raise TrailError("--log: a witness's verifier key (type 4), not a log's (type 1)")
     state = Path(options.state)
     if not state.is_dir():
         raise TrailError(f"--state {state}: not a folder")

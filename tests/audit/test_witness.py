@@ -155,6 +155,9 @@ def test_a_checkpoint_with_a_line_more_is_no_request_and_a_witness_key_must_be_a
     assert audit_tool("bundle", str(log.trail), "--site", SITE, "--out", str(bundle))[0] == 0
     status, _, err = audit_streams("check-bundle", str(bundle), "--witness", log.vkey())
     assert status == 2 and "a log's verifier key (type 1), not a witness's" in err, err
+    witness_as_log = log.vkey("witness.pem", log.origin, "--witness")
+    status, _, err = log.ask(log.request(0), witness_as_log)
+    assert status == 2 and "a witness's verifier key (type 4), not a log's" in err, err
 
 
 def cosigned_bundle(log: Log, *notes_given: str) -> Path:
