@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.serialization import (
 
 from rep_engine import keys
 from rep_engine.keys import SigningKeyError
-from tests.support.signatures import operator_key, recomputed_thumbprint
+from tests.support.signatures import RFC9421_PRIVATE, operator_key, recomputed_thumbprint
 
 #: RFC 8037 Appendix A.1's key and A.3's thumbprint of it.
 RFC8037_JWK = {
@@ -32,11 +32,6 @@ RFC8037_JWK = {
     "x": "11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo",
 }
 RFC8037_THUMBPRINT = "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"
-#: RFC 9421 Appendix B.1.4's test-key-ed25519, which the draft's Ed25519 vectors use.
-RFC9421_PRIVATE = b"""-----BEGIN PRIVATE KEY-----
-MC4CAQAwBQYDK2VwBCIEIJ+DYvh6SEqVTm50DFtMDoQikTmiCqirVv9mWG9qfSnF
------END PRIVATE KEY-----
-"""
 RFC9421_PUBLIC = b"""-----BEGIN PUBLIC KEY-----
 MCowBQYDK2VwAyEAJrQLj5P/89iXES9+vFgrIy29clF9CC/oPPsw3c5D0bs=
 -----END PUBLIC KEY-----
@@ -199,3 +194,47 @@ def test_without_cryptography_the_error_says_how_to_install_it(
     monkeypatch.setitem(sys.modules, "cryptography.hazmat.primitives.asymmetric", None)
     with pytest.raises(SigningKeyError, match=r"need the cryptography package: pip install cr"):
         keys.private_key(RFC9421_PRIVATE, "k")
+
+
+def test_a_public_key_in_each_common_form_is_read_or_refused_as_a_public_key(
+    tmp_path: Path,
+) -> None:
+    """OpenSSH's ``ssh-ed25519`` line, DER and the 32 raw bytes read as the key; anything
+    else a public key is asked for is refused with a message about public keys, never
+    one asking for the private key."""
+    key = operator_key(tmp_path / "key.pem").public_key()
+    forms = {
+        "id.pub": key.public_bytes(Encoding.OpenSSH, PublicFormat.OpenSSH) + b" crawler\n",
+        "key.der": key.public_bytes(Encoding.DER, PublicFormat.SubjectPublicKeyInfo),
+        "key.raw": key.public_bytes(Encoding.Raw, PublicFormat.Raw),
+    }
+    for name, data in forms.items():
+        (tmp_path / name).write_bytes(data)
+        assert keys.thumbprint(keys.read_public_key(tmp_path / name)) == keys.thumbprint(key)
+    rsa_key = rsa.generate_private_key(public_exponent=65537, key_size=1024).public_key()
+    refused = {
+        "text.pub": (b"hello", "no Ed25519 public key (expected PEM 'BEGIN PUBLIC KEY', an Op"),
+        "rsa.pub": (rsa_key.public_bytes(Encoding.OpenSSH, PublicFormat.OpenSSH),
+                    "holds an RSA key, not an Ed25519 one"),
+        "short.raw": (bytes(31), "no Ed25519 public key"),
+    }  # fmt: skip
+    for name, (data, said) in refused.items():
+        (tmp_path / name).write_bytes(data)
+        with pytest.raises(SigningKeyError) as error:
+            keys.read_public_key(tmp_path / name)
+        assert str(error.value).startswith(f"{tmp_path / name}: {said}"), error.value
+        assert "private" not in str(error.value), error.value
+
+
+def test_a_published_test_key_is_refused_unless_named(tmp_path: Path) -> None:
+    """RFC 9421's and RFC 8037's keys are published: a key read to sign with is refused
+    (draft-ietf-webbotauth-httpsig-protocol-01 §6.8), unless its key id is allowed."""
+    (tmp_path / "rfc9421.pem").write_bytes(RFC9421_PRIVATE)
+    (tmp_path / "rfc8037.jwk").write_text(json.dumps(RFC8037_JWK))
+    for name, kid in (("rfc9421.pem", "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U"),
+                      ("rfc8037.jwk", RFC8037_THUMBPRINT)):  # fmt: skip
+        with pytest.raises(SigningKeyError, match="published: anyone can sign with it"):
+            keys.read_private_key(tmp_path / name)
+        assert keys.thumbprint(keys.read_private_key(tmp_path / name, kid).public_key()) == kid
+    operator_key(tmp_path / "own.pem")
+    keys.read_private_key(tmp_path / "own.pem")  # a key of one's own: read

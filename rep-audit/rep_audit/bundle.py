@@ -28,13 +28,14 @@ import base64
 import difflib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Final
 
 from rep_audit.show import NEAR_AT_MOST
 from rep_engine.records import items, mapping, text
+from rep_engine.trail import notes
 from rep_engine.trail.heads import SITE_RECORDS, site_of
 from rep_engine.trail.merkle import MerkleTree, leaf_hash
 from rep_engine.trail.read import Line, Trail, TrailError
@@ -44,8 +45,9 @@ from rep_engine.usage.rsl.terms import license_url_of
 #: The first member of a bundle, and its version.
 BUNDLE: Final = "scrapy_rep site bundle"
 VERSION: Final = 1
-#: The head's fields a bundle carries (its signed message and signature).
-HEAD_FIELDS: Final = ("run", "time", "size", "root", "key", "signature")
+#: The head's fields a bundle carries (its signed checkpoint; a head written before
+#: checkpoints, its signature instead).
+HEAD_FIELDS: Final = ("run", "time", "size", "root", "key", "signature", "checkpoint")
 _SHA256: Final = re.compile(r"[0-9a-f]{64}")
 
 
@@ -80,7 +82,9 @@ class _Picked:
     licenses: set[str] = field(default_factory=set)
 
 
-def _first_pass(trail: Trail, site: str) -> _Picked:
+def _first_pass(trail: Trail, site: str | None) -> _Picked:
+    """The hash of each line of ``trail``, its heads and what of ``site`` (an origin;
+    ``None``: nothing) a bundle holds."""
     picked = _Picked()
     for line in trail.lines():
         if line.problem:
@@ -91,17 +95,22 @@ def _first_pass(trail: Trail, site: str) -> _Picked:
         run = text(record.get("run"))
         if kind == "head":
             picked.heads.append((line.number, record))
-        elif (kind in SITE_RECORDS and site_of(record.get("url")) == site) or (
-            kind == "site" and record.get("site") == site
-        ):
+        elif site is None:
+            continue
+        elif (
+            kind in SITE_RECORDS
+            and site in (site_of(record.get("url")), mapping(record.get("robots")).get("addressed"))
+        ) or (kind == "site" and record.get("site") == site):
             picked.lines.add(line.number)
             picked.runs.add(run)
             picked.snapshots.update((run, sha) for sha in named_snapshots(record))
             picked.sites.add(text(mapping(record.get("robots")).get("addressed")))
+            picked.sites.add(site_of(record.get("url")))  # sent to the site by its Host
             picked.licenses.update(map(str, mapping(record.get("rsl"))))
             signals = items(mapping(record.get("usage")).get("signals"))
             picked.licenses.update(license_url_of(text(mapping(s).get("source"))) for s in signals)
-    picked.sites.add(site)
+    if site is not None:
+        picked.sites.add(site)
     return picked
 
 
@@ -146,17 +155,12 @@ def _no_record(trail: Trail, origin: str, given: str, later: int, head: int) -> 
     return f"--site {given}: no record of {origin} in {trail.path}{named}"
 
 
-def build(path: str | Path, site: str, out: IO[str], at: int | None = None) -> tuple[int, int, int]:
-    """Write the bundle of ``site`` (an origin, or any URL of it) of the trail at ``path``
-    to ``out``, proved against its last tree head (``at``: the head at that line); the
-    lines and records it holds, and the lines of the site after that head (left out: it
-    does not cover them). Raises :class:`TrailError` when the trail cannot be read, has
-    no tree head (at ``at``), or its chain is broken (``audit verify`` says where)."""
-    origin = origin_of(site)
-    if origin is None:
-        raise TrailError(f"--site {site!r}: not a URL of a site (https://example.com)")
-    trail = Trail(path)
-    picked = _first_pass(trail, str(origin))
+def proved_head(
+    trail: Trail, picked: _Picked, at: int | None
+) -> tuple[int, dict[str, Any], MerkleTree]:
+    """The last tree head of ``trail`` (``at``: the one at that line; ``picked.heads`` cut
+    after it), its line, and the Merkle tree of the lines it covers, checked to be the
+    head's. Raises :class:`TrailError` when there is none, or the lines were changed."""
     if not picked.heads:
         raise TrailError(f"{trail.path}: no tree head: the trail was written before tree "
                          "heads; a bundle needs one")  # fmt: skip
@@ -167,14 +171,48 @@ def build(path: str | Path, site: str, out: IO[str], at: int | None = None) -> t
                              f"heads are at lines {', '.join(map(str, lines))})")  # fmt: skip
         picked.heads = picked.heads[: lines.index(at) + 1]
     number, head = picked.heads[-1]
+    tree = MerkleTree(bytes(picked.leaves[: (number - 1) * 32]))
+    del picked.leaves[:]
+    if tree.root().hex() != head.get("root"):
+        raise TrailError(f"{trail.path}: its first {number - 1} line(s) are not those its "
+                         f"tree head (line {number}) was made over: `audit verify` says "
+                         "where")  # fmt: skip
+    return number, head, tree
+
+
+def _cosigned(path: str, heads: list[tuple[int, dict[str, Any]]]) -> str:
+    """The checkpoint with its witnesses' cosignatures in the file at ``path`` (``audit
+    cosign``), which must be that of one of ``heads``."""
+    try:
+        note = Path(path).read_text(encoding="utf-8")
+        checkpoint, _ = notes.read_note(note)
+    except (OSError, ValueError) as error:
+        raise TrailError(f"--cosigned {path}: not a cosigned checkpoint ({error})") from None
+    if not any(text(head.get("checkpoint")).startswith(f"{checkpoint}\n") for _, head in heads):
+        raise TrailError(f"--cosigned {path}: not the checkpoint of this tree head or of an "
+                         "earlier one of the trail")  # fmt: skip
+    return note
+
+
+def build(
+    path: str | Path, site: str, out: IO[str], at: int | None = None, cosigned: Sequence[str] = ()
+) -> tuple[int, int, int]:
+    """Write the bundle of ``site`` (an origin, or any URL of it) of the trail at ``path``
+    to ``out``, proved against its last tree head (``at``: the head at that line), with
+    the cosigned checkpoints of the files ``cosigned``; the lines and records it holds,
+    and the lines of the site after that head (left out: it does not cover them). Raises
+    :class:`TrailError` when the trail cannot be read, has no tree head (at ``at``), or
+    its chain is broken (``audit verify`` says where)."""
+    origin = origin_of(site)
+    if origin is None:
+        raise TrailError(f"--site {site!r}: not a URL of a site (https://example.com)")
+    trail = Trail(path)
+    picked = _first_pass(trail, str(origin))
+    number, head, tree = proved_head(trail, picked, at)
     size = number - 1
     if not any(line <= size for line in picked.lines):
         raise TrailError(_no_record(trail, str(origin), site, len(picked.lines), number))
-    tree = MerkleTree(bytes(picked.leaves[: size * 32]))
-    del picked.leaves
-    if tree.root().hex() != head.get("root"):
-        raise TrailError(f"{trail.path}: its first {size} line(s) are not those its tree head "
-                         f"(line {number}) was made over: `audit verify` says where")  # fmt: skip
+    witnessed = [_cosigned(file, picked.heads) for file in cosigned]
     earlier = [
         {**{name: record.get(name) for name in ("time", "size", "root")},
          "proof": [node.hex() for node in tree.consistency_proof(record["size"])]}
@@ -183,7 +221,7 @@ def build(path: str | Path, site: str, out: IO[str], at: int | None = None) -> t
     out.write(json.dumps({"bundle": BUNDLE, "version": VERSION, "site": str(origin),
                           "trail": trail.path.name,
                           "head": {name: head.get(name) for name in HEAD_FIELDS},
-                          "consistency": earlier})[:-1])  # fmt: skip
+                          "consistency": earlier, "cosigned": witnessed})[:-1])  # fmt: skip
     out.write(', "lines": [')
     written = records = 0
     shas: list[str] = []

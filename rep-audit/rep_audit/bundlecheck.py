@@ -30,6 +30,7 @@ import base64
 import binascii
 import json
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -40,6 +41,8 @@ from rep_audit.findings import Finding
 from rep_audit.runcontext import steering
 from rep_audit.treeheads import key_file, signature_problem
 from rep_audit.verify import Verifier
+from rep_audit.witness import witness_keys, witnessed
+from rep_engine.keys import public_key, raw_public
 from rep_engine.records import (
     Fate,
     ItemStatus,
@@ -50,9 +53,11 @@ from rep_engine.records import (
     text,
     whole,
 )
+from rep_engine.trail import notes
 from rep_engine.trail.file import snapshot_dir
 from rep_engine.trail.heads import SITE_RECORDS, site_of
 from rep_engine.trail.merkle import leaf_hash, verify_consistency, verify_inclusion
+from rep_engine.trail.notes import VerifierKey
 from rep_engine.trail.read import Line, Trail, TrailError, json_object
 from rep_engine.trail.terminal import printable
 
@@ -75,14 +80,23 @@ def load(path: str) -> dict[str, Any]:
         for line in bundle["lines"]:
             if type(line["line"]) is not int or not isinstance(line["text"], str):
                 raise ValueError(f"a line without its number or text: {str(line)[:80]}")
-            line["text"].encode()  # a lone surrogate: no line of a trail
+            if json_object(line["text"].encode()) is None:  # a lone surrogate too
+                raise ValueError(f"its line {line['line']} is no line of a trail (JSON)")
             line["proof"] = [bytes.fromhex(node) for node in line["proof"]]
         for entry in bundle["consistency"]:
             entry["proof"] = [bytes.fromhex(node) for node in entry["proof"]]
+            if type(entry["size"]) is not int or len(bytes.fromhex(entry["root"])) != 32:
+                raise ValueError("an earlier head without its size or root")
         bundle["snapshots"] = {
             sha: base64.b64decode(body, validate=True) for sha, body in bundle["snapshots"].items()
         }
-    except (OSError, ValueError, TypeError, KeyError, binascii.Error) as error:
+        bundle.setdefault("cosigned", [])  # a bundle made before witnesses
+        if not isinstance(bundle["site"], str):
+            raise ValueError("its site is not text")
+        for note in bundle["cosigned"]:
+            notes.read_note(note)  # TypeError, or NoteError: a ValueError
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError,
+            binascii.Error) as error:  # fmt: skip
         raise TrailError(f"{path}: not a site bundle ({type(error).__name__}: {error})") from None
     return bundle  # type: ignore[no-any-return]
 
@@ -111,6 +125,16 @@ class BundleCheck:
         self.last = 0
         #: The runs that could be steered from outside (:func:`steering`).
         self.steered = 0
+        #: Each run line's number and schema, the runs of a record or site line of the
+        #: site, the robots.txt snapshots the records name (line, URL, run, SHA-256), those
+        #: of the bundle's snapshot lines, the records of other sites' URLs sent to the
+        #: site (their ``Host`` addressed it), and the time of the last record.
+        self.headers: dict[str, tuple[int, int]] = {}
+        self.accounted: set[str] = set()
+        self.robots: list[tuple[int, str, str, str]] = []
+        self.announced: set[str] = set()
+        self.addressed = 0
+        self.latest = ""
 
     def said(self, finding: Finding) -> None:
         self.problems += not finding.event
@@ -136,20 +160,33 @@ class BundleCheck:
             self.add(number, url, "its proof does not hold against the tree head: it is not "
                      "that line of the trail the head was signed over (changed, added or "
                      "moved)")  # fmt: skip
-        if kind == "run" and (said := steering(record)):
-            self.steered += 1
-            print(printable(f"line {number}: {said}"), file=self.out)
-        if kind == "run" and (whole(record.get("schema")) or 0) >= 3:
-            self.chained.add(run)
+        if kind == "run":
+            if said := steering(record):
+                self.steered += 1
+                print(printable(f"line {number}: {said}"), file=self.out)
+            self.headers[run] = (number, whole(record.get("schema")) or 1)
+            if self.headers[run][1] >= 3:
+                self.chained.add(run)
+        elif kind == "snapshot":
+            self.announced.add(text(record.get("sha256")))
         elif kind in SITE_RECORDS:
             self._record(number, record, run)
         elif kind == "site":
+            self.accounted.add(run)
             self._site(number, record, run)
             return
         self.verifier.feed(Line(number, raw, record or None))
 
     def _record(self, number: int, record: dict[str, Any], run: str) -> None:
-        url = text(record.get("url"))
+        url, robots = text(record.get("url")), mapping(record.get("robots"))
+        self.accounted.add(run)
+        self.latest = max(self.latest, text(record.get("time")))
+        for sha in (text(robots.get("snapshot")), text(robots.get("also"))):
+            if sha:
+                self.robots.append((number, url, run, sha))
+        if site_of(url) != self.site and robots.get("addressed") == self.site:
+            self.addressed += 1  # chained under its URL's site, not this one's
+            return
         if site_of(url) != self.site:
             self.add(number, url, f"a record of {site_of(url) or 'no site'}, not of {self.site}")
         count, last = self.chains.get(run, (0, 0))
@@ -216,38 +253,80 @@ class BundleCheck:
         for run, (count, last) in self.chains.items():
             self.add(last, "", f"run {run[:8]}: the bundle holds {count} record(s) of the site "
                      "and no site line: it cannot show none was left out")  # fmt: skip
+        for run, (number, _) in self.headers.items():
+            if run not in self.accounted:  # a bundle holds the header of a run of records
+                self.add(number, "", f"run {run[:8]}: its header is in the bundle, but none "
+                         "of its records of the site nor its site line: they were left "
+                         "out")  # fmt: skip
+        for number, url, run, sha in self.robots:
+            if self.headers.get(run, (0, 1))[1] >= 2 and sha not in self.announced:
+                self.add(number, url, f"names the robots.txt snapshot {sha[:12]}…, whose "
+                         "snapshot line is not in the bundle: it was left out")  # fmt: skip
+        if self.addressed:
+            print(f"{self.addressed} record(s) of other sites' URLs sent with a Host "
+                  f"addressing {self.site}: chained under their URL's site, not this one's: "
+                  "one left out is not found", file=self.out)  # fmt: skip
         self.verifier.flush()
+
+
+def _witnessed(
+    check: BundleCheck, witnesses: list[VerifierKey], quorum: int, key: bytes | None, source: str
+) -> None:
+    """The witnesses' cosignatures of ``check``'s bundle, said, and a problem unless
+    ``quorum`` of them cosigned (:func:`rep_audit.witness.witnessed`)."""
+    if not witnesses:
+        return
+    kid = check.bundle["head"].get("key")
+    operator = raw_public(public_key(key, source, text(kid) or None)) if key else b""
+    told, counted = witnessed(check.bundle, witnesses, operator, check.latest)
+    for line in told:
+        print(printable(line), file=check.out)
+    if counted < quorum:
+        check.add(0, "", f"{counted} of the {len(witnesses)} witness(es) given cosigned "
+                  f"(quorum {quorum}): this history may be one its operator rewrote")  # fmt: skip
 
 
 def _since(bundle: dict[str, Any], old: dict[str, Any]) -> str:
     """What is wrong with ``bundle``'s head as a later one than ``old``'s (``""``: its
-    tree starts with old's)."""
+    tree starts with old's, and it is not dated before it)."""
     new_head, old_head = bundle["head"], old["head"]
     m, n = old_head["size"], new_head["size"]
-    if m == n:
-        same = old_head["root"] == new_head["root"]
-        return "" if same else f"both heads cover {n} line(s), with other roots: rewritten"
+    origins = [text(head.get("checkpoint")).partition("\n")[0] for head in (old_head, new_head)]
+    if all(origins) and origins[0] != origins[1]:
+        return (f"this bundle's log is {origins[1]}, the earlier bundle's {origins[0]}: a "
+                "log renamed starts a history no witness holds to the old one")  # fmt: skip
     proofs = [entry for entry in bundle["consistency"] if entry.get("size") == m]
-    if m > n or not proofs or proofs[0].get("root") != old_head["root"]:
+    if m == n:
+        if old_head["root"] != new_head["root"]:
+            return f"both heads cover {n} line(s), with other roots: rewritten"
+    elif m > n or not proofs or proofs[0].get("root") != old_head["root"]:
         return (f"the earlier bundle's head ({m} line(s), root {str(old_head['root'])[:16]}…) "
                 "is not a head of this trail before this one's: the trail was rewritten, or "
                 "the bundles are of two trails")  # fmt: skip
-    if not verify_consistency(m, n, bytes.fromhex(old_head["root"]),
-                              bytes.fromhex(new_head["root"]), proofs[0]["proof"]):  # fmt: skip
+    elif not verify_consistency(m, n, bytes.fromhex(old_head["root"]),
+                                bytes.fromhex(new_head["root"]), proofs[0]["proof"]):  # fmt: skip
         return f"the trail's first {m} line(s) are not those of the earlier head: rewritten"
+    if text(new_head.get("time")) < text(old_head.get("time")):
+        return (f"this bundle's tree head is dated {text(new_head.get('time'))}, before "
+                f"the earlier bundle's ({text(old_head.get('time'))}): its time was "
+                "rewritten")  # fmt: skip
     return ""
 
 
 def check_bundle(
     path: str, out: TextIO, key: str | None = None, since: str | None = None,
-    unsigned: bool = False,
+    unsigned: bool = False, witness: Sequence[str] = (), quorum: int | None = None,
 ) -> int:  # fmt: skip
-    """``audit check-bundle BUNDLE [--key KEY | --unsigned] [--since OLD]``: the exit
-    status. Raises :class:`TrailError` when a file cannot be used."""
+    """``audit check-bundle BUNDLE [--key KEY | --unsigned] [--since OLD] [--witness
+    VKEY…] [--quorum N]``: the exit status. Raises :class:`TrailError` when a file cannot
+    be used."""
     bundle = load(path)
     head = bundle["head"]
     key_data = key_file(key)
     old = load(since) if since else None
+    witnesses = witness_keys(list(witness))
+    if quorum is not None and not 0 < quorum <= len(witnesses):
+        raise TrailError(f"--quorum {quorum}: give 1 to the {len(witnesses)} --witness given")
     unchecked = "" if key_data is not None else _unchecked(head, unsigned)
     if unchecked:
         print(printable(unchecked), file=out)
@@ -261,6 +340,11 @@ def check_bundle(
         for entry in bundle["lines"]:
             check.feed(entry)
         check.finish()
+        if text(head.get("time")) < check.latest:
+            check.add(0, "", f"the tree head is dated {text(head.get('time'))}, before the "
+                      f"records it covers (the last at {check.latest}): its time was "
+                      "rewritten")  # fmt: skip
+        _witnessed(check, witnesses, quorum or len(witnesses), key_data, str(key))
     status, verdict = EXIT_CLEAN, "clean" + (", unsigned check: who made it is not proven"
                                              if unchecked else "")  # fmt: skip
     if check.problems:
@@ -282,7 +366,7 @@ def _unchecked(head: dict[str, Any], unsigned: bool) -> str:
     """What was not checked of ``head`` without a key, the output's first line: who made
     the bundle (anyone can make one whose every proof holds against a head of their own)."""
     kid = head.get("key")
-    if isinstance(kid, str) and head.get("signature"):
+    if isinstance(kid, str) and (head.get("signature") or head.get("checkpoint")):
         which = (f"the tree head's signature (of key {kid}, it says) was not checked against "
                  "the operator's key", "give --key")  # fmt: skip
     else:

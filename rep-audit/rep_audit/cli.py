@@ -42,7 +42,10 @@ from rep_audit.show import no_record, read_as, story
 from rep_audit.summary import Summary, summary_text
 from rep_audit.verify import verify
 from rep_audit.verifying import add_finding, join, verify_one, verify_several
+from rep_audit.witness import witnessing
+from rep_engine import keys
 from rep_engine.trail.fileaccess import replacing, same_file
+from rep_engine.trail.notes import NoteError
 from rep_engine.trail.read import Trail, TrailError
 from rep_engine.trail.terminal import printable, write_lines
 from rep_engine.urls.origins import origin_of
@@ -57,22 +60,18 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str
         options = top.parse_args(list(sys.argv[2:] if argv is None else argv))
     except SystemExit as exit_:
         return EXIT_CLEAN if exit_.code == 0 else EXIT_UNUSABLE
-    if options.command not in COMMANDS:
-        top.print_usage(sys.stderr)
-        return _error(f"give a command: {', '.join(COMMANDS)}")
+    tool = "rep-audit" if prog in ("rep-audit", "python -m rep_audit") else "scrapy_rep"
     try:
+        if options.command not in COMMANDS:
+            top.print_usage(sys.stderr)
+            raise TrailError(f"give a command: {', '.join(COMMANDS)}")
         return _run(options, out)
-    except TrailError as error:
-        return _error(error)
+    except (TrailError, NoteError, keys.SigningKeyError) as error:
+        print(printable(f"{tool}: error: {error}"), file=sys.stderr)  # the input is unusable
+        return EXIT_UNUSABLE
     except BrokenPipeError:  # `audit verify trail | head`: the reader went away
         _silence(out)
         return EXIT_DIFFERENCES
-
-
-def _error(what: object) -> int:
-    """Say ``what`` went wrong on stderr: the input is unusable."""
-    print(printable(f"scrapy_rep: error: {what}"), file=sys.stderr)
-    return EXIT_UNUSABLE
 
 
 def _silence(out: TextIO) -> None:
@@ -86,7 +85,7 @@ def _silence(out: TextIO) -> None:
 
 def _run(options: argparse.Namespace, out: TextIO) -> int:
     if getattr(options, "workers", False) and getattr(options, "separate", False):
-        return _error("give --workers or --separate, not both")
+        raise TrailError("give --workers or --separate, not both")
     if options.command == "summary":
         summary = Summary()
         for path in options.trail:
@@ -97,7 +96,7 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
     if options.command == "verify":
         if len(options.trail) > 1:
             if options.export:
-                return _error("--export takes one TRAIL")
+                raise TrailError("--export takes one TRAIL")
             return verify_several(
                 options.trail, out, options.head, options.json, _workers(options), options.key
             )
@@ -107,9 +106,12 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
         return _bundle(options, out)
     if options.command == "check-bundle":
         if options.key is not None and (options.unsigned or not options.key):
-            return _error("--key names no file" if not options.key else
-                          "give --key or --unsigned, not both")  # fmt: skip
-        return check_bundle(options.trail, out, options.key, options.since, options.unsigned)
+            raise TrailError("--key names no file" if not options.key else
+                             "give --key or --unsigned, not both")  # fmt: skip
+        return check_bundle(options.trail, out, options.key, options.since, options.unsigned,
+                            options.witness, options.quorum)  # fmt: skip
+    if options.command in ("witness", "cosign", "vkey"):
+        return witnessing(options, out)
     if options.command == "repair":
         return _repair(options.trail, out)
     if options.command == "export":
@@ -127,7 +129,7 @@ def _list(options: argparse.Namespace, out: TextIO) -> int:
         fates = chosen(options.fate, LIST_FATES, "--fate")
         reasons = chosen(options.reason, LIST_REASONS, "--reason")
     except ListError as error:
-        return _error(error)
+        raise TrailError(error) from None
     found = rows(options.trail, fates, reasons)
     write_lines(formatted(found, options.format, len(options.trail) > 1), out)
     return EXIT_CLEAN
@@ -193,16 +195,16 @@ def _export(options: argparse.Namespace, out: TextIO) -> int:
     try:
         export = build(options.trail, run=options.run)
     except ExportRunError as error:
-        return _error(str(error))
+        raise TrailError(error) from None
     text = "".join(encode(line) + "\n" for line in [export.header, *export.assets])
     name = options.out or ""
     summary = "\n".join(summary_markdown(export, Path(name).name if name else "")) + "\n"
     for option, given in (("--out", options.out), ("--summary", options.summary)):
         if given and _is_input(Path(given), options.trail):
-            return _error(f"{option} {given} is the trail the export is made of: name another "
+            raise TrailError(f"{option} {given} is the trail the export is made of: name another "
                           "file")  # fmt: skip
     if options.out and options.summary and same_file(Path(options.out), Path(options.summary)):
-        return _error(f"--summary {options.summary} is also --out ({options.out}): the summary "
+        raise TrailError(f"--summary {options.summary} is also --out ({options.out}): the summary "
                       "would replace the export; name another file")  # fmt: skip
     try:
         with _written(Path(options.out) if options.out else None, out) as to:
@@ -211,7 +213,7 @@ def _export(options: argparse.Namespace, out: TextIO) -> int:
             with _written(Path(options.summary), out) as to:
                 to.write(summary)
     except OSError as error:
-        return _error(f"cannot write: {error.filename}: {error.strerror or error}")
+        raise TrailError(f"cannot write: {error.filename}: {error.strerror or error}") from None
     if not options.summary:
         write_lines(summary.splitlines(), sys.stderr)
     return EXIT_CLEAN
@@ -221,12 +223,14 @@ def _bundle(options: argparse.Namespace, out: TextIO) -> int:
     """``audit bundle``: the site's bundle to ``--out`` (or ``out``), what it holds on stderr."""
     target = Path(options.out) if options.out else None
     if target is not None and _is_input(target, options.trail):
-        return _error(f"--out {options.out} is the trail the bundle is made of: name another file")
+        raise TrailError(f"--out {options.out} is the trail the bundle is made of: name "
+                         "another file")  # fmt: skip
     try:
         with _written(target, out) as to:  # --out replaced only by a whole bundle
-            lines, records, later = build_bundle(options.trail, options.site, to, options.at)
+            lines, records, later = build_bundle(options.trail, options.site, to, options.at,
+                                                 options.cosigned)  # fmt: skip
     except OSError as error:
-        return _error(f"cannot write: {error.filename}: {error.strerror or error}")
+        raise TrailError(f"cannot write: {error.filename}: {error.strerror or error}") from None
     site = origin_of(options.site)  # a URL of it read as its origin: said so
     said = [f"bundle of {site}: {lines} line(s), {records} record(s) of the site"]
     if later:
@@ -270,7 +274,7 @@ def _written(target: Path | None, out: TextIO) -> Iterator[TextIO]:
 
 def _report(options: argparse.Namespace, out: TextIO) -> int:
     if options.max_rows < 0:
-        return _error("--max-rows must be 0 or more")
+        raise TrailError("--max-rows must be 0 or more")
     paths = [Path(path) for path in options.trail]
     summary, shown = Summary(), list[tuple[int | str, FateRecord]]()
     item_rows: list[str] = []
@@ -299,7 +303,7 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
     try:
         Path(options.html).write_text(page, encoding="utf-8")
     except OSError as error:
-        return _error(f"cannot write {options.html}: {error.strerror or error}")
+        raise TrailError(f"cannot write {options.html}: {error.strerror or error}") from None
     write_lines(result.notes, out)
     verdict = "clean" if result.clean else f"{result.problems} problem(s)"
     items = f", {summary.items.items} item(s)" if summary.items.items else ""

@@ -23,8 +23,9 @@ _EXIT_MEANINGS: Final = {
     EXIT_DIFFERENCES: "verify: problems found (chain broken, snapshot missing or altered, a "
     "decision that differs, a tree head that does not hold; with --export, an export line "
     "that differs); check-bundle: a line not proved, a record left out, a signature or a "
-    "decision that does not hold; show: no record of that URL; report: verify found "
-    "problems",
+    "decision that does not hold, too few witnesses; show: no record of that URL; report: "
+    "verify found problems; witness: the checkpoint refused (not its log's, or not an "
+    "extension of the one it cosigned); cosign: a witness refused",
     EXIT_UNUSABLE: "unusable input: a missing file, not a trail, a wrong argument; repair: "
     "a trail a crawl is writing (locked), damaged otherwise than by a cut at its end, or "
     "that cannot be written (the file is left as it was); bundle: no record of the site up "
@@ -59,6 +60,9 @@ HELPS: Final = {
     "export": "the preferences of every kept page and stored file, one JSON line each",
     "bundle": "one site's records, each proved against the signed tree head (--site)",
     "check-bundle": "check a site's bundle alone: proofs, signature (--key), decisions",
+    "witness": "cosign a checkpoint only if it extends the last one cosigned",
+    "cosign": "gather witnesses' cosignatures of the trail's tree head",
+    "vkey": "print a key's verifier key (signed-note) under a name",
 }
 COMMANDS: Final = tuple(HELPS)
 #: Each command's arguments, as ``python -m scrapy_rep --help`` lists them.
@@ -70,13 +74,16 @@ SYNOPSES: Final = {
     "report": "TRAIL... --html FILE [--workers | --separate]",
     "repair": "TRAIL",
     "export": "TRAIL [--run RUN]",
-    "bundle": "TRAIL --site ORIGIN [--out FILE] [--at LINE]",
-    "check-bundle": "BUNDLE [--key KEY | --unsigned] [--since OLD_BUNDLE]",
+    "bundle": "TRAIL --site ORIGIN [--out FILE] [--at LINE] [--cosigned FILE]",
+    "check-bundle": "BUNDLE [--key KEY | --unsigned] [--witness VKEY...]",
+    "witness": "REQUEST --key KEY --name NAME --state DIR --log VKEY",
+    "cosign": "TRAIL --witness COMMAND... --out FILE [--at LINE]",
+    "vkey": "KEY --name NAME [--witness]",
 }
 
 
-#: The commands of one file (a trail, or ``check-bundle``'s bundle).
-_ONE: Final = ("repair", "export", "bundle", "check-bundle")
+#: The commands of one file (a trail, ``check-bundle``'s bundle, a witness's request).
+_ONE: Final = ("repair", "export", "bundle", "check-bundle", "witness", "cosign", "vkey")
 #: The ``TRAIL`` argument of ``repair`` and ``export`` (one file), and of the others.
 _ONE_TRAIL: Final[dict[str, Any]] = {
     "metavar": "TRAIL",
@@ -112,7 +119,21 @@ _KEY_HELP: Final = (
     "the operator's public key (PEM, a JWK, or the JWK Set it publishes): each tree head's "
     "signature is checked with it"
 )
-_BUNDLE: Final[dict[str, Any]] = {"metavar": "BUNDLE", "help": "a site's bundle (audit bundle)"}
+#: The one file of the commands whose file is no trail.
+_FILES: Final[dict[str, dict[str, Any]]] = {
+    "check-bundle": {"metavar": "BUNDLE", "help": "a site's bundle (audit bundle)"},
+    "witness": {"metavar": "REQUEST", "help": "an add-checkpoint request (c2sp.org/tlog-"
+                "witness: 'old SIZE', the consistency proof, a blank line, the checkpoint); "
+                "-: standard input"},
+    "vkey": {"metavar": "KEY", "help": "an Ed25519 key (its public half is used)"},
+}  # fmt: skip
+_AT: Final[dict[str, Any]] = {
+    "metavar": "LINE",
+    "type": int,
+    "help": "the tree head to prove "
+    "against, by its line in the trail (verify names the last): an "
+    "earlier one, as a site was shown it then (default: the last)",
+}
 #: Each command's own arguments, after ``TRAIL``: their names and ``add_argument``'s keywords.
 OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
     "verify": (
@@ -139,9 +160,10 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
         ("--site", {"metavar": "ORIGIN", "required": True,
                     "help": "the site (https://example.com): its records alone"}),
         ("--out", {"metavar": "FILE", "help": "the bundle (default: stdout)"}),
-        ("--at", {"metavar": "LINE", "type": int, "help": "the tree head to prove against, "
-                  "by its line in the trail (verify names the last): an earlier one, as a "
-                  "site was shown it then (default: the last)"}),
+        ("--at", _AT),
+        ("--cosigned", {"metavar": "FILE", "action": "append", "default": [],
+                        "help": "a checkpoint cosigned by witnesses (audit cosign) of this "
+                        "head or an earlier one: its cosignatures go in the bundle"}),
     ),
     "check-bundle": (
         ("--key", {"metavar": "KEY", "help": _KEY_HELP}),
@@ -150,6 +172,36 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
                         "(without --key or this: exit 3)"}),
         ("--since", {"metavar": "OLD_BUNDLE", "help": "an earlier bundle of the same trail: "
                      "this one's trail must start with its (the trail only grew)"}),
+        ("--witness", {"metavar": "VKEY", "action": "append", "default": [],
+                       "help": "a witness you trust, by its verifier key (or a file holding "
+                       "it): its cosignature of a checkpoint the bundle's proofs lead to is "
+                       "required (repeatable)"}),
+        ("--quorum", {"metavar": "N", "type": int, "help": "how many of the witnesses must "
+                      "have cosigned (default: all given)"}),
+    ),
+    "witness": (
+        ("--key", {"metavar": "KEY", "required": True, "help": "the witness's Ed25519 "
+                   "private key (its own, never a log operator's)"}),
+        ("--name", {"metavar": "NAME", "required": True, "help": "the witness's name "
+                    "(a schema-less URL: witness.example/w1)"}),
+        ("--state", {"metavar": "DIR", "required": True, "help": "the folder where the "
+                     "witness keeps the last checkpoint it cosigned of each log"}),
+        ("--log", {"metavar": "VKEY", "action": "append", "required": True, "help": "a log "
+                   "it cosigns: its verifier key, named after its origin (audit vkey)"}),
+    ),
+    "cosign": (
+        ("--witness", {"metavar": "COMMAND", "action": "append", "required": True,
+                       "help": "the command that asks a witness: the request on its "
+                       "standard input, its cosignature on its output (repeatable)"}),
+        ("--out", {"metavar": "FILE", "required": True,
+                   "help": "the checkpoint with the cosignatures gathered"}),
+        ("--at", _AT),
+    ),
+    "vkey": (
+        ("--name", {"metavar": "NAME", "required": True, "help": "the key's name: the "
+                    "log's origin (verify names it), or the witness's name"}),
+        ("--witness", {"action": "store_true", "help": "a witness's key, for its "
+                       "cosignatures (type 0x04; default: a log's, 0x01)"}),
     ),
     "show": (("url", {"metavar": "URL", "help": "the URL (or request id)"}),),
     "list": (
@@ -186,7 +238,7 @@ def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
         command = commands.add_parser(
             name, help=said, description=said, epilog=EXIT_CODES, formatter_class=raw
         )
-        one = _BUNDLE if name == "check-bundle" else _ONE_TRAIL
+        one = _FILES.get(name, _ONE_TRAIL)
         command.add_argument("trail", **(one if name in _ONE else _TRAILS))
         for flag, keywords in OPTIONS.get(name, ()):
             command.add_argument(flag, **keywords)

@@ -123,7 +123,7 @@ def read_export(path: str | Path) -> Iterable[tuple[int, dict[str, Any] | None, 
             for number, raw in enumerate(file, 1):
                 try:
                     value = json.loads(raw)
-                except ValueError:
+                except (ValueError, RecursionError):
                     value = None
                 yield number, value if isinstance(value, dict) else None, raw.rstrip("\n")
     except (OSError, UnicodeDecodeError) as error:

@@ -21,16 +21,20 @@ import binascii
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from rep_engine import keys
 from rep_engine.records import text, whole
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import RepSettingError
+from rep_engine.trail import notes
 from rep_engine.trail.file import TrailFileError, check_writable, same_file, snapshot_dir
 from rep_engine.trail.heads import SITE_RECORDS, HeadOptions, signed_message, site_of
 from rep_engine.trail.merkle import Frontier, leaf_hash
 from rep_engine.trail.read import Line, TrailError
+
+if TYPE_CHECKING:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 #: What a trail without a head says (``audit verify``).
 NO_HEAD: Final = (
@@ -45,12 +49,17 @@ def head_options(config: RepConfig, trail: Path | None = None) -> HeadOptions:
     cannot be used or a head file that cannot be written stops them there. Raises
     :class:`RepSettingError` naming the setting."""
     sign = key = file = None
+    public, origin = b"", config.audit_log_origin
+    if origin and not notes.NAME.fullmatch(origin):
+        raise RepSettingError(f"REP_AUDIT_LOG_ORIGIN: {origin!r} holds a space or a '+' "
+                              "(c2sp.org/tlog-checkpoint: a schema-less URL)")  # fmt: skip
     if config.audit_signing_key:
         try:
-            private = keys.read_private_key(config.audit_signing_key)
+            private = keys.read_private_key(config.audit_signing_key, config.allow_test_key)
         except keys.SigningKeyError as error:
             raise RepSettingError(f"REP_AUDIT_SIGNING_KEY: {error}") from None
         sign, key = private.sign, keys.thumbprint(private.public_key())
+        public = keys.raw_public(private.public_key())
     if config.audit_head_file:
         file = Path(config.audit_head_file)
         try:
@@ -64,7 +73,7 @@ def head_options(config: RepConfig, trail: Path | None = None) -> HeadOptions:
                 f"REP_AUDIT_HEAD_FILE: {file} is the trail or in its snapshot folder: keep "
                 "the heads where the trail's keeper cannot rewrite them with it"
             )
-    return HeadOptions(sign, key, file)
+    return HeadOptions(sign, key, file, public, origin)
 
 
 def key_file(path: str | None) -> bytes | None:
@@ -74,65 +83,96 @@ def key_file(path: str | None) -> bytes | None:
         return None
     try:
         data = keys.read_key_file(path)
-        if not isinstance(
-            (json.loads(data) if data.lstrip()[:1] == b"{" else {}).get("keys"), list
-        ):
-            keys.public_key(data, path)  # a JWK Set is read by each head's key id
-    except (keys.SigningKeyError, ValueError) as error:
+        document = json.loads(data) if data.lstrip()[:1] == b"{" else {}
+        members = document.get("keys") if isinstance(document, dict) else None
+        if not isinstance(members, list):
+            keys.public_key(data, path)
+        elif not any(isinstance(m, dict) and m.get("crv") == "Ed25519" for m in members):
+            raise keys.SigningKeyError(f"{path}: a JWK Set with no Ed25519 key: not a key")
+    except (keys.SigningKeyError, ValueError, RecursionError) as error:
         raise TrailError(f"--key {error}") from None
-    return data
+    return data  # a JWK Set is read by each head's key id
 
 
 def head_file_entries(path: str, trail: Path) -> list[dict[str, Any]]:
-    """The heads of ``REP_AUDIT_HEAD_FILE`` at ``path`` that name ``trail`` (by its
-    path). Raises :class:`TrailError` when it cannot be read or names no head of it."""
+    """The heads of ``REP_AUDIT_HEAD_FILE`` at ``path``, each marked ``ours`` when it names
+    ``trail`` by its path: :class:`TreeChecks` holds to the trail those and those of its
+    log's origin, and finds a copy's heads by their roots. Raises :class:`TrailError`
+    when it cannot be read."""
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, ValueError) as error:
         raise TrailError(f"--head {path}: not a head file ({error})") from None
-    entries, named = [], set()
+    entries = []
     for number, line in enumerate(lines, 1):
         try:
             entry = json.loads(line)
-            named.add(entry["trail"])
-        except (ValueError, TypeError, KeyError):
+            entry["ours"] = Path(str(entry["trail"])).resolve() == trail.resolve()
+        except (ValueError, TypeError, KeyError, RecursionError):
             raise TrailError(f"--head {path}: line {number} is not a head") from None
-        if Path(str(entry["trail"])).resolve() == trail.resolve():
-            entries.append(entry)
-    if not entries:
-        raise TrailError(f"--head {path} names no head of {trail} (its heads are of: "
-                         f"{', '.join(sorted(map(str, named))) or 'none'})")  # fmt: skip
+        entries.append(entry)
     return entries
+
+
+def _origin(head: dict[str, Any]) -> str:
+    """The origin of a head's checkpoint (``""``: none)."""
+    note = text(head.get("checkpoint"))
+    return note.partition("\n")[0] if "\n\n" in note else ""
 
 
 def signature_problem(head: dict[str, Any], key: bytes | None, source: str) -> tuple[str, str]:
     """What is wrong with a tree head's signature checked with the public key ``key`` (the
     bytes of the file ``source``: PEM, a JWK, or a JWK Set holding the head's key id), or
     ``""``; and how it stands, in words (unsigned, not checked without a key, checked)."""
-    kid, signature = head.get("key"), head.get("signature")
-    if kid is None and signature is None:
+    kid, signature, note = head.get("key"), head.get("signature"), head.get("checkpoint")
+    if kid is None and signature is None and note is None:
         return "", "unsigned"
     failed = "its signature does not verify"
-    if not isinstance(kid, str) or not isinstance(signature, str):
+    if not isinstance(kid, str) or not isinstance(signature if note is None else note, str):
         return "the tree head's key or signature is not text", failed
     if key is None:
         return "", f"signed by key {kid}, not checked: give --key (the operator's key)"
     try:
         public = keys.public_key(key, source, kid)
-        raw = base64.b64decode(signature, validate=True)
     except keys.SigningKeyError as error:
         return f"the tree head is signed by key {kid}, not by --key ({error})", failed
-    except binascii.Error:
-        raw = b""
     if keys.thumbprint(public) != kid:
         return (f"the tree head is signed by key {kid}, not by the key of --key "
                 f"({keys.thumbprint(public)})"), failed  # fmt: skip
+    if note is not None:
+        problem, origin = checkpoint_problem(head, public)
+        return problem, (failed if problem else f"checkpoint of {origin} signed by key {kid}"
+                         ", checked with --key")  # fmt: skip
+    try:
+        raw = base64.b64decode(text(signature), validate=True)
+    except binascii.Error:
+        raw = b""
     message = signed_message(whole(head.get("size")) or 0, text(head.get("root")),
                              text(head.get("time")))  # fmt: skip
     if not keys.verify(public, raw, message):
         return (f"the tree head's signature is not key {kid}'s over its size, root and "
                 "time: the head was changed or forged"), failed  # fmt: skip
     return "", f"signed by key {kid}, checked with --key"
+
+
+def checkpoint_problem(head: dict[str, Any], public: Ed25519PublicKey) -> tuple[str, str]:
+    """What is wrong with a head's ``checkpoint`` (a C2SP checkpoint of its size and root,
+    signed by ``public`` under its origin: :mod:`rep_engine.trail.notes`), or ``""``; and
+    its origin."""
+    try:
+        body, signatures = notes.read_note(text(head.get("checkpoint")))
+        origin, size, root = notes.read_checkpoint(body)
+    except notes.NoteError as error:
+        return f"the tree head's checkpoint is not one: {error}", ""
+    if (size, root.hex()) != (head.get("size"), head.get("root")):
+        return (f"the tree head's checkpoint is of {size} line(s) and root {root.hex()[:16]}…"
+                ", not the head's size and root"), origin  # fmt: skip
+    wanted = notes.key_id(origin, notes.ED25519, keys.raw_public(public))
+    found = [s for s in signatures if (s.name, s.key_id) == (origin, wanted)]
+    if not found or not all(keys.verify(public, s.signature, body.encode()) for s in found):
+        return (f"the tree head's checkpoint is not signed by key {keys.thumbprint(public)} "
+                f"as the log {origin}: the head was changed or forged"), origin  # fmt: skip
+    return "", origin
 
 
 class TreeChecks:
@@ -147,10 +187,14 @@ class TreeChecks:
         self.tree = Frontier()
         #: ``--key``'s bytes and name.
         self.key, self.key_source = key, key_source
-        #: The heads of a head file (``--head FILE``) by the lines they cover.
+        #: The heads of a head file (``--head FILE``) by the lines they cover; those met,
+        #: and whether the root of the lines they cover was theirs; the trail's origins.
         self.anchors: dict[int, list[dict[str, Any]]] = {}
         for entry in anchors or ():
             self.anchors.setdefault(whole(entry.get("size")) or 0, []).append(entry)
+        self.anchored: list[tuple[dict[str, Any], bool]] = []
+        self.origins: set[str] = set()
+        self.head_file = anchors is not None
         #: Each run's records of each site (how many, the line of the last) until a
         #: ``site`` line counts them; the runs that write sites' chains (schema 3 on).
         self.sites: dict[str, dict[str, tuple[int, int]]] = {}
@@ -210,6 +254,7 @@ class TreeChecks:
 
     def _head(self, number: int, record: dict[str, Any], run: str) -> None:
         self.heads += 1
+        self.origins.add(_origin(record))
         self.last = (number, record)
         size, root, tree = record.get("size"), record.get("root"), self.tree
         if size != tree.size:
@@ -241,22 +286,40 @@ class TreeChecks:
             self.add(number, "", problem)
 
     def _anchor(self) -> None:
-        """The heads of the head file that cover the lines read so far, held to their root."""
+        """The heads of the head file that cover the lines read so far, and whether the
+        root of those lines is theirs."""
+        root = self.tree.root().hex()
         for entry in self.anchors.pop(self.tree.size, ()):
-            if entry.get("root") != self.tree.root().hex():
+            self.anchored.append((entry, entry.get("root") == root))
+
+    def _anchors_held(self) -> None:
+        """The heads of the head file of this trail (by its path or its log's origin) held
+        to its lines; a head file with none of them, nor one its lines hash to, is no
+        anchor of these lines."""
+        tree = self.tree
+        mine = [entry for entry, _ in self.anchored] + [e for es in self.anchors.values()
+                                                        for e in es]  # fmt: skip
+        mine = [e for e in mine if e.get("ours") or _origin(e) in self.origins - {""}]
+        for entry, same in self.anchored:
+            if not same and entry in mine:
+                size = entry.get("size")
                 self.add(0, "", f"the head file's head of {entry.get('time')} says the first "
-                         f"{self.tree.size} line(s) hash to {str(entry.get('root'))[:16]}…, "
-                         f"they hash to {self.tree.root().hex()[:16]}…: a line up to line "
-                         f"{self.tree.size} was changed")  # fmt: skip
+                         f"{size} line(s) hash to {str(entry.get('root'))[:16]}…, they hash "
+                         f"otherwise: a line up to line {size} was changed")  # fmt: skip
+        for size, entries in sorted(self.anchors.items()):
+            for entry in (e for e in entries if e in mine):
+                self.add(0, "", f"the head file's head of {entry.get('time')} covers {size} "
+                         f"line(s), the trail has {tree.size}: lines were cut")  # fmt: skip
+        if self.head_file and not mine and not any(same for _, same in self.anchored):
+            self.add(0, "", "the head file holds no head of this trail (none names it by its "
+                     "path or its log's origin, none is the root of its first lines): its "
+                     "heads are another trail's, or this one was rewritten")  # fmt: skip
 
     def finish(self) -> str:
-        """The last checks (the heads of the head file beyond the trail, the runs ended
-        without a head); what the trail's heads come to, in a sentence."""
+        """The last checks (the heads of the head file, the runs ended without a head);
+        what the trail's heads come to, in a sentence."""
         self._anchor()
-        for size, entries in sorted(self.anchors.items()):
-            for entry in entries:
-                self.add(0, "", f"the head file's head of {entry.get('time')} covers {size} "
-                         f"line(s), the trail has {self.tree.size}: lines were cut")  # fmt: skip
+        self._anchors_held()
         for run, end in self.ended.items():
             self.add(end, "", f"run {run[:8]} has no tree head after its end line: it was "
                      "removed, or the crawl was killed as it wrote it")  # fmt: skip

@@ -275,7 +275,7 @@ def verify(
     heads = [head.strip() for head in heads]
     files = [head for head in heads if not _SHA256.fullmatch(head)]
     anchors = [entry for name in files for entry in head_file_entries(name, trail.path)]
-    verifier = Verifier(trail, sink, keep, key, anchors)
+    verifier = Verifier(trail, sink, keep, key, anchors if files else None)
     verifier.others = [Path(other) for other in also if Path(other) != trail.path]
     wanted = {head.lower() for head in heads if head not in files}
     for line in trail.lines():

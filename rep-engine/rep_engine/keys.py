@@ -38,6 +38,13 @@ MAX_KEY_FILE_BYTES: Final = 64 * 1024
 KEY_BYTES: Final = 32
 SIGNATURE_BYTES: Final = 64
 INSTALL: Final = "pip install cryptography"
+#: Ed25519 keys whose private half is published, by thumbprint: signatures made with one
+#: prove nothing (draft-ietf-webbotauth-httpsig-protocol-01 §6.8: "MUST NOT be used in
+#: production"); a crawl refuses them at start unless a setting names one for tests.
+TEST_KEYS: Final = {
+    "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U": "RFC 9421 Appendix B.1.4's test key",
+    "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k": "RFC 8037 Appendix A.1's example key",
+}
 
 
 class SigningKeyError(ValueError):
@@ -92,9 +99,17 @@ def read_key_file(path: str | Path) -> bytes:
     return data
 
 
-def read_private_key(path: str | Path) -> Ed25519PrivateKey:
-    """The Ed25519 private key in the file at ``path`` (PEM PKCS#8, or a JWK with ``d``)."""
-    return private_key(read_key_file(path), str(path))
+def read_private_key(path: str | Path, allowed_test_key: str = "") -> Ed25519PrivateKey:
+    """The Ed25519 private key in the file at ``path`` (PEM PKCS#8, or a JWK with ``d``);
+    one of :data:`TEST_KEYS` only when ``allowed_test_key`` is its thumbprint."""
+    key = private_key(read_key_file(path), str(path))
+    kid = thumbprint(key.public_key())
+    if kid in TEST_KEYS and kid != allowed_test_key:
+        raise SigningKeyError(
+            f"{path}: {TEST_KEYS[kid]}, published: anyone can sign with it; make a key of "
+            f"your own (for a test, set REP_ALLOW_TEST_KEY = {kid!r})"
+        )
+    return key
 
 
 def read_public_key(path: str | Path, kid: str | None = None) -> Ed25519PublicKey:
@@ -140,14 +155,19 @@ def private_key(data: bytes, source: str) -> Ed25519PrivateKey:
 
 
 def public_key(data: bytes, source: str, kid: str | None = None) -> Ed25519PublicKey:
-    """The Ed25519 public key ``data`` holds: PEM ``PUBLIC KEY`` (RFC 8410 §4), a private
-    key (:func:`private_key`: its public half), a JWK (RFC 8037 §2), or a JWK Set (RFC 7517
+    """The Ed25519 public key ``data`` holds: PEM ``PUBLIC KEY`` or DER (RFC 8410 §4), an
+    OpenSSH ``ssh-ed25519`` line, its 32 raw bytes (RFC 8032 §5.1.5), a private key
+    (:func:`private_key`: its public half), a JWK (RFC 8037 §2), or a JWK Set (RFC 7517
     §5) and ``kid``, the key id of one of its keys: its ``kid`` member or its thumbprint
     (a set of one key needs none)."""
     _require()
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives import serialization
     from cryptography.hazmat.primitives.asymmetric import ed25519
 
-    text = data.lstrip()
+    text = data.strip()
+    if len(data) == KEY_BYTES:
+        return ed25519.Ed25519PublicKey.from_public_bytes(data)
     if text.startswith(b"{"):
         document = _json(data, source)
         if isinstance(document.get("keys"), list):
@@ -156,18 +176,20 @@ def public_key(data: bytes, source: str, kid: str | None = None) -> Ed25519Publi
             return private_key(data, source).public_key()
         x = b64url_bytes(document["x"], source, "x")
         return ed25519.Ed25519PublicKey.from_public_bytes(x)
+    if text.startswith(b"-----BEGIN ") and not text.startswith(b"-----BEGIN PUBLIC KEY-----"):
+        return private_key(data, source).public_key()
+    load, given = serialization.load_der_public_key, data
     if text.startswith(b"-----BEGIN PUBLIC KEY-----"):
-        from cryptography.exceptions import UnsupportedAlgorithm
-        from cryptography.hazmat.primitives.serialization import load_pem_public_key
-
-        try:
-            key = load_pem_public_key(data)
-        except (ValueError, UnsupportedAlgorithm) as error:
-            raise SigningKeyError(f"{source}: no Ed25519 public key ({_first(error)})") from None
-        if not isinstance(key, ed25519.Ed25519PublicKey):
-            raise SigningKeyError(f"{source}: holds {_kind(key)} key, not an Ed25519 one")
-        return key
-    return private_key(data, source).public_key()
+        load = serialization.load_pem_public_key
+    elif text.startswith(b"ssh-"):
+        load, given = serialization.load_ssh_public_key, text
+    try:
+        key = load(given)
+    except (ValueError, UnsupportedAlgorithm) as error:
+        raise SigningKeyError(f"{source}: {_NOT_A_PUBLIC_KEY} ({_first(error)})") from None
+    if not isinstance(key, ed25519.Ed25519PublicKey):
+        raise SigningKeyError(f"{source}: holds {_kind(key)} key, not an Ed25519 one")
+    return key
 
 
 def _from_set(keys: list[Any], source: str, kid: str | None) -> Ed25519PublicKey:
@@ -200,6 +222,10 @@ def _from_set(keys: list[Any], source: str, kid: str | None) -> Ed25519PublicKey
 _NOT_A_KEY: Final = (
     "no Ed25519 private key (expected PEM 'BEGIN PRIVATE KEY', PKCS#8, or a JWK with 'd')"
 )
+_NOT_A_PUBLIC_KEY: Final = (
+    "no Ed25519 public key (expected PEM 'BEGIN PUBLIC KEY', an OpenSSH 'ssh-ed25519' "
+    "line, DER, its 32 raw bytes, a JWK or a JWK Set)"
+)
 
 
 def _first(error: Exception) -> str:
@@ -217,7 +243,7 @@ def _kind(key: Any) -> str:
 def _json(data: bytes, source: str) -> dict[str, Any]:
     try:
         document = json.loads(data)
-    except ValueError as error:
+    except (ValueError, RecursionError) as error:
         raise SigningKeyError(f"{source}: not JSON ({error})") from None
     if not isinstance(document, dict):
         raise SigningKeyError(f"{source}: not a JWK (a JSON object)")

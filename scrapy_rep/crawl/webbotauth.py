@@ -1,6 +1,9 @@
-"""Web Bot Auth: every request the crawl sends signed, so that a site can tell the crawl's
-requests from anyone's who copies its User-Agent (draft-ietf-webbotauth-httpsig-protocol-01,
-on HTTP Message Signatures, RFC 9421; docs/keys.md).
+"""Web Bot Auth: every ``https`` request the crawl sends signed, so that a site can tell the
+crawl's requests from anyone's who copies its User-Agent
+(draft-ietf-webbotauth-httpsig-protocol-01, on HTTP Message Signatures, RFC 9421;
+docs/keys.md); an ``http`` one only with ``REP_WEB_BOT_AUTH_HTTP`` (§6.1: a signature sent
+in clear can be replayed by whoever sees it until it expires). A published test key
+(RFC 9421's) stops the crawl at start unless ``REP_ALLOW_TEST_KEY`` names it (§6.8).
 
 With ``REP_WEB_BOT_AUTH_KEY`` (the operator's Ed25519 private key, read by
 :mod:`rep_engine.keys`) and ``REP_WEB_BOT_AUTH_AGENT`` (the https URL of its key
@@ -99,6 +102,9 @@ class Signer:
     keyid: str
     #: ``expires`` minus ``created``, in seconds (``REP_WEB_BOT_AUTH_LIFETIME``).
     lifetime: int
+    #: ``http://`` requests signed too (``REP_WEB_BOT_AUTH_HTTP``): else only ``https://``
+    #: ones, the draft's §6.1 ("Use of TLS": a signature sent in clear can be replayed).
+    http: bool = False
 
     @cached_property
     def agent_header(self) -> str:
@@ -133,8 +139,13 @@ class Signer:
 
     def sign(self, request: Request) -> None:
         """Set ``request``'s three headers for its send now (replacing any it carried: a
-        retry's, a redirect's)."""
+        retry's, a redirect's); a request of another scheme than ``https`` (``http`` too,
+        with :attr:`http`) is sent without them."""
         parts = urlsplit(request.url)
+        if parts.scheme.lower() not in ("https", "http" if self.http else "https"):
+            for name in ("Signature-Agent", "Signature-Input", "Signature"):
+                request.headers.pop(name, None)  # a hop from https: not sent in clear
+            return
         host = request.headers.get(b"Host")
         if host:
             authority = host.decode("latin-1").strip().lower()
@@ -159,11 +170,12 @@ def signer_of(config: RepConfig) -> Signer | None:
     if not config.web_bot_auth_key:
         return None
     try:
-        key = keys.read_private_key(config.web_bot_auth_key)
+        key = keys.read_private_key(config.web_bot_auth_key, config.allow_test_key)
     except keys.SigningKeyError as error:
         raise RepSettingError(f"REP_WEB_BOT_AUTH_KEY: {error}") from None
     keyid = keys.thumbprint(key.public_key())
-    return Signer(key, config.web_bot_auth_agent, keyid, config.web_bot_auth_lifetime)
+    return Signer(key, config.web_bot_auth_agent, keyid, config.web_bot_auth_lifetime,
+                  config.web_bot_auth_http)  # fmt: skip
 
 
 #: The signer of each crawl that signs its requests.

@@ -15,7 +15,6 @@ from typing import Any
 import pytest
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from rep_engine.trail.heads import signed_message
 from tests.support.recheck import RECHECKED, recheck_trail
 from tests.support.signatures import operator_key
 from tests.support.tools import audit_tool
@@ -172,14 +171,16 @@ def test_a_bundle_signed_by_another_key_or_proved_against_another_head_fails(
     _, bundle, public = signed
     other = operator_key(tmp_path / "other.pem")
 
-    def resign(loaded: dict[str, Any]) -> None:
+    def resign(loaded: dict[str, Any]) -> None:  # the checkpoint signed again, same names
         head = loaded["head"]
-        head["signature"] = base64.b64encode(
-            other.sign(signed_message(head["size"], head["root"], head["time"]))
-        ).decode()
+        text, line = head["checkpoint"].split("\n\n")
+        name, coded = line[2:].split()
+        forged = base64.b64decode(coded)[:4] + other.sign(f"{text}\n".encode())
+        head["checkpoint"] = f"{text}\n\n\u2014 {name} {base64.b64encode(forged).decode()}\n"
 
     status, said = checked(changed(bundle, resign), public)
-    assert status == 1 and said[0].startswith("file: the tree head's signature is not key "), said
+    assert status == 1 and said[0].startswith("file: the tree head's checkpoint is not signed "
+                                              "by key "), said  # fmt: skip
     first = json.loads(bundle.with_name("first.json").read_text())["head"]
     status, said = checked(changed(bundle, lambda b: b.update(head=first)), public)
     assert status == 1
@@ -353,7 +354,7 @@ def test_a_bundle_not_checked_with_the_operators_key_is_not_clean(
     assert said[-1].startswith(f"{bundle}: nothing found wrong, but not proven (no --key): ")
     for wrong in (["--unsigned", "--key", str(public)], ["--key", ""], ["--unsigned", "--key", ""]):
         assert audit_tool("check-bundle", str(bundle), *wrong) == (2, "")  # a script's unset $KEY
-    for stripped in (("key", "signature"), ("signature",)):
+    for stripped in (("key", "signature", "checkpoint"), ("signature", "checkpoint")):
         forged = changed(bundle, lambda b, s=stripped: b["head"].update(dict.fromkeys(s)))
         status, out = audit_tool("check-bundle", str(forged))
         assert status != 0 and out.startswith(

@@ -8,6 +8,7 @@ are left to catch him."""
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,8 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from rep_audit.treeheads import NO_HEAD
 from rep_audit.verify import verify
+from rep_engine import keys
+from rep_engine.trail.heads import signed_message
 from tests.support.recheck import RECHECKED, recheck_trail
 from tests.support.signatures import operator_key
 from tests.support.tools import audit_tool
@@ -109,16 +112,50 @@ def test_a_record_changed_and_every_hash_made_again_is_caught_by_the_key(tmp_pat
 
     forged = rewritten(trail, forge)
     assert verify(forged).clean  # what the chain and the roots alone cannot tell
-    kid = next(json.loads(line) for line in trail.read_text().splitlines()
-               if '"type":"head"' in line)["key"]  # fmt: skip
-    assert (
-        findings_of(forged, public)
-        == [
-            f"the tree head's signature is not key {kid}'s over its "
-            "size, root and time: the head was changed or forged"
-        ]
-        * 2
-    )
+    assert findings_of(forged, public) == [
+        f"the tree head's checkpoint is of {size} line(s) and root {root[:16]}…, not the "
+        "head's size and root"
+        for size, root in heads_of(trail)
+    ]
+
+
+def heads_of(trail: Path) -> list[tuple[int, str]]:
+    """The size and root of each head of ``trail``, as its checkpoints say them."""
+    found = [json.loads(line) for line in trail.read_text().splitlines() if '"head"' in line]
+    return [(head["size"], head["root"]) for head in found]
+
+
+def test_heads_written_before_checkpoints_still_verify(tmp_path: Path) -> None:
+    """A head of an earlier release: its signature over "scrapy_rep tree head v1", its size,
+    root and time, read and checked with the key; changed, it fails."""
+    trail, public = signed_recheck(tmp_path)
+    private = keys.read_private_key(tmp_path / "key.pem")
+
+    def legacy(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        for index, head in enumerate(records):
+            if head["type"] == "head":
+                del head["checkpoint"]
+                head.update(json.loads(encode(records[: index + 1])[-1]))  # its root
+                signed = signed_message(head["size"], head["root"], head["time"])
+                head["signature"] = base64.b64encode(private.sign(signed)).decode()
+                del head["prev"]
+        return records
+
+    old = rewritten(trail, legacy)
+    assert findings_of(old, public) == []
+    assert verify(old, key=str(public)).tree.endswith("checked with --key (2 head(s) in all)")
+
+    def retimed(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        next(r for r in records if r["type"] == "head")["time"] = "2020-01-01T00:00:00.000Z"
+        return records
+
+    lines = [json.loads(line) for line in old.read_text().splitlines()]
+    for line in lines:
+        line.pop("prev")
+    later = tmp_path / "retimed.jsonl"
+    later.write_bytes(b"".join(encode(retimed(lines), heads=False)))
+    later.with_name("retimed.jsonl.d").symlink_to(trail.with_name("trail.jsonl.d"))
+    assert findings_of(later, public)[0].startswith("the tree head's signature is not key ")
 
 
 def test_a_head_file_that_disagrees_with_the_trail_fails_verify_head(tmp_path: Path) -> None:

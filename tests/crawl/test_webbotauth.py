@@ -124,3 +124,38 @@ def test_no_key_no_signer_and_a_bad_key_names_the_setting(tmp_path: Path) -> Non
     config = RepConfig.from_settings(signing(tmp_path / "bad.pem"))
     with pytest.raises(RepSettingError, match=r"^REP_WEB_BOT_AUTH_KEY: .*bad\.pem: no Ed25519"):
         signer_of(config)
+
+
+def test_no_signature_agent_member_carries_a_parameter(signer: Signer) -> None:
+    """draft-ietf-webbotauth-httpsig-protocol-01, "Signature-Agent": "Dictionary members MUST
+    NOT carry parameters" (a verifier ignores one that does): read as a Structured Field
+    Dictionary, each member is a String of an https URL and nothing more."""
+    from http_sfv import Dictionary
+
+    request = Request("https://example.com/p")
+    signer.sign(request)
+    parsed = Dictionary()
+    parsed.parse(request.headers[b"Signature-Agent"])
+    assert list(parsed) == ["sig1"]
+    for member in parsed.values():
+        assert (member.value, dict(member.params)) == (AGENT, {})
+
+
+def test_an_http_request_goes_unsigned_unless_http_is_signed(tmp_path: Path) -> None:
+    """Only https requests are signed by default (draft §6.1); a hop from https to http
+    drops the signature it carried. ``REP_WEB_BOT_AUTH_HTTP`` signs http too."""
+    operator_key(tmp_path / "key.pem")
+    made = signer_of(RepConfig.from_settings(signing(tmp_path / "key.pem", http=False)))
+    assert made is not None
+    secure = Request("https://example.com/x")
+    made.sign(secure)
+    hop = secure.replace(url="http://example.com/y")
+    for request in (hop, Request("http://example.com/x"), Request("ftp://example.com/x")):
+        made.sign(request)
+        assert not {b"Signature", b"Signature-Input", b"Signature-Agent"} & set(request.headers)
+    assert b"Signature" in secure.headers
+    both = signer_of(RepConfig.from_settings(signing(tmp_path / "key.pem")))
+    assert both is not None
+    plain = Request("http://example.com/x")
+    both.sign(plain)
+    assert b"Signature" in plain.headers

@@ -191,3 +191,34 @@ async def test_a_crawl_steerable_from_outside_says_so_in_its_bundle_and_report(
         page = html.read_text()
         assert (f'<p class="bad steering">run {header["run"][:8]}: REMOTE_CONTROL_ENABLED on: '
                 in page) is steered  # fmt: skip
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_request_whose_host_addressed_another_site_is_in_that_sites_bundle(
+    tmp_path: Path,
+) -> None:
+    """``http://127.0.0.1:P/open`` sent with ``Host: localhost:P`` reached localhost (its
+    server read the header, its robots.txt decided it): it is in localhost's bundle, said
+    to be chained under its URL's site, and in 127.0.0.1's; both check clean."""
+    from tests.support.virtualhosts import HostHeaderSpider, serving_two_sites
+
+    operator_key(tmp_path / "key.pem")
+    _, port, number = serving_two_sites("User-agent: *\nAllow: /\n", "User-agent: *\nAllow: /\n")
+    ip, name = f"http://127.0.0.1:{number}", f"localhost:{number}"
+    trail = tmp_path / "trail.jsonl"
+    HostHeaderSpider.sent_to = ((f"{ip}/open", name), (f"{ip}/own", ""))
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_AUDIT_SIGNING_KEY": str(tmp_path / "key.pem")}
+    try:
+        await crawl([], settings, HostHeaderSpider)
+    finally:
+        await port.stopListening()
+    for site, told in ((f"http://localhost:{number}", [f"{ip}/open"]),
+                       (ip, [f"{ip}/open", f"{ip}/own"])):  # fmt: skip
+        bundle = tmp_path / "b.json"
+        assert audit_tool("bundle", str(trail), "--site", site, "--out", str(bundle))[0] == 0
+        status, out = checked_alone(str(bundle), "--key", str(tmp_path / "key.pem"))
+        assert status == 0, out
+        lines = out.splitlines()
+        assert sorted(line.split(": ")[1] for line in lines if line.startswith("line ")) == told
+        addressed = [line for line in lines if "sent with a Host addressing" in line]
+        assert len(addressed) == (site != ip), out

@@ -246,3 +246,10 @@ def test_scrapy_audit_and_errors_are_escaped(tmp_path: Path) -> None:
         sys.stderr = sys_stderr
     assert_terminal_safe(err.getvalue().rstrip("\n"))
     assert "no\\x1b]0;pwned" in err.getvalue()
+
+
+def test_rep_audit_names_itself_in_its_errors(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "rep_audit", "verify", str(tmp_path / "none")],
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 2 and done.stderr.startswith("rep-audit: error: "), done.stderr
+    assert len(done.stderr.splitlines()) == 1

@@ -29,7 +29,15 @@ from tests.support.robotsite import (
     rsl_reply,
 )
 from tests.support.scrapyproject import make_project, scrapy_crawl
-from tests.support.signatures import AGENT, directory_keys, operator_key, signing, verified
+from tests.support.signatures import (
+    AGENT,
+    RFC9421_KID,
+    RFC9421_PRIVATE,
+    directory_keys,
+    operator_key,
+    signing,
+    verified,
+)
 
 #: A tdmrep.json that reserves nothing, and the headers it is served with.
 TDMREP = json.dumps([{"location": "/*", "tdm-reservation": 0}]).encode()
@@ -224,6 +232,12 @@ def rsa_key(path: Path) -> Path:
         ("http", "REP_WEB_BOT_AUTH_AGENT: expected an absolute https URL"),
         ("no key", "REP_WEB_BOT_AUTH_KEY: required with REP_WEB_BOT_AUTH_AGENT"),
         ("no agent", "REP_WEB_BOT_AUTH_AGENT: required with REP_WEB_BOT_AUTH_KEY"),
+        (
+            "test key",
+            "REP_WEB_BOT_AUTH_KEY: {test}: RFC 9421 Appendix B.1.4's test key, "
+            "published: anyone can sign with it",
+        ),
+        ("trail test key", "REP_AUDIT_SIGNING_KEY: {test}: RFC 9421 Appendix B.1.4's test key"),
     ],
 )
 @pytest_twisted.ensureDeferred
@@ -233,8 +247,15 @@ async def test_a_crawl_that_cannot_sign_stops_at_start_naming_the_setting(
     """Never a crawl that sends its requests unsigned when it was asked to sign them."""
     key_file = tmp_path / "key.pem"
     operator_key(key_file)
-    files = {"missing": tmp_path / "missing.pem", "rsa": rsa_key(tmp_path / "rsa.pem")}
+    files = {"missing": tmp_path / "missing.pem", "rsa": rsa_key(tmp_path / "rsa.pem"),
+             "test": tmp_path / "rfc9421.pem"}  # fmt: skip
+    files["test"].write_bytes(RFC9421_PRIVATE)
     settings: dict[str, Any] = {
+        "test key": signing(files["test"]),
+        "trail test key": {
+            "REP_AUDIT_FILE": str(tmp_path / "t.jsonl"),
+            "REP_AUDIT_SIGNING_KEY": str(files["test"]),
+        },
         "missing": signing(files["missing"]),
         "rsa": signing(files["rsa"]),
         "http": {**signing(key_file), "REP_WEB_BOT_AUTH_AGENT": "http://crawler.example/keys"},
@@ -243,6 +264,40 @@ async def test_a_crawl_that_cannot_sign_stops_at_start_naming_the_setting(
     }[case]
     line = await refused_at_start(settings)
     assert line.startswith("scrapy_rep: error: " + said.format(**files)), line
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_test_key_signs_only_where_a_setting_names_it(tmp_path: Path) -> None:
+    """REP_ALLOW_TEST_KEY names RFC 9421's key: a test crawl signs with it."""
+    key_file = tmp_path / "rfc9421.pem"
+    key_file.write_bytes(RFC9421_PRIVATE)
+    sites = signed_site()
+    allowed = {**signing(key_file), "REP_ALLOW_TEST_KEY": RFC9421_KID}
+    try:
+        await crawl([sites.url("a", "/p")], {**SETTINGS, **allowed})
+    finally:
+        await sites.close()
+    assert all(dict(headers).get("Signature") for _, _, _, headers in received(sites))
+
+
+@pytest_twisted.ensureDeferred
+async def test_http_requests_go_unsigned_unless_a_setting_says_so(tmp_path: Path) -> None:
+    """draft §6.1: a signature sent over http can be replayed by whoever sees it; by
+    default no http:// request carries one, robots.txt's neither."""
+    key_file = tmp_path / "key.pem"
+    operator_key(key_file)
+    sites = signed_site()
+    try:
+        await crawl(
+            [sites.url("a", p) for p in PATHS], {**SETTINGS, **signing(key_file, http=False)}
+        )
+    finally:
+        await sites.close()
+    seen = received(sites)
+    assert {target for _, _, target, _ in seen} >= {"/robots.txt", "/p", "/target"}
+    for _, _, target, headers in seen:
+        names = {name.lower() for name, _ in headers}
+        assert not names & {"signature", "signature-input", "signature-agent"}, target
 
 
 def test_scrapy_crawl_without_its_key_exits_2_naming_the_setting(tmp_path: Path) -> None:

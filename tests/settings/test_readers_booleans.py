@@ -39,7 +39,7 @@ def test_every_boolean_setting_has_the_one_reader() -> None:
     assert {"REP_OBEY_CRAWL_DELAY", "REP_REPORT", "REP_AUDIT_REQUIRED"} <= {
         s.name for s in BOOLEANS
     }
-    assert len(BOOLEANS) == 14
+    assert len(BOOLEANS) == 15
     assert all(s.read is read_bool for s in BOOLEANS)
     assert [s for s in SETTINGS if s.read is read_bool] == BOOLEANS
 

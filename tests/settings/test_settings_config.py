@@ -70,8 +70,11 @@ BEFORE: tuple[tuple[str, str, Any], ...] = (
     ("REP_WEB_BOT_AUTH_KEY", "web_bot_auth_key", ""),
     ("REP_WEB_BOT_AUTH_AGENT", "web_bot_auth_agent", ""),
     ("REP_WEB_BOT_AUTH_LIFETIME", "web_bot_auth_lifetime", 300),
+    ("REP_WEB_BOT_AUTH_HTTP", "web_bot_auth_http", False),
+    ("REP_ALLOW_TEST_KEY", "allow_test_key", ""),
     # added since: the trail's tree heads (docs/audit-trail.md)
     ("REP_AUDIT_SIGNING_KEY", "audit_signing_key", ""),
+    ("REP_AUDIT_LOG_ORIGIN", "audit_log_origin", ""),
     ("REP_AUDIT_HEAD_FILE", "audit_head_file", ""),
 )
 #: The settings whose reader refused "ture" before, naming the setting.

@@ -18,6 +18,13 @@ from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption,
 
 #: The ``Signature-Agent`` URL the tests' crawls send.
 AGENT = "https://crawler.example/.well-known/http-message-signatures-directory"
+#: RFC 9421 Appendix B.1.4's test-key-ed25519, which the draft's Ed25519 vectors use
+#: (published: a crawl refuses it unless ``REP_ALLOW_TEST_KEY`` names it), and its id.
+RFC9421_PRIVATE = b"""-----BEGIN PRIVATE KEY-----
+MC4CAQAwBQYDK2VwBCIEIJ+DYvh6SEqVTm50DFtMDoQikTmiCqirVv9mWG9qfSnF
+-----END PRIVATE KEY-----
+"""
+RFC9421_KID = "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U"
 
 
 def operator_key(path: Path) -> Ed25519PrivateKey:
@@ -28,13 +35,15 @@ def operator_key(path: Path) -> Ed25519PrivateKey:
     return key
 
 
-def signing(path: Path, lifetime: int = 86_400) -> dict[str, Any]:
+def signing(path: Path, lifetime: int = 86_400, http: bool = True) -> dict[str, Any]:
     """The settings of a crawl that signs with the key at ``path`` (a day's lifetime: the
-    verifier checks a signature after the crawl, never against a clock it races)."""
+    verifier checks a signature after the crawl, never against a clock it races), its
+    ``http://`` requests too (the tests' local sites are http) unless ``http`` is false."""
     return {
         "REP_WEB_BOT_AUTH_KEY": str(path),
         "REP_WEB_BOT_AUTH_AGENT": AGENT,
         "REP_WEB_BOT_AUTH_LIFETIME": lifetime,
+        "REP_WEB_BOT_AUTH_HTTP": http,
     }
 
 

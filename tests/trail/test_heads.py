@@ -8,19 +8,21 @@ end with one."""
 
 from __future__ import annotations
 
-import base64
 import gzip
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from rep_engine.trail import file as trail_file
 from rep_engine.trail.file import TrailFile
-from rep_engine.trail.heads import HeadOptions, resumed, signed_message
+from rep_engine.trail.heads import HeadOptions, resumed
 from rep_engine.trail.merkle import MerkleTree, leaf_hash, verify_consistency
 from rep_engine.trail.read import tail_of
+from tests.support import c2sp
 from tests.support.signatures import operator_key
 
 pytestmark = pytest.mark.trail_not_verified("bare lines: what the file adds is checked here")
@@ -67,37 +69,45 @@ def test_a_run_ends_with_its_site_lines_and_a_head_over_every_line_before_it(
     head = lines[-1]
     tree = MerkleTree(leaf_hash(line) for line in raw[:-1])  # the bytes with their newline
     assert (head["size"], head["root"]) == (7, tree.root().hex())
-    assert head["last_request"] == 3 and head["key"] is None and head["signature"] is None
+    assert head["last_request"] == 3 and head["key"] is None and head["checkpoint"] is None
 
 
-def test_a_signed_head_verifies_with_the_operators_public_key_and_goes_to_the_head_file(
+def test_a_signed_head_is_a_c2sp_checkpoint_of_the_operators_key_and_goes_to_the_head_file(
     tmp_path: Path,
 ) -> None:
+    """Each head is a checkpoint (c2sp.org/tlog-checkpoint) signed by the operator's key
+    under its origin, read and verified by a reader of the C2SP formats of the tests' own:
+    the trail's first line names the log, the same for both runs."""
     key = operator_key(tmp_path / "key.pem")
+    public = key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
     heads = tmp_path / "elsewhere" / "heads.jsonl"
     heads.parent.mkdir()
-    options = HeadOptions(key.sign, "kid", heads)
+    options = HeadOptions(key.sign, "kid", heads, public)
     path = tmp_path / "t.jsonl"
     written(path, run_records(), options)
     written(path, run_records("1" * 32), options)
-    lines = [json.loads(line) for line in file_lines(path)]
-    found = [line for line in lines if line["type"] == "head"]
+    raw = file_lines(path)
+    found = [json.loads(line) for line in raw if b'"type":"head"' in line]
+    origin = f"rep-audit/kid/{hashlib.sha256(raw[0]).hexdigest()[:16]}"
     assert len(found) == 2
     for head in found:
-        signature = base64.b64decode(head["signature"])
-        message = f"scrapy_rep tree head v1\n{head['size']}\n{head['root']}\n{head['time']}\n"
-        assert signed_message(head["size"], head["root"], head["time"]) == message.encode()
-        key.public_key().verify(signature, message.encode())  # raises if it does not
+        text, _ = c2sp.split(head["checkpoint"])
+        assert c2sp.checkpoint(text) == (origin, head["size"], bytes.fromhex(head["root"]))
+        assert c2sp.verifies(head["checkpoint"], origin, public)
+        assert not c2sp.verifies(head["checkpoint"], origin + "x", public)
     kept = [json.loads(line) for line in heads.read_text().splitlines()]
     assert [entry["trail"] for entry in kept] == [str(path.absolute())] * 2
-    assert [(e["size"], e["root"], e["signature"]) for e in kept] == [
-        (h["size"], h["root"], h["signature"]) for h in found
+    assert [(e["size"], e["root"], e["checkpoint"]) for e in kept] == [
+        (h["size"], h["root"], h["checkpoint"]) for h in found
     ]
     old, new = found
     proof = MerkleTree(leaf_hash(line) for line in file_lines(path)[: new["size"]])
     assert verify_consistency(old["size"], new["size"], bytes.fromhex(old["root"]),
                               bytes.fromhex(new["root"]),
                               proof.consistency_proof(old["size"]))  # fmt: skip
+    named = HeadOptions(key.sign, "kid", None, public, "crawler.example/trail")
+    written(path, run_records("2" * 32), named)
+    assert c2sp.verifies(json.loads(file_lines(path)[-1])["checkpoint"], named.origin, public)
 
 
 def test_an_appending_run_goes_on_from_the_last_head_without_reading_the_trail(

@@ -434,6 +434,22 @@ class RepConfig(FetchSettings):
         help="How long a request's signature is valid after it is sent",
         unit="seconds",
     )
+    #: ``http://`` requests signed too: the draft (§6.1, "Use of TLS") says a signature
+    #: sent in clear can be replayed by whoever sees it; off, they go unsigned.
+    web_bot_auth_http: bool = setting(
+        False,
+        read_bool,
+        help="Sign http:// requests too (their signatures travel in clear)",
+    )
+    #: The key id of a published test key (RFC 9421 Appendix B.1.4's, RFC 8037
+    #: Appendix A.1's) a crawl may sign with; any other use of one stops it at start
+    #: (draft §6.8: "MUST NOT be used in production"; :data:`rep_engine.keys.TEST_KEYS`).
+    allow_test_key: str = setting(
+        "",
+        read_str,
+        help="The key id of a published test key a test crawl may sign with",
+        shown="none",
+    )
     #: The trail's tree heads (docs/audit-trail.md, "Tree heads"): each is signed with
     #: this Ed25519 key; ``""``: unsigned. Read at start, as the Web Bot Auth key is
     #: (the writers of the trail, with :mod:`rep_engine.keys`), not here.
@@ -442,6 +458,15 @@ class RepConfig(FetchSettings):
         read_str,
         help="The Ed25519 private key file the trail's tree head of each run is signed with",
         shown="unsigned",
+    )
+    #: The origin of the trail's checkpoints (c2sp.org/tlog-checkpoint), the name its
+    #: witnesses know its log by; ``""``: named after the key and the trail
+    #: (:func:`rep_engine.trail.heads.origin_of_trail`).
+    audit_log_origin: str = setting(
+        "",
+        read_str,
+        help="The name of the trail's log in its signed checkpoints, as its witnesses know it",
+        shown="after the key and the trail",
     )
     #: A file each tree head is also appended to, one JSON line per run: kept where the
     #: trail's keeper cannot rewrite it, it anchors ``audit verify --head``.

@@ -38,8 +38,8 @@ from rep_engine.trail.fileaccess import TrailFileError as TrailFileError
 from rep_engine.trail.fileaccess import check_folder as check_folder
 from rep_engine.trail.fileaccess import check_is_trail as check_is_trail
 from rep_engine.trail.fileaccess import check_writable as check_writable
+from rep_engine.trail.fileaccess import first_line, replacing
 from rep_engine.trail.fileaccess import is_gzip as is_gzip
-from rep_engine.trail.fileaccess import replacing
 from rep_engine.trail.fileaccess import same_file as same_file
 from rep_engine.trail.heads import (
     SITE_RECORDS,
@@ -248,7 +248,7 @@ def _tree(path: Path, last: bytes | None) -> tuple[Frontier, Uncounted]:
         return Frontier(), {}
     try:
         head = json.loads(last)
-    except ValueError:
+    except (ValueError, RecursionError):
         head = None
     tree = resumed(head if isinstance(head, dict) else None)
     if tree is not None:
@@ -297,6 +297,9 @@ class TrailFile:
             #: The Merkle tree over every line of the file (its size: the lines), and the
             #: records of earlier runs no ``site`` line counts (written at the run's end).
             self.tree, self._uncounted = _tree(path, last)
+            #: The SHA-256 of the file's first line (``""``: none yet): its checkpoints'
+            #: origin is named after it (:func:`rep_engine.trail.heads.origin_of_trail`).
+            self.first = hashlib.sha256(first_line(path) or b"").hexdigest() if last else ""
         except BaseException:
             self._file.close()
             raise
@@ -344,7 +347,9 @@ class TrailFile:
             self._append({"type": "site", "run": of, "time": end.get("time"), "site": site,
                           "records": count, "last": last})  # fmt: skip
         self._sites, self._uncounted = {}, {}
-        head = self.last_head = head_line(run, self.tree, self.heads, end.get("last_request"))
+        head = self.last_head = head_line(
+            run, self.tree, self.heads, end.get("last_request"), self.first
+        )
         self._append(head)
         if self.heads.file is not None:
             append_head(self.heads.file, self.path, head)
@@ -360,6 +365,7 @@ class TrailFile:
                 raise OSError("no bytes written")
             view = view[written:]
         self.prev = hashlib.sha256(line).hexdigest()
+        self.first = self.first or self.prev
         self.tree.add(leaf_hash(line))
         self.lines += 1
 

@@ -55,7 +55,7 @@ def check_is_trail(path: Path) -> None:
     try:
         if not path.exists() or not stat.S_ISREG(path.stat().st_mode):
             return
-        first = _first_gzip_line(path) if is_gzip(path) else _first_plain_line(path)
+        first = first_line(path)
     except OSError as error:
         raise TrailFileError(f"{path} cannot be read back ({error.strerror})") from None
     if first is None:
@@ -63,7 +63,7 @@ def check_is_trail(path: Path) -> None:
     if first.endswith(b"\n"):
         try:
             record = json.loads(first)
-        except ValueError:  # UnicodeDecodeError too
+        except (ValueError, RecursionError):  # UnicodeDecodeError too
             record = None
         if (
             isinstance(record, dict)
@@ -81,6 +81,12 @@ def _not_a_trail(path: Path) -> TrailFileError:
         f"{path} is not an audit trail (its first line is not the run line a trail starts "
         "with): the trail would be appended to it; name another file"
     )
+
+
+def first_line(path: Path) -> bytes | None:
+    """The first line of the trail at ``path`` (``None``: empty, or its first gzip member
+    cut); raises ``OSError``, and :class:`TrailFileError` for a ``.gz`` of no gzip data."""
+    return _first_gzip_line(path) if is_gzip(path) else _first_plain_line(path)
 
 
 def _first_plain_line(path: Path) -> bytes | None:

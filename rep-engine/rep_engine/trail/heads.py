@@ -17,8 +17,11 @@ ends with
 - its ``head`` line: the number of lines before it (``size``), the Merkle root over them
   (``root``), the time, the roots of the tree's perfect subtrees (``frontier``: the
   next run goes on from them without reading the trail), and, when the operator gives
-  ``REP_AUDIT_SIGNING_KEY``, the key's RFC 7638 thumbprint (``key``) and the Ed25519
-  signature (RFC 8032) of :func:`signed_message`.
+  ``REP_AUDIT_SIGNING_KEY``, the key's RFC 7638 thumbprint (``key``) and the head as a
+  C2SP checkpoint signed with it (``checkpoint``: :mod:`rep_engine.trail.notes`), whose
+  origin names the trail (:func:`origin_of_trail`). Heads written before checkpoints
+  carry the Ed25519 signature (RFC 8032) of :func:`signed_message` instead
+  (``signature``), still read.
 
 The key is read by the writers (:mod:`rep_engine.keys`, above this floor): the file is
 given its signing function (:class:`HeadOptions`).
@@ -26,7 +29,6 @@ given its signing function (:class:`HeadOptions`).
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,10 +36,11 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_engine.records import iso_time
+from rep_engine.trail import notes
 from rep_engine.trail.merkle import Frontier
 from rep_engine.urls.origins import OriginMemo
 
-#: What a tree head's signature is over, before its size, root and time.
+#: What a head's signature was over, before its size, root and time, before checkpoints.
 SIGNED_PREFIX: Final = b"scrapy_rep tree head v1\n"
 #: The records of a site, chained by ``site_prev`` and counted by its ``site`` line.
 SITE_RECORDS: Final = frozenset({"url", "file", "item"})
@@ -45,8 +48,8 @@ _ORIGINS: Final = OriginMemo()
 
 
 def signed_message(size: int, root: str, time: str) -> bytes:
-    """The bytes a head's signature is over: the prefix, then its ``size``, ``root`` (hex)
-    and ``time``, each on a line of its own."""
+    """The bytes a head's signature was over before checkpoints: the prefix, then its
+    ``size``, ``root`` (hex) and ``time``, each on a line of its own."""
     return SIGNED_PREFIX + f"{size}\n{root}\n{time}\n".encode()
 
 
@@ -60,11 +63,23 @@ def site_of(url: Any) -> str:
 @dataclass(frozen=True)
 class HeadOptions:
     """How the heads are written: signed by ``sign`` (``None``: unsigned) with the key
-    named ``key`` (its thumbprint), and appended to ``file`` too (``None``: not)."""
+    named ``key`` (its thumbprint) whose raw public key is ``public``, as checkpoints of
+    the log ``origin`` (``""``: :func:`origin_of_trail`'s), and appended to ``file``
+    too (``None``: not)."""
 
     sign: Callable[[bytes], bytes] | None = None
     key: str | None = None
     file: Path | None = None
+    public: bytes = b""
+    origin: str = ""
+
+
+def origin_of_trail(key: str, first_line: str) -> str:
+    """The origin of a trail's checkpoints when ``REP_AUDIT_LOG_ORIGIN`` names none: the
+    signing key's thumbprint and the start of the SHA-256 of the trail's first line
+    (``first_line``, hex: the ``prev`` of its second), so that two trails of one key are
+    two logs to a witness, and a copy of a trail is the same log."""
+    return f"rep-audit/{key}/{first_line[:16]}"
 
 
 #: The records of each run and site that no ``site`` line has counted yet: how many, and
@@ -78,7 +93,7 @@ def count_records(uncounted: Uncounted, line: bytes, number: int) -> None:
     no JSON object is passed over (``audit verify`` names it)."""
     try:
         record = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):
         return
     if not isinstance(record, dict):
         return
@@ -90,16 +105,23 @@ def count_records(uncounted: Uncounted, line: bytes, number: int) -> None:
         uncounted.pop((run, str(record.get("site", ""))), None)
 
 
-def head_line(run: Any, tree: Frontier, options: HeadOptions, last_request: Any) -> dict[str, Any]:
+def head_line(
+    run: Any, tree: Frontier, options: HeadOptions, last_request: Any, first_line: str
+) -> dict[str, Any]:
     """The ``head`` line over the lines of ``tree``; ``last_request``: the end line's, said
-    again so that a crawl appending to the trail reads it from its last line."""
-    time, root = iso_time(), tree.root().hex()
-    signature = None
+    again so that a crawl appending to the trail reads it from its last line;
+    ``first_line``: the SHA-256 of the trail's first line (its origin's, by default)."""
+    time, root = iso_time(), tree.root()
+    checkpoint = None
     if options.sign is not None:
-        signature = base64.b64encode(options.sign(signed_message(tree.size, root, time))).decode()
-    return {"type": "head", "run": run, "time": time, "size": tree.size, "root": root,
+        origin = options.origin or origin_of_trail(str(options.key), first_line)
+        text = notes.checkpoint_text(origin, tree.size, root)
+        signature = options.sign(text.encode())
+        key = notes.key_id(origin, notes.ED25519, options.public)
+        checkpoint = f"{text}\n{notes.signature_line(origin, key, signature)}"
+    return {"type": "head", "run": run, "time": time, "size": tree.size, "root": root.hex(),
             "frontier": [node.hex() for node in tree.roots()], "key": options.key,
-            "signature": signature, "last_request": last_request}  # fmt: skip
+            "checkpoint": checkpoint, "last_request": last_request}  # fmt: skip
 
 
 def append_head(file: Path, trail: Path, head: dict[str, Any]) -> None:

@@ -148,8 +148,9 @@ def verify_inclusion(
     leaf: bytes, index: int, size: int, proof: Sequence[bytes], root: bytes
 ) -> bool:
     """RFC 9162 §2.1.3.2: whether ``proof`` proves the leaf hash ``leaf`` at ``index`` in
-    the tree of ``size`` leaves whose root is ``root``."""
-    if not 0 <= index < size:
+    the tree of ``size`` leaves whose root is ``root`` (each hash 32 bytes: an empty leaf
+    hash and root are no proof)."""
+    if not 0 <= index < size or len(leaf) != 32 or len(root) != 32:
         return False
     fn, sn, result = index, size - 1, leaf
     for sibling in proof:

@@ -74,10 +74,11 @@ class ChainState:
 
 
 def json_object(raw: bytes) -> dict[str, Any] | None:
-    """A line's JSON object (``None``: not one), for ``verify`` and ``audit repair``."""
+    """A line's JSON object (``None``: not one, or nested too deep to read), for ``verify``
+    and ``audit repair``."""
     try:
         value = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):  # UnicodeDecodeError too
         return None
     return value if isinstance(value, dict) else None
 
