@@ -295,8 +295,9 @@ class Recheck(Finishing):
                   else "")  # fmt: skip
         print(f"recheck: a document that does not answer (a 5xx, a 429, a network error) "
               f"is waited for at most {max_wait:,.0f} s from its first failure "
-              "(REP_UNREACHABLE_MAX_WAIT" + (", a recheck's default: its origin's items "
-              "are then unknown, and removed anyway" if default else "") + f"){sooner}",
+              "(REP_UNREACHABLE_MAX_WAIT" + (", a recheck's default: a robots.txt given up "
+              "on refuses its origin's items, RFC 9309 §2.3.1.4, another document leaves "
+              "them unknown, removed anyway" if default else "") + f"){sooner}",
               file=err, flush=True)  # fmt: skip
         return FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
                             rechecker.rules.needs_tdmrep,

@@ -12,10 +12,13 @@ decides it. The answer, :class:`Outcome`, is one of three statuses:
 - ``kept``: allowed now (the item stays in the collection);
 - ``refused``: the site says no now (robots.txt's Allow/Disallow, an AI-usage signal of
   robots.txt, tdmrep.json or an RSL license, or with ``--pages`` the page's own
-  ``noindex``, ``X-Robots-Tag``, ``Content-Usage``, ``noai``…);
-- ``unknown``: the documents that decide it could not be had (its origin's robots.txt
-  unreachable, given up on, or not captured; a tdmrep.json or license it needs not
-  had, unless what was had refuses it already; a page that could not be fetched again),
+  ``noindex``, ``X-Robots-Tag``, ``Content-Usage``, ``noai``…), or its robots.txt could
+  not be had (a 5xx, a 429, a network failure, a capture that lost data): "the crawler
+  MUST assume complete disallow" (RFC 9309 §2.3.1.4), unless ``REP_UNREACHABLE_ACTION
+  = "allow"`` lets the crawl through;
+- ``unknown``: the documents that decide it were not had (its origin's robots.txt not
+  captured or not fetched; a tdmrep.json or license it needs not had, unless what was
+  had refuses it already; a page that could not be fetched again),
   or one that allows it was cut before 500 KiB, the least a crawler reads (RFC 9309
   §2.5: an archive's cut, not the crawl's own at 500 KiB): its lines before the cut may
   refuse an item, never allow one, as what the lines after it say is not known.
@@ -37,8 +40,8 @@ from typing import Any, Final
 
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.procedure import cut_before_limit
-from rep_engine.records import NOT_HAD, ItemStatus
-from rep_engine.robotstxt import ALLOW_ALL, FIRST_DISALLOWED_STEP, RobotsTxt
+from rep_engine.records import ITEM_NOT_HAD, NOT_HAD, ItemStatus
+from rep_engine.robotstxt import FIRST_DISALLOWED_STEP, RobotsTxt
 from rep_engine.robotstxt.useragent import held_names, product_token
 from rep_engine.settings import RepConfig
 from rep_engine.settings.rules import page_rules, request_rules
@@ -48,7 +51,6 @@ from rep_engine.usage.rsl.document import ABSENT
 from rep_engine.usage.tdmrep import NO_FILE
 from rep_engine.verdict.decide import (
     LICENSE,
-    ROBOTS,
     TDM,
     Allowed,
     Obey,
@@ -79,8 +81,9 @@ VERDICTS_HELD: Final = 1_024
 SPELLINGS_MEMO: Final = 65_536
 #: A missing document's absent stand-in, to see whether what was had refuses already.
 _ABSENT: Final = {TDM: NO_FILE, LICENSE: ABSENT}
-#: The same for a document given up on (its entry kept: the trail says it was not had).
-_GIVEN_UP: Final = {ROBOTS: ALLOW_ALL, TDM: NO_FILE}
+#: The same for a tdmrep.json given up on (its entry kept: the trail says it was not had;
+#: a robots.txt given up on refuses: :data:`~rep_engine.records.ITEM_NOT_HAD`).
+_GIVEN_UP: Final = {TDM: NO_FILE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,7 +478,7 @@ class Rechecker:
         if isinstance(verdict, Wait):
             return self._missing(facts, rules, verdict, documents)
         assert isinstance(verdict, Refused)
-        if verdict.reason in NOT_HAD:
+        if verdict.reason in ITEM_NOT_HAD:
             return self._missing(facts, rules, verdict, documents)
         return Outcome(ItemStatus.REFUSED, verdict, documents)
 
@@ -489,8 +492,7 @@ class Rechecker:
         """A document it needs was not had (not captured or fetched: ``wait``; given up
         on: its refusal): refused all the same if what was had refuses it (each further
         document can only add a "no": a ``Content-Usage``, ``Content-Signal`` or RSL
-        "no" is not lost to a tdmrep.json given up on, nor a tdmrep.json's to a
-        robots.txt given up on), else unknown."""
+        "no" is not lost to a tdmrep.json given up on), else unknown."""
         what = (
             wait.message
             if isinstance(wait, Refused)
@@ -507,7 +509,7 @@ class Rechecker:
             return found
 
         verdict = decide(facts, rules, or_absent, documents.now)
-        if isinstance(verdict, Refused) and verdict.reason not in NOT_HAD:
+        if isinstance(verdict, Refused) and verdict.reason not in ITEM_NOT_HAD:
             return Outcome(ItemStatus.REFUSED, verdict, documents)
         return Outcome(ItemStatus.UNKNOWN, wait, documents, what)
 

@@ -90,7 +90,7 @@ def _head(
         f'- Refused by a usage signal (a "no" for the purpose: Content-Usage, '
         f"Content-Signal, TDMRep, RSL, noai…): {usage:,} item(s) of "
         f"{per.having(per.counts['by_usage']):,} origin(s)",
-        f"- Refused by an access rule (robots.txt Allow/Disallow, noindex, "
+        f"- Refused by an access rule (robots.txt Allow/Disallow or unreachable, noindex, "
         f"unavailable_after: no statement about the purpose): {access:,} item(s) of "
         f"{per.having(per.counts['by_access']):,} origin(s)"
         + (f"; by the groups of REP_PURPOSE_AGENTS: {named}" if named else ""),

@@ -6,9 +6,11 @@ Each ``response`` record is an answer to one URL. An origin's robots.txt (and it
 tdmrep.json, and the RSL licenses its robots.txt names, when the file holds them) is read
 by the crawl's own fetch procedure (:class:`~rep_engine.fetch.procedure.FetchProcedure`,
 SPEC §4) driven over the records instead of the network: a 2xx is parsed, a 4xx means
-none, a redirect is followed to the record of its target, a 429 or 5xx (or a target not
-captured) means it could not be had (its items are unknown, unless
-``REP_UNREACHABLE_ACTION = "allow"``). The entry is the crawl's
+none, a redirect is followed to the record of its target, a 429 or 5xx (or a capture
+that cannot be read) means it could not be had: a robots.txt so refuses its origin's
+items (RFC 9309 §2.3.1.4), unless ``REP_UNREACHABLE_ACTION = "allow"``. A robots.txt not
+captured, or redirected to a target not captured, is not had: its origin's items are
+unknown. The entry is the crawl's
 (:func:`~rep_engine.fetch.lifecycle.shared.downloaded_entry`), dated at the capture, with
 the WARC-Record-ID of the capture as its evidence; an origin is decided as of its
 robots.txt's capture time (an override of ``REP_OVERRIDES`` holds until then). The
@@ -150,6 +152,12 @@ class WarcDocuments:
         last: Capture | None = None
         while isinstance(step, Follow):
             capture = self.captured.get(capture_key(step.url))
+            if capture is None and last is not None and name == ROBOTS:
+                # the archive's gap, not the site's failure: not had, as if not captured
+                documents.missing[ROBOTS] = (f"the robots.txt of {key} was not had: "
+                                             f"{captured_as(last)}, redirected to {step.url}, "
+                                             "which the WARC does not hold")  # fmt: skip
+                return None
             if capture is None:
                 step = procedure.on_network_error(f"{step.url} not captured in the WARC")
                 break
