@@ -21,8 +21,6 @@ from rep_recheck.rechecker import Outcome
 
 #: ``line 12: Content-Usage: train-ai=n`` or ``entry 2 (location "/x")`` in a source.
 _PLACE: Final = re.compile(r"\b(?:line|entry) (\d+)\b:? ?(.*)")
-#: The status of an item whose URL could not be read.
-UNREADABLE: Final = "unreadable"
 
 
 @dataclass(frozen=True, slots=True)

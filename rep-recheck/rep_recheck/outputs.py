@@ -12,11 +12,11 @@ from typing import Any
 from rep_recheck.datasets import Item, changed_since
 from rep_recheck.evidence import (
     EVIDENCE_MEMO,
-    UNREADABLE,
     Evidence,
     EvidenceMemo,
     evidence,
 )
+from rep_recheck.items import UNREADABLE
 from rep_recheck.summary import (
     TOP_ORIGINS,
     cell,

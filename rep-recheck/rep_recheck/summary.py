@@ -13,7 +13,7 @@ from typing import Final
 from rep_engine.records import ItemStatus
 from rep_engine.trail.terminal import printable
 from rep_engine.usage.standards import NOT_READ
-from rep_recheck.evidence import UNREADABLE
+from rep_recheck.items import UNREADABLE
 from rep_recheck.tally import Tally
 
 #: Origins listed in the summary's table of the ones that lost the most items.
@@ -71,8 +71,9 @@ def _head(
     kept and removed items, and of the items refused by a usage signal, by an access
     rule, and (``REP_PURPOSE_UNKNOWN = "deny"``) by no signal at all."""
     items, origins = tally.items, len(tally.origins)
-    kept = tally.statuses[ItemStatus.KEPT]
-    unknown = "kept (--keep-unknown)" if keep_unknown else "removed"
+    kept = items - tally.removed  # as written: --out's items, and --removed's the rest
+    unknowns = tally.statuses[ItemStatus.UNKNOWN]
+    unknown = f"kept (--keep-unknown): {unknowns:,}" if keep_unknown else "removed"
     per = tally.origins
     usage, access = sum(per.counts["by_usage"]), sum(per.counts["by_access"])
     policy = sum(per.counts["by_policy"])

@@ -95,7 +95,17 @@ def test_each_item_is_decided_with_its_signal_line_and_document(tmp_path: Path) 
     assert refused["time"] == "2025-04-01T12:00:00.000Z" and refused["record"].startswith("<urn:")
     assert report[URLS[6]]["document"] == "http://a.example/.well-known/tdmrep.json"
     assert paths["out"].read_bytes() == lines[0] + lines[5]
-    assert paths["removed"].read_bytes() == b"".join(lines[n] for n in (1, 2, 3, 4, 6))
+    removed = paths["removed"].read_bytes().splitlines(keepends=True)
+    assert len(removed) == 5
+    for n, line in zip((1, 2, 3, 4, 6), removed, strict=True):  # as it was, then its reason
+        assert line.startswith(lines[n][:-2]) and line.endswith(b"}\n")
+        said = json.loads(line)
+        assert said.pop("rep_status") == report[URLS[n]]["status"]
+        assert said.pop("rep_why") and said == json.loads(lines[n])
+    whys = [json.loads(line)["rep_why"] for line in removed]
+    assert whys[0] == "Forbidden by http://a.example/robots.txt (line 2: Disallow: /private)"
+    assert whys[2].startswith("Dropped: robots.txt of http://b.example captured as 503 in")
+    assert whys[3] == "no robots.txt of http://c.example was had"
     assert "| kept | 2 | 28.6 % | 2 |" in summary
     assert "| refused | 4 | 57.1 % | 2 |" in summary
     assert "| ai-train | 4 | 57.1 % | 2 | 50.0 % | 1 | 25.0 % |" in summary
