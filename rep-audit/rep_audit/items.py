@@ -40,6 +40,7 @@ from typing import Any, Final
 
 from rep_audit.pages import _fields, names_differences, read_for
 from rep_audit.pagetimes import time_of
+from rep_audit.pageusage import recorded_signals
 from rep_audit.rederive import Rederiver, RunContext, held_to
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.procedure import cut_before_limit
@@ -49,13 +50,14 @@ from rep_engine.records import (
     REFUSED_BY,
     Reason,
     RefusedBy,
+    items,
     mapping,
     text,
     whole,
 )
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
-from rep_engine.verdict.decide import Allowed, Refused
+from rep_engine.verdict.decide import LICENSE, TDM, Allowed, Refused
 from rep_engine.verdict.page import PageFacts, PageStatements, decide_page
 from rep_engine.verdict.policy import NOTHING_BEFORE, Before
 
@@ -105,7 +107,35 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
         found += _unknown_differences(as_url, rederiver, run)
     else:
         found += _refusal_differences(record, rederiver)
+    found += _scope_differences(record, run)
     return [f"item {what}" if what.startswith("recorded") else what for what in found]
+
+
+#: The kind of document each vocabulary of a usage signal before the fetch is read from,
+#: when not robots.txt.
+_KIND_OF: Final = {"tdmrep": TDM, "rsl": LICENSE}
+
+
+def _scope_differences(record: dict[str, Any], run: RunContext) -> list[str]:
+    """An item held to its run's declared scope (``--consult``: its header's
+    ``recheck.not_consulted``): it names the same kinds not consulted, and no document of
+    those kinds (a ``tdmrep``, an ``rsl`` license, a usage signal drawn from one)."""
+    declared = run.recheck_not_consulted
+    claimed = tuple(text(kind) for kind in items(record.get("not_consulted")))
+    found = []
+    if claimed != declared:
+        said = ", ".join(claimed) or "none"
+        found.append(f"claims {said} not consulted, but its run declared "
+                     f"{', '.join(declared) or 'none'} (its header's recheck)")  # fmt: skip
+    named = [TDM] * ("tdmrep" in record) + [LICENSE] * ("rsl" in record)
+    named += [
+        _KIND_OF.get(text(signal.get("vocabulary")), "") for signal in recorded_signals(record)
+    ]
+    outside = [kind for kind in dict.fromkeys(named) if kind in declared]
+    if outside:
+        found.append(f"decided with {', '.join(outside)}, which its run did not consult "
+                     "(its header's recheck.not_consulted)")  # fmt: skip
+    return found
 
 
 def _refusal_differences(record: dict[str, Any], rederiver: Rederiver) -> list[str]:

@@ -62,6 +62,8 @@ class FetchRequest:
     ai: bool = False
     #: Where the crawl's progress lines go (``None``: nowhere, ``--no-progress``).
     progress: TextIO | None = None
+    #: The kinds of document not fetched: not consulted (``--consult``).
+    not_consulted: tuple[str, ...] = ()
 
 
 @dataclass

@@ -28,6 +28,7 @@ from rep_recheck.deciding import (
     collector_paced,
     decide_item,
     origin_name,
+    scope_note,
 )
 from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
 from rep_recheck.files import Staged, Stale
@@ -85,6 +86,9 @@ class Finishing:
     again: int = -1
     #: The documents fetched now (``None``: from a WARC alone).
     store: DocumentStore | None = None
+    #: What the run said at its start of the kinds of document its WARC holds none of
+    #: (``""``: it holds some of each it needs): the first line of its summary.
+    never_had: str = ""
 
     def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
         """Every item decided and written; the summary; the exit status. The outputs are
@@ -149,6 +153,8 @@ class Finishing:
             "pages": bool(options.pages),
             "keep_unknown": bool(options.keep_unknown),
         }
+        if self.rechecker.not_consulted:  # --consult: the items' declared scope
+            about["not_consulted"] = list(self.rechecker.not_consulted)
         if shards.several:
             about["shards"] = list(shards.paths)
         return about
@@ -244,13 +250,16 @@ class Finishing:
         options, rechecker, config = self.options, self.rechecker, self.config
         identity_words = (f"agent `{rechecker.agent}` (User-Agent `{self.user_agent}`), "
                           f"profile {config.profile}")  # fmt: skip
+        notes = [*agents_obeyed(rechecker), *scope_note(rechecker)]
         lines = summary_markdown(tally, self.shards.label, self.source, identity_words,
-                                 options.keep_unknown, agents_obeyed(rechecker))  # fmt: skip
+                                 options.keep_unknown, notes)  # fmt: skip
         if self.interrupted:
             stopped = self._interrupted_line()
             lines[1:1] = ["", f"**{stopped}**"]
             print(f"recheck: {stopped}", file=self.err, flush=True)
-        if (unchecked := self._tdmrep_unchecked()) is not None:
+        if self.never_had:  # said on standard error as it started
+            lines[1:1] = ["", f"**{self.never_had[0].upper()}{self.never_had[1:]}.**"]
+        elif (unchecked := self._tdmrep_unchecked()) is not None:
             lines[1:1] = ["", f"**{unchecked}**"]
             print(f"recheck: {unchecked}", file=self.err, flush=True)
         if not options.pages:
@@ -318,6 +327,7 @@ class Finishing:
         dated = bool(options.date_column)
         again = again_allowed(self.config.recheck_parsed_origins)
         grouping = self.again > again  # the first pass counted them: grouped from the start
+        scope = rechecker.not_consulted
         with ExitStack() as stack:
             writers = self._writers(stack, dataset, shard, outputs.staged)
             removing = writers[1] is not None
@@ -348,7 +358,8 @@ class Finishing:
                         reasons.append(None if kept else (status, removed_why(item, outcome)))
                     if report is not None:
                         why = item.problem or (outcome.why if outcome is not None else "")
-                        report.write(encode(item_line(item, status, said, why, shard)))
+                        line = item_line(item, status, said, why, shard, scope)
+                        report.write(encode(line))
                 self._write(writers, chunk, keep, reasons)
                 progress.tick(tally.items, len(tally.origins))
         return None
@@ -430,6 +441,7 @@ class Finishing:
         current = grouped.shard
         writers = grouped.writers
         written = 0
+        scope = self.rechecker.not_consulted
         evidences: dict[tuple[Any, ...], Evidence] = {}
         for index, items, data, results in grouped.replay():
             while current < index:  # the next shard (one with no item too)
@@ -465,7 +477,7 @@ class Finishing:
                 keep.append(kept)
                 reasons.append(None if kept else (status, removed))
                 if report is not None:
-                    report.write(encode(item_line(item, status, said, why, shard)))
+                    report.write(encode(item_line(item, status, said, why, shard, scope)))
             self._write(writers, Chunk(chunk, data), keep, reasons)
             written += len(chunk)
             self.progress.step(f"writing the grouped items in the dataset's order: "

@@ -33,7 +33,7 @@ ways its items spell it: ``http://user@a.example/x``, ``http://a.example?q``,
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from typing import Any, Final
@@ -47,10 +47,8 @@ from rep_engine.settings import RepConfig
 from rep_engine.settings.rules import page_rules, request_rules
 from rep_engine.urls.encoding import ESCAPES_SPECIALS
 from rep_engine.urls.origins import Origin, origin_of
-from rep_engine.usage.rsl.document import ABSENT
 from rep_engine.usage.tdmrep import NO_FILE
 from rep_engine.verdict.decide import (
-    LICENSE,
     TDM,
     Allowed,
     Obey,
@@ -63,7 +61,7 @@ from rep_engine.verdict.decide import (
     obey_of,
 )
 from rep_engine.verdict.page import PageFacts, PageStatements, PageVerdict, decide_page
-from rep_recheck.documents import OriginDocuments, document_url
+from rep_recheck.documents import OriginDocuments, document_url, read_as_none
 
 #: The most outcomes of refusing lines the fast path of a :class:`Rechecker` remembers,
 #: over all its origins (for each, one per line refusing some items for a name; the
@@ -80,7 +78,7 @@ VERDICTS_HELD: Final = 1_024
 #: then it starts again: what is known of each origin is kept by the origin itself.
 SPELLINGS_MEMO: Final = 65_536
 #: A missing document's absent stand-in, to see whether what was had refuses already.
-_ABSENT: Final = {TDM: NO_FILE, LICENSE: ABSENT}
+_NOT_HAD: Final = read_as_none("not had")
 #: The same for a tdmrep.json given up on (its entry kept: the trail says it was not had;
 #: a robots.txt given up on refuses: :data:`~rep_engine.records.ITEM_NOT_HAD`).
 _GIVEN_UP: Final = {TDM: NO_FILE}
@@ -263,7 +261,11 @@ class Rechecker:
         identity: Identity,
         documents: Callable[[Origin], OriginDocuments | None],
         explain: bool = True,
+        consult: Collection[str] | None = None,
     ) -> None:
+        """``consult``: the kinds of document its items are decided on (``--consult``:
+        robots.txt, and tdmrep.json, rsl, as :data:`~rep_recheck.documents.KINDS` names
+        them; ``None``: every kind the purpose needs); the others are read as none."""
         self.config = config
         self.identity = identity
         #: The crawl's request rules; with ``explain``, robots.txt's deciding line kept
@@ -271,6 +273,10 @@ class Rechecker:
         #: names its line).
         self.rules = replace(request_rules(config, identity.purpose_set), explain=explain)
         self._explained = replace(self.rules, explain=True)
+        #: The kinds its decisions need that are not consulted (``--consult``).
+        self.not_consulted = tuple(
+            kind for kind in self.rules.documents() if consult is not None and kind not in consult
+        )
         self.names = held_names(identity.declared, identity.sent)
         self.agent = self.names[0]
         self.obey = obey_of(identity.obey_robots, identity.purpose_set)
@@ -335,6 +341,8 @@ class Rechecker:
             if origin is not None:
                 self.asked += 1
                 documents = self.documents(origin)
+            if documents is not None:
+                documents.not_consulted = self.not_consulted
             if documents is not None and documents.origin == origin:
                 origin = documents.origin  # one object per origin kept, not two
             plain: RobotsTxt | None = None
@@ -503,7 +511,7 @@ class Rechecker:
         def or_absent(kind: str, key: Hashable) -> CacheEntry[Any] | None:
             found = documents.known(kind, key)
             if found is None:
-                return _stand_in(kind)
+                return _NOT_HAD.get(kind)
             if found.unreachable and kind in _GIVEN_UP:  # read as none, still not had
                 return replace(found, rules=_GIVEN_UP[kind])
             return found
@@ -582,12 +590,3 @@ def _cut(entry: CacheEntry[Any]) -> bool:
     may refuse an item, never allow one (docs/decisions.md, 'A document an archive cut
     before 500 KiB may refuse, never allow')."""
     return entry.truncated and cut_before_limit(entry.outcome)
-
-
-def _stand_in(kind: str) -> CacheEntry[Any] | None:
-    """The absent stand-in of a document that was not had (``None``: robots.txt)."""
-    document = _ABSENT.get(kind)
-    if document is None:
-        return None
-    never = float("inf")
-    return CacheEntry(document, "not had", 0.0, never, never)

@@ -79,11 +79,17 @@ class WarcDocuments:
         profile: str = "google",
         policy: Policy | None = None,
         held: int = PARSED_ORIGINS,
+        not_consulted: tuple[str, ...] = (),
     ) -> None:
         """``held``: ``REP_RECHECK_PARSED_ORIGINS``, the names of the origins asked for
-        kept in memory (the others in an SQLite file)."""
+        kept in memory (the others in an SQLite file); ``not_consulted``: the kinds of
+        document not read (``--consult``)."""
         self.captured = captured
         self.rules = rules
+        #: Whether a decision reads the origin's tdmrep.json (an AI purpose, consulted),
+        #: and the RSL licenses its robots.txt names (consulted).
+        self.tdmrep = rules.needs_tdmrep and TDM not in not_consulted
+        self.licenses = rules.purpose_set and LICENSE not in not_consulted
         self.names = tuple(names)
         self.policy = policy or Policy()
         self.robots: DocumentKind[RobotsTxt] = ROBOTS_TXT.parsed_with(
@@ -107,7 +113,7 @@ class WarcDocuments:
         robots.txt, or its tdmrep.json for an AI purpose): one to fetch now."""
         if origin.robots_url not in self.captured:
             return True
-        return self.rules.needs_tdmrep and TDMREP.url(origin) not in self.captured
+        return self.tdmrep and TDMREP.url(origin) not in self.captured
 
     def __call__(self, origin: Origin) -> OriginDocuments | None:
         """``origin``'s documents (``None``: its robots.txt was not captured at all)."""
@@ -122,11 +128,11 @@ class WarcDocuments:
         self.first_time = self._asked.number(str(origin)) == asked
         self.origins += self.first_time
         tdmrep = TDMREP.url(origin)
-        if self.rules.needs_tdmrep and self._entry(TDMREP, tdmrep, documents, TDM, origin) is None:
+        if self.tdmrep and self._entry(TDMREP, tdmrep, documents, TDM, origin) is None:
             self.without_tdmrep += self.first_time
             documents.missing[TDM] = (f"TDMRep not checked: the WARC holds no "
                                       f"tdmrep.json of {origin}")  # fmt: skip
-        if self.rules.purpose_set and robots is not None and robots.rules.licenses:
+        if self.licenses and robots is not None and robots.rules.licenses:
             keys = licenses_to_wait_for(robots.rules.licenses)
             if licenses_not_read(keys, self.rules.max_licenses) is None:
                 for key in keys:

@@ -716,6 +716,31 @@ async def test_the_recheck_refuses_what_a_fetched_robotstxt_says_no_to(tmp_path:
     assert result.clean, result.findings
 
 
+@pytest_twisted.ensureDeferred
+async def test_a_scope_of_robotstxt_alone_fetches_no_tdmrep_json(tmp_path: Path) -> None:
+    """``--consult robots.txt``: the crawl fetches each origin's robots.txt and never its
+    tdmrep.json (not consulted: a tdmrep.json that does not answer held the run for
+    nothing); the robots.txt that answers 503 refuses its items."""
+    sites = _sites()
+    urls = [sites.url("no", "/x"), sites.url("quiet", "/x"), sites.url("down", "/x")]
+    dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
+    write_jsonl(dataset, urls)
+    try:
+        code, said = await _recheck_command(str(dataset), "--consult", "robots.txt",
+                                            f"--report={report}")  # fmt: skip
+    finally:
+        await sites.close()
+    assert code == EXIT_REMOVED, said
+    for name in ("no", "quiet", "down"):
+        assert "/robots.txt" in sites.requested(name)
+        assert "/.well-known/tdmrep.json" not in sites.requested(name)
+    lines = {line["url"]: line for line in report_lines(report)}
+    statuses = [(lines[url]["status"], lines[url].get("reason")) for url in urls]
+    assert statuses == [("refused", "purpose"), ("kept", None),
+                        ("refused", "robotstxt_unreachable")]  # fmt: skip
+    assert all(line["not_consulted"] == ["tdmrep.json", "rsl"] for line in lines.values())
+
+
 @pytest.mark.parametrize("action", ["drop", "allow"])
 @pytest_twisted.ensureDeferred
 async def test_the_crawl_refuses_what_robotstxt_says_no_to_whatever_tdmrep_json_says(

@@ -332,7 +332,7 @@ def test_an_origin_spelt_many_ways_is_read_from_the_warc_once(tmp_path: Path) ->
 
     warc = tmp_path / "robots.warc"
     write_warc(warc, [robots_capture("http://a.example", "User-agent: *\nDisallow: /p\n")])
-    rechecker = warc_rechecker({"REP_PURPOSE": "search"}, warc)
+    rechecker, _ = warc_rechecker({"REP_PURPOSE": "search"}, warc)
     urls = [url for n in range(100) for url in (
         f"http://u{n}@a.example/p/{n}", f"http://a.example?q={n}/p", f"http://A.example:80/{n}",
     )]  # fmt: skip
@@ -353,7 +353,7 @@ def test_a_capture_uri_is_matched_as_an_origin_is(tmp_path: Path) -> None:
         ("https://B.Example:443/robots.txt", 301, b"", {"Location": "https://B.EXAMPLE/moved"}),
         ("https://b.example:443/moved", 200, b"User-agent: *\nDisallow: /q\n", {}),
     ])  # fmt: skip
-    rechecker = warc_rechecker({"REP_PURPOSE": "search"}, warc)
+    rechecker, _ = warc_rechecker({"REP_PURPOSE": "search"}, warc)
     urls = [
         "http://a.example/p/1",
         "http://a.example/ok",

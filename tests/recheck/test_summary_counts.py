@@ -27,7 +27,7 @@ URLS = [
 ]  # fmt: skip
 
 
-def _run(tmp_path: Path, *flags: str) -> tuple[str, dict[str, Path]]:
+def _recheck_counted(tmp_path: Path, *flags: str) -> tuple[str, dict[str, Path]]:
     warc = tmp_path / "robots.warc"
     write_warc(warc, [
         robots_capture("http://a.example", "User-agent: *\nDisallow: /private\n"),
@@ -44,7 +44,7 @@ def _run(tmp_path: Path, *flags: str) -> tuple[str, dict[str, Path]]:
     return summary, paths
 
 
-def _lines(path: Path) -> list[bytes]:
+def _file_lines(path: Path) -> list[bytes]:
     return path.read_bytes().splitlines()
 
 
@@ -60,8 +60,8 @@ def _table(summary: str, title: str) -> list[list[str]]:
 def test_each_count_the_summary_prints_is_the_lines_of_its_file(
     tmp_path: Path, flags: tuple[str, ...]
 ) -> None:
-    summary, paths = _run(tmp_path, *flags)
-    kept, removed = _lines(paths["out"]), _lines(paths["removed"])
+    summary, paths = _recheck_counted(tmp_path, *flags)
+    kept, removed = _file_lines(paths["out"]), _file_lines(paths["removed"])
     said = re.search(r"- Kept: (\d+); removed: (\d+)", summary)
     assert said is not None, summary
     assert (int(said[1]), int(said[2])) == (len(kept), len(removed))
@@ -69,7 +69,7 @@ def test_each_count_the_summary_prints_is_the_lines_of_its_file(
     # the table by status: the report's lines and the trail's items, status by status
     report = Counter(line["status"] for line in report_lines(paths["report"]))
     by_status = {row[0]: int(row[1]) for row in _table(summary, "| status |")}
-    trail = [json.loads(line) for line in _lines(paths["trail"])]
+    trail = [json.loads(line) for line in _file_lines(paths["trail"])]
     items = Counter(record["status"] for record in trail if record["type"] == "item")
     assert by_status == dict(report) == dict(items) | {"unreadable": 1}
     assert by_status == {"kept": 1, "refused": 5, "unknown": 4, "unreadable": 1}
