@@ -143,6 +143,8 @@ def run(
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     try:
+        if fetcher is None and not options.documents:  # before the dataset is read
+            raise UsageError(_no_crawl(False))
         recheck = Recheck(options, settings, err)
         fetched = None
         if recheck.request is not None:
@@ -313,7 +315,7 @@ class Recheck(Finishing):
         self.source = dated.source
         never = [] if options.fetch_missing else never_captured(dated.timeline, rechecker)
         if never:  # said at the start: the run would end with these items unknown
-            self.never_had = choices_line(never, config.purpose, CHOICES)
+            self.never_had = choices_line(never, config.purpose, CHOICES, options.keep_unknown)
             print(f"recheck: {self.never_had}", file=self.err, flush=True)
         return warc, dated.then(
             lambda found: Rechecker(config, identity, read(found), False, self.consult)

@@ -100,14 +100,18 @@ def never_captured(timeline: Timeline, rechecker: Rechecker) -> list[str]:
     return []
 
 
-def choices_line(kinds: list[str], purposes: tuple[str, ...], choices: tuple[str, ...]) -> str:
+def choices_line(
+    kinds: list[str], purposes: tuple[str, ...], choices: tuple[str, ...], kept: bool
+) -> str:
     """What a run whose WARC holds no capture of ``kinds`` says at its start: every item
-    they do not refuse will be unknown, and the three ``choices`` (fetch them, decide on
-    robots.txt alone, keep the unknown), spelt as the command or the step takes them."""
+    they do not refuse will be unknown (``kept``: and kept, ``--keep-unknown``), and the
+    three ``choices`` (fetch them, decide on robots.txt alone, keep the unknown), spelt
+    as the command or the step takes them."""
     fetch, consult, keep = choices
+    fate = f"kept unchecked ({keep})" if kept else "removed"
     return (f"the WARC holds no capture at all of {', '.join(kinds)}, which "
             f"{', '.join(purposes)} needs: every item its robots.txt does not refuse will be "
-            f"unknown, and removed. Choose: {fetch}, {consult} (decide on robots.txt alone, "
+            f"unknown, and {fate}. Choose: {fetch}, {consult} (decide on robots.txt alone, "
             f"saying what was not consulted), or {keep} (keep them, counted as "
             "unknown)")  # fmt: skip
 

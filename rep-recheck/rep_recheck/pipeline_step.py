@@ -185,7 +185,8 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
             self._rechecker, never = warc_rechecker(self.settings, self.documents, self.consult)
             if never:
                 purposes = self._rechecker.config.purpose
-                _LOG.warning("%s: %s", self.name, choices_line(never, purposes, CHOICES))
+                said = choices_line(never, purposes, CHOICES, self.keep_unknown)
+                _LOG.warning("%s: %s", self.name, said)
         return self._rechecker
 
     def kept(self, document: Document) -> tuple[bool, str, str]:

@@ -73,7 +73,10 @@ def _head(
     items, origins = tally.items, len(tally.origins)
     kept = items - tally.removed  # as written: --out's items, and --removed's the rest
     unknowns = tally.statuses[ItemStatus.UNKNOWN]
-    unknown = f"kept (--keep-unknown): {unknowns:,}" if keep_unknown else "removed"
+    counted = (f"- Kept: {kept:,} ({unknowns:,} of them unknown, kept by --keep-unknown); "
+               f"removed: {tally.removed:,}") if keep_unknown else (
+        f"- Kept: {kept:,}; removed: {tally.removed:,} (unknown items are removed)"
+    )  # fmt: skip
     per = tally.origins
     usage, access = sum(per.counts["by_usage"]), sum(per.counts["by_access"])
     policy = sum(per.counts["by_policy"])
@@ -87,7 +90,7 @@ def _head(
         f"- Documents: {documents}",
         f"- Decided as a crawl would: {identity}",
         *(f"- {note}" for note in notes),
-        f"- Kept: {kept:,}; removed: {tally.removed:,} (unknown items are {unknown})",
+        counted,
         f'- Refused by a usage signal (a "no" for the purpose: Content-Usage, '
         f"Content-Signal, TDMRep, RSL, noai…): {usage:,} item(s) of "
         f"{per.having(per.counts['by_usage']):,} origin(s)",

@@ -19,6 +19,7 @@ from rep_recheck.command import EXIT_REMOVED, EXIT_USAGE, FetchRequest, FetchRes
 from tests.support.recheck import (
     ROBOTSTXT_ONLY_KEPT,
     ROBOTSTXT_ONLY_URLS,
+    forged_item,
     readme_collection,
     recheck_tool,
     report_lines,
@@ -140,6 +141,9 @@ def test_fetch_missing_without_scrapy_says_scrapy_is_missing(
     assert "--fetch-missing fetches what the WARC lacks by a Scrapy crawl, and Scrapy is not " \
            "installed" in err and "pip install /path/to/scrapy_rep" in err  # fmt: skip
     assert "give --documents" not in err
+    assert main(argv[:3], io.StringIO()) == EXIT_USAGE  # no WARC at all: said at once
+    assert "without --documents WARC, the documents are fetched now by a Scrapy crawl, and " \
+           "Scrapy is not installed" in capsys.readouterr().err  # fmt: skip
     monkeypatch.undo()  # Scrapy installed: python -m rep_recheck still fetches nothing
     assert main(argv, io.StringIO()) == EXIT_USAGE
     assert "run python -m scrapy_rep recheck" in capsys.readouterr().err
@@ -170,3 +174,33 @@ def test_an_unreachable_capture_refuses_as_of_its_date_and_then(tmp_path: Path) 
         ("refused", "robotstxt_unreachable")
     ] * 2
     assert "captured as 503" in then[0]["text"] and "captured as 429" in then[1]["text"]
+
+
+def test_audit_verify_holds_a_run_to_its_declared_scope(tmp_path: Path) -> None:
+    """An item that claims another scope than its run declared, or that names a document
+    of a kind its run did not consult, is found; the honest trail is clean."""
+    readme_collection(tmp_path)
+    trail = tmp_path / "trail.jsonl"
+    recheck_tool(str(tmp_path / "items.jsonl"), "--purpose", "ai-train", "--documents",
+                 str(tmp_path / "robots.warc.gz"), "--consult", "robots.txt",
+                 f"--trail={trail}")  # fmt: skip
+    assert verify(trail).clean
+    url = "https://yes.example/a"
+    for changes, found in [
+        ({"not_consulted": None}, "claims none not consulted, but its run declared "
+                                  "tdmrep.json, rsl"),
+        ({"not_consulted": ["rsl"]}, "claims rsl not consulted, but its run declared "
+                                     "tdmrep.json, rsl"),
+        ({"tdmrep": ""}, "decided with tdmrep.json, which its run did not consult"),
+    ]:  # fmt: skip
+        forged = forged_item(trail, url, **changes)
+        said = [f.what for f in verify(forged).findings]
+        assert any(found in what for what in said), said
+        forged.with_name("forged.jsonl.d").unlink()  # the next forgery links its own
+    # an unscoped run's item that claims a scope
+    plain = tmp_path / "plain.jsonl"
+    recheck_tool(str(tmp_path / "items.jsonl"), "--purpose", "search", "--documents",
+                 str(tmp_path / "robots.warc.gz"), f"--trail={plain}")  # fmt: skip
+    assert verify(plain).clean
+    said = [f.what for f in verify(forged_item(plain, url, not_consulted=["rsl"])).findings]
+    assert any("claims rsl not consulted, but its run declared none" in w for w in said), said

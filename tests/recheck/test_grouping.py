@@ -356,7 +356,9 @@ def test_parquet_shards_are_grouped_and_written_back_with_their_schema(
     assert kept.schema.names == ["url", "n"] and kept.num_rows > 0
 
 
-@pytest.mark.parametrize("options", [["--keep-unknown"], ["-A", "mybot"]])
+@pytest.mark.parametrize(
+    "options", [["--keep-unknown"], ["-A", "mybot"], ["--consult", "robots.txt"]]
+)
 def test_the_options_decide_the_grouped_items_as_in_order(
     tmp_path: Path, tiny: None, capsys: pytest.CaptureFixture[str], options: list[str]
 ) -> None:

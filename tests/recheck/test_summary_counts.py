@@ -62,9 +62,11 @@ def test_each_count_the_summary_prints_is_the_lines_of_its_file(
 ) -> None:
     summary, paths = _recheck_counted(tmp_path, *flags)
     kept, removed = _file_lines(paths["out"]), _file_lines(paths["removed"])
-    said = re.search(r"- Kept: (\d+); removed: (\d+)", summary)
+    said = re.search(r"- Kept: (\d+)(?: \((\d+) of them unknown, kept by --keep-unknown\))?; "
+                     r"removed: (\d+)", summary)  # fmt: skip
     assert said is not None, summary
-    assert (int(said[1]), int(said[2])) == (len(kept), len(removed))
+    assert (int(said[1]), int(said[3])) == (len(kept), len(removed))
+    assert said[2] == ("4" if flags else None)
     assert len(kept) == (1 + 4 if flags else 1)  # the unknown items kept by --keep-unknown
     # the table by status: the report's lines and the trail's items, status by status
     report = Counter(line["status"] for line in report_lines(paths["report"]))
