@@ -355,7 +355,7 @@ class Finishing:
                     kept = self._kept(status)
                     keep.append(kept)
                     if removing:
-                        reasons.append(None if kept else (status, removed_why(item, outcome)))
+                        reasons.append(None if kept else (status, removed_why(item, outcome, memo)))
                     if report is not None:
                         why = item.problem or (outcome.why if outcome is not None else "")
                         line = item_line(item, status, said, why, shard, scope)
@@ -409,7 +409,7 @@ class Finishing:
                 writes, trail.recording = trail.recording, []
             assert outcome is not None  # its URL was read
             # with --removed, a refused item's why too (the report says none)
-            why = removed_why(item, outcome) if removing else outcome.why
+            why = removed_why(item, outcome, memo) if removing else outcome.why
             return item.then, status, _evidence_values(said), why, number(name), writes
 
         settle = None
@@ -529,11 +529,11 @@ class Finishing:
                 f"{EXIT_INTERRUPTED}).")  # fmt: skip
 
 
-def removed_why(item: Item, outcome: Outcome | None) -> str:
+def removed_why(item: Item, outcome: Outcome | None, memo: EvidenceMemo) -> str:
     """Why an item is removed, as ``--removed`` says it beside its status: why it could
-    not be read, the refusal's sentence, or why it is unknown."""
-    if outcome is not None and outcome.status is ItemStatus.REFUSED and outcome.refusal:
-        return outcome.refusal.message
+    not be read, the refusal's sentence (remembered by ``memo``), or why it is unknown."""
+    if outcome is not None and outcome.status is ItemStatus.REFUSED:
+        return memo.refusal(outcome)
     return item.problem or (outcome.why if outcome is not None else "")
 
 

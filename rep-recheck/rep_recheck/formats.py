@@ -10,6 +10,7 @@ import io
 import json
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Final
 
@@ -135,19 +136,28 @@ class JsonLines:
 def json_marked(line: bytes, reason: tuple[str, str]) -> bytes:
     """A JSON object's line with the fields of ``reason`` added last (:data:`REASON_FIELDS`),
     the rest of its bytes as they were."""
-    body = line.rstrip()
-    head = body[:-1].rstrip()
+    head = line.rstrip()[:-1].rstrip()
+    return head + (b"" if head.endswith(b"{") else b",") + _json_fields(reason)
+
+
+@lru_cache(maxsize=4096)  # the items one line refuses share their reason
+def _json_fields(reason: tuple[str, str]) -> bytes:
     added = json.dumps(dict(zip(REASON_FIELDS, reason, strict=True)), ensure_ascii=False)
-    return head + (b"" if head.endswith(b"{") else b",") + added[1:].encode() + b"\n"
+    return added[1:].encode() + b"\n"
 
 
 def csv_marked(record: bytes, reason: tuple[str, str]) -> bytes:
     """A CSV record (or the header) with the fields of ``reason`` added last, before its
     line ending (the record's own: ``\r\n`` or ``\n``)."""
     body = record.rstrip(b"\r\n")
+    return body + _csv_fields(reason) + record[len(body) :]
+
+
+@lru_cache(maxsize=4096)
+def _csv_fields(reason: tuple[str, str]) -> bytes:
     out = io.StringIO()
     csv.writer(out, lineterminator="").writerow(reason)
-    return body + b"," + out.getvalue().encode() + record[len(body) :]
+    return b"," + out.getvalue().encode()
 
 
 # --------------------------------------------------------------------------- CSV
