@@ -206,7 +206,9 @@ class Recheck(Finishing):
         self.progress = Progress(err if options.progress else None)
         # robots.txt's line for an item it allows only where it is written (report, trail)
         explain = bool(options.report or options.trail)
-        self.rechecker = Rechecker(config, identity, lambda o: None, explain, self.consult)
+        self.rechecker = Rechecker(config, identity, lambda o: None, explain).consulting(
+            self.consult
+        )
         self.request = None
         self.warc = None
         self.source = ""
@@ -318,7 +320,7 @@ class Recheck(Finishing):
             self.never_had = choices_line(never, config.purpose, CHOICES, options.keep_unknown)
             print(f"recheck: {self.never_had}", file=self.err, flush=True)
         return warc, dated.then(
-            lambda found: Rechecker(config, identity, read(found), False, self.consult)
+            lambda found: Rechecker(config, identity, read(found), False).consulting(self.consult)
         )
 
     def _request(

@@ -181,7 +181,7 @@ def warc_rechecker(
         config, identity, _ = read_settings(settings)
     except RepSettingError as error:
         raise UsageError(str(error)) from None
-    rechecker = Rechecker(config, identity, lambda origin: None, consult=consult)
+    rechecker = Rechecker(config, identity, lambda origin: None).consulting(consult)
     policy = Policy(unreachable_action=config.unreachable_action)
     held = config.recheck_parsed_origins
     timeline = Timeline.read([warc], held)  # beyond `held` URLs, in an SQLite file

@@ -327,7 +327,6 @@ class Finishing:
         dated = bool(options.date_column)
         again = again_allowed(self.config.recheck_parsed_origins)
         grouping = self.again > again  # the first pass counted them: grouped from the start
-        scope = rechecker.not_consulted
         with ExitStack() as stack:
             writers = self._writers(stack, dataset, shard, outputs.staged)
             removing = writers[1] is not None
@@ -358,7 +357,7 @@ class Finishing:
                         reasons.append(None if kept else (status, removed_why(item, outcome, memo)))
                     if report is not None:
                         why = item.problem or (outcome.why if outcome is not None else "")
-                        line = item_line(item, status, said, why, shard, scope)
+                        line = item_line(item, status, said, why, shard, rechecker.not_consulted)
                         report.write(encode(line))
                 self._write(writers, chunk, keep, reasons)
                 progress.tick(tally.items, len(tally.origins))
@@ -438,9 +437,7 @@ class Finishing:
         """The items of ``grouped`` written in the dataset's order, each shard's kept and
         removed items to its own files."""
         tally, memo, report, trail = outputs.tally, outputs.memo, outputs.report, outputs.trail
-        current = grouped.shard
-        writers = grouped.writers
-        written = 0
+        current, writers, written = grouped.shard, grouped.writers, 0
         scope = self.rechecker.not_consulted
         evidences: dict[tuple[Any, ...], Evidence] = {}
         for index, items, data, results in grouped.replay():
@@ -473,8 +470,7 @@ class Finishing:
                         trail.replay(writes)
                     removed, why = why, ("" if status == ItemStatus.REFUSED else why)
                 chunk.append(item)
-                kept = self._kept(status)
-                keep.append(kept)
+                keep.append(kept := self._kept(status))
                 reasons.append(None if kept else (status, removed))
                 if report is not None:
                     report.write(encode(item_line(item, status, said, why, shard, scope)))

@@ -56,6 +56,14 @@ EXIT_CODES: Final = "\n".join([
 ])  # fmt: skip
 
 
+#: What ``--consult`` does, as its help says it.
+CONSULT_HELP: Final = (
+    f"decide on these kinds of document only ({', '.join(KINDS)}; robots.txt always), the "
+    "others read as none and named as not consulted (--consult robots.txt: a robots.txt-only "
+    "archive)"
+)
+
+
 class UsageError(Exception):
     """A wrong option or setting: one line."""
 
@@ -98,10 +106,7 @@ def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
                         "headers and meta decide too")  # fmt: skip
     parser.add_argument("--keep-unknown", action="store_true", help="keep the items whose "
                         "documents could not be had (counted either way)")  # fmt: skip
-    parser.add_argument("--consult", metavar="KIND[,KIND…]", help="decide on these kinds of "
-                        f"document only ({', '.join(KINDS)}; robots.txt always), the "
-                        "others read as none and named as not consulted (--consult "
-                        "robots.txt: a robots.txt-only archive)")  # fmt: skip
+    parser.add_argument("--consult", metavar="KIND[,KIND…]", help=CONSULT_HELP)
     parser.add_argument("--no-progress", dest="progress", action="store_false",
                         help="no progress lines on standard error")  # fmt: skip
     if not project:

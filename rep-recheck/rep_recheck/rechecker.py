@@ -61,7 +61,7 @@ from rep_engine.verdict.decide import (
     obey_of,
 )
 from rep_engine.verdict.page import PageFacts, PageStatements, PageVerdict, decide_page
-from rep_recheck.documents import OriginDocuments, document_url, read_as_none
+from rep_recheck.documents import KINDS, OriginDocuments, document_url, read_as_none
 
 #: The most outcomes of refusing lines the fast path of a :class:`Rechecker` remembers,
 #: over all its origins (for each, one per line refusing some items for a name; the
@@ -261,11 +261,7 @@ class Rechecker:
         identity: Identity,
         documents: Callable[[Origin], OriginDocuments | None],
         explain: bool = True,
-        consult: Collection[str] | None = None,
     ) -> None:
-        """``consult``: the kinds of document its items are decided on (``--consult``:
-        robots.txt, and tdmrep.json, rsl, as :data:`~rep_recheck.documents.KINDS` names
-        them; ``None``: every kind the purpose needs); the others are read as none."""
         self.config = config
         self.identity = identity
         #: The crawl's request rules; with ``explain``, robots.txt's deciding line kept
@@ -273,10 +269,6 @@ class Rechecker:
         #: names its line).
         self.rules = replace(request_rules(config, identity.purpose_set), explain=explain)
         self._explained = replace(self.rules, explain=True)
-        #: The kinds its decisions need that are not consulted (``--consult``).
-        self.not_consulted = tuple(
-            kind for kind in self.rules.documents() if consult is not None and kind not in consult
-        )
         self.names = held_names(identity.declared, identity.sent)
         self.agent = self.names[0]
         self.obey = obey_of(identity.obey_robots, identity.purpose_set)
@@ -313,6 +305,16 @@ class Rechecker:
         #: :mod:`~rep_recheck.grouping`).
         self.asked = 0
         self._shared_outcomes()
+
+    #: The kinds of document its decisions need that are not consulted (:meth:`consulting`).
+    not_consulted: tuple[str, ...] = ()
+
+    def consulting(self, kinds: Collection[str] | None) -> Rechecker:
+        """Itself, deciding on the kinds of document ``kinds`` names (``--consult``:
+        robots.txt, and tdmrep.json, rsl, as :data:`~rep_recheck.documents.KINDS` names
+        them; ``None``: every kind the purpose needs), the others read as none."""
+        self.not_consulted = tuple(k for k in self.rules.documents() if k not in (kinds or KINDS))
+        return self
 
     def _shared_outcomes(self) -> None:
         """What the fast path's shared outcomes are made with: a class each for the
