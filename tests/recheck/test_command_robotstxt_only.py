@@ -204,3 +204,23 @@ def test_audit_verify_holds_a_run_to_its_declared_scope(tmp_path: Path) -> None:
     assert verify(plain).clean
     said = [f.what for f in verify(forged_item(plain, url, not_consulted=["rsl"])).findings]
     assert any("claims rsl not consulted, but its run declared none" in w for w in said), said
+
+
+def test_an_item_that_drops_a_tdmrep_json_its_run_consulted_is_found(tmp_path: Path) -> None:
+    """Unscoped, an ai-train item kept with the tdmrep.json that reserves it left out of
+    its record: read as none, it passed `audit verify` as kept (a scope no run declared)."""
+    origin = "https://a.example"
+    warc, dataset, trail = tmp_path / "d.warc", tmp_path / "i.jsonl", tmp_path / "t.jsonl"
+    write_warc(warc, [
+        (f"{origin}/robots.txt", 200, b"User-agent: *\nAllow: /\n", {}),
+        (f"{origin}/.well-known/tdmrep.json", 200,
+         b'[{"location": "/books/*", "tdm-reservation": 1}]', {}),
+    ])  # fmt: skip
+    write_jsonl(dataset, [f"{origin}/books/1", f"{origin}/x"])
+    recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(warc),
+                 f"--trail={trail}")  # fmt: skip
+    assert verify(trail).clean
+    changes = {"status": "kept", "refused_by": None, "why": None, "usage": None, "tdmrep": None}
+    said = [f.what for f in verify(forged_item(trail, f"{origin}/books/1", **changes)).findings]
+    assert said == [f"item recorded fetched, but names no tdmrep.json of {origin}, which its "
+                    "request was decided with: read as none"], said  # fmt: skip
