@@ -14,11 +14,12 @@ own decisions on its snapshots, as it holds a crawl's records
   its snapshots give (:func:`_refusal_differences`: a ``Disallow`` is never a purpose's
   "no");
 - an item ``unknown`` names a document not had (no robots.txt snapshot, ``tdmrep`` or
-  an RSL license ``""``), or one cut before 500 KiB (RFC 9309 §2.5: its lines may refuse,
-  never allow), and what was had neither allows it (it would be kept, unless its page
-  could not be fetched again: only in a run that fetched pages, ``--pages``) nor refuses
-  it (it would be refused); an item ``kept`` under a document cut before 500 KiB is the
-  recheck's ``unknown``, not kept;
+  an RSL license ``""``; never a robots.txt given up on as unreachable, whose requests
+  were dropped: RFC 9309 §2.3.1.4's complete disallow refuses it), or one cut before
+  500 KiB (RFC 9309 §2.5: its lines may refuse, never allow), and what was had neither
+  allows it (it would be kept, unless its page could not be fetched again: only in a run
+  that fetched pages, ``--pages``) nor refuses it (it would be refused); an item
+  ``kept`` under a document cut before 500 KiB is the recheck's ``unknown``, not kept;
 - every snapshot an item names is one its own run announced for its own origin's
   document, and ``tdmrep`` ``""`` is read as the crawl reads a tdmrep.json given up on
   (``REP_UNREACHABLE_ACTION``), or as none when what was had refuses the item before
@@ -39,21 +40,24 @@ from typing import Any, Final
 
 from rep_audit.pages import _fields, names_differences, read_for
 from rep_audit.pagetimes import time_of
+from rep_audit.pageusage import recorded_signals
 from rep_audit.rederive import Rederiver, RunContext, held_to
+from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.procedure import cut_before_limit
 from rep_engine.records import (
+    ITEM_NOT_HAD,
     ITEM_STATUSES,
-    NOT_HAD,
     REFUSED_BY,
     Reason,
     RefusedBy,
+    items,
     mapping,
     text,
     whole,
 )
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
-from rep_engine.verdict.decide import Allowed, Refused
+from rep_engine.verdict.decide import LICENSE, TDM, Allowed, Refused
 from rep_engine.verdict.page import PageFacts, PageStatements, decide_page
 from rep_engine.verdict.policy import NOTHING_BEFORE, Before
 
@@ -85,7 +89,7 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
         without = {name: value for name, value in as_url.items() if name != "tdmrep"}
         again, _ = rederiver._request_differences(without, run, item=True)
         refusal = rederiver.verdict
-        if isinstance(refusal, Refused) and refusal.reason not in NOT_HAD:
+        if isinstance(refusal, Refused) and refusal.reason not in ITEM_NOT_HAD:
             found = again
         else:
             rederiver.verdict = verdict  # nothing had refuses it: not had, as recorded
@@ -103,7 +107,35 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
         found += _unknown_differences(as_url, rederiver, run)
     else:
         found += _refusal_differences(record, rederiver)
+    found += _scope_differences(record, run)
     return [f"item {what}" if what.startswith("recorded") else what for what in found]
+
+
+#: The kind of document each vocabulary of a usage signal before the fetch is read from,
+#: when not robots.txt.
+_KIND_OF: Final = {"tdmrep": TDM, "rsl": LICENSE}
+
+
+def _scope_differences(record: dict[str, Any], run: RunContext) -> list[str]:
+    """An item held to its run's declared scope (``--consult``: its header's
+    ``recheck.not_consulted``): it names the same kinds not consulted, and no document of
+    those kinds (a ``tdmrep``, an ``rsl`` license, a usage signal drawn from one)."""
+    declared = run.recheck_not_consulted
+    claimed = tuple(text(kind) for kind in items(record.get("not_consulted")))
+    found = []
+    if claimed != declared:
+        said = ", ".join(claimed) or "none"
+        found.append(f"claims {said} not consulted, but its run declared "
+                     f"{', '.join(declared) or 'none'} (its header's recheck)")  # fmt: skip
+    named = [TDM] * ("tdmrep" in record) + [LICENSE] * ("rsl" in record)
+    named += [
+        _KIND_OF.get(text(signal.get("vocabulary")), "") for signal in recorded_signals(record)
+    ]
+    outside = [kind for kind in dict.fromkeys(named) if kind in declared]
+    if outside:
+        found.append(f"decided with {', '.join(outside)}, which its run did not consult "
+                     "(its header's recheck.not_consulted)")  # fmt: skip
+    return found
 
 
 def _refusal_differences(record: dict[str, Any], rederiver: Rederiver) -> list[str]:
@@ -112,7 +144,7 @@ def _refusal_differences(record: dict[str, Any], rederiver: Rederiver) -> list[s
     purpose's "no" (which ``summary`` counts as a usage signal) is found. Nothing when
     its snapshots do not refuse it (the request's checks say so)."""
     verdict = rederiver.verdict
-    if not isinstance(verdict, Refused) or verdict.reason in NOT_HAD:
+    if not isinstance(verdict, Refused) or verdict.reason in ITEM_NOT_HAD:
         return []
     by, derived = text(record.get("refused_by")), text(REFUSED_BY.get(verdict.reason))
     if derived and by != derived:
@@ -138,13 +170,16 @@ def _unknown_differences(
         if "page" in record:
             return ["recorded unknown as its page was not fetched again, but the record "
                     "keeps what its page said"]  # fmt: skip
+    if given_up_allowing(text(mapping(record.get("robots")).get("why"))) is False:
+        return ["recorded unknown, but its robots.txt was given up on as unreachable and its "
+                "requests dropped: refused (RFC 9309 §2.3.1.4, complete disallow)"]  # fmt: skip
     verdict = rederiver.verdict  # a tdmrep.json not had read as none (item_differences)
     if isinstance(verdict, Allowed):
         if text(record.get("why")).startswith(PAGE_NOT_FETCHED) or _cut(record, rederiver):
             return []  # the page's fetch failed (as recorded), or a document it needs is cut
         return ["recorded unknown, but every document it needs was had and allows it "
                 "(it is kept)"]  # fmt: skip
-    if isinstance(verdict, Refused) and verdict.reason not in NOT_HAD:
+    if isinstance(verdict, Refused) and verdict.reason not in ITEM_NOT_HAD:
         return [f"recorded unknown, but its snapshots refuse it: {verdict.message}"]
     return []
 

@@ -176,8 +176,10 @@ class Rederiver(Documents):
                                held, also)  # fmt: skip
         found, before = held_against(record, robots, self.verdict, signals, rules, url, agent,
                                      held, obeyed)  # fmt: skip
-        if run.schema >= 2 and not item:  # schema 1 named them only through a signal
-            found += unnamed_documents(record, signals, self.verdict)
+        if run.schema >= 2:  # schema 1 named them only through a signal; a recheck's item
+            # names every one but the kinds its run did not consult (--consult)
+            skipped = run.recheck_not_consulted if item else ()
+            found += unnamed_documents(record, signals, self.verdict, skipped)
         return without + found, before
 
     def _answered_differences(

@@ -4,7 +4,7 @@ record says: its fate, robots.txt's deciding line, its override, its usage signa
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Collection, Hashable
 from typing import Any, Final
 
 from rep_audit.documents import snapshot_entry
@@ -109,12 +109,16 @@ def held_against(
 
 
 def unnamed_documents(
-    record: dict[str, Any], signals: list[dict[str, Any]], verdict: Verdict
+    record: dict[str, Any],
+    signals: list[dict[str, Any]],
+    verdict: Verdict,
+    skipped: Collection[str] = (),
 ) -> list[str]:
     """The tdmrep.json and RSL licenses ``verdict`` was decided with that a sent request's
     record (schema 2 on) does not name: its crawl names every document version it was
     decided against (docs/audit-trail.md, ``tdmrep`` and ``rsl``; ``""``: given up on),
-    and one left out is read as none, which lets through what it refused."""
+    and one left out is read as none, which lets through what it refused; but those of
+    the kinds ``skipped`` (a recheck's not consulted: read as none by its run)."""
     fate = text(record.get("fate"))
     if fate not in SENT_FATES:
         return []
@@ -123,6 +127,8 @@ def unnamed_documents(
                  if one.get("vocabulary") == "rsl")  # fmt: skip
     found: dict[str, None] = {}  # a request sent with a Host names one tdmrep.json
     for kind, key, _ in verdict.used:
+        if kind in skipped:
+            continue
         if (kind == TDM and "tdmrep" not in record) or (kind == LICENSE and key not in named):
             what = f"tdmrep.json of {key}" if kind == TDM else f"RSL license {key}"
             found[f"recorded {fate}, but names no {what}, which its request was decided "

@@ -54,6 +54,9 @@ class RunContext:
     #: A recheck's shards, in the order read (its header's ``recheck.shards``; none: one
     #: file): its items name them, and only them.
     recheck_shards: tuple[str, ...] = ()
+    #: The kinds of document a recheck's run declared it did not consult (its header's
+    #: ``recheck.not_consulted``: ``--consult``): its items name them, and none of them.
+    recheck_not_consulted: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, header: dict[str, Any]) -> RunContext:
@@ -78,6 +81,9 @@ class RunContext:
             recheck_pages=_recheck_pages(mapping(header.get("recheck"))),
             recheck_shards=tuple(
                 text(shard) for shard in items(mapping(header.get("recheck")).get("shards"))
+            ),
+            recheck_not_consulted=tuple(
+                text(kind) for kind in items(mapping(header.get("recheck")).get("not_consulted"))
             ),
         )
 

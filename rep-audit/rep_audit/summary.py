@@ -27,6 +27,7 @@ from rep_engine.records import (
     ITEM_STATUSES,
     Fate,
     ItemRecord,
+    ItemStatus,
     UrlEntry,
     denied_purposes,
     describe,
@@ -125,6 +126,8 @@ class Summary:
     #: record says.
     redirects: DownloadRedirects = field(default_factory=DownloadRedirects)
     _purposes: dict[str, list[str]] = field(default_factory=dict)
+    #: The recheck runs that kept their unknown items (``--keep-unknown``).
+    _keeping_unknown: set[str] = field(default_factory=set)
     #: A recheck's ``item`` records: all of them, per origin, per what decided them
     #: (:attr:`ItemRecord.decided`).
     items: ItemTally = field(default_factory=ItemTally)
@@ -148,6 +151,8 @@ class Summary:
             self._purposes[str(record.get("run"))] = (
                 [str(p) for p in purposes] if isinstance(purposes, list) else ["search"]
             )
+            if mapping(record.get("recheck")).get("keep_unknown") is True:
+                self._keeping_unknown.add(str(record.get("run")))
         elif kind == "snapshot":
             self.snapshots += 1
         elif kind == "end":
@@ -171,6 +176,8 @@ class Summary:
 
     def _item(self, item: ItemRecord) -> None:
         self.items.add(item)
+        if item.status == ItemStatus.UNKNOWN and item.run in self._keeping_unknown:
+            self.items.kept_unknown += 1
         self.items_by_origin.setdefault(item.origin, ItemTally()).add(item)
         self.items_by_said.setdefault(item.decided, ItemTally()).add(item)
 
@@ -281,4 +288,7 @@ def summary_text(summary: Summary) -> list[str]:
 def items_line(tally: ItemTally) -> str:
     """``7 item(s) re-checked: 2 kept, 3 refused, 2 unknown``."""
     counts = ", ".join(f"{getattr(tally, status)} {status}" for status in ITEM_STATUSES)
+    if tally.kept_unknown:  # written with the kept ones: the collection's count said
+        counts += (f" ({tally.kept_unknown} unknown kept by --keep-unknown: "
+                   f"{tally.kept + tally.kept_unknown} kept in all)")  # fmt: skip
     return f"{tally.items} item(s) re-checked (recheck --trail): {counts}"

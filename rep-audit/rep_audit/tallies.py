@@ -71,6 +71,8 @@ class ItemTally:
     kept: int = 0
     refused: int = 0
     unknown: int = 0
+    #: The unknown items its run kept (``--keep-unknown``: written with the kept ones).
+    kept_unknown: int = 0
 
     def add(self, item: ItemRecord) -> None:
         self.items += 1

@@ -309,6 +309,9 @@ class ReasonRow:
     #: It says nothing of what the site wants: the site's answer was never known (a
     #: document unreachable, the crawl closing, a bug of ours).
     unknown: bool = False
+    #: A robots.txt that could not be had: "the crawler MUST assume complete disallow"
+    #: (RFC 9309 §2.3.1.4), so a re-checked item it decides is refused, never unknown.
+    complete_disallow: bool = False
 
     @property
     def refuses(self) -> frozenset[Action]:
@@ -359,6 +362,7 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
             report="dropped: robots.txt unreachable",
             closing="robots.txt given up on as unreachable",
             unknown=True,
+            complete_disallow=True,
         ),
         Reason.TDMREP_UNREACHABLE: ReasonRow(
             refused_by=RefusedBy.UNREACHABLE,
@@ -425,10 +429,14 @@ REFUSED_BY_WORD: Final[Mapping[str, str]] = MappingProxyType(
 REFUSED_BY: Final[Mapping[str, RefusedBy]] = {
     word: by for word, said in REFUSED_BY_WORD.items() if (by := RefusedBy.of(said)) is not None
 }
-#: The refusals that mean a document could not be had: what they refuse is unknown, not
-#: refused (a re-check's item, an item ``audit verify`` re-derives).
+#: The refusals that mean a document could not be had (the site's answer is not known).
 NOT_HAD: Final = frozenset(
     reason for reason in Reason if REASONS[reason].refused_by is RefusedBy.UNREACHABLE
+)
+#: Those of :data:`NOT_HAD` whose item is unknown, not refused (a re-check's item, an item
+#: ``audit verify`` re-derives): all but a robots.txt not had, a complete disallow.
+ITEM_NOT_HAD: Final = frozenset(
+    reason for reason in NOT_HAD if not REASONS[reason].complete_disallow
 )
 #: The closing line's fates of requests, in its order (the rest after them).
 REPORT_FATES: Final[tuple[str, ...]] = (

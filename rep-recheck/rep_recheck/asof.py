@@ -120,6 +120,10 @@ class Timeline:
         it; without ``when``, the newest)."""
         return AsOf(self, when)
 
+    def holds(self, path: str) -> bool:
+        """Whether some capture's URL ends with ``path`` (``/.well-known/tdmrep.json``)."""
+        return any(url.endswith(path) for url in chain(self.by_url, self.undated))
+
     def dated(self) -> bool:
         """Whether some URL was captured at two dates: there is a before to look at."""
         if self.file is not None:

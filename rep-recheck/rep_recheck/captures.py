@@ -9,8 +9,9 @@ A file that is not a WARC, or is cut (a record shorter than its ``Content-Length
 gzip member cut short), is :class:`WarcError`: nothing is decided from half a file. One
 capture that cannot be read (a status line without a status, a payload that cannot be
 decoded, a compressed stream corrupt anywhere: :mod:`~rep_recheck.payload`) is a
-document not had, as a download that failed is: its origin's items are unknown, the rest
-of the file is read. A capture is read by its status, whatever its body: only a 2xx's
+document not had, as a download that failed is (a robots.txt so refuses its origin's
+items: RFC 9309 §2.3.1.4; another document leaves them unknown), and the rest of the
+file is read. A capture is read by its status, whatever its body: only a 2xx's
 body is read (SPEC §4), so only a 2xx's is held to its length (a 404 page, a 301's
 "moved" are never data lost). A 2xx payload cut short (``WARC-Truncated``, a cut chunk
 or compressed stream, a record whose WARC block runs on past its ``Content-Length``,
@@ -123,8 +124,8 @@ def present(dated: Capture | None, undated: Sequence[Capture]) -> Capture | None
     order), read so that no "no" is lost: an undated capture is not known to be older or
     newer than any other, so it is read only when every capture of the URL answers as it
     does (the newest dated one, or alone the last undated one), else the document is not
-    had (a capture with a :attr:`~Capture.problem`: its items unknown, removed unless
-    ``--keep-unknown``). Never read as of a date (``--as-of``, ``then``)."""
+    had (a capture with a :attr:`~Capture.problem`: a robots.txt so refuses its items,
+    as :func:`of_one_date` reads it). Never read as of a date (``--as-of``, ``then``)."""
     if not undated:
         return dated
     last = undated[-1]

@@ -25,8 +25,9 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Collection, Mapping, Sequence
+from importlib.util import find_spec
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from rep_engine.fetch.rules import Policy
 from rep_engine.settings.readers import RepSettingError
@@ -34,7 +35,14 @@ from rep_engine.trail.file import TrailFileError
 from rep_engine.trail.terminal import printable
 from rep_recheck.asof import Dated, DateError, Then, check_dated
 from rep_recheck.datasets import DatasetError, open_dataset
-from rep_recheck.deciding import AI_PURPOSES, agents_obeyed, warc_rechecker
+from rep_recheck.deciding import (
+    AI_PURPOSES,
+    agents_obeyed,
+    choices_line,
+    never_captured,
+    scope_note,
+    warc_rechecker,
+)
 from rep_recheck.fetching import (
     PROGRESS_EVERY,
     RECHECK_MAX_WAIT,
@@ -63,6 +71,7 @@ from rep_recheck.options import (
     UsageError,
     add_options,
     check_outputs,
+    consult_of,
     parser,
     read_settings,
     settings_of,
@@ -134,11 +143,13 @@ def run(
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
     try:
+        if fetcher is None and not options.documents:  # before the dataset is read
+            raise UsageError(_no_crawl(False))
         recheck = Recheck(options, settings, err)
         fetched = None
         if recheck.request is not None:
             if fetcher is None:
-                raise UsageError("no crawl to fetch the documents with: give --documents WARC")
+                raise UsageError(_no_crawl(bool(options.documents)))
             fetched = fetcher(recheck.request)
         return recheck.finish(fetched, out)
     except (UsageError, DatasetError, WarcError, TrailFileError, PathError, ShardError,
@@ -152,6 +163,25 @@ def run(
         print(f"scrapy_rep: error: {error.filename or 'a file'}: {error.strerror or error}",
               file=err)  # fmt: skip
         return EXIT_USAGE
+
+
+def _no_crawl(warc: bool) -> str:
+    """Why a recheck that must fetch documents now (``warc``: what a WARC lacks,
+    ``--fetch-missing``) cannot: its crawl is Scrapy's, which ``python -m rep_recheck``
+    never runs (rep-recheck alone reads WARCs), and which may not be installed."""
+    what = "--fetch-missing fetches what the WARC lacks" if warc else (
+        "without --documents WARC, the documents are fetched now"
+    )  # fmt: skip
+    if find_spec("scrapy") is None:
+        return (f"{what} by a Scrapy crawl, and Scrapy is not installed (rep-recheck alone "
+                "reads WARCs): run python -m scrapy_rep recheck once the clone's root folder "
+                "is installed too (pip install /path/to/scrapy_rep)")  # fmt: skip
+    return f"{what} by scrapy_rep's crawl: run python -m scrapy_rep recheck"
+
+
+#: The choices a run whose WARC holds none of a kind of document has, as the command
+#: takes them (:func:`~rep_recheck.deciding.choices_line`).
+CHOICES: Final = ("--fetch-missing (fetch them now)", "--consult robots.txt", "--keep-unknown")
 
 
 class Recheck(Finishing):
@@ -176,10 +206,14 @@ class Recheck(Finishing):
         self.progress = Progress(err if options.progress else None)
         # robots.txt's line for an item it allows only where it is written (report, trail)
         explain = bool(options.report or options.trail)
-        self.rechecker = Rechecker(config, identity, lambda o: None, explain)
+        self.rechecker = Rechecker(config, identity, lambda o: None, explain).consulting(
+            self.consult
+        )
         self.request = None
         self.warc = None
         self.source = ""
+        for note in scope_note(self.rechecker):
+            print(f"recheck: {note}", file=err, flush=True)
         if options.documents:
             self.warc, self.then = self._read_warcs(identity)  # a bad WARC: before any output
             if options.fetch_missing:
@@ -221,6 +255,8 @@ class Recheck(Finishing):
         if isinstance(options.documents, (str, Path)):  # one WARC, as a program may name it
             options.documents = [str(options.documents)]
         check_dated(options.documents, options.as_of, options.date_column, options.fetch_missing)
+        #: The kinds of document the items are decided on (``--consult``; ``None``: all).
+        self.consult = consult_of(getattr(options, "consult", None))
         return settings, identity
 
     def _shards(self) -> Shards:
@@ -273,12 +309,19 @@ class Recheck(Finishing):
         policy = Policy(unreachable_action=config.unreachable_action)
 
         def read(captured: Mapping[str, Capture]) -> WarcDocuments:
-            return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile, policy,
-                                 config.recheck_parsed_origins)  # fmt: skip
+            held = config.recheck_parsed_origins
+            return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile,
+                                 policy, held, rechecker.not_consulted)  # fmt: skip
 
         rechecker.documents = warc = read(dated.now())
         self.source = dated.source
-        return warc, dated.then(lambda found: Rechecker(config, identity, read(found), False))
+        never = [] if options.fetch_missing else never_captured(dated.timeline, rechecker)
+        if never:  # said at the start: the run would end with these items unknown
+            self.never_had = choices_line(never, config.purpose, CHOICES, options.keep_unknown)
+            print(f"recheck: {self.never_had}", file=self.err, flush=True)
+        return warc, dated.then(
+            lambda found: Rechecker(config, identity, read(found), False).consulting(self.consult)
+        )
 
     def _request(
         self, settings: dict[str, Any], origins: Collection[str], pages: list[str]
@@ -295,9 +338,10 @@ class Recheck(Finishing):
                   else "")  # fmt: skip
         print(f"recheck: a document that does not answer (a 5xx, a 429, a network error) "
               f"is waited for at most {max_wait:,.0f} s from its first failure "
-              "(REP_UNREACHABLE_MAX_WAIT" + (", a recheck's default: its origin's items "
-              "are then unknown, and removed anyway" if default else "") + f"){sooner}",
+              "(REP_UNREACHABLE_MAX_WAIT" + (", a recheck's default: a robots.txt given up "
+              "on refuses its origin's items, RFC 9309 §2.3.1.4, another document leaves "
+              "them unknown, removed anyway" if default else "") + f"){sooner}",
               file=err, flush=True)  # fmt: skip
         return FetchRequest(origins, crawl, pages, rechecker.names, rechecker.tokens,
-                            rechecker.rules.needs_tdmrep,
-                            err if self.options.progress else None)  # fmt: skip
+                            rechecker.rules.needs_tdmrep, err if self.options.progress else None,
+                            rechecker.not_consulted)  # fmt: skip

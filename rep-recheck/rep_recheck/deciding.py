@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import gc
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -18,7 +18,10 @@ from rep_engine.fetch.rules import Policy
 from rep_engine.records import ItemStatus
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.urls.origins import origin_of
+from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
+from rep_engine.verdict.decide import TDM
 from rep_recheck.asof import Then, Timeline
+from rep_recheck.documents import KINDS
 from rep_recheck.fetching import PageRead
 from rep_recheck.options import UsageError, read_settings
 from rep_recheck.outputs import UNREADABLE, Evidence, EvidenceMemo
@@ -76,6 +79,43 @@ def agents_obeyed(rechecker: Rechecker) -> list[str]:
             "no (obey their groups with -s REP_PURPOSE_AGENTS=GPTBot,CCBot)"]  # fmt: skip
 
 
+def scope_note(rechecker: Rechecker) -> list[str]:
+    """What a run decided with ``--consult`` did not consult, as its summary's head and
+    standard error say it (none: every kind its purpose needs was consulted)."""
+    missing = rechecker.not_consulted
+    if not missing:
+        return []
+    consulted = [kind for kind in KINDS if kind not in missing]
+    return [f"Not consulted: {', '.join(missing)} (--consult {','.join(consulted)}): every "
+            f"item was decided on {' and '.join(consulted)} alone; what the documents not "
+            "consulted say may still refuse an item kept here"]  # fmt: skip
+
+
+def never_captured(timeline: Timeline, rechecker: Rechecker) -> list[str]:
+    """The kinds of document the items are decided on that the WARC holds no capture of
+    at all (a Common Crawl robots.txt WARC holds no tdmrep.json; an RSL license is at
+    whatever URL robots.txt names, which cannot be told)."""
+    if rechecker.rules.needs_tdmrep and TDM not in rechecker.not_consulted:
+        return [] if timeline.holds(WELL_KNOWN_PATH) else [TDM]
+    return []
+
+
+def choices_line(
+    kinds: list[str], purposes: tuple[str, ...], choices: tuple[str, ...], kept: bool
+) -> str:
+    """What a run whose WARC holds no capture of ``kinds`` says at its start: every item
+    they do not refuse will be unknown (``kept``: and kept, ``--keep-unknown``), and the
+    three ``choices`` (fetch them, decide on robots.txt alone, keep the unknown), spelt
+    as the command or the step takes them."""
+    fetch, consult, keep = choices
+    fate = f"kept unchecked ({keep})" if kept else "removed"
+    return (f"the WARC holds no capture at all of {', '.join(kinds)}, which "
+            f"{', '.join(purposes)} needs: every item its robots.txt does not refuse will be "
+            f"unknown, and {fate}. Choose: {fetch}, {consult} (decide on robots.txt alone, "
+            f"saying what was not consulted), or {keep} (keep them, counted as "
+            "unknown)")  # fmt: skip
+
+
 class Closing:
     """A dataset's writer, closed at the end of a ``with``."""
 
@@ -129,19 +169,24 @@ def decide_item(
     return item, str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome
 
 
-def warc_rechecker(settings: Mapping[str, Any], warc: str | Path) -> Rechecker:
+def warc_rechecker(
+    settings: Mapping[str, Any], warc: str | Path, consult: Collection[str] | None = None
+) -> tuple[Rechecker, list[str]]:
     """The decisions of a crawl with ``settings`` (its ``REP_PURPOSE`` set), on the
-    documents of the WARC at ``warc`` (the pipeline step's, in each worker). Raises
-    :class:`UsageError` and :class:`WarcError`."""
+    documents of the WARC at ``warc`` (the pipeline step's, in each worker) of the kinds
+    ``consult`` names (``None``: all); and the kinds they need that the WARC holds no
+    capture of (:func:`never_captured`). Raises :class:`UsageError` and
+    :class:`WarcError`."""
     try:
         config, identity, _ = read_settings(settings)
     except RepSettingError as error:
         raise UsageError(str(error)) from None
-    rechecker = Rechecker(config, identity, lambda origin: None)
+    rechecker = Rechecker(config, identity, lambda origin: None).consulting(consult)
     policy = Policy(unreachable_action=config.unreachable_action)
     held = config.recheck_parsed_origins
-    captured = Timeline.read([warc], held).at()  # beyond `held` URLs, in an SQLite file
+    timeline = Timeline.read([warc], held)  # beyond `held` URLs, in an SQLite file
     rechecker.documents = WarcDocuments(
-        captured, rechecker.rules, rechecker.names, config.profile, policy, held
-    )
-    return rechecker
+        timeline.at(), rechecker.rules, rechecker.names, config.profile, policy, held,
+        rechecker.not_consulted,
+    )  # fmt: skip
+    return rechecker, never_captured(timeline, rechecker)

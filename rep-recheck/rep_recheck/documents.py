@@ -17,10 +17,28 @@ from typing import Any, Final
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
 from rep_engine.urls.origins import Origin
+from rep_engine.usage.rsl.document import ABSENT
+from rep_engine.usage.tdmrep import NO_FILE
 from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM
 
 #: How each kind's document URL is made from its key.
 _PATHS: Final = {ROBOTS: ROBOTS_TXT.path, TDM: TDMREP.path}
+#: The kinds of document a recheck may consult (``--consult``), as the engine names them;
+#: robots.txt always.
+KINDS: Final = (ROBOTS, TDM, LICENSE)
+
+
+def read_as_none(outcome: str) -> dict[str, CacheEntry[Any]]:
+    """The absent stand-in of each kind but robots.txt (no reservation, no license), said
+    ``outcome``, never stale, never written to the trail: what a document of a kind not
+    consulted reads as, or one not had when what was had may refuse all the same."""
+    never = float("inf")
+    documents = ((TDM, NO_FILE), (LICENSE, ABSENT))
+    return {kind: CacheEntry(document, outcome, 0.0, never, never) for kind, document in documents}
+
+
+#: What a document of a kind not consulted reads as (:attr:`OriginDocuments.not_consulted`).
+NOT_CONSULTED: Final = read_as_none("not consulted")
 
 
 def document_url(kind: str, key: Hashable) -> str:
@@ -43,9 +61,14 @@ class OriginDocuments:
     #: Why a kind of document is not had, where more can be said than that (a WARC that
     #: holds no tdmrep.json: TDMRep not checked).
     missing: dict[str, str] = field(default_factory=dict)
+    #: The kinds its items are decided without (``--consult``): read as none.
+    not_consulted: tuple[str, ...] = ()
 
     def known(self, kind: str, key: Hashable) -> CacheEntry[Any] | None:
-        """The entry :func:`~rep_engine.verdict.decide.decide` asks for (``None``: not had)."""
+        """The entry :func:`~rep_engine.verdict.decide.decide` asks for (``None``: not had;
+        a kind not consulted: none, :data:`NOT_CONSULTED`)."""
+        if kind in self.not_consulted:
+            return NOT_CONSULTED[kind]
         return self.entries.get((kind, key))
 
     def add(self, kind: str, key: Hashable, entry: CacheEntry[Any], record: str = "") -> None:

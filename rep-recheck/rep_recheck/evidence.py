@@ -21,8 +21,6 @@ from rep_recheck.rechecker import Outcome
 
 #: ``line 12: Content-Usage: train-ai=n`` or ``entry 2 (location "/x")`` in a source.
 _PLACE: Final = re.compile(r"\b(?:line|entry) (\d+)\b:? ?(.*)")
-#: The status of an item whose URL could not be read.
-UNREADABLE: Final = "unreadable"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +98,8 @@ class EvidenceMemo:
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[Outcome, Evidence]] = {}
+        #: A refused outcome's sentence (``--removed``), the same way.
+        self._whys: dict[int, tuple[Outcome, str]] = {}
 
     def of(self, url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
         if outcome.page_refusal is not None:
@@ -113,9 +113,24 @@ class EvidenceMemo:
         self._known[id(outcome)] = (outcome, said)
         return said
 
+    def refusal(self, outcome: Outcome) -> str:
+        """The sentence of ``outcome``'s refusal, as ``--removed`` says it (its verdict,
+        which a shared outcome decides when read and lets go, read once per outcome)."""
+        known = self._whys.get(id(outcome))
+        if known is not None and known[0] is outcome:
+            return known[1]
+        refusal = outcome.refusal
+        said = refusal.message if refusal is not None else ""
+        if outcome.page_refusal is None:  # a page's refusal is its item's alone
+            if len(self._whys) >= EVIDENCE_MEMO:
+                self._whys.clear()
+            self._whys[id(outcome)] = (outcome, said)
+        return said
+
     def clear(self) -> None:
         """The outcomes let go (each holds its origin's parsed documents)."""
         self._known.clear()
+        self._whys.clear()
 
 
 #: The most outcomes :class:`EvidenceMemo` keeps.

@@ -26,8 +26,9 @@ from rep_recheck.warc import WarcDocuments
 PROGRESS_EVERY: Final = 2.0
 #: How long a recheck's crawl waits for a document that does not answer (a 5xx, a 429, a
 #: network error) before it gives up, unless ``REP_UNREACHABLE_MAX_WAIT`` is set: a crawl
-#: waits 600 s for requests it means to send, but an origin given up on only makes its
-#: items unknown, and an unknown item is removed anyway (or kept with --keep-unknown).
+#: waits 600 s for requests it means to send, but a recheck's items are removed either way:
+#: refused by a robots.txt given up on (RFC 9309 §2.3.1.4), unknown for another document
+#: (kept with --keep-unknown).
 RECHECK_MAX_WAIT: Final = 60.0
 
 
@@ -61,6 +62,8 @@ class FetchRequest:
     ai: bool = False
     #: Where the crawl's progress lines go (``None``: nowhere, ``--no-progress``).
     progress: TextIO | None = None
+    #: The kinds of document not fetched: not consulted (``--consult``).
+    not_consulted: tuple[str, ...] = ()
 
 
 @dataclass
@@ -115,8 +118,8 @@ def fetch_progress(
                   "REP_UNREACHABLE_CONNECT_MAX_WAIT)")  # fmt: skip
     return (f"{line}; {len(slow):,} waiting on a document that does not answer yet: {on}; "
             f"each given up on after {max_wait:,.0f} s{sooner}, by about {until:%H:%M:%S} "
-            "UTC at the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; their items "
-            "are then unknown)")  # fmt: skip
+            "UTC at the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; a robots.txt "
+            "given up on refuses its origin's items)")  # fmt: skip
 
 
 class Progress:

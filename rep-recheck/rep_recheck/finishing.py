@@ -28,6 +28,7 @@ from rep_recheck.deciding import (
     collector_paced,
     decide_item,
     origin_name,
+    scope_note,
 )
 from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
 from rep_recheck.files import Staged, Stale
@@ -43,7 +44,7 @@ from rep_recheck.outputs import (
     summary_markdown,
 )
 from rep_recheck.pacing import PAGES_NOT_CHECKED
-from rep_recheck.rechecker import Rechecker
+from rep_recheck.rechecker import Outcome, Rechecker
 from rep_recheck.shards import Shards, output_of
 from rep_recheck.store import DocumentStore, OriginsEvidence
 from rep_recheck.trail import RecheckTrail
@@ -85,6 +86,9 @@ class Finishing:
     again: int = -1
     #: The documents fetched now (``None``: from a WARC alone).
     store: DocumentStore | None = None
+    #: What the run said at its start of the kinds of document its WARC holds none of
+    #: (``""``: it holds some of each it needs): the first line of its summary.
+    never_had: str = ""
 
     def finish(self, fetched: FetchResult | None, out: TextIO) -> int:
         """Every item decided and written; the summary; the exit status. The outputs are
@@ -147,7 +151,10 @@ class Finishing:
             "format": ", ".join(formats),
             "documents": named_warcs(options.documents) or "fetched",
             "pages": bool(options.pages),
+            "keep_unknown": bool(options.keep_unknown),
         }
+        if self.rechecker.not_consulted:  # --consult: the items' declared scope
+            about["not_consulted"] = list(self.rechecker.not_consulted)
         if shards.several:
             about["shards"] = list(shards.paths)
         return about
@@ -161,7 +168,7 @@ class Finishing:
         options, rechecker, shards = self.options, self.rechecker, self.shards
         named = tuple(agent.lower() for agent in rechecker.rules.agents)
         tally = Tally(self.config.purpose, held=self.config.recheck_parsed_origins,
-                      named_agents=named)  # fmt: skip
+                      named_agents=named, keep_unknown=bool(options.keep_unknown))  # fmt: skip
         memo = OriginsEvidence(rechecker)
         self.progress.begin()
         with ExitStack() as stack:
@@ -243,13 +250,16 @@ class Finishing:
         options, rechecker, config = self.options, self.rechecker, self.config
         identity_words = (f"agent `{rechecker.agent}` (User-Agent `{self.user_agent}`), "
                           f"profile {config.profile}")  # fmt: skip
+        notes = [*agents_obeyed(rechecker), *scope_note(rechecker)]
         lines = summary_markdown(tally, self.shards.label, self.source, identity_words,
-                                 options.keep_unknown, agents_obeyed(rechecker))  # fmt: skip
+                                 options.keep_unknown, notes)  # fmt: skip
         if self.interrupted:
             stopped = self._interrupted_line()
             lines[1:1] = ["", f"**{stopped}**"]
             print(f"recheck: {stopped}", file=self.err, flush=True)
-        if (unchecked := self._tdmrep_unchecked()) is not None:
+        if self.never_had:  # said on standard error as it started
+            lines[1:1] = ["", f"**{self.never_had[0].upper()}{self.never_had[1:]}.**"]
+        elif (unchecked := self._tdmrep_unchecked()) is not None:
             lines[1:1] = ["", f"**{unchecked}**"]
             print(f"recheck: {unchecked}", file=self.err, flush=True)
         if not options.pages:
@@ -273,12 +283,7 @@ class Finishing:
         if tally.statuses[UNREADABLE] == tally.items:  # nothing decided: bad input
             print(printable(f"scrapy_rep: error: {label}: no item could be read"), file=self.err)
             return EXIT_USAGE
-        removed = (
-            tally.statuses[ItemStatus.REFUSED]
-            + tally.statuses[UNREADABLE]
-            + (0 if self.options.keep_unknown else tally.statuses[ItemStatus.UNKNOWN])
-        )
-        return EXIT_REMOVED if removed else EXIT_KEPT
+        return EXIT_REMOVED if tally.removed else EXIT_KEPT
 
     def _writers(self, stack: ExitStack, dataset: Dataset, shard: str, staged: Staged) -> list[Any]:
         """The writers of a shard's kept and removed items (``None``: not written; an
@@ -286,11 +291,21 @@ class Finishing:
         whole), closed with ``stack``."""
         options = self.options
         return [
-            None if path is None or self.interrupted else stack.enter_context(
-                Closing(dataset.writer(staged.open(output_of(path, shard) if shard else path)))
-            )
-            for path in (options.out, options.removed)
+            None if path is None or self.interrupted else stack.enter_context(Closing(
+                dataset.writer(staged.open(output_of(path, shard) if shard else path), removed)
+            ))
+            for path, removed in ((options.out, False), (options.removed, True))
         ]  # fmt: skip
+
+    @staticmethod
+    def _write(writers: list[Any], chunk: Chunk, keep: list[bool], reasons: list[Any]) -> None:
+        """A chunk's kept items to ``--out``, its removed ones with their ``reasons`` to
+        ``--removed`` (each writer ``None``: not written)."""
+        kept, removed = writers
+        if kept is not None:
+            kept.write(chunk, keep)
+        if removed is not None:
+            removed.write(chunk, [not k for k in keep], reasons)
 
     def _kept(self, status: str) -> bool:
         """Whether an item of ``status`` is kept (an unknown one with --keep-unknown)."""
@@ -312,9 +327,9 @@ class Finishing:
         dated = bool(options.date_column)
         again = again_allowed(self.config.recheck_parsed_origins)
         grouping = self.again > again  # the first pass counted them: grouped from the start
-        keep_unknown = options.keep_unknown
         with ExitStack() as stack:
             writers = self._writers(stack, dataset, shard, outputs.staged)
+            removing = writers[1] is not None
             chunks = iter(dataset.chunks(rows=any(writers)))
             for chunk in chunks:
                 if grouping or rechecker.asked - len(tally.origins) > again:
@@ -329,20 +344,22 @@ class Finishing:
                         grouped.close()
                         raise
                     return grouped
-                keep = []
+                keep: list[bool] = []
+                reasons: list[tuple[str, str] | None] = []
                 for item in chunk.items:
                     item, status, said, outcome = decide_item(
                         item, rechecker, read_again, trail, memo, shard, self.then, dated
                     )
                     tally.add(item, status, said, origin_name(item.url))
-                    kept = status == ItemStatus.KEPT
-                    keep.append(kept or (status == ItemStatus.UNKNOWN and keep_unknown))
+                    kept = self._kept(status)
+                    keep.append(kept)
+                    if removing:
+                        reasons.append(None if kept else (status, removed_why(item, outcome, memo)))
                     if report is not None:
                         why = item.problem or (outcome.why if outcome is not None else "")
-                        report.write(encode(item_line(item, status, said, why, shard)))
-                for writer, wanted in zip(writers, (True, False), strict=True):
-                    if writer is not None:
-                        writer.write(chunk, keep if wanted else [not k for k in keep])
+                        line = item_line(item, status, said, why, shard, rechecker.not_consulted)
+                        report.write(encode(line))
+                self._write(writers, chunk, keep, reasons)
                 progress.tick(tally.items, len(tally.origins))
         return None
 
@@ -378,6 +395,7 @@ class Finishing:
         dated = bool(options.date_column)
         labels = [path if self.shards.several else "" for path in self.shards.paths]
         number = tally.origins.number
+        removing = bool(options.removed) and not self.interrupted
 
         def decide(record: tuple[Any, ...]) -> tuple[Any, ...]:
             shard, line, url, then, date, name = record
@@ -389,7 +407,9 @@ class Finishing:
             if trail is not None and trail.recording:
                 writes, trail.recording = trail.recording, []
             assert outcome is not None  # its URL was read
-            return item.then, status, _evidence_values(said), outcome.why, number(name), writes
+            # with --removed, a refused item's why too (the report says none)
+            why = removed_why(item, outcome, memo) if removing else outcome.why
+            return item.then, status, _evidence_values(said), why, number(name), writes
 
         settle = None
         if trail is not None:
@@ -417,9 +437,8 @@ class Finishing:
         """The items of ``grouped`` written in the dataset's order, each shard's kept and
         removed items to its own files."""
         tally, memo, report, trail = outputs.tally, outputs.memo, outputs.report, outputs.trail
-        current = grouped.shard
-        writers = grouped.writers
-        written = 0
+        current, writers, written = grouped.shard, grouped.writers, 0
+        scope = self.rechecker.not_consulted
         evidences: dict[tuple[Any, ...], Evidence] = {}
         for index, items, data, results in grouped.replay():
             while current < index:  # the next shard (one with no item too)
@@ -428,13 +447,14 @@ class Finishing:
                 writers = self._next_shard(grouped, current, labels[current], outputs)
             shard = labels[index]
             chunk: list[Item] = []
-            keep = []
+            keep: list[bool] = []
+            reasons: list[tuple[str, str] | None] = []
             for (line, url, problem, then, date), result in zip(items, results, strict=True):
                 if result is None:  # not decided: its URL could not be read
                     item, status, said, _ = decide_item(
                         Item(line, url, problem, then, date), self.rechecker, None, None, memo
                     )  # fmt: skip
-                    why = problem
+                    why = removed = problem
                     tally.add(item, status, said, "")
                 else:
                     then, status, values, why, origin, writes = result
@@ -448,13 +468,13 @@ class Finishing:
                     tally.add(item, status, said, origin)
                     if writes and trail is not None:
                         trail.replay(writes)
+                    removed, why = why, ("" if status == ItemStatus.REFUSED else why)
                 chunk.append(item)
-                keep.append(self._kept(status))
+                keep.append(kept := self._kept(status))
+                reasons.append(None if kept else (status, removed))
                 if report is not None:
-                    report.write(encode(item_line(item, status, said, why, shard)))
-            for writer, wanted in zip(writers, (True, False), strict=True):
-                if writer is not None:
-                    writer.write(Chunk(chunk, data), keep if wanted else [not k for k in keep])
+                    report.write(encode(item_line(item, status, said, why, shard, scope)))
+            self._write(writers, Chunk(chunk, data), keep, reasons)
             written += len(chunk)
             self.progress.step(f"writing the grouped items in the dataset's order: "
                                f"{written:,} of {grouped.items:,} written")  # fmt: skip
@@ -503,6 +523,14 @@ class Finishing:
                 "origins (and pages) not fetched are unknown. Not a whole recheck: --out, "
                 "--removed and --report were not written (exit status "
                 f"{EXIT_INTERRUPTED}).")  # fmt: skip
+
+
+def removed_why(item: Item, outcome: Outcome | None, memo: EvidenceMemo) -> str:
+    """Why an item is removed, as ``--removed`` says it beside its status: why it could
+    not be read, the refusal's sentence (remembered by ``memo``), or why it is unknown."""
+    if outcome is not None and outcome.status is ItemStatus.REFUSED:
+        return memo.refusal(outcome)
+    return item.problem or (outcome.why if outcome is not None else "")
 
 
 def named_warcs(warcs: Sequence[str] | None) -> str | list[str] | None:

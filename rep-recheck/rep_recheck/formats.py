@@ -6,9 +6,11 @@ written back line by line, each kept line or record as it was (:class:`LinesWrit
 from __future__ import annotations
 
 import csv
+import io
 import json
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Final
 
@@ -18,10 +20,13 @@ from rep_engine.trail.read import TrailError
 from rep_recheck.items import (
     CHUNK_ITEMS,
     FIELD_LIMIT,
+    REASON_FIELDS,
+    UNREADABLE,
     Chunk,
     ChunkWriter,
     DatasetError,
     Item,
+    Reasons,
     field_of,
     opened,
     url_problem,
@@ -32,25 +37,40 @@ from rep_recheck.items import (
 
 class LinesWriter:
     """Writes chosen lines (bytes, newline included) as they were, after the dataset's
-    header line (``source.header``, known once its first chunk is read)."""
+    header line (``source.header``, known once its first chunk is read); with ``mark``,
+    each line that has a reason with it added (``mark(line, reason)``; the header with
+    the reason's names: ``mark(header, REASON_FIELDS)``)."""
 
-    def __init__(self, file: IO[bytes], source: Any = None) -> None:
+    def __init__(
+        self,
+        file: IO[bytes],
+        source: Any = None,
+        mark: Callable[[bytes, tuple[str, str]], bytes] | None = None,
+    ) -> None:
         self._file = file
         self._source = source
+        self._mark = mark
 
     def _header(self) -> None:
         source, self._source = self._source, None
         header = getattr(source, "header", b"")
+        if header and self._mark is not None and source.format == "csv":
+            header = self._mark(header, REASON_FIELDS)
         if header:
             self._file.write(header)
 
-    def write(self, chunk: Chunk, keep: Sequence[bool]) -> None:
+    def write(self, chunk: Chunk, keep: Sequence[bool], reasons: Reasons = ()) -> None:
         if self._source is not None:
             self._header()
-        write = self._file.write
-        for line, kept in zip(chunk.data, keep, strict=True):
-            if kept:
-                write(line)
+        write, mark = self._file.write, self._mark
+        for line, kept, reason in zip(chunk.data, keep, reasons or [None] * len(keep),
+                                      strict=True):  # fmt: skip
+            if not kept:
+                continue
+            if reason is None or mark is None or reason[0] == UNREADABLE:
+                write(line)  # as it was
+            else:
+                write(mark(line, reason))
 
     def close(self) -> None:
         if self._source is not None:
@@ -109,8 +129,35 @@ class JsonLines:
         date = field_of(record, self.date_column)[1] if self.date_column else None
         return Item(number, url if isinstance(url, str) else "", url_problem(url), date=date)
 
-    def writer(self, file: IO[bytes]) -> ChunkWriter:
-        return LinesWriter(file)
+    def writer(self, file: IO[bytes], reasons: bool = False) -> ChunkWriter:
+        return LinesWriter(file, None, json_marked if reasons else None)
+
+
+def json_marked(line: bytes, reason: tuple[str, str]) -> bytes:
+    """A JSON object's line with the fields of ``reason`` added last (:data:`REASON_FIELDS`),
+    the rest of its bytes as they were."""
+    head = line.rstrip()[:-1].rstrip()
+    return head + (b"" if head.endswith(b"{") else b",") + _json_fields(reason)
+
+
+@lru_cache(maxsize=4096)  # the items one line refuses share their reason
+def _json_fields(reason: tuple[str, str]) -> bytes:
+    added = json.dumps(dict(zip(REASON_FIELDS, reason, strict=True)), ensure_ascii=False)
+    return added[1:].encode() + b"\n"
+
+
+def csv_marked(record: bytes, reason: tuple[str, str]) -> bytes:
+    """A CSV record (or the header) with the fields of ``reason`` added last, before its
+    line ending (the record's own: ``\r\n`` or ``\n``)."""
+    body = record.rstrip(b"\r\n")
+    return body + _csv_fields(reason) + record[len(body) :]
+
+
+@lru_cache(maxsize=4096)
+def _csv_fields(reason: tuple[str, str]) -> bytes:
+    out = io.StringIO()
+    csv.writer(out, lineterminator="").writerow(reason)
+    return b"," + out.getvalue().encode()
 
 
 # --------------------------------------------------------------------------- CSV
@@ -228,8 +275,8 @@ class Csv:
             if items:
                 yield Chunk(items, lines)
 
-    def writer(self, file: IO[bytes]) -> ChunkWriter:
-        return LinesWriter(file, self)
+    def writer(self, file: IO[bytes], reasons: bool = False) -> ChunkWriter:
+        return LinesWriter(file, self, csv_marked if reasons else None)
 
 
 # --------------------------------------------------------------------------- trails
@@ -302,5 +349,5 @@ class Export:
         then = ItemStatus.REFUSED if refused else ItemStatus.KEPT
         return Item(number, url if isinstance(url, str) else "", url_problem(url), then)
 
-    def writer(self, file: IO[bytes]) -> ChunkWriter:
-        return LinesWriter(file, self)
+    def writer(self, file: IO[bytes], reasons: bool = False) -> ChunkWriter:
+        return LinesWriter(file, self, json_marked if reasons else None)

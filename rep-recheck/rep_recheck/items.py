@@ -70,10 +70,21 @@ class Chunk:
     data: Any
 
 
-class ChunkWriter(Protocol):
-    """Writes the kept (or removed) part of each chunk, in the dataset's own format."""
+#: The status of an item whose URL could not be read.
+UNREADABLE: Final = "unreadable"
+#: The fields (JSON), columns (CSV, Parquet) a removed item's reason is added in
+#: (``--removed``): its status and why, as the datatrove step's removed documents say it.
+REASON_FIELDS: Final = ("rep_status", "rep_why")
+#: Each item's reason, its status and why (a line of JSON Lines or CSV that could not
+#: be read, :data:`UNREADABLE`, is written as it was: it may be no object, no record).
+Reasons = Sequence["tuple[str, str] | None"]
 
-    def write(self, chunk: Chunk, keep: Sequence[bool]) -> None: ...
+
+class ChunkWriter(Protocol):
+    """Writes the kept (or removed) part of each chunk, in the dataset's own format;
+    ``reasons``, for the removed: each item's, added to what is written."""
+
+    def write(self, chunk: Chunk, keep: Sequence[bool], reasons: Reasons = ()) -> None: ...
 
     def close(self) -> None: ...
 
@@ -93,9 +104,9 @@ class Dataset(Protocol):
         write back); without, a format that can (Parquet) reads only the URL column."""
         ...
 
-    def writer(self, file: IO[bytes]) -> ChunkWriter:
+    def writer(self, file: IO[bytes], reasons: bool = False) -> ChunkWriter:
         """A writer of its chosen rows into ``file``, open for writing (closed by the
-        writer's ``close``)."""
+        writer's ``close``); ``reasons``: each row with its reason (:data:`REASON_FIELDS`)."""
         ...
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import argparse
 import textwrap
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
@@ -16,8 +16,10 @@ from rep_engine.settings import RepConfig, read_config
 from rep_engine.settings.names import check_names, known_names
 from rep_engine.settings.readers import read_bool
 from rep_engine.trail.file import TrailFileError, check_trail
+from rep_engine.verdict.decide import ROBOTS
 from rep_recheck.asof import add_dated_options
 from rep_recheck.datasets import FORMATS, STDIN
+from rep_recheck.documents import KINDS
 from rep_recheck.files import (
     MANIFEST,
     OUTPUTS,
@@ -52,6 +54,14 @@ EXIT_CODES: Final = "\n".join([
     "     was had; --out, --removed and --report are not written, the summary and the",
     "     trail's end line say so",
 ])  # fmt: skip
+
+
+#: What ``--consult`` does, as its help says it.
+CONSULT_HELP: Final = (
+    f"decide on these kinds of document only ({', '.join(KINDS)}; robots.txt always), the "
+    "others read as none and named as not consulted (--consult robots.txt: a robots.txt-only "
+    "archive)"
+)
 
 
 class UsageError(Exception):
@@ -96,6 +106,7 @@ def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
                         "headers and meta decide too")  # fmt: skip
     parser.add_argument("--keep-unknown", action="store_true", help="keep the items whose "
                         "documents could not be had (counted either way)")  # fmt: skip
+    parser.add_argument("--consult", metavar="KIND[,KIND…]", help=CONSULT_HELP)
     parser.add_argument("--no-progress", dest="progress", action="store_false",
                         help="no progress lines on standard error")  # fmt: skip
     if not project:
@@ -121,6 +132,24 @@ def parser(prog: str = "python -m scrapy_rep recheck") -> argparse.ArgumentParse
     )  # fmt: skip
     add_options(recheck)
     return recheck
+
+
+def consult_of(given: str | Iterable[str] | None) -> frozenset[str] | None:
+    """The kinds of document ``--consult`` (or the datatrove step's ``consult``) names
+    (``None``: not given, every kind the purpose needs). Raises :class:`UsageError` for
+    a kind the engine does not name, or a scope without robots.txt."""
+    if given is None:
+        return None
+    named = given.split(",") if isinstance(given, str) else list(given)
+    kinds = frozenset(kind.strip() for kind in named if kind.strip())
+    unknown = sorted(kinds - set(KINDS))
+    if unknown:
+        raise UsageError(f"--consult: no such kind of document: {', '.join(unknown)} (the "
+                         f"kinds: {', '.join(KINDS)})")  # fmt: skip
+    if ROBOTS not in kinds:
+        raise UsageError(f"--consult must name {ROBOTS}: every item is decided on its "
+                         f"origin's {ROBOTS} first (RFC 9309)")  # fmt: skip
+    return kinds
 
 
 def settings_of(options: argparse.Namespace) -> dict[str, Any]:

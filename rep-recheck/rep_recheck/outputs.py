@@ -7,16 +7,17 @@ whose names are importable from here too (pure).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from rep_recheck.datasets import Item, changed_since
 from rep_recheck.evidence import (
     EVIDENCE_MEMO,
-    UNREADABLE,
     Evidence,
     EvidenceMemo,
     evidence,
 )
+from rep_recheck.items import UNREADABLE
 from rep_recheck.summary import (
     TOP_ORIGINS,
     cell,
@@ -44,10 +45,16 @@ __all__ = [
 
 
 def item_line(
-    item: Item, status: str, said: Evidence, why: str = "", shard: str = ""
+    item: Item,
+    status: str,
+    said: Evidence,
+    why: str = "",
+    shard: str = "",
+    not_consulted: Sequence[str] = (),
 ) -> dict[str, Any]:
     """The report's line of one item (``--report``), as JSON (``shard``: the file it is
-    in, when the collection is several)."""
+    in, when the collection is several; ``not_consulted``: the kinds of document a
+    decided item was decided without, ``--consult``)."""
     line: dict[str, Any] = {"shard": shard} if shard else {}
     line |= {"line": item.number, "url": item.url or None, "status": status}
     if item.then is not None:
@@ -60,6 +67,8 @@ def item_line(
             line[name] = value
     if why:
         line["why"] = why
+    if not_consulted and status != UNREADABLE:
+        line["not_consulted"] = list(not_consulted)
     return line
 
 

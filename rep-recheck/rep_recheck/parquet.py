@@ -12,10 +12,12 @@ from typing import IO, Any, Final
 from rep_recheck.items import (
     PARQUET_BATCH,
     PARQUET_ROWS_BATCH,
+    REASON_FIELDS,
     Chunk,
     ChunkWriter,
     DatasetError,
     Item,
+    Reasons,
     url_problem,
 )
 
@@ -73,30 +75,44 @@ class Parquet:
                 )
             yield Chunk(items, batch)
 
-    def writer(self, file: IO[bytes]) -> ChunkWriter:
-        return ParquetWriter(file, self)
+    def writer(self, file: IO[bytes], reasons: bool = False) -> ChunkWriter:
+        return ParquetWriter(file, self, reasons)
 
 
 class ParquetWriter:
     """Writes chosen rows of each batch, with the dataset's schema (known once its first
-    chunk is read), into ``file``, open for writing: the file made new for it
-    (:meth:`~rep_recheck.files.Staged.open`), never opened again by name."""
+    chunk is read; with ``reasons``, and a string column of each of
+    :data:`~rep_recheck.items.REASON_FIELDS`), into ``file``, open for writing: the file
+    made new for it (:meth:`~rep_recheck.files.Staged.open`), never opened again by
+    name."""
 
-    def __init__(self, file: IO[bytes], source: Parquet) -> None:
+    def __init__(self, file: IO[bytes], source: Parquet, reasons: bool = False) -> None:
         self.file = file
         self._source = source
+        self._reasons = reasons
         self._writer: Any = None
 
     def _open(self) -> Any:
         if self._writer is None:
+            import pyarrow
+
+            schema = self._source.schema
+            for name in REASON_FIELDS if self._reasons else ():
+                schema = schema.append(pyarrow.field(name, pyarrow.string()))
             # pyarrow writes into the file object given and leaves it open
-            self._writer = _pyarrow().ParquetWriter(self.file, self._source.schema)
+            self._writer = _pyarrow().ParquetWriter(self.file, schema)
         return self._writer
 
-    def write(self, chunk: Chunk, keep: Sequence[bool]) -> None:
+    def write(self, chunk: Chunk, keep: Sequence[bool], reasons: Reasons = ()) -> None:
         import pyarrow
 
-        self._open().write_batch(chunk.data.filter(pyarrow.array(keep, pyarrow.bool_())))
+        rows = chunk.data.filter(pyarrow.array(keep, pyarrow.bool_()))
+        if self._reasons:
+            said = [reason or ("", "") for reason, kept in zip(reasons, keep, strict=True) if kept]
+            for place, name in enumerate(REASON_FIELDS):
+                column = pyarrow.array([reason[place] for reason in said], pyarrow.string())
+                rows = rows.append_column(name, column)
+        self._open().write_batch(rows)
 
     def close(self) -> None:
         try:

@@ -58,8 +58,11 @@ class PerOrigin(Mapping[str, OriginCounts]):
     items by its place in :attr:`signal_names`, the counts of every signal only for an
     origin removed by two or more)."""
 
-    def __init__(self, held: int = PARSED_ORIGINS) -> None:
+    def __init__(self, held: int = PARSED_ORIGINS, unknown_removed: bool = True) -> None:
         self.names = Numbered(held)
+        #: Whether an unknown item is removed (not with ``--keep-unknown``): counted
+        #: among an origin's removed items, by its signal ``unknown``.
+        self.unknown_removed = unknown_removed
         #: Its items kept, refused, unknown; refused by a usage signal (a purpose's
         #: "no"), by an access rule (robots.txt's Allow/Disallow, a page's noindex or
         #: unavailable_after), by no signal (``REP_PURPOSE_UNKNOWN = "deny"``): by the
@@ -138,7 +141,7 @@ class PerOrigin(Mapping[str, OriginCounts]):
             # a third signal: the counts of each in a dict (the first counted every
             # removed item before this one but the second's)
             seconds = self.counts["second"][number]
-            before = self.refused[number] + self.unknown[number] - 1 - seconds
+            before = self.removed(number) - 1 - seconds
             self.more_signals[number] = {first: before, second: seconds, code: 1}
 
     def signals_of(self, number: int) -> Counter[str]:
@@ -149,13 +152,18 @@ class PerOrigin(Mapping[str, OriginCounts]):
         first = self.first_signal[number]
         if not first:
             return Counter()
-        removed = self.refused[number] + self.unknown[number]
+        removed = self.removed(number)
         second = self.second_signal[number]
         if not second:
             return Counter({self.signal_names[first - 1]: removed})
         seconds = self.counts["second"][number]
         names = self.signal_names
         return Counter({names[first - 1]: removed - seconds, names[second - 1]: seconds})
+
+    def removed(self, number: int) -> int:
+        """Origin ``number``'s items removed: refused, and unknown unless kept."""
+        unknown = self.unknown[number] if self.unknown_removed else 0
+        return self.refused[number] + unknown
 
     def most_by(self, number: int) -> str:
         """The signal that removed most of origin ``number``'s items (``-``: none)."""
@@ -194,9 +202,9 @@ class PerOrigin(Mapping[str, OriginCounts]):
                                            strict=True) if n and n == k + r + u)  # fmt: skip
 
     def losing(self, most: int) -> list[tuple[int, str, int]]:
-        """The ``most`` origins that lost the most items (refused or unknown), most first
-        and then by name: (removed, name, number)."""
-        removed = [r + u for r, u in zip(self.refused, self.unknown, strict=True)]
+        """The ``most`` origins that lost the most items (refused, or unknown unless kept),
+        most first and then by name: (removed, name, number)."""
+        removed = list(map(self.removed, range(len(self.refused))))
         top = heapq.nlargest(most, removed)
         if not top or not top[-1]:
             top = [n for n in top if n]

@@ -26,8 +26,10 @@ parses each of its origins once).
 
 from __future__ import annotations
 
+import logging
 import zlib
-from collections.abc import Iterator, Mapping
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import nullcontext
 from typing import Any, Final
 
@@ -37,6 +39,10 @@ from datatrove.pipeline.base import PipelineStep
 from rep_engine.records import ItemStatus
 from rep_engine.urls.origins import origin_of
 from rep_recheck.command import read_settings, warc_rechecker
+from rep_recheck.deciding import choices_line
+from rep_recheck.items import UNREADABLE
+from rep_recheck.options import consult_of
+from rep_recheck.outputs import EvidenceMemo
 from rep_recheck.rechecker import Rechecker
 
 __all__ = ["PARTITION_KEY", "RepOriginPartitioner", "RepOriginPartitions", "RepRecheckFilter",
@@ -46,6 +52,16 @@ __all__ = ["PARTITION_KEY", "RepOriginPartitioner", "RepOriginPartitions", "RepR
 #: :class:`RepOriginPartitioner` sets, a writer's ``output_filename`` names
 #: (``${rep_partition}/${rank}.jsonl.gz``) and :class:`RepRecheckFilter` takes out.
 PARTITION_KEY: Final = "rep_partition"
+_LOG: Final = logging.getLogger(__name__)
+#: The choices of a WARC that holds no capture of a kind of document the purpose needs,
+#: as the step takes them (:func:`~rep_recheck.deciding.choices_line`): the step never
+#: fetches, the command fills a WARC's gaps.
+CHOICES: Final = (
+    "a WARC that holds them (`python -m scrapy_rep recheck --documents WARC "
+    "--fetch-missing` fetches what one lacks)",
+    'consult=["robots.txt"]',
+    "keep_unknown=True",
+)
 
 
 def origin_partition(url: Any, partitions: int) -> int:
@@ -122,13 +138,22 @@ class RepOriginPartitions(PipelineStep):  # type: ignore[misc]
 class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
     """Keeps the documents whose URL is allowed now for ``purpose``; drops the refused
     ones and, unless ``keep_unknown``, those whose documents could not be had (each
-    counted in the step's stats: ``kept``, ``refused``, ``unknown``, ``unreadable``).
+    counted in the step's stats: ``kept``, ``refused``, ``unknown``, ``unreadable``, and
+    as datatrove's filters count theirs, ``dropped`` and ``dropped_<signal>``: the signal
+    the report names, ``robots.txt``, ``aipref``, ``robotstxt_unreachable``, ``unknown``…).
     ``settings``: a crawl's further settings (``USER_AGENT``, ``ROBOTSTXT_USER_AGENT``,
     ``REP_PROFILE``, ``REP_PURPOSE_AGENTS``…); ``url_key``: the metadata key of the URL;
     ``exclusion_writer``: a datatrove writer given the documents dropped, each with its
-    ``rep_status`` and ``rep_why`` in its metadata. A setting the crawl would refuse
-    (``ROBOTSTXT_OBEY = "ture"``) raises :class:`~rep_engine.settings.readers.RepSettingError`
-    here, as the step is made, naming the setting."""
+    ``rep_status``, ``rep_why`` and ``filter_reason`` (the signal) in its metadata;
+    ``consult``: the kinds of document decided on (``["robots.txt"]``: a robots.txt-only
+    WARC; the others read as none, and every document decided names them in its
+    ``rep_not_consulted``). A setting the crawl would refuse (``ROBOTSTXT_OBEY =
+    "ture"``) raises :class:`~rep_engine.settings.readers.RepSettingError` here, as the
+    step is made, naming the setting; a kind of document the engine does not name,
+    :class:`~rep_recheck.options.UsageError`. It logs a WARNING (logger
+    ``rep_recheck.pipeline_step``) when the WARC holds no capture of a kind of document
+    the purpose needs (as its first document comes), and at its end when documents were
+    unknown or none was kept."""
 
     name = "scrapy_rep recheck"
     type = "🔻 - FILTER"
@@ -141,37 +166,56 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
         url_key: str = "url",
         keep_unknown: bool = False,
         exclusion_writer: Any = None,
+        consult: str | Iterable[str] | None = None,
     ) -> None:
         super().__init__()
         self.documents = documents
         self.settings = {**(settings or {}), "REP_PURPOSE": purpose}
         read_settings(self.settings)  # a wrong setting stops the pipeline before its work
+        self.consult = consult_of(consult)  # a kind misspelt, too
         self.url_key = url_key
         self.keep_unknown = keep_unknown
         self.exclusion_writer = exclusion_writer
         self._rechecker: Rechecker | None = None
+        self._memo = EvidenceMemo()
 
     def rechecker(self) -> Rechecker:
         """The decisions, made ready on first use (in the task's own process)."""
         if self._rechecker is None:
-            self._rechecker = warc_rechecker(self.settings, self.documents)
+            self._rechecker, never = warc_rechecker(self.settings, self.documents, self.consult)
+            if never:
+                purposes = self._rechecker.config.purpose
+                said = choices_line(never, purposes, CHOICES, self.keep_unknown)
+                _LOG.warning("%s: %s", self.name, said)
         return self._rechecker
 
     def kept(self, document: Document) -> tuple[bool, str, str]:
         """Whether ``document`` is kept, its status, and why not."""
+        kept, status, why, _ = self._decided(document)
+        return kept, status, why
+
+    def _decided(self, document: Document) -> tuple[bool, str, str, str]:
+        """Whether ``document`` is kept, its status, why not, and the signal that
+        decided it (the report's)."""
         url = document.metadata.get(self.url_key)
         if not isinstance(url, str) or url.partition(":")[0].lower() not in ("http", "https"):
-            return False, "unreadable", f"no http(s) URL in metadata[{self.url_key!r}]"
-        outcome = self.rechecker().decide(url)
+            why = f"no http(s) URL in metadata[{self.url_key!r}]"
+            return False, UNREADABLE, why, UNREADABLE
+        rechecker = self.rechecker()
+        outcome = rechecker.decide(url)
+        if rechecker.not_consulted:
+            document.metadata["rep_not_consulted"] = list(rechecker.not_consulted)
         status = outcome.status
         refusal = outcome.refusal
-        why = refusal.message if refusal is not None else outcome.why
+        why = refusal.message if status is ItemStatus.REFUSED and refusal else outcome.why
         kept = status is ItemStatus.KEPT or (status is ItemStatus.UNKNOWN and self.keep_unknown)
-        return kept, str(status), why
+        return kept, str(status), why, "" if kept else self._memo.of(url, outcome).signal
 
     def run(self, data: DocumentsPipeline, rank: int = 0, world_size: int = 1) -> Iterator[Any]:
         writer = self.exclusion_writer
         partition = None
+        statuses: Counter[str] = Counter()
+        passed = 0
         with writer if writer is not None else nullcontext():
             for document in data:
                 self.stat_update("total")
@@ -179,18 +223,36 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
                 if tag != partition:  # the next origin partition: its origins only
                     if partition is not None and self._rechecker is not None:
                         self._rechecker.forget()
+                        self._memo.clear()
                     partition = tag
                 with self.track_time():
-                    kept, status, why = self.kept(document)
+                    kept, status, why, signal = self._decided(document)
                 self.stat_update(status)
+                statuses[status] += 1
+                passed += kept
                 if kept:
                     yield document
                     continue
+                self.stat_update("dropped", f"dropped_{signal}")
                 if writer is not None:
-                    document.metadata["rep_status"] = status
-                    document.metadata["rep_why"] = why
+                    document.metadata |= {"rep_status": status, "rep_why": why,
+                                          "filter_reason": signal}  # fmt: skip
                     writer.write(document, rank)
         self._parses()
+        self._warn(statuses, passed)
+
+    def _warn(self, statuses: Counter[str], passed: int) -> None:
+        """The WARNING of a task whose documents were unknown, or none passed on
+        (``statuses``: its documents by status; ``passed`` of them passed on)."""
+        total = statuses.total()
+        unknown = statuses[ItemStatus.UNKNOWN]
+        if unknown:
+            fate = "kept (keep_unknown)" if self.keep_unknown else "dropped"
+            _LOG.warning("%s: %s of %s document(s) unknown, %s: their documents were not had "
+                         "(each one's rep_why says which)", self.name, f"{unknown:,}",
+                         f"{total:,}", fate)  # fmt: skip
+        if total and not passed:
+            _LOG.warning("%s: every document (%s) was dropped", self.name, f"{total:,}")
 
     def _parses(self) -> None:
         """The stats of what this task parsed: ``origins_asked``, the origins whose

@@ -12,10 +12,13 @@ decides it. The answer, :class:`Outcome`, is one of three statuses:
 - ``kept``: allowed now (the item stays in the collection);
 - ``refused``: the site says no now (robots.txt's Allow/Disallow, an AI-usage signal of
   robots.txt, tdmrep.json or an RSL license, or with ``--pages`` the page's own
-  ``noindex``, ``X-Robots-Tag``, ``Content-Usage``, ``noai``…);
-- ``unknown``: the documents that decide it could not be had (its origin's robots.txt
-  unreachable, given up on, or not captured; a tdmrep.json or license it needs not
-  had, unless what was had refuses it already; a page that could not be fetched again),
+  ``noindex``, ``X-Robots-Tag``, ``Content-Usage``, ``noai``…), or its robots.txt could
+  not be had (a 5xx, a 429, a network failure, a capture that lost data): "the crawler
+  MUST assume complete disallow" (RFC 9309 §2.3.1.4), unless ``REP_UNREACHABLE_ACTION
+  = "allow"`` lets the crawl through;
+- ``unknown``: the documents that decide it were not had (its origin's robots.txt not
+  captured or not fetched; a tdmrep.json or license it needs not had, unless what was
+  had refuses it already; a page that could not be fetched again),
   or one that allows it was cut before 500 KiB, the least a crawler reads (RFC 9309
   §2.5: an archive's cut, not the crawl's own at 500 KiB): its lines before the cut may
   refuse an item, never allow one, as what the lines after it say is not known.
@@ -30,25 +33,22 @@ ways its items spell it: ``http://user@a.example/x``, ``http://a.example?q``,
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from typing import Any, Final
 
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.procedure import cut_before_limit
-from rep_engine.records import NOT_HAD, ItemStatus
-from rep_engine.robotstxt import ALLOW_ALL, FIRST_DISALLOWED_STEP, RobotsTxt
+from rep_engine.records import ITEM_NOT_HAD, NOT_HAD, ItemStatus
+from rep_engine.robotstxt import FIRST_DISALLOWED_STEP, RobotsTxt
 from rep_engine.robotstxt.useragent import held_names, product_token
 from rep_engine.settings import RepConfig
 from rep_engine.settings.rules import page_rules, request_rules
 from rep_engine.urls.encoding import ESCAPES_SPECIALS
 from rep_engine.urls.origins import Origin, origin_of
-from rep_engine.usage.rsl.document import ABSENT
 from rep_engine.usage.tdmrep import NO_FILE
 from rep_engine.verdict.decide import (
-    LICENSE,
-    ROBOTS,
     TDM,
     Allowed,
     Obey,
@@ -61,7 +61,7 @@ from rep_engine.verdict.decide import (
     obey_of,
 )
 from rep_engine.verdict.page import PageFacts, PageStatements, PageVerdict, decide_page
-from rep_recheck.documents import OriginDocuments, document_url
+from rep_recheck.documents import KINDS, OriginDocuments, document_url, read_as_none
 
 #: The most outcomes of refusing lines the fast path of a :class:`Rechecker` remembers,
 #: over all its origins (for each, one per line refusing some items for a name; the
@@ -78,9 +78,10 @@ VERDICTS_HELD: Final = 1_024
 #: then it starts again: what is known of each origin is kept by the origin itself.
 SPELLINGS_MEMO: Final = 65_536
 #: A missing document's absent stand-in, to see whether what was had refuses already.
-_ABSENT: Final = {TDM: NO_FILE, LICENSE: ABSENT}
-#: The same for a document given up on (its entry kept: the trail says it was not had).
-_GIVEN_UP: Final = {ROBOTS: ALLOW_ALL, TDM: NO_FILE}
+_NOT_HAD: Final = read_as_none("not had")
+#: The same for a tdmrep.json given up on (its entry kept: the trail says it was not had;
+#: a robots.txt given up on refuses: :data:`~rep_engine.records.ITEM_NOT_HAD`).
+_GIVEN_UP: Final = {TDM: NO_FILE}
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,6 +306,16 @@ class Rechecker:
         self.asked = 0
         self._shared_outcomes()
 
+    #: The kinds of document its decisions need that are not consulted (:meth:`consulting`).
+    not_consulted: tuple[str, ...] = ()
+
+    def consulting(self, kinds: Collection[str] | None) -> Rechecker:
+        """Itself, deciding on the kinds of document ``kinds`` names (``--consult``:
+        robots.txt, and tdmrep.json, rsl, as :data:`~rep_recheck.documents.KINDS` names
+        them; ``None``: every kind the purpose needs), the others read as none."""
+        self.not_consulted = tuple(k for k in self.rules.documents() if k not in (kinds or KINDS))
+        return self
+
     def _shared_outcomes(self) -> None:
         """What the fast path's shared outcomes are made with: a class each for the
         allowed and the refused, the refusals whose verdict is held, the counts."""
@@ -332,6 +343,8 @@ class Rechecker:
             if origin is not None:
                 self.asked += 1
                 documents = self.documents(origin)
+            if documents is not None:
+                documents.not_consulted = self.not_consulted
             if documents is not None and documents.origin == origin:
                 origin = documents.origin  # one object per origin kept, not two
             plain: RobotsTxt | None = None
@@ -475,7 +488,7 @@ class Rechecker:
         if isinstance(verdict, Wait):
             return self._missing(facts, rules, verdict, documents)
         assert isinstance(verdict, Refused)
-        if verdict.reason in NOT_HAD:
+        if verdict.reason in ITEM_NOT_HAD:
             return self._missing(facts, rules, verdict, documents)
         return Outcome(ItemStatus.REFUSED, verdict, documents)
 
@@ -489,8 +502,7 @@ class Rechecker:
         """A document it needs was not had (not captured or fetched: ``wait``; given up
         on: its refusal): refused all the same if what was had refuses it (each further
         document can only add a "no": a ``Content-Usage``, ``Content-Signal`` or RSL
-        "no" is not lost to a tdmrep.json given up on, nor a tdmrep.json's to a
-        robots.txt given up on), else unknown."""
+        "no" is not lost to a tdmrep.json given up on), else unknown."""
         what = (
             wait.message
             if isinstance(wait, Refused)
@@ -501,13 +513,13 @@ class Rechecker:
         def or_absent(kind: str, key: Hashable) -> CacheEntry[Any] | None:
             found = documents.known(kind, key)
             if found is None:
-                return _stand_in(kind)
+                return _NOT_HAD.get(kind)
             if found.unreachable and kind in _GIVEN_UP:  # read as none, still not had
                 return replace(found, rules=_GIVEN_UP[kind])
             return found
 
         verdict = decide(facts, rules, or_absent, documents.now)
-        if isinstance(verdict, Refused) and verdict.reason not in NOT_HAD:
+        if isinstance(verdict, Refused) and verdict.reason not in ITEM_NOT_HAD:
             return Outcome(ItemStatus.REFUSED, verdict, documents)
         return Outcome(ItemStatus.UNKNOWN, wait, documents, what)
 
@@ -580,12 +592,3 @@ def _cut(entry: CacheEntry[Any]) -> bool:
     may refuse an item, never allow one (docs/decisions.md, 'A document an archive cut
     before 500 KiB may refuse, never allow')."""
     return entry.truncated and cut_before_limit(entry.outcome)
-
-
-def _stand_in(kind: str) -> CacheEntry[Any] | None:
-    """The absent stand-in of a document that was not had (``None``: robots.txt)."""
-    document = _ABSENT.get(kind)
-    if document is None:
-        return None
-    never = float("inf")
-    return CacheEntry(document, "not had", 0.0, never, never)

@@ -301,5 +301,5 @@ class OriginsEvidence(EvidenceMemo):
     def of(self, url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
         if self.rechecker.forgotten != self._forgotten:
             self._forgotten = self.rechecker.forgotten
-            self._known.clear()
+            self.clear()
         return super().of(url, outcome, fetched_now)

@@ -13,7 +13,7 @@ from typing import Final
 from rep_engine.records import ItemStatus
 from rep_engine.trail.terminal import printable
 from rep_engine.usage.standards import NOT_READ
-from rep_recheck.evidence import UNREADABLE
+from rep_recheck.items import UNREADABLE
 from rep_recheck.tally import Tally
 
 #: Origins listed in the summary's table of the ones that lost the most items.
@@ -71,8 +71,12 @@ def _head(
     kept and removed items, and of the items refused by a usage signal, by an access
     rule, and (``REP_PURPOSE_UNKNOWN = "deny"``) by no signal at all."""
     items, origins = tally.items, len(tally.origins)
-    kept = tally.statuses[ItemStatus.KEPT]
-    unknown = "kept (--keep-unknown)" if keep_unknown else "removed"
+    kept = items - tally.removed  # as written: --out's items, and --removed's the rest
+    unknowns = tally.statuses[ItemStatus.UNKNOWN]
+    counted = (f"- Kept: {kept:,} ({unknowns:,} of them unknown, kept by --keep-unknown); "
+               f"removed: {tally.removed:,}") if keep_unknown else (
+        f"- Kept: {kept:,}; removed: {tally.removed:,} (unknown items are removed)"
+    )  # fmt: skip
     per = tally.origins
     usage, access = sum(per.counts["by_usage"]), sum(per.counts["by_access"])
     policy = sum(per.counts["by_policy"])
@@ -86,11 +90,11 @@ def _head(
         f"- Documents: {documents}",
         f"- Decided as a crawl would: {identity}",
         *(f"- {note}" for note in notes),
-        f"- Kept: {kept:,}; removed: {tally.removed:,} (unknown items are {unknown})",
+        counted,
         f'- Refused by a usage signal (a "no" for the purpose: Content-Usage, '
         f"Content-Signal, TDMRep, RSL, noai…): {usage:,} item(s) of "
         f"{per.having(per.counts['by_usage']):,} origin(s)",
-        f"- Refused by an access rule (robots.txt Allow/Disallow, noindex, "
+        f"- Refused by an access rule (robots.txt Allow/Disallow or unreachable, noindex, "
         f"unavailable_after: no statement about the purpose): {access:,} item(s) of "
         f"{per.having(per.counts['by_access']):,} origin(s)"
         + (f"; by the groups of REP_PURPOSE_AGENTS: {named}" if named else ""),

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 from rep_engine.records import ItemStatus, Reason
 from rep_recheck.datasets import Item, changed_since
-from rep_recheck.evidence import UNREADABLE, Evidence
+from rep_recheck.evidence import Evidence
+from rep_recheck.items import UNREADABLE
 from rep_recheck.names import PARSED_ORIGINS
 from rep_recheck.perorigin import PerOrigin
 
@@ -54,9 +55,12 @@ class Tally:
     unreadable_in: list[str] = field(default_factory=list)
     #: The shard the items are added from (``""``: one file).
     current: str = ""
+    #: ``--keep-unknown``: the unknown items are kept (written with the kept ones), not
+    #: removed; every count of removed items says so.
+    keep_unknown: bool = False
 
     def __post_init__(self) -> None:
-        self.origins = PerOrigin(self.held)
+        self.origins = PerOrigin(self.held, not self.keep_unknown)
         for purpose in self.purposes:
             self.origins.purpose(purpose)
 
@@ -101,7 +105,8 @@ class Tally:
                 one(per.purposes, purpose, number)
         elif status == ItemStatus.UNKNOWN:
             one(counts, "unknown", number)
-            per.signal(number, "unknown")
+            if per.unknown_removed:
+                per.signal(number, "unknown")
         if (changed := changed_since(item.then, status)) is not None:
             self.with_then += 1
             if changed:
@@ -114,7 +119,10 @@ class Tally:
 
     @property
     def removed(self) -> int:
-        return self.items - self.statuses[ItemStatus.KEPT]
+        """The items removed (written to ``--removed``): refused, unreadable, and unknown
+        unless :attr:`keep_unknown`."""
+        kept = self.statuses[ItemStatus.KEPT]
+        return self.items - kept - (self.statuses[ItemStatus.UNKNOWN] if self.keep_unknown else 0)
 
     def close(self) -> None:
         """The origins' names forgotten (their SQLite file removed)."""

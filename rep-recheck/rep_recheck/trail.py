@@ -209,6 +209,8 @@ class RecheckTrail:
             record["refused_by"] = RefusedBy.UNREACHABLE
             record["why"] = outcome.why
         self._documents(record, outcome)
+        if self.rechecker.not_consulted:  # --consult: what it was decided without
+            record["not_consulted"] = list(self.rechecker.not_consulted)
         if outcome.page is not None and statements is not None:
             when = datetime.fromtimestamp(decided, timezone.utc) if decided else None
             record["page"] = lines.page_part(
@@ -236,6 +238,8 @@ class RecheckTrail:
         robots_sha = tdm_sha = ""
         licenses: dict[str, str] = {}
         for kind, key, entry in verdict.used:
+            if kind in documents.not_consulted:  # read as none, not a document had
+                continue
             sha = self.snapshot(kind, key, entry, documents)
             if kind == ROBOTS:
                 robots_sha = sha

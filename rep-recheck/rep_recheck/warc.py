@@ -6,9 +6,11 @@ Each ``response`` record is an answer to one URL. An origin's robots.txt (and it
 tdmrep.json, and the RSL licenses its robots.txt names, when the file holds them) is read
 by the crawl's own fetch procedure (:class:`~rep_engine.fetch.procedure.FetchProcedure`,
 SPEC §4) driven over the records instead of the network: a 2xx is parsed, a 4xx means
-none, a redirect is followed to the record of its target, a 429 or 5xx (or a target not
-captured) means it could not be had (its items are unknown, unless
-``REP_UNREACHABLE_ACTION = "allow"``). The entry is the crawl's
+none, a redirect is followed to the record of its target, a 429 or 5xx (or a capture
+that cannot be read) means it could not be had: a robots.txt so refuses its origin's
+items (RFC 9309 §2.3.1.4), unless ``REP_UNREACHABLE_ACTION = "allow"``. A robots.txt not
+captured, or redirected to a target not captured, is not had: its origin's items are
+unknown. The entry is the crawl's
 (:func:`~rep_engine.fetch.lifecycle.shared.downloaded_entry`), dated at the capture, with
 the WARC-Record-ID of the capture as its evidence; an origin is decided as of its
 robots.txt's capture time (an override of ``REP_OVERRIDES`` holds until then). The
@@ -77,11 +79,17 @@ class WarcDocuments:
         profile: str = "google",
         policy: Policy | None = None,
         held: int = PARSED_ORIGINS,
+        not_consulted: tuple[str, ...] = (),
     ) -> None:
         """``held``: ``REP_RECHECK_PARSED_ORIGINS``, the names of the origins asked for
-        kept in memory (the others in an SQLite file)."""
+        kept in memory (the others in an SQLite file); ``not_consulted``: the kinds of
+        document not read (``--consult``)."""
         self.captured = captured
         self.rules = rules
+        #: Whether a decision reads the origin's tdmrep.json (an AI purpose, consulted),
+        #: and the RSL licenses its robots.txt names (consulted).
+        self.tdmrep = rules.needs_tdmrep and TDM not in not_consulted
+        self.licenses = rules.purpose_set and LICENSE not in not_consulted
         self.names = tuple(names)
         self.policy = policy or Policy()
         self.robots: DocumentKind[RobotsTxt] = ROBOTS_TXT.parsed_with(
@@ -105,7 +113,7 @@ class WarcDocuments:
         robots.txt, or its tdmrep.json for an AI purpose): one to fetch now."""
         if origin.robots_url not in self.captured:
             return True
-        return self.rules.needs_tdmrep and TDMREP.url(origin) not in self.captured
+        return self.tdmrep and TDMREP.url(origin) not in self.captured
 
     def __call__(self, origin: Origin) -> OriginDocuments | None:
         """``origin``'s documents (``None``: its robots.txt was not captured at all)."""
@@ -120,11 +128,11 @@ class WarcDocuments:
         self.first_time = self._asked.number(str(origin)) == asked
         self.origins += self.first_time
         tdmrep = TDMREP.url(origin)
-        if self.rules.needs_tdmrep and self._entry(TDMREP, tdmrep, documents, TDM, origin) is None:
+        if self.tdmrep and self._entry(TDMREP, tdmrep, documents, TDM, origin) is None:
             self.without_tdmrep += self.first_time
             documents.missing[TDM] = (f"TDMRep not checked: the WARC holds no "
                                       f"tdmrep.json of {origin}")  # fmt: skip
-        if self.rules.purpose_set and robots is not None and robots.rules.licenses:
+        if self.licenses and robots is not None and robots.rules.licenses:
             keys = licenses_to_wait_for(robots.rules.licenses)
             if licenses_not_read(keys, self.rules.max_licenses) is None:
                 for key in keys:
@@ -150,6 +158,12 @@ class WarcDocuments:
         last: Capture | None = None
         while isinstance(step, Follow):
             capture = self.captured.get(capture_key(step.url))
+            if capture is None and last is not None and name == ROBOTS:
+                # the archive's gap, not the site's failure: not had, as if not captured
+                documents.missing[ROBOTS] = (f"the robots.txt of {key} was not had: "
+                                             f"{captured_as(last)}, redirected to {step.url}, "
+                                             "which the WARC does not hold")  # fmt: skip
+                return None
             if capture is None:
                 step = procedure.on_network_error(f"{step.url} not captured in the WARC")
                 break

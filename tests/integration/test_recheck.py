@@ -501,7 +501,8 @@ async def test_scrapy_rep_recheck_leaves_a_dataset_the_projects_feed_would_overw
 ) -> None:
     """The project's ``FEEDS`` overwrites ``items.jsonl``: the recheck's crawl runs without
     the project's feeds and item pipelines, so ``scrapy rep-recheck items.jsonl`` (its
-    documents fetched now) leaves the collection it re-checks as it was."""
+    documents fetched now) leaves the collection it re-checks as it was. The origin that
+    cannot be connected to refuses its items (RFC 9309 §2.3.1.4)."""
     feeds = 'FEEDS = {"items.jsonl": {"format": "jsonlines", "overwrite": True}}\n'
     project = make_project(tmp_path, f'USER_AGENT = "mybot/1.0"\n{feeds}')
     dataset = project / "items.jsonl"
@@ -514,7 +515,8 @@ async def test_scrapy_rep_recheck_leaves_a_dataset_the_projects_feed_would_overw
     )  # fmt: skip
     assert dataset.read_bytes() == before
     assert code == EXIT_REMOVED, stderr
-    assert [line["status"] for line in report_lines(report)] == ["unknown", "unknown"]
+    said = [(line["status"], line["reason"]) for line in report_lines(report)]
+    assert said == [("refused", "robotstxt_unreachable")] * 2
 
 
 @pytest_twisted.ensureDeferred
@@ -660,10 +662,11 @@ def test_a_rerun_after_a_run_killed_between_two_renames_writes_its_outputs(
 # ai-train in its robots.txt (``Content-Usage: train-ai=n``, and ``Disallow: /private``);
 # ``quiet`` says nothing; ``down``'s robots.txt answers 503 too, and its tdmrep.json
 # (answering) reserves ``/tdm/``. The recheck fetching their documents reported ``no``'s
-# item and ``down``'s ``/tdm/1`` ``unknown`` (written to ``--out`` with
-# ``--keep-unknown``, exit 0) and ``audit verify`` failed its honest trail; they are
-# refused by the ``Content-Usage`` line and the tdmrep.json entry, and only the items
-# nothing had says no to are unknown. The crawl refuses the requests
+# item and ``down``'s items ``unknown`` (written to ``--out`` with ``--keep-unknown``,
+# exit 0) and ``audit verify`` failed its honest trail; they are refused by the
+# ``Content-Usage`` line and by ``down``'s robots.txt given up on (RFC 9309 §2.3.1.4:
+# complete disallow), and only the items nothing had says no to are unknown. The crawl
+# refuses the requests
 # (tests/recheck/test_rechecker_had_no.py has the WARC's case).
 
 SAYS_NO = "User-agent: *\nDisallow: /private\nContent-Usage: train-ai=n\n"
@@ -701,16 +704,41 @@ async def test_the_recheck_refuses_what_a_fetched_robotstxt_says_no_to(tmp_path:
     assert code == EXIT_REMOVED, said
     report = {line["url"]: line for line in report_lines(paths["report"])}
     statuses = [(report[url]["status"], report[url]["signal"]) for url in urls]
+    down = ("refused", "robotstxt_unreachable")
     assert statuses == [("refused", "aipref"), ("refused", "robots.txt"), ("unknown", "unknown"),
-                        ("refused", "tdmrep"), ("unknown", "unknown")]  # fmt: skip
+                        down, down]  # fmt: skip
     assert report[urls[0]]["text"] == "Content-Usage: train-ai=n"
-    assert report[urls[3]]["text"] == '(location "/tdm/*")'
-    assert "503" in report[urls[2]]["why"] and "503" in report[urls[4]]["why"]
-    assert paths["out"].read_bytes() == lines[2] + lines[4]  # what nothing had refuses
+    assert "503" in report[urls[2]]["why"] and "503" in report[urls[4]]["text"]
+    assert paths["out"].read_bytes() == lines[2]  # what nothing had refuses
     by_signal = said[said.index("### Refusals by signal") :]
-    assert "| aipref | 1 |" in by_signal and "| tdmrep | 1 |" in by_signal
+    assert "| aipref | 1 |" in by_signal and "| robotstxt_unreachable | 2 |" in by_signal
     result = verify(paths["trail"])
     assert result.clean, result.findings
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_scope_of_robotstxt_alone_fetches_no_tdmrep_json(tmp_path: Path) -> None:
+    """``--consult robots.txt``: the crawl fetches each origin's robots.txt and never its
+    tdmrep.json (not consulted: a tdmrep.json that does not answer held the run for
+    nothing); the robots.txt that answers 503 refuses its items."""
+    sites = _sites()
+    urls = [sites.url("no", "/x"), sites.url("quiet", "/x"), sites.url("down", "/x")]
+    dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
+    write_jsonl(dataset, urls)
+    try:
+        code, said = await _recheck_command(str(dataset), "--consult", "robots.txt",
+                                            f"--report={report}")  # fmt: skip
+    finally:
+        await sites.close()
+    assert code == EXIT_REMOVED, said
+    for name in ("no", "quiet", "down"):
+        assert "/robots.txt" in sites.requested(name)
+        assert "/.well-known/tdmrep.json" not in sites.requested(name)
+    lines = {line["url"]: line for line in report_lines(report)}
+    statuses = [(lines[url]["status"], lines[url].get("reason")) for url in urls]
+    assert statuses == [("refused", "purpose"), ("kept", None),
+                        ("refused", "robotstxt_unreachable")]  # fmt: skip
+    assert all(line["not_consulted"] == ["tdmrep.json", "rsl"] for line in lines.values())
 
 
 @pytest.mark.parametrize("action", ["drop", "allow"])

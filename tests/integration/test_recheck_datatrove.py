@@ -6,12 +6,23 @@ from __future__ import annotations
 
 import gzip
 import json
+import logging
 import random
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from rep_recheck.command import EXIT_REMOVED
-from tests.support.recheck import needs, recheck_tool, robots_capture, write_jsonl, write_warc
+from tests.support.recheck import (
+    ROBOTSTXT_ONLY_URLS,
+    needs,
+    recheck_tool,
+    robots_capture,
+    robotstxt_only_warc,
+    write_jsonl,
+    write_warc,
+)
 
 ROBOTS = {
     "https://a.example": "User-agent: *\nDisallow: /private\nContent-Usage: /train train-ai=n\n",
@@ -172,3 +183,109 @@ def test_four_tasks_by_origin_keep_what_one_keeps_each_origin_parsed_once(
     ).run().stats[1].stats  # fmt: skip
     assert _partitioned_written(tmp_path / "kept-by-file") == kept_urls
     assert by_file["origins_asked"].total > 12 and by_file["documents_read"].total > 18
+
+
+# ------------------------------------------------------------- a robots.txt-only WARC
+# The step on Common Crawl's kind of WARC (tests/recheck/test_command_robotstxt_only.py
+# has the command's case): it warned nothing, its stats said only `unknown`, and
+# keep_unknown kept the items of the origins whose robots.txt answered 503 or 429.
+
+
+def _robotstxt_only(tmp_path: Path, **given: Any) -> tuple[Any, dict[str, dict[str, Any]]]:
+    """The step run on :data:`ROBOTSTXT_ONLY_URLS` (its documents given as a datatrove
+    reader gives them) against a robots.txt-only WARC: the step, and each document's
+    metadata by URL (its rep_status ``kept`` when the step passed it on)."""
+    needs("datatrove")
+    from datatrove.data import Document
+
+    from scrapy_rep import RepRecheckFilter
+
+    warc = tmp_path / "robots.warc.gz"
+    robotstxt_only_warc(warc)
+    removed: list[Any] = []
+
+    class Collected:  # an exclusion writer: what it is given
+        def __enter__(self) -> Collected:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            pass
+
+        def write(self, document: Any, rank: int = 0) -> None:
+            removed.append(document)
+
+    step = RepRecheckFilter(str(warc), "ai-train", {"USER_AGENT": "mybot/1.0"},
+                            exclusion_writer=Collected(), **given)  # fmt: skip
+    documents = [Document("a b", str(n), metadata={"url": url})
+                 for n, url in enumerate(ROBOTSTXT_ONLY_URLS)]  # fmt: skip
+    kept = list(step.run(iter(documents)))
+    said = {d.metadata["url"]: {"rep_status": "kept", **d.metadata} for d in kept}
+    said |= {d.metadata["url"]: d.metadata for d in removed}
+    assert len(said) == len(ROBOTSTXT_ONLY_URLS)
+    return step, said
+
+
+@pytest.mark.parametrize("given", [{}, {"keep_unknown": True}, {"consult": ["robots.txt"]}])
+def test_the_step_refuses_an_unreachable_robotstxt_whatever_it_is_given(
+    tmp_path: Path, given: dict[str, Any]
+) -> None:
+    step, said = _robotstxt_only(tmp_path, **given)
+    for origin, status in (("https://down.example", "503"), ("https://slow.example", "429")):
+        for url in (f"{origin}/a", f"{origin}/private/b"):
+            metadata = said[url]
+            assert metadata["rep_status"] == "refused"
+            assert metadata["filter_reason"] == "robotstxt_unreachable"
+            assert f"captured as {status} in record <urn:uuid:" in metadata["rep_why"]
+    assert step.stats["dropped_robotstxt_unreachable"].total == 4
+
+
+def test_the_step_warns_of_a_warc_without_tdmrep_json_and_of_its_unknown(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """No scope given: a WARNING as the first document comes, naming the three ways on,
+    and at the end the unknown documents and that none was kept; the stats name the
+    signal of each dropped one, as datatrove's own filters name their reasons."""
+    with caplog.at_level(logging.WARNING, logger="rep_recheck"):
+        step, said = _robotstxt_only(tmp_path)
+    warned = [record.getMessage() for record in caplog.records if record.levelname == "WARNING"]
+    assert len(warned) == 3, warned
+    assert "the WARC holds no capture at all of tdmrep.json, which ai-train needs" in warned[0]
+    for way in ('consult=["robots.txt"]', "keep_unknown=True", "--fetch-missing"):
+        assert way in warned[0]
+    assert "7 of 14 document(s) unknown, dropped" in warned[1]
+    assert "every document (14) was dropped" in warned[2]
+    assert {metadata["rep_status"] for metadata in said.values()} == {"refused", "unknown"}
+    stats = step.stats
+    assert (stats["dropped"].total, stats["dropped_unknown"].total) == (14, 7)
+    assert (stats["dropped_aipref"].total, stats["dropped_robots.txt"].total) == (2, 1)
+
+
+def test_the_step_decides_on_robotstxt_alone_when_told(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``consult=["robots.txt"]``: train-ai=y's and the 404's documents kept, train-ai=n's
+    refused, every document naming tdmrep.json as not consulted; no warning of the
+    tdmrep.json the WARC does not hold."""
+    with caplog.at_level(logging.WARNING, logger="rep_recheck"):
+        _, said = _robotstxt_only(tmp_path, consult=["robots.txt"])
+    statuses = {url: metadata["rep_status"] for url, metadata in said.items()}
+    assert [url for url, status in statuses.items() if status == "kept"] == [
+        "https://ok.example/a", "https://gone.example/a", "https://gone.example/private/b",
+        "https://yes.example/a", "https://yes.example/private/b",
+    ]  # fmt: skip
+    assert statuses["https://no.example/a"] == "refused"
+    assert said["https://no.example/a"]["filter_reason"] == "aipref"
+    assert all(m["rep_not_consulted"] == ["tdmrep.json", "rsl"]
+               for url, m in said.items() if "never" not in url)  # fmt: skip
+    warned = [record.getMessage() for record in caplog.records]
+    assert not any("holds no capture" in message for message in warned), warned
+    assert any("2 of 14 document(s) unknown" in message for message in warned), warned
+
+
+def test_the_step_refuses_a_kind_it_does_not_know() -> None:
+    needs("datatrove")
+    from rep_recheck.options import UsageError
+    from scrapy_rep import RepRecheckFilter
+
+    with pytest.raises(UsageError, match="no such kind of document: tdmrep"):
+        RepRecheckFilter("robots.warc.gz", "ai-train", consult="robots.txt,tdmrep")

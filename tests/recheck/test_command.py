@@ -41,7 +41,7 @@ URLS = [
     "http://a.example/ok",  # kept: no rule
     "http://a.example/private/x",  # refused: line 2
     "http://a.example/train/1",  # refused for ai-train: line 3
-    "http://b.example/x",  # unknown: robots.txt answered 503
+    "http://b.example/x",  # refused: robots.txt answered 503 (RFC 9309 §2.3.1.4)
     "http://c.example/x",  # unknown: not captured
     "http://d.example/y",  # kept: no robots.txt, no tdmrep.json
     "http://a.example/tdm/1",  # refused by tdmrep.json entry 1
@@ -82,22 +82,33 @@ def test_each_item_is_decided_with_its_signal_line_and_document(tmp_path: Path) 
         URLS[0]: ("kept", None, None, "no rule matches"),
         URLS[1]: ("refused", "robots.txt", 2, "Disallow: /private"),
         URLS[2]: ("refused", "aipref", 3, "Content-Usage: /train train-ai=n"),
-        URLS[3]: ("unknown", "unknown", None, report[URLS[3]]["text"]),
+        URLS[3]: ("refused", "robotstxt_unreachable", None, report[URLS[3]]["text"]),
         URLS[4]: ("unknown", "unknown", None, "no robots.txt of http://c.example was had"),
         URLS[5]: ("kept", None, None, "everything is allowed"),
         URLS[6]: ("refused", "tdmrep", 1, '(location "/tdm/*")'),
     }
-    assert "503" in report[URLS[3]]["text"]
+    assert "captured as 503 in record <urn:uuid:" in report[URLS[3]]["text"]
+    assert report[URLS[3]]["reason"] == "robotstxt_unreachable"
     refused = report[URLS[1]]
     assert refused["document"] == "http://a.example/robots.txt"
     assert refused["sha256"] == __import__("hashlib").sha256(ROBOTS_A.encode()).hexdigest()
     assert refused["time"] == "2025-04-01T12:00:00.000Z" and refused["record"].startswith("<urn:")
     assert report[URLS[6]]["document"] == "http://a.example/.well-known/tdmrep.json"
     assert paths["out"].read_bytes() == lines[0] + lines[5]
-    assert paths["removed"].read_bytes() == b"".join(lines[n] for n in (1, 2, 3, 4, 6))
+    removed = paths["removed"].read_bytes().splitlines(keepends=True)
+    assert len(removed) == 5
+    for n, line in zip((1, 2, 3, 4, 6), removed, strict=True):  # as it was, then its reason
+        assert line.startswith(lines[n][:-2]) and line.endswith(b"}\n")
+        said = json.loads(line)
+        assert said.pop("rep_status") == report[URLS[n]]["status"]
+        assert said.pop("rep_why") and said == json.loads(lines[n])
+    whys = [json.loads(line)["rep_why"] for line in removed]
+    assert whys[0] == "Forbidden by http://a.example/robots.txt (line 2: Disallow: /private)"
+    assert whys[2].startswith("Dropped: robots.txt of http://b.example captured as 503 in")
+    assert whys[3] == "no robots.txt of http://c.example was had"
     assert "| kept | 2 | 28.6 % | 2 |" in summary
-    assert "| refused | 3 | 42.9 % | 1 |" in summary
-    assert "| ai-train | 3 | 42.9 % | 1 | 25.0 % | 0 | 0.0 % |" in summary
+    assert "| refused | 4 | 57.1 % | 2 |" in summary
+    assert "| ai-train | 4 | 57.1 % | 2 | 50.0 % | 1 | 25.0 % |" in summary
     assert "| http://a.example | 4 | 3 | 3 | 0 |" in summary
     result = verify(paths["trail"])
     assert result.clean, result.findings
@@ -106,11 +117,22 @@ def test_each_item_is_decided_with_its_signal_line_and_document(tmp_path: Path) 
 
 def test_unknown_items_are_kept_when_asked_and_counted_either_way(tmp_path: Path) -> None:
     dataset = tmp_path / "items.jsonl"
-    lines = write_jsonl(dataset, [URLS[0], URLS[3]])
+    lines = write_jsonl(dataset, [URLS[0], URLS[4]])
     code, summary, paths = _recheck(tmp_path, dataset, "--keep-unknown")
     assert code == EXIT_KEPT
     assert paths["out"].read_bytes() == b"".join(lines)
     assert "| unknown | 1 | 50.0 % | 1 |" in summary
+
+
+def test_an_unreachable_robotstxt_is_never_kept_as_unknown(tmp_path: Path) -> None:
+    """A robots.txt captured as 503 is a complete disallow (RFC 9309 §2.3.1.4): its
+    origin's items are refused, never unknown, so --keep-unknown does not keep them."""
+    dataset = tmp_path / "items.jsonl"
+    lines = write_jsonl(dataset, [URLS[0], URLS[3]])
+    code, _, paths = _recheck(tmp_path, dataset, "--keep-unknown")
+    assert code == EXIT_REMOVED
+    assert paths["out"].read_bytes() == lines[0]
+    assert [line["status"] for line in report_lines(paths["report"])] == ["kept", "refused"]
 
 
 def test_csv_items_are_written_back_with_the_header(tmp_path: Path) -> None:
@@ -305,7 +327,7 @@ def test_the_fetch_progress_says_how_many_wait_on_what_until_when_and_what_short
         "recheck: fetching: 230 of 240 origin(s) done; 3 waiting on a document that does "
         "not answer yet: robots.txt (2), tdmrep.json (1); each given up on after 60 s, by "
         "about 00:17:41 UTC at the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; "
-        "their items are then unknown)"
+        "a robots.txt given up on refuses its origin's items)"
     )
     assert fetch_progress(5, 240, {}, 60.0, 1010.0) == "recheck: fetching: 5 of 240 origin(s) done"
     # a host that cannot be connected to is given up on sooner: said, as it comes first
@@ -313,8 +335,8 @@ def test_the_fetch_progress_says_how_many_wait_on_what_until_when_and_what_short
         "recheck: fetching: 230 of 240 origin(s) done; 3 waiting on a document that does "
         "not answer yet: robots.txt (2), tdmrep.json (1); each given up on after 60 s (10 s "
         "when its host cannot be connected to: REP_UNREACHABLE_CONNECT_MAX_WAIT), by about "
-        "00:17:41 UTC at the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; their "
-        "items are then unknown)"
+        "00:17:41 UTC at the latest (a lower REP_UNREACHABLE_MAX_WAIT shortens it; a "
+        "robots.txt given up on refuses its origin's items)"
     )
 
 

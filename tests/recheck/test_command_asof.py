@@ -232,14 +232,14 @@ def test_a_capture_of_an_unreadable_date_is_never_older_than_every_other(
     """A ``WARC-Date`` that cannot be read was 0.0, before every date: its "no" lost
     behind a dated capture's yes, and it counted as a capture at or before any
     ``--as-of`` and any item's date. Its date is unknown: beside a dated capture that
-    answers otherwise, which is the newest is not known (the document is not had: its
-    items unknown, removed); alone, it is the present answer (its "no" kept), but never
+    answers otherwise, which is the newest is not known (the robots.txt is not had: its
+    items refused, RFC 9309 §2.3.1.4); alone, it is the present answer (its "no" kept), but never
     a capture as of a date or the one ``then`` is read from."""
     garbage = tmp_path / "garbage.warc"
     write_warc(garbage, [robots_capture("https://a.example", DISALLOW)], date="garbage")
     alone = ["--documents", str(garbage)]
     said = _said_of(tmp_path, [*_warcs(tmp_path, (JAN, ALLOW)), *alone])
-    assert said[0]["status"] == "unknown" and "unreadable WARC-Date" in said[0]["why"], said
+    assert said[0]["status"] == "refused" and "unreadable WARC-Date" in said[0]["text"], said
     said = _said_of(tmp_path, alone, "--date-column=crawled")
     assert said[0]["status"] == "refused" and said[0]["then"] == "unknown", said
     assert "time" not in said[0] and said[0]["record"].startswith("<urn:")
@@ -311,18 +311,19 @@ def test_captures_of_one_date_that_disagree_are_never_read_by_the_order_given(
     """Two captures of a.example's robots.txt dated to the same second, one allowing
     and one disallowing, were read by the order of ``--documents`` (the later given won,
     so one order kept the item): neither is known to be the newer, so the document is not
-    had, whichever order, and the item is never kept on the "yes"."""
+    had (refused: RFC 9309 §2.3.1.4), whichever order, and the item is never kept on
+    the "yes"."""
     second = DISALLOW if first == ALLOW else ALLOW
     warcs = _warcs(tmp_path, (JUN, first), (JUN, second))
     said = _said_of(tmp_path, warcs)
-    assert said[0]["status"] == "unknown", said
-    assert "captures dated alike, 2025-06-01T00:00:00Z, answer otherwise" in said[0]["why"]
+    assert said[0]["status"] == "refused", said
+    assert "captures dated alike, 2025-06-01T00:00:00Z, answer otherwise" in said[0]["text"]
     said = _said_of(tmp_path, warcs, "--as-of=2025-07-01")
-    assert said[0]["status"] == "unknown", said
+    assert said[0]["status"] == "refused", said
     one = tmp_path / "one.warc"  # both in one WARC: the file's order decides nothing either
     write_warc(one, [robots_capture("https://a.example", first),
                      robots_capture("https://a.example", second)], date=JUN)  # fmt: skip
-    assert _said_of(tmp_path, ["--documents", str(one)])[0]["status"] == "unknown"
+    assert _said_of(tmp_path, ["--documents", str(one)])[0]["status"] == "refused"
 
 
 def test_captures_of_one_date_that_agree_are_read(tmp_path: Path) -> None:
@@ -345,15 +346,15 @@ def test_captures_in_one_second_one_dated_to_the_second_are_in_no_known_order(
     finer = JUN.replace("Z", fraction)
     warcs = _warcs(tmp_path, (JUN, DISALLOW), (finer, ALLOW))
     said = _said_of(tmp_path, warcs)
-    assert said[0]["status"] == "unknown", said
-    assert "captures dated alike, 2025-06-01T00:00:00Z, answer otherwise" in said[0]["why"]
-    assert _said_of(tmp_path, warcs, "--as-of=2025-07-01")[0]["status"] == "unknown"
+    assert said[0]["status"] == "refused", said
+    assert "captures dated alike, 2025-06-01T00:00:00Z, answer otherwise" in said[0]["text"]
+    assert _said_of(tmp_path, warcs, "--as-of=2025-07-01")[0]["status"] == "refused"
     one = tmp_path / "one.warc"
     write_warc(one, [robots_capture("https://a.example", DISALLOW)], date=JUN)
     with one.open("ab") as file:
         write_warc(tmp_path / "two.warc", [robots_capture("https://a.example", ALLOW)],
                    date=finer)  # fmt: skip
         file.write((tmp_path / "two.warc").read_bytes())
-    assert _said_of(tmp_path, ["--documents", str(one)])[0]["status"] == "unknown"
+    assert _said_of(tmp_path, ["--documents", str(one)])[0]["status"] == "refused"
     later = _warcs(tmp_path, (JUN, DISALLOW), ("2025-06-01T00:00:01Z", ALLOW))
     assert _said_of(tmp_path, later)[0]["status"] == "kept"

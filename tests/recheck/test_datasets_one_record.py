@@ -141,7 +141,18 @@ def test_a_bare_cr_makes_one_record_unreadable_and_the_run_goes_on(
         "kept", "unreadable", "refused", "kept"
     ]  # fmt: skip
     assert out.read_bytes() == rows[0] + rows[1] + rows[4]
-    assert removed.read_bytes() == rows[0] + rows[2] + rows[3]
+    forbidden = b"refused,Forbidden by https://a.example/robots.txt (line 2: Disallow: /no)"
+    assert (
+        removed.read_bytes()
+        == (  # the unreadable record as it was, the other with why
+            b"title,url,rep_status,rep_why\r\n"
+            + rows[2]
+            + rows[3][:-2]
+            + b","
+            + forbidden
+            + b"\r\n"
+        )
+    )
     assert "line 3: not a CSV record" in capsys.readouterr().err
 
 
@@ -192,8 +203,16 @@ def test_a_quote_never_closed_makes_its_record_unreadable_and_the_lines_after_it
     assert out.read_bytes() == b"".join(
         row for n, row in enumerate(rows) if n == 0 or (n % 2 and n != 9)
     )
-    assert removed.read_bytes() == b"".join(
-        row for n, row in enumerate(rows) if n == 0 or n == 9 or (n and n % 2 == 0)
+    forbidden = b",refused,Forbidden by https://a.example/robots.txt (line 2: Disallow: /private)"
+    assert (
+        removed.read_bytes()
+        == b"".join(  # the unreadable record as it was
+            row[:-2] + (b",rep_status,rep_why" if n == 0 else forbidden) + b"\r\n"
+            if n != 9
+            else row
+            for n, row in enumerate(rows)
+            if n == 0 or n == 9 or (n and n % 2 == 0)
+        )
     )
     err = capsys.readouterr().err
     assert "line 10: not a CSV record (a quote opened in it is never closed" in err

@@ -111,11 +111,11 @@ def test_a_trail_that_keeps_what_was_had_refuses_is_found(
     assert any(what.startswith(f"item {found}") for what in said), result.findings
 
 
-def test_a_tdmrep_json_no_is_not_lost_to_a_robotstxt_given_up_on(tmp_path: Path) -> None:
-    """robots.txt captured as 503 (given up on: its items dropped, or unknown to a
-    recheck) and a tdmrep.json that was had reserving /tdm/: the item it reserves is
-    refused by it; the other is unknown. A trail that records the first unknown is
-    found."""
+def test_a_robotstxt_given_up_on_refuses_every_item_of_its_origin(tmp_path: Path) -> None:
+    """robots.txt captured as 503 (given up on): "the crawler MUST assume complete
+    disallow" (RFC 9309 §2.3.1.4), so every item of its origin is refused by it, the one
+    its tdmrep.json reserves too, and none is kept by --keep-unknown. A trail that
+    records one unknown (kept by --keep-unknown) is found."""
     warc = tmp_path / "documents.warc"
     write_warc(warc, [
         (f"{ORIGIN}/robots.txt", 503, b"", {}),
@@ -123,23 +123,23 @@ def test_a_tdmrep_json_no_is_not_lost_to_a_robotstxt_given_up_on(tmp_path: Path)
          b'[{"location": "/tdm/*", "tdm-reservation": 1}]', {}),
     ])  # fmt: skip
     dataset = tmp_path / "items.jsonl"
-    lines = write_jsonl(dataset, [f"{ORIGIN}/tdm/1", f"{ORIGIN}/x"])
+    write_jsonl(dataset, [f"{ORIGIN}/tdm/1", f"{ORIGIN}/x"])
     paths = {name: tmp_path / f"{name}.jsonl" for name in ("out", "report", "trail")}
     options = [f"--{name}={path}" for name, path in paths.items()]
     code, summary = recheck_tool(str(dataset), "--purpose", "ai-train", "--documents",
                                  str(warc), "--keep-unknown", *options)  # fmt: skip
     assert code == EXIT_REMOVED
-    said = [(line["status"], line["signal"]) for line in report_lines(paths["report"])]
-    assert said == [("refused", "tdmrep"), ("unknown", "unknown")]
-    assert paths["out"].read_bytes() == lines[1]
-    assert "| tdmrep | 1 |" in summary[summary.index("### Refusals by signal") :]
+    said = [(line["status"], line["reason"]) for line in report_lines(paths["report"])]
+    assert said == [("refused", "robotstxt_unreachable")] * 2
+    assert paths["out"].read_bytes() == b""
+    assert "| robotstxt_unreachable | 2 |" in summary[summary.index("### Refusals by signal") :]
     result = verify(paths["trail"])
     assert result.clean, result.findings
-    changes = {"status": "unknown", "refused_by": "unreachable", "why": "robots.txt not had"}
-    forged = verify(forged_item(paths["trail"], f"{ORIGIN}/tdm/1", **changes))
+    changes = {"status": "unknown"}
+    forged = verify(forged_item(paths["trail"], f"{ORIGIN}/x", **changes))
     assert [f.what for f in forged.findings] == [
-        "item recorded unknown, but its snapshots refuse it: Not fetched: ai-train denied "
-        'by tdmrep.json entry 1 (location "/tdm/*")'
+        "item recorded unknown, but its robots.txt was given up on as unreachable and its "
+        "requests dropped: refused (RFC 9309 §2.3.1.4, complete disallow)"
     ]
 
 

@@ -51,9 +51,12 @@ def test_each_origin_is_read_as_the_crawl_reads_its_answer(tmp_path: Path) -> No
     gone = documents(origin_of("https://gone.example/"))  # type: ignore[arg-type]
     assert gone is not None and gone.robots is not None and not gone.robots.unreachable
     assert gone.robots.rules.allowed("https://gone.example/a", "mybot")
-    for host in ("down", "lost"):  # a 503, a redirect to a URL not captured: not had
-        found = documents(origin_of(f"https://{host}.example/"))  # type: ignore[arg-type]
-        assert found is not None and found.robots is not None and found.robots.unreachable
+    down = documents(origin_of("https://down.example/"))  # type: ignore[arg-type]
+    assert down is not None and down.robots is not None and down.robots.unreachable  # a 503
+    lost = documents(origin_of("https://lost.example/"))  # type: ignore[arg-type]
+    assert lost is not None and lost.robots is None  # redirected to a URL not captured
+    said = lost.missing[ROBOTS]
+    assert "https://lost.example/elsewhere.txt, which the WARC does not hold" in said
     assert documents(origin_of("https://never.example/")) is None  # type: ignore[arg-type]
     assert documents.read == 5
 
@@ -251,7 +254,7 @@ def test_a_capture_is_read_by_its_status_whatever_its_body(tmp_path: Path) -> No
     down = _robots_of(warc, "d.example")
     assert down.unreachable and "503" in down.outcome and "lost data" not in down.outcome
     searched = {"https://a.example/x": "kept", "https://b.example/private/1": "refused",
-                "https://b.example/x": "kept", "https://d.example/x": "unknown",
+                "https://b.example/x": "kept", "https://d.example/x": "refused",
                 "https://e.example/x": "kept"}  # fmt: skip
     trained = {"https://c.example/x": "kept"}  # its tdmrep.json's 404: no reservation
     for purpose, expected in (("search", searched), ("ai-train", trained)):
@@ -273,7 +276,7 @@ def test_the_datatrove_step_reads_a_capture_by_its_status_too(tmp_path: Path) ->
     warc = tmp_path / "docs.warc.gz"
     write_warc(warc, WITH_PAGES, compress=True)
     expected = {"https://a.example/x": "kept", "https://b.example/private/1": "refused",
-                "https://b.example/x": "kept", "https://d.example/x": "unknown"}  # fmt: skip
+                "https://b.example/x": "kept", "https://d.example/x": "refused"}  # fmt: skip
     step = RepRecheckFilter(str(warc), "search", {"USER_AGENT": "mybot/1.0"})
     found = {url: step.kept(Document("", url, metadata={"url": url}))[1] for url in expected}
     assert found == expected
@@ -301,9 +304,10 @@ def test_a_cut_tdmrep_json_keeps_its_entries_before_the_cut(tmp_path: Path) -> N
     assert (line["status"], line["signal"], line["document_line"]) == ("refused", "tdmrep", 1)
 
 
-def test_one_odd_capture_makes_only_its_origin_unknown(tmp_path: Path) -> None:
+def test_one_odd_capture_refuses_only_its_origin(tmp_path: Path) -> None:
     """A status line without a status code is one capture not had: its origin's items are
-    unknown, the others decided, and the run is not a usage error (exit 2)."""
+    refused (a robots.txt not had: RFC 9309 §2.3.1.4), the others decided, and the run is
+    not a usage error (exit 2)."""
     path = tmp_path / "robots.warc"
     write_warc(path, [
         ("https://a.example/robots.txt", "2OO OK", ROBOTS_PRIVATE, {}),
@@ -318,7 +322,7 @@ def test_one_odd_capture_makes_only_its_origin_unknown(tmp_path: Path) -> None:
     code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(path),
                            f"--report={report}")  # fmt: skip
     assert code == EXIT_REMOVED
-    assert [line["status"] for line in report_lines(report)] == ["unknown", "refused", "kept"]
+    assert [line["status"] for line in report_lines(report)] == ["refused", "refused", "kept"]
 
 
 def test_an_origin_spelt_many_ways_is_read_from_the_warc_once(tmp_path: Path) -> None:
@@ -328,7 +332,7 @@ def test_an_origin_spelt_many_ways_is_read_from_the_warc_once(tmp_path: Path) ->
 
     warc = tmp_path / "robots.warc"
     write_warc(warc, [robots_capture("http://a.example", "User-agent: *\nDisallow: /p\n")])
-    rechecker = warc_rechecker({"REP_PURPOSE": "search"}, warc)
+    rechecker, _ = warc_rechecker({"REP_PURPOSE": "search"}, warc)
     urls = [url for n in range(100) for url in (
         f"http://u{n}@a.example/p/{n}", f"http://a.example?q={n}/p", f"http://A.example:80/{n}",
     )]  # fmt: skip
@@ -349,7 +353,7 @@ def test_a_capture_uri_is_matched_as_an_origin_is(tmp_path: Path) -> None:
         ("https://B.Example:443/robots.txt", 301, b"", {"Location": "https://B.EXAMPLE/moved"}),
         ("https://b.example:443/moved", 200, b"User-agent: *\nDisallow: /q\n", {}),
     ])  # fmt: skip
-    rechecker = warc_rechecker({"REP_PURPOSE": "search"}, warc)
+    rechecker, _ = warc_rechecker({"REP_PURPOSE": "search"}, warc)
     urls = [
         "http://a.example/p/1",
         "http://a.example/ok",
@@ -366,10 +370,11 @@ def test_a_capture_uri_is_matched_as_an_origin_is(tmp_path: Path) -> None:
 
 
 def test_a_document_not_had_from_a_capture_says_the_capture_not_a_wait(tmp_path: Path) -> None:
-    """A capture answering 503 (or a redirect to a target not captured, or a body that
-    cannot be read) was said "unreachable for 600 s": no one waited, the capture is what
-    was had; its evidence names its status, record and date. ``audit verify`` reads the
-    trail as before."""
+    """A capture answering 503 (or a body that cannot be read; or a redirect to a target
+    not captured) was said "unreachable for 600 s": no one waited, the capture is what
+    was had; its evidence names its status, record and date. The first two refuse their
+    items (RFC 9309 §2.3.1.4); the archive's gap leaves its items unknown. ``audit
+    verify`` reads the trail as before."""
     from rep_audit.verify import verify
 
     warc = tmp_path / "robots.warc"
@@ -383,13 +388,15 @@ def test_a_document_not_had_from_a_capture_says_the_capture_not_a_wait(tmp_path:
     code, _ = recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
                            f"--report={report}", f"--trail={trail}")  # fmt: skip
     assert code == EXIT_REMOVED
-    why = [line["why"] for line in report_lines(report)]
+    lines = report_lines(report)
+    assert [line["status"] for line in lines] == ["refused", "unknown", "refused"]
+    why = [line.get("why") or line["text"] for line in lines]
     at = "at 2025-04-01T12:00:00Z"
     assert f"captured as 503 in record {ids[0]} {at}" in why[0]
     assert f"captured as 301 in record {ids[1]} {at}" in why[1]
-    assert "http://c.example/moved not captured in the WARC" in why[1]
+    assert "http://c.example/moved, which the WARC does not hold" in why[1]
     assert f"captured as 200 in record {ids[2]} {at}" in why[2] and "cannot be decoded" in why[2]
     assert not any("unreachable for" in one for one in why), why
-    assert all(one.endswith("requests dropped") for one in why), why
+    assert all(why[n].endswith("requests dropped") for n in (0, 2)), why
     result = verify(trail)
     assert result.clean, result.findings

@@ -161,7 +161,8 @@ def test_a_gzip_payload_corrupt_in_its_middle_is_a_document_not_had(
     tmp_path: Path, ended: bool
 ) -> None:
     """It was read as cut where it broke (its lines up to there read, what they allow
-    kept): corrupt data says nothing of where the document ends."""
+    kept): corrupt data says nothing of where the document ends. A robots.txt not had
+    refuses its items (RFC 9309 §2.3.1.4)."""
     body = (
         _robots_of_size(20_000) if ended else b"User-agent: *\nDisallow: /a\nDisallow: /p\n" * 2000
     )
@@ -178,7 +179,7 @@ def test_a_gzip_payload_corrupt_in_its_middle_is_a_document_not_had(
     code, report, trail = _recheck_captured(tmp_path, captured, [*URLS, "https://a.example/x"],
                                    "--purpose", "search")  # fmt: skip
     assert code == EXIT_REMOVED
-    assert {line["status"] for line in report.values()} == {"unknown"}
+    assert {line["status"] for line in report.values()} == {"refused"}
     assert verify(trail).clean
 
 

@@ -1,7 +1,7 @@
 """A Common-Crawl-style WARC holds robots.txt captures and no tdmrep.json: for an AI
-purpose every item was unknown, said only per item. The run says it in one line at the
-top, each item says "TDMRep not checked", and ``--fetch-missing`` fetches now only what
-the WARC lacks."""
+purpose every item was unknown, said only per item. The run says it as it starts and at
+the top of its summary, each item says "TDMRep not checked", and ``--fetch-missing``
+fetches now only what the WARC lacks."""
 
 from __future__ import annotations
 
@@ -40,18 +40,41 @@ def _recheck_warc(
     return code, out.getvalue(), {r["url"]: r for r in report_lines(report)}, trail
 
 
-def test_a_warc_without_tdmrep_says_so_at_the_top(
+def test_a_warc_without_tdmrep_says_so_at_its_start_with_the_choices(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    """A WARC that holds no tdmrep.json at all: said as the run starts (its first line on
+    standard error, the summary's first), with the three ways on."""
     _, summary, report, _ = _recheck_warc(tmp_path)
     top = summary.splitlines()[2]
-    assert top.startswith("**TDMRep not checked for 1 of 1 origin(s): the WARC holds no "
-                          "tdmrep.json"), summary  # fmt: skip
-    assert "--fetch-missing" in top
-    assert "recheck: TDMRep not checked for 1 of 1 origin(s)" in capsys.readouterr().err
+    assert top.startswith("**The WARC holds no capture at all of tdmrep.json, which ai-train "
+                          "needs: every item its robots.txt does not refuse will be "
+                          "unknown"), summary  # fmt: skip
+    assert all(way in top for way in ("--fetch-missing", "--consult robots.txt", "--keep-unknown"))
+    assert capsys.readouterr().err.startswith("recheck: the WARC holds no capture at all of "
+                                              "tdmrep.json, which ai-train needs")  # fmt: skip
     assert {url: (r["status"], r["text"]) for url, r in report.items()} == dict.fromkeys(
         URLS, ("unknown", "TDMRep not checked: the WARC holds no tdmrep.json of http://a.example")
     )
+
+
+def test_a_warc_with_some_tdmrep_counts_the_origins_without(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    dataset, warc = tmp_path / "items.jsonl", tmp_path / "robots.warc"
+    write_jsonl(dataset, [*URLS, "http://b.example/x"])
+    write_warc(warc, [
+        robots_capture("http://a.example", "User-agent: *\nAllow: /\n"),
+        robots_capture("http://b.example", "User-agent: *\nAllow: /\n"),
+        ("http://b.example/.well-known/tdmrep.json", 404, b"", {}),
+    ])  # fmt: skip
+    out = io.StringIO()
+    main([str(dataset), "--purpose", "ai-train", "--documents", str(warc), "--no-progress"], out)
+    top = out.getvalue().splitlines()[2]
+    assert top.startswith("**TDMRep not checked for 1 of 2 origin(s): the WARC holds no "
+                          "tdmrep.json"), top  # fmt: skip
+    assert "--fetch-missing" in top
+    assert "recheck: TDMRep not checked for 1 of 2 origin(s)" in capsys.readouterr().err
 
 
 def test_fetch_missing_fetches_only_what_the_warc_lacks(tmp_path: Path) -> None:

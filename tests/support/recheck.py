@@ -63,6 +63,53 @@ def robots_capture(origin: str, text: str) -> tuple[str, int, bytes, dict[str, s
     return (f"{origin}/robots.txt", 200, text.encode(), {"Content-Type": "text/plain"})
 
 
+#: A robots.txt-only WARC as Common Crawl ships one (no tdmrep.json), by origin: what its
+#: robots.txt capture answered; ``never.example`` is not captured.
+PAGE_404 = b"<!doctype html><html><body><h1>Not Found</h1></body></html>"
+ROBOTSTXT_ONLY: dict[str, tuple[int, bytes, dict[str, str]]] = {
+    "https://ok.example": (200, b"User-agent: *\nDisallow: /private\n", {}),
+    "https://gone.example": (404, PAGE_404, {"Content-Type": "text/html",
+                                             "Content-Length": str(len(PAGE_404))}),
+    "https://down.example": (503, b"<html><body>busy</body></html>", {"Content-Type": "text/html"}),
+    "https://slow.example": (429, b"", {"Retry-After": "120"}),
+    "https://no.example": (200, b"User-agent: *\nContent-Usage: train-ai=n\n", {}),
+    "https://yes.example": (200, b"User-agent: *\nContent-Usage: train-ai=y\n", {}),
+}  # fmt: skip
+#: Two items of each origin of :data:`ROBOTSTXT_ONLY`, and of one not captured.
+ROBOTSTXT_ONLY_URLS = [
+    f"{origin}{path}" for origin in [*ROBOTSTXT_ONLY, "https://never.example"]
+    for path in ("/a", "/private/b")
+]  # fmt: skip
+
+
+def robotstxt_only_warc(path: Path, date: str = CAPTURED) -> list[str]:
+    """The WARC of :data:`ROBOTSTXT_ONLY` (gzipped, as Common Crawl's); its record IDs."""
+    captures = [(f"{origin}/robots.txt", status, body, headers)
+                for origin, (status, body, headers) in ROBOTSTXT_ONLY.items()]  # fmt: skip
+    return write_warc(path, captures, date=date, compress=True)
+
+
+#: What ai-train decided on robots.txt alone keeps of :data:`ROBOTSTXT_ONLY_URLS`: the
+#: items robots.txt allows (ok's but /private, the 404's, train-ai=y's).
+ROBOTSTXT_ONLY_KEPT = [
+    "https://ok.example/a", "https://gone.example/a", "https://gone.example/private/b",
+    "https://yes.example/a", "https://yes.example/private/b",
+]  # fmt: skip
+
+
+def readme_collection(folder: Path) -> None:
+    """rep-recheck/README.md's files in ``folder``: ``items.jsonl`` (two items of each
+    origin of :data:`ROBOTSTXT_ONLY`, and of one not captured) and ``robots.warc.gz``."""
+    write_jsonl(folder / "items.jsonl", ROBOTSTXT_ONLY_URLS)
+    robotstxt_only_warc(folder / "robots.warc.gz")
+
+
+def readme_example() -> str:
+    """rep-recheck/README.md's recheck command line, as written."""
+    readme = (Path(__file__).resolve().parents[2] / "rep-recheck" / "README.md").read_text()
+    return next(line for line in readme.splitlines() if line.startswith("python -m rep_recheck"))
+
+
 def write_jsonl(path: Path, urls: Sequence[str], column: str = "url") -> list[bytes]:
     """One item per URL (with a title, as a spider's items have); the lines written."""
     lines = [

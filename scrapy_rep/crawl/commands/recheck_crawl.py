@@ -184,12 +184,13 @@ class RecheckSpider(Spider):
             return
         found = OriginDocuments(origin, now=time.time())
         found.add(ROBOTS, origin, robots)
-        if TDM in documents:
+        skipped = self.request.not_consulted  # --consult: never fetched
+        if TDM in documents and TDM not in skipped:
             self._waits(name, "tdmrep.json")
             tdm = await documents[TDM].when_known(origin, trigger)
             if tdm is not None:
                 found.add(TDM, origin, tdm)
-        if LICENSE in documents and robots.rules.licenses:
+        if LICENSE in documents and LICENSE not in skipped and robots.rules.licenses:
             rules = owner.rules
             keys = licenses_to_wait_for(robots.rules.licenses)
             if licenses_not_read(keys, rules.max_licenses) is None:
