@@ -37,6 +37,8 @@ from datatrove.pipeline.base import PipelineStep
 from rep_engine.records import ItemStatus
 from rep_engine.urls.origins import origin_of
 from rep_recheck.command import read_settings, warc_rechecker
+from rep_recheck.evidence import UNREADABLE
+from rep_recheck.items import url_problem
 from rep_recheck.rechecker import Rechecker
 
 __all__ = ["PARTITION_KEY", "RepOriginPartitioner", "RepOriginPartitions", "RepRecheckFilter",
@@ -160,8 +162,8 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
     def kept(self, document: Document) -> tuple[bool, str, str]:
         """Whether ``document`` is kept, its status, and why not."""
         url = document.metadata.get(self.url_key)
-        if not isinstance(url, str) or url.partition(":")[0].lower() not in ("http", "https"):
-            return False, "unreadable", f"no http(s) URL in metadata[{self.url_key!r}]"
+        if problem := url_problem(url):  # the command's reading: no host, a bad port…
+            return False, UNREADABLE, f"metadata[{self.url_key!r}]: {problem}"
         outcome = self.rechecker().decide(url)
         status = outcome.status
         refusal = outcome.refusal

@@ -393,3 +393,29 @@ def test_a_document_not_had_from_a_capture_says_the_capture_not_a_wait(tmp_path:
     assert all(one.endswith("requests dropped") for one in why), why
     result = verify(trail)
     assert result.clean, result.findings
+
+
+def test_the_datatrove_step_reads_a_url_as_the_command_does(tmp_path: Path) -> None:
+    """A URL with no host, an out-of-range port or a bad IPv6 literal was ``unknown`` in
+    the datatrove step (kept with ``keep_unknown``), ``unreadable`` in the command: the
+    step now reads each URL as the command does, whatever the status."""
+    needs("datatrove")
+    from datatrove.data import Document
+
+    from scrapy_rep import RepRecheckFilter
+
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /p\n")])
+    urls = ["https:///p/1", "https://a.example:99999/x", "https://[::1/x", "http://[zz]/x",
+            "https://a.example/p/1", "https://a.example/x", "ftp://a.example/x",
+            "https://b.example/x"]  # fmt: skip
+    dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
+    write_jsonl(dataset, urls)
+    recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                 f"--report={report}")  # fmt: skip
+    command = [line["status"] for line in report_lines(report)]
+    assert command == ["unreadable"] * 4 + ["refused", "kept", "unreadable", "unknown"]
+    step = RepRecheckFilter(str(warc), "search", {"USER_AGENT": "mybot/1.0"}, keep_unknown=True)
+    found = [step.kept(Document("", url, metadata={"url": url})) for url in urls]
+    assert [status for _, status, _ in found] == command
+    assert [kept for kept, _, _ in found] == [False] * 5 + [True, False, True]
