@@ -352,7 +352,8 @@ class Finishing:
     def _grouping(self, shard: int, tally: Tally) -> Grouped:
         """Where the rest of the dataset is grouped by origin, from shard number
         ``shard`` on (said on standard error)."""
-        total = self.progress.total or estimated_items(self.shards.paths)
+        # the files read: a dataset from standard input is its copy's size
+        total = self.progress.total or estimated_items([str(d.path) for d in self.datasets])
         grouped = Grouped(groups_for(total), shard)
         if tally.items:
             again = self.rechecker.asked - len(tally.origins)

@@ -90,13 +90,14 @@ def groups_for(items: int) -> int:
 
 
 def estimated_items(paths: list[str]) -> int:
-    """A dataset's items, at most, from its files' sizes (:data:`ITEM_BYTES` each)."""
+    """A dataset's items, at most, from the sizes of the files read (:data:`ITEM_BYTES`
+    each; standard input's copy, not ``-``)."""
     size = 0
     for path in paths:
         try:
             size += os.stat(path).st_size
         except OSError:
-            continue  # read from a copy (standard input): counted as none
+            continue  # gone: counted as none
     return size // ITEM_BYTES
 
 

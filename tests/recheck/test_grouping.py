@@ -792,3 +792,32 @@ def test_an_origin_that_holds_most_items_is_decided_without_holding_its_group(
 )
 def test_the_groups_hold_about_a_group_s_items_each(items: int, groups: int) -> None:
     assert groups_for(items) == groups
+
+
+def test_a_dataset_from_standard_input_is_grouped_as_the_file_it_was_copied_to(
+    tmp_path: Path, tiny: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dataset read from standard input is copied whole to a temporary file first;
+    with a WARC (no first pass counts its items) its groups were told from the size of
+    ``-``, which has none: one group, re-read once per part of its origins. The copy's
+    size tells them as a named file's does: as many groups, the same outputs."""
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_bytes(b"".join(_item_lines(shuffled=True)))
+    warc = _warc_of_sites(tmp_path / "robots.warc")
+    runs = {}
+    for name in ("named", "piped"):
+        folder = tmp_path / name
+        folder.mkdir()
+        with dataset.open("rb") as stdin:
+            monkeypatch.setattr("sys.stdin", io.TextIOWrapper(stdin))
+            given = "-" if name == "piped" else str(dataset)
+            code, outputs, _ = _grouping_run(folder, [given], 3, *warc)
+        said = [line for line in capsys.readouterr().err.splitlines() if "group(s))" in line]
+        assert len(said) == 1, said
+        groups = int(said[0].split("on disk (")[1].split(" group(s))")[0])
+        outputs["summary"] = outputs["summary"][1:]  # "Re-check of `-`", of its path
+        runs[name] = (code, groups, {k: v for k, v in outputs.items() if k != "trail"})
+    assert runs["named"][1] == groups_for(len(dataset.read_bytes()) // grouping.ITEM_BYTES) > 1
+    assert runs["piped"][1] == runs["named"][1]
+    for output in runs["named"][2]:
+        assert runs["piped"][2][output] == runs["named"][2][output], output
