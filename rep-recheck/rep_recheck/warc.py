@@ -38,6 +38,7 @@ from rep_engine.fetch.rules import Effect, Policy
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from rep_engine.urls.origins import Origin
 from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM, RequestRules
+from rep_recheck.asof import captures
 from rep_recheck.captures import (
     MAX_PAYLOAD,
     NO_WARCIO,
@@ -45,7 +46,6 @@ from rep_recheck.captures import (
     WarcError,
     capture_key,
     capture_time,
-    captures,
     present,
     responses,
 )

@@ -128,11 +128,10 @@ class Trail:
             problem = self._link_problem(chain, raw, record, whole)
             if record is not None and Line.type_of(record) in TYPES:
                 seen_trail_line = True
-                if Line.type_of(record) == "run" and not self.any_schema:
-                    if unknown := unknown_schema(record):
-                        raise TrailError(f"{self.path}: line {chain.lines}: {unknown}: a "
-                                         "newer release wrote it; read it with that "
-                                         "release")  # fmt: skip
+                run = Line.type_of(record) == "run" and not self.any_schema
+                if run and (unknown := unknown_schema(record)):
+                    raise TrailError(f"{self.path}: line {chain.lines}: {unknown}: a newer "
+                                     "release wrote it; read it with that release")  # fmt: skip
             chain.head = hashlib.sha256(raw).hexdigest()
             yield Line(chain.lines, raw, record, problem)
         if not seen_trail_line:
