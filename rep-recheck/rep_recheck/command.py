@@ -23,7 +23,9 @@ fetch), then :meth:`~rep_recheck.finishing.Finishing.finish`. Its command line i
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
+import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
@@ -50,7 +52,7 @@ from rep_recheck.fetching import (
 )
 from rep_recheck.files import PathError
 from rep_recheck.finishing import Finishing
-from rep_recheck.names import Numbered
+from rep_recheck.names import ROOM, Numbered, tmpdir_unused
 from rep_recheck.options import (
     DEFAULT_USER_AGENT,
     EXIT_CODES,
@@ -152,6 +154,10 @@ def run(
         print(f"scrapy_rep: error: {error.filename or 'a file'}: {error.strerror or error}",
               file=err)  # fmt: skip
         return EXIT_USAGE
+    except sqlite3.Error as error:  # a temporary SQLite file (names.spill_file): its disk
+        print(printable(f"scrapy_rep: error: {tempfile.gettempdir()}: the recheck's temporary "
+                        f"files: {error} ({ROOM})"), file=err)  # fmt: skip
+        return EXIT_USAGE
 
 
 class Recheck(Finishing):
@@ -164,6 +170,8 @@ class Recheck(Finishing):
         self.options = options
         self.err = err
         settings, identity = self._read_options(settings)
+        if unused := tmpdir_unused():
+            print(printable(unused), file=err, flush=True)
         config = self.config
         #: The collection's files (one, or its shards), each opened.
         self.shards = shards = self._shards()

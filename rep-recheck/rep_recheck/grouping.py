@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from rep_recheck.items import Chunk
-from rep_recheck.names import PARSED_ORIGINS
+from rep_recheck.names import PARSED_ORIGINS, ROOM
 
 #: What share of ``REP_RECHECK_PARSED_ORIGINS`` the origins made again (asked for anew
 #: after their documents were let go) may reach before the rest of a dataset is grouped:
@@ -105,8 +105,7 @@ def no_room(error: OSError, path: Path) -> OSError:
     """``error``, met writing the grouping's file at ``path`` (a full disk, most likely:
     the files hold about the dataset's size), saying where and what to do: the recheck
     says ``scrapy_rep: error: PATH: No space left on device (…)``, not just a file."""
-    why = (f"{error.strerror or error} (the items grouped by origin on disk: set TMPDIR "
-           "to a folder with room for about the dataset's size)")  # fmt: skip
+    why = f"{error.strerror or error} (the items grouped by origin on disk: {ROOM})"
     return OSError(error.errno, why, str(path))
 
 
