@@ -1,7 +1,8 @@
 """``python -m scrapy_rep recheck DATASET --purpose P …``: a stored collection re-checked
 (docs/recheck.md). Its exit status: 0 every item is kept, 1 some are removed (refused
 now, unknown and not kept, or unreadable: a warning names its line, the run goes on), 2
-bad input or usage (nothing produced: no item could be read).
+bad input or usage (nothing produced: no item could be read), 3 a fetch that ended
+before every document was had, 130 and 143 stopped by SIGINT (Ctrl-C) or SIGTERM.
 
 The documents come from a WARC of captures (``--documents``), or are fetched now by a
 Scrapy crawl: the caller hands in a :data:`Fetcher` (``python -m scrapy_rep`` and
@@ -75,6 +76,7 @@ from rep_recheck.shards import (
     Shards,
     expand,
 )
+from rep_recheck.stopping import Stopped, stopping
 from rep_recheck.warc import Capture, WarcDocuments, WarcError
 
 __all__ = [
@@ -132,9 +134,30 @@ def run(
     err: TextIO | None = None,
 ) -> int:
     """The recheck of ``options.dataset`` under ``settings`` (a crawl's); the exit status.
-    ``fetcher``: the crawl that fetches the documents (not needed with a WARC)."""
+    ``fetcher``: the crawl that fetches the documents (not needed with a WARC). Ctrl-C or
+    SIGTERM stops it at any phase (:mod:`~rep_recheck.stopping`): one line, and the
+    shells' exit status (130, 143)."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
+    with stopping():
+        try:
+            return _run(options, settings, fetcher, out, err)
+        except Stopped as stop:  # Ctrl-C, SIGTERM: cleaned up as after an error
+            late = f" ({stop.late})" if stop.late else ": no output written, each as it was"
+            trail = f"; {stop.trail}" if stop.trail else ""
+            print(printable(f"recheck: stopped by {stop.name}{late}{trail} (exit status "
+                            f"{stop.status})"), file=err, flush=True)  # fmt: skip
+            return stop.status
+
+
+def _run(
+    options: argparse.Namespace,
+    settings: Mapping[str, Any],
+    fetcher: Fetcher | None,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """:func:`run`, the errors it can tell said in one line."""
     try:
         recheck = Recheck(options, settings, err)
         fetched = None

@@ -45,6 +45,7 @@ from rep_recheck.outputs import (
 from rep_recheck.pacing import PAGES_NOT_CHECKED
 from rep_recheck.rechecker import Rechecker
 from rep_recheck.shards import Shards, output_of
+from rep_recheck.stopping import Held, Stopped
 from rep_recheck.store import DocumentStore, OriginsEvidence
 from rep_recheck.trail import RecheckTrail
 from rep_recheck.warc import WarcDocuments
@@ -90,6 +91,8 @@ class Finishing:
         """Every item decided and written; the summary; the exit status. The outputs are
         written under temporary names and renamed over their paths once all are whole;
         the summary on standard output is written once they are."""
+        if fetched is not None and fetched.error is not None:
+            raise fetched.error
         if fetched is not None and self.warc is not None:
             self.rechecker.documents = Completed(self.warc, fetched)
             self.source += (f"; what it lacks fetched now, {fetched.downloads:,} download(s) "
@@ -112,17 +115,21 @@ class Finishing:
         self.pages_missing = 0
         if self.interrupted and self.request is not None and fetched is not None:
             self.pages_missing = len(set(self.request.pages) - fetched.pages.keys())
+        # from the trail's end line to the outputs in place, a stop waits: all or none
+        finishing = Held("its trail's run ended and its outputs put in place first: the run "
+                         "is whole", armed=False)  # fmt: skip
         try:
-            tally, head = self._decide_all(fetched, staged)
-            text = self._summary(tally, head)
-            tally.close()
-            if self.options.summary:
-                with io.TextIOWrapper(staged.open(self.options.summary), "utf-8") as file:
-                    file.write(text)
+            with finishing:
+                tally, head = self._decide_all(fetched, staged, finishing)
+                text = self._summary(tally, head)
+                tally.close()
+                if self.options.summary:
+                    with io.TextIOWrapper(staged.open(self.options.summary), "utf-8") as file:
+                        file.write(text)
+                staged.commit()
         except BaseException:
             staged.discard()  # no output that looks whole from a run stopped half-way
             raise
-        staged.commit()
         if not self.options.summary:
             out.write(text)
         return self._exit_status(tally)
@@ -152,9 +159,12 @@ class Finishing:
             about["shards"] = list(shards.paths)
         return about
 
-    def _decide_all(self, fetched: FetchResult | None, staged: Staged) -> tuple[Tally, str]:
+    def _decide_all(
+        self, fetched: FetchResult | None, staged: Staged, finishing: Held
+    ) -> tuple[Tally, str]:
         """Every item decided, shard by shard, its outputs written to ``staged``'s paths;
-        the counts, and the trail's head (``""``: no trail). In the dataset's order,
+        the counts, and the trail's head (``""``: no trail; ``finishing`` armed before its
+        end line: a stop then waits for the outputs in place). In the dataset's order,
         until its origins are made again more than ``REP_RECHECK_PARSED_ORIGINS`` times:
         the rest grouped by origin on disk (:mod:`~rep_recheck.grouping`), decided
         group by group, then written in the dataset's order."""
@@ -202,6 +212,7 @@ class Finishing:
                     self._failed(trail, error, tally.statuses[UNREADABLE])
                 raise
             end = "interrupted" if self.interrupted else "finished"
+            finishing.arm()
             head = trail.close(tally.statuses[UNREADABLE], end) if trail is not None else ""
         if not tally.items:
             raise DatasetError(f"{shards.label}: no item")
@@ -230,13 +241,18 @@ class Finishing:
         """The trail's run ended by ``error`` after some items were written: its ``end``
         line says it failed, why, and counts the items it left (said on standard error)."""
         if isinstance(error, KeyboardInterrupt):
-            why = "stopped (Ctrl-C) while the items were decided"
+            by = f"by {error.name}" if isinstance(error, Stopped) else "(Ctrl-C)"
+            why = f"stopped {by} while the items were decided"
         else:
             why = printable(str(error)) or type(error).__name__
         if trail.fail(why, unreadable):
-            print(f"recheck: --trail {printable(self.options.trail)}: the run ends as failed "
-                  f"({why}), with the {trail.counts['items']:,} item(s) decided before it "
-                  "stopped; `audit verify` lists it", file=self.err, flush=True)  # fmt: skip
+            said = (f"--trail {printable(self.options.trail)}: the run ends as failed ({why}), "
+                    f"with the {trail.counts['items']:,} item(s) decided before it stopped; "
+                    "`audit verify` lists it")  # fmt: skip
+            if isinstance(error, Stopped):  # said in the stop's one line
+                error.trail = said
+                return
+            print(f"recheck: {said}", file=self.err, flush=True)
 
     def _summary(self, tally: Tally, head: str) -> str:
         """The summary's text; its lines of warning said on standard error too."""

@@ -53,7 +53,7 @@ def _of(name: str, body: bytes = DISALLOW, date: str = JANUARY) -> dict[str, str
             "Refers_To_Target_URI": ROBOTS, "Refers_To_Date": date}  # fmt: skip
 
 
-def _rechecked(tmp_path: Path, warcs: list[list[Any]], held: int) -> list[dict[str, Any]]:
+def _revisits_rechecked(tmp_path: Path, warcs: list[list[Any]], held: int) -> list[dict[str, Any]]:
     """The report of :data:`ITEMS` re-checked for search with the WARCs of ``warcs`` (one
     file each), ``held`` URLs of captures in memory; b.example's robots.txt allows all."""
     options = []
@@ -72,14 +72,14 @@ def _rechecked(tmp_path: Path, warcs: list[list[Any]], held: int) -> list[dict[s
 
 
 @pytest.fixture(params=[1, 1000], ids=["indexed", "in-memory"])
-def held(request: pytest.FixtureRequest) -> int:
+def captures_held(request: pytest.FixtureRequest) -> int:
     needs("warcio")
     return int(request.param)
 
 
 @pytest.mark.parametrize("files", [1, 3], ids=["one-warc", "a-warc-a-month"])
 def test_a_revisit_is_a_capture_of_its_date_with_the_payload_it_refers_to(
-    tmp_path: Path, held: int, files: int
+    tmp_path: Path, captures_held: int, files: int
 ) -> None:
     """January's ``Disallow: /``, March's ``Allow: /``, and a June revisit whose
     WARC-Refers-To and payload digest are January's: /x/1 was kept by March's record
@@ -89,7 +89,7 @@ def test_a_revisit_is_a_capture_of_its_date_with_the_payload_it_refers_to(
     captures = [_response("jan", DISALLOW, JANUARY), _response("mar", ALLOW, MARCH),
                 _revisit("jun", JUNE, **_of("jan"))]  # fmt: skip
     warcs = [captures] if files == 1 else [[one] for one in captures]
-    (item, _) = _rechecked(tmp_path, warcs, held)
+    (item, _) = _revisits_rechecked(tmp_path, warcs, captures_held)
     assert item["status"] == "refused" and item["text"] == "Disallow: /", item
     assert item["time"] == "2025-06-01T00:00:00.000Z"
     assert item["record"] == "<urn:uuid:jun> (a revisit of <urn:uuid:jan>)"
@@ -97,7 +97,7 @@ def test_a_revisit_is_a_capture_of_its_date_with_the_payload_it_refers_to(
 
 @pytest.mark.parametrize("profile", [IDENTICAL, NOT_MODIFIED])
 def test_a_revisit_without_refers_to_is_read_by_its_uri_digest_and_date(
-    tmp_path: Path, held: int, profile: str
+    tmp_path: Path, captures_held: int, profile: str
 ) -> None:
     """No WARC-Refers-To: the record of its WARC-Refers-To-Target-URI with its payload
     digest (and date); a server-not-modified revisit (a 304) that names neither digest
@@ -114,7 +114,7 @@ def test_a_revisit_without_refers_to_is_read_by_its_uri_digest_and_date(
         if warc is named:  # January's record, dated so: March's Allow after it
             captures = [_response("jan", DISALLOW, JANUARY), _response("mar", ALLOW, MARCH),
                         revisit]  # fmt: skip
-        (item, _) = _rechecked(folder, [captures], held)
+        (item, _) = _revisits_rechecked(folder, [captures], captures_held)
         assert item["status"] == "refused", (warc, item)
         assert item["record"] == "<urn:uuid:jun> (a revisit of <urn:uuid:jan>)"
         assert item["time"] == "2025-06-01T00:00:00.000Z"
@@ -133,7 +133,7 @@ def test_a_revisit_without_refers_to_is_read_by_its_uri_digest_and_date(
          "a-loop"],
 )  # fmt: skip
 def test_a_revisit_whose_record_is_not_had_is_a_document_not_had(
-    tmp_path: Path, held: int, refers: dict[str, str]
+    tmp_path: Path, captures_held: int, refers: dict[str, str]
 ) -> None:
     """A June revisit whose record is not in the WARCs (by ID or by digest), or is
     another URI's record of another payload (b.example's ``Allow: /``), or another
@@ -143,31 +143,33 @@ def test_a_revisit_whose_record_is_not_had_is_a_document_not_had(
     captures = [_response("mar", ALLOW, MARCH), _revisit("jun", JUNE, **refers)]
     if refers.get("Refers_To") == "<urn:uuid:loop>":
         captures.append(_revisit("loop", MAY, **_of("jun")))
-    (item, _) = _rechecked(tmp_path, [captures], held)
+    (item, _) = _revisits_rechecked(tmp_path, [captures], captures_held)
     assert item["status"] == "unknown", item
     assert "the revisit record <urn:uuid:jun> repeats the payload of" in item["why"], item
     assert "<urn:uuid:mar>" not in item["record"]
 
 
-def test_a_revisit_of_another_uris_record_of_its_payload_is_read(tmp_path: Path, held: int) -> None:
+def test_a_revisit_of_another_uris_record_of_its_payload_is_read(
+    tmp_path: Path, captures_held: int
+) -> None:
     """A revisit may repeat another URI's payload (deduplicated by digest): read when
     that record's payload digest is the one the revisit gives."""
     other = "http://c.example/robots.txt"
     refers = {**_of("c"), "Refers_To_Target_URI": other}
     captures = [_response("c", DISALLOW, JANUARY, other), _response("mar", ALLOW, MARCH),
                 _revisit("jun", JUNE, **refers)]  # fmt: skip
-    (item, _) = _rechecked(tmp_path, [captures], held)
+    (item, _) = _revisits_rechecked(tmp_path, [captures], captures_held)
     assert item["status"] == "refused", item
     assert item["record"] == "<urn:uuid:jun> (a revisit of <urn:uuid:c>)"
 
 
-def test_a_revisit_of_a_revisit_is_read_through(tmp_path: Path, held: int) -> None:
+def test_a_revisit_of_a_revisit_is_read_through(tmp_path: Path, captures_held: int) -> None:
     """June revisits May, which revisits January: January's "no", as of June, the
     evidence naming the chain."""
     captures = [_response("jan", DISALLOW, JANUARY), _response("mar", ALLOW, MARCH),
                 _revisit("may", MAY, **_of("jan")),
                 _revisit("jun", JUNE, **_of("may"))]  # fmt: skip
-    (item, _) = _rechecked(tmp_path, [captures], held)
+    (item, _) = _revisits_rechecked(tmp_path, [captures], captures_held)
     assert item["status"] == "refused", item
     assert item["record"] == ("<urn:uuid:jun> (a revisit of <urn:uuid:may> (a revisit of "
                               "<urn:uuid:jan>))")  # fmt: skip
