@@ -153,8 +153,10 @@ def _spooled(path: str | Path) -> Path:
         try:
             shutil.copyfileobj(source, copy, 1 << 20)
             copy.flush()  # its last bytes written here: a full disk said as one
-        except OSError as error:
+        except BaseException as error:  # a read or a write that failed, Ctrl-C: no copy left
             Path(copy.name).unlink(missing_ok=True)
+            if not isinstance(error, OSError):
+                raise
             if error.errno in (errno.ENOSPC, errno.EDQUOT):  # the copy's disk, not the input
                 raise DatasetError(f"{copy.name}: {error.strerror} (the copy of {path}: "
                                    f"{ROOM})") from None  # fmt: skip
@@ -174,7 +176,11 @@ def open_dataset(
     named = str(path)
     if is_pipe(path):
         spool = _spooled(path)
-        dataset = READERS[fmt or format_of(spool, named)](spool, column, purposes)
+        try:
+            dataset = READERS[fmt or format_of(spool, named)](spool, column, purposes)
+        except BaseException:  # not a format it can read: its copy not left behind
+            spool.unlink(missing_ok=True)
+            raise
         dataset.name = "standard input" if named == STDIN else named
         weakref.finalize(dataset, spool.unlink, missing_ok=True)
         return dataset

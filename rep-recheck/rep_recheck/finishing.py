@@ -115,9 +115,9 @@ class Finishing:
         self.pages_missing = 0
         if self.interrupted and self.request is not None and fetched is not None:
             self.pages_missing = len(set(self.request.pages) - fetched.pages.keys())
-        # from the trail's end line to the outputs in place, a stop waits: all or none
+        # from the trail's end line to the run's end, a stop waits: all or none
         finishing = Held("its trail's run ended and its outputs put in place first: the run "
-                         "is whole", armed=False)  # fmt: skip
+                         "is whole", armed=False, last=True)  # fmt: skip
         try:
             with finishing:
                 tally, head = self._decide_all(fetched, staged, finishing)
@@ -127,12 +127,12 @@ class Finishing:
                     with io.TextIOWrapper(staged.open(self.options.summary), "utf-8") as file:
                         file.write(text)
                 staged.commit()
+                if not self.options.summary:
+                    out.write(text)
+                return self._exit_status(tally)
         except BaseException:
             staged.discard()  # no output that looks whole from a run stopped half-way
             raise
-        if not self.options.summary:
-            out.write(text)
-        return self._exit_status(tally)
 
     def _report_among_shards(self) -> bool:
         """Whether the report is written in a folder a shard of this run is read from, or
@@ -180,18 +180,19 @@ class Finishing:
                 if options.report and not self.interrupted
                 else None
             )
-            trail = None
-            if options.trail:
-                if self.warc is not None:  # no first pass read them: before a line is written
-                    self._check_shards()
-                trail = RecheckTrail(Path(options.trail), rechecker, self._about(),
-                                     self.user_agent, self.purpose_agents)  # fmt: skip
-                stack.callback(trail.file.close)
-            read_again = fetched.pages if fetched is not None and options.pages else None
-            outputs = _Outputs(staged, tally, memo, report, trail, read_again)
-            stack.enter_context(collector_paced())  # restored after (docs/recheck.md, "Scale")
+            trail: RecheckTrail | None = None
             grouped: Grouped | None = None
             try:
+                if options.trail:
+                    if self.warc is not None:  # no first pass read them: before a line is written
+                        self._check_shards()
+                    with Held():  # its run line and setting lines whole: then a stop ends it
+                        trail = RecheckTrail(Path(options.trail), rechecker, self._about(),
+                                             self.user_agent, self.purpose_agents)  # fmt: skip
+                    stack.callback(trail.file.close)
+                read_again = fetched.pages if fetched is not None and options.pages else None
+                outputs = _Outputs(staged, tally, memo, report, trail, read_again)
+                stack.enter_context(collector_paced())  # restored after ("Scale")
                 for index, (path, dataset) in enumerate(zip(shards.paths, self.datasets,
                                                             strict=True)):  # fmt: skip
                     if grouped is not None:  # the rest of the dataset grouped by origin

@@ -59,6 +59,8 @@ class _State:
 
 
 _STATE: Final = _State()
+#: What :attr:`_State.signum` holds once the run is done: no signal is a stop then.
+_DONE: Final = -1
 
 
 def stop_now(signum: int, late: str = "") -> NoReturn:
@@ -97,10 +99,12 @@ def stopping() -> Iterator[None]:
 class Held:
     """A section a stop waits for (``with Held():``), from the start or from
     :meth:`arm` on: a signal that comes in it stops the run once it ends, as
-    :class:`Stopped` whose ``late`` is ``done`` (what was made whole)."""
+    :class:`Stopped` whose ``late`` is ``done`` (what was made whole). ``last``: the run
+    ends with it; the signals after it are ignored (it has nothing left to stop)."""
 
-    def __init__(self, done: str = "", armed: bool = True) -> None:
+    def __init__(self, done: str = "", armed: bool = True, last: bool = False) -> None:
         self.done = done
+        self.last = last
         self.armed = False
         if armed:
             self.arm()
@@ -123,3 +127,6 @@ class Held:
         _STATE.held -= 1
         if kind is None and not _STATE.held and _STATE.signum and not _STATE.raised:
             stop_now(_STATE.signum, self.done)
+        if self.last and kind is None:
+            _STATE.raised = True  # so taken for a stop said: the signals after it ignored
+            _STATE.signum = _STATE.signum or _DONE

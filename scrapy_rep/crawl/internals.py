@@ -404,7 +404,7 @@ def stopping_at_once(process: Any, signals: Sequence[int]) -> Iterator[list[int]
         if received and not reactorless:
             from twisted.internet import reactor
 
-            cast(Any, reactor).getThreadPool().stop()  # its threads, which a crash leaves
+            cast(Any, reactor).getThreadPool().stop()  # a crash leaves its threads running
 
 
 def crawler_runner(settings: Settings, what: str) -> Any:

@@ -127,14 +127,15 @@ def _warc_dataset(folder: Path) -> tuple[Path, Path]:
 
 @pytest.mark.parametrize("signum", SIGNALS, ids=lambda s: signal.Signals(s).name)
 @pytest.mark.parametrize(
-    "phase", ["deciding", "grouping", "deciding-grouped", "writing-back"]
+    "phase", ["trail-begun", "deciding", "grouping", "deciding-grouped", "writing-back"]
 )  # fmt: skip
 def test_a_recheck_stopped_while_deciding_stops_cleans_up_and_ends_its_trail(
     tmp_path: Path, signum: int, phase: str
 ) -> None:
     warc, dataset = _warc_dataset(tmp_path)
     trail = tmp_path / "trail.jsonl"
-    held = "1" if phase != "deciding" else "100000"  # grouped, or in the dataset's order
+    grouped = phase in ("grouping", "deciding-grouped", "writing-back")
+    held = "1" if grouped else "100000"  # grouped by origin, or decided in the dataset's order
     command = [sys.executable, "-m", "tests.support.recheckchild", phase, str(dataset),
                "--purpose", "search", "--documents", str(warc), f"--trail={trail}",
                *_outputs(tmp_path), "-s", f"REP_RECHECK_PARSED_ORIGINS={held}"]  # fmt: skip
