@@ -4,12 +4,12 @@ reaches PHASE, and waits there (until a signal comes, at most a minute), for the
 that stop a recheck by a signal at each phase (tests/integration/test_recheck_signals.py).
 
 A phase is a call of one of the recheck's functions, the Nth (:data:`PHASES`): the
-trail's run begun (its run line written, its setting lines not yet), the first item
-decided (from a WARC, in the dataset's order), the third chunk of items grouped by
-origin on disk, the first group decided, the third item written back in the dataset's
-order, the second output put in place (one renamed, the others not yet). Its chunks are
-of 8 items and its groups of 16, so that a few hundred items take the grouped path a
-million do.
+WARC's tenth capture read (before the trail is opened), the trail's run begun (its run
+line written, its setting lines not yet), the first item decided (from a WARC, in the
+dataset's order), the third chunk of items grouped by origin on disk, the first group
+decided, the third item written back in the dataset's order, the second output put in
+place (one renamed, the others not yet). Its chunks are of 8 items and its groups of
+16, so that a few hundred items take the grouped path a million do.
 """
 
 from __future__ import annotations
@@ -18,11 +18,12 @@ import sys
 import time
 from typing import Any, Final
 
-from rep_recheck import files, formats, grouping, rechecker, trail
+from rep_recheck import captures, files, formats, grouping, rechecker, trail
 from rep_recheck.stopping import _STATE
 
 #: Each phase: the object, the name of its function, the call that reaches it.
 PHASES: Final[dict[str, tuple[Any, str, int]]] = {
+    "reading-warc": (captures, "_capture", 10),
     "trail-begun": (trail.lines, "setting_lines", 1),
     "deciding": (rechecker.Rechecker, "decide", 1),
     "grouping": (grouping.Grouped, "add", 3),
