@@ -15,9 +15,9 @@ from rep_audit.across import runs_in
 from rep_audit.findings import Finding, Findings
 from rep_audit.runcontext import RunContext
 from rep_engine.records import FATES, mapping, text, whole
-from rep_engine.trail.file import SCHEMAS, being_written
+from rep_engine.trail.file import being_written
 from rep_engine.trail.lines import SITE_SETTINGS
-from rep_engine.trail.read import Line, is_sha256
+from rep_engine.trail.read import Line, is_sha256, unknown_schema
 
 #: The end line's counts that are checked against the run's ``url`` lines.
 COUNTED: Final = ("url", *FATES, "files", "items")
@@ -148,10 +148,8 @@ class RunChecks(Findings):
                 self.unresolved.append(resume)
             else:
                 self._resumed_here(resume, resumed)
-        if record.get("schema") not in SCHEMAS:
-            known = f"{', '.join(map(str, SCHEMAS[:-1]))} and {SCHEMAS[-1]}"
-            self.add(number, "", f"run {run_id[:8]}: schema {record.get('schema')!r}; "
-                     f"this reader knows schemas {known}")  # fmt: skip
+        if unknown := unknown_schema(record):
+            self.add(number, "", unknown)
         profile = record.get("profile")
         if profile != self.runs[run_id].context.profile:
             self.add(number, "", f"run {run_id[:8]}: unknown profile {profile!r}: its "

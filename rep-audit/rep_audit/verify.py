@@ -271,7 +271,7 @@ def verify(
     of the file as a whole last); the result keeps the first ``keep`` findings and counts
     them all. ``also``: the other trails checked with this one (several workers'): a
     snapshot is looked for in their folders too."""
-    trail = Trail(path, also)
+    trail = Trail(path, also, any_schema=True)  # its runs' schemas are findings
     heads = [head.strip() for head in heads]
     files = [head for head in heads if not _SHA256.fullmatch(head)]
     anchors = [entry for name in files for entry in head_file_entries(name, trail.path)]

@@ -29,7 +29,7 @@ from typing import Any, Final
 from rep_engine.records import ItemStatus
 from rep_engine.urls.origins import origin_of
 from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
-from rep_recheck.captures import Capture, alike, of_one_date, present, responses
+from rep_recheck.captures import Capture, alike, of_one_date, present, responses, revisited
 from rep_recheck.names import PARSED_ORIGINS
 from rep_recheck.rechecker import Rechecker
 
@@ -102,6 +102,9 @@ class Timeline:
         #: never a capture as of a date, read for the present only as
         #: :func:`~rep_recheck.captures.present` reads them.
         self.by_url, self.undated = split(by_url)
+        #: Every capture in memory by its record ID, with its URL, made when a revisit
+        #: first names one (a :class:`CaptureFile` looks them up).
+        self._ids: dict[str, tuple[str, Capture]] | None = None
 
     @classmethod
     def of(cls, captured: Iterable[tuple[str, Capture]], held: int = PARSED_ORIGINS) -> Timeline:
@@ -140,10 +143,66 @@ class Timeline:
         if place:  # its captures in that second: dated alike (:func:`alike`)
             second = alike(capture_date(found[place - 1]))
             first = bisect.bisect_left(found, second, key=capture_date)
-            newest = of_one_date(found[first:place])
+            newest = of_one_date([self.answer(one) for one in found[first:place]])
         if when == math.inf and url in self.undated:
-            return present(newest, self.undated[url])
+            return present(newest, [self.answer(one) for one in self.undated[url]])
         return newest
+
+    def answer(self, capture: Capture, seen: frozenset[str] = frozenset()) -> Capture:
+        """``capture``'s answer: a revisit's is the record's it refers to
+        (:func:`~rep_recheck.captures.revisited`, a revisit of a revisit followed;
+        ``seen``: the revisits followed to it), that record found by its
+        ``WARC-Refers-To`` among the captures of every WARC given, else by its URI
+        (:meth:`_by_uri`). The record found must be the one the revisit says: of the
+        payload digest it gives, or without one of the URI it names."""
+        if not capture.refers_uri:
+            return capture
+        if capture.record_id in seen:
+            return revisited(capture, None, "a revisit of itself through other revisits")
+        if capture.refers_to:
+            uri, referred = self._by_id(capture.refers_to) or ("", None)
+        else:
+            uri, referred = capture.refers_uri, self._by_uri(capture)
+        if referred is None:
+            return revisited(capture, None)
+        if capture.digest and referred.digest:  # the payload it repeats: by its digest
+            other = capture.digest != referred.digest
+        else:
+            other = uri != capture.refers_uri
+        if other:
+            return revisited(capture, None, f"which is not the record {referred.record_id} "
+                             f"of {uri} (another URI or payload digest)")  # fmt: skip
+        return revisited(capture, self.answer(referred, seen | {capture.record_id}))
+
+    def _by_id(self, record_id: str) -> tuple[str, Capture] | None:
+        """The capture of ``record_id`` and its URL (``None``: none)."""
+        if self.file is not None:
+            return self.file.by_id(record_id)
+        if self._ids is None:
+            self._ids = {one.record_id: (url, one) for held in (self.by_url, self.undated)
+                         for url, found in held.items() for one in found}  # fmt: skip
+        return self._ids.get(record_id)
+
+    def _by_uri(self, revisit: Capture) -> Capture | None:
+        """The capture ``revisit`` refers to without naming it: of its URI, with its
+        payload digest and of its ``WARC-Refers-To-Date`` where it says them, the newest
+        at or before it (a ``server-not-modified`` revisit that says neither: the
+        capture it was not modified since)."""
+        digest, date = revisit.digest, revisit.refers_date
+        second = alike(date) if date is not None else None
+
+        def said(one: Capture) -> bool:  # of the digest and date it says, no revisit
+            if one.refers_uri or (digest and one.digest != digest):
+                return False
+            return second is None or (one.date is not None and alike(one.date) == second)
+
+        found = [one for held in (self.by_url, self.undated)
+                 for one in held.get(revisit.refers_uri) or () if said(one)]  # fmt: skip
+        when = revisit.date if revisit.date is not None else math.inf
+        before = [one for one in found if one.date is not None and one.date <= when]
+        named = found if digest or second is not None else []  # that record, whenever it is
+        chosen = before or named
+        return chosen[-1] if chosen else None
 
     def before(self, url: str, when: float) -> float | None:
         """The date of ``url``'s newest dated capture at or before ``when`` (``None``:
@@ -168,6 +227,12 @@ class Timeline:
         if place < len(found) and capture_date(found[place]) <= until:
             return (when + capture_date(found[place])) / 2
         return min(until, sys.float_info.max)
+
+
+def captures(path: str | Path) -> dict[str, Capture]:
+    """The newest capture of each URL of the WARC at ``path`` (its revisits read), as a
+    recheck reads them. Raises :class:`~rep_recheck.captures.WarcError`."""
+    return dict(Timeline.read([path]).at())
 
 
 class AsOf(Mapping[str, Capture]):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from rep_recheck.captures import Capture
 from rep_recheck.names import spill_file
@@ -20,7 +20,8 @@ _BATCH: Final = 1_000
 #: The URLs whose captures :class:`CaptureFile` keeps at hand (the last asked for).
 _AT_HAND: Final = 1_024
 _COLUMNS: Final = ("status", "location", "cache_control", "body_zlib", "date", "record_id",
-                   "truncated", "problem")  # fmt: skip
+                   "truncated", "problem", "digest", "refers_to", "refers_uri",
+                   "refers_date")  # fmt: skip
 
 
 def indexed(
@@ -95,12 +96,19 @@ class CaptureFile:
             rows = self._file.execute(
                 f"SELECT {', '.join(_COLUMNS)} FROM captures WHERE url = ? ORDER BY seq", (url,)
             )  # fmt: skip
-            found = [Capture(s, loc, cc, bytes(body), date, record, bool(cut), problem)
-                     for s, loc, cc, body, date, record, cut, problem in rows]  # fmt: skip
+            found = [_capture(row) for row in rows]
             if len(self._at_hand) >= _AT_HAND:
                 self._at_hand.clear()
             self._at_hand[url] = found
         return found
+
+    def by_id(self, record_id: str) -> tuple[str, Capture] | None:
+        """The capture of ``record_id`` and its URL (``None``: none): what a revisit
+        names (the index made on first use)."""
+        self._file.execute("CREATE INDEX IF NOT EXISTS by_id ON captures (record_id)")
+        query = f"SELECT url, {', '.join(_COLUMNS)} FROM captures WHERE record_id = ? LIMIT 1"
+        row = self._file.execute(query, (record_id,)).fetchone()
+        return None if row is None else (row[0], _capture(row[1:]))
 
     def urls(self, dated: bool) -> Iterator[str]:
         """The URLs with a capture of a readable date (``dated``), or of none."""
@@ -157,6 +165,13 @@ class Captured(Mapping[str, list[Capture]]):
 
     def __len__(self) -> int:
         return sum(1 for _ in self)
+
+
+def _capture(row: tuple[Any, ...]) -> Capture:
+    """A capture from its row's :data:`_COLUMNS`."""
+    values = dict(zip(_COLUMNS, row, strict=True))
+    values["body_zlib"], values["truncated"] = bytes(values["body_zlib"]), bool(values["truncated"])
+    return Capture(**values)
 
 
 def capture_date(capture: Capture) -> float:

@@ -1,8 +1,10 @@
 """The captures of a WARC file (pure; read with the optional ``warcio``): each
 ``response`` record as the crawl would have had its answer (:class:`Capture`), by its
-target URI as origins are compared (:func:`capture_key`), the latest of each URL
-(:func:`captures`; one whose ``WARC-Date`` cannot be read: :func:`present`; several of
-one second that disagree: :func:`of_one_date`).
+target URI as origins are compared (:func:`capture_key`, whatever its scheme's case), and
+each ``revisit`` record as a capture of its own date whose answer is the record's it
+refers to (:func:`revisited`); the newest of each URL is read (one whose ``WARC-Date``
+cannot be read: :func:`present`; several of one second that disagree:
+:func:`of_one_date`; every capture of several WARCs: :class:`~rep_recheck.asof.Timeline`).
 
 
 A file that is not a WARC, or is cut (a record shorter than its ``Content-Length``, a
@@ -29,7 +31,7 @@ from __future__ import annotations
 import math
 import zlib
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Final
@@ -64,6 +66,19 @@ class Capture:
     truncated: bool = False
     #: Why the capture cannot be read (``""``: it can): the document was not had.
     problem: str = ""
+    #: The problem is the archive's, not the site's answer (a revisit whose record the
+    #: WARCs do not hold): read as a document not captured, never as a download that
+    #: failed (which, for a robots.txt, refuses: RFC 9309 §2.3.1.4).
+    gap: bool = False
+    #: Its ``WARC-Payload-Digest`` (a revisit's: that of the payload it repeats).
+    digest: str = ""
+    #: A ``revisit`` record's reference (WARC 1.1 §6.7), read by :func:`revisited`: the
+    #: record it names (``WARC-Refers-To``), the URI that record is of
+    #: (``WARC-Refers-To-Target-URI``, else the revisit's own, as :func:`capture_key`
+    #: spells it; ``""``: not a revisit) and its date (``WARC-Refers-To-Date``).
+    refers_to: str = ""
+    refers_uri: str = ""
+    refers_date: float | None = None
 
 
 def _date(value: str | None) -> float | None:
@@ -93,29 +108,6 @@ def capture_key(uri: str) -> str:
         return uri
     query = f"?{parts.query}" if parts.query else ""
     return f"{origin}{parts.path or '/'}{query}"
-
-
-def captures(path: str | Path) -> dict[str, Capture]:
-    """Every ``response`` record of the WARC at ``path``, by target URI (the latest
-    capture of each, as :func:`present` reads captures of an unreadable date; the URI as
-    :func:`capture_key` spells it). Raises :class:`WarcError`."""
-    found: dict[str, tuple[float, list[Capture]]] = {}
-    undated: dict[str, list[Capture]] = {}
-    for uri, capture in responses(path):
-        if capture.date is None:
-            undated.setdefault(uri, []).append(capture)
-            continue
-        earlier, second = found.get(uri), alike(capture.date)
-        if earlier is None or second > earlier[0]:
-            found[uri] = (second, [capture])
-        elif second == earlier[0]:
-            earlier[1].append(capture)
-    latest = {uri: of_one_date(sorted(newest, key=_dated)) for uri, (_, newest) in found.items()}
-    for uri, captured in undated.items():
-        chosen = present(latest.get(uri), captured)
-        if chosen is not None:
-            latest[uri] = chosen
-    return latest
 
 
 def present(dated: Capture | None, undated: Sequence[Capture]) -> Capture | None:
@@ -185,9 +177,11 @@ def capture_time(when: float) -> str:
 
 
 def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
-    """Each ``response`` record of the WARC at ``path``, in the file's order, with its
-    target URI as :func:`capture_key` spells it (every capture, however many of one
-    URL). Raises :class:`WarcError` (a
+    """Each ``response`` and ``revisit`` record of the WARC at ``path``, in the file's
+    order, with its target URI as :func:`capture_key` spells it (every capture, however
+    many of one URL; a revisit's answer read by :func:`revisited`). A response's HTTP
+    headers are read whatever its scheme's case (``HTTP://``: warcio reads them only
+    after ``http:`` or ``https:``). Raises :class:`WarcError` (a
     cut file: after the records before the cut, which a caller keeps only once the
     whole file is read)."""
     try:
@@ -209,10 +203,18 @@ def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
                 headers = record.rec_headers
                 if not headers.get_header("Content-Length"):
                     raise WarcError(f"{path}: cut: record {records} has no length")
-                response = record.rec_type == "response" and record.http_headers is not None
+                uri = str(headers.get_header("WARC-Target-URI") or "").strip("<>")
+                kind = record.rec_type
+                if kind == "response" and record.http_headers is None and _is_http(uri):
+                    record.http_headers = archive.loader.load_http_headers(
+                        kind, uri.lower(), record.raw_stream, record.length
+                    )  # fmt: skip
+                response = kind == "response" and record.http_headers is not None
                 raw = _payload(record.raw_stream, MAX_PAYLOAD if response else 0)
                 if getattr(record.raw_stream, "limit", 0):
                     raise WarcError(f"{path}: cut: record {records} is shorter than its length")
+                if kind == "revisit":
+                    yield capture_key(uri), _revisit(headers, capture_key(uri))
                 if not response:
                     continue
                 # what follows its block: a line that is not blank is the rest of a block
@@ -220,7 +222,6 @@ def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
                 warned = getattr(archive, "err_count", 0)
                 archive.read_to_end()
                 short = getattr(archive, "err_count", 0) > warned
-                uri = str(headers.get_header("WARC-Target-URI") or "").strip("<>")
                 yield capture_key(uri), _capture(record, raw, short)
         except WarcError:
             raise
@@ -228,6 +229,44 @@ def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
             raise WarcError(f"{path}: not a WARC file, or a cut one ({error})") from None
     if not records:
         raise WarcError(f"{path}: not a WARC file (no record)")
+
+
+def _is_http(uri: str) -> bool:
+    """Whether ``uri``'s scheme is http or https, in any case."""
+    return uri.partition(":")[0].lower() in ("http", "https")
+
+
+def _revisit(headers: Any, uri: str) -> Capture:
+    """A ``revisit`` record (its target URI ``uri`` as :func:`capture_key` spells it): a
+    capture of its date whose answer is the record's it refers to, read by
+    :func:`revisited` once every WARC is read (its own HTTP headers, a 304 or a 200
+    without the body, are not the document)."""
+    referred = str(headers.get_header("WARC-Refers-To-Target-URI") or "").strip("<>")
+    refers_date = headers.get_header("WARC-Refers-To-Date")
+    return Capture(0, None, None, b"", _date(headers.get_header("WARC-Date")),
+                   str(headers.get_header("WARC-Record-ID") or ""),
+                   digest=str(headers.get_header("WARC-Payload-Digest") or ""),
+                   refers_to=str(headers.get_header("WARC-Refers-To") or ""),
+                   refers_uri=capture_key(referred) if referred else uri,
+                   refers_date=_date(refers_date) if refers_date else None)  # fmt: skip
+
+
+def revisited(revisit: Capture, referred: Capture | None, why: str = "") -> Capture:
+    """The answer of ``revisit`` (a ``revisit`` record: WARC 1.1 §6.7), a capture of its
+    own date: the answer of the record it refers to (``referred``, its own revisits
+    read: its status, headers and payload, whether its profile is
+    ``identical-payload-digest`` or ``server-not-modified``), its evidence naming both
+    records. ``None``: that record is not in the WARCs given, or is not the one the
+    revisit says (``why``): the document is not had, never an older capture read in
+    its place."""
+    if referred is None:
+        named = revisit.refers_to or f"{revisit.refers_uri} of digest {revisit.digest or '-'}"
+        problem = (f"the revisit record {revisit.record_id} repeats the payload of "
+                   f"{named}, {why or 'which the WARC(s) given do not hold'}")  # fmt: skip
+        return Capture(0, None, None, b"", revisit.date, revisit.record_id, problem=problem,
+                       gap=True)  # fmt: skip
+    record = f"{revisit.record_id} (a revisit of {referred.record_id})"
+    return replace(referred, date=revisit.date, record_id=record)
 
 
 #: The most payload bytes of one capture read (a compressed robots.txt is far smaller);
@@ -270,13 +309,15 @@ def _capture(record: Any, raw: tuple[bytes, bool], short: bool = False) -> Captu
     headers, http = record.rec_headers, record.http_headers
     date = _date(headers.get_header("WARC-Date"))
     record_id = str(headers.get_header("WARC-Record-ID") or "")
+    digest = str(headers.get_header("WARC-Payload-Digest") or "")  # what a revisit names
     location, cache_control = http.get_header("Location"), http.get_header("Cache-Control")
     code = str(http.get_statuscode() or "")
     if not (len(code) == 3 and code.isascii() and code.isdigit()):
         problem = f"the capture's status line has no status code ({http.statusline!r:.80})"
         return Capture(0, None, None, b"", date, record_id, problem=problem)
     if not 200 <= int(code) < 300:  # a body only a 2xx's is read (SPEC §4), whatever it is
-        return Capture(int(code), location, cache_control, zlib.compress(b""), date, record_id)
+        return Capture(int(code), location, cache_control, zlib.compress(b""), date, record_id,
+                       digest=digest)  # fmt: skip
     data, more = raw
     marked = headers.get_header("WARC-Truncated")
     if marked is None and short:
@@ -295,4 +336,4 @@ def _capture(record: Any, raw: tuple[bytes, bool], short: bool = False) -> Captu
         return Capture(int(code), None, None, b"", date, record_id, problem=problem)
     payload = body.data[: MAX_BODY_BYTES + 1]
     return Capture(int(code), location, cache_control, zlib.compress(payload), date, record_id,
-                   body.cut)  # fmt: skip
+                   body.cut, digest=digest)  # fmt: skip

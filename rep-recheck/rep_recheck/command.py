@@ -1,7 +1,8 @@
 """``python -m scrapy_rep recheck DATASET --purpose P …``: a stored collection re-checked
 (docs/recheck.md). Its exit status: 0 every item is kept, 1 some are removed (refused
 now, unknown and not kept, or unreadable: a warning names its line, the run goes on), 2
-bad input or usage (nothing produced: no item could be read).
+bad input or usage (nothing produced: no item could be read), 3 a fetch that ended
+before every document was had, 130 and 143 stopped by SIGINT (Ctrl-C) or SIGTERM.
 
 The documents come from a WARC of captures (``--documents``), or are fetched now by a
 Scrapy crawl: the caller hands in a :data:`Fetcher` (``python -m scrapy_rep`` and
@@ -23,7 +24,9 @@ fetch), then :meth:`~rep_recheck.finishing.Finishing.finish`. Its command line i
 from __future__ import annotations
 
 import argparse
+import sqlite3
 import sys
+import tempfile
 from collections.abc import Collection, Mapping, Sequence
 from importlib.util import find_spec
 from pathlib import Path
@@ -58,7 +61,7 @@ from rep_recheck.fetching import (
 )
 from rep_recheck.files import PathError
 from rep_recheck.finishing import Finishing
-from rep_recheck.names import Numbered
+from rep_recheck.names import ROOM, Numbered, tmpdir_unused
 from rep_recheck.options import (
     DEFAULT_USER_AGENT,
     EXIT_CODES,
@@ -82,6 +85,7 @@ from rep_recheck.shards import (
     Shards,
     expand,
 )
+from rep_recheck.stopping import Stopped, stopping
 from rep_recheck.warc import Capture, WarcDocuments, WarcError
 
 __all__ = [
@@ -139,9 +143,30 @@ def run(
     err: TextIO | None = None,
 ) -> int:
     """The recheck of ``options.dataset`` under ``settings`` (a crawl's); the exit status.
-    ``fetcher``: the crawl that fetches the documents (not needed with a WARC)."""
+    ``fetcher``: the crawl that fetches the documents (not needed with a WARC). Ctrl-C or
+    SIGTERM stops it at any phase (:mod:`~rep_recheck.stopping`): one line, and the
+    shells' exit status (130, 143)."""
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr
+    with stopping():
+        try:
+            return _run(options, settings, fetcher, out, err)
+        except Stopped as stop:  # Ctrl-C, SIGTERM: cleaned up as after an error
+            late = f" ({stop.late})" if stop.late else ": no output written, each as it was"
+            trail = f"; {stop.trail}" if stop.trail else ""
+            print(printable(f"recheck: stopped by {stop.name}{late}{trail} (exit status "
+                            f"{stop.status})"), file=err, flush=True)  # fmt: skip
+            return stop.status
+
+
+def _run(
+    options: argparse.Namespace,
+    settings: Mapping[str, Any],
+    fetcher: Fetcher | None,
+    out: TextIO,
+    err: TextIO,
+) -> int:
+    """:func:`run`, the errors it can tell said in one line."""
     try:
         if fetcher is None and not options.documents:  # before the dataset is read
             raise UsageError(_no_crawl(False))
@@ -162,6 +187,10 @@ def run(
     except OSError as error:  # a file that failed after all (an output on a full disk)
         print(f"scrapy_rep: error: {error.filename or 'a file'}: {error.strerror or error}",
               file=err)  # fmt: skip
+        return EXIT_USAGE
+    except sqlite3.Error as error:  # a temporary SQLite file (names.spill_file): its disk
+        print(printable(f"scrapy_rep: error: {tempfile.gettempdir()}: the recheck's temporary "
+                        f"files: {error} ({ROOM})"), file=err)  # fmt: skip
         return EXIT_USAGE
 
 
@@ -194,6 +223,8 @@ class Recheck(Finishing):
         self.options = options
         self.err = err
         settings, identity = self._read_options(settings)
+        if unused := tmpdir_unused():
+            print(printable(unused), file=err, flush=True)
         config = self.config
         #: The collection's files (one, or its shards), each opened.
         self.shards = shards = self._shards()

@@ -30,6 +30,7 @@ dataset whose first item lacks the URL column, or with no item at all, is
 
 from __future__ import annotations
 
+import errno
 import json
 import shutil
 import stat
@@ -56,6 +57,7 @@ from rep_recheck.items import (
     opened,
     url_problem,
 )
+from rep_recheck.names import ROOM
 from rep_recheck.parquet import NO_PYARROW, Parquet, ParquetWriter
 
 __all__ = [
@@ -150,8 +152,14 @@ def _spooled(path: str | Path) -> Path:
     with tempfile.NamedTemporaryFile(prefix="scrapy_rep-recheck-", delete=False) as copy:
         try:
             shutil.copyfileobj(source, copy, 1 << 20)
-        except OSError as error:
+            copy.flush()  # its last bytes written here: a full disk said as one
+        except BaseException as error:  # a read or a write that failed, Ctrl-C: no copy left
             Path(copy.name).unlink(missing_ok=True)
+            if not isinstance(error, OSError):
+                raise
+            if error.errno in (errno.ENOSPC, errno.EDQUOT):  # the copy's disk, not the input
+                raise DatasetError(f"{copy.name}: {error.strerror} (the copy of {path}: "
+                                   f"{ROOM})") from None  # fmt: skip
             raise DatasetError(f"{path}: cannot read: {error.strerror or error}") from None
         finally:
             if source is not sys.stdin.buffer:
@@ -168,7 +176,11 @@ def open_dataset(
     named = str(path)
     if is_pipe(path):
         spool = _spooled(path)
-        dataset = READERS[fmt or format_of(spool, named)](spool, column, purposes)
+        try:
+            dataset = READERS[fmt or format_of(spool, named)](spool, column, purposes)
+        except BaseException:  # not a format it can read: its copy not left behind
+            spool.unlink(missing_ok=True)
+            raise
         dataset.name = "standard input" if named == STDIN else named
         weakref.finalize(dataset, spool.unlink, missing_ok=True)
         return dataset

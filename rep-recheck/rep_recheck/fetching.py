@@ -77,9 +77,12 @@ class FetchResult:
     pages: dict[str, PageRead | str] = field(default_factory=dict)
     #: Document downloads made (one per document: a counter).
     downloads: int = 0
-    #: Why the crawl stopped before its end (Scrapy's close reason, ``shutdown`` for a
-    #: Ctrl-C; ``""``: it finished): the documents of some origins were never asked for.
+    #: Why the crawl stopped before its end (Scrapy's close reason; ``""``: it
+    #: finished): the documents of some origins were never asked for.
     interrupted: str = ""
+    #: What stopped the crawl that the recheck cannot go on from (the store's temporary
+    #: file on a full disk): raised when its documents are taken.
+    error: BaseException | None = None
 
     def documents_of(self, origin: Any) -> OriginDocuments | None:
         """An origin's documents (``None``: none had)."""

@@ -46,6 +46,7 @@ from rep_recheck.outputs import (
 from rep_recheck.pacing import PAGES_NOT_CHECKED
 from rep_recheck.rechecker import Outcome, Rechecker
 from rep_recheck.shards import Shards, output_of
+from rep_recheck.stopping import Held, Stopped
 from rep_recheck.store import DocumentStore, OriginsEvidence
 from rep_recheck.trail import RecheckTrail
 from rep_recheck.warc import WarcDocuments
@@ -94,6 +95,8 @@ class Finishing:
         """Every item decided and written; the summary; the exit status. The outputs are
         written under temporary names and renamed over their paths once all are whole;
         the summary on standard output is written once they are."""
+        if fetched is not None and fetched.error is not None:
+            raise fetched.error
         if fetched is not None and self.warc is not None:
             self.rechecker.documents = Completed(self.warc, fetched)
             self.source += (f"; what it lacks fetched now, {fetched.downloads:,} download(s) "
@@ -116,20 +119,24 @@ class Finishing:
         self.pages_missing = 0
         if self.interrupted and self.request is not None and fetched is not None:
             self.pages_missing = len(set(self.request.pages) - fetched.pages.keys())
+        # from the trail's end line to the run's end, a stop waits: all or none
+        finishing = Held("its trail's run ended and its outputs put in place first: the run "
+                         "is whole", armed=False, last=True)  # fmt: skip
         try:
-            tally, head = self._decide_all(fetched, staged)
-            text = self._summary(tally, head)
-            tally.close()
-            if self.options.summary:
-                with io.TextIOWrapper(staged.open(self.options.summary), "utf-8") as file:
-                    file.write(text)
+            with finishing:
+                tally, head = self._decide_all(fetched, staged, finishing)
+                text = self._summary(tally, head)
+                tally.close()
+                if self.options.summary:
+                    with io.TextIOWrapper(staged.open(self.options.summary), "utf-8") as file:
+                        file.write(text)
+                staged.commit()
+                if not self.options.summary:
+                    out.write(text)
+                return self._exit_status(tally)
         except BaseException:
             staged.discard()  # no output that looks whole from a run stopped half-way
             raise
-        staged.commit()
-        if not self.options.summary:
-            out.write(text)
-        return self._exit_status(tally)
 
     def _report_among_shards(self) -> bool:
         """Whether the report is written in a folder a shard of this run is read from, or
@@ -159,9 +166,12 @@ class Finishing:
             about["shards"] = list(shards.paths)
         return about
 
-    def _decide_all(self, fetched: FetchResult | None, staged: Staged) -> tuple[Tally, str]:
+    def _decide_all(
+        self, fetched: FetchResult | None, staged: Staged, finishing: Held
+    ) -> tuple[Tally, str]:
         """Every item decided, shard by shard, its outputs written to ``staged``'s paths;
-        the counts, and the trail's head (``""``: no trail). In the dataset's order,
+        the counts, and the trail's head (``""``: no trail; ``finishing`` armed before its
+        end line: a stop then waits for the outputs in place). In the dataset's order,
         until its origins are made again more than ``REP_RECHECK_PARSED_ORIGINS`` times:
         the rest grouped by origin on disk (:mod:`~rep_recheck.grouping`), decided
         group by group, then written in the dataset's order."""
@@ -177,18 +187,19 @@ class Finishing:
                 if options.report and not self.interrupted
                 else None
             )
-            trail = None
-            if options.trail:
-                if self.warc is not None:  # no first pass read them: before a line is written
-                    self._check_shards()
-                trail = RecheckTrail(Path(options.trail), rechecker, self._about(),
-                                     self.user_agent, self.purpose_agents)  # fmt: skip
-                stack.callback(trail.file.close)
-            read_again = fetched.pages if fetched is not None and options.pages else None
-            outputs = _Outputs(staged, tally, memo, report, trail, read_again)
-            stack.enter_context(collector_paced())  # restored after (docs/recheck.md, "Scale")
+            trail: RecheckTrail | None = None
             grouped: Grouped | None = None
             try:
+                if options.trail:
+                    if self.warc is not None:  # no first pass read them: before a line is written
+                        self._check_shards()
+                    with Held():  # its run line and setting lines whole: then a stop ends it
+                        trail = RecheckTrail(Path(options.trail), rechecker, self._about(),
+                                             self.user_agent, self.purpose_agents)  # fmt: skip
+                    stack.callback(trail.file.close)
+                read_again = fetched.pages if fetched is not None and options.pages else None
+                outputs = _Outputs(staged, tally, memo, report, trail, read_again)
+                stack.enter_context(collector_paced())  # restored after ("Scale")
                 for index, (path, dataset) in enumerate(zip(shards.paths, self.datasets,
                                                             strict=True)):  # fmt: skip
                     if grouped is not None:  # the rest of the dataset grouped by origin
@@ -209,6 +220,7 @@ class Finishing:
                     self._failed(trail, error, tally.statuses[UNREADABLE])
                 raise
             end = "interrupted" if self.interrupted else "finished"
+            finishing.arm()
             head = trail.close(tally.statuses[UNREADABLE], end) if trail is not None else ""
         if not tally.items:
             raise DatasetError(f"{shards.label}: no item")
@@ -237,13 +249,18 @@ class Finishing:
         """The trail's run ended by ``error`` after some items were written: its ``end``
         line says it failed, why, and counts the items it left (said on standard error)."""
         if isinstance(error, KeyboardInterrupt):
-            why = "stopped (Ctrl-C) while the items were decided"
+            by = f"by {error.name}" if isinstance(error, Stopped) else "(Ctrl-C)"
+            why = f"stopped {by} while the items were decided"
         else:
             why = printable(str(error)) or type(error).__name__
         if trail.fail(why, unreadable):
-            print(f"recheck: --trail {printable(self.options.trail)}: the run ends as failed "
-                  f"({why}), with the {trail.counts['items']:,} item(s) decided before it "
-                  "stopped; `audit verify` lists it", file=self.err, flush=True)  # fmt: skip
+            said = (f"--trail {printable(self.options.trail)}: the run ends as failed ({why}), "
+                    f"with the {trail.counts['items']:,} item(s) decided before it stopped; "
+                    "`audit verify` lists it")  # fmt: skip
+            if isinstance(error, Stopped):  # said in the stop's one line
+                error.trail = said
+                return
+            print(f"recheck: {said}", file=self.err, flush=True)
 
     def _summary(self, tally: Tally, head: str) -> str:
         """The summary's text; its lines of warning said on standard error too."""
@@ -369,7 +386,8 @@ class Finishing:
     def _grouping(self, shard: int, tally: Tally) -> Grouped:
         """Where the rest of the dataset is grouped by origin, from shard number
         ``shard`` on (said on standard error)."""
-        total = self.progress.total or estimated_items(self.shards.paths)
+        # the files read: a dataset from standard input is its copy's size
+        total = self.progress.total or estimated_items([str(d.path) for d in self.datasets])
         grouped = Grouped(groups_for(total), shard)
         if tally.items:
             again = self.rechecker.asked - len(tally.origins)

@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from rep_recheck.items import Chunk
-from rep_recheck.names import PARSED_ORIGINS
+from rep_recheck.names import PARSED_ORIGINS, ROOM
 
 #: What share of ``REP_RECHECK_PARSED_ORIGINS`` the origins made again (asked for anew
 #: after their documents were let go) may reach before the rest of a dataset is grouped:
@@ -90,13 +90,14 @@ def groups_for(items: int) -> int:
 
 
 def estimated_items(paths: list[str]) -> int:
-    """A dataset's items, at most, from its files' sizes (:data:`ITEM_BYTES` each)."""
+    """A dataset's items, at most, from the sizes of the files read (:data:`ITEM_BYTES`
+    each; standard input's copy, not ``-``)."""
     size = 0
     for path in paths:
         try:
             size += os.stat(path).st_size
         except OSError:
-            continue  # read from a copy (standard input): counted as none
+            continue  # gone: counted as none
     return size // ITEM_BYTES
 
 
@@ -104,8 +105,7 @@ def no_room(error: OSError, path: Path) -> OSError:
     """``error``, met writing the grouping's file at ``path`` (a full disk, most likely:
     the files hold about the dataset's size), saying where and what to do: the recheck
     says ``scrapy_rep: error: PATH: No space left on device (…)``, not just a file."""
-    why = (f"{error.strerror or error} (the items grouped by origin on disk: set TMPDIR "
-           "to a folder with room for about the dataset's size)")  # fmt: skip
+    why = f"{error.strerror or error} (the items grouped by origin on disk: {ROOM})"
     return OSError(error.errno, why, str(path))
 
 

@@ -13,6 +13,7 @@ more origins than the bound in turn asks the file once an item.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sqlite3
 import tempfile
@@ -25,6 +26,8 @@ from typing import Any, Final
 #: whose names (:class:`Numbered`) and captures (:mod:`~rep_recheck.warc`) stay in
 #: memory.
 PARSED_ORIGINS: Final = 20_000
+#: What to do when the temporary files (in ``TMPDIR``) find no room, as every one says it.
+ROOM: Final = "set TMPDIR to a folder with room for about the dataset's size"
 #: New names written to the SQLite file at once.
 _BATCH: Final = 1_000
 #: Names looked up in the SQLite file by one query (:meth:`Numbered.met`; SQLite allows
@@ -185,6 +188,19 @@ class Numbered:
         self._file.executemany("INSERT INTO names VALUES (?, ?)", self._pending.items())
         self._file.execute("COMMIT")
         self._pending.clear()
+
+
+def tmpdir_unused() -> str:
+    """What a recheck says when ``TMPDIR`` names a folder it cannot write in, where
+    Python puts the temporary files instead (``/tmp``…); ``""``: it can."""
+    asked = os.environ.get("TMPDIR")
+    used = tempfile.gettempdir()
+    if not asked or os.path.realpath(asked) == os.path.realpath(used):
+        return ""
+    return (
+        f"recheck: TMPDIR {asked} is no folder this run can write in: its temporary "
+        f"files (past REP_RECHECK_PARSED_ORIGINS, standard input's copy) go to {used}"
+    )
 
 
 def spill_file(

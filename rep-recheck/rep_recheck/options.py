@@ -36,7 +36,8 @@ HELP_WIDTH: Final = 80
 EXIT_KEPT: Final = 0
 EXIT_REMOVED: Final = 1
 EXIT_USAGE: Final = 2
-#: The fetch was stopped (Ctrl-C, a shutdown) before every document was had.
+#: The fetch ended before every document was had (its crawl closed early: a
+#: ``CLOSESPIDER_*`` setting, a program's own stop of ``fetch_here``).
 EXIT_INTERRUPTED: Final = 3
 #: The User-Agent a recheck is decided for without ``--user-agent`` (``check``'s).
 DEFAULT_USER_AGENT: Final = "Scrapy"
@@ -50,9 +51,12 @@ EXIT_CODES: Final = "\n".join([
     "     unreadable (a warning names its line; the run goes on)",
     f"  {EXIT_USAGE}  bad input or usage: a wrong option or setting, an unreadable dataset",
     "     or WARC, a dataset of no item, or none of whose items could be read",
-    f"  {EXIT_INTERRUPTED}  interrupted: the fetch was stopped (Ctrl-C) before every document",
-    "     was had; --out, --removed and --report are not written, the summary and the",
-    "     trail's end line say so",
+    f"  {EXIT_INTERRUPTED}  interrupted: the fetch ended before every document was had (its",
+    "     crawl closed early); --out, --removed and --report are not written, the",
+    "     summary and the trail's end line say so",
+    "  130  stopped by Ctrl-C (SIGINT), 143 by SIGTERM, at any phase: one line says",
+    "     so; every output as it was (or all whole, if they were being put in place),",
+    "     no temporary file left, the trail's run ended",
 ])  # fmt: skip
 
 

@@ -1,7 +1,7 @@
 """How a recheck's page fetch (``--pages``) is paced and what it says while it runs
 (docs/recheck.md): the pages in an order fair to every origin, the crawl's concurrency
-so that no origin waits behind another's ``Crawl-delay``, the pages' progress line, the
-line the first Ctrl-C prints, and the line that says page-level signals were not read.
+so that no origin waits behind another's ``Crawl-delay``, the pages' progress line, and
+the line that says page-level signals were not read.
 Pure: no Scrapy import (the crawl, :mod:`scrapy_rep.crawl.commands.recheck_crawl`, uses it).
 """
 
@@ -84,16 +84,3 @@ def pages_progress(done: int, total: int, left: Mapping[str, int]) -> str:
     shown = ", ".join(f"{origin} ({count:,})" for count, origin in behind[:3])
     more = f" and {len(behind) - 3:,} more" if len(behind) > 3 else ""
     return f"{line}; waiting on {len(behind):,} origin(s): {shown}{more}"
-
-
-def stopping_line(pages_left: int, origins_left: int) -> str:
-    """What the first Ctrl-C says at once: what it stops, and how to quit now."""
-    what = []
-    if origins_left:
-        what.append(f"{origins_left:,} origin(s) whose documents are not had")
-    if pages_left:
-        what.append(f"{pages_left:,} page(s) not fetched")
-    stops = " and ".join(what) or "nothing left to fetch"
-    return (f"recheck: stopping: {stops}; the requests under way end first, the rest are "
-            "not fetched: their items will be reported unknown and the run interrupted; "
-            "Ctrl-C again to quit now")  # fmt: skip

@@ -40,7 +40,7 @@ from rep_engine.records import ItemStatus
 from rep_engine.urls.origins import origin_of
 from rep_recheck.command import read_settings, warc_rechecker
 from rep_recheck.deciding import choices_line
-from rep_recheck.items import UNREADABLE
+from rep_recheck.items import UNREADABLE, url_problem
 from rep_recheck.options import consult_of
 from rep_recheck.outputs import EvidenceMemo
 from rep_recheck.rechecker import Rechecker
@@ -198,9 +198,9 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
         """Whether ``document`` is kept, its status, why not, and the signal that
         decided it (the report's)."""
         url = document.metadata.get(self.url_key)
-        if not isinstance(url, str) or url.partition(":")[0].lower() not in ("http", "https"):
-            why = f"no http(s) URL in metadata[{self.url_key!r}]"
-            return False, UNREADABLE, why, UNREADABLE
+        if problem := url_problem(url):  # the command's reading: no host, a bad port…
+            return False, UNREADABLE, f"metadata[{self.url_key!r}]: {problem}", UNREADABLE
+        assert isinstance(url, str)  # url_problem said it is one
         rechecker = self.rechecker()
         outcome = rechecker.decide(url)
         if rechecker.not_consulted:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import pickle
 import sqlite3
-import tempfile
+import weakref
 import zlib
 from collections import OrderedDict
 from collections.abc import Iterator, MutableMapping
@@ -40,7 +40,7 @@ from rep_engine.usage.rsl.document import ABSENT, UNREACHABLE
 from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL
 from rep_engine.verdict.decide import LICENSE, TDM
 from rep_recheck.documents import OriginDocuments
-from rep_recheck.names import PARSED_ORIGINS
+from rep_recheck.names import PARSED_ORIGINS, spill_file
 from rep_recheck.outputs import Evidence, EvidenceMemo
 from rep_recheck.rechecker import Outcome, Rechecker
 
@@ -125,7 +125,8 @@ class DocumentStore(MutableMapping[str, OriginDocuments]):
         #: Compact values on their way to the SQLite file.
         self._pending: dict[str, tuple[int, bytes]] = {}
         self._file: sqlite3.Connection | None = None
-        self._folder: tempfile.TemporaryDirectory[str] | None = None
+        #: Closes the file and removes its folder (:func:`~rep_recheck.names.spill_file`).
+        self._remove: weakref.finalize[..., Any] | None = None
         #: Origins in the SQLite file.
         self.spilled = 0
         #: Documents that cannot be made bytes (none the recheck's kinds make), kept
@@ -233,12 +234,10 @@ class DocumentStore(MutableMapping[str, OriginDocuments]):
     def close(self) -> None:
         """The SQLite file and its folder removed (the store is empty then; else at the
         store's garbage collection, or the interpreter's exit)."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
-        if self._folder is not None:
-            self._folder.cleanup()
-            self._folder = None
+        if self._remove is not None:
+            self._remove()
+            self._remove = None
+        self._file = None
         self._whole.clear()
         self._compact.clear()
         self._pending.clear()
@@ -270,13 +269,7 @@ class DocumentStore(MutableMapping[str, OriginDocuments]):
     def _write(self) -> None:
         """The pending compact values written to the SQLite file (made on first use)."""
         if self._file is None:
-            self._folder = tempfile.TemporaryDirectory(
-                prefix="rep-recheck-", dir=self._directory
-            )  # fmt: skip
-            path = Path(self._folder.name) / "documents.sqlite"
-            self._file = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-            self._file.execute("PRAGMA journal_mode = OFF")
-            self._file.execute("PRAGMA synchronous = OFF")
+            self._file, self._remove = spill_file(self, "documents.sqlite", self._directory)
             self._file.execute("CREATE TABLE documents (name TEXT PRIMARY KEY, number INTEGER, "
                                "value BLOB) WITHOUT ROWID")  # fmt: skip
         rows = [(name, number, value) for name, (number, value) in self._pending.items()]

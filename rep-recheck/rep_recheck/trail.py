@@ -43,6 +43,7 @@ from rep_recheck.datasets import Item, changed_since
 from rep_recheck.documents import OriginDocuments, document_url
 from rep_recheck.names import Numbered
 from rep_recheck.rechecker import Outcome, Rechecker
+from rep_recheck.stopping import Held
 
 #: The ``spider`` of a recheck's run line.
 SPIDER: Final = "recheck"
@@ -62,6 +63,20 @@ class _Settings:
         return bool(self.values.get(name))
 
 
+class _WholeLines(TrailFile):
+    """The trail's file, each line (with what an end line brings) and snapshot written
+    whole whenever a signal comes (:class:`~rep_recheck.stopping.Held`): a stop never
+    cuts one, nor leaves the chain behind the file."""
+
+    def write(self, record: dict[str, Any]) -> None:
+        with Held():
+            super().write(record)
+
+    def write_snapshot(self, sha256: str, body: bytes) -> None:
+        with Held():
+            super().write_snapshot(sha256, body)
+
+
 class RecheckTrail:
     """Writes one recheck's run to the trail at ``path`` (appended to, chained on)."""
 
@@ -78,7 +93,7 @@ class RecheckTrail:
         #: The trail's highest request number: its end line says it on (a recheck sends
         #: no request of its own).
         self.last_request = tail_of(path).last_request if path.exists() else 0
-        self.file = TrailFile(path, head_options(rechecker.config, path))
+        self.file = _WholeLines(path, head_options(rechecker.config, path))
         self.run = uuid.uuid4().hex
         self.rechecker = rechecker
         identity = rechecker.identity

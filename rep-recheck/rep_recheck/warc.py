@@ -40,6 +40,7 @@ from rep_engine.fetch.rules import Effect, Policy
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from rep_engine.urls.origins import Origin
 from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM, RequestRules
+from rep_recheck.asof import captures
 from rep_recheck.captures import (
     MAX_PAYLOAD,
     NO_WARCIO,
@@ -47,7 +48,6 @@ from rep_recheck.captures import (
     WarcError,
     capture_key,
     capture_time,
-    captures,
     present,
     responses,
 )
@@ -167,6 +167,12 @@ class WarcDocuments:
             if capture is None:
                 step = procedure.on_network_error(f"{step.url} not captured in the WARC")
                 break
+            if capture.gap:  # the archive's gap: not had, as if not captured
+                if name == ROBOTS:
+                    documents.missing[ROBOTS] = (
+                        f"the robots.txt of {key} was not had: {capture.problem}"
+                    )
+                return None
             last = capture
             if capture.problem:  # read as a download that failed: not had
                 step = procedure.on_network_error(capture.problem)

@@ -31,9 +31,11 @@ import asyncio
 import inspect
 import logging
 import os
+import signal
 import sys
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeVar, cast
@@ -361,6 +363,48 @@ def crawler_process(settings: Settings) -> Any:
     if reactorless_setting(settings):  # Scrapy 2.15 and newer only
         return scrapy.crawler.AsyncCrawlerProcess(settings)
     return scrapy.crawler.CrawlerProcess(settings)
+
+
+@contextmanager
+def stopping_at_once(process: Any, signals: Sequence[int]) -> Iterator[list[int]]:
+    """While ``process`` (a ``CrawlerProcess``, started with
+    ``install_signal_handlers=False``: Scrapy's own first handler waits for the requests
+    under way) runs its crawl, ``signals`` (SIGINT, SIGTERM) stop it at once: its reactor
+    crashed (stopped without its shutdown triggers, where Scrapy's ``_stop_dfd`` waits for
+    the downloads under way, whatever Ctrl-C it follows), then its thread pool stopped; or
+    without a reactor its loop's main task cancelled (Scrapy's second Ctrl-C,
+    ``_signal_kill_reactorless``). The signals received, in the list yielded (the first
+    stops, the others are ignored); the handlers before restored after, and the crawl's
+    logging off after a stop (the process ends)."""
+    received: list[int] = []
+    reactorless = getattr(process, "_reactorless_loop", None) is not None
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        if not received:
+            received.append(signum)
+            if reactorless:
+                process._signal_kill_reactorless(signum, frame)
+                return
+            from twisted.internet import reactor
+
+            running = cast(Any, reactor)
+            running.callFromThread(running.crash)
+
+    previous = [(number, signal.signal(number, stop)) for number in signals]
+    try:
+        yield received
+    finally:
+        for number, handler in previous:
+            signal.signal(number, handler)
+        if received:
+            # what the crawl cut short leaves behind (Scrapy's engine schedules its close as
+            # the loop closes, coroutines never awaited) would be logged as the process
+            # ends: the stop is said in its own line
+            logging.disable(logging.CRITICAL)
+        if received and not reactorless:
+            from twisted.internet import reactor
+
+            cast(Any, reactor).getThreadPool().stop()  # a crash leaves its threads running
 
 
 def crawler_runner(settings: Settings, what: str) -> Any:

@@ -9,8 +9,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from tests.support.tools import audit_tool
+from tests.support.tools import audit_streams, audit_tool
 from tests.support.trailfactory import (
+    ORIGIN,
     ROBOTS,
     TDMREP,
     encode,
@@ -191,3 +192,24 @@ def test_show_a_request_refused_before_any_download_without_a_snapshot(tmp_path:
     assert "http://site.test/x was refused by unreachable (never downloaded): robots.txt" in out
     assert f'robots.txt of http://site.test: no line decided it for "testbot": {gave_up}' in out
     assert "no robots.txt snapshot to re-derive it from (nothing was read)" in out
+
+
+def test_a_run_of_a_schema_no_reader_knows_is_refused_by_every_command(tmp_path: Path) -> None:
+    """A trail whose second run says schema 4 (a newer release's): `verify` reports it,
+    and `show`, `list`, `summary`, `report` and `export` say they do not know it in one
+    line (exit 2), never reading it as one they know; `export` writes nothing."""
+    first = [run_line(), snapshot_line(), url_line("/", robots=robots_part(None))]
+    newer = [dict(line, run="f" * 32) for line in first]
+    newer[0]["schema"] = 4
+    trail = write_trail(tmp_path / "t.jsonl", [*first, end_line(first[1:]), *newer])
+    status, out, err = audit_streams("verify", str(trail))
+    assert status == 1 and "schema 4; this reader knows schemas 1, 2 and 3" in out, out
+    export = tmp_path / "export.jsonl"
+    for argv in (["show", str(trail), f"{ORIGIN}/"], ["list", str(trail)], ["summary", str(trail)],
+                 ["report", str(trail), "--html", str(tmp_path / "r.html")],
+                 ["export", str(trail), "--out", str(export)]):  # fmt: skip
+        status, out, err = audit_streams(*argv)
+        assert status == 2, (argv, out, err)
+        assert err.count("\n") == 1 and "line 5: run ffffffff: schema 4" in err, (argv, err)
+        assert "newer release" in err
+    assert not export.exists() and not list(tmp_path.glob(".export*"))

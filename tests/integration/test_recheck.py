@@ -771,3 +771,35 @@ async def test_the_crawl_refuses_what_robotstxt_says_no_to_whatever_tdmrep_json_
     assert fates[urls[1]] == (("refused", "unreachable") if action == "drop" else ("fetched", None))
     result = verify(trail)
     assert result.clean, result.findings
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_full_tmpdir_under_the_crawls_store_stops_the_run_in_one_line(
+    site: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The documents the crawl fetches go to a store that spills to a temporary SQLite
+    file: on a full TMPDIR its error ended the crawl's start, logged, and the run went on
+    with the origins it had (the others unknown, exit 1). Now the crawl stops and the
+    run says it in one line, exit 2."""
+    import sqlite3
+
+    from rep_recheck import store
+
+    def full(self: Any) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(
+        store.DocumentStore.__init__, "__defaults__", (store.PARSED_ORIGINS, 1, None)
+    )
+    monkeypatch.setattr(store, "_BATCH", 1)
+    monkeypatch.setattr(store.DocumentStore, "_write", full)
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [f"{site}/ok/1"])
+    code, said = await _recheck_command(str(dataset), f"--report={tmp_path / 'report.jsonl'}")
+    assert code == EXIT_USAGE, said
+    error = [line for line in said.splitlines() if line.startswith("scrapy_rep: error")]
+    assert len(error) == 1 and error[0].endswith(
+        "the recheck's temporary files: database or disk is full (set TMPDIR to a folder with "
+        "room for about the dataset's size)"
+    ), said  # fmt: skip
+    assert not (tmp_path / "report.jsonl").exists()

@@ -16,6 +16,8 @@ import itertools
 import json
 import os
 import random
+import sqlite3
+import tempfile
 import weakref
 import zlib
 from pathlib import Path
@@ -795,3 +797,130 @@ def test_an_origin_that_holds_most_items_is_decided_without_holding_its_group(
 )
 def test_the_groups_hold_about_a_group_s_items_each(items: int, groups: int) -> None:
     assert groups_for(items) == groups
+
+
+def test_a_dataset_from_standard_input_is_grouped_as_the_file_it_was_copied_to(
+    tmp_path: Path, tiny: None, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dataset read from standard input is copied whole to a temporary file first;
+    with a WARC (no first pass counts its items) its groups were told from the size of
+    ``-``, which has none: one group, re-read once per part of its origins. The copy's
+    size tells them as a named file's does: as many groups, the same outputs."""
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_bytes(b"".join(_item_lines(shuffled=True)))
+    warc = _warc_of_sites(tmp_path / "robots.warc")
+    runs = {}
+    for name in ("named", "piped"):
+        folder = tmp_path / name
+        folder.mkdir()
+        with dataset.open("rb") as stdin:
+            monkeypatch.setattr("sys.stdin", io.TextIOWrapper(stdin))
+            given = "-" if name == "piped" else str(dataset)
+            code, outputs, _ = _grouping_run(folder, [given], 3, *warc)
+        said = [line for line in capsys.readouterr().err.splitlines() if "group(s))" in line]
+        assert len(said) == 1, said
+        groups = int(said[0].split("on disk (")[1].split(" group(s))")[0])
+        outputs["summary"] = outputs["summary"][1:]  # "Re-check of `-`", of its path
+        runs[name] = (code, groups, {k: v for k, v in outputs.items() if k != "trail"})
+    assert runs["named"][1] == groups_for(len(dataset.read_bytes()) // grouping.ITEM_BYTES) > 1
+    assert runs["piped"][1] == runs["named"][1]
+    for output in runs["named"][2]:
+        assert runs["piped"][2][output] == runs["named"][2][output], output
+
+
+@pytest.mark.parametrize(
+    ("spilled", "documents"),
+    [("capture_index.CaptureFile", "warc"), ("names.Numbered", "fetched"),
+     ("store.DocumentStore", "fetched")],
+    ids=["captures-indexed", "names", "documents"],
+)  # fmt: skip
+def test_a_full_disk_under_a_temporary_sqlite_file_is_one_line_and_exit_2(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    spilled: str,
+    documents: str,
+) -> None:
+    """The SQLite files past REP_RECHECK_PARSED_ORIGINS (a WARC's captures indexed, the
+    origins' names, their documents) on a full TMPDIR: SQLite's "database or disk is
+    full" ended the run in a traceback, exit 1 (the status of "some items removed"). Now
+    exit 2, one line naming the folder and what to do, its folder removed."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temporary))
+    module, name = spilled.split(".")
+    owner = getattr(__import__(f"rep_recheck.{module}", fromlist=[name]), name)
+
+    def full(self: Any) -> None:
+        raise sqlite3.OperationalError("database or disk is full")
+
+    monkeypatch.setattr(owner, "_write", full)
+    if owner is DocumentStore:  # its documents past 1 byte in memory, 2 at a time
+        defaults = (grouping.PARSED_ORIGINS, 1, None)
+        monkeypatch.setattr(DocumentStore.__init__, "__defaults__", defaults)
+        monkeypatch.setattr("rep_recheck.store._BATCH", 2)
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_bytes(b"".join(_item_lines(shuffled=True)))
+    extra = _warc_of_sites(tmp_path / "robots.warc") if documents == "warc" else []
+    folder = tmp_path / "out"
+    folder.mkdir()
+    code, outputs, store = _grouping_run(folder, [str(dataset)], 1, *extra, verified=False)
+    said = capsys.readouterr().err.splitlines()
+    error = [line for line in said if "error:" in line]
+    assert code == EXIT_USAGE and len(error) == 1, said
+    assert error[0] == (f"scrapy_rep: error: {temporary}: the recheck's temporary files: "
+                        "database or disk is full (set TMPDIR to a folder with room for "
+                        "about the dataset's size)")  # fmt: skip
+    assert "report" not in outputs and "out" not in outputs
+    del store
+    gc.collect()
+    assert list(temporary.iterdir()) == []
+
+
+def test_a_full_disk_under_standard_input_s_copy_names_the_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Standard input copied to a full TMPDIR said "-: cannot read: No space left on
+    device", as if the input were at fault: the line names the copy and what to do."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    monkeypatch.setattr("tempfile.tempdir", str(temporary))
+
+    def full(source: Any, copy: Any, length: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("shutil.copyfileobj", full)
+    monkeypatch.setattr(
+        "sys.stdin", io.TextIOWrapper(io.BytesIO(b'{"url": "https://a.example/"}\n'))
+    )
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nAllow: /\n")])
+    args = ["-", "--purpose", "search", "--documents", str(warc), "--no-progress"]
+    assert main(args, io.StringIO()) == EXIT_USAGE
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith(f"scrapy_rep: error: {temporary}/scrapy_rep-recheck-"), line
+    assert line.endswith(": No space left on device (the copy of -: set TMPDIR to a folder "
+                         "with room for about the dataset's size)")  # fmt: skip
+    assert list(temporary.iterdir()) == []
+
+
+def test_a_tmpdir_that_cannot_be_written_in_is_said_with_where_the_files_go(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A TMPDIR that is no folder the run can write in (here, none at all): Python puts
+    the temporary files elsewhere without a word; the run says where, in one line, and
+    goes on."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "missing"))
+    monkeypatch.setattr("tempfile.tempdir", None)  # told again from TMPDIR
+    warc = _warc_of_sites(tmp_path / "robots.warc")
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_bytes(b"".join(_item_lines(shuffled=False)))
+    assert main([str(dataset), *warc, "--no-progress"], io.StringIO()) == EXIT_REMOVED
+    said = [line for line in capsys.readouterr().err.splitlines() if "TMPDIR" in line]
+    assert said == [f"recheck: TMPDIR {tmp_path / 'missing'} is no folder this run can write "
+                    "in: its temporary files (past REP_RECHECK_PARSED_ORIGINS, standard "
+                    f"input's copy) go to {tempfile.gettempdir()}"]  # fmt: skip
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr("tempfile.tempdir", None)
+    assert main([str(dataset), *warc, "--no-progress"], io.StringIO()) == EXIT_REMOVED
+    assert "TMPDIR" not in capsys.readouterr().err

@@ -1,16 +1,13 @@
 """The page fetch's pacing and lines (:mod:`rep_recheck.pacing`): pages in turns
-by origin, a place in the crawl's concurrency for each origin, the progress line, the
-first Ctrl-C's line."""
+by origin, a place in the crawl's concurrency for each origin, the progress line."""
 
 from __future__ import annotations
 
 from rep_recheck.pacing import (
     MOST_AT_ONCE,
-    PAGES_NOT_CHECKED,
     interleave,
     page_settings,
     pages_progress,
-    stopping_line,
 )
 
 
@@ -40,15 +37,6 @@ def test_the_pages_progress_line_names_counts_and_the_origins_waited_on() -> Non
         "recheck: fetching pages: 1,000 of 1,035 done; waiting on 4 origin(s): "
         "https://b.example (30), https://c.example (2), https://d.example (2) and 1 more"
     )
-
-
-def test_the_first_ctrl_c_says_what_it_stops_and_how_to_quit_now() -> None:
-    line = stopping_line(12, 0)
-    assert line.startswith("recheck: stopping: 12 page(s) not fetched; ")
-    assert "reported unknown" in line and line.endswith("Ctrl-C again to quit now")
-    both = stopping_line(3, 2)
-    assert "2 origin(s) whose documents are not had and 3 page(s) not fetched" in both
-    assert "\n" not in both + PAGES_NOT_CHECKED
 
 
 def test_a_page_of_a_host_the_project_configures_is_in_scrapys_slot() -> None:

@@ -400,3 +400,50 @@ def test_a_document_not_had_from_a_capture_says_the_capture_not_a_wait(tmp_path:
     assert all(why[n].endswith("requests dropped") for n in (0, 2)), why
     result = verify(trail)
     assert result.clean, result.findings
+
+
+def test_the_datatrove_step_reads_a_url_as_the_command_does(tmp_path: Path) -> None:
+    """A URL with no host, an out-of-range port or a bad IPv6 literal was ``unknown`` in
+    the datatrove step (kept with ``keep_unknown``), ``unreadable`` in the command: the
+    step now reads each URL as the command does, whatever the status."""
+    needs("datatrove")
+    from datatrove.data import Document
+
+    from scrapy_rep import RepRecheckFilter
+
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /p\n")])
+    urls = ["https:///p/1", "https://a.example:99999/x", "https://[::1/x", "http://[zz]/x",
+            "https://a.example/p/1", "https://a.example/x", "ftp://a.example/x",
+            "https://b.example/x"]  # fmt: skip
+    dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
+    write_jsonl(dataset, urls)
+    recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                 f"--report={report}")  # fmt: skip
+    command = [line["status"] for line in report_lines(report)]
+    assert command == ["unreadable"] * 4 + ["refused", "kept", "unreadable", "unknown"]
+    step = RepRecheckFilter(str(warc), "search", {"USER_AGENT": "mybot/1.0"}, keep_unknown=True)
+    found = [step.kept(Document("", url, metadata={"url": url})) for url in urls]
+    assert [status for _, status, _ in found] == command
+    assert [kept for kept, _, _ in found] == [False] * 5 + [True, False, True]
+
+
+def test_a_capture_uri_of_an_uppercase_scheme_is_read(tmp_path: Path) -> None:
+    """``HTTP://UI.Example:80/robots.txt``: warcio reads a record's HTTP headers only after
+    a lowercase ``http:`` or ``https:``, so the capture was dropped and its origin's items
+    unknown (kept with --keep-unknown, though it says ``Disallow: /x``). It is read, and
+    matched as an origin is."""
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [
+        ("HTTP://UI.Example:80/robots.txt", 200, b"User-agent: *\nDisallow: /x\n", {}),
+        ("HtTpS://UI.Example/robots.txt", 200, b"User-agent: *\nDisallow: /y\n", {}),
+    ])  # fmt: skip
+    urls = ["http://ui.example/x/1", "http://ui.example/ok", "https://ui.example/y/1",
+            "https://ui.example/x/1"]  # fmt: skip
+    dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
+    write_jsonl(dataset, urls)
+    recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
+                 f"--report={report}", "--keep-unknown")  # fmt: skip
+    found = report_lines(report)
+    assert [line["status"] for line in found] == ["refused", "kept", "refused", "kept"]
+    assert found[0]["document"] == "http://ui.example/robots.txt"

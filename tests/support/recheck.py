@@ -4,7 +4,9 @@ it."""
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
 import io
 import json
 import os
@@ -36,8 +38,10 @@ def write_warc(
 ) -> list[str]:
     """A WARC of ``response`` records (URL, status, body, headers); their record IDs. The
     body is written as given (already compressed, for a ``Content-Encoding``); a header
-    named ``WARC-…`` (``WARC-Truncated``) is the record's, not the HTTP answer's; a status
-    given as a string is the whole status line after the protocol (``2OO OK``)."""
+    named ``WARC-…`` (``WARC-Truncated``, ``WARC-Date``) is the record's, not the HTTP
+    answer's (``WARC-Type: revisit``: a revisit record, its body none, its ``WARC-Refers-To…``
+    and ``WARC-Payload-Digest`` as given: :func:`payload_digest`); a status given as a
+    string is the whole status line after the protocol (``2OO OK``)."""
     writer_module = needs("warcio.warcwriter")
     from warcio.statusandheaders import StatusAndHeaders
 
@@ -46,17 +50,23 @@ def write_warc(
         writer = writer_module.WARCWriter(file, gzip=compress)
         for url, status, body, headers in captures:
             warc = {"WARC-Date": date} | {k: v for k, v in headers.items() if k.startswith("WARC-")}
+            kind = warc.pop("WARC-Type", "response")
             answer = [(k, v) for k, v in headers.items() if not k.startswith("WARC-")]
             line = status if isinstance(status, str) else f"{status} X"
             http = StatusAndHeaders(line, answer, protocol="HTTP/1.1")
             record = writer.create_warc_record(
-                url, "response", payload=io.BytesIO(body), http_headers=http,
-                warc_headers_dict=warc,
+                url, kind, payload=io.BytesIO(body) if kind == "response" else None,
+                http_headers=http, warc_headers_dict=warc,
             )  # fmt: skip
             ids.append(record.rec_headers.get_header("WARC-Record-ID"))
             writer.write_record(record)
             record.raw_stream.close()  # warcio's buffer of the payload
     return ids
+
+
+def payload_digest(body: bytes) -> str:
+    """A payload's ``WARC-Payload-Digest`` as warcio writes it (SHA-1, base 32)."""
+    return "sha1:" + base64.b32encode(hashlib.sha1(body).digest()).decode()
 
 
 def robots_capture(origin: str, text: str) -> tuple[str, int, bytes, dict[str, str]]:

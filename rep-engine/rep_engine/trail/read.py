@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from rep_engine.records import text
-from rep_engine.trail.file import TrailFileError, last_line, snapshot_dir
+from rep_engine.trail.file import SCHEMAS, TrailFileError, last_line, snapshot_dir
 
 # Its readers' names, where they have always been.
 from rep_engine.trail.snapshots import SnapshotStore as SnapshotStore
@@ -39,6 +39,17 @@ TYPES: Final = frozenset(
 
 class TrailError(Exception):
     """The input cannot be read as a trail at all (missing file, not a trail): one line."""
+
+
+def unknown_schema(record: dict[str, Any]) -> str:
+    """Why a ``run`` line's ``schema`` is none this reader knows (``""``: it knows it):
+    a newer release's trail, whose lines it would misread (docs/audit-trail.md, "Schema
+    versions")."""
+    if record.get("schema") in SCHEMAS:
+        return ""
+    known = f"{', '.join(map(str, SCHEMAS[:-1]))} and {SCHEMAS[-1]}"
+    return (f"run {text(record.get('run'))[:8]}: schema {record.get('schema')!r}; this "
+            f"reader knows schemas {known}")  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,10 +97,15 @@ def json_object(raw: bytes) -> dict[str, Any] | None:
 class Trail:
     """A trail file read line by line (constant memory), its chain checked as it goes."""
 
-    def __init__(self, path: str | Path, also: Sequence[str | Path] = ()) -> None:
+    def __init__(
+        self, path: str | Path, also: Sequence[str | Path] = (), any_schema: bool = False
+    ) -> None:
         """``also``: other trails read with this one (several workers' trails): a
-        snapshot missing from this trail's folder is looked for in theirs too."""
+        snapshot missing from this trail's folder is looked for in theirs too.
+        ``any_schema``: a run of a schema this reader does not know is read too
+        (``verify``, which reports it), not refused."""
         path = self.path = Path(path)
+        self.any_schema = any_schema
         self.compressed = path.name.endswith(".gz")
         self.chain = ChainState()
         others = [snapshot_dir(Path(other)) for other in also if Path(other) != path]
@@ -102,7 +118,9 @@ class Trail:
         :class:`TrailError` when the file is not a trail: unreadable, not gzip while
         named ``.gz``, or no line of it is a trail line. A cut line (the end of the file
         inside it: no newline, or a gzip member without its end) is no record: its
-        ``record`` is ``None``, whatever its bytes hold."""
+        ``record`` is ``None``, whatever its bytes hold. A run of a schema it does not
+        know (:func:`unknown_schema`) is a :class:`TrailError` too, unless
+        :attr:`any_schema`: never read as if it were one it knows."""
         self.chain = chain = ChainState()
         seen_trail_line = False
         for raw, whole in self._raw_lines():
@@ -111,6 +129,10 @@ class Trail:
             problem = self._link_problem(chain, raw, record, whole)
             if record is not None and Line.type_of(record) in TYPES:
                 seen_trail_line = True
+                run = Line.type_of(record) == "run" and not self.any_schema
+                if run and (unknown := unknown_schema(record)):
+                    raise TrailError(f"{self.path}: line {chain.lines}: {unknown}: a newer "
+                                     "release wrote it; read it with that release")  # fmt: skip
             chain.head = hashlib.sha256(raw).hexdigest()
             yield Line(chain.lines, raw, record, problem)
         if not seen_trail_line:

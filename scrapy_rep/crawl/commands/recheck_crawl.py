@@ -18,13 +18,12 @@ entries.
 from __future__ import annotations
 
 import asyncio
-import sys
+import sqlite3
 import time
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request, Spider
 from scrapy.crawler import CrawlerRunner
-from scrapy.exceptions import IgnoreRequest
 from scrapy.settings import Settings
 from twisted.internet.defer import Deferred
 
@@ -40,23 +39,20 @@ from rep_recheck.fetching import (
     PageRead,
     fetch_progress,
 )
-from rep_recheck.pacing import (
-    interleave,
-    origin_key,
-    page_settings,
-    page_slot,
-    stopping_line,
-)
-from scrapy_rep.crawl.commands.recheck_pages import STOPPED, PagesLeft, say_stopping
+from rep_recheck.pacing import interleave, origin_key, page_settings, page_slot
+from rep_recheck.stopping import SIGNALS, stop_now
+from scrapy_rep.crawl.commands.recheck_pages import PagesLeft
 from scrapy_rep.crawl.commands.recheck_windows import in_window, together
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.internals import (
     Timer,
     allow_reactor_import,
     call_later,
+    close_spider,
     crawler_process,
     crawler_runner,
     forbid_reactor_import,
+    stopping_at_once,
 )
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
@@ -139,15 +135,6 @@ class RecheckSpider(Spider):
                           cb_kwargs={"url": url},
                           meta={DOWNLOAD_SLOT: key} if key else None)  # fmt: skip
 
-    def stopping(self) -> str:
-        """What a Ctrl-C now stops (:func:`~rep_recheck.pacing.stopping_line`)."""
-        origins_left = len(self.request.origins) - self.done
-        return stopping_line(self.pages_left.count(), origins_left)
-
-    def is_page(self, request: Any) -> bool:
-        """Whether ``request`` is one of the pages asked for (``--pages``)."""
-        return bool(request.callback == self._page)
-
     def _progress(self) -> None:
         """A progress line: origins done, and those waiting on a document that does
         not answer (:func:`~rep_recheck.fetching.fetch_progress`)."""
@@ -201,7 +188,12 @@ class RecheckSpider(Spider):
                     if entry is not None:
                         found.add(LICENSE, key, entry)
         found.now = time.time()
-        self.result.documents[name] = found
+        try:
+            self.result.documents[name] = found
+        except sqlite3.Error as error:  # the store's temporary file: the run cannot go on
+            if self.result.error is None:
+                self.result.error = error
+                close_spider(self.crawler, "failed")
 
     def _page(self, response: Any, url: str) -> None:
         statements = read_statements(response, self.request.tokens, ai=self.request.ai)
@@ -212,8 +204,6 @@ class RecheckSpider(Spider):
         request = getattr(failure, "request", None)
         url = request.cb_kwargs.get("url", request.url) if request is not None else ""
         error = failure.value
-        if isinstance(error, IgnoreRequest) and str(error) == STOPPED:
-            return  # dropped by the first Ctrl-C: not fetched, the run interrupted
         self.result.pages[url] = f"{type(error).__name__}: {error}"[:300]
         self.pages_left.done(url)
 
@@ -288,9 +278,13 @@ async def _fetched_without_reactor(runner: Any, request: FetchRequest) -> FetchR
 def fetch(request: FetchRequest) -> FetchResult:
     """The documents (and pages) of ``request``, fetched by a crawl run to its end in
     this process (``python -m scrapy_rep recheck``), on a reactor or, with
-    ``TWISTED_REACTOR_ENABLED = False``, on an asyncio loop."""
+    ``TWISTED_REACTOR_ENABLED = False``, on an asyncio loop. Ctrl-C or SIGTERM stops the
+    crawl at once, the requests under way dropped, and the run
+    (:func:`~rep_recheck.stopping.stop_now`): nothing of a fetch cut short is decided."""
     process = crawler_process(Settings(request_settings(request)))
-    say_stopping(process, sys.stderr)
     result = schedule(process, request)
-    process.start()
+    with stopping_at_once(process, SIGNALS) as received:
+        process.start(install_signal_handlers=False)
+    if received:
+        stop_now(received[0])
     return result

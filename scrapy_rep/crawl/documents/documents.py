@@ -46,13 +46,14 @@ runner, and so are the requests that made each document be fetched.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Coroutine, Hashable
 from typing import TYPE_CHECKING, Any, Final, Generic, TypeVar, cast
 
 from scrapy import signals
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
-from twisted.internet.defer import Deferred
+from twisted.internet.defer import CancelledError, Deferred
 
 from rep_engine.fetch.cache import WHOLE_MAX_ORIGINS, CacheEntry, DocumentCache
 from rep_engine.fetch.kinds import HoldKey
@@ -81,6 +82,8 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.documents.kinds import CrawlKind
     from scrapy_rep.crawl.documents.stores import StoreClient
 
+#: A task cancelled (asyncio's, Twisted's): a forced stop, not an error.
+CANCELLED: Final = (asyncio.CancelledError, CancelledError)
 logger = logging.getLogger(__name__)
 
 D = TypeVar("D")
@@ -690,7 +693,9 @@ class ActionRunner:
 
         def done(result: Any) -> None:
             self._tasks.discard(task)
-            if hasattr(result, "getTracebackObject"):  # a Failure: a bug of ours
+            # a Failure: a bug of ours; but a download cancelled by a forced stop (the
+            # loop's tasks cancelled: a second Ctrl-C, a recheck's first) is none
+            if hasattr(result, "getTracebackObject") and not result.check(*CANCELLED):
                 logger.error(
                     "scrapy_rep internal error; please report it",
                     exc_info=(result.type, result.value, result.getTracebackObject()),
