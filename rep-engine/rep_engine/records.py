@@ -803,8 +803,10 @@ class UrlEntry:
     #: ``robots`` part says what the crawl's robots.txt said of it then, if it had one
     #: (``fetched``, or ``redirected``: a redirect it answered so).
     answered: bool = False
-    #: When that response came (POSIX seconds; ``None``: not answered so): the documents
-    #: its ``robots`` part and its page were decided with are those the crawl had then.
+    #: When that response was decided (POSIX seconds; ``None``: not answered so): when it
+    #: came, or, come before its origin's documents were had, once they were (``held``):
+    #: the documents its ``robots`` part and its page were decided with are those the
+    #: crawl had then.
     answered_at: float | None = None
     #: The verdict it was last decided with and the facts it was decided on (``None``: not
     #: decided), for the ledger's readers (the command-line tools print them): never

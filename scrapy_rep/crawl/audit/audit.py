@@ -709,15 +709,21 @@ class AuditTrail:
                 entry.status = response.status
                 if entry.attempts == 0 and sent_state(request) is None:
                     self._answered(request.url, entry, request)
+                    page = self._page(response)
+                    entry.held += page is not None and page.held  # till its documents came
                 if entry.unscheduled:  # no page pass to wait for: a page read as it arrived
-                    pages = PAGES.get(self.crawler)
-                    page = None if pages is None else pages.get(response)
+                    page = self._page(response)
                     self._answered_documents(entry, request, page)
                     page_said(entry, request, page, self._declared, self._snapshot_body)
                     entry.fate = Fate.FETCHED
                     self._final(record_id(request), entry)
         except Exception:
             self.internal_error("_received")
+
+    def _page(self, response: Response) -> Page | None:
+        """What the page pass read of ``response`` (``None``: nothing)."""
+        pages = PAGES.get(self.crawler)
+        return None if pages is None else pages.get(response)
 
     def _answered_page(self, request: Request) -> bool:
         """``request``, with no record, is a page a callback had the engine download itself
@@ -737,7 +743,8 @@ class AuditTrail:
         """Its response came with no download tried and no verdict of ours on it: a
         downloader middleware placed before scrapy_rep's robots.txt one answered it itself (a
         mock, a local mirror). Its record says so (``answered``), and what the crawl's
-        robots.txt of its origin said of it then, when it had one (never fetched for it): a
+        robots.txt of its origin said of it then, when it had one (the response waited for
+        its origin's documents, ``held``: :mod:`scrapy_rep.crawl.page.downloadermiddlewares`): a
         "no" stays in the record (``audit verify`` holds the line to its snapshot, and a
         record that names none where its crawl had one fails). Sent with a ``Host`` header
         naming another site (``request``'s: a redirect's next request carries it), its part
@@ -745,8 +752,9 @@ class AuditTrail:
         as a verdict's record names both: the addressed site's (its ``line``), then its URL's
         own origin's in ``also``; the one had alone otherwise (its page was decided by the
         documents had: :meth:`~scrapy_rep.crawl.requests.downloadermiddlewares
-        .RobotsTxtMiddleware.verdict_had`). When it came (``answered_at``): a robots.txt
-        the crawl announced after that was not had for it, though its record comes later."""
+        .RobotsTxtMiddleware.verdict_had`). When it was decided (``answered_at``): a
+        robots.txt the crawl announced after that was not had for it, though its record
+        comes later."""
         entry.answered = True
         entry.answered_at = time.time()
         origin = origin_of(url)
