@@ -53,6 +53,12 @@ from rep_engine.trail.read import TYPES, Line, Trail
 #: records"): the page pass's items kept and dropped, those a later component dropped, the
 #: links not followed.
 OUTPUT_COUNTS: Final = ("items_kept", "items_dropped", "items_not_kept", "links_not_followed")
+#: What a failed download's record may say of its errback's items: those kept (a count),
+#: and none dropped (no page pass read them).
+ERRBACK_COUNTS: Final[dict[str, Callable[[Any], bool]]] = {
+    "items_kept": lambda value: type(value) is int and value >= 0,
+    "items_dropped": lambda value: type(value) is int and value == 0,
+}
 #: A line's hash as ``--head`` gives it (anything else names a head file).
 _SHA256: Final = re.compile(r"[0-9a-fA-F]{64}")
 #: The other fields only a fetched page's record has: why its items were dropped, and the
@@ -107,14 +113,17 @@ def output_problems(record: dict[str, Any]) -> list[str]:
     writes: a count that is not a whole number of 0 or more (a string, a bool, a negative
     number), or any of it on the record of a request that was not fetched (only a page
     whose callback ran has items and links; a record of an unknown fate is said
-    already)."""
+    already), but the ``items_kept`` of a failed one (its errback's items) and its
+    ``items_dropped`` 0."""
     found = []
     fate = text(record.get("fate"))
     if fate in FATES and fate != "fetched":
+        errback = ERRBACK_COUNTS if fate == "failed" else {}
         for name in (*OUTPUT_COUNTS, *OUTPUT_WORDS):
-            if name in record:
+            if name in record and not (name in errback and errback[name](record[name])):
                 found.append(f"a {fate} record says {name} {record[name]!r}: only a fetched "
-                             "page's record says what its output was")  # fmt: skip
+                             "page's record says what its output was (a failed one, the "
+                             "items its errback yielded)")  # fmt: skip
         return found
     for name in OUTPUT_COUNTS:
         value = record.get(name, 0)

@@ -206,8 +206,14 @@ class AuditTrail:
         self.counts: Counter[str] = Counter()
         self.settled = Settled()
         #: Open record id -> its page's items that reached the end of the crawl so far
-        #: (``item_scraped``), until its page's output is through.
+        #: (``item_scraped``), until its page's output is through (or its errback's, for a
+        #: failed download: those of :attr:`failing`).
         self.scraped: dict[str, int] = {}
+        #: The open records of failed requests whose errback runs: settled ``failed`` once
+        #: the scraper is through with the failure (:meth:`failure_scraped`), with the items
+        #: the errback yielded, when the page pass tells it (:attr:`failures_told`).
+        self.failing: set[str] = set()
+        self.failures_told = False
         #: Who reads each settled entry besides the trail (the report, the tools).
         self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
         #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``),
@@ -631,12 +637,15 @@ class AuditTrail:
             self._holding.discard(key)
             self._left.discard(key)
         settled, fate = self.settled, entry.fate  # counted once (Settled.add, inline)
-        settled.requests[fate, entry.reason, entry.status is not None, entry.answered] += 1
+        responded = entry.status is not None
+        settled.requests[fate, entry.reason, responded, entry.answered, entry.replayed] += 1
         robots, output = entry.robots, entry.output
         if robots is not None and robots.overridden and fate is not Fate.REFUSED:
             settled.overridden += 1
         if output is not None:
             settled.items_kept += output.kept
+            if fate is Fate.FAILED:  # its errback's items
+                settled.errback_kept += output.kept
             for (reason, _), times in output.dropped.items():
                 settled.items_dropped[reason] += times
         self._emit(entry.line(self.run, key))
@@ -818,16 +827,17 @@ class AuditTrail:
             self._received(response, request)
 
     def _item_scraped(self, response: object = None, **_: Any) -> None:
-        """Event ``ITEM_SCRAPED``: an item of ``response``'s page went through the item
-        pipelines (``item_scraped``, sent before the scraper says the page's whole output is
-        through), counted on the page's open entry until :meth:`page_done` settles it. An item
+        """Event ``ITEM_SCRAPED``: an item of ``response``'s page (or of the errback of a failed
+        download: ``response`` its Failure) went through the item pipelines (``item_scraped``,
+        sent before the scraper says the page's whole output is through), counted on the open
+        entry until :meth:`page_done` (:meth:`failure_scraped`) settles it. An item
         a later component drops is not counted: a project's spider middleware after the page
         pass drops it without a signal, an item pipeline with ``item_dropped`` or
         ``item_error``."""
-        if not isinstance(response, Response):  # an item of no page (start(), an errback's)
-            return
         try:  # guarded inline (the hot path: a call per item)
-            key = record_id(response.request)
+            # a page's item, or an errback's of a failed download (its Failure names the
+            # request: Scrapy's scraper sets it); None: start()'s, of no request
+            key = record_id(getattr(response, "request", None))
             if key and key in self.open:
                 scraped = self.scraped
                 scraped[key] = scraped.get(key, 0) + 1
@@ -888,7 +898,12 @@ class AuditTrail:
         if TRANSITIONS[phase, Event.FAILED] is IGNORE:
             return
         assert entry is not None
-        self._settle(record_id(request), entry, Fate.FAILED, why_of(exception))
+        key = record_id(request)
+        if request.errback is not None and not entry.unscheduled and self.failures_told:
+            self.failing.add(key)  # its errback's items are its own: settled after them
+            entry.why = why_of(exception)
+            return
+        self._settle(key, entry, Fate.FAILED, why_of(exception))
 
     @guarded
     def failure_scraped(self, request: Request, failure: Any) -> None:
@@ -900,17 +915,25 @@ class AuditTrail:
         ``process_exception`` before AuditMiddleware's), with the status of the response
         dropped (:func:`~scrapy_rep.crawl.internals.dropped_response`), ``why`` naming the
         exception as for one that reaches that middleware. Its callers skip a refusal's
-        (:func:`~scrapy_rep.crawl.auditing.settled_by`)."""
+        (:func:`~scrapy_rep.crawl.auditing.settled_by`). One :meth:`failed` left open for
+        its errback is settled now, with the items the errback yielded (``items_kept``)."""
         entry = open_record(request, self.open)
         phase = _phase(entry)
         if phase is Phase.NONE or TRANSITIONS[phase, Event.FAILED] is IGNORE:
             return
         assert entry is not None
-        exception = failure.value
+        key = record_id(request)
+        kept = self.scraped.pop(key, 0)
+        if kept:  # none passed through the page pass: each one reached the end
+            entry.output = PageOutput(kept, kept, through=True)
+        if key in self.failing:
+            self.failing.discard(key)
+            self._settle(key, entry, Fate.FAILED, entry.why)
+            return
         response = dropped_response(failure, request)
         if response is not None:
             entry.status = response.status
-        self._settle(record_id(request), entry, Fate.FAILED, why_of(exception))
+        self._settle(key, entry, Fate.FAILED, why_of(failure.value))
 
     @guarded
     def _file_checked(
@@ -1043,6 +1066,8 @@ class AuditTrail:
                 continue
             if entry.fetched:
                 self._settle(key, entry, Fate.FETCHED, "its page's output was not seen")
+            elif key in self.failing:  # failed: its errback's output was not seen
+                self._settle(key, entry, Fate.FAILED, entry.why)
             elif not paused:
                 self._settle(key, entry, Fate.UNFINISHED, why)
 

@@ -105,8 +105,10 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         status')."""
         engine = running_engine(self.crawler)
         if self._ledgers:
-            self._url_ledger = ledger_of(self.crawler)
+            self._url_ledger = ledger = ledger_of(self.crawler)
             self._at_scrape_end = after_each_scrape(engine, self._page_done)
+            if ledger is not None:  # a failed request's errback: its items on its record
+                ledger.failures_told = self._at_scrape_end
         failed = None if self._url_ledger is None else self._failure_scraped
         if not watch_downloads(engine, self.page.fetching, failed):
             logger.warning(
