@@ -227,17 +227,22 @@ class AuditTrail:
         #: Whether workers share the scheduler's queue (:meth:`_share_records`); the ids of
         #: the open records this worker took from it, and holds (a pause with JOBDIR keeps
         #: those for its resume); and of those counted ``left_in_queue`` by this crawl (a
-        #: paused run's, which its resumed run carries on: counted once).
+        #: paused run's, which its resumed run carries on: counted once); and those opened
+        #: for a request another worker queued (its queuer counts it left, or takes it back:
+        #: never this worker, whatever it puts back in the queue).
         self._shared = False
         self._taken: set[str] = set()
         self._holding: set[str] = set()
         self._left: set[str] = set()
+        self._others: set[str] = set()
         self._fingerprint = crawler.request_fingerprinter.fingerprint
         #: The requests' waits for their origins' documents (the report's origin lines).
         self.waits = Waits()
         #: The paused run this one resumes, and the latest request number (resumes go on).
         self.resumes: Paused | None
-        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered, self._left)
+        self.resumes, self.sequence = resume(
+            self.jobdir, self.open, self._unfiltered, self._left, self._others
+        )
         self._connect(crawler)
 
     @classmethod
@@ -475,6 +480,7 @@ class AuditTrail:
         if earlier:
             self.counts["repeated"] += 1
         self._open(key, request, earlier)
+        self._others.add(key)
 
     # --------------------------------------------------------------- the verdict on it
 
@@ -636,6 +642,7 @@ class AuditTrail:
             self._taken.discard(key)
             self._holding.discard(key)
             self._left.discard(key)
+            self._others.discard(key)
         settled, fate = self.settled, entry.fate  # counted once (Settled.add, inline)
         responded = entry.status is not None
         settled.requests[fate, entry.reason, responded, entry.answered, entry.replayed] += 1
@@ -1028,6 +1035,7 @@ class AuditTrail:
             "open": {key: entry.state() for key, entry in self.open.items()},
             "unfiltered": self._unfiltered,
             "left_in_queue": sorted(self._left),
+            "taken_from_others": sorted(self._others & self.open.keys()),
             "sequence": self.sequence,
             "trail": str(self.path) if self.trail else "",
             "head": head,
@@ -1060,7 +1068,8 @@ class AuditTrail:
             if self._shared and key not in self._taken and not entry.unscheduled:
                 if paused and key in self._holding:  # kept in JOBDIR: this worker resumes it
                     continue
-                if key not in left:  # another worker takes it, and its record
+                if key not in left and key not in self._others:  # another takes it, and
+                    # its record; one another worker queued is that worker's to count
                     left.add(key)
                     self.counts["left_in_queue"] += 1
                 continue

@@ -189,11 +189,13 @@ def resume(
     open_records: dict[str, UrlEntry],
     unfiltered: dict[str, str],
     left: set[str] | None = None,
+    others: set[str] | None = None,
 ) -> tuple[Paused | None, int]:
     """A resumed run: the paused run (``None``: none, or one that wrote no trail, whose
     entries are resumed all the same) and the last request number it gave; its open records,
     its ``dont_filter`` requests and the ids of its open records it counted ``left_in_queue``
-    are added to ``open_records``, ``unfiltered`` and ``left`` (a state of a later version is
+    (and of those it took from a shared queue another worker queued them in) are added to
+    ``open_records``, ``unfiltered``, ``left`` and ``others`` (a state of a later version is
     not resumed: a WARNING says so)."""
     saved = load_state(jobdir)
     if saved is None:
@@ -209,8 +211,10 @@ def resume(
     try:
         entries = {key: UrlEntry.from_state(state) for key, state in saved["open"].items()}
         counted = saved.get("left_in_queue", [])  # a state of an earlier version: none
-        if not isinstance(counted, list) or not all(isinstance(key, str) for key in counted):
-            raise TypeError(f"left_in_queue {counted!r} is not a list of record ids")
+        taken = saved.get("taken_from_others", [])
+        for name, keys in (("left_in_queue", counted), ("taken_from_others", taken)):
+            if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+                raise TypeError(f"{name} {keys!r} is not a list of record ids")
         saved_unfiltered = saved.get("unfiltered")
         if isinstance(saved_unfiltered, dict):
             unfiltered.update(saved_unfiltered)
@@ -229,8 +233,9 @@ def resume(
         logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
         return None, 0
     open_records.update(entries)
-    if left is not None:
+    if left is not None and others is not None:
         left.update(key for key in counted if key in entries)
+        others.update(key for key in taken if key in entries)
     return paused, sequence
 
 
