@@ -861,6 +861,7 @@ async def _paused_with_its_requests_queued(
     )
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest.mark.parametrize("taker", ["another worker", "itself, resumed"])
 @pytest_twisted.ensureDeferred
 async def test_a_request_a_paused_worker_left_in_the_queue_is_counted_once_in_its_crawl(

@@ -1045,11 +1045,11 @@ class AuditTrail:
             return
         self._emit(end)
         head = self.writer.file.prev if self.writer.file is not None else head  # its tree head's
-        written, appended = self.writer.close()
+        written, total = self.writer.close()
         if written:  # the head: written down, it anchors the trail (audit verify --head)
-            # a file appended to holds its earlier runs' lines too: this run's are counted
-            where = (f"appended by this run to {self.path} (after its earlier runs' lines)"
-                     if appended else f"in {self.path}")  # fmt: skip
+            # a file appended to holds its earlier runs' lines too: both are counted
+            where = (f"appended by this run to {self.path}, which holds {total} with its "
+                     "earlier runs'" if total > written else f"in {self.path}")  # fmt: skip
             logger.info(
                 "scrapy_rep: %d audit line(s) %s; its head is %s: keep it, and `audit "
                 "verify %s --head %s` tells whether any line up to it was changed since",
