@@ -235,9 +235,9 @@ REPLAYED: Final = FateRow(
 #: The fetched records no download made, by the row that says them (the closing line and
 #: ``audit summary`` count them apart from those downloaded).
 NOT_DOWNLOADED: Final = (ANSWERED, REPLAYED)
-#: The fates whose record counts items: a fetched page's output, and a failed download's
-#: errback's items (``items_kept``).
-_WITH_OUTPUT: Final = frozenset((Fate.FETCHED, Fate.FAILED))
+#: The fates whose record counts items: a fetched page's output, and the items the errback
+#: of a download failed or refused yielded (``items_kept``).
+_WITH_OUTPUT: Final = frozenset((Fate.FETCHED, Fate.FAILED, Fate.REFUSED))
 #: A record whose fate is no word of :class:`Fate` (a hand-edited trail), as ``audit show``
 #: says it (the word as written).
 UNKNOWN_FATE: Final = "has the unknown fate {!r}"
@@ -804,8 +804,8 @@ class UrlEntry:
     #: Where a redirect went (``to``).
     to: str = ""
     #: A fetched page's output: its items kept and dropped, its links not followed
-    #: (``None``: no page pass read it, as a file a media pipeline downloaded); of a failed
-    #: download, the items its errback yielded that were kept.
+    #: (``None``: no page pass read it, as a file a media pipeline downloaded); of a download
+    #: failed or refused, the items its errback yielded that were kept.
     output: PageOutput | None = None
     #: The ``usage`` part (the usage decision, with every signal) and a fetched page's
     #: ``page`` part (what it said), as written (:mod:`rep_engine.trail.lines`).

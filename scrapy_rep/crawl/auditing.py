@@ -161,9 +161,6 @@ class Settled:
     #: page pass refused, by reason.
     items_kept: int = 0
     items_dropped: Counter[str] = field(default_factory=Counter)
-    #: Of the items kept, those the errbacks of failed downloads yielded (no page pass let
-    #: them through: not in the end line's ``items_passed``).
-    errback_kept: int = 0
 
     def fates(self) -> dict[str, int]:
         """The requests by fate, as the end line counts them."""

@@ -154,14 +154,15 @@ def _order(entry: UrlEntry) -> int:
 
 def _first(entry: UrlEntry) -> bool:
     """A download or a redirect: said before its pages' items (a response dropped by a
-    downloader middleware after its download is one too, and a failed download before the
-    items its errback yielded)."""
+    downloader middleware after its download is one too, and a download failed or refused
+    before the items its errback yielded)."""
     fate = entry.fate
     return (
         fate is None
         or fate is Fate.FETCHED
         or fate is Fate.REDIRECTED
-        or (fate is Fate.FAILED and (entry.status is not None or entry.output is not None))
+        or entry.output is not None
+        or (fate is Fate.FAILED and entry.status is not None)
     )
 
 
@@ -216,8 +217,8 @@ def summary_of(settled: Settled, counts: Counter[str]) -> str:
         fates[describe(entry).phrase] += times  # its words: the phrase of one like it
     kept, dropped = settled.items_kept, settled.items_dropped
     # the items the page pass let through that a later component did not keep (an
-    # errback's items of a failed download passed no page pass)
-    not_kept = counts["items_passed"] - (kept - settled.errback_kept)
+    # errback's items of a download failed or refused passed no page pass)
+    not_kept = counts["items_passed"] - (kept - counts["errback_items"])
     links = counts["not_followed"]
     order = [*REPORT_FATES, *sorted(set(fates) - set(REPORT_FATES))]
     parts = [f"{fates[fate]} {fate}" for fate in order if fates[fate]]

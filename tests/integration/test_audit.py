@@ -1407,8 +1407,9 @@ async def test_a_refused_request_enters_the_ledger_once_per_event_that_changes_i
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Decided, then refused: a request its robots.txt disallows, decided once the document
-    is known, is never told to the ledger as a failure after (its ``failed`` and its
-    scraped failure were two calls that found no open entry)."""
+    is known, is never told to the ledger as a failure after (its ``failed`` was a call
+    that found no open entry); its errback's end is told (its record is final then, with
+    the errback's items), once."""
     entered: list[str] = []
     for name in ("_scheduled", "decided", "_refused", "failed", "failure_scraped", "_attempt"):
         original = getattr(AuditTrail, name)
@@ -1427,5 +1428,5 @@ async def test_a_refused_request_enters_the_ledger_once_per_event_that_changes_i
         await sites.close()
     # held for its robots.txt, it was scheduled again (its record goes on) and tried once
     assert entered.count("decided") == entered.count("_refused") == 1
-    assert entered[-2:] == ["decided", "_refused"]
-    assert "failed" not in entered and "failure_scraped" not in entered
+    assert entered[-3:] == ["decided", "_refused", "failure_scraped"]
+    assert "failed" not in entered and entered.count("failure_scraped") == 1

@@ -108,3 +108,38 @@ async def test_the_items_an_errback_yields_for_a_failed_download_are_on_its_reco
     assert status == 0 and "3 item(s) kept, 0 dropped" in out, out
     status, out = audit_tool("verify", str(trail))
     assert status == 0 and ": clean" in out, out
+
+
+@pytest.mark.usefixtures("both_modes")
+@pytest_twisted.ensureDeferred
+async def test_the_items_an_errback_yields_for_a_refused_request_are_on_its_record(
+    tmp_path: Path,
+) -> None:
+    """robots.txt refuses a request whose errback yields an item (a spider that notes what
+    it could not fetch): Scrapy counted 2 items scraped, the trail, the report and ``audit
+    summary`` 1. The errback's item is on the refused request's record (``items_kept``,
+    its run's end line counting it in ``errback_items``), counted alike everywhere; no page
+    was fetched for it, and ``audit verify`` is clean."""
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    site.script("/ok", html_page(""))
+    trail, report = tmp_path / "trail.jsonl", tmp_path / "report.txt"
+    settings = {"REP_AUDIT_FILE": str(trail), "REP_REPORT_FILE": str(report)}
+    ok, private = sites.url("a", "/ok"), sites.url("a", "/private/1")
+    try:
+        crawler, _ = await crawl([ok, private], settings, FailedErrbackSpider)
+    finally:
+        await sites.close()
+    assert "/private/1" not in sites.requested("a")
+    assert crawler.stats.get_value("item_scraped_count") == 2
+    record = by_url(trail)[private]
+    assert (record["fate"], record["refused_by"], record["items_kept"]) == (
+        "refused", "robots.txt", 1
+    )  # fmt: skip
+    text = report.read_text()
+    assert "In short: 2 requests (1 downloaded, 1 forbidden by robots.txt); 2 items kept" in text
+    status, out = audit_tool("summary", str(trail))
+    assert status == 0 and "2 item(s) kept, 0 dropped" in out, out
+    status, out = audit_tool("verify", str(trail))
+    assert status == 0 and ": clean" in out, out

@@ -83,12 +83,14 @@ from scrapy_rep.crawl.auditing import (
     Event,
     Phase,
     Settled,
+    settled_by,
 )
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
     downloader_methods,
     dropped_response,
     engine_scheduler,
+    in_downloader,
     offsite_filter,
     running_engine,
     seen_fingerprints,
@@ -209,9 +211,10 @@ class AuditTrail:
         #: (``item_scraped``), until its page's output is through (or its errback's, for a
         #: failed download: those of :attr:`failing`).
         self.scraped: dict[str, int] = {}
-        #: The open records of failed requests whose errback runs: settled ``failed`` once
-        #: the scraper is through with the failure (:meth:`failure_scraped`), with the items
-        #: the errback yielded, when the page pass tells it (:attr:`failures_told`).
+        #: The open records of requests failed or refused in the downloader whose errback
+        #: runs, their fate known: final once the scraper is through with the failure
+        #: (:meth:`failure_scraped`), with the items the errback yielded, when the page pass
+        #: tells it (:attr:`failures_told`).
         self.failing: set[str] = set()
         self.failures_told = False
         #: Who reads each settled entry besides the trail (the report, the tools).
@@ -651,8 +654,8 @@ class AuditTrail:
             settled.overridden += 1
         if output is not None:
             settled.items_kept += output.kept
-            if fate is Fate.FAILED:  # its errback's items
-                settled.errback_kept += output.kept
+            if fate is not Fate.FETCHED:  # its errback's items (verify holds them to it)
+                self.counts["errback_items"] += output.kept
             for (reason, _), times in output.dropped.items():
                 settled.items_dropped[reason] += times
         self._emit(entry.line(self.run, key))
@@ -677,7 +680,9 @@ class AuditTrail:
         """Event ``REFUSED`` (``request_refused``): final, ``refused``. Its own record; else
         (never scheduled: sent with ``engine.download_async``, it waited in place for a
         document the spider closed before; or a copied meta) one opens here, unless it had one
-        of its own. A link, never requested, is in its page's ledger."""
+        of its own. A link, never requested, is in its page's ledger. Refused in the
+        downloader, its errback gets the refusal: settled once the errback is through, with
+        the items it yielded (:meth:`failure_scraped`)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             if reason in LINK_REASONS:
                 return
@@ -691,9 +696,24 @@ class AuditTrail:
                 entry.usage = lines.usage_part(
                     before.decision(), robots_sha(entry), entry.tdm or "", entry.licenses or {}
                 )
-            self._final(record_id(request), entry)
+            self._final_after_errback(record_id(request), entry, request)
         except Exception:
             self.internal_error("_refused")
+
+    def _final_after_errback(self, key: str, entry: UrlEntry, request: Request) -> None:
+        """``entry``'s fate is final (failed, refused in the downloader): written now, or, for
+        a request whose errback gets it (scheduled, as the scraper tells the ledger when it
+        is through with the failure: :attr:`failures_told`), once the errback is through,
+        with the items it yielded (:meth:`failure_scraped`)."""
+        if (
+            request.errback is not None
+            and self.failures_told
+            and not entry.unscheduled
+            and (entry.fate is not Fate.REFUSED or in_downloader(self.crawler, request))
+        ):
+            self.failing.add(key)
+            return
+        self._final(key, entry)
 
     def _redirected(self, key: str, request: Request) -> None:
         """Scrapy scheduled the next URL of a redirect: the record of ``key`` is final. A
@@ -905,12 +925,8 @@ class AuditTrail:
         if TRANSITIONS[phase, Event.FAILED] is IGNORE:
             return
         assert entry is not None
-        key = record_id(request)
-        if request.errback is not None and not entry.unscheduled and self.failures_told:
-            self.failing.add(key)  # its errback's items are its own: settled after them
-            entry.why = why_of(exception)
-            return
-        self._settle(key, entry, Fate.FAILED, why_of(exception))
+        entry.fate, entry.why = Fate.FAILED, why_of(exception)
+        self._final_after_errback(record_id(request), entry, request)
 
     @guarded
     def failure_scraped(self, request: Request, failure: Any) -> None:
@@ -922,8 +938,9 @@ class AuditTrail:
         ``process_exception`` before AuditMiddleware's), with the status of the response
         dropped (:func:`~scrapy_rep.crawl.internals.dropped_response`), ``why`` naming the
         exception as for one that reaches that middleware. Its callers skip a refusal's
-        (:func:`~scrapy_rep.crawl.auditing.settled_by`). One :meth:`failed` left open for
-        its errback is settled now, with the items the errback yielded (``items_kept``)."""
+        (:func:`~scrapy_rep.crawl.auditing.settled_by`). One left open for its errback
+        (:meth:`_final_after_errback`: failed, or refused in the downloader) is final now,
+        with the items the errback yielded (``items_kept``)."""
         entry = open_record(request, self.open)
         phase = _phase(entry)
         if phase is Phase.NONE or TRANSITIONS[phase, Event.FAILED] is IGNORE:
@@ -935,7 +952,9 @@ class AuditTrail:
             entry.output = PageOutput(kept, kept, through=True)
         if key in self.failing:
             self.failing.discard(key)
-            self._settle(key, entry, Fate.FAILED, entry.why)
+            self._final(key, entry)
+            return
+        if settled_by(failure.value):  # a refusal's record is final (or left for its errback)
             return
         response = dropped_response(failure, request)
         if response is not None:
@@ -1075,8 +1094,8 @@ class AuditTrail:
                 continue
             if entry.fetched:
                 self._settle(key, entry, Fate.FETCHED, "its page's output was not seen")
-            elif key in self.failing:  # failed: its errback's output was not seen
-                self._settle(key, entry, Fate.FAILED, entry.why)
+            elif key in self.failing:  # failed or refused: its errback's output was not seen
+                self._final(key, entry)
             elif not paused:
                 self._settle(key, entry, Fate.UNFINISHED, why)
 

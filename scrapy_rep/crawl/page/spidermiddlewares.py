@@ -239,10 +239,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _failure_scraped(self, request: Request, failure: Any) -> None:
         """A download's ``failure`` the scraper (or the engine, for a callback's own download)
-        is through with, told to the URL ledger, but a refusal's: its refusal settled the
-        request's entry (:func:`~scrapy_rep.crawl.auditing.settled_by`)."""
+        is through with, told to the URL ledger; a refusal's only when its errback ran (a
+        request refused in the downloader is final then, with the errback's items), else its
+        refusal settled the request's entry (:func:`~scrapy_rep.crawl.auditing.settled_by`)."""
         ledger = self._url_ledger
-        if ledger is not None and not settled_by(getattr(failure, "value", None)):
+        if ledger is not None and (
+            request.errback is not None or not settled_by(getattr(failure, "value", None))
+        ):
             ledger.failure_scraped(request, failure)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:
