@@ -2,19 +2,22 @@
 refused it and why, filtered by fate and reason; as text, CSV or JSON Lines (pure).
 
 A row says what :func:`rep_engine.records.describe` says of its record, as every command
-does: its ``fate`` is the record's state (its fate, or ``fetched, item dropped`` for a
-fetched page whose items were dropped, ``fetched, file refused`` or ``marked`` for a file
-an item pipeline downloaded that the media gate refused: its ``file`` record, which
-follows, is read with it); its ``reason`` the record's ``refused_by`` for a refused request
-(``robots.txt``, ``purpose``, ``unreachable``, ``closed``), its ``item_reason`` for a
+does: its ``fate`` is the record's fate as the trail writes it (a word of
+:class:`~rep_engine.records.Fate`: a script's ``fate == "fetched"`` finds every fetched
+page); its ``state`` that fate with what became of what it fetched (``fetched, item
+dropped`` for a fetched page whose items were dropped, ``fetched, file refused`` or
+``marked`` for a file an item pipeline downloaded that the media gate refused: its
+``file`` record, which follows, is read with it; the text lines say it); its ``reason``
+the record's ``refused_by`` for a refused request (``robots.txt``, ``purpose``,
+``unreachable``, ``closed``), its ``item_reason`` for a
 fetched page whose items were dropped (``noindex``, ``unavailable_after``, ``purpose``),
 ``purpose`` for a file the media gate refused, else empty; its ``why`` the record's own
 sentence (``why``, ``item_why``, the file's), else what decided it in the words of ``audit
 summary`` and the HTML report. ``--fate dropped`` lists the pages whose items, or whose
 file, the crawl dropped; ``--fate refused`` the files the media gate refused too. A
 recheck's ``item`` records are rows
-too (``record`` ``item``, and the item's line in the dataset): their ``fate`` is the
-item's status (``kept``, ``refused``, ``unknown``), their ``reason`` and ``why`` as
+too (``record`` ``item``, and the item's line in the dataset): their ``fate`` and ``state``
+are the item's status (``kept``, ``refused``, ``unknown``), their ``reason`` and ``why`` as
 :class:`~rep_engine.records.ItemRecord` reads them
 (:attr:`~rep_engine.records.ItemRecord.decided`, when it has no sentence).
 """
@@ -60,7 +63,8 @@ LIST_REASONS: Final = (
 )
 #: The columns of a row, in order (``trail`` first when several trails are read).
 COLUMNS: Final = (
-    "line", "run", "time", "url", "fate", "reason", "why", "record", "dataset_line", "shard"
+    "line", "run", "time", "url", "fate", "state", "reason", "why", "record", "dataset_line",
+    "shard",
 )  # fmt: skip
 FORMATS: Final = ("text", "csv", "jsonl")
 
@@ -92,7 +96,8 @@ def row(record: FateRecord, said: Described) -> dict[str, Any]:
         "run": record.run,
         "time": record.time,
         "url": record.entry.url,
-        "fate": said.state or record.word,
+        "fate": record.word,
+        "state": said.state or record.word,
         "reason": said.reason,
         "why": said.why or said.signal,
         "record": "url",
@@ -108,6 +113,7 @@ def item_row(item: ItemRecord) -> dict[str, Any]:
         "time": item.time,
         "url": item.url,
         "fate": item.status,
+        "state": item.status,
         "reason": item.reason,
         "why": item.why or item.decided,
         "record": "item",
@@ -212,7 +218,7 @@ def formatted(found: Iterable[dict[str, Any]], form: str, several: bool) -> Iter
         else:
             where = f"line {entry['line']}"
             where = f"{entry['trail']}, {where}" if several else where
-            said = f"{entry['fate']} ({entry['reason']})" if entry["reason"] else entry["fate"]
+            said = f"{entry['state']} ({entry['reason']})" if entry["reason"] else entry["state"]
             if entry["record"] == "item":
                 said = f"item{_where(entry['dataset_line'], entry['shard'])} {said}"
             yield f"{where}: {entry['url']} {said}: {entry['why']}"

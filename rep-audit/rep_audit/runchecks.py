@@ -46,6 +46,9 @@ class RunState:
     #: kept), checked against its end line's ``items_passed``.
     passed: int = 0
     most: tuple[int, str, int, int] | None = None
+    #: What its failed and refused records say their errbacks yielded (``items_kept``),
+    #: checked against its end line's ``errback_items``.
+    errback: int = 0
     #: When the first run of its crawl started (its header's ``time``; ``""``: not known,
     #: a resume whose paused run is not read before it): none of its requests was sent
     #: before.

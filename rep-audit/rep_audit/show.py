@@ -11,6 +11,7 @@ is never said to have not met it (:func:`no_record`).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
@@ -24,24 +25,42 @@ from rep_audit.storylines import file_lines, item_lines, purposes_of, record_lin
 from rep_audit.summary import Summary, unended
 from rep_engine.records import item_of, text
 from rep_engine.trail.read import Trail
+from rep_engine.urls.origins import DEFAULT_PORTS
 
 
 def _loose(url: str) -> str:
-    """``url`` without its fragment and final ``/``, decoded, in lower case, its query's
-    parts sorted: a cheap first comparison, before the canonical form (a w3lib call per
-    record is dear: about 100 µs)."""
-    path, _, query = unquote(url.partition("#")[0]).lower().partition("?")
+    """``url`` without its fragment, its scheme's default port and final ``/``, decoded, in
+    lower case, its query's parts sorted: a cheap first comparison, before the canonical
+    form (a w3lib call per record is dear: about 100 µs)."""
+    path, _, query = unquote(_default_port_dropped(url.partition("#")[0])).lower().partition("?")
     return f"{path.rstrip('/')}?{'&'.join(sorted(query.split('&')))}"
 
 
 def _canonical(url: str) -> str:
-    """``url`` canonicalised as the records' ids read it; as written when w3lib cannot
-    read it (an authority such as ``http://[x/``, a port past 65535): bad input is told,
-    never a crash."""
+    """``url`` canonicalised as the records' ids read it, without its scheme's default
+    port (``http://a.example:80/`` is ``http://a.example/``: RFC 3986 §6.2.3); as written
+    when w3lib cannot read it (an authority such as ``http://[x/``, a port past 65535): bad
+    input is told, never a crash."""
     try:
-        return canonicalize_url(url)
+        return _default_port_dropped(canonicalize_url(url))
     except ValueError:
         return url
+
+
+#: A URL's scheme and authority, at its start.
+_AUTHORITY: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://([^/?#]*)")
+
+
+def _default_port_dropped(url: str) -> str:
+    """``url`` without the default port of its scheme written in its authority."""
+    found = _AUTHORITY.match(url)
+    if found is None:
+        return url
+    scheme, authority = found.groups()
+    port = f":{DEFAULT_PORTS.get(scheme.lower())}"
+    if not authority.endswith(port):
+        return url
+    return f"{scheme}://{authority[: -len(port)]}{url[found.end() :]}"
 
 
 class _Asked:
@@ -99,9 +118,11 @@ class _Written:
         theirs = _split(stored)
         if theirs is None or _loose(self._rest(theirs)) != self._loose:
             return None
+        default = DEFAULT_PORTS.get(theirs.scheme.lower())  # written or not: the same port
+        port = _port(self.parts)
         elsewhere = not self.bare and (
             (self.parts.hostname or "") != (theirs.hostname or "")
-            or (_port(self.parts) is not None and _port(self.parts) != _port(theirs))
+            or (port is not None and port != (_port(theirs) or default))
         )
         asked = _Asked(urlunsplit((theirs.scheme, theirs.netloc, *self.parts[2:])))
         if asked.names(stored):

@@ -25,6 +25,7 @@ from rep_audit.tallies import ItemTally, Tally, table
 from rep_engine.records import (
     FILE_FATE_ROWS,
     ITEM_STATUSES,
+    NOT_DOWNLOADED,
     Fate,
     ItemRecord,
     ItemStatus,
@@ -104,6 +105,9 @@ class Summary:
     denied: Counter[str] = field(default_factory=Counter)
     #: Per deciding signal, a usage signal named by what the site said (its ``source``).
     by_said: dict[str, Tally] = field(default_factory=dict)
+    #: The fetched records no download made (answered without one, replayed from Scrapy's
+    #: HTTP cache), by the report's words for them.
+    not_downloaded: Counter[str] = field(default_factory=Counter)
     runs: list[dict[str, Any]] = field(default_factory=list)
     ends: list[dict[str, Any]] = field(default_factory=list)
     snapshots: int = 0
@@ -215,8 +219,11 @@ class Summary:
         for purpose in purposes:
             self.by_purpose.setdefault(purpose, Tally()).add(record)
             self.denied[purpose] += purpose in denied
-        said = signal_of(record, purposes)
+        described = describe(record.entry, purposes)
+        said = described.signal
         self.by_said.setdefault(said, Tally()).add(record)
+        if described.row in NOT_DOWNLOADED:
+            self.not_downloaded[described.phrase] += 1
         if record.fate is Fate.FETCHED and record.entry.output is None:
             self._downloads[(record.run, record.entry.url)] = said
 
@@ -243,6 +250,9 @@ def _not_followed(end: dict[str, Any]) -> int:
 def summary_text(summary: Summary) -> list[str]:
     total = summary.total
     fates = ", ".join(f"{n} {fate}" for fate, n in sorted(summary.fates.items()))
+    if summary.not_downloaded:  # of the fetched: as the crawl's closing line says them
+        said = sorted(summary.not_downloaded.items())
+        fates += f"; of those fetched, {', '.join(f'{n} {how}' for how, n in said)}"
     not_followed = sum(_not_followed(end) for end in summary.ends)
     links = f", {not_followed} link(s) not followed (never requested: no records)"
     lines = [

@@ -23,7 +23,8 @@
 6. What a record says of its page's output is as the crawl writes it
    (:func:`output_problems`), and the items its page pass let through add up to its run's
    end line's ``items_passed`` (:func:`passed_problems`): no record says more (a later
-   component drops only items the page pass let through).
+   component drops only items the page pass let through); the items the errbacks of its
+   failed and refused requests yielded, to its ``errback_items``.
 
 Problems are :class:`Finding` (line number, URL, sentence), in file order, handed to the
 caller's ``sink`` as they are found (the command line prints each at once); the result
@@ -53,6 +54,12 @@ from rep_engine.trail.read import TYPES, Line, Trail
 #: records"): the page pass's items kept and dropped, those a later component dropped, the
 #: links not followed.
 OUTPUT_COUNTS: Final = ("items_kept", "items_dropped", "items_not_kept", "links_not_followed")
+#: What the record of a download failed or refused may say of its errback's items: those
+#: kept (a count), and none dropped (no page pass read them).
+ERRBACK_COUNTS: Final[dict[str, Callable[[Any], bool]]] = {
+    "items_kept": lambda value: type(value) is int and value >= 0,
+    "items_dropped": lambda value: type(value) is int and value == 0,
+}
 #: A line's hash as ``--head`` gives it (anything else names a head file).
 _SHA256: Final = re.compile(r"[0-9a-fA-F]{64}")
 #: The other fields only a fetched page's record has: why its items were dropped, and the
@@ -62,8 +69,14 @@ OUTPUT_WORDS: Final = ("item_reason", "item_why", "not_followed")
 
 def count_passed(number: int, record: dict[str, Any], run: RunState) -> None:
     """The items a fetched page's record says its page pass let through (``items_kept``
-    and ``items_not_kept``, each a count), added to its run's (:attr:`RunState.passed`)."""
-    if text(record.get("fate")) != "fetched":
+    and ``items_not_kept``, each a count), added to its run's (:attr:`RunState.passed`); a
+    failed or refused one's, its errback's (:attr:`RunState.errback`)."""
+    fate = text(record.get("fate"))
+    if fate in ("failed", "refused"):
+        kept = record.get("items_kept", 0)
+        run.errback += kept if type(kept) is int and kept > 0 else 0
+        return
+    if fate != "fetched":
         return
     counts = [record.get("items_kept", 0), record.get("items_not_kept", 0)]
     if any(type(value) is not int or value < 0 for value in counts):
@@ -99,6 +112,12 @@ def passed_problems(end: int, counts: dict[str, Any], run: RunState) -> list[tup
                       f"item(s) its page pass let through (items_passed), the run's page "
                       f"records {run.passed} (their items_kept and items_not_kept: a "
                       "record changed, added or deleted)"))  # fmt: skip
+    errback = counts.get("errback_items", 0)
+    if run.errback != errback:
+        found.append((end, "", f"run {run.context.run[:8]}: the end line counts {errback!r} "
+                      "item(s) the errbacks of failed or refused requests yielded "
+                      f"(errback_items), the run's records {run.errback} (their items_kept: "
+                      "a record changed, added or deleted)"))  # fmt: skip
     return found
 
 
@@ -107,14 +126,17 @@ def output_problems(record: dict[str, Any]) -> list[str]:
     writes: a count that is not a whole number of 0 or more (a string, a bool, a negative
     number), or any of it on the record of a request that was not fetched (only a page
     whose callback ran has items and links; a record of an unknown fate is said
-    already)."""
+    already), but the ``items_kept`` of a failed or refused one (its errback's items, no
+    page's) and its ``items_dropped`` 0."""
     found = []
     fate = text(record.get("fate"))
     if fate in FATES and fate != "fetched":
+        errback = ERRBACK_COUNTS if fate in ("failed", "refused") else {}
         for name in (*OUTPUT_COUNTS, *OUTPUT_WORDS):
-            if name in record:
+            if name in record and not (name in errback and errback[name](record[name])):
                 found.append(f"a {fate} record says {name} {record[name]!r}: only a fetched "
-                             "page's record says what its output was")  # fmt: skip
+                             "page's record says what its output was (a failed or refused "
+                             "one, the items its errback yielded)")  # fmt: skip
         return found
     for name in OUTPUT_COUNTS:
         value = record.get(name, 0)

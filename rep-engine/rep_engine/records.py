@@ -223,6 +223,21 @@ ANSWERED: Final = FateRow(
     "was answered by a downloader middleware before scrapy_rep's verdict, without a download",
     "answered without a download",
 )
+#: A ``fetched`` page Scrapy's HTTP cache replayed after the verdict (``HTTPCACHE_ENABLED``;
+#: its ``page`` part says ``cached``): nothing went on the wire (docs/audit-trail.md,
+#: ``page``).
+REPLAYED: Final = FateRow(
+    "was replayed from Scrapy's HTTP cache after scrapy_rep's verdict, without a download",
+    "replayed from the HTTP cache",
+    "fetched",
+    sent=True,
+)
+#: The fetched records no download made, by the row that says them (the closing line and
+#: ``audit summary`` count them apart from those downloaded).
+NOT_DOWNLOADED: Final = (ANSWERED, REPLAYED)
+#: The fates whose record counts items: a fetched page's output, and the items the errback
+#: of a download failed or refused yielded (``items_kept``).
+_WITH_OUTPUT: Final = frozenset((Fate.FETCHED, Fate.FAILED, Fate.REFUSED))
 #: A record whose fate is no word of :class:`Fate` (a hand-edited trail), as ``audit show``
 #: says it (the word as written).
 UNKNOWN_FATE: Final = "has the unknown fate {!r}"
@@ -797,7 +812,8 @@ class UrlEntry:
     #: Where a redirect went (``to``).
     to: str = ""
     #: A fetched page's output: its items kept and dropped, its links not followed
-    #: (``None``: no page pass read it, as a file a media pipeline downloaded).
+    #: (``None``: no page pass read it, as a file a media pipeline downloaded); of a download
+    #: failed or refused, the items its errback yielded that were kept.
     output: PageOutput | None = None
     #: The ``usage`` part (the usage decision, with every signal) and a fetched page's
     #: ``page`` part (what it said), as written (:mod:`rep_engine.trail.lines`).
@@ -811,8 +827,10 @@ class UrlEntry:
     #: ``robots`` part says what the crawl's robots.txt said of it then, if it had one
     #: (``fetched``, or ``redirected``: a redirect it answered so).
     answered: bool = False
-    #: When that response came (POSIX seconds; ``None``: not answered so): the documents
-    #: its ``robots`` part and its page were decided with are those the crawl had then.
+    #: When that response was decided (POSIX seconds; ``None``: not answered so): when it
+    #: came, or, come before its origin's documents were had, once they were (``held``):
+    #: the documents its ``robots`` part and its page were decided with are those the
+    #: crawl had then.
     answered_at: float | None = None
     #: The verdict it was last decided with and the facts it was decided on (``None``: not
     #: decided), for the ledger's readers (the command-line tools print them): never
@@ -821,6 +839,13 @@ class UrlEntry:
     #: :class:`~rep_engine.verdict.decide.RequestFacts`, held as values here: the verdict's floor
     #: is above the contract's, which imports none of it.
     decision: tuple[Any, Any] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def replayed(self) -> bool:
+        """Whether Scrapy's HTTP cache replayed its page (its ``page`` part says
+        ``cached``): nothing went on the wire."""
+        page = self.page
+        return page is not None and page.get("cached", False) is not False
 
     def line(self, run: str, key: str, now: str = "") -> dict[str, Any]:
         """The ``url`` record of this entry, whose fate is final, written at ``now`` (ISO
@@ -899,7 +924,7 @@ class UrlEntry:
             reason_of(by, tdm) if by else "",
             by,
             text(get("to")),
-            PageOutput.from_part(record) if fate is Fate.FETCHED else None,
+            PageOutput.from_part(record) if fate in _WITH_OUTPUT else None,
             usage if isinstance(usage, dict) else None,
             page if isinstance(page, dict) else None,
             answered=(
@@ -1115,11 +1140,13 @@ def describe(entry: UrlEntry, purposes: Sequence[str] = ()) -> Described:
         row = RESPONSE_DROPPED
     elif fate is Fate.FETCHED and entry.answered:  # a response no download made
         row = ANSWERED
+    elif fate is Fate.FETCHED and entry.replayed:  # a copy the HTTP cache kept
+        row = REPLAYED
     filed = None if file is None else _file_row(file)
     word = str(fate or "")
     state, colour = word, row.colour if row is not None else "other"
-    if row is ANSWERED:
-        state = f"{word}, {ANSWERED.report}"
+    if row in NOT_DOWNLOADED:
+        state = f"{word}, {row.report}"
     reason, why = entry.refused_by, entry.why
     refused, dropped = fate is Fate.REFUSED, False
     if fate is Fate.FETCHED and output is not None and output.dropped:
@@ -1160,6 +1187,8 @@ def _said(entry: UrlEntry, filed: FileFateRow | None) -> tuple[str, str]:
         head = _GIVEN_UP if entry.reason == Reason.ROBOTSTXT_UNREACHABLE else why
     elif fate is Fate.FETCHED and entry.answered:
         head, rest = _ANSWERED, f" ({status}){_robots_said(entry.robots)}"
+    elif fate is Fate.FETCHED and entry.replayed:
+        head, rest = "replayed from Scrapy's HTTP cache, not downloaded", f" ({status})"
     elif fate is Fate.FETCHED:
         head, rest = f"downloaded{_WITHOUT if entry.unscheduled else ''}", f" ({status})"
     elif fate is Fate.REDIRECTED:

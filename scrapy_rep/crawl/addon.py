@@ -77,8 +77,7 @@ class Addon:
         if settings.getpriority("ROBOTSTXT_OBEY") == SETTINGS_PRIORITIES["default"]:
             settings.set("ROBOTSTXT_OBEY", True, priority="addon")
         wrap_media_pipelines(settings)
-        check_resumed(settings, config)
-        check_resumed_trail(settings, config)
+        check_resumed_trail(settings, config, check_resumed(settings, config))
         show_defaults(settings)
         warn_unknown_names(settings, config)
         warn_remote_control(settings, config)

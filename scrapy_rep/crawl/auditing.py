@@ -152,9 +152,9 @@ class Settled:
     (the items passed on and the links not followed are the end line's own counts)."""
 
     #: Requests by fate, why one was refused, whether a failed one got its response, and
-    #: whether a fetched one was answered without a download: what its words depend on
-    #: (:func:`~rep_engine.records.describe`'s phrase).
-    requests: Counter[tuple[Fate | None, str, bool, bool]] = field(default_factory=Counter)
+    #: whether a fetched one was answered without a download or replayed from Scrapy's
+    #: HTTP cache: what its words depend on (:func:`~rep_engine.records.describe`'s phrase).
+    requests: Counter[tuple[Fate | None, str, bool, bool, bool]] = field(default_factory=Counter)
     #: Of those, the requests an override let through (robots.txt disallowed them).
     overridden: int = 0
     #: The items of the pages settled that reached the end of the crawl, and those the
@@ -165,7 +165,7 @@ class Settled:
     def fates(self) -> dict[str, int]:
         """The requests by fate, as the end line counts them."""
         fates: Counter[str] = Counter()
-        for (fate, _, _, _), count in self.requests.items():
+        for (fate, *_), count in self.requests.items():
             if fate is not None:
                 fates[fate] += count
         return dict(fates)
@@ -182,6 +182,10 @@ class LedgerCalls(Protocol):
     #: counts (items passed on, links not followed...).
     settled: Settled
     counts: Counter[str]
+    #: Whether the scraper tells it when it is through with each download's failure
+    #: (:meth:`failure_scraped`, the page pass's hook): a failed request with an errback is
+    #: settled then, with the items its errback yielded.
+    failures_told: bool
 
     def decided(
         self, request: Request, facts: RequestFacts, verdict: Allowed | Refused

@@ -618,6 +618,15 @@ def downloader_middleware(engine: Any) -> Any:
     return getattr(getattr(engine, "downloader", None), "middleware", None)
 
 
+def in_downloader(crawler: Crawler, request: Request) -> bool:
+    """Whether ``request`` is in the crawl's downloader now (``Downloader.active``: from its
+    downloader middlewares' ``process_request`` to their ``process_exception``, the same in
+    2.13 to 2.19): a refusal raised there reaches its errback. ``False`` when it cannot
+    tell."""
+    active = getattr(getattr(running_engine(crawler), "downloader", None), "active", None)
+    return isinstance(active, set) and request in active
+
+
 def downloader_methods(engine: Any, name: str) -> list[Any]:
     """The bound methods the downloader calls for ``name`` (``process_request``…), in the
     order it calls them (``DownloaderMiddlewareManager.methods``)."""

@@ -37,8 +37,8 @@ class Page:
     handed with its output, for the page's record."""
 
     __slots__ = (
-        "answered", "cached", "decided", "facts", "fetched", "images", "output", "plain",
-        "rel_targets", "statements", "verdict",
+        "answered", "cached", "decided", "facts", "fetched", "held", "images", "output",
+        "plain", "rel_targets", "statements", "verdict",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -72,6 +72,9 @@ class Page:
         #: page was decided with and whose versions its record names (``None``: it had a
         #: verdict of ours, or its origin's robots.txt was not had).
         self.answered: Allowed | Refused | None = None
+        #: Such a response, held until its origin's documents were had (its record's
+        #: ``held``).
+        self.held = False
 
 
 #: What the page pass read of each response of a crawl, for the trail's record of a page

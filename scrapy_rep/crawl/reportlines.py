@@ -154,12 +154,14 @@ def _order(entry: UrlEntry) -> int:
 
 def _first(entry: UrlEntry) -> bool:
     """A download or a redirect: said before its pages' items (a response dropped by a
-    downloader middleware after its download is one too)."""
+    downloader middleware after its download is one too, and a download failed or refused
+    before the items its errback yielded)."""
     fate = entry.fate
     return (
         fate is None
         or fate is Fate.FETCHED
         or fate is Fate.REDIRECTED
+        or entry.output is not None
         or (fate is Fate.FAILED and entry.status is not None)
     )
 
@@ -208,12 +210,16 @@ def summary_of(settled: Settled, counts: Counter[str]) -> str:
     through, items kept, dropped (by reason) and not kept by a later component, links not
     followed: of every URL, those past REP_REPORT_MAX_URLS too."""
     fates: Counter[str] = Counter()
-    for (fate, reason, responded, answered), times in settled.requests.items():
+    for (fate, reason, responded, answered, replayed), times in settled.requests.items():
         status = 0 if responded else None
-        entry = UrlEntry("", status=status, fate=fate, reason=reason, answered=answered)
+        page = {"cached": True} if replayed else None
+        entry = UrlEntry("", status=status, fate=fate, reason=reason, answered=answered, page=page)
         fates[describe(entry).phrase] += times  # its words: the phrase of one like it
     kept, dropped = settled.items_kept, settled.items_dropped
-    not_kept, links = counts["items_passed"] - kept, counts["not_followed"]
+    # the items the page pass let through that a later component did not keep (an
+    # errback's items of a download failed or refused passed no page pass)
+    not_kept = counts["items_passed"] - (kept - counts["errback_items"])
+    links = counts["not_followed"]
     order = [*REPORT_FATES, *sorted(set(fates) - set(REPORT_FATES))]
     parts = [f"{fates[fate]} {fate}" for fate in order if fates[fate]]
     requests = sum(fates.values())

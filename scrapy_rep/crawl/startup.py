@@ -59,7 +59,7 @@ def validate(settings: SettingsLike) -> RepConfig:
 SETTINGS_FILE: Final = "scrapy_rep.settings.json"
 
 
-def check_resumed(settings: SettingsLike, config: RepConfig) -> None:
+def check_resumed(settings: SettingsLike, config: RepConfig) -> dict[str, Any] | None:
     """A crawl resumed from ``JOBDIR`` (paused, stopped or killed: Scrapy's queue and seen
     requests carry it on) must decide as it did: a setting that decides requests or pages
     (:data:`~rep_engine.settings.DECIDING`) with another value than the crawl's first
@@ -68,10 +68,11 @@ def check_resumed(settings: SettingsLike, config: RepConfig) -> None:
     ``JOBDIR/scrapy_rep.settings.json``; a file there that cannot be read (cut, not
     JSON, not the settings) stops the resume too, naming it: what the crawl ran with is
     not known, so a change cannot be ruled out (read as absent, a crawl paused as
-    ``search`` would resume as ``ai-train`` without a word)."""
+    ``search`` would resume as ``ai-train`` without a word). The settings the crawl first
+    ran with (``None``: this is its first run)."""
     directory = settings.get("JOBDIR")
     if not directory:
-        return
+        return None
     path = Path(str(directory)) / SETTINGS_FILE
     now = settings_in_force(config, settings)
     kept = _kept_settings(path, str(directory))
@@ -88,13 +89,14 @@ def check_resumed(settings: SettingsLike, config: RepConfig) -> None:
                     f"the new ones"
                 )
             )
-        return
+        return kept
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with replacing(path, ".tmp") as file:  # made new: no planted symlink followed
             file.write(json.dumps({"settings": now}).encode())
     except OSError as error:
         stop_at_start(RepSettingError(f"JOBDIR: {path} cannot be written ({error})"))
+    return None
 
 
 def _kept_settings(path: Path, directory: str) -> dict[str, Any] | None:

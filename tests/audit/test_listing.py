@@ -4,6 +4,8 @@ items were dropped as such (a recheck's items: test_listing_items.py)."""
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 
@@ -40,9 +42,29 @@ def test_a_page_whose_items_were_dropped_is_listed_as_dropped(tmp_path: Path) ->
         "2 record(s)",
     ]
     _, out = audit_tool("list", str(path), "--format", "jsonl")
-    fates = {row["url"]: row["fate"] for row in map(json.loads, out.splitlines())}
+    fates = {row["url"]: (row["fate"], row["state"]) for row in map(json.loads, out.splitlines())}
     assert fates == {
-        f"{ORIGIN}/": "fetched",
-        f"{ORIGIN}/hidden": "fetched, item dropped",
-        f"{ORIGIN}/some": "fetched, item dropped",
+        f"{ORIGIN}/": ("fetched", "fetched"),
+        f"{ORIGIN}/hidden": ("fetched", "fetched, item dropped"),
+        f"{ORIGIN}/some": ("fetched", "fetched, item dropped"),
     }
+
+
+def test_the_fate_column_is_the_trails_word_and_the_state_its_wording(tmp_path: Path) -> None:
+    """``--format jsonl`` and ``csv`` wrote ``fetched, item dropped`` in ``fate`` where the
+    trail says ``fetched``: a script filtering ``fate == "fetched"`` missed the page. The
+    ``fate`` is the contract's word (:class:`~rep_engine.records.Fate`), the wording is in
+    ``state``."""
+    allowed = robots_part(None)
+    dropped = url_line("/hidden", robots=allowed, items_kept=0, items_dropped=1,
+                       item_reason="noindex", item_why=NOINDEX)  # fmt: skip
+    body = [snapshot_line(), dropped]
+    path = write_trail(tmp_path / "t.jsonl", lines=encode([run_line(), *body, end_line(body)]))
+    _, out = audit_tool("list", str(path), "--format", "jsonl")
+    (shown,) = map(json.loads, out.splitlines())
+    assert (shown["fate"], shown["state"], shown["reason"]) == (
+        "fetched", "fetched, item dropped", "noindex"
+    )  # fmt: skip
+    _, out = audit_tool("list", str(path), "--format", "csv")
+    (listed,) = csv.DictReader(io.StringIO(out))
+    assert (listed["fate"], listed["state"]) == ("fetched", "fetched, item dropped")

@@ -125,3 +125,33 @@ def test_a_path_recorded_on_several_hosts_names_each_and_tells_none(tmp_path: Pa
 def test_a_url_w3lib_cannot_read_is_told_never_a_crash(stored_trail: Path, asked: str) -> None:
     status, out = audit_tool("show", str(stored_trail), asked)
     assert status == 1 and out.startswith(f"no record of {asked}"), out
+
+
+def test_a_url_with_its_default_port_and_the_query_reordered_is_the_same_url(
+    tmp_path: Path,
+) -> None:
+    """A recheck's item written ``http://A.EXAMPLE:80/private/1?b=2&a=1`` in its dataset
+    (as a request of the crawl may be) was not found as ``http://a.example/private/1?a=1&b=2``,
+    the URL it is (its scheme's default port is no other port, RFC 3986 §6.2.3; the query
+    sorted and the host in lower case, as Scrapy's fingerprint reads it): "no record", or a
+    "may mean". Either way it is told as that URL, and so is a request's record."""
+    from tests.support.recheck import recheck_tool, robots_capture, write_jsonl, write_warc
+
+    written = "http://A.EXAMPLE:80/private/1?b=2&a=1"
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [written])
+    warc = tmp_path / "documents.warc"
+    write_warc(warc, [robots_capture("http://a.example", "User-agent: *\nDisallow: /private\n")])
+    trail = tmp_path / "recheck.jsonl"
+    recheck_tool(
+        str(dataset), "--purpose", "ai-train", "--documents", str(warc), f"--trail={trail}"
+    )
+    for asked in ("http://a.example/private/1?a=1&b=2", "HTTP://a.example:80/private/1?a=1&b=2"):
+        status, out = audit_tool("show", str(trail), asked)
+        assert status == 0 and f"{written}: item re-checked" in out.splitlines()[0], out
+    body = [snapshot_line(), url_line("/x", url=written, robots=robots_part(None))]
+    crawled = write_trail(tmp_path / "trail.jsonl", [run_line(), *body, end_line(body)])
+    status, out = audit_tool("show", str(crawled), "http://a.example/private/1?a=1&b=2")
+    assert status == 0 and f"{written} was fetched" in out.splitlines()[0], out
+    status, out = audit_tool("show", str(crawled), "https://a.example:80/private/1?a=1&b=2")
+    assert status == 1 and f"  {written}: `audit show {crawled} {written}`" in out, out

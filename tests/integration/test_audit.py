@@ -340,6 +340,78 @@ async def test_a_resume_without_the_paused_runs_trail_stops_at_start_or_says_so(
     assert any("12 request(s) of it open" in m and "no record" in m for m in warned), warned
 
 
+def _warned(crawler: Any, caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The WARNING lines of a crawl, in this process (``caplog``) or in a child's."""
+    from tests.support.robotsite import CrawlMode
+
+    if CrawlMode.reactorless:
+        return [line for line in crawler.log if line.startswith("WARNING")]
+    return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+
+
+@pytest.mark.usefixtures("both_modes")
+@pytest_twisted.ensureDeferred
+async def test_a_resume_without_the_paused_runs_state_still_names_its_trail(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A crawl paused with its trail whose saved state is gone (a killed run leaves none)
+    and resumed without ``REP_AUDIT_FILE`` sent the pages it carried on with no record,
+    without a word. The trail its first run had (the settings ``JOBDIR`` keeps) is named:
+    the crawl stops at start, or with ``REP_AUDIT_REQUIRED = False`` a WARNING says so."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    urls = [sites.url("a", f"/{n}") for n in range(4)]
+    trail = tmp_path / "trail.jsonl"
+    job = {"JOBDIR": str(tmp_path / "job")}
+    try:
+        await _paused_before_sending({**BASE_SETTINGS, **job, "REP_AUDIT_FILE": str(trail)}, urls)
+        (tmp_path / "job" / "scrapy_rep.audit.json").unlink()
+        line = await refused_at_start(job, urls=urls)
+        caplog.clear()
+        crawler, spider = await crawl(urls, {**job, "REP_AUDIT_REQUIRED": False})
+    finally:
+        await sites.close()
+    assert line.startswith(
+        f"scrapy_rep: error: REP_AUDIT_FILE: the crawl in JOBDIR {job['JOBDIR']} was paused "
+        f"with its audit trail {trail} (its saved state is gone), and this run has no "
+        "REP_AUDIT_FILE: what it sends would have no record; resume it with REP_AUDIT_FILE"
+    ), line
+    assert sorted(spider.downloaded) == sorted(urls)  # resumed, without its trail
+    warned = _warned(crawler, caplog)
+    assert any(f"audit trail {trail} (its saved state is gone)" in m for m in warned), warned
+
+
+@pytest.mark.trail_not_verified("the resumed run's trail lacks its paused run, on purpose")
+@pytest.mark.usefixtures("both_modes")
+@pytest_twisted.ensureDeferred
+async def test_a_resume_whose_paused_trail_is_missing_says_so_and_records_its_requests(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A crawl paused with its trail, resumed with another ``REP_AUDIT_FILE`` while the
+    paused run's trail is gone: nothing said it. A WARNING at start names the missing
+    trail, and every request the paused run left open has its record in the new one."""
+    sites = Sites()
+    sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+    urls = [sites.url("a", f"/{n}") for n in range(4)]
+    trail, other = tmp_path / "trail.jsonl", tmp_path / "other.jsonl"
+    job = {"JOBDIR": str(tmp_path / "job")}
+    try:
+        await _paused_before_sending({**BASE_SETTINGS, **job, "REP_AUDIT_FILE": str(trail)}, urls)
+        trail.rename(tmp_path / "moved.jsonl")
+        caplog.clear()
+        crawler, _ = await crawl(urls, {**job, "REP_AUDIT_FILE": str(other)})
+    finally:
+        await sites.close()
+    said = (
+        f"scrapy_rep: the crawl in JOBDIR {job['JOBDIR']} was paused with its audit trail "
+        f"{trail}, which is missing: this run's records (the 4 request(s) it left open among "
+        f"them) are in {other} alone, without its earlier runs' records"
+    )
+    warned = _warned(crawler, caplog)
+    assert any(said in m for m in warned), warned
+    assert sorted(by_url(other)) == sorted(urls)
+
+
 # --------------------------------------------------------------------------- fail fast
 
 
@@ -1335,8 +1407,9 @@ async def test_a_refused_request_enters_the_ledger_once_per_event_that_changes_i
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Decided, then refused: a request its robots.txt disallows, decided once the document
-    is known, is never told to the ledger as a failure after (its ``failed`` and its
-    scraped failure were two calls that found no open entry)."""
+    is known, is never told to the ledger as a failure after (its ``failed`` was a call
+    that found no open entry); its errback's end is told (its record is final then, with
+    the errback's items), once."""
     entered: list[str] = []
     for name in ("_scheduled", "decided", "_refused", "failed", "failure_scraped", "_attempt"):
         original = getattr(AuditTrail, name)
@@ -1355,5 +1428,5 @@ async def test_a_refused_request_enters_the_ledger_once_per_event_that_changes_i
         await sites.close()
     # held for its robots.txt, it was scheduled again (its record goes on) and tried once
     assert entered.count("decided") == entered.count("_refused") == 1
-    assert entered[-2:] == ["decided", "_refused"]
-    assert "failed" not in entered and "failure_scraped" not in entered
+    assert entered[-3:] == ["decided", "_refused", "failure_scraped"]
+    assert "failed" not in entered and entered.count("failure_scraped") == 1

@@ -53,7 +53,7 @@ async def test_an_appended_run_counts_its_own_lines_and_says_they_were_appended(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """A second run appended to the trail logged "N audit line(s) in FILE" with its own
-    count, read as the file's: it says they were appended, after the earlier runs'."""
+    count, read as the file's: it says they were appended, and how many the file holds."""
     sites = Sites()
     sites.add("a").script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
     trail = tmp_path / "trail.jsonl"
@@ -64,9 +64,9 @@ async def test_an_appended_run_counts_its_own_lines_and_says_they_were_appended(
     with caplog.at_level(logging.INFO, logger="scrapy_rep"):
         await crawl([sites.url("a", "/private/1")], settings)
     (said,) = [m for m in caplog.messages if " audit line(s) " in m]
-    written = int(said.split()[1])
-    assert written == len(trail.read_bytes().splitlines()) - first, said
+    written, total = int(said.split()[1]), len(trail.read_bytes().splitlines())
+    assert written == total - first, said
     assert said.startswith(
-        f"scrapy_rep: {written} audit line(s) appended by this run to {trail} (after its "
-        "earlier runs' lines); its tree head's root is "
+        f"scrapy_rep: {written} audit line(s) appended by this run to {trail}, which holds "
+        f"{total} with its earlier runs'; its tree head's root is "
     ), said

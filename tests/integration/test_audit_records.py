@@ -377,6 +377,25 @@ def test_a_jobdir_state_of_this_version_resumes_every_field(tmp_path: Path) -> N
     assert open_records == {"k-1": entry}
 
 
+def test_a_jobdir_state_names_the_requests_a_worker_took_that_another_queued(
+    tmp_path: Path,
+) -> None:
+    """A paused worker's open records of requests another worker queued in the shared
+    queue (scrapy-redis) are kept as such: the run that resumes it counts none of them
+    ``left_in_queue`` (their queuer does), as the paused run did not."""
+    from rep_engine.records import STATE_VERSION, UrlEntry
+    from scrapy_rep.crawl.audit.auditfile import resume
+
+    saved = {"version": STATE_VERSION, "run": "f" * 32, "sequence": 1, "unfiltered": {},
+             "open": {key: UrlEntry("http://a.test/").state() for key in ("k-1", "k-2")},
+             "left_in_queue": ["k-1"], "taken_from_others": ["k-2", "gone-3"]}  # fmt: skip
+    (tmp_path / "scrapy_rep.audit.json").write_text(json.dumps(saved))
+    left: set[str] = set()
+    others: set[str] = set()
+    resume(str(tmp_path), {}, {}, left, others)
+    assert (left, others) == ({"k-1"}, {"k-2"})
+
+
 @pytest.mark.parametrize(
     ("place", "value"),
     [(1, "1"), (1, None), (2, "200"), (4, 1.5), (6, ["a", "b", "1", "c", ""]), (8, "no"),
@@ -432,6 +451,7 @@ def test_a_positional_jobdir_state_edited_by_hand_is_not_resumed_and_said(
         {"open": {"k-1": {"url": "http://a.test/", "fetched": "no"}}},
         {"left_in_queue": "k-1"},
         {"left_in_queue": [1]},
+        {"taken_from_others": "k-1"},
     ],
 )
 def test_a_jobdir_state_edited_by_hand_is_not_resumed_and_said(

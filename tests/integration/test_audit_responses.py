@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
+import pytest
 import pytest_twisted
 from pydispatch import dispatcher
 from scrapy import Request, signals
@@ -125,13 +126,15 @@ async def test_a_response_a_middleware_before_ours_made_is_recorded_answered(
     failed it: "no robots.txt snapshot names what allowed it"), the report "downloaded". Its
     record says ``answered``, with what the crawl's robots.txt said of it then (its
     disallowing line; none where its origin's was not known); the report, ``audit show``
-    and the closing line say no download was made; the trail verifies."""
+    and the closing line say no download was made; the trail verifies. One answered before
+    its origin's robots.txt was had waits for it (fetched for it: one that says nothing), its record
+    naming it and saying ``held``."""
     sites = Sites()
     a = sites.add("a")
     a.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
     a.script("/", links_page("/private/1", "/page"))
     a.script("/page", Reply(200, b"<html>ok</html>", HTML))
-    sites.add("b")  # never asked: its one URL is answered before its robots.txt is known
+    sites.add("b")  # its one URL is answered before its robots.txt is known
     start, answered, mirrored = (
         sites.url("a", "/"),
         sites.url("a", "/private/1"),
@@ -148,18 +151,19 @@ async def test_a_response_a_middleware_before_ours_made_is_recorded_answered(
     finally:
         await sites.close()
     assert sorted(spider.downloaded) == sorted([start, answered, sites.url("a", "/page"), mirrored])
-    assert "/private/1" not in sites.requested("a") and sites.requested("b") == []
+    assert "/private/1" not in sites.requested("a") and sites.requested("b") == ["/robots.txt"]
     records = by_url(audit)
     record = records[answered]
     assert (record["fate"], record["attempts"], record["answered"]) == ("fetched", 0, True)
     assert (record["robots"]["line"], record["robots"]["rule"]) == (2, "Disallow: /private")
-    assert "sent_at" not in record
-    assert records[mirrored]["answered"] is True and "robots" not in records[mirrored]
+    assert "sent_at" not in record and "held" not in record
+    assert (records[mirrored]["answered"], records[mirrored]["held"]) == (True, 1)
+    assert records[mirrored]["robots"]["snapshot"]
     assert "answered" not in records[start] and records[start]["attempts"] == 1
     [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
     said = "answered by a downloader middleware, not downloaded: no verdict reached it (200)"
     assert f"{answered}\n    {said}; robots.txt line 2: Disallow: /private" in report.text
-    assert f"{mirrored}\n    {said}; its robots.txt was not known then" in report.text
+    assert f"{mirrored}\n    {said}; robots.txt: no group for " in report.text, report.text
     assert "In short: 4 requests (2 downloaded, 2 answered without a download)" in report.text
     status, out, _ = audit_streams("show", str(audit), answered)
     assert status == 0, out
@@ -189,16 +193,16 @@ class SlowOnMirrored(ListSpider):
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_page_answered_before_its_robots_txt_came_verifies_though_its_record_is_after(
+async def test_a_page_answered_before_its_robots_txt_came_waits_for_it_and_verifies(
     tmp_path: Path,
 ) -> None:
     """A downloader middleware before scrapy_rep's answers a page before its origin's
     robots.txt came (0.5 s late), and its callback is done only after it came and
-    another request's record announced it: its record names none, as its page was
-    decided, but comes after that snapshot line, and ``audit verify`` failed the honest
-    trail ("names no robots.txt …, though its crawl had one before it"). The record says
-    when the response came (``answered_at``), which the snapshot line is held against:
-    clean."""
+    another request's record announced it: its record named none, as its page was
+    decided then, and ``audit verify`` failed the honest trail ("names no robots.txt …,
+    though its crawl had one before it"). Its page waits for that robots.txt: its record
+    names it and says ``held``, and ``answered_at`` is when its page was decided, once it
+    was had: clean."""
     sites = Sites()
     a = sites.add("a")
     a.script("/robots.txt", Reply(200, b"User-agent: *\nAllow: /\n", {}, delay=0.5))
@@ -213,22 +217,26 @@ async def test_a_page_answered_before_its_robots_txt_came_verifies_though_its_re
     lines = [json.loads(line) for line in audit.read_bytes().splitlines()]
     [robots_line] = [line for line in lines if line.get("kind") == "robots.txt"]
     [record] = [line for line in lines if line.get("url") == mirrored]
-    assert record["answered"] is True and "robots" not in record
-    assert record["answered_at"] < robots_line["time"] < record["time"]
+    assert (record["answered"], record["held"]) == (True, 1)
+    assert record["robots"]["snapshot"] == robots_line["sha256"]
+    assert record["answered_at"] < record["time"]
     assert lines.index(robots_line) < lines.index(record)
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean" in out, out
 
 
 @pytest_twisted.ensureDeferred
-async def test_a_page_answered_once_its_origins_copies_expired_verifies(tmp_path: Path) -> None:
+async def test_a_page_answered_once_its_origins_copies_expired_waits_for_them(
+    tmp_path: Path,
+) -> None:
     """A downloader middleware before scrapy_rep's answers pages of two origins once the
     crawl's copies of their documents expired (``REP_CACHE_TTL`` 1 s, not used stale):
     ``a``'s robots.txt, ``c``'s tdmrep.json (its robots.txt fresh an hour). Neither was
-    had then, and their records name neither, as their pages were decided; ``audit
-    verify`` failed the honest trail ("names no robots.txt …, though its crawl had one
-    before it"). A version counts as had when the response came only if fetched less
-    long before than the run's settings keep one usable: clean."""
+    had then, and their records named neither, as their pages were decided without them
+    (``audit verify`` failed that honest trail, "names no robots.txt …, though its crawl
+    had one before it", until a version counted as had only if fetched less long before
+    than the run's settings keep one usable). Each page waits for its origin's document,
+    fetched again for it: its record names it and says ``held``; clean."""
     sites = Sites()
     a, b, c = sites.add("a"), sites.add("b"), sites.add("c")
     a.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
@@ -259,9 +267,12 @@ async def test_a_page_answered_once_its_origins_copies_expired_verifies(tmp_path
         await sites.close()
     records = by_url(audit)
     expired_robots, expired_tdmrep = (records[url] for url in mirrored)
-    assert expired_robots["answered"] is True and "robots" not in expired_robots
-    assert expired_tdmrep["robots"]["snapshot"] and "tdmrep" not in expired_tdmrep
+    assert (expired_robots["answered"], expired_robots["held"]) == (True, 1)
+    assert expired_robots["robots"]["snapshot"] and expired_robots["tdmrep"]
+    assert expired_tdmrep["held"] == 1 and expired_tdmrep["tdmrep"]
     assert records[urls[0]]["tdmrep"] and records[urls[1]]["tdmrep"]  # both had before
+    assert sites.requested("a").count("/robots.txt") == 2  # fetched again for the page
+    assert sites.requested("c").count("/.well-known/tdmrep.json") == 2
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean" in out, out
 
@@ -291,7 +302,7 @@ async def mirrored_crawl(
     settings = {
         "REP_AUDIT_FILE": str(audit),
         "REP_PURPOSE": "ai-train",
-        "DOWNLOADER_MIDDLEWARES": {MirrorOfPathsMiddleware: 50},
+        "DOWNLOADER_MIDDLEWARES": {f"{__name__}.MirrorOfPathsMiddleware": 50},
         **(settings or {}),
     }
     try:
@@ -318,13 +329,14 @@ async def test_the_usage_no_of_a_mirrored_pages_origin_refuses_its_items(tmp_pat
     crawl has (none fetched for it): its item is refused for the purpose, through the
     ``item_refused`` signal, its record says why (the signal, ``purpose``) and names the
     tdmrep.json read as well, and ``audit verify`` re-derives it clean. A mirrored page the
-    origin allows keeps its item; one whose origin's robots.txt the crawl never had is
-    decided without (its purposes unknown, allowed by default), its record naming none."""
+    origin allows keeps its item; one whose origin's documents the crawl had not had waits
+    for them (fetched for it: they say nothing, so its purposes are unknown, allowed by
+    default), its record naming them."""
     sites = Sites()
     a = sites.add("a")
     a.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nottrain train-ai=n\n"))
     a.script("/", links_page("/nottrain/1", "/open/1"))
-    sites.add("b")  # never asked: its mirrored page is answered with no robots.txt had
+    sites.add("b")  # its mirrored page is answered with no robots.txt had
     start, refused, kept, unknown = (
         sites.url("a", "/"),
         sites.url("a", "/nottrain/1"),
@@ -336,7 +348,8 @@ async def test_the_usage_no_of_a_mirrored_pages_origin_refuses_its_items(tmp_pat
         sites, [start, unknown], tmp_path, LinkedItemsSpider, recorder
     )
     assert sorted(spider.downloaded) == sorted([start, refused, kept, unknown])
-    assert "/nottrain/1" not in sites.requested("a") and sites.requested("b") == []
+    assert "/nottrain/1" not in sites.requested("a")
+    assert sites.requested("b") == ["/robots.txt", "/.well-known/tdmrep.json"]
     assert sorted(item["url"] for item in recorder.items) == sorted([start, kept, unknown])
     [signal] = recorder.signals["scrapy_rep.signals.item_refused"]
     assert signal["reason"] == "purpose" and signal["response"].url == refused
@@ -355,7 +368,8 @@ async def test_the_usage_no_of_a_mirrored_pages_origin_refuses_its_items(tmp_pat
     assert record["robots"]["snapshot"] and record["tdmrep"]
     assert (records[kept]["answered"], records[kept]["items_kept"]) == (True, 1)
     assert "items_dropped" not in records[kept] or records[kept]["items_dropped"] == 0
-    assert (records[unknown]["items_kept"], "robots" in records[unknown]) == (1, False)
+    assert (records[unknown]["items_kept"], records[unknown]["held"]) == (1, 1)
+    assert records[unknown]["robots"]["snapshot"] and records[unknown]["tdmrep"]
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean, 1 event(s): " in out, out
     assert f"event: {refused}: its robots.txt says no (Not fetched: ai-train denied by " in out
@@ -376,18 +390,61 @@ async def test_the_usage_no_of_a_mirrored_pages_origin_refuses_its_items(tmp_pat
     assert status != 0 and f"{refused}: the page says no ai-train by " in out, out
 
 
+@pytest.mark.usefixtures("both_modes")
+@pytest_twisted.ensureDeferred
+async def test_a_page_mirrored_before_its_origins_robots_txt_waits_for_its_no(
+    tmp_path: Path,
+) -> None:
+    """A downloader middleware before scrapy_rep's answers the crawl's first page before its
+    origin's robots.txt was had; that robots.txt says ``Content-Usage: train-ai=n`` for it,
+    and the crawl then fetched it for the next page and refused that page by it. The
+    answered page kept its item (its purposes unknown, allowed by default), its record
+    named no robots.txt, and ``audit verify`` was clean without an event: the owner's "no"
+    lost. Its page is held until its origin's documents are had (fetched for it), then
+    decided on them: its item refused, its record naming them and saying ``held``,
+    ``audit verify`` re-deriving it (its "no" an event), and a record that kept the item
+    fails."""
+    sites = Sites()
+    a = sites.add("a")
+    a.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nottrain train-ai=n\n"))
+    first, then = sites.url("a", "/nottrain/1"), sites.url("a", "/nottrain-too")  # not mirrored
+    a.script("/nottrain-too", Reply(200, b"<html>ok</html>", HTML))
+    recorder = Recorder(signals={"scrapy_rep.signals.item_refused": []})
+    urls = [first, then]
+    audit, spider = await mirrored_crawl(sites, urls, tmp_path, LinkedItemsSpider, recorder)
+    assert spider.downloaded == [first]  # the other refused before its download
+    assert "/nottrain/1" not in sites.requested("a") and "/robots.txt" in sites.requested("a")
+    assert recorder.items == []
+    [signal] = recorder.signals["scrapy_rep.signals.item_refused"]
+    assert signal["reason"] == "purpose" and first in str(signal["response"])
+    records = by_url(audit)
+    record = records[first]
+    assert (record["answered"], record["held"], record["items_kept"], record["item_reason"]) == (
+        True, 1, 0, "purpose"
+    )  # fmt: skip
+    assert record["robots"]["snapshot"] == records[then]["robots"]["snapshot"]
+    assert record["tdmrep"] == records[then]["tdmrep"]
+    assert (records[then]["fate"], records[then]["refused_by"]) == ("refused", "purpose")
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean, 1 event(s): " in out, out
+    assert f"event: {first}: its robots.txt says no (Not fetched: ai-train denied by " in out
+    forged = edited_copy(audit, tmp_path / "kept.jsonl", first, kept_anyway)
+    status, out, _ = audit_streams("verify", str(forged))
+    assert status != 0 and f"{first}: the page says no ai-train by " in out, out
+
+
 @pytest_twisted.ensureDeferred
 async def test_the_usage_yes_of_a_mirrored_pages_origin_keeps_its_items(tmp_path: Path) -> None:
     """With ``REP_PURPOSE_UNKNOWN = "deny"``, a mirrored page whose origin's robots.txt
     says ``Content-Usage: train-ai=y`` for it was read as saying nothing (its item refused as
     unknown): its page is decided with what its origin says, and keeps its item. A mirrored
-    page of an origin whose robots.txt the crawl never had is decided as for an unknown
-    purpose (refused), and its record names no robots.txt; ``audit verify`` is clean."""
+    page of an origin whose documents the crawl had not had waits for them (they say nothing: its
+    purpose unknown), is refused, and its record names them; ``audit verify`` is clean."""
     sites = Sites()
     a = sites.add("a")
     a.script("/robots.txt", robots("User-agent: *\nContent-Usage: /open train-ai=y\n"))
     a.script("/", links_page("/open/1"))
-    sites.add("b")  # never asked
+    sites.add("b")  # asked for its documents alone
     start, kept, unknown = sites.url("a", "/"), sites.url("a", "/open/1"), sites.url("b", "/open/2")
     recorder = Recorder()
     audit, spider = await mirrored_crawl(
@@ -405,7 +462,7 @@ async def test_the_usage_yes_of_a_mirrored_pages_origin_keeps_its_items(tmp_path
     assert records[kept]["usage"]["answers"]["ai-train"] is True
     record = records[unknown]
     assert (record["answered"], record["items_kept"], record["item_reason"]) == (True, 0, "purpose")
-    assert "robots" not in record and "no signal allows ai-train" in record["item_why"]
+    assert record["robots"]["snapshot"] and "no signal allows ai-train" in record["item_why"]
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean" in out, out
 
@@ -436,24 +493,24 @@ async def test_a_mirrored_page_sent_with_another_host_keeps_its_urls_sites_no(
     header naming another site (whose robots.txt the crawl never had): its URL's site's
     robots.txt, which the crawl had, says ``Content-Usage: train-ai=n`` for it. The
     verdict waited for the other site's, so nothing was read and its item was kept (the
-    "no" lost, and ``audit verify`` found it kept). It is decided with what the documents
-    the crawl has say of it: its item refused, its record naming its URL's site's
-    robots.txt, and ``audit verify`` clean."""
+    "no" lost, and ``audit verify`` found it kept). It waits for the other site's documents
+    (fetched for it: they say nothing) and is decided by both sites: its item refused, its record
+    naming both robots.txt, and ``audit verify`` clean."""
     sites = Sites()
     a = sites.add("a")
     a.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nottrain train-ai=n\n"))
     a.script("/", links_page("/nottrain/1"))
-    sites.add("b")  # never asked
+    sites.add("b")  # asked for its documents alone
     start, refused = sites.url("a", "/"), sites.url("a", "/nottrain/1")
     HostLinksSpider.host = sites.url("b", "/").split("//", 1)[1].rstrip("/")
     recorder = Recorder()
     audit, spider = await mirrored_crawl(sites, [start], tmp_path, HostLinksSpider, recorder)
     assert sorted(spider.downloaded) == sorted([start, refused])
-    assert sites.requested("b") == []
+    assert sites.requested("b") == ["/robots.txt", "/.well-known/tdmrep.json"]
     assert [item["url"] for item in recorder.items] == [start]
     record = by_url(audit)[refused]
     assert (record["answered"], record["items_kept"], record["item_reason"]) == (True, 0, "purpose")
-    assert record["robots"]["snapshot"]
+    assert record["robots"]["snapshot"] and record["robots"]["also"] and record["held"] == 1
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean" in out, out
 
@@ -527,11 +584,13 @@ async def test_a_mirrored_page_sent_with_a_host_whose_robots_txt_alone_was_had_i
     the one b allows waited for its URL's site's robots.txt, so nothing was read and
     its item was refused as unknown (``REP_PURPOSE_UNKNOWN = "deny"``); the one b refuses
     lost its item, but its record named no robots.txt, and ``audit verify`` failed the
-    honest trail. Each is decided by b's documents, its record naming b's robots.txt
-    (``addressed``, no ``also``): one keeps its item, the other drops it, ``audit verify``
-    is clean, and a record that kept the refused item fails."""
+    honest trail. The one b allows waits for its URL's site's documents (fetched for it:
+    they say nothing) and is decided by both sites, its record naming b's robots.txt (``addressed``)
+    and a's (``also``); the one b refuses is decided by b's "no" alone, without waiting,
+    its record naming b's: one keeps its item, the other drops it, ``audit verify`` is
+    clean, and a record that kept the refused item fails."""
     sites = Sites()
-    sites.add("a")  # never asked
+    sites.add("a")  # asked for its documents alone
     b = sites.add("b")
     said = "User-agent: *\nContent-Usage: train-ai=y\nContent-Usage: /nottrain train-ai=n\n"
     b.script("/robots.txt", robots(said))
@@ -548,16 +607,18 @@ async def test_a_mirrored_page_sent_with_a_host_whose_robots_txt_alone_was_had_i
         sites, [start], tmp_path, HostLinksSpider, recorder, {"REP_PURPOSE_UNKNOWN": "deny"}
     )
     assert sorted(spider.downloaded) == sorted([start, kept, refused])
-    assert sites.requested("a") == []
+    assert sites.requested("a") == ["/robots.txt", "/.well-known/tdmrep.json"]
     assert sorted(item["url"] for item in recorder.items) == sorted([start, kept])
     records = by_url(audit)
     theirs = records[start]["robots"]["snapshot"]
     assert (records[kept]["items_kept"], records[kept]["usage"]["answers"]["ai-train"]) == (1, True)
     record = records[refused]
     assert (record["answered"], record["items_kept"], record["item_reason"]) == (True, 0, "purpose")
-    for url in (kept, refused):
+    # b's "no" decides the one it refuses without a's documents: not held for them
+    for url, held in ((kept, True), (refused, False)):
         part = records[url]["robots"]
-        assert (part["snapshot"], part["addressed"], "also" in part) == (theirs, addressed, False)
+        assert (part["snapshot"], part["addressed"], "also" in part) == (theirs, addressed, held)
+        assert records[url].get("held", 0) == held
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean, 1 event(s): " in out, out
     forged = edited_copy(audit, tmp_path / "kept.jsonl", refused, kept_anyway)
@@ -625,10 +686,10 @@ async def test_a_redirect_a_mirror_answered_is_recorded_and_verifies(tmp_path: P
 
 
 class FetchesMirroredItself(ListSpider):
-    """A callback that has the engine download ``more`` itself (``NO_CALLBACK``: its page,
-    read and decided as it arrives) and yields one item of what it read."""
+    """A callback that has the engine download ``extra["more"]`` itself (``NO_CALLBACK``:
+    its page, read and decided as it arrives) and yields one item of what it read."""
 
-    more = ""
+    extra: ClassVar[dict[str, str]] = {}
 
     async def parse(self, response: Any) -> Any:
         from scrapy.http.request import NO_CALLBACK
@@ -636,7 +697,8 @@ class FetchesMirroredItself(ListSpider):
         from scrapy_rep.crawl.internals import download
 
         ListSpider.parse(self, response)
-        fetched = await download(self.crawler, Request(self.more, callback=NO_CALLBACK))
+        more = Request(self.extra["more"], callback=NO_CALLBACK)
+        fetched = await download(self.crawler, more)
         yield {"url": fetched.url}
 
 
@@ -656,7 +718,7 @@ async def test_a_mirrored_page_a_callback_fetches_itself_keeps_its_origins_no(
     a.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nottrain train-ai=n\n"))
     a.script("/", Reply(200, b"<html>start</html>", HTML))
     start, fetched = sites.url("a", "/"), sites.url("a", "/nottrain/2")
-    FetchesMirroredItself.more = fetched
+    FetchesMirroredItself.extra = {"more": fetched}
     recorder = Recorder()
     audit, _ = await mirrored_crawl(sites, [start], tmp_path, FetchesMirroredItself, recorder)
     assert "/nottrain/2" not in sites.requested("a")
@@ -666,6 +728,35 @@ async def test_a_mirrored_page_a_callback_fetches_itself_keeps_its_origins_no(
     assert f"train-ai=n of {fetched}" in record["item_why"]
     own = by_url(audit)[fetched]
     assert (own["answered"], own["unscheduled"], own["attempts"]) == (True, True, 0)
+    assert own["robots"]["snapshot"] and own["usage"]["answers"]["ai-train"] is False
+    status, out, _ = audit_streams("verify", str(audit))
+    assert status == 0 and ": clean" in out, out
+
+
+@pytest.mark.usefixtures("both_modes")
+@pytest_twisted.ensureDeferred
+async def test_a_mirrored_page_a_callback_fetches_before_its_robots_txt_waits_for_its_no(
+    tmp_path: Path,
+) -> None:
+    """A callback has the engine download a page of another origin itself, which a
+    downloader middleware before scrapy_rep's answers before that origin's robots.txt was
+    had; it says ``Content-Usage: train-ai=n`` for the page. The callback's item was kept
+    (the page's purposes unknown). The fetched page waits for its origin's documents
+    (fetched for it) before the callback gets it: the item is refused, the page's own
+    record names them and says ``held``, and ``audit verify`` is clean."""
+    sites = Sites()
+    sites.add("a").script("/", Reply(200, b"<html>start</html>", HTML))
+    c = sites.add("c")
+    c.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nottrain train-ai=n\n"))
+    start, fetched = sites.url("a", "/"), sites.url("c", "/nottrain/2")
+    FetchesMirroredItself.extra = {"more": fetched}
+    recorder = Recorder()
+    audit, _ = await mirrored_crawl(sites, [start], tmp_path, FetchesMirroredItself, recorder)
+    assert recorder.items == [] and "/robots.txt" in sites.requested("c")
+    records = by_url(audit)
+    assert (records[start]["items_kept"], records[start]["item_reason"]) == (0, "purpose")
+    own = records[fetched]
+    assert (own["answered"], own["unscheduled"], own["held"]) == (True, True, 1)
     assert own["robots"]["snapshot"] and own["usage"]["answers"]["ai-train"] is False
     status, out, _ = audit_streams("verify", str(audit))
     assert status == 0 and ": clean" in out, out

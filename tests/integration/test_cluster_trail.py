@@ -861,6 +861,7 @@ async def _paused_with_its_requests_queued(
     )
 
 
+@pytest.mark.usefixtures("both_modes")
 @pytest.mark.parametrize("taker", ["another worker", "itself, resumed"])
 @pytest_twisted.ensureDeferred
 async def test_a_request_a_paused_worker_left_in_the_queue_is_counted_once_in_its_crawl(
@@ -902,4 +903,55 @@ async def test_a_request_a_paused_worker_left_in_the_queue_is_counted_once_in_it
     else:
         assert "taken_back" not in resumed["counts"]
     status, out, _ = audit_streams("verify", *map(str, written))
+    assert status == 0, out
+
+
+async def _stopped_once_held(settings: dict[str, Any], trail: Path, sites: Sites) -> None:
+    """A worker with ``settings``, its trail at ``trail`` and no URL of its own, stopped (as
+    a first Ctrl-C stops it) once it holds a request it took for ``down`` (in this process,
+    or without a reactor in a child, as the test's mode runs crawls)."""
+    from tests.support.childcrawl import crawl_in_child
+    from tests.support.robotsite import CrawlMode
+
+    settings = {**settings, "REP_AUDIT_FILE": str(trail)}
+    if CrawlMode.reactorless:
+        down = sites.url("down", "")
+        await crawl_in_child([], settings, ListSpider, {}, stop_when_held=(down, 1))
+        return
+    worker = get_crawler(ListSpider, {**BASE_SETTINGS, **settings})
+    running = worker.crawl(urls=[])
+    await held(worker, sites)
+    await stop(worker)
+    await running
+
+
+@pytest.mark.usefixtures("both_modes")
+@pytest_twisted.ensureDeferred
+async def test_a_worker_that_queued_nothing_counts_nothing_left_in_the_queue(
+    redis_server: RedisServer, tmp_path: Path
+) -> None:
+    """Worker 1 queues a URL and takes none (its end line counts it ``left_in_queue``);
+    worker 2, which queues nothing of its own, takes it, holds it (its robots.txt answers
+    503) and is stopped: it puts it back in the shared queue, and its end line counted it
+    ``left_in_queue`` too, one request counted by two workers. Worker 3 takes it and
+    records it. A request is counted left by the worker that queued it alone: worker 2's
+    end line counts none."""
+    settings = {**shared_settings(redis_server), "REP_UNREACHABLE_MAX_WAIT": 600}
+    sites = Sites()
+    down = sites.add("down")
+    down.script("/robots.txt", Reply(503))
+    url = sites.url("down", "/1")
+    trails = [tmp_path / f"w{n}.jsonl" for n in (1, 2, 3)]
+    try:
+        await _queued_by_a_worker_that_takes_none(settings, url, trails[0])
+        await _stopped_once_held(settings, trails[1], sites)
+        down.script("/robots.txt", robots(RULES))  # the site is back
+        _, spider = await crawl([], {**settings, "REP_AUDIT_FILE": str(trails[2])})
+    finally:
+        await sites.close()
+    assert spider.downloaded == [url]
+    counted = [records(trail, "end")[0]["counts"].get("left_in_queue", 0) for trail in trails]
+    assert counted == [1, 0, 0], counted
+    assert [len(records(trail)) for trail in trails] == [0, 0, 1]
+    status, out, _ = audit_streams("verify", *map(str, trails))
     assert status == 0, out

@@ -921,6 +921,43 @@ async def test_a_crawl_reads_two_files_at_a_time_leaving_the_pool_to_the_rest(
     assert len(found["item"]["rep_refused_files"]) == 12
 
 
+def build_mirrored_elsewhere() -> tuple[Sites, dict[str, str]]:
+    """An image on another origin than its page's, whose robots.txt says
+    ``Content-Usage: /nontrain/ train-ai=n`` and is asked for nothing else."""
+    sites = Sites()
+    sites.add("img").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    cdn = sites.add("cdn")
+    cdn.script("/robots.txt", robots("User-agent: *\nContent-Usage: /nontrain/ train-ai=n\n"))
+    return sites, {"nontrain.jpg": sites.url("cdn", "/nontrain/b.jpg")}
+
+
+@pytest.mark.usefixtures("both_modes")
+@pytest_twisted.ensureDeferred
+async def test_a_file_mirrored_before_its_origins_robots_txt_waits_for_its_no(
+    tmp_path: Path,
+) -> None:
+    """A downloader middleware before scrapy_rep's answers an image of an origin whose
+    robots.txt the crawl has not had (no other request of it), which says
+    ``Content-Usage: train-ai=n`` for it: it was stored for ai-train, its purposes unknown
+    (the owner's "no" lost). It waits for its origin's documents, fetched for it, and is
+    refused by them; ``audit verify`` is clean."""
+    from rep_audit.verify import verify
+
+    trail = tmp_path / "trail.jsonl"
+    found = await crawl_gallery(
+        "ai-train",
+        tmp_path,
+        build=build_mirrored_elsewhere,
+        REP_AUDIT_FILE=str(trail),
+        DOWNLOADER_MIDDLEWARES={f"{__name__}.MirrorOfNontrainMiddleware": 50},
+    )
+    assert (found["stored"], found["refused_files"]) == (set(), {"nontrain.jpg"})
+    signal = found["results"]["nontrain.jpg"]["signal"]
+    assert signal == "robots.txt line 2: Content-Usage: /nontrain/ train-ai=n"
+    result = verify(trail)
+    assert result.clean, result.findings
+
+
 class MirrorOfNontrainMiddleware:
     """A local mirror placed before scrapy_rep's robots.txt middleware: it answers every
     file under ``/nontrain/`` itself (no download, no verdict)."""

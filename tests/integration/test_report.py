@@ -149,8 +149,13 @@ async def test_the_report_and_the_audit_trail_agree_on_every_url(
     assert set(links) == named == {base + "/ads", base + "/never"}
     # Counted alike: the start URL twice (two records), the links as the end line does.
     assert len(records) == 9
+    # with the HTTP cache, the start URL's second request is the first's copy, replayed
+    said = "1 no response, 1 replayed from the HTTP cache" if combined == "http cache" else (
+        "1 no response"
+    )  # fmt: skip
+    downloaded = 5 if combined == "http cache" else 6
     assert report.summary().startswith(
-        "9 requests (6 downloaded, 1 redirected, 1 forbidden by robots.txt, 1 no response); "
+        f"9 requests ({downloaded} downloaded, 1 redirected, 1 forbidden by robots.txt, {said}); "
     )
     assert report.summary().endswith(f"; {end['counts']['not_followed']} links not followed "
                                      "(never requested)")  # fmt: skip
@@ -440,3 +445,51 @@ async def test_an_item_a_later_component_drops_is_not_kept_in_the_trail_nor_the_
     assert main(["summary", str(trail)], summary) == 0, summary.getvalue()
     said = "1 item(s) kept, 0 dropped, 2 not kept by a component of the crawl"
     assert said in summary.getvalue(), summary.getvalue()
+
+
+@pytest.mark.usefixtures("both_modes")
+@pytest_twisted.ensureDeferred
+async def test_a_page_replayed_from_the_http_cache_is_said_and_counted_as_a_replay(
+    tmp_path: Path,
+) -> None:
+    """A crawl run again with Scrapy's HTTP cache (``HTTPCACHE_ENABLED``): its pages are
+    replayed from the cache, nothing on the wire (the trail says ``attempts`` 0 and
+    ``cached``). The report said "downloaded (200)" and counted them among the downloads.
+    The report, its closing line, ``audit summary``, ``show`` and ``list`` say each is a
+    replay from the cache, and count it so."""
+    from tests.support.audittrail import by_url
+    from tests.support.robotsite import ItemSpider, Sites, crawl, robots
+    from tests.support.tools import audit_tool
+
+    sites = Sites()
+    site = sites.add("a")
+    site.script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
+    urls = [sites.url("a", path) for path in ("/1", "/2")]
+    try:
+        for run in ("first", "again"):
+            trail, report = tmp_path / f"{run}.jsonl", tmp_path / f"{run}.txt"
+            cache = {"HTTPCACHE_ENABLED": True, "HTTPCACHE_DIR": str(tmp_path / "cache")}
+            settings = {"REP_AUDIT_FILE": str(trail), "REP_REPORT_FILE": str(report), **cache}
+            crawler, _ = await crawl(urls, settings, ItemSpider)
+    finally:
+        await sites.close()
+    assert crawler.stats.get_value("httpcache/hit") >= 2
+    records = by_url(trail)
+    assert [(records[u]["attempts"], "cached" in records[u]["page"]) for u in urls] == [
+        (0, True)
+    ] * 2
+    text = report.read_text()
+    for url in urls:
+        assert (
+            f"{url}\n    replayed from Scrapy's HTTP cache, not downloaded (200); 1 item kept\n"
+            in text
+        )
+    assert "In short: 2 requests (2 replayed from the HTTP cache); 2 items kept" in text, text
+    first = (tmp_path / "first.txt").read_text()
+    assert "In short: 2 requests (2 downloaded); 2 items kept" in first, first
+    status, out = audit_tool("summary", str(trail))
+    assert status == 0 and "(2 fetched; of those fetched, 2 replayed from the HTTP cache)" in out
+    status, out = audit_tool("show", str(trail), urls[0])
+    assert status == 0 and "was replayed from Scrapy's HTTP cache after scrapy_rep's verdict" in out
+    status, out = audit_tool("list", str(trail), "--format", "csv")
+    assert out.count('fetched,"fetched, replayed from the HTTP cache"') == 2, out

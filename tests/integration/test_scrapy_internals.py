@@ -74,6 +74,12 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
         )
         seen["watch_downloads"] = internals.watch_downloads(engine, asked.append)
 
+    inside: list[bool] = []  # each request, as it reaches its download slot
+    crawler.signals.connect(
+        lambda request, **_: inside.append(internals.in_downloader(crawler, request)),
+        signal=signals.request_reached_downloader,
+        weak=False,
+    )
     crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
     assert internals.running_engine(crawler) is None  # before the crawl: no engine
     try:
@@ -109,6 +115,9 @@ async def test_each_read_finds_what_it_reads_in_a_running_crawl() -> None:
     assert seen["watch_downloads"] is True
     assert sites.url("a", "/x?again") in [request.url for request in asked]
     assert seen["downloaded"].url == sites.url("a", "/x?again")
+    # The downloader's requests: a request is in it from its downloader middlewares on.
+    assert inside and all(inside)
+    assert internals.in_downloader(crawler, seen["response"].request) is False
 
 
 @pytest_twisted.ensureDeferred

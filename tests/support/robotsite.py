@@ -345,6 +345,9 @@ class CrawlMode:
     the tests read: the stats, ``downloaded``, ``dropped``."""
 
     reactorless = False
+    #: The trails a child's crawl closes are verified (off: the test is marked
+    #: ``trail_not_verified``, as in this process).
+    trails_verified = True
 
 
 #: The class attributes of a spider that a child's crawl is given (``BothSpider``'s,

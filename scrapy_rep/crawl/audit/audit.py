@@ -83,12 +83,14 @@ from scrapy_rep.crawl.auditing import (
     Event,
     Phase,
     Settled,
+    settled_by,
 )
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
     downloader_methods,
     dropped_response,
     engine_scheduler,
+    in_downloader,
     offsite_filter,
     running_engine,
     seen_fingerprints,
@@ -206,8 +208,15 @@ class AuditTrail:
         self.counts: Counter[str] = Counter()
         self.settled = Settled()
         #: Open record id -> its page's items that reached the end of the crawl so far
-        #: (``item_scraped``), until its page's output is through.
+        #: (``item_scraped``), until its page's output is through (or its errback's, for a
+        #: failed download: those of :attr:`failing`).
         self.scraped: dict[str, int] = {}
+        #: The open records of requests failed or refused in the downloader whose errback
+        #: runs, their fate known: final once the scraper is through with the failure
+        #: (:meth:`failure_scraped`), with the items the errback yielded, when the page pass
+        #: tells it (:attr:`failures_told`).
+        self.failing: set[str] = set()
+        self.failures_told = False
         #: Who reads each settled entry besides the trail (the report, the tools).
         self.readers: list[UrlReader] = URL_READERS.setdefault(crawler, [])
         #: The crawler's declared User-Agent (``ROBOTSTXT_USER_AGENT``, else ``USER_AGENT``),
@@ -221,17 +230,22 @@ class AuditTrail:
         #: Whether workers share the scheduler's queue (:meth:`_share_records`); the ids of
         #: the open records this worker took from it, and holds (a pause with JOBDIR keeps
         #: those for its resume); and of those counted ``left_in_queue`` by this crawl (a
-        #: paused run's, which its resumed run carries on: counted once).
+        #: paused run's, which its resumed run carries on: counted once); and those opened
+        #: for a request another worker queued (its queuer counts it left, or takes it back:
+        #: never this worker, whatever it puts back in the queue).
         self._shared = False
         self._taken: set[str] = set()
         self._holding: set[str] = set()
         self._left: set[str] = set()
+        self._others: set[str] = set()
         self._fingerprint = crawler.request_fingerprinter.fingerprint
         #: The requests' waits for their origins' documents (the report's origin lines).
         self.waits = Waits()
         #: The paused run this one resumes, and the latest request number (resumes go on).
         self.resumes: Paused | None
-        self.resumes, self.sequence = resume(self.jobdir, self.open, self._unfiltered, self._left)
+        self.resumes, self.sequence = resume(
+            self.jobdir, self.open, self._unfiltered, self._left, self._others
+        )
         self._connect(crawler)
 
     @classmethod
@@ -469,6 +483,7 @@ class AuditTrail:
         if earlier:
             self.counts["repeated"] += 1
         self._open(key, request, earlier)
+        self._others.add(key)
 
     # --------------------------------------------------------------- the verdict on it
 
@@ -630,13 +645,17 @@ class AuditTrail:
             self._taken.discard(key)
             self._holding.discard(key)
             self._left.discard(key)
+            self._others.discard(key)
         settled, fate = self.settled, entry.fate  # counted once (Settled.add, inline)
-        settled.requests[fate, entry.reason, entry.status is not None, entry.answered] += 1
+        responded = entry.status is not None
+        settled.requests[fate, entry.reason, responded, entry.answered, entry.replayed] += 1
         robots, output = entry.robots, entry.output
         if robots is not None and robots.overridden and fate is not Fate.REFUSED:
             settled.overridden += 1
         if output is not None:
             settled.items_kept += output.kept
+            if fate is not Fate.FETCHED:  # its errback's items (verify holds them to it)
+                self.counts["errback_items"] += output.kept
             for (reason, _), times in output.dropped.items():
                 settled.items_dropped[reason] += times
         self._emit(entry.line(self.run, key))
@@ -661,7 +680,9 @@ class AuditTrail:
         """Event ``REFUSED`` (``request_refused``): final, ``refused``. Its own record; else
         (never scheduled: sent with ``engine.download_async``, it waited in place for a
         document the spider closed before; or a copied meta) one opens here, unless it had one
-        of its own. A link, never requested, is in its page's ledger."""
+        of its own. A link, never requested, is in its page's ledger. Refused in the
+        downloader, its errback gets the refusal: settled once the errback is through, with
+        the items it yielded (:meth:`failure_scraped`)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             if reason in LINK_REASONS:
                 return
@@ -675,9 +696,24 @@ class AuditTrail:
                 entry.usage = lines.usage_part(
                     before.decision(), robots_sha(entry), entry.tdm or "", entry.licenses or {}
                 )
-            self._final(record_id(request), entry)
+            self._final_after_errback(record_id(request), entry, request)
         except Exception:
             self.internal_error("_refused")
+
+    def _final_after_errback(self, key: str, entry: UrlEntry, request: Request) -> None:
+        """``entry``'s fate is final (failed, refused in the downloader): written now, or, for
+        a request whose errback gets it (scheduled, as the scraper tells the ledger when it
+        is through with the failure: :attr:`failures_told`), once the errback is through,
+        with the items it yielded (:meth:`failure_scraped`)."""
+        if (
+            request.errback is not None
+            and self.failures_told
+            and not entry.unscheduled
+            and (entry.fate is not Fate.REFUSED or in_downloader(self.crawler, request))
+        ):
+            self.failing.add(key)
+            return
+        self._final(key, entry)
 
     def _redirected(self, key: str, request: Request) -> None:
         """Scrapy scheduled the next URL of a redirect: the record of ``key`` is final. A
@@ -709,15 +745,21 @@ class AuditTrail:
                 entry.status = response.status
                 if entry.attempts == 0 and sent_state(request) is None:
                     self._answered(request.url, entry, request)
+                    page = self._page(response)
+                    entry.held += page is not None and page.held  # till its documents came
                 if entry.unscheduled:  # no page pass to wait for: a page read as it arrived
-                    pages = PAGES.get(self.crawler)
-                    page = None if pages is None else pages.get(response)
+                    page = self._page(response)
                     self._answered_documents(entry, request, page)
                     page_said(entry, request, page, self._declared, self._snapshot_body)
                     entry.fate = Fate.FETCHED
                     self._final(record_id(request), entry)
         except Exception:
             self.internal_error("_received")
+
+    def _page(self, response: Response) -> Page | None:
+        """What the page pass read of ``response`` (``None``: nothing)."""
+        pages = PAGES.get(self.crawler)
+        return None if pages is None else pages.get(response)
 
     def _answered_page(self, request: Request) -> bool:
         """``request``, with no record, is a page a callback had the engine download itself
@@ -737,7 +779,8 @@ class AuditTrail:
         """Its response came with no download tried and no verdict of ours on it: a
         downloader middleware placed before scrapy_rep's robots.txt one answered it itself (a
         mock, a local mirror). Its record says so (``answered``), and what the crawl's
-        robots.txt of its origin said of it then, when it had one (never fetched for it): a
+        robots.txt of its origin said of it then, when it had one (the response waited for
+        its origin's documents, ``held``: :mod:`scrapy_rep.crawl.page.downloadermiddlewares`): a
         "no" stays in the record (``audit verify`` holds the line to its snapshot, and a
         record that names none where its crawl had one fails). Sent with a ``Host`` header
         naming another site (``request``'s: a redirect's next request carries it), its part
@@ -745,8 +788,9 @@ class AuditTrail:
         as a verdict's record names both: the addressed site's (its ``line``), then its URL's
         own origin's in ``also``; the one had alone otherwise (its page was decided by the
         documents had: :meth:`~scrapy_rep.crawl.requests.downloadermiddlewares
-        .RobotsTxtMiddleware.verdict_had`). When it came (``answered_at``): a robots.txt
-        the crawl announced after that was not had for it, though its record comes later."""
+        .RobotsTxtMiddleware.verdict_had`). When it was decided (``answered_at``): a
+        robots.txt the crawl announced after that was not had for it, though its record
+        comes later."""
         entry.answered = True
         entry.answered_at = time.time()
         origin = origin_of(url)
@@ -810,16 +854,17 @@ class AuditTrail:
             self._received(response, request)
 
     def _item_scraped(self, response: object = None, **_: Any) -> None:
-        """Event ``ITEM_SCRAPED``: an item of ``response``'s page went through the item
-        pipelines (``item_scraped``, sent before the scraper says the page's whole output is
-        through), counted on the page's open entry until :meth:`page_done` settles it. An item
+        """Event ``ITEM_SCRAPED``: an item of ``response``'s page (or of the errback of a failed
+        download: ``response`` its Failure) went through the item pipelines (``item_scraped``,
+        sent before the scraper says the page's whole output is through), counted on the open
+        entry until :meth:`page_done` (:meth:`failure_scraped`) settles it. An item
         a later component drops is not counted: a project's spider middleware after the page
         pass drops it without a signal, an item pipeline with ``item_dropped`` or
         ``item_error``."""
-        if not isinstance(response, Response):  # an item of no page (start(), an errback's)
-            return
         try:  # guarded inline (the hot path: a call per item)
-            key = record_id(response.request)
+            # a page's item, or an errback's of a failed download (its Failure names the
+            # request: Scrapy's scraper sets it); None: start()'s, of no request
+            key = record_id(getattr(response, "request", None))
             if key and key in self.open:
                 scraped = self.scraped
                 scraped[key] = scraped.get(key, 0) + 1
@@ -880,7 +925,8 @@ class AuditTrail:
         if TRANSITIONS[phase, Event.FAILED] is IGNORE:
             return
         assert entry is not None
-        self._settle(record_id(request), entry, Fate.FAILED, why_of(exception))
+        entry.fate, entry.why = Fate.FAILED, why_of(exception)
+        self._final_after_errback(record_id(request), entry, request)
 
     @guarded
     def failure_scraped(self, request: Request, failure: Any) -> None:
@@ -892,17 +938,28 @@ class AuditTrail:
         ``process_exception`` before AuditMiddleware's), with the status of the response
         dropped (:func:`~scrapy_rep.crawl.internals.dropped_response`), ``why`` naming the
         exception as for one that reaches that middleware. Its callers skip a refusal's
-        (:func:`~scrapy_rep.crawl.auditing.settled_by`)."""
+        (:func:`~scrapy_rep.crawl.auditing.settled_by`). One left open for its errback
+        (:meth:`_final_after_errback`: failed, or refused in the downloader) is final now,
+        with the items the errback yielded (``items_kept``)."""
         entry = open_record(request, self.open)
         phase = _phase(entry)
         if phase is Phase.NONE or TRANSITIONS[phase, Event.FAILED] is IGNORE:
             return
         assert entry is not None
-        exception = failure.value
+        key = record_id(request)
+        kept = self.scraped.pop(key, 0)
+        if kept:  # none passed through the page pass: each one reached the end
+            entry.output = PageOutput(kept, kept, through=True)
+        if key in self.failing:
+            self.failing.discard(key)
+            self._final(key, entry)
+            return
+        if settled_by(failure.value):  # a refusal's record is final (or left for its errback)
+            return
         response = dropped_response(failure, request)
         if response is not None:
             entry.status = response.status
-        self._settle(record_id(request), entry, Fate.FAILED, why_of(exception))
+        self._settle(key, entry, Fate.FAILED, why_of(failure.value))
 
     @guarded
     def _file_checked(
@@ -997,6 +1054,7 @@ class AuditTrail:
             "open": {key: entry.state() for key, entry in self.open.items()},
             "unfiltered": self._unfiltered,
             "left_in_queue": sorted(self._left),
+            "taken_from_others": sorted(self._others & self.open.keys()),
             "sequence": self.sequence,
             "trail": str(self.path) if self.trail else "",
             "head": head,
@@ -1007,11 +1065,11 @@ class AuditTrail:
         self._emit(end)
         file = self.writer.file  # its tree head's root: the head file's and a bundle's
         root = file.last_head["root"] if file is not None and file.last_head else ""
-        written, appended = self.writer.close()
+        written, total = self.writer.close()
         if written:  # the root: written down, it anchors the trail (audit verify --head)
-            # a file appended to holds its earlier runs' lines too: this run's are counted
-            where = (f"appended by this run to {self.path} (after its earlier runs' lines)"
-                     if appended else f"in {self.path}")  # fmt: skip
+            # a file appended to holds its earlier runs' lines too: both are counted
+            where = (f"appended by this run to {self.path}, which holds {total} with its "
+                     "earlier runs'" if total > written else f"in {self.path}")  # fmt: skip
             logger.info(
                 "scrapy_rep: %d audit line(s) %s; its tree head's root is %s (the head file's "
                 "and a site's bundle's): keep it, and `audit verify %s --head %s` tells "
@@ -1031,12 +1089,15 @@ class AuditTrail:
             if self._shared and key not in self._taken and not entry.unscheduled:
                 if paused and key in self._holding:  # kept in JOBDIR: this worker resumes it
                     continue
-                if key not in left:  # another worker takes it, and its record
+                if key not in left and key not in self._others:  # another takes it, and
+                    # its record; one another worker queued is that worker's to count
                     left.add(key)
                     self.counts["left_in_queue"] += 1
                 continue
             if entry.fetched:
                 self._settle(key, entry, Fate.FETCHED, "its page's output was not seen")
+            elif key in self.failing:  # failed or refused: its errback's output was not seen
+                self._final(key, entry)
             elif not paused:
                 self._settle(key, entry, Fate.UNFINISHED, why)
 

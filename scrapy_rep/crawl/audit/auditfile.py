@@ -144,15 +144,15 @@ class AuditWriter:
         if self.required:
             close_spider(self.crawler, CLOSE_REASON)
 
-    def close(self) -> tuple[int, bool]:
-        """Close the file; the lines this run wrote, and whether they were appended to an
-        earlier run's."""
+    def close(self) -> tuple[int, int]:
+        """Close the file; the lines this run wrote, and the lines the file holds (an
+        earlier run's too, when this one was appended to it)."""
         if self.file is None:
-            return 0, False
-        written, appended = self.file.lines, self.file.appended
+            return 0, 0
+        written, total = self.file.lines, self.file.tree.size
         self.file.close()
         self.file = None
-        return written, appended
+        return written, total
 
 
 def load_state(jobdir: str | None) -> dict[str, Any] | None:
@@ -189,11 +189,13 @@ def resume(
     open_records: dict[str, UrlEntry],
     unfiltered: dict[str, str],
     left: set[str] | None = None,
+    others: set[str] | None = None,
 ) -> tuple[Paused | None, int]:
     """A resumed run: the paused run (``None``: none, or one that wrote no trail, whose
     entries are resumed all the same) and the last request number it gave; its open records,
     its ``dont_filter`` requests and the ids of its open records it counted ``left_in_queue``
-    are added to ``open_records``, ``unfiltered`` and ``left`` (a state of a later version is
+    (and of those it took from a shared queue another worker queued them in) are added to
+    ``open_records``, ``unfiltered``, ``left`` and ``others`` (a state of a later version is
     not resumed: a WARNING says so)."""
     saved = load_state(jobdir)
     if saved is None:
@@ -209,8 +211,10 @@ def resume(
     try:
         entries = {key: UrlEntry.from_state(state) for key, state in saved["open"].items()}
         counted = saved.get("left_in_queue", [])  # a state of an earlier version: none
-        if not isinstance(counted, list) or not all(isinstance(key, str) for key in counted):
-            raise TypeError(f"left_in_queue {counted!r} is not a list of record ids")
+        taken = saved.get("taken_from_others", [])
+        for name, keys in (("left_in_queue", counted), ("taken_from_others", taken)):
+            if not isinstance(keys, list) or not all(isinstance(key, str) for key in keys):
+                raise TypeError(f"{name} {keys!r} is not a list of record ids")
         saved_unfiltered = saved.get("unfiltered")
         if isinstance(saved_unfiltered, dict):
             unfiltered.update(saved_unfiltered)
@@ -229,36 +233,45 @@ def resume(
         logger.warning("scrapy_rep: the audit state in JOBDIR is unreadable (%s)", error)
         return None, 0
     open_records.update(entries)
-    if left is not None:
+    if left is not None and others is not None:
         left.update(key for key in counted if key in entries)
+        others.update(key for key in taken if key in entries)
     return paused, sequence
 
 
-def check_resumed_trail(settings: SettingsLike, config: RepConfig) -> None:
-    """A crawl resumed from ``JOBDIR`` whose paused run wrote an audit trail, resumed
-    without one (no ``REP_AUDIT_FILE``): the requests it carries on would be sent with no
-    record ever naming them, and its trail would end at the pause. The crawl needs its
-    trail (``REP_AUDIT_REQUIRED``, the default): it stops at start, naming the trail, as an
+def check_resumed_trail(
+    settings: SettingsLike, config: RepConfig, first: dict[str, Any] | None = None
+) -> None:
+    """A crawl resumed from ``JOBDIR`` whose paused run wrote an audit trail (its saved state
+    names it; without a state, killed or saved by an earlier version, the trail its first
+    run had, ``first``: the settings kept in ``JOBDIR``), resumed without one (no
+    ``REP_AUDIT_FILE``): the requests it carries on would be sent with no record ever
+    naming them, and its trail would end at the pause. The crawl needs its trail
+    (``REP_AUDIT_REQUIRED``, the default): it stops at start, naming the trail, as an
     unusable ``REP_AUDIT_FILE`` stops it. With ``REP_AUDIT_REQUIRED = False``: a WARNING
-    says so, and the crawl goes on without it (docs/deployment.md, "Pause and resume with
-    JOBDIR")."""
+    says so, and the crawl goes on without it. Resumed with a trail while its paused run's
+    is missing: a WARNING names it (this run's records, the requests it held among them,
+    are in its own trail, without the earlier runs'; docs/deployment.md, "Pause and
+    resume with JOBDIR")."""
     jobdir = settings.get("JOBDIR")
-    if not jobdir or config.audit_file:
+    if not jobdir:
         return
-    path = Path(str(jobdir)) / JOBDIR_FILE
-    try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):  # none, or unreadable: the ledger says so if it reads it
+    trail, held = _paused_trail(Path(str(jobdir)), first)
+    if not trail:
         return
-    trail = saved.get("trail") if isinstance(saved, dict) else None
-    if not isinstance(trail, str) or not trail:  # no trail, or a state of an earlier version
+    if config.audit_file:
+        if held is not None and not Path(trail).exists():
+            logger.warning(
+                "scrapy_rep: the crawl in JOBDIR %s was paused with its audit trail %s, which "
+                "is missing: this run's records (the %d request(s) it left open among them) "
+                "are in %s alone, without its earlier runs' records", jobdir, trail, held,
+                config.audit_file,
+            )  # fmt: skip
         return
-    held = saved.get("open")
-    count = len(held) if isinstance(held, dict) else 0
+    opened = "its saved state is gone" if held is None else f"{held} request(s) of it open"
     said = (
-        f"the crawl in JOBDIR {jobdir} was paused with its audit trail {trail} ({count} "
-        f"request(s) of it open), and this run has no REP_AUDIT_FILE: what it sends would "
-        f"have no record"
+        f"the crawl in JOBDIR {jobdir} was paused with its audit trail {trail} ({opened}), "
+        "and this run has no REP_AUDIT_FILE: what it sends would have no record"
     )
     if config.audit_required:
         stop_at_start(
@@ -268,6 +281,21 @@ def check_resumed_trail(settings: SettingsLike, config: RepConfig) -> None:
             )
         )
     logger.warning("scrapy_rep: %s (REP_AUDIT_REQUIRED = False)", said)
+
+
+def _paused_trail(jobdir: Path, first: dict[str, Any] | None) -> tuple[str, int | None]:
+    """The trail the paused run in ``jobdir`` wrote (``""``: none) and how many records it
+    left open (``None``: no state says it: the trail its first run had, ``first``'s)."""
+    try:
+        saved = json.loads((jobdir / JOBDIR_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # none, or unreadable: the ledger says so if it reads it
+        saved = None
+    trail = saved.get("trail") if isinstance(saved, dict) else None
+    if isinstance(trail, str):  # "": it wrote none (the report alone)
+        held = saved.get("open") if isinstance(saved, dict) else None
+        return trail, len(held) if isinstance(held, dict) else 0
+    named = (first or {}).get("REP_AUDIT_FILE")
+    return (named, None) if isinstance(named, str) else ("", None)
 
 
 def save_state(jobdir: str | None, state: dict[str, Any] | None) -> None:

@@ -252,12 +252,14 @@ class PageState:
         itself: a mock, a local mirror), for its page's decision: the usage signals its
         verdict would have read (robots.txt ``Content-Usage`` / ``Content-Signal``,
         tdmrep.json, RSL licenses: :meth:`~rep_engine.verdict.policy.UsagePolicy
-        .before_fetch`), from the documents the crawl has, none fetched for it
-        (:meth:`~scrapy_rep.crawl.requests.downloadermiddlewares.RobotsTxtMiddleware
+        .before_fetch`), from the documents the crawl has, which the response waited
+        for (:mod:`scrapy_rep.crawl.page.downloadermiddlewares`;
+        :meth:`~scrapy_rep.crawl.requests.downloadermiddlewares.RobotsTxtMiddleware
         .verdict_had`; kept on ``page``, whose record names the versions). A "no" of
         them for a purpose of the crawl refuses its items as the page's own would (a
-        site owner's "no" is not lost to a mirror). Its origin's robots.txt not had yet:
-        nothing, its purposes unknown (``REP_PURPOSE_UNKNOWN`` decides). A robots.txt
+        site owner's "no" is not lost to a mirror). Its origin's robots.txt not had still
+        (the crawl closed while it waited): nothing, its purposes unknown
+        (``REP_PURPOSE_UNKNOWN`` decides). A robots.txt
         ``Disallow`` implies no preferences (aipref attach §3.1): nothing either."""
         page.answered, before = answered_before(self.crawler, request)
         return before

@@ -105,8 +105,10 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         status')."""
         engine = running_engine(self.crawler)
         if self._ledgers:
-            self._url_ledger = ledger_of(self.crawler)
+            self._url_ledger = ledger = ledger_of(self.crawler)
             self._at_scrape_end = after_each_scrape(engine, self._page_done)
+            if ledger is not None:  # a failed request's errback: its items on its record
+                ledger.failures_told = self._at_scrape_end
         failed = None if self._url_ledger is None else self._failure_scraped
         if not watch_downloads(engine, self.page.fetching, failed):
             logger.warning(
@@ -237,10 +239,13 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _failure_scraped(self, request: Request, failure: Any) -> None:
         """A download's ``failure`` the scraper (or the engine, for a callback's own download)
-        is through with, told to the URL ledger, but a refusal's: its refusal settled the
-        request's entry (:func:`~scrapy_rep.crawl.auditing.settled_by`)."""
+        is through with, told to the URL ledger; a refusal's only when its errback ran (a
+        request refused in the downloader is final then, with the errback's items), else its
+        refusal settled the request's entry (:func:`~scrapy_rep.crawl.auditing.settled_by`)."""
         ledger = self._url_ledger
-        if ledger is not None and not settled_by(getattr(failure, "value", None)):
+        if ledger is not None and (
+            request.errback is not None or not settled_by(getattr(failure, "value", None))
+        ):
             ledger.failure_scraped(request, failure)
 
     def get_processed_item(self, item: Any, response: Response | None) -> Any:

@@ -131,8 +131,10 @@ def answered_before(crawler: Crawler, request: Request) -> tuple[Allowed | Refus
     this one answered it itself: a mock, a local mirror), the verdict the documents the
     crawl has give it (:meth:`RobotsTxtMiddleware.verdict_had`) and what its usage signals
     say before the fetch, which its page and its files are held to (a site owner's "no"
-    is not lost to a mirror). :data:`~rep_engine.verdict.policy.NOTHING_BEFORE`: its
-    origin's robots.txt not had (its purposes unknown), or a robots.txt ``Disallow``,
+    is not lost to a mirror: the response waited for the documents not had,
+    :meth:`RobotsTxtMiddleware.answered_waits`). :data:`~rep_engine.verdict.policy
+    .NOTHING_BEFORE`: its origin's robots.txt not had (the crawl closed while it waited:
+    its purposes unknown), or a robots.txt ``Disallow``,
     which implies no preferences (aipref attach §3.1)."""
     owner = OWNERS.get(crawler)
     verdict = None if owner is None else owner.verdict_had(request)
@@ -365,6 +367,44 @@ class RobotsTxtMiddleware:
             alone = RequestFacts(facts.url, had_site, facts.agent, facts.obey, facts.names)
             verdict = decide(alone, self.rules, had, self._clock())
         return None if isinstance(verdict, Wait) else verdict
+
+    def answered_waits(self, request: Request) -> Coroutine[Any, Any, None] | None:
+        """Of a request no verdict of ours reached (a downloader middleware placed before
+        this one answered it itself: a mock, a local mirror), what awaits the documents its
+        verdict would read that the crawl has not had yet (each fetched now unless under
+        way, on its route, as for a request held for it), so that its page and its files are
+        decided on them (:meth:`verdict_had`), as its verdict would have been: a site
+        owner's "no" is not lost to a mirror that answered first (docs/behaviour.md, 'A
+        response a downloader middleware made before the verdict'). ``None``: every one is
+        had (or nothing decides it)."""
+        facts = self.facts.of(request)
+        if facts.origin is None:
+            return None
+        documents = self.documents
+
+        def had(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            return documents[kind].usable_entry(key)
+
+        verdict = decide(facts, self.rules, had, self._clock())
+        return self._documents_had(request, facts, verdict) if isinstance(verdict, Wait) else None
+
+    async def _documents_had(self, request: Request, facts: RequestFacts, verdict: Verdict) -> None:
+        """Await each document ``verdict`` waits for, once each, until the verdict would
+        wait for none; the spider closing first ends the wait (its page is then decided on
+        what the crawl had)."""
+        documents = self.documents
+        awaited: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
+
+        def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+            entry = awaited.get((kind, key))
+            return entry if entry is not None else documents[kind].usable_entry(key)
+
+        while isinstance(verdict, Wait) and (verdict.document, verdict.key) not in awaited:
+            entry = await documents[verdict.document].when_known(verdict.key, request)
+            if entry is None:
+                return
+            awaited[verdict.document, verdict.key] = entry
+            verdict = decide(facts, self.rules, known, self._clock())
 
     def _current(self, request: Request, kind: str, key: Hashable) -> CacheEntry[Any] | None:
         """The cache's version of ``key``'s document of ``kind`` that decides ``request``
