@@ -21,26 +21,29 @@ of the WARC's origins, 2N items), sorted by origin and shuffled (``--seed``); wr
 once in ``--work`` and used again by a run of the same sizes. The 1,000,000-origin shape
 runs the command only (the hand-written filter holds every body, about 6.5 GB there).
 
-Printed per shape and order: each run's CPU seconds (user + sys of the child,
-``os.wait4``) by round and their median, wall seconds, peak RSS, items a second per core
-(of CPU), the median of the per-round ratios (the filter's CPU over the command's: the
-command's speed as a multiple of the filter's; every output's CPU over ``--out``'s) and
-their spread; the SHA-256 of the command's kept and removed lines (the same in every
-round and in the ``--out`` run, so a change can show the same output) and their
-order-free checksums (the same sorted and shuffled: the same decision for every item);
-the targets met or not; and the kept sets compared, each difference named by its cause
-as the engine's report says why (usage signals, 5xx/unreachable, cut documents; a
-robots.txt line: the crawler's own group, ``Scrapy``'s, or Google's reading against
-Protego's, by asking Protego with the crawler's name too).
+Printed per shape and order: each run's CPU seconds (user + sys of the child, from its
+rusage, forked from a small launcher: :data:`LAUNCHER`) by round and their median, wall
+seconds, peak RSS, items a second per core (of CPU), the median of the per-round ratios
+(the filter's CPU over the command's: the command's speed as a multiple of the filter's;
+every output's CPU over ``--out``'s) and their spread; the SHA-256 of the command's kept
+and removed lines (the same in every round and in the ``--out`` run, so a change can
+show the same output) and their order-free checksums (the same sorted and shuffled: the
+same decision for every item); the targets met or not; and the kept sets compared, each
+difference named by its cause as the engine's report says why (usage signals,
+5xx/unreachable, cut documents; a robots.txt line: the crawler's own group,
+``Scrapy``'s, or Google's reading against Protego's, by asking Protego with the
+crawler's name too).
 
-``--profile``: instead, one ``--out`` run and one every-output run of the first shape
-sorted, each under cProfile in a fresh process: the functions by own time with their
-calls per item, and the phases (WARC read, index, entries, parse, decisions, writes,
-report, trail) by cumulative time. ``--readers``: the WARC's records read by warcio and
-by FastWARC (if installed), each in a fresh process.
+``--profile``: instead, the filter, one ``--out`` run and one every-output run of the
+first shape sorted, each under cProfile in a fresh process: each one's call tree (the
+calls of ``--share`` of its time or more, with calls per item: where the WARC's read,
+its index, each capture's entry, the parse, the decisions, the writes, the report and
+the trail take it) and the functions of most own time. ``--readers``: the WARC's records
+read by warcio and by FastWARC (if installed), each in a fresh process.
 
 Usage: ``python benchmarks/recheck_command.py [--origins N] [--per-origin 2,20]
-[--million] [--rounds 3] [--work DIR] [--profile] [--readers] [--json FILE]``
+[--million] [--rounds 3] [--work DIR] [--profile [--share 0.02]] [--readers]
+[--json FILE]``
 """
 
 from __future__ import annotations
@@ -180,23 +183,35 @@ def inputs(args: argparse.Namespace, origins: int, per_origin: int) -> tuple[Pat
 # ------------------------------------------------------------------------- the runs
 
 
+#: Runs a command in a process of its own and writes its exit status, wall and CPU seconds
+#: and peak RSS: forked from this small process, not from the benchmark's (a child's peak
+#: RSS counts its parent's at the fork, which an exec keeps).
+LAUNCHER = """import json, os, sys, time
+started = time.monotonic()
+pid = os.fork()
+if pid == 0:
+    os.execvp(sys.argv[2], sys.argv[2:])
+_, status, usage = os.wait4(pid, 0)
+with open(sys.argv[1], "w") as file:
+    json.dump([os.waitstatus_to_exitcode(status), time.monotonic() - started,
+               usage.ru_utime + usage.ru_stime, usage.ru_maxrss], file)
+"""
+
+
 def measured(command: list[str], cwd: Path) -> dict[str, Any]:
-    """``command`` run in ``cwd`` (a fresh process): its exit status, wall and CPU
-    seconds (user + sys) and peak RSS, from its own rusage."""
+    """``command`` run in ``cwd`` (a fresh process): its wall and CPU seconds (user +
+    sys) and peak RSS, from its own rusage."""
     for name in ("kept.jsonl", "removed.jsonl", "report.jsonl", "summary.md", "trail.jsonl"):
         (cwd / name).unlink(missing_ok=True)
     shutil.rmtree(cwd / "trail.jsonl.d", ignore_errors=True)  # its snapshots: none kept
-    started = time.monotonic()
     with (cwd / "stdout").open("wb") as out, (cwd / "stderr").open("wb") as err:
-        child = subprocess.Popen(command, cwd=cwd, stdout=out, stderr=err)
-        _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    wall = time.monotonic() - started
-    if child.returncode not in (0, 1):  # the command's 1: some items removed
-        raise SystemExit(f"{' '.join(command)} failed ({child.returncode}):\n"
+        subprocess.run([sys.executable, "-c", LAUNCHER, cwd / "usage", *command], cwd=cwd,
+                       stdout=out, stderr=err, check=True)  # fmt: skip
+    code, wall, cpu, rss = json.loads((cwd / "usage").read_text())
+    if code not in (0, 1):  # the command's 1: some items removed
+        raise SystemExit(f"{' '.join(command)} failed ({code}):\n"
                          f"{(cwd / 'stderr').read_text()[-3000:]}")  # fmt: skip
-    return {"wall": round(wall, 2), "cpu": round(usage.ru_utime + usage.ru_stime, 2),
-            "rss_mib": round(usage.ru_maxrss / 1024, 1)}  # fmt: skip
+    return {"wall": round(wall, 2), "cpu": round(cpu, 2), "rss_mib": round(rss / 1024, 1)}
 
 
 def command_of(variant: str, dataset: Path, warc: Path) -> list[str]:
