@@ -10,16 +10,20 @@ wall seconds move with the load).
 
 The WARC: ``--origins`` N robots.txt captures (100,000; ``--million`` adds a shape of
 1,000,000), one gzip member per record as Common Crawl writes them (warcio), origin
-``https://oN.example`` given the corpus's real file N modulo its 2,000 files
-(``../shared/corpus/real``), each body made unique by a last comment line naming its
-origin. A few captures are what a crawl of the web also meets (:func:`capture_of`): of
+``https://oN.example`` given one of the corpus's real files (``../shared/corpus/real``),
+each body made unique by a last comment line naming its origin. The corpus holds every
+file of 20 KB or more of its sources (160, 8 % of its files) and a sample of the others;
+they are 1.3 % of the sources' files, and Protego's parse of one takes about 36 times a
+small one's: ``--big-share`` (0.013) of the origins, spread evenly, get one of them (in
+turn), the others a small one (in turn); ``--big-share 0.08`` weighs them as the corpus
+does. A few captures are what a crawl of the web also meets (:func:`capture_of`): of
 each 200 origins, 4 a 404, 2 a 503, 1 a ``Content-Signal: search=no`` group added and 1
 cut (``WARC-Truncated: length``, half its body). The datasets (``--per-origin`` K, 2 and
-20): K items an origin, the file's own URLs on its host, as JSON Lines
-(``{"url": …, "id": N}``), over the first ``min(N, 2N / K)`` origins (K = 20: a tenth
-of the WARC's origins, 2N items), sorted by origin and shuffled (``--seed``); written
-once in ``--work`` and used again by a run of the same sizes. The 1,000,000-origin shape
-runs the command only (the hand-written filter holds every body, about 6.5 GB there).
+20): K items an origin, the file's own URLs on its host, as JSON Lines (``{"url": …,
+"id": N}``), over the first ``min(N, 2N / K)`` origins (K = 20: a tenth of the WARC's
+origins, 2N items), sorted by origin and shuffled (``--seed``); written once in
+``--work`` and used again by a run of the same sizes. The 1,000,000-origin shape runs
+the command only (the hand-written filter holds every body in memory).
 
 Printed per shape and order: each run's CPU seconds (user + sys of the child, from its
 rusage, forked from a small launcher: :data:`LAUNCHER`) by round and their median, wall
@@ -63,6 +67,8 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parents[1] / "shared" / "corpus"
+#: The least size of a big robots.txt file (the corpus holds every one of its sources').
+BIG = 20_000
 #: What each run is: the hand-written filter, the command with ``--out``, and with every
 #: output.
 VARIANTS = ("filter", "out", "every")
@@ -111,6 +117,21 @@ def hand_written_filter(dataset: str, warc: str, out: str) -> None:
 # ------------------------------------------------------------------------- the inputs
 
 
+def assigned(args: argparse.Namespace, origins: int) -> list[tuple[bytes, list[str]]]:
+    """Each origin's real file (its body and URLs' paths): one of 20 KB or more for a
+    ``--big-share`` of the origins, spread evenly, else one of the others, each kind's
+    files in turn."""
+    sys.path.insert(0, str(HERE))
+    from recheck import corpus
+
+    files = corpus(args.corpus)
+    big = [file for file in files if len(file[0]) >= BIG]
+    small = [file for file in files if len(file[0]) < BIG]
+    share = round(args.big_share * 1000)
+    return [big[n % len(big)] if n * 7919 % 1000 < share else small[n % len(small)]
+            for n in range(origins)]  # fmt: skip
+
+
 def capture_of(number: int, files: list[tuple[bytes, list[str]]]) -> tuple[int, bytes, str]:
     """Origin ``number``'s capture: its status, body and what it is (``200``, ``404``,
     ``503``, ``content-signal``, ``cut``)."""
@@ -154,11 +175,11 @@ def inputs(args: argparse.Namespace, origins: int, per_origin: int) -> tuple[Pat
     """The WARC and the datasets' folder of a shape (written unless ``--work`` holds them
     already), and the items."""
     sys.path.insert(0, str(HERE))
-    from recheck import corpus
     from recheck_order import write_datasets
 
-    files = corpus(args.corpus)
-    warc, made = args.work / f"w{origins}.warc.gz", args.work / f"w{origins}.made"
+    files = assigned(args, origins)
+    name = f"w{origins}-{args.big_share:g}"
+    warc, made = args.work / f"{name}.warc.gz", args.work / f"{name}.made"
     if not made.exists():
         started = time.monotonic()
         kinds = write_warc(warc, files, origins)
@@ -168,7 +189,7 @@ def inputs(args: argparse.Namespace, origins: int, per_origin: int) -> tuple[Pat
               flush=True)  # fmt: skip
     covered = min(origins, 2 * origins // per_origin)
     items = covered * per_origin
-    folder = args.work / f"d{origins}x{per_origin}"
+    folder = args.work / f"d{origins}-{args.big_share:g}x{per_origin}"
     stamp = f"{items} {covered} {args.seed}"
     if not (folder / "made").exists() or (folder / "made").read_text() != stamp:
         write_datasets(folder, files, covered, items, args.seed)
@@ -257,7 +278,7 @@ def rounds(args: argparse.Namespace, shapes: list[tuple[int, int]]) -> dict[str,
                     print(f"  {name} {variant}: {run['cpu']:.1f} s CPU, {run['wall']:.1f} s, "
                           f"{run['rss_mib']:,.0f} MiB", flush=True)  # fmt: skip
                 if round_ == 0 and order == "sorted" and "filter" in variants:
-                    shape["differences"] = differences(args, folder)
+                    shape["differences"] = differences(args, origins, folder)
     return found
 
 
@@ -347,15 +368,12 @@ def _targets(name: str, shape: dict[str, Any]) -> None:
 # ------------------------------------------------------------------------- the differences
 
 
-def differences(args: argparse.Namespace, folder: Path) -> dict[str, Any]:
+def differences(args: argparse.Namespace, origins: int, folder: Path) -> dict[str, Any]:
     """The items the filter and the command keep differently (the sorted dataset), each
     named by its cause as the command's report says why."""
     from protego import Protego
 
-    sys.path.insert(0, str(HERE))
-    from recheck import corpus
-
-    files = corpus(args.corpus)
+    files = assigned(args, origins)
 
     def kept(path: Path) -> set[int]:
         with path.open("rb") as file:
@@ -523,6 +541,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, help="where the inputs and outputs go (kept; "
                         "default: a temporary folder, removed)")  # fmt: skip
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument("--big-share", type=float, default=0.013, help="the share of origins "
+                        "given a file of 20 KB or more (their share in the corpus's sources; "
+                        "the corpus's own: 0.08)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="the figures as JSON too")
     parser.add_argument("--profile", action="store_true", help="profile the first shape instead")
     parser.add_argument("--share", type=float, default=0.02, help="the least share of a "
@@ -531,6 +552,7 @@ def main() -> None:
     parser.add_argument("--filter", nargs=3, help=argparse.SUPPRESS)
     parser.add_argument("--read", nargs=2, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # type: ignore[union-attr]  # a line as it comes
     if args.filter:
         hand_written_filter(*args.filter)
         return
