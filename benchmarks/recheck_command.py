@@ -349,7 +349,9 @@ def _orders_agree(found: dict[str, Any]) -> None:
 
 
 def _targets(name: str, shape: dict[str, Any]) -> None:
-    """The issue's targets for the command end to end."""
+    """The targets set for the command end to end: ``--out`` at least twice the filter's
+    speed, every output at most 1.5 times ``--out``'s CPU, 10,000 items a second per
+    core with every output at 1,000,000 origins, the command's peak RSS at most 1 GiB."""
     runs, ratios, items = shape["runs"], shape["ratios"], shape["items"]
     said = []
     if FASTER in ratios:
