@@ -69,6 +69,8 @@ HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parents[1] / "shared" / "corpus"
 #: The least size of a big robots.txt file (the corpus holds every one of its sources').
 BIG = 20_000
+#: The origins of the large shape (``--million``), where only the command runs.
+MILLION = 1_000_000
 #: What each run is: the hand-written filter, the command with ``--out``, and with every
 #: output.
 VARIANTS = ("filter", "out", "every")
@@ -267,7 +269,7 @@ def rounds(args: argparse.Namespace, shapes: list[tuple[int, int]]) -> dict[str,
             for order in ("sorted", "random"):
                 name = f"{origins}x{per_origin} {'sorted' if order == 'sorted' else 'shuffled'}"
                 shape = found["shapes"].setdefault(name, {"items": items, "runs": {}})
-                variants = VARIANTS if origins < 1_000_000 else VARIANTS[1:]
+                variants = VARIANTS if origins < MILLION else VARIANTS[1:]
                 for variant in variants:
                     cwd = folder / order / variant
                     cwd.mkdir(exist_ok=True)
@@ -358,7 +360,7 @@ def _targets(name: str, shape: dict[str, Any]) -> None:
         said.append(("--out at least 2x the filter's speed", ratios[FASTER] >= 2))
     if DEARER in ratios:
         said.append(("every output at most 1.5x --out's CPU", ratios[DEARER] <= 1.5))
-    if name.startswith("1000000x"):
+    if name.startswith(f"{MILLION}x"):
         rate = items / statistics.median(run["cpu"] for run in runs["every"])
         said.append(("10,000 items/s per core with every output", rate >= 10_000))
     rss = max(run["rss_mib"] for variant in ("out", "every") for run in runs[variant])
@@ -562,7 +564,7 @@ def main() -> None:
         read_with(*args.read)
         return
     shapes = [(args.origins, int(k)) for k in args.per_origin.split(",")]
-    shapes += [(1_000_000, 2)] if args.million else []
+    shapes += [(MILLION, 2)] if args.million else []
     remove = args.work is None
     args.work = args.work or Path(tempfile.mkdtemp(prefix="recheck-command-"))
     args.work.mkdir(parents=True, exist_ok=True)
