@@ -412,9 +412,9 @@ def _cause(line: dict[str, Any], named: bool) -> str:
     """Why the command decided an item otherwise than the filter, from its report line
     (``named``: Protego asked with the crawler's name, ``Scrapy``, decides as the command)."""
     why = line.get("why") or ""
+    if line.get("signal") == "robotstxt_unreachable":
+        return "5xx/unreachable (robots.txt captured as a 5xx: everything disallowed)"
     if line["status"] == "unknown":
-        if re.search(r"captured as (5\d\d|429)", why):
-            return "5xx/unreachable (robots.txt captured as a 5xx: everything disallowed)"
         if "was cut" in why:
             return "cut document (cut before 500 KiB: its lines may refuse, never allow)"
         return "unknown: " + re.sub(r"https?://\S+|<urn:\S+>", "…", why)[:100]
