@@ -351,6 +351,45 @@ def test_a_jobdir_state_saved_before_schema_2_is_resumed(tmp_path: Path) -> None
     assert unfiltered == {"c" * 40: "c" * 40}
 
 
+def test_the_jobdir_state_237886c2_kept_resumes_every_open_entry(tmp_path: Path) -> None:
+    """The URL ledger's state a real paused crawl of 237886c2 (and 27291d8: the same
+    version) kept: every open entry resumes with what it held (the one decided and sent
+    once, waiting for its retry: its robots.txt line, tdmrep.json, attempt and times)."""
+    from rep_engine.records import RobotsPart, iso_time
+    from scrapy_rep.crawl.audit.auditfile import Paused, resume
+    from tests.support.jobdirstates import audit_state, write_states
+
+    write_states(tmp_path)
+    saved = audit_state()
+    open_records: dict[str, Any] = {}
+    unfiltered: dict[str, str] = {}
+    paused = Paused(saved["run"], "/tmp/paused/trail.jsonl", saved["head"])
+    assert resume(str(tmp_path), open_records, unfiltered) == (paused, 7)
+    assert unfiltered == saved["unfiltered"]
+    assert {key: e.url for key, e in open_records.items()} == {
+        key: e["url"] for key, e in saved["open"].items()
+    }
+    retried = open_records["21c5278894ac8968e30c8d9b392abf32261d36f2-3"]
+    assert (retried.attempts, retried.held, retried.fetched) == (1, 1, False)
+    sha = "12ac685152c019807b53ec43dbe9029c19bbbc40454943b87c1b30aa85b56d89"
+    assert retried.robots is not None
+    assert retried.robots[:4] == RobotsPart(sha, "testbot", 3, "Allow: /", "")[:4]
+    assert retried.tdm == "8f3ac600d9d7498296711d1e96db1ca3b0619d4bd773e55e1bbc06a382d78438"
+    assert retried.sent_at is not None and retried.expires is not None
+    assert (iso_time(retried.sent_at), iso_time(retried.expires)) == (
+        "2026-11-29T02:52:45.908Z",
+        "2026-11-30T02:52:43.877Z",
+    )
+    held = open_records["bda3399dd1f190c7480878cf612fc4715c3bcbc1-1"]
+    assert (held.attempts, held.held, held.robots, held.tdm, held.sent_at) == (
+        0,
+        1,
+        None,
+        None,
+        None,
+    )
+
+
 def test_a_jobdir_state_saved_by_a_later_version_is_not_resumed_and_said(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
