@@ -14,10 +14,10 @@ bookkeepers (``tests/test_records.py`` keeps every member in its table), and no 
 module keeps a table or an enum of these words (``tests/project/test_reasons.py``).
 
 The records: a ``url`` record both ways (:class:`UrlEntry`: :meth:`UrlEntry.line` writes
-it, :meth:`UrlEntry.from_line` reads it back, :meth:`UrlEntry.state` keeps it in
-``JOBDIR``), and a re-check's ``item`` record read (:class:`ItemRecord`, by
-:func:`item_of`), with the readers of a field that never raise (:func:`text`,
-:func:`whole`, :func:`items`, :func:`mapping`).
+it, :meth:`UrlEntry.from_line` reads it back; ``JOBDIR`` keeps an open one as its line),
+and a re-check's ``item`` record read (:class:`ItemRecord`, by :func:`item_of`), with
+the readers of a field that never raise (:func:`text`, :func:`whole`, :func:`items`,
+:func:`mapping`).
 """
 
 from __future__ import annotations
@@ -582,9 +582,10 @@ def robots_part(
     return part
 
 
-#: The version of :meth:`UrlEntry.state` (an entry as a dict by field name); before it, a
-#: state was a list read by position (:meth:`UrlEntry.from_state`).
-STATE_VERSION: Final = 5
+#: The version of the state ``JOBDIR`` keeps of an open entry: its ``url`` line
+#: (:meth:`UrlEntry.line`, its fate ``null``); version 5 kept its fields by name, earlier
+#: ones a list read by place (:meth:`UrlEntry.from_state` reads them all).
+STATE_VERSION: Final = 6
 #: At most this many links not followed are named in a page's record (``not_followed``;
 #: ``links_not_followed`` counts them all), so that ``audit show`` finds the page of one.
 NOT_FOLLOWED_KEPT: Final = 20
@@ -609,14 +610,6 @@ class RobotsPart(NamedTuple):
 
     def part(self) -> dict[str, Any]:
         return robots_part(*self)
-
-    @classmethod
-    def of(cls, saved: Sequence[Any]) -> RobotsPart:
-        """A part kept in ``JOBDIR`` (a list: an earlier version's may be shorter)."""
-        values = list(saved)
-        if len(values) > 8:
-            values[8] = tuple(values[8] or ())
-        return cls(*values)
 
     @classmethod
     def from_part(cls, part: Mapping[str, Any]) -> RobotsPart:
@@ -935,34 +928,33 @@ class UrlEntry:
             else None,
         )
 
-    def state(self) -> dict[str, Any]:
-        """The entry as ``JOBDIR`` keeps it for a resumed run (JSON; by field name): an open
-        entry's fields (its fate is not known yet)."""
-        return {name: getattr(self, name) for name in _STATE_FIELDS}
-
     @classmethod
-    def from_state(cls, saved: Mapping[str, Any] | Sequence[Any]) -> UrlEntry:
-        """An entry ``JOBDIR`` kept (:meth:`state`), or the positional list an earlier
-        version kept (url, attempts, status, -, held, -, robots, tdmrep, fetched,
+    def from_state(cls, saved: Any, version: int = STATE_VERSION) -> UrlEntry:
+        """An open entry ``JOBDIR`` kept, by its state's ``version``: its ``url`` line (read
+        by :meth:`from_line`); before version 6 its fields by name (version 5), or a list
+        read by place (url, attempts, status, -, held, -, robots, tdmrep, fetched,
         dont_filter, then licenses, earlier, sent, sent_at, expires as they were added;
-        before the earlier's id, a ``""`` tdmrep meant none). Either way a value not of its
-        field's type (a hand-edited state) raises ``TypeError``: the state is not resumed."""
-        if isinstance(saved, Mapping):
-            known = _STATE_FIELDS
-            values = {name: value for name, value in saved.items() if name in known}
-        else:  # an earlier version's list, its places read into the same fields
-            old = list(saved)
-            tdm = old[7] if len(old) > 10 else (old[7] or None)
-            later = [*old[10:15], *[None, "", None, None, None][len(old[10:15]) :]]
-            later[1] = "" if later[1] is None else later[1]  # the earlier's id: none
-            places = (old[0], old[1], old[2], old[4], old[6], tdm, old[8], *later)
-            values = dict(zip(_STATE_FIELDS, places, strict=False))
-        for name, value in values.items():  # a hand-edited state: refused, not resumed
-            if not _STATE_TYPES[name](value):
-                raise TypeError(f"{name} {value!r} is not of its field's type")
-        robots = values.get("robots")
-        values["robots"] = RobotsPart.of(robots) if robots else None
-        return cls(**values)
+        before the earlier's id, a ``""`` tdmrep meant none), each said as its line says it
+        (a robots part as its ``robots`` part, seconds as ISO 8601) and read by
+        :meth:`from_line` too. A value not of its field's type (a hand-edited state) is read
+        as a missing one, as in every trail line: never raises."""
+        if version >= 6:
+            return cls.from_line(mapping(saved))
+        if isinstance(saved, list):  # an earlier version's places, as its fields by name
+            old = [*saved, *[None] * 15]
+            tdm = old[7] if len(saved) > 10 else (old[7] or None)
+            places = (*old[:3], old[4], old[6], tdm, old[8], *old[10:15])
+            saved = dict(zip(_STATE_FIELDS, places, strict=False))
+        kept = mapping(saved)
+        line = {_LINE_NAMES.get(name, name): kept.get(name) for name in _STATE_FIELDS}
+        robots = line["robots"]
+        if isinstance(robots, list):  # a RobotsPart's values in order
+            line["robots"] = robots = dict(zip(_ROBOTS_NAMES, robots, strict=False))
+            robots["override_ends"] = _iso_or_none(robots.get("override_ends"))
+        line["sent_at"], line["expires"] = map(_iso_or_none, (line["sent_at"], line["expires"]))
+        entry = cls.from_line(line)
+        entry.fetched = kept.get("fetched") is True
+        return entry
 
 
 def reason_of(refused_by: str, tdm: str | None) -> str:
@@ -975,68 +967,24 @@ def reason_of(refused_by: str, tdm: str | None) -> str:
     return reason
 
 
-#: The fields :meth:`UrlEntry.state` keeps: an open entry's (its fate is not known yet,
-#: and the decision is only the running crawl's readers').
+#: An open entry's fields ``JOBDIR`` kept before version 6 (by name; before version 5, by
+#: place in this order), and the names its ``url`` line gives those it names otherwise.
 _FIELDS: Final = tuple(one.name for one in fields(UrlEntry))
 _STATE_FIELDS: Final = _FIELDS[: _FIELDS.index("fate")]
+_LINE_NAMES: Final = {"tdm": "tdmrep", "licenses": "rsl", "earlier": "again"}
+#: A robots part's names in its ``robots`` part, in the order of :class:`RobotsPart`.
+_ROBOTS_NAMES: Final = ("snapshot", *RobotsPart._fields[1:])
 
 
-def _int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _seconds_or_none(value: Any) -> bool:
-    return value is None or ((_int(value) or isinstance(value, float)) and math.isfinite(value))
-
-
-def _str_or_none(value: Any) -> bool:
-    return value is None or isinstance(value, str)
-
-
-#: What each place of a :class:`RobotsPart` kept in ``JOBDIR`` may hold (an earlier
-#: version's list may be shorter).
-_ROBOTS_TYPES: Final[tuple[Any, ...]] = (
-    lambda v: isinstance(v, str),  # sha256
-    lambda v: isinstance(v, str),  # agent
-    lambda v: v is None or _int(v),  # line
-    _str_or_none,  # rule
-    lambda v: isinstance(v, str),  # why
-    lambda v: isinstance(v, bool),  # obeyed
-    lambda v: isinstance(v, str),  # overridden
-    lambda v: isinstance(v, str),  # override_expired
-    lambda v: v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v)),
-    _seconds_or_none,  # override_ends
-    lambda v: isinstance(v, str),  # addressed
-    _str_or_none,  # also
-)
-
-
-def _robots_state(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and 5 <= len(value) <= len(_ROBOTS_TYPES)
-        and all(check(one) for check, one in zip(_ROBOTS_TYPES, value, strict=False))
-    )
-
-
-#: What each field of :meth:`UrlEntry.state` may hold, as JSON reads it back.
-_STATE_TYPES: Final[dict[str, Any]] = {
-    "url": lambda v: isinstance(v, str),
-    "attempts": _int,
-    "status": lambda v: v is None or _int(v),
-    "held": _int,
-    "robots": lambda v: v is None or _robots_state(v),
-    "tdm": lambda v: v is None or isinstance(v, str),
-    "fetched": lambda v: isinstance(v, bool),
-    "licenses": lambda v: (
-        v is None or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values())))
-    ),
-    "earlier": lambda v: isinstance(v, str),
-    "sent": lambda v: v is None or isinstance(v, str),
-    "sent_at": _seconds_or_none,
-    "expires": _seconds_or_none,
-    "unscheduled": lambda v: isinstance(v, bool),
-}
+def _iso_or_none(seconds: Any) -> str | None:
+    """POSIX seconds kept in ``JOBDIR`` before version 6, as a line writes them (``None``:
+    not a number a clock can hold)."""
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+        try:
+            return iso_time(seconds)
+        except (ValueError, OverflowError, OSError):  # not finite, or past any clock
+            pass
+    return None
 
 
 def _seconds(stamp: str) -> float | None:

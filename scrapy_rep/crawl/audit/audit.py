@@ -1051,7 +1051,7 @@ class AuditTrail:
         kept = {
             "run": self.run,
             "version": STATE_VERSION,
-            "open": {key: entry.state() for key, entry in self.open.items()},
+            "open": {key: entry.line(self.run, key) for key, entry in self.open.items()},
             "unfiltered": self._unfiltered,
             "left_in_queue": sorted(self._left),
             "taken_from_others": sorted(self._others & self.open.keys()),

@@ -209,7 +209,7 @@ def resume(
         )  # fmt: skip
         return None, 0
     try:
-        entries = {key: UrlEntry.from_state(state) for key, state in saved["open"].items()}
+        entries = {k: UrlEntry.from_state(e, version) for k, e in saved["open"].items()}
         counted = saved.get("left_in_queue", [])  # a state of an earlier version: none
         taken = saved.get("taken_from_others", [])
         for name, keys in (("left_in_queue", counted), ("taken_from_others", taken)):
