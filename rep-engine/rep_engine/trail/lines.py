@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit
 
-from rep_engine.records import FATES, iso_time
+from rep_engine.records import FATES, SnapshotOutcome, iso_time
 from rep_engine.robotstxt.useragent import crawler_name
 from rep_engine.settings import SETTINGS, RepConfig, settings_in_force
 from rep_engine.settings.readers import used_presets
@@ -153,7 +153,7 @@ def snapshot_line(
         "url": url,
         "final_url": final_url or None,
         "status": status,
-        "outcome": "parsed" if sha256 else "absent",
+        "outcome": SnapshotOutcome.PARSED if sha256 else SnapshotOutcome.ABSENT,
         "detail": detail,
         "fetched": iso_time(fetched),
         "bytes": size,
