@@ -186,7 +186,7 @@ class Trail:
             raise TrailError(f"{self.path}: not a gzip file")
         if pending + end.rest:
             yield pending + end.rest, False
-        if end.how == "cut":
+        if end.how == CUT:
             self.chain.problems.append(
                 "the gzip stream is cut (its last member has no end): the file was truncated"
             )
@@ -240,6 +240,10 @@ def tail_of(path: Path) -> Tail:
     return Tail(highest, open_run)
 
 
+#: How a gzip file that ends inside a member ends (:attr:`GzipEnd.how`).
+CUT: Final = "cut"
+
+
 @dataclass
 class GzipEnd:
     """How the members of a gzip file end (:func:`gzip_members`)."""
@@ -248,7 +252,7 @@ class GzipEnd:
     end: int = 0
     #: Whole members read.
     members: int = 0
-    #: ``""``: the file ends after a whole member; ``"cut"``: it ends inside a member;
+    #: ``""``: the file ends after a whole member; :data:`CUT`: it ends inside a member;
     #: ``"damaged"``: bytes that are not gzip data follow the last whole member.
     how: str = ""
     #: The text decompressed from the member cut or damaged (never checked: its CRC and
@@ -271,7 +275,7 @@ def gzip_members(file: IO[bytes], end: GzipEnd) -> Iterator[bytes]:
             buffer, position = file.read(_GZIP_CHUNK), 0
             if not buffer:
                 if started:
-                    end.how, end.rest = "cut", b"".join(text)
+                    end.how, end.rest = CUT, b"".join(text)
                 return
         piece = memoryview(buffer)[position : position + _GZIP_STEP]
         try:
