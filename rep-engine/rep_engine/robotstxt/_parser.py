@@ -30,8 +30,9 @@ from operator import contains, or_
 from sys import intern
 from typing import Final, NamedTuple
 
+from rep_engine.directives import product_token
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES, ParseOptions
-from rep_engine.robotstxt.useragent import is_global_agent, product_token
+from rep_engine.robotstxt.useragent import is_global_agent
 
 logger = logging.getLogger("rep_engine.robotstxt")  # the public module's name
 
