@@ -3,12 +3,19 @@ the ``setting`` lines after it, the ``snapshot`` of a document that decided, a `
 record and the ``end`` line (the file writes the ``site`` lines and the ``head`` after
 it: :mod:`rep_engine.trail.heads`). Pure: builds dicts from values; the Scrapy side
 (:mod:`scrapy_rep.crawl.audit.audit`) writes them.
+
+A ``url`` record's parts: the AI-usage decision (:func:`usage_part`), and a fetched
+page's part (docs/audit-trail.md, ``page``: :func:`page_part`): what the page said, as
+the table of signals read it, and the facts it was decided on besides; a part too long
+for its line names the snapshot that holds its statements (:func:`page_snapshot`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
+from datetime import datetime
 from importlib import metadata
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Final
@@ -19,13 +26,6 @@ from rep_engine.robotstxt.useragent import crawler_name
 from rep_engine.settings import SETTINGS, RepConfig, settings_in_force
 from rep_engine.settings.readers import used_presets
 from rep_engine.trail.file import EMPTY_SHA256, SCHEMA
-
-# The page part's names, where its writers have always read them.
-from rep_engine.trail.pagepart import MAX_PAGE_PART_CHARS as MAX_PAGE_PART_CHARS
-from rep_engine.trail.pagepart import WHOLE_PAGE_PARTS as WHOLE_PAGE_PARTS
-from rep_engine.trail.pagepart import page_part as page_part
-from rep_engine.trail.pagepart import page_snapshot as page_snapshot
-from rep_engine.trail.pagepart import snapshotted as snapshotted
 from rep_engine.usage.purpose import PURPOSES
 from rep_engine.usage.rsl.terms import license_url_of
 from rep_engine.usage.standards import STANDARDS
@@ -224,3 +224,72 @@ def end_line(run: str, reason: str, counts: dict[str, int], last_request: int) -
     ordered.update({k: v for k, v in counts.items() if k not in ordered})
     return {"type": "end", "run": run, "time": iso_time(), "reason": reason,
             "counts": ordered, "last_request": last_request}  # fmt: skip
+
+
+# A fetched page's part of its ``url`` record.
+
+#: The most characters of a page's statements a record keeps in its line: past it, they
+#: are a snapshot of their own (kind ``page``), which the part names.
+MAX_PAGE_PART_CHARS: Final = 16384
+#: A run header's ``page_parts`` when every page part is whole (older runs wrote ``true``
+#: and kept only ``omitted`` past :data:`MAX_PAGE_PART_CHARS`).
+WHOLE_PAGE_PARTS: Final = 2
+
+
+def page_part(
+    names: Sequence[str],
+    headers: Sequence[tuple[str, str]],
+    meta: Sequence[tuple[str, str]],
+    *,
+    image: bool = False,
+    embedded_by: str = "",
+    decided: datetime | None = None,
+    cached: datetime | bool | None = None,
+) -> dict[str, Any]:
+    """What a fetched page said, as the table of signals read it (``headers``: the fields
+    of its header rows; ``meta``: its meta tags named after a meta row or our names), and
+    the facts it was decided on besides: the crawler ``names`` they were read for, whether
+    it is an ``image``, the ``noimageai`` of the page that showed it (``embedded_by``) and,
+    when its verdict depends on the time (an ``unavailable_after``), when it was
+    ``decided`` (ISO 8601 UTC, to the millisecond): the page's snapshot, from which
+    ``audit verify`` decides the page again (:func:`rep_engine.verdict.page.decide_page`).
+    A page Scrapy's HTTP cache replayed says when it was really fetched (``cached``: ISO
+    8601 UTC, or ``true`` when the cache did not say).
+    Statements past :data:`MAX_PAGE_PART_CHARS` go to a snapshot (:func:`page_snapshot`)."""
+    part: dict[str, Any] = {"names": list(names)}
+    if headers:
+        part["headers"] = [[name, value] for name, value in headers]
+    if meta:
+        part["meta"] = [[name, content] for name, content in meta]
+    if image:
+        part["image"] = True
+    if embedded_by:
+        part["embedded_by"] = embedded_by
+    if decided is not None:
+        part["decided"] = _iso(decided)
+    if cached is not None and cached is not False:
+        part["cached"] = True if cached is True else _iso(cached)
+    return part
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def page_snapshot(part: dict[str, Any]) -> bytes | None:
+    """The body of ``part``'s statements when they are too long for the record's line
+    (``None``: they fit): the part then names its snapshot instead (:func:`snapshotted`)."""
+    size = 0  # loops, not comprehensions: every page's part is measured (the hot path)
+    for key in ("headers", "meta"):
+        for name, value in part.get(key, ()):
+            size += len(name) + len(value)
+    if size <= MAX_PAGE_PART_CHARS:
+        return None
+    said = {k: part[k] for k in ("headers", "meta") if k in part}
+    return json.dumps(said, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def snapshotted(part: dict[str, Any], sha256: str) -> dict[str, Any]:
+    """``part`` with its statements replaced by the snapshot that holds them."""
+    kept = {k: v for k, v in part.items() if k not in ("headers", "meta")}
+    return {**kept, "snapshot": sha256}
