@@ -15,8 +15,7 @@ from hypothesis import strategies as st
 
 from rep_engine.usage.media import _xmp_scan, _xmp_tiff
 from rep_engine.usage.media._xmp_rdf import property_values
-from rep_engine.usage.media._xmp_scan import Limits
-from rep_engine.usage.media._xmp_text import packet_text
+from rep_engine.usage.media._xmp_scan import Limits, packet_text
 from rep_engine.usage.media.c2pa import available, manifest_signals
 from rep_engine.usage.media.reading import read_media
 from rep_engine.usage.media.xmp import find_packets, sniff

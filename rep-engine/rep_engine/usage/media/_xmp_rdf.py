@@ -27,7 +27,7 @@ from typing import Any, Final
 
 from lxml import etree
 
-from rep_engine.usage.media._xmp_text import PacketText
+from rep_engine.usage.media._xmp_scan import PacketText
 
 PLUS_NS: Final = "http://ns.useplus.org/ldf/xmp/1.0/"
 RDF_NS: Final = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"

@@ -5,7 +5,7 @@ Two standards carry an AI opt-out in the file itself, so it travels with every c
 - IPTC Photo Metadata Standard 2023.1 "Data Mining" (also Video Metadata Hub 1.5): XMP
   ``plus:DataMining`` (namespace ``http://ns.useplus.org/ldf/xmp/1.0/``) holding a PLUS
   LDF vocabulary URI ``http://ns.useplus.org/ldf/vocab/DMI-*``. The packets come from
-  :mod:`rep_engine.usage.media.xmp`, their text from :mod:`~rep_engine.usage.media._xmp_text`
+  :mod:`rep_engine.usage.media.xmp`, their text from :mod:`~rep_engine.usage.media._xmp_scan`
   (UTF-8, UTF-16, UTF-32), the values from :mod:`~rep_engine.usage.media._xmp_rdf` (every
   RDF form of XMP Part 1 §7.9, parsed with lxml hardened).
 - The C2PA / CAWG training-and-mining assertions (:mod:`rep_engine.usage.media.c2pa`).
@@ -23,8 +23,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from rep_engine.usage.media._xmp_rdf import property_values
-from rep_engine.usage.media._xmp_scan import MAX_BYTE_VALUES, Limits, XmpScan
-from rep_engine.usage.media._xmp_text import Undecodable, packet_text
+from rep_engine.usage.media._xmp_scan import (
+    MAX_BYTE_VALUES,
+    Limits,
+    Undecodable,
+    XmpScan,
+    packet_text,
+)
 from rep_engine.usage.media.c2pa import C2paResult, read_c2pa
 from rep_engine.usage.media.xmp import DEFAULT_LIMITS, find_packets
 from rep_engine.usage.purpose import MAPPING, UsageSignal
