@@ -1,7 +1,7 @@
 """The lines of the audit trail, schema 3 (docs/audit-trail.md): the ``run`` header and
 the ``setting`` lines after it, the ``snapshot`` of a document that decided, a ``url``'s
 record and the ``end`` line (the file writes the ``site`` lines and the ``head`` after
-it: :mod:`rep_engine.trail.heads`). Pure: builds dicts from values; the Scrapy side
+it: :mod:`rep_engine.trail.file`). Pure: builds dicts from values; the Scrapy side
 (:mod:`scrapy_rep.crawl.audit.audit`) writes them.
 
 A ``url`` record's parts: the AI-usage decision (:func:`usage_part`), and a fetched
