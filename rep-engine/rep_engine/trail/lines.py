@@ -68,14 +68,6 @@ def run_line(
     it did not."""
     user_agent = str(settings.get("USER_AGENT") or "")
     robots_agent = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
-    in_force = settings_in_force(config, settings)
-    for name, field in SITE_SETTINGS.items():
-        in_force[name] = len(getattr(config, field))
-    cache = urlsplit(str(in_force.get("REP_ROBOTSTXT_CACHE") or ""))
-    if cache.password:  # a Redis password is no record of the crawl's (a bundle carries it)
-        in_force["REP_ROBOTSTXT_CACHE"] = cache._replace(
-            netloc=f"{cache.username or ''}:***@{cache.netloc.rpartition('@')[2]}"
-        ).geturl()
     return {
         "type": "run",
         "schema": SCHEMA,
@@ -90,7 +82,7 @@ def run_line(
         "user_agent": user_agent,
         "purposes": list(config.purpose),
         "profile": config.profile,
-        "settings": in_force,
+        "settings": _settings_said(config, settings),
         "resumes": resumes,
         "resumes_trail": resumes_trail if resumes else None,
         "resumes_head": resumes_head if resumes else None,
@@ -104,6 +96,21 @@ def run_line(
         # (a long one as a snapshot): a record of this run without one has lost it.
         "page_parts": WHOLE_PAGE_PARTS,
     }
+
+
+def _settings_said(config: RepConfig, settings: Any) -> dict[str, Any]:
+    """A run header's ``settings``: those in force, the site settings by their count (each
+    entry a ``setting`` line of its own), a Redis store's password masked (no record of the
+    crawl's: a bundle carries the header)."""
+    in_force = settings_in_force(config, settings)
+    for name, field in SITE_SETTINGS.items():
+        in_force[name] = len(getattr(config, field))
+    cache = urlsplit(str(in_force.get("REP_ROBOTSTXT_CACHE") or ""))
+    if cache.password:
+        in_force["REP_ROBOTSTXT_CACHE"] = cache._replace(
+            netloc=f"{cache.username or ''}:***@{cache.netloc.rpartition('@')[2]}"
+        ).geturl()
+    return in_force
 
 
 def class_path(value: Any) -> str | None:
