@@ -596,10 +596,10 @@ def link_beside(final: Path) -> Path | None:
         return None
 
 
-def open_beside(final: Path, suffix: str = ".partial") -> tuple[IO[bytes], Path]:
+def open_beside(final: Path) -> tuple[IO[bytes], Path]:
     """A file made new beside ``final`` (``.NAME.<random>.partial``, hidden), open for
     writing ``final``'s content into until it is renamed over it: (the file, its path)."""
-    descriptor, path = create_new(final.parent, f".{final.name}.", suffix)
+    descriptor, path = create_new(final.parent, f".{final.name}.", ".partial")
     return os.fdopen(descriptor, "wb"), path
 
 
