@@ -13,15 +13,16 @@ for its line names the snapshot that holds its statements (:func:`page_snapshot`
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import fields
 from datetime import datetime
 from importlib import metadata
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from urllib.parse import urlsplit
 
-from rep_engine.records import FATES, SnapshotOutcome, iso_time
+from rep_engine.fetch.kinds import ROBOTS_TXT, DocumentKind
+from rep_engine.records import FATES, NOT_OBEYED, RobotsPart, SnapshotOutcome, iso_time
 from rep_engine.robotstxt.useragent import crawler_name
 from rep_engine.settings import SETTINGS, RepConfig, settings_in_force
 from rep_engine.settings.readers import used_presets
@@ -29,8 +30,11 @@ from rep_engine.trail.file import EMPTY_SHA256, SCHEMA
 from rep_engine.usage.purpose import PURPOSES
 from rep_engine.usage.rsl.terms import license_url_of
 from rep_engine.usage.standards import STANDARDS
+from rep_engine.verdict.decide import KINDS, Refused, Used, Verdict, Wait
 
 if TYPE_CHECKING:
+    from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.robotstxt import Decision
     from rep_engine.usage.purpose import UsageDecision
 
 
@@ -165,6 +169,85 @@ def snapshot_line(
         "fetched": iso_time(fetched),
         "bytes": size,
     }
+
+
+class Named(NamedTuple):
+    """The snapshots a record names of the documents a verdict was decided with
+    (:func:`documents_of`)."""
+
+    #: Its robots.txt's (the site its ``Host`` addressed, when another), and the URL's own
+    #: origin's robots.txt's when that one decided too (``None``: no other).
+    robots: str
+    also: str | None
+    #: Each other document's, by the record's field that names it
+    #: (:attr:`~rep_engine.fetch.kinds.DocumentKind.record`): one a site (``tdmrep``), or
+    #: each by its URL (``rsl``: a license URL -> its snapshot).
+    fields: dict[str, Any]
+
+
+#: Stores a document's body (once) and names its snapshot (``""``: none, a document
+#: given up on): ``(kind, key, entry)``.
+Snapshot = Callable[[DocumentKind[Any], Hashable, "CacheEntry[Any]"], str]
+
+
+def documents_of(used: Used, snapshot: Snapshot, skipped: Collection[str] = ()) -> Named:
+    """The snapshots of the documents of ``used`` (a verdict's, robots.txt first), as a
+    ``url`` record and a re-check's ``item`` record name them, each stored by ``snapshot``
+    in this order: robots.txt, another origin's robots.txt that decided too, then each
+    other document as the verdict read it; the kinds ``skipped`` are not named (a
+    re-check's not consulted: read as none)."""
+    _, origin, entry = used[0]
+    robots = snapshot(ROBOTS_TXT, origin, entry)
+    rest = [(KINDS[kind], key, found) for kind, key, found in used[1:] if kind not in skipped]
+    also = None
+    for kind, key, found in rest:  # the URL's own origin's, a request sent with a Host
+        if not kind.record and key != origin:
+            also = snapshot(kind, key, found)
+    fields: dict[str, Any] = {}
+    for kind, key, found in rest:
+        if kind.record and kind.path:  # one a site
+            fields[kind.record] = snapshot(kind, key, found)
+        elif kind.record:  # each by its URL (an RSL license)
+            fields.setdefault(kind.record, {})[str(key)] = snapshot(kind, key, found)
+    return Named(robots, also, fields)
+
+
+def robots_part_of(
+    verdict: Verdict,
+    decision: Decision | None,
+    robots: CacheEntry[Any],
+    sha: str,
+    agent: str,
+    names: tuple[str, ...] = (),
+    not_obeyed: str = "",
+    addressed: str = "",
+    also: str | None = None,
+) -> RobotsPart | None:
+    """The ``robots`` part of a request (or a re-checked item) robots.txt decided
+    (:func:`~rep_engine.records.robots_part`): the line of ``decision`` that decided it
+    for ``agent`` (a product token) or why none did (its robots.txt ``robots`` given up on:
+    its outcome), the override of ``verdict`` that let it through (and when it ends) or
+    that had expired when it was refused, every name it was held to (``names``: more
+    than one), the site its ``Host`` addressed and the URL's own origin's robots.txt when
+    it decided too (``also``). ``not_obeyed``: its Allow/Disallow were not obeyed, for
+    this cause (:data:`~rep_engine.records.NOT_OBEYED`): the snapshot whose AI-usage
+    opt-outs were. ``None``: no decision to name (robots.txt obeyed and not read)."""
+    if not_obeyed:
+        why = NOT_OBEYED[not_obeyed]
+        return RobotsPart(sha, agent, None, None, why, False, "", "", names, None, addressed, also)
+    if decision is None:
+        return None
+    why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
+    overridden = expired = ""
+    ends = None
+    if not isinstance(verdict, Wait) and verdict.overridden is not None:  # refused later
+        overridden, ends = verdict.overridden.described, verdict.overridden.ends
+    elif isinstance(verdict, Refused) and verdict.expired is not None:
+        expired = verdict.expired.described
+    return RobotsPart(
+        sha, agent, decision.line, decision.line_text, why, True, overridden, expired, names,
+        ends, addressed, also,
+    )  # fmt: skip
 
 
 def usage_part(
