@@ -290,8 +290,8 @@ def word_comparisons(source: str) -> list[str]:
 
 
 #: The comparisons of contract words still written outside the contract, by module:
-#: each part's helper turns them into members (issue 89, wave 2) and takes them off this
-#: list; a new one fails the test, and so does one fixed and still listed.
+#: each part's helper turns them into members and takes them off this list; a new one
+#: fails the test, and so does one fixed and still listed.
 NOT_YET_MEMBERS: dict[str, list[str]] = {
     "rep-audit/rep_audit/across.py": ["first.fate == 'unfinished'", "r.fate == 'unfinished'"],
     "rep-audit/rep_audit/documents.py": [
