@@ -14,6 +14,8 @@ from scrapy.settings import Settings
 from scrapy.utils.test import get_crawler
 
 from rep_engine.records import (
+    DROPPED_COLOUR,
+    FATE_COLUMNS,
     FATE_PHRASES,
     FATE_ROWS,
     FATES,
@@ -22,6 +24,7 @@ from rep_engine.records import (
     ITEM_STATUSES,
     LINK_REASONS,
     NOT_HAD,
+    NOT_OBEYED,
     REASONS,
     REFUSED_BY,
     REFUSED_BY_WORD,
@@ -30,12 +33,15 @@ from rep_engine.records import (
     SIGNALLED_AS,
     Action,
     Dropped,
+    EndReason,
     Fate,
     FileFate,
     ItemStatus,
     Reason,
     RefusedBy,
     UrlEntry,
+    describe,
+    phrase_of,
 )
 from rep_engine.settings import RepConfig
 from rep_engine.trail import lines
@@ -43,6 +49,7 @@ from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.refusals import _stats_of
 from scrapy_rep.crawl.report import RepReport, closing_lines
 from tests.support.fakes import settled_by_the_ledger
+from tests.support.paths import DOCS
 
 
 def test_every_reason_and_every_drop_without_a_verdict_has_one_row() -> None:
@@ -211,3 +218,77 @@ def test_a_refusal_counts_the_stats_users_have_always_read(
     the names before the rows held them by action, then its ``…/dropped/<reason>``."""
     whole = "rep/items/dropped" if action is Action.KEEP else "rep/requests/dropped"
     assert _stats_of(action, reason, "ai-train") == (*stats, f"{whole}/{reason}")
+
+
+@pytest.mark.parametrize("fate", [*Fate, None], ids=str)
+@pytest.mark.parametrize("reason", ["", *Reason, *Dropped, "another"], ids=str)
+@pytest.mark.parametrize("flags", [(r, a, c) for r in (0, 1) for a in (0, 1) for c in (0, 1)])
+def test_a_requests_phrase_is_that_of_an_entry_like_it(
+    fate: Fate | None, reason: str, flags: tuple[int, int, int]
+) -> None:
+    """:func:`phrase_of` says what :func:`describe` says of an entry with the same fate,
+    reason, response, answer and cached copy: what the URL ledger counts requests by
+    (the end-of-crawl report reads the phrase from them, without an entry)."""
+    responded, answered, replayed = map(bool, flags)
+    entry = UrlEntry(
+        "http://a.test/", status=0 if responded else None, fate=fate, reason=reason,
+        answered=answered, page={"cached": True} if replayed else None,
+    )  # fmt: skip
+    phrase = phrase_of(fate, reason, responded, answered, replayed)
+    assert phrase == describe(entry).phrase
+    if fate is Fate.REFUSED:  # its reason's row's words, another add-on's "dropped"
+        row = REASONS.get(reason)
+        assert phrase == (row.report if row is not None and row.fate is fate else "dropped")
+
+
+def test_the_columns_requests_are_counted_in_are_each_fates_colour() -> None:
+    """Every fate is counted in its row's colour's column (a fetched page whose items were
+    dropped in one of its own), each column labelled with the fates it counts, as the
+    HTML report's legend has always said them."""
+    assert dict(FATE_COLUMNS) == {
+        "refused": "refused",
+        "fetched": "fetched",
+        "dropped": "fetched, item dropped",
+        "other": "failed, redirected, unfinished",
+    }
+    assert {row.colour for row in FATE_ROWS.values()} == set(FATE_COLUMNS) - {DROPPED_COLOUR}
+
+
+def test_an_item_kept_against_a_reason_counts_its_rows_stat() -> None:
+    """The items the page pass keeps though a directive refuses them
+    (``REP_NOINDEX_ACTION = "keep"``) count the stat of their reason's row (docs/settings.md
+    names both), and no other reason keeps what it refuses."""
+    kept = {reason: row.kept for reason, row in REASONS.items() if row.kept}
+    assert kept == {reason: f"rep/directives/items_kept/{reason}" for reason in ITEM_REASONS}
+    settings_page = (DOCS / "settings.md").read_text(encoding="utf-8")
+    assert all(f"`{stat}`" in settings_page for stat in kept.values())
+
+
+@pytest.mark.parametrize(
+    ("meta", "obey", "cause"),
+    [({"dont_obey_robotstxt": True}, True, "dont_obey_robotstxt"), ({}, False, "ROBOTSTXT_OBEY")],
+)
+def test_not_obeyed_is_said_as_the_crawl_writes_it(
+    meta: dict[str, bool], obey: bool, cause: str
+) -> None:
+    """The row of each cause of robots.txt's Allow/Disallow not obeyed is the ``why`` the
+    crawl's records write (the re-check and the checker say the same from it)."""
+    from scrapy import Request
+
+    from scrapy_rep.crawl.audit.recordparts import not_obeyed
+
+    part = not_obeyed(Request("http://a.test/", meta=meta), obey, "bot")
+    assert part is not None and part.why == NOT_OBEYED[cause]
+
+
+def test_the_end_reasons_are_those_the_runs_write() -> None:
+    """A run ends for one of :class:`EndReason`'s words (Scrapy's close reasons for a
+    crawl, another add-on's read as none), as the crawl's forced shutdown and the
+    re-check's end lines write them."""
+    from scrapy_rep.crawl.audit.audit import FORCED
+
+    assert FORCED == EndReason.SHUTDOWN_FORCED
+    assert [str(reason) for reason in EndReason] == [
+        "finished", "shutdown", "shutdown_forced", "failed", "interrupted",
+    ]  # fmt: skip
+    assert EndReason.of("closespider_timeout") is None

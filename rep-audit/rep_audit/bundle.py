@@ -36,7 +36,7 @@ from typing import IO, Any, Final
 from rep_audit.show import NEAR_AT_MOST
 from rep_engine.records import items, mapping, text
 from rep_engine.trail import notes
-from rep_engine.trail.heads import SITE_RECORDS, site_of
+from rep_engine.trail.file import SITE_RECORDS, site_of
 from rep_engine.trail.merkle import MerkleTree, leaf_hash
 from rep_engine.trail.read import Line, Trail, TrailError
 from rep_engine.urls.origins import origin_of

@@ -54,8 +54,7 @@ from rep_engine.records import (
     whole,
 )
 from rep_engine.trail import notes
-from rep_engine.trail.file import snapshot_dir
-from rep_engine.trail.heads import SITE_RECORDS, site_of
+from rep_engine.trail.file import SITE_RECORDS, site_of, snapshot_dir
 from rep_engine.trail.merkle import leaf_hash, verify_consistency, verify_inclusion
 from rep_engine.trail.notes import VerifierKey
 from rep_engine.trail.read import Line, Trail, TrailError, json_object

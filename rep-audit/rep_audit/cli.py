@@ -44,7 +44,7 @@ from rep_audit.verify import verify
 from rep_audit.verifying import add_finding, join, verify_one, verify_several
 from rep_audit.witness import witnessing
 from rep_engine import keys
-from rep_engine.trail.fileaccess import replacing, same_file
+from rep_engine.trail.file import replacing, same_file
 from rep_engine.trail.notes import NoteError
 from rep_engine.trail.read import Trail, TrailError
 from rep_engine.trail.terminal import printable, write_lines

@@ -8,12 +8,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from rep_engine.directives import product_token
 from rep_engine.records import text
-from rep_engine.robotstxt.useragent import product_token
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.settings.rules import page_rules
-from rep_engine.trail.pagepart import WHOLE_PAGE_PARTS
+from rep_engine.trail.lines import WHOLE_PAGE_PARTS
 from rep_engine.verdict.page import PageRules
 
 #: The run's settings a page's verdict depends on (``settings.rules.page_rules``), the actions

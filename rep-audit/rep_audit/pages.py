@@ -2,7 +2,7 @@
 
 A fetched page's ``url`` record keeps the statements the table of signals read from it and
 the crawler names they were read for (its ``page`` part:
-:func:`rep_engine.trail.pagepart.page_part`; one too long for its line is a snapshot).
+:func:`rep_engine.trail.lines.page_part`; one too long for its line is a snapshot).
 ``audit verify`` decides the page again with the crawl's own decision
 (:func:`rep_engine.verdict.page.decide_page`), on what the origin's documents said before
 the fetch (re-derived from their snapshots by :mod:`rep_audit.rederive`), under the

@@ -28,8 +28,16 @@ from rep_engine.records import text, whole
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.trail import notes
-from rep_engine.trail.file import TrailFileError, check_writable, same_file, snapshot_dir
-from rep_engine.trail.heads import SITE_RECORDS, HeadOptions, signed_message, site_of
+from rep_engine.trail.file import (
+    SITE_RECORDS,
+    HeadOptions,
+    TrailFileError,
+    check_writable,
+    same_file,
+    signed_message,
+    site_of,
+    snapshot_dir,
+)
 from rep_engine.trail.merkle import Frontier, leaf_hash
 from rep_engine.trail.read import Line, TrailError
 

@@ -27,8 +27,7 @@ from rep_audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES
 from rep_engine import keys
 from rep_engine.records import iso_time, text, whole
 from rep_engine.trail import notes
-from rep_engine.trail.file import lock
-from rep_engine.trail.fileaccess import replacing, same_file
+from rep_engine.trail.file import lock, replacing, same_file
 from rep_engine.trail.merkle import EMPTY_ROOT, verify_consistency
 from rep_engine.trail.read import Trail, TrailError
 from rep_engine.trail.terminal import printable

@@ -14,10 +14,10 @@ bookkeepers (``tests/test_records.py`` keeps every member in its table), and no 
 module keeps a table or an enum of these words (``tests/project/test_reasons.py``).
 
 The records: a ``url`` record both ways (:class:`UrlEntry`: :meth:`UrlEntry.line` writes
-it, :meth:`UrlEntry.from_line` reads it back, :meth:`UrlEntry.state` keeps it in
-``JOBDIR``), and a re-check's ``item`` record read (:class:`ItemRecord`, by
-:func:`item_of`), with the readers of a field that never raise (:func:`text`,
-:func:`whole`, :func:`items`, :func:`mapping`).
+it, :meth:`UrlEntry.from_line` reads it back; ``JOBDIR`` keeps an open one as its line),
+and a re-check's ``item`` record read (:class:`ItemRecord`, by :func:`item_of`), with
+the readers of a field that never raise (:func:`text`, :func:`whole`, :func:`items`,
+:func:`mapping`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timezone
 from types import MappingProxyType
-from typing import Any, Final, NamedTuple, Protocol, TypeVar
+from typing import Any, Final, Literal, NamedTuple, Protocol, TypeVar
 
 from rep_engine.urls.origins import origin_of
 
@@ -251,6 +251,18 @@ OVERRIDDEN_BY: Final = "overridden by REP_OVERRIDES: "
 #: A page's items the page pass passed on that never reached the end of the crawl (a
 #: project's spider middleware after it, or an item pipeline, dropped them).
 NOT_KEPT: Final = "not kept by a component of the crawl"
+#: The columns the audit tools count requests in (``audit summary``'s tables, the HTML
+#: report's charts and their legend), in the charts' order, each with its label: a fate's
+#: column is its row's :attr:`FateRow.colour` (``other``: every fate whose row says no
+#: colour of its own), and a fetched page whose items were dropped has one of its own.
+FATE_COLUMNS: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "refused": Fate.REFUSED,
+        "fetched": Fate.FETCHED,
+        DROPPED_COLOUR: f"{Fate.FETCHED}, {ITEM_DROPPED}",
+        "other": ", ".join(fate for fate, row in FATE_ROWS.items() if row.colour == "other"),
+    }
+)
 
 
 class Dropped(Word):
@@ -279,6 +291,16 @@ class RefusedBy(Word):
 
 #: ``refused_by`` values that a "no" of the usage signals explains.
 USAGE_REFUSALS: Final = frozenset({RefusedBy.PURPOSE, RefusedBy.TDMREP_JSON})
+#: Why a request's robots.txt Allow/Disallow lines were not obeyed, by what said so (a
+#: ``robots`` part's ``why`` with ``obeyed`` false, as the crawl, the re-check and the
+#: checker say it): the crawl's ``ROBOTSTXT_OBEY`` setting, or the request's
+#: ``dont_obey_robotstxt`` meta key.
+NOT_OBEYED: Final[Mapping[str, str]] = MappingProxyType(
+    {
+        "ROBOTSTXT_OBEY": "ROBOTSTXT_OBEY is False: robots.txt Allow/Disallow not obeyed",
+        "dont_obey_robotstxt": "dont_obey_robotstxt: robots.txt Allow/Disallow not obeyed",
+    }
+)
 
 #: The default of :attr:`ReasonRow.counts`: it refuses a request's fetch, and counts no
 #: stat but its ``rep/requests/dropped/<reason>``.
@@ -321,6 +343,9 @@ class ReasonRow:
     #: The closing lines' phrase (``""``: not said there; those of a purpose are said by
     #: purpose).
     closing: str = ""
+    #: The stat an item it would drop counts when the crawl keeps it instead
+    #: (``REP_NOINDEX_ACTION = "keep"``; ``""``: it drops what it refuses).
+    kept: str = ""
     #: It says nothing of what the site wants: the site's answer was never known (a
     #: document unreachable, the crawl closing, a bug of ours).
     unknown: bool = False
@@ -413,11 +438,13 @@ REASONS: Final[Mapping[str, ReasonRow]] = MappingProxyType(
             counts={Action.KEEP: ("rep/directives/items_dropped/noindex",)},
             fate=None,
             closing="from noindex pages",
+            kept="rep/directives/items_kept/noindex",
         ),
         Reason.UNAVAILABLE_AFTER: ReasonRow(
             counts={Action.KEEP: ("rep/directives/items_dropped/unavailable_after",)},
             fate=None,
             closing="past unavailable_after",
+            kept="rep/directives/items_kept/unavailable_after",
         ),
         # Dropped without a verdict: refused as closed (signalled as ``spider_closed``).
         Dropped.NOT_SERIALIZABLE: _CLOSED,
@@ -527,6 +554,36 @@ _ITEM_COLOURS: Final = {
 ITEM_STATUSES: Final[tuple[str, ...]] = tuple(map(str, ItemStatus))
 
 
+class SnapshotOutcome(Word):
+    """What a ``snapshot`` line says its document's download came to (its ``outcome``)."""
+
+    #: Its body was read: its rules decide (written).
+    PARSED = "parsed"
+    #: No file (``404``): nothing is reserved (written, with the empty body).
+    ABSENT = "absent"
+    #: Earlier trails only (read, never written since): a download given up on as
+    #: unreachable, a give-up verdict (``gave-up``) and a body cut at its size limit.
+    UNREACHABLE = "unreachable"
+    GAVE_UP = "gave-up"
+    CUT = "cut"
+
+
+class EndReason(Word):
+    """Why a run ended, as its ``end`` line's ``reason`` says it: Scrapy's close reason
+    for a crawl (``finished``, ``shutdown``: paused, ``closespider_…``: another add-on's
+    words, read as ``None``), or a re-check's."""
+
+    FINISHED = "finished"
+    #: Stopped (Ctrl-C, SIGTERM), paused with ``JOBDIR``.
+    SHUTDOWN = "shutdown"
+    #: A second Ctrl-C (an unclean shutdown): the open records written ``unfinished``.
+    SHUTDOWN_FORCED = "shutdown_forced"
+    #: A re-check stopped before every item was decided (its ``error`` says why).
+    FAILED = "failed"
+    #: A re-check whose fetch ended before every document was had.
+    INTERRUPTED = "interrupted"
+
+
 # The records: a ``url`` record both ways, a re-check's ``item`` record read.
 
 
@@ -582,9 +639,10 @@ def robots_part(
     return part
 
 
-#: The version of :meth:`UrlEntry.state` (an entry as a dict by field name); before it, a
-#: state was a list read by position (:meth:`UrlEntry.from_state`).
-STATE_VERSION: Final = 5
+#: The version of the state ``JOBDIR`` keeps of an open entry: its ``url`` line
+#: (:meth:`UrlEntry.line`, its fate ``null``); version 5 kept its fields by name, earlier
+#: ones a list read by place (:meth:`UrlEntry.from_state` reads them all).
+STATE_VERSION: Final = 6
 #: At most this many links not followed are named in a page's record (``not_followed``;
 #: ``links_not_followed`` counts them all), so that ``audit show`` finds the page of one.
 NOT_FOLLOWED_KEPT: Final = 20
@@ -611,19 +669,10 @@ class RobotsPart(NamedTuple):
         return robots_part(*self)
 
     @classmethod
-    def of(cls, saved: Sequence[Any]) -> RobotsPart:
-        """A part kept in ``JOBDIR`` (a list: an earlier version's may be shorter)."""
-        values = list(saved)
-        if len(values) > 8:
-            values[8] = tuple(values[8] or ())
-        return cls(*values)
-
-    @classmethod
     def from_part(cls, part: Mapping[str, Any]) -> RobotsPart:
         """The values a record's ``robots`` part was written from (``why`` is written only
         when no line decided: ``""`` otherwise), each not of its type as a missing one."""
         line = whole(part.get("line"))
-        ends = part.get("override_ends")
         return cls(
             text(part.get("snapshot")),
             text(part.get("agent")),
@@ -633,8 +682,8 @@ class RobotsPart(NamedTuple):
             part.get("obeyed", True) is not False,
             text(part.get("overridden")),
             text(part.get("override_expired")),
-            tuple(agent for agent in items(part.get("agents")) if isinstance(agent, str)),
-            _seconds(ends) if isinstance(ends, str) else None,
+            _strings(part.get("agents")),
+            _seconds(part.get("override_ends")),
             text(part.get("addressed")),
             also if isinstance(also := part.get("also"), str) else None,
         )
@@ -916,8 +965,8 @@ class UrlEntry:
             {text(k): text(v) for k, v in mapping(get("rsl")).items()} or None,
             text(get("again")),
             text(get("sent")) or None,
-            _seconds(sent_at) if isinstance(sent_at, str) else None,
-            _seconds(expires) if isinstance(expires, str) and sent_at else None,
+            _seconds(sent_at),
+            _seconds(expires) if sent_at else None,
             get("unscheduled") is True,
             fate,
             text(get("why")),
@@ -930,39 +979,36 @@ class UrlEntry:
             answered=(
                 answered := get("answered") is True and fate in (Fate.FETCHED, Fate.REDIRECTED)
             ),
-            answered_at=_seconds(at)
-            if answered and isinstance(at := get("answered_at"), str)
-            else None,
+            answered_at=_seconds(get("answered_at")) if answered else None,
         )
 
-    def state(self) -> dict[str, Any]:
-        """The entry as ``JOBDIR`` keeps it for a resumed run (JSON; by field name): an open
-        entry's fields (its fate is not known yet)."""
-        return {name: getattr(self, name) for name in _STATE_FIELDS}
-
     @classmethod
-    def from_state(cls, saved: Mapping[str, Any] | Sequence[Any]) -> UrlEntry:
-        """An entry ``JOBDIR`` kept (:meth:`state`), or the positional list an earlier
-        version kept (url, attempts, status, -, held, -, robots, tdmrep, fetched,
+    def from_state(cls, saved: Any, version: int = STATE_VERSION) -> UrlEntry:
+        """An open entry ``JOBDIR`` kept, by its state's ``version``: its ``url`` line (read
+        by :meth:`from_line`); before version 6 its fields by name (version 5), or a list
+        read by place (url, attempts, status, -, held, -, robots, tdmrep, fetched,
         dont_filter, then licenses, earlier, sent, sent_at, expires as they were added;
-        before the earlier's id, a ``""`` tdmrep meant none). Either way a value not of its
-        field's type (a hand-edited state) raises ``TypeError``: the state is not resumed."""
-        if isinstance(saved, Mapping):
-            known = _STATE_FIELDS
-            values = {name: value for name, value in saved.items() if name in known}
-        else:  # an earlier version's list, its places read into the same fields
-            old = list(saved)
-            tdm = old[7] if len(old) > 10 else (old[7] or None)
-            later = [*old[10:15], *[None, "", None, None, None][len(old[10:15]) :]]
-            later[1] = "" if later[1] is None else later[1]  # the earlier's id: none
-            places = (old[0], old[1], old[2], old[4], old[6], tdm, old[8], *later)
-            values = dict(zip(_STATE_FIELDS, places, strict=False))
-        for name, value in values.items():  # a hand-edited state: refused, not resumed
-            if not _STATE_TYPES[name](value):
-                raise TypeError(f"{name} {value!r} is not of its field's type")
-        robots = values.get("robots")
-        values["robots"] = RobotsPart.of(robots) if robots else None
-        return cls(**values)
+        before the earlier's id, a ``""`` tdmrep meant none), each said as its line says it
+        (a robots part as its ``robots`` part, seconds as ISO 8601) and read by
+        :meth:`from_line` too. A value not of its field's type (a hand-edited state) is read
+        as a missing one, as in every trail line: never raises."""
+        if version >= 6:
+            return cls.from_line(mapping(saved))
+        if isinstance(saved, list):  # an earlier version's places, as its fields by name
+            old = [*saved, *[None] * 15]
+            tdm = old[7] if len(saved) > 10 else (old[7] or None)
+            places = (*old[:3], old[4], old[6], tdm, old[8], *old[10:15])
+            saved = dict(zip(_STATE_FIELDS, places, strict=False))
+        kept = mapping(saved)
+        line = {_LINE_NAMES.get(name, name): kept.get(name) for name in _STATE_FIELDS}
+        robots = line["robots"]
+        if isinstance(robots, list):  # a RobotsPart's values in order
+            line["robots"] = robots = dict(zip(_ROBOTS_NAMES, robots, strict=False))
+            robots["override_ends"] = _iso_or_none(robots.get("override_ends"))
+        line["sent_at"], line["expires"] = map(_iso_or_none, (line["sent_at"], line["expires"]))
+        entry = cls.from_line(line)
+        entry.fetched = kept.get("fetched") is True
+        return entry
 
 
 def reason_of(refused_by: str, tdm: str | None) -> str:
@@ -975,80 +1021,52 @@ def reason_of(refused_by: str, tdm: str | None) -> str:
     return reason
 
 
-#: The fields :meth:`UrlEntry.state` keeps: an open entry's (its fate is not known yet,
-#: and the decision is only the running crawl's readers').
+#: An open entry's fields ``JOBDIR`` kept before version 6 (by name; before version 5, by
+#: place in this order), and the names its ``url`` line gives those it names otherwise.
 _FIELDS: Final = tuple(one.name for one in fields(UrlEntry))
 _STATE_FIELDS: Final = _FIELDS[: _FIELDS.index("fate")]
+_LINE_NAMES: Final = {"tdm": "tdmrep", "licenses": "rsl", "earlier": "again"}
+#: A robots part's names in its ``robots`` part, in the order of :class:`RobotsPart`.
+_ROBOTS_NAMES: Final = ("snapshot", *RobotsPart._fields[1:])
 
 
-def _int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+def _iso_or_none(seconds: Any) -> str | None:
+    """POSIX seconds kept in ``JOBDIR`` before version 6, as a line writes them (``None``:
+    not a number a clock can hold)."""
+    if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+        try:
+            return iso_time(seconds)
+        except (ValueError, OverflowError, OSError):  # not finite, or past any clock
+            pass
+    return None
 
 
-def _seconds_or_none(value: Any) -> bool:
-    return value is None or ((_int(value) or isinstance(value, float)) and math.isfinite(value))
-
-
-def _str_or_none(value: Any) -> bool:
-    return value is None or isinstance(value, str)
-
-
-#: What each place of a :class:`RobotsPart` kept in ``JOBDIR`` may hold (an earlier
-#: version's list may be shorter).
-_ROBOTS_TYPES: Final[tuple[Any, ...]] = (
-    lambda v: isinstance(v, str),  # sha256
-    lambda v: isinstance(v, str),  # agent
-    lambda v: v is None or _int(v),  # line
-    _str_or_none,  # rule
-    lambda v: isinstance(v, str),  # why
-    lambda v: isinstance(v, bool),  # obeyed
-    lambda v: isinstance(v, str),  # overridden
-    lambda v: isinstance(v, str),  # override_expired
-    lambda v: v is None or (isinstance(v, list) and all(isinstance(x, str) for x in v)),
-    _seconds_or_none,  # override_ends
-    lambda v: isinstance(v, str),  # addressed
-    _str_or_none,  # also
-)
-
-
-def _robots_state(value: Any) -> bool:
-    return (
-        isinstance(value, list)
-        and 5 <= len(value) <= len(_ROBOTS_TYPES)
-        and all(check(one) for check, one in zip(_ROBOTS_TYPES, value, strict=False))
-    )
-
-
-#: What each field of :meth:`UrlEntry.state` may hold, as JSON reads it back.
-_STATE_TYPES: Final[dict[str, Any]] = {
-    "url": lambda v: isinstance(v, str),
-    "attempts": _int,
-    "status": lambda v: v is None or _int(v),
-    "held": _int,
-    "robots": lambda v: v is None or _robots_state(v),
-    "tdm": lambda v: v is None or isinstance(v, str),
-    "fetched": lambda v: isinstance(v, bool),
-    "licenses": lambda v: (
-        v is None or (isinstance(v, dict) and all(isinstance(x, str) for x in (*v, *v.values())))
-    ),
-    "earlier": lambda v: isinstance(v, str),
-    "sent": lambda v: v is None or isinstance(v, str),
-    "sent_at": _seconds_or_none,
-    "expires": _seconds_or_none,
-    "unscheduled": lambda v: isinstance(v, bool),
-}
-
-
-def _seconds(stamp: str) -> float | None:
-    """POSIX seconds of an ISO 8601 UTC time as :func:`iso_time` writes it (``None``: not
-    one, or a hand-edited one without its zone that the local clock cannot hold: year 1),
-    half a millisecond past the one written, so that :func:`iso_time` (which cuts to the
-    millisecond) writes it back the same."""
+def seconds_of(stamp: Any, naive: Literal["utc", "local"] | None = None) -> float | None:
+    """POSIX seconds of an ISO 8601 time (``Z`` or an offset), the one reader of a time
+    of the four parts; ``naive`` says what a time without its zone is: ``None`` refuses
+    it (a trail's times are written with theirs), ``"utc"`` reads it in UTC (a
+    ``WARC-Date``, ``--as-of``), ``"local"`` in the machine's zone. ``None``: not a
+    string, not a time, or one no clock can hold (year 1 read in the machine's zone)."""
+    if not isinstance(stamp, str):
+        return None
     try:
-        seconds = datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+        moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+        if moment.tzinfo is None and naive != "local":
+            if naive is None:
+                return None
+            moment = moment.replace(tzinfo=timezone.utc)
+        seconds = moment.timestamp()
     except (ValueError, OverflowError, OSError):
         return None
-    return seconds + 0.0005 if math.isfinite(seconds) else None
+    return seconds if math.isfinite(seconds) else None
+
+
+def _seconds(stamp: Any) -> float | None:
+    """A time of a record as :func:`iso_time` wrote it (a hand-edited one without its zone:
+    the machine's), half a millisecond past the one written, so that :func:`iso_time`
+    (which cuts to the millisecond) writes it back the same."""
+    seconds = seconds_of(stamp, "local")
+    return None if seconds is None else seconds + 0.0005
 
 
 # The words of a fate: one description of an entry, for every reader that says it.
@@ -1135,13 +1153,8 @@ def describe(entry: UrlEntry, purposes: Sequence[str] = ()) -> Described:
     signal denied names the signal that decided it), from its fields alone: an entry the
     crawl settled and one read back from its line are said alike."""
     fate, output, file = entry.fate, entry.output, entry.file
-    row = FATE_ROWS[fate] if fate is not None else None
-    if fate is Fate.FAILED and entry.status is not None:  # its response came, then dropped
-        row = RESPONSE_DROPPED
-    elif fate is Fate.FETCHED and entry.answered:  # a response no download made
-        row = ANSWERED
-    elif fate is Fate.FETCHED and entry.replayed:  # a copy the HTTP cache kept
-        row = REPLAYED
+    responded, answered, replayed = entry.status is not None, entry.answered, entry.replayed
+    row = _fate_row(fate, responded, answered, replayed)
     filed = None if file is None else _file_row(file)
     word = str(fate or "")
     state, colour = word, row.colour if row is not None else "other"
@@ -1156,18 +1169,45 @@ def describe(entry: UrlEntry, purposes: Sequence[str] = ()) -> Described:
         state, colour = f"{word}, {filed.decided}", DROPPED_COLOUR
         reason, why = RefusedBy.PURPOSE, file.why
         refused = dropped = not filed.stored  # refused, not stored and marked
-    if refused and fate is Fate.REFUSED:  # its reason's row; another add-on's word: dropped
-        by_reason = REASONS.get(entry.reason)
-        phrase = by_reason.report if by_reason is not None and by_reason.fate is fate else ""
-        phrase = phrase or "dropped"
-    else:
-        phrase = row.report if row is not None else ""
+    phrase = phrase_of(fate, entry.reason, responded, answered, replayed)
     head, rest = _said(entry, filed)
     kept = output.kept if output is not None else 0
     return Described(
         entry, purposes, word, state, colour, phrase, head + rest, head, reason, why, kept,
         refused, dropped, row, filed,
     )  # fmt: skip
+
+
+def _fate_row(fate: Fate | None, responded: bool, answered: bool, replayed: bool) -> FateRow | None:
+    """The row that says a request of ``fate`` (``None``: no fate's word): a failed one
+    whose response came, a fetched one answered without a download or replayed from the
+    HTTP cache, each has its own."""
+    if fate is Fate.FAILED and responded:  # its response came, then dropped
+        return RESPONSE_DROPPED
+    if fate is Fate.FETCHED and answered:  # a response no download made
+        return ANSWERED
+    if fate is Fate.FETCHED and replayed:  # a copy the HTTP cache kept
+        return REPLAYED
+    return FATE_ROWS[fate] if fate is not None else None
+
+
+def phrase_of(
+    fate: Fate | None,
+    reason: str,
+    responded: bool = False,
+    answered: bool = False,
+    replayed: bool = False,
+) -> str:
+    """The end-of-crawl report's words for a request of ``fate`` in its closing line
+    (:attr:`Described.phrase`): a refused one's reason's row's (another add-on's reason:
+    ``dropped``), else its fate's row's; what they depend on (the URL ledger counts its
+    requests by them): why it was refused, whether its response came (a failed one),
+    whether it was answered without a download or replayed (a fetched one)."""
+    if fate is Fate.REFUSED:
+        row = REASONS.get(reason)
+        return (row.report if row is not None and row.fate is fate else "") or "dropped"
+    said = _fate_row(fate, responded, answered, replayed)
+    return said.report if said is not None else ""
 
 
 def _file_row(file: FileOutcome) -> FileFateRow | None:
@@ -1302,6 +1342,121 @@ def denied_purposes(usage: Any, purposes: tuple[str, ...]) -> list[str]:
     """Of ``purposes`` (none: every purpose the decision answers), those it says no to."""
     answers = mapping(mapping(usage).get("answers"))
     return [p for p in purposes or tuple(map(str, answers)) if answers.get(p) is False]
+
+
+@dataclass(frozen=True, slots=True)
+class SnapshotLine:
+    """A trail's ``snapshot`` line, read once (:meth:`of`): a document body that decided
+    something (``<trail>.d/<sha256>``), where it came from and what its download came to
+    (:func:`rep_engine.trail.lines.snapshot_line` writes it), each field not of its type
+    read as a missing one."""
+
+    run: str
+    sha256: str
+    #: ``robots.txt``, ``tdmrep.json``, ``rsl`` or ``page``, as written.
+    kind: str
+    url: str
+    final_url: str
+    status: int | None
+    #: Its outcome (``None``: no word of :class:`SnapshotOutcome`), and the word as written
+    #: (``""``: none; an earlier trail's give-up verdict is quoted in it).
+    outcome: SnapshotOutcome | None
+    said: str
+    detail: str
+    #: When the line was written and its body fetched (POSIX seconds; ``None``: not said,
+    #: or not a time with its zone).
+    time: float | None
+    fetched: float | None
+    #: Its body's size (``bytes``; ``None``: not said).
+    size: int | None
+    #: The record as stored.
+    record: dict[str, Any]
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> SnapshotLine:
+        """The line ``record`` says (never raises)."""
+        get = record.get
+        said = text(get("outcome"))
+        return cls(
+            text(get("run")), text(get("sha256")), text(get("kind")), text(get("url")),
+            text(get("final_url")), whole(get("status")), SnapshotOutcome.of(said), said,
+            text(get("detail")), seconds_of(get("time")), seconds_of(get("fetched")),
+            whole(get("bytes")), record,
+        )  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class RunHeader:
+    """A trail's ``run`` header, read once (:meth:`of`): what was crawled (or re-checked),
+    by whom, under which rules (docs/audit-trail.md, ``run``), each field not of its type
+    read as a missing one."""
+
+    run: str
+    #: When the run started (ISO 8601, as written).
+    time: str
+    spider: str
+    #: The release that wrote it, and the trail's schema (``None``: not said, schema 1).
+    version: str
+    schema: int | None
+    purposes: tuple[str, ...]
+    #: Every crawler name its requests were held to, and its ``User-Agent``.
+    agents: tuple[str, ...]
+    user_agent: str
+    profile: str
+    #: The settings in force, by name (``{}``: none said).
+    settings: dict[str, Any]
+    #: The paused run a run resumed from ``JOBDIR`` carries on, its trail and the SHA-256
+    #: of its end line (``""``: none said).
+    resumes: str
+    resumes_trail: str
+    resumes_head: str
+    #: The scheduler it ran with (``None``: a header of an earlier release, which did not
+    #: say it).
+    scheduler: str | None
+    #: How it signed its requests (``None``: it did not), and a re-check's own part.
+    web_bot_auth: dict[str, Any] | None
+    recheck: dict[str, Any] | None
+    #: The record as stored.
+    record: dict[str, Any]
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> RunHeader:
+        """The header ``record`` says (never raises)."""
+        get = record.get
+        scheduler, signed, recheck = get("scheduler"), get("web_bot_auth"), get("recheck")
+        return cls(
+            text(get("run")), text(get("time")), text(get("spider")), text(get("version")),
+            whole(get("schema")), _strings(get("purposes")), _strings(get("agents")),
+            text(get("user_agent")), text(get("profile")), mapping(get("settings")),
+            text(get("resumes")), text(get("resumes_trail")), text(get("resumes_head")),
+            scheduler if isinstance(scheduler, str) else None,
+            signed if isinstance(signed, dict) else None,
+            recheck if isinstance(recheck, dict) else None,
+            record,
+        )  # fmt: skip
+
+    @property
+    def store(self) -> str:
+        """The robots.txt store it shared (``REP_ROBOTSTXT_CACHE``: a Redis URL; ``""``:
+        its own memory, or not said)."""
+        store = text(self.settings.get("REP_ROBOTSTXT_CACHE"))
+        return "" if store == "memory" else store
+
+    def said(self) -> str:
+        """The crawl it belongs to, in words: its spider, purposes, agents, scheduler and
+        shared robots.txt store (``audit verify``'s lines on trails of several crawls)."""
+        scheduler = self.scheduler or "not recorded"
+        store = f", robots.txt store {self.store}" if self.store else ""
+        purposes, agents = ", ".join(self.purposes) or "-", ", ".join(self.agents) or "-"
+        return (
+            f"spider {self.spider or '?'}, purposes {purposes}, agents {agents}, "
+            f"scheduler {scheduler}{store}"
+        )
+
+
+def _strings(value: Any) -> tuple[str, ...]:
+    """A field that must be a list of strings: its strings."""
+    return tuple(one for one in items(value) if isinstance(one, str))
 
 
 @dataclass(frozen=True, slots=True)

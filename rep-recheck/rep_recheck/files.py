@@ -41,8 +41,13 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO, Final
 
-from rep_engine.trail.file import TrailFileError, check_writable, same_file
-from rep_engine.trail.fileaccess import link_beside, open_beside
+from rep_engine.trail.file import (
+    TrailFileError,
+    check_writable,
+    link_beside,
+    open_beside,
+    same_file,
+)
 from rep_recheck import manifest
 from rep_recheck.manifest import MANIFEST as MANIFEST  # read from here too
 from rep_recheck.manifest import Stale as Stale
@@ -185,7 +190,7 @@ class Staged:
 
     def open(self, path: str | Path) -> IO[bytes]:
         """The output for ``path`` open for writing until it is whole: made new beside it
-        (:func:`~rep_engine.trail.fileaccess.open_beside`), never opened again by name (a
+        (:func:`~rep_engine.trail.file.open_beside`), never opened again by name (a
         co-user who can write the folder could swap it)."""
         final = Path(path)
         if final.exists() and not final.is_file():
@@ -308,6 +313,6 @@ def previous_outputs(
 
 def _kept(final: Path) -> tuple[Path, Path | None, bool]:
     """``final``, a hard link to it to put it back with (``None``: none, or not a regular
-    file: :func:`~rep_engine.trail.fileaccess.link_beside`), and whether it existed."""
+    file: :func:`~rep_engine.trail.file.link_beside`), and whether it existed."""
     existed = final.exists()
     return final, link_beside(final) if existed else None, existed

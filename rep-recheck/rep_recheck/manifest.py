@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Final, NamedTuple
 
-from rep_engine.trail.fileaccess import replacing
+from rep_engine.trail.file import replacing
 
 #: The manifest of a folder of outputs: the files a recheck wrote there (hidden, so that
 #: a folder read as a collection does not read it).

@@ -38,11 +38,12 @@ from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
 from typing import Any, Final
 
+from rep_engine.directives import product_token
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.procedure import cut_before_limit
 from rep_engine.records import ITEM_NOT_HAD, NOT_HAD, ItemStatus
 from rep_engine.robotstxt import FIRST_DISALLOWED_STEP, RobotsTxt
-from rep_engine.robotstxt.useragent import held_names, product_token
+from rep_engine.robotstxt.useragent import held_names
 from rep_engine.settings import RepConfig
 from rep_engine.settings.rules import page_rules, request_rules
 from rep_engine.urls.encoding import ESCAPES_SPECIALS

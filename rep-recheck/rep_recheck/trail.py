@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_audit.treeheads import head_options
+from rep_engine.directives import product_token
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.records import REFUSED_BY, ItemStatus, RefusedBy, iso_time, robots_part
 from rep_engine.robotstxt import Decision
-from rep_engine.robotstxt.useragent import product_token
 from rep_engine.trail import lines
 from rep_engine.trail.file import EMPTY_SHA256, TrailFile
 from rep_engine.trail.read import tail_of

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, cast
 from rep_engine.settings import RepConfig, changed_deciding, read_config, settings_in_force
 from rep_engine.settings.names import check_names, known_names
 from rep_engine.settings.readers import RepSettingError, read_bool
-from rep_engine.trail.fileaccess import replacing
+from rep_engine.trail.file import replacing
 from scrapy_rep.checker.exits import EXIT_USAGE
 from scrapy_rep.crawl.internals import (
     HTTPX_HANDLER,

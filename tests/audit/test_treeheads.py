@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from rep_audit.treeheads import NO_HEAD
 from rep_audit.verify import verify
 from rep_engine import keys
-from rep_engine.trail.heads import signed_message
+from rep_engine.trail.file import signed_message
 from tests.support.recheck import RECHECKED, recheck_trail
 from tests.support.signatures import operator_key
 from tests.support.tools import audit_tool

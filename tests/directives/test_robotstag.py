@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from rep_engine.directives import combine
+from rep_engine.directives import combine, product_token
 from rep_engine.directives.robotstag import MAX_ROBOTS_TAG_CHARS, robots_tag_directives
 
 OURS = ("mybot",)
@@ -122,3 +125,21 @@ def test_hostile_fields_give_a_clear_reading() -> None:
     assert robots_tag_directives(many, ("b",)) == ["c", "noindex"] * 12_000
     scopes = robots_tag_directives("mybot:" * 10_000, OURS)  # one unknown word, as X-Robots-Tag
     assert len(scopes) == 1 and not combine(scopes).noindex
+
+
+#: A product token as robots.txt's groups and the User-Agent were read before the one
+#: function (useragent.py, SPEC §1), and an ``X-Robots-Tag`` scope (robotstag.py).
+_AGENT_TOKEN = re.compile(r'[^\s*"(),/:;<=>?@\[\\\]{}]*')
+_SCOPE_TOKEN = re.compile(r'[^\s"(),/:;<=>?@\[\\\]{}*]+')
+
+
+@given(st.text(alphabet=st.sampled_from('aZ09_-.ä *"(),/:;<=>?@[\\]{}\t\u3000'), max_size=12))
+def test_a_product_token_is_read_alike_for_a_group_a_user_agent_and_a_scope(name: str) -> None:
+    """One product token for robots.txt's groups, the User-Agent and an ``X-Robots-Tag``
+    scope: as each was read before (the scope's reader took a name without its leading
+    whitespace, which ``_name`` strips of spaces and tabs)."""
+    said = product_token(name)
+    assert said == _AGENT_TOKEN.match(name.lstrip()).group(0).lower()  # type: ignore[union-attr]
+    scope = _SCOPE_TOKEN.match(name)
+    if name == name.lstrip():
+        assert said == (scope.group(0).lower() if scope else "")

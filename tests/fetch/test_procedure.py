@@ -117,7 +117,7 @@ def test_spec4_network_errors_ignored_requests_and_our_own_errors() -> None:
     assert (ignored.effect, ignored.kind) == (Effect.ALLOW_ALL, "ignored")
     assert ignored.outcome == "not downloaded (IgnoreRequest: filtered): everything allowed"
     ours = procedure().on_internal_error("AttributeError: oops")
-    assert ours.effect is Effect.UNREACHABLE and ours.internal_error
+    assert ours.effect is Effect.UNREACHABLE and ours.kind == "internal_error"
     assert ours.outcome == "scrapy_rep internal error (AttributeError: oops)"
 
 

@@ -18,6 +18,7 @@ from scrapy import Request, Spider
 
 from rep_audit.cli import main
 from rep_audit.verify import verify
+from rep_engine.records import RobotsPart
 from scrapy_rep.crawl.report import RepReport
 from tests.support.audittrail import lines, url_records, written_lines
 from tests.support.documents import rsl_license
@@ -351,6 +352,45 @@ def test_a_jobdir_state_saved_before_schema_2_is_resumed(tmp_path: Path) -> None
     assert unfiltered == {"c" * 40: "c" * 40}
 
 
+def test_the_jobdir_state_237886c2_kept_resumes_every_open_entry(tmp_path: Path) -> None:
+    """The URL ledger's state a real paused crawl of 237886c2 (and 27291d8: the same
+    version) kept: every open entry resumes with what it held (the one decided and sent
+    once, waiting for its retry: its robots.txt line, tdmrep.json, attempt and times)."""
+    from rep_engine.records import RobotsPart, iso_time
+    from scrapy_rep.crawl.audit.auditfile import Paused, resume
+    from tests.support.jobdirstates import audit_state, write_states
+
+    write_states(tmp_path)
+    saved = audit_state()
+    open_records: dict[str, Any] = {}
+    unfiltered: dict[str, str] = {}
+    paused = Paused(saved["run"], "/tmp/paused/trail.jsonl", saved["head"])
+    assert resume(str(tmp_path), open_records, unfiltered) == (paused, 7)
+    assert unfiltered == saved["unfiltered"]
+    assert {key: e.url for key, e in open_records.items()} == {
+        key: e["url"] for key, e in saved["open"].items()
+    }
+    retried = open_records["21c5278894ac8968e30c8d9b392abf32261d36f2-3"]
+    assert (retried.attempts, retried.held, retried.fetched) == (1, 1, False)
+    sha = "12ac685152c019807b53ec43dbe9029c19bbbc40454943b87c1b30aa85b56d89"
+    assert retried.robots is not None
+    assert retried.robots[:4] == RobotsPart(sha, "testbot", 3, "Allow: /", "")[:4]
+    assert retried.tdm == "8f3ac600d9d7498296711d1e96db1ca3b0619d4bd773e55e1bbc06a382d78438"
+    assert retried.sent_at is not None and retried.expires is not None
+    assert (iso_time(retried.sent_at), iso_time(retried.expires)) == (
+        "2026-11-29T02:52:45.908Z",
+        "2026-11-30T02:52:43.877Z",
+    )
+    held = open_records["bda3399dd1f190c7480878cf612fc4715c3bcbc1-1"]
+    assert (held.attempts, held.held, held.robots, held.tdm, held.sent_at) == (
+        0,
+        1,
+        None,
+        None,
+        None,
+    )
+
+
 def test_a_jobdir_state_saved_by_a_later_version_is_not_resumed_and_said(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -369,7 +409,7 @@ def test_a_jobdir_state_of_this_version_resumes_every_field(tmp_path: Path) -> N
     from scrapy_rep.crawl.audit.auditfile import Paused, resume
 
     entry = UrlEntry("http://a.test/", 1, None, 2, RobotsPart("a" * 64, "bot", 1, "Allow: /", ""))
-    saved = {"version": STATE_VERSION, "run": "f" * 32, "open": {"k-1": entry.state()},
+    saved = {"version": STATE_VERSION, "run": "f" * 32, "open": {"k-1": entry.line("r", "k-1")},
              "unfiltered": {}, "sequence": 4}  # fmt: skip
     (tmp_path / "scrapy_rep.audit.json").write_text(json.dumps(saved))
     open_records: dict[str, Any] = {}
@@ -387,7 +427,7 @@ def test_a_jobdir_state_names_the_requests_a_worker_took_that_another_queued(
     from scrapy_rep.crawl.audit.auditfile import resume
 
     saved = {"version": STATE_VERSION, "run": "f" * 32, "sequence": 1, "unfiltered": {},
-             "open": {key: UrlEntry("http://a.test/").state() for key in ("k-1", "k-2")},
+             "open": {key: UrlEntry("http://a.test/").line("r", key) for key in ("k-1", "k-2")},
              "left_in_queue": ["k-1"], "taken_from_others": ["k-2", "gone-3"]}  # fmt: skip
     (tmp_path / "scrapy_rep.audit.json").write_text(json.dumps(saved))
     left: set[str] = set()
@@ -397,18 +437,19 @@ def test_a_jobdir_state_names_the_requests_a_worker_took_that_another_queued(
 
 
 @pytest.mark.parametrize(
-    ("place", "value"),
-    [(1, "1"), (1, None), (2, "200"), (4, 1.5), (6, ["a", "b", "1", "c", ""]), (8, "no"),
-     (10, ["x"]), (13, "soon")],
+    ("place", "value", "read"),
+    [(1, "1", 0), (1, None, 0), (2, "200", None), (4, 1.5, 0), (6, ["a", "b", "1", "c", ""],
+     RobotsPart("a", "b", None, None, "")),
+     (8, "no", False), (10, ["x"], None), (13, "soon", None)],
 )  # fmt: skip
-def test_a_positional_jobdir_state_edited_by_hand_is_not_resumed_and_said(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture, place: int, value: Any
+def test_a_positional_jobdir_state_edited_by_hand_is_resumed_its_value_read_as_missing(
+    tmp_path: Path, place: int, value: Any, read: Any
 ) -> None:
-    """A state of version 4 (each open entry a list read by place) is checked as this
-    version's is: a value not of its field's type (``attempts`` ``"1"``) is not resumed, and
-    said; never an entry a later ``attempts += 1`` fails on (an internal error) nor one
-    whose record writes the string."""
-    from scrapy_rep.crawl.audit.auditfile import resume
+    """A state of version 4 (each open entry a list read by place) is read as this
+    version's is, as every trail line: a value not of its field's type (``attempts``
+    ``"1"``) is read as a missing one (decision D2); never an entry a later ``attempts +=
+    1`` fails on (an internal error) nor one whose record writes the string."""
+    from scrapy_rep.crawl.audit.auditfile import Paused, resume
 
     entry: list[Any] = ["http://a.test/", 1, None, 0, 0, "", None, "", False, False, None, "",
                         None, None, None]  # fmt: skip
@@ -417,9 +458,39 @@ def test_a_positional_jobdir_state_edited_by_hand_is_not_resumed_and_said(
              "sequence": 1}  # fmt: skip
     (tmp_path / "scrapy_rep.audit.json").write_text(json.dumps(saved))
     open_records: dict[str, Any] = {}
-    assert resume(str(tmp_path), open_records, {}) == (None, 0)
-    assert open_records == {}
-    assert "is unreadable" in caplog.text
+    assert resume(str(tmp_path), open_records, {}) == (Paused("f" * 32), 1)
+    field = {1: "attempts", 2: "status", 4: "held", 6: "robots", 8: "fetched", 10: "licenses",
+             13: "sent_at"}[place]  # fmt: skip
+    assert getattr(open_records["k-1"], field) == read
+
+
+@pytest.mark.parametrize(
+    ("entry", "field", "read"),
+    [
+        ({"url": "http://a.test/", "attempts": "3"}, "attempts", 0),
+        ({"url": "http://a.test/", "held": None}, "held", 0),
+        ({"url": 5}, "url", ""),
+        ({"url": "http://a.test/", "robots": ["a", "b", 1, "c", "", True, "", "", [], "soon"]},
+         "robots", RobotsPart("a", "b", 1, "c", "")),
+        ({"url": "http://a.test/", "licenses": ["x"]}, "licenses", None),
+        ({"url": "http://a.test/", "fetched": "no"}, "fetched", False),
+    ],
+)  # fmt: skip
+def test_a_jobdir_state_edited_by_hand_is_resumed_its_value_read_as_missing(
+    tmp_path: Path, entry: dict[str, Any], field: str, read: Any
+) -> None:
+    """An open entry of a state (version 5: by field name) whose value is not of its
+    field's type (a hand-edited ``scrapy_rep.audit.json``) is read as a missing one, as in
+    every trail line (decision D2): resumed, never an exception out of the ledger's start
+    nor an entry whose field a later ``+= 1`` or line would fail on."""
+    from scrapy_rep.crawl.audit.auditfile import Paused, resume
+
+    saved = {"version": 5, "run": "f" * 32, "open": {"k-1": entry}, "unfiltered": {},
+             "sequence": 1}  # fmt: skip
+    (tmp_path / "scrapy_rep.audit.json").write_text(json.dumps(saved))
+    open_records: dict[str, Any] = {}
+    assert resume(str(tmp_path), open_records, {}) == (Paused("f" * 32), 1)
+    assert getattr(open_records["k-1"], field) == read
 
 
 @pytest.mark.parametrize(
@@ -427,28 +498,6 @@ def test_a_positional_jobdir_state_edited_by_hand_is_not_resumed_and_said(
     [
         {"sequence": float("inf")},  # JSON's Infinity, which Python's json reads
         {"sequence": float("nan")},
-        {"open": {"k-1": {"url": "http://a.test/", "attempts": "3"}}},
-        {"open": {"k-1": {"url": "http://a.test/", "held": None}}},
-        {"open": {"k-1": {"url": 5}}},
-        {
-            "open": {
-                "k-1": {
-                    "url": "http://a.test/",
-                    "robots": {"sha256": "a", "agent": "b", "line": 1, "rule": "c", "why": ""},
-                }
-            }
-        },
-        {"open": {"k-1": {"url": "http://a.test/", "licenses": ["x"]}}},
-        {
-            "open": {
-                "k-1": {
-                    "url": "http://a.test/",
-                    "robots": ["a", "b", 1, "c", "", True, "", "", [], "soon"],
-                }
-            }
-        },
-        {"open": {"k-1": {"url": "http://a.test/", "robots": [1, 2, 3, 4, 5]}}},
-        {"open": {"k-1": {"url": "http://a.test/", "fetched": "no"}}},
         {"left_in_queue": "k-1"},
         {"left_in_queue": [1]},
         {"taken_from_others": "k-1"},
@@ -457,10 +506,9 @@ def test_a_positional_jobdir_state_edited_by_hand_is_not_resumed_and_said(
 def test_a_jobdir_state_edited_by_hand_is_not_resumed_and_said(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, edited: dict[str, Any]
 ) -> None:
-    """A state of this version whose values are not of their field's type (a hand-edited
-    ``scrapy_rep.audit.json``): not resumed, said, as an unreadable one is; never an
-    exception out of the ledger's start (the crawl would not start) nor an entry whose
-    field a later ``+= 1`` or line would fail on (its record lost at its fate)."""
+    """A state of this version whose own values (not an entry's) are not of their type (a
+    hand-edited ``scrapy_rep.audit.json``): not resumed, said, as an unreadable one is;
+    never an exception out of the ledger's start (the crawl would not start)."""
     from rep_engine.records import STATE_VERSION
     from scrapy_rep.crawl.audit.auditfile import resume
 

@@ -39,7 +39,7 @@ _ENGINE = (
 LAYERS: dict[str, set[str]] = {
     "urls": set(),
     "records": {"urls"},
-    "robotstxt": {"urls", "records"},
+    "robotstxt": {"urls", "records", "directives"},
     "directives": {"records"},
     "usage": {"urls", "records", "robotstxt", "directives"},
     "fetch": {"urls", "records", "robotstxt", "usage"},

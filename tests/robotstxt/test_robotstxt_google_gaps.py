@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from rep_engine import Decision, parse_robotstxt
-from rep_engine.robotstxt.useragent import product_token
+from rep_engine.directives import product_token
 
 PROFILES = ("google", "rfc9309", "legacy")
 

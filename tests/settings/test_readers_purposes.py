@@ -49,3 +49,18 @@ def test_a_purpose_set_empty_is_refused_not_read_as_search(value: Any) -> None:
 
 def test_a_purpose_left_out_is_search() -> None:
     assert RepConfig.from_settings({}).purpose == ("search",)
+
+
+def test_a_did_you_mean_names_the_closest_known_word_or_nothing() -> None:
+    """The one "did you mean" of the four parts (a setting, a purpose, ``audit list``'s
+    options, ``audit bundle --site``): the closest known words, closest first and in the
+    same order whatever the order they are known in."""
+    from rep_engine.settings.readers import closest, did_you_mean
+
+    assert did_you_mean("serch", ("ai-train", "search")) == " (did you mean 'search'?)"
+    assert did_you_mean("crawl", ("ai-train", "search")) == ""
+    sites = ["https://a.example", "http://a.example", "http://b.example", "http://zz.test"]
+    near = closest("http://a.example:8080", sites, at_most=3, cutoff=0)
+    assert near == ["http://a.example", "https://a.example", "http://b.example"]
+    assert closest("http://a.example:8080", reversed(sites), at_most=3, cutoff=0) == near
+    assert closest("REP_PURPOS", {"REP_PURPOSE", "REP_PROFILE"}) == ["REP_PURPOSE"]

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from rep_engine.trail.terminal import UNSAFE, printable
+from rep_engine.trail.terminal import HELP_WIDTH, UNSAFE, exit_table, printable
 
 
 @pytest.mark.parametrize(
@@ -36,3 +36,18 @@ def test_printable_leaves_nothing_a_terminal_acts_on(value: str) -> None:
     assert not any(ord(c) in UNSAFE for c in shown)
     assert printable(shown) == shown
     shown.encode("utf-8")  # a lone surrogate would not even print
+
+
+def test_an_exit_table_wraps_each_code_under_its_text() -> None:
+    """The tools' exit-code tables: a title, then each code and its meaning, a long one
+    wrapped to 80 columns under its text (``audit``'s, ``check``'s, ``recheck``'s)."""
+    long = "at least one URL is disallowed (or, with --purpose, denied for a purpose, or its " \
+        "fetched page's items are dropped)"  # fmt: skip
+    table = exit_table("exit codes (the same for `x`):", {0: "every URL is allowed", 1: long})
+    assert table.splitlines() == [
+        "exit codes (the same for `x`):",
+        "  0  every URL is allowed",
+        "  1  at least one URL is disallowed (or, with --purpose, denied for a purpose,",
+        "     or its fetched page's items are dropped)",
+    ]
+    assert all(len(line) <= HELP_WIDTH for line in table.splitlines())

@@ -19,11 +19,9 @@ from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.usage.tdmrep import (
     NO_FILE,
     NO_VALUES,
-    UNSET,
     WELL_KNOWN_PATH,
     TdmEntry,
     TdmRepFile,
-    TdmResolution,
     TdmValues,
     header_values,
     meta_values,
@@ -326,7 +324,7 @@ def test_spec_tdmrep_4_the_header_never_outranks_the_meta() -> None:
 def test_spec_tdmrep_3_1_no_file_means_no_reservation() -> None:
     """No file (how a download comes to it: tests/fetch/test_procedure.py) reserves
     nothing."""
-    assert resolve(NO_FILE.lookup("/x"), None, None) == UNSET
+    assert resolve(NO_FILE.lookup("/x"), None, None) == NO_VALUES
     assert WELL_KNOWN_PATH == "/.well-known/tdmrep.json"
 
 
@@ -486,7 +484,7 @@ def test_spec7_any_json_never_raises(value: object, path: str) -> None:
 @given(st.binary(max_size=300))
 def test_spec7_any_bytes_never_raise(body: bytes) -> None:
     assert isinstance(parse_tdmrep(body), TdmRepFile)
-    assert isinstance(resolve(None, header_values([body]), meta_values(body, body)), TdmResolution)
+    assert isinstance(resolve(None, header_values([body]), meta_values(body, body)), TdmValues)
 
 
 @settings(max_examples=300, deadline=None)

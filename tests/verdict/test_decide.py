@@ -14,6 +14,7 @@ from rep_engine.urls.origins import origin_of
 from rep_engine.usage.rsl.document import parse_rsl
 from rep_engine.usage.tdmrep import RESERVED_ALL, parse_tdmrep
 from rep_engine.verdict.decide import (
+    KINDS,
     LICENSE,
     ROBOTS,
     TDM,
@@ -26,6 +27,7 @@ from rep_engine.verdict.decide import (
     RequestRules,
     Wait,
     decide,
+    documents_needed,
     obey_of,
 )
 from tests.support.documents import rsl_license
@@ -485,3 +487,64 @@ def test_a_request_sent_with_another_host_waits_for_both_and_goes_under_both() -
     assert isinstance(allowed, Allowed) and allowed.obeyed
     assert allowed.used == ((ROBOTS, SITE, site), (ROBOTS, SERVER, server))
     assert allowed.robots_entry is site  # the site addressed's: its Crawl-delay spaces it
+
+
+OTHER_LICENSE = "https://e.com/other.xml"
+NO_TDM_FILE = parse_tdmrep(b"[]")
+
+
+@pytest.mark.parametrize(
+    ("purposes", "purpose_set", "licenses", "bound", "needed"),
+    [
+        (("search",), False, 2, None, []),  # robots.txt alone
+        (("ai-train",), False, 2, None, [(TDM, ORIGIN)]),  # licenses only for a purpose set
+        (("search",), True, 2, None, [(LICENSE, LICENSE_URL), (LICENSE, OTHER_LICENSE)]),
+        (("ai-train",), True, 1, None, [(TDM, ORIGIN), (LICENSE, LICENSE_URL)]),
+        (("ai-train",), True, 2, 1, [(TDM, ORIGIN)]),  # more than the bound: none fetched
+        (("ai-train",), True, 0, 1, [(TDM, ORIGIN)]),
+    ],
+)
+def test_the_documents_a_request_needs_after_its_robots_txt_are_those_decide_reads(
+    purposes: tuple[str, ...],
+    purpose_set: bool,
+    licenses: int,
+    bound: int | None,
+    needed: list[tuple[str, Hashable]],
+) -> None:
+    """What a re-check fetches (or finds in a WARC) for an origin's items is what the
+    decision reads, in its order: the tdmrep.json for a TDM purpose, the licenses
+    robots.txt names for a purpose set, none past REP_RSL_MAX_LICENSES."""
+    lines = "".join(f"License: {url}\n" for url in (LICENSE_URL, OTHER_LICENSE)[:licenses])
+    txt = parse_robotstxt(f"User-agent: *\nAllow: /\n{lines}".encode())
+    rules = RequestRules.of(purposes, purpose_set=purpose_set, max_licenses=bound)
+    assert documents_needed(ORIGIN, txt, rules) == needed
+    waits = []  # what decide() waits for, document by document, each known once asked
+    table: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
+
+    def look(kind: str, key: Hashable) -> CacheEntry[Any] | None:
+        if kind == ROBOTS:
+            return known_entry(txt)
+        if (kind, key) not in table:
+            waits.append((kind, key))
+            table[kind, key] = known_entry(
+                parse_rsl(rsl_license("")) if kind == LICENSE else NO_TDM_FILE
+            )
+        return table[kind, key]
+
+    while isinstance(decide(facts(), rules, look), Wait):
+        pass
+    assert waits == needed
+
+
+def test_each_kind_names_the_field_of_a_record_that_names_its_snapshot() -> None:
+    """What a verdict's ``used`` names, by kind: the field a ``url`` record writes its
+    snapshot in (robots.txt's in its ``robots`` part)."""
+    from rep_engine.records import Fate, UrlEntry
+
+    assert {name: kind.record for name, kind in KINDS.items()} == {
+        ROBOTS: "", TDM: "tdmrep", LICENSE: "rsl",
+    }  # fmt: skip
+    entry = UrlEntry(URL, tdm="t" * 64, licenses={LICENSE_URL: "l" * 64}, fate=Fate.FETCHED)
+    written = entry.line("r", "k")
+    assert written[KINDS[TDM].record] == "t" * 64
+    assert written[KINDS[LICENSE].record] == {LICENSE_URL: "l" * 64}

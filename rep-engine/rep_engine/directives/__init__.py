@@ -54,10 +54,29 @@ _SEPARATORS = re.compile(r"[,;]")
 _WHITESPACE = re.compile(r"\s+")
 #: The one-word value of a ``max-…:`` directive, with the spaces before it.
 _ONE_WORD = re.compile(r"\s*\S+")
-#: A crawler token before ``:`` in a header: a whole product token, as robots.txt names
-#: are read (SPEC §1): anything up to whitespace, ``*`` or an RFC 9110 delimiter, so
-#: ``AB42bot:`` and ``Jävla-Foobot:`` scope what follows as ``googlebot:`` does.
+#: A product token (SPEC §1): a name runs up to the first character that ends one:
+#: whitespace, ``*`` or an RFC 9110 §5.6.2 delimiter. For names of letters, ``-`` and
+#: ``_`` this is Google's rule (its leading run of those characters); other names
+#: (``Rule1TestBot``, ``AB42bot``, ``Jävla-Foobot``) are taken whole instead of being cut to
+#: their first letters, so another crawler's group never applies to us; and a crawler
+#: token before ``:`` in a header scopes what follows as ``googlebot:`` does.
 _TOKEN = re.compile(r'[^\s"(),/:;<=>?@\[\\\]{}*]+')
+
+
+def product_token(name: str) -> str:
+    """The crawler name of a User-Agent, a robots.txt group's ``User-agent`` or an
+    ``X-Robots-Tag`` scope, lowercased (compared case-insensitively; RFC 9309 §2.2.1).
+
+    ``"Scrapy/2.19 (+https://scrapy.org)"`` gives ``"scrapy"``; ``"FooBot*"`` gives
+    ``"foobot"``; ``"AB42bot"`` gives ``"ab42bot"``. Leading whitespace is skipped. The
+    result may be empty (``"*"``, ``"/1.0"``).
+    """
+    if not isinstance(name, str):
+        raise TypeError(f"user_agent must be str, not {type(name).__name__}")
+    if name.isalnum():  # the usual "Googlebot": letters and digits end no token
+        return name.lower()
+    match = _TOKEN.match(name.lstrip())
+    return match.group(0).lower() if match else ""
 
 
 @dataclass(frozen=True)

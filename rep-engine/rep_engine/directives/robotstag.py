@@ -39,8 +39,14 @@ import re
 from collections.abc import Collection
 from typing import Final
 
-from rep_engine.directives import _TOKEN as PRODUCT_TOKEN
-from rep_engine.directives import FLAGS, KEYED, NO_OPS, epoch_date, header_directives
+from rep_engine.directives import (
+    FLAGS,
+    KEYED,
+    NO_OPS,
+    epoch_date,
+    header_directives,
+    product_token,
+)
 
 #: How much of one field line is read (repext-03 §3.1.1: at least 8 KiB; 64 KiB keeps
 #: more of a long field's rules, and the scan is linear). A crawl through Scrapy's
@@ -104,7 +110,7 @@ def _member_rules(item: str, parameters: list[str], tokens: Collection[str]) -> 
         rules.insert(0, _rule(item))
     else:
         name = _name(item)
-        if name != "*" and _product_token(name) not in tokens:
+        if name != "*" and product_token(name) not in tokens:
             return []
     return [rule for rule in rules if rule]
 
@@ -119,7 +125,7 @@ def _inner_list_rules(member: str, tokens: Collection[str]) -> list[str]:
     rules: list[str] = []
     for inner in _INNER_ITEM.findall(found.group(1)):
         name, *own = inner.split(";")
-        if _name(name) == "*" or _product_token(_name(name)) in tokens:
+        if _name(name) == "*" or product_token(_name(name)) in tokens:
             rules.extend(rule for rule in (*map(_rule, own), *shared) if rule)
     return rules
 
@@ -154,13 +160,6 @@ def _name(item: str) -> str:
     """The product token an Item names: a Token, ``*``, or a String's text."""
     item = item.strip(" \t")
     return _string(item) if item.startswith('"') else item
-
-
-def _product_token(name: str) -> str:
-    """A name's product token, lowercased (RFC 9309 §2.2.1: a name's leading run of token
-    characters, as ``X-Robots-Tag``'s scopes are read: ``MyBot/2.0`` is ``mybot``)."""
-    match = PRODUCT_TOKEN.match(name)
-    return match.group(0).lower() if match else ""
 
 
 def _string(text: str) -> str:

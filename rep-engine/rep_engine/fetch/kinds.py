@@ -64,6 +64,10 @@ class DocumentKind(Generic[D]):
     #: Appended to the key to name its records in a shared store. robots.txt has none:
     #: its records kept their names from before there were other kinds.
     store_suffix: str = ""
+    #: The field of a ``url`` or ``item`` record that names the snapshot a request was
+    #: decided with (docs/audit-trail.md: one a site, or each by its URL for a kind whose
+    #: key is its URL); ``""``: robots.txt's, named in its ``robots`` part.
+    record: str = ""
     #: What it means when another component refuses our request for it (not the site's
     #: answer). ``""``: absent, as Scrapy reads robots.txt. Otherwise these words, and the
     #: document is read as an empty body: a document the publisher pointed at (an RSL
@@ -250,6 +254,7 @@ TDMREP: DocumentKind[TdmRepFile] = DocumentKind(
     parse=parse_tdmrep,
     size_of=tdmrep_size,
     store_suffix=WELL_KNOWN_PATH,
+    record="tdmrep",
     ignored_gives_up=True,
     # A cut file keeps the entries wholly inside the cut (purpose notes, choice 8).
     parse_cut=partial(parse_tdmrep, truncated=True),

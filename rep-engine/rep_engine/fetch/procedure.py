@@ -94,10 +94,6 @@ class Fetched:
     #: held depends on it (:meth:`~rep_engine.fetch.rules.Policy.wait_limit`).
     failure: FailureClass | None = None
 
-    @property
-    def internal_error(self) -> bool:
-        return self.kind == "internal_error"
-
 
 class FetchProcedure:
     """The redirect chain of one download (SPEC §4, RFC 9309 §2.3.1.2)."""

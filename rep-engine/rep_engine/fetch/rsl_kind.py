@@ -61,6 +61,7 @@ RSL: Final[DocumentKind[RslDocument]] = DocumentKind(
     parse=parse_rsl,
     size_of=rsl_size,
     store_suffix=STORE_SUFFIX,
+    record="rsl",
     when_ignored="license terms not read, no AI use",
     parse_cut=partial(parse_rsl, truncated=True),
 )

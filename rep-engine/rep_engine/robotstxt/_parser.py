@@ -30,8 +30,9 @@ from operator import contains, or_
 from sys import intern
 from typing import Final, NamedTuple
 
+from rep_engine.directives import product_token
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES, ParseOptions
-from rep_engine.robotstxt.useragent import is_global_agent, product_token
+from rep_engine.robotstxt.useragent import is_global_agent
 
 logger = logging.getLogger("rep_engine.robotstxt")  # the public module's name
 
@@ -98,6 +99,13 @@ _PREFIX_KEYS: Final = tuple(
     for name, kind in _LENIENT_KEYS.items()
     if kind in (_USER_AGENT, _ALLOW, _DISALLOW, _SITEMAP)
 )
+
+
+def _uncommented(line: str) -> str:
+    """A line of the legacy text up to its ``#`` (``""``: a comment line, nothing before
+    it but whitespace)."""
+    line = line[: line.index("#")]
+    return line if line.strip(_WHITESPACE) else ""
 
 
 def _kind_of(key: str, keys: dict[str, int], lenient: bool) -> int:
@@ -674,7 +682,7 @@ class _Pass:
         short runs (one rule a group: ``User-agent: x``, ``Disallow: /``) is read line by
         line instead: a run read in bulk costs about what one and a half lines read one by
         one do, on top of the split."""
-        separator, key = _BULK_RULES[level]
+        separator = _BULK_RULES[level][0]
         parts = lines.split(separator)
         mixed = list(map(contains, parts, repeat("\n")))
         if self.blank_ends and "#" in lines:  # comments kept (legacy)
@@ -698,8 +706,23 @@ class _Pass:
                 count += len(general)
         if len(parts) == 1:
             return count
+        return count + self.runs(parts, mixed, level, deeper, items)
+
+    def runs(
+        self,
+        parts: list[str],
+        mixed: list[bool],
+        level: int,
+        deeper: str | None,
+        items: list[_Item],
+    ) -> int:
+        """The runs of ``parts`` (a text split at each rule line of ``_BULK_RULES[level]``;
+        ``mixed``: the parts holding more than a value) added to ``items`` (:meth:`bulk`),
+        each with the lines after it; how many lines those hold (``deeper``: the next
+        level's separator, ``None``: none)."""
+        separator, key = _BULK_RULES[level]
         values = list(map(str.strip, parts, repeat(_WHITESPACE)))
-        start = 1
+        count, start = 0, 1
         for index in compress(range(len(parts)), mixed):
             if not index:
                 continue
@@ -725,81 +748,40 @@ class _Pass:
         return count
 
     def read(self, items: list[_Item]) -> None:
-        """Read ``items`` (:meth:`bulk`): a run of rule lines, or lines one by one (SPEC §1:
-        ``key: value``, everything from ``#`` a comment).
+        """Read ``items`` (:meth:`bulk`): a run of rule lines (:meth:`run`), or lines one by
+        one (SPEC §1: ``key: value``, everything from ``#`` a comment).
 
-        A run adds its values at once, and the slice of :data:`_ASCENDING` or
-        :data:`_DESCENDING` that are its lines' codes. The hot path: a line's split, and
-        allow/disallow rules, stay inline (moving only the comment/colon split into a
-        method cost 16 % of the parse time of the corpus); ``group`` (Google's) and
-        ``runs`` (the runs of user-agent lines still open, a bit per grouping) are
-        locals, which the other kinds' methods hand back."""
-        keys = _LENIENT_KEYS if self.lenient else _KEYS
-        spellings, lenient, blank_ends = self.spellings, self.lenient, self.blank_ends
+        The hot path: a line's split, and allow/disallow rules, stay inline (moving only
+        the comment/colon split into a method cost 16 % of the parse time of the corpus);
+        ``group`` (Google's) and ``runs`` (the runs of user-agent lines still open, a bit
+        per grouping) are locals, which the other kinds' methods hand back."""
+        spellings, blank_ends = self.spellings, self.blank_ends
         values_append, keys_append = self.values.append, self.rule_keys.append
         codes_append, user_agent, other = self.codes.append, self.user_agent, self.other
-        values_extend, keys_extend = self.values.extend, self.rule_keys.extend
-        codes_extend, short = self.codes.extend, self.codes.typecode == "h"
         sitemaps = self.sitemaps
         group, runs, number = -1, 0, 0
         for item in items:
             if isinstance(item, tuple):  # a run of rule lines read in bulk
-                key, found = item
-                spelling = spellings.get(key)
-                if spelling is None:
-                    kind = _kind_of(key, keys, lenient)
-                    spelling = spellings[key] = (kind, len(spellings), _RULE_SIGNS.get(kind, 0))
                 runs = 0  # each of its lines ends a run of user-agent lines
-                if group < 0:
-                    for _ in found:
-                        number += 1
-                        self.skip(number, "rule before any user-agent line")
-                    continue
-                first, number = number + 1, number + len(found)
-                codes: Iterable[int]
-                if short:
-                    codes = (_DESCENDING if spelling[2] < 0 else _ASCENDING)[first : number + 1]
-                else:
-                    sign = spelling[2]
-                    codes = range(sign * first, sign * (number + 1), sign)
-                if "" in found:  # SPEC §1: an empty rule is ignored
-                    codes = compress(codes, found)
-                    found = list(compress(found, found))
-                values_extend(found)
-                keys_extend(repeat(spelling[1], len(found)))
-                codes_extend(codes)
+                number = self.run(item, group, number)
                 continue
             for line in item:  # the other lines, one by one
                 number += 1
-                if not line:  # a blank line ends a record (legacy)
-                    if blank_ends:
-                        group, runs = -1, 0
-                        self.usage_grouping.current = self.delay_grouping.current = -1
-                    continue
-                if blank_ends and "#" in line:  # only the legacy text keeps its comments
-                    line = line[: line.index("#")]
-                    if not line.strip(_WHITESPACE):
-                        continue  # a comment line: not a blank line
+                if not line and not blank_ends:
+                    continue  # a blank line (one ends a record in the legacy profile)
+                # only the legacy text keeps its comments
+                if blank_ends and "#" in line and not (line := _uncommented(line)):
+                    continue  # a comment line: not a blank line
                 raw_key, colon, raw_value = line.partition(":")
                 if colon:
                     key = raw_key.strip(_WHITESPACE)
                     value = raw_value.strip(_WHITESPACE)
                 else:
-                    text = raw_key.strip(_WHITESPACE)
-                    if not text:
-                        if blank_ends:  # a blank line ends a record (legacy)
-                            group, runs = -1, 0
-                            self.usage_grouping.current = self.delay_grouping.current = -1
-                        continue
-                    pair = self.without_colon(number, text)
+                    pair, group, runs = self.without_colon(number, raw_key, group, runs)
                     if pair is None:
                         continue
                     key, value = pair
-                spelling = spellings.get(key)
-                if spelling is None:
-                    kind = _kind_of(key, keys, lenient)
-                    spelling = spellings[key] = (kind, len(spellings), _RULE_SIGNS.get(kind, 0))
-                kind, key_index, sign = spelling
+                kind, key_index, sign = spellings.get(key) or self.spelling(key)
                 if sign:  # an allow or a disallow line
                     runs = 0
                     if group < 0:
@@ -816,13 +798,61 @@ class _Pass:
                 else:
                     runs = other(kind, number, (key, value, colon), key_index, group, runs)
 
-    def without_colon(self, number: int, text: str) -> tuple[str, str] | None:
+    def run(self, item: tuple[str, list[str]], group: int, number: int) -> int:
+        """A run of rule lines read in bulk (:meth:`bulk`: its key as written, its values),
+        after line ``number``, in ``group``: its values added at once, with the slice of
+        :data:`_ASCENDING` or :data:`_DESCENDING` that are its lines' codes; the number of
+        its last line."""
+        key, found = item
+        spellings = self.spellings
+        spelling = spellings.get(key)
+        if spelling is None:  # as :meth:`spelling` (inline: the call costs more, once a run)
+            kind = _kind_of(key, _LENIENT_KEYS if self.lenient else _KEYS, self.lenient)
+            spelling = spellings[key] = (kind, len(spellings), _RULE_SIGNS.get(kind, 0))
+        if group < 0:
+            for _ in found:
+                number += 1
+                self.skip(number, "rule before any user-agent line")
+            return number
+        first, number = number + 1, number + len(found)
+        codes: Iterable[int]
+        if self.codes.typecode == "h":
+            codes = (_DESCENDING if spelling[2] < 0 else _ASCENDING)[first : number + 1]
+        else:
+            sign = spelling[2]
+            codes = range(sign * first, sign * (number + 1), sign)
+        if "" in found:  # SPEC §1: an empty rule is ignored
+            codes = compress(codes, found)
+            found = list(compress(found, found))
+        self.values.extend(found)
+        self.rule_keys.extend(repeat(spelling[1], len(found)))
+        self.codes.extend(codes)
+        return number
+
+    def spelling(self, key: str) -> tuple[int, int, int]:
+        """A key as written the first time it is met: its kind, the one number kept for
+        it, and the sign of a rule's code (:attr:`spellings`)."""
+        kind = _kind_of(key, _LENIENT_KEYS if self.lenient else _KEYS, self.lenient)
+        spelling = self.spellings[key] = (kind, len(self.spellings), _RULE_SIGNS.get(kind, 0))
+        return spelling
+
+    def without_colon(
+        self, number: int, raw: str, group: int, runs: int
+    ) -> tuple[tuple[str, str] | None, int, int]:
         """A line without a colon: ``(key, value)`` where Google reads one (two words),
-        ``None`` to skip it."""
+        ``None`` to skip it; a blank one (nothing to skip) ends a record in the legacy
+        profile: no group or run of user-agent lines open. With the group and the runs now
+        open."""
+        text = raw.strip(_WHITESPACE)
+        if not text:
+            if self.blank_ends:
+                self.usage_grouping.current = self.delay_grouping.current = -1
+                return None, -1, 0
+            return None, group, runs
         pair = two_words(text) if self.lenient else None  # Google's "key value"
         if pair is None:
             self.skip(number, "no colon")
-        return pair
+        return pair, group, runs
 
     def user_agent(self, value: str, group: int, runs: int) -> tuple[int, int]:
         """A user-agent line: a new group unless it goes on a run of them (for each

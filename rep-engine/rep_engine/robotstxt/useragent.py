@@ -1,5 +1,6 @@
-"""Crawler identity: the product token of a User-Agent, and the robots.txt groups that
-apply to it (SPEC §1, "User-agent matching").
+"""Crawler identity: the crawler name of a User-Agent (its product token:
+:func:`rep_engine.directives.product_token`), and the robots.txt groups that apply to it
+(SPEC §1, "User-agent matching").
 
 Pure: no Scrapy imports.
 """
@@ -11,28 +12,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 from typing import Final
 
-#: SPEC §1: a name runs up to the first character that ends a product token: whitespace,
-#: ``*`` or an RFC 9110 §5.6.2 delimiter. For names of letters, ``-`` and ``_`` this is
-#: Google's rule (its leading run of those characters); other names (``Rule1TestBot``,
-#: ``AB42bot``, ``Jävla-Foobot``) are taken whole instead of being cut to their first
-#: letters, so another crawler's group never applies to us.
-_TOKEN = re.compile(r'[^\s*"(),/:;<=>?@\[\\\]{}]*')
-
-
-def product_token(user_agent: str) -> str:
-    """The crawler name of ``user_agent``, lowercased (compared case-insensitively).
-
-    ``"Scrapy/2.19 (+https://scrapy.org)"`` gives ``"scrapy"``; ``"FooBot*"`` gives
-    ``"foobot"``; ``"AB42bot"`` gives ``"ab42bot"``. Leading whitespace is skipped. The
-    result may be empty (``"*"``, ``"/1.0"``).
-    """
-    if not isinstance(user_agent, str):
-        raise TypeError(f"user_agent must be str, not {type(user_agent).__name__}")
-    if user_agent.isalnum():  # the usual "Googlebot": letters and digits end no token
-        return user_agent.lower()
-    match = _TOKEN.match(user_agent.lstrip())
-    return match.group(0).lower() if match else ""
-
+from rep_engine.directives import product_token
 
 #: ``compatible; Name/1.0`` in a Mozilla-style User-Agent: the crawler's name (Google's
 #: crawlers: ``Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)``,

@@ -461,7 +461,7 @@ class RepConfig(FetchSettings):
     )
     #: The origin of the trail's checkpoints (c2sp.org/tlog-checkpoint), the name its
     #: witnesses know its log by; ``""``: named after the key and the trail
-    #: (:func:`rep_engine.trail.heads.origin_of_trail`).
+    #: (:func:`rep_engine.trail.file.origin_of_trail`).
     audit_log_origin: str = setting(
         "",
         read_str,

@@ -17,12 +17,11 @@ or ``REP_AUDIT`` never leave a crawl running for another purpose, or without its
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from typing import Final
 
 from rep_engine.settings import SETTINGS
-from rep_engine.settings.readers import RepSettingError
+from rep_engine.settings.readers import RepSettingError, closest
 
 #: The prefixes of the names we check: ours, and Scrapy's robots.txt settings.
 PREFIXES: Final = ("REP_", "ROBOTSTXT_")
@@ -51,8 +50,8 @@ def unknown_names(names: Iterable[str], known: frozenset[str]) -> list[tuple[str
         if upper in known:
             found.append((name, upper))
             continue
-        close = difflib.get_close_matches(upper, sorted(known), n=1, cutoff=0.6)
-        found.append((name, close[0] if close else None))
+        near = closest(upper, known)
+        found.append((name, near[0] if near else None))
     return found
 
 

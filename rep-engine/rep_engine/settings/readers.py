@@ -30,6 +30,20 @@ class RepSettingError(ValueError):
     """A ``REP_*`` (or related Scrapy) setting has a value we cannot use."""
 
 
+def closest(word: str, known: Iterable[str], at_most: int = 1, cutoff: float = 0.6) -> list[str]:
+    """The words of ``known`` closest to ``word``, closest first (at most ``at_most``, each
+    at least ``cutoff`` alike, as :mod:`difflib` measures it): what a "did you mean" names,
+    for a setting, a purpose, a command's option or a site."""
+    return difflib.get_close_matches(word, list(known), n=at_most, cutoff=cutoff)
+
+
+def did_you_mean(word: str, known: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)``, naming the word of ``known`` closest to ``word``; ``""``
+    when none is close."""
+    near = closest(word, known)
+    return f" (did you mean {near[0]!r}?)" if near else ""
+
+
 class SettingsLike(Protocol):
     """The part of :class:`scrapy.settings.BaseSettings` we read (keeps this module testable)."""
 
@@ -204,8 +218,7 @@ def read_purposes(settings: SettingsLike, name: str, default: tuple[str, ...]) -
     expected = f"expected one of {', '.join(map(repr, PURPOSES))} or a list of them"
     wrong = [value for value in values if value.lower() not in PURPOSES]
     if wrong:
-        close = difflib.get_close_matches(wrong[0].lower(), PURPOSES, n=1, cutoff=0.6)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        hint = did_you_mean(wrong[0].lower(), PURPOSES)
         got = f", got {raw!r}" if len(values) > 1 else ""
         raise RepSettingError(f"{name}: {wrong[0]!r} is not a purpose{hint}; {expected}{got}")
     if not chosen:

@@ -78,15 +78,12 @@ def overrides_of(entries: Iterable[Any]) -> list[Override]:
     return found
 
 
-def request_rules(
-    config: RepConfig, purpose_set: bool, policy: UsagePolicy | None = None
-) -> RequestRules:
+def request_rules(config: RepConfig, purpose_set: bool) -> RequestRules:
     """The settings that decide a request (:func:`rep_engine.verdict.decide.decide`), for the crawl
     and ``scrapy rep-robots``, so that they cannot drift. ``purpose_set``: ``REP_PURPOSE``
     was set (not only its default), so its opt-outs hold even when robots.txt is not
-    obeyed, and RSL licenses are read. ``policy``: the purposes a tool was asked about
-    (``--purpose``) instead of ``REP_PURPOSE``'s. With the audit trail on, an allowed
-    request keeps robots.txt's deciding line."""
+    obeyed, and RSL licenses are read. With the audit trail on, an allowed request keeps
+    robots.txt's deciding line."""
     rules = RequestRules.of(
         config.purpose,
         config.purpose_unknown,
@@ -97,7 +94,7 @@ def request_rules(
         explain=bool(config.audit_file),
         max_licenses=config.rsl_max_licenses,
     )
-    return replace(rules, policy=usage_policy(config) if policy is None else policy)
+    return replace(rules, policy=usage_policy(config))
 
 
 def usage_policy(config: RepConfig) -> UsagePolicy:
@@ -109,11 +106,8 @@ def usage_policy(config: RepConfig) -> UsagePolicy:
     )
 
 
-def page_rules(config: RepConfig, policy: UsagePolicy | None = None) -> PageRules:
+def page_rules(config: RepConfig) -> PageRules:
     """The settings that decide a fetched page or file
     (:func:`rep_engine.verdict.page.decide_page`), for the crawl's page pass, its media gate
-    and ``scrapy rep-robots``, so that they cannot drift. ``policy``: the purposes a tool
-    was asked about (``--purpose``) instead of ``REP_PURPOSE``'s."""
-    return PageRules(
-        usage_policy(config) if policy is None else policy, config.media_noindex_means_no_ai
-    )
+    and ``scrapy rep-robots``, so that they cannot drift."""
+    return PageRules(usage_policy(config), config.media_noindex_means_no_ai)

@@ -1,36 +1,40 @@
 """The lines of the audit trail, schema 3 (docs/audit-trail.md): the ``run`` header and
 the ``setting`` lines after it, the ``snapshot`` of a document that decided, a ``url``'s
 record and the ``end`` line (the file writes the ``site`` lines and the ``head`` after
-it: :mod:`rep_engine.trail.heads`). Pure: builds dicts from values; the Scrapy side
+it: :mod:`rep_engine.trail.file`). Pure: builds dicts from values; the Scrapy side
 (:mod:`scrapy_rep.crawl.audit.audit`) writes them.
+
+A ``url`` record's parts: the AI-usage decision (:func:`usage_part`), and a fetched
+page's part (docs/audit-trail.md, ``page``: :func:`page_part`): what the page said, as
+the table of signals read it, and the facts it was decided on besides; a part too long
+for its line names the snapshot that holds its statements (:func:`page_snapshot`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import json
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import fields
+from datetime import datetime
 from importlib import metadata
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Final
+from typing import TYPE_CHECKING, Any, Final, NamedTuple
 from urllib.parse import urlsplit
 
-from rep_engine.records import FATES, iso_time
+from rep_engine.fetch.kinds import ROBOTS_TXT, DocumentKind
+from rep_engine.records import FATES, NOT_OBEYED, RobotsPart, SnapshotOutcome, iso_time
 from rep_engine.robotstxt.useragent import crawler_name
 from rep_engine.settings import SETTINGS, RepConfig, settings_in_force
 from rep_engine.settings.readers import used_presets
 from rep_engine.trail.file import EMPTY_SHA256, SCHEMA
-
-# The page part's names, where its writers have always read them.
-from rep_engine.trail.pagepart import MAX_PAGE_PART_CHARS as MAX_PAGE_PART_CHARS
-from rep_engine.trail.pagepart import WHOLE_PAGE_PARTS as WHOLE_PAGE_PARTS
-from rep_engine.trail.pagepart import page_part as page_part
-from rep_engine.trail.pagepart import page_snapshot as page_snapshot
-from rep_engine.trail.pagepart import snapshotted as snapshotted
 from rep_engine.usage.purpose import PURPOSES
 from rep_engine.usage.rsl.terms import license_url_of
 from rep_engine.usage.standards import STANDARDS
+from rep_engine.verdict.decide import KINDS, Refused, Used, Verdict, Wait
 
 if TYPE_CHECKING:
+    from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.robotstxt import Decision
     from rep_engine.usage.purpose import UsageDecision
 
 
@@ -68,14 +72,6 @@ def run_line(
     it did not."""
     user_agent = str(settings.get("USER_AGENT") or "")
     robots_agent = str(settings.get("ROBOTSTXT_USER_AGENT") or user_agent)
-    in_force = settings_in_force(config, settings)
-    for name, field in SITE_SETTINGS.items():
-        in_force[name] = len(getattr(config, field))
-    cache = urlsplit(str(in_force.get("REP_ROBOTSTXT_CACHE") or ""))
-    if cache.password:  # a Redis password is no record of the crawl's (a bundle carries it)
-        in_force["REP_ROBOTSTXT_CACHE"] = cache._replace(
-            netloc=f"{cache.username or ''}:***@{cache.netloc.rpartition('@')[2]}"
-        ).geturl()
     return {
         "type": "run",
         "schema": SCHEMA,
@@ -90,7 +86,7 @@ def run_line(
         "user_agent": user_agent,
         "purposes": list(config.purpose),
         "profile": config.profile,
-        "settings": in_force,
+        "settings": _settings_said(config, settings),
         "resumes": resumes,
         "resumes_trail": resumes_trail if resumes else None,
         "resumes_head": resumes_head if resumes else None,
@@ -104,6 +100,21 @@ def run_line(
         # (a long one as a snapshot): a record of this run without one has lost it.
         "page_parts": WHOLE_PAGE_PARTS,
     }
+
+
+def _settings_said(config: RepConfig, settings: Any) -> dict[str, Any]:
+    """A run header's ``settings``: those in force, the site settings by their count (each
+    entry a ``setting`` line of its own), a Redis store's password masked (no record of the
+    crawl's: a bundle carries the header)."""
+    in_force = settings_in_force(config, settings)
+    for name, field in SITE_SETTINGS.items():
+        in_force[name] = len(getattr(config, field))
+    cache = urlsplit(str(in_force.get("REP_ROBOTSTXT_CACHE") or ""))
+    if cache.password:
+        in_force["REP_ROBOTSTXT_CACHE"] = cache._replace(
+            netloc=f"{cache.username or ''}:***@{cache.netloc.rpartition('@')[2]}"
+        ).geturl()
+    return in_force
 
 
 def class_path(value: Any) -> str | None:
@@ -153,11 +164,90 @@ def snapshot_line(
         "url": url,
         "final_url": final_url or None,
         "status": status,
-        "outcome": "parsed" if sha256 else "absent",
+        "outcome": SnapshotOutcome.PARSED if sha256 else SnapshotOutcome.ABSENT,
         "detail": detail,
         "fetched": iso_time(fetched),
         "bytes": size,
     }
+
+
+class Named(NamedTuple):
+    """The snapshots a record names of the documents a verdict was decided with
+    (:func:`documents_of`)."""
+
+    #: Its robots.txt's (the site its ``Host`` addressed, when another), and the URL's own
+    #: origin's robots.txt's when that one decided too (``None``: no other).
+    robots: str
+    also: str | None
+    #: Each other document's, by the record's field that names it
+    #: (:attr:`~rep_engine.fetch.kinds.DocumentKind.record`): one a site (``tdmrep``), or
+    #: each by its URL (``rsl``: a license URL -> its snapshot).
+    fields: dict[str, Any]
+
+
+#: Stores a document's body (once) and names its snapshot (``""``: none, a document
+#: given up on): ``(kind, key, entry)``.
+Snapshot = Callable[[DocumentKind[Any], Hashable, "CacheEntry[Any]"], str]
+
+
+def documents_of(used: Used, snapshot: Snapshot, skipped: Collection[str] = ()) -> Named:
+    """The snapshots of the documents of ``used`` (a verdict's, robots.txt first), as a
+    ``url`` record and a re-check's ``item`` record name them, each stored by ``snapshot``
+    in this order: robots.txt, another origin's robots.txt that decided too, then each
+    other document as the verdict read it; the kinds ``skipped`` are not named (a
+    re-check's not consulted: read as none)."""
+    _, origin, entry = used[0]
+    robots = snapshot(ROBOTS_TXT, origin, entry)
+    rest = [(KINDS[kind], key, found) for kind, key, found in used[1:] if kind not in skipped]
+    also = None
+    for kind, key, found in rest:  # the URL's own origin's, a request sent with a Host
+        if not kind.record and key != origin:
+            also = snapshot(kind, key, found)
+    fields: dict[str, Any] = {}
+    for kind, key, found in rest:
+        if kind.record and kind.path:  # one a site
+            fields[kind.record] = snapshot(kind, key, found)
+        elif kind.record:  # each by its URL (an RSL license)
+            fields.setdefault(kind.record, {})[str(key)] = snapshot(kind, key, found)
+    return Named(robots, also, fields)
+
+
+def robots_part_of(
+    verdict: Verdict,
+    decision: Decision | None,
+    robots: CacheEntry[Any],
+    sha: str,
+    agent: str,
+    names: tuple[str, ...] = (),
+    not_obeyed: str = "",
+    addressed: str = "",
+    also: str | None = None,
+) -> RobotsPart | None:
+    """The ``robots`` part of a request (or a re-checked item) robots.txt decided
+    (:func:`~rep_engine.records.robots_part`): the line of ``decision`` that decided it
+    for ``agent`` (a product token) or why none did (its robots.txt ``robots`` given up on:
+    its outcome), the override of ``verdict`` that let it through (and when it ends) or
+    that had expired when it was refused, every name it was held to (``names``: more
+    than one), the site its ``Host`` addressed and the URL's own origin's robots.txt when
+    it decided too (``also``). ``not_obeyed``: its Allow/Disallow were not obeyed, for
+    this cause (:data:`~rep_engine.records.NOT_OBEYED`): the snapshot whose AI-usage
+    opt-outs were. ``None``: no decision to name (robots.txt obeyed and not read)."""
+    if not_obeyed:
+        why = NOT_OBEYED[not_obeyed]
+        return RobotsPart(sha, agent, None, None, why, False, "", "", names, None, addressed, also)
+    if decision is None:
+        return None
+    why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
+    overridden = expired = ""
+    ends = None
+    if not isinstance(verdict, Wait) and verdict.overridden is not None:  # refused later
+        overridden, ends = verdict.overridden.described, verdict.overridden.ends
+    elif isinstance(verdict, Refused) and verdict.expired is not None:
+        expired = verdict.expired.described
+    return RobotsPart(
+        sha, agent, decision.line, decision.line_text, why, True, overridden, expired, names,
+        ends, addressed, also,
+    )  # fmt: skip
 
 
 def usage_part(
@@ -224,3 +314,72 @@ def end_line(run: str, reason: str, counts: dict[str, int], last_request: int) -
     ordered.update({k: v for k, v in counts.items() if k not in ordered})
     return {"type": "end", "run": run, "time": iso_time(), "reason": reason,
             "counts": ordered, "last_request": last_request}  # fmt: skip
+
+
+# A fetched page's part of its ``url`` record.
+
+#: The most characters of a page's statements a record keeps in its line: past it, they
+#: are a snapshot of their own (kind ``page``), which the part names.
+MAX_PAGE_PART_CHARS: Final = 16384
+#: A run header's ``page_parts`` when every page part is whole (older runs wrote ``true``
+#: and kept only ``omitted`` past :data:`MAX_PAGE_PART_CHARS`).
+WHOLE_PAGE_PARTS: Final = 2
+
+
+def page_part(
+    names: Sequence[str],
+    headers: Sequence[tuple[str, str]],
+    meta: Sequence[tuple[str, str]],
+    *,
+    image: bool = False,
+    embedded_by: str = "",
+    decided: datetime | None = None,
+    cached: datetime | bool | None = None,
+) -> dict[str, Any]:
+    """What a fetched page said, as the table of signals read it (``headers``: the fields
+    of its header rows; ``meta``: its meta tags named after a meta row or our names), and
+    the facts it was decided on besides: the crawler ``names`` they were read for, whether
+    it is an ``image``, the ``noimageai`` of the page that showed it (``embedded_by``) and,
+    when its verdict depends on the time (an ``unavailable_after``), when it was
+    ``decided`` (ISO 8601 UTC, to the millisecond): the page's snapshot, from which
+    ``audit verify`` decides the page again (:func:`rep_engine.verdict.page.decide_page`).
+    A page Scrapy's HTTP cache replayed says when it was really fetched (``cached``: ISO
+    8601 UTC, or ``true`` when the cache did not say).
+    Statements past :data:`MAX_PAGE_PART_CHARS` go to a snapshot (:func:`page_snapshot`)."""
+    part: dict[str, Any] = {"names": list(names)}
+    if headers:
+        part["headers"] = [[name, value] for name, value in headers]
+    if meta:
+        part["meta"] = [[name, content] for name, content in meta]
+    if image:
+        part["image"] = True
+    if embedded_by:
+        part["embedded_by"] = embedded_by
+    if decided is not None:
+        part["decided"] = _iso(decided)
+    if cached is not None and cached is not False:
+        part["cached"] = True if cached is True else _iso(cached)
+    return part
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def page_snapshot(part: dict[str, Any]) -> bytes | None:
+    """The body of ``part``'s statements when they are too long for the record's line
+    (``None``: they fit): the part then names its snapshot instead (:func:`snapshotted`)."""
+    size = 0  # loops, not comprehensions: every page's part is measured (the hot path)
+    for key in ("headers", "meta"):
+        for name, value in part.get(key, ()):
+            size += len(name) + len(value)
+    if size <= MAX_PAGE_PART_CHARS:
+        return None
+    said = {k: part[k] for k in ("headers", "meta") if k in part}
+    return json.dumps(said, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def snapshotted(part: dict[str, Any], sha256: str) -> dict[str, Any]:
+    """``part`` with its statements replaced by the snapshot that holds them."""
+    kept = {k: v for k, v in part.items() if k not in ("headers", "meta")}
+    return {**kept, "snapshot": sha256}

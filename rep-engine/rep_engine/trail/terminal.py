@@ -1,4 +1,4 @@
-"""Text from a trail made safe for a terminal (pure).
+"""Text from a trail made safe for a terminal, and the tools' exit-code tables (pure).
 
 A trail holds what crawled sites sent: a header value with ESC or BEL could retitle or
 clear the terminal of whoever runs ``audit show``, a CR or LF inside a value could print a
@@ -10,7 +10,8 @@ of the trail tools (``show``, ``summary``, ``verify``'s findings, ``report``'s a
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import textwrap
+from collections.abc import Iterable, Mapping
 from typing import Final, TextIO
 
 #: Code points written as escapes: C0 controls, DEL, C1 controls, the bidirectional
@@ -52,3 +53,19 @@ def write_lines(lines: Iterable[object], out: TextIO) -> None:
     """Print each line made :func:`printable` (one output line each)."""
     for line in lines:
         print(printable(line), file=out)
+
+
+#: The width every tool's help text fits in (a terminal's 80 columns).
+HELP_WIDTH: Final = 80
+
+
+def exit_table(title: str, rows: Mapping[int | str, str]) -> str:
+    """A tool's exit codes as its ``--help`` shows them: ``title``, then each code and
+    what it means, wrapped to :data:`HELP_WIDTH` under its text (``audit``'s, ``check``'s
+    and ``rep-robots``'s, ``recheck``'s)."""
+    lines = [title]
+    for code, meaning in rows.items():
+        lines += textwrap.wrap(
+            f"{code}  {meaning}", width=HELP_WIDTH, initial_indent="  ", subsequent_indent="     "
+        )
+    return "\n".join(lines)

@@ -211,6 +211,26 @@ def _keep_better(table: dict[str, int], pattern: str, code: int) -> None:
         table[pattern] = code
 
 
+def _distinct(patterns: Sequence[str], codes: Sequence[int]) -> dict[str, int]:
+    """Each distinct pattern of ``patterns`` and its code (``codes``, in the same order): of
+    equal patterns, as :func:`_keep_better` keeps them."""
+    rules: dict[str, int] = {}
+    for pattern, code in zip(patterns, codes, strict=True):
+        if rules.setdefault(pattern, code) < 0 < code:
+            rules[pattern] = code
+    return rules
+
+
+def _take_exact(rules: dict[str, int], joined: str, exact: dict[str, int]) -> None:
+    """Each pattern of ``rules`` that ends with ``$`` moved to ``exact`` without it: a
+    line of the text ``joined`` before a ``$`` that ends one (those with a ``*`` are gone
+    from ``rules``, each after the first is a double)."""
+    for line in (joined + "\n").split("$\n")[:-1]:
+        body = line.rpartition("\n")[2]
+        if code := rules.pop(body + "$", 0):  # (codes are not 0)
+            _keep_better(exact, body, code)
+
+
 def _parents(keys: Sequence[str], ascii: bool) -> list[int] | None:
     """The parent of each of the sorted, distinct ``keys`` (the longest other key that is
     a prefix of it; -1: none), all at once; ``None`` when no key has one.
@@ -350,10 +370,7 @@ class LongestMatcher:
         #: Each distinct pattern and its code (most files: no pattern twice, one call).
         rules = dict(zip(patterns, codes, strict=True))
         if len(rules) < len(patterns):
-            rules = {}
-            for pattern, code in zip(patterns, codes, strict=True):
-                if rules.setdefault(pattern, code) < 0 < code:
-                    rules[pattern] = code  # equal patterns: as _keep_better
+            rules = _distinct(patterns, codes)
         # (loops with an operator a pattern cost less than a call of one in C a pattern)
         starred: list[str] = []
         star_codes: list[int] = []
@@ -364,12 +381,7 @@ class LongestMatcher:
             star_codes = [*map(rules.pop, starred)]
             heads = {pattern.partition("*")[0]: None for pattern in starred}
         if wildcards and "$" in joined:
-            # Each pattern that ends with "$", without it: a line of the text before a "$"
-            # that ends one (those with a "*" are gone, each after the first is a double).
-            for line in (joined + "\n").split("$\n")[:-1]:
-                body = line.rpartition("\n")[2]
-                if code := rules.pop(body + "$", 0):  # (codes are not 0)
-                    _keep_better(exact, body, code)
+            _take_exact(rules, joined, exact)
         for head in heads:
             if head not in rules:
                 rules[head] = 0
@@ -417,20 +429,30 @@ class LongestMatcher:
         self._stars: tuple[str, ...] | None = None
         self._wild: list[_Group] | None = None
         if starred:
-            self._stars = tuple(starred)
-            self._wild = []
-            table.extend(_numbers(width, star_codes))
-            # a bisection a first segment, or where there are many, a lookup a key
-            found = (
-                map(bisect_left, repeat(keys), heads)
-                if 8 * len(heads) < count
-                else compress(range(count), map(heads.__contains__, keys))
-            )
-            for index in found:
-                table[3 * index + 2] = _RAW
+            self._set_up_stars(starred, star_codes, heads, width)
         self._chars: dict[int, tuple[frozenset[str], ...]] | None = None
         #: Only literal prefixes: every key is a pattern, the longest prefix decides.
         self._plain = not starred and not exact
+
+    def _set_up_stars(
+        self, starred: list[str], star_codes: list[int], heads: dict[str, None], width: str
+    ) -> None:
+        """The wildcard patterns (``starred``, sorted; ``heads``: their first segments):
+        their codes after the keys' numbers, and each key that starts some marked
+        :data:`_RAW` (split when a path first reaches it)."""
+        keys, table = self._keys, self._table
+        count = len(keys)
+        self._stars = tuple(starred)
+        self._wild = []
+        table.extend(_numbers(width, star_codes))
+        # a bisection a first segment, or where there are many, a lookup a key
+        found = (
+            map(bisect_left, repeat(keys), heads)
+            if 8 * len(heads) < count
+            else compress(range(count), map(heads.__contains__, keys))
+        )
+        for index in found:
+            table[3 * index + 2] = _RAW
 
     def match(self, path: str) -> int:
         """The code of the deciding rule for ``path``; ``0`` when no rule matches."""

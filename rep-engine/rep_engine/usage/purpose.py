@@ -42,7 +42,7 @@ from rep_engine.robotstxt._parser import USE_LEVELS
 from rep_engine.robotstxt.aipref import Attached, ContentUsageRule, UsagePrefs, parse_prefs_header
 from rep_engine.usage.rsl._rows import RSL_ROWS
 from rep_engine.usage.standards import STANDARDS
-from rep_engine.usage.tdmrep import TdmResolution
+from rep_engine.usage.tdmrep import TdmValues
 
 Purpose = Literal["search", "ai-train", "ai-input"]
 #: The purposes, in the order of :attr:`UsageSignal.answers`.
@@ -350,7 +350,7 @@ def content_signal_header_signal(values: Iterable[bytes | str] | bytes | str) ->
     return content_signal_signal(parse_content_signal(texts), source)
 
 
-def tdmrep_signal(resolution: TdmResolution) -> UsageSignal:
+def tdmrep_signal(resolution: TdmValues) -> UsageSignal:
     """The TDMRep answer for one resource after its own precedence (file, header, meta:
     :func:`rep_engine.usage.tdmrep.resolve`)."""
     if resolution.reservation is None:

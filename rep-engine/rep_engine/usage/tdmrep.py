@@ -87,13 +87,17 @@ def policy_of(value: object) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class TdmValues:
-    """What one technique (the file's entry, the header, the HTML meta) says."""
+    """What one technique (the file's entry, the header, the HTML meta) says, or the
+    TDMRep answer for one resource after the processing priority (report §4,
+    :func:`resolve`: its policy kept only when reserved, "TDM Agents SHOULD NOT process
+    tdm-policy" when the reservation is 0, report §2.2)."""
 
     #: ``True`` reserved (1), ``False`` not reserved (0), ``None`` unset.
     reservation: bool | None = None
     #: The ``tdm-policy`` URL, ``None`` when unset.
     policy: str | None = None
-    #: Where the values come from (``header tdm-reservation: 1``), for the audit trail.
+    #: Where the values come from (``header tdm-reservation: 1``), for the audit trail
+    #: (``""``: unset).
     source: str = ""
 
 
@@ -179,23 +183,7 @@ class _Layer(Protocol):
     def source(self) -> str: ...
 
 
-@dataclass(frozen=True, slots=True)
-class TdmResolution:
-    """The TDMRep answer for one resource, after the processing priority (report §4)."""
-
-    #: ``True`` reserved, ``False`` not reserved, ``None`` unset.
-    reservation: bool | None = None
-    #: The policy URL; only kept when reserved ("TDM Agents SHOULD NOT process
-    #: tdm-policy" when the reservation is 0, report §2.2).
-    policy: str | None = None
-    #: Where the reservation comes from ("" when unset).
-    source: str = ""
-
-
-UNSET: Final = TdmResolution()
-
-
-def resolve(*layers: _Layer | None) -> TdmResolution:
+def resolve(*layers: _Layer | None) -> TdmValues:
     """report §4 "Processing priority": pass the file's entry (or its values), then the
     header values, then the HTML meta values; each later value supersedes the earlier
     one, and "the absence of tdm-reservation and tdm-policy MUST not reset current
@@ -211,8 +199,8 @@ def resolve(*layers: _Layer | None) -> TdmResolution:
         if layer.policy is not None:
             policy = layer.policy
     if reservation is None:
-        return UNSET
-    return TdmResolution(reservation, policy if reservation else None, source)
+        return NO_VALUES
+    return TdmValues(reservation, policy if reservation else None, source)
 
 
 #: Where the file lives (report §3.1: "MUST be hosted in the /.well-known repository").

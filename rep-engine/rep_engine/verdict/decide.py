@@ -46,7 +46,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any, Final, NamedTuple, TypeAlias
 
-from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
+from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP, DocumentKind
 from rep_engine.fetch.rsl_kind import RSL, licenses_not_read, licenses_to_wait_for
 from rep_engine.records import Reason
 from rep_engine.usage.rsl.terms import licenses_signals, owned_licenses
@@ -63,6 +63,11 @@ if TYPE_CHECKING:
 ROBOTS: Final = ROBOTS_TXT.name
 TDM: Final = TDMREP.name
 LICENSE: Final = RSL.name
+#: Each of them by its name: what a verdict's :attr:`Used` names (its record's field, its
+#: URL, its parser).
+KINDS: Final[Mapping[str, DocumentKind[Any]]] = {
+    kind.name: kind for kind in (ROBOTS_TXT, TDMREP, RSL)
+}
 
 #: Every document version a verdict was reached with: ``(kind name, key, entry)``,
 #: robots.txt first.
@@ -456,6 +461,22 @@ def _after_robots(
     if pending:  # no license known so far refuses it: it waits for the others
         return Wait(LICENSE, pending[0], used, tuple(pending[1:]))
     return Allowed(used, decision, before, obeyed, overridden, past)
+
+
+def documents_needed(
+    origin: Origin, txt: RobotsTxt, rules: RequestRules
+) -> list[tuple[str, Hashable]]:
+    """The documents a request of ``origin`` needs besides its robots.txt (``txt``), in the
+    order :func:`decide` reads them (``(kind name, key)``): its tdmrep.json for a purpose of
+    TDMRep, then the RSL licenses robots.txt names for a purpose set, none when they are
+    more than ``REP_RSL_MAX_LICENSES`` (the stand-in refuses then): what a re-check
+    fetches, or finds in a WARC, for an origin's items."""
+    needed: list[tuple[str, Hashable]] = [(TDM, origin)] if rules.needs_tdmrep else []
+    if rules.purpose_set and txt.licenses:
+        keys = licenses_to_wait_for(txt.licenses)
+        if licenses_not_read(keys, rules.max_licenses) is None:
+            needed += [(LICENSE, key) for key in keys]
+    return needed
 
 
 def _licenses(

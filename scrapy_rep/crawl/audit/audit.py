@@ -42,6 +42,7 @@ from scrapy.http import Response
 from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.job import job_dir
 
+from rep_engine.directives import product_token
 from rep_engine.records import (
     LINK_REASONS,
     REFUSED_BY,
@@ -53,7 +54,7 @@ from rep_engine.records import (
     RobotsPart,
     UrlEntry,
 )
-from rep_engine.robotstxt.useragent import crawler_name, product_token
+from rep_engine.robotstxt.useragent import crawler_name
 from rep_engine.settings.readers import robots_agent
 from rep_engine.trail import lines
 from rep_engine.trail.read import tail_of
@@ -1051,7 +1052,7 @@ class AuditTrail:
         kept = {
             "run": self.run,
             "version": STATE_VERSION,
-            "open": {key: entry.state() for key, entry in self.open.items()},
+            "open": {key: entry.line(self.run, key) for key, entry in self.open.items()},
             "unfiltered": self._unfiltered,
             "left_in_queue": sorted(self._left),
             "taken_from_others": sorted(self._others & self.open.keys()),

@@ -19,8 +19,7 @@ from rep_audit.treeheads import head_options
 from rep_engine.records import STATE_VERSION, UrlEntry
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.trail import lines
-from rep_engine.trail.file import EMPTY_SHA256, TrailFile, TrailFileError
-from rep_engine.trail.fileaccess import replacing
+from rep_engine.trail.file import EMPTY_SHA256, TrailFile, TrailFileError, replacing
 from scrapy_rep.crawl.internals import close_spider
 from scrapy_rep.crawl.startup import stop_at_start
 from scrapy_rep.crawl.stats import inc
@@ -209,7 +208,7 @@ def resume(
         )  # fmt: skip
         return None, 0
     try:
-        entries = {key: UrlEntry.from_state(state) for key, state in saved["open"].items()}
+        entries = {k: UrlEntry.from_state(e, version) for k, e in saved["open"].items()}
         counted = saved.get("left_in_queue", [])  # a state of an earlier version: none
         taken = saved.get("taken_from_others", [])
         for name, keys in (("left_in_queue", counted), ("taken_from_others", taken)):

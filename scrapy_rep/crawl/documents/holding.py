@@ -43,7 +43,7 @@ from scrapy.utils.job import job_dir
 from scrapy.utils.request import request_from_dict
 
 from rep_engine.records import Dropped, Reason
-from rep_engine.trail.fileaccess import replacing
+from rep_engine.trail.file import replacing
 from scrapy_rep.crawl.refusals import count_unread, drop_request, scheduled_again
 from scrapy_rep.crawl.stats import inc
 

@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, Final, Protocol, TypeVar
 
 from rep_engine.fetch.records import FORMAT_VERSION, SharedRecord, StoreCorrupt
-from rep_engine.trail.fileaccess import replacing
+from rep_engine.trail.file import replacing
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -27,10 +27,10 @@ from parsel import Selector
 from scrapy.http import HtmlResponse, Response
 from w3lib.encoding import to_unicode
 
-from rep_engine.directives import PageDirectives
+from rep_engine.directives import PageDirectives, product_token
 from rep_engine.directives._metascan import Found, byte_transparent, scan_meta_tags
 from rep_engine.directives._sniffing import html_codec
-from rep_engine.robotstxt.useragent import crawler_name, product_token
+from rep_engine.robotstxt.useragent import crawler_name
 from rep_engine.verdict.page import SAYS_NOTHING, PageFacts, PageRules, PageStatements, decide_page
 from rep_engine.verdict.signals import HEADER_KEYS, Field, meta_names
 from scrapy_rep.crawl.internals import explicit_encoding

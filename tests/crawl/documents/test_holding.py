@@ -102,3 +102,26 @@ def test_held_requests_an_earlier_version_kept_resume_with_their_state(
     assert HeldRequests(crawler, LIMIT).resume(spider, Engine()) == 5
     assert [request.url for request in resumed] == list(states)
     assert {request.url: state_of(request) for request in resumed} == states
+
+
+def test_the_held_requests_237886c2_kept_resume(tmp_path: Path) -> None:
+    """The held requests' state a real paused crawl of 237886c2 (and 27291d8: the same
+    version) kept: both resume, each with its state (its audit record's id, the one the
+    URL ledger's state kept open)."""
+    from tests.support.jobdirstates import audit_state, write_states
+    from tests.support.robotsite import ListSpider
+
+    write_states(tmp_path)
+    crawler, _ = kept_crawler(tmp_path)
+    spider = crawler.spider = ListSpider([])  # its callbacks: parse, failed
+    resumed: list[Request] = []
+
+    class Engine:
+        crawl = resumed.append
+
+    assert HeldRequests(crawler, LIMIT).resume(spider, Engine()) == 2
+    down = [url for url in (e["url"] for e in audit_state()["open"].values()) if ":39019/" in url]
+    assert [request.url for request in resumed] == down
+    records = {e["url"]: key for key, e in audit_state()["open"].items()}
+    assert [state_of(request).audit for request in resumed] == [records[url] for url in down]
+    assert all(request.dont_filter for request in resumed)

@@ -14,11 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rep_engine.usage.media import _xmp_scan, _xmp_tiff
-from rep_engine.usage.media._xmp_rdf import property_values
-from rep_engine.usage.media._xmp_scan import Limits
-from rep_engine.usage.media._xmp_text import packet_text
+from rep_engine.usage.media._xmp_scan import Limits, packet_text
 from rep_engine.usage.media.c2pa import available, manifest_signals
-from rep_engine.usage.media.reading import read_media
+from rep_engine.usage.media.reading import property_values, read_media
 from rep_engine.usage.media.xmp import find_packets, sniff
 from rep_engine.usage.purpose import MAPPING, usage_decision
 from tests.support.answers import purpose_answers
@@ -1056,11 +1054,11 @@ def test_each_thread_parses_with_its_own_parsers() -> None:
     be used by two threads at once: each thread has its own."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from rep_engine.usage.media import _xmp_rdf
+    from rep_engine.usage.media import reading
 
-    here = _xmp_rdf._PARSERS.by_override
+    here = reading._PARSERS.by_override
     with ThreadPoolExecutor(1) as pool:
-        there = pool.submit(lambda: _xmp_rdf._PARSERS.by_override).result()
+        there = pool.submit(lambda: reading._PARSERS.by_override).result()
     assert there[True] is not here[True] and there[False] is not here[False]
     files = [jpeg(xmp_packet(value)) for value, _ in DMI_CASES] * 4
     with ThreadPoolExecutor(4) as pool:

@@ -168,8 +168,8 @@ class Keys(Generic[D]):
     def _do(self, action: Action) -> None:
         self._actions.append(action)
 
-    def _stat(self, name: str, count: int = 1) -> None:
-        self._actions.append(Stat(f"{self.kind.stat_prefix}/{name}", count))
+    def _stat(self, name: str) -> None:
+        self._actions.append(Stat(f"{self.kind.stat_prefix}/{name}"))
 
     def _log(self, level: int, message: str, *args: Any) -> None:
         self._actions.append(Log(level, message, args))

@@ -1,10 +1,10 @@
-"""rep_engine/trail/heads.py, as the trail's file writes it: after each end line, a
-``site`` line per origin of the run's records and the run's tree head (the Merkle root of
-RFC 9162 §2.1 over every line before it, recomputed here from the file's bytes), signed
-with the operator's Ed25519 key (checked with ``cryptography`` alone, never our
-verifier), appended to the head file too; each record's ``site_prev``; a trail appended to
-goes on from its last head without reading it again, or from every line when it does not
-end with one."""
+"""The tree heads of rep_engine/trail/file.py, as the trail's file writes them: after
+each end line, a ``site`` line per origin of the run's records and the run's tree head
+(the Merkle root of RFC 9162 §2.1 over every line before it, recomputed here from the
+file's bytes), signed with the operator's Ed25519 key (checked with ``cryptography``
+alone, never our verifier), appended to the head file too; each record's ``site_prev``;
+a trail appended to goes on from its last head without reading it again, or from every
+line when it does not end with one."""
 
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ import pytest
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from rep_engine.trail import file as trail_file
-from rep_engine.trail.file import TrailFile
-from rep_engine.trail.heads import HeadOptions, resumed
+from rep_engine.trail.file import HeadOptions, TrailFile, resumed
 from rep_engine.trail.merkle import MerkleTree, leaf_hash, verify_consistency
 from rep_engine.trail.read import tail_of
 from tests.support import c2sp

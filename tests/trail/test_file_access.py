@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from rep_engine.trail import fileaccess
-from rep_engine.trail.fileaccess import create_new, link_new, replacing
+from rep_engine.trail import file as trail_file
+from rep_engine.trail.file import create_new, link_new, replacing
 
 
 def test_a_name_taken_by_a_symlink_is_drawn_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     drawn = iter(["taken", "free"])
-    monkeypatch.setattr(fileaccess.secrets, "token_hex", lambda _: next(drawn))
+    monkeypatch.setattr(trail_file.secrets, "token_hex", lambda _: next(drawn))
     outside = tmp_path / "outside"
     (tmp_path / ".out.taken.partial").symlink_to(outside)  # to nowhere: O_CREAT made it
     descriptor, path = create_new(tmp_path, ".out.", ".partial")
@@ -28,7 +28,7 @@ def test_a_name_taken_by_a_symlink_is_drawn_again(
 def test_a_folder_whose_names_are_all_taken_is_one_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(fileaccess.secrets, "token_hex", lambda _: "same")
+    monkeypatch.setattr(trail_file.secrets, "token_hex", lambda _: "same")
     (tmp_path / ".out.same.partial").write_bytes(b"mine\n")
     with pytest.raises(FileExistsError, match="no new file"):
         create_new(tmp_path, ".out.", ".partial")
