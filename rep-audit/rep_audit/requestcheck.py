@@ -7,8 +7,7 @@ from __future__ import annotations
 from collections.abc import Collection, Hashable
 from typing import Any, Final
 
-from rep_audit.documents import snapshot_entry
-from rep_audit.licenses import page_license
+from rep_audit.documents import page_license, snapshot_entry
 from rep_audit.runcontext import RunContext
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.rules import Effect
