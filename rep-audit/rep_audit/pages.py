@@ -39,9 +39,9 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any, Final, TypeGuard
 
-from rep_audit.pagerun import PageRun
 from rep_audit.pagetimes import time_of, when_cached, when_decided
 from rep_audit.pageusage import recorded_signal, recorded_signals, usage_differences
+from rep_audit.runcontext import PageRun
 from rep_engine.records import items, text, whole
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.verdict.decide import Refused

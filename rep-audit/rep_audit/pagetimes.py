@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from rep_audit.pagerun import PageRun
+from rep_audit.runcontext import PageRun
 from rep_engine.records import text
 
 
