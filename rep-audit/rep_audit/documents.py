@@ -28,7 +28,7 @@ from functools import partial
 from types import MappingProxyType
 from typing import Any
 
-from rep_audit.pagetimes import instant, time_of
+from rep_audit.pages import instant, time_of
 from rep_audit.runcontext import RunContext
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import TDMREP

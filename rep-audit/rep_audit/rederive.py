@@ -25,8 +25,13 @@ from __future__ import annotations
 from typing import Any
 
 from rep_audit.documents import Documents, page_license, robots_effect
-from rep_audit.pages import page_differences, said_key, says_something
-from rep_audit.pageusage import recorded_signal, recorded_signals
+from rep_audit.pages import (
+    page_differences,
+    recorded_signal,
+    recorded_signals,
+    said_key,
+    says_something,
+)
 from rep_audit.requestcheck import decided, held_against, unnamed_documents
 from rep_audit.runcontext import RunContext, held_to
 from rep_audit.sites import foreign, sites_of

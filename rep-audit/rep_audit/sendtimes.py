@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from rep_audit.pagetimes import instant
+from rep_audit.pages import instant
 from rep_engine.records import SENT_FATES, mapping, text
 from rep_engine.urls.origins import origin_of
 from rep_engine.verdict.decide import Override
