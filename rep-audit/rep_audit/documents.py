@@ -226,7 +226,7 @@ class Documents:
     ) -> tuple[TdmRepFile | None, str]:
         """The tdmrep.json the record was decided with (AI purposes only): the one it names
         (``tdmrep``, schema 2: none named, none read, which a request sent may not say:
-        :func:`~rep_audit.requestcheck.unnamed_documents`; ``""``: given up on as unreachable,
+        :func:`~rep_audit.rederive.unnamed_documents`; ``""``: given up on as unreachable,
         read as the crawl reads a give-up, everything reserved, or nothing under
         ``REP_UNREACHABLE_ACTION`` ``allow``: a page kept with it is held to that), else the
         snapshot a signal names, else (schema 1) the latest one of the URL's origin

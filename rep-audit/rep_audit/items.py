@@ -39,7 +39,8 @@ from __future__ import annotations
 from typing import Any, Final
 
 from rep_audit.pages import _fields, names_differences, read_for, recorded_signals, time_of
-from rep_audit.rederive import Rederiver, RunContext, held_to
+from rep_audit.rederive import Rederiver
+from rep_audit.runcontext import RunContext, held_to
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.procedure import cut_before_limit
 from rep_engine.records import (

@@ -12,7 +12,8 @@ from typing import Any, Final
 
 from rep_audit.faterecord import FateRecord, named_origin
 from rep_audit.items import item_differences
-from rep_audit.rederive import Rederiver, RunContext
+from rep_audit.rederive import Rederiver
+from rep_audit.runcontext import RunContext
 from rep_engine.records import (
     FILE_FATE_ROWS,
     ITEM_REASONS,

@@ -10,7 +10,8 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from rep_audit.rederive import Rederiver, RunContext
+from rep_audit.rederive import Rederiver
+from rep_audit.runcontext import RunContext
 
 #: Who authorized the override, as its entry says.
 PERMISSION = "written permission of the site owner, 2026-11-01"
