@@ -18,8 +18,7 @@ from rep_audit.findings import Verification
 from rep_audit.htmlrows import HEADS, ITEM_HEADS, url_html
 from rep_audit.htmlrows import html_text as _e
 from rep_audit.runcontext import steering
-from rep_audit.summary import Summary, items_line, unended
-from rep_audit.tallies import Tally
+from rep_audit.summary import Summary, Tally, items_line, unended
 from rep_engine.records import ITEM_STATUSES, items
 
 #: Table rows written at most (the counts above it always cover every record).
