@@ -34,8 +34,7 @@ from rep_audit.export import ExportRunError, build, encode
 from rep_audit.exportread import summary_markdown
 from rep_audit.faterecord import FateRecord
 from rep_audit.findings import Verification
-from rep_audit.html import render
-from rep_audit.htmlrows import item_row_html, row_html
+from rep_audit.html import item_row_html, render, row_html
 from rep_audit.listing import LIST_FATES, LIST_REASONS, ListError, chosen, formatted, rows
 from rep_audit.repair import repair
 from rep_audit.show import no_record, read_as, story
