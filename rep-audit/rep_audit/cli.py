@@ -30,8 +30,7 @@ from rep_audit.cliargs import HELPS as HELPS
 from rep_audit.cliargs import SYNOPSES as SYNOPSES
 from rep_audit.cliargs import exit_codes as exit_codes
 from rep_audit.cliargs import parser
-from rep_audit.export import ExportRunError, build, encode
-from rep_audit.exportread import summary_markdown
+from rep_audit.export import ExportRunError, build, encode, summary_markdown
 from rep_audit.faterecord import FateRecord
 from rep_audit.findings import Verification
 from rep_audit.html import item_row_html, render, row_html

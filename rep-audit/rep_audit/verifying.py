@@ -12,7 +12,7 @@ from typing import TextIO
 
 from rep_audit.across import across
 from rep_audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE
-from rep_audit.exportread import check_export, read_export
+from rep_audit.export import check_export, read_export
 from rep_audit.findings import Finding, Verification
 from rep_audit.verify import verify
 from rep_engine.trail.terminal import printable, write_lines
