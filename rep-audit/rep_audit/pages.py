@@ -228,7 +228,7 @@ def _recorded_before(record: dict[str, Any]) -> Before:
     with a snapshot), when it could not be re-derived."""
     signals = tuple(
         recorded_signal(s)
-        for s in recorded_signals(record)
+        for s in recorded_signals(record.get("usage"))
         if s.get("snapshot") and s.get("vocabulary") != "rsl"
     )
     return Before(signals, None, signals) if signals else Before((), None)
@@ -366,7 +366,7 @@ def usage_differences(
     if derived is None and recorded is None:
         return []
     mine = [_without_snapshot(s) for s in items((derived or {}).get("signals"))]
-    theirs = [_without_snapshot(s) for s in recorded_signals(record)]
+    theirs = [_without_snapshot(s) for s in recorded_signals(record.get("usage"))]
     found = [
         f"the page says {signal.source}, which the record's usage decision does not list"
         for signal, entry in zip(decision.signals, mine, strict=True)
@@ -393,8 +393,9 @@ def usage_differences(
     return []
 
 
-def recorded_signals(record: dict[str, Any]) -> list[dict[str, Any]]:
-    signals = mapping(record.get("usage")).get("signals")
+def recorded_signals(usage: Any) -> list[dict[str, Any]]:
+    """The signals of a record's ``usage`` part, each an object."""
+    signals = mapping(usage).get("signals")
     return [s for s in items(signals) if isinstance(s, dict)]
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
-from rep_engine.records import items, mapping, text
+from rep_engine.records import RobotsPart, items, mapping, text
 from rep_engine.robotstxt.profiles import PROFILES
 from rep_engine.robotstxt.useragent import product_token
 from rep_engine.settings import STEERING, RepConfig
@@ -24,6 +24,8 @@ from rep_engine.usage.purpose import PURPOSES
 from rep_engine.verdict.decide import Override
 from rep_engine.verdict.page import PageRules
 
+#: The ``robots`` part of a record that has none, read as one that says nothing.
+NO_ROBOTS: Final = RobotsPart.from_part({})
 #: The run's settings a page's verdict depends on (``settings.rules.page_rules``), the actions
 #: on its items and ``REP_DIRECTIVE_TOKENS``: only these are read from its header, so that
 #: a setting that was valid then and is not now (an override's expiry, past today) costs
@@ -254,12 +256,11 @@ def fold_setting(header: dict[str, Any], line: dict[str, Any]) -> None:
         settings[name] = [*(listed if isinstance(listed, list) else ()), line.get("entry")]
 
 
-def held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
+def held_to(robots: RobotsPart | None, run: RunContext) -> tuple[str, ...]:
     """The crawler names a record's request was held to: its ``robots`` part's ``agents``
     (more than one), else its ``agent``, else the run's declared name."""
-    robots = mapping(record.get("robots"))
-    names = tuple(text(name) for name in items(robots.get("agents")))
-    if len(names) > 1:
-        return names
-    agent = text(robots.get("agent")) or (run.agents[0] if run.agents else "")
+    robots = robots or NO_ROBOTS
+    if len(robots.agents) > 1:
+        return robots.agents
+    agent = robots.agent or (run.agents[0] if run.agents else "")
     return (agent,) if agent else ()

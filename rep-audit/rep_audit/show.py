@@ -535,7 +535,7 @@ def record_lines(
         *_items(record),
         *_links(record.record),
     ]
-    differences = rederiver.differences(record.record, RunContext.of(run))
+    differences = rederiver.differences(record, RunContext.of(run))
     had = robots is not None and bool(robots.sha256)
     return lines + _rederived(differences, had, "robots.txt snapshot", "read")
 
@@ -591,7 +591,7 @@ def item_lines(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> l
     lines += _usage(item.record.get("usage"))
     if item.item_reason:
         lines.append(f"  its page said: {item.item_reason}")
-    differences = item_differences(item.record, RunContext.of(run), rederiver)
+    differences = item_differences(item, RunContext.of(run), rederiver)
     return lines + _rederived(differences, bool(item.snapshots), "snapshot", "had")
 
 

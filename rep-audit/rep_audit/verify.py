@@ -46,13 +46,14 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_audit.across import runs_in
+from rep_audit.faterecord import FateRecord
 from rep_audit.findings import KEEP_FINDINGS, Finding, Findings, Verification
 from rep_audit.items import ItemOrder, item_differences
 from rep_audit.pages import instant
 from rep_audit.rederive import Rederiver
 from rep_audit.runcontext import RunContext, fold_setting
 from rep_audit.treeheads import TreeChecks, head_file_entries, key_file
-from rep_engine.records import FATES, SENT_FATES, mapping, text, whole
+from rep_engine.records import FATES, SENT_FATES, Fate, ItemRecord, item_of, mapping, text, whole
 from rep_engine.trail.file import being_written
 from rep_engine.trail.lines import SITE_SETTINGS
 from rep_engine.trail.read import TYPES, Line, Trail, is_sha256, unknown_schema
@@ -496,16 +497,16 @@ _SHA256: Final = re.compile(r"[0-9a-fA-F]{64}")
 OUTPUT_WORDS: Final = ("item_reason", "item_why", "not_followed")
 
 
-def count_passed(number: int, record: dict[str, Any], run: RunState) -> None:
+def count_passed(number: int, read: FateRecord, run: RunState) -> None:
     """The items a fetched page's record says its page pass let through (``items_kept``
-    and ``items_not_kept``, each a count), added to its run's (:attr:`RunState.passed`); a
-    failed or refused one's, its errback's (:attr:`RunState.errback`)."""
-    fate = text(record.get("fate"))
-    if fate in ("failed", "refused"):
-        kept = record.get("items_kept", 0)
-        run.errback += kept if type(kept) is int and kept > 0 else 0
+    and ``items_not_kept``, each a count as written), added to its run's
+    (:attr:`RunState.passed`); a failed or refused one's, its errback's
+    (:attr:`RunState.errback`)."""
+    record, output = read.record, read.entry.output
+    if read.fate in (Fate.FAILED, Fate.REFUSED):
+        run.errback += output.kept if output is not None else 0
         return
-    if fate != "fetched":
+    if read.fate is not Fate.FETCHED:
         return
     counts = [record.get("items_kept", 0), record.get("items_not_kept", 0)]
     if any(type(value) is not int or value < 0 for value in counts):
@@ -513,7 +514,7 @@ def count_passed(number: int, record: dict[str, Any], run: RunState) -> None:
     kept, not_kept = counts
     run.passed += kept + not_kept
     if run.most is None or kept + not_kept > run.most[2] + run.most[3]:
-        run.most = (number, str(record.get("url", "")), kept, not_kept)
+        run.most = (number, read.entry.url, kept, not_kept)
 
 
 def passed_problems(end: int, counts: dict[str, Any], run: RunState) -> list[tuple[int, str, str]]:
@@ -550,17 +551,16 @@ def passed_problems(end: int, counts: dict[str, Any], run: RunState) -> list[tup
     return found
 
 
-def output_problems(record: dict[str, Any]) -> list[str]:
-    """What ``record`` (a ``url`` record) says of its page's output that the crawl never
-    writes: a count that is not a whole number of 0 or more (a string, a bool, a negative
-    number), or any of it on the record of a request that was not fetched (only a page
-    whose callback ran has items and links; a record of an unknown fate is said
-    already), but the ``items_kept`` of a failed or refused one (its errback's items, no
+def output_problems(read: FateRecord) -> list[str]:
+    """What a ``url`` record (``read``) says of its page's output, as written, that the
+    crawl never writes: a count that is not a whole number of 0 or more (a string, a bool,
+    a negative number), or any of it on the record of a request that was not fetched
+    (only a page whose callback ran has items and links; a record of an unknown fate is
+    said already), but the ``items_kept`` of a failed or refused one (its errback's items, no
     page's) and its ``items_dropped`` 0."""
-    found = []
-    fate = text(record.get("fate"))
-    if fate in FATES and fate != "fetched":
-        errback = ERRBACK_COUNTS if fate in ("failed", "refused") else {}
+    found, record, fate = [], read.record, read.fate
+    if fate is not None and fate is not Fate.FETCHED:
+        errback = ERRBACK_COUNTS if fate in (Fate.FAILED, Fate.REFUSED) else {}
         for name in (*OUTPUT_COUNTS, *OUTPUT_WORDS):
             if name in record and not (name in errback and errback[name](record[name])):
                 found.append(f"a {fate} record says {name} {record[name]!r}: only a fetched "
@@ -620,8 +620,8 @@ class Verifier(RunChecks):
             self._snapshot(line.number, record)
         elif kind == "url":
             self._url(line.number, record, run)
-        elif kind == "item":
-            self._item(line.number, record, run)
+        elif (item := item_of(line)) is not None:
+            self._item(item, run)
         elif kind == "file":
             # A media file's own statements are in its bytes, which the trail does not
             # keep: its decision is taken as recorded (docs/audit-trail.md).
@@ -646,35 +646,35 @@ class Verifier(RunChecks):
 
     def _url(self, number: int, record: dict[str, Any], run: RunState) -> None:
         self.result.records += 1
-        url = str(record.get("url", ""))
+        read = FateRecord.of(record)
+        url = read.entry.url
         run.counts["url"] += 1
-        run.counts[str(record.get("fate"))] += 1
-        request = f"{run.story}\n{record.get('id') or url}"
-        key = hashlib.sha256(request.encode()).digest()[:8]
+        run.counts[read.word] += 1  # as written: the end line counts each fate's
+        key = hashlib.sha256(f"{run.story}\n{read.id or url}".encode()).digest()[:8]
         if key in self.final:
             self.add(number, url, "a second final record for the same request id")
         self.final.add(key)
-        if text(record.get("fate")) not in FATES:
-            self.add(number, url, f"unknown fate {record.get('fate')!r}")
+        if read.fate is None:
+            self.add(number, url, f"unknown fate {record.get('fate')!r}")  # as written
         context = run.context
-        count_passed(number, record, run)
+        count_passed(number, read, run)
         self._add_all(number, url, [
-            *output_problems(record),
-            *self._folder(self.rederiver.differences(record, context)),
+            *output_problems(read),
+            *self._folder(self.rederiver.differences(read, context)),
             *sent_after_expiry(record, context.overrides),
             *when_sent(record, run.first_start, context.overrides, context.longest_use),
         ])  # fmt: skip
         for what in self.rederiver.events:
             self.add(number, url, what, event=True)
 
-    def _item(self, number: int, record: dict[str, Any], run: RunState) -> None:
+    def _item(self, item: ItemRecord, run: RunState) -> None:
         """A recheck's stored item (``item``), decided again from its snapshots."""
         self.result.records += 1
         run.counts["items"] += 1
-        differences = item_differences(record, run.context, self.rederiver)
-        if misplaced := self.item_order.place(run.context, record):
+        differences = item_differences(item, run.context, self.rederiver)
+        if misplaced := self.item_order.place(run.context, item):
             differences.append(misplaced)
-        self._add_all(number, str(record.get("url", "")), self._folder(differences))
+        self._add_all(item.number, item.url, self._folder(differences))
 
     def _folder(self, differences: list[str]) -> list[str]:
         """``differences`` but those for the want of a snapshot folder (counted, said
