@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_audit.findings import Finding
-from rep_engine.records import items, mapping, text
+from rep_engine.records import Fate, items, mapping, text
 from rep_engine.trail.read import Trail, TrailError
 
 
@@ -230,10 +230,10 @@ def _unpaired(
         before = [r for r in records[:place] if r.trail != final.trail]
         if not before or _tied(final, records[:place]):
             continue
-        left = [r for r in before if r.fate == "unfinished" or (r.trail, r.run) not in ended]
+        left = [r for r in before if r.fate == Fate.UNFINISHED or (r.trail, r.run) not in ended]
         if left:
             first = left[-1]
-            how = "unfinished" if first.fate == "unfinished" else "open (no end line)"
+            how = Fate.UNFINISHED if first.fate == Fate.UNFINISHED else "open (no end line)"
             yield final, Finding(final.line, final.url, f"re-queued after a crash: left {how} "
                                  f"in {names[first.trail]} line {first.line}, finished here",
                                  event=True)  # fmt: skip

@@ -30,6 +30,7 @@ from rep_engine.records import (
     FILE_FATE_ROWS,
     ITEM_STATUSES,
     ItemRecord,
+    ItemStatus,
     RobotsPart,
     describe,
     item_of,
@@ -132,7 +133,7 @@ class _Latest:
 
     def note(self, item: ItemRecord) -> None:
         """The first reading: ``item`` recorded."""
-        kept = item.status == "kept"
+        kept = item.status == ItemStatus.KEPT
         entries = self.runs.setdefault(item.url, [])
         for place, (run, all_kept) in enumerate(entries):
             if run == item.run:  # the dataset holds the URL twice
@@ -290,7 +291,7 @@ def _build(
             if noting is not None:
                 noting.note(item)
             rechecked[item.status] += 1
-            kind = "item" if item.status == "kept" else ""
+            kind = "item" if item.status == ItemStatus.KEPT else ""
             if kind and latest is not None and not latest.exported(item):
                 withheld += 1  # its run failed, or another standing run said no (or unknown)
                 kind = ""
