@@ -365,10 +365,6 @@ def no_record(paths: list[str], url: str) -> list[str]:
     return lines
 
 
-def _plural(n: Any, word: str) -> str:
-    return f"{n} {word}" + ("" if n == 1 else "s")
-
-
 def _fate(record: FateRecord, purposes: tuple[str, ...]) -> str:
     """What the record did (:func:`~rep_engine.records.describe`'s story), its attempts
     and status, and its own sentence."""
@@ -378,7 +374,7 @@ def _fate(record: FateRecord, purposes: tuple[str, ...]) -> str:
     if record.attempts == 0:
         extras.append("never downloaded")
     elif record.attempts is not None:
-        extras.append(_plural(record.attempts, "attempt"))
+        extras.append(f"{record.attempts} attempt{'' if record.attempts == 1 else 's'}")
     if status is not None:
         extras.append(f"HTTP {status}")
     text += f" ({', '.join(extras)})" if extras else ""

@@ -320,10 +320,10 @@ class Summary:
         if record.fate is Fate.FETCHED and record.entry.output is None:
             self._downloads[(record.run, record.entry.url)] = said
 
-    def top_refusing(self, limit: int = 10) -> list[tuple[str, Tally]]:
-        """The origins with the most refused requests (ties: by name)."""
+    def top_refusing(self) -> list[tuple[str, Tally]]:
+        """The ten origins with the most refused requests (ties: by name)."""
         refusing = [(o, t) for o, t in self.by_origin.items() if t.refused]
-        return sorted(refusing, key=lambda item: (-item[1].refused, item[0]))[:limit]
+        return sorted(refusing, key=lambda item: (-item[1].refused, item[0]))[:10]
 
 
 def unended(summary: Summary, run: dict[str, Any]) -> str:
