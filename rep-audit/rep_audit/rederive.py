@@ -160,13 +160,9 @@ class Rederiver(Documents):
         its own run's, of its own origin, and whose ``tdmrep`` ``""`` is a tdmrep.json not
         had (read as the crawl reads one given up on)."""
         self.verdict = None
-        url, robots = entry.url, entry.robots or NO_ROBOTS
-        # Every crawler name it was held to (the declared one first), when more than one.
-        held = robots.agents if len(robots.agents) > 1 else ()
-        agent = held[0] if held else robots.agent or (run.agents[0] if run.agents else "")
-        sha = robots.sha256
+        robots = entry.robots or NO_ROBOTS
         without: list[str] = []
-        if not sha:
+        if not robots.sha256:
             # Allow/Disallow not obeyed for it (ROBOTSTXT_OBEY = False, dont_obey_robotstxt):
             # only the AI-usage opt-outs of its snapshot (if one was read) decided.
             without = self._without_snapshot(entry, record, robots, run) if robots.obeyed else []
@@ -178,7 +174,7 @@ class Rederiver(Documents):
         # an earlier release wrote the URL's origin in its robots part: read as written
         named = text(mapping(record.get("robots")).get("origin"))
         run_id = text(record.get("run")) or run.run
-        origin = named or str(origin_of(url) or "")
+        origin = named or str(origin_of(entry.url) or "")
         if item and (problem := foreign(self, entry, run_id, origin)):
             return [problem], None
         also: tuple[RobotsTxt, Effect] | None = None
@@ -187,6 +183,20 @@ class Rederiver(Documents):
             origin, also, problem = self._sites(entry, named, self.crawl_of(run_id), run, sent)
             if problem:
                 return [problem], None
+        found, before = self._decided_again(entry, record, run, run_id, origin, also, item)
+        return without + found, before
+
+    def _decided_again(
+        self, entry: UrlEntry, record: dict[str, Any], run: RunContext, run_id: str,
+        origin: str, also: tuple[RobotsTxt, Effect] | None, item: bool,
+    ) -> tuple[list[str], Before | None]:  # fmt: skip
+        """A request's record held against the crawl's own verdict (:func:`decided`) on
+        its snapshots (``origin``'s robots.txt, and ``also``; none named: none had), for
+        every name it was held to (the declared one first), and what its documents said
+        about it before the fetch (``None``: not allowed, or not re-derived)."""
+        robots = entry.robots or NO_ROBOTS
+        sha, held = robots.sha256, robots.agents if len(robots.agents) > 1 else ()
+        agent = held[0] if held else robots.agent or (run.agents[0] if run.agents else "")
         rules, effect, problem = (
             self.robots(sha, f"{origin}/robots.txt", run)
             if sha
@@ -194,20 +204,18 @@ class Rederiver(Documents):
         )
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"], None
-        # Held against the crawl's own verdict on its snapshots (decided), for every name it
-        # was held to (the declared one first; none: ``agent``).
         signals = recorded_signals(entry.usage)
         documents, problem = self.documents(entry, run_id, signals, rules, origin, run)
         if problem:
             return [problem], None
-        self.verdict = decided(documents, robots, rules, effect, url, agent, origin, run, held,
-                               also)  # fmt: skip
+        self.verdict = decided(documents, robots, rules, effect, entry.url, agent, origin, run,
+                               held, also)  # fmt: skip
         found, before = held_against(entry, record, self.verdict, signals, rules, agent, held)
         if run.schema >= 2:  # schema 1 named them only through a signal; a recheck's item
             # names every one but the kinds its run did not consult (--consult)
             skipped = run.recheck_not_consulted if item else ()
             found += unnamed_documents(entry, signals, self.verdict, skipped)
-        return without + found, before
+        return found, before
 
     def _answered_differences(
         self, read: FateRecord, run: RunContext
@@ -215,27 +223,19 @@ class Rederiver(Documents):
         """A record of a response a downloader middleware before scrapy_rep's answered
         itself (``answered``, docs/audit-trail.md): no download was made, so no robots.txt
         had to allow it, and no verdict reached it; it is held to what the crawl writes of
-        one. A ``fetched`` record, with no attempt and no send; its ``robots`` part says what
-        its crawl's robots.txt of its origin said of the URL, which its snapshot must say
-        too, and names one whenever its crawl had announced one before it (given up on as
-        unreachable: none read). Sent with a ``Host`` naming another site (``addressed``),
-        it names that site's robots.txt (its ``line``) and its URL's origin's (``also``),
-        each whenever its crawl had announced one before it, and is decided again by those
-        it names, as the crawl decided it (by both sites, or by the one had alone:
-        :func:`sites_of`). A "no" of those documents is an event
-        (:attr:`events`): a refusal relabelled ``answered`` keeps its "no" in sight, in
-        the record and in ``verify``'s output, or the snapshot it left out is a problem.
-        And what those documents say of it for the run's purposes (``None``: nothing
+        one: a ``fetched`` record (or ``redirected``: a mirror's 301 came as well), with no
+        attempt and no send, and what its ``robots`` part names (:meth:`_answered_named`).
+        And what its documents say of it for the run's purposes (``None``: nothing
         re-derived), which its page's items were decided with, as a verdict's would have
         been: a usage "no" refuses them (a page answered whose items were kept despite it
         is a finding)."""
         entry, record = read.entry, read.record
-        # what is written: answered, its attempts and its send times as they are
+        # as written: answered, its attempts and its send times
         if record.get("answered") is not True:
             return [f"answered {record.get('answered')!r}: the crawl writes answered only as "
                     "true, on a response a downloader middleware made without a "
                     "download"], None  # fmt: skip
-        if not entry.answered:  # a mirror's 301 came as well: fetched or redirected only
+        if not entry.answered:
             return ([f"recorded {read.word or 'without a fate'} and answered: only a response "
                     "that came (fetched) is answered, or a redirect answered so (redirected)"],
                     None)  # fmt: skip
@@ -245,25 +245,38 @@ class Rederiver(Documents):
             said = f"{record.get('attempts')!r} attempt(s)" if read.attempts != 0 else sent[0]
             found.append(f"recorded answered without a download, but it says {said}: a "
                          "request sent")  # fmt: skip
-        url, robots = entry.url, entry.robots or NO_ROBOTS
-        origin = str(origin_of(url) or "")
-        if not origin:
-            return found, None
+        origin = str(origin_of(entry.url) or "")
+        return self._answered_named(read, run, origin, found) if origin else (found, None)
+
+    def _answered_named(
+        self, read: FateRecord, run: RunContext, origin: str, found: list[str]
+    ) -> tuple[list[str], Before | None]:
+        """``found``, and what an answered record's ``robots`` part names: what its crawl's
+        robots.txt of its ``origin`` said of the URL, for the crawler's name, which its
+        snapshot must say too; one whenever its crawl had announced one before it (given up
+        on as unreachable: none read). Sent with a ``Host`` naming another site
+        (``addressed``), it names that site's robots.txt (its ``line``) and its URL's
+        origin's (``also``), each whenever its crawl had announced one before it, and is
+        decided again by those it names, as the crawl decided it (by both sites, or by the
+        one had alone: :func:`sites_of`). A "no" of those documents is an event
+        (:attr:`events`): a refusal relabelled ``answered`` keeps its "no" in sight, in the
+        record and in ``verify``'s output, or the snapshot it left out is a problem."""
+        entry, robots = read.entry, read.entry.robots or NO_ROBOTS
         if entry.robots is not None and run.agents and robots.agent != run.agents[0]:
             found.append(f"answered without a download, but its robots.txt part is read for "
                          f"{robots.agent!r}, not for the crawler's {run.agents[0]!r}")  # fmt: skip
         agent = run.agents[0] if run.agents else robots.agent
-        sha, crawl_run = robots.sha256, read.run or run.run
-        # had when it came: one come since, or let go since it was fetched, was not
-        at, use = text(record.get("answered_at")), run.shortest_use
-        if not sha:
-            had = self.had(crawl_run, f"{origin}/robots.txt", at, use)
-            if had and given_up_allowing(robots.why) is None:
-                found.append(f"answered without a download, but names no robots.txt of "
-                             f"{origin}, though its crawl had one before it: what it says of "
-                             "the URL is not recorded")  # fmt: skip
+        crawl_run, at = read.run or run.run, text(read.record.get("answered_at"))
+
+        def had(site: str, path: str = "/robots.txt") -> bool:  # had when it came: one come
+            # since, or let go since it was fetched, was not
+            return self.had(crawl_run, site + path, at, run.shortest_use)
+
+        if not robots.sha256:
+            if had(origin) and given_up_allowing(robots.why) is None:
+                found.append(_NOT_NAMED.format("robots.txt", origin))
             return found, None
-        named = text(mapping(record.get("robots")).get("origin"))  # an earlier release's
+        named = text(mapping(read.record.get("robots")).get("origin"))  # an earlier release's
         site, also, problem = self._sites(entry, named, self.crawl_of(crawl_run), run, False)
         if problem or site not in (origin, robots.addressed):
             return [*found, problem or f"names the robots.txt of {site}, not of {origin}"], None
@@ -271,28 +284,37 @@ class Rederiver(Documents):
         left_out = (
             robots.addressed if site == origin else ("" if robots.also is not None else origin)
         )
-        if left_out not in ("", site) and self.had(crawl_run, f"{left_out}/robots.txt", at, use):
-            found.append(f"answered without a download, but names no robots.txt of "
-                         f"{left_out}, though its crawl had one before it: what it says of "
-                         "the URL is not recorded")  # fmt: skip
-        rules, effect, problem = self.robots(sha, f"{site}/robots.txt", run)
+        if left_out not in ("", site) and had(left_out):
+            found.append(_NOT_NAMED.format("robots.txt", left_out))
+        said, before = self._answered_decided(read, run, site, also, agent, had)
+        return found + said, before
+
+    def _answered_decided(
+        self, read: FateRecord, run: RunContext, site: str, also: tuple[RobotsTxt, Effect] | None,
+        agent: str, had: Callable[[str, str], bool],
+    ) -> tuple[list[str], Before | None]:  # fmt: skip
+        """An answered record decided again by the documents it names (``site``'s
+        robots.txt, and ``also``), as its crawl decided it for the crawler's name
+        (``agent``): the line its ``robots`` part says, a tdmrep.json its crawl had before
+        it (``had``) that its page was decided with left out, a "no" an event; and what they
+        say of it for the run's purposes (``None``: nothing re-derived)."""
+        entry, robots = read.entry, read.entry.robots or NO_ROBOTS
+        rules, effect, problem = self.robots(robots.sha256, f"{site}/robots.txt", run)
         if rules is None:
-            return [*found, f"robots.txt snapshot {sha[:12]}… {problem}"], None
-        found += _line_differences(
-            record, rules.decide(url, agent), "said by", " of its robots.txt"
+            return [f"robots.txt snapshot {robots.sha256[:12]}… {problem}"], None
+        found = _line_differences(
+            read.record, rules.decide(entry.url, agent), "said by", " of its robots.txt"
         )
-        documents, problem = self.documents(entry, crawl_run, [], rules, site, run)
+        documents, problem = self.documents(entry, read.run or run.run, [], rules, site, run)
         if problem:
             return [*found, problem], None
-        verdict = decided(documents, robots, rules, effect, url, agent, site, run, (), also)
-        # a tdmrep.json its crawl had before it, which its page (read: its page part) was
-        # decided with, left out (a redirect answered so has no page, and names none)
-        tdm = [one for one in (site, origin) if self.had(crawl_run, one + WELL_KNOWN_PATH, at, use)]
+        verdict = decided(documents, robots, rules, effect, entry.url, agent, site, run, (), also)
+        # its page (read: its page part) was decided with it (a redirect answered so has no
+        # page, and names none)
+        tdm = [one for one in (site, str(origin_of(entry.url))) if had(one, WELL_KNOWN_PATH)]
         page = entry.fate is Fate.FETCHED and entry.page is not None and entry.tdm is None
         if tdm and page and any(one[0] == TDM for one in verdict.used):
-            found.append(f"answered without a download, but names no tdmrep.json of "
-                         f"{tdm[0]}, though its crawl had one before it: what it says of "
-                         "the URL is not recorded")  # fmt: skip
+            found.append(_NOT_NAMED.format("tdmrep.json", tdm[0]))
         if isinstance(verdict, Refused):  # what it would have been, had the verdict been asked
             kept = entry.output.kept if entry.output is not None else 0
             self.events.append(f"its robots.txt says no ({verdict.message}), and a downloader "
@@ -346,6 +368,11 @@ class Rederiver(Documents):
         return []
 
 
+#: A document an answered record does not name, though its crawl had it before it.
+_NOT_NAMED: Final = (
+    "answered without a download, but names no {} of {}, though its crawl had one before it: "
+    "what it says of the URL is not recorded"
+)
 #: The times a re-derivation decides at: after every override's expiry, before all.
 _AFTER_ALL: Final = float("inf")
 _BEFORE_ALL: Final = float("-inf")
