@@ -38,7 +38,7 @@ from rep_engine.records import (
     mapping,
     text,
 )
-from rep_engine.trail.read import Trail, TrailError
+from rep_engine.trail.read import Line, Trail, TrailError
 from rep_engine.usage.purpose import PURPOSES
 
 #: The version of the export format (the header's ``export``).
@@ -172,25 +172,19 @@ class Export:
     failed: dict[str, str] = field(default_factory=dict)
 
 
-def _run_entry(record: dict[str, Any], moment: str) -> dict[str, Any]:
+def _run_entry(record: dict[str, Any]) -> dict[str, Any]:
     """A ``run`` record as the export's header lists it: its id, time, spider, purposes."""
-    return {"run": text(record.get("run")), "time": moment, "spider": text(record.get("spider")),
+    return {**{name: text(record.get(name)) for name in ("run", "time", "spider")},
             "purposes": [text(p) for p in items(record.get("purposes"))]}  # fmt: skip
 
 
 def _header(
-    trail: str,
-    head: str,
-    count: int,
-    runs: list[dict[str, Any]],
-    purposes: list[str],
-    span: tuple[str, str],
-    assets: dict[tuple[str, str, str], dict[str, Any]],
-    rechecked: Counter[str],
-    repairs: list[dict[str, Any]],
-) -> dict[str, Any]:
-    """The export's header; a recheck's items and repairs only when there were any."""
-    first, last = span
+    trail: str, head: str, count: int, runs: list[dict[str, Any]], span: list[str],
+    assets: dict[tuple[str, str, str], dict[str, Any]], counts: Counter[str],
+    repairs: list[dict[str, Any]], run: str,
+) -> dict[str, Any]:  # fmt: skip
+    """The export's header; a recheck's items (``counts``: by status, those superseded and
+    withheld), repairs and the one run exported (``run``) only when there were any."""
     kinds = Counter(asset["asset"] for asset in assets.values())
     header: dict[str, Any] = {
         "export": EXPORT_VERSION,
@@ -198,16 +192,21 @@ def _header(
         "head": head,
         "lines": count,
         "runs": runs,
-        "purposes": purposes,
-        "from": first,
-        "to": last,
+        "purposes": list(dict.fromkeys(p for entry in runs for p in entry["purposes"])),
+        "from": span[0],
+        "to": span[1],
         "assets": {"pages": kinds["page"], "files": kinds["file"]},
     }
-    if rechecked:  # a recheck's items: those kept are assets; all counted by status
+    if any(counts[status] for status in ITEM_STATUSES):  # those kept are assets
         header["assets"]["items"] = kinds["item"]
-        header["items"] = {status: rechecked[status] for status in ITEM_STATUSES}
+        header["items"] = {status: counts[status] for status in ITEM_STATUSES}
     if repairs:  # the trail was cut and repaired: it is not whole (docs/audit-trail.md)
         header["repairs"] = repairs
+    if run:
+        header["only_run"] = runs[0]["run"]
+    for name in ("items_superseded", "items_withheld"):
+        if counts[name]:
+            header[name] = counts[name]
     return header
 
 
@@ -239,85 +238,75 @@ def _build(
     """:func:`build`'s reading of the trail: the item records noted (``noting``), or only
     those that stand counted and exported (``latest``, noted in a first reading)."""
     trail = Trail(path)
-    runs_met: list[str] = []
-    every_run: list[str] = []
-    failed: dict[str, str] = {}
-    superseded = withheld = 0
-    runs: list[dict[str, Any]] = []
-    purposes: list[str] = []
-    first = last = ""
+    seen = Summary()  # its runs, their end lines, the repairs and the runs they cut short
     assets: dict[tuple[str, str, str], dict[str, Any]] = {}
-    head, count, reached = "", 0, not until
-    seen = Summary()  # the runs without their end line, and those a repair cut short
+    head, count, reached, span = "", 0, not until, ["", ""]
     repairs: list[dict[str, Any]] = []
-    rechecked: Counter[str] = Counter()
+    counts: Counter[str] = Counter()  # the items by status, those superseded and withheld
     for line in trail.lines():
-        record = line.record or {}
-        moment = text(record.get("time"))
-        if line.type == "repair":  # it cut short the runs then open; its time is not the crawl's
-            dropped, cut = record.get("dropped_bytes"), list(seen.open)
-            repairs.append(
-                {"line": line.number, "time": moment, "dropped_bytes": dropped, "open_runs": cut}
-            )
-        if line.type in ("run", "end", "repair"):
+        record, kind = line.record or {}, line.type
+        moment, run_id = text(record.get("time")), text(record.get("run"))
+        if kind == "repair":  # it cut short the runs then open; its time is not the crawl's
+            repairs.append({"line": line.number, "time": moment, "open_runs": list(seen.open),
+                            "dropped_bytes": record.get("dropped_bytes")})  # fmt: skip
+        if kind in ("run", "end", "repair"):
             seen.feed(line)
         head, count = trail.chain.head, line.number
         reached = reached or (bool(until) and head == until)
-        if line.type == "run":
-            every_run.append(text(record.get("run")))
-        if run and line.type != "repair" and not text(record.get("run")).startswith(run):
-            if reached and until:
-                break
-            continue
-        if line.type == "end" and record.get("reason") == "failed":
-            failed[text(record.get("run"))] = text(record.get("error"))
-            if noting is not None:
-                noting.failed.add(text(record.get("run")))
-                noting.again = True
-        if moment and line.type != "repair":
-            first, last = first or moment, moment
-        if line.type == "run":
-            runs.append(_run_entry(record, moment))
-            purposes += [p for p in runs[-1]["purposes"] if p not in purposes]
-            runs_met.append(runs[-1]["run"])
-            if noting is not None:
-                noting.purposes[runs[-1]["run"]] = frozenset(runs[-1]["purposes"])
-        kind = _kept(line.type, record)
-        item = item_of(line) if rechecked_items else None
-        if item is not None and latest is not None and not latest.stands(item):
-            superseded += 1  # a later run re-checked it for its purposes
-            item, kind = None, ""
-        if item is not None:
-            if noting is not None:
-                noting.note(item)
-            rechecked[item.status] += 1
-            kind = "item" if item.status == ItemStatus.KEPT else ""
-            if kind and latest is not None and not latest.exported(item):
-                withheld += 1  # its run failed, or another standing run said no (or unknown)
-                kind = ""
-        if kind:
-            _add(assets, kind, line.number, record, item)
+        if kind != "repair" and run_id.startswith(run):  # ``--run``: that run's lines alone
+            span = [span[0] or moment, moment] if moment else span
+            if kind == "run" and noting is not None:
+                noting.purposes[run_id] = frozenset(_run_entry(record)["purposes"])
+            asset, item = _asset(line, rechecked_items, noting, latest, counts)
+            if asset:
+                _add(assets, asset, line.number, record, item)
         if reached and until:
             break
-    if run and len(runs_met) != 1:
-        raise ExportRunError(_no_run(run, runs_met, every_run))
-    span = (first, last)
-    header = _header(str(path), head, count, runs, purposes, span, assets, rechecked, repairs)
-    if run:
-        header["only_run"] = runs_met[0]
-    if superseded:
-        header["items_superseded"] = superseded
-    if withheld:
-        header["items_withheld"] = withheld
-    unended = [*seen.cut, *seen.open]
-    return Export(header, list(assets.values()), reached, unended, failed)
+    runs = [_run_entry(header) for header in seen.runs if text(header.get("run")).startswith(run)]
+    if run and len(runs) != 1:
+        raise ExportRunError(_no_run(run, runs, seen.runs))
+    failed = {text(end.get("run")): text(end.get("error")) for end in seen.ends
+              if end.get("reason") == "failed"}  # fmt: skip
+    failed = {run_id: why for run_id, why in failed.items() if run_id.startswith(run)}
+    if noting is not None and failed:  # a run that failed exports no item: read again
+        noting.failed.update(failed)
+        noting.again = True
+    header = _header(str(path), head, count, runs, span, assets, counts, repairs, run)
+    return Export(header, list(assets.values()), reached, [*seen.cut, *seen.open], failed)
 
 
-def _no_run(run: str, met: list[str], every: list[str]) -> str:
+def _asset(
+    line: Line, rechecked_items: bool, noting: _Latest | None, latest: _Latest | None,
+    counts: Counter[str],
+) -> tuple[str, ItemRecord | None]:  # fmt: skip
+    """Which asset the crawl (or a recheck) kept ``line`` is (``page``, ``file``,
+    ``item``; ``""``: none), and its item read (a recheck's, with ``rechecked_items``):
+    noted (``noting``), or counted by status (``counts``) when it stands, and exported
+    when its run did not fail and no other standing run said no (``latest``)."""
+    item = item_of(line) if rechecked_items else None
+    if item is None:
+        return _kept(line.type, line.record or {}), None
+    if latest is not None and not latest.stands(item):
+        counts["items_superseded"] += 1  # a later run re-checked it for its purposes
+        return "", None
+    if noting is not None:
+        noting.note(item)
+    counts[item.status] += 1
+    if item.status != ItemStatus.KEPT:
+        return "", item
+    if latest is not None and not latest.exported(item):
+        counts["items_withheld"] += 1  # its run failed, or another standing run said no
+        return "", item
+    return "item", item
+
+
+def _no_run(run: str, met: list[dict[str, Any]], every: list[dict[str, Any]]) -> str:
     """Why ``run`` names no one run (``met``: the runs it names, of ``every`` run)."""
     if met:
-        return f"--run {run} names {len(met)} runs ({', '.join(met)}): give more of its id"
-    return f"no run {run} in the trail (its runs: {', '.join(every) or 'none'})"
+        ids = ", ".join(entry["run"] for entry in met)
+        return f"--run {run} names {len(met)} runs ({ids}): give more of its id"
+    ids = ", ".join(text(header.get("run")) for header in every)
+    return f"no run {run} in the trail (its runs: {ids or 'none'})"
 
 
 def _add(
@@ -485,51 +474,64 @@ def check_export(trail: str | Path, export: str | Path, sink: Callable[[str, str
     """Compare the export at ``export`` with what ``trail`` gives (up to the export's
     ``head``); each difference is handed to ``sink(url, what)``; the number of them."""
     lines = list(read_export(export))
-    problems = 0
-
-    def add(url: str, what: str) -> None:
-        nonlocal problems
-        problems += 1
+    found, expected = _header_differences(trail, lines[0][1] if lines else None)
+    if expected is not None:
+        found += _asset_differences(lines[1:], expected)
+    for url, what in found:
         sink(url, f"export {export}: {what}")
+    return len(found)
 
-    if not lines or lines[0][1] is None or lines[0][1].get("export") is None:
-        add("", 'line 1: not an export header ({"export": …})')
-        return problems
-    header = lines[0][1]
+
+def _header_differences(
+    trail: str | Path, header: dict[str, Any] | None
+) -> tuple[list[tuple[str, str]], Export | None]:
+    """Where an export's ``header`` (its first line) differs from the header of the export
+    ``trail`` gives up to its ``head`` (URL, what), and that export (``None``: none to hold
+    its lines to)."""
+    if header is None or header.get("export") is None:
+        return [("", 'line 1: not an export header ({"export": …})')], None
     if header.get("export") != EXPORT_VERSION:
-        add("", f"line 1: export format {header.get('export')!r}, this reader knows "
-                f"{EXPORT_VERSION}")  # fmt: skip
-        return problems
+        return [("", f"line 1: export format {header.get('export')!r}, this reader knows "
+                     f"{EXPORT_VERSION}")], None  # fmt: skip
     until = text(header.get("head"))
     try:
         expected = build(trail, until, run=text(header.get("only_run")))
     except ExportRunError as error:  # the run the export is of is not in the trail
-        add("", f"line 1: only_run: {error}")
-        return problems
+        return [("", f"line 1: only_run: {error}")], None
+    found = []
     if not expected.reached:
-        add("", f"line 1: its head {until[:16]}… is the hash of no line of the trail "
-                "(the trail was changed, or the export is of another trail)")  # fmt: skip
+        found.append(("", f"line 1: its head {until[:16]}… is the hash of no line of the "
+                          "trail (the trail was changed, or the export is of another "
+                          "trail)"))  # fmt: skip
     want_header = {k: v for k, v in expected.header.items() if k != "trail"}
     have_header = {k: v for k, v in header.items() if k != "trail"}
     if have_header != want_header:
-        add("", f"line 1: the header differs: {_difference(have_header, want_header)}")
+        found.append(("", f"line 1: the header differs: {_difference(have_header, want_header)}"))
+    return found, expected
+
+
+def _asset_differences(
+    lines: list[tuple[int, dict[str, Any] | None, str]], expected: Export
+) -> list[tuple[str, str]]:
+    """Where an export's asset ``lines`` differ from the assets of the ``expected`` export
+    (URL, what): a line extra, altered, or missing."""
     wanted = {_key(asset): asset for asset in expected.assets}
     seen: set[tuple[str, str, str]] = set()
-    for number, value, raw in lines[1:]:
+    found = []
+    for number, value, raw in lines:
         if value is None:
-            add("", f"line {number}: not a JSON object: {raw[:60]!r}")
+            found.append(("", f"line {number}: not a JSON object: {raw[:60]!r}"))
             continue
-        key = _key(value)
-        url = text(value.get("url"))
+        key, url = _key(value), text(value.get("url"))
         if key in seen or key not in wanted:
-            add(url, f"line {number}: extra: no such asset in the trail"
-                + (" (a second line for it)" if key in seen else ""))  # fmt: skip
+            found.append((url, f"line {number}: extra: no such asset in the trail"
+                          + (" (a second line for it)" if key in seen else "")))  # fmt: skip
             continue
         seen.add(key)
         if value != wanted[key] or raw != encode(wanted[key]):
-            add(url, f"line {number}: altered: {_difference(value, wanted[key])}")
-    for key, asset in wanted.items():
-        if key not in seen:
-            add(asset["url"], f"missing: the {asset['asset']} of trail line(s) "
-                f"{', '.join(map(str, asset['lines']))} has no line")  # fmt: skip
-    return problems
+            found.append((url, f"line {number}: altered: {_difference(value, wanted[key])}"))
+    missing = [asset for key, asset in wanted.items() if key not in seen]
+    return found + [
+        (asset["url"], f"missing: the {asset['asset']} of trail line(s) "
+         f"{', '.join(map(str, asset['lines']))} has no line") for asset in missing
+    ]  # fmt: skip
