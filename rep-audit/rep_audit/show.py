@@ -47,7 +47,7 @@ from rep_engine.records import (
     mapping,
     text,
 )
-from rep_engine.trail.read import Trail
+from rep_engine.trail.read import Line, Trail
 from rep_engine.urls.origins import DEFAULT_PORTS, origin_of
 
 
@@ -233,35 +233,42 @@ def story(path: str | Path, url: str) -> tuple[list[str], int]:
             rederiver.saw_snapshot(record)
         elif kind == "setting" and str(record.get("run")) in runs:
             fold_setting(runs[str(record.get("run"))], record)
-        elif kind == "url":
-            read = FateRecord.of(record)
-            seen.redirects.saw(read)
-            if asked.names(record.get("url")) or record.get("id") == url:
-                told.append(str(record.get("run")))
-                lines += record_lines(line.number, read, runs, rederiver)
-            elif asked.names(record.get("to")):
-                lines.append(
-                    f"line {line.number}: {record.get('url')} was redirected here "
-                    f"(run {str(record.get('run'))[:8]})"
-                )
-        elif kind == "file" and (
-            asked.names(record.get("url"))
-            or asked.names(seen.redirects.final(text(record.get("run")), text(record.get("url"))))
-        ):
-            told.append(str(record.get("run")))
-            said = file_lines(line.number, FateRecord.of(record))
-            if not asked.names(record.get("url")):  # the file of a download redirected here
-                said.insert(1, f"  the file of {record.get('url')}, downloaded here by redirect")
+        elif kind in ("url", "file", "item"):
+            said, run = _told(line, asked, runs, rederiver, seen)
             lines += said
-        elif kind == "item" and asked.names(record.get("url")):
-            run = runs.get(str(record.get("run")), {})
-            item = item_of(line, purposes_of(run))
-            if item is not None:
-                told.append(item.run)
-                lines += item_lines(item, run, rederiver)
+            told += [] if run is None else [run]
     if told:
         lines += _not_whole(dict.fromkeys(told), seen)
     return lines, len(told)
+
+
+def _told(
+    line: Line, asked: _Asked, runs: dict[str, dict[str, Any]], rederiver: Rederiver,
+    seen: Summary,
+) -> tuple[list[str], str | None]:  # fmt: skip
+    """What a ``url``, ``file`` or ``item`` line says of the URL ``asked`` about, and the
+    run of its record when it is one of the URL's (``None``: it is not; a record of a
+    redirect to it is said, and a file downloaded by one told)."""
+    record = line.record or {}
+    if line.type == "item":  # read only when it is of the URL: a recheck's are many
+        run = runs.get(str(record.get("run")), {})
+        item = item_of(line, purposes_of(run)) if asked.names(record.get("url")) else None
+        return ([], None) if item is None else (item_lines(item, run, rederiver), item.run)
+    if line.type == "file":
+        final = seen.redirects.final(text(record.get("run")), text(record.get("url")))
+        if not (asked.names(record.get("url")) or asked.names(final)):
+            return [], None
+        read = FateRecord.of(record)
+        said = file_lines(line.number, read)
+        if not asked.names(read.entry.url):  # the file of a download redirected here
+            said.insert(1, f"  the file of {read.entry.url}, downloaded here by redirect")
+        return said, read.run
+    read = FateRecord.of(record)
+    seen.redirects.saw(read)
+    if asked.names(read.entry.url) or read.id == asked.url:
+        return record_lines(line.number, read, runs, rederiver), read.run
+    redirected = f"line {line.number}: {read.entry.url} was redirected here (run {read.run[:8]})"
+    return ([redirected] if asked.names(read.entry.to) else []), None
 
 
 def _not_whole(told: dict[str, None], seen: Summary) -> list[str]:
@@ -307,7 +314,6 @@ def no_record(paths: list[str], url: str) -> list[str]:
     it (another final ``/``, or letter case in its path) is suggested. Recorded URLs of
     its path that it may mean, written without a scheme or host or with another scheme
     (:func:`meant`), are named: then it never says the crawl did not meet it."""
-    asked = _Asked(url)
     where = ", ".join(paths)
     could = meant(paths, url)
     same = [stored for stored, (how, _) in could.items() if not how]
@@ -321,9 +327,20 @@ def no_record(paths: list[str], url: str) -> list[str]:
         ]
         return lines + [f"  {stored}: `audit show {' '.join(paths)} {stored}`" for stored in same]
     lines = [f"no record of {url} in {where}: the crawl neither sent nor refused a request for it"]
+    lines += [f"did you mean {stored}? it has a record (`audit show {path} {stored}`)"
+              for stored, (_, path) in could.items()]  # fmt: skip
+    pages, unnamed = _naming_pages(paths, _Asked(url))
+    return lines + (_named_by_pages(pages) if pages else _why_no_record(unnamed))
+
+
+def _naming_pages(
+    paths: list[str], asked: _Asked
+) -> tuple[list[tuple[str, int, str]], list[tuple[str, int, str]]]:
+    """The pages (trail, line, URL) whose records name the URL ``asked`` about as a link
+    not followed, and those with links not followed they do not name (a page names 20
+    at most)."""
     pages: list[tuple[str, int, str]] = []
     unnamed: list[tuple[str, int, str]] = []
-    near = [(path, stored) for stored, (_, path) in could.items()]
     for path in paths:
         for line in Trail(path).lines():
             record = line.record
@@ -337,11 +354,13 @@ def no_record(paths: list[str], url: str) -> list[str]:
                 pages.append(page)
             elif not isinstance(named, list) or len(named) < record["links_not_followed"]:
                 unnamed.append(page)
-    for path, stored in near:
-        lines.append(f"did you mean {stored}? it has a record (`audit show {path} {stored}`)")
-    if pages:
-        return lines + _named_by_pages(pages)
-    lines += [
+    return pages, unnamed
+
+
+def _why_no_record(unnamed: list[tuple[str, int, str]]) -> list[str]:
+    """Why a URL may have no record, and the pages whose links not followed the trail
+    does not name (``unnamed``: trail, line, URL), which it may be one of."""
+    lines = [
         "why a URL has no record:",
         '- a link not followed (nofollow, rel="nofollow") was never requested: the record '
         "of the page that held it names it (`not_followed`); no page's record names this URL",
