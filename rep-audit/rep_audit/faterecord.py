@@ -11,16 +11,15 @@ missing or not of its type (a hand-edited trail, an earlier version's) is ``""``
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from rep_engine.records import Fate, FileFate, FileOutcome, UrlEntry, mapping, text, whole
 from rep_engine.urls.origins import origin_of
 
 
-@dataclass(frozen=True, slots=True)
-class FateRecord:
-    """A ``url`` or ``file`` record, read (:meth:`of`)."""
+class FateRecord(NamedTuple):
+    """A ``url`` or ``file`` record, read (:meth:`of`; a tuple: ``audit verify`` reads one
+    per record)."""
 
     #: ``url`` or ``file``.
     kind: str
@@ -41,12 +40,11 @@ class FateRecord:
     def of(cls, record: dict[str, Any]) -> FateRecord:
         """``record`` read; never raises."""
         get = record.get
-        kind, run, time, key, word = (
-            text(get(name)) for name in ("type", "run", "time", "id", "fate")
-        )
+        kind = text(get("type"))
         # a file's fate is a word of FileFate, never the entry's (its download's record says it)
         entry = UrlEntry.from_line(record if kind != "file" else {**record, "fate": None})
-        return cls(kind, run, time, key, entry, word, whole(get("attempts")), record)
+        return cls(kind, text(get("run")), text(get("time")), text(get("id")), entry,
+                   text(get("fate")), whole(get("attempts")), record)  # fmt: skip
 
     @property
     def fate(self) -> Fate | None:
