@@ -1,12 +1,13 @@
 """A ``url`` or ``file`` record (docs/audit-trail.md, ``url``, ``file``) read in one place by
-:meth:`FateRecord.of` for ``audit show``, ``summary``, ``list``, ``report --html`` and
-``export`` (pure): the entry it was written from, read by
+:meth:`FateRecord.of` for every command, ``audit verify`` too (pure): the entry it was written from, read by
 :meth:`~rep_engine.records.UrlEntry.from_line` (the crawl's own reader of the line: its fate,
 what refused it, why, its page's output...), which
 :func:`~rep_engine.records.describe` words for every command, and what the line holds
 beside it (its run, time and id; a file record's fate and error). Never raises: a field
 missing or not of its type (a hand-edited trail, an earlier version's) is ``""`` or
-``None``. ``audit verify`` reads the record as written (it reports a forged value as it is).
+``None``. ``audit verify`` re-derives a record from it, and reads the record as written
+only where it checks what is written (a count that is not one, ``answered`` not ``true``,
+the robots.txt line named: it reports a forged value as it is).
 """
 
 from __future__ import annotations
