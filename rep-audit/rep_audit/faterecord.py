@@ -1,7 +1,7 @@
 """A ``url`` or ``file`` record (docs/audit-trail.md, ``url``, ``file``) read in one place by
-:meth:`FateRecord.of` for every command, ``audit verify`` too (pure): the entry it was written from, read by
-:meth:`~rep_engine.records.UrlEntry.from_line` (the crawl's own reader of the line: its fate,
-what refused it, why, its page's output...), which
+:meth:`FateRecord.of` for every command, ``audit verify`` too (pure): the entry it was
+written from, read by :meth:`~rep_engine.records.UrlEntry.from_line` (the crawl's own
+reader of the line: its fate, what refused it, why, its page's output...), which
 :func:`~rep_engine.records.describe` words for every command, and what the line holds
 beside it (its run, time and id; a file record's fate and error). Never raises: a field
 missing or not of its type (a hand-edited trail, an earlier version's) is ``""`` or

@@ -41,7 +41,7 @@ from typing import Any, Final
 
 from rep_audit.faterecord import named_origin
 from rep_audit.pages import _fields, names_differences, read_for, recorded_signals, time_of
-from rep_audit.rederive import Rederiver
+from rep_audit.rederive import Rederiver, written_tdm
 from rep_audit.runcontext import RunContext, held_to
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.procedure import cut_before_limit
@@ -79,7 +79,7 @@ def item_differences(item: ItemRecord, run: RunContext, rederiver: Rederiver) ->
     # Before the fetch it was allowed (kept, or refused by its page): held as a page the
     # crawl sent for; else as a request refused by what its refused_by says.
     fate = Fate.FETCHED if after_fetch else Fate.REFUSED
-    held_as = replace(UrlEntry.from_line(record), fate=fate, refused_by=by)
+    held_as = replace(UrlEntry.from_line(record), fate=fate, refused_by=by, tdm=written_tdm(record))
     found, before = rederiver._request_differences(held_as, record, run, item=True)
     verdict = rederiver.verdict
     given_up = isinstance(verdict, Refused) and verdict.reason is Reason.TDMREP_UNREACHABLE

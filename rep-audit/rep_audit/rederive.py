@@ -29,6 +29,7 @@ deciding line, its override, its usage signals (:func:`held_against`).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Hashable
+from dataclasses import replace
 from typing import Any, Final
 
 from rep_audit.documents import Documents, page_license, snapshot_entry
@@ -103,6 +104,8 @@ class Rederiver(Documents):
         fetched page's from what it said (sentences); :attr:`events`, what it showed
         besides."""
         self.events = []
+        if (tdm := written_tdm(read.record)) != read.entry.tdm:
+            read = read._replace(entry=replace(read.entry, tdm=tdm))
         entry, record = read.entry, read.record
         if "answered" in record:  # no download, no verdict (as written: its value is checked)
             found, before = self._answered_differences(read, run)
@@ -172,15 +175,15 @@ class Rederiver(Documents):
             if not (item and entry.tdm):
                 return without, None
         # an earlier release wrote the URL's origin in its robots part: read as written
-        named = text(mapping(record.get("robots")).get("origin"))
+        written = mapping(record.get("robots"))
         run_id = text(record.get("run")) or run.run
-        origin = named or str(origin_of(entry.url) or "")
+        origin = text(written.get("origin")) or str(origin_of(entry.url) or "")
         if item and (problem := foreign(self, entry, run_id, origin)):
             return [problem], None
         also: tuple[RobotsTxt, Effect] | None = None
         if not item:
             sent = entry.fate in SENT_FATES
-            origin, also, problem = self._sites(entry, named, self.crawl_of(run_id), run, sent)
+            origin, also, problem = self._sites(entry, written, self.crawl_of(run_id), run, sent)
             if problem:
                 return [problem], None
         found, before = self._decided_again(entry, record, run, run_id, origin, also, item)
@@ -208,7 +211,8 @@ class Rederiver(Documents):
         documents, problem = self.documents(entry, run_id, signals, rules, origin, run)
         if problem:
             return [problem], None
-        self.verdict = decided(documents, robots, rules, effect, entry.url, agent, origin, run,
+        written = mapping(record.get("robots"))
+        self.verdict = decided(documents, written, rules, effect, entry.url, agent, origin, run,
                                held, also)  # fmt: skip
         found, before = held_against(entry, record, self.verdict, signals, rules, agent, held)
         if run.schema >= 2:  # schema 1 named them only through a signal; a recheck's item
@@ -276,14 +280,12 @@ class Rederiver(Documents):
             if had(origin) and given_up_allowing(robots.why) is None:
                 found.append(_NOT_NAMED.format("robots.txt", origin))
             return found, None
-        named = text(mapping(read.record.get("robots")).get("origin"))  # an earlier release's
-        site, also, problem = self._sites(entry, named, self.crawl_of(crawl_run), run, False)
+        written = mapping(read.record.get("robots"))
+        site, also, problem = self._sites(entry, written, self.crawl_of(crawl_run), run, False)
         if problem or site not in (origin, robots.addressed):
             return [*found, problem or f"names the robots.txt of {site}, not of {origin}"], None
         # the other site's robots.txt (sent with another Host), had before it, left out
-        left_out = (
-            robots.addressed if site == origin else ("" if robots.also is not None else origin)
-        )
+        left_out = robots.addressed if site == origin else ("" if "also" in written else origin)
         if left_out not in ("", site) and had(left_out):
             found.append(_NOT_NAMED.format("robots.txt", left_out))
         said, before = self._answered_decided(read, run, site, also, agent, had)
@@ -308,7 +310,8 @@ class Rederiver(Documents):
         documents, problem = self.documents(entry, read.run or run.run, [], rules, site, run)
         if problem:
             return [*found, problem], None
-        verdict = decided(documents, robots, rules, effect, entry.url, agent, site, run, (), also)
+        written = mapping(read.record.get("robots"))
+        verdict = decided(documents, written, rules, effect, entry.url, agent, site, run, (), also)
         # its page (read: its page part) was decided with it (a redirect answered so has no
         # page, and names none)
         tdm = [one for one in (site, str(origin_of(entry.url))) if had(one, WELL_KNOWN_PATH)]
@@ -316,7 +319,7 @@ class Rederiver(Documents):
         if tdm and page and any(one[0] == TDM for one in verdict.used):
             found.append(_NOT_NAMED.format("tdmrep.json", tdm[0]))
         if isinstance(verdict, Refused):  # what it would have been, had the verdict been asked
-            kept = entry.output.kept if entry.output is not None else 0
+            kept = whole(read.record.get("items_kept")) or 0  # as the record says
             self.events.append(f"its robots.txt says no ({verdict.message}), and a downloader "
                                "middleware before scrapy_rep's answered it without a "
                                f"download: nothing was sent, {kept} item(s) kept")  # fmt: skip
@@ -327,11 +330,11 @@ class Rederiver(Documents):
         return found, None
 
     def _sites(
-        self, entry: UrlEntry, named: str, crawl: str, run: RunContext, sent: bool
+        self, entry: UrlEntry, written: dict[str, Any], crawl: str, run: RunContext, sent: bool
     ) -> tuple[str, tuple[RobotsTxt, Effect] | None, str]:
         """The site whose robots.txt decided the request (:func:`sites_of`), and its URL's
         origin's robots.txt when that one decided it too; or why they cannot be read."""
-        sites, problem = sites_of(self, entry, named, crawl, run, sent)
+        sites, problem = sites_of(self, entry, written, crawl, run, sent)
         if problem or len(sites) < 2:
             return (sites[0] if sites else ""), None, problem
         also_sha = (entry.robots or NO_ROBOTS).also or ""
@@ -368,6 +371,12 @@ class Rederiver(Documents):
         return []
 
 
+def written_tdm(record: dict[str, Any]) -> str | None:
+    """A record's ``tdmrep`` as written: any value names a tdmrep.json, one that is no
+    snapshot's name read as given up on (``""``), never as none named (``None``)."""
+    return text(record.get("tdmrep")) if "tdmrep" in record else None
+
+
 #: A document an answered record does not name, though its crawl had it before it.
 _NOT_NAMED: Final = (
     "answered without a download, but names no {} of {}, though its crawl had one before it: "
@@ -379,14 +388,14 @@ _BEFORE_ALL: Final = float("-inf")
 
 
 def decided(
-    documents: dict[tuple[str, Hashable], CacheEntry[Any]], robots: RobotsPart,
+    documents: dict[tuple[str, Hashable], CacheEntry[Any]], robots: dict[str, Any],
     rules: RobotsTxt, effect: Effect, url: str, agent: str, origin: str, run: RunContext,
     names: tuple[str, ...], also: tuple[RobotsTxt, Effect] | None,
 ) -> Verdict:  # fmt: skip
     """The crawl's own verdict on the request, from its robots.txt (``rules``; ``also``:
     its URL's own origin's, when it was sent with a ``Host`` addressing ``origin``) and
     the other ``documents`` it was decided with, for every name it was held to; its
-    Allow/Disallow obeyed unless its ``robots`` part says not."""
+    Allow/Disallow obeyed unless its ``robots`` part (as written) says not."""
     request_rules = RequestRules.of(
         run.purposes, run.unknown, run.agents[1:], purpose_set=True, explain=True,
         rsl_licenses=run.rsl_licenses, overrides=run.overrides,
@@ -408,14 +417,13 @@ def decided(
     addressed = origin_of(f"{origin}/") if origin != str(own or "") else None
     if addressed is not None:  # sent with a Host addressing another site
         target, served_by = addressed, (own if also is not None else None)
-    obey = Obey.ALL if robots.obeyed else Obey.USAGE
+    obey = Obey.ALL if robots.get("obeyed") is not False else Obey.USAGE
     facts = RequestFacts(url, target, agent, obey, names, served_by=served_by)
     # The trail does not say when a request was decided: one whose record says its
     # host's override had expired is decided after it, any other while it held
-    # (a request it let through says so: override_differences).
-    return decide(
-        facts, request_rules, known, _AFTER_ALL if robots.override_expired else _BEFORE_ALL
-    )
+    # (a request it let through says so: override_differences); as written, any text.
+    expired = isinstance(robots.get("override_expired"), str)
+    return decide(facts, request_rules, known, _AFTER_ALL if expired else _BEFORE_ALL)
 
 
 def held_against(
@@ -576,7 +584,12 @@ def _answers(value: Any) -> tuple[bool | None, ...]:
 
 
 def sites_of(
-    index: Documents, entry: UrlEntry, named: str, crawl: str, run: RunContext, sent: bool
+    index: Documents,
+    entry: UrlEntry,
+    written: dict[str, Any],
+    crawl: str,
+    run: RunContext,
+    sent: bool,
 ) -> tuple[tuple[str, ...], str]:
     """The sites whose robots.txt decided a request (docs/audit-trail.md, ``robots``):
     the one its snapshot is of (its URL's origin, or the site its ``Host`` addressed,
@@ -584,14 +597,15 @@ def sites_of(
     too; or why they are not those a crawl could have named. A snapshot that no
     ``snapshot`` line describes is taken as the URL's origin's (said on its own). A
     schema 1 run wrote a body's line once (for the first site that served it), and
-    named no site addressed: its records name the robots.txt of ``named`` (the
-    ``origin`` an earlier release wrote, which must be their URL's origin: a schema 1
-    crawl read no ``Host``), else of their URL's origin, as written. From schema 2 a run
-    writes its own ``snapshot`` line for each body it uses: the snapshots a record names
-    are ones its own crawl (``crawl``: its run, or the run a ``JOBDIR`` resume carries
-    on) announced, not another run's. ``sent``: its request was sent (not answered
-    before the verdict)."""
+    named no site addressed: its records name the robots.txt of the ``origin`` an earlier
+    release wrote in their ``robots`` part (``written``: as written), which must be their
+    URL's origin (a schema 1 crawl read no ``Host``), else of their URL's origin. From
+    schema 2 a run writes its own ``snapshot`` line for each body it uses: the snapshots a
+    record names are ones its own crawl (``crawl``: its run, or the run a ``JOBDIR``
+    resume carries on) announced, not another run's. ``sent``: its request was sent (not
+    answered before the verdict)."""
     own, robots = str(origin_of(entry.url) or ""), entry.robots or NO_ROBOTS
+    named = text(written.get("origin"))
     if run.schema < 2:  # no Host reading: only its URL's site's robots.txt decided it
         if named and str(origin_of(f"{named}/") or named) != own:
             return (), f"names the robots.txt of {named}, not of its URL's site {own}"
@@ -607,7 +621,7 @@ def sites_of(
     site, problem = _site(announced(robots.sha256), robots.sha256, own, robots.addressed, named)
     if problem:
         return (), problem
-    return _with_also(entry, robots, site, own, announced, run, sent)
+    return _with_also(entry, "also" in written, site, own, announced, run, sent)
 
 
 def _site(
@@ -631,18 +645,20 @@ def _site(
 
 
 def _with_also(
-    entry: UrlEntry, robots: RobotsPart, site: str, own: str,
+    entry: UrlEntry, named_also: bool, site: str, own: str,
     announced: Callable[[str], set[str]], run: RunContext, sent: bool,
 ) -> tuple[tuple[str, ...], str]:  # fmt: skip
     """``site``, then its URL's origin ``own`` when ``also`` names that one's robots.txt
-    too (a request sent with a ``Host`` addressing ``site``). An ``also`` ``""`` (its
+    too (a request sent with a ``Host`` addressing ``site``; ``named_also``: its robots
+    part has an ``also``, of any value as written). An ``also`` ``""`` (its
     URL's site's robots.txt given up on as unreachable) lets a request through only when
     the give-up verdict allows (``REP_UNREACHABLE_ACTION`` ``allow``): it disallows
     everything otherwise (SPEC §4). A response a downloader middleware answered before
     the verdict (not ``sent``) names its URL's site's robots.txt only when its crawl had
     it (:meth:`Rederiver._answered_differences` holds it to that)."""
+    robots = entry.robots or NO_ROBOTS
     addressed, also = robots.addressed, robots.also
-    if also is None:
+    if not named_also:
         if site == addressed != own and sent:
             return (), (f"sent with a Host addressing {addressed}, but names no "
                         f"robots.txt of its URL's site {own} (also), which decided it "
@@ -651,7 +667,7 @@ def _with_also(
     if not addressed or site != addressed:
         return (), ("names a second robots.txt (also), though it was decided by one "
                     "site's alone")  # fmt: skip
-    if not also:  # its URL's site's robots.txt given up on: nothing was read
+    if not also:  # its URL's site's robots.txt given up on (or not a string): nothing read
         if sent and run.unreachable_action != "allow":
             return (), (f"recorded {entry.fate}, but its URL's site's robots.txt ({own}, also) "
                         "was given up on as unreachable and the run's "
