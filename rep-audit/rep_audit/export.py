@@ -247,8 +247,9 @@ def _build(
         record, kind = line.record or {}, line.type
         moment, run_id = text(record.get("time")), text(record.get("run"))
         if kind == "repair":  # it cut short the runs then open; its time is not the crawl's
-            repairs.append({"line": line.number, "time": moment, "open_runs": list(seen.open),
-                            "dropped_bytes": record.get("dropped_bytes")})  # fmt: skip
+            dropped = record.get("dropped_bytes")  # in this order: an export's bytes are checked
+            repairs.append({"line": line.number, "time": moment, "dropped_bytes": dropped,
+                            "open_runs": list(seen.open)})  # fmt: skip
         if kind in ("run", "end", "repair"):
             seen.feed(line)
         head, count = trail.chain.head, line.number
