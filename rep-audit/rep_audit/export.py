@@ -180,11 +180,12 @@ def _run_entry(record: dict[str, Any]) -> dict[str, Any]:
 
 def _header(
     trail: str, head: str, count: int, runs: list[dict[str, Any]], span: list[str],
-    assets: dict[tuple[str, str, str], dict[str, Any]], counts: Counter[str],
+    assets: dict[tuple[str, str, str], dict[str, Any]], statuses: Counter[str], left: Counter[str],
     repairs: list[dict[str, Any]], run: str,
 ) -> dict[str, Any]:  # fmt: skip
-    """The export's header; a recheck's items (``counts``: by status, those superseded and
-    withheld), repairs and the one run exported (``run``) only when there were any."""
+    """The export's header; a recheck's items (``statuses``: each status as written;
+    ``left``: those superseded and withheld), repairs and the one run exported (``run``)
+    only when there were any."""
     kinds = Counter(asset["asset"] for asset in assets.values())
     header: dict[str, Any] = {
         "export": EXPORT_VERSION,
@@ -197,16 +198,16 @@ def _header(
         "to": span[1],
         "assets": {"pages": kinds["page"], "files": kinds["file"]},
     }
-    if any(counts[status] for status in ITEM_STATUSES):  # those kept are assets
+    if statuses:  # a recheck's items: those kept are assets; all counted by status
         header["assets"]["items"] = kinds["item"]
-        header["items"] = {status: counts[status] for status in ITEM_STATUSES}
+        header["items"] = {status: statuses[status] for status in ITEM_STATUSES}
     if repairs:  # the trail was cut and repaired: it is not whole (docs/audit-trail.md)
         header["repairs"] = repairs
     if run:
         header["only_run"] = runs[0]["run"]
     for name in ("items_superseded", "items_withheld"):
-        if counts[name]:
-            header[name] = counts[name]
+        if left[name]:
+            header[name] = left[name]
     return header
 
 
@@ -242,7 +243,8 @@ def _build(
     assets: dict[tuple[str, str, str], dict[str, Any]] = {}
     head, count, reached, span = "", 0, not until, ["", ""]
     repairs: list[dict[str, Any]] = []
-    counts: Counter[str] = Counter()  # the items by status, those superseded and withheld
+    statuses: Counter[str] = Counter()  # the items by status (as written)
+    left: Counter[str] = Counter()  # those superseded by a later run, and withheld
     for line in trail.lines():
         record, kind = line.record or {}, line.type
         moment, run_id = text(record.get("time")), text(record.get("run"))
@@ -258,7 +260,7 @@ def _build(
             span = [span[0] or moment, moment] if moment else span
             if kind == "run" and noting is not None:
                 noting.purposes[run_id] = frozenset(_run_entry(record)["purposes"])
-            asset, item = _asset(line, rechecked_items, noting, latest, counts)
+            asset, item = _asset(line, rechecked_items, noting, latest, statuses, left)
             if asset:
                 _add(assets, asset, line.number, record, item)
         if reached and until:
@@ -272,31 +274,31 @@ def _build(
     if noting is not None and failed:  # a run that failed exports no item: read again
         noting.failed.update(failed)
         noting.again = True
-    header = _header(str(path), head, count, runs, span, assets, counts, repairs, run)
+    header = _header(str(path), head, count, runs, span, assets, statuses, left, repairs, run)
     return Export(header, list(assets.values()), reached, [*seen.cut, *seen.open], failed)
 
 
 def _asset(
     line: Line, rechecked_items: bool, noting: _Latest | None, latest: _Latest | None,
-    counts: Counter[str],
+    statuses: Counter[str], left: Counter[str],
 ) -> tuple[str, ItemRecord | None]:  # fmt: skip
     """Which asset the crawl (or a recheck) kept ``line`` is (``page``, ``file``,
     ``item``; ``""``: none), and its item read (a recheck's, with ``rechecked_items``):
-    noted (``noting``), or counted by status (``counts``) when it stands, and exported
+    noted (``noting``), or counted by status (``statuses``) when it stands, and exported
     when its run did not fail and no other standing run said no (``latest``)."""
     item = item_of(line) if rechecked_items else None
     if item is None:
         return _kept(line.type, line.record or {}), None
     if latest is not None and not latest.stands(item):
-        counts["items_superseded"] += 1  # a later run re-checked it for its purposes
+        left["items_superseded"] += 1  # a later run re-checked it for its purposes
         return "", None
     if noting is not None:
         noting.note(item)
-    counts[item.status] += 1
+    statuses[item.status] += 1
     if item.status != ItemStatus.KEPT:
         return "", item
     if latest is not None and not latest.exported(item):
-        counts["items_withheld"] += 1  # its run failed, or another standing run said no
+        left["items_withheld"] += 1  # its run failed, or another standing run said no
         return "", item
     return "item", item
 

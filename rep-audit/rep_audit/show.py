@@ -260,15 +260,15 @@ def _told(
             return [], None
         read = FateRecord.of(record)
         said = file_lines(line.number, read)
-        if not asked.names(read.entry.url):  # the file of a download redirected here
+        if not asked.names(record.get("url")):  # the file of a download redirected here
             said.insert(1, f"  the file of {read.entry.url}, downloaded here by redirect")
         return said, read.run
     read = FateRecord.of(record)
     seen.redirects.saw(read)
-    if asked.names(read.entry.url) or read.id == asked.url:
+    if asked.names(record.get("url")) or record.get("id") == asked.url:  # as written
         return record_lines(line.number, read, runs, rederiver), read.run
     redirected = f"line {line.number}: {read.entry.url} was redirected here (run {read.run[:8]})"
-    return ([redirected] if asked.names(read.entry.to) else []), None
+    return ([redirected] if asked.names(record.get("to")) else []), None
 
 
 def _not_whole(told: dict[str, None], seen: Summary) -> list[str]:
