@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 def commands_table() -> str:
     """Every command and what it does, one row each (wrapped to :data:`HELP_WIDTH`)."""
-    from rep_audit.cli import HELPS, SYNOPSES
+    from rep_audit.cliargs import HELPS, SYNOPSES
     from rep_recheck.command import SUMMARY as RECHECK
     from scrapy_rep.check import SUMMARY
     from scrapy_rep.keydirectory import SUMMARY as KEY_DIRECTORY

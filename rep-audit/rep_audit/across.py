@@ -14,8 +14,13 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_audit.findings import Finding
-from rep_engine.records import items, mapping, text
+from rep_engine.records import Fate, items, mapping, text
 from rep_engine.trail.read import Trail, TrailError
+
+#: A record's fields that say what a callback of the crawl gave for its page (items kept
+#: or dropped, links not followed): the crawl writes none of them on the record of a
+#: request downloaded without the scheduler.
+_OUTPUT_FIELDS: Final = ("items_kept", "items_dropped", "item_reason", "links_not_followed")
 
 
 @dataclass(frozen=True)
@@ -206,13 +211,16 @@ def _finals(
                 final = _Final(number, line.number, str(record.get("time", "")),
                                str(record.get("id", "")), str(record.get("again") or ""),
                                run, str(record.get("fate", "")), url)  # fmt: skip
-                key = _request_key(final.id, url)
+                # the URL key (docs/audit-trail.md, ``id``: the request fingerprint, before
+                # the ``-`` of its number; schema 1: the whole ``id``), else its URL
+                key = final.id.partition("-")[0] or f"url {url}"
                 for sub in items(mapping(record.get("page")).get("fetched")):
                     if isinstance(sub, dict):
                         accounted.add((number, run, text(sub.get("url"))))
                 if not record.get("unscheduled"):
                     finals.setdefault(key, []).append(final)
-                elif _has_output(record):  # compared unless what fetched it names it
+                elif any(field in record for field in _OUTPUT_FIELDS):  # a callback's output:
+                    # compared unless what fetched it names it
                     unscheduled.append((key, url, final))
     for key, url, final in unscheduled:
         if (final.trail, final.run, url) not in accounted:
@@ -228,12 +236,18 @@ def _unpaired(
     a request left open there (a re-queue after a crash)."""
     for place, final in enumerate(records):
         before = [r for r in records[:place] if r.trail != final.trail]
-        if not before or _tied(final, records[:place]):
+        if (
+            not before
+            or any(  # tied by again, either naming the other
+                (final.again and final.again == r.id) or (r.again and r.again == final.id)
+                for r in records[:place]
+            )
+        ):
             continue
-        left = [r for r in before if r.fate == "unfinished" or (r.trail, r.run) not in ended]
+        left = [r for r in before if r.fate == Fate.UNFINISHED or (r.trail, r.run) not in ended]
         if left:
             first = left[-1]
-            how = "unfinished" if first.fate == "unfinished" else "open (no end line)"
+            how = Fate.UNFINISHED if first.fate == Fate.UNFINISHED else "open (no end line)"
             yield final, Finding(final.line, final.url, f"re-queued after a crash: left {how} "
                                  f"in {names[first.trail]} line {first.line}, finished here",
                                  event=True)  # fmt: skip
@@ -242,32 +256,6 @@ def _unpaired(
             yield final, Finding(final.line, final.url, "a second final record of this URL (the "
                                  f"first: {names[first.trail]} line {first.line}, {first.fate}), "
                                  "not tied to it by `again`")  # fmt: skip
-
-
-def _request_key(record_id: str, url: str) -> str:
-    """The URL key of a record (docs/audit-trail.md, ``id``: the request fingerprint,
-    before the ``-`` of its number; schema 1: the whole ``id``); its URL when it has no
-    ``id``."""
-    return record_id.partition("-")[0] or f"url {url}"
-
-
-def _tied(final: _Final, earlier: Sequence[_Final]) -> bool:
-    """Whether ``final`` and one of the records written before it are tied by ``again``,
-    either naming the other."""
-    return any(
-        (final.again and final.again == r.id) or (r.again and r.again == final.id) for r in earlier
-    )
-
-
-def _has_output(record: dict[str, Any]) -> bool:
-    """Whether a ``url`` record says what a callback of the crawl gave for it (items kept
-    or dropped, links not followed): the crawl writes none of it on the record of a
-    request downloaded without the scheduler."""
-    return any(field in record for field in _OUTPUT_FIELDS)
-
-
-#: A record's fields that say what the spider's output for its page was.
-_OUTPUT_FIELDS: Final = ("items_kept", "items_dropped", "item_reason", "links_not_followed")
 
 
 def runs_in(paths: Sequence[Path], wanted: set[str]) -> dict[str, tuple[Path, set[str]]]:

@@ -222,13 +222,23 @@ def build(
                           "trail": trail.path.name,
                           "head": {name: head.get(name) for name in HEAD_FIELDS},
                           "consistency": earlier, "cosigned": witnessed})[:-1])  # fmt: skip
+    written, records = _write_lines(trail, picked, tree, size, origin.host, out)
+    return written, records, len([n for n in picked.lines if n > size])
+
+
+def _write_lines(
+    trail: Trail, picked: _Picked, tree: MerkleTree, size: int, host: str, out: IO[str]
+) -> tuple[int, int]:
+    """The second pass: the lines picked among the first ``size`` (each with its inclusion
+    proof in ``tree``) and the bodies of the snapshots among them, written to ``out``; the
+    lines and records written."""
     out.write(', "lines": [')
     written = records = 0
     shas: list[str] = []
     for line in trail.lines():
         if line.number > size:
             break
-        if not _wanted(line, picked, origin.host):
+        if not _wanted(line, picked, host):
             continue
         proof = [node.hex() for node in tree.inclusion_proof(line.number - 1)]
         entry = {"line": line.number, "text": line.raw.decode().removesuffix("\n"), "proof": proof}
@@ -246,4 +256,4 @@ def build(
             out.write(f"{separator}\n{json.dumps(sha)}: {json.dumps(coded)}")
             separator = ","
     out.write("\n}}\n")
-    return written, records, len([n for n in picked.lines if n > size])
+    return written, records

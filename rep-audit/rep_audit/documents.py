@@ -10,29 +10,38 @@ allowed), ``unreachable`` (everything disallowed), ``gave-up`` (as the run's
 :func:`rep_engine.fetch.lifecycle.shared.given_up_allowing`, the reader beside its
 writer), anything else by its HTTP status (SPEC §4: 2xx parsed, 4xx no file, 429 and 5xx
 unreachable; no status: the body as stored, empty for no file).
+
+The RSL licenses a record was decided with are read from their snapshots too
+(:func:`license_documents`; docs/purpose-notes.md §9): a record's ``rsl`` signals name
+their license URL in their ``source`` (``RSL <url> …``) and the snapshot of its body; a
+license given up on as unreachable has no snapshot (nothing was read) and stands for the
+unreachable license: no AI use.
 """
 
 from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from datetime import datetime
 from functools import partial
+from types import MappingProxyType
 from typing import Any
 
-from rep_audit.licenses import license_documents
-from rep_audit.pagetimes import instant, time_of
+from rep_audit.pages import instant, time_of
 from rep_audit.runcontext import RunContext
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import TDMREP
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.procedure import was_cut
+from rep_engine.fetch.rsl_kind import licenses_to_wait_for
 from rep_engine.fetch.rules import Effect, effect_of_status
-from rep_engine.records import mapping, text
+from rep_engine.records import RefusedBy, UrlEntry, text
 from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 from rep_engine.trail.read import SnapshotStore, json_object
 from rep_engine.urls.origins import origin_of
+from rep_engine.usage.rsl.document import ABSENT, UNREACHABLE, RslDocument, parse_rsl
+from rep_engine.usage.rsl.terms import license_url_of
 from rep_engine.usage.tdmrep import NO_FILE, RESERVED_ALL, WELL_KNOWN_PATH, TdmRepFile, parse_tdmrep
 from rep_engine.verdict.decide import LICENSE, TDM
 from rep_engine.verdict.policy import UsagePolicy
@@ -95,18 +104,18 @@ class Documents:
         self.fetches: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
 
     def saw_snapshot(self, record: dict[str, Any]) -> None:
-        sha, url = text(record.get("sha256")), text(record.get("url"))
-        crawl = self.crawl_of(text(record.get("run")))
+        sha, url, run = (text(record.get(name)) for name in ("sha256", "url", "run"))
+        kind = text(record.get("kind"))  # a snapshot's kind is its document's name
+        crawl = self.crawl_of(run)
         self.fetches.setdefault((crawl, sha, url), []).append(record)
-        self._announced.add(_announce_key(text(record.get("run")), sha, url))
+        self._announced.add(_announce_key(run, sha, url))
         self.snapshots[sha] = record
         self.described[(sha, url)] = record
-        self.latest[(text(record.get("kind")), url)] = sha
-        if text(record.get("kind")) == "robots.txt":
+        self.latest[(kind, url)] = sha
+        if kind == RefusedBy.ROBOTS_TXT:
             self.robots_urls.setdefault(sha, set()).add(url)
-            crawl = self.crawl_of(text(record.get("run")))
             self.crawl_robots_urls.setdefault((crawl, sha), set()).add(url)
-        if text(record.get("kind")) in ("robots.txt", "tdmrep.json"):
+        if kind in (RefusedBy.ROBOTS_TXT, RefusedBy.TDMREP_JSON):
             written, fetched = (instant(record.get(name)) for name in ("time", "fetched"))
             uses = self._crawl_had.setdefault(_announce_key(crawl, "", url), [])
             uses.append((written or -math.inf, math.inf if fetched is None else fetched))
@@ -167,14 +176,15 @@ class Documents:
         return found if isinstance(found, dict) else None
 
     def documents(
-        self, record: dict[str, Any], signals: list[dict[str, Any]], rules: RobotsTxt, url: str,
+        self, entry: UrlEntry, run_id: str, signals: list[dict[str, Any]], rules: RobotsTxt,
         origin: str, run: RunContext,
     ) -> tuple[dict[tuple[str, Hashable], CacheEntry[Any]], str]:  # fmt: skip
-        """The tdmrep.json (AI purposes) and RSL licenses the record was decided with, as
-        entries, and a problem when a snapshot cannot be read."""
+        """The tdmrep.json (AI purposes) and RSL licenses the request's record (``entry``, of
+        run ``run_id``) was decided with, as entries, and a problem when a snapshot cannot
+        be read."""
         documents: dict[tuple[str, Hashable], CacheEntry[Any]] = {}
         if UsagePolicy.of(run.purposes, run.unknown).needs_tdmrep:
-            tdm, problem = self.tdmrep(record, signals, origin, run)
+            tdm, problem = self.tdmrep(entry, run_id, signals, origin, run)
             if problem:
                 return documents, problem
             documents[TDM, None] = snapshot_entry(
@@ -185,9 +195,8 @@ class Documents:
             effect = robots_effect(self.meta(sha, document), run.unreachable_action)
             return effect is Effect.ALLOW_ALL
 
-        checked = {text(k): text(v) for k, v in mapping(record.get("rsl")).items()}
         licenses, problem = license_documents(
-            signals, self.store, rules.licenses, checked, absent, self.cut
+            signals, self.store, rules.licenses, entry.licenses or {}, absent, self.cut
         )
         for license_url, document in licenses.items():
             documents[LICENSE, license_url] = snapshot_entry(document)
@@ -213,11 +222,13 @@ class Documents:
         return rules, effect, ""
 
     def tdmrep(
-        self, record: dict[str, Any], signals: list[dict[str, Any]], origin: str, run: RunContext
-    ) -> tuple[TdmRepFile | None, str]:
-        """The tdmrep.json the record was decided with (AI purposes only): the one it names
-        (``tdmrep``, schema 2: none named, none read, which a request sent may not say:
-        :func:`~rep_audit.requestcheck.unnamed_documents`; ``""``: given up on as unreachable,
+        self, entry: UrlEntry, run_id: str, signals: list[dict[str, Any]], origin: str,
+        run: RunContext,
+    ) -> tuple[TdmRepFile | None, str]:  # fmt: skip
+        """The tdmrep.json the request's record (``entry``, of run ``run_id``) was decided
+        with (AI purposes only): the one it names (``tdmrep``, schema 2: none named, none
+        read, which a request sent may not say:
+        :func:`~rep_audit.rederive.unnamed_documents`; ``""``: given up on as unreachable,
         read as the crawl reads a give-up, everything reserved, or nothing under
         ``REP_UNREACHABLE_ACTION`` ``allow``: a page kept with it is held to that), else the
         snapshot a signal names, else (schema 1) the latest one of the URL's origin
@@ -225,23 +236,22 @@ class Documents:
         sha = None
         for signal in signals:
             named = text(signal.get("snapshot"))
-            if named and self.snapshots.get(named, {}).get("kind") == "tdmrep.json":
+            if named and self.snapshots.get(named, {}).get("kind") == RefusedBy.TDMREP_JSON:
                 sha = named
         document = f"{origin}{WELL_KNOWN_PATH}"
-        if "tdmrep" in record:
-            sha = text(record.get("tdmrep")) or None
+        if entry.tdm is not None:
+            sha = entry.tdm or None
             if sha is None:  # given up on (an item's: not had), as the run's setting reads it
                 return (NO_FILE if run.unreachable_action == "allow" else RESERVED_ALL), ""
             # schema 2: one its own crawl announced for its origin's (or, sent with a Host
             # naming another site, its URL's origin's) tdmrep.json, not another site's
-            crawl = self.crawl_of(text(record.get("run")) or run.run)
-            own = f"{origin_of(text(record.get('url')))}{WELL_KNOWN_PATH}"
-            sites = (document, own)
+            crawl = self.crawl_of(run_id)
+            sites = (document, f"{origin_of(entry.url)}{WELL_KNOWN_PATH}")
             if run.schema >= 2 and not any((crawl, sha, d) in self.fetches for d in sites):
                 return None, (f"names the tdmrep.json snapshot {sha[:12]}…, which its crawl "
                               f"{crawl[:8]} did not announce for {document}")  # fmt: skip
         elif sha is None and run.schema < 2:
-            sha = self.latest.get(("tdmrep.json", document))
+            sha = self.latest.get((RefusedBy.TDMREP_JSON, document))
         if sha is None:
             return None, ""
         meta = self.meta(sha, document)
@@ -265,3 +275,47 @@ def snapshot_entry(rules: Any, unreachable: bool = False, outcome: str = "") -> 
     """A snapshot's document as the entry the crawl decided with."""
     never = float("inf")
     return CacheEntry(rules, outcome or "snapshot", 0.0, never, never, unreachable=unreachable)
+
+
+def page_license(signal: dict[str, Any], named: Iterable[str]) -> bool:
+    """Whether ``signal`` is an RSL signal of a license the page named (not one of
+    robots.txt's ``named`` licenses)."""
+    if signal.get("vocabulary") != "rsl":
+        return False
+    return license_url_of(text(signal.get("source"))) not in licenses_to_wait_for(named)
+
+
+def license_documents(
+    signals: Iterable[dict[str, Any]],
+    store: SnapshotStore,
+    named: Iterable[str],
+    checked: Mapping[str, str] = MappingProxyType({}),
+    absent: Callable[[str, str], bool] = lambda sha, url: False,
+    cut: Callable[[str, str], bool] = lambda sha, url: False,
+) -> tuple[dict[str, RslDocument], str]:
+    """The licenses of robots.txt (``named``: its ``License:`` URLs) that the recorded
+    ``signals`` name, and those the record names as checked (``checked``, schema 2: license
+    URL -> snapshot, ``""`` for one given up on), read from their snapshots; and a problem
+    (``""``: none) when a snapshot cannot be read. ``absent(sha, license URL)``: whether
+    that snapshot is of no license file (a 404: no terms); ``cut(sha, license URL)``:
+    whether its download was cut, so read as cut, as the crawl read it (no AI use)."""
+    documents: dict[str, RslDocument] = {}
+    keys = licenses_to_wait_for(named)
+    named_by_signals = [
+        (license_url_of(text(signal.get("source"))), text(signal.get("snapshot")))
+        for signal in signals
+        if signal.get("vocabulary") == "rsl"
+    ]
+    for license_url, sha in [*checked.items(), *named_by_signals]:
+        if license_url not in keys or license_url in documents:
+            continue
+        if sha and absent(sha, license_url):
+            documents[license_url] = ABSENT
+            continue
+        truncated = bool(sha) and cut(sha, license_url)
+        name, read = f"rsl{' cut' if truncated else ''}", partial(parse_rsl, truncated=truncated)
+        document = store.parsed(sha, name, read) if sha else UNREACHABLE
+        if document is None:
+            return {}, f"RSL snapshot {sha[:12]}… {store.checked.get(sha, 'unreadable')}"
+        documents[license_url] = document
+    return documents, ""

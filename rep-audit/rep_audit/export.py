@@ -9,15 +9,17 @@ and per stored item a recheck kept (an ``item`` record ``kept``), in the version
 of docs/audit-trail.md ("Exporting the preferences with the data"); the header counts a
 recheck's items by status. A trail of several rechecks exports what may be used now: each
 item as the latest run that re-checked it decided it (:class:`_Latest`), and ``run``
-exports one run on its own. Its summary and its check against its trail:
-:mod:`rep_audit.exportread`.
+exports one run on its own. An export once built is read here too: its Markdown
+summary, which a model card can cite (:func:`summary_markdown`), and :func:`check_export`,
+which says where an export file differs from what its trail gives (``audit verify
+--export``).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -28,6 +30,7 @@ from rep_engine.records import (
     FILE_FATE_ROWS,
     ITEM_STATUSES,
     ItemRecord,
+    ItemStatus,
     RobotsPart,
     describe,
     item_of,
@@ -35,7 +38,7 @@ from rep_engine.records import (
     mapping,
     text,
 )
-from rep_engine.trail.read import Trail
+from rep_engine.trail.read import Line, Trail, TrailError
 from rep_engine.usage.purpose import PURPOSES
 
 #: The version of the export format (the header's ``export``).
@@ -130,7 +133,7 @@ class _Latest:
 
     def note(self, item: ItemRecord) -> None:
         """The first reading: ``item`` recorded."""
-        kept = item.status == "kept"
+        kept = item.status == ItemStatus.KEPT
         entries = self.runs.setdefault(item.url, [])
         for place, (run, all_kept) in enumerate(entries):
             if run == item.run:  # the dataset holds the URL twice
@@ -169,25 +172,20 @@ class Export:
     failed: dict[str, str] = field(default_factory=dict)
 
 
-def _run_entry(record: dict[str, Any], moment: str) -> dict[str, Any]:
+def _run_entry(record: dict[str, Any]) -> dict[str, Any]:
     """A ``run`` record as the export's header lists it: its id, time, spider, purposes."""
-    return {"run": text(record.get("run")), "time": moment, "spider": text(record.get("spider")),
+    return {**{name: text(record.get(name)) for name in ("run", "time", "spider")},
             "purposes": [text(p) for p in items(record.get("purposes"))]}  # fmt: skip
 
 
 def _header(
-    trail: str,
-    head: str,
-    count: int,
-    runs: list[dict[str, Any]],
-    purposes: list[str],
-    span: tuple[str, str],
-    assets: dict[tuple[str, str, str], dict[str, Any]],
-    rechecked: Counter[str],
-    repairs: list[dict[str, Any]],
-) -> dict[str, Any]:
-    """The export's header; a recheck's items and repairs only when there were any."""
-    first, last = span
+    trail: str, head: str, count: int, runs: list[dict[str, Any]], span: list[str],
+    assets: dict[tuple[str, str, str], dict[str, Any]], statuses: Counter[str], left: Counter[str],
+    repairs: list[dict[str, Any]], run: str,
+) -> dict[str, Any]:  # fmt: skip
+    """The export's header; a recheck's items (``statuses``: each status as written;
+    ``left``: those superseded and withheld), repairs and the one run exported (``run``)
+    only when there were any."""
     kinds = Counter(asset["asset"] for asset in assets.values())
     header: dict[str, Any] = {
         "export": EXPORT_VERSION,
@@ -195,16 +193,21 @@ def _header(
         "head": head,
         "lines": count,
         "runs": runs,
-        "purposes": purposes,
-        "from": first,
-        "to": last,
+        "purposes": list(dict.fromkeys(p for entry in runs for p in entry["purposes"])),
+        "from": span[0],
+        "to": span[1],
         "assets": {"pages": kinds["page"], "files": kinds["file"]},
     }
-    if rechecked:  # a recheck's items: those kept are assets; all counted by status
+    if statuses:  # a recheck's items: those kept are assets; all counted by status
         header["assets"]["items"] = kinds["item"]
-        header["items"] = {status: rechecked[status] for status in ITEM_STATUSES}
+        header["items"] = {status: statuses[status] for status in ITEM_STATUSES}
     if repairs:  # the trail was cut and repaired: it is not whole (docs/audit-trail.md)
         header["repairs"] = repairs
+    if run:
+        header["only_run"] = runs[0]["run"]
+    for name in ("items_superseded", "items_withheld"):
+        if left[name]:
+            header[name] = left[name]
     return header
 
 
@@ -236,85 +239,77 @@ def _build(
     """:func:`build`'s reading of the trail: the item records noted (``noting``), or only
     those that stand counted and exported (``latest``, noted in a first reading)."""
     trail = Trail(path)
-    runs_met: list[str] = []
-    every_run: list[str] = []
-    failed: dict[str, str] = {}
-    superseded = withheld = 0
-    runs: list[dict[str, Any]] = []
-    purposes: list[str] = []
-    first = last = ""
+    seen = Summary()  # its runs, their end lines, the repairs and the runs they cut short
     assets: dict[tuple[str, str, str], dict[str, Any]] = {}
-    head, count, reached = "", 0, not until
-    seen = Summary()  # the runs without their end line, and those a repair cut short
+    head, count, reached, span = "", 0, not until, ["", ""]
     repairs: list[dict[str, Any]] = []
-    rechecked: Counter[str] = Counter()
+    statuses: Counter[str] = Counter()  # the items by status (as written)
+    left: Counter[str] = Counter()  # those superseded by a later run, and withheld
     for line in trail.lines():
-        record = line.record or {}
-        moment = text(record.get("time"))
-        if line.type == "repair":  # it cut short the runs then open; its time is not the crawl's
-            dropped, cut = record.get("dropped_bytes"), list(seen.open)
-            repairs.append(
-                {"line": line.number, "time": moment, "dropped_bytes": dropped, "open_runs": cut}
-            )
-        if line.type in ("run", "end", "repair"):
+        record, kind = line.record or {}, line.type
+        moment, run_id = text(record.get("time")), text(record.get("run"))
+        if kind == "repair":  # it cut short the runs then open; its time is not the crawl's
+            dropped = record.get("dropped_bytes")  # in this order: an export's bytes are checked
+            repairs.append({"line": line.number, "time": moment, "dropped_bytes": dropped,
+                            "open_runs": list(seen.open)})  # fmt: skip
+        if kind in ("run", "end", "repair"):
             seen.feed(line)
         head, count = trail.chain.head, line.number
         reached = reached or (bool(until) and head == until)
-        if line.type == "run":
-            every_run.append(text(record.get("run")))
-        if run and line.type != "repair" and not text(record.get("run")).startswith(run):
-            if reached and until:
-                break
-            continue
-        if line.type == "end" and record.get("reason") == "failed":
-            failed[text(record.get("run"))] = text(record.get("error"))
-            if noting is not None:
-                noting.failed.add(text(record.get("run")))
-                noting.again = True
-        if moment and line.type != "repair":
-            first, last = first or moment, moment
-        if line.type == "run":
-            runs.append(_run_entry(record, moment))
-            purposes += [p for p in runs[-1]["purposes"] if p not in purposes]
-            runs_met.append(runs[-1]["run"])
-            if noting is not None:
-                noting.purposes[runs[-1]["run"]] = frozenset(runs[-1]["purposes"])
-        kind = _kept(line.type, record)
-        item = item_of(line) if rechecked_items else None
-        if item is not None and latest is not None and not latest.stands(item):
-            superseded += 1  # a later run re-checked it for its purposes
-            item, kind = None, ""
-        if item is not None:
-            if noting is not None:
-                noting.note(item)
-            rechecked[item.status] += 1
-            kind = "item" if item.status == "kept" else ""
-            if kind and latest is not None and not latest.exported(item):
-                withheld += 1  # its run failed, or another standing run said no (or unknown)
-                kind = ""
-        if kind:
-            _add(assets, kind, line.number, record, item)
+        if kind != "repair" and run_id.startswith(run):  # ``--run``: that run's lines alone
+            span = [span[0] or moment, moment] if moment else span
+            if kind == "run" and noting is not None:
+                noting.purposes[run_id] = frozenset(_run_entry(record)["purposes"])
+            asset, item = _asset(line, rechecked_items, noting, latest, statuses, left)
+            if asset:
+                _add(assets, asset, line.number, record, item)
         if reached and until:
             break
-    if run and len(runs_met) != 1:
-        raise ExportRunError(_no_run(run, runs_met, every_run))
-    span = (first, last)
-    header = _header(str(path), head, count, runs, purposes, span, assets, rechecked, repairs)
-    if run:
-        header["only_run"] = runs_met[0]
-    if superseded:
-        header["items_superseded"] = superseded
-    if withheld:
-        header["items_withheld"] = withheld
-    unended = [*seen.cut, *seen.open]
-    return Export(header, list(assets.values()), reached, unended, failed)
+    runs = [_run_entry(header) for header in seen.runs if text(header.get("run")).startswith(run)]
+    if run and len(runs) != 1:
+        raise ExportRunError(_no_run(run, runs, seen.runs))
+    failed = {text(end.get("run")): text(end.get("error")) for end in seen.ends
+              if end.get("reason") == "failed"}  # fmt: skip
+    failed = {run_id: why for run_id, why in failed.items() if run_id.startswith(run)}
+    if noting is not None and failed:  # a run that failed exports no item: read again
+        noting.failed.update(failed)
+        noting.again = True
+    header = _header(str(path), head, count, runs, span, assets, statuses, left, repairs, run)
+    return Export(header, list(assets.values()), reached, [*seen.cut, *seen.open], failed)
 
 
-def _no_run(run: str, met: list[str], every: list[str]) -> str:
+def _asset(
+    line: Line, rechecked_items: bool, noting: _Latest | None, latest: _Latest | None,
+    statuses: Counter[str], left: Counter[str],
+) -> tuple[str, ItemRecord | None]:  # fmt: skip
+    """Which asset the crawl (or a recheck) kept ``line`` is (``page``, ``file``,
+    ``item``; ``""``: none), and its item read (a recheck's, with ``rechecked_items``):
+    noted (``noting``), or counted by status (``statuses``) when it stands, and exported
+    when its run did not fail and no other standing run said no (``latest``)."""
+    item = item_of(line) if rechecked_items else None
+    if item is None:
+        return _kept(line.type, line.record or {}), None
+    if latest is not None and not latest.stands(item):
+        left["items_superseded"] += 1  # a later run re-checked it for its purposes
+        return "", None
+    if noting is not None:
+        noting.note(item)
+    statuses[item.status] += 1
+    if item.status != ItemStatus.KEPT:
+        return "", item
+    if latest is not None and not latest.exported(item):
+        left["items_withheld"] += 1  # its run failed, or another standing run said no
+        return "", item
+    return "item", item
+
+
+def _no_run(run: str, met: list[dict[str, Any]], every: list[dict[str, Any]]) -> str:
     """Why ``run`` names no one run (``met``: the runs it names, of ``every`` run)."""
     if met:
-        return f"--run {run} names {len(met)} runs ({', '.join(met)}): give more of its id"
-    return f"no run {run} in the trail (its runs: {', '.join(every) or 'none'})"
+        ids = ", ".join(entry["run"] for entry in met)
+        return f"--run {run} names {len(met)} runs ({ids}): give more of its id"
+    ids = ", ".join(text(header.get("run")) for header in every)
+    return f"no run {run} in the trail (its runs: {ids or 'none'})"
 
 
 def _add(
@@ -360,3 +355,186 @@ def export_lines(path: str | Path, rechecked_items: bool = True) -> Iterator[str
     yield encode(export.header)
     for asset in export.assets:
         yield encode(asset)
+
+
+def summary_markdown(export: Export, name: str = "") -> list[str]:
+    """A short Markdown summary that a model card can cite."""
+    header = export.header
+    counts = {p: Counter(asset["preferences"][p] for asset in export.assets) for p in PURPOSES}
+    conditions = Counter(c for asset in export.assets for c in asset["conditions"])
+    assets = header["assets"]
+    lines = [
+        "## AI-usage preferences of the crawled data",
+        "",
+        f"- Export format: scrapy_rep audit export, version {header['export']}"
+        + (f" (`{name}`)" if name else ""),
+        f"- Audit trail: `{header['trail']}`, head (SHA-256 of its last line) "
+        f"`{header['head']}`, {header['lines']} line(s)",
+        f"- Crawled from {header['from'] or '-'} to {header['to'] or '-'}, "
+        f"{len(header['runs'])} run(s), purposes: {', '.join(header['purposes']) or '-'}"
+        + (f"; run `{header['only_run']}` alone (--run)" if header.get("only_run") else ""),
+        f"- Assets kept: {assets['pages']} page(s), {assets['files']} file(s)"
+        + (f", {assets['items']} re-checked item(s)" if "items" in assets else ""),
+        *_rechecked(header),
+        *_not_whole(export),
+        "",
+        "| category | allowed | disallowed | unknown |",
+        "|---|---|---|---|",
+    ]
+    lines += [f"| {p} | " + " | ".join(str(counts[p][a]) for a in ANSWERS) + " |" for p in PURPOSES]
+    lines.append("")
+    overridden = Counter(a["overridden"] for a in export.assets if a.get("overridden"))
+    if overridden:
+        lines += ["Fetched although robots.txt disallowed them, under an authorized "
+                  "override (REP_OVERRIDES): " + ", ".join(
+            f"{n} page(s) by {by}" for by, n in sorted(overridden.items())) + ".", ""]  # fmt: skip
+    if conditions:
+        lines += ["Conditions on use: " + ", ".join(
+            f"`{c}` ({n} asset(s))" for c, n in sorted(conditions.items())) + ".", ""]  # fmt: skip
+    lines.append("\"unknown\": no signal spoke about the category. Check the export against "
+                 "its trail: `python -m scrapy_rep audit verify TRAIL --export FILE`.")  # fmt: skip
+    return lines
+
+
+def _rechecked(header: dict[str, Any]) -> list[str]:
+    """The summary's line of a recheck's items, by status (only the kept are assets)."""
+    counts = header.get("items")
+    if not isinstance(counts, dict):
+        return []
+    said = ", ".join(f"{counts.get(status, 0)} {status}" for status in ITEM_STATUSES)
+    line = f"- Stored items re-checked: {sum(counts.values())} ({said})"
+    if header.get("items_superseded"):
+        line += (f", each as the latest run that re-checked it decided it "
+                 f"({header['items_superseded']} record(s) of earlier runs decided again by "
+                 "a later run)")  # fmt: skip
+    if header.get("items_withheld"):
+        line += (f"; {header['items_withheld']} kept by a run but not exported (their run "
+                 "failed, or a run for other purposes refused or left them unknown)")  # fmt: skip
+    return [f"{line}; only the kept ones are exported"]
+
+
+def _not_whole(export: Export) -> list[str]:
+    """The summary's line saying what the trail lacks, if anything: repairs after a cut,
+    runs without their end line."""
+    said = [f"repaired after a cut at line {repair['line']} ({repair['dropped_bytes']} byte(s) "
+            "dropped)" for repair in export.header.get("repairs", ())]  # fmt: skip
+    if export.unended:
+        runs = ", ".join(f"`{run[:8]}`" for run in export.unended)
+        said.append(f"run(s) {runs} without their end line: what they did after their "
+                    "last line is not in the trail")  # fmt: skip
+    # its kept items are exported only by an export of it alone (--run), as it decided
+    alone = "its items are those decided before it stopped"
+    withheld = alone if export.header.get("only_run") else "its kept items are not exported"
+    failed = [
+        f"- **Run `{run[:8]}` failed** ({why or 'no error said'}): not a whole recheck; {withheld}"
+        for run, why in export.failed.items()
+    ]
+    if not said:
+        return failed
+    return [f"- **The trail is not whole**: {'; '.join(said)} (`audit verify` reports it)",
+            *failed]  # fmt: skip
+
+
+def _key(line: dict[str, Any]) -> tuple[str, str, str]:
+    return (text(line.get("asset")), text(line.get("url")), json.dumps(line.get("lines")))
+
+
+def _difference(found: dict[str, Any], expected: dict[str, Any]) -> str:
+    """The first field that differs, in words."""
+    for name in sorted(set(found) | set(expected)):
+        if name not in found:
+            return f"{name} is missing"
+        if name not in expected:
+            return f"{name} is not in the trail's export"
+        have, want = found[name], expected[name]
+        if isinstance(have, dict) and isinstance(want, dict) and have != want:
+            for sub in sorted(set(have) | set(want)):
+                if have.get(sub) != want.get(sub):
+                    return (f"{name}.{sub} is {json.dumps(have.get(sub))}, "
+                            f"the trail gives {json.dumps(want.get(sub))}")  # fmt: skip
+        if have != want:
+            return f"{name} is {json.dumps(have)}, the trail gives {json.dumps(want)}"
+    return "written differently"
+
+
+def read_export(path: str | Path) -> Iterable[tuple[int, dict[str, Any] | None, str]]:
+    """Each line of an export file: (number, the object or ``None``, the raw text)."""
+    try:
+        with Path(path).open(encoding="utf-8") as file:
+            for number, raw in enumerate(file, 1):
+                try:
+                    value = json.loads(raw)
+                except (ValueError, RecursionError):
+                    value = None
+                yield number, value if isinstance(value, dict) else None, raw.rstrip("\n")
+    except (OSError, UnicodeDecodeError) as error:
+        raise TrailError(
+            f"{path}: cannot read: {getattr(error, 'strerror', None) or error}"
+        ) from None
+
+
+def check_export(trail: str | Path, export: str | Path, sink: Callable[[str, str], object]) -> int:
+    """Compare the export at ``export`` with what ``trail`` gives (up to the export's
+    ``head``); each difference is handed to ``sink(url, what)``; the number of them."""
+    lines = list(read_export(export))
+    found, expected = _header_differences(trail, lines[0][1] if lines else None)
+    if expected is not None:
+        found += _asset_differences(lines[1:], expected)
+    for url, what in found:
+        sink(url, f"export {export}: {what}")
+    return len(found)
+
+
+def _header_differences(
+    trail: str | Path, header: dict[str, Any] | None
+) -> tuple[list[tuple[str, str]], Export | None]:
+    """Where an export's ``header`` (its first line) differs from the header of the export
+    ``trail`` gives up to its ``head`` (URL, what), and that export (``None``: none to hold
+    its lines to)."""
+    if header is None or header.get("export") is None:
+        return [("", 'line 1: not an export header ({"export": …})')], None
+    if header.get("export") != EXPORT_VERSION:
+        return [("", f"line 1: export format {header.get('export')!r}, this reader knows "
+                     f"{EXPORT_VERSION}")], None  # fmt: skip
+    until = text(header.get("head"))
+    try:
+        expected = build(trail, until, run=text(header.get("only_run")))
+    except ExportRunError as error:  # the run the export is of is not in the trail
+        return [("", f"line 1: only_run: {error}")], None
+    found = []
+    if not expected.reached:
+        found.append(("", f"line 1: its head {until[:16]}… is the hash of no line of the "
+                          "trail (the trail was changed, or the export is of another "
+                          "trail)"))  # fmt: skip
+    want_header = {k: v for k, v in expected.header.items() if k != "trail"}
+    have_header = {k: v for k, v in header.items() if k != "trail"}
+    if have_header != want_header:
+        found.append(("", f"line 1: the header differs: {_difference(have_header, want_header)}"))
+    return found, expected
+
+
+def _asset_differences(
+    lines: list[tuple[int, dict[str, Any] | None, str]], expected: Export
+) -> list[tuple[str, str]]:
+    """Where an export's asset ``lines`` differ from the assets of the ``expected`` export
+    (URL, what): a line extra, altered, or missing."""
+    wanted = {_key(asset): asset for asset in expected.assets}
+    seen: set[tuple[str, str, str]] = set()
+    found = []
+    for number, value, raw in lines:
+        if value is None:
+            found.append(("", f"line {number}: not a JSON object: {raw[:60]!r}"))
+            continue
+        key, url = _key(value), text(value.get("url"))
+        if key in seen or key not in wanted:
+            found.append((url, f"line {number}: extra: no such asset in the trail"
+                          + (" (a second line for it)" if key in seen else "")))  # fmt: skip
+            continue
+        seen.add(key)
+        if value != wanted[key] or raw != encode(wanted[key]):
+            found.append((url, f"line {number}: altered: {_difference(value, wanted[key])}"))
+    missing = [asset for key, asset in wanted.items() if key not in seen]
+    return found + [
+        (asset["url"], f"missing: the {asset['asset']} of trail line(s) "
+         f"{', '.join(map(str, asset['lines']))} has no line") for asset in missing
+    ]  # fmt: skip

@@ -1,26 +1,26 @@
 """A ``url`` or ``file`` record (docs/audit-trail.md, ``url``, ``file``) read in one place by
-:meth:`FateRecord.of` for ``audit show``, ``summary``, ``list``, ``report --html`` and
-``export`` (pure): the entry it was written from, read by
-:meth:`~rep_engine.records.UrlEntry.from_line` (the crawl's own reader of the line: its fate,
-what refused it, why, its page's output...), which
+:meth:`FateRecord.of` for every command, ``audit verify`` too (pure): the entry it was
+written from, read by :meth:`~rep_engine.records.UrlEntry.from_line` (the crawl's own
+reader of the line: its fate, what refused it, why, its page's output...), which
 :func:`~rep_engine.records.describe` words for every command, and what the line holds
 beside it (its run, time and id; a file record's fate and error). Never raises: a field
 missing or not of its type (a hand-edited trail, an earlier version's) is ``""`` or
-``None``. ``audit verify`` reads the record as written (it reports a forged value as it is).
+``None``. ``audit verify`` re-derives a record from it, and reads the record as written
+only where it checks what is written (a count that is not one, ``answered`` not ``true``,
+the robots.txt line named: it reports a forged value as it is).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from rep_engine.records import Fate, FileFate, FileOutcome, UrlEntry, mapping, text, whole
 from rep_engine.urls.origins import origin_of
 
 
-@dataclass(frozen=True, slots=True)
-class FateRecord:
-    """A ``url`` or ``file`` record, read (:meth:`of`)."""
+class FateRecord(NamedTuple):
+    """A ``url`` or ``file`` record, read (:meth:`of`; a tuple: ``audit verify`` reads one
+    per record)."""
 
     #: ``url`` or ``file``.
     kind: str
@@ -41,12 +41,11 @@ class FateRecord:
     def of(cls, record: dict[str, Any]) -> FateRecord:
         """``record`` read; never raises."""
         get = record.get
-        kind, run, time, key, word = (
-            text(get(name)) for name in ("type", "run", "time", "id", "fate")
-        )
+        kind = text(get("type"))
         # a file's fate is a word of FileFate, never the entry's (its download's record says it)
         entry = UrlEntry.from_line(record if kind != "file" else {**record, "fate": None})
-        return cls(kind, run, time, key, entry, word, whole(get("attempts")), record)
+        return cls(kind, text(get("run")), text(get("time")), text(get("id")), entry,
+                   text(get("fate")), whole(get("attempts")), record)  # fmt: skip
 
     @property
     def fate(self) -> Fate | None:

@@ -5,22 +5,32 @@ Security Policy forbids the page any network access, so it works offline and a h
 string in the trail cannot load anything. Every string read from the trail is escaped
 with :func:`html.escape` and written as text, never as a link, an attribute the browser
 acts on, or script. The search box filters the table; ``#q=text`` (or ``?q=text``) in the
-page's address fills it in, so a filtered view can be linked.
+page's address fills it in, so a filtered view can be linked. Its table's rows: one per
+``url`` record (:func:`row_html`: its state, what decided it, the robots.txt line) and one
+per recheck's item (:func:`item_row_html`), drawn as the trail is read.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
+from html import escape
 from pathlib import Path
 from typing import Any, Final
 
+from rep_audit.faterecord import FateRecord
 from rep_audit.findings import Verification
-from rep_audit.htmlrows import HEADS, ITEM_HEADS, url_html
-from rep_audit.htmlrows import html_text as _e
 from rep_audit.runcontext import steering
-from rep_audit.summary import Summary, items_line, unended
-from rep_audit.tallies import Tally
-from rep_engine.records import ITEM_STATUSES, items
+from rep_audit.summary import Summary, Tally, items_line, unended, with_file
+from rep_engine.records import (
+    ITEM_STATUSES,
+    ItemRecord,
+    ItemStatus,
+    denied_purposes,
+    describe,
+    items,
+)
+from rep_engine.trail.terminal import printable
 
 #: Table rows written at most (the counts above it always cover every record).
 MAX_ROWS: Final = 10_000
@@ -90,7 +100,7 @@ def _totals(summary: Summary) -> str:
         boxes += [(f"items re-checked, {status}", getattr(summary.items, status))
                   for status in ITEM_STATUSES]  # fmt: skip
     return "".join(
-        f'<div class="total" id="total-{i}"><b>{n}</b>{_e(label)}</div>'
+        f'<div class="total" id="total-{i}"><b>{n}</b>{html_text(label)}</div>'
         for i, (label, n) in enumerate(boxes)
     )
 
@@ -113,7 +123,7 @@ def _chart(chart_id: str, rows: Iterable[tuple[str, Tally]]) -> str:
             if n
         )
         parts.append(
-            f'<div class="label" title="{_e(name)}">{_e(name)}</div>'
+            f'<div class="label" title="{html_text(name)}">{html_text(name)}</div>'
             f'<div class="bar">{spans}</div><div>{tally.requests}</div>'
         )
     parts.append("</div>")
@@ -125,9 +135,9 @@ def _run_cell(column: int, cell: Any) -> str:
     to 8, whole on hover; timestamps on one line; the rest wraps at separators (a spider
     name's ``_`` too)."""
     if column in (0, 8) and cell:
-        return f'<td class="run" title="{_e(cell)}">{_e(str(cell)[:8])}</td>'
+        return f'<td class="run" title="{html_text(cell)}">{html_text(str(cell)[:8])}</td>'
     if column in (1, 9):
-        return f'<td class="time">{_e(cell)}</td>'
+        return f'<td class="time">{html_text(cell)}</td>'
     if column == 7:
         return f'<td class="ua">{url_html(cell)}</td>'
     return f"<td>{url_html(cell)}</td>"
@@ -158,7 +168,7 @@ def _refusing(summary: Summary) -> str:
     if not rows:
         return "<p>No origin refused anything.</p>"
     body = "".join(
-        f"<tr><td>{_e(origin)}</td><td>{t.refused}</td><td>{t.requests}</td></tr>"
+        f"<tr><td>{html_text(origin)}</td><td>{t.refused}</td><td>{t.requests}</td></tr>"
         for origin, t in rows
     )
     return (
@@ -168,16 +178,17 @@ def _refusing(summary: Summary) -> str:
 
 
 def _verification(result: Verification) -> str:
-    events = "".join(f"<li>{_e(event)}</li>" for event in result.events)
+    events = "".join(f"<li>{html_text(event)}</li>" for event in result.events)
     events = f'<ul id="events">{events}</ul>' if events else ""
     # several trails read as separate crawls: said before the verdict
-    events = "".join(f'<p class="note">{_e(note)}</p>' for note in result.notes) + events
+    events = "".join(f'<p class="note">{html_text(note)}</p>' for note in result.notes) + events
     if result.clean:
         return (
-            f'<p class="ok" id="verify">verify: clean: the chain of {result.lines} lines '
-            f"is whole and every decision re-derives the same (head {_e(result.head)})</p>" + events
+            f'<p class="ok" id="verify">verify: clean: the chain of {result.lines} lines is '
+            "whole and every decision re-derives the same "
+            f"(head {html_text(result.head)})</p>{events}"
         )
-    items = "".join(f"<li>{_e(finding)}</li>" for finding in result.findings[:200])
+    items = "".join(f"<li>{html_text(finding)}</li>" for finding in result.findings[:200])
     more = result.problems - min(len(result.findings), 200)
     tail = f"<li>… and {more} more</li>" if more > 0 else ""
     return (
@@ -186,7 +197,7 @@ def _verification(result: Verification) -> str:
     )
 
 
-def _items(summary: Summary, rows: list[str]) -> str:
+def _item_section(summary: Summary, rows: list[str]) -> str:
     """The section of a recheck's items: their counts, and a table of them (the first
     :data:`MAX_ROWS`)."""
     if not summary.items.items:
@@ -196,7 +207,7 @@ def _items(summary: Summary, rows: list[str]) -> str:
     note = (f"<p>The table shows the first {shown} items of {summary.items.items}.</p>"
             if shown < summary.items.items else "")  # fmt: skip
     return (
-        f'<h2>Re-checked items</h2><p id="items-count">{_e(items_line(summary.items))}</p>'
+        f'<h2>Re-checked items</h2><p id="items-count">{html_text(items_line(summary.items))}</p>'
         f'{note}<div class="scroll"><table id="items"><thead><tr>{heads}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )
@@ -223,11 +234,11 @@ def render(
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{_CSP}">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Audit trail: {_e(path.name)}</title><style>{_CSS}</style></head>
-<body><h1>Audit trail: {_e(path.name)}</h1>
+<title>Audit trail: {html_text(path.name)}</title><style>{_CSS}</style></head>
+<body><h1>Audit trail: {html_text(path.name)}</h1>
 <p>{len(summary.runs)} run(s) of spider(s)
-{_e(", ".join(sorted({str(r.get("spider")) for r in summary.runs})) or "-")}</p>
-{"".join(f'<p class="bad steering">{_e(said)}</p>' for r in summary.runs if (said := steering(r)))}
+{html_text(", ".join(sorted({str(r.get("spider")) for r in summary.runs})) or "-")}</p>
+{"".join(f'<p class="bad steering">{html_text(s)}</p>' for r in summary.runs if (s := steering(r)))}
 {_verification(result)}
 <h2>Totals</h2><div class="totals">{_totals(summary)}</div>
 <h2>Runs</h2><div class="scroll">{_runs(summary)}</div>
@@ -240,6 +251,99 @@ def render(
 <div class="scroll"><table id="records"><thead><tr>{heads}</tr></thead><tbody>
 {"".join(rows)}
 </tbody></table></div>
-{_items(summary, item_rows)}
+{_item_section(summary, item_rows)}
 <script>{_SCRIPT}</script></body></html>
 """
+
+
+def html_text(value: Any) -> str:
+    """Text as HTML: control characters and bidi controls as visible escapes, then
+    :func:`html.escape`."""
+    return escape(printable("" if value is None else value), quote=True)
+
+
+#: Where a long URL may break: after these characters.
+_BREAKS: Final = re.compile(r"(?<=[/?&=#;,.\-_])")
+
+
+def url_html(url: Any) -> str:
+    """A URL as text that wraps after ``/ ? & = # ; , . - _`` (``<wbr>``), not mid-word
+    (a CSS fallback breaks a word too long for its cell anywhere)."""
+    return "<wbr>".join(html_text(piece) for piece in _BREAKS.split(printable(url or "")))
+
+
+def row_html(
+    number: int | str,
+    record: FateRecord,
+    purposes: list[str],
+    file: FateRecord | None = None,
+) -> str:
+    """One table row for one ``url`` record (``file``: the ``file`` record that refused
+    its download, :meth:`Summary.file_of`), in the words of
+    :func:`~rep_engine.records.describe`: its state (its fate, or ``fetched, item dropped``
+    for a fetched page whose items were dropped after the fetch, ``fetched, file refused``
+    or ``marked`` for a file the media gate refused) and its colour, what refused it, what
+    decided it, the robots.txt line."""
+    said = describe(with_file(record, file), purposes)
+    shown = said.state or record.written  # a fate that is no word of ours: as written
+    denied = denied_purposes(record.entry.usage, tuple(purposes))
+    asked = ", ".join(p + (" (denied)" if p in denied else "") for p in purposes)
+    why = f' title="{html_text(said.why)}"' if said.why else ""
+    tds = [
+        f"<td>{html_text(number)}</td>",
+        f'<td class="time">{html_text(record.time)}</td>',
+        f'<td class="run" title="{html_text(record.run)}">{html_text(record.run[:8])}</td>',
+        f"<td>{html_text(asked)}</td>",
+        f'<td class="url">{url_html(record.entry.url)}</td>',
+        # the fate cell shows the record's ``why`` on hover
+        f'<td class="fate"{why}><span class="{said.colour}"></span>{html_text(shown)}</td>',
+        f"<td>{html_text(said.reason)}</td>",
+        f'<td class="said">{html_text(said.signal)}</td>',
+        f"<td>{url_html(said.rule)}</td>",
+        *(f"<td>{html_text(n)}</td>" for n in (record.entry.status, *_output(record))),
+        f"<td>{url_html(record.origin)}</td>",
+    ]
+    return f"<tr>{''.join(tds)}</tr>"
+
+
+def _output(record: FateRecord) -> tuple[int | None, int | None]:
+    """Its page's items kept and dropped (``None``: no page pass read it)."""
+    output = record.entry.output
+    return (None, None) if output is None else (output.kept, output.items_dropped)
+
+
+ITEM_HEADS: Final = (
+    "line", "time", "run", "URL", "dataset line", "status", "reason", "decided by", "why",
+    "robots.txt", "snapshots", "origin",
+)  # fmt: skip
+
+
+def item_row_html(number: int | str, item: ItemRecord) -> str:
+    """One table row for a recheck's item (:class:`~rep_engine.records.ItemRecord`):
+    its status, what decided it, the robots.txt line and the snapshots it names."""
+    robots = item.robots
+    rule = f"line {robots.line}: {robots.rule}" if robots.line is not None else ""
+    documents = ", ".join(f"{name} {sha[:12] or 'not had'}" for name, sha in item.documents)
+    status = ItemStatus.of(item.status)
+    tds = [
+        f"<td>{html_text(number)}</td>",
+        f'<td class="time">{html_text(item.time)}</td>',
+        f'<td class="run" title="{html_text(item.run)}">{html_text(item.run[:8])}</td>',
+        f'<td class="url">{url_html(item.url)}</td>',
+        f"<td>{html_text(item.line)}</td>",
+        f'<td class="fate"><span class="{status.colour if status else "other"}"></span>'
+        f"{html_text(item.status)}</td>",
+        f"<td>{html_text(item.reason)}</td>",
+        f'<td class="said">{html_text(item.decided)}</td>',
+        f'<td class="said">{html_text(item.why)}</td>',
+        f"<td>{url_html(rule or robots.why)}</td>",
+        f'<td class="said">{html_text(documents)}</td>',
+        f"<td>{url_html(item.origin)}</td>",
+    ]
+    return f"<tr>{''.join(tds)}</tr>"
+
+
+HEADS: Final = (
+    "line", "time", "run", "purposes", "URL", "fate", "reason", "deciding signal",
+    "robots.txt", "status", "kept", "dropped", "origin",
+)  # fmt: skip

@@ -36,26 +36,28 @@ own decisions on its snapshots, as it holds a crawl's records
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, Final
 
-from rep_audit.pages import _fields, names_differences, read_for
-from rep_audit.pagetimes import time_of
-from rep_audit.pageusage import recorded_signals
-from rep_audit.rederive import Rederiver, RunContext, held_to
+from rep_audit.faterecord import named_origin
+from rep_audit.pages import _fields, names_differences, read_for, recorded_signals, time_of
+from rep_audit.rederive import Rederiver, written_tdm
+from rep_audit.runcontext import RunContext, held_to
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.procedure import cut_before_limit
 from rep_engine.records import (
     ITEM_NOT_HAD,
-    ITEM_STATUSES,
     REFUSED_BY,
+    Fate,
+    ItemRecord,
+    ItemStatus,
     Reason,
     RefusedBy,
+    UrlEntry,
     items,
     mapping,
     text,
-    whole,
 )
-from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
 from rep_engine.verdict.decide import LICENSE, TDM, Allowed, Refused
 from rep_engine.verdict.page import PageFacts, PageStatements, decide_page
@@ -65,20 +67,20 @@ from rep_engine.verdict.policy import NOTHING_BEFORE, Before
 PAGE_NOT_FETCHED: Final = "page not fetched again"
 
 
-def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiver) -> list[str]:
+def item_differences(item: ItemRecord, run: RunContext, rederiver: Rederiver) -> list[str]:
     """Every way an ``item`` record differs from what its snapshots (and its page part)
     say today (sentences)."""
-    status = text(record.get("status"))
-    if status not in ITEM_STATUSES:
-        return [f"unknown status {record.get('status')!r}"]
-    by = text(record.get("refused_by"))
-    if status == "refused" and not by:
+    status, by, record = ItemStatus.of(item.status), item.refused_by, item.record
+    if status is None:
+        return [f"unknown status {record.get('status')!r}"]  # as written
+    if status is ItemStatus.REFUSED and not by:
         return ["recorded refused, but not by what (no refused_by)"]
-    after_fetch = status == "kept" or by == RefusedBy.PAGE
+    after_fetch = status is ItemStatus.KEPT or by == RefusedBy.PAGE
     # Before the fetch it was allowed (kept, or refused by its page): held as a page the
     # crawl sent for; else as a request refused by what its refused_by says.
-    as_url = {**record, "fate": "fetched" if after_fetch else "refused"}
-    found, before = rederiver._request_differences(as_url, run, item=True)
+    fate = Fate.FETCHED if after_fetch else Fate.REFUSED
+    held_as = replace(UrlEntry.from_line(record), fate=fate, refused_by=by, tdm=written_tdm(record))
+    found, before = rederiver._request_differences(held_as, record, run, item=True)
     verdict = rederiver.verdict
     given_up = isinstance(verdict, Refused) and verdict.reason is Reason.TDMREP_UNREACHABLE
     if given_up and not after_fetch:
@@ -86,27 +88,26 @@ def item_differences(record: dict[str, Any], run: RunContext, rederiver: Rederiv
         # Content-Signal, a license): then it is refused, as the recheck decides it (a
         # "no" had is not lost to a tdmrep.json not had). Decided again with the
         # tdmrep.json not had read as none (it can only add a "no").
-        without = {name: value for name, value in as_url.items() if name != "tdmrep"}
-        again, _ = rederiver._request_differences(without, run, item=True)
+        again, _ = rederiver._request_differences(replace(held_as, tdm=None), record, run, True)
         refusal = rederiver.verdict
         if isinstance(refusal, Refused) and refusal.reason not in ITEM_NOT_HAD:
             found = again
         else:
             rederiver.verdict = verdict  # nothing had refuses it: not had, as recorded
-    if isinstance(rederiver.verdict, Allowed) and not mapping(record.get("robots")).get("snapshot"):
+    if isinstance(rederiver.verdict, Allowed) and not item.robots.sha256:
         rederiver.verdict = None  # its robots.txt not had: what was had does not allow it
     if after_fetch:
-        if status == "kept" and run.recheck_pages and not isinstance(record.get("page"), dict):
+        if status is ItemStatus.KEPT and run.recheck_pages and held_as.page is None:
             found.append("recorded kept in a run that fetched each page again (--pages), "
                          "but the record keeps nothing its page said")  # fmt: skip
-        found += _page_differences(record, run, before, status, by)
-        if cut := _cut(record, rederiver):
+        found += _page_differences(item, run, before, status)
+        if cut := _cut(item, rederiver):
             found.append(f"recorded {status}, but {cut}: what it allows is not known "
                          "(unknown)")  # fmt: skip
-    elif status == "unknown":
-        found += _unknown_differences(as_url, rederiver, run)
+    elif status is ItemStatus.UNKNOWN:
+        found += _unknown_differences(item, rederiver, run)
     else:
-        found += _refusal_differences(record, rederiver)
+        found += _refusal_differences(item, rederiver)
     found += _scope_differences(record, run)
     return [f"item {what}" if what.startswith("recorded") else what for what in found]
 
@@ -138,7 +139,7 @@ def _scope_differences(record: dict[str, Any], run: RunContext) -> list[str]:
     return found
 
 
-def _refusal_differences(record: dict[str, Any], rederiver: Rederiver) -> list[str]:
+def _refusal_differences(item: ItemRecord, rederiver: Rederiver) -> list[str]:
     """A ``refused`` item's ``refused_by`` and ``why`` held against what its snapshots
     refuse it by (the recheck writes the verdict's own): a ``Disallow`` relabelled a
     purpose's "no" (which ``summary`` counts as a usage signal) is found. Nothing when
@@ -146,36 +147,34 @@ def _refusal_differences(record: dict[str, Any], rederiver: Rederiver) -> list[s
     verdict = rederiver.verdict
     if not isinstance(verdict, Refused) or verdict.reason in ITEM_NOT_HAD:
         return []
-    by, derived = text(record.get("refused_by")), text(REFUSED_BY.get(verdict.reason))
+    by, derived = item.refused_by, text(REFUSED_BY.get(verdict.reason))
     if derived and by != derived:
         return [f"recorded refused by {by}, but its snapshots refuse it by {derived}: "
                 f"{verdict.message}"]  # fmt: skip
-    why = text(record.get("why"))
-    if why != verdict.message:
-        return [f"recorded refused with why {why!r}, but its snapshots say "
+    if item.why != verdict.message:
+        return [f"recorded refused with why {item.why!r}, but its snapshots say "
                 f"{verdict.message!r}"]  # fmt: skip
     return []
 
 
-def _unknown_differences(
-    record: dict[str, Any], rederiver: Rederiver, run: RunContext
-) -> list[str]:
+def _unknown_differences(item: ItemRecord, rederiver: Rederiver, run: RunContext) -> list[str]:
     """An ``unknown`` item held against what its snapshots decide (nothing to hold it
     against when no robots.txt snapshot was had); one whose page was not fetched again
     only in a run that fetched pages (``--pages``), and without what its page said."""
-    if text(record.get("why")).startswith(PAGE_NOT_FETCHED):
+    page_not_fetched = item.why.startswith(PAGE_NOT_FETCHED)
+    if page_not_fetched:
         if not run.recheck_pages:
             return ["recorded unknown as its page was not fetched again, but its run "
                     "fetched no page (no --pages)"]  # fmt: skip
-        if "page" in record:
+        if "page" in item.record:
             return ["recorded unknown as its page was not fetched again, but the record "
                     "keeps what its page said"]  # fmt: skip
-    if given_up_allowing(text(mapping(record.get("robots")).get("why"))) is False:
+    if given_up_allowing(item.robots.why) is False:
         return ["recorded unknown, but its robots.txt was given up on as unreachable and its "
                 "requests dropped: refused (RFC 9309 §2.3.1.4, complete disallow)"]  # fmt: skip
     verdict = rederiver.verdict  # a tdmrep.json not had read as none (item_differences)
     if isinstance(verdict, Allowed):
-        if text(record.get("why")).startswith(PAGE_NOT_FETCHED) or _cut(record, rederiver):
+        if page_not_fetched or _cut(item, rederiver):
             return []  # the page's fetch failed (as recorded), or a document it needs is cut
         return ["recorded unknown, but every document it needs was had and allows it "
                 "(it is kept)"]  # fmt: skip
@@ -195,11 +194,11 @@ class ItemOrder:
         self._at: dict[str, tuple[int, int]] = {}
         self._shards: dict[str, dict[str, int]] = {}
 
-    def place(self, run: RunContext, record: dict[str, Any]) -> str:
-        """Why ``record`` (an ``item`` line of ``run``) is out of place (``""``: it is
-        not): no dataset line, a shard its run did not read, or a dataset line its run
-        recorded already, or recorded after one that comes after it."""
-        line, shard = whole(record.get("line")), text(record.get("shard"))
+    def place(self, run: RunContext, item: ItemRecord) -> str:
+        """Why ``item`` (of ``run``) is out of place (``""``: it is not): no dataset line,
+        a shard its run did not read, or a dataset line its run recorded already, or
+        recorded after one that comes after it."""
+        line, shard = item.line, item.shard
         shards = self._shards.get(run.run)
         if shards is None:
             shards = self._shards[run.run] = {n: i for i, n in enumerate(run.recheck_shards)}
@@ -219,44 +218,48 @@ class ItemOrder:
                 "(after a later line): a run records each line once, in order")  # fmt: skip
 
 
-def _cut(record: dict[str, Any], rederiver: Rederiver) -> str:
+def _cut(item: ItemRecord, rederiver: Rederiver) -> str:
     """Which document the item was decided with was cut before 500 KiB, the least a
     crawler reads (RFC 9309 §2.5), as its snapshot line says (``""``: none was): an
     item it allows is not known to be allowed."""
-    url, robots = text(record.get("url")), mapping(record.get("robots"))
-    origin = text(robots.get("origin")) or str(origin_of(url) or "")
-    named = {f"{origin}/robots.txt": robots.get("snapshot"),
-             f"{origin}{WELL_KNOWN_PATH}": record.get("tdmrep"),
-             **mapping(record.get("rsl"))}  # fmt: skip
-    for document, sha in named.items():
-        detail = text(mapping(rederiver.meta(text(sha), document)).get("detail"))
-        if text(sha) and cut_before_limit(detail):
+    origin = named_origin(item.record, item.url)
+    for name, sha in item.documents:
+        document = document_url(name, origin)
+        detail = text(mapping(rederiver.meta(sha, document)).get("detail"))
+        if sha and cut_before_limit(detail):
             return f"its snapshot of {document} was cut before 500 KiB ({detail})"
     return ""
 
 
+def document_url(name: str, origin: str) -> str:
+    """The URL of a document an item names (:attr:`~rep_engine.records.ItemRecord.
+    documents`): robots.txt and tdmrep.json of its ``origin``, an RSL license by its own."""
+    if name == RefusedBy.ROBOTS_TXT:
+        return f"{origin}/robots.txt"
+    return f"{origin}{WELL_KNOWN_PATH}" if name == RefusedBy.TDMREP_JSON else name
+
+
 def _page_differences(
-    record: dict[str, Any], run: RunContext, before: Before | None, status: str, by: str
+    item: ItemRecord, run: RunContext, before: Before | None, status: ItemStatus
 ) -> list[str]:
     """The record held against its page's verdict, when it keeps what the page said."""
-    part = record.get("page")
-    rules = run.page.rules
+    part, rules, by = item.record.get("page"), run.page.rules, item.refused_by
     if not isinstance(part, dict) or "omitted" in part or rules is None:
         if by == RefusedBy.PAGE:
             return ["recorded refused by its page, but the record keeps nothing the page said"]
         return []
-    names = read_for(held_to(record, run), run.page)
+    names = read_for(held_to(item.robots, run), run.page)
     found = names_differences(part, names)  # decided for the names it was held to
     statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
-    facts = PageFacts(text(record.get("url")), names, before or NOTHING_BEFORE)
-    decided = time_of(part.get("decided") or record.get("time"))
+    facts = PageFacts(item.url, names, before or NOTHING_BEFORE)
+    decided = time_of(part.get("decided") or item.time)
     verdict = decide_page(facts, statements, rules, decided)
     index = verdict.index if verdict.index is not None and run.page.noindex_drops else None
     refusal = index or verdict.purpose
-    if status == "kept" and refusal is not None:
+    if status is ItemStatus.KEPT and refusal is not None:
         return [*found, f"recorded kept, but its page says no: {refusal.message}"]
     if by == RefusedBy.PAGE:
-        reason = Reason.of(record.get("item_reason"))
+        reason = Reason.of(item.item_reason)
         if refusal is None:
             found.append("recorded refused by its page, but what the page said refuses nothing")
         elif reason is not refusal.reason:

@@ -146,7 +146,7 @@ def rows(
             found: dict[str, Any] = {"line": number}
             found.update({"trail": path} if len(paths) > 1 else {})
             found.update(shown)
-            if reasons and found["reason"].lower() not in reasons:
+            if reasons and found["reason"] not in reasons:  # its word, a member's
                 continue
             yield found
 

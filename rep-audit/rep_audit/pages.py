@@ -30,6 +30,11 @@ The records of runs that wrote no ``page`` part (no ``page_parts`` in their head
 taken as recorded; in a run that wrote them, a page's record without one has lost it, and
 only a run from before whole parts (``page_parts: 2``) may have a part ``omitted`` (older
 runs kept only that past 16,384 characters).
+
+The record's times are read here for every check of ``audit verify`` (:func:`time_of`,
+:func:`instant`: the snapshots' and the send times' too), and its recorded usage signals
+read back as the decision's (:func:`recorded_signals`, :func:`recorded_signal`: the
+re-derivation of its request's documents reads them too).
 """
 
 from __future__ import annotations
@@ -37,13 +42,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from typing import Any, Final, TypeGuard
 
-from rep_audit.pagerun import PageRun
-from rep_audit.pagetimes import time_of, when_cached, when_decided
-from rep_audit.pageusage import recorded_signal, recorded_signals, usage_differences
-from rep_engine.records import items, text, whole
-from rep_engine.usage.purpose import UsageSignal
+from rep_audit.runcontext import PageRun
+from rep_engine.records import items, mapping, text, whole
+from rep_engine.trail.lines import usage_part
+from rep_engine.usage.purpose import PURPOSES, UsageSignal
 from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PageFacts, PageRules, PageStatements, PageVerdict, decide_page
 from rep_engine.verdict.policy import Before
@@ -93,12 +98,10 @@ def page_differences(
     part = record.get("page")
     if part is None and run.parts and "items_kept" in record:
         return ["the record has lost what its page said (no page part)"]
-    if run.rules is None or not isinstance(part, dict):
-        return []
+    if run.rules is None or not isinstance(part, dict) or ("omitted" in part and run.parts < 2):
+        return []  # only a run from before whole parts omits a part
     if "omitted" in part:
-        if run.parts >= 2:
-            return ["the record omits what its page said, which this run never does"]
-        return []
+        return ["the record omits what its page said, which this run never does"]
     expected = read_for(agents, run)
     found = names_differences(part, expected)
     said = _said(part, read_part)
@@ -223,7 +226,7 @@ def _recorded_before(record: dict[str, Any]) -> Before:
     with a snapshot), when it could not be re-derived."""
     signals = tuple(
         recorded_signal(s)
-        for s in recorded_signals(record)
+        for s in recorded_signals(record.get("usage"))
         if s.get("snapshot") and s.get("vocabulary") != "rsl"
     )
     return Before(signals, None, signals) if signals else Before((), None)
@@ -289,3 +292,134 @@ def _fields(value: Any) -> tuple[tuple[str, str], ...]:
         if isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, str) for v in pair):
             found.append((pair[0], pair[1]))
     return tuple(found)
+
+
+def time_of(value: Any) -> datetime | None:
+    """A record's ISO time (``None``: none, or unreadable: then the current time)."""
+    try:
+        return datetime.fromisoformat(text(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def instant(value: Any) -> float | None:
+    """A record's ISO time with its zone as POSIX seconds (``None``: none, unreadable, or
+    without its zone)."""
+    moment = time_of(value)
+    return moment.timestamp() if moment is not None and moment.tzinfo is not None else None
+
+
+def when_decided(record: dict[str, Any], part: dict[str, Any], run: PageRun) -> list[str]:
+    """A page's ``decided`` time held between what bounds it: not before its run started
+    nor before its request was sent (``sent_at``), not after its record was written."""
+    written = text(part.get("decided"))
+    if not written:
+        return []
+    decided = time_of(written)
+    if decided is None or decided.tzinfo is None:
+        return [f"its page part's decided time {written!r} is no time"]
+    bounds = (("its run started", run.start, False), ("its request was sent",
+              text(record.get("sent_at")), False), ("its record was written",
+              text(record.get("time")), True))  # fmt: skip
+    for what, bound, after in bounds:
+        moment = time_of(bound) if bound else None
+        if moment is None or moment.tzinfo is None:
+            continue
+        if (decided > moment) if after else (decided < moment):
+            return [f"its page part says it was decided at {written}, "
+                    f"{'after' if after else 'before'} {what} ({bound})"]  # fmt: skip
+    return []
+
+
+def when_cached(record: dict[str, Any], part: dict[str, Any]) -> list[str]:
+    """A replayed page's ``cached`` time (when its copy was really fetched): ``true``
+    (the cache did not say), or a time not after its request was sent, it was decided,
+    nor its record was written."""
+    written = part.get("cached")
+    if written is None or written is True:
+        return []
+    cached = time_of(written) if isinstance(written, str) else None
+    if cached is None or cached.tzinfo is None:
+        return [f"its page part's cached time {written!r} is no time"]
+    bounds = (("its request was sent", text(record.get("sent_at"))),
+              ("it was decided", text(part.get("decided"))),
+              ("its record was written", text(record.get("time"))))  # fmt: skip
+    for what, bound in bounds:
+        moment = time_of(bound) if bound else None
+        if moment is not None and moment.tzinfo is not None and cached > moment:
+            return [f"its page part says it was replayed from a copy fetched at {written}, "
+                    f"after {what} ({bound})"]  # fmt: skip
+    return []
+
+
+def usage_differences(
+    record: dict[str, Any], verdict: PageVerdict, before: Before | None
+) -> list[str]:
+    """The recorded usage decision held against the verdict's, signal by signal and
+    purpose by purpose (the snapshot each document signal names is checked by
+    :mod:`rep_audit.rederive`)."""
+    decision = verdict.usage
+    recorded = record.get("usage") if isinstance(record.get("usage"), dict) else None
+    derived = usage_part(decision, "", "") if decision.signals else None
+    if derived is None and recorded is None:
+        return []
+    mine = [_without_snapshot(s) for s in items((derived or {}).get("signals"))]
+    theirs = [_without_snapshot(s) for s in recorded_signals(record.get("usage"))]
+    found = [
+        f"the page says {signal.source}, which the record's usage decision does not list"
+        for signal, entry in zip(decision.signals, mine, strict=True)
+        if False in signal.answers and entry not in theirs
+    ]
+    if found:
+        return found
+    if mine != theirs:
+        extra = [s for s in theirs if s not in mine]
+        missing = [s for s in mine if s not in theirs]
+        if extra:
+            return [f"the record's usage decision lists {_source(extra[0])}, which neither the "
+                    "page nor its documents say"]  # fmt: skip
+        if missing:
+            return [f"the record's usage decision lacks {_source(missing[0])}"]
+        return ["the record's usage decision lists its signals in another order than the "
+                "page's verdict"]  # fmt: skip
+    # equal signals: none when a forged usage part lists none (or none that is an object)
+    derived, recorded = derived or {}, recorded or {}
+    for key in ("answers", "decided_by", "conditions"):
+        if derived.get(key) != recorded.get(key):
+            return [f"the record's usage decision gives {key} {_json(recorded.get(key))}, its "
+                    f"signals give {_json(derived.get(key))}"]  # fmt: skip
+    return []
+
+
+def recorded_signals(usage: Any) -> list[dict[str, Any]]:
+    """The signals of a record's ``usage`` part, each an object."""
+    signals = mapping(usage).get("signals")
+    return [s for s in items(signals) if isinstance(s, dict)]
+
+
+def recorded_signal(entry: dict[str, Any]) -> UsageSignal:
+    """A recorded signal (a ``usage.signals`` entry) as the decision's
+    :class:`UsageSignal` (its answers in :data:`PURPOSES` order)."""
+    answers = mapping(entry.get("answers"))
+    given = tuple(answers.get(p) if isinstance(answers.get(p), bool) else None for p in PURPOSES)
+    conditions = tuple(text(c) for c in items(entry.get("conditions")))
+    return UsageSignal(
+        text(entry.get("vocabulary")),  # type: ignore[arg-type]
+        (given[0], given[1], given[2]),
+        text(entry.get("source")),
+        conditions,
+    )
+
+
+def _without_snapshot(entry: Any) -> dict[str, Any]:
+    return {k: v for k, v in entry.items() if k != "snapshot"} if isinstance(entry, dict) else {}
+
+
+def _source(entry: dict[str, Any]) -> str:
+    answers = mapping(entry.get("answers"))  # a forged one's may be anything
+    said = ", ".join(f"{p} {'yes' if a else 'no'}" for p, a in answers.items())
+    return f"{text(entry.get('source'))!r} ({said or 'no answer'})"
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)

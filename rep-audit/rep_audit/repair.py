@@ -59,11 +59,6 @@ class Repaired:
     after_open_run: bool = False
 
 
-def _is_trail_line(raw: bytes) -> bool:
-    record = json_object(raw)
-    return record is not None and record.get("type") in TYPES
-
-
 @dataclass
 class _Kept:
     """The whole lines of a trail, read in order: where they end, how many, the first
@@ -107,7 +102,7 @@ class _Kept:
         return self.runs.get(self.last_run, False)
 
 
-def repair(path: str | Path, now: float | None = None) -> Repaired:
+def repair(path: str | Path) -> Repaired:
     """Drop the cut line at the end of the trail at ``path`` and append a ``repair`` line.
     Raises :class:`rep_engine.trail.read.TrailError` (the file untouched) when ``path`` is
     not a trail, is damaged otherwise than by a cut at its end, cannot be written, or a
@@ -118,14 +113,14 @@ def repair(path: str | Path, now: float | None = None) -> Repaired:
     try:
         with path.open("r+b") as file:
             lock(file, path)
-            return _repair(path, file, now)
+            return _repair(path, file)
     except TrailFileError as error:
         raise TrailError(str(error)) from None
     except OSError as error:
         raise TrailError(f"{path}: cannot repair: {error.strerror or error}") from None
 
 
-def _repair(path: Path, file: IO[bytes], now: float | None) -> Repaired:
+def _repair(path: Path, file: IO[bytes]) -> Repaired:
     size = file.seek(0, os.SEEK_END)
     if size == 0:
         raise TrailError(f"{path}: not repaired: empty, not an audit trail")
@@ -141,7 +136,7 @@ def _repair(path: Path, file: IO[bytes], now: float | None) -> Repaired:
             "its first line: nothing to keep); move it away"
         )
     for which, number, raw in (("first", 1, kept.first), ("last", kept.lines, kept.last)):
-        if not _is_trail_line(raw):
+        if (json_object(raw) or {}).get("type") not in TYPES:
             raise TrailError(
                 f"{path}: not repaired: not an audit trail (its {which} whole line, line "
                 f"{number}, is not a trail line)"
@@ -152,7 +147,7 @@ def _repair(path: Path, file: IO[bytes], now: float | None) -> Repaired:
     dropped = file.read()
     record: dict[str, Any] = {
         "type": REPAIR,
-        "time": iso_time(now),
+        "time": iso_time(),
         "version": package_version(),
         "dropped_bytes": len(dropped),
         "dropped_sha256": hashlib.sha256(dropped).hexdigest(),

@@ -1,20 +1,114 @@
 """What a run's header (and its ``setting`` lines) says that its records' decisions depend
-on (:class:`RunContext`), and the crawler names a record's request was held to (pure)."""
+on (:class:`RunContext`), and the crawler names a record's request was held to (pure).
+
+Its fetched pages' verdicts depend on the page settings it was crawled under, read from
+its ``settings`` as the crawl read them, and on whether it wrote page parts
+(:class:`PageRun`, for :mod:`rep_audit.pages`)."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
 
-from rep_audit.pagerun import PageRun
-from rep_engine.records import items, mapping, text
+from rep_engine.directives import product_token
+from rep_engine.records import RobotsPart, items, mapping, text
 from rep_engine.robotstxt.profiles import PROFILES
 from rep_engine.settings import STEERING, RepConfig
-from rep_engine.settings.rules import overrides_of
-from rep_engine.trail.lines import SITE_SETTINGS
+from rep_engine.settings.readers import RepSettingError
+from rep_engine.settings.rules import overrides_of, page_rules
+from rep_engine.trail.lines import SITE_SETTINGS, WHOLE_PAGE_PARTS
 from rep_engine.usage.purpose import PURPOSES
 from rep_engine.verdict.decide import Override
+from rep_engine.verdict.page import PageRules
+
+#: The ``robots`` part of a record that has none, read as one that says nothing.
+NO_ROBOTS: Final = RobotsPart.from_part({})
+#: The run's settings a page's verdict depends on (``settings.rules.page_rules``), the actions
+#: on its items and ``REP_DIRECTIVE_TOKENS``: only these are read from its header, so that
+#: a setting that was valid then and is not now (an override's expiry, past today) costs
+#: no check.
+PAGE_SETTINGS: Final = frozenset(
+    {
+        "REP_PURPOSE",
+        "REP_PURPOSE_UNKNOWN",
+        "REP_NOARCHIVE_MEANS_NO_AI_TRAIN",
+        "REP_NOARCHIVE_MEANS_NO_AI_INPUT",
+        "REP_NOCACHE_MEANS_NO_AI_TRAIN",
+        "REP_NOSNIPPET_MEANS_NO_AI_INPUT",
+        "REP_MEDIA_NOINDEX_MEANS_NO_AI",
+        "REP_NOINDEX_ACTION",
+        "REP_PURPOSE_ACTION",
+        "REP_DIRECTIVE_TOKENS",
+    }
+)
+
+#: A page setting added after runs were recorded without it: a header that lacks it is of
+#: a crawl that did not have it, whose reading was this value (not today's default).
+ADDED_SINCE: Final = {"REP_NOARCHIVE_MEANS_NO_AI_INPUT": False}
+
+
+@dataclass(frozen=True)
+class PageRun:
+    """What a run's header says that its pages' verdicts depend on."""
+
+    #: The settings that decide a page (``None``: not readable from the header, a
+    #: hand-edited one: its pages are taken as recorded).
+    rules: PageRules | None = None
+    #: ``REP_NOINDEX_ACTION = "drop"`` and ``REP_PURPOSE_ACTION = "drop"``.
+    noindex_drops: bool = True
+    purpose_drops: bool = True
+    #: ``REP_DIRECTIVE_TOKENS``, as product tokens.
+    extra_tokens: tuple[str, ...] = ()
+    #: The run's ``page_parts``: 0 none written, 1 written (long ones ``omitted``), 2
+    #: written whole (a long one as a snapshot).
+    parts: int = 0
+    #: When the run started (its header's ``time``): no page of it was decided before.
+    start: str = ""
+    #: Why its settings could not be read (``""``: they could): a run that wrote page
+    #: parts is never so (:meth:`problem`).
+    unreadable: str = ""
+
+    def problem(self, purposes: Sequence[str]) -> str:
+        """What keeps this run's pages from being decided as its crawl decided them
+        (``""``: nothing): its settings unreadable although it wrote page parts (a crawl
+        writes the settings it read), or its ``REP_PURPOSE`` not the header's
+        ``purposes`` (the request checks read those)."""
+        if not self.parts:
+            return ""
+        if self.rules is None:
+            return (f"its settings cannot be read ({self.unreadable}), though it wrote page "
+                    "parts: its pages cannot be decided again")  # fmt: skip
+        given = self.rules.policy.purposes
+        if tuple(purposes) != tuple(given):
+            return (f"its settings' REP_PURPOSE ({', '.join(given)}) is not its purposes "
+                    f"({', '.join(purposes) or 'none'})")  # fmt: skip
+        return ""
+
+    @classmethod
+    def of(cls, header: dict[str, Any]) -> PageRun:
+        settings = header.get("settings")
+        marked = header.get("page_parts")
+        parts = 2 if marked == WHOLE_PAGE_PARTS else 1 if marked is True else 0
+        start = text(header.get("time"))
+        if not isinstance(settings, dict):
+            return cls(parts=parts, start=start, unreadable="settings is no object")
+        try:
+            read = {k: v for k, v in settings.items() if k in PAGE_SETTINGS and v is not None}
+            read = {**ADDED_SINCE, **read}
+            config = RepConfig.from_settings(read)
+        except (RepSettingError, TypeError, ValueError) as error:
+            return cls(parts=parts, start=start, unreadable=str(error) or type(error).__name__)
+        extra = tuple(t for t in (product_token(token) for token in config.directive_tokens) if t)
+        return cls(
+            page_rules(config),
+            config.noindex_action == "drop",
+            config.purpose_action == "drop",
+            extra,
+            parts,
+            start,
+        )
 
 
 @dataclass(frozen=True)
@@ -161,12 +255,11 @@ def fold_setting(header: dict[str, Any], line: dict[str, Any]) -> None:
         settings[name] = [*(listed if isinstance(listed, list) else ()), line.get("entry")]
 
 
-def held_to(record: dict[str, Any], run: RunContext) -> tuple[str, ...]:
+def held_to(robots: RobotsPart | None, run: RunContext) -> tuple[str, ...]:
     """The crawler names a record's request was held to: its ``robots`` part's ``agents``
     (more than one), else its ``agent``, else the run's declared name."""
-    robots = mapping(record.get("robots"))
-    names = tuple(text(name) for name in items(robots.get("agents")))
-    if len(names) > 1:
-        return names
-    agent = text(robots.get("agent")) or (run.agents[0] if run.agents else "")
+    robots = robots or NO_ROBOTS
+    if len(robots.agents) > 1:
+        return robots.agents
+    agent = robots.agent or (run.agents[0] if run.agents else "")
     return (agent,) if agent else ()

@@ -12,7 +12,7 @@
    run and the runs that resume it, named by their ``resumes``) has one final record
    per request id, and a run that resumes another (``JOBDIR``) finds it before it in
    this trail, or in another one given with it, ending in the line its header names
-   (``resumes_head``).
+   (``resumes_head``). These run-level checks are :class:`RunChecks`'s.
 3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name
    (no snapshot folder at all, a trail copied without it: one finding for the file).
 4. Every decision is re-derived from its snapshots with today's engine
@@ -25,6 +25,10 @@
    end line's ``items_passed`` (:func:`passed_problems`): no record says more (a later
    component drops only items the page pass let through); the items the errbacks of its
    failed and refused requests yielded, to its ``errback_items``.
+7. When a record's request was sent is held to what bounds it (:func:`sent_after_expiry`,
+   :func:`when_sent`): its ``sent_at`` against its ``expires`` and the end of the
+   override it went past, its crawl's start and its record's ``time``; its ``expires``
+   against the longest a crawl uses a document version.
 
 Problems are :class:`Finding` (line number, URL, sentence), in file order, handed to the
 caller's ``sink`` as they are found (the command line prints each at once); the result
@@ -37,18 +41,444 @@ import hashlib
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from rep_audit.findings import KEEP_FINDINGS, Finding, Verification
+from rep_audit.across import runs_in
+from rep_audit.faterecord import FateRecord
+from rep_audit.findings import KEEP_FINDINGS, Finding, Findings, Verification
 from rep_audit.items import ItemOrder, item_differences
+from rep_audit.pages import instant
 from rep_audit.rederive import Rederiver
-from rep_audit.runchecks import RunChecks, RunState
 from rep_audit.runcontext import RunContext, fold_setting
-from rep_audit.sendtimes import sent_after_expiry, when_sent
 from rep_audit.treeheads import TreeChecks, head_file_entries, key_file
-from rep_engine.records import FATES, text
-from rep_engine.trail.read import TYPES, Line, Trail
+from rep_engine.records import FATES, SENT_FATES, Fate, ItemRecord, item_of, mapping, text, whole
+from rep_engine.trail.file import being_written
+from rep_engine.trail.lines import SITE_SETTINGS
+from rep_engine.trail.read import TYPES, Line, Trail, is_sha256, unknown_schema
+from rep_engine.urls.origins import origin_of
+from rep_engine.verdict.decide import Override
+
+
+def sent_after_expiry(record: dict[str, Any], overrides: Sequence[Override] = ()) -> list[str]:
+    """A request sent after what its verdict rests on stopped holding: its ``sent_at``
+    past its ``expires`` (the freshness of the document versions it was decided with, or
+    an override's expiry), or past the expiry of the override it went past
+    (:func:`override_end`), whatever ``expires`` says. Times are read to the millisecond
+    written: one in the same millisecond as its expiry is not after it."""
+    sent = instant(text(record.get("sent_at")))
+    if sent is None:
+        return []
+    found = []
+    expires = text(record.get("expires"))
+    if (until := instant(expires)) is not None and sent > until:
+        found.append(f"sent at {record['sent_at']}, after what its verdict rests on had "
+                     f"stopped holding ({expires})")  # fmt: skip
+    robots = record.get("robots")
+    if not isinstance(robots, dict) or not text(robots.get("overridden")):
+        return found
+    ends, written = override_end(record, overrides)
+    if ends is None:
+        found.append(f"sent at {record['sent_at']} past robots.txt by an override "
+                     f"({text(robots.get('overridden'))}) whose expiry is given as no value: "
+                     f"{written}; whether it had expired cannot be checked")  # fmt: skip
+    elif sent > ends:
+        found.append(f"sent at {record['sent_at']}, after the override it went past had "
+                     f"expired ({written})")  # fmt: skip
+    return found
+
+
+def when_sent(
+    record: dict[str, Any], start: str = "", overrides: Sequence[Override] = (),
+    longest_use: float | None = None,
+) -> list[str]:  # fmt: skip
+    """What bounds a record's ``sent_at`` and ``expires`` (docs/audit-trail.md, ``audit
+    verify``): ``sent_at`` not before its crawl started (``start``, the first run's
+    header ``time``) nor after its record was written (``time``); without one, a request
+    sent past robots.txt by an override, recorded after that override ended, cannot be
+    checked (:func:`_not_sent_past_override`; a page Scrapy's HTTP cache replayed was not
+    sent); and
+    ``expires`` no later than the crawl could write it: the freshness of a document
+    version fetched no later than the request was sent, at most ``REP_CACHE_MAX_TTL``,
+    then its use while stale, at most ``REP_CACHE_STALE_MAX`` (``longest_use``: their
+    sum in the run's settings, ``None``: not known), counted from ``sent_at``, else
+    from the record's ``time`` (no request is sent after its record is written)."""
+    written = text(record.get("sent_at"))
+    if not written:  # sent, if at all, before its record was written
+        written_at = text(record.get("time"))
+        at = instant(written_at)
+        unsent = _not_sent_past_override(record, overrides)
+        if at is not None:
+            unsent += _expires_bound(record, at, f"recorded at {written_at}", longest_use)
+        return unsent
+    sent = instant(written)
+    if sent is None:
+        return [f"its sent_at {record.get('sent_at')!r} is no time"]
+    found = []
+    begun, recorded = instant(start), instant(text(record.get("time")))
+    if begun is not None and sent < begun:
+        found.append(f"sent at {written}, before its crawl started ({start})")
+    if recorded is not None and sent > recorded:
+        found.append(f"sent at {written}, after its record was written ({record['time']})")
+    return found + _expires_bound(record, sent, f"sent at {written}", longest_use)
+
+
+def _expires_bound(
+    record: dict[str, Any], sent: float, when: str, longest_use: float | None
+) -> list[str]:
+    """A record's ``expires`` no later than ``longest_use`` after ``sent`` (when the
+    request was sent, or at the latest, with no ``sent_at``, its record's ``time``)."""
+    expires = text(record.get("expires"))
+    until = instant(expires)
+    if until is not None and longest_use is not None and until > sent + longest_use + 0.001:
+        return [f"its expires ({expires}) is later than any the crawl could write for a "
+                f"request {when}: a document version is used {longest_use:g} s at most "
+                "(REP_CACHE_MAX_TTL + REP_CACHE_STALE_MAX)"]  # fmt: skip
+    return []
+
+
+def _not_sent_past_override(record: dict[str, Any], overrides: Sequence[Override]) -> list[str]:
+    """A record of a request sent past robots.txt by an override, with no ``sent_at``,
+    written after that override ended: when it was sent cannot be checked."""
+    robots = record.get("robots")
+    if text(record.get("fate")) not in SENT_FATES or not isinstance(robots, dict):
+        return []
+    if not text(robots.get("overridden")):
+        return []
+    page = record.get("page")
+    if isinstance(page, dict) and page.get("cached") is not None:
+        return []  # replayed by Scrapy's HTTP cache: never sent
+    ends, _ = override_end(record, overrides)
+    recorded = instant(text(record.get("time")))
+    if ends is None or recorded is None or recorded <= ends:
+        return []  # no end known: said by sent_after_expiry; recorded in time: sent in time
+    return [f"sent past robots.txt by an override ({text(robots.get('overridden'))}) that "
+            f"ended before its record was written ({record['time']}), and it has no "
+            "sent_at: whether it was sent before the override ended cannot be checked"]  # fmt: skip
+
+
+#: How an earlier release wrote an override's expiry, within ``overridden``:
+#: ``… (until 2027-07-01T00:00:00+00:00)``. Read only for its records, which have no
+#: ``override_ends``; a crawl writes that value beside the words.
+_LEGACY_UNTIL: Final = re.compile(r".*\(until ([^()]+)\)", re.ASCII)
+
+
+def override_end(
+    record: dict[str, Any], overrides: Sequence[Override] = ()
+) -> tuple[float | None, str]:
+    """When the override a record went past stopped covering a request (POSIX seconds;
+    ``None``: no value says it), and that instant as written, or why none is known.
+    docs/audit-trail.md, ``override_ends``: first the record's ``override_ends``; for a
+    record written without it, the expiry the run's ``REP_OVERRIDES`` (``overrides``)
+    gives the record's host, else an earlier release's ``(until …)`` at the end of its
+    ``overridden``. The words of this release (``…, until DATE``, ``…, through DATE,
+    UTC``) are never read: they are for people, and a record that has only them, in a run
+    whose overrides do not name its host, is reported."""
+    robots = mapping(record.get("robots"))
+    if "override_ends" in robots:
+        written = text(robots.get("override_ends"))
+        ends = instant(written)
+        return (ends, written) if ends is not None else (None, f"override_ends {written!r}"
+                                                             " is no time")  # fmt: skip
+    origin = origin_of(str(record.get("url", "")))
+    host = origin.host if origin is not None else ""
+    for override in overrides:
+        if host and override.host == host:
+            return override.ends, f"{override.expires}, as the run's REP_OVERRIDES says"
+    legacy = _LEGACY_UNTIL.fullmatch(text(robots.get("overridden")))
+    if legacy is not None and (ends := instant(legacy.group(1))) is not None:
+        return ends, legacy.group(1)
+    return None, ("the record has no override_ends, and the run's REP_OVERRIDES has no "
+                  f"override of {host or 'its host'}")  # fmt: skip
+
+
+#: The end line's counts that are checked against the run's ``url`` lines.
+COUNTED: Final = ("url", *FATES, "files", "items")
+
+
+@dataclass
+class RunState:
+    """One run of the trail, as far as its lines have been read."""
+
+    context: RunContext
+    start: int
+    #: The first run of the crawl this run resumes (itself when it is not a resume).
+    story: str = ""
+    counts: Counter[str] = field(default_factory=Counter)
+    ended: bool = False
+    #: The line number of its end line (0: none yet).
+    end: int = 0
+    #: The line of the ``repair`` that cut it short (0: none).
+    cut: int = 0
+    #: The number of its last line so far.
+    last: int = 0
+    #: The SHA-256 of its end line (``""``: none yet).
+    end_hash: str = ""
+    #: What its fetched pages' records say their page pass let through (``items_kept``
+    #: and ``items_not_kept``), and the record that says the most: (line, URL, kept, not
+    #: kept), checked against its end line's ``items_passed``.
+    passed: int = 0
+    most: tuple[int, str, int, int] | None = None
+    #: What its failed and refused records say their errbacks yielded (``items_kept``),
+    #: checked against its end line's ``errback_items``.
+    errback: int = 0
+    #: When the first run of its crawl started (its header's ``time``; ``""``: not known,
+    #: a resume whose paused run is not read before it): none of its requests was sent
+    #: before.
+    first_start: str = ""
+    #: Its ``run`` line, with the entries of its ``setting`` lines put back in
+    #: (:func:`rep_audit.runcontext.fold_setting`), and how many of each its header says.
+    header: dict[str, Any] = field(default_factory=dict)
+    entries: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Resume:
+    """A run line that resumes a run (``resumes``) not found before it in the trail."""
+
+    line: int
+    run: str
+    resumes: str
+    #: The trail the paused run was written to, and the hash of its end line, as the
+    #: resumed run's header names them (``""``: not named).
+    trail: str
+    head: str
+
+
+class RunChecks(Findings):
+    """The runs of one trail, fed its lines in order (:meth:`run_of`), checked whole."""
+
+    def __init__(
+        self, path: Path, sink: Callable[[Finding], object] | None, keep: int,
+        crawls: dict[str, str],
+    ) -> None:  # fmt: skip
+        super().__init__(path, sink, keep)
+        #: run id -> the first run of its crawl (filled for the re-derivation).
+        self.crawls = crawls
+        self.runs: dict[str, RunState] = {}
+        #: The runs resumed by a run of this trail but not found before it.
+        self.unresolved: list[_Resume] = []
+        #: The other trails given with this one (where a resumed run may be).
+        self.others: list[Path] = []
+        #: The line read last: its type and its run (``None``: a repair line, or no
+        #: trail line), what a repair line is checked against.
+        self.previous: tuple[str, RunState | None] = ("", None)
+
+    def run_of(self, line: Line) -> RunState | None:
+        """The run whose record ``line`` is, to be checked (``None``: none, or a line of
+        the runs themselves: a run, repair or unreadable line, or one after its run's end)."""
+        record, kind = line.record, line.type
+        if record is None or kind == "repair":
+            if record is not None:  # a repair line (it reads the line before: previous)
+                self._repair(line.number, record)
+            self.previous = (kind, None)
+            return None
+        run_id = str(record.get("run", ""))
+        if kind == "run":
+            self._run(line.number, record, run_id)
+            self.previous = (kind, self.runs[run_id])
+            return None
+        run = self.runs.get(run_id)
+        if run is None:
+            self.add(line.number, "", f"{kind} line of run {run_id[:8]!r}, which has no run line")
+            run = self.runs[run_id] = RunState(RunContext(run=run_id), line.number)
+        self.previous = (kind, run)
+        if run.ended:
+            # Nothing of a run comes after its end line, or after the repair that ended
+            # it: a line appended later (not by a following run, which has its own run
+            # line and id) is not the run's.
+            after = (f"after the repair at line {run.cut} that ended it: appended after the "
+                     "repair" if run.cut else f"after its end line (line {run.end}): appended "
+                     "after the run ended")  # fmt: skip
+            self.add(line.number, str(record.get("url", "")),
+                     f"{kind} line of run {run_id[:8]} {after}")  # fmt: skip
+            return None
+        run.last = line.number
+        return run
+
+    def _run(self, number: int, record: dict[str, Any], run_id: str) -> None:
+        self.result.runs += 1
+        earlier = self.runs.get(run_id)
+        if earlier is not None:
+            self.add(number, "", f"run {run_id[:8]}: a second run line for this id (the "
+                     f"first: line {earlier.start}): a run's id is its own")  # fmt: skip
+        resumes = text(record.get("resumes"))
+        resumed = self.runs.get(resumes) if resumes else None
+        story = resumed.story if resumed is not None else run_id
+        context = RunContext.of(record)
+        if resumed is not None:
+            first_start = resumed.first_start
+        else:
+            first_start = "" if resumes else text(record.get("time"))
+        said = mapping(record.get("settings"))
+        entries = {name: said[name] for name in SITE_SETTINGS if type(said.get(name)) is int}
+        self.runs[run_id] = RunState(context, number, story, last=number, first_start=first_start,
+                                     header=record, entries=entries)  # fmt: skip
+        self.crawls[run_id] = story
+        if problem := context.page.problem(context.purposes):
+            self.add(number, "", f"run {run_id[:8]}: {problem}")
+        if resumes:
+            resume = _Resume(number, run_id, resumes, text(record.get("resumes_trail")),
+                             text(record.get("resumes_head")))  # fmt: skip
+            if resumed is None:
+                self.unresolved.append(resume)
+            else:
+                self._resumed_here(resume, resumed)
+        if unknown := unknown_schema(record):
+            self.add(number, "", unknown)
+        profile = record.get("profile")
+        if profile != self.runs[run_id].context.profile:
+            self.add(number, "", f"run {run_id[:8]}: unknown profile {profile!r}: its "
+                     "decisions are re-derived with the google profile")  # fmt: skip
+
+    def _resumed_here(self, resume: _Resume, resumed: RunState) -> None:
+        """``resume`` names a run read before it in this trail: that run paused (its end
+        line) before, and the end line is the one the resumed run's header names."""
+        what = f"run {resume.run[:8]} resumes run {resume.resumes[:8]}"
+        if not resumed.ended:
+            self.add(resume.line, "", f"{what}, which has no end line before it: "
+                     "a run resumes a paused run, ended")  # fmt: skip
+        elif resume.head and resumed.end_hash and resume.head != resumed.end_hash:
+            self.add(resume.line, "", f"{what} from its end line hashing to "
+                     f"{resume.head[:16]}…, but that run's end line (line {resumed.end}) "
+                     f"hashes to {resumed.end_hash[:16]}…: it was changed")  # fmt: skip
+
+    def _repair(self, number: int, record: dict[str, Any]) -> None:
+        """``audit repair`` dropped a cut line here: an event, which ends each run then
+        open; such a run has no end line (the crawl was killed, or lines went before the
+        cut), a problem (verify's point 2). What the line claims (the lines it kept, the
+        runs it left open) must be what the trail holds."""
+        cut = [run for run in self.runs.values() if not run.ended]
+        dropped, dropped_sha = record.get("dropped_bytes"), record.get("dropped_sha256")
+        self.add(number, "", f"repaired on {record.get('time')}: {dropped} byte(s) of a cut "
+                 "line dropped", event=True)  # fmt: skip
+        if number == 1:
+            self.add(number, "", "the trail starts with a repair: its first line was cut, "
+                     "and nothing of what it held can be checked")  # fmt: skip
+        else:
+            self._repair_place(number)
+        if not _count(dropped) or not is_sha256(dropped_sha):
+            self.add(number, "", "the repair line does not say what it dropped "
+                     "(dropped_bytes, dropped_sha256)")  # fmt: skip
+        kept = record.get("kept_lines")
+        if kept is not None and kept != number - 1:
+            self.add(number, "", f"the repair line says it kept {kept!r} whole line(s), "
+                     f"{number - 1} come before it: lines were added or deleted")  # fmt: skip
+        claimed = record.get("open_runs")
+        found = [run.context.run for run in cut]
+        if claimed is not None and claimed != found:
+            self.add(number, "", f"the repair line names the open run(s) {_ids(claimed)}, "
+                     f"the trail has {_ids(found) or 'none'} open there")  # fmt: skip
+        for run in cut:
+            run.ended, run.end, run.cut = True, number, number
+            self.add(run.start, "", f"run {run.context.run[:8]} has no end line: it was "
+                     f"open when the repair at line {number} dropped a cut line (the crawl "
+                     "was killed, or lines were cut from the trail's end before the "
+                     f"repair): nothing of it after line {run.last} is in the trail")  # fmt: skip
+
+    def _repair_place(self, number: int) -> None:
+        """A repair comes right after a line of the run left open whose cut line it
+        dropped (docs/audit-trail.md, "``repair``: a cut made whole"); elsewhere it is
+        reported (verify's point 2)."""
+        kind, run = self.previous
+        if run is not None and not run.ended:
+            return
+        if run is None:
+            before = "a repair line" if kind == "repair" else "no trail line"
+        elif kind == "end" and run.end == number - 1:
+            before = f"the end line of run {run.context.run[:8]}"
+        else:
+            before = f"a {kind} line of run {run.context.run[:8]}, which had ended"
+        self.add(number, "", f"the repair line does not follow a run left open (line "
+                 f"{number - 1} is {before}): a repair is valid only right after a run left "
+                 "without its end line; here it accounts for no line of a run (junk after "
+                 "whole runs, the cut first line of a run, or a line written by hand)")  # fmt: skip
+
+    def end(self, line: Line, record: dict[str, Any], run: RunState) -> dict[str, Any]:
+        """Check ``run``'s end line; its counts, as read (verify checks them further)."""
+        number = line.number
+        run.ended, run.end = True, number
+        if record.get("reason") == "interrupted":  # a recheck whose fetch was stopped
+            self.add(number, "", f"run {run.context.run[:8]} was interrupted: its fetch "
+                     "stopped before every document was had (the items of the origins "
+                     "not fetched are unknown); not a whole recheck", event=True)  # fmt: skip
+        elif record.get("reason") == "failed":  # a recheck stopped half-way (a shard failed)
+            counted = whole(mapping(record.get("counts")).get("items")) or 0
+            self.add(number, "", f"run {run.context.run[:8]} failed: "
+                     f"{text(record.get('error')) or 'no error said'}: it stopped with "
+                     f"{counted:,} item(s) decided, the others not; not a whole recheck "
+                     "(its --out, --removed and --report were not written)",
+                     event=True)  # fmt: skip
+        run.end_hash = hashlib.sha256(line.raw).hexdigest()
+        counts = mapping(record.get("counts"))
+        for name, said in run.entries.items():
+            if said != run.counts[f"setting {name}"]:
+                self.add(number, "", f"run {run.context.run[:8]}: its header counts {said} "
+                         f"{name} entries, the trail holds {run.counts[f'setting {name}']} "
+                         "setting line(s) of it (lines deleted or added)")  # fmt: skip
+        for name in COUNTED:
+            said, seen = counts.get(name, 0), run.counts[name]
+            if said != seen:
+                self.add(number, "", f"run {run.context.run[:8]}: the end line counts {said} "
+                         f"{name} record(s), the trail holds {seen} (lines deleted or "
+                         "added)")  # fmt: skip
+        return counts
+
+    def finish_runs(self) -> None:
+        """The runs left without an end line, and the resumed runs not found before."""
+        unended = [run for run in self.runs.values() if not run.ended]
+        writing = bool(unended) and unended[-1] is list(self.runs.values())[-1]
+        writing = writing and being_written(self.result.path)
+        for run in unended:
+            if writing and run is unended[-1]:  # the run of the crawl that holds the lock
+                self.add(run.start, "", f"run {run.context.run[:8]} has no end line yet: a "
+                         "crawl is writing the trail now (it holds its lock); verify it "
+                         "again once that crawl has closed")  # fmt: skip
+            else:
+                self.add(run.start, "", f"run {run.context.run[:8]} has no end line: the crawl "
+                         "was killed, or the trail was cut after it")  # fmt: skip
+        self._resumed_elsewhere()
+
+    def _resumed_elsewhere(self) -> None:
+        """The runs resumed by a run of this trail and not found before it: in the other
+        trails given (read once each, only when needed), else a problem naming them."""
+        later = [r for r in self.unresolved if r.resumes in self.runs]
+        for resume in later:
+            self.add(resume.line, "", f"run {resume.run[:8]} resumes run {resume.resumes}, "
+                     f"which starts after it (line {self.runs[resume.resumes].start})")  # fmt: skip
+        wanted = {r.resumes for r in self.unresolved if r.resumes not in self.runs}
+        found = runs_in(self.others, wanted) if wanted else {}
+        for resume in self.unresolved:
+            if resume.resumes in self.runs:
+                continue
+            where = found.get(resume.resumes)
+            what = f"run {resume.run[:8]} resumes run {resume.resumes}"
+            if where is None:
+                written = (
+                    f" (paused with JOBDIR; its trail: {resume.trail})" if resume.trail else ""
+                )
+                elsewhere = " nor in the other trails given" if self.others else ""
+                self.add(resume.line, "", f"{what}{written}, which is not in this trail"
+                         f"{elsewhere}: the crawl's records before the pause are missing; "
+                         "verify the trails together (audit verify EARLIER THIS)")  # fmt: skip
+            elif resume.head and resume.head not in where[1]:
+                self.add(resume.line, "", f"{what} (in {where[0].name}) from its end line "
+                         f"hashing to {resume.head[:16]}…, which is no end line of that "
+                         "run there: it was changed or cut")  # fmt: skip
+
+
+def _count(value: Any) -> bool:
+    """A count of one or more (not a boolean)."""
+    return (whole(value) or 0) > 0
+
+
+def _ids(runs: Any) -> str:
+    """Run ids, each shortened to 8 characters, for a sentence."""
+    if not isinstance(runs, list):
+        return repr(runs)
+    return ", ".join(str(run)[:8] for run in runs)
+
 
 #: The counts a fetched page's record gives of its output (docs/audit-trail.md, "url
 #: records"): the page pass's items kept and dropped, those a later component dropped, the
@@ -67,16 +497,16 @@ _SHA256: Final = re.compile(r"[0-9a-fA-F]{64}")
 OUTPUT_WORDS: Final = ("item_reason", "item_why", "not_followed")
 
 
-def count_passed(number: int, record: dict[str, Any], run: RunState) -> None:
+def count_passed(number: int, read: FateRecord, run: RunState) -> None:
     """The items a fetched page's record says its page pass let through (``items_kept``
-    and ``items_not_kept``, each a count), added to its run's (:attr:`RunState.passed`); a
-    failed or refused one's, its errback's (:attr:`RunState.errback`)."""
-    fate = text(record.get("fate"))
-    if fate in ("failed", "refused"):
-        kept = record.get("items_kept", 0)
-        run.errback += kept if type(kept) is int and kept > 0 else 0
+    and ``items_not_kept``, each a count as written), added to its run's
+    (:attr:`RunState.passed`); a failed or refused one's, its errback's
+    (:attr:`RunState.errback`)."""
+    record, output = read.record, read.entry.output
+    if read.fate in (Fate.FAILED, Fate.REFUSED):
+        run.errback += output.kept if output is not None else 0
         return
-    if fate != "fetched":
+    if read.fate is not Fate.FETCHED:
         return
     counts = [record.get("items_kept", 0), record.get("items_not_kept", 0)]
     if any(type(value) is not int or value < 0 for value in counts):
@@ -84,7 +514,7 @@ def count_passed(number: int, record: dict[str, Any], run: RunState) -> None:
     kept, not_kept = counts
     run.passed += kept + not_kept
     if run.most is None or kept + not_kept > run.most[2] + run.most[3]:
-        run.most = (number, str(record.get("url", "")), kept, not_kept)
+        run.most = (number, read.entry.url, kept, not_kept)
 
 
 def passed_problems(end: int, counts: dict[str, Any], run: RunState) -> list[tuple[int, str, str]]:
@@ -121,17 +551,16 @@ def passed_problems(end: int, counts: dict[str, Any], run: RunState) -> list[tup
     return found
 
 
-def output_problems(record: dict[str, Any]) -> list[str]:
-    """What ``record`` (a ``url`` record) says of its page's output that the crawl never
-    writes: a count that is not a whole number of 0 or more (a string, a bool, a negative
-    number), or any of it on the record of a request that was not fetched (only a page
-    whose callback ran has items and links; a record of an unknown fate is said
-    already), but the ``items_kept`` of a failed or refused one (its errback's items, no
+def output_problems(read: FateRecord) -> list[str]:
+    """What a ``url`` record (``read``) says of its page's output, as written, that the
+    crawl never writes: a count that is not a whole number of 0 or more (a string, a bool,
+    a negative number), or any of it on the record of a request that was not fetched
+    (only a page whose callback ran has items and links; a record of an unknown fate is
+    said already), but the ``items_kept`` of a failed or refused one (its errback's items, no
     page's) and its ``items_dropped`` 0."""
-    found = []
-    fate = text(record.get("fate"))
-    if fate in FATES and fate != "fetched":
-        errback = ERRBACK_COUNTS if fate in ("failed", "refused") else {}
+    found, record, fate = [], read.record, read.fate
+    if fate is not None and fate is not Fate.FETCHED:
+        errback = ERRBACK_COUNTS if fate in (Fate.FAILED, Fate.REFUSED) else {}
         for name in (*OUTPUT_COUNTS, *OUTPUT_WORDS):
             if name in record and not (name in errback and errback[name](record[name])):
                 found.append(f"a {fate} record says {name} {record[name]!r}: only a fetched "
@@ -191,8 +620,8 @@ class Verifier(RunChecks):
             self._snapshot(line.number, record)
         elif kind == "url":
             self._url(line.number, record, run)
-        elif kind == "item":
-            self._item(line.number, record, run)
+        elif (item := item_of(line)) is not None:
+            self._item(item, run)
         elif kind == "file":
             # A media file's own statements are in its bytes, which the trail does not
             # keep: its decision is taken as recorded (docs/audit-trail.md).
@@ -217,35 +646,35 @@ class Verifier(RunChecks):
 
     def _url(self, number: int, record: dict[str, Any], run: RunState) -> None:
         self.result.records += 1
-        url = str(record.get("url", ""))
+        read = FateRecord.of(record)
+        url = read.entry.url
         run.counts["url"] += 1
-        run.counts[str(record.get("fate"))] += 1
-        request = f"{run.story}\n{record.get('id') or url}"
-        key = hashlib.sha256(request.encode()).digest()[:8]
+        run.counts[read.word] += 1  # as written: the end line counts each fate's
+        key = hashlib.sha256(f"{run.story}\n{read.id or url}".encode()).digest()[:8]
         if key in self.final:
             self.add(number, url, "a second final record for the same request id")
         self.final.add(key)
-        if text(record.get("fate")) not in FATES:
-            self.add(number, url, f"unknown fate {record.get('fate')!r}")
+        if read.fate is None:
+            self.add(number, url, f"unknown fate {record.get('fate')!r}")  # as written
         context = run.context
-        count_passed(number, record, run)
+        count_passed(number, read, run)
         self._add_all(number, url, [
-            *output_problems(record),
-            *self._folder(self.rederiver.differences(record, context)),
+            *output_problems(read),
+            *self._folder(self.rederiver.differences(read, context)),
             *sent_after_expiry(record, context.overrides),
             *when_sent(record, run.first_start, context.overrides, context.longest_use),
         ])  # fmt: skip
         for what in self.rederiver.events:
             self.add(number, url, what, event=True)
 
-    def _item(self, number: int, record: dict[str, Any], run: RunState) -> None:
+    def _item(self, item: ItemRecord, run: RunState) -> None:
         """A recheck's stored item (``item``), decided again from its snapshots."""
         self.result.records += 1
         run.counts["items"] += 1
-        differences = item_differences(record, run.context, self.rederiver)
-        if misplaced := self.item_order.place(run.context, record):
+        differences = item_differences(item, run.context, self.rederiver)
+        if misplaced := self.item_order.place(run.context, item):
             differences.append(misplaced)
-        self._add_all(number, str(record.get("url", "")), self._folder(differences))
+        self._add_all(item.number, item.url, self._folder(differences))
 
     def _folder(self, differences: list[str]) -> list[str]:
         """``differences`` but those for the want of a snapshot folder (counted, said

@@ -68,3 +68,19 @@ def test_the_fate_column_is_the_trails_word_and_the_state_its_wording(tmp_path: 
     _, out = audit_tool("list", str(path), "--format", "csv")
     (listed,) = csv.DictReader(io.StringIO(out))
     assert (listed["fate"], listed["state"]) == ("fetched", "fetched, item dropped")
+
+
+def test_reason_is_chosen_by_the_trails_word_and_a_typo_is_named_so() -> None:
+    """``--reason`` takes the trail's words in any case, and a word it does not know is
+    said with the closest one as the trail writes it, never as a program's name of it."""
+    import pytest
+
+    from rep_audit.listing import LIST_REASONS, ListError, chosen
+
+    assert chosen(["ROBOTS.TXT, noindex"], LIST_REASONS, "--reason") == {"robots.txt", "noindex"}
+    with pytest.raises(ListError) as raised:
+        chosen(["robot.txt"], LIST_REASONS, "--reason")
+    assert str(raised.value).startswith(
+        "--reason: 'robot.txt' is not a reason (did you mean 'robots.txt'?); expected "
+        "robots.txt, unreachable, purpose, closed, noindex, unavailable_after"
+    )

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from rep_audit.pagerun import PageRun
 from rep_audit.pages import page_differences
+from rep_audit.runcontext import PageRun
 from rep_audit.verify import verify
 from rep_engine.trail.lines import (
     MAX_PAGE_PART_CHARS,

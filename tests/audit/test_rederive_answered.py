@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from rep_audit.findings import Verification
-from rep_audit.pagerun import PageRun
+from rep_audit.runcontext import PageRun
 from rep_audit.verify import verify
 from rep_engine.records import UrlEntry, describe
 from rep_engine.robotstxt import parse_robotstxt

@@ -10,7 +10,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from rep_audit.rederive import Rederiver, RunContext
+from rep_audit.faterecord import FateRecord
+from rep_audit.rederive import Rederiver
+from rep_audit.runcontext import RunContext
 
 #: Who authorized the override, as its entry says.
 PERMISSION = "written permission of the site owner, 2026-11-01"
@@ -30,16 +32,17 @@ def test_verify_reports_an_override_the_run_does_not_cover_and_one_left_unsaid(
     url = "https://e.com/private"
     robots = {"snapshot": digest, "agent": "testbot", "line": 2}  # as the writer puts it
     forged = {**robots, "overridden": "a forged reason (until 2099-01-01)"}
-    differences, _ = rederiver._request_differences(
-        {"url": url, "fate": "fetched", "robots": forged}, RunContext(agents=("testbot",))
+    differences = rederiver.differences(
+        FateRecord.of({"url": url, "fate": "fetched", "robots": forged}),
+        RunContext(agents=("testbot",)),
     )
     assert any("no override of the run's REP_OVERRIDES covers it" in d for d in differences)
     covered = RunContext(
         agents=("testbot",),
         overrides=_overrides([["e.com", PERMISSION, "2099-01-01T00:00:00+00:00"]]),
     )
-    unsaid, _ = rederiver._request_differences(
-        {"url": url, "fate": "fetched", "robots": robots}, covered
+    unsaid = rederiver.differences(
+        FateRecord.of({"url": url, "fate": "fetched", "robots": robots}), covered
     )
     assert any("does not say it was overridden" in d for d in unsaid)
 

@@ -325,6 +325,11 @@ def test_summary_show_report_and_export_say_a_repaired_trail_is_not_whole(
         {"line": 12, "time": record["time"], "dropped_bytes": record["dropped_bytes"],
          "open_runs": [SECOND_RUN]}
     ]  # fmt: skip
+    # its bytes as every release writes them (verify --export holds an export to its bytes)
+    assert (
+        f'"repairs":[{{"line":12,"time":"{record["time"]}","dropped_bytes":'
+        f'{record["dropped_bytes"]},"open_runs":["{SECOND_RUN}"]}}]'
+    ) in export.read_text()
     assert header["to"] == "2026-11-23T14:00:02.000Z"  # the crawl's, not the repair's time
     assert (
         "- **The trail is not whole**: repaired after a cut at line 12 "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rep_audit.cli import EXIT_CLEAN
+from rep_audit.cliargs import EXIT_CLEAN
 from rep_engine.trail.read import Trail
 from tests.support.recheck import (
     RECHECKED,

@@ -656,7 +656,7 @@ def test_verify_reports_a_record_sent_after_what_it_rests_on_expired(
     """docs/audit-trail.md, ``sent_at`` and ``expires``: a request is sent under a verdict
     that holds until its documents' freshness or its override ends; one sent after is a
     problem, whatever its record's ``expires`` claims about an override."""
-    from rep_audit.sendtimes import sent_after_expiry
+    from rep_audit.verify import sent_after_expiry
 
     record: dict[str, Any] = {"sent_at": sent_at, "robots": {"agent": "testbot"}}
     if expires:
@@ -700,7 +700,7 @@ def test_an_overrides_expiry_is_read_as_a_value_never_from_its_words(
     went past ended is a problem, by the record's ``override_ends``, else by the run's
     ``REP_OVERRIDES``; the words of ``overridden`` (``…, until DATE``, ``…, through
     DATE, UTC``) decide nothing, and a record that has nothing else is reported."""
-    from rep_audit.sendtimes import sent_after_expiry
+    from rep_audit.verify import sent_after_expiry
 
     robots: dict[str, Any] = {"agent": "testbot", "overridden": overridden}
     if ends is not None:

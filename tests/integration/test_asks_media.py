@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest_twisted
 
-from rep_audit.cli import EXIT_CLEAN, main
+from rep_audit.cli import main
+from rep_audit.cliargs import EXIT_CLEAN
 from rep_audit.verify import verify
 from rep_engine.trail.read import Trail
 from tests.support.mediafiles import jpeg, pdf, png, xmp_packet

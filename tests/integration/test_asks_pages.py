@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest_twisted
 
-from rep_audit.cli import EXIT_CLEAN, main
+from rep_audit.cli import main
+from rep_audit.cliargs import EXIT_CLEAN
 from rep_audit.verify import verify
 from tests.support.audittrail import by_url
 from tests.support.robotsite import (

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import pytest_twisted
 
-from rep_audit.cli import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE
+from rep_audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE
 from rep_audit.export import EXPORT_VERSION, preferences_of
 from rep_engine.trail.file import TrailFile
 from rep_engine.usage.purpose import PURPOSES

@@ -71,7 +71,7 @@ def test_top_level_help_describes_both_commands() -> None:
 def test_top_level_help_lists_every_command() -> None:
     """Every command of both tools has a row of its own: ``check`` and each ``audit``
     command (``repair`` and ``export`` were left out)."""
-    from rep_audit.cli import COMMANDS
+    from rep_audit.cliargs import COMMANDS
 
     code, stdout, stderr = main_streams("--help")
     assert code == 0, stderr
@@ -129,7 +129,7 @@ def test_the_commands_table_keeps_its_texts_readable() -> None:
     """``python -m scrapy_rep --help`` wrapped every command's text into a 7-character
     column after its longest synopsis (``audit list TRAIL... [--fate F] …``): a longer
     synopsis now has a line of its own, each text whole in a column of its own."""
-    from rep_audit.cli import HELPS
+    from rep_audit.cliargs import HELPS
     from scrapy_rep.__main__ import commands_table
     from scrapy_rep.checker.exits import TEXT_COLUMN
 
@@ -142,7 +142,7 @@ def test_the_commands_table_keeps_its_texts_readable() -> None:
 
 
 def test_every_audit_command_is_in_scrapy_rep_audit_help() -> None:
-    from rep_audit.cli import COMMANDS
+    from rep_audit.cliargs import COMMANDS
     from scrapy_rep.crawl.commands.audit_command import AuditCommand
 
     about = AuditCommand().long_desc()

@@ -8,7 +8,7 @@ ai-input crawl must not refuse such a site. The condition travels with the decis
 marked items, the audit trail and the report. Cloudflare's converted pages send the same
 signals as a response header, read as a page-level signal (docs/purpose-notes.md §2).
 The report's line: tests/crawl/test_report.py; ``audit show``'s:
-tests/audit/test_storylines.py; real crawls: tests/integration/test_content_signal_use.py.
+tests/audit/test_show_storylines.py; real crawls: tests/integration/test_content_signal_use.py.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""What ``audit show`` prints of a record (rep-audit/rep_audit/storylines.py): the
+"""What ``audit show`` prints of a record (rep-audit/rep_audit/show.py): the
 conditions on use a Content-Signal ``use=`` level set, which decide no purpose (the
 condition on the decision: tests/usage/test_purpose_content_signal_use.py); when its
 request was sent, and the fetch of the robots.txt copy in force then."""
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rep_audit.storylines import _usage
+from rep_audit.show import _usage
 from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.trail.lines import usage_part
 from rep_engine.verdict.policy import UsagePolicy
