@@ -12,10 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol
 
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 
 from scrapy_rep.crawl.config import PerCrawler, config_of
-from scrapy_rep.crawl.refusals import Refusal
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -24,7 +23,7 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from rep_engine.fetch.cache import CacheEntry
-    from rep_engine.records import Fate, FileOutcome, PageOutput, UrlEntry
+    from rep_engine.records import Fate, FileOutcome, PageOutput, Reason, UrlEntry
     from rep_engine.verdict.decide import Allowed, Refused, RequestFacts
     from scrapy_rep.crawl.pages import Page
     from scrapy_rep.crawl.waits import Waits
@@ -90,8 +89,8 @@ _NONE, _OPEN, _FETCHED = Phase.NONE, Phase.OPEN, Phase.FETCHED
 #: ``NONE`` and an event that settles nothing is ignored (a settled entry is no longer
 #: open: its events after are ignored), but a download no entry follows (told to the
 #: readers apart) and a request decided or refused without one (a record of its own). A
-#: refusal's exception (:class:`~scrapy_rep.crawl.refusals.Refusal`) is no failure: its
-#: refusal settled the entry (:func:`settled_by`), its ``FAILED`` never sent.
+#: refusal's exception (:class:`Refusal`) is no failure: its refusal settled the entry
+#: (or left it for its errback), its ``FAILED`` never sent.
 TRANSITIONS: Final[Mapping[tuple[Phase, Event], str]] = {
     (_NONE, Event.SCHEDULED): OPENS,
     (_OPEN, Event.SCHEDULED): GOES_ON,
@@ -139,10 +138,17 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Event], str]] = {
 }
 
 
-def settled_by(exception: object) -> bool:
-    """Whether a download's ``exception`` is a refusal's (:class:`Refusal`): its
-    ``request_refused`` settled the entry, so it is no ``FAILED`` event."""
-    return isinstance(exception, Refusal)
+class Refusal(IgnoreRequest):
+    """The ``IgnoreRequest`` of a request refused in the downloader (raised for Scrapy: its
+    errback and the ``process_exception`` chain get what Scrapy's own middleware gives),
+    with its message and its ``verdict`` (when one refused it) for whoever awaited the
+    download (a media pipeline lists its file refused). Its refusal entered the URL ledger
+    already (:meth:`LedgerCalls.refused`), so the readers of a download's final failure
+    (:class:`AuditMiddleware`, the page pass) do not tell it again."""
+
+    def __init__(self, message: str, verdict: Refused | None = None) -> None:
+        super().__init__(message)
+        self.verdict = verdict
 
 
 @dataclass
@@ -190,6 +196,21 @@ class LedgerCalls(Protocol):
     def decided(
         self, request: Request, facts: RequestFacts, verdict: Allowed | Refused
     ) -> None: ...
+
+    def refused(
+        self,
+        request: Request,
+        reason: Reason | str,
+        message: str,
+        verdict: Refused | None = None,
+        facts: RequestFacts | None = None,
+        admitted: bool = False,
+    ) -> None:
+        """``request`` is refused (or dropped without a ``verdict``), as the one performer of
+        refusals tells it (:mod:`scrapy_rep.crawl.refusals`): its record settles, ``refused``,
+        naming the versions it was decided with (``facts``: decided by the performer of
+        verdicts); ``admitted``: refused before the scheduler, its record opened as the
+        scheduler's would be."""
 
     def license_used(
         self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
@@ -267,7 +288,7 @@ class AuditMiddleware:
         self, request: Request, exception: Exception, spider: object = None
     ) -> None:
         ledger = LEDGERS.get(self.crawler)
-        if ledger is not None and not settled_by(exception):
+        if ledger is not None and not isinstance(exception, Refusal):
             ledger.failed(request, exception)
 
     def process_response(

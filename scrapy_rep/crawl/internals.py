@@ -50,6 +50,7 @@ from twisted.python.failure import Failure
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+    from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
     from scrapy.settings import BaseSettings, Settings
     from scrapy.signalmanager import SignalManager
 
@@ -634,26 +635,33 @@ def downloader_methods(engine: Any, name: str) -> list[Any]:
     return list(methods.get(name) or ()) if isinstance(methods, dict) else []
 
 
-def offsite_filter(crawler: Crawler, engine: Any) -> Callable[..., None] | None:
-    """Scrapy's offsite filter's ``request_scheduled`` handler (its downloader middleware
-    ``OffsiteMiddleware``, or a subclass, in the crawl: the same in 2.13 to 2.19), taken
-    off the signal for the caller to run in its own handler, or ``None``. The filter drops
-    an offsite request by raising ``IgnoreRequest`` there, which the engine tells no one
-    (no ``request_dropped``), and another handler of the signal cannot see; run by the
-    caller, its own answer is known. Left as it is when it is not connected."""
-    from scrapy import signals
+def offsite_middleware(engine: Any) -> OffsiteMiddleware | None:
+    """The crawl's offsite filter (Scrapy's downloader middleware ``OffsiteMiddleware``, or a
+    subclass: the same in 2.13 to 2.19), or ``None``."""
     from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 
     for method in downloader_methods(engine, "process_request"):
         component = getattr(method, "__self__", None)
         if isinstance(component, OffsiteMiddleware):
-            handler = component.request_scheduled
-            try:
-                crawler.signals.disconnect(handler, signal=signals.request_scheduled)
-            except Exception:  # not connected (pydispatch: DispatcherKeyError)
-                return None
-            return handler
+            return component
     return None
+
+
+def offsite_filter(crawler: Crawler, engine: Any) -> Callable[..., None] | None:
+    """Scrapy's offsite filter's ``request_scheduled`` handler (:func:`offsite_middleware`'s),
+    taken off the signal for the caller to run in its own handler, or ``None``. The filter
+    drops an offsite request by raising ``IgnoreRequest`` there, which the engine tells no
+    one (no ``request_dropped``), and another handler of the signal cannot see; run by the
+    caller, its own answer is known. Left as it is when it is not connected."""
+    from scrapy import signals
+
+    handler = getattr(offsite_middleware(engine), "request_scheduled", None)
+    try:
+        if handler is not None:
+            crawler.signals.disconnect(handler, signal=signals.request_scheduled)
+    except Exception:  # not connected (pydispatch: DispatcherKeyError)
+        return None
+    return handler
 
 
 def append_downloader_method(engine: Any, name: str, method: Callable[..., Any]) -> bool:

@@ -63,11 +63,12 @@ from rep_engine.fetch.rules import Effect
 from rep_engine.records import Reason
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.auditing import Refusal
 from scrapy_rep.crawl.documents.carried import CarriedEntries
 from scrapy_rep.crawl.documents.engine_fetch import EngineFetcher
 from scrapy_rep.crawl.internals import Timer, call_later, engine_closing, running_engine
 from scrapy_rep.crawl.loglimit import FirstFew
-from scrapy_rep.crawl.refusals import Refusal, drop_request, scheduled_again
+from scrapy_rep.crawl.refusals import drop_request, scheduled_again
 from scrapy_rep.crawl.requeststate import mark_held, state_of, to_decide_afresh
 from scrapy_rep.crawl.stats import inc
 

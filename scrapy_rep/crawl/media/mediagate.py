@@ -30,7 +30,7 @@ from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE, PageFacts, decide_page
 from rep_engine.verdict.policy import NOTHING_BEFORE, TDM_PURPOSES
 from scrapy_rep import signals
-from scrapy_rep.crawl import refusals
+from scrapy_rep.crawl.auditing import Refusal
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.internals import in_thread
 from scrapy_rep.crawl.media.filerecords import FileVerdict, page_noimageai, refused_file
@@ -78,7 +78,7 @@ class MediaGate:
             _say_c2pa_once()
 
     @staticmethod
-    def refused_before(url: str, refusal: refusals.Refusal) -> dict[str, Any]:
+    def refused_before(url: str, refusal: Refusal) -> dict[str, Any]:
         """The :func:`refused_file` entry of a file's request that scrapy_rep refused
         before it was sent (robots.txt, the origin's usage signals, the spider closing while it
         waited): what its ``refusal`` (which its download raised) said."""

@@ -23,6 +23,7 @@ from scrapy.pipelines.images import ImagesPipeline
 from scrapy.utils.defer import deferred_from_coro
 
 from scrapy_rep.crawl import meta
+from scrapy_rep.crawl.auditing import Refusal
 from scrapy_rep.crawl.internals import awaited, quiet_media_failures
 from scrapy_rep.crawl.media.filerecords import refused_file, verdict_refused_file
 from scrapy_rep.crawl.media.mediagate import MediaGate
@@ -31,7 +32,7 @@ from scrapy_rep.crawl.media.mediagate import MediaGate
 # error nor put in the item by the media pipeline; item_completed below makes ours a result.
 from scrapy_rep.crawl.media.refused import FilteredRefusalMixin, RefusedBeforeFetch, mixed_in
 from scrapy_rep.crawl.meta import REFUSED_FILES
-from scrapy_rep.crawl.refusals import Refusal, refuse_file
+from scrapy_rep.crawl.refusals import refuse_file
 
 if TYPE_CHECKING:
     from scrapy import Request

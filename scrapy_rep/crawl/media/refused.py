@@ -16,13 +16,13 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from scrapy.utils.request import referer_str
 
+from scrapy_rep.crawl.auditing import Refusal
 from scrapy_rep.crawl.internals import (
     MEDIA_REQUEST_FILTERED,
     MediaRequestFiltered,
     quiet_media_failures,
 )
 from scrapy_rep.crawl.media.mediagate import MediaGate
-from scrapy_rep.crawl.refusals import Refusal
 
 if TYPE_CHECKING:
     from scrapy import Request

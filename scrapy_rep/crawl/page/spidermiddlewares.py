@@ -26,7 +26,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 
 from rep_engine.records import Action, PageOutput
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.auditing import ledger_of, settled_by
+from scrapy_rep.crawl.auditing import Refusal, ledger_of
 from scrapy_rep.crawl.closing import closing_lines
 from scrapy_rep.crawl.internals import (
     ASYNC_SPIDER_OUTPUT,
@@ -90,11 +90,16 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _refuse_image(
         self, request: Request, response: Response, verdict: Refused, sources: str = ""
-    ) -> None:
-        """An image request of a noimageai page: scheduled as far as the engine would (the
-        audit trail has its record; a duplicate is dropped as one, uncounted), then refused."""
-        if self.early.announce(request):
-            refuse_request(self.crawler, Action.FOLLOW, request, verdict, response, sources)
+    ) -> Request | None:
+        """An image request of a noimageai page: refused, its record opened as the
+        scheduler's would be; or, one Scrapy's filters drop (offsite, a duplicate), passed
+        on for the engine to drop as it drops any."""
+        if not self.early.admitted(request):
+            return request
+        refuse_request(
+            self.crawler, Action.FOLLOW, request, verdict, response, sources, admitted=True
+        )
+        return None
 
     def _opened(self, **_: Any) -> None:
         """Each page's one output handed to the URL ledger once all of it is through
@@ -241,10 +246,10 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         """A download's ``failure`` the scraper (or the engine, for a callback's own download)
         is through with, told to the URL ledger; a refusal's only when its errback ran (a
         request refused in the downloader is final then, with the errback's items), else its
-        refusal settled the request's entry (:func:`~scrapy_rep.crawl.auditing.settled_by`)."""
+        refusal settled the request's entry (:class:`~scrapy_rep.crawl.auditing.Refusal`)."""
         ledger = self._url_ledger
         if ledger is not None and (
-            request.errback is not None or not settled_by(getattr(failure, "value", None))
+            request.errback is not None or not isinstance(getattr(failure, "value", None), Refusal)
         ):
             ledger.failure_scraped(request, failure)
 

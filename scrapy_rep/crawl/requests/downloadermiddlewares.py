@@ -237,14 +237,13 @@ class RobotsTxtMiddleware:
         """How many requests wait for each origin's robots.txt."""
         return self._robots.held_counts()
 
-    def refusal_if_known(self, request: Request) -> Callable[[], bool] | None:
+    def refusal_if_known(self, request: Request) -> tuple[RequestFacts, Refused] | None:
         """The early pass (docs/decisions.md, 'Early refusal before the scheduler'): when
-        the cached documents already refuse ``request``, a function that refuses it as
-        :meth:`process_request` does (counted, logged, signalled, audited; it says whether
-        it did); ``None`` otherwise, or when they are not all cached and fresh (it goes on
-        as usual). An allowed request's verdict is kept for :meth:`process_request`. Reads
-        the cache only: never starts a fetch. Used by the spider middleware
-        (:mod:`scrapy_rep.crawl.requests.early`)."""
+        the cached documents already refuse ``request``, the facts it was decided on and
+        the refusal, for the performer (:meth:`Performer.refused`); ``None`` otherwise, or
+        when they are not all cached and fresh (it goes on as usual). An allowed request's
+        verdict is kept for :meth:`process_request`. Reads the cache only: never starts a
+        fetch. Used by the spider middleware (:mod:`scrapy_rep.crawl.requests.early`)."""
         facts = self.facts.of(request)
         if facts.origin is None or request.url.endswith("/robots.txt"):
             return None
@@ -267,14 +266,7 @@ class RobotsTxtMiddleware:
         if isinstance(verdict, Allowed):  # process_request reuses it if nothing changed
             self._decided_early.keep(request, facts, verdict)
             return None
-        return partial(self._refuse_early, request, facts, verdict)
-
-    def _refuse_early(self, request: Request, facts: RequestFacts, verdict: Refused) -> bool:
-        try:
-            self.perform.refused(request, facts, verdict)
-        except IgnoreRequest:
-            return True
-        return False  # never: refused() always raises
+        return facts, verdict
 
     # ------------------------------------------------------------------ the request path
 
@@ -319,7 +311,7 @@ class RobotsTxtMiddleware:
                 return waited  # handed back: caught by _request_scheduled and held
             verdict = waited
         if isinstance(verdict, Refused):
-            self.perform.refused(request, facts, verdict)
+            raise self.perform.refused(request, facts, verdict)
         self.perform.allowed(request, facts, verdict)
         if request.method == "GET" and request.url.endswith("/robots.txt") and verdict.used:
             # its record names the robots.txt that allowed it, the one that answers it
@@ -738,14 +730,14 @@ class SendCheck:
                 f"Dropped: scrapy_rep could not decide it at its send (internal error: {what})"
             )
             self._unsent(state)
-            self.perform.internal_error(request, message, error)
+            raise self.perform.internal_error(request, message) from error
         if decided is None:
             return math.inf
         facts, verdict = decided
         inc(self.stats, "rep/requests/decided_at_send")
         if isinstance(verdict, Refused):
             self._unsent(state)
-            self.perform.refused(request, facts, verdict)
+            raise self.perform.refused(request, facts, verdict)
         if isinstance(verdict, Wait):
             if state.afresh:  # held for a refresh once already: its verdict stands
                 inc(self.stats, "rep/requests/sent_decided_afresh")
