@@ -5,10 +5,12 @@ requests not sent, by reason (docs/switching.md)."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 from rep_engine.records import REASONS, Action, Reason
+from scrapy_rep.crawl.refusals import FILE_URLS_REFUSED
 
 if TYPE_CHECKING:
     from rep_engine.settings import RepConfig
@@ -29,6 +31,17 @@ _REQUEST_REASONS: Final[dict[str, str]] = {
 }
 #: How the closing lines say the requests and items denied for a purpose.
 _DENIED_FOR: Final = REASONS[Reason.PURPOSE].closing
+#: The stats of the requests denied for a purpose (``…/<purpose>``): refused before their
+#: fetch, an image of a ``noimageai`` page, an image URL an item of one carried (each a
+#: request of the audit trail and the report).
+_DENIED_REQUESTS: Final = tuple(
+    name.split("{")[0]
+    for name in (
+        *REASONS[Reason.PURPOSE].counts[Action.FETCH],
+        *REASONS[Reason.PURPOSE].counts[Action.FOLLOW],
+        FILE_URLS_REFUSED,
+    )
+)
 
 
 def plural(count: int, word: str) -> str:
@@ -116,17 +129,18 @@ def _items_dropped(stats: Mapping[str, Any]) -> list[str]:
 
 def _not_sent(stats: Mapping[str, Any], config: RepConfig) -> list[str]:
     """The requests robots.txt, an unreachable document or a purpose kept from being
-    sent, by reason: at INFO, so a crawl without the report says that a page was never
-    fetched, and where to see which."""
+    sent, by reason (as the report counts them: every request a purpose denied, the
+    images of a ``noimageai`` page too): at INFO, so a crawl without the report says that
+    a page was never fetched, and where to see which."""
     refused = {
         words: int(stats.get(f"rep/requests/dropped/{reason}", 0) or 0)
         for reason, words in _REQUEST_REASONS.items()
     }
-    refused |= {
-        _DENIED_FOR.format(purpose=key.rsplit("/", 1)[1]): int(value or 0)
-        for key, value in sorted(stats.items())
-        if key.startswith("rep/purpose/requests_dropped/")
-    }
+    denied: Counter[str] = Counter()
+    for key, value in stats.items():
+        if key.startswith(_DENIED_REQUESTS):
+            denied[key.rsplit("/", 1)[1]] += int(value or 0)
+    refused |= {_DENIED_FOR.format(purpose=p): n for p, n in sorted(denied.items())}
     total = sum(refused.values())
     if not total:
         return []
