@@ -91,11 +91,10 @@ from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.documents.engine_fetch import robots_response_from_cache
-from scrapy_rep.crawl.documents.fetchsetup import document_policy, open_store
 from scrapy_rep.crawl.documents.holding import HeldRequests, on_disk
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
-from scrapy_rep.crawl.documents.stores import StoreClient
+from scrapy_rep.crawl.documents.stores import StoreClient, document_policy, open_store
 from scrapy_rep.crawl.internals import call_later, engine_scheduler, running_engine, send_through
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware, warn_ignored_parser
