@@ -191,7 +191,7 @@ def exit_command(status: int) -> NoReturn:
 
 #: Scrapy 2.15 wraps the download handler's errors in its own exceptions (the original
 #: as ``__cause__``); 2.13 and 2.14 raise Twisted's own (``DNSLookupError``,
-#: ``TimeoutError``, ``ResponseFailed``…), which :mod:`~scrapy_rep.crawl.documents.failures`
+#: ``TimeoutError``, ``ResponseFailed``…), which :mod:`~scrapy_rep.crawl.documents.engine_fetch`
 #: reads as well. Each tuple is empty before 2.15.
 LOOKUP_ERRORS: tuple[type[Exception], ...] = ()
 TIMEOUT_ERRORS: tuple[type[Exception], ...] = ()
