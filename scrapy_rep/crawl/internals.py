@@ -601,6 +601,23 @@ def explicit_encoding(response: Response) -> str | None:
     return encoding if isinstance(encoding, str) else None
 
 
+def error_line(error: BaseException) -> str:
+    """An exception in one short line, as every log line, record and message of the add-on
+    says one: ``Name: message`` (at most 200 characters). Twisted's ``ResponseFailed``
+    wraps a list of failures: the first is named; Scrapy 2.15's download errors wrap
+    Twisted's (``__cause__``): the one it wraps is named, as 2.13 and 2.14 raise it."""
+    while error.__cause__ is not None and type(error).__module__ == "scrapy.exceptions":
+        error = error.__cause__
+    reasons = getattr(error, "reasons", None)
+    if reasons:
+        first = reasons[0]
+        error = getattr(first, "value", first)
+    text = str(error).strip()
+    name = type(error).__name__
+    line = f"{name}: {text}" if text and not text.startswith(name) else (text or name)
+    return line if len(line) <= 200 else line[:199] + "…"
+
+
 def engine_scheduler(engine: Any) -> Any:
     """The crawl's scheduler (``ExecutionEngine._slot.scheduler``), or ``None``."""
     return getattr(getattr(engine, "_slot", None), "scheduler", None)

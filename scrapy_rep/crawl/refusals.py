@@ -42,6 +42,7 @@ from rep_engine.records import (
 from rep_engine.usage.rsl.terms import says_not_read
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import LEDGERS, LedgerCalls
+from scrapy_rep.crawl.internals import error_line
 from scrapy_rep.crawl.stats import inc, inc_each
 
 if TYPE_CHECKING:
@@ -126,7 +127,7 @@ def scheduled_again(crawler: Crawler, engine: Any, request: Request, when: str) 
     try:
         engine.crawl(request)
     except Exception as error:
-        what = f"{type(error).__name__}: {error}"[:200]
+        what = error_line(error)
         logger.error(
             "scrapy_rep: the scheduler did not take back %s, %s from holding (%s); it is "
             "dropped",

@@ -71,7 +71,6 @@ from scrapy_rep.crawl.audit.recordparts import (
     opt_outs_only,
     page_said,
     robots_sha,
-    why_of,
 )
 from scrapy_rep.crawl.auditing import (
     GOES_ON,
@@ -90,6 +89,7 @@ from scrapy_rep.crawl.internals import (
     downloader_methods,
     dropped_response,
     engine_scheduler,
+    error_line,
     in_downloader,
     offsite_filter,
     running_engine,
@@ -950,7 +950,7 @@ class AuditTrail:
         if TRANSITIONS[phase, Event.FAILED] is IGNORE:
             return
         assert entry is not None
-        entry.fate, entry.why = Fate.FAILED, why_of(exception)
+        entry.fate, entry.why = Fate.FAILED, error_line(exception)
         self._final_after_errback(record_id(request), entry, request)
 
     @guarded
@@ -984,7 +984,7 @@ class AuditTrail:
         response = dropped_response(failure, request)
         if response is not None:
             entry.status = response.status
-        self._settle(key, entry, Fate.FAILED, why_of(failure.value))
+        self._settle(key, entry, Fate.FAILED, error_line(failure.value))
 
     @guarded
     def _file_checked(

@@ -51,6 +51,7 @@ from scrapy_rep.crawl.internals import (
     close_spider,
     crawler_process,
     crawler_runner,
+    error_line,
     forbid_reactor_import,
     stopping_at_once,
 )
@@ -203,8 +204,8 @@ class RecheckSpider(Spider):
     def _failed(self, failure: Failure) -> None:
         request = getattr(failure, "request", None)
         url = request.cb_kwargs.get("url", request.url) if request is not None else ""
-        error = failure.value
-        self.result.pages[url] = f"{type(error).__name__}: {error}"[:300]
+        assert failure.value is not None  # an errback's failure holds its exception
+        self.result.pages[url] = error_line(failure.value)
         self.pages_left.done(url)
 
     def closed(self, reason: str) -> None:

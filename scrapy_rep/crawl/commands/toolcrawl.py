@@ -34,8 +34,7 @@ from scrapy_rep.crawl.addon import DOWNLOADER_PRIORITY, with_ledger
 from scrapy_rep.crawl.auditing import read_urls
 from scrapy_rep.crawl.commands.toolprint import Printer
 from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
-from scrapy_rep.crawl.documents.engine_fetch import describe
-from scrapy_rep.crawl.internals import crawler_process, on_start_failure
+from scrapy_rep.crawl.internals import crawler_process, error_line, on_start_failure
 from scrapy_rep.crawl.media.mediagate import MediaGate
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
@@ -153,7 +152,7 @@ class ToolSpider(Spider):
         if index is None or isinstance(failure.value, NotFetched | None):
             return
         # (a refusal's IgnoreRequest too: its verdict was told, and says more)
-        self.run.asked[index].failure = describe(failure.value)
+        self.run.asked[index].failure = error_line(failure.value)
 
 
 def unreachable_waits(config: RepConfig) -> dict[str, float]:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.records import Fate
-from scrapy_rep.crawl.documents.engine_fetch import describe
+from scrapy_rep.crawl.internals import error_line
 
 if TYPE_CHECKING:
     from scrapy.http import Response
@@ -112,4 +112,4 @@ class ToolRun:
 
     def not_started(self, error: BaseException) -> None:
         """The crawl could not start (a setting the add-on refuses)."""
-        self.error = describe(error)
+        self.error = error_line(error)

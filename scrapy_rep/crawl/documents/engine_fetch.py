@@ -76,6 +76,7 @@ from scrapy_rep.crawl.internals import (
     LOST_ERRORS,
     TIMEOUT_ERRORS,
     download,
+    error_line,
     first_in_slot,
     in_thread,
 )
@@ -266,7 +267,7 @@ class EngineFetcher:
                 origin,
                 extra={"spider": self.crawler.spider},
             )
-            return procedure.on_internal_error(describe(error))
+            return procedure.on_internal_error(error_line(error))
 
     async def _follow(self, procedure: FetchProcedure, origin: Hashable) -> Fetched:
         step: Follow | Fetched = procedure.start
@@ -280,13 +281,13 @@ class EngineFetcher:
             except IgnoreRequest as error:
                 state = fetch_state_of(request)
                 if state is not None and state.inflating:  # our bomb cap: an invalid response
-                    return procedure.on_network_error(describe(error))
+                    return procedure.on_network_error(error_line(error))
                 inc(self.stats, f"{self.document.stat_prefix}/ignored")
-                return procedure.on_ignored(describe(error))
+                return procedure.on_ignored(error_line(error))
             except Exception as error:  # DNS, timeout, refused/reset, truncated
                 inc(self.stats, f"{self._stat_prefix}/exception_count/{type(error)}")
                 failure = await self._failure_of(error, request)
-                return procedure.on_network_error(describe(error), failure)
+                return procedure.on_network_error(error_line(error), failure)
             finally:
                 put_back()
             inc(self.stats, f"{self._stat_prefix}/response_count")
@@ -360,21 +361,6 @@ def _unreachable(status: int) -> bool:
 def _header(response: Response, name: bytes) -> str | None:
     value = response.headers.get(name)
     return value.decode("latin-1") if value else None
-
-
-def describe(error: BaseException) -> str:
-    """One short line for an error (Twisted's ``ResponseFailed`` wraps a list of
-    failures: name the first; Scrapy's ``DownloadFailedError`` wraps Twisted's error)."""
-    while error.__cause__ is not None and not getattr(error, "reasons", None):
-        error = error.__cause__
-    reasons = getattr(error, "reasons", None)
-    if reasons:
-        first = reasons[0]
-        error = getattr(first, "value", first)
-    text = str(error).strip()
-    name = type(error).__name__
-    line = f"{name}: {text}" if text and not text.startswith(name) else (text or name)
-    return line if len(line) <= 200 else line[:199] + "…"
 
 
 def robots_response_from_cache(request: Request, entry: CacheEntry[Any]) -> Response | None:

@@ -46,7 +46,7 @@ from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.settings.rules import lifecycle_policy
 from rep_engine.trail.fileaccess import replacing
-from scrapy_rep.crawl.internals import asyncio_usable
+from scrapy_rep.crawl.internals import asyncio_usable, error_line
 from scrapy_rep.crawl.startup import stop_at_start
 
 if TYPE_CHECKING:
@@ -144,7 +144,7 @@ class JobdirStore:
                     raise ValueError(f"unknown version {saved.get('version')!r}")
                 self._records.update(saved["records"])
             except Exception as error:
-                self.load_error = f"{type(error).__name__}: {error}"
+                self.load_error = error_line(error)
                 self._records.clear()
         self.bytes = sum(_stored_size(name, data) for name, data in self._records.items())
         self._trim()
@@ -344,11 +344,10 @@ class StoreClient:
             self._count(f"{self.stat_prefix}/store_errors")
             health.down_until = self._clock() + STORE_RETRY_AFTER
             logger.warning(
-                "scrapy_rep: the %s robots.txt cache is unavailable (%s: %s); this process "
+                "scrapy_rep: the %s robots.txt cache is unavailable (%s); this process "
                 "carries on with its own cache and tries again in %.0f s",
                 self.store.name,
-                type(error).__name__,
-                error,
+                error_line(error),
                 STORE_RETRY_AFTER,
             )
             return default

@@ -32,7 +32,7 @@ from rep_engine.verdict.policy import NOTHING_BEFORE, TDM_PURPOSES
 from scrapy_rep import signals
 from scrapy_rep.crawl.auditing import Refusal
 from scrapy_rep.crawl.config import PerCrawler, config_of
-from scrapy_rep.crawl.internals import in_thread
+from scrapy_rep.crawl.internals import error_line, in_thread
 from scrapy_rep.crawl.media.filerecords import FileVerdict, page_noimageai, refused_file
 from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
 from scrapy_rep.crawl.requests.downloadermiddlewares import answered_before
@@ -142,7 +142,7 @@ class MediaGate:
     def _unchecked(self, body: bytes, error: Exception) -> FileVerdict:
         """The verdict on a file whose check failed: a "no" for ai-train and ai-input, the
         reading that never loses a site owner's "no"."""
-        what = f"the check failed: {type(error).__name__}: {error}"[:200]
+        what = f"the check failed: {error_line(error)}"
         signal = UsageSignal("iptc", (None, False, False), f"an unreadable file ({what})")
         reading = MediaReading(sniff(body), (), (what,), "not read: the check failed")
         decision = usage_decision((signal,))

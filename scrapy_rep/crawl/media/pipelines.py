@@ -24,7 +24,7 @@ from scrapy.utils.defer import deferred_from_coro
 
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.auditing import Refusal
-from scrapy_rep.crawl.internals import awaited, quiet_media_failures
+from scrapy_rep.crawl.internals import awaited, error_line, quiet_media_failures
 from scrapy_rep.crawl.media.filerecords import refused_file, verdict_refused_file
 from scrapy_rep.crawl.media.mediagate import MediaGate
 
@@ -98,7 +98,7 @@ class MediaUsageMixin(FilteredRefusalMixin):
                 super().media_downloaded(response, request, info, item=item)
             )
         except BaseException as error:  # the pipeline's own failure: recorded, then raised
-            gate.settled(verdict, request, item, "failed", f"{type(error).__name__}: {error}")
+            gate.settled(verdict, request, item, "failed", error_line(error))
             raise
         if verdict.refusal is not None:
             refuse_file(gate.crawler, request, item, verdict.refusal, verdict.reasons, True)

@@ -95,7 +95,13 @@ from scrapy_rep.crawl.documents.holding import HeldRequests, on_disk
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 from scrapy_rep.crawl.documents.stores import StoreClient, document_policy, open_store
-from scrapy_rep.crawl.internals import call_later, engine_scheduler, running_engine, send_through
+from scrapy_rep.crawl.internals import (
+    call_later,
+    engine_scheduler,
+    error_line,
+    running_engine,
+    send_through,
+)
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware, warn_ignored_parser
 from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
@@ -442,8 +448,9 @@ class RobotsTxtMiddleware:
                 {"request": request},
                 extra={"spider": self.crawler.spider},
             )
-            what = f"{type(error).__name__}: {error}"[:200]
-            message = f"Dropped: scrapy_rep could not decide it (internal error: {what})"
+            message = (
+                f"Dropped: scrapy_rep could not decide it (internal error: {error_line(error)})"
+            )
             return Refused(Reason.INTERNAL_ERROR, message, ROBOTS, facts.agent)
 
     def _known(self, request: Request) -> Known:
@@ -724,7 +731,7 @@ class SendCheck:
             decided = owner.decide_at_send(request, state)
         except Exception as error:  # a bug of ours: refused, never sent unchecked
             logger.exception("scrapy_rep internal error checking %s as it is sent", request)
-            what = f"{type(error).__name__}: {error}"[:200]
+            what = error_line(error)
             message = (
                 f"Dropped: scrapy_rep could not decide it at its send (internal error: {what})"
             )
