@@ -2,7 +2,13 @@
 what each event does to a request's entry in each of its phases (:data:`TRANSITIONS`), how
 the parts that decide write it directly (a call costs less than a signal on the hot path:
 :class:`LedgerCalls`), what its readers are told (:class:`UrlReader`), and
-:class:`AuditMiddleware`, which tells it a request's final failure and response."""
+:class:`AuditMiddleware`, which tells it a request's final failure and response.
+
+The ledger keeps the waits of the requests held for their origins' documents
+(:class:`Waits`: ``request_held``, ``request_released``), per origin and per URL, for the
+end-of-crawl report: its own, not an entry's, since a request held before it was decided
+has no entry yet (a media pipeline's file), and its waits are counted all the same.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +17,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol
+from weakref import WeakKeyDictionary
 
 from scrapy.exceptions import IgnoreRequest, NotConfigured
 
@@ -26,7 +33,6 @@ if TYPE_CHECKING:
     from rep_engine.records import Fate, FileOutcome, PageOutput, Reason, UrlEntry
     from rep_engine.verdict.decide import Allowed, Refused, RequestFacts
     from scrapy_rep.crawl.pages import Page
-    from scrapy_rep.crawl.waits import Waits
 
 
 class Phase(enum.Enum):
@@ -302,3 +308,47 @@ class AuditMiddleware:
         if ledger is not None:
             ledger.downloaded(request if response.request is None else response.request, response)
         return response
+
+
+@dataclass
+class OriginWaits:
+    """The requests that waited for one origin's documents (or a document keyed by its
+    URL: an RSL license)."""
+
+    #: The requests that waited for it, and their waits (a request may wait more than
+    #: once: for robots.txt, then for its refresh as it is sent).
+    waited: int = 0
+    waits: int = 0
+    #: The requests released (or dropped) after robots.txt downloads that failed.
+    held_unreachable: int = 0
+
+
+class Waits:
+    """The crawl's waits, by origin and, for those held through failures, by URL."""
+
+    def __init__(self) -> None:
+        self.origins: dict[str, OriginWaits] = {}
+        #: URL -> the most failed robots.txt downloads a request of it was held through.
+        self.failures: dict[str, int] = {}
+        #: The requests held so far that are still alive, and what they waited for: a
+        #: request held again for the same origin's documents is one more wait, not one
+        #: more request (weak: a request gone is never held again; one that waited on
+        #: disk, ``rep/requests/spilled``, comes back as another object).
+        self._held_for: WeakKeyDictionary[Request, set[str]] = WeakKeyDictionary()
+
+    def held(self, request: Request, origin: str) -> None:
+        """``request`` waits for ``origin``'s documents (``request_held``)."""
+        waits = self.origins.setdefault(origin, OriginWaits())
+        waits.waits += 1
+        held_for = self._held_for.setdefault(request, set())
+        if origin not in held_for:
+            held_for.add(origin)
+            waits.waited += 1
+
+    def released(self, request: Request, origin: str, failures: int, **_: Any) -> None:
+        """``request`` goes on after ``failures`` robots.txt downloads failed meanwhile
+        (``request_released``)."""
+        if failures:
+            self.origins.setdefault(origin, OriginWaits()).held_unreachable += 1
+            url = request.url
+            self.failures[url] = max(self.failures.get(url, 0), failures)

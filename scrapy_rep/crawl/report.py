@@ -56,7 +56,7 @@ if TYPE_CHECKING:
 
     from rep_engine.records import FileOutcome
     from rep_engine.robotstxt import RobotsTxt
-    from scrapy_rep.crawl.waits import Waits
+    from scrapy_rep.crawl.auditing import Waits
 
 __all__ = ["RepReport", "closing_lines", "paused"]
 

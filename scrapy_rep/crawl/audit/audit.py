@@ -83,6 +83,7 @@ from scrapy_rep.crawl.auditing import (
     Phase,
     Refusal,
     Settled,
+    Waits,
 )
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
@@ -108,7 +109,6 @@ from scrapy_rep.crawl.requeststate import (
     sent_state,
 )
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.crawl.waits import Waits
 from scrapy_rep.crawl.webbotauth import signed_by
 
 if TYPE_CHECKING:
