@@ -15,7 +15,7 @@ from w3lib.url import canonicalize_url
 from rep_engine.records import Action, Reason
 from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE
-from scrapy_rep.crawl.page.nofollowlinks import rel_nofollow_targets
+from scrapy_rep.crawl.page.pagereader import rel_nofollow_targets
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.stats import inc

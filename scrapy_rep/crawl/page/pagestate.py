@@ -38,9 +38,13 @@ from rep_engine.verdict.policy import NO_SIGNALS, NOTHING_BEFORE, Before
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.internals import error_line
-from scrapy_rep.crawl.page.nofollowlinks import may_link_nofollow
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
-from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
+from scrapy_rep.crawl.page.pagereader import (
+    crawler_tokens,
+    is_image,
+    may_link_nofollow,
+    read_statements,
+)
 from scrapy_rep.crawl.pages import PAGES, Page
 from scrapy_rep.crawl.requests.downloadermiddlewares import answered_before
 from scrapy_rep.crawl.requeststate import sent_state, state_of
