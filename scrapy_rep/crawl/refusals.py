@@ -8,9 +8,9 @@ A refusal is a :class:`rep_engine.verdict.decide.Refused` and what it refuses (i
 (:mod:`scrapy_rep.crawl.requests.perform`, which also keeps the trail's record of the
 versions it was decided with and raises ``IgnoreRequest``); **follow**, a request a page
 yielded (nofollow, ``rel="nofollow"``, an image of a ``noimageai`` page:
-:mod:`scrapy_rep.crawl.page.linkgate`, :mod:`scrapy_rep.crawl.page.images`); **keep**, an
+:mod:`scrapy_rep.crawl.page.spidermiddlewares`, :mod:`scrapy_rep.crawl.page.images`); **keep**, an
 item of a page (noindex, ``unavailable_after``, the crawl's purpose:
-:mod:`scrapy_rep.crawl.page.itemgate`); **store**, a file a media pipeline downloaded that
+:mod:`scrapy_rep.crawl.page.spidermiddlewares`); **store**, a file a media pipeline downloaded that
 the media gate refuses (:func:`refuse_file`, :mod:`scrapy_rep.crawl.media.pipelines`), or
 one whose URL an item carried, taken out before its download by its page's ``noimageai``
 (:func:`refuse_file_url`: the request the pipeline never sends, refused,
