@@ -35,7 +35,7 @@ from scrapy_rep.crawl.auditing import read_urls
 from scrapy_rep.crawl.commands.toolprint import Printer
 from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
 from scrapy_rep.crawl.internals import crawler_process, error_line, on_start_failure
-from scrapy_rep.crawl.media.mediagate import MediaGate
+from scrapy_rep.crawl.media.pipelines import MediaGate
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from scrapy_rep.crawl.requeststate import fetch_state_of

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
 
     from rep_engine.verdict.policy import UsagePolicy
     from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
-    from scrapy_rep.crawl.media.filerecords import FileVerdict
+    from scrapy_rep.crawl.media.pipelines import FileVerdict
 
 
 class Printer:

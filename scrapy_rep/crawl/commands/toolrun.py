@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from rep_engine.records import FileOutcome, UrlEntry
     from rep_engine.robotstxt import RobotsTxt
     from rep_engine.verdict.decide import Refused
-    from scrapy_rep.crawl.media.filerecords import FileVerdict
+    from scrapy_rep.crawl.media.pipelines import FileVerdict
 
 
 @dataclass

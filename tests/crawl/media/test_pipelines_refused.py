@@ -17,7 +17,7 @@ from twisted.python.failure import Failure
 
 from scrapy_rep.crawl.auditing import Refusal
 from scrapy_rep.crawl.internals import MEDIA_REQUEST_FILTERED, MediaRequestFiltered
-from scrapy_rep.crawl.media.refused import (
+from scrapy_rep.crawl.media.pipelines import (
     FilteredRefusalMixin,
     RefusedBeforeFetch,
     mixed_in,
