@@ -47,6 +47,7 @@ from rep_engine.records import (
     REFUSED_BY,
     STATE_VERSION,
     Fate,
+    FileFate,
     FileOutcome,
     PageOutput,
     Reason,
@@ -993,7 +994,7 @@ class AuditTrail:
         decision: UsageDecision,
         reading: Any,
         refusal: Refused | None,
-        fate: str = "",
+        fate: FileFate | None = None,
         error: str = "",
         **_: Any,
     ) -> None:
@@ -1001,7 +1002,13 @@ class AuditTrail:
         the pipeline knows its fate (``failed``: ``error`` says why): its ``file`` record."""
         if not fate:  # not said: what the refusal and REP_PURPOSE_ACTION make it
             marked = self.config.purpose_action == "mark"
-            fate = "stored" if refusal is None else "marked" if marked else "refused"
+            fate = (
+                FileFate.STORED
+                if refusal is None
+                else FileFate.MARKED
+                if marked
+                else FileFate.REFUSED
+            )
         record = lines.file_line(self.run, url, fate, decision, reading.to_dict())
         if refusal is not None:
             record["refused_for"] = refusal.purpose

@@ -45,7 +45,7 @@ from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from scrapy.utils.request import referer_str
 from twisted.internet.defer import DeferredSemaphore
 
-from rep_engine.records import Reason
+from rep_engine.records import FileFate, Reason
 from rep_engine.settings.readers import robots_agent
 from rep_engine.settings.rules import page_rules
 from rep_engine.usage.media._xmp_scan import Limits
@@ -275,7 +275,7 @@ class MediaGate:
         return FileVerdict(decision, reading, refused)
 
     def settled(
-        self, verdict: FileVerdict, request: Request, item: Any, fate: str, error: str = ""
+        self, verdict: FileVerdict, request: Request, item: Any, fate: FileFate, error: str = ""
     ) -> None:
         """Send :data:`scrapy_rep.signals.file_checked` once the pipeline knows what became
         of the file (``fate``; ``failed`` with the pipeline's ``error``)."""
@@ -443,7 +443,7 @@ class MediaUsageMixin(FilteredRefusalMixin):
             extra[meta.REFUSED] = verdict.reasons
             if not gate.mark:
                 refuse_file(gate.crawler, request, item, verdict.refusal, verdict.reasons, False)
-                gate.settled(verdict, request, item, "refused")
+                gate.settled(verdict, request, item, FileFate.REFUSED)
                 entry = verdict_refused_file(verdict, request.url)
                 return cast("FileInfo", {"url": request.url, "path": None, _ENTRY: entry})
         try:
@@ -452,11 +452,13 @@ class MediaUsageMixin(FilteredRefusalMixin):
                 super().media_downloaded(response, request, info, item=item)
             )
         except BaseException as error:  # the pipeline's own failure: recorded, then raised
-            gate.settled(verdict, request, item, "failed", error_line(error))
+            gate.settled(verdict, request, item, FileFate.FAILED, error_line(error))
             raise
         if verdict.refusal is not None:
             refuse_file(gate.crawler, request, item, verdict.refusal, verdict.reasons, True)
-        gate.settled(verdict, request, item, "stored" if verdict.refusal is None else "marked")
+        gate.settled(
+            verdict, request, item, FileFate.STORED if verdict.refusal is None else FileFate.MARKED
+        )
         return cast("FileInfo", {**result, **extra}) if extra else result
 
     def media_failed(

@@ -258,7 +258,6 @@ def _text(value: bytes | str) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
-
 #: A cheap hint that a page may have a rel="nofollow" link.
 _NOFOLLOW_HINT = re.compile(rb"nofollow", re.IGNORECASE)
 
