@@ -41,7 +41,6 @@ from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.auditing import Refusal, ledger_of
-from scrapy_rep.crawl.closing import closing_lines
 from scrapy_rep.crawl.internals import (
     ASYNC_SPIDER_OUTPUT,
     after_each_scrape,
@@ -52,6 +51,7 @@ from scrapy_rep.crawl.page.images import ImageGate
 from scrapy_rep.crawl.page.pagereader import rel_nofollow_targets
 from scrapy_rep.crawl.page.pagestate import PRODUCING, InputMark, PageState
 from scrapy_rep.crawl.refusals import refuse_item, refuse_request
+from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.crawl.requests.early import EarlyRefusal
 from scrapy_rep.crawl.requests.facts import purpose_is_set
 from scrapy_rep.crawl.stats import inc
