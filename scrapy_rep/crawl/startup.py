@@ -41,7 +41,7 @@ from rep_engine.trail.file import (
     snapshot_dir,
 )
 from rep_engine.trail.fileaccess import replacing
-from scrapy_rep.checker.exits import EXIT_USAGE
+from scrapy_rep.checker import EXIT_USAGE
 from scrapy_rep.crawl.internals import (
     HTTPX_HANDLER,
     REACTORLESS,

@@ -88,7 +88,7 @@ def floor_of(module: str) -> str:
         return first if first in _ENGINE else "engine"
     if root in ("rep_audit", "rep_recheck"):
         return root.removeprefix("rep_")
-    if first in ("checker", "crawl") and (PACKAGE / first).is_dir():
+    if (first == "crawl" and (PACKAGE / first).is_dir()) or first == "checker":
         return first
     return "top"
 

@@ -49,8 +49,11 @@ from rep_engine.urls.origins import origin_of
 from rep_engine.usage.purpose import PURPOSES, UsageDecision
 from rep_engine.verdict.decide import UNCHECKED, Allowed, Refused
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.checker.exits import EXIT_ALLOWED, EXIT_DISALLOWED, EXIT_UNREACHABLE, EXIT_USAGE
-from scrapy_rep.checker.report import (
+from scrapy_rep.checker import (
+    EXIT_ALLOWED,
+    EXIT_DISALLOWED,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
     NOTHING_OBEYED,
     ToolRequest,
     decided,
