@@ -682,7 +682,7 @@ def per_request_cost(origins: int, pages: int, repeat: int = 5) -> None:
     from rep_engine.fetch.cache import CacheEntry
     from rep_engine.urls.origins import origin_of
     from scrapy_rep import RobotsTxtMiddleware, parse_robotstxt
-    from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
+    from scrapy_rep.crawl.requests.downloadermiddlewares import EarlyDecisions
 
     settings = {"ROBOTSTXT_OBEY": True, "USER_AGENT": "benchbot/1.0"}
     bases = [f"http://127.0.0.1:{8000 + n}" for n in range(origins)]

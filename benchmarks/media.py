@@ -158,7 +158,7 @@ def gate_cost(data: bytes) -> float:
     from scrapy.http import Response
     from scrapy.utils.test import get_crawler
 
-    from scrapy_rep.crawl.media.mediagate import MediaGate
+    from scrapy_rep.crawl.media.pipelines import MediaGate
 
     gate = MediaGate(get_crawler(Spider, {"REP_PURPOSE": "ai-train"}))
     request = Request("https://example.com/a.jpg")
@@ -220,7 +220,7 @@ def crawl_slow_files(files: int, pages: int, close_timeout: float, gate: bool = 
     from scrapy.crawler import CrawlerProcess
     from twisted.internet.task import LoopingCall
 
-    from scrapy_rep.crawl.media.mediagate import MediaGate
+    from scrapy_rep.crawl.media.pipelines import MediaGate
 
     root = str(Path(__file__).resolve().parent.parent)
     server = subprocess.Popen(

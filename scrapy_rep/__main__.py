@@ -22,10 +22,10 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 from scrapy_rep._version import __version__
-from scrapy_rep.checker.exits import EXIT_USAGE, HELP_WIDTH, help_rows
+from scrapy_rep.checker import EXIT_USAGE, HELP_WIDTH, help_rows
 
 if TYPE_CHECKING:
-    from scrapy_rep.checker.report import ToolRequest
+    from scrapy_rep.checker import ToolRequest
 
 
 def commands_table() -> str:

@@ -9,7 +9,7 @@ robots.txt (and each page with ``--page``) as a crawl with those settings would,
 Scrapy's own download stack. That crawl is not imported here: ``python -m scrapy_rep``
 (its ``__main__``) hands :func:`run` the runner
 (:func:`scrapy_rep.crawl.commands.toolcrawl.run_tools`), so ``check`` against a file
-loads no Scrapy. The arguments are read by :mod:`scrapy_rep.checker.inputs`, as ``scrapy
+loads no Scrapy. The arguments are read by :mod:`scrapy_rep.checker`, as ``scrapy
 rep-robots`` reads its own (the same message for the same bad input).
 """
 
@@ -28,22 +28,23 @@ from rep_engine.settings import RepConfig
 from rep_engine.settings.names import check_names, known_names
 from rep_engine.settings.readers import RepSettingError, read_bool
 from rep_engine.trail.terminal import write_lines
-from scrapy_rep.checker.exits import CHECK_EXIT_CODES, EXIT_ALLOWED, EXIT_USAGE, HELP_WIDTH
-from scrapy_rep.checker.inputs import (
-    InputError,
-    Paths,
-    first_is_url,
-    parse_timeout,
-    parse_url,
-    unreadable_file,
-)
-from scrapy_rep.checker.report import (
+from scrapy_rep.checker import (
+    CHECK_EXIT_CODES,
     DEFAULT_USER_AGENT,
+    EXIT_ALLOWED,
+    EXIT_USAGE,
+    HELP_WIDTH,
+    InputError,
     LocalRobots,
+    Paths,
     ToolRequest,
     example_robots,
+    first_is_url,
     local_check,
+    parse_timeout,
+    parse_url,
     read_robots_file,
+    unreadable_file,
 )
 
 #: What runs a tool's crawl and prints it: ``(request, out) -> exit status``.

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
 from rep_engine import keys
-from scrapy_rep.checker.exits import EXIT_USAGE, HELP_WIDTH
+from scrapy_rep.checker import EXIT_USAGE, HELP_WIDTH
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

@@ -190,7 +190,7 @@ def test_each_check_option_is_its_crawl_setting(
     argv: list[str], settings: dict[str, object]
 ) -> None:
     from scrapy_rep.check import _settings, parser
-    from scrapy_rep.checker.report import DEFAULT_USER_AGENT
+    from scrapy_rep.checker import DEFAULT_USER_AGENT
 
     options = parser().parse_args([*argv, "--page", "--timeout", "5", "https://e.com/"])
     assert _settings(options) == {"USER_AGENT": DEFAULT_USER_AGENT, **settings}

@@ -138,11 +138,10 @@ def wrap_media_pipelines(settings: Settings) -> None:
     ``FilesPipeline`` subclass in ``ITEM_PIPELINES`` reads the statements inside the
     files it downloads (docs/media.md): the class gets the mixin, keeping its name.
     Before Scrapy 2.18 the others get the mixin that keeps a file request scrapy_rep
-    refused from being logged as an ERROR (:mod:`scrapy_rep.crawl.media.refused`)."""
+    refused from being logged as an ERROR (:mod:`scrapy_rep.crawl.media.pipelines`)."""
     from scrapy.pipelines.files import FilesPipeline
 
-    from scrapy_rep.crawl.media.pipelines import with_media_usage
-    from scrapy_rep.crawl.media.refused import with_filtered_refusals
+    from scrapy_rep.crawl.media.pipelines import with_filtered_refusals, with_media_usage
 
     config = RepConfig.from_settings(settings)
     checked = config.media_usage and not TDM_PURPOSES.isdisjoint(config.purpose)

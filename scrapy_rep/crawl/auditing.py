@@ -2,7 +2,13 @@
 what each event does to a request's entry in each of its phases (:data:`TRANSITIONS`), how
 the parts that decide write it directly (a call costs less than a signal on the hot path:
 :class:`LedgerCalls`), what its readers are told (:class:`UrlReader`), and
-:class:`AuditMiddleware`, which tells it a request's final failure and response."""
+:class:`AuditMiddleware`, which tells it a request's final failure and response.
+
+The ledger keeps the waits of the requests held for their origins' documents
+(:class:`Waits`: ``request_held``, ``request_released``), per origin and per URL, for the
+end-of-crawl report: its own, not an entry's, since a request held before it was decided
+has no entry yet (a media pipeline's file), and its waits are counted all the same.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +17,11 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol
+from weakref import WeakKeyDictionary
 
-from scrapy.exceptions import NotConfigured
+from scrapy.exceptions import IgnoreRequest, NotConfigured
 
 from scrapy_rep.crawl.config import PerCrawler, config_of
-from scrapy_rep.crawl.refusals import Refusal
 
 if TYPE_CHECKING:
     from scrapy import Request
@@ -24,10 +30,9 @@ if TYPE_CHECKING:
     from typing_extensions import Self
 
     from rep_engine.fetch.cache import CacheEntry
-    from rep_engine.records import Fate, FileOutcome, PageOutput, UrlEntry
+    from rep_engine.records import Fate, FileOutcome, PageOutput, Reason, UrlEntry
     from rep_engine.verdict.decide import Allowed, Refused, RequestFacts
     from scrapy_rep.crawl.pages import Page
-    from scrapy_rep.crawl.waits import Waits
 
 
 class Phase(enum.Enum):
@@ -90,8 +95,8 @@ _NONE, _OPEN, _FETCHED = Phase.NONE, Phase.OPEN, Phase.FETCHED
 #: ``NONE`` and an event that settles nothing is ignored (a settled entry is no longer
 #: open: its events after are ignored), but a download no entry follows (told to the
 #: readers apart) and a request decided or refused without one (a record of its own). A
-#: refusal's exception (:class:`~scrapy_rep.crawl.refusals.Refusal`) is no failure: its
-#: refusal settled the entry (:func:`settled_by`), its ``FAILED`` never sent.
+#: refusal's exception (:class:`Refusal`) is no failure: its refusal settled the entry
+#: (or left it for its errback), its ``FAILED`` never sent.
 TRANSITIONS: Final[Mapping[tuple[Phase, Event], str]] = {
     (_NONE, Event.SCHEDULED): OPENS,
     (_OPEN, Event.SCHEDULED): GOES_ON,
@@ -139,10 +144,17 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Event], str]] = {
 }
 
 
-def settled_by(exception: object) -> bool:
-    """Whether a download's ``exception`` is a refusal's (:class:`Refusal`): its
-    ``request_refused`` settled the entry, so it is no ``FAILED`` event."""
-    return isinstance(exception, Refusal)
+class Refusal(IgnoreRequest):
+    """The ``IgnoreRequest`` of a request refused in the downloader (raised for Scrapy: its
+    errback and the ``process_exception`` chain get what Scrapy's own middleware gives),
+    with its message and its ``verdict`` (when one refused it) for whoever awaited the
+    download (a media pipeline lists its file refused). Its refusal entered the URL ledger
+    already (:meth:`LedgerCalls.refused`), so the readers of a download's final failure
+    (:class:`AuditMiddleware`, the page pass) do not tell it again."""
+
+    def __init__(self, message: str, verdict: Refused | None = None) -> None:
+        super().__init__(message)
+        self.verdict = verdict
 
 
 @dataclass
@@ -190,6 +202,21 @@ class LedgerCalls(Protocol):
     def decided(
         self, request: Request, facts: RequestFacts, verdict: Allowed | Refused
     ) -> None: ...
+
+    def refused(
+        self,
+        request: Request,
+        reason: Reason | str,
+        message: str,
+        verdict: Refused | None = None,
+        facts: RequestFacts | None = None,
+        admitted: bool = False,
+    ) -> None:
+        """``request`` is refused (or dropped without a ``verdict``), as the one performer of
+        refusals tells it (:mod:`scrapy_rep.crawl.refusals`): its record settles, ``refused``,
+        naming the versions it was decided with (``facts``: decided by the performer of
+        verdicts); ``admitted``: refused before the scheduler, its record opened as the
+        scheduler's would be."""
 
     def license_used(
         self, license_url: str, entry: CacheEntry[Any], request: Request | None = None
@@ -267,7 +294,7 @@ class AuditMiddleware:
         self, request: Request, exception: Exception, spider: object = None
     ) -> None:
         ledger = LEDGERS.get(self.crawler)
-        if ledger is not None and not settled_by(exception):
+        if ledger is not None and not isinstance(exception, Refusal):
             ledger.failed(request, exception)
 
     def process_response(
@@ -281,3 +308,47 @@ class AuditMiddleware:
         if ledger is not None:
             ledger.downloaded(request if response.request is None else response.request, response)
         return response
+
+
+@dataclass
+class OriginWaits:
+    """The requests that waited for one origin's documents (or a document keyed by its
+    URL: an RSL license)."""
+
+    #: The requests that waited for it, and their waits (a request may wait more than
+    #: once: for robots.txt, then for its refresh as it is sent).
+    waited: int = 0
+    waits: int = 0
+    #: The requests released (or dropped) after robots.txt downloads that failed.
+    held_unreachable: int = 0
+
+
+class Waits:
+    """The crawl's waits, by origin and, for those held through failures, by URL."""
+
+    def __init__(self) -> None:
+        self.origins: dict[str, OriginWaits] = {}
+        #: URL -> the most failed robots.txt downloads a request of it was held through.
+        self.failures: dict[str, int] = {}
+        #: The requests held so far that are still alive, and what they waited for: a
+        #: request held again for the same origin's documents is one more wait, not one
+        #: more request (weak: a request gone is never held again; one that waited on
+        #: disk, ``rep/requests/spilled``, comes back as another object).
+        self._held_for: WeakKeyDictionary[Request, set[str]] = WeakKeyDictionary()
+
+    def held(self, request: Request, origin: str) -> None:
+        """``request`` waits for ``origin``'s documents (``request_held``)."""
+        waits = self.origins.setdefault(origin, OriginWaits())
+        waits.waits += 1
+        held_for = self._held_for.setdefault(request, set())
+        if origin not in held_for:
+            held_for.add(origin)
+            waits.waited += 1
+
+    def released(self, request: Request, origin: str, failures: int, **_: Any) -> None:
+        """``request`` goes on after ``failures`` robots.txt downloads failed meanwhile
+        (``request_released``)."""
+        if failures:
+            self.origins.setdefault(origin, OriginWaits()).held_unreachable += 1
+            url = request.url
+            self.failures[url] = max(self.failures.get(url, 0), failures)

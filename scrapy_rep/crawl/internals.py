@@ -50,6 +50,7 @@ from twisted.python.failure import Failure
 
 if TYPE_CHECKING:
     from scrapy.crawler import Crawler
+    from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
     from scrapy.settings import BaseSettings, Settings
     from scrapy.signalmanager import SignalManager
 
@@ -190,7 +191,7 @@ def exit_command(status: int) -> NoReturn:
 
 #: Scrapy 2.15 wraps the download handler's errors in its own exceptions (the original
 #: as ``__cause__``); 2.13 and 2.14 raise Twisted's own (``DNSLookupError``,
-#: ``TimeoutError``, ``ResponseFailed``…), which :mod:`~scrapy_rep.crawl.documents.failures`
+#: ``TimeoutError``, ``ResponseFailed``…), which :mod:`~scrapy_rep.crawl.documents.engine_fetch`
 #: reads as well. Each tuple is empty before 2.15.
 LOOKUP_ERRORS: tuple[type[Exception], ...] = ()
 TIMEOUT_ERRORS: tuple[type[Exception], ...] = ()
@@ -600,6 +601,23 @@ def explicit_encoding(response: Response) -> str | None:
     return encoding if isinstance(encoding, str) else None
 
 
+def error_line(error: BaseException) -> str:
+    """An exception in one short line, as every log line, record and message of the add-on
+    says one: ``Name: message`` (at most 200 characters). Twisted's ``ResponseFailed``
+    wraps a list of failures: the first is named; Scrapy 2.15's download errors wrap
+    Twisted's (``__cause__``): the one it wraps is named, as 2.13 and 2.14 raise it."""
+    while error.__cause__ is not None and type(error).__module__ == "scrapy.exceptions":
+        error = error.__cause__
+    reasons = getattr(error, "reasons", None)
+    if reasons:
+        first = reasons[0]
+        error = getattr(first, "value", first)
+    text = str(error).strip()
+    name = type(error).__name__
+    line = f"{name}: {text}" if text and not text.startswith(name) else (text or name)
+    return line if len(line) <= 200 else line[:199] + "…"
+
+
 def engine_scheduler(engine: Any) -> Any:
     """The crawl's scheduler (``ExecutionEngine._slot.scheduler``), or ``None``."""
     return getattr(getattr(engine, "_slot", None), "scheduler", None)
@@ -634,26 +652,33 @@ def downloader_methods(engine: Any, name: str) -> list[Any]:
     return list(methods.get(name) or ()) if isinstance(methods, dict) else []
 
 
-def offsite_filter(crawler: Crawler, engine: Any) -> Callable[..., None] | None:
-    """Scrapy's offsite filter's ``request_scheduled`` handler (its downloader middleware
-    ``OffsiteMiddleware``, or a subclass, in the crawl: the same in 2.13 to 2.19), taken
-    off the signal for the caller to run in its own handler, or ``None``. The filter drops
-    an offsite request by raising ``IgnoreRequest`` there, which the engine tells no one
-    (no ``request_dropped``), and another handler of the signal cannot see; run by the
-    caller, its own answer is known. Left as it is when it is not connected."""
-    from scrapy import signals
+def offsite_middleware(engine: Any) -> OffsiteMiddleware | None:
+    """The crawl's offsite filter (Scrapy's downloader middleware ``OffsiteMiddleware``, or a
+    subclass: the same in 2.13 to 2.19), or ``None``."""
     from scrapy.downloadermiddlewares.offsite import OffsiteMiddleware
 
     for method in downloader_methods(engine, "process_request"):
         component = getattr(method, "__self__", None)
         if isinstance(component, OffsiteMiddleware):
-            handler = component.request_scheduled
-            try:
-                crawler.signals.disconnect(handler, signal=signals.request_scheduled)
-            except Exception:  # not connected (pydispatch: DispatcherKeyError)
-                return None
-            return handler
+            return component
     return None
+
+
+def offsite_filter(crawler: Crawler, engine: Any) -> Callable[..., None] | None:
+    """Scrapy's offsite filter's ``request_scheduled`` handler (:func:`offsite_middleware`'s),
+    taken off the signal for the caller to run in its own handler, or ``None``. The filter
+    drops an offsite request by raising ``IgnoreRequest`` there, which the engine tells no
+    one (no ``request_dropped``), and another handler of the signal cannot see; run by the
+    caller, its own answer is known. Left as it is when it is not connected."""
+    from scrapy import signals
+
+    handler = getattr(offsite_middleware(engine), "request_scheduled", None)
+    try:
+        if handler is not None:
+            crawler.signals.disconnect(handler, signal=signals.request_scheduled)
+    except Exception:  # not connected (pydispatch: DispatcherKeyError)
+        return None
+    return handler
 
 
 def append_downloader_method(engine: Any, name: str, method: Callable[..., Any]) -> bool:

@@ -8,9 +8,9 @@ A refusal is a :class:`rep_engine.verdict.decide.Refused` and what it refuses (i
 (:mod:`scrapy_rep.crawl.requests.perform`, which also keeps the trail's record of the
 versions it was decided with and raises ``IgnoreRequest``); **follow**, a request a page
 yielded (nofollow, ``rel="nofollow"``, an image of a ``noimageai`` page:
-:mod:`scrapy_rep.crawl.page.linkgate`, :mod:`scrapy_rep.crawl.page.images`); **keep**, an
+:mod:`scrapy_rep.crawl.page.spidermiddlewares`, :mod:`scrapy_rep.crawl.page.images`); **keep**, an
 item of a page (noindex, ``unavailable_after``, the crawl's purpose:
-:mod:`scrapy_rep.crawl.page.itemgate`); **store**, a file a media pipeline downloaded that
+:mod:`scrapy_rep.crawl.page.spidermiddlewares`); **store**, a file a media pipeline downloaded that
 the media gate refuses (:func:`refuse_file`, :mod:`scrapy_rep.crawl.media.pipelines`), or
 one whose URL an item carried, taken out before its download by its page's ``noimageai``
 (:func:`refuse_file_url`: the request the pipeline never sends, refused,
@@ -30,11 +30,19 @@ from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request
-from scrapy.exceptions import IgnoreRequest
 
-from rep_engine.records import REASONS, SIGNALLED_AS, Action, Reason, dropped_stat
+from rep_engine.records import (
+    LINK_REASONS,
+    REASONS,
+    SIGNALLED_AS,
+    Action,
+    Reason,
+    dropped_stat,
+)
 from rep_engine.usage.rsl.terms import says_not_read
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.auditing import LEDGERS, LedgerCalls
+from scrapy_rep.crawl.internals import error_line
 from scrapy_rep.crawl.stats import inc, inc_each
 
 if TYPE_CHECKING:
@@ -42,20 +50,9 @@ if TYPE_CHECKING:
     from scrapy.http import Response
 
     from rep_engine.records import Dropped, PageOutput
-    from rep_engine.verdict.decide import Refused
+    from rep_engine.verdict.decide import Refused, RequestFacts
 
 logger = logging.getLogger(__name__)
-
-
-class Refusal(IgnoreRequest):
-    """The ``IgnoreRequest`` of a request refused before its download, with its message and its
-    ``verdict`` (when one refused it) for whoever awaited the download (a media pipeline lists
-    its file refused). Its refusal has said its fate already, so the readers of a download's
-    final failure (:class:`~scrapy_rep.crawl.auditing.AuditMiddleware`) do not count it again."""
-
-    def __init__(self, message: str, verdict: Refused | None = None) -> None:
-        super().__init__(message)
-        self.verdict = verdict
 
 
 def refusal_stats(action: Action, verdict: Refused) -> tuple[str, ...]:
@@ -84,13 +81,24 @@ def refuse_request(
     response: Response | None = None,
     detail: str = "",
     output: PageOutput | None = None,
+    facts: RequestFacts | None = None,
+    admitted: bool = False,
+    ledger: LedgerCalls | None = None,
 ) -> None:
     """``request`` is refused (``action``: fetch, or follow by the page ``response``): counted,
-    in the page's ``output`` if kept, logged at DEBUG (with ``detail``, what said it), then
-    signalled."""
+    in the page's ``output`` if kept, recorded by the crawl's URL ledger (``ledger``, when
+    the caller has it; ``facts``: what the performer of verdicts decided it on;
+    ``admitted``: refused before the scheduler, which takes nothing more of it; a link not
+    followed is no request, so no record), logged at DEBUG (with ``detail``, what said it),
+    then signalled."""
     inc_each(crawler.stats, refusal_stats(action, verdict))
     if output is not None:
         output.link_refused(request.url, verdict.reason, verdict.message)
+    if verdict.reason not in LINK_REASONS:
+        if ledger is None:
+            ledger = LEDGERS.get(crawler)
+        if ledger is not None:
+            ledger.refused(request, verdict.reason, verdict.message, verdict, facts, admitted)
     rep_signals.send_refused(
         crawler, logger, request, verdict.reason, verdict.message, response,
         detail=detail, verdict=verdict,
@@ -101,9 +109,12 @@ def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, mess
     """``request`` is dropped without a verdict, ``why`` (the spider closed while it was held
     or waited; it could not be kept in ``JOBDIR`` or put back into the shared queue): counted,
     logged at DEBUG with
-    ``message``, sent as ``request_refused`` (:data:`~rep_engine.records.SIGNALLED_AS`)."""
+    ``message``, recorded by the URL ledger, sent as ``request_refused``
+    (:data:`~rep_engine.records.SIGNALLED_AS`)."""
     inc_each(crawler.stats, _stats_of(Action.FETCH, why, None))
     reason = why if isinstance(why, Reason) else SIGNALLED_AS[why]
+    if (ledger := LEDGERS.get(crawler)) is not None:
+        ledger.refused(request, reason, message)
     rep_signals.send_refused(crawler, logger, request, reason, message)
 
 
@@ -116,7 +127,7 @@ def scheduled_again(crawler: Crawler, engine: Any, request: Request, when: str) 
     try:
         engine.crawl(request)
     except Exception as error:
-        what = f"{type(error).__name__}: {error}"[:200]
+        what = error_line(error)
         logger.error(
             "scrapy_rep: the scheduler did not take back %s, %s from holding (%s); it is "
             "dropped",
@@ -232,6 +243,8 @@ def refuse_file_url(
     except ValueError:
         logger.debug("%s (%s): %r", verdict.message, detail, url, extra={"spider": crawler.spider})
         return
+    if (ledger := LEDGERS.get(crawler)) is not None:
+        ledger.refused(request, verdict.reason, verdict.message, verdict)
     rep_signals.send_refused(
         crawler, logger, request, verdict.reason, verdict.message, response,
         detail=detail, verdict=verdict,

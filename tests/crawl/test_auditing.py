@@ -12,8 +12,14 @@ from scrapy.utils.test import get_crawler
 
 from rep_engine.records import UrlEntry
 from scrapy_rep.crawl.audit.audit import AuditTrail, url_ledger
-from scrapy_rep.crawl.auditing import IGNORE, TRANSITIONS, AuditMiddleware, Event, Phase
-from scrapy_rep.crawl.refusals import Refusal
+from scrapy_rep.crawl.auditing import (
+    IGNORE,
+    TRANSITIONS,
+    AuditMiddleware,
+    Event,
+    Phase,
+    Refusal,
+)
 from scrapy_rep.crawl.requeststate import recorded
 
 

@@ -38,3 +38,32 @@ def test_each_read_answers_none_where_the_attribute_is_missing() -> None:
     assert internals.downloader_middleware(nothing) is None
     assert internals.spider_middlewares(nothing) is None
     assert internals.append_downloader_method(nothing, "process_request", print) is False
+
+
+def test_an_exception_is_said_in_one_line_naming_what_failed() -> None:
+    """Every log line, record and message of the add-on says an exception alike: the trail's
+    ``why`` of a download Scrapy 2.15+ wraps said ``DownloadFailedError: [<twisted.python
+    .failure.Failure twisted.internet.error.ConnectionLost: …>]``; Twisted's error is named,
+    as Scrapy 2.13 and 2.14 raise it, and an exception of another package keeps its name."""
+    from twisted.internet.error import ConnectionLost
+    from twisted.python.failure import Failure
+    from twisted.web.client import ResponseFailed
+
+    lost = ResponseFailed([Failure(ConnectionLost("Connection to the other side was lost"))])
+    if internals.LOST_ERRORS:  # Scrapy 2.15+: its wrapper
+        wrapper = internals.LOST_ERRORS[0](str(lost))
+        wrapper.__cause__ = lost
+        lost = wrapper  # type: ignore[assignment]
+    said = internals.error_line(lost)
+    assert said.startswith("ConnectionLost: Connection to the other side was lost"), said
+
+    class FileException(Exception):  # a media pipeline's, raised from the store's error
+        pass
+
+    try:
+        raise FileException("Truncated File Read") from OSError("disk")
+    except FileException as error:
+        assert internals.error_line(error) == "FileException: Truncated File Read"
+    assert internals.error_line(RuntimeError()) == "RuntimeError"
+    long = internals.error_line(ValueError("x" * 500))
+    assert len(long) == 200 and long.endswith("…") and long.startswith("ValueError: xxx")

@@ -22,9 +22,9 @@ from rep_engine.usage.rsl.terms import rsl_signals
 from rep_engine.verdict.decide import ROBOTS, Refused, RequestFacts
 from rep_engine.verdict.page import PAGE
 from scrapy_rep import signals as rep_signals
+from scrapy_rep.crawl.auditing import Refusal
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
 from scrapy_rep.crawl.refusals import (
-    Refusal,
     count_unread,
     drop_request,
     refusal_stats,
@@ -97,8 +97,8 @@ def test_before_and_after_the_fetch_one_performer_counts_logs_and_signals(
     before = Refused(Reason.FORBIDDEN, "Forbidden by robots.txt", ROBOTS, "mybot")
     facts = RequestFacts(URL, None, "mybot")
     caplog.set_level(logging.DEBUG, logger="scrapy_rep")
-    with pytest.raises(IgnoreRequest):
-        performer.refused(Request(URL), facts, before)
+    refusal = performer.refused(Request(URL), facts, before)
+    assert isinstance(refusal, IgnoreRequest) and refusal.verdict is before  # for Scrapy
     page = HtmlResponse(URL, body=b"<html></html>", request=Request(URL))
     link = Refused(Reason.NOFOLLOW, "Not followed: nofollow", PAGE, "mybot")
     ledger = PageOutput()  # the page's, which the URL ledger settles on its entry
@@ -162,15 +162,14 @@ def test_a_request_dropped_without_a_verdict_is_performed_as_a_refusal(
 def test_a_bug_of_ours_at_the_send_is_refused_by_the_performer() -> None:
     """A request that could not be decided again as it is sent (nothing of it known to
     decide with) is refused as ``internal_error`` as every refusal is: both its stats, its
-    signal with the verdict, ``IgnoreRequest`` naming the error it came from."""
+    signal with the verdict, the ``IgnoreRequest`` its check raises for Scrapy."""
     crawler, sent = crawler_with_signals()
     config = RepConfig.from_settings(crawler.settings)
     performer = Performer(crawler, config, CrawlDelaySlots(crawler, config.crawl_delay_max))
-    error = RuntimeError("a bug")
     request = Request(URL)
-    with pytest.raises(Refusal) as raised:
-        performer.internal_error(request, "Dropped: could not decide it", error)
-    assert raised.value.__cause__ is error
+    refusal = performer.internal_error(request, "Dropped: could not decide it")
+    assert isinstance(refusal, Refusal) and refusal.verdict is not None
+    assert refusal.verdict.reason is Reason.INTERNAL_ERROR
     stats = crawler.stats.get_stats()
     assert stats["rep/requests/internal_errors"] == 1
     assert stats["rep/requests/dropped/internal_error"] == 1

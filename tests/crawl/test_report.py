@@ -15,8 +15,8 @@ from scrapy.utils.test import get_crawler
 from rep_engine.records import REFUSED_BY_WORD, Fate, PageOutput, Reason, UrlEntry
 from rep_engine.robotstxt import DISALLOW_ALL, parse_robotstxt
 from scrapy_rep.crawl.audit.audit import url_ledger
+from scrapy_rep.crawl.auditing import Waits
 from scrapy_rep.crawl.report import RepReport
-from scrapy_rep.crawl.waits import Waits
 from tests.support.documents import CLOUDFLARE_USE_REFERENCE
 from tests.support.fakes import settled_by_the_ledger
 

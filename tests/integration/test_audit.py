@@ -22,6 +22,7 @@ from scrapy.utils.test import get_crawler
 from rep_engine.settings.readers import RepSettingError
 from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.auditing import ledger_of
+from scrapy_rep.crawl.internals import error_line
 from scrapy_rep.crawl.requeststate import state_of
 from tests.support.audittrail import (
     by_url,
@@ -1183,8 +1184,8 @@ async def _fetched_by_the_engine(crawler: Any, request: Request) -> Any:
 class _FetchesItself(ListSpider):
     """A callback that downloads :attr:`FETCHES` itself, one after the other (neither
     scheduled nor scraped: the engine's own download), noting each response in
-    ``downloaded`` and each exception in ``dropped`` (its name and message), then yields
-    one item."""
+    ``downloaded`` and each exception in ``dropped`` (in one line, as the add-on says one),
+    then yields one item."""
 
     FETCHES: tuple[str, ...] = ()
 
@@ -1195,7 +1196,7 @@ class _FetchesItself(ListSpider):
             try:
                 fetched = await _fetched_by_the_engine(self.crawler, request)
             except Exception as error:
-                self.dropped[request.url] = f"{type(error).__name__}: {error}"
+                self.dropped[request.url] = error_line(error)
             else:
                 self.downloaded.append(fetched.url)
         yield {"url": response.url}

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import pytest
 import pytest_twisted
 
-from scrapy_rep.checker.exits import EXIT_UNREACHABLE
+from scrapy_rep.checker import EXIT_UNREACHABLE
 from tests.support.localhttp import QuietHandler, free_port, serving
 from tests.support.robotsite import crawl
 from tests.support.tools import check_async, robots_async

@@ -169,7 +169,7 @@ async def test_a_name_that_does_not_exist_is_given_up_on_quickly_a_failed_lookup
     """``.invalid`` never resolves (RFC 6761 §6.4); Twisted's resolver does not say why,
     so the system resolver is asked (here it answers ``code``, whatever this machine's
     resolver would: the test does not depend on its network)."""
-    from scrapy_rep.crawl.documents import failures
+    from scrapy_rep.crawl.documents import engine_fetch
 
     asked: list[str] = []
 
@@ -177,7 +177,7 @@ async def test_a_name_that_does_not_exist_is_given_up_on_quickly_a_failed_lookup
         asked.append(host)
         raise socket.gaierror(code, "as the resolver says")
 
-    monkeypatch.setattr(failures, "system_lookup", lookup)
+    monkeypatch.setattr(engine_fetch, "system_lookup", lookup)
     urls = ["http://gone.invalid/a", "http://gone.invalid/b"]
     settings = {"REP_UNREACHABLE_MAX_WAIT": 1.5, "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.3}
     with caplog.at_level(logging.INFO, logger="scrapy_rep"):

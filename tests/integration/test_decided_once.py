@@ -2,7 +2,7 @@
 before the scheduler'): the late check reuses the early pass's verdict when nothing it
 depended on has changed, with the same outcome as deciding afresh, and decides afresh
 for a crawler name changed after the early pass (the reuse itself:
-tests/crawl/requests/test_decidedearly.py)."""
+tests/crawl/requests/test_downloadermiddlewares_decidedearly.py)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from scrapy import Request, Spider, signals
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.requests import downloadermiddlewares
-from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
+from scrapy_rep.crawl.requests.downloadermiddlewares import EarlyDecisions
 from scrapy_rep.crawl.requeststate import state_of
 from tests.support.audittrail import lines
 from tests.support.counting import counted_matches

@@ -18,7 +18,7 @@ from scrapy import signals
 from scrapy.utils.test import get_crawler
 
 from scrapy_rep.crawl.report import RepReport
-from scrapy_rep.crawl.reportlines import said_of as _said
+from scrapy_rep.crawl.report import said_of as _said
 from tests.support.demoreport import PORTS, documented_report
 from tests.support.paths import EXAMPLE_PROJECT
 

@@ -207,3 +207,70 @@ async def test_early_refusal_has_the_late_refusals_outcome(
     assert "/private/dont-obey" in early["requested"]["a"]
     assert ("<a>/private/errback" in refused_urls) is obey
     assert [path for path in early["requested"]["b"] if "private" in path] == []
+
+
+class ScopedSpider(Spider):
+    """Start: origin a's home page, and a page of origin b reached as ``localhost`` (out
+    of ``allowed_domains``, let through once by ``allow_offsite``): both robots.txt are
+    known once their pages have arrived. Each page links to a URL its robots.txt refuses,
+    a's twice (a duplicate), b's without ``allow_offsite`` (offsite)."""
+
+    name = "scoped"
+    allowed_domains = ("127.0.0.1",)
+    pages: tuple[str, str] = ("", "")
+
+    async def start(self) -> Any:
+        yield Request(self.pages[0])
+        yield Request(self.pages[1], meta={"allow_offsite": True})
+
+    def parse(self, response: Any) -> Any:
+        yield response.follow("/private/1")
+        yield response.follow("/private/1")
+
+
+@pytest_twisted.ensureDeferred
+async def test_an_early_refusal_runs_no_signal_of_scrapys_and_keeps_its_filters(
+    tmp_path: Path,
+) -> None:
+    """Refused before the scheduler, a request is recorded once by the performer: a
+    project's ``request_scheduled`` handler never hears of it (the early pass sent that
+    signal itself, so that the trail opened its record there); its duplicate is dropped by
+    Scrapy's scheduler, which sends ``request_dropped`` itself; a link its robots.txt
+    refuses, out of ``allowed_domains``, is dropped by Scrapy's offsite filter, neither
+    refused nor recorded."""
+    sites = Sites()
+    for name in ("a", "b"):
+        origin = sites.add(name)
+        origin.script("/robots.txt", robots("User-agent: *\nDisallow: /private\n"))
+        origin.script("/", Reply(200, b"<html><title>t</title></html>", HTML))
+    ScopedSpider.pages = (
+        sites.url("a", "/"),
+        sites.url("b", "/").replace("127.0.0.1", "localhost"),
+    )
+    trail = tmp_path / "trail.jsonl"
+    scheduled: list[str] = []
+    dropped: list[str] = []
+    refused: list[str] = []
+
+    def connect(crawler: Any) -> None:
+        def on(into: list[str]) -> Any:
+            return lambda request, **_: into.append(request.url)
+
+        crawler.signals.connect(on(scheduled), signal=signals.request_scheduled, weak=False)
+        crawler.signals.connect(on(dropped), signal=signals.request_dropped, weak=False)
+        crawler.signals.connect(on(refused), signal=rep_signals.request_refused, weak=False)
+
+    try:
+        crawler, _ = await crawl([], {"REP_AUDIT_FILE": str(trail)}, ScopedSpider, connect)
+    finally:
+        await sites.close()
+    private = sites.url("a", "/private/1")
+    assert refused == [private]
+    assert crawler.stats.get_value(REFUSED_EARLY) == 1
+    assert scheduled.count(private) == 1  # its duplicate only: the refused one never
+    assert dropped == [private]  # its duplicate, by Scrapy's scheduler
+    assert crawler.stats.get_value("dupefilter/filtered") == 1
+    assert crawler.stats.get_value("offsite/filtered") == 2  # b's two links
+    records = [line for line in lines(trail) if line["type"] == "url"]
+    assert [r["url"] for r in records if r["fate"] == "refused"] == [private]
+    assert not any("localhost" in r["url"] and "private" in r["url"] for r in records)

@@ -340,12 +340,12 @@ def test_without_c2pa_python_the_crawl_says_once_that_c2pa_is_not_read(
     from scrapy import Spider
     from scrapy.utils.test import get_crawler
 
-    from scrapy_rep.crawl.media import mediagate
+    from scrapy_rep.crawl.media import pipelines
 
     monkeypatch.setitem(sys.modules, "c2pa", None)
-    monkeypatch.setattr(mediagate, "_told_c2pa", False)
+    monkeypatch.setattr(pipelines, "_told_c2pa", False)
     for purpose in ("ai-train", "ai-train", "search"):
-        mediagate.MediaGate(get_crawler(Spider, {"REP_PURPOSE": purpose}))
+        pipelines.MediaGate(get_crawler(Spider, {"REP_PURPOSE": purpose}))
     said = [r for r in caplog.records if "C2PA statements in downloaded files" in r.message]
     assert len(said) == 1 and said[0].levelname == "WARNING"
 
@@ -601,12 +601,12 @@ async def test_a_failure_of_the_check_refuses_the_file_without_an_error(
 ) -> None:
     """Any failure inside the gate fails closed for an AI purpose: not stored, one audit
     record, a WARNING and a stat, no ERROR (the crawl helper checks there is none)."""
-    from scrapy_rep.crawl.media import mediagate
+    from scrapy_rep.crawl.media import pipelines
 
     def broken(*_: Any, **__: Any) -> Any:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(mediagate, "read_media", broken)
+    monkeypatch.setattr(pipelines, "read_media", broken)
     found = await both_crawl(
         tmp_path,
         {"/a.pdf": Reply(200, pdf(xmp_packet("DMI-ALLOWED")), {"Content-Type": "application/pdf"})},
@@ -844,16 +844,16 @@ async def test_files_are_read_off_the_reactor_thread_by_their_offsets_within_bou
     step budget and fails closed in FilesPipeline."""
     from twisted.python.threadable import isInIOThread
 
-    from scrapy_rep.crawl.media import mediagate
+    from scrapy_rep.crawl.media import pipelines
 
-    read_media = mediagate.read_media
+    read_media = pipelines.read_media
     on_the_reactor: list[bool] = []
 
     def reading(*args: Any, **kwargs: Any) -> Any:
         on_the_reactor.append(isInIOThread())
         return read_media(*args, **kwargs)
 
-    monkeypatch.setattr(mediagate, "read_media", reading)
+    monkeypatch.setattr(pipelines, "read_media", reading)
     tiff = {"Content-Type": "image/tiff"}
     late = libtiff_tiff(xmp_packet("DMI-PROHIBITED"))
     assert late.find(b"DMI-PROHIBITED") > 1024 and struct.unpack_from("<I", late, 4)[0] > 1024
@@ -891,9 +891,9 @@ async def test_a_crawl_reads_two_files_at_a_time_leaving_the_pool_to_the_rest(
     import threading
     import time
 
-    from scrapy_rep.crawl.media import mediagate
+    from scrapy_rep.crawl.media import pipelines
 
-    read_media = mediagate.read_media
+    read_media = pipelines.read_media
     lock = threading.Lock()
     reading: list[int] = [0]
     at_once: list[int] = []
@@ -909,7 +909,7 @@ async def test_a_crawl_reads_two_files_at_a_time_leaving_the_pool_to_the_rest(
             with lock:
                 reading[0] -= 1
 
-    monkeypatch.setattr(mediagate, "read_media", slow)
+    monkeypatch.setattr(pipelines, "read_media", slow)
     no = jpeg(xmp_packet("DMI-PROHIBITED"))
     found = await both_crawl(
         tmp_path,
@@ -917,7 +917,7 @@ async def test_a_crawl_reads_two_files_at_a_time_leaving_the_pool_to_the_rest(
         {f"/i{n}.jpg": Reply(200, no, JPEG) for n in range(6)},
     )
     assert len(at_once) == 12 and max(at_once) == 2  # (6 at once before: as many as came)
-    assert mediagate.READS_AT_ONCE == 2
+    assert pipelines.READS_AT_ONCE == 2
     assert len(found["item"]["rep_refused_files"]) == 12
 
 

@@ -493,3 +493,90 @@ async def test_a_page_replayed_from_the_http_cache_is_said_and_counted_as_a_repl
     assert status == 0 and "was replayed from Scrapy's HTTP cache after scrapy_rep's verdict" in out
     status, out = audit_tool("list", str(trail), "--format", "csv")
     assert out.count('fetched,"fetched, replayed from the HTTP cache"') == 2, out
+
+
+class EveryRefusalSpider(Spider):
+    """The pages of :func:`test_the_closing_lines_and_the_report_count_every_refusal_alike`:
+    every link followed; the gallery page yields an item carrying an image URL."""
+
+    name = "refusals"
+
+    def __init__(self, urls: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.urls = urls
+
+    async def start(self) -> Any:
+        for url in self.urls:
+            yield Request(url)
+
+    def parse(self, response: Any) -> Any:
+        if response.url.endswith("/gallery"):
+            yield {"url": response.url, "image_urls": [response.urljoin("/shown.png")]}
+        for href in response.css("a::attr(href)").getall():
+            yield response.follow(href)
+
+
+@pytest_twisted.ensureDeferred
+async def test_the_closing_lines_and_the_report_count_every_refusal_alike(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Each count is kept once, by its owner: the stats count refusals (the closing lines
+    read them), the URL ledger counts records (the report's closing line reads it). One
+    crawl with a request refused for every reason the closing lines name (before the
+    scheduler and in the downloader; robots.txt and tdmrep.json given up on; a purpose's
+    "no" before the fetch, an image of a ``noimageai`` page, an image URL its item
+    carried) says the same number of each in both. The closing line said "denied for
+    ai-train" of the requests refused before their fetch only, where the report counted
+    the images of a ``noimageai`` page too."""
+    from rep_engine.records import REASONS
+    from tests.support.robotsite import HTML, Reply, Sites, crawl, links_page, robots
+
+    sites = Sites()
+    a = sites.add("a")
+    a.script(
+        "/robots.txt",
+        robots("User-agent: *\nDisallow: /private\nContent-Usage: /noai train-ai=n\n"),
+    )
+    a.script("/", links_page("/private/1", "/private/2", "/noai/1", "/gallery"))
+    gallery = '<html><head><meta name="robots" content="noimageai"></head><body>'
+    a.script(
+        "/gallery", Reply(200, f'{gallery}<a href="/pic.jpg">p</a></body></html>'.encode(), HTML)
+    )
+    sites.add("down").script("/robots.txt", Reply(503))
+    t = sites.add("t")
+    t.script("/robots.txt", Reply(404))
+    t.script("/.well-known/tdmrep.json", Reply(503))
+    urls = [sites.url("a", "/"), sites.url("a", "/private/0")]
+    urls += [sites.url("down", "/x"), sites.url("t", "/x")]
+    settings = {
+        "REP_REPORT": True,
+        "REP_PURPOSE": "ai-train",
+        "REP_UNREACHABLE_ACTION": "drop",
+        "REP_UNREACHABLE_MAX_WAIT": 1.0,
+    }
+    caplog.set_level(logging.INFO, logger="scrapy_rep")
+    try:
+        crawler, _ = await crawl(urls, settings, EveryRefusalSpider)
+    finally:
+        await sites.close()
+    [report] = [e for e in crawler.extensions.middlewares if isinstance(e, RepReport)]
+    [short] = [line for line in report.text.splitlines() if line.startswith("In short: ")]
+    said = dict((words, int(n)) for n, words in (part.split(" ", 1) for part in _parts(short)))
+    [closing] = [r.getMessage() for r in caplog.records if " not sent (" in r.getMessage()]
+    not_sent = dict(
+        (words, int(n.replace(",", "")))
+        for n, words in (part.split(" ", 1) for part in _parts(closing))
+    )
+    named = {  # every reason of a request the closing lines name, and the report's words
+        row.closing.format(purpose="ai-train"): row.report
+        for row in REASONS.values()
+        if row.closing and row.fate is not None
+    }
+    assert set(not_sent) == set(named), closing  # a refusal of every reason, said
+    assert {words: said.get(report) for words, report in named.items()} == not_sent, short
+    assert not_sent["denied for ai-train"] == 3  # /noai/1, /pic.jpg, /shown.png
+
+
+def _parts(line: str) -> list[str]:
+    """The ``N words`` parts of a closing line's first parentheses."""
+    return line.split(" (", 1)[1].split(")", 1)[0].split(", ")

@@ -88,7 +88,7 @@ def floor_of(module: str) -> str:
         return first if first in _ENGINE else "engine"
     if root in ("rep_audit", "rep_recheck"):
         return root.removeprefix("rep_")
-    if first in ("checker", "crawl") and (PACKAGE / first).is_dir():
+    if (first == "crawl" and (PACKAGE / first).is_dir()) or first == "checker":
         return first
     return "top"
 
@@ -506,8 +506,9 @@ def _formats_a_refusal_stat(node: ast.expr, prefixes: tuple[str, ...]) -> bool:
 
 def refusals_performed(source: str) -> list[str]:
     """Every place ``source`` performs a refusal itself (line: what): sends
-    ``request_refused``, ``item_refused`` or ``file_refused``, calls ``send_refused``, or
-    counts one of a refusal's stats (or one an f-string may format)."""
+    ``request_refused``, ``item_refused`` or ``file_refused``, calls ``send_refused``, tells
+    a URL ledger a refusal (``ledger.refused(…)``), or counts one of a refusal's stats (or
+    one an f-string may format)."""
     found = []
     prefixes = refusal_stat_prefixes()
     for node in ast.walk(ast.parse(source)):
@@ -515,7 +516,9 @@ def refusals_performed(source: str) -> list[str]:
             continue
         called = _called(node)
         arguments = [*node.args, *(keyword.value for keyword in node.keywords)]
-        if called in SENDERS:
+        if called == "refused" and "ledger" in ast.unparse(node.func).lower():
+            found.append(f"{node.lineno}: {ast.unparse(node.func)}")
+        elif called in SENDERS:
             sent = set().union(*map(_names_read, arguments)) & set(REFUSAL_SIGNALS)
             if called == "send_refused" or sent:
                 found.append(f"{node.lineno}: {called}({', '.join(sorted(sent))})")
@@ -567,11 +570,40 @@ def test_every_refusal_goes_through_the_performer() -> None:
         'inc(self.crawler.stats, f"rep/media/refused/{refusal.purpose}")',
         'inc(self.stats, f"rep/purpose/image_urls_refused/{page.refused[0]}", len(covered))',
         "self.crawler.signals.send_catch_log(signals.file_refused, url=request.url)",
+        "ledger_of(self.crawler).refused(request, reason, message)",
+        "self._url_ledger.refused(request, verdict.reason, verdict.message, verdict)",
     ],
 )
 def test_the_check_sees_a_refusal_performed_elsewhere(source: str) -> None:
     """The control case: each way a module could perform a refusal itself is seen."""
     assert refusals_performed(source)
+
+
+#: The engine's signals of a request on its way to the scheduler's queue.
+QUEUE_SIGNALS = ("request_scheduled", "request_dropped")
+
+
+def test_nothing_sends_the_engines_signals_on_its_behalf() -> None:
+    """The early refusal sent ``request_scheduled`` and ``request_dropped`` itself, so
+    that the audit trail opened its record there (a project's handlers heard a request
+    the scheduler never had): a request refused before the scheduler is recorded by the
+    performer of refusals, Scrapy's filters asked, never run on Scrapy's behalf."""
+    sent = {
+        name: lines
+        for name, path in modules().items()
+        if name.startswith("scrapy_rep")
+        and (
+            lines := [
+                node.lineno
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.Call)
+                and _called(node) in SENDERS
+                and set().union(*map(_names_read, [*node.args, *(k.value for k in node.keywords)]))
+                & set(QUEUE_SIGNALS)
+            ]
+        )
+    }
+    assert sent == {}
 
 
 #: What decides a request or a page again: a policy's refusal, the verdict's decisions.
@@ -590,15 +622,10 @@ def decides_again(source: str) -> list[str]:
 def test_the_tools_print_what_the_crawl_decided_never_their_own_refusal() -> None:
     """The tools' printer said "not for this crawl" of a page whose items the crawl marked
     by deciding it again from its usage decision (``policy.refusal``): a refusal of its own,
-    outside the performer. The tools' crawl, its reader and its printer print what the
+    outside the performer. The tools' crawl (its reader and its printer too) prints what the
     crawl decided (the page's verdict, the settled entries)."""
-    tools = ("toolcrawl", "toolrun", "toolprint")
-    found = {
-        name: calls
-        for name in (f"scrapy_rep.crawl.commands.{tool}" for tool in tools)
-        if (calls := decides_again(modules()[name].read_text(encoding="utf-8")))
-    }
-    assert found == {}
+    tools = modules()["scrapy_rep.crawl.commands.toolcrawl"].read_text(encoding="utf-8")
+    assert decides_again(tools) == []
     assert decides_again("denial = self.policy.refusal(decision)")
 
 

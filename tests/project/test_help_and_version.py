@@ -19,7 +19,7 @@ from importlib.metadata import version
 import pytest
 
 import scrapy_rep
-from scrapy_rep.checker.exits import EXIT_CODES
+from scrapy_rep.checker import EXIT_CODES
 from tests.support.scrapyproject import project_settings
 from tests.support.tools import main_streams, scrapy_streams
 
@@ -131,7 +131,7 @@ def test_the_commands_table_keeps_its_texts_readable() -> None:
     synopsis now has a line of its own, each text whole in a column of its own."""
     from rep_audit.cliargs import HELPS
     from scrapy_rep.__main__ import commands_table
-    from scrapy_rep.checker.exits import TEXT_COLUMN
+    from scrapy_rep.checker import TEXT_COLUMN
 
     table = commands_table().splitlines()[1:]
     # a text's lines: two spaces before its column (a name alone runs past it)

@@ -27,7 +27,7 @@ from unittest import mock
 from rep_audit.cli import main as audit_main
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from scrapy_rep.check import run as check_run
-from scrapy_rep.checker.report import ToolRequest
+from scrapy_rep.checker import ToolRequest
 from tests.support.paths import checkout_environment
 from tests.support.trailfactory import write_trail
 

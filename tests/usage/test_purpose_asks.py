@@ -16,7 +16,7 @@
 
 The crawl's side, on fake Scrapy responses: a ``noimageindex`` page's images through the
 gate (tests/crawl/page/test_images.py), another crawler's ``noml`` named by ``scrapy
-rep-robots --page`` (tests/crawl/page/test_otherdirectives.py).
+rep-robots --page`` (tests/crawl/commands/test_toolcrawl_otherdirectives.py).
 """
 
 from __future__ import annotations

@@ -48,6 +48,7 @@ from rep_engine.records import (
     REFUSED_BY,
     STATE_VERSION,
     Fate,
+    FileFate,
     FileOutcome,
     PageOutput,
     Reason,
@@ -72,7 +73,6 @@ from scrapy_rep.crawl.audit.recordparts import (
     opt_outs_only,
     page_said,
     robots_sha,
-    why_of,
 )
 from scrapy_rep.crawl.auditing import (
     GOES_ON,
@@ -83,14 +83,16 @@ from scrapy_rep.crawl.auditing import (
     AuditMiddleware,
     Event,
     Phase,
+    Refusal,
     Settled,
-    settled_by,
+    Waits,
 )
 from scrapy_rep.crawl.config import config_of
 from scrapy_rep.crawl.internals import (
     downloader_methods,
     dropped_response,
     engine_scheduler,
+    error_line,
     in_downloader,
     offsite_filter,
     running_engine,
@@ -109,7 +111,6 @@ from scrapy_rep.crawl.requeststate import (
     sent_state,
 )
 from scrapy_rep.crawl.stats import inc
-from scrapy_rep.crawl.waits import Waits
 from scrapy_rep.crawl.webbotauth import signed_by
 
 if TYPE_CHECKING:
@@ -180,10 +181,12 @@ class AuditTrail:
     :class:`~scrapy_rep.crawl.auditing.UrlReader`."""
 
     #: The request :meth:`_scheduled` opened a record for last (a dupefilter's drop undoes
-    #: it); known when the spider opens: whether Scrapy's RFPDupeFilter has seen a
+    #: it), and the one :meth:`refused` was told of last (its ``request_refused`` is not
+    #: heard again); known when the spider opens: whether Scrapy's RFPDupeFilter has seen a
     #: fingerprint, Scrapy's offsite filter's ``request_scheduled`` handler, and whether
     #: responses come from AuditMiddleware, not from ``response_received``.
     _new: Request | None = None
+    _said: Request | None = None
     _seen: Callable[[bytes], bool] | None = None
     _offsite: Callable[..., None] | None = None
     _direct = False
@@ -300,10 +303,13 @@ class AuditTrail:
         self.open[key] = entry
         return entry
 
-    def _scheduled(self, request: Request, spider: Any = None, **_: Any) -> None:
+    def _scheduled(
+        self, request: Request, spider: Any = None, early: bool = False, **_: Any
+    ) -> None:
         """Event ``SCHEDULED`` (``request_scheduled``): a record opened, unless the request's own
-        goes on or a filter drops it (Scrapy's offsite filter's answer first)."""
-        offsite = self._offsite
+        goes on or a filter drops it (Scrapy's offsite filter's answer first). ``early``:
+        refused before the scheduler (:meth:`refused`), past both filters already."""
+        offsite = None if early else self._offsite
         if offsite is not None:  # Scrapy's offsite filter first: its answer decides
             try:
                 offsite(request, spider)
@@ -326,7 +332,9 @@ class AuditTrail:
                 if ref.url in request.meta.get("redirect_urls", ()):
                     self._redirected(ref.audit, request)
             fingerprint = self._fingerprint(request)
-            seen = self._seen is not None and self._seen(fingerprint)
+            # early: the early pass's dupefilter has just remembered it, unless dont_filter
+            known = self._seen if request.dont_filter or not early else None
+            seen = known is not None and known(fingerprint)
             if seen and not request.dont_filter:
                 return  # the dupefilter drops it: counted by the dupefilter (the usual case)
             # a URL asked again (dont_filter): a second record, ``again`` naming the earlier
@@ -374,7 +382,7 @@ class AuditTrail:
                 del self._unfiltered[url_key]
         self._new = None
 
-    def _outgoing(self, request: Request) -> UrlEntry | None:
+    def _outgoing(self, request: Request) -> UrlEntry:
         """The open record of ``request`` as it is decided or refused: its own until its
         response comes (a retry's copy shares it); else a new one (:meth:`_unscheduled`)."""
         entry = open_record(request, self.open)
@@ -382,7 +390,7 @@ class AuditTrail:
             return entry
         return self._unscheduled(request)
 
-    def _unscheduled(self, request: Request) -> UrlEntry | None:
+    def _unscheduled(self, request: Request) -> UrlEntry:
         """The record of a request decided without being scheduled (a media pipeline's file,
         another add-on's download, a callback's own fetch): opened when it is decided, final
         when its response comes, when it fails, or when it is refused; a redirect's next URL
@@ -494,8 +502,6 @@ class AuditTrail:
         every name it was held to (``agents``), the tdmrep.json and RSL versions."""
         try:
             entry = self._outgoing(request)
-            if entry is None:
-                return
             entry.decision = (verdict, facts)
             used = verdict.used
             if not used:
@@ -669,27 +675,34 @@ class AuditTrail:
         entry.why = why
         self._final(key, entry)
 
-    def _refused(
+    def refused(
         self,
         request: Request,
         reason: Reason | str,
         message: str,
-        response: Response | None = None,
         verdict: Refused | None = None,
-        **_: Any,
+        facts: RequestFacts | None = None,
+        admitted: bool = False,
     ) -> None:
-        """Event ``REFUSED`` (``request_refused``): final, ``refused``. Its own record; else
-        (never scheduled: sent with ``engine.download_async``, it waited in place for a
-        document the spider closed before; or a copied meta) one opens here, unless it had one
-        of its own. A link, never requested, is in its page's ledger. Refused in the
-        downloader, its errback gets the refusal: settled once the errback is through, with
-        the items it yielded (:meth:`failure_scraped`)."""
+        """Event ``REFUSED``, as the one performer of refusals tells it
+        (:mod:`scrapy_rep.crawl.refusals`): final, ``refused``. Refused before the scheduler
+        (``admitted``: past Scrapy's offsite filter and dupefilter), its record opens as the
+        scheduler's would; decided by the performer of verdicts (``facts``), it names the
+        versions it was decided with (:meth:`decided`). Else its own record; or (never
+        scheduled: sent with ``engine.download_async``, it waited in place for a document
+        the spider closed before; a media pipeline's file; or a copied meta) one opens here,
+        unless it had one of its own. Refused in the downloader, its errback gets the
+        refusal: settled once the errback is through, with the items it yielded
+        (:meth:`failure_scraped`)."""
+        self._said = request
+        if admitted:
+            self._scheduled(request, early=True)
+        if facts is not None and verdict is not None:
+            self.decided(request, facts, verdict)
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
-            if reason in LINK_REASONS:
-                return
-            entry = self._outgoing(request)
-            if entry is None:
-                return
+            entry = open_record(request, self.open)  # _outgoing's, inline: a call fewer
+            if entry is None or entry.fetched:
+                entry = self._unscheduled(request)
             before = verdict.before if verdict is not None else before_of(request)
             entry.fate, entry.reason, entry.why = Fate.REFUSED, reason, message
             entry.refused_by = REFUSED_BY.get(reason, reason)
@@ -699,7 +712,20 @@ class AuditTrail:
                 )
             self._final_after_errback(record_id(request), entry, request)
         except Exception:
-            self.internal_error("_refused")
+            self.internal_error("refused")
+
+    def _refused(
+        self,
+        request: Request,
+        reason: Reason | str,
+        message: str,
+        verdict: Refused | None = None,
+        **_: Any,
+    ) -> None:
+        """``request_refused`` of another add-on (ours told :meth:`refused` already; a link,
+        never requested, is in its page's ledger): recorded as ours are."""
+        if request is not self._said and reason not in LINK_REASONS:
+            self.refused(request, reason, message, verdict)
 
     def _final_after_errback(self, key: str, entry: UrlEntry, request: Request) -> None:
         """``entry``'s fate is final (failed, refused in the downloader): written now, or, for
@@ -910,7 +936,7 @@ class AuditTrail:
         downloads for a component (never scheduled) that failed before it was decided (a
         downloader middleware before the robots.txt one dropped it) has its record opened now,
         the one before it ``redirected``, as at its decision. A refusal's exception is none
-        (its refusal settled the record: :func:`~scrapy_rep.crawl.auditing.settled_by`)."""
+        (its refusal settled the record: :class:`~scrapy_rep.crawl.auditing.Refusal`)."""
         entry = open_record(request, self.open)
         phase = _phase(entry)
         if phase is Phase.NONE:
@@ -926,7 +952,7 @@ class AuditTrail:
         if TRANSITIONS[phase, Event.FAILED] is IGNORE:
             return
         assert entry is not None
-        entry.fate, entry.why = Fate.FAILED, why_of(exception)
+        entry.fate, entry.why = Fate.FAILED, error_line(exception)
         self._final_after_errback(record_id(request), entry, request)
 
     @guarded
@@ -939,7 +965,7 @@ class AuditTrail:
         ``process_exception`` before AuditMiddleware's), with the status of the response
         dropped (:func:`~scrapy_rep.crawl.internals.dropped_response`), ``why`` naming the
         exception as for one that reaches that middleware. Its callers skip a refusal's
-        (:func:`~scrapy_rep.crawl.auditing.settled_by`). One left open for its errback
+        (:class:`~scrapy_rep.crawl.auditing.Refusal`). One left open for its errback
         (:meth:`_final_after_errback`: failed, or refused in the downloader) is final now,
         with the items the errback yielded (``items_kept``)."""
         entry = open_record(request, self.open)
@@ -955,12 +981,12 @@ class AuditTrail:
             self.failing.discard(key)
             self._final(key, entry)
             return
-        if settled_by(failure.value):  # a refusal's record is final (or left for its errback)
+        if isinstance(failure.value, Refusal):  # its record is final (or left for its errback)
             return
         response = dropped_response(failure, request)
         if response is not None:
             entry.status = response.status
-        self._settle(key, entry, Fate.FAILED, why_of(failure.value))
+        self._settle(key, entry, Fate.FAILED, error_line(failure.value))
 
     @guarded
     def _file_checked(
@@ -969,7 +995,7 @@ class AuditTrail:
         decision: UsageDecision,
         reading: Any,
         refusal: Refused | None,
-        fate: str = "",
+        fate: FileFate | None = None,
         error: str = "",
         **_: Any,
     ) -> None:
@@ -977,7 +1003,13 @@ class AuditTrail:
         the pipeline knows its fate (``failed``: ``error`` says why): its ``file`` record."""
         if not fate:  # not said: what the refusal and REP_PURPOSE_ACTION make it
             marked = self.config.purpose_action == "mark"
-            fate = "stored" if refusal is None else "marked" if marked else "refused"
+            fate = (
+                FileFate.STORED
+                if refusal is None
+                else FileFate.MARKED
+                if marked
+                else FileFate.REFUSED
+            )
         record = lines.file_line(self.run, url, fate, decision, reading.to_dict())
         if refusal is not None:
             record["refused_for"] = refusal.purpose

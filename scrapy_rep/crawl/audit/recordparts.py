@@ -33,11 +33,6 @@ def robots_sha(entry: UrlEntry) -> str:
     return robots.sha256 if robots else ""
 
 
-def why_of(exception: BaseException) -> str:
-    """A failed record's ``why``: the exception's name and message."""
-    return f"{type(exception).__name__}: {exception}".rstrip(": ")
-
-
 def not_obeyed(request: Request, obey_robots: bool, token: str) -> RobotsPart | None:
     """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
     (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None`` (the robots.txt

@@ -12,37 +12,36 @@ and keeps the entries; no page is downloaded for it. With ``--pages`` it then re
 each item's page, decided by the same middleware, and reads what the page says as the
 page pass reads it (:func:`~scrapy_rep.crawl.page.pagereader.read_statements`). The
 decisions themselves are the recheck's (:mod:`rep_recheck.rechecker`), on these
-entries.
+entries. The page fetch keeps the pages not done yet by origin (:class:`PagesLeft`), and
+says its progress every :data:`~rep_recheck.fetching.PROGRESS_EVERY` seconds
+(docs/recheck.md; the pacing itself is :mod:`rep_recheck.pacing`'s). The crawl's
+coroutines run together: a sliding window of workers over the origins
+(:func:`in_window`), and their results awaited on any reactor (:func:`together`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 import time
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Awaitable, Callable, Collection, Coroutine
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from scrapy import Request, Spider
 from scrapy.crawler import CrawlerRunner
 from scrapy.settings import Settings
-from twisted.internet.defer import Deferred
+from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
+from twisted.internet.defer import Deferred, DeferredList
 
 from rep_engine.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
 from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import origin_of
 from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM
 from rep_recheck.documents import OriginDocuments
-from rep_recheck.fetching import (
-    PROGRESS_EVERY,
-    FetchRequest,
-    FetchResult,
-    PageRead,
-    fetch_progress,
-)
-from rep_recheck.pacing import interleave, origin_key, page_settings, page_slot
+from rep_recheck.fetching import PROGRESS_EVERY, FetchRequest, FetchResult, PageRead, fetch_progress
+from rep_recheck.pacing import interleave, origin_key, page_settings, page_slot, pages_progress
 from rep_recheck.stopping import SIGNALS, stop_now
-from scrapy_rep.crawl.commands.recheck_pages import PagesLeft
-from scrapy_rep.crawl.commands.recheck_windows import in_window, together
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.internals import (
     Timer,
@@ -51,6 +50,7 @@ from scrapy_rep.crawl.internals import (
     close_spider,
     crawler_process,
     crawler_runner,
+    error_line,
     forbid_reactor_import,
     stopping_at_once,
 )
@@ -61,6 +61,7 @@ from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 if TYPE_CHECKING:
     from twisted.python.failure import Failure
 
+logger = logging.getLogger(__name__)
 
 #: What the crawl of a recheck sets over the settings it is given: the add-on, no trail
 #: of its own (the recheck writes its own), no report, none of the project's feeds or
@@ -203,8 +204,8 @@ class RecheckSpider(Spider):
     def _failed(self, failure: Failure) -> None:
         request = getattr(failure, "request", None)
         url = request.cb_kwargs.get("url", request.url) if request is not None else ""
-        error = failure.value
-        self.result.pages[url] = f"{type(error).__name__}: {error}"[:300]
+        assert failure.value is not None  # an errback's failure holds its exception
+        self.result.pages[url] = error_line(failure.value)
         self.pages_left.done(url)
 
     def closed(self, reason: str) -> None:
@@ -288,3 +289,79 @@ def fetch(request: FetchRequest) -> FetchResult:
     if received:
         stop_now(received[0])
     return result
+
+
+class PagesLeft:
+    """The pages of a crawl not done yet, by origin; a progress line on ``progress``
+    (``None``: none) every :data:`PROGRESS_EVERY` seconds once :meth:`start` is called,
+    until every page is done or :meth:`stop`."""
+
+    def __init__(self, pages: list[str], progress: TextIO | None) -> None:
+        self.total = len(pages)
+        self.progress = progress
+        #: Origin -> its pages not done yet.
+        self.left: dict[str, int] = {}
+        for url in pages:
+            key = origin_key(url)
+            self.left[key] = self.left.get(key, 0) + 1
+        self.timer: Timer | None = None
+
+    def count(self) -> int:
+        """The pages not done yet."""
+        return sum(self.left.values())
+
+    def done(self, url: str) -> None:
+        """``url``'s page is done (read, or given up on)."""
+        key = origin_key(url)
+        if self.left.get(key, 0) > 0:
+            self.left[key] -= 1
+
+    def start(self) -> None:
+        """The progress lines start (the pages are asked for now)."""
+        if self.progress is not None and self.total:
+            self.timer = call_later(PROGRESS_EVERY, self._tick)
+
+    def stop(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+
+    def _tick(self) -> None:
+        left = self.count()
+        if not left:
+            return
+        print(pages_progress(self.total - left, self.total, self.left), file=self.progress,
+              flush=True)  # fmt: skip
+        self.timer = call_later(PROGRESS_EVERY, self._tick)
+
+
+def in_window(
+    names: Collection[str], at_once: int, one: Callable[[str], Awaitable[None]]
+) -> list[Coroutine[Any, Any, None]]:
+    """``at_once`` workers that run ``one`` on each of ``names`` in turn, a sliding
+    window: each takes the next name as soon as its last is done (an error is logged and
+    the worker goes on)."""
+    queue = iter(names)
+
+    async def worker() -> None:
+        for name in queue:  # shared: the next name not yet taken
+            try:
+                await one(name)
+            except Exception:
+                logger.exception("scrapy_rep: a recheck's documents of %s could not be had",
+                                 name)  # fmt: skip
+
+    return [worker() for _ in range(min(at_once, len(names)))]
+
+
+async def together(coroutines: list[Coroutine[Any, Any, Any]]) -> list[Any]:
+    """The results of ``coroutines`` run together (on any reactor)."""
+    deferreds: list[Deferred[Any]] = [deferred_from_coro(coroutine) for coroutine in coroutines]
+    results = await maybe_deferred_to_future(DeferredList(deferreds, consumeErrors=True))
+    for ok, value in results:
+        if not ok:
+            logger.error(
+                "scrapy_rep: a recheck's documents could not be had: %s",
+                value,
+                exc_info=(value.type, value.value, value.getTracebackObject()),
+            )
+    return [value if ok else None for ok, value in results]

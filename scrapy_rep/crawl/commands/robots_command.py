@@ -7,8 +7,8 @@ The crawler's identity and profile: ``ROBOTSTXT_USER_AGENT`` or ``USER_AGENT``,
 allowed page and prints its directives and what the crawl does with its items; ``--purpose``
 (or the project's ``REP_PURPOSE``) explains every AI-usage signal about each page, the
 origin's (robots.txt, tdmrep.json, RSL) and the page's own, and the answer per purpose.
-The exit codes are the checker's (:data:`scrapy_rep.checker.exits.EXIT_CODES`; a URL denied
-for a purpose counts as disallowed), its inputs read by :mod:`scrapy_rep.checker.inputs`.
+The exit codes are the checker's (:data:`scrapy_rep.checker.EXIT_CODES`; a URL denied
+for a purpose counts as disallowed), its inputs read by :mod:`scrapy_rep.checker`.
 """
 
 from __future__ import annotations
@@ -26,9 +26,18 @@ from rep_engine.settings import PROFILES, RepConfig
 from rep_engine.settings.readers import RepSettingError, read_purposes
 from rep_engine.trail.terminal import write_lines
 from rep_engine.usage.purpose import PURPOSES
-from scrapy_rep.checker.exits import EXIT_CODES, HELP_WIDTH
-from scrapy_rep.checker.inputs import InputError, Paths, parse_timeout, parse_url, unreadable_file
-from scrapy_rep.checker.report import ToolRequest, local_check, read_robots_file
+from scrapy_rep.checker import (
+    EXIT_CODES,
+    HELP_WIDTH,
+    InputError,
+    Paths,
+    ToolRequest,
+    local_check,
+    parse_timeout,
+    parse_url,
+    read_robots_file,
+    unreadable_file,
+)
 from scrapy_rep.crawl.commands.toolcrawl import run_tools, usage_error
 
 

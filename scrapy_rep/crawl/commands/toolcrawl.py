@@ -6,15 +6,27 @@ read a site differently. :class:`ToolSpider` requests each URL once (every statu
 redirect goes to its callback, as with ``scrapy fetch``) and yields one item per page,
 which the page pass keeps or drops;
 nothing is written (no feed, pipeline, audit trail, report, ``JOBDIR`` or shared store),
-the scheduler is Scrapy's own; :class:`~scrapy_rep.crawl.commands.toolrun.ToolRun` reads
-the URL ledger's settled entries, :mod:`~scrapy_rep.crawl.commands.toolprint` prints them.
-An unreachable document is given up on at once, by the crawl's give-up rule
-(:func:`unreachable_waits`): exit 3, as what they show is for now.
+the scheduler is Scrapy's own. An unreachable document is given up on at once, by the
+crawl's give-up rule (:func:`unreachable_waits`): exit 3, as what they show is for now.
+
+What the crawl told of each URL a tool asked about (:class:`ToolRun`) is read as the
+crawl's URL ledger settled it: each request's entry, read as it is (the verdict it was
+decided with, its fate, a fetched page's output), a redirect's next request an entry of
+its own; the documents' outcomes come with ``robotstxt_fetched`` and ``document_fetched``.
+What a tool prints of it (:class:`Printer`; docs/cli.md): a block per robots.txt, a line
+per URL and, for a page fetched, what it says and what the crawl does with it; the exit
+status, the worst of its URLs'. For ``scrapy rep-robots --page``, what a page says to
+other crawlers (:func:`describe_sources`): the robots headers and meta tags present that
+did not apply to ours (another crawler's scope), shown instead of "no robots meta tag or
+header" (Google's robots meta specification: crawler-scoped ``X-Robots-Tag`` values and
+``<meta name="googlebot">``).
 """
 
 from __future__ import annotations
 
+import re
 import sys
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from scrapy import Request, Spider
@@ -24,19 +36,38 @@ from scrapy.settings import Settings
 from scrapy.settings import default_settings as scrapy_defaults
 from scrapy.utils.datatypes import SequenceExclude
 
-from rep_engine.fetch.kinds import ROBOTS_TXT
+from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
+from rep_engine.fetch.rsl_kind import RSL
+from rep_engine.records import NOT_HAD, NOT_KEPT, Fate, UrlEntry, describe
+from rep_engine.robotstxt import ALLOW_ALL
+from rep_engine.robotstxt.useragent import held_names
 from rep_engine.settings import RepConfig
-from rep_engine.settings.readers import RepSettingError
+from rep_engine.settings.readers import RepSettingError, robots_agent
+from rep_engine.settings.rules import usage_policy
+from rep_engine.trail.terminal import printable
+from rep_engine.urls.origins import origin_of
+from rep_engine.usage.purpose import PURPOSES, UsageDecision
+from rep_engine.verdict.decide import UNCHECKED, Allowed, Refused
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.checker.exits import EXIT_USAGE
-from scrapy_rep.checker.report import ToolRequest
+from scrapy_rep.checker import (
+    EXIT_ALLOWED,
+    EXIT_DISALLOWED,
+    EXIT_UNREACHABLE,
+    EXIT_USAGE,
+    NOTHING_OBEYED,
+    ToolRequest,
+    decided,
+    google_note,
+    held_reason,
+    origin_head,
+    url_line,
+    user_agent_line,
+)
+from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.addon import DOWNLOADER_PRIORITY, with_ledger
 from scrapy_rep.crawl.auditing import read_urls
-from scrapy_rep.crawl.commands.toolprint import Printer
-from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
-from scrapy_rep.crawl.documents.engine_fetch import describe
-from scrapy_rep.crawl.internals import crawler_process, on_start_failure
-from scrapy_rep.crawl.media.mediagate import MediaGate
+from scrapy_rep.crawl.internals import crawler_process, error_line, on_start_failure
+from scrapy_rep.crawl.media.pipelines import MediaGate
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from scrapy_rep.crawl.requeststate import fetch_state_of
@@ -46,6 +77,12 @@ if TYPE_CHECKING:
 
     from scrapy.crawler import Crawler
     from twisted.python.failure import Failure
+
+    from rep_engine.records import FileOutcome, UrlEntry
+    from rep_engine.robotstxt import RobotsTxt
+    from rep_engine.verdict.policy import UsagePolicy
+    from scrapy_rep.crawl.media.pipelines import FileVerdict
+
 
 #: ``request.meta``: the index of the URL a tool asked about (it survives redirects).
 ASKED: Final = "scrapy_rep_tools_url"
@@ -153,7 +190,7 @@ class ToolSpider(Spider):
         if index is None or isinstance(failure.value, NotFetched | None):
             return
         # (a refusal's IgnoreRequest too: its verdict was told, and says more)
-        self.run.asked[index].failure = describe(failure.value)
+        self.run.asked[index].failure = error_line(failure.value)
 
 
 def unreachable_waits(config: RepConfig) -> dict[str, float]:
@@ -273,3 +310,310 @@ def run_tools(request: ToolRequest, out: TextIO, base: Settings | None = None) -
     run, _ = crawl_tools(process, request)
     process.start()
     return print_tools(request, settings, run, out)
+
+
+@dataclass
+class Asked:
+    """What the crawl did with one URL a tool asked about."""
+
+    url: str
+    #: Its request's entry, as the URL ledger settled it (``None``: none was: nothing was
+    #: obeyed, or the crawl did not get that far).
+    entry: UrlEntry | None = None
+    #: The entry of the last redirect followed from it (``None``: none).
+    hop: UrlEntry | None = None
+    #: Its page, as the spider got it (after redirects).
+    response: Response | None = None
+    #: Why its page could not be had.
+    failure: str = ""
+    #: A downloaded file held against the crawl's AI purposes by the media gate.
+    file: FileVerdict | None = None
+    #: Its page's verdict refused a purpose of the crawl, whose items the page pass kept and
+    #: marked (``REP_PURPOSE_ACTION = "mark"``): that refusal (``None``: none).
+    marked: Refused | None = None
+
+    @property
+    def page(self) -> UrlEntry | None:
+        """The entry of the request that got its page: the last redirect's, else its own."""
+        return self.hop if self.hop is not None else self.entry
+
+
+@dataclass(frozen=True)
+class Announced:
+    """A document's first outcome in the crawl (a later one may be its give-up)."""
+
+    outcome: str
+    status: int | None
+    #: robots.txt's rules (the last announced).
+    rules: RobotsTxt | None = None
+
+
+@dataclass
+class ToolRun:
+    """Everything one tool's crawl told, filled while it runs (a
+    :class:`~scrapy_rep.crawl.auditing.UrlReader`)."""
+
+    asked: list[Asked]
+    #: By ``(document kind, key)`` (an origin, or a license's URL).
+    documents: dict[tuple[str, str], Announced] = field(default_factory=dict)
+    error: str = ""
+    #: Nothing was obeyed (no robots.txt middleware in the crawl): no request was decided.
+    unchecked: bool = False
+    #: By URL requested, the index of the URL asked about and whether it is a redirect.
+    _waiting: dict[str, list[tuple[int, bool]]] = field(default_factory=dict)
+
+    def expect(self, url: str, index: int, hop: bool = False) -> None:
+        """A request of ``url`` is made for the URL asked about at ``index``."""
+        self._waiting.setdefault(url, []).append((index, hop))
+
+    def settled(self, entry: UrlEntry) -> None:
+        """A request's entry is settled: the URL asked about's own, or a redirect's (the hop,
+        whose next request is expected in turn)."""
+        waiting = self._waiting.get(entry.url)
+        if not waiting:
+            return
+        index, hop = waiting.pop(0)
+        asked = self.asked[index]
+        if hop:
+            asked.hop = entry
+        else:
+            asked.entry = entry
+        if entry.fate is Fate.REDIRECTED:
+            self.expect(entry.to, index, hop=True)
+
+    def file_settled(self, url: str, outcome: FileOutcome) -> None:
+        """A file an item pipeline downloaded (the tools have none)."""
+
+    def downloaded_apart(self, url: str, status: int) -> None:
+        """A download no entry follows (the tools have none)."""
+
+    def robots_fetched(
+        self, origin: str, rules: RobotsTxt, outcome: str, status: int | None, **_: Any
+    ) -> None:
+        first = self.documents.get((ROBOTS_TXT.name, origin))
+        if first is not None:
+            outcome, status = first.outcome, first.status
+        self.documents[ROBOTS_TXT.name, origin] = Announced(outcome, status, rules)
+
+    def document_fetched(
+        self, origin: str, document: str, outcome: str, status: int | None, **_: Any
+    ) -> None:
+        self.documents.setdefault((document, origin), Announced(outcome, status))
+
+    def not_started(self, error: BaseException) -> None:
+        """The crawl could not start (a setting the add-on refuses)."""
+        self.error = error_line(error)
+
+
+class Printer:
+    """What a tool prints of its crawl: a block per robots.txt, a line per URL and, for a
+    page fetched, what it says and what the crawl does with it (docs/cli.md)."""
+
+    def __init__(
+        self, request: ToolRequest, settings: Settings, config: RepConfig, out: TextIO
+    ) -> None:
+        self.request = request
+        self.config = config
+        self.out = out
+        self.agent = robots_agent(settings)
+        self.names = held_names(self.agent, str(settings.get("USER_AGENT") or ""))
+        #: The purposes whose usage signals are listed (a purpose was asked about).
+        self.policy: UsagePolicy | None = usage_policy(config) if request.explain_usage else None
+        self.profile = config.profile
+
+    def say(self, *lines: str) -> None:
+        """Print each line, every character a site could control made visible
+        (:func:`~rep_engine.trail.terminal.printable`: a CR, LF or ESC in a header or a meta
+        tag prints as an escape, never as a line of its own)."""
+        for line in lines:
+            print(printable(line), file=self.out)
+
+    def run(self, run: ToolRun) -> int:
+        """Print the whole output; the exit status (the worst)."""
+        self.say(user_agent_line(self.agent, self.profile, self.names))
+        by_origin: dict[str, list[Asked]] = {}
+        for asked in run.asked:
+            by_origin.setdefault(str(origin_of(asked.url)), []).append(asked)
+        if self.request.local is not None:  # one file for every origin
+            blocks = [("", [asked for group in by_origin.values() for asked in group])]
+        else:
+            blocks = list(by_origin.items())
+        return max([EXIT_ALLOWED, *(self.block(run, origin, group) for origin, group in blocks)])
+
+    def block(self, run: ToolRun, origin: str, group: list[Asked]) -> int:
+        """One robots.txt's block (its head, then a line per URL); its exit code."""
+        local = self.request.local
+        robots = run.documents.get((ROBOTS_TXT.name, origin))
+        code = EXIT_ALLOWED
+        if local is not None:
+            title, notes, rules = local.title, list(local.notes), local.rules
+        else:
+            outcome = robots.outcome if robots else f"not fetched ({NOTHING_OBEYED})"
+            title = f"{origin}/robots.txt: {outcome}"
+            notes, rules = [], (robots.rules if robots and robots.rules else ALLOW_ALL)
+            notes += self._unreachable_notes(group)
+        origins = dict.fromkeys(str(origin_of(asked.url)) for asked in group)
+        documents = [
+            f"tdmrep.json {key}{TDMREP.path}: {tdm.outcome}"
+            for key in origins
+            if (tdm := run.documents.get((TDMREP.name, key))) is not None
+        ]
+        documents += [
+            f"RSL license {url}: {announced.outcome}"
+            for url in rules.licenses
+            if (announced := run.documents.get((RSL.name, url))) is not None
+        ]
+        self.say(*origin_head(title, notes, rules, self.agent, documents))
+        held = ""
+        if robots is not None and _unreachable(group, ROBOTS_TXT.name):
+            held = held_reason(robots.status)
+        width = max(len(asked.url) for asked in group)
+        for asked in group:
+            entry = decided(asked.url, UNCHECKED, None) if run.unchecked else asked.entry
+            allowed, why = url_line(entry, self.profile, held)
+            word = "allowed   " if allowed else "DISALLOWED"
+            self.say(f"  {word}  {asked.url:<{width}}  {why}")
+            if not allowed:
+                code = max(code, EXIT_DISALLOWED)
+            elif self.request.pages:
+                code = max(code, self.page(asked))
+        if _unreachable(group, None):
+            code = EXIT_UNREACHABLE
+        return code
+
+    def _unreachable_notes(self, group: list[Asked]) -> list[str]:
+        """What the crawl does once it gives up on an unreachable robots.txt, under "allow"."""
+        if self.config.unreachable_action != "allow" or not _unreachable(group, ROBOTS_TXT.name):
+            return []
+        if any(isinstance(_verdict(asked.entry), Allowed) for asked in group):
+            return ["note: unreachable: the crawl holds its requests, then lets them through "
+                    "(REP_UNREACHABLE_ACTION = allow)"]  # fmt: skip
+        return ["note: unreachable, and the host cannot be connected to: the crawl gives up "
+                "on it after REP_UNREACHABLE_CONNECT_MAX_WAIT and drops its requests, even "
+                "with REP_UNREACHABLE_ACTION = allow"]  # fmt: skip
+
+    def page(self, asked: Asked) -> int:
+        """What the crawl got for an allowed URL, and what it does with it (its page's
+        entry in the words of :func:`~rep_engine.records.describe`); its exit code."""
+        hop = asked.hop
+        if hop is not None and describe(hop).refused:
+            _, why = url_line(hop, self.profile, "")
+            self.say(f"      page: redirected to {hop.url}, which is not fetched: {why}",
+                     "      => not for this crawl: the redirect is refused")  # fmt: skip
+            return EXIT_DISALLOWED
+        response = asked.response
+        if response is None:
+            self.say(f"      page: not fetched ({asked.failure or 'no response'})")
+            return EXIT_UNREACHABLE
+        directives = response.meta.get(meta.DIRECTIVES)
+        where = describe_sources(directives.sources if directives else (), response)
+        final = response.url
+        moved = f" (redirected to {final})" if final != asked.url else ""
+        self.say(f"      page: {response.status}{moved}, directives: {directives} ({where})")
+        decision: UsageDecision | None = response.meta.get(meta.USAGE)
+        if asked.file is not None:
+            decision = asked.file.decision
+            self.say(*self._file_lines(asked.file))
+        elif self.policy is not None and not isinstance(response, HtmlResponse) and response.body:
+            self.say("      file: statements inside files are read for ai-train / ai-input only")
+        if self.policy is not None and decision is not None:
+            self._usage(decision)
+        page = asked.page
+        said = describe(page) if page is not None else None
+        refused = said.why if said is not None and said.dropped else ""
+        if asked.file is not None:
+            refused = asked.file.refusal.message if asked.file.refusal is not None else ""
+        marked = asked.marked  # the crawl's verdict on its page, its items kept and marked
+        if not refused and self.policy is not None and marked is not None:
+            self.say(f"      => not for this crawl: {marked.message} (its items are "
+                     'kept and marked: REP_PURPOSE_ACTION = "mark")')  # fmt: skip
+            return EXIT_DISALLOWED
+        if refused:
+            self.say(f"      => not for this crawl: {refused}")
+            return EXIT_DISALLOWED
+        self.say("      => kept" if said is not None and said.kept else f"      => {NOT_KEPT}")
+        return EXIT_ALLOWED
+
+    def _file_lines(self, verdict: FileVerdict) -> list[str]:
+        reading = verdict.reading
+        lines = [f"      file: {reading.format}, {len(reading.signals)} statement(s) inside"]
+        lines += [f"      file: unreadable: {problem}" for problem in reading.problems]
+        if reading.c2pa == "not read: not installed":
+            lines.append("      file: C2PA not read (c2pa-python is not installed)")
+        return lines
+
+    def _usage(self, decision: UsageDecision) -> None:
+        """Every usage signal about the page and the answer per purpose."""
+        assert self.policy is not None
+        self.say("      usage signals:" if decision.signals else "      usage signals: none")
+        for signal in decision.signals:
+            note = google_note(signal, self.profile)
+            self.say(f"        {signal.source}  ({_answers(signal.answers)}){note}")
+        for purpose in self.policy.purposes:
+            by = decision.decided_by(purpose)
+            said = f" by {by.source}" if by else ""
+            self.say(f"      {purpose}: {decision.verdict(purpose)}{said}")
+
+
+def _verdict(entry: UrlEntry | None) -> Allowed | Refused | None:
+    """The verdict ``entry``'s request was decided with (``None``: none)."""
+    return entry.decision[0] if entry is not None and entry.decision else None
+
+
+def _unreachable(group: list[Asked], kind: str | None) -> bool:
+    """Whether a document of ``kind`` (``None``: any) the group's requests were decided
+    with could not be had (the crawl gave up on it)."""
+    for asked in group:
+        verdict = _verdict(asked.entry)
+        used = verdict.used if verdict is not None else ()
+        if any(entry.unreachable for name, _, entry in used if kind in (None, name)):
+            return True
+        if kind is None and isinstance(verdict, Refused) and verdict.reason in NOT_HAD:
+            return True
+    return False
+
+
+def _answers(answers: tuple[bool | None, ...]) -> str:
+    said = [
+        f"{purpose} {'yes' if answer else 'no'}"
+        for purpose, answer in zip(PURPOSES, answers, strict=True)
+        if answer is not None
+    ]
+    return ", ".join(said) or "says nothing about these purposes"
+
+
+#: Words that make a meta tag's content read as robots directives.
+DIRECTIVE_WORDS: Final = re.compile(
+    r"\b(noindex|nofollow|none|noarchive|nocache|nosnippet|noimageindex|noai|noimageai|noml|"
+    r"unavailable_after|max-snippet|notranslate)\b",
+    re.IGNORECASE,
+)
+
+
+def other_directives(response: Any) -> list[str]:
+    """Every ``X-Robots-Tag`` header of ``response`` and every meta tag whose content
+    holds a robots directive, as written (used when none of them applied to us)."""
+    found = [
+        f"X-Robots-Tag: {value.decode('latin-1')}"
+        for value in response.headers.getlist("X-Robots-Tag")
+    ]
+    if hasattr(response, "xpath"):
+        try:
+            metas = response.xpath("//meta[@name and @content]")
+        except Exception:  # an unreadable page: the headers are all we can say
+            metas = []
+        for meta in metas:
+            name, content = meta.attrib.get("name", ""), meta.attrib.get("content", "")
+            if DIRECTIVE_WORDS.search(content):
+                found.append(f'<meta name="{name}" content="{content}">')
+    return found
+
+
+def describe_sources(sources: tuple[str, ...], response: Any) -> str:
+    """Where a page's directives came from, or what it holds for other crawlers."""
+    if sources:
+        return "; ".join(sources)
+    others = other_directives(response)
+    if others:
+        return "none for this crawler; for other crawlers: " + "; ".join(others)
+    return "no robots meta tag or header"

@@ -23,28 +23,63 @@ in the slot's queue: :func:`~scrapy_rep.crawl.internals.first_in_slot`; docs/dec
 'The verdict holds when the request leaves'); and its proxy (``proxy`` meta), so robots.txt
 is asked of the site by the way its pages are (docs/decisions.md, 'One request, one
 verdict').
+
+A failed download of a per-origin document is named here (:func:`failure_of`): the
+exception Scrapy's download handler raised, read as a
+:class:`~rep_engine.fetch.rules.FailureClass` (SPEC §4's "unreachable" row, RFC 9309
+§2.3.1.4). The lifecycle holds the document's requests for as long as that class says
+(docs/decisions.md, "A host that cannot be connected to is given up on quickly"); this
+module only names the failure.
+
+Scrapy 2.15 and newer wrap Twisted's errors (``DownloadConnectionRefusedError``,
+``CannotResolveHostError``, ``DownloadTimeoutError``, ``DownloadFailedError``…) and keep
+the original as ``__cause__`` (2.13 and 2.14 raise Twisted's own:
+:mod:`scrapy_rep.crawl.internals`); Twisted's ``ResponseFailed`` lists its reasons. The whole
+chain is read, and only a sure sign makes a failure one that gives up quickly: a refused
+connection, a name the resolver says does not exist, a TLS handshake that failed.
+Anything not recognised is :attr:`FailureClass.OTHER`, held as long as a 5xx.
+
+Twisted's resolver keeps no reason for a failed lookup ("no results for hostname
+lookup"): the system resolver is asked once more (:class:`DnsAsker`), in a thread,
+to tell a name that does not exist from a lookup that failed for now.
 """
 
 from __future__ import annotations
 
+import errno
 import logging
+import socket
+import ssl
 import zlib
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import TYPE_CHECKING, Any, Final
 
+from OpenSSL import SSL
 from scrapy import Request
+from scrapy.core.downloader.handlers.http11 import TunnelError
 from scrapy.exceptions import IgnoreRequest, StopDownload
 from scrapy.http import Headers, Response
 from scrapy.http.request import NO_CALLBACK
 from scrapy.responsetypes import responsetypes
+from scrapy.utils.defer import maybe_deferred_to_future
 from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet import error as tx
+from twisted.internet.defer import DeferredSemaphore
+from twisted.web.client import ResponseFailed
 
 from rep_engine.fetch.kinds import ROBOTS_TXT, DocumentKind
 from rep_engine.fetch.procedure import Fetched, FetchProcedure, Follow
-from rep_engine.fetch.rules import FailureClass
+from rep_engine.fetch.rules import FailureClass, lookup_failure
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
-from scrapy_rep.crawl.documents.failures import DnsAsker, failure_of
-from scrapy_rep.crawl.internals import download, first_in_slot
+from scrapy_rep.crawl.internals import (
+    LOOKUP_ERRORS,
+    LOST_ERRORS,
+    TIMEOUT_ERRORS,
+    download,
+    error_line,
+    first_in_slot,
+    in_thread,
+)
 from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, ROBOTS_REQUEST
 from scrapy_rep.crawl.requeststate import KEY, FetchState, fetch_state_of
 from scrapy_rep.crawl.stats import inc
@@ -55,6 +90,114 @@ if TYPE_CHECKING:
     from rep_engine.fetch.cache import CacheEntry
 
 logger = logging.getLogger(__name__)
+
+
+#: TLS errors that are no handshake failure: the connection went away meanwhile.
+_TLS_CONNECTION_LOST: Final = (
+    SSL.SysCallError, SSL.ZeroReturnError, ssl.SSLEOFError, ssl.SSLZeroReturnError,
+    ssl.SSLSyscallError,
+)  # fmt: skip
+_TLS: Final = (SSL.Error, ssl.SSLError, tx.SSLError, tx.VerifyError, tx.CertificateError)
+_TIMEOUTS: Final = (*TIMEOUT_ERRORS, tx.TimeoutError, tx.TCPTimedOutError, TimeoutError)
+_LOST: Final = (*LOST_ERRORS, tx.ConnectionClosed, ResponseFailed, ConnectionError)
+#: At most this many lookups of the system resolver at a time: they run in the
+#: reactor's thread pool, which Scrapy's own DNS lookups use too (without a reactor, the
+#: asyncio loop's default executor, which its name lookups use).
+DNS_ASKS_AT_ONCE: Final = 2
+
+
+def failure_of(error: BaseException, via_proxy: bool = False) -> FailureClass | None:
+    """What ``error`` (raised downloading a document) says about its host; ``None``: a
+    failed name lookup that gives no reason (ask :class:`DnsAsker`). ``via_proxy``:
+    the request went through a proxy, so a failure to connect is the proxy's."""
+    chain = list(causes(error))
+    if via_proxy or any(isinstance(e, TunnelError) or _names_a_proxy(e) for e in chain):
+        return FailureClass.PROXY
+    for cause in chain:
+        if isinstance(cause, _TLS_CONNECTION_LOST):
+            return FailureClass.CONNECTION_LOST
+        if isinstance(cause, _TLS):
+            return FailureClass.TLS
+        if isinstance(cause, socket.gaierror):
+            return lookup_failure(cause.errno)
+    if any(_refused(e) for e in chain):
+        return FailureClass.REFUSED
+    if any(isinstance(e, (tx.DNSLookupError, *LOOKUP_ERRORS)) for e in chain):
+        return None
+    if any(isinstance(e, _TIMEOUTS) for e in chain):
+        return FailureClass.TIMEOUT
+    if any(isinstance(e, _LOST) for e in chain):
+        return FailureClass.CONNECTION_LOST
+    return FailureClass.OTHER
+
+
+def causes(error: BaseException, depth: int = 8) -> Iterator[BaseException]:
+    """``error``, what it was raised from, the reasons a Twisted ``ResponseFailed`` lists,
+    the exceptions of an exception group and an exception that holds the one it wraps as
+    its argument (httpcore's ``ConnectError(OSError(…))``, under the httpx handler Scrapy
+    2.15 to 2.18 download with without a reactor, whose ``OSError`` anyio raised from the
+    refused connection, or from a group of them), depth first (at most ``depth`` levels:
+    a chain is never a loop, but bounded)."""
+    yield error
+    if depth <= 0:
+        return
+    for reason in getattr(error, "reasons", None) or ():
+        value = getattr(reason, "value", reason)
+        if isinstance(value, BaseException):
+            yield from causes(value, depth - 1)
+    grouped = getattr(error, "exceptions", None)
+    if isinstance(grouped, (list, tuple)):
+        for member in grouped:
+            if isinstance(member, BaseException):
+                yield from causes(member, depth - 1)
+    if len(error.args) == 1 and isinstance(error.args[0], BaseException):
+        yield from causes(error.args[0], depth - 1)
+    if error.__cause__ is not None:
+        yield from causes(error.__cause__, depth - 1)
+
+
+def _refused(error: BaseException) -> bool:
+    """Nothing listens: the host answered the connection with a reset (ECONNREFUSED)."""
+    if isinstance(error, (tx.ConnectionRefusedError, ConnectionRefusedError)):
+        return True
+    return isinstance(error, OSError) and error.errno == errno.ECONNREFUSED
+
+
+def _names_a_proxy(error: BaseException) -> bool:
+    """The proxy errors of the optional download handlers (httpx's ``ProxyError``,
+    aiohttp's ``ClientProxyConnectionError`` and ``ClientHttpProxyError``), by name:
+    those libraries are not imported for this."""
+    return "Proxy" in type(error).__name__
+
+
+def system_lookup(host: str) -> object:
+    """The system resolver's addresses of ``host`` (raises ``socket.gaierror``)."""
+    return socket.getaddrinfo(host, None)
+
+
+class DnsAsker:
+    """Asks the system resolver why a name did not resolve, a few lookups at a time."""
+
+    def __init__(self, lookup: Callable[[str], object] | None = None) -> None:
+        #: ``None``: :func:`system_lookup`, looked up when asking.
+        self._lookup = lookup
+        self._at_once = DeferredSemaphore(DNS_ASKS_AT_ONCE)
+
+    async def failure(self, host: str, timeout: float) -> FailureClass:
+        """:attr:`~FailureClass.NO_SUCH_HOST` if the resolver says ``host`` has no
+        address; else :attr:`~FailureClass.DNS_FAILED` (it failed for now, gave no answer
+        within ``timeout`` seconds, or resolves now: a failure that passed)."""
+        await maybe_deferred_to_future(self._at_once.acquire())
+        try:
+            await in_thread(self._lookup or system_lookup, host, timeout=timeout)
+        except socket.gaierror as error:
+            return lookup_failure(error.errno)
+        except Exception:  # no answer in time, or an error that says nothing of the name
+            return FailureClass.DNS_FAILED
+        finally:
+            self._at_once.release()
+        return FailureClass.DNS_FAILED
+
 
 #: A compressed robots.txt larger than this once inflated is refused (SPEC §4, §7).
 MAX_INFLATED_BYTES: Final = 16 * 1024 * 1024
@@ -124,7 +267,7 @@ class EngineFetcher:
                 origin,
                 extra={"spider": self.crawler.spider},
             )
-            return procedure.on_internal_error(describe(error))
+            return procedure.on_internal_error(error_line(error))
 
     async def _follow(self, procedure: FetchProcedure, origin: Hashable) -> Fetched:
         step: Follow | Fetched = procedure.start
@@ -138,13 +281,13 @@ class EngineFetcher:
             except IgnoreRequest as error:
                 state = fetch_state_of(request)
                 if state is not None and state.inflating:  # our bomb cap: an invalid response
-                    return procedure.on_network_error(describe(error))
+                    return procedure.on_network_error(error_line(error))
                 inc(self.stats, f"{self.document.stat_prefix}/ignored")
-                return procedure.on_ignored(describe(error))
+                return procedure.on_ignored(error_line(error))
             except Exception as error:  # DNS, timeout, refused/reset, truncated
                 inc(self.stats, f"{self._stat_prefix}/exception_count/{type(error)}")
                 failure = await self._failure_of(error, request)
-                return procedure.on_network_error(describe(error), failure)
+                return procedure.on_network_error(error_line(error), failure)
             finally:
                 put_back()
             inc(self.stats, f"{self._stat_prefix}/response_count")
@@ -218,21 +361,6 @@ def _unreachable(status: int) -> bool:
 def _header(response: Response, name: bytes) -> str | None:
     value = response.headers.get(name)
     return value.decode("latin-1") if value else None
-
-
-def describe(error: BaseException) -> str:
-    """One short line for an error (Twisted's ``ResponseFailed`` wraps a list of
-    failures: name the first; Scrapy's ``DownloadFailedError`` wraps Twisted's error)."""
-    while error.__cause__ is not None and not getattr(error, "reasons", None):
-        error = error.__cause__
-    reasons = getattr(error, "reasons", None)
-    if reasons:
-        first = reasons[0]
-        error = getattr(first, "value", first)
-    text = str(error).strip()
-    name = type(error).__name__
-    line = f"{name}: {text}" if text and not text.startswith(name) else (text or name)
-    return line if len(line) <= 200 else line[:199] + "…"
 
 
 def robots_response_from_cache(request: Request, entry: CacheEntry[Any]) -> Response | None:

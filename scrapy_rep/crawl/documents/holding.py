@@ -44,6 +44,7 @@ from scrapy.utils.request import request_from_dict
 
 from rep_engine.records import Dropped, Reason
 from rep_engine.trail.file import replacing
+from scrapy_rep.crawl.internals import error_line
 from scrapy_rep.crawl.refusals import count_unread, drop_request, scheduled_again
 from scrapy_rep.crawl.stats import inc
 
@@ -250,7 +251,7 @@ class HeldRequests:
                         self.crawler, request, Reason.SPIDER_CLOSED,
                         f"Not downloaded: the spider closed ({reason}) while it was held, "
                         "and it could not be returned to the shared queue "
-                        f"({type(error).__name__}: {error})",
+                        f"({error_line(error)})",
                     )  # fmt: skip
         if returned:
             inc(self.crawler.stats, "rep/requests/returned_to_queue", returned)
@@ -295,14 +296,14 @@ class HeldRequests:
 
     def _not_kept(self, request: Request, error: Exception) -> None:
         logger.warning(
-            "scrapy_rep: cannot keep held %s in JOBDIR (%s: %s); it is dropped, the other "
+            "scrapy_rep: cannot keep held %s in JOBDIR (%s); it is dropped, the other "
             "held requests are kept",
-            request, type(error).__name__, error,
+            request, error_line(error),
         )  # fmt: skip
         drop_request(
             self.crawler, request, Dropped.NOT_SERIALIZABLE,
             "Not downloaded: the spider closed while it was held, and it cannot be kept in "
-            f"JOBDIR ({type(error).__name__}: {error})",
+            f"JOBDIR ({error_line(error)})",
         )  # fmt: skip
 
 

@@ -22,6 +22,9 @@ that fails is left alone for 30 s (the process carries on with its own cache, an
 once per outage, for every kind); a corrupt record is counted under its kind's stats
 prefix and treated as none. Once the crawl closes the store, a call is none (and one its
 close cut short is no outage).
+
+Every document kind of a crawl shares one store (:func:`open_store`: ``REP_ROBOTSTXT_CACHE``,
+``JOBDIR``) and one fetch policy (:func:`document_policy`).
 """
 
 from __future__ import annotations
@@ -34,12 +37,24 @@ import socket
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
+
+from scrapy.utils.job import job_dir
 
 from rep_engine.fetch.records import FORMAT_VERSION, SharedRecord, StoreCorrupt
+from rep_engine.settings import RepConfig
+from rep_engine.settings.readers import RepSettingError
+from rep_engine.settings.rules import lifecycle_policy
 from rep_engine.trail.file import replacing
+from scrapy_rep.crawl.internals import asyncio_usable, error_line
+from scrapy_rep.crawl.startup import stop_at_start
+
+if TYPE_CHECKING:
+    from rep_engine.fetch.rules import Policy
 
 logger = logging.getLogger(__name__)
+
+
 T = TypeVar("T")
 
 #: The JOBDIR store's file.
@@ -129,7 +144,7 @@ class JobdirStore:
                     raise ValueError(f"unknown version {saved.get('version')!r}")
                 self._records.update(saved["records"])
             except Exception as error:
-                self.load_error = f"{type(error).__name__}: {error}"
+                self.load_error = error_line(error)
                 self._records.clear()
         self.bytes = sum(_stored_size(name, data) for name, data in self._records.items())
         self._trim()
@@ -329,11 +344,33 @@ class StoreClient:
             self._count(f"{self.stat_prefix}/store_errors")
             health.down_until = self._clock() + STORE_RETRY_AFTER
             logger.warning(
-                "scrapy_rep: the %s robots.txt cache is unavailable (%s: %s); this process "
+                "scrapy_rep: the %s robots.txt cache is unavailable (%s); this process "
                 "carries on with its own cache and tries again in %.0f s",
                 self.store.name,
-                type(error).__name__,
-                error,
+                error_line(error),
                 STORE_RETRY_AFTER,
             )
             return default
+
+
+def document_policy(config: RepConfig, settings: Any, store: RobotsStore) -> tuple[Policy, float]:
+    """The fetch policy of every kind and the timeout of one download."""
+    timeout = min(config.robotstxt_timeout, settings.getfloat("DOWNLOAD_TIMEOUT") or float("inf"))
+    name = store.name if store.consulted else None
+    return lifecycle_policy(config, settings, timeout, name, store.exclusive), timeout
+
+
+def open_store(config: RepConfig, settings: Any, kinds: int = 1) -> RobotsStore:
+    """The crawl's shared store (``REP_ROBOTSTXT_CACHE``, ``JOBDIR``). The JOBDIR file
+    keeps what the ``kinds`` caches keep: ``REP_CACHE_MAX_BYTES`` of records each."""
+    max_bytes = config.cache_max_bytes * kinds
+    store = store_for(config.robotstxt_cache, job_dir(settings), max_bytes)
+    if store.name == "redis" and not asyncio_usable():
+        stop_at_start(  # one line and exit 2 under the scrapy command, not a traceback
+            RepSettingError(
+                "REP_ROBOTSTXT_CACHE: a Redis store needs Scrapy's asyncio reactor "
+                "(TWISTED_REACTOR = 'twisted.internet.asyncioreactor.AsyncioSelectorReactor') "
+                "or no reactor (TWISTED_REACTOR_ENABLED = False)"
+            )
+        )
+    return store

@@ -56,8 +56,9 @@ if TYPE_CHECKING:
 _SRC_XPATH = "//img/@src | //img/@data-src | //input[@type='image']/@src"
 _SRCSET_XPATH = "//img/@srcset | //picture/source/@srcset"
 
-#: How a refused image request is performed: the request, the page, its verdict, what said it.
-Refuse = Callable[["Request", "Response", "Refused", str], None]
+#: How a refused image request is performed: the request, the page, its verdict, what said
+#: it; the request to pass on (one the engine drops as it drops any), or ``None``.
+Refuse = Callable[["Request", "Response", "Refused", str], "Request | None"]
 
 
 @dataclass(slots=True, eq=False)
@@ -133,8 +134,7 @@ class ImageGate:
         if not self._is_image(url, page):
             return request
         if page.refused:
-            self._refuse(request, response, _refusal(page), page.record["source"])
-            return None
+            return self._refuse(request, response, _refusal(page), page.record["source"])
         inc(self.stats, "rep/purpose/images_marked")
         request.meta[IMAGE_USAGE_KEY] = for_request(page.record, url)
         return request

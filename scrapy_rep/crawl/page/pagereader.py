@@ -9,23 +9,28 @@ The meta tags are read from the page's bytes (:func:`scan_meta_tags`), so the us
 is not parsed at all; where the scan cannot be certain (a tag after a ``<template>``, an
 unusual comment or attribute, an encoding whose bytes do not show the markup) the page is
 parsed with lxml through the response's own (cached) selector, with which
-:func:`~scrapy_rep.crawl.page.nofollowlinks.rel_nofollow_targets` reads the links (only
-pages that mention "nofollow"); a tag whose name or content holds a character reference
-is parsed alone.
+:func:`rel_nofollow_targets` reads the page's ``rel="nofollow"`` links (SPEC §6: the URLs
+it links to only with ``rel`` containing ``nofollow``; only on pages that mention
+"nofollow" at all), whose requests the link gate drops; a tag whose name or content holds
+a character reference is parsed alone.
 """
 
 from __future__ import annotations
 
 import codecs
 import logging
+import re
 from collections.abc import Collection, Iterable
 from functools import lru_cache
 from typing import Any, Final
+from urllib.parse import urljoin
 
 from lxml import etree
 from parsel import Selector
 from scrapy.http import HtmlResponse, Response
+from scrapy.utils.response import get_base_url
 from w3lib.encoding import to_unicode
+from w3lib.url import canonicalize_url
 
 from rep_engine.directives import PageDirectives, product_token
 from rep_engine.directives._metascan import Found, byte_transparent, scan_meta_tags
@@ -36,6 +41,7 @@ from rep_engine.verdict.signals import HEADER_KEYS, Field, meta_names
 from scrapy_rep.crawl.internals import explicit_encoding
 
 logger = logging.getLogger(__name__)
+
 
 _EXCLUDED = ("script", "style", "template")
 
@@ -250,3 +256,56 @@ def is_image(response: Response) -> bool:
 def _text(value: bytes | str) -> str:
     """A header value as text (UTF-8, as sites write bot names; a bad byte replaced)."""
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+#: A cheap hint that a page may have a rel="nofollow" link.
+_NOFOLLOW_HINT = re.compile(rb"nofollow", re.IGNORECASE)
+
+
+def may_link_nofollow(response: Response) -> bool:
+    """Whether the page may have a ``rel="nofollow"`` link (it mentions "nofollow")."""
+    return isinstance(response, HtmlResponse) and _NOFOLLOW_HINT.search(response.body) is not None
+
+
+def rel_nofollow_targets(response: Response) -> frozenset[str]:
+    """The URLs (canonicalised) the page links to only with ``rel`` containing ``nofollow``
+    (SPEC §6; ``ugc`` and ``sponsored`` alone are followed); parses only pages that mention it."""
+    if not (isinstance(response, HtmlResponse) and may_link_nofollow(response)):
+        return frozenset()
+    base = _base_url(response)
+    nofollow: set[str] = set()
+    followed: set[str] = set()
+    for link in _links(response):
+        url = _absolute(base, attribute_of(link, "href"))
+        if url is not None:
+            rel = attribute_of(link, "rel").lower().split()
+            (nofollow if "nofollow" in rel else followed).add(url)
+    return frozenset(nofollow - followed)
+
+
+def _links(response: HtmlResponse) -> list[Any]:
+    """The page's ``<a href>`` and ``<area href>`` elements; none if Scrapy's selector
+    rejects the page (it raises on a broken ``<base href>``)."""
+    try:
+        return list(response.xpath("//a[@href]|//area[@href]"))
+    except ValueError:
+        logger.debug("Cannot read the links of %s (invalid <base href>)", response)
+        return []
+
+
+def _base_url(response: HtmlResponse) -> str:
+    """The page's ``<base href>`` or, if that is unusable, the response URL."""
+    try:
+        return get_base_url(response)
+    except ValueError:
+        return response.url
+
+
+def _absolute(base: str, href: str) -> str | None:
+    """``href`` resolved against ``base`` and canonicalised; ``None`` for a broken URL
+    (``http://[oops/``, a port over 65535): a bad link must not cost the page's output."""
+    try:
+        return canonicalize_url(urljoin(base, href.strip()))
+    except ValueError:
+        logger.debug("Ignoring a link with an invalid URL: %r", href)
+        return None

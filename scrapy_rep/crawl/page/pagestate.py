@@ -37,9 +37,14 @@ from rep_engine.verdict.page import SAYS_NOTHING, PageFacts, PageVerdict, decide
 from rep_engine.verdict.policy import NO_SIGNALS, NOTHING_BEFORE, Before
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.config import PerCrawler, config_of
-from scrapy_rep.crawl.page.nofollowlinks import may_link_nofollow
+from scrapy_rep.crawl.internals import error_line
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
-from scrapy_rep.crawl.page.pagereader import crawler_tokens, is_image, read_statements
+from scrapy_rep.crawl.page.pagereader import (
+    crawler_tokens,
+    is_image,
+    may_link_nofollow,
+    read_statements,
+)
 from scrapy_rep.crawl.pages import PAGES, Page
 from scrapy_rep.crawl.requests.downloadermiddlewares import answered_before
 from scrapy_rep.crawl.requeststate import sent_state, state_of
@@ -355,7 +360,7 @@ class PageState:
         logger.warning(
             "Could not read the %(what)s of %(url)s (%(error)s); the page is treated as "
             "having none",
-            {"what": what, "url": response.url, "error": f"{type(error).__name__}: {error}"},
+            {"what": what, "url": response.url, "error": error_line(error)},
             extra={"spider": self.crawler.spider},
         )
 

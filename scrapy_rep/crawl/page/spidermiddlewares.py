@@ -9,9 +9,17 @@ purpose of the crawl dropped or marked (``REP_PURPOSE_ACTION``; under ``"mark"``
 gets ``rep_usage``, the decision as a dict), and requests from a nofollow page (unless
 their meta has ``rep_ignore_nofollow``) or for a link marked only ``rel="nofollow"``
 dropped. Every drop for a directive is counted in ``rep/directives/…`` stats and logged
-at DEBUG with the URL and the directive. The middleware is the sequencer: the page's reading is
-:mod:`~scrapy_rep.crawl.page.pagestate`, the item gate :mod:`~scrapy_rep.crawl.page.itemgate`,
-the request gate :mod:`~scrapy_rep.crawl.page.linkgate`.
+at DEBUG with the URL and the directive, performed as every refusal is
+(:mod:`scrapy_rep.crawl.refusals`). The middleware is the sequencer: the page's reading is
+:mod:`~scrapy_rep.crawl.page.pagestate`; its gates are here:
+
+- the item gate (:class:`ItemGate`; ``REP_PURPOSE``: docs/purpose-notes.md §4a, §6): an
+  item of a page that is not plain goes through the page's verdict
+  (:meth:`ItemGate.by_verdict`) and its noimageai images (:meth:`ItemGate.by_images`), then
+  through the verdict of each page its callback fetched itself that said no;
+- the request gate (:class:`LinkGate`): a request yielded by a page that says
+  ``nofollow`` is dropped (``REP_NOFOLLOW_ACTION``), and so is one for a link the page
+  marks only with ``rel="nofollow"`` (``REP_REL_NOFOLLOW``).
 """
 
 from __future__ import annotations
@@ -20,14 +28,19 @@ import logging
 from collections.abc import AsyncIterator, Iterable
 from typing import TYPE_CHECKING, Any
 
+from itemadapter import ItemAdapter
 from scrapy import Request, signals
 from scrapy.http import Response
 from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
+from w3lib.url import canonicalize_url
 
-from rep_engine.records import Action, PageOutput
+from rep_audit.export import preferences_of
+from rep_engine.records import Action, PageOutput, Reason
+from rep_engine.trail.lines import usage_part
+from rep_engine.verdict.decide import Refused
+from rep_engine.verdict.page import PAGE
 from scrapy_rep.crawl import meta
-from scrapy_rep.crawl.auditing import ledger_of, settled_by
-from scrapy_rep.crawl.closing import closing_lines
+from scrapy_rep.crawl.auditing import Refusal, ledger_of
 from scrapy_rep.crawl.internals import (
     ASYNC_SPIDER_OUTPUT,
     after_each_scrape,
@@ -35,10 +48,10 @@ from scrapy_rep.crawl.internals import (
     watch_downloads,
 )
 from scrapy_rep.crawl.page.images import ImageGate
-from scrapy_rep.crawl.page.itemgate import ItemGate
-from scrapy_rep.crawl.page.linkgate import LinkGate
+from scrapy_rep.crawl.page.pagereader import rel_nofollow_targets
 from scrapy_rep.crawl.page.pagestate import PRODUCING, InputMark, PageState
-from scrapy_rep.crawl.refusals import refuse_request
+from scrapy_rep.crawl.refusals import refuse_item, refuse_request
+from scrapy_rep.crawl.report import closing_lines
 from scrapy_rep.crawl.requests.early import EarlyRefusal
 from scrapy_rep.crawl.requests.facts import purpose_is_set
 from scrapy_rep.crawl.stats import inc
@@ -47,8 +60,9 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
     from typing_extensions import Self
 
-    from rep_engine.verdict.decide import Refused
+    from rep_engine.verdict.page import PageVerdict
     from scrapy_rep.crawl.auditing import LedgerCalls
+    from scrapy_rep.crawl.pages import Page
 
 logger = logging.getLogger(__name__)
 
@@ -90,11 +104,16 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
 
     def _refuse_image(
         self, request: Request, response: Response, verdict: Refused, sources: str = ""
-    ) -> None:
-        """An image request of a noimageai page: scheduled as far as the engine would (the
-        audit trail has its record; a duplicate is dropped as one, uncounted), then refused."""
-        if self.early.announce(request):
-            refuse_request(self.crawler, Action.FOLLOW, request, verdict, response, sources)
+    ) -> Request | None:
+        """An image request of a noimageai page: refused, its record opened as the
+        scheduler's would be; or, one Scrapy's filters drop (offsite, a duplicate), passed
+        on for the engine to drop as it drops any."""
+        if not self.early.admitted(request):
+            return request
+        refuse_request(
+            self.crawler, Action.FOLLOW, request, verdict, response, sources, admitted=True
+        )
+        return None
 
     def _opened(self, **_: Any) -> None:
         """Each page's one output handed to the URL ledger once all of it is through
@@ -241,10 +260,10 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         """A download's ``failure`` the scraper (or the engine, for a callback's own download)
         is through with, told to the URL ledger; a refusal's only when its errback ran (a
         request refused in the downloader is final then, with the errback's items), else its
-        refusal settled the request's entry (:func:`~scrapy_rep.crawl.auditing.settled_by`)."""
+        refusal settled the request's entry (:class:`~scrapy_rep.crawl.auditing.Refusal`)."""
         ledger = self._url_ledger
         if ledger is not None and (
-            request.errback is not None or not settled_by(getattr(failure, "value", None))
+            request.errback is not None or not isinstance(getattr(failure, "value", None), Refusal)
         ):
             ledger.failure_scraped(request, failure)
 
@@ -277,3 +296,137 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             self.page.failed(response, "noimageai images", error)
             return request
         return None if marked is None else self.early.request(marked)
+
+
+class ItemGate:
+    """Drops or marks the items of a page by its directives and its usage decision."""
+
+    def __init__(self, crawler: Crawler, page: PageState, images: ImageGate) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.page = page
+        self.images = images
+        self._keep_noindex = page.config.noindex_action == "keep"
+        #: ``REP_ITEM_PREFERENCES_FIELD`` (``""``: off).
+        self._preferences_field = page.config.item_preferences_field
+
+    def gate(self, item: Any, response: Response, page: Page) -> Any:
+        """The item through the page's checks, with what the page pass read of its page
+        (``page``, its verdict decided): the item, or ``None`` when it is dropped."""
+        verdict = page.verdict
+        assert verdict is not None  # the page pass reads a page before its output
+        output = page.output
+        item = self.by_verdict(item, response, verdict, output)
+        item = item if item is None else self.by_images(item, response, verdict, page)
+        for url, _fetched, said_no in page.fetched:  # pages its callback fetched itself
+            if item is None:
+                break
+            item = self.by_verdict(item, response, said_no, output, url)
+        return item
+
+    def by_verdict(
+        self,
+        item: Any,
+        response: Response,
+        verdict: PageVerdict,
+        output: PageOutput | None = None,
+        said_by: str = "",
+    ) -> Any:
+        """SPEC §6: noindex, or an ``unavailable_after`` that has passed (the verdict's
+        :attr:`~rep_engine.verdict.page.PageVerdict.index`), then ``REP_PURPOSE``: drop or
+        mark the items of a page denied for the crawl (its ``purpose``); a kept item gets
+        its page's preferences under ``REP_ITEM_PREFERENCES_FIELD``. ``said_by``: the page
+        whose verdict it is, when a page the callback fetched itself (its usage counts only
+        when it refused a purpose)."""
+        refused = verdict.index
+        if refused is not None:
+            if not self._keep_noindex:
+                refuse_item(self.crawler, item, response, refused, output, said_by)
+                return None
+            inc(self.stats, f"rep/directives/items_kept/{refused.reason}")
+        if said_by and verdict.purpose is None:
+            return item
+        decision, refused = verdict.usage, verdict.purpose
+        if self.page.mark:
+            try:
+                ItemAdapter(item)[meta.USAGE] = decision.to_dict()
+            except (KeyError, TypeError):  # an item class without that field
+                inc(self.stats, "rep/purpose/items_not_marked")
+            if refused is not None:
+                inc(self.stats, f"rep/purpose/items_marked/{refused.purpose}")
+            return self._with_preferences(item, decision)
+        if refused is None:
+            return self._with_preferences(item, decision)
+        refuse_item(self.crawler, item, response, refused, output, said_by)
+        return None
+
+    def _with_preferences(self, item: Any, decision: Any) -> Any:
+        """The item with its page's preferences, as an ``audit export`` line gives them
+        (without the snapshot hashes: the trail's record is written after the item)."""
+        name = self._preferences_field
+        if not name:
+            return item
+        value = preferences_of(usage_part(decision, "", "") if decision.signals else None)
+        try:
+            ItemAdapter(item)[name] = value
+        except (KeyError, TypeError):  # an item class without that field
+            inc(self.stats, "rep/purpose/items_without_preferences")
+        return item
+
+    def by_images(self, item: Any, response: Response, verdict: PageVerdict, page: Page) -> Any:
+        """The image URLs of an item of a noimageai page, refused or marked (a bug of ours
+        is logged and counted, and never costs the item)."""
+        try:
+            shown = self.images.page(response, verdict, page)
+            return item if shown is None else self.images.item(item, response, shown)
+        except Exception as error:
+            self.page.failed(response, "noimageai images", error)
+            return item
+
+
+class LinkGate:
+    """Whether a page's nofollow (or a rel="nofollow" link) drops a request."""
+
+    def __init__(self, crawler: Crawler, page: PageState) -> None:
+        self.crawler = crawler
+        self.stats = crawler.stats
+        self.page = page
+        self._keep_nofollow = page.config.nofollow_action == "keep"
+        self._rel_nofollow = page.config.rel_nofollow
+
+    def by_follow(
+        self,
+        request: Request,
+        response: Response,
+        verdict: PageVerdict,
+        output: PageOutput | None = None,
+    ) -> bool:
+        """Whether the page's nofollow (its ``verdict``'s ``follow``), or a rel="nofollow"
+        link, drops ``request`` (written in the page's ``output`` when one is kept)."""
+        refused = verdict.follow
+        if refused is not None:
+            if self._keep_nofollow:
+                inc(self.stats, "rep/directives/requests_kept/nofollow")
+                return False
+            sources = "; ".join(verdict.directives.sources)
+            refuse_request(self.crawler, Action.FOLLOW, request, refused, response, sources, output)
+            return True
+        if self._rel_nofollow and self._is_rel_nofollow(request, response):
+            message = f'Not followed: {response.url} links to it only with rel="nofollow"'
+            refused = Refused(Reason.REL_NOFOLLOW, message, PAGE, verdict.agent)
+            refuse_request(self.crawler, Action.FOLLOW, request, refused, response, output=output)
+            return True
+        return False
+
+    def _is_rel_nofollow(self, request: Request, response: Response) -> bool:
+        """Whether the page links to ``request`` only with ``rel="nofollow"`` (read once)."""
+        page = self.page.page_of(response)
+        targets = page.rel_targets
+        if targets is None:
+            try:
+                targets = rel_nofollow_targets(response)
+            except Exception as error:  # never lose a page's links over one broken tag
+                targets = frozenset()
+                self.page.failed(response, 'rel="nofollow" links', error)
+            page.rel_targets = targets
+        return bool(targets) and canonicalize_url(request.url) in targets

@@ -22,8 +22,8 @@ share); this class only sequences:
   its robots.txt is known').
 - The spider middleware's early pass (:mod:`scrapy_rep.crawl.requests.early`) asks the same
   verdict from the cache alone, before the scheduler; an allowed request's verdict is kept
-  (:mod:`scrapy_rep.crawl.requests.decidedearly`) and reused here when nothing it was reached
-  on has changed. The checks as it is sent ask it again
+  (:class:`EarlyDecisions`) and reused here when nothing it was reached on has changed. The
+  checks as it is sent ask it again
   (:mod:`scrapy_rep.crawl.requests.sentcheck`, and at the slot
   :meth:`RobotsTxtMiddleware.decide_at_send`).
 
@@ -39,7 +39,8 @@ place instead. While requests are held the spider stays open.
 Its start and close, around the crawl's requests: at its creation, the documents the
 crawl's purposes need are opened (robots.txt first), sharing one store
 (``REP_ROBOTSTXT_CACHE``, ``JOBDIR``) and fetch policy. At the spider's start, Scrapy's own
-robots.txt middleware is switched off, the check as a request leaves its slot is put in
+robots.txt middleware is switched off (:func:`switch_off_scrapy_middleware`), the check as
+a request leaves its slot is put in
 place (:class:`SendCheck`) and the requests a paused crawl held are resumed. At its close,
 the held requests are kept (``JOBDIR``) or dropped, before the other ``spider_closed``
 handlers, and the store is closed.
@@ -50,20 +51,57 @@ where Scrapy's downloader sends each request (put there at the spider's start by
 :mod:`scrapy_rep.crawl.internals`); a request whose verdict no longer holds is decided
 again there, and, when it is not to go now, raises :class:`HeldAtSend` (held for a
 refresh) or :class:`MovedAtSend` (to go through another download slot).
+
+Each allowed request is decided once: when the early pass (:meth:`RobotsTxtMiddleware
+.refusal_if_known`) allows one, the middleware keeps the facts it was decided on and the
+:class:`~rep_engine.verdict.decide.Allowed` verdict (:class:`EarlyDecisions`), under a small
+token in the request's state (:attr:`~scrapy_rep.crawl.requeststate.RequestState.early`).
+``process_request`` takes the token out first of all, and reuses the verdict only when
+nothing it was reached on has changed:
+
+- the same facts (URL, origin, crawler's name, what is obeyed): a component that changed
+  the request in between (a ``request_scheduled`` handler; a downloader middleware before
+  ours turns the early pass off altogether) gets a fresh verdict;
+- the very same document versions (``is``) that decide it now: a newer robots.txt,
+  tdmrep.json or license (a refresh, another process's record, a copy parsed again after
+  compression) decides afresh.
+
+Everything a verdict means is done by the late check as for any other
+(:mod:`scrapy_rep.crawl.requests.perform`). What is kept stays here, never in meta (a
+request may be serialised: ``JOBDIR``, scrapy-redis). The store is bounded
+(:data:`MAX_KEPT`, the oldest let go first): requests that never reach ``process_request``
+(dropped by the dupefilter, the offsite filter, another middleware) cannot grow it without
+bound; a request whose verdict was let go is decided afresh. A token names its run: one
+read back from ``JOBDIR`` after a resume names nothing. The token only finds the verdict;
+what makes reusing it sound is that every input it was decided on is checked again.
+
+Scrapy's own robots.txt middleware left on beside ours (SPEC §5; docs/decisions.md,
+'Scrapy's robots.txt middleware left on is switched off'): the add-on switches it off, but
+a project that lists ours in ``DOWNLOADER_MIDDLEWARES`` by hand and forgets the line that
+does it (``"scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None``) would run
+both: every robots.txt fetched twice, and Scrapy's middleware refusing requests with its
+own reading. At the spider's start ours takes Scrapy's out of the downloader's middleware
+chain, before any request goes through it, and says so in one WARNING; a project's own
+``ROBOTSTXT_PARSER``, which ours does not use, is warned about too (docs/switching.md).
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 import math
+import secrets
 import time
 from collections.abc import Callable, Coroutine, Hashable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any, Final
 
 from scrapy import Request, signals
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyMiddleware
 from scrapy.exceptions import DontCloseSpider, IgnoreRequest
 from scrapy.http import Response
+from scrapy.settings import SETTINGS_PRIORITIES
+from scrapy.utils.misc import load_object
 
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import HoldKey
@@ -91,18 +129,29 @@ from scrapy_rep.crawl.auditing import ledger_of
 from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.documents.documents import HOLD, OriginDocument
 from scrapy_rep.crawl.documents.engine_fetch import robots_response_from_cache
-from scrapy_rep.crawl.documents.fetchsetup import document_policy, open_store
 from scrapy_rep.crawl.documents.holding import HeldRequests, on_disk
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, ROBOTS_CRAWL
 from scrapy_rep.crawl.documents.slots import CrawlDelaySlots
-from scrapy_rep.crawl.documents.stores import StoreClient
-from scrapy_rep.crawl.internals import call_later, engine_scheduler, running_engine, send_through
+from scrapy_rep.crawl.documents.stores import StoreClient, document_policy, open_store
+from scrapy_rep.crawl.internals import (
+    call_later,
+    downloader_middleware,
+    engine_scheduler,
+    error_line,
+    running_engine,
+    send_through,
+)
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
-from scrapy_rep.crawl.requests.conflicts import switch_off_scrapy_middleware, warn_ignored_parser
-from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
 from scrapy_rep.crawl.requests.facts import FactsReader
 from scrapy_rep.crawl.requests.perform import Performer
-from scrapy_rep.crawl.requeststate import RequestState, sent_state, state_of, take_hold
+from scrapy_rep.crawl.requeststate import (
+    RequestState,
+    decided_early,
+    sent_state,
+    state_of,
+    take_hold,
+)
+from scrapy_rep.crawl.robotparser import RobotParser
 from scrapy_rep.crawl.stats import inc
 from scrapy_rep.crawl.webbotauth import close_unsigned
 
@@ -114,6 +163,8 @@ if TYPE_CHECKING:
     from rep_engine.urls.origins import Origin
 
 logger = logging.getLogger(__name__)
+
+
 #: The middleware of each running crawl, found by the early refusal, the checks and the tools.
 OWNERS: PerCrawler[RobotsTxtMiddleware] = PerCrawler("owner")
 
@@ -237,14 +288,13 @@ class RobotsTxtMiddleware:
         """How many requests wait for each origin's robots.txt."""
         return self._robots.held_counts()
 
-    def refusal_if_known(self, request: Request) -> Callable[[], bool] | None:
+    def refusal_if_known(self, request: Request) -> tuple[RequestFacts, Refused] | None:
         """The early pass (docs/decisions.md, 'Early refusal before the scheduler'): when
-        the cached documents already refuse ``request``, a function that refuses it as
-        :meth:`process_request` does (counted, logged, signalled, audited; it says whether
-        it did); ``None`` otherwise, or when they are not all cached and fresh (it goes on
-        as usual). An allowed request's verdict is kept for :meth:`process_request`. Reads
-        the cache only: never starts a fetch. Used by the spider middleware
-        (:mod:`scrapy_rep.crawl.requests.early`)."""
+        the cached documents already refuse ``request``, the facts it was decided on and
+        the refusal, for the performer (:meth:`Performer.refused`); ``None`` otherwise, or
+        when they are not all cached and fresh (it goes on as usual). An allowed request's
+        verdict is kept for :meth:`process_request`. Reads the cache only: never starts a
+        fetch. Used by the spider middleware (:mod:`scrapy_rep.crawl.requests.early`)."""
         facts = self.facts.of(request)
         if facts.origin is None or request.url.endswith("/robots.txt"):
             return None
@@ -267,14 +317,7 @@ class RobotsTxtMiddleware:
         if isinstance(verdict, Allowed):  # process_request reuses it if nothing changed
             self._decided_early.keep(request, facts, verdict)
             return None
-        return partial(self._refuse_early, request, facts, verdict)
-
-    def _refuse_early(self, request: Request, facts: RequestFacts, verdict: Refused) -> bool:
-        try:
-            self.perform.refused(request, facts, verdict)
-        except IgnoreRequest:
-            return True
-        return False  # never: refused() always raises
+        return facts, verdict
 
     # ------------------------------------------------------------------ the request path
 
@@ -319,7 +362,7 @@ class RobotsTxtMiddleware:
                 return waited  # handed back: caught by _request_scheduled and held
             verdict = waited
         if isinstance(verdict, Refused):
-            self.perform.refused(request, facts, verdict)
+            raise self.perform.refused(request, facts, verdict)
         self.perform.allowed(request, facts, verdict)
         if request.method == "GET" and request.url.endswith("/robots.txt") and verdict.used:
             # its record names the robots.txt that allowed it, the one that answers it
@@ -451,8 +494,9 @@ class RobotsTxtMiddleware:
                 {"request": request},
                 extra={"spider": self.crawler.spider},
             )
-            what = f"{type(error).__name__}: {error}"[:200]
-            message = f"Dropped: scrapy_rep could not decide it (internal error: {what})"
+            message = (
+                f"Dropped: scrapy_rep could not decide it (internal error: {error_line(error)})"
+            )
             return Refused(Reason.INTERNAL_ERROR, message, ROBOTS, facts.agent)
 
     def _known(self, request: Request) -> Known:
@@ -733,19 +777,19 @@ class SendCheck:
             decided = owner.decide_at_send(request, state)
         except Exception as error:  # a bug of ours: refused, never sent unchecked
             logger.exception("scrapy_rep internal error checking %s as it is sent", request)
-            what = f"{type(error).__name__}: {error}"[:200]
+            what = error_line(error)
             message = (
                 f"Dropped: scrapy_rep could not decide it at its send (internal error: {what})"
             )
             self._unsent(state)
-            self.perform.internal_error(request, message, error)
+            raise self.perform.internal_error(request, message) from error
         if decided is None:
             return math.inf
         facts, verdict = decided
         inc(self.stats, "rep/requests/decided_at_send")
         if isinstance(verdict, Refused):
             self._unsent(state)
-            self.perform.refused(request, facts, verdict)
+            raise self.perform.refused(request, facts, verdict)
         if isinstance(verdict, Wait):
             if state.afresh:  # held for a refresh once already: its verdict stands
                 inc(self.stats, "rep/requests/sent_decided_afresh")
@@ -779,3 +823,83 @@ class SendCheck:
         audit record's attempt is taken back (``attempts`` counts downloads tried)."""
         if self._not_sent is not None and state.audit:
             self._not_sent(state.audit)
+
+
+#: How many early verdicts are kept at most (the oldest let go first): a few MiB.
+MAX_KEPT: Final = 10_000
+
+
+class EarlyDecisions(dict[int, "tuple[RequestFacts, Allowed]"]):
+    """The early verdicts of one crawl, each under a token in its request's state; the
+    late check pops a request's verdict by its token (so it serves once: the token in the
+    state is spent when the request is decided)."""
+
+    def __init__(self, limit: int = MAX_KEPT) -> None:
+        super().__init__()
+        self._limit = limit
+        #: This run's tokens: a random base (another run's name nothing), then a serial.
+        self._serial = itertools.count(secrets.randbits(31) << 32)
+
+    def keep(self, request: Request, facts: RequestFacts, verdict: Allowed) -> None:
+        token = next(self._serial)
+        self[token] = (facts, verdict)
+        if len(self) > self._limit:
+            del self[next(iter(self))]  # the oldest: its request may never come
+        decided_early(request, token)
+
+
+SCRAPY_MIDDLEWARE: Final = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"
+
+
+def switch_off_scrapy_middleware(crawler: Crawler, engine: Any) -> bool:
+    """Take Scrapy's robots.txt middleware out of ``engine``'s downloader middlewares;
+    whether it was there."""
+    manager = downloader_middleware(engine)
+    if manager is None:
+        return False
+    theirs = [mw for mw in manager.middlewares if isinstance(mw, ScrapyMiddleware)]
+    if not theirs:
+        return False
+    manager.middlewares = tuple(mw for mw in manager.middlewares if mw not in theirs)
+    for methods in manager.methods.values():
+        kept = [m for m in methods if getattr(m, "__self__", None) not in theirs]
+        methods.clear()
+        methods.extend(kept)
+    logger.warning(
+        "scrapy_rep: Scrapy's own robots.txt middleware (%s) was enabled beside "
+        "scrapy_rep's; it is switched off for this crawl (each robots.txt would be "
+        "fetched twice and obeyed twice). Use the add-on (ADDONS = "
+        "{'scrapy_rep.Addon': 0}) or set it to None in DOWNLOADER_MIDDLEWARES.",
+        SCRAPY_MIDDLEWARE,
+        extra={"spider": crawler.spider},
+    )
+    if crawler.stats is not None:
+        crawler.stats.set_value("rep/scrapy_middleware_switched_off", 1)
+    return True
+
+
+def warn_ignored_parser(crawler: Crawler) -> bool:
+    """One WARNING when the project set ``ROBOTSTXT_PARSER`` to a parser other than
+    :class:`scrapy_rep.RobotParser` while robots.txt is obeyed: Scrapy's middleware
+    would read robots.txt with it, ours reads it with its own engine (``REP_PROFILE``).
+    Whether it warned."""
+    settings = crawler.settings
+    if settings.getpriority("ROBOTSTXT_PARSER") in (None, SETTINGS_PRIORITIES["default"]):
+        return False
+    if not settings.getbool("ROBOTSTXT_OBEY"):
+        return False  # Scrapy would not use it either
+    parser = settings.get("ROBOTSTXT_PARSER")
+    try:
+        if (load_object(parser) if isinstance(parser, str) else parser) is RobotParser:
+            return False
+    except (ImportError, NameError, ValueError, AttributeError):
+        pass  # a path that does not load is ignored all the same
+    name = parser if isinstance(parser, str) else getattr(parser, "__qualname__", repr(parser))
+    logger.warning(
+        "scrapy_rep: ROBOTSTXT_PARSER = %r is ignored: scrapy_rep reads robots.txt with its "
+        "own parser (REP_PROFILE chooses how it reads). Without the add-on, Scrapy's "
+        "middleware uses your parser; see Switching from ROBOTSTXT_OBEY in the docs.",
+        name,
+        extra={"spider": crawler.spider},
+    )
+    return True

@@ -6,27 +6,29 @@ middleware, its early pass before the scheduler, the check of the request as sen
   :mod:`scrapy_rep.crawl.documents.slots`), the stats, what the purposes' signals said
   kept in the request's state for the check of its page after the fetch, and the audit
   trail's record of the versions and the line that decided it.
-- **Refused**: the audit trail's record of the versions it was decided with, then what
-  every refusal does, before or after the fetch (:func:`scrapy_rep.crawl.refusals.refuse_request`:
-  the stats, Scrapy's ``robotstxt/forbidden`` among them, one DEBUG log line and the
-  ``request_refused`` signal with the verdict itself), then ``IgnoreRequest`` (a
-  :class:`~scrapy_rep.crawl.refusals.Refusal`). A request that could not be decided again
-  as it is sent, by a bug of ours, is refused so too (:meth:`Performer.internal_error`).
+- **Refused**: what every refusal does, before or after the fetch
+  (:func:`scrapy_rep.crawl.refusals.refuse_request`: the stats, Scrapy's
+  ``robotstxt/forbidden`` among them, the audit trail's record with the versions it was
+  decided with, one DEBUG log line and the ``request_refused`` signal with the verdict
+  itself); the ``IgnoreRequest`` for Scrapy (a :class:`~scrapy_rep.crawl.auditing.Refusal`)
+  is returned, for the downloader's passes to raise (the early pass raises none). A
+  request that could not be decided again as it is sent, by a bug of ours, is refused so
+  too (:meth:`Performer.internal_error`).
 """
 
 from __future__ import annotations
 
 import logging
 import math
-from typing import TYPE_CHECKING, Final, NoReturn
+from typing import TYPE_CHECKING, Final
 
 from rep_engine.records import Action, Reason
 from rep_engine.settings.rules import crawl_delay_obeyed
 from rep_engine.verdict.decide import ROBOTS, Refused
 from rep_engine.verdict.policy import NOTHING_BEFORE
 from scrapy_rep import signals as rep_signals
-from scrapy_rep.crawl.auditing import LedgerCalls, ledger_of
-from scrapy_rep.crawl.refusals import Refusal, refuse_request
+from scrapy_rep.crawl.auditing import LedgerCalls, Refusal, ledger_of
+from scrapy_rep.crawl.refusals import refuse_request
 from scrapy_rep.crawl.requeststate import decided
 from scrapy_rep.crawl.stats import inc
 
@@ -102,31 +104,31 @@ class Performer:
         if first:
             self._note_override(request, verdict)
 
-    def refused(self, request: Request, facts: RequestFacts, verdict: Refused) -> NoReturn:
-        """``request`` is refused: counted, recorded, logged, signalled; raises
-        ``IgnoreRequest``."""
+    def refused(
+        self, request: Request, facts: RequestFacts, verdict: Refused, admitted: bool = False
+    ) -> Refusal:
+        """``request`` is refused: counted, recorded (``admitted``: before the scheduler,
+        which takes nothing more of it), logged, signalled; the ``IgnoreRequest`` that
+        says so to Scrapy, for the downloader's passes to raise."""
         if verdict.expired is not None:
             self._note_expired(request, verdict)
-        if self._audit:
-            ledger = self._ledger
-            if ledger is None:
-                ledger = self._ledger = ledger_of(self.crawler)
-            if ledger is not None:
-                ledger.decided(request, facts, verdict)
-        refuse_request(self.crawler, Action.FETCH, request, verdict)
-        raise Refusal(verdict.message, verdict)
+        ledger = self._ledger
+        if ledger is None and self._audit:  # one lookup per crawl, not per request
+            ledger = self._ledger = ledger_of(self.crawler)
+        refuse_request(
+            self.crawler, Action.FETCH, request, verdict, facts=facts, admitted=admitted,
+            ledger=ledger,
+        )  # fmt: skip
+        return Refusal(verdict.message, verdict)
 
-    def internal_error(
-        self, request: Request, message: str, error: BaseException | None = None
-    ) -> NoReturn:
-        """``request`` could not be decided, by a bug of ours (``error``), where nothing
-        of it is known to decide with (its check as it is sent): refused as
-        ``internal_error``, never sent unchecked, as every refusal is (counted in
-        ``rep/requests/internal_errors`` too); raises ``IgnoreRequest``. Whoever met the
-        error logs it."""
+    def internal_error(self, request: Request, message: str) -> Refusal:
+        """``request`` could not be decided, by a bug of ours, where nothing of it is known
+        to decide with (its check as it is sent): refused as ``internal_error``, never sent
+        unchecked, as every refusal is (counted in ``rep/requests/internal_errors`` too);
+        the ``IgnoreRequest`` to raise from the error. Whoever met the error logs it."""
         verdict = Refused(Reason.INTERNAL_ERROR, message, ROBOTS, "")
         refuse_request(self.crawler, Action.FETCH, request, verdict)
-        raise Refusal(message, verdict) from error
+        return Refusal(message, verdict)
 
     def _note_override(self, request: Request, verdict: Allowed) -> None:
         """A request robots.txt disallows, let through by an authorized override: counted

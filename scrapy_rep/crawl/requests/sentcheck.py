@@ -103,7 +103,7 @@ class SentRequestCheck:
         inc(self.crawler.stats, "rep/requests/decided_again")
         facts = owner.facts.of(request, sent=True)
         if isinstance(verdict, Refused):
-            owner.perform.refused(request, facts, verdict)
+            raise owner.perform.refused(request, facts, verdict)
         if isinstance(verdict, Wait):  # it cannot wait here: refused, never sent unchecked
             message = (
                 "Dropped: sent with another User-Agent, URL or Host than it was checked for; "
@@ -111,7 +111,7 @@ class SentRequestCheck:
             )
             logger.info("scrapy_rep: %s: %s", message, request)
             unknown = Refused(Reason.SENT_UNKNOWN, message, verdict.document, facts.agent)
-            owner.perform.refused(request, facts, unknown)
+            raise owner.perform.refused(request, facts, unknown)
         owner.perform.allowed(request, facts, verdict)
         return None
 

@@ -48,7 +48,7 @@ def test_the_tools_crawl_keeps_the_ledger_and_writes_nothing() -> None:
     trail and no report even when the project sets them."""
     from scrapy.settings import Settings
 
-    from scrapy_rep.checker.report import ToolRequest
+    from scrapy_rep.checker import ToolRequest
     from scrapy_rep.crawl.commands.toolcrawl import tools_settings
 
     project = Settings({"REP_AUDIT_FILE": "trail.jsonl", "REP_REPORT": True})

@@ -17,9 +17,9 @@ from twisted.internet.task import deferLater
 from rep_engine.fetch.lifecycle import events as document_events
 from rep_engine.fetch.procedure import FetchProcedure
 from rep_engine.urls.origins import Origin
+from scrapy_rep.crawl.auditing import Refusal
 from scrapy_rep.crawl.documents.documents import HOLD
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
-from scrapy_rep.crawl.refusals import Refusal
 from scrapy_rep.crawl.requeststate import update
 from tests.support.documents import KIND_BODIES
 from tests.support.origindocuments import KEY, KIND_IDS, T0, entry_or_hold, origin_document

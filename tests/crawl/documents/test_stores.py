@@ -42,8 +42,12 @@ def test_only_the_jobdir_store_is_the_process_alone_so_only_it_downloads_without
     from scrapy.settings import Settings
 
     from rep_engine.settings import RepConfig
-    from scrapy_rep.crawl.documents.fetchsetup import document_policy
-    from scrapy_rep.crawl.documents.stores import JobdirStore, LocalStore, RedisStore
+    from scrapy_rep.crawl.documents.stores import (
+        JobdirStore,
+        LocalStore,
+        RedisStore,
+        document_policy,
+    )
 
     config = RepConfig.from_settings(Settings())
     jobdir, _ = document_policy(config, Settings(), JobdirStore(tmp_path / "scrapy_rep.robots"))

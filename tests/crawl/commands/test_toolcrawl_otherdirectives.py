@@ -1,9 +1,9 @@
-"""What a page holds for other crawlers, described (scrapy_rep/crawl/page/otherdirectives.py;
+"""What a page holds for other crawlers, described (scrapy_rep/crawl/commands/toolcrawl.py;
 ``scrapy rep-robots --page`` itself: tests/integration/test_commands_page_scoped.py)."""
 
 from __future__ import annotations
 
-from scrapy_rep.crawl.page.otherdirectives import describe_sources
+from scrapy_rep.crawl.commands.toolcrawl import describe_sources
 from tests.support.fakes import article_page
 
 

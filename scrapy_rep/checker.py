@@ -1,21 +1,51 @@
-"""What both command-line tools print, and what they hand their crawl (pure).
+"""The command-line checker's side that needs no Scrapy (``python -m scrapy_rep check``,
+and ``scrapy rep-robots`` for what they share), below both tools (:mod:`scrapy_rep.check`,
+:mod:`scrapy_rep.crawl.commands`), so neither imports the other; standard library only.
 
-:class:`ToolRequest`: the URLs a tool asks about, the crawl's settings and whether each
-page is fetched, which :mod:`scrapy_rep.crawl.commands.toolcrawl` runs as a crawl.
-:func:`url_line`: a URL's line from the verdict on it (the crawl's, or
-:func:`local_report`'s against a local robots.txt without a page fetched: no network);
-:func:`origin_head` and :func:`user_agent_line`, the rest of the layout. Standard library
-only.
+What the two tools read from their command line, read one way for both (docs/cli.md,
+"What the tools accept"): a URL to check, a path where a local robots.txt is given, a
+robots.txt file, and ``--timeout``. Pure and without I/O: it says what an argument is and,
+for a bad one, the one message of its kind, which both tools print as ``scrapy_rep: error:
+<message>`` before they exit with status 2 (:data:`EXIT_USAGE`). Reading the file,
+fetching and deciding are elsewhere. What it accepts:
+
+- a URL: ``http://`` or ``https://`` with a host (RFC 3986 §3: scheme and authority).
+  The tools check http(s) URLs only; an ``ftp:`` origin has a robots.txt of its own in
+  a crawl (SPEC §3), but not in the tools. ``example.com/a``
+  is refused, saying to add ``http://`` or ``https://``: the scheme is part of the
+  origin (RFC 9309 §2.3: one robots.txt per protocol, host and port), so guessing it
+  could check the URL against a robots.txt the crawl would never read.
+- a path (``/a?b``): only where a local robots.txt is given (``check FILE``,
+  ``check --example``, ``scrapy rep-robots --robots-file`` without ``--page`` or a
+  purpose), which has no origin: the path is what robots.txt rules match (RFC 9309
+  §2.2.2). Elsewhere: :class:`Paths`.
+- ``check``'s first argument (:func:`first_is_url`) and ``--timeout``
+  (:func:`parse_timeout`).
+
+The exit codes both tools share, their table for ``--help`` (:func:`exit_code_table`), and
+the width every help text fits in (:data:`HELP_WIDTH`).
+
+What both tools print, and what they hand their crawl: :class:`ToolRequest`, the URLs a
+tool asks about, the crawl's settings and whether each page is fetched, which
+:mod:`scrapy_rep.crawl.commands.toolcrawl` runs as a crawl; :func:`url_line`, a URL's line
+from the verdict on it (the crawl's, or :func:`local_report`'s against a local robots.txt
+without a page fetched: no network); :func:`origin_head` and :func:`user_agent_line`, the
+rest of the layout.
 """
 
 from __future__ import annotations
 
+import enum
+import math
+import re
+import textwrap
 import time
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.records import OVERRIDDEN_BY, Fate, Reason, UrlEntry, describe
@@ -40,7 +70,165 @@ from rep_engine.verdict.decide import (
     decide,
     obey_of,
 )
-from scrapy_rep.checker.exits import EXIT_ALLOWED, EXIT_DISALLOWED
+
+#: The schemes of a URL the tools check: robots.txt is fetched over http(s) only.
+URL_SCHEMES: Final = ("http", "https")
+#: The longest ``--timeout``, in seconds: a day. Nothing needs more per download, and the
+#: reactor's timers overflow for far larger values.
+MAX_TIMEOUT: Final = 86_400.0
+#: ``scheme://`` at the start of an argument (RFC 3986 §3.1: a letter, then letters,
+#: digits, ``+``, ``-`` or ``.``). Only with ``//``: ``localhost:8080/a`` or
+#: ``example.com:81/a`` would otherwise read as the scheme ``localhost`` or
+#: ``example.com`` (Python's ``urlsplit`` reads them so).
+_SCHEME: Final = re.compile(r"([A-Za-z][A-Za-z0-9+.-]*)://")
+#: Characters no host name holds (RFC 3986 §3.2.2 reg-name; §2.2 delimiters outside it,
+#: whitespace and controls).
+_NOT_IN_HOST: Final = re.compile(r"[\x00-\x20\x7f<>\"{}|\\^`]")
+#: The hint every URL message ends with.
+ADD_SCHEME: Final = "give a URL with http:// or https://"
+
+
+class InputError(ValueError):
+    """An argument the tools cannot use; ``str()`` is the one message of its kind."""
+
+
+class Paths(enum.Enum):
+    """Whether a path (``/a``) is accepted where a URL is expected, and if not, why."""
+
+    #: A local robots.txt is given and nothing is fetched per URL: a path is checked.
+    ACCEPTED = "accepted"
+    #: Each URL's own origin's robots.txt is fetched: a path has no origin.
+    NEED_A_FILE = "a path is checked only against a local robots.txt file"
+    #: ``scrapy rep-robots --page`` or a purpose fetches each page: a path cannot be.
+    PAGES_FETCHED = "--page and --purpose (or REP_PURPOSE) fetch each page"
+
+
+def parse_url(text: str, paths: Paths = Paths.NEED_A_FILE) -> str:
+    """``text`` as a URL to check (or, where ``paths`` accepts one, a path), as given;
+    :class:`InputError` with the message of its kind when the tools cannot check it."""
+    if text.startswith("/") and not text.startswith("//"):
+        if paths is Paths.ACCEPTED:
+            return text
+        raise InputError(f"{text!r} is a path: {paths.value}; {ADD_SCHEME}")
+    match = _SCHEME.match(text)
+    if match is None:
+        if text.lower().startswith(("http:", "https:")):  # http:/a, https:example.com
+            raise InputError(f"{text!r} is not a valid URL: no // after the scheme")
+        raise InputError(f"{text!r} has no scheme: add http:// or https://")
+    scheme = match.group(1).lower()
+    if scheme not in URL_SCHEMES:
+        hint = " (name a local robots.txt by its path)" if scheme == "file" else ""
+        raise InputError(f"{text!r}: only http:// and https:// URLs are checked{hint}")
+    try:
+        parts = urlsplit(text)
+        parts.port  # noqa: B018 (raises ValueError for a port that is no number or too big)
+    except ValueError as error:  # "Invalid IPv6 URL", "Port out of range 0-65535"
+        raise InputError(f"{text!r} is not a valid URL: {error}") from None
+    host = parts.hostname or ""
+    if not host.strip("."):
+        raise InputError(f"{text!r} is not a valid URL: it has no host")
+    if _NOT_IN_HOST.search(host):
+        why = f"its host {host!r} has a character a host name cannot have"
+        raise InputError(f"{text!r} is not a valid URL: {why}")
+    return text
+
+
+def first_is_url(text: str, *, alone: bool, is_file: bool) -> bool:
+    """Whether ``check``'s first argument (``ROBOTS_FILE_OR_URL``) is a URL: it has a
+    scheme (``scheme://``: meant as a URL, never as a file); or it comes alone (``check
+    URL``: a file alone has nothing to check) and names no file (``is_file``: the caller
+    looked). Otherwise it is a robots.txt file."""
+    return _SCHEME.match(text) is not None or (alone and not is_file)
+
+
+def unreadable_file(path: str, reason: str) -> InputError:
+    """A robots.txt file that cannot be read (``reason``: the system's words, such as
+    ``No such file or directory``)."""
+    return InputError(f"cannot read {path}: {reason}")
+
+
+def parse_timeout(text: str) -> float:
+    """``--timeout``: seconds for each fetch, greater than 0 and at most
+    :data:`MAX_TIMEOUT` (not a number, ``nan``, ``inf``, 0 or less: :class:`InputError`)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = math.nan
+    if not 0 < seconds <= MAX_TIMEOUT:  # False for nan
+        raise InputError(
+            f"--timeout: expected a number of seconds greater than 0 and at most "
+            f"{MAX_TIMEOUT:g}, got {text!r}"
+        )
+    return seconds
+
+
+#: The width every help text of the tools fits in (a terminal's 80 columns).
+HELP_WIDTH: Final = 80
+EXIT_ALLOWED: Final = 0
+EXIT_DISALLOWED: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_UNREACHABLE: Final = 3
+
+
+def exit_code_table(same_for: str, *, pages: str) -> str:
+    """The exit codes as a table, for one tool's ``--help`` (``same_for``: the other tool,
+    which uses the same codes; ``pages``: the options that fetch each page). Both have
+    ``--purpose`` and ``--page``."""
+    disallowed = (
+        "at least one URL is disallowed (or, with --purpose, denied for a purpose, or its "
+        "fetched page's items are dropped)"
+    )
+    fetched = f"a robots.txt (or a tdmrep.json, or with {pages} a page)"
+    lines = [
+        f"exit codes ({same_for} uses the same):",
+        f"  {EXIT_ALLOWED}  every URL is allowed",
+        *_row(f"{EXIT_DISALLOWED}  {disallowed}"),
+        f"  {EXIT_USAGE}  usage error: a wrong argument, option or setting, an unreadable file",
+        *_row(
+            f"{EXIT_UNREACHABLE}  {fetched} could not be fetched: the verdicts shown for its "
+            'URLs are temporary ("everything disallowed for now")'
+        ),
+    ]
+    return "\n".join(lines)
+
+
+def _row(text: str) -> list[str]:
+    """One row of the table, wrapped under its text."""
+    return textwrap.wrap(text, width=HELP_WIDTH, initial_indent="  ", subsequent_indent="     ")
+
+
+#: Where a help table's texts start at most (argparse's ``max_help_position``): a name
+#: longer than that has a line of its own, its text below it, so that no synopsis (``audit
+#: list TRAIL... [--fate F] …``) squeezes every text into a column of a few characters.
+TEXT_COLUMN: Final = 28
+
+
+def help_rows(rows: list[tuple[str, str]]) -> list[str]:
+    """``(name, what it does)`` rows as a ``--help`` table: each text in one column after
+    the longest name (at most :data:`TEXT_COLUMN`; a longer name on a line of its own),
+    wrapped to :data:`HELP_WIDTH`."""
+    column = min(max(len(name) for name, _ in rows) + 4, TEXT_COLUMN)
+    lines = []
+    for name, text in rows:
+        head = f"  {name}"
+        if len(head) + 2 > column:
+            lines.append(head)
+            head = ""
+        lines += textwrap.wrap(
+            text,
+            width=HELP_WIDTH,
+            initial_indent=head.ljust(column),
+            subsequent_indent=" " * column,
+            break_on_hyphens=False,
+        )
+    return lines
+
+
+#: The exit codes of ``scrapy rep-robots``, as its ``--help`` shows them.
+EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", pages="--page or --purpose")
+#: The exit codes of ``python -m scrapy_rep check`` (it fetches pages only with --page).
+CHECK_EXIT_CODES: Final = exit_code_table("scrapy rep-robots", pages="--page")
+
 
 #: What a default Scrapy project calls itself (``Scrapy/2.x (+https://scrapy.org)``).
 DEFAULT_USER_AGENT: Final = "Scrapy"

@@ -24,7 +24,7 @@ from twisted.web._newclient import ResponseNeverReceived, _DataLoss
 from twisted.web.client import ResponseFailed
 
 from rep_engine.fetch.rules import FailureClass
-from scrapy_rep.crawl.documents.failures import DnsAsker, causes, failure_of
+from scrapy_rep.crawl.documents.engine_fetch import DnsAsker, causes, failure_of
 from scrapy_rep.crawl.internals import SCRAPY
 from tests.support.scrapyversions import needs_scrapy
 

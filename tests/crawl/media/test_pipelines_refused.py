@@ -15,14 +15,14 @@ from scrapy.pipelines.media import MediaPipeline
 from scrapy.utils.test import get_crawler
 from twisted.python.failure import Failure
 
+from scrapy_rep.crawl.auditing import Refusal
 from scrapy_rep.crawl.internals import MEDIA_REQUEST_FILTERED, MediaRequestFiltered
-from scrapy_rep.crawl.media.refused import (
+from scrapy_rep.crawl.media.pipelines import (
     FilteredRefusalMixin,
     RefusedBeforeFetch,
     mixed_in,
     with_filtered_refusals,
 )
-from scrapy_rep.crawl.refusals import Refusal
 
 URL = "http://127.0.0.1:1/private/a.jpg"
 #: Scrapy's ``FileException`` (in ``scrapy.pipelines.media`` from 2.18, ``files`` before).

@@ -1,4 +1,4 @@
-"""Both command-line tools read their inputs one way (scrapy_rep.checker.inputs;
+"""Both command-line tools read their inputs one way (scrapy_rep.checker;
 docs/cli.md, "What the tools accept"): every bad input gives, in ``python -m scrapy_rep
 check`` and in ``scrapy rep-robots`` alike, exit status 2 and the same one line on stderr,
 before anything is fetched or printed. (Good inputs at their edges, printed alike by both
@@ -20,8 +20,7 @@ from scrapy.cmdline import execute
 from scrapy.settings import Settings
 
 from scrapy_rep.check import run as check_run
-from scrapy_rep.checker.exits import EXIT_USAGE
-from scrapy_rep.checker.inputs import MAX_TIMEOUT, InputError, Paths, parse_timeout, parse_url
+from scrapy_rep.checker import EXIT_USAGE, MAX_TIMEOUT, InputError, Paths, parse_timeout, parse_url
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\n"
 #: Placeholders in the argument lists: a readable robots.txt, a file that does not

@@ -1,12 +1,12 @@
 """The tools' line per URL against a local robots.txt, decided as the crawl decides it
-(scrapy_rep/checker/report.py):
+(scrapy_rep/checker.py):
 for every crawler name the crawl's requests are held to (docs/decisions.md, 'Every name a
 request can be held to')."""
 
 from __future__ import annotations
 
 from scrapy_rep import parse_robotstxt
-from scrapy_rep.checker.report import local_report
+from scrapy_rep.checker import local_report
 
 RULES = parse_robotstxt(
     b"User-agent: mybot\nAllow: /\n\nUser-agent: scrapy\nDisallow: /s\n\n"

@@ -24,7 +24,7 @@ from rep_engine.verdict.decide import ROBOTS as ROBOTS_KIND
 from rep_engine.verdict.decide import Allowed, RequestFacts
 from scrapy_rep import RobotsTxtMiddleware
 from scrapy_rep.crawl.auditing import LEDGERS
-from scrapy_rep.crawl.requests.decidedearly import EarlyDecisions
+from scrapy_rep.crawl.requests.downloadermiddlewares import EarlyDecisions
 from scrapy_rep.crawl.requeststate import KEY, state_of
 from tests.support.counting import counted_matches
 

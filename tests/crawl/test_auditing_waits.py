@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from scrapy import Request
 
-from scrapy_rep.crawl.waits import OriginWaits, Waits
+from scrapy_rep.crawl.auditing import OriginWaits, Waits
 
 A = "http://a.example"
 

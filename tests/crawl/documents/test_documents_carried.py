@@ -1,7 +1,8 @@
-"""The entries released requests carry (``scrapy_rep.crawl.documents.carried``; docs/decisions.md,
-'Released requests carry their entry, not its parsed rules'): a request that waits in the
-scheduler's queue keeps a token, and its entry is kept without parsed rules, given back
-the same when the request comes back."""
+"""The entries released requests carry (``CarriedEntries`` of
+``scrapy_rep.crawl.documents.documents``; docs/decisions.md, 'Released requests carry their
+entry, not its parsed rules'): a request that waits in the scheduler's queue keeps a token,
+and its entry is kept without parsed rules, given back the same when the request comes
+back."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from scrapy import Request
 
 from rep_engine.fetch.cache import CacheEntry, DocumentCache
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
-from scrapy_rep.crawl.documents.carried import CarriedEntries
+from scrapy_rep.crawl.documents.documents import CarriedEntries
 
 BODY = b"User-agent: *\nDisallow: /private/\n"
 

@@ -1,4 +1,4 @@
-"""MediaGate (scrapy_rep.crawl.media.mediagate) on fake Scrapy responses: every signal about a
+"""MediaGate (scrapy_rep.crawl.media.pipelines) on fake Scrapy responses: every signal about a
 downloaded file makes one decision; the check never raises; its settings."""
 
 from __future__ import annotations
@@ -16,10 +16,13 @@ from scrapy.utils.test import get_crawler
 from rep_engine.settings.readers import RepSettingError
 from scrapy_rep.crawl.addon import Addon
 from scrapy_rep.crawl.internals import MEDIA_REQUEST_FILTERED
-from scrapy_rep.crawl.media import mediagate
-from scrapy_rep.crawl.media.mediagate import MediaGate, page_noimageai
-from scrapy_rep.crawl.media.pipelines import MediaUsageMixin
-from scrapy_rep.crawl.media.refused import FilteredRefusalMixin
+from scrapy_rep.crawl.media import pipelines
+from scrapy_rep.crawl.media.pipelines import (
+    FilteredRefusalMixin,
+    MediaGate,
+    MediaUsageMixin,
+    page_noimageai,
+)
 from tests.support.mediafiles import jpeg, xmp_packet
 
 URL = "https://example.com/a.jpg"
@@ -79,7 +82,7 @@ def test_the_check_never_raises_and_fails_closed(
     def broken(*_: Any, **__: Any) -> Any:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(mediagate, "read_media", broken)
+    monkeypatch.setattr(pipelines, "read_media", broken)
     checker = media_gate(REP_PURPOSE=purpose)
     verdict = checker.check(*response(jpeg()), {})
     assert verdict.refusal is not None and verdict.refusal.purpose == purpose.split(", ")[-1]

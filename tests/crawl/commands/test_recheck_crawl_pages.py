@@ -1,9 +1,9 @@
-"""The page fetch's tally (:mod:`scrapy_rep.crawl.commands.recheck_pages`), without a
-crawl."""
+"""The page fetch's tally (``PagesLeft`` of :mod:`scrapy_rep.crawl.commands.recheck_crawl`),
+without a crawl."""
 
 from __future__ import annotations
 
-from scrapy_rep.crawl.commands.recheck_pages import PagesLeft
+from scrapy_rep.crawl.commands.recheck_crawl import PagesLeft
 
 
 def test_the_pages_left_are_counted_by_origin_and_each_done_once() -> None:

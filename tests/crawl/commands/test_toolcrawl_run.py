@@ -7,7 +7,7 @@ from __future__ import annotations
 def test_the_tools_read_each_verdict_and_a_redirects_hop_from_the_settled_entries() -> None:
     from rep_engine.records import Fate, PageOutput, Reason, UrlEntry, describe
     from rep_engine.verdict.decide import UNCHECKED, Refused
-    from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
+    from scrapy_rep.crawl.commands.toolcrawl import Asked, ToolRun
 
     run = ToolRun([Asked("http://a.test/old"), Asked("http://a.test/page")])
     run.expect("http://a.test/old", 0)
@@ -36,7 +36,7 @@ def test_a_page_is_kept_only_when_its_item_reached_the_crawls_end() -> None:
     """The page pass passing the item on is not "kept": a later component may drop it;
     the page's output as the URL ledger settled it says how many reached the end."""
     from rep_engine.records import Fate, PageOutput, UrlEntry, describe
-    from scrapy_rep.crawl.commands.toolrun import Asked, ToolRun
+    from scrapy_rep.crawl.commands.toolcrawl import Asked, ToolRun
 
     run = ToolRun([Asked("http://a.test/lost"), Asked("http://a.test/kept")])
     run.expect("http://a.test/lost", 0)
