@@ -628,7 +628,8 @@ class AuditTrail:
             self._others.discard(key)
         settled, fate = self.settled, entry.fate  # counted once (Settled.add, inline)
         responded = entry.status is not None
-        settled.requests[fate, entry.reason, responded, entry.answered, entry.replayed] += 1
+        replayed = fate is Fate.FETCHED and entry.replayed  # words of a fetched one only
+        settled.requests[fate, entry.reason, responded, entry.answered, replayed] += 1
         robots, output = entry.robots, entry.output
         if robots is not None and robots.overridden and fate is not Fate.REFUSED:
             settled.overridden += 1

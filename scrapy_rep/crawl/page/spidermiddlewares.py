@@ -35,7 +35,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from w3lib.url import canonicalize_url
 
 from rep_audit.export import preferences_of
-from rep_engine.records import Action, PageOutput, Reason
+from rep_engine.records import REASONS, Action, PageOutput, Reason
 from rep_engine.trail.lines import usage_part
 from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE
@@ -343,7 +343,7 @@ class ItemGate:
             if not self._keep_noindex:
                 refuse_item(self.crawler, item, response, refused, output, said_by)
                 return None
-            inc(self.stats, f"rep/directives/items_kept/{refused.reason}")
+            inc(self.stats, REASONS[refused.reason].kept)
         if said_by and verdict.purpose is None:
             return item
         decision, refused = verdict.usage, verdict.purpose
