@@ -52,7 +52,7 @@ from typing import Any, Final, TextIO
 from urllib.parse import urlsplit
 
 from rep_engine.fetch.cache import CacheEntry
-from rep_engine.records import OVERRIDDEN_BY, Fate, Reason, UrlEntry, describe
+from rep_engine.records import NOT_OBEYED, OVERRIDDEN_BY, Fate, Reason, UrlEntry, describe
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.robotstxt.useragent import crawler_name, held_names
@@ -379,7 +379,7 @@ def url_line(entry: UrlEntry | None, profile: str, held: str) -> tuple[bool, str
         if not verdict.checked:
             return True, f"not checked: {NOTHING_OBEYED}"
         if not verdict.obeyed:
-            return True, "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
+            return True, NOT_OBEYED["ROBOTSTXT_OBEY"]  # the tools set no dont_obey_robotstxt
         robots = verdict.robots
         if robots is None:  # the crawl keeps the line only for its trail
             document = verdict.robots_entry
