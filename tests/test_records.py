@@ -287,9 +287,6 @@ def test_the_end_reasons_are_those_the_runs_write() -> None:
     """A run ends for one of :class:`EndReason`'s words (Scrapy's close reasons for a
     crawl, another add-on's read as none), as the crawl's forced shutdown and the
     re-check's end lines write them."""
-    from scrapy_rep.crawl.audit.audit import FORCED
-
-    assert FORCED == EndReason.SHUTDOWN_FORCED
     assert [str(reason) for reason in EndReason] == [
         "finished", "shutdown", "shutdown_forced", "failed", "interrupted",
     ]  # fmt: skip

@@ -52,6 +52,7 @@ from rep_engine.records import (
     REASONS,
     REPORT_FATES,
     Action,
+    EndReason,
     Fate,
     Reason,
     UrlEntry,
@@ -109,7 +110,7 @@ class RepReport:
         self.text = ""
         self.stats, self.job_dir = crawler.stats, crawler.settings.get("JOBDIR")
         #: What a pause left for the resume, said first in the closing line (``""``: none).
-        self.paused, self.reason = "", "finished"
+        self.paused, self.reason = "", EndReason.FINISHED.value
         connect = crawler.signals.connect
         connect(self._fetched, signal=rep_signals.robotstxt_fetched)
         connect(self._document, signal=rep_signals.document_fetched)
@@ -282,9 +283,9 @@ def paused(stats: Mapping[str, Any], reason: str, job_dir: str | None) -> str:
     scrapy_rep's held requests and the URL ledger's open entries are kept then: the
     requests Scrapy's scheduler keeps and those scrapy_rep held; ``""`` for a finished
     crawl, or one without ``JOBDIR``."""
-    if reason in ("finished", "") or not job_dir:
+    if reason in (EndReason.FINISHED, "") or not job_dir:
         return ""
-    how = "paused (JOBDIR)" if reason == "shutdown" else f"ended ({reason}) with JOBDIR"
+    how = "paused (JOBDIR)" if reason == EndReason.SHUTDOWN else f"ended ({reason}) with JOBDIR"
     held = int(stats.get("rep/requests/kept_for_resume", 0) or 0)
     scheduled = stats.get("rep/requests/scheduled_at_pause")
     if scheduled is None:  # another scheduler than Scrapy's: its count is not known
@@ -294,7 +295,7 @@ def paused(stats: Mapping[str, Any], reason: str, job_dir: str | None) -> str:
 
 
 def closing_lines(
-    stats: Mapping[str, Any], config: RepConfig, reason: str = "finished", job_dir: str = ""
+    stats: Mapping[str, Any], config: RepConfig, reason: str = EndReason.FINISHED, job_dir: str = ""
 ) -> list[str]:
     """The INFO lines of a crawl's end (from its stats): what a pause left, the items
     dropped and the links not followed, by reason, each with the setting that keeps them

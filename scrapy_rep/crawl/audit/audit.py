@@ -34,7 +34,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
@@ -50,6 +50,7 @@ from rep_engine.records import (
     NOT_OBEYED,
     REFUSED_BY,
     STATE_VERSION,
+    EndReason,
     Fate,
     FileFate,
     FileOutcome,
@@ -125,9 +126,6 @@ __all__ = ["AuditTrail", "url_ledger"]
 logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., None])
 
-#: The end line's reason of a run whose process exited without closing its spider: a
-#: second Ctrl-C (Scrapy's unclean shutdown), or the reactor stopped otherwise.
-FORCED: Final = "shutdown_forced"
 #: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits.
 _UNCLOSED: set[AuditTrail] = set()
 
@@ -135,16 +133,18 @@ _UNCLOSED: set[AuditTrail] = set()
 @atexit.register
 def _at_exit() -> None:
     """End every run the process leaves without closing its spider: its open records
-    written ``unfinished`` (or ``fetched``), its end line with the reason :data:`FORCED` (not
+    written ``unfinished`` (or ``fetched``), its end line with the reason
+    :attr:`~rep_engine.records.EndReason.SHUTDOWN_FORCED` (a second Ctrl-C, or the reactor
+    stopped otherwise; not
     kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by it either), so that the
     trail stays whole and the next crawl chains onto an ended run."""
     for trail in list(_UNCLOSED):
         logger.warning(
             "scrapy_rep: the crawl stopped without closing its spider (a second Ctrl-C?); "
             "its %d open record(s) are written unfinished and its run ended (%s) in %s",
-            len(trail.open), FORCED, trail.path,
+            len(trail.open), EndReason.SHUTDOWN_FORCED, trail.path,
         )  # fmt: skip
-        trail._closed(reason=FORCED)
+        trail._closed(reason=EndReason.SHUTDOWN_FORCED)
 
 
 def guarded(method: F) -> F:
@@ -1044,7 +1044,7 @@ class AuditTrail:
     @guarded
     def _closed(self, spider: Any = None, reason: str = "", **_: Any) -> None:
         _UNCLOSED.discard(self)
-        paused = bool(self.jobdir) and reason not in ("finished", FORCED)
+        paused = bool(self.jobdir) and reason not in (EndReason.FINISHED, EndReason.SHUTDOWN_FORCED)
         self._settle_open(paused, f"the crawl ended ({reason}) before its fate was known")
         if self._seen is not None and self.stats is not None:  # RFPDupeFilter counted them
             dropped = int(self.stats.get_value("dupefilter/filtered", 0))

@@ -36,6 +36,7 @@ from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
 
+from rep_engine.records import EndReason
 from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import origin_of
 from rep_engine.verdict.decide import ROBOTS, documents_needed
@@ -206,7 +207,7 @@ class RecheckSpider(Spider):
     def closed(self, reason: str) -> None:
         self.pages_left.stop()
         # stopped (Ctrl-C: shutdown): not every document was had
-        self.result.interrupted = reason if reason != "finished" else ""
+        self.result.interrupted = reason if reason != EndReason.FINISHED else ""
         stats = self.crawler.stats
         if stats is not None:
             self.result.downloads = sum(int(stats.get_value(key, 0)) for key in DOWNLOAD_STATS)
@@ -236,7 +237,7 @@ def schedule(process: Any, request: FetchRequest) -> FetchResult:
     its result, filled once the process has run."""
     # Interrupted until its spider closes: a second Ctrl-C stops the process without
     # closing it, and its result is then no whole fetch either.
-    result = FetchResult(interrupted="shutdown_forced")
+    result = FetchResult(interrupted=EndReason.SHUTDOWN_FORCED)
     process.crawl(RecheckSpider, request=request, result=result)
     return result
 
