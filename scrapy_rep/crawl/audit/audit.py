@@ -836,7 +836,7 @@ class AuditTrail:
             used = tuple(one for one in verdict.used if one[2] is not NOT_HAD.get(one[0]))
             snapshot = self.writer.snapshot  # its robots.txt named already (_answered)
             named = lines.documents_of(
-                used, lambda kind, key, got: "" if kind is ROBOTS_TXT else snapshot(kind, key, got)
+                used, lambda kind, key, got: snapshot(kind, key, got) if kind.record else ""
             )
             documents_named(entry, named.fields)
 
