@@ -21,8 +21,9 @@ import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
+from rep_engine.trail.terminal import HELP_WIDTH
 from scrapy_rep._version import __version__
-from scrapy_rep.checker import EXIT_USAGE, HELP_WIDTH, help_rows
+from scrapy_rep.checker import EXIT_USAGE, help_rows
 
 if TYPE_CHECKING:
     from scrapy_rep.checker import ToolRequest

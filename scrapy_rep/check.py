@@ -9,8 +9,8 @@ robots.txt (and each page with ``--page``) as a crawl with those settings would,
 Scrapy's own download stack. That crawl is not imported here: ``python -m scrapy_rep``
 (its ``__main__``) hands :func:`run` the runner
 (:func:`scrapy_rep.crawl.commands.toolcrawl.run_tools`), so ``check`` against a file
-loads no Scrapy. The arguments are read by :mod:`scrapy_rep.checker`, as ``scrapy
-rep-robots`` reads its own (the same message for the same bad input).
+loads no Scrapy. Once its options are read, :func:`scrapy_rep.checker.check` does the rest, as
+for ``scrapy rep-robots`` (the same message for the same bad input).
 """
 
 from __future__ import annotations
@@ -19,36 +19,26 @@ import argparse
 import os
 import sys
 import textwrap
-from collections.abc import Callable, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Final, TextIO
 
 from rep_engine.robotstxt.profiles import PROFILES
 from rep_engine.settings import RepConfig
 from rep_engine.settings.names import check_names, known_names
 from rep_engine.settings.readers import RepSettingError, read_bool
-from rep_engine.trail.terminal import write_lines
+from rep_engine.trail.terminal import HELP_WIDTH
 from scrapy_rep.checker import (
     CHECK_EXIT_CODES,
     DEFAULT_USER_AGENT,
     EXIT_ALLOWED,
     EXIT_USAGE,
-    HELP_WIDTH,
     InputError,
-    LocalRobots,
-    Paths,
+    Runner,
     ToolRequest,
-    example_robots,
+    check,
     first_is_url,
-    local_check,
-    parse_timeout,
-    parse_url,
-    read_robots_file,
-    unreadable_file,
+    usage_error,
 )
-
-#: What runs a tool's crawl and prints it: ``(request, out) -> exit status``.
-Runner = Callable[[ToolRequest, TextIO], int]
 
 #: What ``check`` does, as its ``--help`` and ``python -m scrapy_rep --help`` say it.
 SUMMARY: Final = "check URLs against a robots.txt"
@@ -168,30 +158,31 @@ def run(argv: Sequence[str], out: TextIO | None = None, crawl: Runner | None = N
         return EXIT_ALLOWED if exit_.code == 0 else EXIT_USAGE
     try:
         settings = _settings(options)
-        local, urls = _read_arguments(options, settings.get("REP_PROFILE", "google"))
+        file, urls = _read_arguments(options)
         _validate(settings)
     except InputError as error:
-        print(f"scrapy_rep: error: {error}", file=sys.stderr)
-        return EXIT_USAGE
+        return usage_error(error)
     except RepSettingError as error:
-        print(f"scrapy_rep: error: {_as_option(str(error))}", file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as error:
-        unreadable = unreadable_file(options.robots, error.strerror or str(error))
-        print(f"scrapy_rep: error: {unreadable}", file=sys.stderr)
-        return EXIT_USAGE
-    if local is not None and not options.page:
-        obey = read_bool(settings, "ROBOTSTXT_OBEY", True)
-        lines, code = local_check(local, urls, settings, obey, "REP_PURPOSE" in settings)
-        write_lines(lines, out)
-        return code
-    request = ToolRequest(
-        tuple(urls), settings, options.page, options.timeout, "REP_PURPOSE" in settings, local
+        return usage_error(_as_option(str(error)))
+    purpose_set = "REP_PURPOSE" in settings
+    asked = ToolRequest((), settings, options.page, 0.0, purpose_set)
+    obey = read_bool(settings, "ROBOTSTXT_OBEY", True)
+    return check(
+        urls,
+        file,
+        settings,
+        crawl or _no_crawl,
+        out,
+        asked=asked,
+        timeout=options.timeout,
+        obey=obey,
+        example=options.example,
     )
-    if crawl is None:
-        print("scrapy_rep: error: run it as python -m scrapy_rep check", file=sys.stderr)
-        return EXIT_USAGE
-    return crawl(request, out)
+
+
+def _no_crawl(request: ToolRequest, out: TextIO) -> int:
+    """``check`` run without the tools' crawl (not as ``python -m scrapy_rep check``)."""
+    return usage_error("run it as python -m scrapy_rep check")
 
 
 def _settings(options: argparse.Namespace) -> dict[str, Any]:
@@ -233,20 +224,16 @@ def _as_option(message: str) -> str:
     return f"--{options[name].replace('_', '-')}{colon}{rest}"
 
 
-def _read_arguments(
-    options: argparse.Namespace, profile: str
-) -> tuple[LocalRobots | None, list[str]]:
-    """The local robots.txt (``None``: each URL's own origin's is fetched) and every URL
-    to check, each once. A path is checked only against a local file, without ``--page``.
-    Raises :class:`InputError`, or ``OSError`` for a file that cannot be read."""
-    options.timeout = parse_timeout(options.timeout)
+def _read_arguments(options: argparse.Namespace) -> tuple[str | None, list[str]]:
+    """The local robots.txt file (``None``: each URL's own origin's is fetched, or the
+    bundled one with ``--example``) and every URL to check, as given (:func:`check` reads
+    them). Raises :class:`InputError` when no URL is given."""
     urls, first = options.urls, options.robots
-    paths = Paths.PAGES_FETCHED if options.page else Paths.ACCEPTED
     file = None
     if options.example:
         urls = ([first] if first else []) + urls
     elif first and first_is_url(first, alone=not urls, is_file=os.path.exists(first)):
-        paths, urls = Paths.NEED_A_FILE, [first, *urls]
+        urls = [first, *urls]
     else:
         file = first
     if not urls:
@@ -254,7 +241,4 @@ def _read_arguments(
             "give at least one URL (after a robots.txt file, or with --example, to check "
             "against a local file)"
         )
-    urls = list(dict.fromkeys(parse_url(url, paths) for url in urls))
-    if options.example:
-        return example_robots(profile), urls
-    return (None if file is None else read_robots_file(Path(file), profile)), urls
+    return file, urls

@@ -22,8 +22,11 @@ fetching and deciding are elsewhere. What it accepts:
 - ``check``'s first argument (:func:`first_is_url`) and ``--timeout``
   (:func:`parse_timeout`).
 
-The exit codes both tools share, their table for ``--help`` (:func:`exit_code_table`), and
-the width every help text fits in (:data:`HELP_WIDTH`).
+The exit codes both tools share and their table for ``--help`` (:func:`exit_code_table`).
+
+Both tools' one front end, once each has read its options: :func:`check` (the URLs, the
+timeout and a local robots.txt read, each URL once, then checked against that file or by
+the tools' crawl; a bad input said by :func:`usage_error`).
 
 What both tools print, and what they hand their crawl: :class:`ToolRequest`, the URLs a
 tool asks about, the crawl's settings and whether each page is fetched, which
@@ -38,23 +41,25 @@ from __future__ import annotations
 import enum
 import math
 import re
+import sys
 import textwrap
 import time
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, TextIO
 from urllib.parse import urlsplit
 
 from rep_engine.fetch.cache import CacheEntry
-from rep_engine.records import OVERRIDDEN_BY, Fate, Reason, UrlEntry, describe
+from rep_engine.records import NOT_OBEYED, OVERRIDDEN_BY, Fate, Reason, UrlEntry, describe
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.robotstxt.useragent import crawler_name, held_names
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import SettingsLike, robots_agent
 from rep_engine.settings.rules import request_rules
+from rep_engine.trail.terminal import HELP_WIDTH, exit_table, write_lines
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.tdmrep import NO_FILE
@@ -162,8 +167,6 @@ def parse_timeout(text: str) -> float:
     return seconds
 
 
-#: The width every help text of the tools fits in (a terminal's 80 columns).
-HELP_WIDTH: Final = 80
 EXIT_ALLOWED: Final = 0
 EXIT_DISALLOWED: Final = 1
 EXIT_USAGE: Final = 2
@@ -174,27 +177,23 @@ def exit_code_table(same_for: str, *, pages: str) -> str:
     """The exit codes as a table, for one tool's ``--help`` (``same_for``: the other tool,
     which uses the same codes; ``pages``: the options that fetch each page). Both have
     ``--purpose`` and ``--page``."""
-    disallowed = (
-        "at least one URL is disallowed (or, with --purpose, denied for a purpose, or its "
-        "fetched page's items are dropped)"
-    )
     fetched = f"a robots.txt (or a tdmrep.json, or with {pages} a page)"
-    lines = [
-        f"exit codes ({same_for} uses the same):",
-        f"  {EXIT_ALLOWED}  every URL is allowed",
-        *_row(f"{EXIT_DISALLOWED}  {disallowed}"),
-        f"  {EXIT_USAGE}  usage error: a wrong argument, option or setting, an unreadable file",
-        *_row(
-            f"{EXIT_UNREACHABLE}  {fetched} could not be fetched: the verdicts shown for its "
-            'URLs are temporary ("everything disallowed for now")'
-        ),
-    ]
-    return "\n".join(lines)
+    meanings: dict[int | str, str] = {
+        EXIT_ALLOWED: "every URL is allowed",
+        EXIT_DISALLOWED: "at least one URL is disallowed (or, with --purpose, denied for a "
+        "purpose, or its fetched page's items are dropped)",
+        EXIT_USAGE: "usage error: a wrong argument, option or setting, an unreadable file",
+        EXIT_UNREACHABLE: f"{fetched} could not be fetched: the verdicts shown for its URLs "
+        'are temporary ("everything disallowed for now")',
+    }
+    return exit_table(f"exit codes ({same_for} uses the same):", meanings)
 
 
-def _row(text: str) -> list[str]:
-    """One row of the table, wrapped under its text."""
-    return textwrap.wrap(text, width=HELP_WIDTH, initial_indent="  ", subsequent_indent="     ")
+def usage_error(error: object) -> int:
+    """Say ``error`` on standard error, as both tools say a bad input; the usage exit
+    status."""
+    print(f"scrapy_rep: error: {error}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 #: Where a help table's texts start at most (argparse's ``max_help_position``): a name
@@ -268,6 +267,10 @@ class ToolRequest:
     #: Every usage signal about each page fetched is listed (a purpose was asked about).
     explain_usage: bool = False
     local: LocalRobots | None = None
+
+
+#: What runs a tool's crawl and prints it: ``(request, out) -> exit status``.
+Runner = Callable[[ToolRequest, TextIO], int]
 
 
 def read_robots_file(path: Path, profile: str, title: str = "") -> LocalRobots:
@@ -376,7 +379,7 @@ def url_line(entry: UrlEntry | None, profile: str, held: str) -> tuple[bool, str
         if not verdict.checked:
             return True, f"not checked: {NOTHING_OBEYED}"
         if not verdict.obeyed:
-            return True, "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
+            return True, NOT_OBEYED["ROBOTSTXT_OBEY"]  # the tools set no dont_obey_robotstxt
         robots = verdict.robots
         if robots is None:  # the crawl keeps the line only for its trail
             document = verdict.robots_entry
@@ -466,3 +469,42 @@ def local_check(
     head = origin_head(local.title, notes, local.rules, agent)
     said = [user_agent_line(agent, config.profile, names), *head, *(f"  {line}" for line in lines)]
     return said, EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
+
+
+def check(
+    urls: Sequence[str],
+    robots_file: str | None,
+    settings: SettingsLike,
+    crawl: Runner,
+    out: TextIO,
+    *,
+    asked: ToolRequest,
+    timeout: str,
+    obey: bool,
+    example: bool = False,
+) -> int:
+    """Both tools once their options are read (the same words for the same input): the
+    timeout and each URL read (a path only against a local robots.txt without a page
+    fetched: :class:`Paths`), the local robots.txt (``robots_file``, or the bundled one:
+    ``example``) read before any output, each URL once; then each checked against that
+    file (:func:`local_check`, ``obey``: ``ROBOTSTXT_OBEY`` as the crawl has it) or by the
+    tools' crawl (``crawl``: ``asked`` with the URLs, the timeout and the file); the exit
+    status. A bad input is one line on standard error (:func:`usage_error`)."""
+    paths = Paths.PAGES_FETCHED if asked.pages else Paths.ACCEPTED
+    paths = paths if robots_file is not None or example else Paths.NEED_A_FILE
+    try:
+        seconds = parse_timeout(timeout)
+        checked = tuple(dict.fromkeys(parse_url(url, paths) for url in urls))
+        profile = str(settings.get("REP_PROFILE") or "google")
+        robots = example_robots(profile) if example else None
+        if robots_file is not None:
+            robots = read_robots_file(Path(robots_file), profile)
+    except InputError as error:
+        return usage_error(error)
+    except OSError as error:
+        return usage_error(unreadable_file(str(robots_file), error.strerror or str(error)))
+    if robots is not None and not asked.pages:
+        lines, code = local_check(robots, checked, settings, obey, asked.explain_usage)
+        write_lines(lines, out)
+        return code
+    return crawl(replace(asked, urls=checked, timeout=seconds, local=robots), out)

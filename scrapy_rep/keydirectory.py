@@ -30,7 +30,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
 from rep_engine import keys
-from scrapy_rep.checker import EXIT_USAGE, HELP_WIDTH
+from rep_engine.trail.terminal import HELP_WIDTH
+from scrapy_rep.checker import EXIT_USAGE
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey

@@ -5,6 +5,8 @@ request can be held to')."""
 
 from __future__ import annotations
 
+from rep_engine.records import NOT_OBEYED
+from rep_engine.verdict.decide import Obey
 from scrapy_rep import parse_robotstxt
 from scrapy_rep.checker import local_report
 
@@ -28,3 +30,12 @@ def test_a_url_is_checked_for_the_declared_name_and_the_name_sent_as() -> None:
 def test_a_browser_user_agent_sent_as_is_held_to_the_global_group() -> None:
     chrome = "Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36"
     assert not local_report(RULES, ["https://example.com/x"], "mybot", sent=chrome)[1]
+
+
+def test_allow_disallow_not_obeyed_is_said_in_the_words_the_crawl_writes() -> None:
+    """``ROBOTSTXT_OBEY = False`` with a purpose: a URL robots.txt disallows is allowed, said
+    as the crawl's record says why (:data:`~rep_engine.records.NOT_OBEYED`), one phrasing."""
+    disallow_all = parse_robotstxt(b"User-agent: *\nDisallow: /\n")
+    lines, all_allowed = local_report(disallow_all, [URL], "mybot", obey=Obey.USAGE)
+    assert all_allowed
+    assert lines == [f"allowed     {URL}  {NOT_OBEYED['ROBOTSTXT_OBEY']}"]

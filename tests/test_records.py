@@ -271,23 +271,22 @@ def test_an_item_kept_against_a_reason_counts_its_rows_stat() -> None:
 def test_not_obeyed_is_said_as_the_crawl_writes_it(
     meta: dict[str, bool], obey: bool, cause: str
 ) -> None:
-    """The row of each cause of robots.txt's Allow/Disallow not obeyed is the ``why`` the
-    crawl's records write (the re-check and the checker say the same from it)."""
+    """Each cause of robots.txt's Allow/Disallow not obeyed that the crawl finds is a row
+    whose words its records write (the re-check and the checker say the same from it);
+    an obeyed request has none."""
     from scrapy import Request
 
     from scrapy_rep.crawl.audit.recordparts import not_obeyed
 
-    part = not_obeyed(Request("http://a.test/", meta=meta), obey, "bot")
-    assert part is not None and part.why == NOT_OBEYED[cause]
+    assert not_obeyed(Request("http://a.test/", meta=meta), obey) == cause
+    assert cause in NOT_OBEYED
+    assert not_obeyed(Request("http://a.test/"), True) == ""
 
 
 def test_the_end_reasons_are_those_the_runs_write() -> None:
     """A run ends for one of :class:`EndReason`'s words (Scrapy's close reasons for a
     crawl, another add-on's read as none), as the crawl's forced shutdown and the
     re-check's end lines write them."""
-    from scrapy_rep.crawl.audit.audit import FORCED
-
-    assert FORCED == EndReason.SHUTDOWN_FORCED
     assert [str(reason) for reason in EndReason] == [
         "finished", "shutdown", "shutdown_forced", "failed", "interrupted",
     ]  # fmt: skip

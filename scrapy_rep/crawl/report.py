@@ -52,10 +52,13 @@ from rep_engine.records import (
     REASONS,
     REPORT_FATES,
     Action,
+    EndReason,
     Fate,
     Reason,
     UrlEntry,
     describe,
+    dropped_stat,
+    phrase_of,
 )
 from rep_engine.settings import RepConfig
 from rep_engine.settings.readers import robots_agent
@@ -107,7 +110,7 @@ class RepReport:
         self.text = ""
         self.stats, self.job_dir = crawler.stats, crawler.settings.get("JOBDIR")
         #: What a pause left for the resume, said first in the closing line (``""``: none).
-        self.paused, self.reason = "", "finished"
+        self.paused, self.reason = "", EndReason.FINISHED.value
         connect = crawler.signals.connect
         connect(self._fetched, signal=rep_signals.robotstxt_fetched)
         connect(self._document, signal=rep_signals.document_fetched)
@@ -254,6 +257,8 @@ _REQUEST_REASONS: Final[dict[str, str]] = {
 }
 #: How the closing lines say the requests and items denied for a purpose.
 _DENIED_FOR: Final = REASONS[Reason.PURPOSE].closing
+#: The stats of the items denied for a purpose (``…/<purpose>``).
+_DENIED_ITEMS: Final = REASONS[Reason.PURPOSE].counts[Action.KEEP][0].split("{")[0]
 #: The stats of the requests denied for a purpose (``…/<purpose>``): refused before their
 #: fetch, an image of a ``noimageai`` page, an image URL an item of one carried (each a
 #: request of the audit trail and the report).
@@ -278,9 +283,9 @@ def paused(stats: Mapping[str, Any], reason: str, job_dir: str | None) -> str:
     scrapy_rep's held requests and the URL ledger's open entries are kept then: the
     requests Scrapy's scheduler keeps and those scrapy_rep held; ``""`` for a finished
     crawl, or one without ``JOBDIR``."""
-    if reason in ("finished", "") or not job_dir:
+    if reason in (EndReason.FINISHED, "") or not job_dir:
         return ""
-    how = "paused (JOBDIR)" if reason == "shutdown" else f"ended ({reason}) with JOBDIR"
+    how = "paused (JOBDIR)" if reason == EndReason.SHUTDOWN else f"ended ({reason}) with JOBDIR"
     held = int(stats.get("rep/requests/kept_for_resume", 0) or 0)
     scheduled = stats.get("rep/requests/scheduled_at_pause")
     if scheduled is None:  # another scheduler than Scrapy's: its count is not known
@@ -290,7 +295,7 @@ def paused(stats: Mapping[str, Any], reason: str, job_dir: str | None) -> str:
 
 
 def closing_lines(
-    stats: Mapping[str, Any], config: RepConfig, reason: str = "finished", job_dir: str = ""
+    stats: Mapping[str, Any], config: RepConfig, reason: str = EndReason.FINISHED, job_dir: str = ""
 ) -> list[str]:
     """The INFO lines of a crawl's end (from its stats): what a pause left, the items
     dropped and the links not followed, by reason, each with the setting that keeps them
@@ -299,14 +304,16 @@ def closing_lines(
     pause = paused(stats, reason, job_dir)
     lines = [f"scrapy_rep: {pause}; the same command resumes the crawl"] if pause else []
     lines += _items_dropped(stats)
-    kept = sum(int(stats.get(f"rep/directives/items_kept/{r}", 0) or 0) for r in _ITEM_REASONS)
+    kept = sum(int(stats.get(REASONS[r].kept, 0) or 0) for r in _ITEM_REASONS)
     if kept:
         lines.append(
             f"scrapy_rep: {plural(kept, 'item')} of noindex pages kept "
             f"(REP_NOINDEX_ACTION = {config.noindex_action!r})"
         )
-    nofollow = int(stats.get("rep/directives/requests_dropped/nofollow", 0) or 0)
-    rel = int(stats.get("rep/directives/requests_dropped/rel_nofollow", 0) or 0)
+    nofollow, rel = (
+        int(stats.get(REASONS[reason].counts[Action.FOLLOW][0], 0) or 0)
+        for reason in (Reason.NOFOLLOW, Reason.REL_NOFOLLOW)
+    )
     if nofollow or rel:
         parts = [f"{nofollow:,} {REASONS[Reason.NOFOLLOW].closing}"] if nofollow else []
         parts += [f"{rel:,} {REASONS[Reason.REL_NOFOLLOW].closing}"] if rel else []
@@ -323,13 +330,13 @@ def _items_dropped(stats: Mapping[str, Any]) -> list[str]:
     """The line of the items dropped, by reason (those denied for a purpose by purpose),
     and the settings that keep them; none when none was."""
     dropped = {
-        reason: int(stats.get(f"rep/directives/items_dropped/{reason}", 0) or 0)
+        reason: int(stats.get(REASONS[reason].counts[Action.KEEP][0], 0) or 0)
         for reason in _ITEM_REASONS
     }
     purposes = {
         key.rsplit("/", 1)[1]: int(value or 0)
         for key, value in stats.items()
-        if key.startswith("rep/purpose/items_dropped/")
+        if key.startswith(_DENIED_ITEMS)
     }
     total = sum(dropped.values()) + sum(purposes.values())
     if total:
@@ -356,7 +363,7 @@ def _not_sent(stats: Mapping[str, Any], config: RepConfig) -> list[str]:
     images of a ``noimageai`` page too): at INFO, so a crawl without the report says that
     a page was never fetched, and where to see which."""
     refused = {
-        words: int(stats.get(f"rep/requests/dropped/{reason}", 0) or 0)
+        words: int(stats.get(dropped_stat(Action.FETCH)[0].format(reason=reason), 0) or 0)
         for reason, words in _REQUEST_REASONS.items()
     }
     denied: Counter[str] = Counter()
@@ -553,11 +560,8 @@ def summary_of(settled: Settled, counts: Counter[str]) -> str:
     through, items kept, dropped (by reason) and not kept by a later component, links not
     followed: of every URL, those past REP_REPORT_MAX_URLS too."""
     fates: Counter[str] = Counter()
-    for (fate, reason, responded, answered, replayed), times in settled.requests.items():
-        status = 0 if responded else None
-        page = {"cached": True} if replayed else None
-        entry = UrlEntry("", status=status, fate=fate, reason=reason, answered=answered, page=page)
-        fates[describe(entry).phrase] += times  # its words: the phrase of one like it
+    for said_by, times in settled.requests.items():
+        fates[phrase_of(*said_by)] += times  # its words: describe()'s phrase of one like it
     kept, dropped = settled.items_kept, settled.items_dropped
     # the items the page pass let through that a later component did not keep (an
     # errback's items of a download failed or refused passed no page pass)

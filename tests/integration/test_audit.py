@@ -19,6 +19,7 @@ import pytest_twisted
 from scrapy import Request, signals
 from scrapy.utils.test import get_crawler
 
+from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.settings.readers import RepSettingError
 from scrapy_rep.crawl.audit.audit import AuditTrail
 from scrapy_rep.crawl.auditing import ledger_of
@@ -839,7 +840,7 @@ def test_snapshots_keep_no_body_alive(tmp_path: Path) -> None:
             None, "200", 0.0, 1.0, 1.0, 200, zlib.compress(body),
             sha256=hashlib.sha256(body).hexdigest(),
         )  # fmt: skip
-        trail.writer.snapshot("robots.txt", f"http://o{n}/robots.txt", entry)
+        trail.writer.snapshot(ROBOTS_TXT, f"http://o{n}", entry)
         del entry, body
     kept = tracemalloc.get_traced_memory()[0] - before
     tracemalloc.stop()

@@ -198,16 +198,19 @@ def documents_of(used: Used, snapshot: Snapshot, skipped: Collection[str] = ()) 
     re-check's not consulted: read as none)."""
     _, origin, entry = used[0]
     robots = snapshot(ROBOTS_TXT, origin, entry)
-    rest = [(KINDS[kind], key, found) for kind, key, found in used[1:] if kind not in skipped]
+    rest = used[1:]  # no comprehension: a call more on the crawl's hot path
     also = None
-    for kind, key, found in rest:  # the URL's own origin's, a request sent with a Host
-        if not kind.record and key != origin:
-            also = snapshot(kind, key, found)
+    for name, key, found in rest:  # the URL's own origin's, a request sent with a Host
+        if not KINDS[name].record and key != origin and name not in skipped:
+            also = snapshot(KINDS[name], key, found)
     fields: dict[str, Any] = {}
-    for kind, key, found in rest:
-        if kind.record and kind.path:  # one a site
+    for name, key, found in rest:
+        kind = KINDS[name]
+        if not kind.record or name in skipped:
+            continue
+        if kind.path:  # one a site
             fields[kind.record] = snapshot(kind, key, found)
-        elif kind.record:  # each by its URL (an RSL license)
+        else:  # each by its URL (an RSL license)
             fields.setdefault(kind.record, {})[str(key)] = snapshot(kind, key, found)
     return Named(robots, also, fields)
 

@@ -34,7 +34,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from scrapy import signals
 from scrapy.exceptions import IgnoreRequest, NotConfigured
@@ -43,10 +43,14 @@ from scrapy.http.request import NO_CALLBACK
 from scrapy.utils.job import job_dir
 
 from rep_engine.directives import product_token
+from rep_engine.fetch.kinds import ROBOTS_TXT
+from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.records import (
     LINK_REASONS,
+    NOT_OBEYED,
     REFUSED_BY,
     STATE_VERSION,
+    EndReason,
     Fate,
     FileFate,
     FileOutcome,
@@ -60,20 +64,12 @@ from rep_engine.settings.readers import robots_agent
 from rep_engine.trail import lines
 from rep_engine.trail.read import tail_of
 from rep_engine.urls.origins import origin_of
-from rep_engine.verdict.decide import LICENSE as LICENSE_KIND
-from rep_engine.verdict.decide import ROBOTS as ROBOTS_KIND
-from rep_engine.verdict.decide import TDM as TDM_KIND
 from rep_engine.verdict.decide import Allowed, Obey, Refused
 from rep_engine.verdict.policy import NOTHING_BEFORE
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.audit.auditfile import AuditWriter, Paused, resume, save_state
-from scrapy_rep.crawl.audit.recordparts import (
-    not_obeyed,
-    opt_outs_only,
-    page_said,
-    robots_sha,
-)
+from scrapy_rep.crawl.audit.recordparts import documents_named, not_obeyed, page_said, robots_sha
 from scrapy_rep.crawl.auditing import (
     GOES_ON,
     IGNORE,
@@ -121,7 +117,7 @@ if TYPE_CHECKING:
 
     from rep_engine.fetch.cache import CacheEntry
     from rep_engine.usage.purpose import UsageDecision
-    from rep_engine.verdict.decide import RequestFacts, Used
+    from rep_engine.verdict.decide import RequestFacts
     from scrapy_rep.crawl.auditing import UrlReader
     from scrapy_rep.crawl.pages import Page
 
@@ -130,9 +126,6 @@ __all__ = ["AuditTrail", "url_ledger"]
 logger = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., None])
 
-#: The end line's reason of a run whose process exited without closing its spider: a
-#: second Ctrl-C (Scrapy's unclean shutdown), or the reactor stopped otherwise.
-FORCED: Final = "shutdown_forced"
 #: The trails opened and not yet closed, ended by :func:`_at_exit` if the process exits.
 _UNCLOSED: set[AuditTrail] = set()
 
@@ -140,16 +133,18 @@ _UNCLOSED: set[AuditTrail] = set()
 @atexit.register
 def _at_exit() -> None:
     """End every run the process leaves without closing its spider: its open records
-    written ``unfinished`` (or ``fetched``), its end line with the reason :data:`FORCED` (not
+    written ``unfinished`` (or ``fetched``), its end line with the reason
+    :attr:`~rep_engine.records.EndReason.SHUTDOWN_FORCED` (a second Ctrl-C, or the reactor
+    stopped otherwise; not
     kept for a resume: Scrapy's own ``JOBDIR`` state is not saved by it either), so that the
     trail stays whole and the next crawl chains onto an ended run."""
     for trail in list(_UNCLOSED):
         logger.warning(
             "scrapy_rep: the crawl stopped without closing its spider (a second Ctrl-C?); "
             "its %d open record(s) are written unfinished and its run ended (%s) in %s",
-            len(trail.open), FORCED, trail.path,
+            len(trail.open), EndReason.SHUTDOWN_FORCED, trail.path,
         )  # fmt: skip
-        trail._closed(reason=FORCED)
+        trail._closed(reason=EndReason.SHUTDOWN_FORCED)
 
 
 def guarded(method: F) -> F:
@@ -296,9 +291,10 @@ class AuditTrail:
         self, key: str, request: Request, earlier: str = "", unscheduled: bool = False
     ) -> UrlEntry:
         """A new open record of ``request`` under ``key`` (``earlier``: the one ``again`` names)."""
-        obeyed = self._obey_robots and not request.meta.get(meta.DONT_OBEY_ROBOTSTXT)
-        # no call for the usual one
-        robots = None if obeyed else not_obeyed(request, self._obey_robots, self._robots_token)
+        robots = None
+        if not self._obey_robots or request.meta.get(meta.DONT_OBEY_ROBOTSTXT):  # no call else
+            why = NOT_OBEYED[not_obeyed(request, self._obey_robots)]
+            robots = RobotsPart("", self._robots_token, None, None, why, obeyed=False)
         entry = UrlEntry(request.url, robots=robots, earlier=earlier, unscheduled=unscheduled)
         self.open[key] = entry
         return entry
@@ -499,16 +495,16 @@ class AuditTrail:
     def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
         """Event ``DECIDED``: the verdict on ``request``, on its entry (:attr:`UrlEntry.decision`);
         the record names the robots.txt version and line that decided it (or why none did),
-        every name it was held to (``agents``), the tdmrep.json and RSL versions."""
+        every name it was held to (``agents``), the tdmrep.json and RSL versions (the
+        engine's builders: :func:`~rep_engine.trail.lines.documents_of`,
+        :func:`~rep_engine.trail.lines.robots_part_of`)."""
         try:
             entry = self._outgoing(request)
             entry.decision = (verdict, facts)
             used = verdict.used
             if not used:
                 return
-            origin = str(used[0][1])
-            robots = used[0][2]
-            sha = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", robots)
+            named = lines.documents_of(used, self.writer.snapshot)
             # the line an override went past, of the name it is sent as, names that name
             agent = verdict.robots_agent or (
                 verdict.agent if isinstance(verdict, Refused) else facts.agent
@@ -516,49 +512,26 @@ class AuditTrail:
             token = self._tokens.get(agent)
             if token is None:  # a REP_PURPOSE_AGENTS token as written: its product token
                 token = self._tokens[agent] = product_token(agent) or agent
-            decision = verdict.robots
             names = facts.names if len(facts.names) > 1 else ()  # every name held to
-            # sent with a Host header addressing another site: that site, and the
-            # URL's own origin's robots.txt when it decided too (allowed by both)
+            # sent with a Host header addressing another site: that site (and the URL's own
+            # origin's robots.txt in also, when it decided too: allowed by both)
             addressed = str(facts.origin) if facts.served_by is not None else ""
-            also = self._also(origin, used) if addressed else None
-            if facts.obey is not Obey.ALL:  # only its AI-usage opt-outs were obeyed
-                opt_outs_only(entry, sha, names, addressed, also)
-            elif decision is not None:
-                why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
-                overridden = expired = ""
-                ends = None
-                if verdict.overridden is not None:  # refused later, or allowed
-                    overridden = verdict.overridden.described
-                    ends = verdict.overridden.ends  # a value for verify, beside the words
-                elif isinstance(verdict, Refused) and verdict.expired is not None:
-                    expired = verdict.expired.described
-                entry.robots = RobotsPart(
-                    sha, token, decision.line, decision.line_text, why, True,
-                    overridden, expired, names, ends, addressed, also,
-                )  # fmt: skip
-            if len(used) > 1:
-                self._documents_decided(entry, request, used)
+            decision, cause = verdict.robots, ""
+            if facts.obey is not Obey.ALL:  # only its AI-usage opt-outs were obeyed: its
+                previous, decision = entry.robots, None  # part (if any) names their snapshot
+                if previous is not None and not previous.obeyed:
+                    cause = not_obeyed(request, self._obey_robots)
+                    token, names = previous.agent, names or previous.agents
+            part = lines.robots_part_of(
+                verdict, decision, used[0][2], named.robots, token, names, cause, addressed,
+                named.also,
+            )  # fmt: skip
+            if part is not None:
+                entry.robots = part
+            if named.fields:
+                documents_named(entry, named.fields)
         except Exception:
             self.internal_error("decided")
-
-    def _also(self, origin: str, used: Used) -> str | None:
-        """The snapshot of the URL's own origin's robots.txt, when a request sent to
-        another site (its Host header) was decided by both (``None``: not)."""
-        also = None
-        for kind, key, entry in used[1:]:
-            if kind == ROBOTS_KIND and str(key) != origin:
-                also = self.writer.snapshot("robots.txt", f"{key}/robots.txt", entry)
-        return also
-
-    def _documents_decided(self, entry: UrlEntry, request: Request, used: Used) -> None:
-        """The tdmrep.json and RSL license versions ``request`` was decided with."""
-        for kind, key, document in used[1:]:
-            if kind == TDM_KIND:
-                url = f"{key}/.well-known/tdmrep.json"
-                entry.tdm = self.writer.snapshot("tdmrep.json", url, document)
-            elif kind == LICENSE_KIND:
-                self.license_used(str(key), document, request)
 
     def license_used(
         self, license_url: str, document: CacheEntry[Any], request: Request | None = None
@@ -567,7 +540,7 @@ class AuditTrail:
         record names the version it was decided with (``rsl``, and
         ``usage.signals[].snapshot``)."""
         try:
-            sha = self.writer.snapshot("rsl", license_url, document)
+            sha = self.writer.snapshot(RSL, license_url, document)
             entry = open_record(request, self.open)
             if TRANSITIONS[_phase(entry), Event.LICENSE] is not IGNORE:
                 assert entry is not None
@@ -655,7 +628,8 @@ class AuditTrail:
             self._others.discard(key)
         settled, fate = self.settled, entry.fate  # counted once (Settled.add, inline)
         responded = entry.status is not None
-        settled.requests[fate, entry.reason, responded, entry.answered, entry.replayed] += 1
+        replayed = fate is Fate.FETCHED and entry.replayed  # words of a fetched one only
+        settled.requests[fate, entry.reason, responded, entry.answered, replayed] += 1
         robots, output = entry.robots, entry.output
         if robots is not None and robots.overridden and fate is not Fate.REFUSED:
             settled.overridden += 1
@@ -776,7 +750,7 @@ class AuditTrail:
                     entry.held += page is not None and page.held  # till its documents came
                 if entry.unscheduled:  # no page pass to wait for: a page read as it arrived
                     page = self._page(response)
-                    self._answered_documents(entry, request, page)
+                    self._answered_documents(entry, page)
                     page_said(entry, request, page, self._declared, self._snapshot_body)
                     entry.fate = Fate.FETCHED
                     self._final(record_id(request), entry)
@@ -829,14 +803,14 @@ class AuditTrail:
         if addressed is not None and (theirs := owner.robots_had(addressed)) is not None:
             # the addressed site's robots.txt first, its URL's own origin's in also
             if robots is not None:
-                also = self.writer.snapshot("robots.txt", f"{origin}/robots.txt", robots)
+                also = self.writer.snapshot(ROBOTS_TXT, origin, robots)
             robots, site = theirs, addressed
         if robots is None:
             return  # not known when it was answered
         # robots.txt not obeyed for it: its part says so, and names the copy all the same
         obeyed = entry.robots is None or entry.robots.obeyed
         not_obeyed = "" if entry.robots is None else entry.robots.why
-        sha = self.writer.snapshot("robots.txt", f"{site}/robots.txt", robots)
+        sha = self.writer.snapshot(ROBOTS_TXT, site, robots)
         token = self._robots_token
         named = str(addressed or "")
         if robots.unreachable:
@@ -851,7 +825,7 @@ class AuditTrail:
             sha, token, said.line, said.line_text, why, obeyed, addressed=named, also=also
         )
 
-    def _answered_documents(self, entry: UrlEntry, request: Request, page: Page | None) -> None:
+    def _answered_documents(self, entry: UrlEntry, page: Page | None) -> None:
         """The tdmrep.json and RSL license versions the page of a response answered without
         our verdict was decided with (the crawl's, had when it was read:
         :meth:`~scrapy_rep.crawl.page.pagestate.PageState._answered`), named by its record
@@ -860,7 +834,11 @@ class AuditTrail:
         verdict = None if page is None or not entry.answered else page.answered
         if verdict is not None:
             used = tuple(one for one in verdict.used if one[2] is not NOT_HAD.get(one[0]))
-            self._documents_decided(entry, request, used)
+            snapshot = self.writer.snapshot  # its robots.txt named already (_answered)
+            named = lines.documents_of(
+                used, lambda kind, key, got: snapshot(kind, key, got) if kind.record else ""
+            )
+            documents_named(entry, named.fields)
 
     def _snapshot_body(self, kind: str, url: str, body: bytes) -> str:
         return self.writer.snapshot_body(kind, url, body, None)
@@ -919,7 +897,7 @@ class AuditTrail:
             output.kept = min(passed, scraped) if output.through else passed
             entry.output = output
             if entry.answered:
-                self._answered_documents(entry, request, page)
+                self._answered_documents(entry, page)
             page_said(entry, request, page, self._declared, self._snapshot_body)
             entry.status = response.status
             entry.fate = Fate.FETCHED
@@ -1066,7 +1044,7 @@ class AuditTrail:
     @guarded
     def _closed(self, spider: Any = None, reason: str = "", **_: Any) -> None:
         _UNCLOSED.discard(self)
-        paused = bool(self.jobdir) and reason not in ("finished", FORCED)
+        paused = bool(self.jobdir) and reason not in (EndReason.FINISHED, EndReason.SHUTDOWN_FORCED)
         self._settle_open(paused, f"the crawl ended ({reason}) before its fate was known")
         if self._seen is not None and self.stats is not None:  # RFPDupeFilter counted them
             dropped = int(self.stats.get_value("dupefilter/filtered", 0))

@@ -11,6 +11,7 @@ import logging
 import time
 import zlib
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
     from scrapy.crawler import Crawler
 
     from rep_engine.fetch.cache import CacheEntry
+    from rep_engine.fetch.kinds import DocumentKind
     from rep_engine.settings import RepConfig
     from rep_engine.settings.readers import SettingsLike
 
@@ -50,8 +52,8 @@ class AuditWriter:
         self.path = Path(config.audit_file)
         self.required = config.audit_required
         self.run = run
-        #: (sha256, document URL, fetch time) of the snapshot lines this run wrote.
-        self._snapshots: OrderedDict[tuple[str, str, float], None] = OrderedDict()
+        #: (sha256, document kind, key, fetch time) of the snapshot lines this run wrote.
+        self._snapshots: OrderedDict[tuple[str, Any, Hashable, float], None] = OrderedDict()
         self.file: TrailFile | None = None
         if not written:
             return
@@ -74,10 +76,12 @@ class AuditWriter:
         except OSError as error:
             self.failed(error)
 
-    def snapshot(self, kind: str, url: str, entry: CacheEntry[Any]) -> str:
-        """The snapshot name of ``entry``'s body (``""``: given up on as unreachable), stored
-        in ``<trail>.d`` the first time, with a line (its fetch: time, status) the first time
-        this run uses that fetch of that body from ``url``: each run writes its own line for
+    def snapshot(self, kind: DocumentKind[Any], key: Hashable, entry: CacheEntry[Any]) -> str:
+        """The snapshot name of ``entry``'s body, the document of ``kind`` of ``key``
+        (``""``: given up on as unreachable; the engine's
+        :data:`~rep_engine.trail.lines.Snapshot`), stored in ``<trail>.d`` the first time,
+        with a line (its fetch: time, status) the first time this run uses that fetch of
+        that body from its URL: each run writes its own line for
         every fetch of a document version it uses (the same body fetched again once its
         copy expired too: ``audit show`` names the fetch in force when a request was sent,
         not the body's first); the body in ``<trail>.d`` is shared by every run of the
@@ -87,7 +91,7 @@ class AuditWriter:
             return ""
         if self.file is None:  # no trail (or no longer): the name only
             return sha
-        memo = (sha, url, entry.fetched_at)
+        memo = (sha, kind, key, entry.fetched_at)
         if memo in self._snapshots:
             self._snapshots.move_to_end(memo)
             return sha
@@ -98,7 +102,7 @@ class AuditWriter:
             self.failed(error)
             return sha
         line = lines.snapshot_line(
-            self.run, entry.sha256, kind, url, entry.final_url, entry.status,
+            self.run, entry.sha256, kind.name, kind.url(key), entry.final_url, entry.status,
             entry.outcome, entry.fetched_at, len(body),
         )  # fmt: skip
         self.emit(line)

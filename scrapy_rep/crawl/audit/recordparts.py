@@ -1,16 +1,18 @@
 """The parts of a ``url`` record the URL ledger (:mod:`scrapy_rep.crawl.audit.audit`) writes
 from what decided a request and what its page said (docs/audit-trail.md, "url records"),
-besides the ``robots`` part of a verdict (the ledger writes it inline: the hot path): the
-``robots`` part of a request whose Allow/Disallow lines are not obeyed (or whose AI-usage
-opt-outs alone are), a fetched page's ``usage`` and ``page`` parts, and a failed record's
-``why``. Functions of the entry and the values they read; the ledger writes the snapshots
-they name."""
+besides the ``robots`` part of a verdict (the engine's one builder,
+:func:`~rep_engine.trail.lines.robots_part_of`): why a request's Allow/Disallow lines are
+not obeyed, the documents it names besides robots.txt, a fetched page's ``usage`` and
+``page`` parts, and a failed record's ``why``. Functions of the entry and the values they
+read; the ledger writes the snapshots they name."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from rep_engine.fetch.kinds import TDMREP
+from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.records import RobotsPart, UrlEntry
 from rep_engine.robotstxt.useragent import held_names
 from rep_engine.trail import lines
@@ -33,31 +35,23 @@ def robots_sha(entry: UrlEntry) -> str:
     return robots.sha256 if robots else ""
 
 
-def not_obeyed(request: Request, obey_robots: bool, token: str) -> RobotsPart | None:
-    """The robots part of a request whose robots.txt Allow/Disallow is not obeyed
-    (``ROBOTSTXT_OBEY = False``, ``dont_obey_robotstxt``), else ``None`` (the robots.txt
-    middleware then names the snapshot whose opt-outs it obeyed, if it read one)."""
+def not_obeyed(request: Request, obey_robots: bool) -> str:
+    """Why the request's robots.txt Allow/Disallow is not obeyed, as a cause of
+    :data:`~rep_engine.records.NOT_OBEYED` (``dont_obey_robotstxt``, ``ROBOTSTXT_OBEY =
+    False``); ``""``: it is obeyed (the robots.txt middleware then names the snapshot
+    whose opt-outs it obeyed, if it read one: :func:`~rep_engine.trail.lines.robots_part_of`)."""
     if request.meta.get(meta.DONT_OBEY_ROBOTSTXT):
-        why = "dont_obey_robotstxt: robots.txt Allow/Disallow not obeyed"
-    elif not obey_robots:
-        why = "ROBOTSTXT_OBEY is False: robots.txt Allow/Disallow not obeyed"
-    else:
-        return None
-    return RobotsPart("", token, None, None, why, obeyed=False)
+        return "dont_obey_robotstxt"
+    return "" if obey_robots else "ROBOTSTXT_OBEY"
 
 
-def opt_outs_only(
-    entry: UrlEntry, sha: str, names: tuple[str, ...], addressed: str, also: str | None
-) -> None:
-    """A request whose robots.txt AI-usage opt-outs alone are obeyed: its robots part
-    names the snapshot they were read in (and every name it was held to); sent with a
-    ``Host`` naming another site, that site (``addressed``) and its URL's own origin's
-    robots.txt when it was read too (``also``), as an obeyed request's part does."""
-    previous = entry.robots
-    if previous is not None and not previous.obeyed:
-        entry.robots = RobotsPart(
-            sha, *previous[1:6], agents=names or previous.agents, addressed=addressed, also=also
-        )
+def documents_named(entry: UrlEntry, named: Mapping[str, Any]) -> None:
+    """The snapshots of the tdmrep.json and RSL licenses a request was decided with, on its
+    entry (``named``: by record field, :attr:`~rep_engine.trail.lines.Named.fields`)."""
+    if TDMREP.record in named:
+        entry.tdm = named[TDMREP.record]
+    if RSL.record in named:
+        entry.licenses = {**(entry.licenses or {}), **named[RSL.record]}
 
 
 def held_as_sent(entry: UrlEntry, request: Request, declared: str) -> None:

@@ -13,7 +13,8 @@ from scrapy.commands import ScrapyCommand
 
 from rep_audit.cli import main
 from rep_audit.cliargs import COMMANDS, EXIT_UNUSABLE, HELPS, OPTIONS, exit_codes
-from scrapy_rep.checker import HELP_WIDTH, help_rows
+from rep_engine.trail.terminal import HELP_WIDTH
+from scrapy_rep.checker import help_rows
 from scrapy_rep.crawl.commands.robots_command import TableHelpFormatter
 
 

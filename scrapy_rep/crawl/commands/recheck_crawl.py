@@ -26,6 +26,8 @@ import logging
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Collection, Coroutine
+from itertools import groupby
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from scrapy import Request, Spider
@@ -34,10 +36,10 @@ from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
 
-from rep_engine.fetch.rsl_kind import licenses_not_read, licenses_to_wait_for
+from rep_engine.records import EndReason
 from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import origin_of
-from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM
+from rep_engine.verdict.decide import ROBOTS, documents_needed
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.fetching import PROGRESS_EVERY, FetchRequest, FetchResult, PageRead, fetch_progress
 from rep_recheck.pacing import interleave, origin_key, page_settings, page_slot, pages_progress
@@ -166,28 +168,22 @@ class RecheckSpider(Spider):
             return
         trigger = Request(origin.robots_url)  # the route of its fetches: the default slot
         documents = owner.documents
-        self._waits(name, "robots.txt")
+        self._waits(name, ROBOTS)
         robots = await documents[ROBOTS].when_known(origin, trigger)
         if robots is None:  # the spider closed first
             return
         found = OriginDocuments(origin, now=time.time())
         found.add(ROBOTS, origin, robots)
         skipped = self.request.not_consulted  # --consult: never fetched
-        if TDM in documents and TDM not in skipped:
-            self._waits(name, "tdmrep.json")
-            tdm = await documents[TDM].when_known(origin, trigger)
-            if tdm is not None:
-                found.add(TDM, origin, tdm)
-        if LICENSE in documents and LICENSE not in skipped and robots.rules.licenses:
-            rules = owner.rules
-            keys = licenses_to_wait_for(robots.rules.licenses)
-            if licenses_not_read(keys, rules.max_licenses) is None:
-                licenses = documents[LICENSE]
-                self._waits(name, "RSL license")
-                entries = await together([licenses.when_known(key, trigger) for key in keys])
-                for key, entry in zip(keys, entries, strict=True):
-                    if entry is not None:
-                        found.add(LICENSE, key, entry)
+        needed = documents_needed(origin, robots.rules, owner.rules)
+        # each kind's in decide()'s order (tdmrep.json, then the licenses), waited for together
+        for kind, group in groupby((one for one in needed if one[0] not in skipped), itemgetter(0)):
+            keys = [key for _, key in group]
+            self._waits(name, kind)
+            entries = await together([documents[kind].when_known(key, trigger) for key in keys])
+            for key, entry in zip(keys, entries, strict=True):
+                if entry is not None:
+                    found.add(kind, key, entry)
         found.now = time.time()
         try:
             self.result.documents[name] = found
@@ -211,7 +207,7 @@ class RecheckSpider(Spider):
     def closed(self, reason: str) -> None:
         self.pages_left.stop()
         # stopped (Ctrl-C: shutdown): not every document was had
-        self.result.interrupted = reason if reason != "finished" else ""
+        self.result.interrupted = reason if reason != EndReason.FINISHED else ""
         stats = self.crawler.stats
         if stats is not None:
             self.result.downloads = sum(int(stats.get_value(key, 0)) for key in DOWNLOAD_STATS)
@@ -241,7 +237,7 @@ def schedule(process: Any, request: FetchRequest) -> FetchResult:
     its result, filled once the process has run."""
     # Interrupted until its spider closes: a second Ctrl-C stops the process without
     # closing it, and its result is then no whole fetch either.
-    result = FetchResult(interrupted="shutdown_forced")
+    result = FetchResult(interrupted=EndReason.SHUTDOWN_FORCED)
     process.crawl(RecheckSpider, request=request, result=result)
     return result
 

@@ -8,7 +8,8 @@ allowed page and prints its directives and what the crawl does with its items; `
 (or the project's ``REP_PURPOSE``) explains every AI-usage signal about each page, the
 origin's (robots.txt, tdmrep.json, RSL) and the page's own, and the answer per purpose.
 The exit codes are the checker's (:data:`scrapy_rep.checker.EXIT_CODES`; a URL denied
-for a purpose counts as disallowed), its inputs read by :mod:`scrapy_rep.checker`.
+for a purpose counts as disallowed), the rest done by its front end once the options are
+read (:func:`scrapy_rep.checker.check`, as for ``python -m scrapy_rep check``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
-from pathlib import Path
+from functools import partial
 from typing import Any, ClassVar
 
 from scrapy.commands import ScrapyCommand, ScrapyHelpFormatter
@@ -24,21 +25,10 @@ from scrapy.settings import SETTINGS_PRIORITIES
 
 from rep_engine.settings import PROFILES, RepConfig
 from rep_engine.settings.readers import RepSettingError, read_purposes
-from rep_engine.trail.terminal import write_lines
+from rep_engine.trail.terminal import HELP_WIDTH
 from rep_engine.usage.purpose import PURPOSES
-from scrapy_rep.checker import (
-    EXIT_CODES,
-    HELP_WIDTH,
-    InputError,
-    Paths,
-    ToolRequest,
-    local_check,
-    parse_timeout,
-    parse_url,
-    read_robots_file,
-    unreadable_file,
-)
-from scrapy_rep.crawl.commands.toolcrawl import run_tools, usage_error
+from scrapy_rep.checker import EXIT_CODES, ToolRequest, check, usage_error
+from scrapy_rep.crawl.commands.toolcrawl import run_tools
 
 
 class TableHelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatter):
@@ -114,29 +104,19 @@ class RobotsCommand(ScrapyCommand):
         purpose_set = settings.getpriority("REP_PURPOSE") not in (
             None, SETTINGS_PRIORITIES["default"]
         )  # fmt: skip
-        pages = bool(opts.page or purpose_set)
-        try:  # the same words as python -m scrapy_rep check for the same input
-            paths = Paths.PAGES_FETCHED if pages else Paths.ACCEPTED
-            paths = paths if opts.robots_file else Paths.NEED_A_FILE
-            urls = [parse_url(url, paths) for url in args]
-            timeout = parse_timeout(opts.timeout)
-        except InputError as error:
-            return usage_error(str(error))
-        local = None
-        if opts.robots_file:  # read before any output: an unreadable file comes alone
-            try:
-                profile = str(settings.get("REP_PROFILE") or "google")
-                local = read_robots_file(Path(opts.robots_file), profile)
-            except OSError as error:
-                why = error.strerror or str(error)
-                return usage_error(str(unreadable_file(opts.robots_file, why)))
-        urls = list(dict.fromkeys(urls))
-        if local is not None and not pages:
-            lines, code = local_check(local, urls, settings, obey_robots(settings), purpose_set)
-            write_lines(lines, sys.stdout)
-            return code
-        request = ToolRequest(tuple(urls), overrides, pages, timeout, purpose_set, local)
-        return run_tools(request, sys.stdout, self.settings)
+        asked = ToolRequest((), overrides, bool(opts.page or purpose_set), 0.0, purpose_set)
+        crawl = partial(run_tools, base=self.settings)
+        obey = obey_robots(settings)
+        return check(
+            args,
+            opts.robots_file,
+            settings,
+            crawl,
+            sys.stdout,
+            asked=asked,
+            timeout=opts.timeout,
+            obey=obey,
+        )
 
 
 def option_settings(opts: argparse.Namespace) -> dict[str, Any]:

@@ -25,7 +25,6 @@ header" (Google's robots meta specification: crawler-scoped ``X-Robots-Tag`` val
 from __future__ import annotations
 
 import re
-import sys
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, TextIO
 
@@ -53,7 +52,6 @@ from scrapy_rep.checker import (
     EXIT_ALLOWED,
     EXIT_DISALLOWED,
     EXIT_UNREACHABLE,
-    EXIT_USAGE,
     NOTHING_OBEYED,
     ToolRequest,
     decided,
@@ -61,6 +59,7 @@ from scrapy_rep.checker import (
     held_reason,
     origin_head,
     url_line,
+    usage_error,
     user_agent_line,
 )
 from scrapy_rep.crawl import meta
@@ -274,12 +273,6 @@ def print_tools(request: ToolRequest, settings: Settings, run: ToolRun, out: Tex
     if run.error:
         return usage_error(run.error)
     return Printer(request, settings, RepConfig.from_settings(settings), out).run(run)
-
-
-def usage_error(error: object) -> int:
-    """Say ``error`` on standard error; the usage exit status."""
-    print(f"scrapy_rep: error: {error}", file=sys.stderr)
-    return EXIT_USAGE
 
 
 async def tools_in_reactor(request: ToolRequest, out: TextIO, base: Settings | None = None) -> int:

@@ -35,7 +35,7 @@ from scrapy.spidermiddlewares.base import BaseSpiderMiddleware
 from w3lib.url import canonicalize_url
 
 from rep_audit.export import preferences_of
-from rep_engine.records import Action, PageOutput, Reason
+from rep_engine.records import REASONS, Action, EndReason, PageOutput, Reason
 from rep_engine.trail.lines import usage_part
 from rep_engine.verdict.decide import Refused
 from rep_engine.verdict.page import PAGE
@@ -136,7 +136,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
                 extra={"spider": self.crawler.spider},
             )
 
-    def _closing(self, reason: str = "finished", **_: Any) -> None:
+    def _closing(self, reason: str = EndReason.FINISHED, **_: Any) -> None:
         """At INFO, before Scrapy's stats: what a pause left, the items dropped and the
         links not followed, by reason, and the setting that keeps them (docs/switching.md)."""
         stats = self.stats.get_stats() if self.stats is not None else {}
@@ -343,7 +343,7 @@ class ItemGate:
             if not self._keep_noindex:
                 refuse_item(self.crawler, item, response, refused, output, said_by)
                 return None
-            inc(self.stats, f"rep/directives/items_kept/{refused.reason}")
+            inc(self.stats, REASONS[refused.reason].kept)
         if said_by and verdict.purpose is None:
             return item
         decision, refused = verdict.usage, verdict.purpose

@@ -105,7 +105,7 @@ from scrapy.utils.misc import load_object
 
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import HoldKey
-from rep_engine.records import Reason
+from rep_engine.records import EndReason, Reason
 from rep_engine.robotstxt import RobotsTxt
 from rep_engine.settings import RepConfig
 from rep_engine.settings.rules import request_rules
@@ -699,7 +699,7 @@ class RobotsTxtMiddleware:
                 self.stats.set_value("rep/robotstxt/cache_reparsed", self.cache.reparsed)
             self.held.close(spider, reason, self._scheduler)
             # paused, or closed early (CLOSESPIDER_*): Scrapy's JOBDIR queue is kept either way
-            if reason != "finished" and self._on_disk_at_open is not None and self.stats:
+            if reason != EndReason.FINISHED and self._on_disk_at_open is not None and self.stats:
                 get = self.stats.get_value  # Scrapy's queue is closed: counted from its stats
                 left = self._on_disk_at_open + (get("scheduler/enqueued/disk") or 0)
                 self.stats.set_value(
