@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, TextIO
 
-from rep_engine.records import ItemStatus
+from rep_engine.records import EndReason, ItemStatus
 from rep_engine.settings import RepConfig
 from rep_engine.trail.terminal import printable
 from rep_recheck.asof import Then
@@ -219,7 +219,7 @@ class Finishing:
                 if trail is not None:
                     self._failed(trail, error, tally.statuses[UNREADABLE])
                 raise
-            end = "interrupted" if self.interrupted else "finished"
+            end = EndReason.INTERRUPTED if self.interrupted else EndReason.FINISHED
             finishing.arm()
             head = trail.close(tally.statuses[UNREADABLE], end) if trail is not None else ""
         if not tally.items:

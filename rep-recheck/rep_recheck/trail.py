@@ -33,7 +33,7 @@ from rep_audit.treeheads import head_options
 from rep_engine.directives import product_token
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import DocumentKind
-from rep_engine.records import REFUSED_BY, ItemStatus, RefusedBy, RobotsPart, iso_time
+from rep_engine.records import REFUSED_BY, EndReason, ItemStatus, RefusedBy, RobotsPart, iso_time
 from rep_engine.robotstxt import Decision
 from rep_engine.trail import lines
 from rep_engine.trail.file import EMPTY_SHA256, TrailFile
@@ -314,7 +314,7 @@ class RecheckTrail:
         counts = dict(self.counts)
         if unreadable:
             counts["unreadable"] = unreadable
-        line = lines.end_line(self.run, "failed", counts, self.last_request)
+        line = lines.end_line(self.run, EndReason.FAILED, counts, self.last_request)
         line["error"] = why
         try:
             self.file.write(line)
@@ -323,7 +323,7 @@ class RecheckTrail:
             return False
         return True
 
-    def close(self, unreadable: int = 0, reason: str = "finished") -> str:
+    def close(self, unreadable: int = 0, reason: EndReason = EndReason.FINISHED) -> str:
         """The ``end`` line (``reason``: ``finished``, or ``interrupted``: the fetch was
         stopped before every document was had); the SHA-256 of the trail's last line."""
         counts = dict(self.counts)
