@@ -301,10 +301,9 @@ class RecheckTrail:
         elif isinstance(verdict, Allowed):
             agent = verdict.robots_agent or agent
         agent = product_token(agent) or agent
-        if rechecker.obey is not Obey.ALL:
-            why = "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
-            return RobotsPart(robots_sha, agent, None, None, why, False, agents=rechecker.names)
-        return lines.robots_part_of(verdict, decision, robots, robots_sha, agent, rechecker.names)
+        not_obeyed = "" if rechecker.obey is Obey.ALL else "ROBOTSTXT_OBEY"
+        return lines.robots_part_of(verdict, decision, robots, robots_sha, agent,
+                                    rechecker.names, not_obeyed)  # fmt: skip
 
     def fail(self, why: str, unreadable: int = 0) -> bool:
         """The ``end`` line of a run stopped before every item was decided (a shard that
