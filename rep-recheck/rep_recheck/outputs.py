@@ -10,14 +10,13 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from rep_recheck.datasets import Item, changed_since
+from rep_recheck.datasets import UNREADABLE, Item, changed_since
 from rep_recheck.evidence import (
     EVIDENCE_MEMO,
     Evidence,
     EvidenceMemo,
     evidence,
 )
-from rep_recheck.items import UNREADABLE
 from rep_recheck.summary import (
     TOP_ORIGINS,
     cell,

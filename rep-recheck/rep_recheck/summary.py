@@ -13,7 +13,7 @@ from typing import Final
 from rep_engine.records import ItemStatus
 from rep_engine.trail.terminal import printable
 from rep_engine.usage.standards import NOT_READ
-from rep_recheck.items import UNREADABLE
+from rep_recheck.datasets import UNREADABLE
 from rep_recheck.tally import Tally
 
 #: Origins listed in the summary's table of the ones that lost the most items.

@@ -9,9 +9,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from rep_engine.records import ItemStatus, Reason
-from rep_recheck.datasets import Item, changed_since
+from rep_recheck.datasets import UNREADABLE, Item, changed_since
 from rep_recheck.evidence import Evidence
-from rep_recheck.items import UNREADABLE
 from rep_recheck.names import PARSED_ORIGINS
 from rep_recheck.perorigin import PerOrigin
 
