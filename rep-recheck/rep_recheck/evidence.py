@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from sys import intern
 from typing import Any, Final
 
-from rep_engine.records import ItemStatus, Reason, iso_time
+from rep_engine.records import ItemStatus, Reason, RefusedBy, iso_time
 from rep_engine.usage.rsl.terms import license_url_of
 from rep_engine.verdict.decide import LICENSE, ROBOTS, Allowed, Refused
 from rep_engine.verdict.page import PAGE
@@ -84,7 +84,7 @@ def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
         return _replace(base, text=decision.reason if decision is not None else "")
     return _replace(
         base,
-        signal="robots.txt",
+        signal=RefusedBy.ROBOTS_TXT,
         document_line=decision.line,
         text=intern(decision.line_text or ""),
     )
@@ -155,7 +155,7 @@ def _said(refusal: Refused | None, url: str, fetched: float) -> Evidence:
         line, text = (int(found.group(1)), found.group(2) or source) if found else (None, source)
         signal: str = refusal.signal.vocabulary
     elif refusal.robots is not None and refusal.reason is Reason.FORBIDDEN:
-        signal, line = "robots.txt", refusal.robots.line
+        signal, line = RefusedBy.ROBOTS_TXT, refusal.robots.line
         text = intern(refusal.robots.line_text or "")
         agent = refusal.agent
     else:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from rep_engine.records import ItemStatus, Reason
+from rep_engine.records import ItemStatus, Reason, RefusedBy
 from rep_recheck.datasets import UNREADABLE, Item, changed_since
 from rep_recheck.evidence import Evidence
 from rep_recheck.names import PARSED_ORIGINS
@@ -129,6 +129,6 @@ class Tally:
 
 
 def _signal_name(said: Evidence) -> str:
-    if said.signal == "robots.txt":
+    if said.signal == RefusedBy.ROBOTS_TXT:
         return "robots.txt Disallow" if said.reason else "robots.txt"
     return said.signal or "-"
