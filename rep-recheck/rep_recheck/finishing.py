@@ -21,7 +21,7 @@ from rep_engine.records import EndReason, ItemStatus
 from rep_engine.settings import RepConfig
 from rep_engine.trail.terminal import printable
 from rep_recheck.asof import Then
-from rep_recheck.datasets import STDIN, Chunk, Dataset, DatasetError, Item
+from rep_recheck.datasets import STDIN, UNREADABLE, Chunk, Dataset, DatasetError, Item
 from rep_recheck.deciding import (
     Closing,
     agents_obeyed,
@@ -35,7 +35,6 @@ from rep_recheck.files import Staged, Stale
 from rep_recheck.grouping import Grouped, again_allowed, estimated_items, groups_for
 from rep_recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
 from rep_recheck.outputs import (
-    UNREADABLE,
     Evidence,
     EvidenceMemo,
     Tally,
