@@ -31,7 +31,7 @@ from rep_recheck.deciding import (
     scope_note,
 )
 from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
-from rep_recheck.files import Staged, Stale
+from rep_recheck.files import Shards, Staged, Stale, output_of
 from rep_recheck.grouping import Grouped, again_allowed, estimated_items, groups_for
 from rep_recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
 from rep_recheck.outputs import (
@@ -44,7 +44,6 @@ from rep_recheck.outputs import (
 )
 from rep_recheck.pacing import PAGES_NOT_CHECKED
 from rep_recheck.rechecker import Outcome, Rechecker
-from rep_recheck.shards import Shards, output_of
 from rep_recheck.stopping import Held, Stopped
 from rep_recheck.store import DocumentStore, OriginsEvidence
 from rep_recheck.trail import RecheckTrail

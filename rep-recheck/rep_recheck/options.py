@@ -24,13 +24,16 @@ from rep_recheck.documents import KINDS
 from rep_recheck.files import (
     MANIFEST,
     OUTPUTS,
+    SUFFIXES,
     PathError,
+    Shards,
     Stale,
+    check_folders,
     check_paths,
+    output_of,
     previous_outputs,
 )
 from rep_recheck.rechecker import Identity
-from rep_recheck.shards import SUFFIXES, Shards, check_folders, output_of
 
 EXIT_KEPT: Final = 0
 EXIT_REMOVED: Final = 1
