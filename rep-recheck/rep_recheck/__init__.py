@@ -10,9 +10,8 @@ document (pure).
 - :mod:`~rep_recheck.rechecker`: each item decided by the crawl's own decisions
   (:func:`rep_engine.verdict.decide.decide`, and :func:`rep_engine.verdict.page.decide_page` for
   a page fetched again);
-- :mod:`~rep_recheck.outputs`: the line per item (its evidence:
-  :mod:`~rep_recheck.evidence`), the counts (:mod:`~rep_recheck.tally`)
-  and the summary (:mod:`~rep_recheck.summary`);
+- :mod:`~rep_recheck.outputs`: the line per item and its evidence, the counts and the
+  summary;
   :mod:`~rep_recheck.trail`: the recheck's own audit trail;
 - :mod:`~rep_recheck.command`: ``python -m scrapy_rep recheck`` (``python -m
   rep_recheck`` without Scrapy, documents from a WARC);

@@ -26,7 +26,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Final
 
-from rep_engine.records import ItemStatus
+from rep_engine.records import ItemStatus, seconds_of
 from rep_engine.urls.origins import origin_of
 from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
 from rep_recheck.captures import Capture, alike, of_one_date, present, responses, revisited
@@ -47,10 +47,9 @@ class DateError(ValueError):
 def parse_as_of(text: str) -> float:
     """``--as-of``'s DATE, an ISO 8601 date or date and time, as POSIX seconds (UTC unless
     it names its offset; a date alone is its midnight). Raises :class:`ValueError`."""
-    when = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=timezone.utc)
-    return when.timestamp()
+    if (seconds := seconds_of(text.strip(), "utc")) is None:
+        raise ValueError(f"not an ISO 8601 date or time: {text!r}")
+    return seconds
 
 
 def item_date(value: Any) -> float | None:
@@ -71,10 +70,7 @@ def item_date(value: Any) -> float | None:
         try:
             number = float(text)
         except ValueError:
-            try:
-                return parse_as_of(text)
-            except ValueError:
-                return None
+            return seconds_of(text, "utc")
     if not math.isfinite(number):
         return None
     return number / 1000 if abs(number) >= _MILLISECONDS else number

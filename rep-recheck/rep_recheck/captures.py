@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 from urllib.parse import urlsplit
 
+from rep_engine.records import seconds_of
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.urls.origins import origin_of
 from rep_recheck.payload import Undecodable, decode
@@ -58,8 +59,10 @@ class Capture:
     cache_control: str | None
     #: The payload (at most 500 KiB and one byte), zlib-compressed.
     body_zlib: bytes
-    #: WARC-Date, POSIX seconds (``None``: it cannot be read, its date is unknown:
-    #: :func:`present`).
+    #: WARC-Date, POSIX seconds, UTC unless it names its offset (WARC 1.1 §5.4 writes it
+    #: in UTC; ``--as-of`` reads a date without one so too), never the machine's zone
+    #: (``None``, never 0.0, which would make it older than every other: it cannot be
+    #: read, its date is unknown: :func:`present`).
     date: float | None
     record_id: str
     #: The payload is a part of the document (``WARC-Truncated``, a cut stream).
@@ -79,18 +82,6 @@ class Capture:
     refers_to: str = ""
     refers_uri: str = ""
     refers_date: float | None = None
-
-
-def _date(value: str | None) -> float | None:
-    """A ``WARC-Date`` as POSIX seconds: UTC unless it names its offset (WARC 1.1 §5.4
-    writes it in UTC; ``--as-of`` reads a date without an offset so too), never the
-    machine's time zone; ``None`` when it cannot be read (never 0.0, which would make the
-    capture older than every other)."""
-    try:
-        when = datetime.fromisoformat((value or "").replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return (when if when.tzinfo is not None else when.replace(tzinfo=timezone.utc)).timestamp()
 
 
 def capture_key(uri: str) -> str:
@@ -243,12 +234,12 @@ def _revisit(headers: Any, uri: str) -> Capture:
     without the body, are not the document)."""
     referred = str(headers.get_header("WARC-Refers-To-Target-URI") or "").strip("<>")
     refers_date = headers.get_header("WARC-Refers-To-Date")
-    return Capture(0, None, None, b"", _date(headers.get_header("WARC-Date")),
+    return Capture(0, None, None, b"", seconds_of(headers.get_header("WARC-Date"), "utc"),
                    str(headers.get_header("WARC-Record-ID") or ""),
                    digest=str(headers.get_header("WARC-Payload-Digest") or ""),
                    refers_to=str(headers.get_header("WARC-Refers-To") or ""),
                    refers_uri=capture_key(referred) if referred else uri,
-                   refers_date=_date(refers_date) if refers_date else None)  # fmt: skip
+                   refers_date=seconds_of(refers_date, "utc") if refers_date else None)  # fmt: skip
 
 
 def revisited(revisit: Capture, referred: Capture | None, why: str = "") -> Capture:
@@ -307,7 +298,7 @@ def _capture(record: Any, raw: tuple[bytes, bool], short: bool = False) -> Captu
     ``WARC-Truncated: length`` is: never a whole document, never data lost either, which
     would lose the "no" of its lines before the cut)."""
     headers, http = record.rec_headers, record.http_headers
-    date = _date(headers.get_header("WARC-Date"))
+    date = seconds_of(headers.get_header("WARC-Date"), "utc")
     record_id = str(headers.get_header("WARC-Record-ID") or "")
     digest = str(headers.get_header("WARC-Payload-Digest") or "")  # what a revisit names
     location, cache_control = http.get_header("Location"), http.get_header("Cache-Control")

@@ -9,7 +9,7 @@ Scrapy crawl: the caller hands in a :data:`Fetcher` (``python -m scrapy_rep`` an
 ``scrapy rep-recheck`` hand in :func:`scrapy_rep.crawl.commands.recheck_crawl.fetch`), so that this
 module imports no Scrapy. The dataset is read twice when the documents are fetched (its
 origins first, then its items), once from a WARC. A collection of several files (its
-shards: :mod:`rep_recheck.shards`) is one recheck: their origins' documents are
+shards: :func:`rep_recheck.files.expand`) is one recheck: their origins' documents are
 had once for all, one summary counts each shard, ``--out`` and ``--removed`` are
 folders of one file per shard.
 
@@ -59,7 +59,12 @@ from rep_recheck.fetching import (
     origin_named,
     origins_of,
 )
-from rep_recheck.files import PathError
+from rep_recheck.files import (
+    PathError,
+    ShardError,
+    Shards,
+    expand,
+)
 from rep_recheck.finishing import Finishing
 from rep_recheck.names import ROOM, Numbered, tmpdir_unused
 from rep_recheck.options import (
@@ -69,7 +74,6 @@ from rep_recheck.options import (
     EXIT_KEPT,
     EXIT_REMOVED,
     EXIT_USAGE,
-    HELP_WIDTH,
     SUMMARY,
     UsageError,
     add_options,
@@ -80,11 +84,6 @@ from rep_recheck.options import (
     settings_of,
 )
 from rep_recheck.rechecker import Identity, Rechecker
-from rep_recheck.shards import (
-    ShardError,
-    Shards,
-    expand,
-)
 from rep_recheck.stopping import Stopped, stopping
 from rep_recheck.warc import Capture, WarcDocuments, WarcError
 
@@ -96,7 +95,6 @@ __all__ = [
     "EXIT_KEPT",
     "EXIT_REMOVED",
     "EXIT_USAGE",
-    "HELP_WIDTH",
     "PROGRESS_EVERY",
     "RECHECK_MAX_WAIT",
     "SUMMARY",

@@ -21,10 +21,11 @@ from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
 from rep_engine.verdict.decide import TDM
 from rep_recheck.asof import Then, Timeline
+from rep_recheck.datasets import UNREADABLE
 from rep_recheck.documents import KINDS
 from rep_recheck.fetching import PageRead
 from rep_recheck.options import UsageError, read_settings
-from rep_recheck.outputs import UNREADABLE, Evidence, EvidenceMemo
+from rep_recheck.outputs import Evidence, EvidenceMemo
 from rep_recheck.rechecker import Outcome, Rechecker
 from rep_recheck.trail import RecheckTrail
 from rep_recheck.warc import WarcDocuments

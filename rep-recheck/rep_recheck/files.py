@@ -1,5 +1,15 @@
 """The files a recheck reads and writes, kept apart (pure; docs/recheck.md, "What it
-writes").
+writes", "Several files: shards").
+
+The DATASET arguments are the collection's files (:func:`expand`): each argument a file
+(``-`` for standard input, read alone), a folder (its files whose name ends with a
+dataset format's suffix, :data:`SUFFIXES`, sorted by name; not its subfolders), or a
+pattern (``'shards/*.parquet'``, quoted so that the shell leaves it: expanded here,
+``**`` too, sorted; the files it matches). A file named twice (by two arguments, or a
+pattern and a path) is refused, as it would be counted twice. Named as several (more than
+one argument, a folder, a pattern), the collection's items kept and removed (``--out``,
+``--removed``) are written to a folder, one file per shard with the shard's own name and
+format (:func:`output_of`): the shards' names must then differ.
 
 Before anything is read or fetched, every output (``--out``, ``--removed``,
 ``--report``, ``--summary``, ``--trail``) is checked against every input (the dataset,
@@ -21,7 +31,9 @@ some old, which the folder's manifest, written last, tells apart (and, before, `
 The trail is the exception: it is appended to in place, as a hash chain is.
 
 A folder of outputs (``--out`` and ``--removed`` of several shards) gets a manifest
-(:mod:`~rep_recheck.manifest`) naming the files the run wrote there. A file of a
+(:data:`MANIFEST`) naming the files the run wrote there, each as it was then
+(:func:`file_stamp`), so that the next run removes only those of them it does not write
+again, unchanged. A file of a
 dataset format in it that the run does not write (a shard of the previous run that this
 one lacks) would be taken for this run's: it is removed once this run's are in place
 when a previous recheck's manifest names it as it is now (size, time, inode and change
@@ -34,23 +46,366 @@ not name as it is now (none: a folder of yours; an output edited since) stops th
 
 from __future__ import annotations
 
+import glob
+import json
 import os
 import stat
 import tempfile
+import unicodedata
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Final
+from typing import IO, Any, Final, NamedTuple
 
 from rep_engine.trail.file import (
     TrailFileError,
     check_writable,
     link_beside,
     open_beside,
+    replacing,
     same_file,
 )
-from rep_recheck import manifest
-from rep_recheck.manifest import MANIFEST as MANIFEST  # read from here too
-from rep_recheck.manifest import Stale as Stale
+from rep_recheck.datasets import STDIN
+
+#: The manifest of a folder of outputs: the files a recheck wrote there (hidden, so that
+#: a folder read as a collection does not read it).
+MANIFEST: Final = ".recheck-outputs.json"
+#: What a manifest says wrote it.
+WRITTEN_BY: Final = "scrapy_rep recheck"
+#: The files a refusal of a folder names, at most (:func:`listed_names`).
+NAMED: Final = 5
+
+
+class Stale(NamedTuple):
+    """A previous recheck's file in a folder of outputs, to remove once this run's are in
+    place."""
+
+    path: Path
+    #: What its manifest said of it, and it was when checked (:func:`file_stamp`): a file
+    #: that is no longer so is left.
+    stamp: list[int]
+
+
+def file_stamp(path: Path) -> list[int]:
+    """What tells a file as a recheck wrote it from one changed or replaced since: size,
+    time, and its inode and change time (which no copy keeps: ``cp -p``, ``rsync -t``
+    and ``touch -d`` give the time, not these)."""
+    status = path.stat()
+    return [status.st_size, status.st_mtime_ns, status.st_ino, status.st_ctime_ns]
+
+
+def stamp_of(path: Path) -> list[int] | None:
+    """:func:`file_stamp` of ``path`` (``None``: gone, or not a regular file)."""
+    try:
+        return file_stamp(path) if path.is_file() else None
+    except OSError:
+        return None
+
+
+def odd_folder(folder: Path, writing: Iterable[str]) -> str | None:
+    """What makes ``folder`` no place for this run's outputs (``writing``: the names it
+    writes there), said for a one-line error (``None``: nothing): a manifest that is not
+    a regular file (a symlink, whose list would be made elsewhere; a folder, which the
+    manifest cannot replace), or a file it writes that is a symlink (its target, outside
+    the folder and no recheck's, would be replaced)."""
+    where = folder / MANIFEST
+    if os.path.lexists(where) and (where.is_symlink() or not where.is_file()):
+        return f"its {MANIFEST} is not a file a recheck writes (a folder, a link)"
+    for name in sorted(writing):
+        if (folder / name).is_symlink():
+            return (f"its {name} is a symlink (to {os.readlink(folder / name)}): this run "
+                    "would replace that file")  # fmt: skip
+    return None
+
+
+def unnamed_outputs(
+    folder: Path, writing: Iterable[str], recorded: dict[str, list[Any]]
+) -> list[str]:
+    """The names this run writes in ``folder`` (``writing``) that are taken there by a
+    file its manifest (``recorded``) does not name as it is now (:func:`known_output`, but for
+    its change time: a rename that failed puts the previous file back from its hard
+    link, which gives it a new one): yours, one a run wrote before manifests, or a
+    recheck's output replaced or edited since, which the shard's output would overwrite
+    (none: an empty list)."""
+    return [
+        name
+        for name in sorted(writing)
+        if os.path.lexists(folder / name)
+        and not known_output(recorded, name, stamp_of(folder / name), loose=True)
+    ]
+
+
+def listed_names(names: list[str]) -> str:
+    """``names`` as a refusal says them: the first :data:`NAMED`, the others counted."""
+    more = len(names) - NAMED
+    return ", ".join(names[:NAMED]) + (f" and {more} more" if more > 0 else "")
+
+
+def recorded_outputs(folder: Path) -> dict[str, list[Any]]:
+    """The files a previous recheck wrote in ``folder``, by name: each stamp the
+    manifest gives it (none: no manifest, or not one a recheck writes). Its ``files``
+    are as the run wrote them (:func:`file_stamp`); its ``pending``, the files a run was
+    putting in place (:func:`announce_outputs`) when it stopped before its manifest was whole."""
+    found: dict[str, list[Any]] = {}
+    for entries in _manifest_parts(folder):
+        for name, stamp in entries.items():
+            found.setdefault(name, []).append(stamp)
+    return found
+
+
+def _manifest_parts(folder: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``folder``'s manifest's ``files`` and ``pending`` (each empty where the manifest is
+    missing, unreadable, or not one a recheck writes)."""
+    try:
+        said = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        said = None
+    said = said if isinstance(said, dict) else {}
+    files, pending = (part if isinstance(part := said.get(name), dict) else {}
+                      for name in ("files", "pending"))  # fmt: skip
+    return files, pending
+
+
+def known_output(
+    recorded: dict[str, list[Any]], name: str, stamp: list[int] | None, loose: bool = False
+) -> bool:
+    """Whether the file ``name`` with ``stamp`` (:func:`stamp_of`) is as a previous
+    recheck left it (``recorded``): its stamp in ``files``, or, ``pending``, all of it but
+    the change time, which the rename into place set (``loose``: ``files``' too)."""
+    if stamp is None:
+        return False
+    return any(
+        said == stamp or said == [*stamp[:3], None] or (loose and said[:3] == stamp[:3])
+        for said in recorded.get(name, ())
+        if isinstance(said, list)
+    )
+
+
+def named_as_copied(recorded: dict[str, list[Any]], name: str, stamp: list[int] | None) -> bool:
+    """Whether ``recorded`` names the file ``name`` with ``stamp`` as a copy keeps it:
+    its size and time (``cp -a``, ``rsync -a``, a move to another disk give it a new
+    inode). Enough to know a file for a recheck's report, never to remove it
+    (:func:`known_output`)."""
+    if stamp is None:
+        return False
+    return any(
+        isinstance(said, list) and said[:2] == stamp[:2] for said in recorded.get(name, ())
+    )  # fmt: skip
+
+
+def announce_outputs(folder: Path, putting: Iterable[tuple[str, Path]]) -> None:
+    """``folder``'s manifest naming, besides what it named, the files this run is about to
+    rename into place (``putting``: each name, and the temporary file renamed to it) as
+    ``pending``: its size, time and inode, which the rename keeps (its change time, which
+    the rename sets, ``null``). Written before the renames, it lets the next run know
+    them as a recheck's when this one stops before its manifest is whole (a crash or a
+    kill between two renames, a manifest that could not be written)."""
+    files, pending = _manifest_parts(folder)
+    pending = {
+        **pending,
+        **{name: [*file_stamp(temporary)[:3], None] for name, temporary in putting},
+    }
+    _replace_manifest(folder, {"written_by": WRITTEN_BY, "files": files, "pending": pending})
+
+
+def write_manifest(folder: Path, written: Iterable[Path]) -> None:
+    """``folder``'s manifest naming the files ``written`` there, replaced whole."""
+    _replace_manifest(
+        folder,
+        {"written_by": WRITTEN_BY, "files": {path.name: file_stamp(path) for path in written}},
+    )
+
+
+def add_to_manifest(folder: Path, written: Iterable[Path]) -> None:
+    """``folder``'s manifest naming the files ``written`` there beside those it named (a
+    recheck's report written in a folder that is no folder of its outputs), its
+    ``pending`` too (a stopped run's outputs, which the next run into the folder must
+    know: :func:`announce_outputs`)."""
+    files, pending = _manifest_parts(folder)
+    files = {**files, **{path.name: file_stamp(path) for path in written}}
+    _replace_manifest(folder, {"written_by": WRITTEN_BY, "files": files,
+                      **({"pending": pending} if pending else {})})  # fmt: skip
+
+
+def _replace_manifest(folder: Path, said: dict[str, Any]) -> None:
+    with replacing(folder / MANIFEST) as file:  # made new: no planted symlink followed
+        file.write((json.dumps(said, indent=1) + "\n").encode())
+
+
+#: The names of a folder's files read as its shards (a ``.gz`` is read as a compressed
+#: trail, so a folder's are not: name them, or a pattern).
+SUFFIXES: Final = (".jsonl", ".ndjson", ".csv", ".parquet")
+#: How the first line of a recheck's ``--report`` starts (its keys, in order; with
+#: several shards, ``shard`` first): a folder's or a pattern's file that starts so, and
+#: that its folder's manifest names, is a report a run wrote there, not a shard (its
+#: lines name a ``url`` each).
+_REPORT_KEYS: Final = (("line", "url", "status"), ("shard", "line", "url", "status"))
+#: What makes an argument a pattern (when no file has that name).
+_MAGIC: Final = frozenset("*?[")
+
+
+class ShardError(Exception):
+    """The DATASET arguments name no collection that can be read: one line."""
+
+
+@dataclass(frozen=True)
+class Shards:
+    """The files of a collection, in the order they are read."""
+
+    #: Each shard's path as named (a folder's file: ``folder/name``; ``-``).
+    paths: list[str]
+    #: Named as several (more than one argument, a folder, a pattern): ``--out`` and
+    #: ``--removed`` name folders, and the report and trail name each item's shard.
+    several: bool
+    #: The collection as named, for messages and the summary's title.
+    label: str
+    #: A folder's files that are not of a dataset format (not read).
+    skipped: list[str] = field(default_factory=list)
+    #: A folder's or a pattern's files that are a recheck's ``--report`` (not read).
+    reports: list[str] = field(default_factory=list)
+    #: The folder each pattern's matches are under (its parts before the first with a
+    #: magic character), resolved: a later run of the pattern may read a file written
+    #: there or below it (``'data/**/*.jsonl'`` a report in ``data/``).
+    reached: list[Path] = field(default_factory=list)
+
+
+def _is_pattern(argument: str) -> bool:
+    return bool(_MAGIC.intersection(argument)) and not os.path.lexists(argument)
+
+
+def _is_report(path: str, manifests: dict[Path, dict[str, list[Any]]]) -> bool:
+    """Whether ``path`` is a JSON Lines file a recheck wrote as its ``--report``: its
+    folder's manifest names it as it is now, or a copy of it
+    (:func:`named_as_copied`), and it starts as a report does. A user's
+    shard whose records begin ``line,url,status`` is read. ``manifests``: each folder's
+    read so far (read once: a folder of 50,000 outputs has a manifest naming them
+    all)."""
+    if not path.lower().endswith((".jsonl", ".ndjson")):
+        return False
+    where = Path(path)
+    if where.parent not in manifests:
+        manifests[where.parent] = recorded_outputs(where.parent)
+    if not named_as_copied(manifests[where.parent], where.name, stamp_of(where)):
+        return False
+    try:
+        with open(path, "rb") as file:
+            first = json.loads(file.readline(1 << 16))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(first, dict):
+        return False
+    keys = tuple(first)
+    return any(keys[: len(start)] == start for start in _REPORT_KEYS)
+
+
+def _folder(folder: str, skipped: list[str]) -> list[str]:
+    """The shards of ``folder``: its files of a dataset format, by name."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError as error:
+        raise ShardError(f"{folder}: cannot list: {error.strerror or error}") from None
+    found = []
+    for name in names:
+        path = os.path.join(folder, name)
+        if name.startswith(".") or os.path.isdir(path):
+            continue  # hidden (a recheck's own .NAME.PID.partial), a subfolder
+        if name.lower().endswith(SUFFIXES):
+            found.append(path)
+        else:
+            skipped.append(path)
+    if not found:
+        raise ShardError(f"{folder} holds no file of a dataset format ({', '.join(SUFFIXES)}): "
+                         "name its files, or a pattern")  # fmt: skip
+    return found
+
+
+def _identity(path: str) -> object:
+    """What tells two names of one file apart from two files: (device, inode) where it
+    exists (a symlink, a hard link, ``./``), else its resolved path."""
+    try:
+        status = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    return status.st_dev, status.st_ino
+
+
+def expand(arguments: Sequence[str]) -> Shards:
+    """The shards the DATASET ``arguments`` name. Raises :class:`ShardError`."""
+    arguments = list(arguments)
+    if not arguments:
+        raise ShardError("give a DATASET: a file, several, a folder or a quoted pattern")
+    if STDIN in arguments and len(arguments) > 1:
+        raise ShardError(f"{STDIN} (standard input) is read alone: name the files instead")
+    paths: list[str] = []
+    skipped: list[str] = []
+    reached: list[Path] = []
+    named = set(arguments)  # a file named is read, whatever it holds
+    several = len(arguments) > 1
+    for argument in arguments:
+        if argument != STDIN and os.path.isdir(argument):
+            several = True
+            paths += _folder(argument, skipped)
+        elif _is_pattern(argument):
+            several = True
+            reached.append(_literal_folder(argument))
+            matched = sorted(
+                path for path in glob.glob(argument, recursive=True) if not os.path.isdir(path)
+            )
+            if not matched:
+                raise ShardError(f"{argument} matches no file")
+            paths += matched
+        else:
+            paths.append(argument)
+    manifests: dict[Path, dict[str, list[Any]]] = {}
+    reports = [path for path in paths if path not in named and _is_report(path, manifests)]
+    paths = [path for path in paths if path not in reports]
+    if not paths:
+        raise ShardError(f"{' '.join(arguments)} names only a recheck's reports "
+                         f"({', '.join(reports)}): name the collection's files")  # fmt: skip
+    seen: dict[object, str] = {}
+    for path in paths:
+        key = _identity(path)
+        if key in seen:
+            raise ShardError(f"{path} is named twice (as {seen[key]}): each shard is read once")
+        seen[key] = path
+    label = " ".join(arguments)
+    return Shards(paths, several, label, skipped, reports, reached)
+
+
+def _literal_folder(pattern: str) -> Path:
+    """The folder under which ``pattern`` matches files: its parts before the first
+    with a magic character, resolved."""
+    parts = Path(pattern).parts
+    literal = next((n for n, part in enumerate(parts) if _MAGIC.intersection(part)), len(parts))
+    return Path(*parts[:literal]).resolve() if literal else Path.cwd()
+
+
+def output_of(folder: str | Path, shard: str) -> Path:
+    """Where a shard's kept (or removed) items are written under ``folder``: its name."""
+    return Path(folder) / Path(shard).name
+
+
+def check_folders(shards: Shards, outputs: Sequence[tuple[str, str]]) -> None:
+    """With several shards, each of ``outputs`` (``(option, path)``: ``--out``,
+    ``--removed``) must be a folder (or none yet), and no two shards may share a name
+    there, case and Unicode normalization aside (one file on macOS and Windows). Raises
+    :class:`ShardError`."""
+    if not shards.several:
+        return
+    for option, folder in outputs:
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            raise ShardError(f"--{option} {folder}: with several shards --{option} names a "
+                             "folder (one file per shard, named as the shard)")  # fmt: skip
+        seen: dict[str, str] = {}
+        for path in shards.paths:
+            # one file where case or the Unicode normalization is ignored (macOS, Windows)
+            name = unicodedata.normalize("NFC", Path(path).name).casefold()
+            if name in seen:
+                raise ShardError(f"--{option} {folder}: the shards {seen[name]} and {path} "
+                                 f"would both be written to {output_of(folder, path)}: "
+                                 "rename one")  # fmt: skip
+            seen[name] = path
+
 
 #: The options that name an output, in the order they are checked.
 OUTPUTS: Final = ("out", "removed", "report", "summary", "trail")
@@ -182,7 +537,7 @@ class Staged:
         """The report at ``path`` named by its folder's manifest once in place, beside
         what the manifest named (a folder of outputs' manifest names it with them): the
         one sign by which a later run that reads the folder as a collection knows it for
-        a recheck's report, not a shard (:func:`rep_recheck.shards.expand`)."""
+        a recheck's report, not a shard (:func:`expand`)."""
         final = Path(path)
         if final.exists() and not final.is_file():
             return  # a device or a FIFO: written as it is, in no folder of outputs
@@ -212,7 +567,7 @@ class Staged:
                            if final.parent == folder and temporary.exists()]  # fmt: skip
                 if putting:
                     done.append(_kept(folder / MANIFEST))  # put back as it was on failure
-                    manifest.announce(folder, putting)
+                    announce_outputs(folder, putting)
             for temporary, final in self._files:
                 if temporary.exists():
                     kept = _kept(final)
@@ -247,11 +602,11 @@ class Staged:
             if not mine:
                 continue
             if stale is None:
-                manifest.add(folder, mine)
+                add_to_manifest(folder, mine)
                 continue
-            manifest.write(folder, mine)
+            write_manifest(folder, mine)
             for path, stamp in stale:
-                if path.resolve() not in this_run and manifest.stamp_of(path) == stamp:
+                if path.resolve() not in this_run and stamp_of(path) == stamp:
                     path.unlink(missing_ok=True)
         self._folders.clear()
 
@@ -273,21 +628,21 @@ def previous_outputs(
     """The files of a dataset format (``suffixes``) in the output ``folder`` that this run
     does not write (``writing``: the names it writes; ``outputs``: its other outputs, a
     report or trail there): each must be one a previous recheck wrote there, as its
-    manifest says it (:func:`~rep_recheck.manifest.stamp`), to be removed once
+    manifest says it (:func:`file_stamp`), to be removed once
     this run's outputs are in place. Raises :class:`PathError` for any other (a later
     reader would take it for this run's output, and it is no recheck's to remove), for
     one of ``inputs`` (what it is, path: a shard read through a link to it), for an
-    odd folder (:func:`~rep_recheck.manifest.odd`), and for a file this run
+    odd folder (:func:`odd_folder`), and for a file this run
     would write over that the manifest does not name as it is now
-    (:func:`~rep_recheck.manifest.unnamed`: no recheck's to replace; all named)."""
+    (:func:`unnamed_outputs`: no recheck's to replace; all named)."""
     if not folder.is_dir():
         return []
-    recorded, writing = manifest.recorded(folder), set(writing)
-    if (odd := manifest.odd(folder, writing)) is not None:
+    recorded, writing = recorded_outputs(folder), set(writing)
+    if (odd := odd_folder(folder, writing)) is not None:
         raise PathError(f"--{option} {folder}: {odd}; move it, or name another folder")
-    if taken := manifest.unnamed(folder, writing, recorded):
+    if taken := unnamed_outputs(folder, writing, recorded):
         them = "it" if len(taken) == 1 else "them"
-        raise PathError(f"--{option} {folder}: holds {manifest.listed(taken)}, which this run "
+        raise PathError(f"--{option} {folder}: holds {listed_names(taken)}, which this run "
                         f"would write and no {MANIFEST} there names as a recheck's as it is "
                         f"now: remove {them}, or name another folder")  # fmt: skip
     stale = []
@@ -302,8 +657,8 @@ def previous_outputs(
                 raise PathError(f"--{option} {folder}: holds {name}, which this run does not "
                                 f"write and reads ({what}, {source}): name another "
                                 "folder")  # fmt: skip
-        stamp = manifest.stamp(path)
-        if not manifest.known(recorded, name, stamp):
+        stamp = file_stamp(path)
+        if not known_output(recorded, name, stamp):
             raise PathError(f"--{option} {folder}: holds {name}, which this run does not "
                             "write and no recheck wrote there as it is now: it would be taken "
                             "for this run's output; move it, or name another folder")  # fmt: skip

@@ -17,11 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Final, TextIO
 
-from rep_engine.records import ItemStatus
+from rep_engine.records import EndReason, ItemStatus
 from rep_engine.settings import RepConfig
 from rep_engine.trail.terminal import printable
 from rep_recheck.asof import Then
-from rep_recheck.datasets import STDIN, Chunk, Dataset, DatasetError, Item
+from rep_recheck.datasets import STDIN, UNREADABLE, Chunk, Dataset, DatasetError, Item
 from rep_recheck.deciding import (
     Closing,
     agents_obeyed,
@@ -31,11 +31,10 @@ from rep_recheck.deciding import (
     scope_note,
 )
 from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
-from rep_recheck.files import Staged, Stale
+from rep_recheck.files import Shards, Staged, Stale, output_of
 from rep_recheck.grouping import Grouped, again_allowed, estimated_items, groups_for
 from rep_recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
 from rep_recheck.outputs import (
-    UNREADABLE,
     Evidence,
     EvidenceMemo,
     Tally,
@@ -45,7 +44,6 @@ from rep_recheck.outputs import (
 )
 from rep_recheck.pacing import PAGES_NOT_CHECKED
 from rep_recheck.rechecker import Outcome, Rechecker
-from rep_recheck.shards import Shards, output_of
 from rep_recheck.stopping import Held, Stopped
 from rep_recheck.store import DocumentStore, OriginsEvidence
 from rep_recheck.trail import RecheckTrail
@@ -219,7 +217,7 @@ class Finishing:
                 if trail is not None:
                     self._failed(trail, error, tally.statuses[UNREADABLE])
                 raise
-            end = "interrupted" if self.interrupted else "finished"
+            end = EndReason.INTERRUPTED if self.interrupted else EndReason.FINISHED
             finishing.arm()
             head = trail.close(tally.statuses[UNREADABLE], end) if trail is not None else ""
         if not tally.items:

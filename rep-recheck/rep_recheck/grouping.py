@@ -46,7 +46,7 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, Any, Final
 
-from rep_recheck.items import Chunk
+from rep_recheck.datasets import Chunk
 from rep_recheck.names import PARSED_ORIGINS, ROOM
 
 #: What share of ``REP_RECHECK_PARSED_ORIGINS`` the origins made again (asked for anew

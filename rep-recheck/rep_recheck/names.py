@@ -2,7 +2,7 @@
 
 A recheck meets each of its origins' names (``https://a.example``) many times and needs a
 small number for each (its place in the arrays of its counts:
-:mod:`~rep_recheck.tally`; its place in the dataset's first pass:
+:class:`~rep_recheck.outputs.PerOrigin`; its place in the dataset's first pass:
 :mod:`~rep_recheck.fetching`). :class:`Numbered` holds them in a dict up to
 ``held`` names (``REP_RECHECK_PARSED_ORIGINS``); beyond that every name is in an SQLite
 file of a temporary folder (removed at the end, as the document store's), and the dict

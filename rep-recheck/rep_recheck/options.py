@@ -16,6 +16,7 @@ from rep_engine.settings import RepConfig, read_config
 from rep_engine.settings.names import check_names, known_names
 from rep_engine.settings.readers import read_bool
 from rep_engine.trail.file import TrailFileError, check_trail
+from rep_engine.trail.terminal import HELP_WIDTH, exit_table
 from rep_engine.verdict.decide import ROBOTS
 from rep_recheck.asof import add_dated_options
 from rep_recheck.datasets import FORMATS, STDIN
@@ -23,16 +24,17 @@ from rep_recheck.documents import KINDS
 from rep_recheck.files import (
     MANIFEST,
     OUTPUTS,
+    SUFFIXES,
     PathError,
+    Shards,
     Stale,
+    check_folders,
     check_paths,
+    output_of,
     previous_outputs,
 )
 from rep_recheck.rechecker import Identity
-from rep_recheck.shards import SUFFIXES, Shards, check_folders, output_of
 
-#: The width every help text fits in.
-HELP_WIDTH: Final = 80
 EXIT_KEPT: Final = 0
 EXIT_REMOVED: Final = 1
 EXIT_USAGE: Final = 2
@@ -44,20 +46,19 @@ DEFAULT_USER_AGENT: Final = "Scrapy"
 #: What ``recheck`` does, as ``python -m scrapy_rep --help`` says it.
 SUMMARY: Final = "re-check a stored collection: the items a site has since said no to"
 
-EXIT_CODES: Final = "\n".join([
-    "exit codes (scrapy rep-recheck uses the same):",
-    f"  {EXIT_KEPT}  every item is kept",
-    f"  {EXIT_REMOVED}  some items are removed: refused now, unknown (not kept), or",
-    "     unreadable (a warning names its line; the run goes on)",
-    f"  {EXIT_USAGE}  bad input or usage: a wrong option or setting, an unreadable dataset",
-    "     or WARC, a dataset of no item, or none of whose items could be read",
-    f"  {EXIT_INTERRUPTED}  interrupted: the fetch ended before every document was had (its",
-    "     crawl closed early); --out, --removed and --report are not written, the",
-    "     summary and the trail's end line say so",
-    "  130  stopped by Ctrl-C (SIGINT), 143 by SIGTERM, at any phase: one line says",
-    "     so; every output as it was (or all whole, if they were being put in place),",
-    "     no temporary file left, the trail's run ended",
-])  # fmt: skip
+EXIT_CODES: Final = exit_table("exit codes (scrapy rep-recheck uses the same):", {
+    EXIT_KEPT: "every item is kept",
+    EXIT_REMOVED: "some items are removed: refused now, unknown (not kept), or unreadable "
+                  "(a warning names its line; the run goes on)",
+    EXIT_USAGE: "bad input or usage: a wrong option or setting, an unreadable dataset or "
+                "WARC, a dataset of no item, or none of whose items could be read",
+    EXIT_INTERRUPTED: "interrupted: the fetch ended before every document was had (its "
+                      "crawl closed early); --out, --removed and --report are not written, "
+                      "the summary and the trail's end line say so",
+    130: "stopped by Ctrl-C (SIGINT), 143 by SIGTERM, at any phase: one line says so; "
+         "every output as it was (or all whole, if they were being put in place), no "
+         "temporary file left, the trail's run ended",
+})  # fmt: skip
 
 
 #: What ``--consult`` does, as its help says it.

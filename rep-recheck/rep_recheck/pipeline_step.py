@@ -39,8 +39,8 @@ from datatrove.pipeline.base import PipelineStep
 from rep_engine.records import ItemStatus
 from rep_engine.urls.origins import origin_of
 from rep_recheck.command import read_settings, warc_rechecker
+from rep_recheck.datasets import UNREADABLE, url_problem
 from rep_recheck.deciding import choices_line
-from rep_recheck.items import UNREADABLE, url_problem
 from rep_recheck.options import consult_of
 from rep_recheck.outputs import EvidenceMemo
 from rep_recheck.rechecker import Rechecker

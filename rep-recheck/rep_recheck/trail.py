@@ -25,29 +25,30 @@ import zlib
 from collections import Counter
 from collections.abc import Hashable
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any, Final
 
 from rep_audit.treeheads import head_options
 from rep_engine.directives import product_token
 from rep_engine.fetch.cache import CacheEntry
-from rep_engine.records import REFUSED_BY, ItemStatus, RefusedBy, iso_time, robots_part
+from rep_engine.fetch.kinds import DocumentKind
+from rep_engine.records import REFUSED_BY, EndReason, ItemStatus, RefusedBy, RobotsPart, iso_time
 from rep_engine.robotstxt import Decision
 from rep_engine.trail import lines
 from rep_engine.trail.file import EMPTY_SHA256, TrailFile
 from rep_engine.trail.read import tail_of
-from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM, Allowed, Obey, Refused, Verdict, Wait
+from rep_engine.verdict.decide import LICENSE, TDM, Allowed, Obey, Refused, Verdict, Wait
 from rep_engine.verdict.page import PageStatements
 from rep_engine.verdict.policy import NOTHING_BEFORE
 from rep_recheck.datasets import Item, changed_since
-from rep_recheck.documents import OriginDocuments, document_url
+from rep_recheck.documents import OriginDocuments
 from rep_recheck.names import Numbered
 from rep_recheck.rechecker import Outcome, Rechecker
 from rep_recheck.stopping import Held
 
 #: The ``spider`` of a recheck's run line.
 SPIDER: Final = "recheck"
-_KIND_NAMES: Final = {ROBOTS: "robots.txt", TDM: "tdmrep.json", LICENSE: "rsl"}
 
 
 class _Settings:
@@ -123,13 +124,17 @@ class RecheckTrail:
         self._group_lines: dict[str, dict[str, Any]] = {}
 
     def snapshot(
-        self, kind: str, key: Hashable, entry: CacheEntry[Any], documents: OriginDocuments
+        self,
+        kind: DocumentKind[Any],
+        key: Hashable,
+        entry: CacheEntry[Any],
+        documents: OriginDocuments,
     ) -> str:
         """The snapshot name of ``entry``'s body, stored and announced once (``""``: a
         document given up on, nothing read)."""
         if entry.unreachable:
             return ""
-        url = document_url(kind, key)
+        url = kind.url(key)
         sha = entry.sha256 or EMPTY_SHA256
         name = f"{sha} {url}"
         if self.recording is not None:
@@ -141,10 +146,10 @@ class RecheckTrail:
         body = zlib.decompress(entry.body_zlib) if entry.body_zlib else b""
         self.file.write_snapshot(sha, body)
         line = lines.snapshot_line(
-            self.run, entry.sha256, _KIND_NAMES[kind], url, entry.final_url, entry.status,
+            self.run, entry.sha256, kind.name, url, entry.final_url, entry.status,
             entry.outcome, entry.fetched_at, len(body),
         )  # fmt: skip
-        record = documents.records.get((kind, key))
+        record = documents.records.get((kind.name, key))
         if record:
             line["warc_record"] = record
         if self.recording is not None:
@@ -246,22 +251,16 @@ class RecheckTrail:
 
     def _documents(self, record: dict[str, Any], outcome: Outcome) -> None:
         """The document versions the item was decided with: its ``robots`` part, the
-        ``tdmrep`` and ``rsl`` it names and its ``usage`` decision, as a crawl's record."""
+        ``tdmrep`` and ``rsl`` it names and its ``usage`` decision, as a crawl's record
+        (:func:`~rep_engine.trail.lines.documents_of`,
+        :func:`~rep_engine.trail.lines.robots_part_of`)."""
         verdict, documents = outcome.verdict, outcome.documents
         if verdict is None or documents is None or not verdict.used:
             return
-        robots_sha = tdm_sha = ""
-        licenses: dict[str, str] = {}
-        for kind, key, entry in verdict.used:
-            if kind in documents.not_consulted:  # read as none, not a document had
-                continue
-            sha = self.snapshot(kind, key, entry, documents)
-            if kind == ROBOTS:
-                robots_sha = sha
-            elif kind == TDM:
-                tdm_sha = record["tdmrep"] = sha
-            else:
-                licenses[str(key)] = sha
+        named = lines.documents_of(
+            verdict.used, partial(self.snapshot, documents=documents), documents.not_consulted
+        )
+        record |= named.fields
         robots = verdict.used[0][2]
         decision = getattr(verdict, "robots", None)
         if isinstance(verdict, Wait):
@@ -271,55 +270,40 @@ class RecheckTrail:
             if verdict.document == TDM:
                 record["tdmrep"] = ""
             elif verdict.document == LICENSE:
-                licenses.update(dict.fromkeys(map(str, (verdict.key, *verdict.also)), ""))
+                licenses = dict.fromkeys(map(str, (verdict.key, *verdict.also)), "")
+                record["rsl"] = record.get("rsl", {}) | licenses
             if not robots.unreachable:
                 decision = robots.rules.decide(record["url"], self.rechecker.agent)
-        if licenses:
-            record["rsl"] = licenses
-        self._robots(record, verdict, decision, robots, robots_sha)
+        if (part := self._robots(verdict, decision, robots, named.robots)) is not None:
+            record["robots"] = part.part()
         before = getattr(verdict, "before", NOTHING_BEFORE)
         decision_now = outcome.page.usage if outcome.page is not None else None
         if decision_now is None and before is not NOTHING_BEFORE:
             decision_now = before.decision()
         if decision_now is not None and decision_now.signals:
-            record["usage"] = lines.usage_part(decision_now, robots_sha, tdm_sha, licenses)
+            record["usage"] = lines.usage_part(
+                decision_now, named.robots, named.fields.get("tdmrep", ""), record.get("rsl", {})
+            )
 
     def _robots(
         self,
-        record: dict[str, Any],
         verdict: Verdict,
         decision: Decision | None,
         robots: CacheEntry[Any],
         robots_sha: str,
-    ) -> None:
+    ) -> RobotsPart | None:
         """The item's ``robots`` part: the agent whose group decided it, the line and why
         (robots.txt not obeyed, given up on, or an override that held or expired)."""
         rechecker = self.rechecker
-        if isinstance(verdict, (Allowed, Refused)):
-            agent = verdict.robots_agent or (
-                verdict.agent if isinstance(verdict, Refused) else rechecker.agent
-            )
-        else:
-            agent = rechecker.agent
+        agent = rechecker.agent
+        if isinstance(verdict, Refused):
+            agent = verdict.robots_agent or verdict.agent
+        elif isinstance(verdict, Allowed):
+            agent = verdict.robots_agent or agent
         agent = product_token(agent) or agent
-        names = rechecker.names if len(rechecker.names) > 1 else ()
-        if rechecker.obey is not Obey.ALL:
-            why = "Allow/Disallow not obeyed (ROBOTSTXT_OBEY = False)"
-            record["robots"] = robots_part(robots_sha, agent, None, None, why, False,
-                                                 agents=names)  # fmt: skip
-        elif decision is not None:
-            why = f"robots.txt {robots.outcome}" if robots.unreachable else decision.reason
-            overridden = expired = ""
-            ends = None
-            if isinstance(verdict, (Allowed, Refused)) and verdict.overridden is not None:
-                overridden = verdict.overridden.described
-                ends = verdict.overridden.ends
-            elif isinstance(verdict, Refused) and verdict.expired is not None:
-                expired = verdict.expired.described
-            record["robots"] = robots_part(
-                robots_sha, agent, decision.line, decision.line_text, why, True, overridden,
-                expired, names, ends,
-            )  # fmt: skip
+        not_obeyed = "" if rechecker.obey is Obey.ALL else "ROBOTSTXT_OBEY"
+        return lines.robots_part_of(verdict, decision, robots, robots_sha, agent,
+                                    rechecker.names, not_obeyed)  # fmt: skip
 
     def fail(self, why: str, unreadable: int = 0) -> bool:
         """The ``end`` line of a run stopped before every item was decided (a shard that
@@ -329,7 +313,7 @@ class RecheckTrail:
         counts = dict(self.counts)
         if unreadable:
             counts["unreadable"] = unreadable
-        line = lines.end_line(self.run, "failed", counts, self.last_request)
+        line = lines.end_line(self.run, EndReason.FAILED, counts, self.last_request)
         line["error"] = why
         try:
             self.file.write(line)
@@ -338,7 +322,7 @@ class RecheckTrail:
             return False
         return True
 
-    def close(self, unreadable: int = 0, reason: str = "finished") -> str:
+    def close(self, unreadable: int = 0, reason: EndReason = EndReason.FINISHED) -> str:
         """The ``end`` line (``reason``: ``finished``, or ``interrupted``: the fetch was
         stopped before every document was had); the SHA-256 of the trail's last line."""
         counts = dict(self.counts)

@@ -308,7 +308,6 @@ NOT_YET_MEMBERS: dict[str, list[str]] = {
     ],
     "rep-audit/rep_audit/summary.py": ["end.get('reason') == 'failed'"],
     "rep-audit/rep_audit/verify.py": ["record.get('reason') == 'failed'"],
-    "rep-recheck/rep_recheck/tally.py": ["said.signal == 'robots.txt'"],
 }
 
 

@@ -2,7 +2,7 @@
 :func:`rep_engine.settings.read_config`): a misspelt boolean is refused with one line
 naming it, before the dataset is read or a document fetched, by the command with a WARC
 or with documents fetched now, and by the datatrove step; never read as false (which
-turns robots.txt off)."""
+turns robots.txt off). Not obeyed, its trail's items say so as a crawl's records do."""
 
 from __future__ import annotations
 
@@ -10,9 +10,18 @@ from pathlib import Path
 
 import pytest
 
+from rep_audit.verify import verify
+from rep_engine.records import NOT_OBEYED
 from rep_engine.settings.readers import RepSettingError
-from rep_recheck.command import EXIT_USAGE, FetchRequest, FetchResult, main
-from tests.support.recheck import needs, recheck_tool, robots_capture, write_jsonl, write_warc
+from rep_recheck.command import EXIT_REMOVED, EXIT_USAGE, FetchRequest, FetchResult, main
+from tests.support.recheck import (
+    needs,
+    recheck_tool,
+    report_lines,
+    robots_capture,
+    write_jsonl,
+    write_warc,
+)
 
 #: Values Scrapy's ``getbool`` or a lenient reader would read as a boolean, which the
 #: crawl refuses.
@@ -58,6 +67,31 @@ def test_a_misspelt_robotstxt_obey_stops_a_recheck_before_its_crawl(
     assert code == EXIT_USAGE and asked == []
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and "ROBOTSTXT_OBEY" in err[0], err
+
+
+def test_robotstxt_not_obeyed_is_said_in_the_items_in_the_crawls_words(tmp_path: Path) -> None:
+    """``ROBOTSTXT_OBEY = False`` with a purpose: Disallow refuses nothing, the purpose's
+    opt-outs still do; each item's ``robots`` part says its Allow/Disallow were not
+    obeyed, in the words a crawl's ``url`` record says it (``NOT_OBEYED``), and the trail
+    verifies."""
+    warc, dataset = _dataset_and_warc(tmp_path)
+    trail = tmp_path / "trail.jsonl"
+    robots = "User-agent: *\nDisallow: /no\nContent-Usage: /yes train-ai=n\n"
+    tdmrep = ("https://a.example/.well-known/tdmrep.json", 404, b"", {})
+    write_warc(warc, [robots_capture("https://a.example", robots), tdmrep])
+    code, _ = recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(warc),
+                           "-s", "ROBOTSTXT_OBEY=False", f"--trail={trail}",
+                           f"--out={tmp_path / 'kept.jsonl'}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    items = [line for line in report_lines(trail) if line["type"] == "item"]
+    assert [(item["url"], item["status"]) for item in items] == [
+        ("https://a.example/no/1", "kept"), ("https://a.example/yes", "refused")
+    ]  # fmt: skip
+    for item in items:
+        assert item["robots"]["obeyed"] is False
+        assert item["robots"]["why"] == NOT_OBEYED["ROBOTSTXT_OBEY"]
+    result = verify(trail)
+    assert result.clean, result.findings
 
 
 @pytest.mark.parametrize("value", ["True", "1", True, "false", False, 0])

@@ -312,16 +312,16 @@ def test_a_rerun_after_a_manifest_that_could_not_be_written_writes_its_outputs(
 ) -> None:
     """The outputs were in place and the folder's manifest could not be written (a full
     disk): the next run took them for files of yours, and stopped naming them."""
-    real = files.manifest.write
+    real = files.write_manifest
 
     def failing(folder: Path, written: object) -> None:
         raise OSError(28, "No space left on device", str(folder))
 
-    monkeypatch.setattr(files.manifest, "write", failing)
+    monkeypatch.setattr(files, "write_manifest", failing)
     try:
         assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl", "c.jsonl"]) == EXIT_USAGE
     finally:
-        monkeypatch.setattr(files.manifest, "write", real)
+        monkeypatch.setattr(files, "write_manifest", real)
     assert visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl", "c.jsonl"]
     assert recheck_shards(tmp_path, ["a.jsonl", "b.jsonl"]) == EXIT_REMOVED
     assert visible_files(tmp_path / "kept") == ["a.jsonl", "b.jsonl"]

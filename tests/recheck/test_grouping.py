@@ -34,7 +34,7 @@ from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import NO_FILE
 from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM
 from rep_engine.verdict.page import PageStatements
-from rep_recheck import formats, grouping
+from rep_recheck import grouping
 from rep_recheck.command import (
     EXIT_INTERRUPTED,
     EXIT_REMOVED,
@@ -108,7 +108,7 @@ def _item_lines(shuffled: bool, seed: int = 3) -> list[bytes]:
 @pytest.fixture
 def tiny(monkeypatch: pytest.MonkeyPatch) -> None:
     """Chunks of 8 items and groups of 16: the grouped path on a few dozen items."""
-    monkeypatch.setattr(formats, "CHUNK_ITEMS", 8)
+    monkeypatch.setattr("rep_recheck.datasets.CHUNK_ITEMS", 8)
     monkeypatch.setattr(grouping, "GROUP_ITEMS", 16)
 
 
@@ -349,7 +349,7 @@ def test_parquet_shards_are_grouped_and_written_back_with_their_schema(
         parquet.write_table(table, str(data / f"part-{part}.parquet"), row_group_size=8)
     (tmp_path / "grouped").mkdir()
     (tmp_path / "whole").mkdir()
-    monkeypatch.setattr("rep_recheck.parquet.PARQUET_ROWS_BATCH", 8)
+    monkeypatch.setattr("rep_recheck.datasets.PARQUET_ROWS_BATCH", 8)
     code, grouped, _ = _grouping_run(tmp_path / "grouped", [str(data)], 3)
     _grouped_at(capsys.readouterr().err)
     whole_code, whole, _ = _grouping_run(tmp_path / "whole", [str(data)], 1000)

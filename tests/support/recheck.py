@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
-from rep_recheck import formats
 from rep_recheck.command import main
-from rep_recheck.datasets import DatasetError
+from rep_recheck.datasets import DatasetError, JsonLines
 
 #: When the captures of :func:`write_warc` are dated, unless told.
 CAPTURED = "2025-04-01T12:00:00Z"
@@ -244,7 +243,7 @@ def forged_item(trail: Path, url: str, **changes: Any) -> Path:
 def fail_reading(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     """Every JSON Lines shard called ``name`` fails after its first chunk, as a disk's
     read error does (``cannot read: Input/output error``)."""
-    chunks = formats.JsonLines.chunks
+    chunks = JsonLines.chunks
 
     def failing(self: Any, rows: bool = True) -> Iterator[Any]:
         for chunk in chunks(self, rows):
@@ -252,4 +251,4 @@ def fail_reading(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
             if self.path.name == name:
                 raise DatasetError(f"{self.name}: cannot read: Input/output error")
 
-    monkeypatch.setattr(formats.JsonLines, "chunks", failing)
+    monkeypatch.setattr(JsonLines, "chunks", failing)

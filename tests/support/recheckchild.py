@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any, Final
 
-from rep_recheck import captures, files, formats, grouping, rechecker, trail
+from rep_recheck import captures, datasets, files, grouping, rechecker, trail
 from rep_recheck.stopping import _STATE
 
 #: Each phase: the object, the name of its function, the call that reaches it.
@@ -54,6 +54,6 @@ def wait_in(phase: str) -> None:
 if __name__ == "__main__":
     from scrapy_rep.__main__ import main
 
-    formats.CHUNK_ITEMS, grouping.GROUP_ITEMS = 8, 16
+    datasets.CHUNK_ITEMS, grouping.GROUP_ITEMS = 8, 16
     wait_in(sys.argv[1])
     sys.exit(main(["recheck", *sys.argv[2:]]))

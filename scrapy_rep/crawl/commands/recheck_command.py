@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 from scrapy.commands import ScrapyCommand
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 
-from rep_recheck.command import EXIT_CODES, EXIT_USAGE, HELP_WIDTH, add_options, run
+from rep_engine.trail.terminal import HELP_WIDTH
+from rep_recheck.command import EXIT_CODES, EXIT_USAGE, add_options, run
 from scrapy_rep.crawl.commands.recheck_crawl import fetch
 from scrapy_rep.crawl.commands.robots_command import TableHelpFormatter
 

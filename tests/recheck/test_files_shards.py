@@ -10,8 +10,14 @@ from typing import Any
 
 import pytest
 
-from rep_recheck import manifest
-from rep_recheck.shards import ShardError, check_folders, expand, output_of
+from rep_recheck.files import (
+    ShardError,
+    check_folders,
+    expand,
+    output_of,
+    recorded_outputs,
+    write_manifest,
+)
 
 
 def _written(folder: Path, *names: str) -> list[str]:
@@ -151,14 +157,14 @@ def test_a_folders_manifest_is_read_once_however_many_shards_it_holds(
     shards = [Path(path) for path in _written(folder, *(f"s{n}.jsonl" for n in range(50)))]
     for path in shards:
         path.write_text('{"url": "http://a.test/"}\n')
-    manifest.write(folder, shards)
+    write_manifest(folder, shards)
     read: list[Path] = []
-    recorded = manifest.recorded
+    recorded = recorded_outputs
 
     def counted(where: Path) -> dict[str, list[Any]]:
         read.append(where)
         return recorded(where)
 
-    monkeypatch.setattr(manifest, "recorded", counted)
+    monkeypatch.setattr("rep_recheck.files.recorded_outputs", counted)
     assert len(expand([str(folder)]).paths) == 50
     assert len(read) == 1, read
