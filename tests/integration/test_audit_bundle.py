@@ -19,7 +19,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from tests.support.recheck import recheck_trail
 from tests.support.robotsite import Sites, crawl, html_page, robots, rsl_reply
-from tests.support.signatures import operator_key
+from tests.support.signatures import operator_key, public_key_file
 from tests.support.tools import audit_tool
 
 #: A child that runs ``audit check-bundle ARGV`` and exits 9 if it loaded Scrapy, Twisted
@@ -216,7 +216,9 @@ async def test_a_request_whose_host_addressed_another_site_is_in_that_sites_bund
                        (ip, [f"{ip}/open", f"{ip}/own"])):  # fmt: skip
         bundle = tmp_path / "b.json"
         assert audit_tool("bundle", str(trail), "--site", site, "--out", str(bundle))[0] == 0
-        status, out = checked_alone(str(bundle), "--key", str(tmp_path / "key.pem"))
+        status, out = checked_alone(
+            str(bundle), "--key", str(public_key_file(tmp_path / "key.pem"))
+        )
         assert status == 0, out
         lines = out.splitlines()
         assert sorted(line.split(": ")[1] for line in lines if line.startswith("line ")) == told
