@@ -46,6 +46,7 @@ from rep_engine.keys import holds_private_key, public_key, raw_public
 from rep_engine.records import (
     Fate,
     ItemStatus,
+    Reason,
     RobotsPart,
     answers_said,
     describe,
@@ -226,6 +227,9 @@ class BundleCheck:
         if kind == "url":
             described = describe(FateRecord.of(record).entry, purposes)
             said, answers = described.state, described.answers
+            noted = described.dropped and Reason.of(described.reason) is not Reason.PURPOSE
+            if noted and described.why:  # its noindex, unavailable_after (a purpose's: below)
+                said += f" ({described.why})"
             answered |= described.entry.fate is Fate.FETCHED  # its items decided for each
         else:
             fate = text(record.get("fate") if kind != "item" else record.get("status"))
