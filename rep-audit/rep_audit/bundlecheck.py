@@ -42,10 +42,11 @@ from rep_audit.runcontext import steering
 from rep_audit.treeheads import key_file, signature_problem
 from rep_audit.verify import Verifier
 from rep_audit.witness import witness_keys, witnessed
-from rep_engine.keys import public_key, raw_public
+from rep_engine.keys import holds_private_key, public_key, raw_public
 from rep_engine.records import (
     Fate,
     ItemStatus,
+    Reason,
     RobotsPart,
     answers_said,
     describe,
@@ -64,7 +65,11 @@ from rep_engine.trail.terminal import printable
 def load(path: str) -> dict[str, Any]:
     """The bundle at ``path``, its shape checked; :class:`TrailError` when it is none."""
     try:
-        bundle = json.loads(Path(path).read_bytes())
+        data = Path(path).read_bytes()
+    except OSError as error:  # a file that is not there is not said to be no bundle
+        raise TrailError(f"{path}: cannot be read ({error.strerror or error})") from None
+    try:
+        bundle = json.loads(data)
         head = bundle["head"]
         if (bundle["bundle"], bundle["version"]) != (BUNDLE, VERSION):
             raise ValueError(f"{bundle['bundle']!r} version {bundle['version']!r}")
@@ -94,7 +99,7 @@ def load(path: str) -> dict[str, Any]:
             raise ValueError("its site is not text")
         for note in bundle["cosigned"]:
             notes.read_note(note)  # TypeError, or NoteError: a ValueError
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, RecursionError,
+    except (ValueError, TypeError, KeyError, AttributeError, RecursionError,
             binascii.Error) as error:  # fmt: skip
         raise TrailError(f"{path}: not a site bundle ({type(error).__name__}: {error})") from None
     return bundle  # type: ignore[no-any-return]
@@ -222,6 +227,9 @@ class BundleCheck:
         if kind == "url":
             described = describe(FateRecord.of(record).entry, purposes)
             said, answers = described.state, described.answers
+            noted = described.dropped and Reason.of(described.reason) is not Reason.PURPOSE
+            if noted and described.why:  # its noindex, unavailable_after (a purpose's: below)
+                said += f" ({described.why})"
             answered |= described.entry.fate is Fate.FETCHED  # its items decided for each
         else:
             fate = text(record.get("fate") if kind != "item" else record.get("status"))
@@ -327,6 +335,13 @@ def check_bundle(
     if quorum is not None and not 0 < quorum <= len(witnesses):
         raise TrailError(f"--quorum {quorum}: give 1 to the {len(witnesses)} --witness given")
     unchecked = "" if key_data is not None else _unchecked(head, unsigned)
+    leaked = key_data is not None and holds_private_key(key_data)
+    if leaked:
+        unchecked = (f"NOT PROVEN: --key {key} holds a private key, not the public key the "
+                     "operator publishes: whoever gave you that file, or saw it, can sign a "
+                     "bundle as the operator, so the signature shows nothing of who made this "
+                     "one (ask the operator for their public key, and tell them this one "
+                     "leaked)")  # fmt: skip
     if unchecked:
         print(printable(unchecked), file=out)
     with tempfile.TemporaryDirectory() as folder:
@@ -345,13 +360,15 @@ def check_bundle(
                       "rewritten")  # fmt: skip
         _witnessed(check, witnesses, quorum or len(witnesses), key_data, str(key))
     status, verdict = EXIT_CLEAN, "clean" + (", unsigned check: who made it is not proven"
-                                             if unchecked else "")  # fmt: skip
+                                             if unsigned else "")  # fmt: skip
     if check.problems:
         status, verdict = EXIT_DIFFERENCES, f"{check.problems} problem(s)"
     elif not check.records:
         status, verdict = EXIT_UNPROVEN, ("nothing found wrong, but not proven: it holds no "
                                           "record of the site, so nothing shows none was "
                                           "left out")  # fmt: skip
+    elif leaked:
+        status, verdict = EXIT_UNPROVEN, "nothing found wrong, but not proven (--key is private)"
     elif unchecked and not unsigned:
         status, verdict = EXIT_UNPROVEN, "nothing found wrong, but not proven (no --key)"
     steered = f"; {check.steered} run(s) could be steered from outside" if check.steered else ""

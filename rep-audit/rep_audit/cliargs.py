@@ -31,8 +31,9 @@ _EXIT_MEANINGS: Final = {
     "that cannot be written (the file is left as it was); bundle: no record of the site up "
     "to the tree head (the trail's sites close to it named)",
     EXIT_UNPROVEN: "check-bundle: nothing found wrong, but nothing proven: the tree head was "
-    "not checked against the operator's key (no --key, or an unsigned head), or the bundle "
-    "holds no record of the site (--unsigned asks for a check without a key by name: 0)",
+    "not checked against the operator's key (no --key, an unsigned head, or a --key that "
+    "holds a private key), or the bundle holds no record of the site (--unsigned asks for a "
+    "check without a key by name: 0)",
 }
 #: The exit-code table's rows, wrapped to a terminal's 80 columns.
 _EXIT_CODE_ROWS: Final = "".join(

@@ -192,6 +192,21 @@ def public_key(data: bytes, source: str, kid: str | None = None) -> Ed25519Publi
     return key
 
 
+def holds_private_key(data: bytes) -> bool:
+    """Whether a key file :func:`public_key` reads holds a private key, where a verifier
+    needs only the public one: PEM other than ``PUBLIC KEY`` (PKCS#8, OpenSSH), or a JWK,
+    or a member of a JWK Set, with ``d`` (RFC 8037 §2: the private key)."""
+    text = data.strip()
+    if text.startswith(b"-----BEGIN "):
+        return not text.startswith(b"-----BEGIN PUBLIC KEY-----")
+    try:
+        document = json.loads(data) if text.startswith(b"{") else {}
+    except (ValueError, RecursionError):
+        return False
+    members = document.get("keys", [document]) if isinstance(document, dict) else []
+    return isinstance(members, list) and any(isinstance(m, dict) and "d" in m for m in members)
+
+
 def _from_set(keys: list[Any], source: str, kid: str | None) -> Ed25519PublicKey:
     """The key of a JWK Set named by ``kid`` (its ``kid`` member, or its thumbprint);
     without ``kid``, its one Ed25519 key. Members that are no Ed25519 key are passed over,

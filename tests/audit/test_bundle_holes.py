@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from tests.support.recheck import recheck_trail
-from tests.support.signatures import operator_key
+from tests.support.signatures import operator_key, public_key_file
 from tests.support.tools import audit_streams, audit_tool
 
 SITE = "http://site.test"
@@ -48,8 +48,8 @@ def forged(bundle: Path, change: Any) -> Path:
 
 
 def check_said(bundle: Path, *more: str) -> tuple[int, str]:
-    status, out, err = audit_streams("check-bundle", str(bundle), "--key",
-                                     str(bundle.with_name("key.pem")), *more)  # fmt: skip
+    public = public_key_file(bundle.with_name("key.pem"))
+    status, out, err = audit_streams("check-bundle", str(bundle), "--key", str(public), *more)
     return status, out + err
 
 

@@ -13,11 +13,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+    load_pem_private_key,
+)
 
+from rep_engine.keys import b64url
 from tests.support.recheck import RECHECKED, recheck_trail
 from tests.support.signatures import operator_key
-from tests.support.tools import audit_tool
+from tests.support.tools import audit_streams, audit_tool
 from tests.support.trailfactory import RUN, write_trail
 
 SITE = "http://site.test"
@@ -367,3 +375,37 @@ def test_a_bundle_not_checked_with_the_operators_key_is_not_clean(
     assert status == 3 and said[-1].startswith(f"{bundle.with_name('changed.json')}: nothing "
                                                "found wrong, but not proven: it holds no record "
                                                "of the site"), said  # fmt: skip
+
+
+def test_a_private_key_given_as_the_operators_key_proves_nothing(
+    signed: tuple[Path, Path, Path],
+) -> None:
+    """The operator's private key handed to the site (its PEM, or a JWK with ``d``), given
+    as ``--key``: its public half checks the signature, but whoever gave or saw that file
+    can sign a bundle as the operator. Not proven (exit 3), said first: it was clean, exit
+    0, without a word. A bundle that is not there cannot be read, not "not a bundle"."""
+    _, bundle, public = signed
+    private = bundle.with_name("key.pem")
+    key = load_pem_private_key(private.read_bytes(), password=None)
+    assert isinstance(key, Ed25519PrivateKey)
+    jwk = bundle.with_name("key.jwk")
+    jwk.write_text(json.dumps({
+        "kty": "OKP", "crv": "Ed25519",
+        "x": b64url(key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)),
+        "d": b64url(key.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())),
+    }))  # fmt: skip
+    for given in (private, jwk):
+        status, said = checked(bundle, given)
+        assert status == 3, said
+        assert said[0] == (
+            f"NOT PROVEN: --key {given} holds a private key, not the public key the operator "
+            "publishes: whoever gave you that file, or saw it, can sign a bundle as the "
+            "operator, so the signature shows nothing of who made this one (ask the operator "
+            "for their public key, and tell them this one leaked)"
+        )
+        assert said[-1].startswith(f"{bundle}: nothing found wrong, but not proven (--key is ")
+    assert checked(bundle, public)[0] == 0
+    status, out, err = audit_streams("check-bundle", str(bundle.with_name("none.json")))
+    assert (status, out) == (2, "") and err.endswith(
+        "none.json: cannot be read (No such file or directory)\n"
+    ), err

@@ -22,7 +22,7 @@ from rep_engine.trail import notes
 from rep_engine.trail.merkle import MerkleTree, leaf_hash
 from tests.support import c2sp
 from tests.support.recheck import recheck_trail
-from tests.support.signatures import operator_key
+from tests.support.signatures import operator_key, public_key_file
 from tests.support.tools import audit_streams, audit_tool
 
 SITE = "http://site.test"
@@ -176,8 +176,8 @@ def witnessed_check(log: Log, bundle: Path, *witnesses: str) -> tuple[int, str]:
              if not witness.startswith("--quorum")]  # fmt: skip
     given += [arg for witness in witnesses if witness.startswith("--quorum")
               for arg in witness.split("=")]  # fmt: skip
-    status, out, err = audit_streams("check-bundle", str(bundle), "--key",
-                                     str(log.folder / "key.pem"), *given)  # fmt: skip
+    public = public_key_file(log.folder / "key.pem")
+    status, out, err = audit_streams("check-bundle", str(bundle), "--key", str(public), *given)
     return status, out + err
 
 

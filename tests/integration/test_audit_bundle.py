@@ -18,8 +18,8 @@ import pytest_twisted
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from tests.support.recheck import recheck_trail
-from tests.support.robotsite import Sites, crawl, html_page, robots, rsl_reply
-from tests.support.signatures import operator_key
+from tests.support.robotsite import ItemSpider, Sites, crawl, html_page, robots, rsl_reply
+from tests.support.signatures import operator_key, public_key_file
 from tests.support.tools import audit_tool
 
 #: A child that runs ``audit check-bundle ARGV`` and exits 9 if it loaded Scrapy, Twisted
@@ -125,7 +125,8 @@ async def test_check_bundle_names_the_line_that_decided_each_purpose(tmp_path: P
     matches`` and no ai-train answer of a fetched page. Each record now names, for each
     purpose the crawl declared, its answer and the line that decided it, in the words of
     ``audit show``: the refused page's Content-Usage line, a fetched page's, and a fetched
-    page's own header."""
+    page's own header; and a page whose item its ``X-Robots-Tag: noindex`` dropped says
+    so (it said ``fetched, item dropped`` and nothing of why, as ``show`` does)."""
     public = public_key(tmp_path)
     sites = Sites()
     site = sites.add("a")
@@ -133,18 +134,20 @@ async def test_check_bundle_names_the_line_that_decided_each_purpose(tmp_path: P
         "User-agent: *\nContent-Usage: train-ai=n\nContent-Usage: /open train-ai=y\n"))  # fmt: skip
     site.script("/open/1", html_page())
     site.script("/open/said", html_page(**{"Content-Usage": "train-ai=n"}))
+    site.script("/open/hidden", html_page(**{"X-Robots-Tag": "noindex"}))
     trail, bundle = tmp_path / "trail.jsonl", tmp_path / "a.json"
-    urls = [sites.url("a", path) for path in ("/p", "/open/1", "/open/said")]
+    urls = [sites.url("a", path) for path in ("/p", "/open/1", "/open/said", "/open/hidden")]
     try:
         await crawl(urls, {"REP_AUDIT_FILE": str(trail), "REP_PURPOSE": "ai-train",
-                           "REP_AUDIT_SIGNING_KEY": str(tmp_path / "key.pem")})  # fmt: skip
+                           "REP_AUDIT_SIGNING_KEY": str(tmp_path / "key.pem")},
+                    ItemSpider)  # fmt: skip
     finally:
         await sites.close()
     assert audit_tool("bundle", str(trail), "--site", urls[0], "--out", str(bundle))[0] == 0
     status, out = checked_alone(str(bundle), "--key", str(public))
     assert status == 0, out
     told = {line.split(": ")[1]: line for line in out.splitlines() if line.startswith("line ")}
-    refused, fetched, said = (told[url] for url in urls)
+    refused, fetched, said, hidden = (told[url] for url in urls)
     assert " refused by purpose, recorded " in refused
     line_2 = "ai-train: denied by robots.txt line 2: Content-Usage: train-ai=n"
     assert refused.endswith(f"; robots.txt: no rule matches; {line_2}"), refused
@@ -152,6 +155,8 @@ async def test_check_bundle_names_the_line_that_decided_each_purpose(tmp_path: P
         "; ai-train: allowed by robots.txt line 3: Content-Usage: /open train-ai=y"
     ), fetched
     assert said.endswith("; ai-train: denied by header Content-Usage: train-ai=n"), said
+    assert ": fetched, item dropped (noindex by header X-Robots-Tag: noindex), sent " in hidden
+    assert ": fetched, item dropped, sent " in said  # its answer for ai-train says why
     assert f"  {line_2}\n" in audit_tool("show", str(trail), urls[0])[1]  # the one wording
 
 
@@ -216,7 +221,9 @@ async def test_a_request_whose_host_addressed_another_site_is_in_that_sites_bund
                        (ip, [f"{ip}/open", f"{ip}/own"])):  # fmt: skip
         bundle = tmp_path / "b.json"
         assert audit_tool("bundle", str(trail), "--site", site, "--out", str(bundle))[0] == 0
-        status, out = checked_alone(str(bundle), "--key", str(tmp_path / "key.pem"))
+        status, out = checked_alone(
+            str(bundle), "--key", str(public_key_file(tmp_path / "key.pem"))
+        )
         assert status == 0, out
         lines = out.splitlines()
         assert sorted(line.split(": ")[1] for line in lines if line.startswith("line ")) == told

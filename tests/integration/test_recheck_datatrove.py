@@ -7,7 +7,11 @@ from __future__ import annotations
 import gzip
 import json
 import logging
+import os
 import random
+import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +19,8 @@ import pytest
 
 from rep_recheck.command import EXIT_REMOVED
 from tests.support.recheck import (
+    ROBOTSTXT_ONLY,
+    ROBOTSTXT_ONLY_KEPT,
     ROBOTSTXT_ONLY_URLS,
     needs,
     recheck_tool,
@@ -289,3 +295,59 @@ def test_the_step_refuses_a_kind_it_does_not_know() -> None:
 
     with pytest.raises(UsageError, match="no such kind of document: tdmrep"):
         RepRecheckFilter("robots.warc.gz", "ai-train", consult="robots.txt,tdmrep")
+
+
+# --------------------------------------------------------- the docs' pipelines, as scripts
+
+
+def _docs_pipelines() -> list[str]:
+    """docs/recheck.md's pipelines that run on this machine (the local executor's)."""
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "recheck.md").read_text()
+    blocks = doc.split("```python\n")[1:]
+    return [block.split("```")[0] for block in blocks if "LocalPipelineExecutor(" in block]
+
+
+def _run_script(script: Path) -> tuple[int, str]:
+    """``python script`` in its folder: its exit status and standard error. A worker that
+    fails as datatrove's pool starts it (the script run again in each worker) kills it:
+    the pool would start new ones for ever."""
+    said = []
+    with subprocess.Popen([sys.executable, script.name], cwd=script.parent, text=True,
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                          start_new_session=True) as process:  # fmt: skip
+        assert process.stderr is not None
+        for line in process.stderr:
+            said.append(line)
+            if "finished its bootstrapping phase" in line:
+                os.killpg(process.pid, signal.SIGKILL)
+                break
+    return process.returncode, "".join(said)
+
+
+@pytest.mark.parametrize("number", [0, 1])
+def test_the_docs_pipelines_run_as_written_in_a_script(tmp_path: Path, number: int) -> None:
+    """recheck.md's local pipelines (one stage, and the two stages by origin), pasted
+    into a file and run with ``python``, on their ``data/`` and ``robots.warc.gz``: they
+    end, keep what the command keeps and write the removed ones with their reason (as
+    written before, without ``if __name__ == "__main__":``, datatrove's forkserver
+    workers ran the script again and the pool never ended)."""
+    needs("datatrove")
+    pipelines = _docs_pipelines()
+    assert len(pipelines) == 2
+    script = tmp_path / "pipeline.py"
+    script.write_text(pipelines[number])
+    (tmp_path / "data").mkdir()
+    write_jsonl(tmp_path / "data" / "items.jsonl", ROBOTSTXT_ONLY_URLS)
+    captures = [(f"{origin}/robots.txt", status, body, headers)
+                for origin, (status, body, headers) in ROBOTSTXT_ONLY.items()]  # fmt: skip
+    captures += [(f"{origin}/.well-known/tdmrep.json", 404, b"", {}) for origin in ROBOTSTXT_ONLY]
+    write_warc(tmp_path / "robots.warc.gz", captures, compress=True)
+    code, said = _run_script(script)
+    assert code == 0, said[-3000:]
+    kept = [url for url, _ in _partitioned_written(tmp_path / "kept")]
+    assert kept == sorted(ROBOTSTXT_ONLY_KEPT)
+    if number == 1:  # its exclusion_writer: the others, each with its reason
+        removed = _partitioned_written(tmp_path / "removed")
+        assert len(removed) == len(ROBOTSTXT_ONLY_URLS) - len(kept)
+        assert dict(removed)["https://down.example/a"] == "refused"
+        assert dict(removed)["https://never.example/a"] == "unknown"

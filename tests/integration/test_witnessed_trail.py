@@ -17,7 +17,7 @@ import pytest_twisted
 
 from tests.support import c2sp
 from tests.support.robotsite import Sites, crawl, robots
-from tests.support.signatures import operator_key
+from tests.support.signatures import operator_key, public_key_file
 from tests.support.tools import audit_streams, audit_tool
 from tests.support.trailfactory import resigned
 
@@ -71,7 +71,7 @@ async def test_a_rewritten_and_resigned_run_passes_the_key_and_fails_the_witness
         bundle = path.with_suffix(".json")
         made = audit_streams("bundle", str(path), "--site", site, "--out", str(bundle), *more)
         assert made[0] == 0, made
-        key = str(tmp_path / "key.pem")
+        key = str(public_key_file(tmp_path / "key.pem"))
         status, out, err = audit_streams("check-bundle", str(bundle), "--key", key,
                                          "--witness", wvkey.strip())  # fmt: skip
         return status, out + err
@@ -83,7 +83,7 @@ async def test_a_rewritten_and_resigned_run_passes_the_key_and_fails_the_witness
     plain = audit_streams("bundle", str(forged), "--site", site, "--out", str(tmp_path / "f.json"))
     assert plain[0] == 0
     status, out, _ = audit_streams("check-bundle", str(tmp_path / "f.json"), "--key",
-                                   str(tmp_path / "key.pem"))  # fmt: skip
+                                   str(public_key_file(tmp_path / "key.pem")))  # fmt: skip
     assert status == 0, out  # the key alone: run 1's page is gone, unseen
     told = sorted(line.split(": ")[1] for line in out.splitlines() if line.startswith("line "))
     assert told == sorted(sites.url("a", path) for path in ("/p", "/private/x", "/p", "/q",

@@ -14,7 +14,13 @@ from types import SimpleNamespace
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+    load_pem_private_key,
+)
 
 #: The ``Signature-Agent`` URL the tests' crawls send.
 AGENT = "https://crawler.example/.well-known/http-message-signatures-directory"
@@ -33,6 +39,18 @@ def operator_key(path: Path) -> Ed25519PrivateKey:
     key = Ed25519PrivateKey.generate()
     path.write_bytes(key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption()))
     return key
+
+
+def public_key_file(private: Path) -> Path:
+    """The public half of the key file ``private`` (:func:`operator_key`), written beside it
+    as ``openssl pkey -pubout`` writes it: what an operator publishes and a site checks
+    with (a private key given to ``check-bundle --key`` proves nothing)."""
+    key = load_pem_private_key(private.read_bytes(), password=None)
+    public = private.with_suffix(".pub")
+    public.write_bytes(
+        key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    )
+    return public
 
 
 def signing(path: Path, lifetime: int = 86_400, http: bool = True) -> dict[str, Any]:
