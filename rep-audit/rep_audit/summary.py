@@ -30,6 +30,7 @@ from rep_engine.records import (
     FILE_FATE_ROWS,
     ITEM_STATUSES,
     NOT_DOWNLOADED,
+    EndReason,
     Fate,
     ItemRecord,
     ItemStatus,
@@ -355,7 +356,8 @@ def summary_text(summary: Summary) -> list[str]:
         + (links if not_followed else "")
         + f", {summary.snapshots} snapshot(s)",
     ]
-    failed = {str(end.get("run")): end for end in summary.ends if end.get("reason") == "failed"}
+    failed = {str(end.get("run")): end for end in summary.ends
+              if EndReason.of(end.get("reason")) is EndReason.FAILED}  # fmt: skip
     for run in summary.runs:
         purposes = ", ".join(map(str, items(run.get("purposes")))) or "-"
         why = unended(summary, run)

@@ -53,7 +53,17 @@ from rep_audit.pages import instant
 from rep_audit.rederive import Rederiver
 from rep_audit.runcontext import RunContext, fold_setting
 from rep_audit.treeheads import TreeChecks, head_file_entries, key_file
-from rep_engine.records import FATES, SENT_FATES, Fate, ItemRecord, item_of, mapping, text, whole
+from rep_engine.records import (
+    FATES,
+    SENT_FATES,
+    EndReason,
+    Fate,
+    ItemRecord,
+    item_of,
+    mapping,
+    text,
+    whole,
+)
 from rep_engine.trail.file import being_written
 from rep_engine.trail.lines import SITE_SETTINGS
 from rep_engine.trail.read import TYPES, Line, Trail, is_sha256, unknown_schema
@@ -399,11 +409,12 @@ class RunChecks(Findings):
         """Check ``run``'s end line; its counts, as read (verify checks them further)."""
         number = line.number
         run.ended, run.end = True, number
-        if record.get("reason") == "interrupted":  # a recheck whose fetch was stopped
+        # a recheck whose fetch was stopped, or one stopped half-way (a shard failed)
+        if (reason := EndReason.of(record.get("reason"))) is EndReason.INTERRUPTED:
             self.add(number, "", f"run {run.context.run[:8]} was interrupted: its fetch "
                      "stopped before every document was had (the items of the origins "
                      "not fetched are unknown); not a whole recheck", event=True)  # fmt: skip
-        elif record.get("reason") == "failed":  # a recheck stopped half-way (a shard failed)
+        elif reason is EndReason.FAILED:
             counted = whole(mapping(record.get("counts")).get("items")) or 0
             self.add(number, "", f"run {run.context.run[:8]} failed: "
                      f"{text(record.get('error')) or 'no error said'}: it stopped with "

@@ -299,15 +299,12 @@ NOT_YET_MEMBERS: dict[str, list[str]] = {
         "outcome == 'gave-up'",
         "outcome in ('parsed', 'cut')",
     ],
-    "rep-audit/rep_audit/export.py": ["end.get('reason') == 'failed'"],
     # not the contract's words: a re-check header's ``documents`` and a setting's value,
     # to be named as constants of their own
     "rep-audit/rep_audit/runcontext.py": [
         "about.get('documents') == 'fetched'",
         "settings.get(name, True) not in (False, 'absent')",
     ],
-    "rep-audit/rep_audit/summary.py": ["end.get('reason') == 'failed'"],
-    "rep-audit/rep_audit/verify.py": ["record.get('reason') == 'failed'"],
     "rep-recheck/rep_recheck/tally.py": ["said.signal == 'robots.txt'"],
 }
 
