@@ -36,7 +36,7 @@ from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.procedure import was_cut
 from rep_engine.fetch.rsl_kind import licenses_to_wait_for
 from rep_engine.fetch.rules import Effect, effect_of_status
-from rep_engine.records import RefusedBy, UrlEntry, text
+from rep_engine.records import RefusedBy, SnapshotOutcome, UrlEntry, text
 from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 from rep_engine.trail.read import SnapshotStore, json_object
 from rep_engine.urls.origins import origin_of
@@ -50,18 +50,19 @@ from rep_engine.verdict.policy import UsagePolicy
 def robots_effect(meta: dict[str, Any] | None, unreachable_action: str) -> Effect:
     """How the crawl read a robots.txt snapshot (see the module docstring)."""
     meta = meta or {}
-    outcome = str(meta.get("outcome") or "parsed")
-    if outcome == "absent":
+    # as written: unreachable, gave-up and cut are earlier trails' words, read as then
+    outcome = SnapshotOutcome.of(said := str(meta.get("outcome") or SnapshotOutcome.PARSED))
+    if outcome is SnapshotOutcome.ABSENT:
         return Effect.ALLOW_ALL
-    if outcome == "unreachable":
+    if outcome is SnapshotOutcome.UNREACHABLE:
         return Effect.UNREACHABLE
-    if outcome == "gave-up":
+    if outcome is SnapshotOutcome.GAVE_UP:
         return Effect.ALLOW_ALL if unreachable_action == "allow" else Effect.UNREACHABLE
-    allowed = given_up_allowing(outcome)  # the lifecycle's give-up verdict, as written
+    allowed = given_up_allowing(said)  # the lifecycle's give-up verdict, as written
     if allowed is not None:
         return Effect.ALLOW_ALL if allowed else Effect.UNREACHABLE
     status = meta.get("status")
-    if outcome in ("parsed", "cut") or not isinstance(status, int):
+    if outcome in (SnapshotOutcome.PARSED, SnapshotOutcome.CUT) or not isinstance(status, int):
         return Effect.PARSE
     effect = effect_of_status(status)
     return Effect.ALLOW_ALL if effect is Effect.FOLLOW else effect
