@@ -27,6 +27,7 @@ from typing import Any, Final
 
 from rep_audit.faterecord import FateRecord
 from rep_engine.records import (
+    FATE_ROWS,
     FILE_FATE_ROWS,
     ITEM_STATUSES,
     NOT_DOWNLOADED,
@@ -59,9 +60,10 @@ class Tally:
     """The counts of one row."""
 
     requests: int = 0
+    #: Its requests by their fate's column (:data:`~rep_engine.records.FATE_COLUMNS`;
+    #: ``other``: failed, redirected, unfinished).
     refused: int = 0
     fetched: int = 0
-    #: failed, redirected, unfinished.
     other: int = 0
     kept: int = 0
     dropped: int = 0
@@ -75,13 +77,10 @@ class Tally:
         """Count ``record`` (``times = -1``: take it back, to count it in another row)."""
         self.requests += times
         fate, output = record.fate, record.entry.output
-        if fate is Fate.REFUSED:
-            self.refused += times
-        elif fate is Fate.FETCHED:
-            self.fetched += times
-            self.fetched_dropped += times * bool(output is not None and output.dropped)
-        else:
-            self.other += times
+        column = FATE_ROWS[fate].colour if fate is not None else "other"
+        setattr(self, column, getattr(self, column) + times)
+        if fate is Fate.FETCHED and output is not None and output.dropped:
+            self.fetched_dropped += times
         if output is not None:
             self.kept += times * output.kept
             self.dropped += times * output.items_dropped
