@@ -31,6 +31,7 @@ from rep_audit.rederive import Rederiver
 from rep_audit.runcontext import RunContext, fold_setting
 from rep_audit.summary import Summary, unended
 from rep_engine.records import (
+    DOCUMENTS_FETCHED,
     FILE_FATE_ROWS,
     ITEM_REASONS,
     ITEM_STATUSES,
@@ -616,5 +617,7 @@ def _rechecked(run: dict[str, Any]) -> str:
     if not isinstance(about, dict):
         return ""
     documents = text(about.get("documents"))
-    source = f"documents from {documents}" if documents not in ("", "fetched") else "fetched"
+    source = (
+        f"documents from {documents}" if documents not in ("", DOCUMENTS_FETCHED) else "fetched"
+    )
     return f", re-checking {text(about.get('dataset')) or '?'} ({source})"

@@ -1385,6 +1385,11 @@ class SnapshotLine:
         )  # fmt: skip
 
 
+#: A re-check's header's ``recheck`` part says ``documents`` so when it fetched each
+#: document again (else it names the WARC files it read them from).
+DOCUMENTS_FETCHED: Final = "fetched"
+
+
 @dataclass(frozen=True, slots=True)
 class RunHeader:
     """A trail's ``run`` header, read once (:meth:`of`): what was crawled (or re-checked),
