@@ -24,12 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from rep_audit.faterecord import FateRecord
 from rep_audit.summary import Summary
 from rep_engine.records import (
     FILE_FATE_ROWS,
     ITEM_STATUSES,
     EndReason,
+    FateRecord,
     ItemRecord,
     ItemStatus,
     RobotsPart,

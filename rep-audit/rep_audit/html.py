@@ -18,7 +18,6 @@ from html import escape
 from pathlib import Path
 from typing import Any, Final
 
-from rep_audit.faterecord import FateRecord
 from rep_audit.findings import Verification
 from rep_audit.runcontext import steering
 from rep_audit.summary import Summary, Tally, items_line, unended, with_file
@@ -26,6 +25,7 @@ from rep_engine.records import (
     DROPPED_COLOUR,
     FATE_COLUMNS,
     ITEM_STATUSES,
+    FateRecord,
     ItemRecord,
     ItemStatus,
     denied_purposes,

@@ -39,7 +39,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Final
 
-from rep_audit.faterecord import named_origin
 from rep_audit.pages import _fields, moment_of, names_differences, read_for, recorded_signals
 from rep_audit.rederive import Rederiver, written_tdm
 from rep_audit.runcontext import RunContext, held_to
@@ -56,6 +55,7 @@ from rep_engine.records import (
     UrlEntry,
     items,
     mapping,
+    named_origin,
     text,
 )
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH

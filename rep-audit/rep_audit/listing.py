@@ -31,7 +31,6 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
-from rep_audit.faterecord import FateRecord
 from rep_audit.summary import Summary, with_file
 from rep_engine.records import (
     FATES,
@@ -40,6 +39,7 @@ from rep_engine.records import (
     REFUSED_BY,
     Described,
     Fate,
+    FateRecord,
     ItemRecord,
     Reason,
     RefusedBy,

@@ -25,7 +25,6 @@ from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url
 
-from rep_audit.faterecord import FateRecord, named_origin
 from rep_audit.items import item_differences
 from rep_audit.rederive import Rederiver
 from rep_audit.runcontext import RunContext, fold_setting
@@ -37,6 +36,7 @@ from rep_engine.records import (
     ITEM_STATUSES,
     NOT_KEPT,
     UNKNOWN_FATE,
+    FateRecord,
     ItemRecord,
     Reason,
     RefusedBy,
@@ -46,6 +46,7 @@ from rep_engine.records import (
     item_of,
     items,
     mapping,
+    named_origin,
     text,
 )
 from rep_engine.trail.read import Line, Trail

@@ -25,7 +25,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final
 
-from rep_audit.faterecord import FateRecord
 from rep_engine.records import (
     FATE_ROWS,
     FILE_FATE_ROWS,
@@ -33,6 +32,7 @@ from rep_engine.records import (
     NOT_DOWNLOADED,
     EndReason,
     Fate,
+    FateRecord,
     ItemRecord,
     ItemStatus,
     UrlEntry,

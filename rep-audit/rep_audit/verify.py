@@ -46,7 +46,6 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_audit.across import runs_in
-from rep_audit.faterecord import FateRecord
 from rep_audit.findings import KEEP_FINDINGS, Finding, Findings, Verification
 from rep_audit.items import ItemOrder, item_differences
 from rep_audit.rederive import Rederiver
@@ -57,6 +56,7 @@ from rep_engine.records import (
     SENT_FATES,
     EndReason,
     Fate,
+    FateRecord,
     ItemRecord,
     item_of,
     mapping,
