@@ -11,10 +11,10 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import Any, Final
+from typing import Final
 
 from rep_audit.findings import Finding
-from rep_engine.records import Fate, items, mapping, text
+from rep_engine.records import Fate, RunHeader, items, mapping, text
 from rep_engine.trail.read import Trail, TrailError
 
 #: A record's fields that say what a callback of the crawl gave for its page (items kept
@@ -37,50 +37,12 @@ class _Final:
     url: str
 
 
-@dataclass(frozen=True)
-class _Head:
-    """What a run's header says of the crawl it belongs to."""
-
-    run: str
-    spider: str
-    purposes: tuple[str, ...]
-    agents: tuple[str, ...]
-    #: The scheduler it ran with (``None``: a header of an earlier release, which did not
-    #: say it).
-    scheduler: str | None
-    resumes: str
-    #: The robots.txt store it shared (``REP_ROBOTSTXT_CACHE``: a Redis URL; ``""``: its
-    #: own memory, or not said).
-    store: str
-
-    @classmethod
-    def of(cls, record: dict[str, Any]) -> _Head:
-        scheduler = record.get("scheduler")
-        store = text(mapping(record.get("settings")).get("REP_ROBOTSTXT_CACHE"))
-        return cls(
-            text(record.get("run")), text(record.get("spider")),
-            tuple(map(str, items(record.get("purposes")))),
-            tuple(map(str, items(record.get("agents")))),
-            scheduler if isinstance(scheduler, str) else None, text(record.get("resumes")),
-            "" if store == "memory" else store,
-        )  # fmt: skip
-
-    def said(self) -> str:
-        scheduler = self.scheduler or "not recorded"
-        store = f", robots.txt store {self.store}" if self.store else ""
-        purposes, agents = ", ".join(self.purposes) or "-", ", ".join(self.agents) or "-"
-        return (
-            f"spider {self.spider or '?'}, purposes {purposes}, agents {agents}, "
-            f"scheduler {scheduler}{store}"
-        )
-
-
 #: Scrapy's own scheduler: its queue is one process's (``JOBDIR``: one process at a time),
 #: shared with no other worker.
 SCRAPY_SCHEDULER: Final = "scrapy.core.scheduler.Scheduler"
 
 
-def _one_crawl(first: _Head, second: _Head) -> bool:
+def _one_crawl(first: RunHeader, second: RunHeader) -> bool:
     """Whether two runs may be of one crawl: one resumes the other (``JOBDIR``), or both
     ran the same spider for the same purposes and agents, with a scheduler that may share
     its queue (not Scrapy's own; a header that does not say which: it may) or with one
@@ -95,7 +57,7 @@ def _one_crawl(first: _Head, second: _Head) -> bool:
 
 
 def crawls(
-    heads: Sequence[Sequence[_Head]], names: Sequence[str], workers: bool | None = None
+    heads: Sequence[Sequence[RunHeader]], names: Sequence[str], workers: bool | None = None
 ) -> tuple[list[int], list[str]]:
     """Which crawl each trail is of (a number per trail, the first trail's crawl ``0``),
     by its runs' ``heads``, and what the reader is told of it. Two trails are of one crawl
@@ -185,13 +147,13 @@ def across(
 
 def _finals(
     paths: Sequence[str | Path],
-) -> tuple[dict[str, list[_Final]], set[tuple[int, str]], list[list[_Head]]]:
+) -> tuple[dict[str, list[_Final]], set[tuple[int, str]], list[list[RunHeader]]]:
     """The final records of the trails at ``paths`` by URL key (those of requests
     downloaded without the scheduler only when compared: :func:`across`), the runs
     (trail, run id) that have an end line, and each trail's run headers."""
     finals: dict[str, list[_Final]] = {}
     ended: set[tuple[int, str]] = set()
-    heads: list[list[_Head]] = [[] for _ in paths]
+    heads: list[list[RunHeader]] = [[] for _ in paths]
     accounted: set[tuple[int, str, str]] = set()
     unscheduled: list[tuple[str, str, _Final]] = []
     for number, path in enumerate(paths):
@@ -201,7 +163,7 @@ def _finals(
                 continue
             run = str(record.get("run", ""))
             if line.type == "run":
-                heads[number].append(_Head.of(record))
+                heads[number].append(RunHeader.of(record))
             elif line.type == "end":
                 ended.add((number, run))
             elif line.type == "file":

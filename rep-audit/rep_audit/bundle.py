@@ -25,7 +25,6 @@ a line).
 from __future__ import annotations
 
 import base64
-import difflib
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -35,6 +34,7 @@ from typing import IO, Any, Final
 
 from rep_audit.show import NEAR_AT_MOST
 from rep_engine.records import items, mapping, text
+from rep_engine.settings.readers import closest
 from rep_engine.trail import notes
 from rep_engine.trail.file import SITE_RECORDS, site_of
 from rep_engine.trail.merkle import MerkleTree, leaf_hash
@@ -150,7 +150,7 @@ def _no_record(trail: Trail, origin: str, given: str, later: int, head: int) -> 
                 "head as it ends): no bundle of them yet")  # fmt: skip
     sites = {site_of((line.record or {}).get("url")) for line in trail.lines()
              if line.type in SITE_RECORDS} - {""}  # fmt: skip
-    near = difflib.get_close_matches(origin, sorted(sites), n=NEAR_AT_MOST, cutoff=0)
+    near = closest(origin, sites, NEAR_AT_MOST, cutoff=0)
     named = f"; did you mean {' or '.join(near)}? (of its {len(sites)} site(s))" if near else ""
     return f"--site {given}: no record of {origin} in {trail.path}{named}"
 

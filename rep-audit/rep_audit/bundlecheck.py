@@ -36,7 +36,6 @@ from typing import Any, TextIO
 
 from rep_audit.bundle import BUNDLE, VERSION
 from rep_audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNPROVEN
-from rep_audit.faterecord import FateRecord
 from rep_audit.findings import Finding
 from rep_audit.runcontext import steering
 from rep_audit.treeheads import key_file, signature_problem
@@ -45,6 +44,7 @@ from rep_audit.witness import witness_keys, witnessed
 from rep_engine.keys import holds_private_key, public_key, raw_public
 from rep_engine.records import (
     Fate,
+    FateRecord,
     ItemStatus,
     Reason,
     RobotsPart,

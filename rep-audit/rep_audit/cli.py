@@ -43,7 +43,6 @@ from rep_audit.export import (
     read_export,
     summary_markdown,
 )
-from rep_audit.faterecord import FateRecord
 from rep_audit.findings import Finding, Verification
 from rep_audit.html import item_row_html, render, row_html
 from rep_audit.listing import LIST_FATES, LIST_REASONS, ListError, chosen, formatted, rows
@@ -53,6 +52,7 @@ from rep_audit.summary import Summary, summary_text
 from rep_audit.verify import verify
 from rep_audit.witness import witnessing
 from rep_engine import keys
+from rep_engine.records import FateRecord
 from rep_engine.trail.file import replacing, same_file
 from rep_engine.trail.notes import NoteError
 from rep_engine.trail.read import Trail, TrailError

@@ -6,18 +6,19 @@ synopsis, and the parser built from a table of each command's options
 from __future__ import annotations
 
 import argparse
-import textwrap
+from collections.abc import Mapping
 from typing import Any, Final
 
 from rep_audit.html import MAX_ROWS
 from rep_audit.listing import FORMATS, LIST_FATES, LIST_REASONS
+from rep_engine.trail.terminal import exit_table
 
 EXIT_CLEAN: Final = 0
 EXIT_DIFFERENCES: Final = 1
 EXIT_UNUSABLE: Final = 2
 EXIT_UNPROVEN: Final = 3
 #: What each exit status means, for every command.
-_EXIT_MEANINGS: Final = {
+_EXIT_MEANINGS: Final[Mapping[int | str, str]] = {
     EXIT_CLEAN: "done; verify: the trail is whole and every decision re-derives the same "
     "(events, such as a repair after a cut, are listed); repair: repaired, or nothing cut",
     EXIT_DIFFERENCES: "verify: problems found (chain broken, snapshot missing or altered, a "
@@ -35,17 +36,11 @@ _EXIT_MEANINGS: Final = {
     "holds a private key), or the bundle holds no record of the site (--unsigned asks for a "
     "check without a key by name: 0)",
 }
-#: The exit-code table's rows, wrapped to a terminal's 80 columns.
-_EXIT_CODE_ROWS: Final = "".join(
-    "\n"
-    + textwrap.fill(f"{code}  {meaning}", width=80, initial_indent="  ", subsequent_indent="     ")
-    for code, meaning in _EXIT_MEANINGS.items()
-)
 
 
 def exit_codes(same_for: str) -> str:
     """The exit-code table for one tool's help, naming the other tool (``same_for``)."""
-    return f"exit codes (the same for {same_for}):{_EXIT_CODE_ROWS}"
+    return exit_table(f"exit codes (the same for {same_for}):", _EXIT_MEANINGS)
 
 
 #: The table as ``python -m scrapy_rep audit --help`` shows it.

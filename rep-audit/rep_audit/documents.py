@@ -23,12 +23,10 @@ from __future__ import annotations
 import hashlib
 import math
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from datetime import datetime
 from functools import partial
 from types import MappingProxyType
 from typing import Any
 
-from rep_audit.pages import instant, time_of
 from rep_audit.runcontext import RunContext
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import TDMREP
@@ -36,7 +34,7 @@ from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.procedure import was_cut
 from rep_engine.fetch.rsl_kind import licenses_to_wait_for
 from rep_engine.fetch.rules import Effect, effect_of_status
-from rep_engine.records import RefusedBy, UrlEntry, text
+from rep_engine.records import RefusedBy, SnapshotOutcome, UrlEntry, seconds_of, text
 from rep_engine.robotstxt import ALLOW_ALL, DISALLOW_ALL, RobotsTxt, parse_robotstxt
 from rep_engine.trail.read import SnapshotStore, json_object
 from rep_engine.urls.origins import origin_of
@@ -50,18 +48,19 @@ from rep_engine.verdict.policy import UsagePolicy
 def robots_effect(meta: dict[str, Any] | None, unreachable_action: str) -> Effect:
     """How the crawl read a robots.txt snapshot (see the module docstring)."""
     meta = meta or {}
-    outcome = str(meta.get("outcome") or "parsed")
-    if outcome == "absent":
+    # as written: unreachable, gave-up and cut are earlier trails' words, read as then
+    outcome = SnapshotOutcome.of(said := str(meta.get("outcome") or SnapshotOutcome.PARSED))
+    if outcome is SnapshotOutcome.ABSENT:
         return Effect.ALLOW_ALL
-    if outcome == "unreachable":
+    if outcome is SnapshotOutcome.UNREACHABLE:
         return Effect.UNREACHABLE
-    if outcome == "gave-up":
+    if outcome is SnapshotOutcome.GAVE_UP:
         return Effect.ALLOW_ALL if unreachable_action == "allow" else Effect.UNREACHABLE
-    allowed = given_up_allowing(outcome)  # the lifecycle's give-up verdict, as written
+    allowed = given_up_allowing(said)  # the lifecycle's give-up verdict, as written
     if allowed is not None:
         return Effect.ALLOW_ALL if allowed else Effect.UNREACHABLE
     status = meta.get("status")
-    if outcome in ("parsed", "cut") or not isinstance(status, int):
+    if outcome in (SnapshotOutcome.PARSED, SnapshotOutcome.CUT) or not isinstance(status, int):
         return Effect.PARSE
     effect = effect_of_status(status)
     return Effect.ALLOW_ALL if effect is Effect.FOLLOW else effect
@@ -116,7 +115,7 @@ class Documents:
             self.robots_urls.setdefault(sha, set()).add(url)
             self.crawl_robots_urls.setdefault((crawl, sha), set()).add(url)
         if kind in (RefusedBy.ROBOTS_TXT, RefusedBy.TDMREP_JSON):
-            written, fetched = (instant(record.get(name)) for name in ("time", "fetched"))
+            written, fetched = (seconds_of(record.get(name)) for name in ("time", "fetched"))
             uses = self._crawl_had.setdefault(_announce_key(crawl, "", url), [])
             uses.append((written or -math.inf, math.inf if fetched is None else fetched))
 
@@ -138,7 +137,7 @@ class Documents:
         before it (the shortest a version stays usable: one fetched longer before may
         have been let go)."""
         uses = self._crawl_had.get(_announce_key(self.crawl_of(run), "", document))
-        moment = instant(at) if at else None
+        moment = seconds_of(at)
         if uses is None or moment is None:
             return uses is not None
         return any(written < moment <= fetched + use for written, fetched in uses)
@@ -149,13 +148,11 @@ class Documents:
         else its record's ``time``): of that crawl's lines of it, the latest fetched no
         later than ``at`` (a crawl writes one per fetch it uses: a body fetched again
         after its copy expired has a line of its own), else :meth:`meta`."""
-        moment = time_of(at)
-        chosen: tuple[datetime, dict[str, Any]] | None = None
+        moment = seconds_of(at)
+        chosen: tuple[float, dict[str, Any]] | None = None
         for line in self.fetches.get((self.crawl_of(run), sha, document), ()):
-            fetched = time_of(line.get("fetched"))
-            if fetched is None or fetched.tzinfo is None:
-                continue
-            if moment is not None and moment.tzinfo is not None and fetched > moment:
+            fetched = seconds_of(line.get("fetched"))
+            if fetched is None or (moment is not None and fetched > moment):
                 continue
             if chosen is None or fetched >= chosen[0]:
                 chosen = (fetched, line)

@@ -24,11 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from rep_audit.faterecord import FateRecord
 from rep_audit.summary import Summary
 from rep_engine.records import (
     FILE_FATE_ROWS,
     ITEM_STATUSES,
+    EndReason,
+    FateRecord,
     ItemRecord,
     ItemStatus,
     RobotsPart,
@@ -269,7 +270,7 @@ def _build(
     if run and len(runs) != 1:
         raise ExportRunError(_no_run(run, runs, seen.runs))
     failed = {text(end.get("run")): text(end.get("error")) for end in seen.ends
-              if end.get("reason") == "failed"}  # fmt: skip
+              if EndReason.of(end.get("reason")) is EndReason.FAILED}  # fmt: skip
     failed = {run_id: why for run_id, why in failed.items() if run_id.startswith(run)}
     if noting is not None and failed:  # a run that failed exports no item: read again
         noting.failed.update(failed)

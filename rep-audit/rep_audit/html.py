@@ -18,12 +18,14 @@ from html import escape
 from pathlib import Path
 from typing import Any, Final
 
-from rep_audit.faterecord import FateRecord
 from rep_audit.findings import Verification
 from rep_audit.runcontext import steering
 from rep_audit.summary import Summary, Tally, items_line, unended, with_file
 from rep_engine.records import (
+    DROPPED_COLOUR,
+    FATE_COLUMNS,
     ITEM_STATUSES,
+    FateRecord,
     ItemRecord,
     ItemStatus,
     denied_purposes,
@@ -84,10 +86,10 @@ def _totals(summary: Summary) -> str:
     total = summary.total
     boxes = [
         ("requested URLs", total.requests),
-        ("fetched", total.fetched),
-        ("fetched, item dropped", total.fetched_dropped),
-        ("refused", total.refused),
-        ("failed, redirected, unfinished", total.other),
+        (FATE_COLUMNS["fetched"], total.fetched),
+        (FATE_COLUMNS[DROPPED_COLOUR], total.fetched_dropped),
+        (FATE_COLUMNS["refused"], total.refused),
+        (FATE_COLUMNS["other"], total.other),
         ("items kept", total.kept),
         ("items dropped", total.dropped),
         ("runs", len(summary.runs)),
@@ -106,21 +108,19 @@ def _totals(summary: Summary) -> str:
 
 
 def _chart(chart_id: str, rows: Iterable[tuple[str, Tally]]) -> str:
-    """Stacked CSS bars: refused, fetched, fetched with its items dropped, other, each as
-    a share of the largest row."""
+    """Stacked CSS bars, one part per column of :data:`~rep_engine.records.FATE_COLUMNS`
+    (refused, fetched, fetched with its items dropped, other), each as a share of the
+    largest row."""
     chosen = sorted(rows, key=lambda item: (-item[1].requests, item[0]))[:CHART_ROWS]
     most = max((tally.requests for _, tally in chosen), default=0) or 1
     parts = [f'<div class="chart" id="{chart_id}">']
     for name, tally in chosen:
+        counts = {"refused": tally.refused, "fetched": tally.fetched - tally.fetched_dropped,
+                  DROPPED_COLOUR: tally.fetched_dropped, "other": tally.other}  # fmt: skip
         spans = "".join(
             f'<span class="{kind}" style="width:{100 * n / most:.2f}%" title="{n} {kind}"></span>'
-            for kind, n in (
-                ("refused", tally.refused),
-                ("fetched", tally.fetched - tally.fetched_dropped),
-                ("dropped", tally.fetched_dropped),
-                ("other", tally.other),
-            )
-            if n
+            for kind in FATE_COLUMNS
+            if (n := counts[kind])
         )
         parts.append(
             f'<div class="label" title="{html_text(name)}">{html_text(name)}</div>'
@@ -225,11 +225,8 @@ def render(
     cut = summary.total.requests - len(rows)
     note = f"<p>The table shows the first {len(rows)} records of {summary.total.requests}.</p>"
     heads = "".join(f"<th>{h}</th>" for h in HEADS)
-    key = (
-        '<p class="key"><span class="refused"></span>refused<span class="fetched"></span>'
-        'fetched<span class="dropped"></span>fetched, item dropped'
-        '<span class="other"></span>failed, redirected, unfinished</p>'
-    )
+    key = "".join(f'<span class="{kind}"></span>{said}' for kind, said in FATE_COLUMNS.items())
+    key = f'<p class="key">{key}</p>'
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="{_CSP}">

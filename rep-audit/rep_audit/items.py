@@ -39,8 +39,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any, Final
 
-from rep_audit.faterecord import named_origin
-from rep_audit.pages import _fields, names_differences, read_for, recorded_signals, time_of
+from rep_audit.pages import _fields, moment_of, names_differences, read_for, recorded_signals
 from rep_audit.rederive import Rederiver, written_tdm
 from rep_audit.runcontext import RunContext, held_to
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
@@ -56,6 +55,7 @@ from rep_engine.records import (
     UrlEntry,
     items,
     mapping,
+    named_origin,
     text,
 )
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
@@ -252,7 +252,7 @@ def _page_differences(
     found = names_differences(part, names)  # decided for the names it was held to
     statements = PageStatements(_fields(part.get("headers")), _fields(part.get("meta")))
     facts = PageFacts(item.url, names, before or NOTHING_BEFORE)
-    decided = time_of(part.get("decided") or item.time)
+    decided = moment_of(part.get("decided") or item.time)
     verdict = decide_page(facts, statements, rules, decided)
     index = verdict.index if verdict.index is not None and run.page.noindex_drops else None
     refusal = index or verdict.purpose

@@ -25,14 +25,12 @@ are the item's status (``kept``, ``refused``, ``unknown``), their ``reason`` and
 from __future__ import annotations
 
 import csv
-import difflib
 import io
 import json
 from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, Final
 
-from rep_audit.faterecord import FateRecord
 from rep_audit.summary import Summary, with_file
 from rep_engine.records import (
     FATES,
@@ -41,12 +39,14 @@ from rep_engine.records import (
     REFUSED_BY,
     Described,
     Fate,
+    FateRecord,
     ItemRecord,
     Reason,
     RefusedBy,
     describe,
     text,
 )
+from rep_engine.settings.readers import did_you_mean
 from rep_engine.trail.read import Trail
 
 #: ``--fate`` beyond a record's own: a fetched page some of whose items were dropped, or
@@ -80,10 +80,9 @@ def chosen(values: Sequence[str], accepted: Sequence[str], option: str) -> froze
     words.discard("")
     for word in sorted(words):
         if word not in accepted:
-            close = difflib.get_close_matches(word, accepted, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
             raise ListError(
-                f"{option}: {word!r} is not a {option.lstrip('-')}{hint}; expected "
+                f"{option}: {word!r} is not a {option.lstrip('-')}"
+                f"{did_you_mean(word, accepted)}; expected "
                 f"{', '.join(accepted)}"
             )
     return frozenset(words)

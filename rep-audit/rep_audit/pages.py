@@ -31,8 +31,8 @@ taken as recorded; in a run that wrote them, a page's record without one has los
 only a run from before whole parts (``page_parts: 2``) may have a part ``omitted`` (older
 runs kept only that past 16,384 characters).
 
-The record's times are read here for every check of ``audit verify`` (:func:`time_of`,
-:func:`instant`: the snapshots' and the send times' too), and its recorded usage signals
+The record's times are read by the one reader of a time (:func:`rep_engine.records.
+seconds_of`), a page decided at its own (:func:`moment_of`), and its recorded usage signals
 read back as the decision's (:func:`recorded_signals`, :func:`recorded_signal`: the
 re-derivation of its request's documents reads them too).
 """
@@ -42,11 +42,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Final, TypeGuard
 
 from rep_audit.runcontext import PageRun
-from rep_engine.records import items, mapping, text, whole
+from rep_engine.records import items, mapping, seconds_of, text, whole
 from rep_engine.trail.lines import usage_part
 from rep_engine.usage.purpose import PURPOSES, UsageSignal
 from rep_engine.verdict.decide import Refused
@@ -174,7 +174,8 @@ def _decided(
         part.get("image") is True,
         text(part.get("embedded_by")),
     )
-    return decide_page(facts, statements, rules, time_of(part.get("decided") or record.get("time")))
+    decided = moment_of(part.get("decided") or record.get("time"))
+    return decide_page(facts, statements, rules, decided)
 
 
 #: What the crawl adds to the sentence of a refusal a fetched page gave
@@ -294,19 +295,14 @@ def _fields(value: Any) -> tuple[tuple[str, str], ...]:
     return tuple(found)
 
 
-def time_of(value: Any) -> datetime | None:
-    """A record's ISO time (``None``: none, or unreadable: then the current time)."""
+def moment_of(value: Any) -> datetime | None:
+    """A record's time as the page pass decides at it (``None``: none, or unreadable:
+    then the current time; one without its zone is UTC's, as the page pass reads it)."""
+    seconds = seconds_of(value, "utc")
     try:
-        return datetime.fromisoformat(text(value).replace("Z", "+00:00"))
-    except ValueError:
+        return None if seconds is None else datetime.fromtimestamp(seconds, timezone.utc)
+    except (OverflowError, ValueError):  # a year 1 or 9999 taken past its end to UTC
         return None
-
-
-def instant(value: Any) -> float | None:
-    """A record's ISO time with its zone as POSIX seconds (``None``: none, unreadable, or
-    without its zone)."""
-    moment = time_of(value)
-    return moment.timestamp() if moment is not None and moment.tzinfo is not None else None
 
 
 def when_decided(record: dict[str, Any], part: dict[str, Any], run: PageRun) -> list[str]:
@@ -315,15 +311,15 @@ def when_decided(record: dict[str, Any], part: dict[str, Any], run: PageRun) -> 
     written = text(part.get("decided"))
     if not written:
         return []
-    decided = time_of(written)
-    if decided is None or decided.tzinfo is None:
+    decided = seconds_of(written)
+    if decided is None:
         return [f"its page part's decided time {written!r} is no time"]
     bounds = (("its run started", run.start, False), ("its request was sent",
               text(record.get("sent_at")), False), ("its record was written",
               text(record.get("time")), True))  # fmt: skip
     for what, bound, after in bounds:
-        moment = time_of(bound) if bound else None
-        if moment is None or moment.tzinfo is None:
+        moment = seconds_of(bound)
+        if moment is None:
             continue
         if (decided > moment) if after else (decided < moment):
             return [f"its page part says it was decided at {written}, "
@@ -338,15 +334,15 @@ def when_cached(record: dict[str, Any], part: dict[str, Any]) -> list[str]:
     written = part.get("cached")
     if written is None or written is True:
         return []
-    cached = time_of(written) if isinstance(written, str) else None
-    if cached is None or cached.tzinfo is None:
+    cached = seconds_of(written)
+    if cached is None:
         return [f"its page part's cached time {written!r} is no time"]
     bounds = (("its request was sent", text(record.get("sent_at"))),
               ("it was decided", text(part.get("decided"))),
               ("its record was written", text(record.get("time"))))  # fmt: skip
     for what, bound in bounds:
-        moment = time_of(bound) if bound else None
-        if moment is not None and moment.tzinfo is not None and cached > moment:
+        moment = seconds_of(bound)
+        if moment is not None and cached > moment:
             return [f"its page part says it was replayed from a copy fetched at {written}, "
                     f"after {what} ({bound})"]  # fmt: skip
     return []

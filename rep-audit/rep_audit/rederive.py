@@ -33,7 +33,6 @@ from dataclasses import replace
 from typing import Any, Final
 
 from rep_audit.documents import Documents, page_license, snapshot_entry
-from rep_audit.faterecord import FateRecord
 from rep_audit.pages import (
     page_differences,
     recorded_signal,
@@ -49,6 +48,7 @@ from rep_engine.records import (
     SENT_FATES,
     USAGE_REFUSALS,
     Fate,
+    FateRecord,
     Reason,
     RefusedBy,
     RobotsPart,

@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 from rep_engine.directives import product_token
-from rep_engine.records import RobotsPart, items, mapping, text
+from rep_engine.records import DOCUMENTS_FETCHED, RobotsPart, items, mapping, text
 from rep_engine.robotstxt.profiles import PROFILES
-from rep_engine.settings import STEERING, RepConfig
+from rep_engine.settings import NO_SUCH_SETTING, STEERING, RepConfig
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.settings.rules import overrides_of, page_rules
 from rep_engine.trail.lines import SITE_SETTINGS, WHOLE_PAGE_PARTS
@@ -185,7 +185,7 @@ class RunContext:
 def _recheck_pages(about: dict[str, Any]) -> bool:
     """Whether a recheck's header (its ``recheck``) says it fetched each page again:
     ``pages``, with the documents fetched then (``--pages`` is refused with a WARC)."""
-    return about.get("pages") is True and about.get("documents") == "fetched"
+    return about.get("pages") is True and about.get("documents") == DOCUMENTS_FETCHED
 
 
 def _longest_use(settings: dict[str, Any]) -> float:
@@ -236,8 +236,8 @@ def steering(header: dict[str, Any]) -> str:
     written before it was), in words (docs/publishers.md); ``""``: each was off."""
     settings = mapping(header.get("settings"))
     said = [f"{name} {'on' if settings[name] is True else repr(settings[name])}"
-            if name in settings else f"{name} not recorded"
-            for name in STEERING if settings.get(name, True) not in (False, "absent")]  # fmt: skip
+            if name in settings else f"{name} not recorded" for name in STEERING
+            if settings.get(name, True) not in (False, NO_SUCH_SETTING)]  # fmt: skip
     if not said:
         return ""
     return (f"run {text(header.get('run'))[:8]}: {', '.join(said)}: a local client may have "

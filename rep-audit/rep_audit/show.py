@@ -25,17 +25,18 @@ from urllib.parse import SplitResult, unquote, urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url
 
-from rep_audit.faterecord import FateRecord, named_origin
 from rep_audit.items import item_differences
 from rep_audit.rederive import Rederiver
 from rep_audit.runcontext import RunContext, fold_setting
 from rep_audit.summary import Summary, unended
 from rep_engine.records import (
+    DOCUMENTS_FETCHED,
     FILE_FATE_ROWS,
     ITEM_REASONS,
     ITEM_STATUSES,
     NOT_KEPT,
     UNKNOWN_FATE,
+    FateRecord,
     ItemRecord,
     Reason,
     RefusedBy,
@@ -45,6 +46,7 @@ from rep_engine.records import (
     item_of,
     items,
     mapping,
+    named_origin,
     text,
 )
 from rep_engine.trail.read import Line, Trail
@@ -616,5 +618,7 @@ def _rechecked(run: dict[str, Any]) -> str:
     if not isinstance(about, dict):
         return ""
     documents = text(about.get("documents"))
-    source = f"documents from {documents}" if documents not in ("", "fetched") else "fetched"
+    source = (
+        f"documents from {documents}" if documents not in ("", DOCUMENTS_FETCHED) else "fetched"
+    )
     return f", re-checking {text(about.get('dataset')) or '?'} ({source})"

@@ -25,12 +25,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from typing import Any, Final
 
-from rep_audit.faterecord import FateRecord
 from rep_engine.records import (
+    FATE_ROWS,
     FILE_FATE_ROWS,
     ITEM_STATUSES,
     NOT_DOWNLOADED,
+    EndReason,
     Fate,
+    FateRecord,
     ItemRecord,
     ItemStatus,
     UrlEntry,
@@ -58,9 +60,10 @@ class Tally:
     """The counts of one row."""
 
     requests: int = 0
+    #: Its requests by their fate's column (:data:`~rep_engine.records.FATE_COLUMNS`;
+    #: ``other``: failed, redirected, unfinished).
     refused: int = 0
     fetched: int = 0
-    #: failed, redirected, unfinished.
     other: int = 0
     kept: int = 0
     dropped: int = 0
@@ -74,13 +77,10 @@ class Tally:
         """Count ``record`` (``times = -1``: take it back, to count it in another row)."""
         self.requests += times
         fate, output = record.fate, record.entry.output
-        if fate is Fate.REFUSED:
-            self.refused += times
-        elif fate is Fate.FETCHED:
-            self.fetched += times
-            self.fetched_dropped += times * bool(output is not None and output.dropped)
-        else:
-            self.other += times
+        column = FATE_ROWS[fate].colour if fate is not None else "other"
+        setattr(self, column, getattr(self, column) + times)
+        if fate is Fate.FETCHED and output is not None and output.dropped:
+            self.fetched_dropped += times
         if output is not None:
             self.kept += times * output.kept
             self.dropped += times * output.items_dropped
@@ -355,7 +355,8 @@ def summary_text(summary: Summary) -> list[str]:
         + (links if not_followed else "")
         + f", {summary.snapshots} snapshot(s)",
     ]
-    failed = {str(end.get("run")): end for end in summary.ends if end.get("reason") == "failed"}
+    failed = {str(end.get("run")): end for end in summary.ends
+              if EndReason.of(end.get("reason")) is EndReason.FAILED}  # fmt: skip
     for run in summary.runs:
         purposes = ", ".join(map(str, items(run.get("purposes")))) or "-"
         why = unended(summary, run)

@@ -46,14 +46,24 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_audit.across import runs_in
-from rep_audit.faterecord import FateRecord
 from rep_audit.findings import KEEP_FINDINGS, Finding, Findings, Verification
 from rep_audit.items import ItemOrder, item_differences
-from rep_audit.pages import instant
 from rep_audit.rederive import Rederiver
 from rep_audit.runcontext import RunContext, fold_setting
 from rep_audit.treeheads import TreeChecks, head_file_entries, key_file
-from rep_engine.records import FATES, SENT_FATES, Fate, ItemRecord, item_of, mapping, text, whole
+from rep_engine.records import (
+    FATES,
+    SENT_FATES,
+    EndReason,
+    Fate,
+    FateRecord,
+    ItemRecord,
+    item_of,
+    mapping,
+    seconds_of,
+    text,
+    whole,
+)
 from rep_engine.trail.file import being_written
 from rep_engine.trail.lines import SITE_SETTINGS
 from rep_engine.trail.read import TYPES, Line, Trail, is_sha256, unknown_schema
@@ -67,12 +77,12 @@ def sent_after_expiry(record: dict[str, Any], overrides: Sequence[Override] = ()
     an override's expiry), or past the expiry of the override it went past
     (:func:`override_end`), whatever ``expires`` says. Times are read to the millisecond
     written: one in the same millisecond as its expiry is not after it."""
-    sent = instant(text(record.get("sent_at")))
+    sent = seconds_of(record.get("sent_at"))
     if sent is None:
         return []
     found = []
     expires = text(record.get("expires"))
-    if (until := instant(expires)) is not None and sent > until:
+    if (until := seconds_of(expires)) is not None and sent > until:
         found.append(f"sent at {record['sent_at']}, after what its verdict rests on had "
                      f"stopped holding ({expires})")  # fmt: skip
     robots = record.get("robots")
@@ -107,16 +117,16 @@ def when_sent(
     written = text(record.get("sent_at"))
     if not written:  # sent, if at all, before its record was written
         written_at = text(record.get("time"))
-        at = instant(written_at)
+        at = seconds_of(written_at)
         unsent = _not_sent_past_override(record, overrides)
         if at is not None:
             unsent += _expires_bound(record, at, f"recorded at {written_at}", longest_use)
         return unsent
-    sent = instant(written)
+    sent = seconds_of(written)
     if sent is None:
         return [f"its sent_at {record.get('sent_at')!r} is no time"]
     found = []
-    begun, recorded = instant(start), instant(text(record.get("time")))
+    begun, recorded = seconds_of(start), seconds_of(record.get("time"))
     if begun is not None and sent < begun:
         found.append(f"sent at {written}, before its crawl started ({start})")
     if recorded is not None and sent > recorded:
@@ -130,7 +140,7 @@ def _expires_bound(
     """A record's ``expires`` no later than ``longest_use`` after ``sent`` (when the
     request was sent, or at the latest, with no ``sent_at``, its record's ``time``)."""
     expires = text(record.get("expires"))
-    until = instant(expires)
+    until = seconds_of(expires)
     if until is not None and longest_use is not None and until > sent + longest_use + 0.001:
         return [f"its expires ({expires}) is later than any the crawl could write for a "
                 f"request {when}: a document version is used {longest_use:g} s at most "
@@ -150,7 +160,7 @@ def _not_sent_past_override(record: dict[str, Any], overrides: Sequence[Override
     if isinstance(page, dict) and page.get("cached") is not None:
         return []  # replayed by Scrapy's HTTP cache: never sent
     ends, _ = override_end(record, overrides)
-    recorded = instant(text(record.get("time")))
+    recorded = seconds_of(record.get("time"))
     if ends is None or recorded is None or recorded <= ends:
         return []  # no end known: said by sent_after_expiry; recorded in time: sent in time
     return [f"sent past robots.txt by an override ({text(robots.get('overridden'))}) that "
@@ -178,7 +188,7 @@ def override_end(
     robots = mapping(record.get("robots"))
     if "override_ends" in robots:
         written = text(robots.get("override_ends"))
-        ends = instant(written)
+        ends = seconds_of(written)
         return (ends, written) if ends is not None else (None, f"override_ends {written!r}"
                                                              " is no time")  # fmt: skip
     origin = origin_of(str(record.get("url", "")))
@@ -187,7 +197,7 @@ def override_end(
         if host and override.host == host:
             return override.ends, f"{override.expires}, as the run's REP_OVERRIDES says"
     legacy = _LEGACY_UNTIL.fullmatch(text(robots.get("overridden")))
-    if legacy is not None and (ends := instant(legacy.group(1))) is not None:
+    if legacy is not None and (ends := seconds_of(legacy.group(1))) is not None:
         return ends, legacy.group(1)
     return None, ("the record has no override_ends, and the run's REP_OVERRIDES has no "
                   f"override of {host or 'its host'}")  # fmt: skip
@@ -399,11 +409,12 @@ class RunChecks(Findings):
         """Check ``run``'s end line; its counts, as read (verify checks them further)."""
         number = line.number
         run.ended, run.end = True, number
-        if record.get("reason") == "interrupted":  # a recheck whose fetch was stopped
+        # a recheck whose fetch was stopped, or one stopped half-way (a shard failed)
+        if (reason := EndReason.of(record.get("reason"))) is EndReason.INTERRUPTED:
             self.add(number, "", f"run {run.context.run[:8]} was interrupted: its fetch "
                      "stopped before every document was had (the items of the origins "
                      "not fetched are unknown); not a whole recheck", event=True)  # fmt: skip
-        elif record.get("reason") == "failed":  # a recheck stopped half-way (a shard failed)
+        elif reason is EndReason.FAILED:
             counted = whole(mapping(record.get("counts")).get("items")) or 0
             self.add(number, "", f"run {run.context.run[:8]} failed: "
                      f"{text(record.get('error')) or 'no error said'}: it stopped with "

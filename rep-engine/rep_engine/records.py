@@ -15,9 +15,13 @@ module keeps a table or an enum of these words (``tests/project/test_reasons.py`
 
 The records: a ``url`` record both ways (:class:`UrlEntry`: :meth:`UrlEntry.line` writes
 it, :meth:`UrlEntry.from_line` reads it back; ``JOBDIR`` keeps an open one as its line),
-and a re-check's ``item`` record read (:class:`ItemRecord`, by :func:`item_of`), with
-the readers of a field that never raise (:func:`text`, :func:`whole`, :func:`items`,
-:func:`mapping`).
+a ``url`` or ``file`` line as every audit command reads it (:class:`FateRecord`: the entry
+it was written from, and what the line holds beside it: its run, time and id, a file
+record's fate and error; ``audit verify`` re-derives a record from it and reads the line
+as written only where it checks what is written: a count that is not one, ``answered``
+not ``true``, the robots.txt line named), and a re-check's ``item`` record read
+(:class:`ItemRecord`, by :func:`item_of`), with the readers of a field that never raise
+(:func:`text`, :func:`whole`, :func:`items`, :func:`mapping`).
 """
 
 from __future__ import annotations
@@ -1385,6 +1389,11 @@ class SnapshotLine:
         )  # fmt: skip
 
 
+#: A re-check's header's ``recheck`` part says ``documents`` so when it fetched each
+#: document again (else it names the WARC files it read them from).
+DOCUMENTS_FETCHED: Final = "fetched"
+
+
 @dataclass(frozen=True, slots=True)
 class RunHeader:
     """A trail's ``run`` header, read once (:meth:`of`): what was crawled (or re-checked),
@@ -1457,6 +1466,68 @@ class RunHeader:
 def _strings(value: Any) -> tuple[str, ...]:
     """A field that must be a list of strings: its strings."""
     return tuple(one for one in items(value) if isinstance(one, str))
+
+
+class FateRecord(NamedTuple):
+    """A ``url`` or ``file`` record, read (:meth:`of`; a tuple: ``audit verify`` reads one
+    per record)."""
+
+    #: ``url`` or ``file``.
+    kind: str
+    run: str
+    time: str
+    id: str
+    #: The entry it was written from (:meth:`UrlEntry.from_line`): its URL, status, fate,
+    #: ``refused_by``, ``why``, ``to``, its page's output, ``robots`` part, ``usage``...
+    entry: UrlEntry
+    #: The fate's word (``""``: none, or not a string: :attr:`written` says it).
+    word: str
+    #: Its attempts as written (``None``: not said, where the entry counts ``0``).
+    attempts: int | None
+    #: The record as stored (its ``page`` part, links, for a re-derivation).
+    record: dict[str, Any]
+
+    @classmethod
+    def of(cls, record: dict[str, Any]) -> FateRecord:
+        """``record`` read; never raises."""
+        get = record.get
+        kind = text(get("type"))
+        # a file's fate is a word of FileFate, never the entry's (its download's record says it)
+        entry = UrlEntry.from_line(record if kind != "file" else {**record, "fate": None})
+        return cls(kind, text(get("run")), text(get("time")), text(get("id")), entry,
+                   text(get("fate")), whole(get("attempts")), record)  # fmt: skip
+
+    @property
+    def fate(self) -> Fate | None:
+        """A ``url`` record's fate (``None``: no word of :class:`Fate`)."""
+        return self.entry.fate
+
+    @property
+    def file_fate(self) -> FileFate | None:
+        """A ``file`` record's fate (``None``: no word of :class:`FileFate`)."""
+        return FileFate.of(self.word)
+
+    @property
+    def outcome(self) -> FileOutcome:
+        """A ``file`` record's fate, with the sentence that refused or marked the file and the
+        pipeline's error: what the ``url`` record of its download reads beside it."""
+        return FileOutcome(self.word, self.entry.why, text(self.record.get("error")))
+
+    @property
+    def written(self) -> str:
+        """The fate as written: its word, else the value's ``str`` (``None``: missing)."""
+        return self.word or str(self.record.get("fate"))
+
+    @property
+    def origin(self) -> str:
+        """The origin its robots.txt part names, else its URL's (``(no origin)``)."""
+        return named_origin(self.record, self.entry.url) or "(no origin)"
+
+
+def named_origin(record: dict[str, Any], url: str) -> str:
+    """The origin a record's ``robots`` part names (an earlier release wrote it as
+    ``origin``), else ``url``'s (``""``: none)."""
+    return text(mapping(record.get("robots")).get("origin")) or str(origin_of(url) or "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,9 +10,9 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from rep_audit.faterecord import FateRecord
 from rep_audit.rederive import Rederiver
 from rep_audit.runcontext import RunContext
+from rep_engine.records import FateRecord
 
 #: Who authorized the override, as its entry says.
 PERMISSION = "written permission of the site owner, 2026-11-01"

@@ -577,16 +577,18 @@ REMOTE_CONTROL: Final = "REMOTE_CONTROL_ENABLED"
 #: (``scrapy/extensions/telnet.py``: on by default where Twisted's conch is installed, a
 #: Python shell on a local port, behind the password the crawl logs).
 STEERING: Final = (REMOTE_CONTROL, "TELNETCONSOLE_ENABLED")
+#: What the run header says of a setting of :data:`STEERING` the settings do not have.
+NO_SUCH_SETTING: Final = "absent"
 
 
 def remote_control(settings: SettingsLike, name: str = REMOTE_CONTROL) -> bool | str:
     """``REMOTE_CONTROL_ENABLED`` (or another of :data:`STEERING`) as the crawl had it,
-    read as Scrapy's ``getbool`` reads it; ``"absent"`` when the settings have no such
-    name (a Scrapy before 2.19, whose defaults lack it, and nobody set it; a re-check
+    read as Scrapy's ``getbool`` reads it; :data:`NO_SUCH_SETTING` when the settings
+    have no such name (a Scrapy before 2.19, whose defaults lack it, and nobody set it; a re-check
     without Scrapy). A value Scrapy could not read is kept as text."""
     value = settings.get(name)
     if value is None:
-        return "absent"
+        return NO_SUCH_SETTING
     if isinstance(value, bool):
         return value
     if value in ("True", "true"):

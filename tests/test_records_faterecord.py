@@ -1,21 +1,17 @@
-"""A ``url`` or ``file`` record's fate read into a typed record (:class:`FateRecord`, its
-entry by :meth:`UrlEntry.from_line`), never raising: what the crawl writes, an earlier
-version's words, and hand-edited odd values (each ``""`` or ``None``, so every reader
-says what it says of a missing one)."""
+"""A ``url`` or ``file`` record's fate read into a typed record (rep-engine/rep_engine/
+records.py, :class:`FateRecord`, its entry by :meth:`UrlEntry.from_line`), never raising:
+what the crawl writes, an earlier version's words, and hand-edited odd values (each ``""``
+or ``None``, so every reader says what it says of a missing one)."""
 
 from __future__ import annotations
 
-import io
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from rep_audit.cli import main
-from rep_audit.faterecord import FateRecord
 from rep_engine.records import (
     Fate,
+    FateRecord,
     FileFate,
     Reason,
     RefusedBy,
@@ -23,22 +19,19 @@ from rep_engine.records import (
     denied_purposes,
     describe,
 )
-from tests.support.trailfactory import (
-    ORIGIN,
-    RUN,
-    encode,
-    end_line,
-    robots_part,
-    run_line,
-    snapshot_line,
-    url_line,
-    write_trail,
-)
+
+#: The records as the crawl writes them (docs/audit-trail.md, ``url``), written out here:
+#: tests/support/trailfactory.py reaches the audit tools, which an engine test may not.
+ORIGIN, RUN = "http://site.test", "0123456789abcdef0123456789abcdef"
+FETCHED = {"type": "url", "run": RUN, "time": "2026-11-23T14:00:02.000Z", "url": ORIGIN + "/",
+           "fate": "fetched", "attempts": 1, "status": 200}  # fmt: skip
 
 
 def test_a_refused_record_is_read_with_its_fate_what_refused_it_and_its_robots_line() -> None:
-    record = url_line("/private/x", fate="refused", status=None, refused_by="robots.txt",
-                      why="Forbidden", robots=robots_part(2, "Disallow: /private"))  # fmt: skip
+    robots = {"origin": ORIGIN, "snapshot": "ab" * 32, "agent": "testbot", "line": 2,
+              "rule": "Disallow: /private"}  # fmt: skip
+    record = {**FETCHED, "url": ORIGIN + "/private/x", "fate": "refused", "status": None,
+              "refused_by": "robots.txt", "why": "Forbidden", "robots": robots}  # fmt: skip
     read = FateRecord.of(record)
     entry = read.entry
     assert (read.kind, read.run, entry.url, read.fate, RefusedBy.of(entry.refused_by)) == (
@@ -55,12 +48,12 @@ def test_a_refused_record_is_read_with_its_fate_what_refused_it_and_its_robots_l
 
 def test_a_page_whose_items_were_dropped_is_said_dropped_and_its_denials_read() -> None:
     usage = {"answers": {"ai-train": False, "search": True}}
-    read = FateRecord.of(url_line("/", items_kept=0, items_dropped=2, item_reason="purpose",
-                                  usage=usage))  # fmt: skip
+    read = FateRecord.of({**FETCHED, "items_kept": 0, "items_dropped": 2,
+                          "item_reason": "purpose", "usage": usage})  # fmt: skip
     said = describe(read.entry, ["ai-train"])
     assert said.dropped and said.state == "fetched, item dropped" and said.reason == "purpose"
     assert denied_purposes(read.entry.usage, ("ai-train", "search", "ai-input")) == ["ai-train"]
-    kept_some = FateRecord.of(url_line("/", items_kept=1, items_dropped=2))
+    kept_some = FateRecord.of({**FETCHED, "items_kept": 1, "items_dropped": 2})
     assert describe(kept_some.entry).dropped and describe(kept_some.entry).kept == 1
 
 
@@ -111,50 +104,3 @@ def test_the_words_of_earlier_trails_and_of_files_are_read_as_members() -> None:
     old = FateRecord.of({"type": "url", "fate": "fetched", "url": ORIGIN + "/"})
     assert (old.fate, old.entry.output, old.entry.robots) == (Fate.FETCHED, None, None)
     assert old.origin == ORIGIN and not describe(old.entry).dropped
-
-
-def test_every_command_reads_a_record_of_odd_values_as_it_reads_a_missing_one(
-    tmp_path: Path,
-) -> None:
-    odd = url_line("/odd", fate="fetched", attempts="x", status="200", items_kept="1",
-                   items_dropped=None, robots={"origin": 5, "line": "2"})  # fmt: skip
-    body = [snapshot_line(), odd]
-    path = write_trail(tmp_path / "t.jsonl", lines=encode([run_line(), *body, end_line(body)]))
-    outs = {}
-    for argv in (["show", str(path), ORIGIN + "/odd"], ["list", str(path), "--format", "jsonl"],
-                 ["summary", str(path)]):  # fmt: skip
-        out = io.StringIO()
-        assert main(argv, out) in (0, 1)
-        outs[argv[0]] = out.getvalue()
-    assert f"{ORIGIN}/odd was fetched: " not in outs["show"]  # no attempts, no status said
-    assert f"{ORIGIN}/odd was fetched\n" in outs["show"]
-    assert f"robots.txt of {ORIGIN}: no line decided it" in outs["show"]
-    [row] = [json.loads(line) for line in outs["list"].splitlines()]
-    assert (row["fate"], row["reason"], row["why"]) == ("fetched", "", "no rule (allowed)")
-    assert "1 requested URL(s) (1 fetched), 0 item(s) kept, 0 dropped" in outs["summary"]
-    html = tmp_path / "r.html"
-    assert main(["report", str(path), "--html", str(html)], io.StringIO()) in (0, 1)
-    assert "fetched</td>" in html.read_text(encoding="utf-8")
-
-
-def test_every_command_reads_a_time_no_clock_can_hold_as_a_missing_one(tmp_path: Path) -> None:
-    """A hand-edited ``sent_at``, ``expires`` or override end of year 1 without its zone
-    (it parses, but the local clock may not hold it): ``show``, ``list``, ``summary`` and
-    ``export`` tell the record as they tell one without the time, never a traceback
-    (``audit verify`` reports the value as it is)."""
-    robots = robots_part(2, "Disallow: /private")
-    robots["override_ends"] = stamp = "0001-01-01T00:00:00"
-    odd = url_line("/odd", fate="fetched", sent="GET", sent_at=stamp, expires=stamp,
-                   robots=robots)  # fmt: skip
-    body = [snapshot_line(), odd]
-    path = write_trail(tmp_path / "t.jsonl", lines=encode([run_line(), *body, end_line(body)]))
-    outs = {}
-    for argv in (["show", str(path), ORIGIN + "/odd"], ["list", str(path), "--format", "jsonl"],
-                 ["summary", str(path)], ["export", str(path)], ["verify", str(path)]):  # fmt: skip
-        out = io.StringIO()
-        assert main(argv, out) in (0, 1)
-        outs[argv[0]] = out.getvalue()
-    assert f"{ORIGIN}/odd was fetched" in outs["show"]
-    assert [json.loads(line)["url"] for line in outs["list"].splitlines()] == [ORIGIN + "/odd"]
-    assert "1 requested URL(s) (1 fetched)" in outs["summary"]
-    assert f"its sent_at {stamp!r} is no time" in outs["verify"]
