@@ -161,6 +161,7 @@ class WarcDocuments:
         procedure = FetchProcedure(kind, url)
         step: Follow | Fetched = procedure.start
         last: Capture | None = None
+        body = b""
         while isinstance(step, Follow):
             capture = self._capture(url if step.url == url else capture_key(step.url))
             if capture is None and last is not None and name == ROBOTS:
@@ -196,7 +197,9 @@ class WarcDocuments:
             said = f"{captured_as(last)} ({step.outcome}): {GAVE_UP_FATE[allow]}"
             entry = stand_in_entry(kind, allow, said, 0.0, date)
         else:
-            entry = downloaded_entry(kind, self.policy, step, date)
+            # the capture's body as compressed when read, unless the crawl's cut shortened it
+            compressed = last.body_zlib if len(step.body) == len(body) else b""
+            entry = downloaded_entry(kind, self.policy, step, date, compressed)
         documents.add(name, key, entry, last.record_id)
         return entry
 
