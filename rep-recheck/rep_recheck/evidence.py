@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from sys import intern
-from typing import Any, Final
+from typing import Final
 
 from rep_engine.records import ItemStatus, Reason, iso_time
 from rep_engine.usage.rsl.terms import license_url_of
@@ -71,23 +71,18 @@ def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
     sha = entry.sha256 if entry is not None else ""
     when = iso_time(entry.fetched_at) if entry is not None and entry.fetched_at else ""
     record = documents.records.get((kind, key), "") if documents is not None else ""
-    base = Evidence(document=document, sha256=sha, time=when, record=record)
     if outcome.status is ItemStatus.UNKNOWN:
-        return _replace(base, signal="unknown", text=outcome.why)
+        return Evidence("unknown", "", "", document, None, outcome.why, sha, when, record)
     if refusal is not None:
         said = _said(refusal, url, 0.0)
-        return _replace(base, signal=said.signal, reason=said.reason, purpose=said.purpose,
-                        document_line=said.document_line, text=said.text,
-                        agent=said.agent)  # fmt: skip
+        return Evidence(said.signal, said.reason, said.purpose, document, said.document_line,
+                        said.text, sha, when, record, said.agent)  # fmt: skip
     decision = verdict.robots if isinstance(verdict, Allowed) else None
     if decision is None or decision.line is None:
-        return _replace(base, text=decision.reason if decision is not None else "")
-    return _replace(
-        base,
-        signal="robots.txt",
-        document_line=decision.line,
-        text=intern(decision.line_text or ""),
-    )
+        text = decision.reason if decision is not None else ""
+        return Evidence("", "", "", document, None, text, sha, when, record)
+    text = intern(decision.line_text or "")
+    return Evidence("robots.txt", "", "", document, decision.line, text, sha, when, record)
 
 
 class EvidenceMemo:
@@ -135,12 +130,6 @@ class EvidenceMemo:
 
 #: The most outcomes :class:`EvidenceMemo` keeps.
 EVIDENCE_MEMO: Final = 65_536
-
-
-def _replace(evidence: Evidence, **changes: Any) -> Evidence:
-    values = {name: getattr(evidence, name) for name in Evidence.__slots__}
-    values.update(changes)
-    return Evidence(**values)
 
 
 def _said(refusal: Refused | None, url: str, fetched: float) -> Evidence:
