@@ -72,10 +72,15 @@ def item_line(
     return line
 
 
+#: A line as JSON, compact: its characters as they are, or escaped (one encoder made).
+_AS_IS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_ESCAPED = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def encode(line: dict[str, Any]) -> bytes:
     """One JSON line, UTF-8; a string no UTF-8 can hold (a lone surrogate, as JSON may
     escape one: ``"\\ud800"``) is written escaped, as JSON writes it."""
     try:
-        return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        return (_AS_IS(line) + "\n").encode()
     except UnicodeEncodeError:
-        return (json.dumps(line, separators=(",", ":")) + "\n").encode()
+        return (_ESCAPED(line) + "\n").encode()
