@@ -281,3 +281,26 @@ def test_a_refused_lines_reason_is_read_back_from_what_refused_it(
     entry = UrlEntry.from_line(record)
     assert (entry.fate, entry.reason, entry.refused_by) == (Fate.REFUSED, reason, refused_by)
     assert entry.line("r", "k-1")["refused_by"] == refused_by
+
+
+def test_times_of_two_seconds_in_turn_are_each_formatted_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A recheck's lines say in turn the time now and a capture's: one second formatted
+    at a time, each of them was formatted again every time (issue 90)."""
+    from rep_engine import records
+
+    formatted: list[float] = []
+    real = records.datetime
+
+    class Counting:
+        @staticmethod
+        def fromtimestamp(when: float, zone: Any) -> Any:
+            formatted.append(when)
+            return real.fromtimestamp(when, zone)
+
+    monkeypatch.setattr(records, "datetime", Counting)
+    records._SECONDS.clear()
+    said = [records.iso_time(when) for when in (1743508800.25, 1764400000.5) * 50]
+    assert said[:2] == ["2025-04-01T12:00:00.250Z", "2025-11-29T07:06:40.500Z"]
+    assert said == said[:2] * 50 and formatted == [1743508800, 1764400000]

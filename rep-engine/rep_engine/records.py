@@ -60,17 +60,22 @@ def whole(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-_second: list[Any] = [-1, ""]
+#: The seconds formatted last (a few: a recheck's lines say the time now and a capture's).
+_SECONDS: dict[int, str] = {}
+_SECONDS_KEPT: Final = 64
 
 
 def iso_time(now: float | None = None) -> str:
     """ISO 8601 UTC with milliseconds: ``2026-11-23T14:05:09.123Z``."""
     now = time.time() if now is None else now
     second = int(now)
-    if second != _second[0]:  # formatted once per second
+    stamp = _SECONDS.get(second)
+    if stamp is None:  # each second formatted once while it is one of the last met
+        if len(_SECONDS) >= _SECONDS_KEPT:
+            _SECONDS.clear()
         stamp = datetime.fromtimestamp(second, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S")
-        _second[:] = [second, stamp]
-    return f"{_second[1]}.{int((now - second) * 1000):03d}Z"
+        _SECONDS[second] = stamp
+    return f"{stamp}.{int((now - second) * 1000):03d}Z"
 
 
 # The words. Every refusal carries a :class:`Reason`:

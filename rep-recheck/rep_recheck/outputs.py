@@ -97,23 +97,18 @@ def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
     sha = entry.sha256 if entry is not None else ""
     when = iso_time(entry.fetched_at) if entry is not None and entry.fetched_at else ""
     record = documents.records.get((kind, key), "") if documents is not None else ""
-    base = Evidence(document=document, sha256=sha, time=when, record=record)
     if outcome.status is ItemStatus.UNKNOWN:
-        return _replace(base, signal="unknown", text=outcome.why)
+        return Evidence("unknown", "", "", document, None, outcome.why, sha, when, record)
     if refusal is not None:
         said = _said(refusal, url, 0.0)
-        return _replace(base, signal=said.signal, reason=said.reason, purpose=said.purpose,
-                        document_line=said.document_line, text=said.text,
-                        agent=said.agent)  # fmt: skip
+        return Evidence(said.signal, said.reason, said.purpose, document, said.document_line,
+                        said.text, sha, when, record, said.agent)  # fmt: skip
     decision = verdict.robots if isinstance(verdict, Allowed) else None
     if decision is None or decision.line is None:
-        return _replace(base, text=decision.reason if decision is not None else "")
-    return _replace(
-        base,
-        signal=RefusedBy.ROBOTS_TXT,
-        document_line=decision.line,
-        text=intern(decision.line_text or ""),
-    )
+        text = decision.reason if decision is not None else ""
+        return Evidence("", "", "", document, None, text, sha, when, record)
+    text = intern(decision.line_text or "")
+    return Evidence(RefusedBy.ROBOTS_TXT, "", "", document, decision.line, text, sha, when, record)
 
 
 class EvidenceMemo:
@@ -161,12 +156,6 @@ class EvidenceMemo:
 
 #: The most outcomes :class:`EvidenceMemo` keeps.
 EVIDENCE_MEMO: Final = 65_536
-
-
-def _replace(evidence: Evidence, **changes: Any) -> Evidence:
-    values = {name: getattr(evidence, name) for name in Evidence.__slots__}
-    values.update(changes)
-    return Evidence(**values)
 
 
 def _said(refusal: Refused | None, url: str, fetched: float) -> Evidence:
@@ -758,10 +747,15 @@ def item_line(
     return line
 
 
+#: A line as JSON, compact: its characters as they are, or escaped (one encoder made).
+_AS_IS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+_ESCAPED = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def encode(line: dict[str, Any]) -> bytes:
     """One JSON line, UTF-8; a string no UTF-8 can hold (a lone surrogate, as JSON may
     escape one: ``"\\ud800"``) is written escaped, as JSON writes it."""
     try:
-        return (json.dumps(line, ensure_ascii=False, separators=(",", ":")) + "\n").encode()
+        return (_AS_IS(line) + "\n").encode()
     except UnicodeEncodeError:
-        return (json.dumps(line, separators=(",", ":")) + "\n").encode()
+        return (_ESCAPED(line) + "\n").encode()

@@ -107,6 +107,9 @@ class WarcDocuments:
         self._asked = Numbered(held)
         #: Whether the origin asked for last was asked for the first time.
         self.first_time = False
+        #: The captures of the origin asked for last, by URL, as looked up (``None``:
+        #: not captured): each looked up once (the newest of a URL is chosen once).
+        self._looked: dict[str, Capture | None] = {}
 
     def lacks(self, origin: Origin) -> bool:
         """Whether the WARC lacks a document of ``origin`` a decision needs (its
@@ -117,12 +120,14 @@ class WarcDocuments:
 
     def __call__(self, origin: Origin) -> OriginDocuments | None:
         """``origin``'s documents (``None``: its robots.txt was not captured at all)."""
-        if origin.robots_url not in self.captured:
+        self._looked = {}
+        captured = self._capture(origin.robots_url)
+        if captured is None:
             return None
         documents = OriginDocuments(origin)
         robots = self._entry(self.robots, origin.robots_url, documents, ROBOTS, origin)
         # decided as of its robots.txt's capture; a capture of unknown date, as of now
-        captured_at = self.captured[origin.robots_url].date
+        captured_at = captured.date
         documents.now = captured_at if captured_at is not None else time.time()
         asked = len(self._asked)
         self.first_time = self._asked.number(str(origin)) == asked
@@ -150,14 +155,15 @@ class WarcDocuments:
         """The document at ``url`` as the crawl would have it, added to ``documents``
         (nothing: not captured, so not had)."""
         url = capture_key(url)
-        if url not in self.captured:
+        if self._capture(url) is None:
             return None
         self.read += 1
         procedure = FetchProcedure(kind, url)
         step: Follow | Fetched = procedure.start
         last: Capture | None = None
+        body = b""
         while isinstance(step, Follow):
-            capture = self.captured.get(capture_key(step.url))
+            capture = self._capture(url if step.url == url else capture_key(step.url))
             if capture is None and last is not None and name == ROBOTS:
                 # the archive's gap, not the site's failure: not had, as if not captured
                 documents.missing[ROBOTS] = (f"the robots.txt of {key} was not had: "
@@ -191,9 +197,18 @@ class WarcDocuments:
             said = f"{captured_as(last)} ({step.outcome}): {GAVE_UP_FATE[allow]}"
             entry = stand_in_entry(kind, allow, said, 0.0, date)
         else:
-            entry = downloaded_entry(kind, self.policy, step, date)
+            # the capture's body as compressed when read, unless the crawl's cut shortened it
+            compressed = last.body_zlib if len(step.body) == len(body) else b""
+            entry = downloaded_entry(kind, self.policy, step, date, compressed)
         documents.add(name, key, entry, last.record_id)
         return entry
+
+    def _capture(self, url: str) -> Capture | None:
+        """The capture of ``url`` read (``None``: not captured), looked up once for the
+        origin asked for last."""
+        if url not in self._looked:
+            self._looked[url] = self.captured.get(url)
+        return self._looked[url]
 
 
 def captured_as(capture: Capture) -> str:

@@ -75,3 +75,21 @@ def test_names_met_a_chunk_at_a_time_are_numbered_as_one_at_a_time(held: int) ->
     assert 0 < counted.queries <= len(met) // 100  # one a chunk, not one a name met
     assert list(chunked) == list(one) == list(dict.fromkeys(met))
     assert all(chunked.find(name) == one.find(name) for name in set(met))
+
+
+def test_a_name_met_for_the_first_time_is_not_looked_up_in_the_file() -> None:
+    """Past the bound, every new name was looked up in the SQLite file before it was
+    numbered: a query an origin, for each of a recheck's counts (issue 90)."""
+    names = Numbered(2)
+    for n in range(3):
+        names.number(f"https://o{n}.example")
+    assert names.spilled and names._file is not None
+    statements: list[str] = []
+    names._file.set_trace_callback(statements.append)
+    fresh = [f"https://new{n}.example" for n in range(500)]
+    assert [names.number(name) for name in fresh] == list(range(3, 503))
+    assert not [one for one in statements if one.startswith("SELECT")]
+    # the names in the file are still found there, the new ones numbered once
+    assert names.number("https://o0.example") == 0 and names.number(fresh[0]) == 3
+    assert any(one.startswith("SELECT") for one in statements)
+    assert len(names) == 503 and list(names)[3:] == fresh

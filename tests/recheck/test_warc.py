@@ -447,3 +447,48 @@ def test_a_capture_uri_of_an_uppercase_scheme_is_read(tmp_path: Path) -> None:
     found = report_lines(report)
     assert [line["status"] for line in found] == ["refused", "kept", "refused", "kept"]
     assert found[0]["document"] == "http://ui.example/robots.txt"
+
+
+def test_an_origins_capture_is_chosen_once_and_its_body_compressed_once(tmp_path: Path) -> None:
+    """Each origin's robots.txt capture was chosen 4 times among its URL's captures and
+    its body compressed twice (as read, and again for its entry): a profile's 2 choices
+    and 1 compression an item (issue 90)."""
+    import hashlib
+    import zlib
+
+    from rep_recheck.warc import Capture
+
+    path = tmp_path / "robots.warc.gz"
+    write_warc(path, [
+        robots_capture("https://a.example", "User-agent: *\nDisallow: /x\n"),
+        ("http://r.example/robots.txt", 301, b"", {"Location": "https://r.example/robots.txt"}),
+        robots_capture("https://r.example", "User-agent: *\nDisallow: /\n"),
+    ], compress=True)  # fmt: skip
+    captured = captures(path)
+    asked: list[str] = []
+
+    class Counted(dict[str, Capture]):
+        def __getitem__(self, url: str) -> Capture:
+            asked.append(url)
+            return super().__getitem__(url)
+
+        def __contains__(self, url: object) -> bool:
+            asked.append(str(url))
+            return super().__contains__(url)
+
+        def get(self, url: str, default: Any = None) -> Any:
+            asked.append(url)
+            return super().get(url, default)
+
+    documents = WarcDocuments(Counted(captured), RequestRules.of(("search",)), ("mybot",))
+    for origin, urls in (("https://a.example", ["https://a.example/robots.txt"]),
+                         ("http://r.example", ["http://r.example/robots.txt",
+                                               "https://r.example/robots.txt"])):  # fmt: skip
+        asked.clear()
+        found = documents(origin_of(origin))  # type: ignore[arg-type]
+        assert found is not None and found.robots is not None
+        assert asked == urls  # each URL chosen once
+        body_zlib = captured[urls[-1]].body_zlib
+        assert found.robots.body_zlib is body_zlib  # the capture's, not compressed again
+        body = zlib.decompress(found.robots.body_zlib)
+        assert found.robots.sha256 == hashlib.sha256(body).hexdigest() and b"Disallow" in body

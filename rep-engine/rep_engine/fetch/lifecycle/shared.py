@@ -39,19 +39,21 @@ _GAVE_UP_SAID: Final = re.compile(
 
 
 def downloaded_entry(
-    kind: DocumentKind[D], policy: Policy, fetched: Fetched, now: float
+    kind: DocumentKind[D], policy: Policy, fetched: Fetched, now: float, body_zlib: bytes = b""
 ) -> CacheEntry[D]:
     """The entry of the site's answer: the parsed document, or the absent stand-in (a
     4xx, SPEC §4 "unavailable"), fresh for its ``Cache-Control`` lifetime and usable
     while stale up to the stale limit. A request another component refused is not the
-    site's answer: for a kind that ``ignored_gives_up``, the give-up verdict at once."""
+    site's answer: for a kind that ``ignored_gives_up``, the give-up verdict at once.
+    ``body_zlib``: the body already compressed by :func:`zlib.compress` (a WARC's
+    capture), not compressed again."""
     lifetime = policy.lifetime(fetched.cache_control)
     if fetched.kind == "ignored" and kind.ignored_gives_up:  # as after REP_UNREACHABLE_MAX_WAIT
         allow = policy.allows_after_giving_up(policy.max_wait)
         return stand_in_entry(kind, allow, fetched.outcome, lifetime, now)
     parsed = fetched.effect is Effect.PARSE
     rules = kind.read(fetched.body, fetched.truncated) if parsed else kind.absent
-    body_zlib = zlib.compress(fetched.body) if parsed else b""
+    body_zlib = (body_zlib or zlib.compress(fetched.body)) if parsed else b""
     return CacheEntry(
         rules, fetched.outcome, now, now + lifetime, now + lifetime + policy.stale_max,
         fetched.status, body_zlib, False, kind.size_of(rules, fetched.body) + len(body_zlib),
