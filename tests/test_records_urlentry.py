@@ -287,7 +287,7 @@ def test_times_of_two_seconds_in_turn_are_each_formatted_once(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """A recheck's lines say in turn the time now and a capture's: one second formatted
-    at a time, each of them was formatted again every time (issue 90)."""
+    at a time, each of them was formatted again every time."""
     from rep_engine import records
 
     formatted: list[float] = []

@@ -79,7 +79,7 @@ def test_names_met_a_chunk_at_a_time_are_numbered_as_one_at_a_time(held: int) ->
 
 def test_a_name_met_for_the_first_time_is_not_looked_up_in_the_file() -> None:
     """Past the bound, every new name was looked up in the SQLite file before it was
-    numbered: a query an origin, for each of a recheck's counts (issue 90)."""
+    numbered: a query an origin, for each of a recheck's counts."""
     names = Numbered(2)
     for n in range(3):
         names.number(f"https://o{n}.example")

@@ -452,7 +452,7 @@ def test_a_capture_uri_of_an_uppercase_scheme_is_read(tmp_path: Path) -> None:
 def test_an_origins_capture_is_chosen_once_and_its_body_compressed_once(tmp_path: Path) -> None:
     """Each origin's robots.txt capture was chosen 4 times among its URL's captures and
     its body compressed twice (as read, and again for its entry): a profile's 2 choices
-    and 1 compression an item (issue 90)."""
+    and 1 compression an item."""
     import hashlib
     import zlib
 
