@@ -359,23 +359,28 @@ def check_bundle(
                       f"records it covers (the last at {check.latest}): its time was "
                       "rewritten")  # fmt: skip
         _witnessed(check, witnesses, quorum or len(witnesses), key_data, str(key))
-    status, verdict = EXIT_CLEAN, "clean" + (", unsigned check: who made it is not proven"
-                                             if unsigned else "")  # fmt: skip
-    if check.problems:
-        status, verdict = EXIT_DIFFERENCES, f"{check.problems} problem(s)"
-    elif not check.records:
-        status, verdict = EXIT_UNPROVEN, ("nothing found wrong, but not proven: it holds no "
-                                          "record of the site, so nothing shows none was "
-                                          "left out")  # fmt: skip
-    elif leaked:
-        status, verdict = EXIT_UNPROVEN, "nothing found wrong, but not proven (--key is private)"
-    elif unchecked and not unsigned:
-        status, verdict = EXIT_UNPROVEN, "nothing found wrong, but not proven (no --key)"
+    status, verdict = _verdict(check, leaked, bool(unchecked), unsigned)
     steered = f"; {check.steered} run(s) could be steered from outside" if check.steered else ""
     print(printable(f"{path}: {verdict}: {check.records} record(s) of {check.site}, proved "
                     f"against the tree head of {head.get('time')} over the trail's first "
                     f"{head['size']} line(s), {signed}{steered}"), file=out)  # fmt: skip
     return status
+
+
+def _verdict(check: BundleCheck, leaked: bool, unchecked: bool, unsigned: bool) -> tuple[int, str]:
+    """The exit status and its word: a problem found, or clean only when proven (a
+    record of the site, checked against the operator's public key, or ``--unsigned``
+    asked for)."""
+    if check.problems:
+        return EXIT_DIFFERENCES, f"{check.problems} problem(s)"
+    if not check.records:
+        return EXIT_UNPROVEN, ("nothing found wrong, but not proven: it holds no record of "
+                               "the site, so nothing shows none was left out")  # fmt: skip
+    if leaked:
+        return EXIT_UNPROVEN, "nothing found wrong, but not proven (--key is private)"
+    if unchecked and not unsigned:
+        return EXIT_UNPROVEN, "nothing found wrong, but not proven (no --key)"
+    return EXIT_CLEAN, "clean" + (", unsigned check: who made it is not proven" if unsigned else "")
 
 
 def _unchecked(head: dict[str, Any], unsigned: bool) -> str:
