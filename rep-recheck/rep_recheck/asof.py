@@ -29,7 +29,15 @@ from typing import Any, Final
 from rep_engine.records import ItemStatus, seconds_of
 from rep_engine.urls.origins import origin_of
 from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
-from rep_recheck.captures import Capture, alike, of_one_date, present, responses, revisited
+from rep_recheck.captures import (
+    Capture,
+    alike,
+    capture_time,
+    of_one_date,
+    present,
+    responses,
+    revisited,
+)
 from rep_recheck.names import PARSED_ORIGINS
 from rep_recheck.rechecker import Rechecker
 
@@ -76,14 +84,9 @@ def item_date(value: Any) -> float | None:
     return number / 1000 if abs(number) >= _MILLISECONDS else number
 
 
-def iso(when: float) -> str:
-    """POSIX seconds as the report says a date (UTC, to the second)."""
-    return datetime.fromtimestamp(when, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 def no_capture_before(when: float) -> str:
     """An item's ``then`` when no capture precedes its date: said, never made up."""
-    return f"no capture before {iso(when)}"
+    return f"no capture before {capture_time(when)}"
 
 
 class Timeline:
@@ -354,7 +357,7 @@ class Dated:
         if len(self.warcs) > 1:
             source = f"WARCs {named}, as of each origin's newest capture"
         if self.as_of != math.inf:
-            source += f" at or before {iso(self.as_of)} (--as-of)"
+            source += f" at or before {capture_time(self.as_of)} (--as-of)"
         return source
 
 
