@@ -140,7 +140,9 @@ def checksums(folder: Path, ids: Any) -> dict[str, tuple[str, str]]:
         with path.open("rb") as file:
             for raw in file:
                 whole.update(raw)
-                free += int.from_bytes(hashlib.sha256(_order_free(output, raw, ids)).digest())
+                free += int.from_bytes(
+                    hashlib.sha256(_order_free(output, raw, ids)).digest(), "big"
+                )
         found[output] = (whole.hexdigest(), f"{free % 2**256:064x}")
     return found
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import pytest_twisted
+import scrapy
 from scrapy import Request
 
 from tests.support.audittrail import by_url
@@ -62,6 +63,16 @@ async def test_items_of_start_and_of_an_errback(tmp_path: Path) -> None:
     assert "not kept" not in summary.getvalue()
 
 
+#: Items an errback yields for a failed or refused download, as Scrapy scrapes them: one,
+#: except in Scrapy 2.13.0 and 2.13.1, which drop that output (their ``Scraper._scrape``,
+#: fixed in 2.13.2); the trail, the report and the tools count what Scrapy scraped.
+ERRBACK_ITEMS = 0 if scrapy.__version__ in ("2.13.0", "2.13.1") else 1
+
+
+def kept(count: int) -> str:
+    return f"{count} item{'s' * (count != 1)} kept"
+
+
 class FailedErrbackSpider(ItemSpider):
     """Each URL with an errback that yields one item for its failed download."""
 
@@ -96,16 +107,19 @@ async def test_the_items_an_errback_yields_for_a_failed_download_are_on_its_reco
         crawler, _ = await crawl(urls, settings, FailedErrbackSpider)
     finally:
         await sites.close()
-    assert crawler.stats.get_value("item_scraped_count") == 3
+    items = 1 + 2 * ERRBACK_ITEMS
+    assert crawler.stats.get_value("item_scraped_count") == items
     records = by_url(trail)
     for url in urls[1:]:
-        assert (records[url]["fate"], records[url]["items_kept"]) == ("failed", 1), records[url]
+        record = records[url]
+        assert (record["fate"], record.get("items_kept", 0)) == ("failed", ERRBACK_ITEMS), record
     assert records[urls[0]]["items_kept"] == 1
     text = report.read_text()
-    assert "In short: 3 requests (1 downloaded, 2 no response); 3 items kept" in text, text
-    assert f"{urls[1]}\n    not downloaded: " in text and "; 1 item kept" in text, text
+    assert f"In short: 3 requests (1 downloaded, 2 no response); {kept(items)}" in text, text
+    assert f"{urls[1]}\n    not downloaded: " in text, text
+    assert ("every attempt; 1 item kept" in text) == bool(ERRBACK_ITEMS), text
     status, out = audit_tool("summary", str(trail))
-    assert status == 0 and "3 item(s) kept, 0 dropped" in out, out
+    assert status == 0 and f"{items} item(s) kept, 0 dropped" in out, out
     status, out = audit_tool("verify", str(trail))
     assert status == 0 and ": clean" in out, out
 
@@ -132,14 +146,15 @@ async def test_the_items_an_errback_yields_for_a_refused_request_are_on_its_reco
     finally:
         await sites.close()
     assert "/private/1" not in sites.requested("a")
-    assert crawler.stats.get_value("item_scraped_count") == 2
+    items = 1 + ERRBACK_ITEMS
+    assert crawler.stats.get_value("item_scraped_count") == items
     record = by_url(trail)[private]
-    assert (record["fate"], record["refused_by"], record["items_kept"]) == (
-        "refused", "robots.txt", 1
+    assert (record["fate"], record["refused_by"], record.get("items_kept", 0)) == (
+        "refused", "robots.txt", ERRBACK_ITEMS
     )  # fmt: skip
     text = report.read_text()
-    assert "In short: 2 requests (1 downloaded, 1 forbidden by robots.txt); 2 items kept" in text
+    assert f"(1 downloaded, 1 forbidden by robots.txt); {kept(items)}" in text, text
     status, out = audit_tool("summary", str(trail))
-    assert status == 0 and "2 item(s) kept, 0 dropped" in out, out
+    assert status == 0 and f"{items} item(s) kept, 0 dropped" in out, out
     status, out = audit_tool("verify", str(trail))
     assert status == 0 and ": clean" in out, out
