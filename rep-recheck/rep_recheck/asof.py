@@ -259,6 +259,12 @@ class AsOf(Mapping[str, Capture]):
     def __contains__(self, url: object) -> bool:
         return isinstance(url, str) and self.timeline.newest(url, self.when) is not None
 
+    def captured_later(self, url: str) -> float | None:
+        """The date of ``url``'s first capture when every capture of it is after
+        :attr:`when` (``--as-of``), else ``None`` (captured by then, or never)."""
+        first = self.timeline.oldest(url)
+        return first if first is not None and first > self.when else None
+
 
 class Then:
     """What the capture nearest before an item's date said of it: its status then,

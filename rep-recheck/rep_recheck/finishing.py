@@ -277,6 +277,9 @@ class Finishing:
         elif (unchecked := self._tdmrep_unchecked()) is not None:
             lines[1:1] = ["", f"**{unchecked}**"]
             print(f"recheck: {unchecked}", file=self.err, flush=True)
+        if self.warc is not None and (later := self.warc.captured_later_line()) is not None:
+            lines[1:1] = ["", f"**{later}**"]
+            print(f"recheck: {later}", file=self.err, flush=True)
         if not options.pages:
             lines += ["", PAGES_NOT_CHECKED]
             print(f"recheck: {PAGES_NOT_CHECKED}", file=self.err, flush=True)

@@ -475,7 +475,11 @@ class Rechecker:
         rules: RequestRules,
     ) -> Outcome:
         if documents is None or origin is None:
-            return Outcome(ItemStatus.UNKNOWN, None, None, f"no robots.txt of {origin} was had")
+            not_had = getattr(self.documents, "not_had", None)  # a WARC's says why
+            why = f"no robots.txt of {origin} was had"
+            return Outcome(
+                ItemStatus.UNKNOWN, None, None, why if not_had is None else not_had(origin)
+            )
         facts = RequestFacts(url, origin, self.agent, self.obey, self.names)
         verdict = decide(facts, rules, documents.known, documents.now)
         if type(verdict) is Allowed:

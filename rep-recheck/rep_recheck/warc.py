@@ -40,7 +40,7 @@ from rep_engine.fetch.rules import Effect, Policy
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from rep_engine.urls.origins import Origin
 from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM, RequestRules
-from rep_recheck.asof import captures
+from rep_recheck.asof import AsOf, captures
 from rep_recheck.captures import (
     MAX_PAYLOAD,
     NO_WARCIO,
@@ -104,6 +104,9 @@ class WarcDocuments:
         #: ``held`` asks for an origin again when it comes back).
         self.origins = 0
         self.without_tdmrep = 0
+        #: Origins asked for whose robots.txt was captured only after ``--as-of``, each
+        #: once (their items unknown: :meth:`not_had`).
+        self.captured_later = 0
         self._asked = Numbered(held)
         #: Whether the origin asked for last was asked for the first time.
         self.first_time = False
@@ -123,6 +126,9 @@ class WarcDocuments:
         self._looked = {}
         captured = self._capture(origin.robots_url)
         if captured is None:
+            if isinstance(self.captured, AsOf) and self.captured.captured_later(origin.robots_url):
+                asked = len(self._asked)
+                self.captured_later += self._asked.number(str(origin)) == asked
             return None
         documents = OriginDocuments(origin)
         robots = self._entry(self.robots, origin.robots_url, documents, ROBOTS, origin)
@@ -143,6 +149,29 @@ class WarcDocuments:
                 for key in keys:
                     self._entry(RSL, key, documents, LICENSE, key)
         return documents
+
+    def not_had(self, origin: Origin) -> str:
+        """Why an item of ``origin`` is unknown when :meth:`__call__` has no documents of
+        it: no robots.txt of it in the WARC, or none as of ``--as-of`` (its first capture
+        later)."""
+        later = None
+        if isinstance(self.captured, AsOf):
+            later = self.captured.captured_later(origin.robots_url)
+        if later is None:
+            return f"no robots.txt of {origin} was had"
+        return (f"no robots.txt of {origin} was had at or before "
+                f"{capture_time(self.captured.when)} (--as-of): it was first captured "
+                f"on {capture_time(later)}")  # fmt: skip
+
+    def captured_later_line(self) -> str | None:
+        """The line that counts the origins whose robots.txt was captured only after
+        ``--as-of`` (``None``: none was)."""
+        if not self.captured_later or not isinstance(self.captured, AsOf):
+            return None
+        return (f"{self.captured_later:,} origin(s) have robots.txt captures only after "
+                f"--as-of {capture_time(self.captured.when)}: their items are unknown "
+                "(each says when its origin was first captured; a later --as-of decides "
+                "them)")  # fmt: skip
 
     def _entry(
         self,

@@ -69,6 +69,30 @@ def test_as_of_decides_with_the_newest_capture_at_or_before_it(
     assert lines[0]["status"] == status
 
 
+def test_an_as_of_before_every_capture_says_when_the_origin_was_first_captured(
+    tmp_path: Path,
+) -> None:
+    """An ``--as-of`` before an origin's first robots.txt capture makes its items unknown:
+    each says so, with the date of that first capture, and the summary counts the origins
+    captured only later (an origin never captured says only that it was not had)."""
+    warcs = _warcs(tmp_path, (JAN, ALLOW), (JUN, DISALLOW))
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_text('{"url": "https://a.example/x"}\n{"url": "https://b.example/x"}\n')
+    report = tmp_path / "report.jsonl"
+    code, summary = recheck_tool(str(dataset), *warcs, "--as-of", "2024-12-31", "--purpose",
+                                 "search", "--report", str(report))  # fmt: skip
+    assert code == EXIT_REMOVED
+    whys = [(line["status"], line["why"]) for line in report_lines(report)]
+    assert whys == [
+        ("unknown", "no robots.txt of https://a.example was had at or before "
+         "2024-12-31T00:00:00Z (--as-of): it was first captured on 2025-01-01T00:00:00Z"),
+        ("unknown", "no robots.txt of https://b.example was had"),
+    ]  # fmt: skip
+    assert "**1 origin(s) have robots.txt captures only after --as-of 2024-12-31T00:00:00Z" in (
+        summary
+    ), summary
+
+
 def test_as_of_reads_one_warc_of_several_captures_too(tmp_path: Path) -> None:
     both = tmp_path / "both.warc"
     parts = _warcs(tmp_path, (JUN, DISALLOW), (JAN, ALLOW))[1::2]
