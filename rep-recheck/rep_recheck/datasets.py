@@ -34,7 +34,9 @@ from __future__ import annotations
 import csv
 import errno
 import io
+import ipaddress
 import json
+import re
 import shutil
 import stat
 import sys
@@ -46,6 +48,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Final, Protocol
+from urllib.parse import urlsplit
 
 from rep_audit.export import export_lines
 from rep_engine.records import ItemStatus
@@ -159,9 +162,29 @@ def url_problem(url: Any) -> str:
         except UnicodeEncodeError:  # a lone surrogate (JSON's "\ud800"): no URL has one
             return f"not a URL: it holds a lone surrogate: {url[:200]!r}"
     scheme = url.partition(":")[0].lower()
-    if scheme not in ("http", "https") or origin_of(url) is None:
+    if scheme not in ("http", "https") or origin_of(url) is None or not _ip_literal_read(url):
         return f"not an http(s) URL: {url[:200]!r}"
     return ""
+
+
+def _ip_literal_read(url: str) -> bool:
+    """Whether a host written in brackets is an IPv6 address or an IPvFuture (RFC 3986
+    §3.2.2, ``IP-literal``; ``True`` without brackets). Python 3.11.4 and newer refuse any
+    other (:func:`~urllib.parse.urlsplit`'s ``ValueError``: no origin, and no Scrapy
+    request), 3.10 reads ``http://[zz]/`` as the host ``zz``: asked here, such an item is
+    unreadable on every Python."""
+    if "[" not in url:
+        return True
+    parts = urlsplit(url)
+    if "[" not in parts.netloc:
+        return True
+    host = parts.hostname or ""
+    if host.startswith("v"):
+        return re.fullmatch(r"v[0-9a-f]+\..+", host) is not None
+    try:
+        return isinstance(ipaddress.ip_address(host), ipaddress.IPv6Address)
+    except ValueError:
+        return False
 
 
 def field_of(record: dict[str, Any], column: str) -> tuple[bool, Any]:

@@ -154,13 +154,14 @@ class WarcDocuments:
         """Why an item of ``origin`` is unknown when :meth:`__call__` has no documents of
         it: no robots.txt of it in the WARC, or none as of ``--as-of`` (its first capture
         later)."""
-        later = None
-        if isinstance(self.captured, AsOf):
-            later = self.captured.captured_later(origin.robots_url)
-        if later is None:
+        captured = self.captured
+        if (
+            not isinstance(captured, AsOf)
+            or (later := captured.captured_later(origin.robots_url)) is None
+        ):
             return f"no robots.txt of {origin} was had"
         return (f"no robots.txt of {origin} was had at or before "
-                f"{capture_time(self.captured.when)} (--as-of): it was first captured "
+                f"{capture_time(captured.when)} (--as-of): it was first captured "
                 f"on {capture_time(later)}")  # fmt: skip
 
     def captured_later_line(self) -> str | None:

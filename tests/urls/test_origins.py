@@ -49,25 +49,10 @@ def test_spec3_different_origins(a: str, b: str) -> None:
         "/relative",
         "http://:80/",
         "http://e.com:99999/",
-        "http://[zz]/x",
-        "http://[1.2.3.4]/x",
-        "http://[::1/x",
     ],
 )
 def test_spec3_urls_never_checked(url: str) -> None:
     assert origin_of(url) is None
-
-
-@pytest.mark.parametrize(
-    ("url", "origin"),
-    [("http://[::1]/", "http://[::1]"), ("http://[fe80::1%25en0]:8/", "http://[fe80::1%25en0]:8"),
-     ("http://[v1.a]/", "http://v1.a")],
-)  # fmt: skip
-def test_a_bracketed_host_has_an_origin_only_as_an_ip_literal(url: str, origin: str) -> None:
-    """RFC 3986 §3.2.2: in brackets, an IPv6 address or an IPvFuture; any other host in
-    brackets has no origin, on Python 3.10 (whose ``urlsplit`` reads ``[zz]`` as ``zz``)
-    as on 3.11.4 and newer (which refuse it)."""
-    assert str(origin_of(url)) == origin
 
 
 ROBOTS_URLS = [

@@ -8,7 +8,6 @@ own host. ``data:``, ``file:`` and ``about:`` URLs are never checked.
 
 from __future__ import annotations
 
-import ipaddress
 import re
 from typing import Final, NamedTuple
 from urllib.parse import urlsplit
@@ -86,24 +85,9 @@ def _split_origin(url: str) -> Origin | None:
     host = parts.hostname
     if scheme in UNCHECKED_SCHEMES or not scheme or not host:
         return None
-    if "[" in parts.netloc and not _bracketed_host_valid(host):
-        return None
     if port is not None and DEFAULT_PORTS.get(scheme) == port:
         port = None
     return Origin(scheme, _idna(host), port)
-
-
-def _bracketed_host_valid(host: str) -> bool:
-    """Whether a host written in brackets is an IPv6 address or an IPvFuture (RFC 3986
-    §3.2.2: ``IP-literal``). Python 3.11.4 and newer refuse any other in
-    :func:`~urllib.parse.urlsplit` (``ValueError``), 3.10 reads ``http://[zz]/`` as host
-    ``zz``: checked here, the same URL has no origin on every Python."""
-    if host.startswith("v"):
-        return re.fullmatch(r"v[0-9a-f]+\..+", host) is not None
-    try:
-        return isinstance(ipaddress.ip_address(host), ipaddress.IPv6Address)
-    except ValueError:
-        return False
 
 
 #: ``scheme://authority`` at the start of a URL: the memo key of its origin.
