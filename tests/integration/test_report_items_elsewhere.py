@@ -69,7 +69,7 @@ async def test_items_of_start_and_of_an_errback(tmp_path: Path) -> None:
 ERRBACK_ITEMS = 0 if scrapy.__version__ in ("2.13.0", "2.13.1") else 1
 
 
-def kept(count: int) -> str:
+def items_kept_said(count: int) -> str:
     return f"{count} item{'s' * (count != 1)} kept"
 
 
@@ -115,7 +115,9 @@ async def test_the_items_an_errback_yields_for_a_failed_download_are_on_its_reco
         assert (record["fate"], record.get("items_kept", 0)) == ("failed", ERRBACK_ITEMS), record
     assert records[urls[0]]["items_kept"] == 1
     text = report.read_text()
-    assert f"In short: 3 requests (1 downloaded, 2 no response); {kept(items)}" in text, text
+    assert (
+        f"In short: 3 requests (1 downloaded, 2 no response); {items_kept_said(items)}" in text
+    ), text
     assert f"{urls[1]}\n    not downloaded: " in text, text
     assert ("every attempt; 1 item kept" in text) == bool(ERRBACK_ITEMS), text
     status, out = audit_tool("summary", str(trail))
@@ -153,7 +155,7 @@ async def test_the_items_an_errback_yields_for_a_refused_request_are_on_its_reco
         "refused", "robots.txt", ERRBACK_ITEMS
     )  # fmt: skip
     text = report.read_text()
-    assert f"(1 downloaded, 1 forbidden by robots.txt); {kept(items)}" in text, text
+    assert f"(1 downloaded, 1 forbidden by robots.txt); {items_kept_said(items)}" in text, text
     status, out = audit_tool("summary", str(trail))
     assert status == 0 and f"{items} item(s) kept, 0 dropped" in out, out
     status, out = audit_tool("verify", str(trail))
