@@ -126,7 +126,8 @@ class WarcDocuments:
         self._looked = {}
         captured = self._capture(origin.robots_url)
         if captured is None:
-            if isinstance(self.captured, AsOf) and self.captured.captured_later(origin.robots_url):
+            as_of = self.captured
+            if isinstance(as_of, AsOf) and as_of.captured_later(origin.robots_url) is not None:
                 asked = len(self._asked)
                 self.captured_later += self._asked.number(str(origin)) == asked
             return None
