@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from rep_engine.records import ItemStatus
+from rep_engine.urls.origins import origin_of
 from rep_recheck.asof import (
     Then,
     Timeline,
@@ -82,6 +83,13 @@ def test_a_first_capture_at_the_epoch_is_counted_as_its_items_say() -> None:
     documents = rechecker.documents
     assert isinstance(documents, WarcDocuments)
     assert documents.captured_later == 1
+
+
+def test_a_url_of_no_origin_is_unknown_beside_dated_captures() -> None:
+    """What has no origin (no robots.txt to look for) is unknown, never an error."""
+    rechecker = _dated_rechecker(JAN, (ROBOTS, _capture(JUN, "june")))
+    assert origin_of("mailto:x@a.example") is None
+    assert rechecker.decide("mailto:x@a.example").status is ItemStatus.UNKNOWN
 
 
 def test_an_as_of_date_is_iso_in_utc() -> None:
