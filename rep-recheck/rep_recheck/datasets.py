@@ -168,21 +168,26 @@ def url_problem(url: Any) -> str:
 
 
 def _ip_literal_read(url: str) -> bool:
-    """Whether a host written in brackets is an IPv6 address or an IPvFuture (RFC 3986
-    §3.2.2, ``IP-literal``; ``True`` without brackets). Python 3.11.4 and newer refuse any
-    other (:func:`~urllib.parse.urlsplit`'s ``ValueError``: no origin, and no Scrapy
-    request), 3.10 reads ``http://[zz]/`` as the host ``zz``: asked here, such an item is
+    """Whether brackets in ``url``'s authority hold its whole host, an IPv6 address or an
+    IPvFuture (RFC 3986 §3.2.2, ``IP-literal``; ``True`` without brackets), as written,
+    followed by nothing or a port, and none is in its userinfo (§3.2.1). Python 3.11.4
+    and newer refuse others (:func:`~urllib.parse.urlsplit`'s ``ValueError``: no origin,
+    and no Scrapy request): 3.11.4 to 3.13.3 check the first brackets of the netloc and
+    an IPvFuture's ``v`` in lower case, the newest the host's brackets and what follows
+    them; 3.10 reads ``http://[zz]/`` as the host ``zz``. Asked here, such an item is
     unreadable on every Python."""
     if "[" not in url:
         return True
-    parts = urlsplit(url)
-    if "[" not in parts.netloc:
+    userinfo, _, host = urlsplit(url).netloc.rpartition("@")
+    if "[" not in host + userinfo:
         return True
-    host = parts.hostname or ""
-    if host.startswith("v"):
-        return re.fullmatch(r"v[0-9a-f]+\..+", host) is not None
+    literal, _, after = host[1:].partition("]")
+    if "[" in userinfo or "]" in userinfo or host[:1] != "[" or after[:1] not in ("", ":"):
+        return False
+    if literal.startswith("v"):
+        return re.fullmatch(r"v[0-9a-fA-F]+\..+", literal) is not None
     try:
-        return isinstance(ipaddress.ip_address(host), ipaddress.IPv6Address)
+        return isinstance(ipaddress.ip_address(literal), ipaddress.IPv6Address)
     except ValueError:
         return False
 

@@ -477,9 +477,9 @@ class Rechecker:
         if documents is None or origin is None:
             not_had = getattr(self.documents, "not_had", None)  # a WARC's says why
             why = f"no robots.txt of {origin} was had"
-            return Outcome(
-                ItemStatus.UNKNOWN, None, None, why if not_had is None else not_had(origin)
-            )
+            if not_had is not None and origin is not None:
+                why = not_had(origin)
+            return Outcome(ItemStatus.UNKNOWN, None, None, why)
         facts = RequestFacts(url, origin, self.agent, self.obey, self.names)
         verdict = decide(facts, rules, documents.known, documents.now)
         if type(verdict) is Allowed:

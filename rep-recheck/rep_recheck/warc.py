@@ -126,7 +126,7 @@ class WarcDocuments:
         self._looked = {}
         captured = self._capture(origin.robots_url)
         if captured is None:
-            if isinstance(self.captured, AsOf) and self.captured.captured_later(origin.robots_url):
+            if self._later(origin.robots_url):
                 asked = len(self._asked)
                 self.captured_later += self._asked.number(str(origin)) == asked
             return None
@@ -154,14 +154,16 @@ class WarcDocuments:
         """Why an item of ``origin`` is unknown when :meth:`__call__` has no documents of
         it: no robots.txt of it in the WARC, or none as of ``--as-of`` (its first capture
         later)."""
-        captured = self.captured
-        if (
-            not isinstance(captured, AsOf)
-            or (later := captured.captured_later(origin.robots_url)) is None
-        ):
-            return f"no robots.txt of {origin} was had"
-        return (f"no robots.txt of {origin} was had at or before "
-                f"{capture_time(captured.when)} (--as-of): it was first captured "
+        return f"no robots.txt of {origin} was had{self._later(origin.robots_url)}"
+
+    def _later(self, url: str) -> str:
+        """What a document not had adds when every capture of ``url`` is after
+        ``--as-of``: `` at or before DATE (--as-of): it was first captured on DATE2``
+        (``""``: captured by then, never, or no ``--as-of``)."""
+        as_of = self.captured
+        if not isinstance(as_of, AsOf) or (later := as_of.captured_later(url)) is None:
+            return ""
+        return (f" at or before {capture_time(as_of.when)} (--as-of): it was first captured "
                 f"on {capture_time(later)}")  # fmt: skip
 
     def captured_later_line(self) -> str | None:
@@ -198,7 +200,8 @@ class WarcDocuments:
                 # the archive's gap, not the site's failure: not had, as if not captured
                 documents.missing[ROBOTS] = (f"the robots.txt of {key} was not had: "
                                              f"{captured_as(last)}, redirected to {step.url}, "
-                                             "which the WARC does not hold")  # fmt: skip
+                                             "which the WARC does not hold"
+                                             f"{self._later(capture_key(step.url))}")  # fmt: skip
                 return None
             if capture is None:
                 step = procedure.on_network_error(f"{step.url} not captured in the WARC")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from rep_engine.records import ItemStatus
+from rep_engine.urls.origins import origin_of
 from rep_recheck.asof import (
     Then,
     Timeline,
@@ -59,6 +61,35 @@ def test_captures_of_equal_dates_that_disagree_are_not_had(tmp_path: Path) -> No
     assert "2 captures dated alike" in timeline.at()[ROBOTS].problem
     assert captures(path)[ROBOTS] == timeline.at()[ROBOTS]  # what a WARC's recheck reads
     assert not timeline.dated()
+
+
+def _dated_rechecker(as_of: str, *captured: tuple[str, Capture]) -> Rechecker:
+    """A search recheck's, on ``captured`` as they stood at ``as_of``."""
+    config, identity, _ = read_settings({"REP_PURPOSE": "search", "USER_AGENT": "mybot"})
+    rechecker = Rechecker(config, identity, lambda origin: None)
+    rechecker.documents = WarcDocuments(
+        Timeline.of(captured).at(_at(as_of)), rechecker.rules, rechecker.names
+    )
+    return rechecker
+
+
+def test_a_first_capture_at_the_epoch_is_counted_as_its_items_say() -> None:
+    """A first capture dated 1970-01-01T00:00:00Z (POSIX 0) after ``--as-of``: the items
+    say so and the summary's count holds it (a date of 0 is a date)."""
+    rechecker = _dated_rechecker("1969-12-31", (ROBOTS, _capture("1970-01-01T00:00:00Z", "a")))
+    outcome = rechecker.decide("https://a.example/x")
+    assert outcome.status is ItemStatus.UNKNOWN
+    assert outcome.why.endswith("first captured on 1970-01-01T00:00:00Z")
+    documents = rechecker.documents
+    assert isinstance(documents, WarcDocuments)
+    assert documents.captured_later == 1
+
+
+def test_a_url_of_no_origin_is_unknown_beside_dated_captures() -> None:
+    """What has no origin (no robots.txt to look for) is unknown, never an error."""
+    rechecker = _dated_rechecker(JAN, (ROBOTS, _capture(JUN, "june")))
+    assert origin_of("mailto:x@a.example") is None
+    assert rechecker.decide("mailto:x@a.example").status is ItemStatus.UNKNOWN
 
 
 def test_an_as_of_date_is_iso_in_utc() -> None:

@@ -93,6 +93,24 @@ def test_an_as_of_before_every_capture_says_when_the_origin_was_first_captured(
     ), summary
 
 
+def test_a_robots_txt_redirected_to_a_capture_after_as_of_says_when_it_was_captured(
+    tmp_path: Path,
+) -> None:
+    """A robots.txt captured by ``--as-of`` as a redirect to one captured only after it:
+    its items are unknown, and say the target's first capture (the WARC holds it)."""
+    jan, jun = tmp_path / "jan.warc", tmp_path / "jun.warc"
+    moved = ("https://a.example/robots.txt", 301, b"", {"Location": "https://b.example/robots.txt"})
+    write_warc(jan, [moved], date=JAN)
+    write_warc(jun, [robots_capture("https://b.example", DISALLOW)], date=JUN)
+    found, lines = _report(tmp_path, str(_dataset(tmp_path)), "--documents", str(jan),
+                           "--documents", str(jun), "--as-of", "2025-03-01")  # fmt: skip
+    assert (found, lines[0]["status"]) == (EXIT_REMOVED, "unknown")
+    assert lines[0]["why"].endswith(
+        "redirected to https://b.example/robots.txt, which the WARC does not hold at or "
+        "before 2025-03-01T00:00:00Z (--as-of): it was first captured on 2025-06-01T00:00:00Z"
+    )
+
+
 def test_as_of_reads_one_warc_of_several_captures_too(tmp_path: Path) -> None:
     both = tmp_path / "both.warc"
     parts = _warcs(tmp_path, (JUN, DISALLOW), (JAN, ALLOW))[1::2]

@@ -33,12 +33,19 @@ URLS = ["https://a.example/1", "https://a.example/2", "http://b.example/x?q=1"]
     ("url", "readable"),
     [("http://[::1]/x", True), ("http://[fe80::1%25en0]:8/", True), ("http://[v1.a]/", True),
      ("http://a.example/p?q=[1]", True), ("http://a.example/[x]", True),
-     ("http://[zz]/x", False), ("http://[1.2.3.4]/x", False), ("https://[::1/x", False)],
+     ("http://[zz]/x", False), ("http://[1.2.3.4]/x", False), ("https://[::1/x", False),
+     ("http://u:p@[FE80::1%25eth0]:8/", True), ("http://[::FFFF:1.2.3.4]/", True),
+     ("http://[vF.a]/", True), ("http://[V1.a]/", False), ("http://us[er@[::1]/", False),
+     ("http://[::1]@a.example/", False), ("http://x[::1]/", False), ("http://[::1]x/", False),
+     ("http://[::1]]/", False), ("http://[::1]%5D:8/", False)],
 )  # fmt: skip
 def test_a_host_in_brackets_is_read_only_as_an_ip_literal(url: str, readable: bool) -> None:
-    """RFC 3986 §3.2.2: in brackets, an IPv6 address or an IPvFuture. Python 3.10's
-    ``urlsplit`` reads ``http://[zz]/`` as the host ``zz``, 3.11.4 and newer refuse it: the
-    item is unreadable on every Python (CI's oldest Python found the difference)."""
+    """RFC 3986 §3.2.2: in brackets, an IPv6 address or an IPvFuture, alone in the host,
+    never in the userinfo. Python 3.10's ``urlsplit`` reads ``http://[zz]/`` as the host
+    ``zz``, 3.11.4 and newer refuse it; 3.11.4 to 3.13.3 check the netloc's first brackets
+    (``us[er@``) and a ``v`` in lower case, the newest refuse a character beside them
+    (``[::1]x``): the item is unreadable on every Python (CI's oldest Python found the
+    difference)."""
     assert (url_problem(url) == "") is readable
 
 
