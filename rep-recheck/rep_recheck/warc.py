@@ -157,9 +157,9 @@ class WarcDocuments:
         return f"no robots.txt of {origin} was had{self._later(origin.robots_url)}"
 
     def _later(self, url: str) -> str:
-        """What a document not had adds when every capture of ``url`` is after
-        ``--as-of``: `` at or before DATE (--as-of): it was first captured on DATE2``
-        (``""``: captured by then, never, or no ``--as-of``)."""
+        """What a document not had adds to its why when every capture of ``url`` is after
+        ``--as-of``: "at or before DATE (--as-of): it was first captured on DATE2", after a
+        space (``""``: captured by then, never, or no ``--as-of``)."""
         as_of = self.captured
         if not isinstance(as_of, AsOf) or (later := as_of.captured_later(url)) is None:
             return ""
