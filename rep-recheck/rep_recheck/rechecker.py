@@ -475,10 +475,9 @@ class Rechecker:
         rules: RequestRules,
     ) -> Outcome:
         if documents is None or origin is None:
-            not_had = getattr(self.documents, "not_had", None)  # a WARC's says why
-            why = f"no robots.txt of {origin} was had"
-            if not_had is not None and origin is not None:
-                why = not_had(origin)
+            since = getattr(self.documents, "not_had_since", None)  # a WARC's: --as-of
+            later = since(origin) if since is not None and origin is not None else ""
+            why = f"no robots.txt of {origin} was had{later}"
             return Outcome(ItemStatus.UNKNOWN, None, None, why)
         facts = RequestFacts(url, origin, self.agent, self.obey, self.names)
         verdict = decide(facts, rules, documents.known, documents.now)

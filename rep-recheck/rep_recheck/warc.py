@@ -105,7 +105,7 @@ class WarcDocuments:
         self.origins = 0
         self.without_tdmrep = 0
         #: Origins asked for whose robots.txt was captured only after ``--as-of``, each
-        #: once (their items unknown: :meth:`not_had`).
+        #: once (their items unknown: :meth:`not_had_since`).
         self.captured_later = 0
         self._asked = Numbered(held)
         #: Whether the origin asked for last was asked for the first time.
@@ -150,11 +150,11 @@ class WarcDocuments:
                     self._entry(RSL, key, documents, LICENSE, key)
         return documents
 
-    def not_had(self, origin: Origin) -> str:
-        """Why an item of ``origin`` is unknown when :meth:`__call__` has no documents of
-        it: no robots.txt of it in the WARC, or none as of ``--as-of`` (its first capture
-        later)."""
-        return f"no robots.txt of {origin} was had{self._later(origin.robots_url)}"
+    def not_had_since(self, origin: Origin) -> str:
+        """What the why of an item of ``origin`` adds to "no robots.txt of ORIGIN was had"
+        when :meth:`__call__` has no documents of it because its robots.txt was captured
+        only after ``--as-of`` (``""``: not captured at all)."""
+        return self._later(origin.robots_url)
 
     def _later(self, url: str) -> str:
         """What a document not had adds to its why when every capture of ``url`` is after
