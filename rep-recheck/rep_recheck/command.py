@@ -283,7 +283,8 @@ class Recheck(Finishing):
                              "not with --documents")  # fmt: skip
         if isinstance(options.documents, (str, Path)):  # one WARC, as a program may name it
             options.documents = [str(options.documents)]
-        check_dated(options.documents, options.as_of, options.date_column, options.fetch_missing)
+        check_dated(options.documents, options.as_of, options.date_column, options.fetch_missing,
+                    options.then_tolerance)  # fmt: skip
         #: The kinds of document the items are decided on (``--consult``; ``None``: all).
         self.consult = consult_of(getattr(options, "consult", None))
         return settings, identity
@@ -334,7 +335,7 @@ class Recheck(Finishing):
             if hasattr(dataset, "date_column"):
                 dataset.date_column = options.date_column or ""
         dated = Dated(options.documents, options.as_of, bool(options.date_column),
-                      config.recheck_parsed_origins)  # fmt: skip
+                      config.recheck_parsed_origins, options.then_tolerance)  # fmt: skip
         policy = Policy(unreachable_action=config.unreachable_action)
 
         def read(captured: Mapping[str, Capture]) -> WarcDocuments:

@@ -146,8 +146,9 @@ def decide_item(
     then: Then | None = None,
     dated: bool = False,
 ) -> tuple[Any, str, Evidence, Outcome | None]:
-    """One item (its ``then`` filled in when refused now and ``then`` can say it: older
-    captures), its status, evidence and outcome (``None``: its URL could not be read)."""
+    """One item (its ``then`` filled in, whatever its status now, when ``then`` can say
+    it: older captures), its status, evidence and outcome (``None``: its URL could not be
+    read)."""
     if item.problem:
         return item, UNREADABLE, Evidence(signal=UNREADABLE, text=item.problem), None
     outcome = rechecker.decide(item.url)
@@ -163,7 +164,7 @@ def decide_item(
             statements, fetched_at = page.statements, page.time
             decided = max(page.time, time.time())
             outcome = rechecker.after_fetch(item.url, outcome, statements, decided, page.image)
-    if then is not None and outcome.status is ItemStatus.REFUSED and item.then is None:
+    if then is not None and item.then is None:
         item = replace(item, then=then.of(item.url, item.date, dated))
     if trail is not None:
         trail.item(item, outcome, statements, decided, shard)

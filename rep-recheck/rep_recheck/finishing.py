@@ -280,6 +280,8 @@ class Finishing:
         if self.warc is not None and (later := self.warc.captured_later_line()) is not None:
             lines[1:1] = ["", f"**{later}**"]
             print(f"recheck: {later}", file=self.err, flush=True)
+        if self.then is not None and (near := self.then.near_line()) is not None:
+            lines += ["", near]  # said on standard error at the end
         if not options.pages:
             lines += ["", PAGES_NOT_CHECKED]
             print(f"recheck: {PAGES_NOT_CHECKED}", file=self.err, flush=True)
@@ -511,9 +513,12 @@ class Finishing:
         return self._writers(grouped.held, self.datasets[index], label, outputs.staged)
 
     def _say_undated(self) -> None:
-        """The line that counts the items refused now whose date could not be read."""
+        """The lines that count the items whose date could not be read, and those dated
+        before their origin's first capture."""
         if self.then is not None and self.then.undated:
             print(f"recheck: {self.then.undated_line(self.options.date_column)}", file=self.err)
+        if self.then is not None and (near := self.then.near_line()) is not None:
+            print(f"recheck: {near}", file=self.err)
 
     def _tdmrep_unchecked(self) -> str | None:
         """The line that says a WARC held no tdmrep.json for origins whose items an AI
