@@ -31,11 +31,13 @@ from rep_engine.urls.origins import origin_of
 from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
 from rep_recheck.captures import (
     Capture,
+    Ref,
+    WarcFiles,
     alike,
     capture_time,
     of_one_date,
     present,
-    responses,
+    records,
     revisited,
 )
 from rep_recheck.names import PARSED_ORIGINS
@@ -113,7 +115,12 @@ class Timeline:
     or beyond ``REP_RECHECK_PARSED_ORIGINS`` URLs in an SQLite file
     (:mod:`~rep_recheck.capture_index`)."""
 
-    def __init__(self, by_url: Mapping[str, list[Capture]] | CaptureFile) -> None:
+    def __init__(
+        self, by_url: Mapping[str, list[Capture | Ref]] | CaptureFile, files: WarcFiles
+    ) -> None:
+        """``files``: the WARCs the :class:`~rep_recheck.captures.Ref` of each response
+        record is read again from."""
+        self.files = files
         self.file = by_url if isinstance(by_url, CaptureFile) else None
         #: Each URL's dated captures, oldest first (captures of one date in the files'
         #: order); and those whose ``WARC-Date`` cannot be read, in the files' order:
@@ -122,19 +129,26 @@ class Timeline:
         self.by_url, self.undated = split(by_url)
         #: Every capture in memory by its record ID, with its URL, made when a revisit
         #: first names one (a :class:`CaptureFile` looks them up).
-        self._ids: dict[str, tuple[str, Capture]] | None = None
+        self._ids: dict[str, tuple[str, Capture | Ref]] | None = None
 
     @classmethod
-    def of(cls, captured: Iterable[tuple[str, Capture]], held: int = PARSED_ORIGINS) -> Timeline:
-        """``captured``'s, in an SQLite file when they are of more than ``held`` URLs."""
-        return cls(indexed(captured, held))
+    def of(
+        cls,
+        captured: Iterable[tuple[str, Capture | Ref]],
+        held: int = PARSED_ORIGINS,
+        files: WarcFiles | None = None,
+    ) -> Timeline:
+        """``captured``'s, in an SQLite file when they are of more than ``held`` URLs
+        (``files``: the WARCs its :class:`~rep_recheck.captures.Ref`\\ s are of)."""
+        return cls(indexed(captured, held), files or WarcFiles([]))
 
     @classmethod
     def read(cls, paths: Iterable[str | Path], held: int = PARSED_ORIGINS) -> Timeline:
-        """The captures of the WARCs at ``paths``. Raises
+        """The captures of the WARCs at ``paths``, indexed in one pass. Raises
         :class:`~rep_recheck.captures.WarcError`."""
-        return cls.of(((url, capture) for path in paths for url, capture in responses(path)),
-                      held)  # fmt: skip
+        files = WarcFiles(list(paths))
+        found = (one for n, path in enumerate(files.paths) for one in records(path, n))
+        return cls.of(found, held, files)
 
     def at(self, when: float = math.inf) -> AsOf:
         """The captures as they stood at ``when`` (the newest of each URL at or before
@@ -166,19 +180,28 @@ class Timeline:
             return present(newest, [self.answer(one) for one in self.undated[url]])
         return newest
 
-    def answer(self, capture: Capture, seen: frozenset[str] = frozenset()) -> Capture:
+    def load(self, entry: Capture | Ref) -> Capture:
+        """A capture of the index as read: a response record's read again from its WARC."""
+        return self.files.load(entry) if isinstance(entry, Ref) else entry
+
+    def answer(self, entry: Capture | Ref, seen: frozenset[str] = frozenset()) -> Capture:
         """``capture``'s answer: a revisit's is the record's it refers to
         (:func:`~rep_recheck.captures.revisited`, a revisit of a revisit followed;
         ``seen``: the revisits followed to it), that record found by its
         ``WARC-Refers-To`` among the captures of every WARC given, else by its URI
         (:meth:`_by_uri`). The record found must be the one the revisit says: of the
         payload digest it gives, or without one of the URI it names."""
+        if isinstance(entry, Ref):
+            return self.files.load(entry)
+        capture = entry
         if not capture.refers_uri:
             return capture
         if capture.record_id in seen:
             return revisited(capture, None, "a revisit of itself through other revisits")
+        referred: Capture | None
         if capture.refers_to:
-            uri, referred = self._by_id(capture.refers_to) or ("", None)
+            uri, named = self._by_id(capture.refers_to) or ("", None)
+            referred = None if named is None else self.load(named)
         else:
             uri, referred = capture.refers_uri, self._by_uri(capture)
         if referred is None:
@@ -192,7 +215,7 @@ class Timeline:
                              f"of {uri} (another URI or payload digest)")  # fmt: skip
         return revisited(capture, self.answer(referred, seen | {capture.record_id}))
 
-    def _by_id(self, record_id: str) -> tuple[str, Capture] | None:
+    def _by_id(self, record_id: str) -> tuple[str, Capture | Ref] | None:
         """The capture of ``record_id`` and its URL (``None``: none)."""
         if self.file is not None:
             return self.file.by_id(record_id)
@@ -215,7 +238,7 @@ class Timeline:
             return second is None or (one.date is not None and alike(one.date) == second)
 
         found = [one for held in (self.by_url, self.undated)
-                 for one in held.get(revisit.refers_uri) or () if said(one)]  # fmt: skip
+                 for one in map(self.load, held.get(revisit.refers_uri) or ()) if said(one)]  # fmt: skip
         when = revisit.date if revisit.date is not None else math.inf
         before = [one for one in found if one.date is not None and one.date <= when]
         named = found if digest or second is not None else []  # that record, whenever it is

@@ -1,5 +1,7 @@
-"""The captures of a WARC file (pure; read with the optional ``warcio``): each
-``response`` record as the crawl would have had its answer (:class:`Capture`), by its
+"""The captures of a WARC file (pure, the standard library's zlib): its records indexed
+in one pass (:func:`records`: where each ``response`` record is, a :class:`Ref`, nothing
+of its payload decoded), each read again by offset when it decides
+(:meth:`WarcFiles.load`) as the crawl would have had its answer (:class:`Capture`), by its
 target URI as origins are compared (:func:`capture_key`, whatever its scheme's case), and
 each ``revisit`` record as a capture of its own date whose answer is the record's it
 refers to (:func:`revisited`); the newest of each URL is read (one whose ``WARC-Date``
@@ -8,7 +10,8 @@ cannot be read: :func:`present`; several of one second that disagree:
 
 
 A file that is not a WARC, or is cut (a record shorter than its ``Content-Length``, a
-gzip member cut short), is :class:`WarcError`: nothing is decided from half a file. One
+gzip member cut short, the last one too), is :class:`WarcError`: nothing is decided
+from half a file. One
 capture that cannot be read (a status line without a status, a payload that cannot be
 decoded, a compressed stream corrupt anywhere: :mod:`~rep_recheck.payload`) is a
 document not had, as a download that failed is (a robots.txt so refuses its origin's
@@ -16,9 +19,9 @@ items: RFC 9309 §2.3.1.4; another document leaves them unknown), and the rest o
 file is read. A capture is read by its status, whatever its body: only a 2xx's
 body is read (SPEC §4), so only a 2xx's is held to its length (a 404 page, a 301's
 "moved" are never data lost). A 2xx payload cut short (``WARC-Truncated``, a cut chunk
-or compressed stream, a record whose WARC block runs on past its ``Content-Length``,
-which warcio only warns of) is read as a download stopped: the body before the cut, said
-to be cut (a cut tdmrep.json keeps its entries before the cut, a cut RSL license refuses
+or compressed stream, a record whose WARC block runs on past its ``Content-Length`` by
+one line, which warcio only warns of) is read as a download stopped: the body before the
+cut, said to be cut (a cut tdmrep.json keeps its entries before the cut, a cut RSL license refuses
 AI use), never as the whole document; cut before 500 KiB, the least a crawler reads (RFC
 9309 §2.5), its lines may refuse an item, never allow one
 (:meth:`~rep_recheck.rechecker.Rechecker.decide`). One that lost data
@@ -29,21 +32,20 @@ is cut) is not had, as a download that lost data is in a crawl.
 from __future__ import annotations
 
 import math
+import re
+import weakref
 import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import IO, Any, Final
+from typing import IO, Any, Final, NamedTuple
 from urllib.parse import urlsplit
 
 from rep_engine.records import seconds_of
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
 from rep_engine.urls.origins import origin_of
 from rep_recheck.payload import Undecodable, decode
-
-#: Why a WARC cannot be read without its extra.
-NO_WARCIO: Final = "reading a WARC needs warcio (pip install warcio; the warc extra of scrapy_rep)"
 
 
 class WarcError(Exception):
@@ -168,59 +170,236 @@ def capture_time(when: float) -> str:
     return datetime.fromtimestamp(when, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
-    """Each ``response`` and ``revisit`` record of the WARC at ``path``, in the file's
-    order, with its target URI as :func:`capture_key` spells it (every capture, however
-    many of one URL; a revisit's answer read by :func:`revisited`). A response's HTTP
-    headers are read whatever its scheme's case (``HTTP://``: warcio reads them only
-    after ``http:`` or ``https:``). Raises :class:`WarcError` (a
-    cut file: after the records before the cut, which a caller keeps only once the
-    whole file is read)."""
-    try:
-        from warcio.archiveiterator import ArchiveIterator
-    except ImportError:
-        raise WarcError(NO_WARCIO) from None
+class Ref(NamedTuple):
+    """A ``response`` record as the index keeps it (:func:`records`): where to read it
+    again (:meth:`WarcFiles.load`), not what it says: no payload is decoded or kept for a
+    capture that never decides."""
+
+    date: float | None
+    record_id: str
+    #: Its WARC's number in the files read, and the record's offset and length there
+    #: (its gzip member's, in a file compressed record by record).
+    file: int
+    offset: int
+    size: int
+    #: Its WARC block runs on past its ``Content-Length`` (read as cut there).
+    short: bool = False
+
+
+def records(path: str | Path, number: int = 0) -> Iterator[tuple[str, Ref | Capture]]:
+    """Each ``response`` record of an http(s) URI (a :class:`Ref`) and each ``revisit``
+    record (a :class:`Capture` to read with :func:`revisited`) of the WARC at ``path``,
+    the ``number``-th read, in the file's order, with its target URI as
+    :func:`capture_key` spells it. Every record is read to its end and held to its
+    ``Content-Length``; a file cut anywhere, its last gzip member too, is
+    :class:`WarcError` (after the records before the cut, which a caller keeps only once
+    the whole file is read)."""
+    count = 0
+    for at, size, raw in _raw_records(path):
+        count += 1
+        head, _, short = _split_record(path, raw, count)
+        kind, uri = head.get("warc-type", ""), head.get("warc-target-uri", "").strip("<>")
+        if kind == "response" and _is_http(uri):
+            date = _date(head.get("warc-date"))
+            yield capture_key(uri), Ref(date, head.get("warc-record-id", ""), number, at,
+                                        size, short)  # fmt: skip
+        elif kind == "revisit":
+            yield capture_key(uri), _revisit(head, capture_key(uri))
+    if not count:
+        raise WarcError(f"{path}: not a WARC file (no record)")
+
+
+def _raw_records(path: str | Path) -> Iterator[tuple[int, int, bytes]]:
+    """Each record of the WARC at ``path`` as (its offset, its length in the file, its
+    bytes): a gzip member each in a compressed WARC (WARC 1.1 Annex D), else the records
+    one after another, each with the blank lines after it."""
     try:
         file: IO[bytes] = Path(path).open("rb")  # noqa: SIM115 - closed below
     except OSError as error:
         raise WarcError(f"{path}: cannot read: {error.strerror or error}") from None
-    records = 0
     with file:
         try:
-            archive = ArchiveIterator(file)
-            for record in archive:
-                if not str(getattr(record, "format", "")).startswith("warc"):
-                    raise WarcError(f"{path}: not a WARC file")
-                records += 1
-                headers = record.rec_headers
-                if not headers.get_header("Content-Length"):
-                    raise WarcError(f"{path}: cut: record {records} has no length")
-                uri = str(headers.get_header("WARC-Target-URI") or "").strip("<>")
-                kind = record.rec_type
-                if kind == "response" and record.http_headers is None and _is_http(uri):
-                    record.http_headers = archive.loader.load_http_headers(
-                        kind, uri.lower(), record.raw_stream, record.length
-                    )  # fmt: skip
-                response = kind == "response" and record.http_headers is not None
-                raw = _payload(record.raw_stream, MAX_PAYLOAD if response else 0)
-                if getattr(record.raw_stream, "limit", 0):
-                    raise WarcError(f"{path}: cut: record {records} is shorter than its length")
-                if kind == "revisit":
-                    yield capture_key(uri), _revisit(headers, capture_key(uri))
-                if not response:
-                    continue
-                # what follows its block: a line that is not blank is the rest of a block
-                # longer than its Content-Length (warcio only warns of it): cut there
-                warned = getattr(archive, "err_count", 0)
-                archive.read_to_end()
-                short = getattr(archive, "err_count", 0) > warned
-                yield capture_key(uri), _capture(record, raw, short)
-        except WarcError:
-            raise
-        except Exception as error:  # warcio's ArchiveLoadFailed, a cut gzip member…
-            raise WarcError(f"{path}: not a WARC file, or a cut one ({error})") from None
-    if not records:
-        raise WarcError(f"{path}: not a WARC file (no record)")
+            first = file.read(2)
+            file.seek(0)
+            if first == b"\x1f\x8b":
+                yield from _members(path, file)
+            else:
+                yield from _plain(path, file)
+        except OSError as error:
+            raise WarcError(f"{path}: cannot read: {error.strerror or error}") from None
+
+
+#: Compressed bytes inflated at a time, and read from the file at a time.
+_FEED: Final = 4_096
+_READ: Final = 1 << 20
+
+
+def _members(path: str | Path, file: IO[bytes]) -> Iterator[tuple[int, int, bytes]]:
+    """Each gzip member of ``file`` inflated: (its offset, its compressed length, its
+    bytes). A member cut short or corrupt is :class:`WarcError`."""
+    data, base, at = b"", 0, 0  # data holds the file from offset base; at: the next member
+    while True:
+        if len(data) - at < _FEED:
+            data, base, at = data[at:] + file.read(_READ), base + at, 0
+            if not data:
+                return
+        start, inflate, parts = at, zlib.decompressobj(31), []
+        try:
+            while not inflate.eof:
+                if at >= len(data):  # a member longer than what is held: read on
+                    more = file.read(_READ)
+                    if not more:
+                        raise WarcError(f"{path}: cut: its last gzip member ends short "
+                                        f"(at offset {base + len(data):,})")  # fmt: skip
+                    data, base, at, start = data[start:] + more, base + start, at - start, 0
+                piece = data[at : at + _FEED]
+                parts.append(inflate.decompress(piece, _MOST_RECORD))
+                if inflate.unconsumed_tail:
+                    raise WarcError(f"{path}: a record at offset {base + start:,} inflates "
+                                    f"past {_MOST_RECORD:,} bytes")  # fmt: skip
+                at += len(piece)
+        except zlib.error as error:
+            raise WarcError(f"{path}: not a WARC file, or a cut one (a gzip member at offset "
+                            f"{base + start:,}: {error})") from None  # fmt: skip
+        at -= len(inflate.unused_data)
+        yield base + start, at - start, b"".join(parts)
+
+
+def _plain(path: str | Path, file: IO[bytes]) -> Iterator[tuple[int, int, bytes]]:
+    """Each record of an uncompressed WARC: its headers, its block of ``Content-Length``
+    bytes, and the lines after it up to the next record (blank, but for the first, which
+    :func:`_split_record` reads as a block longer than its length)."""
+    data, base, at = file.read(_READ), 0, 0
+    while True:
+        while at < len(data) and data[at] in b"\r\n":  # the blank lines between records
+            at += 1
+        if at >= len(data):
+            data, base, at = file.read(_READ), base + len(data), 0
+            if not data:
+                return
+            continue
+        end = data.find(b"\r\n\r\n", at)
+        while end < 0:
+            more = file.read(_READ)
+            if not more:
+                yield base + at, len(data) - at, data[at:]  # no end of its headers: cut
+                return
+            data, base, at = data[at:] + more, base + at, 0
+            end = data.find(b"\r\n\r\n")
+        found = _LENGTH.search(data, at, end + 2)
+        length = int(found[1]) if found else 0
+        close = end + 4 + length
+        while len(data) < close + 2:
+            more = file.read(max(_READ, close + 2 - len(data)))
+            if not more:
+                break
+            data, base, close, end, at = data[at:] + more, base + at, close - at, end - at, 0
+        line = data.find(b"\n", close) + 1 or len(data)  # the first line after its block
+        yield base + at, line - at, data[at:line]
+        at = line
+
+
+#: A WARC header's ``Content-Length``, in a record's headers.
+_LENGTH: Final = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)", re.IGNORECASE)
+#: The most bytes one record is inflated to (a robots.txt capture is far smaller).
+_MOST_RECORD: Final = 64 * MAX_BODY_BYTES
+
+
+def _split_record(path: str | Path, raw: bytes, number: int) -> tuple[dict[str, str], bytes, bool]:
+    """A record's WARC headers (names in lowercase, the first of each), its block, and
+    whether the block runs on past its ``Content-Length`` (a line that is not blank
+    after it: read as cut there, as warcio only warns of it). Raises :class:`WarcError`:
+    not a WARC record, or cut (no length, or shorter than its length)."""
+    if not raw.startswith(b"WARC/"):
+        raise WarcError(f"{path}: not a WARC file (record {number} does not start with WARC/)")
+    end = raw.find(b"\r\n\r\n")
+    if end < 0:
+        raise WarcError(f"{path}: cut: record {number} ends in its headers (no blank line, "
+                        "CRLF CRLF, after them)")  # fmt: skip
+    head = _fields(raw[raw.find(b"\n") + 1 : end])
+    length = head.get("content-length", "")
+    if not length.isdigit():
+        raise WarcError(f"{path}: cut: record {number} has no length")
+    start, stop = end + 4, end + 4 + int(length)
+    if len(raw) < stop:
+        raise WarcError(f"{path}: cut: record {number} is shorter than its length")
+    rest = raw[stop:]
+    first, _, after = rest.partition(b"\n")
+    if after.strip():  # more than one line after its block in its member: another record
+        raise WarcError(f"{path}: not a WARC file, or one compressed whole (record {number}'s "
+                        "gzip member holds more than one record): recompress it record by "
+                        "record (`warcio recompress`), or decompress it")  # fmt: skip
+    return head, raw[start:stop], bool(first.strip())
+
+
+def _fields(lines: bytes) -> dict[str, str]:
+    """Header lines (``Name: value``; a line that starts with a space or a tab goes on
+    with the one before) by name in lowercase, the first of each name kept; UTF-8, else
+    ISO-8859-1 (as warcio reads them)."""
+    found: dict[str, str] = {}
+    name, kept = "", False
+    for line in lines.split(b"\n"):
+        try:
+            text = line.rstrip(b"\r").decode()
+        except UnicodeDecodeError:
+            text = line.rstrip(b"\r").decode("iso-8859-1")
+        if text[:1] in (" ", "\t"):
+            if kept:
+                found[name] += " " + text.strip()
+            continue
+        key, colon, value = text.partition(":")
+        name = key.strip().lower()
+        kept = bool(colon) and name not in found
+        if kept:
+            found[name] = value.strip()
+    return found
+
+
+#: The last ``WARC-Date`` read and its seconds (records of one second follow each other).
+_last_date: list[Any] = ["", None]
+
+
+def _date(text: str | None) -> float | None:
+    """A ``WARC-Date`` as POSIX seconds (UTC unless it names its offset: WARC 1.1 §5.4)."""
+    if text == _last_date[0]:
+        return _last_date[1]  # type: ignore[no-any-return]
+    seconds = seconds_of(text, "utc")
+    _last_date[:] = [text, seconds]
+    return seconds
+
+
+class WarcFiles:
+    """The WARCs read, by number, for their records to be read again by offset
+    (:meth:`load`): each opened on its first record read again, and closed by
+    :meth:`close` or when this is no longer used."""
+
+    def __init__(self, paths: Sequence[str | Path]) -> None:
+        self.paths = [str(path) for path in paths]
+        self._open: dict[int, IO[bytes]] = {}
+        self.close = weakref.finalize(self, _close_all, self._open)
+
+    def load(self, ref: Ref) -> Capture:
+        """The capture of ``ref`` as the crawl would have had its answer. Raises
+        :class:`WarcError` (the file changed since it was read)."""
+        path = self.paths[ref.file]
+        file = self._open.get(ref.file)
+        try:
+            if file is None:
+                file = self._open[ref.file] = Path(path).open("rb")  # noqa: SIM115
+            file.seek(ref.offset)
+            raw = file.read(ref.size)
+            if raw[:2] == b"\x1f\x8b":
+                raw = zlib.decompress(raw, 31)
+        except (OSError, zlib.error) as error:
+            raise WarcError(f"{path}: cannot read it again: {error}") from None
+        head, block, _ = _split_record(path, raw, 0)
+        return _capture(head, block, ref.short)
+
+
+def _close_all(files: dict[int, IO[bytes]]) -> None:
+    for file in files.values():
+        file.close()
+    files.clear()
 
 
 def _is_http(uri: str) -> bool:
@@ -228,17 +407,17 @@ def _is_http(uri: str) -> bool:
     return uri.partition(":")[0].lower() in ("http", "https")
 
 
-def _revisit(headers: Any, uri: str) -> Capture:
+def _revisit(headers: dict[str, str], uri: str) -> Capture:
     """A ``revisit`` record (its target URI ``uri`` as :func:`capture_key` spells it): a
     capture of its date whose answer is the record's it refers to, read by
     :func:`revisited` once every WARC is read (its own HTTP headers, a 304 or a 200
     without the body, are not the document)."""
-    referred = str(headers.get_header("WARC-Refers-To-Target-URI") or "").strip("<>")
-    refers_date = headers.get_header("WARC-Refers-To-Date")
-    return Capture(0, None, None, b"", seconds_of(headers.get_header("WARC-Date"), "utc"),
-                   str(headers.get_header("WARC-Record-ID") or ""),
-                   digest=str(headers.get_header("WARC-Payload-Digest") or ""),
-                   refers_to=str(headers.get_header("WARC-Refers-To") or ""),
+    referred = headers.get("warc-refers-to-target-uri", "").strip("<>")
+    refers_date = headers.get("warc-refers-to-date")
+    return Capture(0, None, None, b"", seconds_of(headers.get("warc-date"), "utc"),
+                   headers.get("warc-record-id", ""),
+                   digest=headers.get("warc-payload-digest", ""),
+                   refers_to=headers.get("warc-refers-to", ""),
                    refers_uri=capture_key(referred) if referred else uri,
                    refers_date=seconds_of(refers_date, "utc") if refers_date else None)  # fmt: skip
 
@@ -270,18 +449,6 @@ MAX_PAYLOAD: Final = 8 * MAX_BODY_BYTES
 FAST: Final = 1
 
 
-def _payload(stream: IO[bytes], most: int = MAX_PAYLOAD) -> tuple[bytes, bool]:
-    """The raw payload of a record, at most ``most`` bytes (the rest is read past), and
-    whether there was more."""
-    kept = stream.read(most) if most else b""
-    more = False
-    while True:
-        rest = stream.read(1 << 16)
-        if not rest:
-            return kept, more
-        more = True
-
-
 def _data_lost(data: bytes, more: bool, marked: str | None, length: str | None) -> str:
     """Why a 2xx payload is a download that lost data (``""``: it is not), which the crawl
     gives up on as a network error (Scrapy's ``DOWNLOAD_FAIL_ON_DATALOSS``), unlike a
@@ -297,39 +464,50 @@ def _data_lost(data: bytes, more: bool, marked: str | None, length: str | None) 
     return ""
 
 
-def _capture(record: Any, raw: tuple[bytes, bool], short: bool = False) -> Capture:
-    """One ``response`` record as the crawl would have had its answer (``short``: its
-    WARC block runs on past its ``Content-Length``, read as cut there, as
-    ``WARC-Truncated: length`` is: never a whole document, never data lost either, which
-    would lose the "no" of its lines before the cut)."""
-    headers, http = record.rec_headers, record.http_headers
-    date = seconds_of(headers.get_header("WARC-Date"), "utc")
-    record_id = str(headers.get_header("WARC-Record-ID") or "")
-    digest = str(headers.get_header("WARC-Payload-Digest") or "")  # what a revisit names
-    location, cache_control = http.get_header("Location"), http.get_header("Cache-Control")
-    code = str(http.get_statuscode() or "")
+def _capture(head: dict[str, str], block: bytes, short: bool = False) -> Capture:
+    """One ``response`` record (its WARC headers and block) as the crawl would have had
+    its answer (``short``: its WARC block runs on past its ``Content-Length``, read as
+    cut there, as ``WARC-Truncated: length`` is: never a whole document, never data lost
+    either, which would lose the "no" of its lines before the cut)."""
+    date = seconds_of(head.get("warc-date"), "utc")
+    record_id = head.get("warc-record-id", "")
+    digest = head.get("warc-payload-digest", "")  # what a revisit names
+    end = block.find(b"\r\n\r\n")
+    end, skip = (end, 4) if end >= 0 else (block.find(b"\n\n"), 2)
+    if end < 0:
+        end, skip = len(block), 0
+    status_line, _, lines = block[:end].partition(b"\n")
+    http = _fields(lines)
+    location, cache_control = http.get("location"), http.get("cache-control")
+    statusline = status_line.rstrip(b"\r").decode("utf-8", "replace")
+    code = statusline.partition(" ")[2].partition(" ")[0]
     if not (len(code) == 3 and code.isascii() and code.isdigit()):
-        problem = f"the capture's status line has no status code ({http.statusline!r:.80})"
+        problem = f"the capture's status line has no status code ({statusline!r:.80})"
         return Capture(0, None, None, b"", date, record_id, problem=problem)
     if not 200 <= int(code) < 300:  # a body only a 2xx's is read (SPEC §4), whatever it is
-        return Capture(int(code), location, cache_control, zlib.compress(b"", FAST), date,
-                       record_id, digest=digest)  # fmt: skip
-    data, more = raw
-    marked = headers.get_header("WARC-Truncated")
+        return Capture(int(code), location, cache_control, _EMPTY, date, record_id,
+                       digest=digest)  # fmt: skip
+    payload = block[end + skip :]
+    data, more = payload[:MAX_PAYLOAD], len(payload) > MAX_PAYLOAD
+    marked = head.get("warc-truncated")
     if marked is None and short:
         marked = "length"
-    chunked = "chunked" in str(http.get_header("Transfer-Encoding") or "").lower()
-    length = None if chunked else http.get_header("Content-Length")
+    chunked = "chunked" in (http.get("transfer-encoding") or "").lower()
+    length = None if chunked else http.get("content-length")
     lost = _data_lost(data, more, marked, length)
     if lost:
         return Capture(int(code), None, None, b"", date, record_id, problem=lost)
     cut = more or marked is not None
     whole = not cut and (length or "").strip() == str(len(data))  # as long as it says
     try:
-        body = decode(data, http.get_header("Content-Encoding"), chunked, cut, whole)
+        body = decode(data, http.get("content-encoding"), chunked, cut, whole)
     except Undecodable as error:
         problem = f"the captured body cannot be decoded: {error}"
         return Capture(int(code), None, None, b"", date, record_id, problem=problem)
     payload = body.data[: MAX_BODY_BYTES + 1]
     return Capture(int(code), location, cache_control, zlib.compress(payload, FAST), date,
                    record_id, body.cut, digest=digest)  # fmt: skip
+
+
+#: An empty body, compressed.
+_EMPTY: Final = zlib.compress(b"", FAST)

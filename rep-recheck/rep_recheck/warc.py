@@ -43,20 +43,17 @@ from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM, RequestRules
 from rep_recheck.asof import AsOf, captures
 from rep_recheck.captures import (
     MAX_PAYLOAD,
-    NO_WARCIO,
     Capture,
     WarcError,
     capture_key,
     capture_time,
     present,
-    responses,
 )
 from rep_recheck.documents import OriginDocuments
 from rep_recheck.names import PARSED_ORIGINS, Numbered
 
 __all__ = [
     "MAX_PAYLOAD",
-    "NO_WARCIO",
     "Capture",
     "WarcDocuments",
     "WarcError",
@@ -64,7 +61,6 @@ __all__ = [
     "captured_as",
     "captures",
     "present",
-    "responses",
 ]
 
 

@@ -23,7 +23,7 @@ from rep_recheck.stopping import _STATE
 
 #: Each phase: the object, the name of its function, the call that reaches it.
 PHASES: Final[dict[str, tuple[Any, str, int]]] = {
-    "reading-warc": (captures, "_capture", 10),
+    "reading-warc": (captures, "_split_record", 10),
     "trail-begun": (trail.lines, "setting_lines", 1),
     "deciding": (rechecker.Rechecker, "decide", 1),
     "grouping": (grouping.Grouped, "add", 3),
