@@ -131,13 +131,16 @@ def _origin(head: dict[str, Any]) -> str:
 def signature_problem(head: dict[str, Any], key: bytes | None, source: str) -> tuple[str, str]:
     """What is wrong with a tree head's signature checked with the public key ``key`` (the
     bytes of the file ``source``: PEM, a JWK, or a JWK Set holding the head's key id), or
-    ``""``; and how it stands, in words (unsigned, not checked without a key, checked)."""
+    ``""``; and how it stands, in words (unsigned, not checked without a key, checked).
+    A head's checkpoint is held to its size and root with a key or without."""
     kid, signature, note = head.get("key"), head.get("signature"), head.get("checkpoint")
     if kid is None and signature is None and note is None:
         return "", "unsigned"
     failed = "its signature does not verify"
     if not isinstance(kid, str) or not isinstance(signature if note is None else note, str):
         return "the tree head's key or signature is not text", failed
+    if note is not None and (problem := checkpoint_problem(head, None)[0]):
+        return problem, failed
     if key is None:
         return "", f"signed by key {kid}, not checked: give --key (the operator's key)"
     try:
@@ -163,18 +166,25 @@ def signature_problem(head: dict[str, Any], key: bytes | None, source: str) -> t
     return "", f"signed by key {kid}, checked with --key"
 
 
-def checkpoint_problem(head: dict[str, Any], public: Ed25519PublicKey) -> tuple[str, str]:
+def checkpoint_problem(head: dict[str, Any], public: Ed25519PublicKey | None) -> tuple[str, str]:
     """What is wrong with a head's ``checkpoint`` (a C2SP checkpoint of its size and root,
-    signed by ``public`` under its origin: :mod:`rep_engine.trail.notes`), or ``""``; and
-    its origin."""
+    with no extension line, signed under its origin: by ``public`` when given, every
+    signature of that key verifying: :mod:`rep_engine.trail.notes`), or ``""``; and its
+    origin."""
     try:
         body, signatures = notes.read_note(text(head.get("checkpoint")))
-        origin, size, root = notes.read_checkpoint(body)
+        origin, size, root, extensions = notes.read_checkpoint(body)
     except notes.NoteError as error:
         return f"the tree head's checkpoint is not one: {error}", ""
-    if (size, root.hex()) != (head.get("size"), head.get("root")):
+    if (size, root.hex(), extensions) != (head.get("size"), head.get("root"), ""):
         return (f"the tree head's checkpoint is of {size} line(s) and root {root.hex()[:16]}…"
-                ", not the head's size and root"), origin  # fmt: skip
+                f"{', with extension lines' if extensions else ''}, not the head's size and "
+                "root: it is another head's"), origin  # fmt: skip
+    if public is None:
+        if not any(s.name == origin for s in signatures):
+            return (f"the tree head's checkpoint has no signature named after its log, "
+                    f"{origin}"), origin  # fmt: skip
+        return "", origin
     wanted = notes.key_id(origin, notes.ED25519, keys.raw_public(public))
     found = [s for s in signatures if (s.name, s.key_id) == (origin, wanted)]
     if not found or not all(keys.verify(public, s.signature, body.encode()) for s in found):
