@@ -126,8 +126,8 @@ def add_checkpoint(
     if not checked:
         raise Refused(f"the checkpoint of {origin} is not signed by its log's key")
     if None in checked:
-        raise Refused(f"the checkpoint of {origin} is signed with ML-DSA-44, which cannot be "
-                      "checked here: the installed cryptography cannot verify ML-DSA-44")  # fmt: skip
+        raise Refused(f"the checkpoint of {origin} is signed with ML-DSA-44, which cannot "
+                      "be checked here: the installed cryptography cannot verify it")  # fmt: skip
     if not all(checked):
         raise Refused(f"the checkpoint of {origin} holds a signature under its log's key "
                       "that does not verify (signed-note: the note is rejected)")  # fmt: skip
@@ -232,11 +232,13 @@ def _cosigned_lines(answer: str, key: notes.VerifierKey, checkpoint: str) -> tup
             continue  # another key's: ignored
         stamp, good = int.from_bytes(found.signature[:8], "big"), verifies(key, found.signature,
                                                                            checkpoint)  # fmt: skip
+        mine = f"its cosignature under its key ({key.name}+{key.key_id.hex()})"
         if good is None:
             return "", NOT_CHECKED
-        if not good or not 0 < stamp <= time.time() + FUTURE:
-            return "", (f"its cosignature under its key ({key.name}+{key.key_id.hex()}) does "
-                        f"not verify, or is dated {stamp} (0, or in the future)")  # fmt: skip
+        if not good:
+            return "", f"{mine} does not verify"
+        if not 0 < stamp <= time.time() + FUTURE:  # tlog-witness: "MUST NOT be zero"
+            return "", f"{mine} is dated {stamp}: 0, or in the future"
         kept.append(notes.signature_line(found.name, found.key_id, found.signature))
     if not kept:
         return "", f"no cosignature by its key ({key.name}+{key.key_id.hex()}) in its answer"
