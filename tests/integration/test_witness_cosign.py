@@ -20,7 +20,7 @@ from tests.support.tools import audit_streams
 from tests.support.witnesses import WITNESS, Log, signed_log
 
 
-def witness_command(log: Log, key: str, name: str, state: str, before: str = "",
+def witness_shell(log: Log, key: str, name: str, state: str, before: str = "",
                     after: str = "") -> str:  # fmt: skip
     """A shell command that runs ``rep-audit witness`` (the key file ``key``, the name
     ``name``, the state folder ``state``) on its standard input, its answer passed through
@@ -41,12 +41,12 @@ def test_cosign_keeps_only_each_witnesss_verified_cosignatures(tmp_path: Path) -
              for name in ("w2", "w3", "w4")}  # fmt: skip
     one = log.vkey("witness.pem", WITNESS, "--witness")
     witnesses = [
-        (one, witness_command(log, "witness.pem", WITNESS, "s1")),
-        (vkeys["w2"], witness_command(log, "w2.pem", "witness.test/w2", "s2", "echo; ")),
+        (one, witness_shell(log, "witness.pem", WITNESS, "s1")),
+        (vkeys["w2"], witness_shell(log, "w2.pem", "witness.test/w2", "s2", "echo; ")),
         # w3's command answers with w4's cosignature, renamed as w3's: not w3's key
-        (vkeys["w3"], witness_command(log, "w4.pem", "witness.test/w3", "s3")),
+        (vkeys["w3"], witness_shell(log, "w4.pem", "witness.test/w3", "s3")),
         # w4's answer with a character of its signature changed
-        (vkeys["w4"], witness_command(log, "w4.pem", "witness.test/w4", "s4",
+        (vkeys["w4"], witness_shell(log, "w4.pem", "witness.test/w4", "s4",
                                       after=r"s/^\(.\{40\}\)A/\1B/; t; s/^\(.\{40\}\)./\1A/")),
     ]  # fmt: skip
     out = log.folder / "cosigned.note"
