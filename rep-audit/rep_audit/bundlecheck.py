@@ -41,7 +41,7 @@ from rep_audit.policy import GIVEN, NONE, Policy, PolicyError, given, read_polic
 from rep_audit.runcontext import steering
 from rep_audit.treeheads import key_file, signature_problem
 from rep_audit.verify import Verifier
-from rep_audit.witness import witness_keys, witnessed
+from rep_audit.witness import verifies, witness_keys, witnessed
 from rep_engine.keys import holds_private_key, public_keys, raw_public
 from rep_engine.records import (
     Fate,
@@ -281,6 +281,8 @@ def _witnessed(check: BundleCheck, policy: Policy | None, key: bytes | None, sou
     """The witnesses' cosignatures of ``check``'s bundle, said, and a problem unless those
     that count meet ``policy``'s quorum (:func:`rep_audit.witness.witnessed`); without a
     policy, or with a quorum that stops no split view (``split``: why), said so."""
+    if policy is not None and (problem := _signed_by_a_log(check.bundle["head"], policy)):
+        check.add(0, "", problem)
     if policy is None or policy.quorum == NONE:
         why = "the policy's quorum is none" if policy else "none given (--witness, --policy)"
         print(f"witnesses: {why}: not checked: a history its operator rewrote and signed "
@@ -300,6 +302,26 @@ def _witnessed(check: BundleCheck, policy: Policy | None, key: bytes | None, sou
         check.add(0, "", f"{len(counted)} of the {len(policy.witnesses)} witness(es) given "
                   f"cosigned, too few for the quorum ({_quorum(policy)}): this history may "
                   "be one its operator rewrote")  # fmt: skip
+
+
+def _signed_by_a_log(head: dict[str, Any], policy: Policy) -> str:
+    """What is wrong with the head's checkpoint as one of ``policy``'s logs signed it
+    (``""``: a key of its ``log`` lines signed it, and no signature of theirs fails; or it
+    names no log):
+    c2sp.org/tlog-policy, "a checkpoint is considered valid if it is signed by any one of
+    the listed logs"."""
+    if not policy.logs:
+        return ""
+    try:
+        body, signatures = notes.read_note(text(head.get("checkpoint")))
+    except notes.NoteError:
+        return "the policy names its logs, and the tree head has no checkpoint"
+    checked = [verifies(log, s.signature, body) for s in signatures for log in policy.logs
+               if (s.name, s.key_id) == (log.name, log.key_id)]  # fmt: skip
+    if not checked or not all(checked):
+        return ("the tree head's checkpoint is not signed by a log of the policy's (its log "
+                "lines), or holds a signature of one that does not verify")  # fmt: skip
+    return ""
 
 
 def _quorum(policy: Policy) -> str:

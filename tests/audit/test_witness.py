@@ -231,6 +231,10 @@ def test_a_degenerate_key_is_no_key(log: Log, tmp_path: Path) -> None:
             status, _, err = audit_streams("check-bundle", str(cosigned_bundle(log)),
                                            "--witness", vkey)  # fmt: skip
         assert status == 2 and "anyone can sign for" in err and len(err.splitlines()) == 1, err
+    zero_t1 = c2sp.make_vkey("w.test/pq", notes.MLDSA44, bytes(range(32)) + bytes(1280))
+    status, _, err = audit_streams("check-bundle", str(cosigned_bundle(log)), "--witness",
+                                   zero_t1)  # fmt: skip
+    assert status == 2 and "anyone can sign for" in err, err  # ML-DSA-44, t1 zero: z = y
     (tmp_path / "identity.key").write_bytes(identity)
     status, _, err = audit_streams("check-bundle", str(cosigned_bundle(log)), "--key",
                                    str(tmp_path / "identity.key"))  # fmt: skip

@@ -251,8 +251,9 @@ def test_check_bundle_requires_a_quorum_of_the_witnesses_given(log: Log) -> None
 
 def test_a_policy_file_says_which_witnesses_count(log: Log, tmp_path: Path) -> None:
     """c2sp.org/tlog-policy: the log, three witnesses, a group of two of them and the
-    third, comments and tabs; the log's key never a witness; a policy whose quorum two
-    sets of witnesses sharing none can meet is refused (one line) unless asked for."""
+    third, comments and tabs; a policy whose quorum two sets of witnesses sharing none
+    can meet is refused (one line) unless asked for; a checkpoint signed by none of its
+    logs is a problem."""
     one, two = two_witnesses(log)
     operator_key(log.folder / "third.pem")
     three = log.vkey("third.pem", "witness.test/w3", "--witness")
@@ -276,6 +277,11 @@ def test_a_policy_file_says_which_witnesses_count(log: Log, tmp_path: Path) -> N
         "none" in said, said  # fmt: skip
     status, said = witnessed_check(log, bundle, "--policy", str(policy), "--allow-split-view")
     assert status == 0 and "a split view is not ruled out" in said, said
+    operator_key(log.folder / "another.pem")  # a policy of another log's key
+    policy.write_text(policy.read_text().replace(log.vkey(), log.vkey("another.pem")))
+    status, said = witnessed_check(log, bundle, "--policy", str(policy), "--allow-split-view")
+    assert status == 1 and "the tree head's checkpoint is not signed by a log of the " \
+        "policy's" in said, said  # fmt: skip
 
 
 def test_a_forgers_cosignatures_do_not_count(log: Log) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from rep_engine.trail import notes
 from tests.support import c2sp
+from tests.support.recheck import recheck_trail
 from tests.support.signatures import operator_key
 from tests.support.tools import audit_streams
 from tests.support.witnesses import WITNESS, Log, signed_log
@@ -34,14 +35,21 @@ def witness_shell(log: Log, key: str, name: str, state: str, before: str = "",
 
 
 def test_cosign_keeps_only_each_witnesss_verified_cosignatures(tmp_path: Path) -> None:
+    """... and the request it sends, from the head the witness cosigned last, is read by
+    the tests' own implementation of tlog-witness, its checkpoint's signature and its
+    consistency proof (RFC 9162 §2.1.4.2) checked there."""
     log = signed_log(tmp_path)
+    assert log.ask(log.request(0), state="s1")[0] == 0  # the first witness cosigned run 1
+    first = log.heads[-1]
+    recheck_trail(tmp_path, log.trail, f"REP_AUDIT_SIGNING_KEY={tmp_path / 'key.pem'}")
     for name in ("w2", "w3", "w4"):
         operator_key(log.folder / f"{name}.pem")
     vkeys = {name: log.vkey(f"{name}.pem", f"witness.test/{name}", "--witness")
              for name in ("w2", "w3", "w4")}  # fmt: skip
     one = log.vkey("witness.pem", WITNESS, "--witness")
+    sent = log.folder / "sent.txt"  # the request as the witness got it
     witnesses = [
-        (one, witness_shell(log, "witness.pem", WITNESS, "s1")),
+        (one, witness_shell(log, "witness.pem", WITNESS, "s1", f"tee {sent} | ")),
         (vkeys["w2"], witness_shell(log, "w2.pem", "witness.test/w2", "s2", "echo; ")),
         # w3's command answers with w4's cosignature, renamed as w3's: not w3's key
         (vkeys["w3"], witness_shell(log, "w4.pem", "witness.test/w3", "s3")),
@@ -64,3 +72,9 @@ def test_cosign_keeps_only_each_witnesss_verified_cosignatures(tmp_path: Path) -
     assert [line.name for line in lines] == [log.origin, WITNESS]
     assert c2sp.cosigned_at(cosigned, WITNESS, c2sp.vkey(one)[3]) is not None
     assert notes.read_note(cosigned)[0] == text
+    old, proof, note = c2sp.parse_request(sent.read_text())  # the tests' own reader
+    assert (old, note) == (first["size"], log.heads[-1]["checkpoint"]) and proof
+    assert c2sp.verifies(note, log.origin, log.operator.public_key().public_bytes_raw())
+    _, size, root, _ = c2sp.checkpoint(c2sp.split(note)[0])
+    assert c2sp.consistent(old, size, bytes.fromhex(first["root"]), root, proof)
+    assert not c2sp.consistent(old, size, bytes(32), root, proof)

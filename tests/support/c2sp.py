@@ -214,6 +214,46 @@ def request(old: int, proof: list[bytes], note: str) -> str:
     return "".join(lines) + "\n" + note
 
 
+def parse_request(body: str) -> tuple[int, list[bytes], str]:
+    """tlog-witness, add-checkpoint: the old size (ASCII decimal, no leading zeroes), the
+    consistency proof (a base64 hash a line, 63 at most), the checkpoint after the empty
+    line; each line ends in a newline."""
+    head, empty, note = body.partition("\n\n")
+    assert empty and note.endswith("\n"), body[:80]
+    old, *proof = head.split("\n")
+    assert old.startswith("old ") and old[4:] == str(int(old[4:])) and len(proof) <= 63, old
+    hashes = [base64.b64decode(line, validate=True) for line in proof]
+    assert all(len(h) == 32 for h in hashes)
+    return int(old[4:]), hashes, note
+
+
+def consistent(first: int, second: int, first_hash: bytes, second_hash: bytes,
+               path: list[bytes]) -> bool:  # fmt: skip
+    """RFC 9162 §2.1.4.2, step by step: whether ``path`` proves the tree of ``second``
+    leaves, root ``second_hash``, extends the one of ``first`` leaves, root ``first_hash``
+    (0 < first < second; tlog-witness's consistency proof lines)."""
+    if not path:
+        return False
+    if first & (first - 1) == 0:
+        path = [first_hash, *path]
+    fn, sn = first - 1, second - 1
+    while fn & 1:
+        fn, sn = fn >> 1, sn >> 1
+    fr = sr = path[0]
+    for c in path[1:]:
+        if sn == 0:
+            return False
+        if fn & 1 or fn == sn:
+            fr = hashlib.sha256(b"\x01" + c + fr).digest()
+            sr = hashlib.sha256(b"\x01" + c + sr).digest()
+            while not fn & 1 and fn != 0:
+                fn, sn = fn >> 1, sn >> 1
+        else:
+            sr = hashlib.sha256(b"\x01" + sr + c).digest()
+        fn, sn = fn >> 1, sn >> 1
+    return fr == first_hash and sr == second_hash and sn == 0
+
+
 def log_signed(text: str, origin: str, private: Ed25519PrivateKey) -> str:
     """The note of the checkpoint ``text`` signed by the log ``origin`` (type 0x01)."""
     raw = key_hash(origin, 0x01, private.public_key().public_bytes_raw()) + private.sign(

@@ -60,6 +60,7 @@ def test_the_checkpoint_examples_read_the_same_by_both_readers() -> None:
 def test_the_witness_request_example_is_read_and_written_again() -> None:
     old, proof, note = notes.read_request(SPEC_REQUEST)
     assert (old, len(proof), note) == (20852014, 4, c2sp.SPEC_CHECKPOINT)
+    assert c2sp.parse_request(SPEC_REQUEST) == (old, proof, note)  # the tests' own reader
     assert notes.request_text(old, proof, note) == SPEC_REQUEST
     assert notes.read_request(f"old 0\n\n{note}") == (0, [], note)
 
