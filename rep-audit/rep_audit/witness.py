@@ -406,13 +406,16 @@ def witnessing(options: argparse.Namespace, out: TextIO) -> int:
     except (OSError, UnicodeDecodeError) as error:
         raise TrailError(f"{options.trail}: cannot be read ({error})") from None
     try:
-        print(add_checkpoint(request, state, logs, private, options.name, int(time.time())),
-              end="", file=out)  # fmt: skip
+        answer = add_checkpoint(request, state, logs, private, options.name, int(time.time()))
+    except OSError as error:  # its state not written (a full disk): nothing answered
+        raise TrailError(f"--state {state}: cannot be written ({error.strerror or error}): "
+                         "nothing was cosigned") from None  # fmt: skip
     except Refused as refused:
         if refused.size is not None:  # tlog-witness's 409 body: the size it holds
             print(refused.size, file=out)
         print(printable(f"rep-audit witness: refused: {refused}"), file=sys.stderr)
         return EXIT_DIFFERENCES
+    print(answer, end="", file=out)
     return EXIT_CLEAN
 
 

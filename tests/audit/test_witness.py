@@ -248,3 +248,12 @@ def test_cosign_never_writes_over_the_trail(log: Log) -> None:
                                    "--out", str(log.trail))  # fmt: skip
     assert status == 2 and "is the trail: name another file" in err
     assert log.trail.read_bytes() == before
+
+
+def test_a_state_that_cannot_be_written_is_one_line_and_nothing_cosigned(log: Log) -> None:
+    """Its state folder cannot be written (here a folder holds the name of its lock; a
+    full disk alike): one line, exit 2, no cosignature (c6123afe: a traceback)."""
+    (log.folder / "state" / ".lock").mkdir()
+    status, out, err = log.ask(log.request(0))
+    assert (status, out) == (2, "") and len(err.splitlines()) == 1, err
+    assert err.startswith("scrapy_rep: error: --state ") and "nothing was cosigned" in err, err
