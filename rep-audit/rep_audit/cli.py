@@ -118,7 +118,8 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
             raise TrailError("--key names no file" if not options.key else
                              "give --key or --unsigned, not both")  # fmt: skip
         return check_bundle(options.trail, out, options.key, options.since, options.unsigned,
-                            options.witness, options.quorum)  # fmt: skip
+                            options.witness, options.quorum, options.policy,
+                            options.allow_split)  # fmt: skip
     if options.command in ("witness", "cosign", "vkey"):
         return witnessing(options, out)
     if options.command == "repair":
