@@ -44,7 +44,7 @@ from rep_audit.verify import Verifier
 from rep_audit.witness import verifies, witness_keys, witnessed
 from rep_engine.keys import holds_private_key, public_keys, raw_public
 from rep_engine.records import (
-    Fate,
+    RESPONSE_FATES,
     FateRecord,
     ItemStatus,
     Reason,
@@ -230,7 +230,7 @@ class BundleCheck:
             noted = described.dropped and Reason.of(described.reason) is not Reason.PURPOSE
             if noted and described.why:  # its noindex, unavailable_after (a purpose's: below)
                 said += f" ({described.why})"
-            answered |= described.entry.fate is Fate.FETCHED  # its items decided for each
+            answered |= described.entry.fate in RESPONSE_FATES  # its items decided for each
         else:
             fate = text(record.get("fate") if kind != "item" else record.get("status"))
             said = f"file {fate}" if kind == "file" else f"item {fate} (re-checked)"

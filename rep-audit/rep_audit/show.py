@@ -47,6 +47,7 @@ from rep_engine.records import (
     items,
     mapping,
     named_origin,
+    payment_said,
     text,
 )
 from rep_engine.trail.read import Line, Trail
@@ -540,6 +541,7 @@ def record_lines(
         _run_line(record.run or None, run),
         f"  request id {record.id or None}",
         *(sent if sent_at else []),
+        *_payment(record.entry.payment),
         *_robots(
             robots,
             (robots.addressed if robots else "") or named_origin(record.record, url),
@@ -555,6 +557,12 @@ def record_lines(
     differences = rederiver.differences(record, RunContext.of(run))
     had = robots is not None and bool(robots.sha256)
     return lines + _rederived(differences, had, "robots.txt snapshot", "read")
+
+
+def _payment(payment: dict[str, str] | None) -> list[str]:
+    """What a 402 answer said of its price (docs/audit-trail.md, ``payment``)."""
+    said = payment_said(payment)
+    return [f"  the site asked a price for the crawl, never paid: {said}"] if said else []
 
 
 def purposes_of(run: dict[str, Any]) -> tuple[str, ...]:

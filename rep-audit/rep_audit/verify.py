@@ -20,11 +20,12 @@
 5. The tree heads and the sites' chains (:class:`rep_audit.treeheads.TreeChecks`): each
    head's size, root, frontier and signature (``key``: the operator's public key), each
    record's ``site_prev`` and each ``site`` line; and the heads of a head file given.
-6. What a record says of its page's output is as the crawl writes it
-   (:func:`output_problems`), and the items its page pass let through add up to its run's
-   end line's ``items_passed`` (:func:`passed_problems`): no record says more (a later
-   component drops only items the page pass let through); the items the errbacks of its
-   failed and refused requests yielded, to its ``errback_items``.
+6. What a record says of its page's output, and of a 402 answer's price, is as the
+   crawl writes it (:func:`output_problems`, :func:`payment_problems`), and the items
+   its page pass let through add up to its run's end line's ``items_passed``
+   (:func:`passed_problems`): no record says more (a later component drops only items
+   the page pass let through); the items the errbacks of its failed and refused
+   requests yielded, to its ``errback_items``.
 7. When a record's request was sent is held to what bounds it (:func:`sent_after_expiry`,
    :func:`when_sent`): its ``sent_at`` against its ``expires`` and the end of the
    override it went past, its crawl's start and its record's ``time``; its ``expires``
@@ -53,6 +54,8 @@ from rep_audit.runcontext import RunContext, fold_setting
 from rep_audit.treeheads import TreeChecks, head_file_entries, key_file
 from rep_engine.records import (
     FATES,
+    PAYMENT_REQUIRED_STATUS,
+    RESPONSE_FATES,
     SENT_FATES,
     EndReason,
     Fate,
@@ -65,7 +68,12 @@ from rep_engine.records import (
     whole,
 )
 from rep_engine.trail.file import being_written
-from rep_engine.trail.lines import SITE_SETTINGS
+from rep_engine.trail.lines import (
+    PAYMENT_FIELDS,
+    PAYMENT_VALUE_KEPT,
+    SITE_SETTINGS,
+    is_payment_part,
+)
 from rep_engine.trail.read import TYPES, Line, Trail, is_sha256, unknown_schema
 from rep_engine.urls.origins import origin_of
 from rep_engine.verdict.decide import Override
@@ -517,7 +525,7 @@ def count_passed(number: int, read: FateRecord, run: RunState) -> None:
     if read.fate in (Fate.FAILED, Fate.REFUSED):
         run.errback += output.kept if output is not None else 0
         return
-    if read.fate is not Fate.FETCHED:
+    if read.fate not in RESPONSE_FATES:
         return
     counts = [record.get("items_kept", 0), record.get("items_not_kept", 0)]
     if any(type(value) is not int or value < 0 for value in counts):
@@ -570,7 +578,7 @@ def output_problems(read: FateRecord) -> list[str]:
     said already), but the ``items_kept`` of a failed or refused one (its errback's items, no
     page's) and its ``items_dropped`` 0."""
     found, record, fate = [], read.record, read.fate
-    if fate is not None and fate is not Fate.FETCHED:
+    if fate is not None and fate not in RESPONSE_FATES:
         errback = ERRBACK_COUNTS if fate in (Fate.FAILED, Fate.REFUSED) else {}
         for name in (*OUTPUT_COUNTS, *OUTPUT_WORDS):
             if name in record and not (name in errback and errback[name](record[name])):
@@ -582,6 +590,32 @@ def output_problems(read: FateRecord) -> list[str]:
         value = record.get(name, 0)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             found.append(f"{name} {value!r} is not a count (a whole number, 0 or more)")
+    return found
+
+
+def payment_problems(read: FateRecord) -> list[str]:
+    """What a ``url`` record says of a 402 answer, as written, that the crawl never writes:
+    a ``payment_required`` record of another status, a ``payment`` part on another fate's
+    record, or one that is no object of the two fields' words each cut at
+    :data:`~rep_engine.trail.lines.PAYMENT_VALUE_KEPT` characters
+    (:func:`~rep_engine.trail.lines.payment_part`)."""
+    record, fate = read.record, read.fate
+    found = []
+    status = record.get("status")
+    if fate is Fate.PAYMENT_REQUIRED and (
+        type(status) is not int or status != PAYMENT_REQUIRED_STATUS
+    ):
+        found.append(f"a {fate} record whose status is {status!r}: only a 402 answer is")
+    if "payment" not in record:
+        return found
+    part = record["payment"]
+    if fate is not Fate.PAYMENT_REQUIRED:
+        found.append(f"a {read.written} record says payment {part!r}: only a 402 answer's "
+                     f"record ({Fate.PAYMENT_REQUIRED}) says what it asked")  # fmt: skip
+    elif not is_payment_part(part):
+        found.append(f"payment {part!r} is not as the crawl writes it: "
+                     f"{' or '.join(PAYMENT_FIELDS)}, each a string of at most "
+                     f"{PAYMENT_VALUE_KEPT} characters (and … when cut)")  # fmt: skip
     return found
 
 
@@ -671,6 +705,7 @@ class Verifier(RunChecks):
         count_passed(number, read, run)
         self._add_all(number, url, [
             *output_problems(read),
+            *payment_problems(read),
             *self._folder(self.rederiver.differences(read, context)),
             *sent_after_expiry(record, context.overrides),
             *when_sent(record, run.first_start, context.overrides, context.longest_use),

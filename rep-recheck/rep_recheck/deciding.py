@@ -23,7 +23,7 @@ from rep_engine.verdict.decide import TDM
 from rep_recheck.asof import Then, Timeline
 from rep_recheck.datasets import UNREADABLE
 from rep_recheck.documents import KINDS
-from rep_recheck.fetching import PageRead
+from rep_recheck.fetching import PageAgain, PaymentAsked
 from rep_recheck.options import UsageError, read_settings
 from rep_recheck.outputs import Evidence, EvidenceMemo
 from rep_recheck.rechecker import Outcome, Rechecker
@@ -139,7 +139,7 @@ def origin_name(url: str) -> str:
 def decide_item(
     item: Any,
     rechecker: Rechecker,
-    pages: dict[str, PageRead | str] | None,
+    pages: dict[str, PageAgain] | None,
     trail: RecheckTrail | None,
     memo: EvidenceMemo,
     shard: str = "",
@@ -158,6 +158,8 @@ def decide_item(
         page = pages.get(item.url, "not fetched")
         if isinstance(page, str):
             outcome = rechecker.page_failed(outcome, page)
+        elif isinstance(page, PaymentAsked):  # a price asked for the crawl, never paid
+            outcome, fetched_at = rechecker.payment_asked(outcome, page.payment), page.time
         else:
             # Decided as the item is, not as the page was fetched: an unavailable_after
             # that passed since (during the run) removes it; the trail says when.

@@ -30,7 +30,7 @@ from rep_recheck.deciding import (
     origin_name,
     scope_note,
 )
-from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
+from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageAgain, Progress
 from rep_recheck.files import Shards, Staged, Stale, output_of
 from rep_recheck.grouping import Grouped, again_allowed, estimated_items, groups_for
 from rep_recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
@@ -583,4 +583,4 @@ class _Outputs:
     memo: EvidenceMemo
     report: IO[bytes] | None
     trail: RecheckTrail | None
-    read_again: dict[str, PageRead | str] | None
+    read_again: dict[str, PageAgain] | None

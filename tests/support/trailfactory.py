@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from rep_engine.records import FATES
 from rep_engine.trail.merkle import Frontier, leaf_hash
 
 RUN = "0123456789abcdef0123456789abcdef"
@@ -97,7 +98,7 @@ def url_line(path: str, fate: str = "fetched", **extra: Any) -> dict[str, Any]:
 def end_line(records: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     fates = Counter(r["fate"] for r in records if r["type"] == "url")
     counts = {"url": sum(fates.values()), "duplicates_dropped": 0}
-    for fate in ("fetched", "refused", "failed", "redirected", "unfinished"):
+    for fate in FATES:
         counts[fate] = fates[fate]
     return {
         "type": "end",
