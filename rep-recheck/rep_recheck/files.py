@@ -65,7 +65,7 @@ from rep_engine.trail.file import (
     replacing,
     same_file,
 )
-from rep_recheck.datasets import STDIN
+from rep_recheck.datasets import COMPRESSIONS, STDIN
 
 #: The manifest of a folder of outputs: the files a recheck wrote there (hidden, so that
 #: a folder read as a collection does not read it).
@@ -232,9 +232,18 @@ def _replace_manifest(folder: Path, said: dict[str, Any]) -> None:
         file.write((json.dumps(said, indent=1) + "\n").encode())
 
 
-#: The names of a folder's files read as its shards (a ``.gz`` is read as a compressed
-#: trail, so a folder's are not: name them, or a pattern).
-SUFFIXES: Final = (".jsonl", ".ndjson", ".csv", ".parquet")
+#: The names of a folder's files read as its shards: the line-based formats' (JSON Lines,
+#: CSV), as they are or compressed whole (:data:`~rep_recheck.datasets.COMPRESSIONS`:
+#: ``00000.jsonl.gz``, as datatrove's ``JsonlWriter`` writes its shards), and Parquet's.
+_LINE_SUFFIXES: Final = (".jsonl", ".ndjson", ".csv")
+SUFFIXES: Final = (
+    *_LINE_SUFFIXES,
+    ".parquet",
+    *(f"{suffix}{compressed}" for compressed in COMPRESSIONS for suffix in _LINE_SUFFIXES),
+)
+#: :data:`SUFFIXES` as a message says them.
+_SUFFIXES_SAID: Final = (f"{', '.join(_LINE_SUFFIXES)} (each {' or '.join(COMPRESSIONS)} too), "
+                         ".parquet")  # fmt: skip
 #: How the first line of a recheck's ``--report`` starts (its keys, in order; with
 #: several shards, ``shard`` first): a folder's or a pattern's file that starts so, and
 #: that its folder's manifest names, is a report a run wrote there, not a shard (its
@@ -314,7 +323,7 @@ def _folder(folder: str, skipped: list[str]) -> list[str]:
         else:
             skipped.append(path)
     if not found:
-        raise ShardError(f"{folder} holds no file of a dataset format ({', '.join(SUFFIXES)}): "
+        raise ShardError(f"{folder} holds no file of a dataset format ({_SUFFIXES_SAID}): "
                          "name its files, or a pattern")  # fmt: skip
     return found
 
