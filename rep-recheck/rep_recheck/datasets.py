@@ -50,6 +50,7 @@ import shutil
 import stat
 import sys
 import tempfile
+import unicodedata
 import weakref
 import zlib
 from collections import deque
@@ -58,7 +59,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Final, Protocol
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from rep_audit.export import export_lines
 from rep_engine.records import ItemStatus
@@ -165,7 +166,7 @@ class Dataset(Protocol):
 
 def url_problem(url: Any) -> str:
     """Why ``url`` cannot be re-checked (``""``: it can): not a string, not http(s), no
-    host."""
+    host, a host in bad brackets or holding a space or a control character."""
     if not isinstance(url, str) or not url:
         return f"no URL ({json.dumps(url)[:80]})"
     if not url.isascii():
@@ -174,9 +175,32 @@ def url_problem(url: Any) -> str:
         except UnicodeEncodeError:  # a lone surrogate (JSON's "\ud800"): no URL has one
             return f"not a URL: it holds a lone surrogate: {url[:200]!r}"
     scheme = url.partition(":")[0].lower()
-    if scheme not in ("http", "https") or origin_of(url) is None or not _ip_literal_read(url):
+    origin = origin_of(url) if scheme in ("http", "https") else None
+    if origin is None or not _ip_literal_read(url):
         return f"not an http(s) URL: {url[:200]!r}"
+    host = unquote(origin.host) if "%" in origin.host else origin.host  # %20 is a space
+    if _SPACE_OR_CONTROL(host) or (not url.isascii() and _written_host_spaced(url)):
+        return f"not an http(s) URL: its host holds a space or a control character: {url[:200]!r}"
     return ""
+
+
+#: A space or a control character (C0, DEL) in a host as IDNA reads it, percent-decoded:
+#: no host holds one (RFC 3986 §3.2.2's ``reg-name``, whose ``pct-encoded`` stand for
+#: characters; the WHATWG URL standard's forbidden host code points),
+#: and no Python's :func:`~urllib.parse.urlsplit` refuses it (a URL no request is made
+#: for, and no capture is of: asked here, unreadable on every Python).
+_SPACE_OR_CONTROL: Final = re.compile(r"[\x00-\x20\x7f]").search
+
+
+def _written_host_spaced(url: str) -> bool:
+    """Whether the host of a non-ASCII ``url``, as written, holds white space or a
+    control character (IDNA may spell it without: a label it cannot encode is
+    punycoded whole)."""
+    try:
+        host = urlsplit(url.strip()).hostname or ""
+    except ValueError:
+        return False
+    return any(c.isspace() or unicodedata.category(c) == "Cc" for c in host)
 
 
 def _ip_literal_read(url: str) -> bool:

@@ -414,18 +414,18 @@ def test_the_datatrove_step_reads_a_url_as_the_command_does(tmp_path: Path) -> N
     warc = tmp_path / "robots.warc"
     write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /p\n")])
     urls = ["https:///p/1", "https://a.example:99999/x", "https://[::1/x", "http://[zz]/x",
-            "https://a.example/p/1", "https://a.example/x", "ftp://a.example/x",
-            "https://b.example/x"]  # fmt: skip
+            "https://a b.example/x", "https://a.example/p/1", "https://a.example/x",
+            "ftp://a.example/x", "https://b.example/x"]  # fmt: skip
     dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
     write_jsonl(dataset, urls)
     recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
                  f"--report={report}")  # fmt: skip
     command = [line["status"] for line in report_lines(report)]
-    assert command == ["unreadable"] * 4 + ["refused", "kept", "unreadable", "unknown"]
+    assert command == ["unreadable"] * 5 + ["refused", "kept", "unreadable", "unknown"]
     step = RepRecheckFilter(str(warc), "search", {"USER_AGENT": "mybot/1.0"}, keep_unknown=True)
     found = [step.kept(Document("", url, metadata={"url": url})) for url in urls]
     assert [status for _, status, _ in found] == command
-    assert [kept for kept, _, _ in found] == [False] * 5 + [True, False, True]
+    assert [kept for kept, _, _ in found] == [False] * 6 + [True, False, True]
 
 
 def test_a_capture_uri_of_an_uppercase_scheme_is_read(tmp_path: Path) -> None:
