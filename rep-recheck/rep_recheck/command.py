@@ -353,6 +353,8 @@ class Recheck(Finishing):
 
         rechecker.documents = warc = read(dated.now())
         self.source = dated.source
+        for said in dated.timeline.captureless:  # every item of its origins would be unknown
+            print(printable(f"recheck: {said}"), file=self.err, flush=True)
         never = [] if options.fetch_missing else never_captured(dated.timeline, rechecker)
         if never:  # said at the start: the run would end with these items unknown
             self.never_had = choices_line(never, config.purpose, CHOICES, options.keep_unknown)

@@ -183,8 +183,8 @@ def warc_rechecker(
     folder of them or a list, read as ``--documents`` reads them,
     :func:`~rep_recheck.files.warc_files`) of the kinds ``consult`` names (``None``:
     all); and the kinds they need that the WARCs hold no capture of
-    (:func:`never_captured`). A folder's files that are not WARCs are logged as a
-    WARNING. Raises :class:`UsageError` and :class:`WarcError`."""
+    (:func:`never_captured`). A folder's files that are not WARCs, and a WARC of no
+    capture, are logged as WARNINGs. Raises :class:`UsageError` and :class:`WarcError`."""
     try:
         config, identity, _ = read_settings(settings)
     except RepSettingError as error:
@@ -196,6 +196,8 @@ def warc_rechecker(
     if not_read := warcs.not_read():
         _LOG.warning("%s", not_read)
     timeline = Timeline.read(warcs.paths, held)  # beyond `held` URLs, in an SQLite file
+    for said in timeline.captureless:
+        _LOG.warning("%s", said)
     rechecker.documents = WarcDocuments(
         timeline.at(), rechecker.rules, rechecker.names, config.profile, policy, held,
         rechecker.not_consulted,
