@@ -136,6 +136,21 @@ def test_a_struct_path_reads_only_that_field_and_a_null_struct_is_no_url(
     assert code == EXIT_USAGE
 
 
+def test_a_date_column_in_the_struct_is_read_by_its_path(tmp_path: Path) -> None:
+    """``--date-column metadata.date`` of datatrove's Parquet layout was no column: every
+    refused item's ``then`` was unknown, its date unread. Read by its path, each is
+    dated (2025-03-01: before the WARC's only capture, 2025-04-01)."""
+    needs("pyarrow")
+    [shard] = _datatrove_shards(tmp_path / "data", "parquet", URLS)
+    report = tmp_path / "report.jsonl"
+    recheck_tool(str(shard), "--column", "metadata.url", "--date-column", "metadata.date",
+                 "--purpose", "search", "--documents", str(_warc_of(tmp_path)),
+                 f"--report={report}")  # fmt: skip
+    refused = [line for line in report_lines(report) if line["status"] == "refused"]
+    assert len(refused) == 4
+    assert {line["then"] for line in refused} == {"no capture before 2025-03-01T00:00:00Z"}
+
+
 def test_a_wrong_struct_path_is_one_line_naming_the_paths_there(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
