@@ -620,13 +620,19 @@ def item_lines(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> l
     return lines + _rederived(differences, bool(item.snapshots), "snapshot", "had")
 
 
+#: The WARCs a recheck read that :func:`_rechecked` names, at most; the others counted.
+_WARCS_NAMED: Final = 5
+
+
 def _rechecked(run: dict[str, Any]) -> str:
-    """What a recheck's run re-checked: the dataset, and where the documents came from."""
+    """What a recheck's run re-checked: the dataset, and where the documents came from
+    (its header's ``documents``: ``fetched``, a WARC, or the list of the WARCs read)."""
     about = run.get("recheck")
     if not isinstance(about, dict):
         return ""
-    documents = text(about.get("documents"))
-    source = (
-        f"documents from {documents}" if documents not in ("", DOCUMENTS_FETCHED) else "fetched"
-    )
+    documents = about.get("documents")
+    warcs = [text(name) for name in items(documents) if text(name)] or [text(documents)]
+    more = len(warcs) - _WARCS_NAMED
+    named = ", ".join(warcs[:_WARCS_NAMED]) + (f" and {more:,} more" if more > 0 else "")
+    source = f"documents from {named}" if named not in ("", DOCUMENTS_FETCHED) else "fetched"
     return f", re-checking {text(about.get('dataset')) or '?'} ({source})"

@@ -20,6 +20,7 @@ import argparse
 import bisect
 import math
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from itertools import chain
@@ -33,6 +34,7 @@ from rep_recheck.captures import (
     Capture,
     alike,
     capture_time,
+    no_capture,
     of_one_date,
     present,
     responses,
@@ -123,6 +125,8 @@ class Timeline:
         #: Every capture in memory by its record ID, with its URL, made when a revisit
         #: first names one (a :class:`CaptureFile` looks them up).
         self._ids: dict[str, tuple[str, Capture]] | None = None
+        #: What is said of each WARC read that held no capture (:func:`read`).
+        self.captureless: list[str] = []
 
     @classmethod
     def of(cls, captured: Iterable[tuple[str, Capture]], held: int = PARSED_ORIGINS) -> Timeline:
@@ -131,10 +135,23 @@ class Timeline:
 
     @classmethod
     def read(cls, paths: Iterable[str | Path], held: int = PARSED_ORIGINS) -> Timeline:
-        """The captures of the WARCs at ``paths``. Raises
-        :class:`~rep_recheck.captures.WarcError`."""
-        return cls.of(((url, capture) for path in paths for url, capture in responses(path)),
-                      held)  # fmt: skip
+        """The captures of the WARCs at ``paths`` (:attr:`captureless`: what is said of
+        each that held none). Raises :class:`~rep_recheck.captures.WarcError`."""
+        captureless: list[str] = []
+
+        def captured() -> Iterator[tuple[str, Capture]]:
+            for path in paths:
+                kinds: Counter[str] = Counter()
+                count = 0
+                for found in responses(path, kinds):
+                    count += 1
+                    yield found
+                if not count:
+                    captureless.append(no_capture(path, kinds))
+
+        timeline = cls.of(captured(), held)
+        timeline.captureless = captureless
+        return timeline
 
     def at(self, when: float = math.inf) -> AsOf:
         """The captures as they stood at ``when`` (the newest of each URL at or before

@@ -7,8 +7,9 @@ decisions of a crawl on a WARC's documents (:func:`warc_rechecker`, the pipeline
 from __future__ import annotations
 
 import gc
+import logging
 import time
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -24,12 +25,14 @@ from rep_recheck.asof import Then, Timeline
 from rep_recheck.datasets import UNREADABLE
 from rep_recheck.documents import KINDS
 from rep_recheck.fetching import PageAgain, PaymentAsked
+from rep_recheck.files import warc_files
 from rep_recheck.options import UsageError, read_settings
 from rep_recheck.outputs import Evidence, EvidenceMemo
 from rep_recheck.rechecker import Outcome, Rechecker
 from rep_recheck.trail import RecheckTrail
 from rep_recheck.warc import WarcDocuments
 
+_LOG: Final = logging.getLogger(__name__)
 #: The AI purposes, for which the groups of AI crawlers' names matter.
 AI_PURPOSES: Final = frozenset({"ai-train", "ai-input"})
 #: The collector's first threshold while a recheck decides its items (CPython's is 700):
@@ -174,13 +177,17 @@ def decide_item(
 
 
 def warc_rechecker(
-    settings: Mapping[str, Any], warc: str | Path, consult: Collection[str] | None = None
+    settings: Mapping[str, Any],
+    warc: str | Path | Sequence[str | Path],
+    consult: Collection[str] | None = None,
 ) -> tuple[Rechecker, list[str]]:
     """The decisions of a crawl with ``settings`` (its ``REP_PURPOSE`` set), on the
-    documents of the WARC at ``warc`` (the pipeline step's, in each worker) of the kinds
-    ``consult`` names (``None``: all); and the kinds they need that the WARC holds no
-    capture of (:func:`never_captured`). Raises :class:`UsageError` and
-    :class:`WarcError`."""
+    documents of the WARCs at ``warc`` (the pipeline step's, in each worker: a WARC, a
+    folder of them or a list, read as ``--documents`` reads them,
+    :func:`~rep_recheck.files.warc_files`) of the kinds ``consult`` names (``None``:
+    all); and the kinds they need that the WARCs hold no capture of
+    (:func:`never_captured`). A folder's files that are not WARCs, and a WARC of no
+    capture, are logged as WARNINGs. Raises :class:`UsageError` and :class:`WarcError`."""
     try:
         config, identity, _ = read_settings(settings)
     except RepSettingError as error:
@@ -188,7 +195,12 @@ def warc_rechecker(
     rechecker = Rechecker(config, identity, lambda origin: None).consulting(consult)
     policy = Policy(unreachable_action=config.unreachable_action)
     held = config.recheck_parsed_origins
-    timeline = Timeline.read([warc], held)  # beyond `held` URLs, in an SQLite file
+    warcs = warc_files(warc)
+    if not_read := warcs.not_read():
+        _LOG.warning("%s", not_read)
+    timeline = Timeline.read(warcs.paths, held)  # beyond `held` URLs, in an SQLite file
+    for said in timeline.captureless:
+        _LOG.warning("%s", said)
     rechecker.documents = WarcDocuments(
         timeline.at(), rechecker.rules, rechecker.names, config.profile, policy, held,
         rechecker.not_consulted,

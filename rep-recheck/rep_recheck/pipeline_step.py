@@ -29,8 +29,9 @@ from __future__ import annotations
 import logging
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any, Final
 
 from datatrove.data import Document, DocumentsPipeline
@@ -141,8 +142,10 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
     counted in the step's stats: ``kept``, ``refused``, ``unknown``, ``unreadable``, and
     as datatrove's filters count theirs, ``dropped`` and ``dropped_<signal>``: the signal
     the report names, ``robots.txt``, ``aipref``, ``robotstxt_unreachable``, ``unknown``…).
-    ``settings``: a crawl's further settings (``USER_AGENT``, ``ROBOTSTXT_USER_AGENT``,
-    ``REP_PROFILE``, ``REP_PURPOSE_AGENTS``…); ``url_key``: the metadata key of the URL;
+    ``documents``: a WARC, a folder of WARCs or a list of them, read as ``--documents``
+    reads them; ``settings``: a crawl's further settings (``USER_AGENT``,
+    ``ROBOTSTXT_USER_AGENT``, ``REP_PROFILE``, ``REP_PURPOSE_AGENTS``…); ``url_key``: the
+    metadata key of the URL;
     ``exclusion_writer``: a datatrove writer given the documents dropped, each with its
     ``rep_status``, ``rep_why`` and ``filter_reason`` (the signal) in its metadata;
     ``consult``: the kinds of document decided on (``["robots.txt"]``: a robots.txt-only
@@ -160,7 +163,7 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
 
     def __init__(
         self,
-        documents: str,
+        documents: str | Path | Sequence[str | Path],
         purpose: str = "ai-train",
         settings: Mapping[str, Any] | None = None,
         url_key: str = "url",
