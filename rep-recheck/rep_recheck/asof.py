@@ -372,15 +372,18 @@ class Then:
             if when is None:
                 self.undated += 1
                 return str(ItemStatus.UNKNOWN)
-            captured = self.timeline.before(robots, min(when + self.tolerance, self.until))
+            bound = min(when + self.tolerance, self.until)
+            captured = self.timeline.before(robots, bound)
             if captured is None:
                 first = self.timeline.oldest(robots)
                 if first is None:
                     return str(ItemStatus.UNKNOWN)
+                if bound == self.until < when + self.tolerance:  # --as-of came first
+                    return f"{no_capture_before(bound)} (--as-of)"
                 self.before_first += 1
-                if first <= min(when + self.tolerance + NEAR_MISS, self.until):
+                if first <= min(bound + NEAR_MISS, self.until):
                     self.near_first += 1
-                return no_capture_before(when + self.tolerance)
+                return no_capture_before(bound)
         else:
             captured = self.timeline.oldest(robots)
             if captured is None:
