@@ -45,6 +45,7 @@ from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.rules import Effect
 from rep_engine.records import (
+    RESPONSE_FATES,
     SENT_FATES,
     USAGE_REFUSALS,
     Fate,
@@ -111,7 +112,7 @@ class Rederiver(Documents):
             found, before = self._answered_differences(read, run)
         else:
             found, before = self._request_differences(entry, record, run)
-        if entry.fate is Fate.FETCHED:
+        if entry.fate in RESPONSE_FATES:
             found += page_differences(
                 record, run.page, held_to(entry.robots, run), before,
                 self._page_licenses(entry, run), self.page_part,
@@ -315,7 +316,7 @@ class Rederiver(Documents):
         # its page (read: its page part) was decided with it (a redirect answered so has no
         # page, and names none)
         tdm = [one for one in (site, str(origin_of(entry.url))) if had(one, WELL_KNOWN_PATH)]
-        page = entry.fate is Fate.FETCHED and entry.page is not None and entry.tdm is None
+        page = entry.fate in RESPONSE_FATES and entry.page is not None and entry.tdm is None
         if tdm and page and any(one[0] == TDM for one in verdict.used):
             found.append(_NOT_NAMED.format("tdmrep.json", tdm[0]))
         if isinstance(verdict, Refused):  # what it would have been, had the verdict been asked

@@ -20,6 +20,7 @@ import argparse
 import bisect
 import math
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from itertools import chain
@@ -35,6 +36,7 @@ from rep_recheck.captures import (
     WarcFiles,
     alike,
     capture_time,
+    no_capture,
     of_one_date,
     present,
     records,
@@ -130,6 +132,8 @@ class Timeline:
         #: Every capture in memory by its record ID, with its URL, made when a revisit
         #: first names one (a :class:`CaptureFile` looks them up).
         self._ids: dict[str, tuple[str, Capture | Ref]] | None = None
+        #: What is said of each WARC read that held no capture (:func:`read`).
+        self.captureless: list[str] = []
 
     @classmethod
     def of(
@@ -144,11 +148,25 @@ class Timeline:
 
     @classmethod
     def read(cls, paths: Iterable[str | Path], held: int = PARSED_ORIGINS) -> Timeline:
-        """The captures of the WARCs at ``paths``, indexed in one pass. Raises
+        """The captures of the WARCs at ``paths``, indexed in one pass
+        (:attr:`captureless`: what is said of each that held none). Raises
         :class:`~rep_recheck.captures.WarcError`."""
         files = WarcFiles(list(paths))
-        found = (one for n, path in enumerate(files.paths) for one in records(path, n))
-        return cls.of(found, held, files)
+        captureless: list[str] = []
+
+        def captured() -> Iterator[tuple[str, Capture | Ref]]:
+            for number, path in enumerate(files.paths):
+                kinds: Counter[str] = Counter()
+                count = 0
+                for found in records(path, number, kinds):
+                    count += 1
+                    yield found
+                if not count:
+                    captureless.append(no_capture(path, kinds))
+
+        timeline = cls.of(captured(), held, files)
+        timeline.captureless = captureless
+        return timeline
 
     def at(self, when: float = math.inf) -> AsOf:
         """The captures as they stood at ``when`` (the newest of each URL at or before
@@ -237,8 +255,9 @@ class Timeline:
                 return False
             return second is None or (one.date is not None and alike(one.date) == second)
 
-        found = [one for held in (self.by_url, self.undated)
-                 for one in map(self.load, held.get(revisit.refers_uri) or ()) if said(one)]  # fmt: skip
+        entries = [one for held in (self.by_url, self.undated)
+                   for one in held.get(revisit.refers_uri) or ()]  # fmt: skip
+        found = [one for one in map(self.load, entries) if said(one)]
         when = revisit.date if revisit.date is not None else math.inf
         before = [one for one in found if one.date is not None and one.date <= when]
         named = found if digest or second is not None else []  # that record, whenever it is
@@ -378,15 +397,18 @@ class Then:
             if when is None:
                 self.undated += 1
                 return str(ItemStatus.UNKNOWN)
-            captured = self.timeline.before(robots, min(when + self.tolerance, self.until))
+            bound = min(when + self.tolerance, self.until)
+            captured = self.timeline.before(robots, bound)
             if captured is None:
                 first = self.timeline.oldest(robots)
                 if first is None:
                     return str(ItemStatus.UNKNOWN)
+                if bound == self.until < when + self.tolerance:  # --as-of came first
+                    return f"{no_capture_before(bound)} (--as-of)"
                 self.before_first += 1
-                if first <= min(when + self.tolerance + NEAR_MISS, self.until):
+                if first <= min(bound + NEAR_MISS, self.until):
                     self.near_first += 1
-                return no_capture_before(when + self.tolerance)
+                return no_capture_before(bound)
         else:
             captured = self.timeline.oldest(robots)
             if captured is None:

@@ -35,6 +35,7 @@ import math
 import re
 import weakref
 import zlib
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -186,19 +187,24 @@ class Ref(NamedTuple):
     short: bool = False
 
 
-def records(path: str | Path, number: int = 0) -> Iterator[tuple[str, Ref | Capture]]:
+def records(
+    path: str | Path, number: int = 0, kinds: Counter[str] | None = None
+) -> Iterator[tuple[str, Ref | Capture]]:
     """Each ``response`` record of an http(s) URI (a :class:`Ref`) and each ``revisit``
     record (a :class:`Capture` to read with :func:`revisited`) of the WARC at ``path``,
     the ``number``-th read, in the file's order, with its target URI as
-    :func:`capture_key` spells it. Every record is read to its end and held to its
-    ``Content-Length``; a file cut anywhere, its last gzip member too, is
-    :class:`WarcError` (after the records before the cut, which a caller keeps only once
-    the whole file is read)."""
+    :func:`capture_key` spells it (``kinds``: counts each record's ``WARC-Type``). Every
+    record is read to its end and held to its ``Content-Length``; a file cut anywhere,
+    its last gzip member too, is :class:`WarcError` (after the records before the cut,
+    which a caller keeps only once the whole file is read), and so is a file
+    gzip-compressed whole, which no WARC reader reads (:data:`WHOLE_GZIP`)."""
     count = 0
     for at, size, raw in _raw_records(path):
         count += 1
         head, _, short = _split_record(path, raw, count)
         kind, uri = head.get("warc-type", ""), head.get("warc-target-uri", "").strip("<>")
+        if kinds is not None:
+            kinds[kind] += 1
         if kind == "response" and _is_http(uri):
             date = _date(head.get("warc-date"))
             yield capture_key(uri), Ref(date, head.get("warc-record-id", ""), number, at,
@@ -326,9 +332,7 @@ def _split_record(path: str | Path, raw: bytes, number: int) -> tuple[dict[str, 
     rest = raw[stop:]
     first, _, after = rest.partition(b"\n")
     if after.strip():  # more than one line after its block in its member: another record
-        raise WarcError(f"{path}: not a WARC file, or one compressed whole (record {number}'s "
-                        "gzip member holds more than one record): recompress it record by "
-                        "record (`warcio recompress`), or decompress it")  # fmt: skip
+        raise WarcError(f"{path}: {WHOLE_GZIP}")
     return head, raw[start:stop], bool(first.strip())
 
 
@@ -400,6 +404,25 @@ def _close_all(files: dict[int, IO[bytes]]) -> None:
     for file in files.values():
         file.close()
     files.clear()
+
+
+#: Why a WARC gzip-compressed as one whole file (``gzip file.warc``) is not read: a WARC
+#: is compressed record by record, each a gzip member of its own (WARC 1.1, Annex D).
+WHOLE_GZIP: Final = (
+    "gzip-compressed as one whole file, not record by record as a WARC is (WARC 1.1, "
+    "Annex D): `warcio recompress FILE NEW.warc.gz` rewrites it so, or decompress it "
+    "(gunzip) and give the .warc"
+)
+
+
+def no_capture(path: str | Path, kinds: Counter[str]) -> str:
+    """What a run says of the WARC at ``path`` that held no capture (no ``response`` or
+    ``revisit`` record :func:`records` reads; ``kinds``: its records by type): no
+    document is read from it (a ``warcinfo`` record alone, the wrong file named)."""
+    held = ", ".join(f"{count:,} {kind}" for kind, count in kinds.items())
+    return (f"the WARC {path} holds no capture (no response or revisit record of an "
+            f"http(s) URL; its records: {held or 'none'}): no document is read from "
+            "it")  # fmt: skip
 
 
 def _is_http(uri: str) -> bool:

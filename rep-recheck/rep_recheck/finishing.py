@@ -21,7 +21,15 @@ from rep_engine.records import EndReason, ItemStatus
 from rep_engine.settings import RepConfig
 from rep_engine.trail.terminal import printable
 from rep_recheck.asof import Then
-from rep_recheck.datasets import STDIN, UNREADABLE, Chunk, Dataset, DatasetError, Item
+from rep_recheck.datasets import (
+    STDIN,
+    UNREADABLE,
+    Chunk,
+    Dataset,
+    DatasetError,
+    Item,
+    compression_of,
+)
 from rep_recheck.deciding import (
     Closing,
     agents_obeyed,
@@ -30,7 +38,7 @@ from rep_recheck.deciding import (
     origin_name,
     scope_note,
 )
-from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
+from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageAgain, Progress
 from rep_recheck.files import Shards, Staged, Stale, output_of
 from rep_recheck.grouping import Grouped, again_allowed, estimated_items, groups_for
 from rep_recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
@@ -310,12 +318,16 @@ class Finishing:
         interrupted fetch writes neither: no collection or removed items that would look
         whole), closed with ``stack``."""
         options = self.options
-        return [
-            None if path is None or self.interrupted else stack.enter_context(Closing(
-                dataset.writer(staged.open(output_of(path, shard) if shard else path), removed)
-            ))
-            for path, removed in ((options.out, False), (options.removed, True))
-        ]  # fmt: skip
+        writers: list[Any] = []
+        for path, removed in ((options.out, False), (options.removed, True)):
+            if path is None or self.interrupted:
+                writers.append(None)
+                continue
+            target = output_of(path, shard) if shard else path
+            # compressed as its name says: a shard's own name, as the shard is
+            writer = dataset.writer(staged.open(target), removed, compression_of(target))
+            writers.append(stack.enter_context(Closing(writer)))
+        return writers
 
     @staticmethod
     def _write(writers: list[Any], chunk: Chunk, keep: list[bool], reasons: list[Any]) -> None:
@@ -583,4 +595,4 @@ class _Outputs:
     memo: EvidenceMemo
     report: IO[bytes] | None
     trail: RecheckTrail | None
-    read_again: dict[str, PageRead | str] | None
+    read_again: dict[str, PageAgain] | None

@@ -30,11 +30,11 @@ import re
 from array import array
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from sys import intern
 from typing import Any, Final
 
-from rep_engine.records import ITEM_STATUSES, ItemStatus, Reason, RefusedBy, iso_time
+from rep_engine.records import ITEM_STATUSES, Fate, ItemStatus, Reason, RefusedBy, iso_time
 from rep_engine.trail.terminal import printable
 from rep_engine.usage.rsl.terms import license_url_of
 from rep_engine.usage.standards import NOT_READ
@@ -79,7 +79,9 @@ def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
     documents = outcome.documents
     refusal = outcome.refusal
     if outcome.page_refusal is not None:
-        return _said(refusal, url, fetched_now)
+        said = _said(refusal, url, fetched_now)
+        # its page answered 402: the price it asked is what said no (no usage signal)
+        return said if outcome.payment is None else replace(said, signal=Fate.PAYMENT_REQUIRED)
     verdict = outcome.verdict
     kind, key, entry = ROBOTS, None, None
     if verdict is not None and verdict.used:

@@ -257,9 +257,9 @@ def warc_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     reads: list[str] = []
     records = asof.records  # each WARC of --documents is read through it
 
-    def counted(path: Any, number: int = 0) -> Any:
+    def counted(path: Any, *rest: Any) -> Any:
         reads.append(str(path))
-        return records(path, number)
+        return records(path, *rest)
 
     monkeypatch.setattr(asof, "records", counted)
     yield reads
