@@ -551,7 +551,7 @@ def main() -> None:
                         "given a file of 20 KB or more (their share in the corpus's sources; "
                         "the corpus's own: 0.08)")  # fmt: skip
     parser.add_argument("--max-bytes", type=int, default=0, help="only the corpus's files "
-                        "under this size (1000: the common shape, most robots.txt files)")  # fmt: skip
+                        "under this size (1000: the common shape)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="the figures as JSON too")
     parser.add_argument("--profile", action="store_true", help="profile the first shape instead")
     parser.add_argument("--share", type=float, default=0.02, help="the least share of a "

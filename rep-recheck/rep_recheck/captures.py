@@ -94,6 +94,8 @@ def capture_key(uri: str) -> str:
     the scheme's default port dropped, no userinfo), then its path and query as written
     (``http://A.EXAMPLE:80/robots.txt`` is ``http://a.example/robots.txt``). A URI with
     no origin is kept as it is."""
+    if _AS_KEYED(uri) is not None:  # the usual URI, already as it is looked up
+        return uri
     origin = origin_of(uri)
     if origin is None:
         return uri
@@ -103,6 +105,16 @@ def capture_key(uri: str) -> str:
         return uri
     query = f"?{parts.query}" if parts.query else ""
     return f"{origin}{parts.path or '/'}{query}"
+
+
+#: A URI :func:`capture_key` leaves as it is: http(s), a host as
+#: :func:`~rep_engine.urls.origins.origin_of` reads one off the start of a URL
+#: (lowercase ASCII letters, digits and ``-`` in labels joined by single dots), no
+#: userinfo or port, then a path of printable ASCII with no ``#`` or space, and a query
+#: that is not empty (``urlsplit`` drops an empty one, and a fragment).
+_AS_KEYED: Final = re.compile(
+    r"https?://[a-z0-9-]+(?:\.[a-z0-9-]+)*/[\x21-\x22\x24-\x3e\x40-\x7e]*(?:\?[\x21-\x22\x24-\x7e]+)?"
+).fullmatch
 
 
 def present(dated: Capture | None, undated: Sequence[Capture]) -> Capture | None:
@@ -201,7 +213,7 @@ def records(
     count = 0
     for at, size, raw in _raw_records(path):
         count += 1
-        head, _, short = _split_record(path, raw, count)
+        head, _, _, short = _split_record(path, raw, count)
         kind, uri = head.get("warc-type", ""), head.get("warc-target-uri", "").strip("<>")
         if kinds is not None:
             kinds[kind] += 1
@@ -311,8 +323,11 @@ _LENGTH: Final = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)", re.IGNORECASE)
 _MOST_RECORD: Final = 64 * MAX_BODY_BYTES
 
 
-def _split_record(path: str | Path, raw: bytes, number: int) -> tuple[dict[str, str], bytes, bool]:
-    """A record's WARC headers (names in lowercase, the first of each), its block, and
+def _split_record(
+    path: str | Path, raw: bytes, number: int
+) -> tuple[dict[str, str], int, int, bool]:
+    """A record's WARC headers that a recheck reads (:data:`_WARC_FIELDS`: names in
+    lowercase, the first of each), where its block starts and stops in ``raw``, and
     whether the block runs on past its ``Content-Length`` (a line that is not blank
     after it: read as cut there, as warcio only warns of it). Raises :class:`WarcError`:
     not a WARC record, or cut (no length, or shorter than its length)."""
@@ -322,41 +337,50 @@ def _split_record(path: str | Path, raw: bytes, number: int) -> tuple[dict[str, 
     if end < 0:
         raise WarcError(f"{path}: cut: record {number} ends in its headers (no blank line, "
                         "CRLF CRLF, after them)")  # fmt: skip
-    head = _fields(raw[raw.find(b"\n") + 1 : end])
+    head = _fields(raw[raw.find(b"\n") + 1 : end], _WARC_FIELDS)
     length = head.get("content-length", "")
     if not length.isdigit():
         raise WarcError(f"{path}: cut: record {number} has no length")
     start, stop = end + 4, end + 4 + int(length)
     if len(raw) < stop:
         raise WarcError(f"{path}: cut: record {number} is shorter than its length")
-    rest = raw[stop:]
-    first, _, after = rest.partition(b"\n")
-    if after.strip():  # more than one line after its block in its member: another record
+    line = raw.find(b"\n", stop) + 1 or len(raw)  # the first line after its block
+    if raw[line:].strip():  # more than one line after its block in its member: a record
         raise WarcError(f"{path}: {WHOLE_GZIP}")
-    return head, raw[start:stop], bool(first.strip())
+    return head, start, stop, bool(raw[stop:line].strip())
 
 
-def _fields(lines: bytes) -> dict[str, str]:
-    """Header lines (``Name: value``; a line that starts with a space or a tab goes on
-    with the one before) by name in lowercase, the first of each name kept; UTF-8, else
-    ISO-8859-1 (as warcio reads them)."""
+def _fields(lines: bytes, wanted: re.Pattern[bytes]) -> dict[str, str]:
+    """The header lines of ``wanted``'s names (``Name: value``; a line that starts with a
+    space or a tab goes on with the one before) by name in lowercase, the first of each
+    name kept; UTF-8, else ISO-8859-1 (as warcio reads them)."""
     found: dict[str, str] = {}
-    name, kept = "", False
-    for line in lines.split(b"\n"):
-        try:
-            text = line.rstrip(b"\r").decode()
-        except UnicodeDecodeError:
-            text = line.rstrip(b"\r").decode("iso-8859-1")
-        if text[:1] in (" ", "\t"):
-            if kept:
-                found[name] += " " + text.strip()
-            continue
-        key, colon, value = text.partition(":")
-        name = key.strip().lower()
-        kept = bool(colon) and name not in found
-        if kept:
-            found[name] = value.strip()
+    if b"\n " in lines or b"\n\t" in lines:  # lines that go on: each line read
+        lines = _ONE_LINE.sub(b" ", lines)
+    for name, value in wanted.findall(lines):
+        key = name.lower().decode()
+        if key not in found:
+            try:
+                found[key] = value.decode().strip()
+            except UnicodeDecodeError:
+                found[key] = value.decode("iso-8859-1").strip()
     return found
+
+
+#: A header line's end before a line that goes on with it (its own start a space or tab).
+_ONE_LINE: Final = re.compile(rb"[ \t]*\r?\n[ \t]+")
+#: The WARC headers a recheck reads, and the HTTP headers of a capture's answer.
+_WARC_FIELDS: Final = re.compile(
+    rb"^(warc-type|warc-target-uri|warc-date|warc-record-id|content-length|"
+    rb"warc-payload-digest|warc-refers-to-target-uri|warc-refers-to-date|warc-refers-to|"
+    rb"warc-truncated)[ \t]*:([^\r\n]*)",
+    re.IGNORECASE | re.MULTILINE,
+)
+_HTTP_FIELDS: Final = re.compile(
+    rb"^(location|cache-control|content-encoding|transfer-encoding|content-length)[ \t]*:"
+    rb"([^\r\n]*)",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 #: The last ``WARC-Date`` read and its seconds (records of one second follow each other).
@@ -396,8 +420,8 @@ class WarcFiles:
                 raw = zlib.decompress(raw, 31)
         except (OSError, zlib.error) as error:
             raise WarcError(f"{path}: cannot read it again: {error}") from None
-        head, block, _ = _split_record(path, raw, 0)
-        return _capture(head, block, ref.short)
+        head, start, stop, _ = _split_record(path, raw, 0)
+        return _capture(head, raw[start:stop], ref.short)
 
 
 def _close_all(files: dict[int, IO[bytes]]) -> None:
@@ -500,7 +524,7 @@ def _capture(head: dict[str, str], block: bytes, short: bool = False) -> Capture
     if end < 0:
         end, skip = len(block), 0
     status_line, _, lines = block[:end].partition(b"\n")
-    http = _fields(lines)
+    http = _fields(lines, _HTTP_FIELDS)
     location, cache_control = http.get("location"), http.get("cache-control")
     statusline = status_line.rstrip(b"\r").decode("utf-8", "replace")
     code = statusline.partition(" ")[2].partition(" ")[0]

@@ -200,3 +200,36 @@ def test_the_index_keeps_no_payload(tmp_path: Path) -> None:
     assert io.BytesIO(path.read_bytes()[ref.offset : ref.offset + ref.size]).read(2) == (
         b"\x1f\x8b"
     )
+
+
+def test_a_uri_already_as_it_is_looked_up_is_its_own_key() -> None:
+    """:func:`capture_key`'s shortcut for the usual URI gives what its full reading gives,
+    for every URI the shortcut takes (drawn), and is not taken where they differ."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from rep_recheck import captures
+
+    def full(uri: str) -> str:
+        origin = captures.origin_of(uri)
+        assert origin is not None
+        parts = captures.urlsplit(uri.strip())
+        query = f"?{parts.query}" if parts.query else ""
+        return f"{origin}{parts.path or '/'}{query}"
+
+    label = st.from_regex(r"[a-z0-9-]{1,8}", fullmatch=True)
+    host = st.lists(label, min_size=1, max_size=4).map(".".join)
+    rest = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=20)
+
+    @settings(max_examples=500, deadline=None)
+    @given(st.sampled_from(["http", "https"]), host, rest)
+    def same(scheme: str, name: str, tail: str) -> None:
+        uri = f"{scheme}://{name}/{tail}"
+        if captures._AS_KEYED(uri) is not None:
+            assert captures.capture_key(uri) == full(uri) == uri
+
+    same()
+    for uri in ("https://a.example/x?", "https://a.example/x#f", "https://A.example/",
+                "https://a.example:443/", "https://u@a.example/", "https://a.example",
+                "https://a..example/", "https://a.example./"):  # fmt: skip
+        assert captures._AS_KEYED(uri) is None, uri
