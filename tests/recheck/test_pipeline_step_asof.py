@@ -45,7 +45,7 @@ DATED = [
 ]
 
 
-def _two_crawls(tmp_path: Path) -> Path:
+def _two_crawls_warc(tmp_path: Path) -> Path:
     """One WARC holding January's crawl and June's."""
     parts = []
     for number, date in enumerate((JAN, JUN)):
@@ -101,7 +101,7 @@ def _by_step(warc: Path, tasks: int, **given: Any) -> dict[str, tuple[str, str |
 @pytest.mark.parametrize("as_of", [None, "2025-03-01", "2026-01-01", "2024-01-01T12:00:00Z"])
 def test_the_step_keeps_and_says_then_as_the_command_does(tmp_path: Path, as_of: str) -> None:
     needs("datatrove")
-    warc = _two_crawls(tmp_path)
+    warc = _two_crawls_warc(tmp_path)
     given = ("--as-of", as_of) if as_of else ()
     by_command = _by_command(tmp_path, warc, *given)
     assert len(by_command) == len(DATED)
@@ -128,7 +128,7 @@ def test_the_step_warns_of_the_documents_whose_date_cannot_be_read(
 ) -> None:
     needs("datatrove")
     with caplog.at_level(logging.WARNING, logger="rep_recheck"):
-        _by_step(_two_crawls(tmp_path), 1)
+        _by_step(_two_crawls_warc(tmp_path), 1)
     warned = [record.getMessage() for record in caplog.records]
     assert ("scrapy_rep recheck: 2 document(s) with no date to read in "
             "metadata['crawled']: their rep_then is unknown") in warned, warned  # fmt: skip
@@ -140,4 +140,4 @@ def test_an_as_of_that_is_no_date_stops_the_step_as_it_is_made(tmp_path: Path) -
 
     wrong = r"^as_of takes an ISO date or date and time .*'2025-13-01'"
     with pytest.raises(DateError, match=wrong):
-        RepRecheckFilter(str(_two_crawls(tmp_path)), "search", as_of="2025-13-01")
+        RepRecheckFilter(str(_two_crawls_warc(tmp_path)), "search", as_of="2025-13-01")

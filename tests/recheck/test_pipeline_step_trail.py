@@ -33,7 +33,7 @@ def _verdict(*trails: Path) -> tuple[int, list[str]]:
     return code, out.splitlines()
 
 
-def _lines_of(trail: Path) -> list[dict[str, Any]]:
+def _trail_lines_of_task(trail: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in trail.read_text().splitlines()]
 
 
@@ -51,13 +51,13 @@ def test_each_task_writes_its_trail_in_the_folder_one_with_no_document_too(
     said = json.loads((tmp_path / "trails" / "pipeline.json").read_text())
     assert said["tasks"] == tasks and len(said["arguments"]) == 64
     for rank, trail in enumerate(trails):
-        lines = _lines_of(trail)
+        lines = _trail_lines_of_task(trail)
         assert lines[0]["recheck"]["pipeline"] == {"id": said["pipeline"], "task": rank,
                                                    "tasks": tasks}  # fmt: skip
         assert lines[0]["recheck"]["format"] == "datatrove"
         items = [line for line in lines if line["type"] == "item"]
         assert [(i["line"], i["url"]) for i in items] == list(enumerate(TASK_URLS[rank::tasks], 1))
-    assert not [line for line in _lines_of(trails[-1]) if line["type"] == "item"]
+    assert not [line for line in _trail_lines_of_task(trails[-1]) if line["type"] == "item"]
     code, lines = _verdict(*trails)
     assert code == 0 and lines[-1] == f"{tasks} trails as one: clean", lines
 
@@ -75,7 +75,7 @@ def test_a_task_a_later_step_stops_ends_its_trail_failed_and_is_run_again(
     next(running), next(running)
     running.close()  # type: ignore[attr-defined]
     (trail,) = sorted((tmp_path / "trails").glob("*.jsonl"))
-    end = [line for line in _lines_of(trail) if line["type"] == "end"][-1]
+    end = [line for line in _trail_lines_of_task(trail) if line["type"] == "end"][-1]
     assert end["reason"] == "failed" and end["error"].startswith(
         "the pipeline stopped taking documents after"
     ), end
@@ -88,7 +88,7 @@ def test_a_task_a_later_step_stops_ends_its_trail_failed_and_is_run_again(
     assert code == 0 and any(line.startswith("line ") and ": event: run " in line
                              and " failed: the pipeline stopped taking documents after "
                              in line for line in lines), lines  # fmt: skip
-    runs = [line for line in _lines_of(trail) if line["type"] == "run"]
+    runs = [line for line in _trail_lines_of_task(trail) if line["type"] == "run"]
     assert len(runs) == 2 and runs[0]["recheck"]["pipeline"] == runs[1]["recheck"]["pipeline"]
 
 
