@@ -1,5 +1,6 @@
 """The captures of WARCs by URL within a bound (pure): in a dict up to
-``REP_RECHECK_PARSED_ORIGINS`` URLs (:func:`indexed`), beyond that in an SQLite file of a
+:data:`PER_ORIGIN` times ``REP_RECHECK_PARSED_ORIGINS`` URLs (:func:`indexed`: a response
+record is where it is, about 250 bytes), beyond that in an SQLite file of a
 temporary folder (:class:`CaptureFile`, removed at the end, as the document store's), so
 that a WARC of a million origins' robots.txt is not held in memory. Each URL's captures
 are read back in the files' order, the same captures either way
@@ -19,6 +20,9 @@ from rep_recheck.names import spill_file
 #: A capture as the index holds it: a response record's place in its WARC, or a revisit.
 Entry = Capture | Ref
 
+#: The URLs of captures held in memory for each origin ``REP_RECHECK_PARSED_ORIGINS``
+#: holds parsed (its default: a million, about 250 MB).
+PER_ORIGIN: Final = 50
 #: Captures written to the SQLite file at once.
 _BATCH: Final = 1_000
 #: The URLs whose captures :class:`CaptureFile` keeps at hand (the last asked for).
@@ -56,16 +60,18 @@ def split(
     files' order), and those of an unreadable one, in the files' order."""
     if isinstance(by_url, CaptureFile):
         return by_url.view(dated=True), by_url.view(dated=False)
-    dated = {
-        url: sorted(found, key=capture_date)
-        for url, captured in by_url.items()
-        if (found := [one for one in captured if one.date is not None])
-    }
-    undated = {
-        url: found
-        for url, captured in by_url.items()
-        if (found := [one for one in captured if one.date is None])
-    }
+    dated, undated = dict(by_url), {}  # each URL's own list, sorted in place: no copy
+    for url, found in by_url.items():
+        if len(found) == 1 and found[0].date is not None:
+            continue  # the usual URL: one capture, dated
+        if any(one.date is None for one in found):
+            undated[url] = [one for one in found if one.date is None]
+            found = [one for one in found if one.date is not None]
+            if not found:
+                del dated[url]
+                continue
+            dated[url] = found
+        found.sort(key=capture_date)  # stable: one date's captures in the files' order
     return dated, undated
 
 

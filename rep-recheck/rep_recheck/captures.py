@@ -60,8 +60,8 @@ class Capture:
     status: int
     location: str | None
     cache_control: str | None
-    #: The payload (at most 500 KiB and one byte), zlib-compressed (:data:`FAST`: every
-    #: capture is, a few are read).
+    #: The payload (at most 500 KiB and one byte), as a zlib stream (:func:`zlib_of`: a
+    #: small one stored, not compressed), as the crawl's cache entries keep a body.
     body_zlib: bytes
     #: WARC-Date, POSIX seconds, UTC unless it names its offset (WARC 1.1 §5.4 writes it
     #: in UTC; ``--as-of`` reads a date without one so too), never the machine's zone
@@ -190,13 +190,40 @@ class Ref(NamedTuple):
 
     date: float | None
     record_id: str
-    #: Its WARC's number in the files read, and the record's offset and length there
-    #: (its gzip member's, in a file compressed record by record).
-    file: int
-    offset: int
-    size: int
-    #: Its WARC block runs on past its ``Content-Length`` (read as cut there).
-    short: bool = False
+    #: Where it is, in one number (:func:`ref_of`; about 250 bytes a record in all, a
+    #: million origins' robots.txt captures in memory): its WARC's number in the files
+    #: read, the record's offset and length there (its gzip member's, in a file
+    #: compressed record by record), and whether its WARC block runs on past its
+    #: ``Content-Length`` (read as cut there).
+    where: int
+
+    @property
+    def file(self) -> int:
+        return self.where >> 105
+
+    @property
+    def offset(self) -> int:
+        return (self.where >> 41) & _OFFSET
+
+    @property
+    def size(self) -> int:
+        return (self.where >> 1) & _SIZE
+
+    @property
+    def short(self) -> bool:
+        return bool(self.where & 1)
+
+
+#: The most a :class:`Ref`'s offset and length hold (64 bits, 40 bits).
+_OFFSET: Final = (1 << 64) - 1
+_SIZE: Final = (1 << 40) - 1
+
+
+def ref_of(
+    date: float | None, record_id: str, file: int, offset: int, size: int, short: bool
+) -> Ref:
+    """A :class:`Ref` of these."""
+    return Ref(date, record_id, (((file << 64 | offset) << 40 | size) << 1) | short)
 
 
 def records(
@@ -219,8 +246,8 @@ def records(
             kinds[kind] += 1
         if kind == "response" and _is_http(uri):
             date = _date(head.get("warc-date"))
-            yield capture_key(uri), Ref(date, head.get("warc-record-id", ""), number, at,
-                                        size, short)  # fmt: skip
+            yield capture_key(uri), ref_of(date, head.get("warc-record-id", ""), number, at,
+                                           size, short)  # fmt: skip
         elif kind == "revisit":
             yield capture_key(uri), _revisit(head, capture_key(uri))
     if not count:
@@ -552,9 +579,27 @@ def _capture(head: dict[str, str], block: bytes, short: bool = False) -> Capture
         problem = f"the captured body cannot be decoded: {error}"
         return Capture(int(code), None, None, b"", date, record_id, problem=problem)
     payload = body.data[: MAX_BODY_BYTES + 1]
-    return Capture(int(code), location, cache_control, zlib.compress(payload, FAST), date,
+    return Capture(int(code), location, cache_control, zlib_of(payload), date,
                    record_id, body.cut, digest=digest)  # fmt: skip
 
 
-#: An empty body, compressed.
-_EMPTY: Final = zlib.compress(b"", FAST)
+def zlib_of(data: bytes) -> bytes:
+    """``data`` as a zlib stream (RFC 1950): up to :data:`STORED` bytes in one stored,
+    non-compressed block (RFC 1951 §3.2.4: a copy and its Adler-32, a twentieth of
+    zlib's own set-up for a robots.txt of 1 KB, which is decompressed again for little
+    more), a larger body compressed (:data:`FAST`)."""
+    if len(data) > STORED:
+        return zlib.compress(data, FAST)
+    size = len(data)
+    return b"\x78\x01\x01%s%s%s" % (
+        size.to_bytes(2, "little"),
+        (size ^ 0xFFFF).to_bytes(2, "little"),
+        data,
+    ) + zlib.adler32(data).to_bytes(4, "big")
+
+
+#: The most bytes a body is stored, not compressed (:func:`zlib_of`): most robots.txt
+#: files are smaller.
+STORED: Final = 4_096
+#: An empty body as a zlib stream.
+_EMPTY: Final = zlib_of(b"")
