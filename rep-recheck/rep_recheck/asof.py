@@ -29,7 +29,6 @@ from typing import Any, Final
 
 from rep_engine.records import ItemStatus, seconds_of
 from rep_engine.urls.origins import origin_of
-from rep_recheck import capture_index
 from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
 from rep_recheck.captures import (
     Capture,
@@ -43,7 +42,7 @@ from rep_recheck.captures import (
     records,
     revisited,
 )
-from rep_recheck.names import PARSED_ORIGINS
+from rep_recheck.names import PARSED_ORIGINS, names_held
 from rep_recheck.rechecker import Rechecker
 
 #: The most dated recheckers a :class:`Then` keeps (one per capture date met), then it
@@ -438,7 +437,7 @@ class Dated:
         tolerance: str | None = None,
     ) -> None:
         self.warcs = [str(path) for path in warcs]
-        self.timeline = Timeline.read(self.warcs, held * capture_index.PER_ORIGIN)
+        self.timeline = Timeline.read(self.warcs, names_held(held))
         #: ``--as-of`` (POSIX seconds; ``inf``: none given, the newest captures).
         self.as_of = parse_as_of(as_of) if as_of is not None else math.inf
         self.by_date = by_date

@@ -1,5 +1,5 @@
 """The captures of WARCs by URL within a bound (pure): in a dict up to
-:data:`PER_ORIGIN` times ``REP_RECHECK_PARSED_ORIGINS`` URLs (:func:`indexed`: a response
+:func:`~rep_recheck.names.names_held` URLs (:func:`indexed`: a response
 record is where it is, about 250 bytes), beyond that in an SQLite file of a
 temporary folder (:class:`CaptureFile`, removed at the end, as the document store's), so
 that a WARC of a million origins' robots.txt is not held in memory. Each URL's captures
@@ -20,9 +20,6 @@ from rep_recheck.names import spill_file
 #: A capture as the index holds it: a response record's place in its WARC, or a revisit.
 Entry = Capture | Ref
 
-#: The URLs of captures held in memory for each origin ``REP_RECHECK_PARSED_ORIGINS``
-#: holds parsed (its default: a million, about 250 MB).
-PER_ORIGIN: Final = 50
 #: Captures written to the SQLite file at once.
 _BATCH: Final = 1_000
 #: The URLs whose captures :class:`CaptureFile` keeps at hand (the last asked for).

@@ -42,7 +42,7 @@ from rep_engine.verdict.decide import LICENSE, ROBOTS, Allowed, Refused
 from rep_engine.verdict.page import PAGE
 from rep_recheck.datasets import UNREADABLE, Item, changed_since
 from rep_recheck.documents import document_url
-from rep_recheck.names import PARSED_ORIGINS, Numbered
+from rep_recheck.names import PARSED_ORIGINS, Numbered, names_held
 from rep_recheck.rechecker import Outcome
 
 #: ``line 12: Content-Usage: train-ai=n`` or ``entry 2 (location "/x")`` in a source.
@@ -223,7 +223,7 @@ class PerOrigin(Mapping[str, OriginCounts]):
     origin removed by two or more)."""
 
     def __init__(self, held: int = PARSED_ORIGINS, unknown_removed: bool = True) -> None:
-        self.names = Numbered(held)
+        self.names = Numbered(names_held(held))
         #: Whether an unknown item is removed (not with ``--keep-unknown``): counted
         #: among an origin's removed items, by its signal ``unknown``.
         self.unknown_removed = unknown_removed

@@ -50,7 +50,7 @@ from rep_recheck.captures import (
     present,
 )
 from rep_recheck.documents import OriginDocuments
-from rep_recheck.names import PARSED_ORIGINS, Numbered
+from rep_recheck.names import PARSED_ORIGINS, Numbered, names_held
 
 __all__ = [
     "MAX_PAYLOAD",
@@ -103,7 +103,7 @@ class WarcDocuments:
         #: Origins asked for whose robots.txt was captured only after ``--as-of``, each
         #: once (their items unknown: :meth:`not_had_since`).
         self.captured_later = 0
-        self._asked = Numbered(held)
+        self._asked = Numbered(names_held(held))
         #: Whether the origin asked for last was asked for the first time.
         self.first_time = False
         #: The captures of the origin asked for last, by URL, as looked up (``None``:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from rep_recheck import capture_index
+from rep_recheck import names
 from tests.support.recheck import (
     needs,
     payload_digest,
@@ -76,7 +76,7 @@ def _revisits_rechecked(tmp_path: Path, warcs: list[list[Any]], held: int) -> li
 def captures_held(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
     """REP_RECHECK_PARSED_ORIGINS, with as many URLs of captures held in memory."""
     needs("warcio")
-    monkeypatch.setattr(capture_index, "PER_ORIGIN", 1)
+    monkeypatch.setattr(names, "PER_PARSED", 1)
     return int(request.param)
 
 

@@ -18,7 +18,7 @@ import sys
 import time
 from typing import Any, Final
 
-from rep_recheck import capture_index, captures, datasets, files, grouping, rechecker, trail
+from rep_recheck import captures, datasets, files, grouping, names, rechecker, trail
 from rep_recheck.stopping import _STATE
 
 #: Each phase: the object, the name of its function, the call that reaches it.
@@ -55,6 +55,6 @@ if __name__ == "__main__":
     from scrapy_rep.__main__ import main
 
     datasets.CHUNK_ITEMS, grouping.GROUP_ITEMS = 8, 16
-    capture_index.PER_ORIGIN = 1  # type: ignore[misc]  # its URLs held as its origins
+    names.PER_PARSED = 1  # type: ignore[misc]  # its names and URLs held as its origins
     wait_in(sys.argv[1])
     sys.exit(main(["recheck", *sys.argv[2:]]))
