@@ -173,7 +173,7 @@ def decide_item(
         item = replace(item, then=then.of(item.url, item.date, dated))
     if trail is not None:
         trail.item(item, outcome, statements, decided, shard)
-    return item, str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome
+    return item, str(outcome.status), memo.of_item(item, outcome, fetched_at), outcome
 
 
 def warc_rechecker(

@@ -119,6 +119,11 @@ class EvidenceMemo:
     evidence is the same for each (a refusal after the fetch names its page: not
     remembered). At most :data:`EVIDENCE_MEMO` outcomes, then it starts again."""
 
+    #: Whether the evidence of a kept item is written (a report): without it, a kept
+    #: item's is :data:`KEPT` (no verdict decided for it: a filter counts only its
+    #: status), unless the item has a status then to compare (:meth:`of_item`).
+    kept_said = True
+
     def __init__(self) -> None:
         self._known: dict[int, tuple[Outcome, Evidence]] = {}
         #: A refused outcome's sentence (``--removed``), the same way.
@@ -135,6 +140,13 @@ class EvidenceMemo:
             self._known.clear()
         self._known[id(outcome)] = (outcome, said)
         return said
+
+    def of_item(self, item: Item, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
+        """:meth:`of` an item, or :data:`KEPT` for a kept one whose evidence is never
+        read (no report, no status then whose change is counted by signal)."""
+        if outcome.status is _KEPT and not self.kept_said and item.then is None:
+            return KEPT
+        return self.of(item.url, outcome, fetched_now)
 
     def refusal(self, outcome: Outcome) -> str:
         """The sentence of ``outcome``'s refusal, as ``--removed`` says it (its verdict,
@@ -156,6 +168,9 @@ class EvidenceMemo:
         self._whys.clear()
 
 
+#: The evidence of a kept item a filter never reads (:meth:`EvidenceMemo.of_item`).
+KEPT: Final = Evidence()
+_KEPT: Final = ItemStatus.KEPT
 #: The most outcomes :class:`EvidenceMemo` keeps.
 EVIDENCE_MEMO: Final = 65_536
 
