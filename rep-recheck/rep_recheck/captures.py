@@ -37,7 +37,6 @@ import weakref
 import zlib
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import IO, Any, Final, NamedTuple
@@ -53,9 +52,8 @@ class WarcError(Exception):
     """The file cannot be read as a whole WARC: one line saying why."""
 
 
-@dataclass(frozen=True, slots=True)
-class Capture:
-    """One ``response`` record: the answer to one URL."""
+class Capture(NamedTuple):
+    """One ``response`` record: the answer to one URL (a tuple: made once an origin)."""
 
     status: int
     location: str | None
@@ -350,8 +348,28 @@ _LENGTH: Final = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)", re.IGNORECASE)
 _MOST_RECORD: Final = 64 * MAX_BODY_BYTES
 
 
+#: A header line's end before a line that goes on with it (its own start a space or tab).
+_ONE_LINE: Final = re.compile(rb"[ \t]*\r?\n[ \t]+")
+#: The WARC headers a recheck reads, and the HTTP headers of a capture's answer.
+_WARC_FIELDS: Final = re.compile(
+    rb"\n(warc-type|warc-target-uri|warc-date|warc-record-id|content-length|"
+    rb"warc-payload-digest|warc-refers-to-target-uri|warc-refers-to-date|warc-refers-to|"
+    rb"warc-truncated)[ \t]*:([^\r\n]*)",
+    re.IGNORECASE,
+)
+#: Those read again of a response record that decides (its date and ID are its index's).
+_READ_AGAIN: Final = re.compile(
+    rb"\n(content-length|warc-payload-digest|warc-truncated)[ \t]*:([^\r\n]*)", re.IGNORECASE
+)
+_HTTP_FIELDS: Final = re.compile(
+    rb"\n(location|cache-control|content-encoding|transfer-encoding|content-length)[ \t]*:"
+    rb"([^\r\n]*)",
+    re.IGNORECASE,
+)
+
+
 def _split_record(
-    path: str | Path, raw: bytes, number: int
+    path: str | Path, raw: bytes, number: int, wanted: re.Pattern[bytes] = _WARC_FIELDS
 ) -> tuple[dict[str, str], int, int, bool]:
     """A record's WARC headers that a recheck reads (:data:`_WARC_FIELDS`: names in
     lowercase, the first of each), where its block starts and stops in ``raw``, and
@@ -364,7 +382,7 @@ def _split_record(
     if end < 0:
         raise WarcError(f"{path}: cut: record {number} ends in its headers (no blank line, "
                         "CRLF CRLF, after them)")  # fmt: skip
-    head = _fields(raw[raw.find(b"\n") + 1 : end], _WARC_FIELDS)
+    head = _fields(raw[raw.find(b"\n") : end], wanted)
     length = head.get("content-length", "")
     if not length.isdigit():
         raise WarcError(f"{path}: cut: record {number} has no length")
@@ -378,9 +396,10 @@ def _split_record(
 
 
 def _fields(lines: bytes, wanted: re.Pattern[bytes]) -> dict[str, str]:
-    """The header lines of ``wanted``'s names (``Name: value``; a line that starts with a
-    space or a tab goes on with the one before) by name in lowercase, the first of each
-    name kept; UTF-8, else ISO-8859-1 (as warcio reads them)."""
+    """The header lines of ``wanted``'s names (``Name: value``, each after a line feed;
+    a line that starts with a space or a tab goes on with the one before) by name in
+    lowercase, the first of each name kept; UTF-8, else ISO-8859-1 (as warcio reads
+    them)."""
     found: dict[str, str] = {}
     if b"\n " in lines or b"\n\t" in lines:  # lines that go on: each line read
         lines = _ONE_LINE.sub(b" ", lines)
@@ -392,22 +411,6 @@ def _fields(lines: bytes, wanted: re.Pattern[bytes]) -> dict[str, str]:
             except UnicodeDecodeError:
                 found[key] = value.decode("iso-8859-1").strip()
     return found
-
-
-#: A header line's end before a line that goes on with it (its own start a space or tab).
-_ONE_LINE: Final = re.compile(rb"[ \t]*\r?\n[ \t]+")
-#: The WARC headers a recheck reads, and the HTTP headers of a capture's answer.
-_WARC_FIELDS: Final = re.compile(
-    rb"^(warc-type|warc-target-uri|warc-date|warc-record-id|content-length|"
-    rb"warc-payload-digest|warc-refers-to-target-uri|warc-refers-to-date|warc-refers-to|"
-    rb"warc-truncated)[ \t]*:([^\r\n]*)",
-    re.IGNORECASE | re.MULTILINE,
-)
-_HTTP_FIELDS: Final = re.compile(
-    rb"^(location|cache-control|content-encoding|transfer-encoding|content-length)[ \t]*:"
-    rb"([^\r\n]*)",
-    re.IGNORECASE | re.MULTILINE,
-)
 
 
 #: The last ``WARC-Date`` read and its seconds (records of one second follow each other).
@@ -447,8 +450,8 @@ class WarcFiles:
                 raw = zlib.decompress(raw, 31)
         except (OSError, zlib.error) as error:
             raise WarcError(f"{path}: cannot read it again: {error}") from None
-        head, start, stop, _ = _split_record(path, raw, 0)
-        return _capture(head, raw[start:stop], ref.short)
+        head, start, stop, _ = _split_record(path, raw, 0, _READ_AGAIN)
+        return _capture(ref, head, raw[start:stop])
 
 
 def _close_all(files: dict[int, IO[bytes]]) -> None:
@@ -511,7 +514,7 @@ def revisited(revisit: Capture, referred: Capture | None, why: str = "") -> Capt
         return Capture(0, None, None, b"", revisit.date, revisit.record_id, problem=problem,
                        gap=True)  # fmt: skip
     record = f"{revisit.record_id} (a revisit of {referred.record_id})"
-    return replace(referred, date=revisit.date, record_id=record)
+    return referred._replace(date=revisit.date, record_id=record)
 
 
 #: The most payload bytes of one capture read (a compressed robots.txt is far smaller);
@@ -538,20 +541,22 @@ def _data_lost(data: bytes, more: bool, marked: str | None, length: str | None) 
     return ""
 
 
-def _capture(head: dict[str, str], block: bytes, short: bool = False) -> Capture:
-    """One ``response`` record (its WARC headers and block) as the crawl would have had
-    its answer (``short``: its WARC block runs on past its ``Content-Length``, read as
-    cut there, as ``WARC-Truncated: length`` is: never a whole document, never data lost
-    either, which would lose the "no" of its lines before the cut)."""
-    date = seconds_of(head.get("warc-date"), "utc")
-    record_id = head.get("warc-record-id", "")
+def _capture(ref: Ref, head: dict[str, str], block: bytes) -> Capture:
+    """One ``response`` record (where it is, its WARC headers and block) as the crawl
+    would have had its answer (``ref.short``: its WARC block runs on past its
+    ``Content-Length``, read as cut there, as ``WARC-Truncated: length`` is: never a
+    whole document, never data lost either, which would lose the "no" of its lines
+    before the cut)."""
+    date, record_id = ref.date, ref.record_id
     digest = head.get("warc-payload-digest", "")  # what a revisit names
     end = block.find(b"\r\n\r\n")
     end, skip = (end, 4) if end >= 0 else (block.find(b"\n\n"), 2)
     if end < 0:
         end, skip = len(block), 0
-    status_line, _, lines = block[:end].partition(b"\n")
-    http = _fields(lines, _HTTP_FIELDS)
+    first = block.find(b"\n", 0, end)
+    first = end if first < 0 else first
+    status_line = block[:first]
+    http = _fields(block[first:end], _HTTP_FIELDS)  # each header after its line feed
     location, cache_control = http.get("location"), http.get("cache-control")
     statusline = status_line.rstrip(b"\r").decode("utf-8", "replace")
     code = statusline.partition(" ")[2].partition(" ")[0]
@@ -564,7 +569,7 @@ def _capture(head: dict[str, str], block: bytes, short: bool = False) -> Capture
     payload = block[end + skip :]
     data, more = payload[:MAX_PAYLOAD], len(payload) > MAX_PAYLOAD
     marked = head.get("warc-truncated")
-    if marked is None and short:
+    if marked is None and ref.short:
         marked = "length"
     chunked = "chunked" in (http.get("transfer-encoding") or "").lower()
     length = None if chunked else http.get("content-length")
