@@ -238,7 +238,7 @@ def records(
     count = 0
     for at, size, raw in _raw_records(path):
         count += 1
-        head, _, _, short = _split_record(path, raw, count)
+        head, _, _, short = _split_record(path, raw, count, _INDEXED)
         kind, uri = head.get("warc-type", ""), head.get("warc-target-uri", "").strip("<>")
         if kinds is not None:
             kinds[kind] += 1
@@ -247,6 +247,7 @@ def records(
             yield capture_key(uri), ref_of(date, head.get("warc-record-id", ""), number, at,
                                            size, short)  # fmt: skip
         elif kind == "revisit":
+            head = _split_record(path, raw, count)[0]  # its reference too
             yield capture_key(uri), _revisit(head, capture_key(uri))
     if not count:
         raise WarcError(f"{path}: not a WARC file (no record)")
@@ -357,6 +358,11 @@ _WARC_FIELDS: Final = re.compile(
     rb"warc-truncated)[ \t]*:([^\r\n]*)",
     re.IGNORECASE,
 )
+#: Those its index reads of every record.
+_INDEXED: Final = re.compile(
+    rb"\n(warc-type|warc-target-uri|warc-date|warc-record-id|content-length)[ \t]*:([^\r\n]*)",
+    re.IGNORECASE,
+)
 #: Those read again of a response record that decides (its date and ID are its index's).
 _READ_AGAIN: Final = re.compile(
     rb"\n(content-length|warc-payload-digest|warc-truncated)[ \t]*:([^\r\n]*)", re.IGNORECASE
@@ -404,13 +410,22 @@ def _fields(lines: bytes, wanted: re.Pattern[bytes]) -> dict[str, str]:
     if b"\n " in lines or b"\n\t" in lines:  # lines that go on: each line read
         lines = _ONE_LINE.sub(b" ", lines)
     for name, value in wanted.findall(lines):
-        key = name.lower().decode()
+        key = _NAMES.get(name) or name.lower().decode()
         if key not in found:
             try:
                 found[key] = value.decode().strip()
             except UnicodeDecodeError:
                 found[key] = value.decode("iso-8859-1").strip()
     return found
+
+
+#: Header names as written by every WARC writer (WARC 1.1 §5), and their lowercase.
+_NAMES: Final = {
+    name.encode(): name.lower()
+    for name in ("WARC-Type", "WARC-Target-URI", "WARC-Date", "WARC-Record-ID",
+                 "Content-Length", "WARC-Payload-Digest", "WARC-Truncated", "Location",
+                 "Cache-Control", "Content-Encoding", "Transfer-Encoding")
+}  # fmt: skip
 
 
 #: The last ``WARC-Date`` read and its seconds (records of one second follow each other).
