@@ -351,8 +351,9 @@ class Recheck(Finishing):
 
         def read(captured: Mapping[str, Capture]) -> WarcDocuments:
             held = config.recheck_parsed_origins
+            digest = bool(options.report or options.trail)  # the evidence written
             return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile,
-                                 policy, held, rechecker.not_consulted)  # fmt: skip
+                                 policy, held, rechecker.not_consulted, digest)  # fmt: skip
 
         rechecker.documents = warc = read(dated.now())
         self.source = dated.source

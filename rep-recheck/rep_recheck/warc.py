@@ -76,10 +76,13 @@ class WarcDocuments:
         policy: Policy | None = None,
         held: int = PARSED_ORIGINS,
         not_consulted: tuple[str, ...] = (),
+        digest: bool = True,
     ) -> None:
         """``held``: ``REP_RECHECK_PARSED_ORIGINS``, the names of the origins asked for
         kept in memory (the others in an SQLite file); ``not_consulted``: the kinds of
-        document not read (``--consult``)."""
+        document not read (``--consult``); ``digest``: each document's SHA-256 made (the
+        evidence a report or a trail writes; a filter writes none)."""
+        self.digest = digest
         self.captured = captured
         self.rules = rules
         #: Whether a decision reads the origin's tdmrep.json (an AI purpose, consulted),
@@ -228,7 +231,7 @@ class WarcDocuments:
         else:
             # the capture's body as compressed when read, unless the crawl's cut shortened it
             compressed = last.body_zlib if len(step.body) == len(body) else b""
-            entry = downloaded_entry(kind, self.policy, step, date, compressed)
+            entry = downloaded_entry(kind, self.policy, step, date, compressed, self.digest)
         documents.add(name, key, entry, last.record_id)
         return entry
 
