@@ -31,6 +31,7 @@ from rep_engine.records import ItemStatus, seconds_of
 from rep_engine.urls.origins import origin_of
 from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
 from rep_recheck.captures import (
+    KEPT_BYTES,
     Capture,
     Ref,
     WarcFiles,
@@ -153,12 +154,13 @@ class Timeline:
         :class:`~rep_recheck.captures.WarcError`."""
         files = WarcFiles(list(paths))
         captureless: list[str] = []
+        room = [KEPT_BYTES]  # the records kept as inflated, over every WARC
 
         def captured() -> Iterator[tuple[str, Capture | Ref]]:
             for number, path in enumerate(files.paths):
                 kinds: Counter[str] = Counter()
                 count = 0
-                for found in records(path, number, kinds):
+                for found in records(path, number, kinds, room):
                     count += 1
                     yield found
                 if not count:

@@ -32,6 +32,7 @@ is cut) is not had, as a download that lost data is in a crawl.
 from __future__ import annotations
 
 import math
+import os
 import re
 import weakref
 import zlib
@@ -183,8 +184,9 @@ def capture_time(when: float) -> str:
 
 class Ref(NamedTuple):
     """A ``response`` record as the index keeps it (:func:`records`): where to read it
-    again (:meth:`WarcFiles.load`), not what it says: no payload is decoded or kept for a
-    capture that never decides."""
+    again (:meth:`WarcFiles.load`), or while the records kept are small (a robots.txt
+    WARC of 100,000 origins), the record itself as it was inflated (no copy); never what
+    it says: no payload is decoded for a capture that never decides."""
 
     date: float | None
     record_id: str
@@ -192,24 +194,21 @@ class Ref(NamedTuple):
     #: million origins' robots.txt captures in memory): its WARC's number in the files
     #: read, the record's offset and length there (its gzip member's, in a file
     #: compressed record by record), and whether its WARC block runs on past its
-    #: ``Content-Length`` (read as cut there).
-    where: int
+    #: ``Content-Length`` (read as cut there); or the record's bytes (:data:`KEPT_BYTES`
+    #: of them at most, over every WARC read).
+    where: int | bytes
 
     @property
     def file(self) -> int:
-        return self.where >> 105
+        return int(self.where) >> 105
 
     @property
     def offset(self) -> int:
-        return (self.where >> 41) & _OFFSET
+        return (int(self.where) >> 41) & _OFFSET
 
     @property
     def size(self) -> int:
-        return (self.where >> 1) & _SIZE
-
-    @property
-    def short(self) -> bool:
-        return bool(self.where & 1)
+        return (int(self.where) >> 1) & _SIZE
 
 
 #: The most a :class:`Ref`'s offset and length hold (64 bits, 40 bits).
@@ -224,13 +223,23 @@ def ref_of(
     return Ref(date, record_id, (((file << 64 | offset) << 40 | size) << 1) | short)
 
 
+#: The bytes of records the index keeps as they were inflated, over every WARC read (a
+#: robots.txt record is about 1.5 KB: a WARC of 90,000 of them), read again from their
+#: WARC past it.
+KEPT_BYTES: Final = 128 * 1024 * 1024
+
+
 def records(
-    path: str | Path, number: int = 0, kinds: Counter[str] | None = None
+    path: str | Path,
+    number: int = 0,
+    kinds: Counter[str] | None = None,
+    room: list[int] | None = None,
 ) -> Iterator[tuple[str, Ref | Capture]]:
     """Each ``response`` record of an http(s) URI (a :class:`Ref`) and each ``revisit``
     record (a :class:`Capture` to read with :func:`revisited`) of the WARC at ``path``,
     the ``number``-th read, in the file's order, with its target URI as
-    :func:`capture_key` spells it (``kinds``: counts each record's ``WARC-Type``). Every
+    :func:`capture_key` spells it (``kinds``: counts each record's ``WARC-Type``;
+    ``room``: the bytes of records still to keep, :data:`KEPT_BYTES`, spent). Every
     record is read to its end and held to its ``Content-Length``; a file cut anywhere,
     its last gzip member too, is :class:`WarcError` (after the records before the cut,
     which a caller keeps only once the whole file is read), and so is a file
@@ -243,9 +252,12 @@ def records(
         if kinds is not None:
             kinds[kind] += 1
         if kind == "response" and _is_http(uri):
-            date = _date(head.get("warc-date"))
-            yield capture_key(uri), ref_of(date, head.get("warc-record-id", ""), number, at,
-                                           size, short)  # fmt: skip
+            date, record_id = _date(head.get("warc-date")), head.get("warc-record-id", "")
+            if room is not None and room[0] >= len(raw):
+                room[0] -= len(raw)
+                yield capture_key(uri), Ref(date, record_id, raw)
+                continue
+            yield capture_key(uri), ref_of(date, record_id, number, at, size, short)
         elif kind == "revisit":
             head = _split_record(path, raw, count)[0]  # its reference too
             yield capture_key(uri), _revisit(head, capture_key(uri))
@@ -454,19 +466,21 @@ class WarcFiles:
     def load(self, ref: Ref) -> Capture:
         """The capture of ``ref`` as the crawl would have had its answer. Raises
         :class:`WarcError` (the file changed since it was read)."""
-        path = self.paths[ref.file]
-        file = self._open.get(ref.file)
-        try:
-            if file is None:
-                file = self._open[ref.file] = Path(path).open("rb")  # noqa: SIM115
-            file.seek(ref.offset)
-            raw = file.read(ref.size)
-            if raw[:2] == b"\x1f\x8b":
-                raw = zlib.decompress(raw, 31)
-        except (OSError, zlib.error) as error:
-            raise WarcError(f"{path}: cannot read it again: {error}") from None
-        head, start, stop, _ = _split_record(path, raw, 0, _READ_AGAIN)
-        return _capture(ref, head, raw[start:stop])
+        raw = ref.where
+        path = "the WARC read"
+        if not isinstance(raw, bytes):
+            path = self.paths[ref.file]
+            file = self._open.get(ref.file)
+            try:
+                if file is None:
+                    file = self._open[ref.file] = Path(path).open("rb")  # noqa: SIM115
+                raw = os.pread(file.fileno(), ref.size, ref.offset)
+                if raw[:2] == b"\x1f\x8b":
+                    raw = zlib.decompress(raw, 31)
+            except (OSError, zlib.error) as error:
+                raise WarcError(f"{path}: cannot read it again: {error}") from None
+        head, start, stop, short = _split_record(path, raw, 0, _READ_AGAIN)
+        return _capture(ref, head, raw[start:stop], short)
 
 
 def _close_all(files: dict[int, IO[bytes]]) -> None:
@@ -556,9 +570,9 @@ def _data_lost(data: bytes, more: bool, marked: str | None, length: str | None) 
     return ""
 
 
-def _capture(ref: Ref, head: dict[str, str], block: bytes) -> Capture:
+def _capture(ref: Ref, head: dict[str, str], block: bytes, short: bool) -> Capture:
     """One ``response`` record (where it is, its WARC headers and block) as the crawl
-    would have had its answer (``ref.short``: its WARC block runs on past its
+    would have had its answer (``short``: its WARC block runs on past its
     ``Content-Length``, read as cut there, as ``WARC-Truncated: length`` is: never a
     whole document, never data lost either, which would lose the "no" of its lines
     before the cut)."""
@@ -584,7 +598,7 @@ def _capture(ref: Ref, head: dict[str, str], block: bytes) -> Capture:
     payload = block[end + skip :]
     data, more = payload[:MAX_PAYLOAD], len(payload) > MAX_PAYLOAD
     marked = head.get("warc-truncated")
-    if marked is None and ref.short:
+    if marked is None and short:
         marked = "length"
     chunked = "chunked" in (http.get("transfer-encoding") or "").lower()
     length = None if chunked else http.get("content-length")

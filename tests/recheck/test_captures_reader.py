@@ -62,13 +62,16 @@ def _warcio_captures(path: Path) -> list[tuple[str, int, bytes, dict[str, str]]]
     return found
 
 
+@pytest.mark.parametrize("kept", [False, True], ids=["read-again", "kept"])
 @pytest.mark.parametrize("compress", [True, False], ids=["gzip", "plain"])
-def test_each_record_reads_as_warcio_reads_it(tmp_path: Path, compress: bool) -> None:
-    """Every response record indexed, its offset read again to the capture warcio reads:
-    the same status, payload and headers (an independent reader of the same bytes)."""
+def test_each_record_reads_as_warcio_reads_it(tmp_path: Path, compress: bool, kept: bool) -> None:
+    """Every response record indexed, read again from its offset (or kept as it was
+    inflated while the records kept are small) to the capture warcio reads: the same
+    status, payload and headers (an independent reader of the same bytes)."""
     path = tmp_path / ("a.warc.gz" if compress else "a.warc")
     ids = write_warc(path, CAPTURES, compress=compress)
-    index = list(records(path))
+    index = list(records(path, room=[1 << 20] if kept else None))
+    assert all(isinstance(one.where, bytes) is kept for _, one in index if isinstance(one, Ref))
     refs = [(key, one) for key, one in index if isinstance(one, Ref)]
     revisits = [one for _, one in index if isinstance(one, Capture)]
     assert [key for key, _ in refs] == [
