@@ -126,6 +126,8 @@ class EvidenceMemo:
 
     def __init__(self) -> None:
         self._known: dict[int, tuple[Outcome, Evidence]] = {}
+        #: The evidence a filter counts of a fast path's refusal, by its agent.
+        self._forbidden: dict[str, Evidence] = {}
         #: A refused outcome's sentence (``--removed``), the same way.
         self._whys: dict[int, tuple[Outcome, str]] = {}
 
@@ -142,10 +144,21 @@ class EvidenceMemo:
         return said
 
     def of_item(self, item: Item, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
-        """:meth:`of` an item, or :data:`KEPT` for a kept one whose evidence is never
-        read (no report, no status then whose change is counted by signal)."""
-        if outcome.status is _KEPT and not self.kept_said and item.then is None:
+        """:meth:`of` an item, or where only its counts read it (no report, no status
+        then whose change is counted by signal): :data:`KEPT` for a kept one, and for
+        one the fast path refuses by a robots.txt Disallow line the signal, reason and
+        agent the counts read, without its verdict decided for its sentence."""
+        if self.kept_said or item.then is not None:
+            return self.of(item.url, outcome, fetched_now)
+        if outcome.status is _KEPT:
             return KEPT
+        agent = outcome.refusing_agent
+        if agent is not None:
+            said = self._forbidden.get(agent)
+            if said is None:
+                said = self._forbidden[agent] = Evidence(RefusedBy.ROBOTS_TXT, _FORBIDDEN,
+                                                         agent=agent)  # fmt: skip
+            return said
         return self.of(item.url, outcome, fetched_now)
 
     def refusal(self, outcome: Outcome) -> str:
@@ -170,6 +183,7 @@ class EvidenceMemo:
 
 #: The evidence of a kept item a filter never reads (:meth:`EvidenceMemo.of_item`).
 KEPT: Final = Evidence()
+_FORBIDDEN: Final = str(Reason.FORBIDDEN)
 _KEPT: Final = ItemStatus.KEPT
 #: The most outcomes :class:`EvidenceMemo` keeps.
 EVIDENCE_MEMO: Final = 65_536
