@@ -194,21 +194,25 @@ class Ref(NamedTuple):
     #: million origins' robots.txt captures in memory): its WARC's number in the files
     #: read, the record's offset and length there (its gzip member's, in a file
     #: compressed record by record), and whether its WARC block runs on past its
-    #: ``Content-Length`` (read as cut there); or the record's bytes (:data:`KEPT_BYTES`
-    #: of them at most, over every WARC read).
-    where: int | bytes
+    #: ``Content-Length`` (read as cut there); or the record itself, kept: its block,
+    #: whether it runs on past its length, its ``WARC-Truncated`` and
+    #: ``WARC-Payload-Digest`` (:data:`KEPT_BYTES` of blocks at most, over every WARC).
+    where: int | tuple[bytes, bool, str | None, str]
 
     @property
     def file(self) -> int:
-        return int(self.where) >> 105
+        assert isinstance(self.where, int)  # not kept: read again
+        return self.where >> 105
 
     @property
     def offset(self) -> int:
-        return (int(self.where) >> 41) & _OFFSET
+        assert isinstance(self.where, int)
+        return (self.where >> 41) & _OFFSET
 
     @property
     def size(self) -> int:
-        return (int(self.where) >> 1) & _SIZE
+        assert isinstance(self.where, int)
+        return (self.where >> 1) & _SIZE
 
 
 #: The most a :class:`Ref`'s offset and length hold (64 bits, 40 bits).
@@ -247,15 +251,17 @@ def records(
     count = 0
     for at, size, raw in _raw_records(path):
         count += 1
-        head, _, _, short = _split_record(path, raw, count, _INDEXED)
+        head, start, stop, short = _split_record(path, raw, count, _INDEXED)
         kind, uri = head.get("warc-type", ""), head.get("warc-target-uri", "").strip("<>")
         if kinds is not None:
             kinds[kind] += 1
         if kind == "response" and _is_http(uri):
             date, record_id = _date(head.get("warc-date")), head.get("warc-record-id", "")
-            if room is not None and room[0] >= len(raw):
-                room[0] -= len(raw)
-                yield capture_key(uri), Ref(date, record_id, raw)
+            if room is not None and room[0] >= stop - start:
+                room[0] -= stop - start
+                kept = (raw[start:stop], short, head.get("warc-truncated"),
+                        head.get("warc-payload-digest", ""))  # fmt: skip
+                yield capture_key(uri), Ref(date, record_id, kept)
                 continue
             yield capture_key(uri), ref_of(date, record_id, number, at, size, short)
         elif kind == "revisit":
@@ -372,7 +378,8 @@ _WARC_FIELDS: Final = re.compile(
 )
 #: Those its index reads of every record.
 _INDEXED: Final = re.compile(
-    rb"\n(warc-type|warc-target-uri|warc-date|warc-record-id|content-length)[ \t]*:([^\r\n]*)",
+    rb"\n(warc-type|warc-target-uri|warc-date|warc-record-id|content-length|"
+    rb"warc-payload-digest|warc-truncated)[ \t]*:([^\r\n]*)",
     re.IGNORECASE,
 )
 #: Those read again of a response record that decides (its date and ID are its index's).
@@ -466,21 +473,23 @@ class WarcFiles:
     def load(self, ref: Ref) -> Capture:
         """The capture of ``ref`` as the crawl would have had its answer. Raises
         :class:`WarcError` (the file changed since it was read)."""
-        raw = ref.where
-        path = "the WARC read"
-        if not isinstance(raw, bytes):
-            path = self.paths[ref.file]
-            file = self._open.get(ref.file)
-            try:
-                if file is None:
-                    file = self._open[ref.file] = Path(path).open("rb")  # noqa: SIM115
-                raw = os.pread(file.fileno(), ref.size, ref.offset)
-                if raw[:2] == b"\x1f\x8b":
-                    raw = zlib.decompress(raw, 31)
-            except (OSError, zlib.error) as error:
-                raise WarcError(f"{path}: cannot read it again: {error}") from None
+        where = ref.where
+        if not isinstance(where, int):  # kept as the index read it
+            block, short, marked, digest = where
+            return _capture(ref, block, short, marked, digest)
+        path = self.paths[ref.file]
+        file = self._open.get(ref.file)
+        try:
+            if file is None:
+                file = self._open[ref.file] = Path(path).open("rb")  # noqa: SIM115
+            raw = os.pread(file.fileno(), ref.size, ref.offset)
+            if raw[:2] == b"\x1f\x8b":
+                raw = zlib.decompress(raw, 31)
+        except (OSError, zlib.error) as error:
+            raise WarcError(f"{path}: cannot read it again: {error}") from None
         head, start, stop, short = _split_record(path, raw, 0, _READ_AGAIN)
-        return _capture(ref, head, raw[start:stop], short)
+        return _capture(ref, raw[start:stop], short, head.get("warc-truncated"),
+                        head.get("warc-payload-digest", ""))  # fmt: skip
 
 
 def _close_all(files: dict[int, IO[bytes]]) -> None:
@@ -570,14 +579,13 @@ def _data_lost(data: bytes, more: bool, marked: str | None, length: str | None) 
     return ""
 
 
-def _capture(ref: Ref, head: dict[str, str], block: bytes, short: bool) -> Capture:
-    """One ``response`` record (where it is, its WARC headers and block) as the crawl
-    would have had its answer (``short``: its WARC block runs on past its
-    ``Content-Length``, read as cut there, as ``WARC-Truncated: length`` is: never a
-    whole document, never data lost either, which would lose the "no" of its lines
-    before the cut)."""
+def _capture(ref: Ref, block: bytes, short: bool, marked: str | None, digest: str) -> Capture:
+    """One ``response`` record (where it is, its block) as the crawl would have had its
+    answer (``short``: its WARC block runs on past its ``Content-Length``, read as cut
+    there, as ``WARC-Truncated: length`` (``marked``) is: never a whole document, never
+    data lost either, which would lose the "no" of its lines before the cut; ``digest``:
+    its ``WARC-Payload-Digest``, what a revisit names)."""
     date, record_id = ref.date, ref.record_id
-    digest = head.get("warc-payload-digest", "")  # what a revisit names
     end = block.find(b"\r\n\r\n")
     end, skip = (end, 4) if end >= 0 else (block.find(b"\n\n"), 2)
     if end < 0:
@@ -597,7 +605,6 @@ def _capture(ref: Ref, head: dict[str, str], block: bytes, short: bool) -> Captu
                        digest=digest)  # fmt: skip
     payload = block[end + skip :]
     data, more = payload[:MAX_PAYLOAD], len(payload) > MAX_PAYLOAD
-    marked = head.get("warc-truncated")
     if marked is None and short:
         marked = "length"
     chunked = "chunked" in (http.get("transfer-encoding") or "").lower()
