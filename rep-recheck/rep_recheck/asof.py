@@ -190,6 +190,12 @@ class Timeline:
         (``inf``: the present), as :func:`~rep_recheck.captures.present` reads the
         captures of an unreadable date beside it."""
         found = self.by_url.get(url) or []
+        if (
+            len(found) == 1
+            and found[0].date <= when  # type: ignore[operator]  # dated: by_url's
+            and (when != math.inf or url not in self.undated)
+        ):
+            return self.answer(found[0])  # the usual URL: one capture, dated, at or before
         place = bisect.bisect_right(found, when, key=capture_date)
         newest = None
         if place:  # its captures in that second: dated alike (:func:`alike`)
@@ -311,6 +317,12 @@ class AsOf(Mapping[str, Capture]):
         if capture is None:
             raise KeyError(url)
         return capture
+
+    def get(self, url: str, default: Capture | None = None) -> Capture | None:  # type: ignore[override]
+        """``url``'s capture as of :attr:`when` (``None``: none), without the
+        ``KeyError`` :meth:`Mapping.get` makes and catches."""
+        capture = self.timeline.newest(url, self.when)
+        return default if capture is None else capture
 
     def __iter__(self) -> Iterator[str]:
         urls = dict.fromkeys(chain(self.timeline.by_url, self.timeline.undated))

@@ -122,23 +122,23 @@ class WarcDocuments:
 
     def __call__(self, origin: Origin) -> OriginDocuments | None:
         """``origin``'s documents (``None``: its robots.txt was not captured at all)."""
-        self._looked = {}
-        captured = self._capture(origin.robots_url)
+        robots_url = origin.robots_url
+        captured = self.captured.get(robots_url)
+        self._looked = {robots_url: captured}
         if captured is None:
-            if self._later(origin.robots_url):
+            if self._later(robots_url):
                 asked = len(self._asked)
                 self.captured_later += self._asked.number(str(origin)) == asked
             return None
         documents = OriginDocuments(origin)
-        robots = self._entry(self.robots, origin.robots_url, documents, ROBOTS, origin)
+        robots = self._entry(self.robots, robots_url, documents, ROBOTS, origin)
         # decided as of its robots.txt's capture; a capture of unknown date, as of now
         captured_at = captured.date
         documents.now = captured_at if captured_at is not None else time.time()
         asked = len(self._asked)
         self.first_time = self._asked.number(str(origin)) == asked
         self.origins += self.first_time
-        tdmrep = TDMREP.url(origin)
-        if self.tdmrep and self._entry(TDMREP, tdmrep, documents, TDM, origin) is None:
+        if self.tdmrep and self._entry(TDMREP, TDMREP.url(origin), documents, TDM, origin) is None:
             self.without_tdmrep += self.first_time
             documents.missing[TDM] = (f"TDMRep not checked: the WARC holds no "
                                       f"tdmrep.json of {origin}")  # fmt: skip
@@ -186,13 +186,19 @@ class WarcDocuments:
         """The document at ``url`` as the crawl would have it, added to ``documents``
         (nothing: not captured, so not had)."""
         url = capture_key(url)
-        if self._capture(url) is None:
+        first = self._capture(url)
+        if first is None:
             return None
         self.read += 1
         procedure = FetchProcedure(kind, url)
         step: Follow | Fetched = procedure.start
         last: Capture | None = None
         body = b""
+        if 200 <= first.status < 300 and not first.problem:  # the usual answer: no redirect
+            body, last = zlib.decompress(first.body_zlib), first
+            step = procedure.on_response(first.status, body, location=first.location,
+                                         cache_control=first.cache_control,
+                                         truncated=first.truncated)  # fmt: skip
         while isinstance(step, Follow):
             capture = self._capture(url if step.url == url else capture_key(step.url))
             if capture is None and last is not None and name == ROBOTS:
