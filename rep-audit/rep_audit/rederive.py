@@ -28,7 +28,7 @@ deciding line, its override, its usage signals (:func:`held_against`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
@@ -40,11 +40,13 @@ from rep_audit.pages import (
     said_key,
     says_something,
 )
-from rep_audit.runcontext import NO_ROBOTS, RunContext, held_to
+from rep_audit.runcontext import NO_ROBOTS, RunContext, declared_agent, held_to
+from rep_engine.directives import product_token
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.rules import Effect
 from rep_engine.records import (
+    REFUSED_BY,
     SENT_FATES,
     USAGE_REFUSALS,
     Fate,
@@ -61,7 +63,7 @@ from rep_engine.records import (
 from rep_engine.robotstxt import ALLOW_ALL, Decision, RobotsTxt
 from rep_engine.trail.read import SnapshotStore
 from rep_engine.urls.origins import Origin, origin_of
-from rep_engine.usage.purpose import PURPOSES, UsageSignal, content_signal_signal
+from rep_engine.usage.purpose import PURPOSES, UsageSignal, content_signal_signal, rule_signal
 from rep_engine.usage.rsl.document import ABSENT, parse_rsl
 from rep_engine.usage.rsl.terms import license_url_of, owned_licenses, rsl_signals
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
@@ -98,12 +100,15 @@ class Rederiver(Documents):
         #: What the last record re-derived showed that is no problem but is said (the
         #: "no" of a response answered before the verdict: ``audit verify``'s events).
         self.events: list[str] = []
+        #: The quotes of the last record's robots.txt lines as releases before this one
+        #: wrote them, each with the quote written now (:func:`earlier_quotes`).
+        self.quotes: dict[str, str] = {}
 
     def differences(self, read: FateRecord, run: RunContext) -> list[str]:
         """Every way the record ``read`` differs from what its snapshots say today, and a
         fetched page's from what it said (sentences); :attr:`events`, what it showed
         besides."""
-        self.events = []
+        self.events, self.quotes = [], {}
         if (tdm := written_tdm(read.record)) != read.entry.tdm:
             read = read._replace(entry=replace(read.entry, tdm=tdm))
         entry, record = read.entry, read.record
@@ -113,7 +118,7 @@ class Rederiver(Documents):
             found, before = self._request_differences(entry, record, run)
         if entry.fate is Fate.FETCHED:
             found += page_differences(
-                record, run.page, held_to(entry.robots, run), before,
+                quoted_now(record, self.quotes), run.page, held_to(entry.robots, run), before,
                 self._page_licenses(entry, run), self.page_part,
                 lambda url, sub: said_key(run.run, url, sub) in self.said,
                 lambda url: self.answered.get((run.run, url)),
@@ -162,7 +167,7 @@ class Rederiver(Documents):
         (:mod:`rep_audit.items`, the fate it is held to in ``entry``), whose snapshots are
         its own run's, of its own origin, and whose ``tdmrep`` ``""`` is a tdmrep.json not
         had (read as the crawl reads one given up on)."""
-        self.verdict = None
+        self.verdict, self.quotes = None, {}
         robots = entry.robots or NO_ROBOTS
         without: list[str] = []
         if not robots.sha256:
@@ -199,7 +204,10 @@ class Rederiver(Documents):
         about it before the fetch (``None``: not allowed, or not re-derived)."""
         robots = entry.robots or NO_ROBOTS
         sha, held = robots.sha256, robots.agents if len(robots.agents) > 1 else ()
-        agent = held[0] if held else robots.agent or (run.agents[0] if run.agents else "")
+        agent = declared_agent(robots, run)
+        if held and product_token(held[0]) != product_token(agent):
+            return [f"held to {', '.join(held)}, but its run's crawler is {agent} (the "
+                    "first name a request is held to)"], None  # fmt: skip
         rules, effect, problem = (
             self.robots(sha, f"{origin}/robots.txt", run)
             if sha
@@ -207,7 +215,8 @@ class Rederiver(Documents):
         )
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"], None
-        signals = recorded_signals(entry.usage)
+        self.quotes = earlier_quotes(rules, (agent, *held, *run.agents[1:]))
+        signals = recorded_signals(quoted_now(record, self.quotes).get("usage"))
         documents, problem = self.documents(entry, run_id, signals, rules, origin, run)
         if problem:
             return [problem], None
@@ -215,6 +224,8 @@ class Rederiver(Documents):
         self.verdict = decided(documents, written, rules, effect, entry.url, agent, origin, run,
                                held, also)  # fmt: skip
         found, before = held_against(entry, record, self.verdict, signals, rules, agent, held)
+        if not item and run.schema >= 3 and entry.fate is Fate.REFUSED:
+            found += _refusal_words(entry, self.verdict, self.quotes)
         if run.schema >= 2:  # schema 1 named them only through a signal; a recheck's item
             # names every one but the kinds its run did not consult (--consult)
             skipped = run.recheck_not_consulted if item else ()
@@ -304,6 +315,7 @@ class Rederiver(Documents):
         rules, effect, problem = self.robots(robots.sha256, f"{site}/robots.txt", run)
         if rules is None:
             return [f"robots.txt snapshot {robots.sha256[:12]}… {problem}"], None
+        self.quotes = earlier_quotes(rules, (agent, *run.agents[1:]))
         found = _line_differences(
             read.record, rules.decide(entry.url, agent), "said by", " of its robots.txt"
         )
@@ -369,6 +381,75 @@ class Rederiver(Documents):
             return [f"recorded {fate}, but its robots.txt was given up on as unreachable "
                     "and the run's REP_UNREACHABLE_ACTION is not 'allow'"]  # fmt: skip
         return []
+
+
+def _refusal_words(entry: UrlEntry, verdict: Verdict, quotes: Mapping[str, str]) -> list[str]:
+    """A crawl's record refused by robots.txt or by a purpose's "no", whose snapshots
+    refuse it so too, held to the sentence its crawl wrote, the verdict's own
+    (:func:`why_differences`); a refusal they do not give is said by
+    :func:`held_against`."""
+    by = RefusedBy.of(entry.refused_by)
+    if by not in (RefusedBy.ROBOTS_TXT, RefusedBy.PURPOSE) or not isinstance(verdict, Refused):
+        return []
+    if REFUSED_BY.get(verdict.reason) is not by:
+        return []
+    return why_differences(entry.why, verdict, quotes)
+
+
+def why_differences(why: str, verdict: Refused, quotes: Mapping[str, str]) -> list[str]:
+    """A refusal's sentence (a record's ``why``) held against its verdict's, which the
+    crawl and the recheck write as it is: the agent whose group refused it, the line, the
+    signal that said no; or as a release before this one worded it, its deciding robots.txt
+    line quoted as that release quoted it (``quotes``: :func:`earlier_quotes`), the
+    sentence otherwise the same."""
+    if why == verdict.message:
+        return []
+    source = verdict.signal.source if verdict.signal is not None else ""
+    if source and any(why == verdict.message.replace(source, earlier)
+                      for earlier, now in quotes.items() if now == source):  # fmt: skip
+        return []
+    return [f"recorded refused with why {why!r}, but its snapshots say {verdict.message!r}"]
+
+
+def earlier_quotes(rules: RobotsTxt, names: Iterable[str]) -> dict[str, str]:
+    """How releases before this one quoted the ``Content-Signal`` and ``Content-Usage``
+    lines of ``rules`` that apply to ``names`` (a signal's ``source``), each with the quote
+    written now, its line as the site wrote it: a ``Content-Signal`` line by its items
+    read (``Content-Signal: search=yes, ai-train=no`` for ``content-signal:
+    search=yes,ai-train=no``), a ``Content-Usage`` line by its key's one spelling. Each
+    names its line: a trail written before is read as that line's quote now, never as
+    another line's, and says no more than the line does."""
+    quotes: dict[str, str] = {}
+    for name in dict.fromkeys(names):
+        for line in rules.content_signal_lines(name):
+            if line.written:
+                now = content_signal_signal(line).source
+                quotes.setdefault(content_signal_signal(replace(line, written="")).source, now)
+        for rule in rules.content_usage(name).rules:
+            if rule.written_key:
+                now = rule_signal(rule).source
+                quotes.setdefault(rule_signal(rule._replace(written_key="")).source, now)
+    return {earlier: now for earlier, now in quotes.items() if earlier != now}
+
+
+def quoted_now(record: dict[str, Any], quotes: Mapping[str, str]) -> dict[str, Any]:
+    """``record`` with each ``usage`` signal that quotes a robots.txt line as an earlier
+    release did (``quotes``: :func:`earlier_quotes`) quoting it as written now (a copy;
+    ``record`` itself when none does)."""
+    usage = record.get("usage")
+    signals = usage.get("signals") if isinstance(usage, dict) and quotes else None
+    if not isinstance(signals, list):
+        return record
+
+    def earlier(signal: Any) -> str | None:
+        source = signal.get("source") if isinstance(signal, dict) else None
+        return source if isinstance(source, str) and source in quotes else None
+
+    if not any(earlier(signal) for signal in signals):
+        return record
+    now = [{**signal, "source": quotes[said]} if (said := earlier(signal)) else signal
+           for signal in signals]  # fmt: skip
+    return {**record, "usage": {**usage, "signals": now}}
 
 
 def written_tdm(record: dict[str, Any]) -> str | None:
@@ -521,8 +602,27 @@ def robots_differences(
     if fate is Fate.REFUSED and by is RefusedBy.ROBOTS_TXT and not _robots_refused(verdict):
         found.append(f"recorded refused by robots.txt, but it allows it for {agent} "
                      f"({decision.explanation})")  # fmt: skip
+    found += _agent_differences(entry, verdict, agent, decision)
     # an unfinished request names no line when none was decided
     return found + _line_differences(record, decision, unfinished=fate is Fate.UNFINISHED)
+
+
+def _agent_differences(
+    entry: UrlEntry, verdict: Verdict, agent: str, decision: Decision
+) -> list[str]:
+    """The name a record's ``robots`` part says decided it held against the verdict's, as
+    both writers name it (``lines.robots_part_of``'s ``agent``): the name whose group
+    refused it (a ``REP_PURPOSE_AGENTS`` token, the name it was sent as), the name whose
+    line an override went past, else the crawler's (``agent``); product tokens, compared
+    as robots.txt compares them (RFC 9309 §2.2.1: case-insensitively)."""
+    recorded = (entry.robots or NO_ROBOTS).agent
+    if not isinstance(verdict, (Allowed, Refused)) or entry.robots is None:
+        return []
+    named = verdict.robots_agent or (verdict.agent if isinstance(verdict, Refused) else agent)
+    if product_token(recorded) == product_token(named):
+        return []
+    return [f"recorded as decided for {recorded or 'no name'}, its snapshot decides it for "
+            f"{named} ({decision.explanation})"]  # fmt: skip
 
 
 def _line_differences(

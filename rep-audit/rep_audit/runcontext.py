@@ -127,6 +127,7 @@ class RunContext:
     rsl_max_licenses: int | None = None
     #: The run's schema: from 2 on, a record names every document version it was decided
     #: with (``tdmrep``, ``rsl``); schema 1 named a tdmrep.json only through a signal.
+    #: From 3 a refusal's ``why`` is its verdict's sentence, held to it.
     schema: int = 2
     #: ``REP_OVERRIDES`` of the run: the authorized overrides it crawled under.
     overrides: tuple[Override, ...] = ()
@@ -168,7 +169,7 @@ class RunContext:
             rsl_licenses=tuple(text(u) for u in items(settings.get("REP_RSL_LICENSES"))),
             rsl_max_licenses=_bound(settings.get("REP_RSL_MAX_LICENSES")),
             overrides=run_overrides(settings.get("REP_OVERRIDES")),
-            schema=header["schema"] if header.get("schema") in (1, 2) else 2,
+            schema=header["schema"] if header.get("schema") in (1, 2, 3) else 2,
             page=PageRun.of(header),
             longest_use=_longest_use(settings),
             shortest_use=_shortest_use(settings),
@@ -263,3 +264,16 @@ def held_to(robots: RobotsPart | None, run: RunContext) -> tuple[str, ...]:
         return robots.agents
     agent = robots.agent or (run.agents[0] if run.agents else "")
     return (agent,) if agent else ()
+
+
+def declared_agent(robots: RobotsPart | None, run: RunContext) -> str:
+    """The name a record's request was decided for (the crawl's ``RequestFacts.agent``):
+    its run's crawler name (its header's first ``agents``), whichever name the record
+    says decided it (a ``REP_PURPOSE_AGENTS`` token, the name it was sent as: that one is
+    held against the verdict, not taken from the record). A run whose crawler has no name
+    holds each request to the name it is sent as: the record's first name held to, else
+    its agent."""
+    if run.agents and run.agents[0]:
+        return run.agents[0]
+    robots = robots or NO_ROBOTS
+    return robots.agents[0] if robots.agents else robots.agent

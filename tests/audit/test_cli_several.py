@@ -189,8 +189,11 @@ MEMORY = {"settings": {"REP_PROFILE": "google", "REP_ROBOTSTXT_CACHE": "memory"}
 
 
 def crawl_records(run: str, paths: list[str], **head: Any) -> list[dict[str, Any]]:
-    """A run's records (as :func:`worker_records`), its header saying ``head``."""
+    """A run's records (as :func:`worker_records`), its header saying ``head`` (its records
+    decided for the crawler its ``agents`` names first)."""
     records = worker_records(run, paths)
+    for record in records[1:-1]:
+        record["robots"]["agent"] = head.get("agents", ["testbot"])[0]
     return [{**records[0], **head}, *records[1:]]
 
 
