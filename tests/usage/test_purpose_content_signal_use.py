@@ -48,8 +48,7 @@ def test_the_managed_robotstxt_refuses_no_ai_input_crawl() -> None:
     refusal = train.refuse_before(train.before_fetch(rules, URL, "TestBot"))
     assert refusal is not None and refusal.purpose == "ai-train"
     assert refusal.message == (  # the line quoted as the site wrote it
-        "ai-train denied by robots.txt line 2: Content-Signal: search=yes,ai-train=no,"
-        "use=reference"
+        "ai-train denied by robots.txt line 2: Content-Signal: search=yes,ai-train=no,use=reference"
     )
 
 

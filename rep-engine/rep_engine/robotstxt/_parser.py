@@ -921,7 +921,7 @@ class _Pass:
         """A line of any key but allow, disallow, user-agent and sitemap (:meth:`read`'s);
         the runs now open. Every kind read is named here; any other key is skipped, never
         read as another."""
-        key, value, colon = line
+        key, value, _ = line
         if kind == _LICENSE:
             # RSL's guide: "global (not tied to any specific user agent)", wherever it
             # stands, as Sitemap is; it ends no run of user-agent lines.
