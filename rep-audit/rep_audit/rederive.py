@@ -4,15 +4,19 @@ For each ``url`` line (schemas 1 and 2, ``docs/audit-trail.md``), :class:`Rederi
 parses the robots.txt snapshot that decided it with the run's ``profile`` and asks the
 engine again (:func:`rep_engine.robotstxt.parse_robotstxt`):
 
-- a page recorded ``fetched``, ``redirected`` or ``failed`` must be allowed for the
-  agent recorded and for every agent the run checked (``agents``);
-- a page refused by ``robots.txt`` must be disallowed, and the deciding line must be the
-  one recorded;
+- a request is decided again for the names its crawl decided it for: the run's crawler
+  name (:func:`~rep_audit.runcontext.declared_agent`, not the name the record says), the
+  names it was held to and the run's ``REP_PURPOSE_AGENTS`` (``agents``); a page
+  recorded ``fetched``, ``redirected`` or ``failed`` must be allowed for each;
+- a page refused by ``robots.txt`` must be disallowed; the deciding line must be the one
+  recorded, with its text (from schema 2), and so must the name whose group decided it;
+  from schema 2 a refusal's ``why`` is the verdict's sentence (:func:`why_differences`);
 - the usage signals drawn from a snapshot (robots.txt ``Content-Usage`` /
-  ``Content-Signal``, tdmrep.json) must still say what was recorded, and an explicit "no"
-  for a purpose of the run means the page was refused before it was fetched
-  (:meth:`rep_engine.verdict.policy.UsagePolicy.refuse_before`). A page's own signals (headers,
-  meta) have no snapshot and are taken as recorded;
+  ``Content-Signal``, tdmrep.json) must still say what was recorded (a line quoted as a
+  release before this one quoted it read as that line's quote: :func:`earlier_quotes`),
+  and an explicit "no" for a purpose of the run means the page was refused before it was
+  fetched (:meth:`rep_engine.verdict.policy.UsagePolicy.refuse_before`). A page's own
+  signals (headers, meta) have no snapshot and are taken as recorded;
 - a page a downloader middleware answered before the verdict (``answered``) was not
   sent: it is held to what the crawl writes of one, and the "no" its crawl's robots.txt
   says of it is an event (:attr:`Rederiver.events`).
@@ -223,8 +227,9 @@ class Rederiver(Documents):
         written = mapping(record.get("robots"))
         self.verdict = decided(documents, written, rules, effect, entry.url, agent, origin, run,
                                held, also)  # fmt: skip
-        found, before = held_against(entry, record, self.verdict, signals, rules, agent, held)
-        if not item and run.schema >= 3 and entry.fate is Fate.REFUSED:
+        found, before = held_against(entry, record, self.verdict, signals, rules, agent, held,
+                                     quoted=run.schema >= 2)  # fmt: skip
+        if not item and run.schema >= 2 and entry.fate is Fate.REFUSED:
             found += _refusal_words(entry, self.verdict, self.quotes)
         if run.schema >= 2:  # schema 1 named them only through a signal; a recheck's item
             # names every one but the kinds its run did not consult (--consult)
@@ -316,9 +321,8 @@ class Rederiver(Documents):
         if rules is None:
             return [f"robots.txt snapshot {robots.sha256[:12]}… {problem}"], None
         self.quotes = earlier_quotes(rules, (agent, *run.agents[1:]))
-        found = _line_differences(
-            read.record, rules.decide(entry.url, agent), "said by", " of its robots.txt"
-        )
+        found = _line_differences(read.record, rules.decide(entry.url, agent), "said by",
+                                  " of its robots.txt", quoted=run.schema >= 2)  # fmt: skip
         documents, problem = self.documents(entry, read.run or run.run, [], rules, site, run)
         if problem:
             return [*found, problem], None
@@ -436,8 +440,8 @@ def quoted_now(record: dict[str, Any], quotes: Mapping[str, str]) -> dict[str, A
     """``record`` with each ``usage`` signal that quotes a robots.txt line as an earlier
     release did (``quotes``: :func:`earlier_quotes`) quoting it as written now (a copy;
     ``record`` itself when none does)."""
-    usage = record.get("usage")
-    signals = usage.get("signals") if isinstance(usage, dict) and quotes else None
+    usage = mapping(record.get("usage"))
+    signals = usage.get("signals") if quotes else None
     if not isinstance(signals, list):
         return record
 
@@ -509,15 +513,16 @@ def decided(
 
 def held_against(
     entry: UrlEntry, record: dict[str, Any], verdict: Verdict, signals: list[dict[str, Any]],
-    rules: RobotsTxt, agent: str, names: tuple[str, ...],
+    rules: RobotsTxt, agent: str, names: tuple[str, ...], quoted: bool = False,
 ) -> tuple[list[str], Before | None]:  # fmt: skip
     """Every way the request's record (``entry``, read from ``record``) differs from
     ``verdict`` (sentences), and what its documents said about it before the fetch
-    (``None``: not allowed)."""
+    (``None``: not allowed). ``quoted``: its deciding line's text is held to the
+    snapshot's too (:func:`_line_differences`)."""
     fate, robots = entry.fate, entry.robots or NO_ROBOTS
     found: list[str] = []
     if robots.obeyed:
-        found += robots_differences(entry, record, verdict, agent, rules)
+        found += robots_differences(entry, record, verdict, agent, rules, quoted)
         found += override_differences(robots, record, verdict)
     before = getattr(verdict, "before", NOTHING_BEFORE)
     found += _signal_differences(before, signals, verdict, rules, names or (agent,))
@@ -582,10 +587,12 @@ def _signal_differences(
 
 
 def robots_differences(
-    entry: UrlEntry, record: dict[str, Any], verdict: Verdict, agent: str, rules: RobotsTxt
-) -> list[str]:
-    """The recorded fate and deciding line held against robots.txt's part of the
-    verdict (the crawler's own group, then those of ``REP_PURPOSE_AGENTS``)."""
+    entry: UrlEntry, record: dict[str, Any], verdict: Verdict, agent: str, rules: RobotsTxt,
+    quoted: bool = False,
+) -> list[str]:  # fmt: skip
+    """The recorded fate, agent and deciding line (``quoted``: and its text) held against
+    robots.txt's part of the verdict (the crawler's own group, then those of
+    ``REP_PURPOSE_AGENTS``)."""
     fate, by = entry.fate, RefusedBy.of(entry.refused_by)
     found = []
     if isinstance(verdict, Refused) and verdict.robots is not None and verdict.line:
@@ -604,7 +611,8 @@ def robots_differences(
                      f"({decision.explanation})")  # fmt: skip
     found += _agent_differences(entry, verdict, agent, decision)
     # an unfinished request names no line when none was decided
-    return found + _line_differences(record, decision, unfinished=fate is Fate.UNFINISHED)
+    unfinished = fate is Fate.UNFINISHED
+    return found + _line_differences(record, decision, unfinished=unfinished, quoted=quoted)
 
 
 def _agent_differences(
@@ -627,12 +635,20 @@ def _agent_differences(
 
 def _line_differences(
     record: dict[str, Any], decision: Decision, said: str = "decided by", of: str = "",
-    unfinished: bool = False,
+    unfinished: bool = False, quoted: bool = False,
 ) -> list[str]:  # fmt: skip
     """The robots.txt line a record's ``robots`` part names held against the one its
     snapshot gives (``decision``): as written (a line that is no number is said as it is),
-    none for an ``unfinished`` request's (it may not have been decided)."""
-    line = mapping(record.get("robots")).get("line")
+    none for an ``unfinished`` request's (it may not have been decided); ``quoted`` (from
+    schema 2, which quotes it as the file spells it): its ``rule`` too, the line's text
+    that ``audit show`` and the report quote."""
+    written_part = mapping(record.get("robots"))
+    line = written_part.get("line")
+    if line == decision.line and line is not None and quoted:
+        rule = written_part.get("rule")
+        if rule != decision.line_text:
+            return [f"recorded as {said} line {line} ({rule!r}){of}, the snapshot's line "
+                    f"{line} is {decision.line_text!r}"]  # fmt: skip
     if line == decision.line or (line is None and unfinished):
         return []
     written = f"line {line}" if line is not None else "no line"

@@ -127,7 +127,9 @@ class RunContext:
     rsl_max_licenses: int | None = None
     #: The run's schema: from 2 on, a record names every document version it was decided
     #: with (``tdmrep``, ``rsl``); schema 1 named a tdmrep.json only through a signal.
-    #: From 3 a refusal's ``why`` is its verdict's sentence, held to it.
+    #: From 2 a record's line is held to its text (``rule``) and a refusal's ``why`` to its
+    #: verdict's sentence, as the crawl has written them since (a schema 1 trail's are
+    #: taken as written).
     schema: int = 2
     #: ``REP_OVERRIDES`` of the run: the authorized overrides it crawled under.
     overrides: tuple[Override, ...] = ()

@@ -1,8 +1,8 @@
 """``audit verify`` decides a record again for the name its crawl decided it for, its run's
 crawler (the header's first ``agents``), with the run's ``REP_PURPOSE_AGENTS`` tokens, and
-holds what the record says decided it (``robots.agent``, ``line``, and from schema 3 a
-refusal's ``why``) against that verdict: a record that names another agent, another line
-or another sentence is found (docs/audit-trail.md, '`verify`')."""
+holds what the record says decided it (``robots.agent``, ``line``, and from schema 2 its
+``rule`` and a refusal's ``why``) against that verdict: a record that names another
+agent, another line or another sentence is found (docs/audit-trail.md, '`verify`')."""
 
 from __future__ import annotations
 
@@ -75,6 +75,9 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
      "recorded as decided for otherbot, its snapshot decides it for GPTBot"),
     ("its-line-moved", gpt_refusal(line=8), {},
      "recorded as decided by line 8, the snapshot gives line 5"),
+    ("its-lines-text-changed", gpt_refusal(rule="Disallow: /"), {},
+     "recorded as decided by line 5 ('Disallow: /'), the snapshot's line 5 is "
+     "'Disallow: /gpt'"),
     ("its-why-names-another-token",
      gpt_refusal(why=GPT_WHY.replace("GPTBot", "ClaudeBot")), {},
      f"recorded refused with why {GPT_WHY.replace('GPTBot', 'ClaudeBot')!r}, but its "
