@@ -56,7 +56,7 @@ def agents_trail(tmp_path: Path, record: dict[str, Any], **run: Any) -> Path:
     return write_one_trail(tmp_path / "trail.jsonl", records, bodies=(AGENTS_ROBOTS,))
 
 
-def findings_of(path: Path) -> list[str]:
+def record_problems(path: Path) -> list[str]:
     return [finding.what for finding in verify(path).findings if not finding.event]
 
 
@@ -102,7 +102,7 @@ CASES: list[tuple[str, dict[str, Any], dict[str, Any], str]] = [
 def test_verify_holds_the_agent_line_and_why_to_the_runs_names(
     tmp_path: Path, record: dict[str, Any], run: dict[str, Any], expected: str
 ) -> None:
-    found = findings_of(agents_trail(tmp_path, record, **run))
+    found = record_problems(agents_trail(tmp_path, record, **run))
     if not expected:
         assert found == []
     else:
@@ -115,10 +115,10 @@ def test_a_crawler_without_a_name_is_held_to_the_name_each_request_was_sent_as(
     """A crawl whose ``USER_AGENT`` names no crawler (its header's first agent ``""``)
     holds each request to the name it was sent as: the record's, decided again so."""
     allowed = url_line("/gpt/1", robots=robots_part(11, "Allow: /", AGENTS_ROBOTS, agent="mybot"))
-    assert findings_of(agents_trail(tmp_path, allowed, agents=[""])) == []
+    assert record_problems(agents_trail(tmp_path, allowed, agents=[""])) == []
     refused = url_line("/gpt/1", robots=robots_part(11, "Allow: /", AGENTS_ROBOTS, agent="gptbot"))
     (tmp_path / "trail.jsonl").unlink()
-    assert findings_of(agents_trail(tmp_path, refused, agents=[""])) == [
+    assert record_problems(agents_trail(tmp_path, refused, agents=[""])) == [
         "recorded fetched, but robots.txt disallows it for gptbot (line 5: Disallow: /gpt)",
         "recorded as decided by line 11, the snapshot gives line 5 (line 5: Disallow: /gpt)",
     ]

@@ -65,7 +65,7 @@ def written_before(trail: Path, quotes: dict[str, str]) -> Path:
     return forged
 
 
-def problems(trail: Path) -> list[str]:
+def quote_problems(trail: Path) -> list[str]:
     return [finding.what for finding in verify(trail).findings if not finding.event]
 
 
@@ -81,7 +81,7 @@ async def test_a_refusal_quotes_the_line_as_the_site_wrote_it(tmp_path: Path) ->
         assert quote in report.text
         status, out = audit_tool("show", str(trail), url)
         assert status == 0 and quote in out, out
-    assert problems(trail) == []
+    assert quote_problems(trail) == []
 
 
 @pytest_twisted.ensureDeferred
@@ -96,14 +96,14 @@ async def test_a_trail_that_quoted_a_line_as_an_earlier_release_did_verifies(
         trail, _, _ = await quoting_crawl(folder, purpose)
         earlier = written_before(trail, EARLIER)
         assert EARLIER[SIGNAL_QUOTE] in earlier.read_text()
-        assert problems(earlier) == []
+        assert quote_problems(earlier) == []
 
 
 @pytest_twisted.ensureDeferred
 async def test_an_earlier_quote_of_another_line_is_found(tmp_path: Path) -> None:
     trail, _, _ = await quoting_crawl(tmp_path, "ai-train")
     moved = {now: earlier.replace("line 2", "line 3") for now, earlier in EARLIER.items()}
-    found = problems(written_before(trail, moved))
+    found = quote_problems(written_before(trail, moved))
     assert f"usage signal {moved[SIGNAL_QUOTE]!r} is not in its snapshot" in found
     assert f"usage signal {moved[USAGE_QUOTE]!r} is not in its snapshot" in found
     assert any(f"with why 'Not fetched: ai-train denied by {moved[SIGNAL_QUOTE]}'" in one

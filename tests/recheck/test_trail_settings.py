@@ -89,7 +89,7 @@ def declared_of(identity: dict[str, Any]) -> str:
     return crawler_name(declared[0] if declared else identity["user_agent"])
 
 
-def problems(trail: Path) -> list[str]:
+def recheck_problems(trail: Path) -> list[str]:
     return [finding.what for finding in verify(trail).findings if not finding.event]
 
 
@@ -97,7 +97,7 @@ def tampered(trail: Path, item: dict[str, Any], **changes: Any) -> list[str]:
     """What verify finds in ``trail`` with ``item`` changed so (its chain made again)."""
     forged = forged_item(trail, item["url"], **changes)
     try:
-        return problems(forged)
+        return recheck_problems(forged)
     finally:
         forged.unlink()
         forged.with_name("forged.jsonl.d").unlink()
@@ -110,7 +110,7 @@ def test_a_rechecks_trail_verifies_under_every_documented_setting(
 ) -> None:
     with tempfile.TemporaryDirectory() as folder:
         trail = recheck_under(Path(folder), identity)
-        assert problems(trail) == []
+        assert recheck_problems(trail) == []
         records = [json.loads(line) for line in trail.read_text().splitlines()]
         refused = [r for r in records if r.get("refused_by") == "robots.txt"]
         for item in refused:  # each names the group that refused it, not the crawler's
