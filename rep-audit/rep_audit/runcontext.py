@@ -15,6 +15,7 @@ from typing import Any, Final
 from rep_engine.directives import product_token
 from rep_engine.records import DOCUMENTS_FETCHED, RobotsPart, items, mapping, text
 from rep_engine.robotstxt.profiles import PROFILES
+from rep_engine.robotstxt.useragent import crawler_name
 from rep_engine.settings import NO_SUCH_SETTING, STEERING, RepConfig
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.settings.rules import overrides_of, page_rules
@@ -256,6 +257,43 @@ def fold_setting(header: dict[str, Any], line: dict[str, Any]) -> None:
     if name in SITE_SETTINGS and isinstance(settings, dict):
         listed = settings.get(name)
         settings[name] = [*(listed if isinstance(listed, list) else ()), line.get("entry")]
+
+
+def agents_problem(header: dict[str, Any]) -> str:
+    """Why a run header's ``agents``, the names ``verify`` decides its records for
+    (:func:`declared_agent`), are not those its header's settings give (``""``: they are,
+    or it gives none): its crawler's name read from ``ROBOTSTXT_USER_AGENT``, else its
+    ``user_agent`` (``rep_engine.trail.lines.run_line``), then its ``REP_PURPOSE_AGENTS``
+    (listed with each preset's names in place) and the names of each preset it names
+    (``agent_presets``). A name left out of one copy lets through what its group refused."""
+    agents, settings = (
+        [text(a) for a in items(header.get("agents"))],
+        mapping(header.get("settings")),
+    )
+    said = text(settings.get("ROBOTSTXT_USER_AGENT")) or header.get("user_agent")
+    found = []
+    if isinstance(said, str) and agents[:1] != [crawler_name(said)]:
+        found.append(f"its crawler's name is {crawler_name(said)!r} (its User-Agent "
+                     f"settings), not its first agent {(agents or [''])[0]!r}")  # fmt: skip
+    listed = settings.get("REP_PURPOSE_AGENTS")
+    if isinstance(listed, list) and agents[1:] != listed:
+        found.append(
+            f"its REP_PURPOSE_AGENTS are {', '.join(map(str, listed)) or 'none'}, "
+            f"not its agents after the first ({', '.join(agents[1:]) or 'none'})"
+        )
+    for preset in items(header.get("agent_presets")):
+        left_out = [n for n in items(mapping(preset).get("names")) if n not in agents[1:]]
+        if left_out:
+            found.append(
+                f"its preset {text(mapping(preset).get('name'))!r} names "
+                f"{', '.join(map(str, left_out))}, which its agents do not"
+            )
+    if not found:
+        return ""
+    return (
+        f"{'; '.join(found)}: its records are decided again for its agents, which the "
+        "crawl did not decide them for"
+    )
 
 
 def held_to(robots: RobotsPart | None, run: RunContext) -> tuple[str, ...]:

@@ -192,9 +192,10 @@ def crawl_records(run: str, paths: list[str], **head: Any) -> list[dict[str, Any
     """A run's records (as :func:`worker_records`), its header saying ``head`` (its records
     decided for the crawler its ``agents`` names first)."""
     records = worker_records(run, paths)
+    crawler = head.get("agents", ["testbot"])[0]
     for record in records[1:-1]:
-        record["robots"]["agent"] = head.get("agents", ["testbot"])[0]
-    return [{**records[0], **head}, *records[1:]]
+        record["robots"]["agent"] = crawler
+    return [{**records[0], "user_agent": f"{crawler}/1.0", **head}, *records[1:]]
 
 
 @pytest.mark.parametrize(

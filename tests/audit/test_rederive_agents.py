@@ -115,10 +115,43 @@ def test_a_crawler_without_a_name_is_held_to_the_name_each_request_was_sent_as(
     """A crawl whose ``USER_AGENT`` names no crawler (its header's first agent ``""``)
     holds each request to the name it was sent as: the record's, decided again so."""
     allowed = url_line("/gpt/1", robots=robots_part(11, "Allow: /", AGENTS_ROBOTS, agent="mybot"))
-    assert record_problems(agents_trail(tmp_path, allowed, agents=[""])) == []
+    assert record_problems(agents_trail(tmp_path, allowed, agents=[""], user_agent="")) == []
     refused = url_line("/gpt/1", robots=robots_part(11, "Allow: /", AGENTS_ROBOTS, agent="gptbot"))
     (tmp_path / "trail.jsonl").unlink()
-    assert record_problems(agents_trail(tmp_path, refused, agents=[""])) == [
+    assert record_problems(agents_trail(tmp_path, refused, agents=[""], user_agent="")) == [
         "recorded fetched, but robots.txt disallows it for gptbot (line 5: Disallow: /gpt)",
         "recorded as decided by line 11, the snapshot gives line 5 (line 5: Disallow: /gpt)",
     ]
+
+
+#: A run header's agents against its own settings: (id, header changes, the problem).
+HEADERS: list[tuple[str, dict[str, Any], str]] = [
+    ("as-the-crawl-writes-them", {"settings": {"REP_PURPOSE_AGENTS": ["GPTBot", "ClaudeBot"],
+                                               "ROBOTSTXT_USER_AGENT": None}}, ""),
+    ("its-crawler-renamed", {"agents": ["otherbot", "GPTBot", "ClaudeBot"]},
+     "its crawler's name is 'testbot' (its User-Agent settings), not its first agent "
+     "'otherbot'"),
+    ("a-token-left-out", {"agents": ["testbot", "ClaudeBot"],
+                          "settings": {"REP_PURPOSE_AGENTS": ["GPTBot", "ClaudeBot"]}},
+     "its REP_PURPOSE_AGENTS are GPTBot, ClaudeBot, not its agents after the first "
+     "(ClaudeBot)"),
+    ("a-presets-name-left-out",
+     {"agent_presets": [{"name": "apertus-0943bfd", "names": ["GPTBot", "PanguBot"]}]},
+     "its preset 'apertus-0943bfd' names PanguBot, which its agents do not"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"), [case[1:] for case in HEADERS], ids=[case[0] for case in HEADERS]
+)
+def test_a_run_headers_agents_are_those_its_settings_give(
+    tmp_path: Path, header: dict[str, Any], expected: str
+) -> None:
+    """The names a run's records are decided for are its header's ``agents``: one copy
+    of them changed alone (a name dropped, the crawler renamed) is found on its run line,
+    as the crawl writes all three from the same settings."""
+    found = [f.what for f in verify(agents_trail(tmp_path, gpt_refusal(), **header)).findings]
+    if not expected:
+        assert found == []
+    else:
+        assert any(expected in one and one.startswith("run 01234567: ") for one in found), found
