@@ -32,6 +32,10 @@ GIVEN: Final = "--witness"
 #: A policy file larger than this is none (tlog-policy asks for 32 logs, witnesses and
 #: groups at least: a few kilobytes, a few hundred with ML-DSA-44 keys).
 MAX_POLICY_BYTES: Final = 1 << 20
+#: Groups nested deeper than this are refused: a quorum is counted one level of groups a
+#: call (:meth:`Policy.met`, :meth:`Policy.disjoint`), and a file of a megabyte can nest
+#: tens of thousands (tlog-policy names no bound; its example nests two).
+MAX_NESTING: Final = 64
 #: tlog-policy, "Character set": tab, newline and the octets from 0x20 but 0x7F.
 _BAD_OCTET: Final = re.compile(rb"[\x00-\x08\x0b-\x1f\x7f]")
 #: The key types of a log's signature and of a witness's cosignature (tlog-checkpoint,
@@ -120,6 +124,7 @@ def read_policy(path: str) -> Policy:
     witnesses: dict[str, VerifierKey] = {}
     groups: dict[str, tuple[int, tuple[str, ...]]] = {}
     quorum = ""
+    nesting: dict[str, int] = {}  # each group's levels of groups, itself included
     for number, raw in enumerate(data.split(b"\n"), 1):
         where = f"--policy {path}: line {number}"
         if _BAD_OCTET.search(raw):
@@ -141,6 +146,10 @@ def read_policy(path: str) -> Policy:
         elif keyword == "group" and len(rest) >= 3:
             _name(rest[0], witnesses, groups, where)
             groups[rest[0]] = _group(rest[1], rest[2:], witnesses, groups, where)
+            nesting[rest[0]] = 1 + max(nesting.get(member, 0) for member in rest[2:])
+            if nesting[rest[0]] > MAX_NESTING:
+                raise PolicyError(f"{where}: group {rest[0]!r} nests groups {nesting[rest[0]]} "
+                                  f"levels deep, more than {MAX_NESTING}")  # fmt: skip
         elif keyword == "quorum" and len(rest) == 1:
             if quorum:
                 raise PolicyError(f"{where}: a second quorum line (tlog-policy: exactly one)")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from rep_audit.policy import PolicyError, given, read_policy, split_view
+from rep_audit.policy import MAX_NESTING, PolicyError, given, read_policy, split_view
 from rep_engine.trail import notes
 from tests.support import c2sp
 
@@ -122,3 +122,21 @@ def test_what_tlog_policy_does_not_allow_is_refused_naming_the_line(
     with pytest.raises(PolicyError) as refused:
         read_policy(str(path))
     assert f"--policy {path}: {said}" in str(refused.value), refused.value
+
+
+def test_groups_nested_past_the_bound_are_refused_naming_the_line(tmp_path: Path) -> None:
+    """A policy of groups each the only member of the next: at 3,000 levels, reading it
+    passed and counting its quorum was a RecursionError, a traceback (a file of a megabyte
+    can nest tens of thousands). Past :data:`MAX_NESTING` levels it is refused at the line
+    of the group too deep; at the bound it is read and counted."""
+    lines = [f"witness w {witness_vkey('w.test/w')}", "group g1 any w"]
+    lines += [f"group g{level} any g{level - 1}" for level in range(2, 3001)]
+    path = policy_of(tmp_path, "\n".join([*lines, "quorum g3000", ""]))
+    with pytest.raises(PolicyError) as refused:
+        read_policy(str(path))
+    assert str(refused.value) == (f"--policy {path}: line {MAX_NESTING + 2}: group "
+                                  f"'g{MAX_NESTING + 1}' nests groups {MAX_NESTING + 1} levels "
+                                  f"deep, more than {MAX_NESTING}")  # fmt: skip
+    deepest = "\n".join([*lines[: MAX_NESTING + 1], f"quorum g{MAX_NESTING}", ""])
+    policy = read_policy(str(policy_of(tmp_path, deepest)))
+    assert policy.met({"w"}) and not policy.met(set()) and split_view(policy) == ""
