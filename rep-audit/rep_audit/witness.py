@@ -92,7 +92,9 @@ def verifies(key: notes.VerifierKey, signature: bytes, checkpoint: str) -> bool 
     """Whether ``signature`` (a signature line's bytes after its key ID) is ``key``'s over
     the checkpoint's text: a log's Ed25519 signature (type 0x01), a cosignature (0x04,
     0x06: its timestamp first, less than 2^63), or a log's ML-DSA-44 one (0x06, its
-    timestamp 0); ``None``: an ML-DSA-44 one the installed cryptography cannot check."""
+    timestamp 0); ``None``: an ML-DSA-44 one the installed cryptography cannot check.
+    An ML-DSA-44 signature over a text that is no checkpoint does not verify: its signed
+    message is made of the checkpoint's origin, size and root (tlog-cosignature)."""
     if key.kind == notes.ED25519:
         public = keys.public_key(key.public, key.name)
         return keys.verify(public, signature, checkpoint.encode())
@@ -102,7 +104,10 @@ def verifies(key: notes.VerifierKey, signature: bytes, checkpoint: str) -> bool 
     if key.kind == notes.COSIGNATURE:
         public = keys.public_key(key.public, key.name)
         return keys.verify(public, signed, notes.cosigned_message(stamp, checkpoint))
-    message = notes.subtree_message(key.name, stamp, notes.read_checkpoint(checkpoint))
+    try:  # a text that is no checkpoint, or one whose origin is too long, has no message
+        message = notes.subtree_message(key.name, stamp, notes.read_checkpoint(checkpoint))
+    except notes.NoteError:
+        return False
     return keys.verify_mldsa44(key.public, signed, message)
 
 

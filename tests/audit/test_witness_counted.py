@@ -234,6 +234,31 @@ def test_ml_dsa_44_cosignatures_count_and_where_they_cannot_be_checked_are_said(
         "was not checked" in said and f"witness {WITNESS}: cosigned" in said, said  # fmt: skip
 
 
+def test_a_note_that_is_no_checkpoint_under_an_ml_dsa_44_witness_is_rejected_not_unusable(
+    log: Log,
+) -> None:
+    """Anyone who hands a site the bundle adds a cosigned note whose text is no checkpoint
+    (``hello``) with a line under the ML-DSA-44 witness's name and key ID: the check
+    stopped at it, "not a checkpoint", exit 2, no verdict (the line's signed message is
+    built from a checkpoint). An ML-DSA-44 line over no checkpoint does
+    not verify: that note is rejected (a problem, exit 1), the witness's true cosignature
+    in the other note still counted."""
+    key = MLDSA44PrivateKey.generate()
+    (log.folder / "pq.pem").write_bytes(
+        key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    )
+    pq = log.vkey("pq.pem", "witness.test/pq", "--witness")
+    status, answer, err = log.ask(log.request(0), key="pq.pem", name="witness.test/pq")
+    assert status == 0, err
+    known = notes.read_verifier_key(pq)
+    junk = "hello\n\n" + notes.signature_line(known.name, known.key_id, bytes(8 + 2420))
+    bundle = cosigned_bundle(log, log.heads[-1]["checkpoint"] + answer, junk)
+    status, said = witnessed_check(log, bundle, "--witness", pq)
+    assert status == 1 and "cosigned checkpoint 2 of the bundle: the cosignature of witness " \
+        "witness.test/pq does not verify: the note is rejected" in said, said  # fmt: skip
+    assert "witness witness.test/pq: cosigned the checkpoint of " in said, said
+
+
 def test_check_bundle_requires_a_quorum_of_the_witnesses_given(log: Log) -> None:
     one, two = two_witnesses(log)
     (log.folder / "w1.vkey").write_text(one + "\n")  # or the file holding it
