@@ -32,7 +32,14 @@ from rep_audit.policy import Policy
 from rep_engine import keys
 from rep_engine.records import iso_time, text, whole
 from rep_engine.trail import notes
-from rep_engine.trail.file import LOCK_PAUSE, TrailFileError, lock, replacing, same_file
+from rep_engine.trail.file import (
+    LOCK_PAUSE,
+    TrailFileError,
+    UnlockableError,
+    lock,
+    replacing,
+    same_file,
+)
 from rep_engine.trail.merkle import EMPTY_ROOT, verify_consistency
 from rep_engine.trail.read import Trail, TrailError
 from rep_engine.trail.terminal import printable
@@ -142,7 +149,10 @@ def add_checkpoint(
     kept = state / f"{hashlib.sha256(origin.encode()).hexdigest()}.checkpoint"
     with (state / ".lock").open("ab") as held:
         try:  # the check and the new state, one request at a time
-            lock(held, state / ".lock", int(LOCK_WAIT / LOCK_PAUSE))
+            lock(held, state / ".lock", int(LOCK_WAIT / LOCK_PAUSE), required=True)
+        except UnlockableError as error:
+            raise TrailError(f"--state {state}: {error}: one request at a time cannot be "
+                             "kept: nothing was cosigned") from None  # fmt: skip
         except TrailFileError:
             raise TrailError(f"--state {state}: another witness process held its lock "
                              f"({state / '.lock'}) for {LOCK_WAIT} s: nothing was cosigned; "

@@ -11,8 +11,10 @@ log, unsigned, rolled back, rewritten at the same size, extended without proof."
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
+import os
 import sys
 import threading
 from pathlib import Path
@@ -175,6 +177,33 @@ def test_a_lock_held_is_waited_for_then_said_in_one_line(
         threading.Timer(0.1, fcntl.flock, (held.fileno(), fcntl.LOCK_UN)).start()
         status, out, err = log.ask(log.request(0))
     assert (status, err) == (0, "") and out.startswith(f"\u2014 {WITNESS} ")
+
+
+def test_a_state_on_a_file_system_without_locks_is_refused_in_one_line(
+    log: Log, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its state on a file system without locks (``flock`` fails with ENOLCK, as on
+    some network and FUSE file systems), or its lock a device (``/dev/null``): the
+    witness answered unlocked, as a trail is written there, so two requests at once
+    could each read the same state, pass, and have two forks cosigned (tlog-witness: one
+    history a log). Now one line naming the lock, exit 2, nothing cosigned, the state
+    untouched."""
+
+    def no_locks(descriptor: int, operation: int) -> None:
+        raise OSError(errno.ENOLCK, os.strerror(errno.ENOLCK))
+
+    monkeypatch.setattr(fcntl, "flock", no_locks)
+    status, out, err = log.ask(log.request(0))
+    assert (status, out) == (2, "") and len(err.splitlines()) == 1, err
+    assert err.startswith(f"scrapy_rep: error: --state {log.folder / 'state'}: ") and \
+        ".lock cannot be locked" in err and "nothing was cosigned" in err, err  # fmt: skip
+    assert kept_state(log) == ""
+    monkeypatch.undo()
+    (log.folder / "state" / ".lock").unlink(missing_ok=True)
+    (log.folder / "state" / ".lock").symlink_to(os.devnull)
+    status, out, err = log.ask(log.request(0))
+    assert (status, out) == (2, "") and "(not a regular file, or no fcntl)" in err, err
+    assert kept_state(log) == ""
 
 
 def test_an_ml_dsa_44_witness_cosigns_as_the_other_implementation_reads_it(log: Log) -> None:

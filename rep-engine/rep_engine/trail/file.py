@@ -134,12 +134,16 @@ LOCK_PAUSE: Final = 0.02
 _pause = time.sleep
 
 
-def lock(file: IO[bytes], path: Path, tries: int = LOCK_TRIES) -> None:
+def lock(file: IO[bytes], path: Path, tries: int = LOCK_TRIES, required: bool = False) -> None:
     """Take the exclusive lock of the trail open as ``file`` (a regular file; held until
     it is closed), or raise :class:`TrailFileError` when another process still holds it
-    after ``tries`` tries (:data:`LOCK_PAUSE` apart). Devices (``/dev/null``) and
-    platforms without ``fcntl`` are not locked."""
+    after ``tries`` tries (:data:`LOCK_PAUSE` apart). Devices (``/dev/null``), platforms
+    without ``fcntl`` and file systems without locks are not locked, unless the lock is
+    ``required`` (a witness's state: without it, two requests at once could each have a
+    fork cosigned): then :class:`UnlockableError`."""
     if fcntl is None or not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
+        if required:
+            raise UnlockableError(f"{path} cannot be locked (not a regular file, or no fcntl)")
         return
     for tried in range(1, tries + 1):
         try:
@@ -149,7 +153,10 @@ def lock(file: IO[bytes], path: Path, tries: int = LOCK_TRIES) -> None:
             if tried == tries:
                 raise TrailFileError(f"{path} {LOCKED}") from None
             _pause(LOCK_PAUSE)
-        except OSError:  # a file system without locks: written as before
+        except OSError as error:  # a file system without locks: written as before
+            if required:
+                raise UnlockableError(f"{path} cannot be locked ({error.strerror or error}: "
+                                      "a file system without locks)") from None  # fmt: skip
             return
 
 
@@ -420,6 +427,10 @@ _DRAWS: Final = 100
 
 class TrailFileError(Exception):
     """The file cannot be used; the message says why, in a few words."""
+
+
+class UnlockableError(TrailFileError):
+    """A file whose lock is required (:func:`lock`) cannot be locked at all."""
 
 
 def is_gzip(path: Path) -> bool:
