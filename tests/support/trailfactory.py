@@ -409,13 +409,16 @@ def report_states_records() -> list[dict[str, Any]]:
     return [run, *body, end_line(body, reason="closespider_itemcount")]
 
 
-def resigned(trail: Path, key: Path, dropped: str, name: str = "resigned.jsonl") -> Path:
+def resigned(
+    trail: Path, key: Path, dropped: str, name: str = "resigned.jsonl", origin: str = ""
+) -> Path:
     """What an operator who rewrites history writes: a copy of ``trail`` beside it
     (``name``, its snapshots linked) without the first record (a request's ``url``, or a
     recheck's ``item``) of the URL ``dropped``, the request numbers after it and the
     counts of its run's end line made one less, written again by the trail's own writer,
     which chains each line, counts each site's records and signs each head again with the
-    operator's ``key``: the same log (its origin named after the same first line)."""
+    operator's ``key``: the same log (its origin named after the same first line), or,
+    given ``origin`` (``REP_AUDIT_LOG_ORIGIN``), a second log of that name."""
     from rep_audit.treeheads import head_options
     from rep_engine.settings import RepConfig
     from rep_engine.trail.file import TrailFile
@@ -426,9 +429,8 @@ def resigned(trail: Path, key: Path, dropped: str, name: str = "resigned.jsonl")
     counted = ("url", gone["fate"]) if number else ("items", f"items_{gone['status']}")
     forged = trail.with_name(name)
     forged.with_name(f"{name}.d").symlink_to(trail.with_name(trail.name + ".d"))
-    writer = TrailFile(
-        forged, head_options(RepConfig.from_settings({"REP_AUDIT_SIGNING_KEY": str(key)}))
-    )
+    settings = {"REP_AUDIT_SIGNING_KEY": str(key), "REP_AUDIT_LOG_ORIGIN": origin}
+    writer = TrailFile(forged, head_options(RepConfig.from_settings(settings)))
     for record in records:
         if record is gone or record["type"] in ("site", "head"):
             continue
