@@ -16,6 +16,11 @@ clone or their wheels: docs/publishers.md) (pure).
    verify`` re-derives it (:class:`rep_audit.verify.Verifier`).
 5. ``--since OLD``: the tree of an earlier bundle's head is the start of this one's (a
    consistency proof, RFC 9162 §2.1.4.2): the trail only grew.
+6. ``--witness`` or ``--policy``: enough of the witnesses the site trusts cosigned a
+   checkpoint the head's tree extends (:mod:`rep_audit.policy`), and that checkpoint is
+   of the one log named (``--log VKEY``, or the policy's ``log`` lines; required with
+   witnesses): a witness keeps each log's history apart, so an operator could show it a
+   second log under another origin, signed by the same key.
 
 It prints a line per record (what was fetched, when, under which robots.txt line, its
 fate, each declared purpose's answer and the line that decided it), a line per run that
@@ -37,11 +42,20 @@ from typing import Any, TextIO
 from rep_audit.bundle import BUNDLE, VERSION
 from rep_audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNPROVEN
 from rep_audit.findings import Finding
-from rep_audit.policy import GIVEN, NONE, Policy, PolicyError, given, read_policy, split_view
+from rep_audit.policy import (
+    GIVEN,
+    NONE,
+    Policy,
+    PolicyError,
+    given,
+    pinned,
+    read_policy,
+    split_view,
+)
 from rep_audit.runcontext import steering
 from rep_audit.treeheads import key_file, signature_problem
 from rep_audit.verify import Verifier
-from rep_audit.witness import verifies, witness_keys, witnessed
+from rep_audit.witness import verifies, vkey_given, witness_keys, witnessed
 from rep_engine.keys import holds_private_key, public_keys, raw_public
 from rep_engine.records import (
     RESPONSE_FATES,
@@ -277,14 +291,17 @@ class BundleCheck:
 
 
 def _witnessed(check: BundleCheck, policy: Policy | None, key: bytes | None, source: str,
-               split: str) -> None:  # fmt: skip
+               split: str, pin: str) -> None:  # fmt: skip
     """The witnesses' cosignatures of ``check``'s bundle, said, and a problem unless those
     that count meet ``policy``'s quorum (:func:`rep_audit.witness.witnessed`); without a
-    policy, or with a quorum that stops no split view (``split``: why), said so."""
-    if policy is not None and (problem := _signed_by_a_log(check.bundle["head"], policy)):
+    policy, or with a quorum that stops no split view (``split``: why), said so; and a
+    problem unless the bundle's checkpoint is of the log ``policy`` names (``pin``: by
+    ``--log``, or its ``log`` lines)."""
+    if policy is not None and (problem := _signed_by_a_log(check.bundle["head"], policy, pin)):
         check.add(0, "", problem)
     if policy is None or policy.quorum == NONE:
-        why = "the policy's quorum is none" if policy else "none given (--witness, --policy)"
+        why = ("the policy's quorum is none" if policy is not None and policy.witnesses
+               else "none given (--witness, --policy)")  # fmt: skip
         print(f"witnesses: {why}: not checked: a history its operator rewrote and signed "
               "again is not ruled out", file=check.out)  # fmt: skip
         return
@@ -304,23 +321,32 @@ def _witnessed(check: BundleCheck, policy: Policy | None, key: bytes | None, sou
                   "be one its operator rewrote")  # fmt: skip
 
 
-def _signed_by_a_log(head: dict[str, Any], policy: Policy) -> str:
+def _signed_by_a_log(head: dict[str, Any], policy: Policy, pin: str) -> str:
     """What is wrong with the head's checkpoint as one of ``policy``'s logs signed it
-    (``""``: a key of its ``log`` lines signed it, and no signature of theirs fails; or it
-    names no log):
-    c2sp.org/tlog-policy, "a checkpoint is considered valid if it is signed by any one of
-    the listed logs"."""
+    (``""``: it is of a log named by ``pin``, ``--log`` or the policy's ``log`` lines, a key
+    of theirs signed it under the log's name, and no signature of theirs fails; or it names
+    no log): c2sp.org/tlog-policy, "a checkpoint is considered valid if it is signed by any
+    one of the listed logs". Its origin must be the log's name: an Ed25519 signature does
+    not cover its signer's name (c2sp.org/signed-note), and the log's key can sign a second
+    log, under another origin, that the witnesses cosign as well."""
     if not policy.logs:
         return ""
     try:
         body, signatures = notes.read_note(text(head.get("checkpoint")))
+        origin = notes.read_checkpoint(body).origin
     except notes.NoteError:
-        return "the policy names its logs, and the tree head has no checkpoint"
-    checked = [verifies(log, s.signature, body) for s in signatures for log in policy.logs
+        return f"{pin} names the log, and the tree head has no checkpoint"
+    logs = [log for log in policy.logs if log.name == origin]
+    if not logs:
+        return (f"the tree head's checkpoint is of the log {origin}, not of "
+                f"{', '.join(sorted({log.name for log in policy.logs}))} ({pin}): another "
+                "log, which its key may sign too: its witnesses vouch for no history of the "
+                "log named")  # fmt: skip
+    checked = [verifies(log, s.signature, body) for s in signatures for log in logs
                if (s.name, s.key_id) == (log.name, log.key_id)]  # fmt: skip
     if not checked or not all(checked):
-        return ("the tree head's checkpoint is not signed by a log of the policy's (its log "
-                "lines), or holds a signature of one that does not verify")  # fmt: skip
+        return (f"the tree head's checkpoint of {origin} is not signed by the key {pin} "
+                "gives, or holds a signature of it that does not verify")  # fmt: skip
     return ""
 
 
@@ -333,20 +359,29 @@ def _quorum(policy: Policy) -> str:
 
 
 def witness_policy(
-    witness: Sequence[str], quorum: int | None, policy: str | None, allow_split: bool
-) -> tuple[Policy | None, str]:
+    witness: Sequence[str], quorum: int | None, policy: str | None, allow_split: bool,
+    log: str | None = None,
+) -> tuple[Policy | None, str]:  # fmt: skip
     """The witnesses required (``--witness … --quorum N``, or ``--policy FILE``: one of
-    the two), and why their quorum stops no split view (``""``: it does); a quorum that
-    stops none is refused unless ``allow_split`` (``--allow-split-view``) says so.
-    Raises :class:`TrailError` for one that cannot be used."""
+    the two) and the log they witness (``--log VKEY``, or the policy's ``log`` lines), and
+    why their quorum stops no split view (``""``: it does); a quorum that stops none is
+    refused unless ``allow_split`` (``--allow-split-view``) says so, and witnesses of no
+    log named are refused. Raises :class:`TrailError` for one that cannot be used."""
     if policy and (witness or quorum is not None):
         raise TrailError("give --policy, or --witness (and --quorum), not both")
     try:
         found = read_policy(policy) if policy else None
         if witness or quorum is not None:
             found = given(witness_keys(list(witness)), quorum)
+        if log is not None:
+            found = pinned(found, vkey_given(log, "--log"))
     except PolicyError as error:
         raise TrailError(error) from None
+    if found is not None and found.quorum != NONE and not found.logs:
+        raise TrailError("witnesses are required, and no log is named: give --log VKEY (the "
+                         "log's verifier key, audit vkey, as its operator publishes it) or a "
+                         "log line in the policy: a second log signed by the same key, its "
+                         "witnesses cosigning it too, would pass")  # fmt: skip
     split = split_view(found) if found is not None else ""
     if split and not allow_split:
         raise TrailError(f"{split}: two sets of them that share no witness can each meet it, "
@@ -386,16 +421,16 @@ def _since(bundle: dict[str, Any], old: dict[str, Any]) -> str:
 def check_bundle(
     path: str, out: TextIO, key: str | None = None, since: str | None = None,
     unsigned: bool = False, witness: Sequence[str] = (), quorum: int | None = None,
-    policy: str | None = None, allow_split: bool = False,
+    policy: str | None = None, allow_split: bool = False, log: str | None = None,
 ) -> int:  # fmt: skip
-    """``audit check-bundle BUNDLE [--key KEY | --unsigned] [--since OLD] [--witness
-    VKEY… [--quorum N] | --policy FILE] [--allow-split-view]``: the exit status. Raises
-    :class:`TrailError` when a file cannot be used."""
+    """``audit check-bundle BUNDLE [--key KEY | --unsigned] [--since OLD] [--log VKEY]
+    [--witness VKEY… [--quorum N] | --policy FILE] [--allow-split-view]``: the exit
+    status. Raises :class:`TrailError` when a file cannot be used."""
     bundle = load(path)
     head = bundle["head"]
     key_data = key_file(key)
     old = load(since) if since else None
-    witnesses, split = witness_policy(witness, quorum, policy, allow_split)
+    witnesses, split = witness_policy(witness, quorum, policy, allow_split, log)
     unchecked = "" if key_data is not None else _unchecked(head, unsigned)
     leaked = key_data is not None and holds_private_key(key_data)
     if leaked:
@@ -420,7 +455,8 @@ def check_bundle(
             check.add(0, "", f"the tree head is dated {text(head.get('time'))}, before the "
                       f"records it covers (the last at {check.latest}): its time was "
                       "rewritten")  # fmt: skip
-        _witnessed(check, witnesses, key_data, str(key), split)
+        pin = "--log" if log is not None else "the policy's log lines"
+        _witnessed(check, witnesses, key_data, str(key), split, pin)
     status, verdict = _verdict(check, leaked, bool(unchecked), unsigned)
     steered = f"; {check.steered} run(s) could be steered from outside" if check.steered else ""
     print(printable(f"{path}: {verdict}: {check.records} record(s) of {check.site}, proved "

@@ -120,7 +120,7 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
                              "give --key or --unsigned, not both")  # fmt: skip
         return check_bundle(options.trail, out, options.key, options.since, options.unsigned,
                             options.witness, options.quorum, options.policy,
-                            options.allow_split)  # fmt: skip
+                            options.allow_split, options.log)  # fmt: skip
     if options.command in ("witness", "cosign", "vkey"):
         return witnessing(options, out)
     if options.command == "repair":

@@ -24,15 +24,16 @@ _EXIT_MEANINGS: Final[Mapping[int | str, str]] = {
     EXIT_DIFFERENCES: "verify: problems found (chain broken, snapshot missing or altered, a "
     "decision that differs, a tree head that does not hold; with --export, an export line "
     "that differs); check-bundle: a line not proved, a record left out, a signature or a "
-    "decision that does not hold, too few witnesses; show: no record of that URL; report: "
-    "verify found problems; witness: the checkpoint refused (not its log's, or not an "
-    "extension of the one it cosigned); cosign: a witness refused",
+    "decision that does not hold, too few witnesses, a checkpoint of another log than "
+    "--log's; show: no record of that URL; report: verify found problems; witness: the "
+    "checkpoint refused (not its log's, or not an extension of the one it cosigned); cosign: "
+    "a witness refused",
     EXIT_UNUSABLE: "unusable input: a missing file, not a trail, a wrong argument; repair: "
     "a trail a crawl is writing (locked), damaged otherwise than by a cut at its end, or "
     "that cannot be written (the file is left as it was); bundle: no record of the site up "
     "to the tree head (the trail's sites close to it named); check-bundle: a quorum of "
-    "witnesses that stops no split view; witness: its state locked by another request for "
-    "too long (nothing cosigned)",
+    "witnesses that stops no split view, or witnesses and no log named (--log); witness: "
+    "its state locked by another request for too long (nothing cosigned)",
     EXIT_UNPROVEN: "check-bundle: nothing found wrong, but nothing proven: the tree head was "
     "not checked against the operator's key (no --key, an unsigned head, or a --key that "
     "holds a private key), or the bundle holds no record of the site (--unsigned asks for a "
@@ -73,7 +74,7 @@ SYNOPSES: Final = {
     "repair": "TRAIL",
     "export": "TRAIL [--run RUN]",
     "bundle": "TRAIL --site ORIGIN [--out FILE] [--at LINE] [--cosigned FILE]",
-    "check-bundle": "BUNDLE [--key KEY] [--witness VKEY... | --policy FILE]",
+    "check-bundle": "BUNDLE [--key KEY] [--log VKEY --witness VKEY... | --policy FILE]",
     "witness": "REQUEST --key KEY --name NAME --state DIR --log VKEY...",
     "cosign": "TRAIL --witness VKEY COMMAND... --out FILE [--at LINE]",
     "vkey": "KEY --name NAME [--witness]",
@@ -171,6 +172,11 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
                         "(without --key or this: exit 3)"}),
         ("--since", {"metavar": "OLD_BUNDLE", "help": "an earlier bundle of the same trail: "
                      "this one's trail must start with its (the trail only grew)"}),
+        ("--log", {"metavar": "VKEY", "help": "the log's verifier key, as its operator "
+                   "publishes it and its witnesses are given it (audit vkey: named after its "
+                   "origin; or a file holding it): the tree head's checkpoint must be that "
+                   "log's, signed by that key (required with --witness, or a --policy "
+                   "without log lines: a second log signed by the same key would pass)"}),
         ("--witness", {"metavar": "VKEY", "action": "append", "default": [],
                        "help": "a witness you trust, by its verifier key (or a file holding "
                        "it): its cosignature of a checkpoint the bundle's proofs lead to is "

@@ -109,6 +109,21 @@ def given(witnesses: list[VerifierKey], quorum: int | None) -> Policy:
     return Policy((), names, {GIVEN: group}, GIVEN)
 
 
+def pinned(policy: Policy | None, log: str) -> Policy:
+    """``policy`` (``None``: one that requires no witness) held to the one log of ``--log``
+    (``log``: its verifier key, named after its origin, as ``audit vkey`` prints it): the
+    checkpoint must be that log's, as a policy's ``log`` line says. ``--log`` narrows a
+    policy's ``log`` lines, never widens them: :class:`PolicyError` for a key not among
+    them, or one that is no log's."""
+    key = _vkey(log, _LOG_TYPES, "a log's", f"--log {log.strip()}")
+    if policy is None:
+        return Policy((key,), {}, {}, NONE)
+    if policy.logs and key not in policy.logs:
+        raise PolicyError(f"--log {key.name}: not a log of the policy's log lines: give one "
+                          "of them, or a policy without log lines")  # fmt: skip
+    return policy._replace(logs=(key,))
+
+
 def read_policy(path: str) -> Policy:
     """The policy in the file at ``path`` (c2sp.org/tlog-policy, "Policy file syntax and
     structure"); :class:`PolicyError` naming the line that is wrong."""

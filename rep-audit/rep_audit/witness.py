@@ -272,15 +272,23 @@ def _run(command: str, request: str) -> tuple[str, str]:
     return done.stdout, refused if done.returncode else ""
 
 
+def vkey_given(given: str, flag: str) -> str:
+    """The verifier key an option (``flag``) gives: its text, or that of the file it
+    names. Raises :class:`TrailError` for a file that cannot be read."""
+    try:
+        return Path(given).read_text(encoding="utf-8") if Path(given).is_file() else given
+    except (OSError, ValueError) as error:
+        raise TrailError(f"{flag} {given}: {error}") from None
+
+
 def witness_keys(given: list[str]) -> list[notes.VerifierKey]:
     """The witnesses of ``--witness``: each a verifier key of type 0x04 (Ed25519) or 0x06
     (ML-DSA-44), or the file holding one."""
     found = []
     for one in given:
         try:
-            saying = Path(one).read_text(encoding="utf-8") if Path(one).is_file() else one
-            key = notes.read_verifier_key(saying)
-        except (OSError, ValueError) as error:
+            key = notes.read_verifier_key(vkey_given(one, "--witness"))
+        except ValueError as error:
             raise TrailError(f"--witness {one}: {error}") from None
         if key.kind not in (notes.COSIGNATURE, notes.MLDSA44):
             raise TrailError(f"--witness {one}: a log's verifier key (type {key.kind}), not "

@@ -4,7 +4,7 @@ its own key and state) cosigning each run's checkpoint as the operator gathers i
 (``audit cosign``). The operator then rewrites run 1 (a fetched page's record deleted,
 the requests after it renumbered, every chain, site line and head made again and signed
 with the operator's key): ``check-bundle --key`` passes as before, ``check-bundle --key
---witness W`` fails, and the witness refuses to cosign the rewritten checkpoint. The
+--log L --witness W`` fails, and the witness refuses to cosign the rewritten checkpoint. The
 crawl's checkpoint is read by the tests' own reader of the C2SP formats too."""
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ async def test_a_rewritten_and_resigned_run_passes_the_key_and_fails_the_witness
         assert made[0] == 0, made
         key = str(public_key_file(tmp_path / "key.pem"))
         status, out, err = audit_streams("check-bundle", str(bundle), "--key", key,
-                                         "--witness", wvkey)  # fmt: skip
+                                         "--log", log, "--witness", wvkey)  # fmt: skip
         return status, out + err
 
     status, said = checked(trail, "--cosigned", str(tmp_path / "run2.note"))

@@ -109,9 +109,15 @@ def cosigned_bundle(
     return bundle
 
 
-def witnessed_check(log: Log, bundle: Path, *more: str, key: bool = True) -> tuple[int, str]:
+def witnessed_check(
+    log: Log, bundle: Path, *more: str, key: bool = True, pin: bool = True
+) -> tuple[int, str]:
     """``check-bundle BUNDLE --key PUBLIC MORE`` (``key``: without ``--key``,
-    ``--unsigned``): the exit status, and its output and errors."""
+    ``--unsigned``), and ``--log`` the log's verifier key when ``MORE`` gives a
+    ``--witness`` and no ``--log`` (``pin``: as given): the exit status, and its output and
+    errors."""
     given = ["--key", str(public_key_file(log.folder / "key.pem"))] if key else ["--unsigned"]
+    if pin and "--witness" in more and "--log" not in more:
+        given += ["--log", log.vkey()]
     status, out, err = audit_streams("check-bundle", str(bundle), *given, *more)
     return status, out + err
