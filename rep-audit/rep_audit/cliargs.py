@@ -74,7 +74,7 @@ SYNOPSES: Final = {
     "repair": "TRAIL",
     "export": "TRAIL [--run RUN]",
     "bundle": "TRAIL --site ORIGIN [--out FILE] [--at LINE] [--cosigned FILE]",
-    "check-bundle": "BUNDLE [--key KEY] [--log VKEY --witness VKEY... | --policy FILE]",
+    "check-bundle": "BUNDLE [--key KEY] [--log VKEY --witness VKEY...]",
     "witness": "REQUEST --key KEY --name NAME --state DIR --log VKEY...",
     "cosign": "TRAIL --witness VKEY COMMAND... --out FILE [--at LINE]",
     "vkey": "KEY --name NAME [--witness]",
