@@ -55,13 +55,13 @@ def second_log_bundles(log: Log) -> tuple[Path, Path, str, list[str]]:
 def test_a_second_log_signed_by_the_same_key_fails_with_log_and_without_a_log_is_refused(
     log: Log, tmp_path: Path
 ) -> None:
-    """a95's attack: the second log's bundle, cosigned by the three witnesses, was clean
+    """929e4976: the second log's bundle, cosigned by the three witnesses, was clean
     (exit 0) with ``--key --witness W1 --witness W2 --witness W3``: nothing tied the
     bundle to one log. Now witnesses without a log named stop at start (exit 2, one line
     naming --log); ``--log`` the log's verifier key (or a policy's ``log`` line) finds the
     second log, naming both origins (exit 1); the honest bundle is clean with it."""
     honest, second, _, witnesses = second_log_bundles(log)
-    status, said = witnessed_check(log, second, *witnesses, pin=False)  # a95: 0, clean
+    status, said = witnessed_check(log, second, *witnesses, pin=False)  # 929e4976: 0, clean
     assert status == 2 and len(said.splitlines()) == 1, said
     assert "--log" in said and "a second log signed by the same key" in said, said
     pinned = ("--log", log.vkey())
@@ -88,7 +88,7 @@ def test_a_checkpoint_of_the_second_log_signed_under_the_first_one_name_too_fail
     log: Log, tmp_path: Path
 ) -> None:
     """An Ed25519 signature of a note does not cover its signer's name: the operator adds
-    to the second log's checkpoint the same signature named after the first log. a95
+    to the second log's checkpoint the same signature named after the first log. 929e4976
     took the signature of the policy's ``log`` line as the log's, whatever origin the
     checkpoint names (exit 0); the checkpoint's origin must be the log's name."""
     _, second, forged, witnesses = second_log_bundles(log)
