@@ -1,4 +1,4 @@
-"""The fixtures of tests/audit/test_witness*.py."""
+"""The fixtures of tests/audit/test_witness*.py and test_bundlecheck_log.py."""
 
 from __future__ import annotations
 
