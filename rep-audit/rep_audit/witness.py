@@ -274,9 +274,14 @@ def _run(command: str, request: str) -> tuple[str, str]:
 
 def vkey_given(given: str, flag: str) -> str:
     """The verifier key an option (``flag``) gives: its text, or that of the file it
-    names. Raises :class:`TrailError` for a file that cannot be read."""
+    names. Raises :class:`TrailError` for a file that cannot be read. A text no file
+    system takes as a path (an ML-DSA-44 key's, longer than a file name may be) is text."""
     try:
-        return Path(given).read_text(encoding="utf-8") if Path(given).is_file() else given
+        named = Path(given).is_file()
+    except (OSError, ValueError):  # ENAMETOOLONG, a NUL: no file of that name
+        named = False
+    try:
+        return Path(given).read_text(encoding="utf-8") if named else given
     except (OSError, ValueError) as error:
         raise TrailError(f"{flag} {given}: {error}") from None
 

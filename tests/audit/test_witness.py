@@ -286,3 +286,15 @@ def test_a_state_that_cannot_be_written_is_one_line_and_nothing_cosigned(log: Lo
     status, out, err = log.ask(log.request(0))
     assert (status, out) == (2, "") and len(err.splitlines()) == 1, err
     assert err.startswith("scrapy_rep: error: --state ") and "nothing was cosigned" in err, err
+
+
+def test_a_key_given_as_text_longer_than_a_file_name_is_read_as_the_key(tmp_path: Path) -> None:
+    """An ML-DSA-44 verifier key is about 1,800 characters: as the text of --witness or
+    --log it is no path any file system takes (ENAMETOOLONG), and is read as the key; a
+    short text that names a file is read from it."""
+    long_text = "w+" + "A" * 1800
+    assert witness.vkey_given(long_text, "--witness") == long_text
+    named = tmp_path / "w.vkey"
+    named.write_text("w+1234+key", encoding="utf-8")
+    assert witness.vkey_given(str(named), "--witness") == "w+1234+key"
+    assert witness.vkey_given("w+1234+key", "--witness") == "w+1234+key"
