@@ -38,11 +38,12 @@ rest of the layout.
 
 from __future__ import annotations
 
+import argparse
 import enum
 import math
+import os
 import re
 import sys
-import textwrap
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -51,15 +52,26 @@ from pathlib import Path
 from typing import Any, Final, TextIO
 from urllib.parse import urlsplit
 
+from rep_engine.commandline import (
+    EACH_SETTING,
+    PYTHON,
+    SCRAPY,
+    Door,
+    Tool,
+    UsageError,
+    option_of,
+    settings_of,
+)
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.records import NOT_OBEYED, OVERRIDDEN_BY, Fate, Reason, UrlEntry, describe
 from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
-from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES, PROFILES
 from rep_engine.robotstxt.useragent import crawler_name, held_names
-from rep_engine.settings import RepConfig
-from rep_engine.settings.readers import SettingsLike, robots_agent
+from rep_engine.settings import RepConfig, read_config
+from rep_engine.settings.names import check_names, known_names
+from rep_engine.settings.readers import RepSettingError, SettingsLike, read_bool, robots_agent
 from rep_engine.settings.rules import request_rules
-from rep_engine.trail.terminal import HELP_WIDTH, exit_table, write_lines
+from rep_engine.trail.terminal import write_lines
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.tdmrep import NO_FILE
@@ -173,60 +185,11 @@ EXIT_USAGE: Final = 2
 EXIT_UNREACHABLE: Final = 3
 
 
-def exit_code_table(same_for: str, *, pages: str) -> str:
-    """The exit codes as a table, for one tool's ``--help`` (``same_for``: the other tool,
-    which uses the same codes; ``pages``: the options that fetch each page). Both have
-    ``--purpose`` and ``--page``."""
-    fetched = f"a robots.txt (or a tdmrep.json, or with {pages} a page)"
-    meanings: dict[int | str, str] = {
-        EXIT_ALLOWED: "every URL is allowed",
-        EXIT_DISALLOWED: "at least one URL is disallowed (or, with --purpose, denied for a "
-        "purpose, or its fetched page's items are dropped)",
-        EXIT_USAGE: "usage error: a wrong argument, option or setting, an unreadable file",
-        EXIT_UNREACHABLE: f"{fetched} could not be fetched: the verdicts shown for its URLs "
-        'are temporary ("everything disallowed for now")',
-    }
-    return exit_table(f"exit codes ({same_for} uses the same):", meanings)
-
-
 def usage_error(error: object) -> int:
     """Say ``error`` on standard error, as both tools say a bad input; the usage exit
     status."""
     print(f"scrapy_rep: error: {error}", file=sys.stderr)
     return EXIT_USAGE
-
-
-#: Where a help table's texts start at most (argparse's ``max_help_position``): a name
-#: longer than that has a line of its own, its text below it, so that no synopsis (``audit
-#: list TRAIL... [--fate F] …``) squeezes every text into a column of a few characters.
-TEXT_COLUMN: Final = 28
-
-
-def help_rows(rows: list[tuple[str, str]]) -> list[str]:
-    """``(name, what it does)`` rows as a ``--help`` table: each text in one column after
-    the longest name (at most :data:`TEXT_COLUMN`; a longer name on a line of its own),
-    wrapped to :data:`HELP_WIDTH`."""
-    column = min(max(len(name) for name, _ in rows) + 4, TEXT_COLUMN)
-    lines = []
-    for name, text in rows:
-        head = f"  {name}"
-        if len(head) + 2 > column:
-            lines.append(head)
-            head = ""
-        lines += textwrap.wrap(
-            text,
-            width=HELP_WIDTH,
-            initial_indent=head.ljust(column),
-            subsequent_indent=" " * column,
-            break_on_hyphens=False,
-        )
-    return lines
-
-
-#: The exit codes of ``scrapy rep-robots``, as its ``--help`` shows them.
-EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", pages="--page or --purpose")
-#: The exit codes of ``python -m scrapy_rep check`` (it fetches pages only with --page).
-CHECK_EXIT_CODES: Final = exit_code_table("scrapy rep-robots", pages="--page")
 
 
 #: What a default Scrapy project calls itself (``Scrapy/2.x (+https://scrapy.org)``).
@@ -508,3 +471,137 @@ def check(
         write_lines(lines, out)
         return code
     return crawl(replace(asked, urls=checked, timeout=seconds, local=robots), out)
+
+
+#: What ``check`` does, as its ``--help`` and ``python -m scrapy_rep --help`` say it.
+SUMMARY: Final = "check URLs against a robots.txt"
+#: What each exit status of both doors means (docs/cli.md).
+EXITS: Final[dict[int | str, str]] = {
+    EXIT_ALLOWED: "every URL is allowed",
+    EXIT_DISALLOWED: "at least one URL is disallowed (or, with --purpose, denied for a "
+    "purpose, or its fetched page's items are dropped)",
+    EXIT_USAGE: "usage error: a wrong argument, option or setting, an unreadable file",
+    EXIT_UNREACHABLE: "a robots.txt (or a tdmrep.json, or with --page, and for scrapy "
+    "rep-robots with --purpose too, a page) could not be fetched: the verdicts shown for its "
+    'URLs are temporary ("everything disallowed for now")',
+}
+#: The arguments of both doors (:class:`rep_engine.commandline.Tool` rows): ``python -m
+#: scrapy_rep check``'s options are the crawl's settings; ``scrapy rep-robots`` has the
+#: project's, and names the robots.txt file by an option.
+ARGUMENTS: Final = (
+    ("robots", {"metavar": "ROBOTS_FILE_OR_URL", "nargs": "?", "door": PYTHON,
+                "help": "a robots.txt file; or the first URL to check (http or https)"}),
+    ("urls", {"metavar": "URL", "nargs": "*",
+              "help": "the URLs to check (http or https; against a file, a path)"}),
+    ("--robots-file", {"metavar": "FILE", "door": SCRAPY, "help": "check against this robots.txt"}),
+    ("--example", {"action": "store_true", "door": PYTHON, "help": "use the robots.txt "
+                   "bundled with scrapy_rep; every argument is then a URL"}),
+    ("--page", {"action": "store_true", "help": "also fetch each URL robots.txt allows, as the "
+                "crawl would: its directives, with --purpose its usage signals, and what the "
+                "crawl does with its items"}),
+    ("--user-agent", "-A", {"default": DEFAULT_USER_AGENT, "setting": "USER_AGENT",
+                            "door": PYTHON, "help": "USER_AGENT: a product token or a full "
+                            f"User-Agent (default: {DEFAULT_USER_AGENT})"}),
+    ("--user-agent", "-A", {"setting": ("USER_AGENT", "ROBOTSTXT_USER_AGENT"), "door": SCRAPY,
+                            "help": "the crawler's User-Agent or product token"}),
+    ("--profile", {"setting": "REP_PROFILE", "door": PYTHON,
+                   "help": "REP_PROFILE: google (default), rfc9309, legacy"}),
+    ("--rep-profile", {"choices": PROFILES, "setting": "REP_PROFILE", "door": SCRAPY,
+                       "help": "the robots.txt profile (REP_PROFILE; Scrapy's own "
+                       "--profile writes a cProfile file)"}),
+    ("--timeout", {"default": "10",
+                   "help": "seconds for each download (default: 10; at most 86400)"}),
+    ("--purpose", {"setting": "REP_PURPOSE", "door": PYTHON,
+                   "help": "REP_PURPOSE: search (default), ai-train, ai-input, comma-separated"}),
+    ("--purpose", {"metavar": "PURPOSE", "setting": "REP_PURPOSE", "door": SCRAPY,
+                   "help": "explain the AI-usage signals for these purposes (search, ai-train, "
+                   "ai-input; comma-separated); fetches each allowed page"}),
+    ("--no-robotstxt-obey", {"dest": "robotstxt_obey", "action": "store_const", "const": False,
+                             "setting": "ROBOTSTXT_OBEY", "door": PYTHON, "help": "as "
+                             "ROBOTSTXT_OBEY = False: only the opt-outs of a --purpose given "
+                             "are checked"}),
+    ("--purpose-agents", {"setting": "REP_PURPOSE_AGENTS", "door": PYTHON,
+                          "help": "REP_PURPOSE_AGENTS, comma-separated"}),
+    ("--rsl-licenses", {"setting": "REP_RSL_LICENSES", "door": PYTHON,
+                        "help": "REP_RSL_LICENSES, comma-separated"}),
+    ("--overrides", {"metavar": "JSON", "setting": "REP_OVERRIDES", "door": PYTHON,
+                     "help": 'REP_OVERRIDES as JSON: [{"host": …, "reason": …, "expires": …}]'}),
+    ("--unreachable-action", {"choices": ("drop", "allow"), "setting": "REP_UNREACHABLE_ACTION",
+                              "door": PYTHON, "help": "REP_UNREACHABLE_ACTION"}),
+    ("-s", "--set", {"metavar": "NAME=VALUE", "action": "append", "default": [],
+                     "setting": EACH_SETTING, "door": PYTHON, "help": "any other setting of the "
+                     "crawl (REP_DIRECTIVE_TOKENS=mybot, REP_META_IN_NOSCRIPT=False, "
+                     "DOWNLOAD_MAXSIZE=…), as scrapy's -s"}),
+)  # fmt: skip
+#: Both doors of the checker: ``python -m scrapy_rep check`` and ``scrapy rep-robots``.
+TOOL: Final = Tool(
+    name="check",
+    synopsis="ROBOTS_FILE_OR_URL URL...",
+    summary=SUMMARY,
+    about="Check URLs against a robots.txt: each URL's own origin's, fetched (and with --page "
+    "the page too) by a crawl with the options' settings (under scrapy, over the project's: "
+    "REP_PROFILE, ROBOTSTXT_USER_AGENT or USER_AGENT, REP_PURPOSE...), or a local file's.",
+    exits=EXITS,
+    arguments=ARGUMENTS,
+    runner="scrapy_rep.checker:run",
+    scrapy="rep-robots",
+)
+
+
+def run(options: argparse.Namespace, out: TextIO, door: Door) -> int:
+    """Both doors of the checker once argparse has read them: the options' settings over
+    the project's (``scrapy rep-robots``), read and checked as the crawl reads them (a bad
+    one named by its option where it was given by one), and the URLs and the robots.txt
+    file; then :func:`check`, with the crawl the door hands (``None``: only a local
+    robots.txt can be checked, without a page). ``scrapy rep-robots`` also fetches each
+    page for a purpose set. The exit status."""
+    given: dict[str, Any] = {}
+    try:
+        given = settings_of(TOOL, options, door.kind)
+        settings = {**(door.project or {}), **given}
+        file, urls = _read_arguments(options, door.kind)
+        check_names(settings, known_names(), read_config(settings).unknown_settings)
+    except (InputError, UsageError) as error:
+        return usage_error(error)
+    except RepSettingError as error:
+        return usage_error(_as_option(str(error), options, door.kind))
+    purpose_set = "REP_PURPOSE" in settings
+    pages = bool(options.page or (purpose_set and door.kind == SCRAPY))
+    asked = ToolRequest((), given, pages, 0.0, purpose_set)
+    obey = read_bool(settings, "ROBOTSTXT_OBEY", True)
+    example = getattr(options, "example", False)
+    return check(urls, file, settings, door.crawl or _no_crawl, out, asked=asked,
+                 timeout=options.timeout, obey=obey, example=example)  # fmt: skip
+
+
+def _no_crawl(request: ToolRequest, out: TextIO) -> int:
+    """The checker run without the tools' crawl (not as ``python -m scrapy_rep check``)."""
+    return usage_error("run it as python -m scrapy_rep check")
+
+
+def _as_option(message: str, options: argparse.Namespace, door: str) -> str:
+    """A settings reader's message (``REP_PURPOSE_AGENTS: …``) as the option's
+    (``--purpose-agents: …``), for a setting an option set: only the name before the
+    first colon is rewritten, never the value quoted after."""
+    name, colon, rest = message.partition(":")
+    flag = option_of(TOOL, options, door, name)
+    return f"{flag}{colon}{rest}" if flag else message
+
+
+def _read_arguments(options: argparse.Namespace, door: str) -> tuple[str | None, list[str]]:
+    """The local robots.txt file (``None``: each URL's own origin's is fetched, or the
+    bundled one with ``--example``) and every URL to check, as given (:func:`check` reads
+    them): ``check``'s first argument is the file unless it is a URL
+    (:func:`first_is_url`). Raises :class:`InputError` when no URL is given."""
+    urls, first = options.urls, getattr(options, "robots", None)
+    file = getattr(options, "robots_file", None)
+    if getattr(options, "example", False):
+        urls = ([first] if first else []) + urls
+    elif first and first_is_url(first, alone=not urls, is_file=os.path.exists(first)):
+        urls = [first, *urls]
+    elif first:
+        file = first
+    if not urls:
+        hint = " (after a robots.txt file, or with --example, to check against a local file)"
+        raise InputError(f"give at least one URL{hint if door == PYTHON else ''}")
+    return file, urls

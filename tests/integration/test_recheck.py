@@ -181,16 +181,14 @@ async def _rep_recheck_here(project: Path, *argv: str) -> tuple[int, str, str]:
     documents it fetches, if any, fetched by its crawl under the test's reactor
     (:func:`fetch_here`) and handed to the recheck as its crawl's result. (exit status,
     stdout, stderr)."""
-    from scrapy_rep.crawl.commands import recheck_command
-
     handed: list[tuple[Any, dict[str, Any]]] = []
 
-    def hand(options: Any, settings: dict[str, Any], fetcher: Any) -> int:
+    def hand(options: Any, settings: dict[str, Any], fetcher: Any, out: Any = None) -> int:
         handed.append((options, settings))
         return 0
 
     with project_settings(project):
-        with mock.patch.object(recheck_command, "run", hand):
+        with mock.patch("rep_recheck.command.run", hand):
             code, out, err = scrapy_streams("rep-recheck", *argv)
         if not handed:
             return code, out, err

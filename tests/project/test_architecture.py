@@ -56,8 +56,8 @@ LAYERS: dict[str, set[str]] = {
 #: The floors that never import Scrapy, Twisted or asyncio: every one of the engine, the
 #: audit tools and the re-check, and the add-on's checker.
 PURE_FLOORS = (*_ENGINE, "engine", "audit", "checker", "recheck")
-#: Pure modules at the top: the checker, the signals' names and the key directory.
-PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals", "scrapy_rep.keydirectory")
+#: Pure modules at the top: the tools' door, the signals' names and the key directory.
+PURE_TOP = ("scrapy_rep.__main__", "scrapy_rep.signals", "scrapy_rep.keydirectory")
 #: The one top module the floors below may import: the signals' names, which import
 #: nothing of the package (every component sends them).
 TOP_LEAF = "scrapy_rep.signals"

@@ -2,7 +2,7 @@
 ``python -m scrapy_rep check`` serve and read from a file.
 
 The tools run in this process: their command lines are read as ``python -m scrapy_rep
-check`` and ``scrapy rep-robots`` read them (:func:`scrapy_rep.check.run`, Scrapy's own
+check`` and ``scrapy rep-robots`` read them (:func:`check_run`, Scrapy's own
 ``scrapy.cmdline.execute``), up to the call of the tools' crawl, which then runs under
 the test's reactor (:func:`scrapy_rep.crawl.commands.toolcrawl.tools_in_reactor`, the
 body of ``run_tools`` without its ``CrawlerProcess``). A tool's crawl without a reactor
@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, TextIO
 from unittest import mock
 
 from rep_audit.cli import main as audit_main
+from rep_engine.commandline import Door, run
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
-from scrapy_rep.check import run as check_run
-from scrapy_rep.checker import ToolRequest
+from scrapy_rep.checker import TOOL, Runner, ToolRequest
 from tests.support.paths import checkout_environment
 from tests.support.trailfactory import write_trail
 
@@ -72,6 +72,12 @@ def own_output() -> Iterator[tuple[OwnThreadStream, OwnThreadStream]]:
     stdout, stderr = OwnThreadStream(sys.stdout), OwnThreadStream(sys.stderr)
     with redirect_stdout(stdout), redirect_stderr(stderr):
         yield stdout, stderr
+
+
+def check_run(argv: list[str], out: TextIO, crawl: Runner | None = None) -> int:
+    """``python -m scrapy_rep check ARGV`` read by its door, which hands it ``crawl``
+    (``None``: no crawl, as outside ``python -m scrapy_rep``)."""
+    return run(TOOL, argv, out, Door("python -m scrapy_rep check", crawl))
 
 
 def _needs_no_crawl(handed: list[Handed], tool: str) -> None:
