@@ -77,6 +77,24 @@ if TYPE_CHECKING:
 ASKED: Final = "scrapy_rep_tools_url"
 #: Above every priority Scrapy names (``cmdline`` is 40): what the tools' crawl must be.
 TOOL_PRIORITY: Final = 50
+#: What every tool's crawl (this one, and a recheck's: ``recheck_crawl``) sets over the
+#: settings it is given, whatever the project says: the add-on's trail and report off (a
+#: tool writes its own output, a recheck its own trail), none of the project's feeds or item
+#: pipelines (a ``FEEDS`` entry, or the deprecated ``FEED_URI`` Scrapy 2.19 still reads,
+#: that names ``items.jsonl`` would empty the very collection ``scrapy rep-recheck
+#: items.jsonl`` re-checks, or be overwritten by the tools' items), and no console or
+#: control server (Scrapy 2.19's RemoteControl would let a local client run code inside
+#: the crawl whose documents a recheck's trail records: its header says it was off).
+WRITES_NOTHING: Final[dict[str, Any]] = {
+    "REP_AUDIT_FILE": "",
+    "REP_REPORT": False,
+    "REP_REPORT_FILE": "",
+    "FEEDS": {},
+    "FEED_URI": None,
+    "ITEM_PIPELINES": {},
+    "TELNETCONSOLE_ENABLED": False,
+    "REMOTE_CONTROL_ENABLED": False,
+}
 #: The wait a tool's crawl holds an unreachable document for, when the give-up rule tells
 #: a host that cannot be connected to from every other failure (:func:`unreachable_waits`).
 SHORT_WAIT: Final = 0.001
@@ -209,20 +227,14 @@ def tool_settings(settings: Settings, request: ToolRequest) -> dict[str, Any]:
     # what it prints is the URL ledger's: on, whatever the project switched off
     middlewares, extensions = with_ledger(middlewares, settings.getdict("EXTENSIONS"))
     return {
+        **WRITES_NOTHING,
         "ADDONS": {**settings.getdict("ADDONS"), "scrapy_rep.Addon": 0},
         "DOWNLOADER_MIDDLEWARES": middlewares,
         "EXTENSIONS": extensions,
-        "ITEM_PIPELINES": {},
-        "FEEDS": {},
         "JOBDIR": None,
         "SCHEDULER": scrapy_defaults.SCHEDULER,
         "DUPEFILTER_CLASS": scrapy_defaults.DUPEFILTER_CLASS,
-        "TELNETCONSOLE_ENABLED": False,
-        "REMOTE_CONTROL_ENABLED": False,  # Scrapy 2.19's control server: none for a tool
         **{name: 0 for name in settings if name.startswith("CLOSESPIDER_")},
-        "REP_AUDIT_FILE": "",
-        "REP_REPORT": False,
-        "REP_REPORT_FILE": "",
         "REP_LEDGER": True,  # what it prints: each request's ledger entry
         "REP_ROBOTSTXT_CACHE": "memory",
         "REP_ROBOTSTXT_TIMEOUT": request.timeout,
