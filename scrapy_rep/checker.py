@@ -23,12 +23,11 @@ fetching and deciding are elsewhere. What it accepts:
   (:func:`parse_timeout`).
 
 Both tools' one row (:data:`TOOL`: the arguments of each door, the runner, the exit
-table; :mod:`rep_engine.commandline` makes the doors from it), and its runner
-(:func:`run`: the options' settings read and checked as the crawl reads them).
-
-Both tools' one front end, once each has read its options: :func:`check` (the URLs, the
-timeout and a local robots.txt read, each URL once, then checked against that file or by
-the tools' crawl; a bad input said by :func:`usage_error`).
+table; :mod:`rep_engine.commandline` makes the doors from it), and its runner, their one
+front end once argparse has read their options (:func:`run`: the options' settings read
+and checked as the crawl reads them, the URLs, the timeout and a local robots.txt read,
+each URL once, then checked against that file or by the tools' crawl; a bad input said
+by :func:`usage_error`).
 
 What both tools print, and what they hand their crawl: :class:`ToolRequest`, the URLs a
 tool asks about, the crawl's settings and whether each page is fetched, which
@@ -595,44 +594,6 @@ def _unreachable(group: list[Asked], kind: str | None) -> bool:
     return False
 
 
-def check(
-    urls: Sequence[str],
-    robots_file: str | None,
-    settings: SettingsLike,
-    crawl: Runner,
-    out: TextIO,
-    *,
-    asked: ToolRequest,
-    timeout: str,
-    obey: bool,
-    example: bool = False,
-) -> int:
-    """Both tools once their options are read (the same words for the same input): the
-    timeout and each URL read (a path only against a local robots.txt without a page
-    fetched: :class:`Paths`), the local robots.txt (``robots_file``, or the bundled one:
-    ``example``) read before any output, each URL once; then each checked against that
-    file (:func:`local_check`, ``obey``: ``ROBOTSTXT_OBEY`` as the crawl has it) or by the
-    tools' crawl (``crawl``: ``asked`` with the URLs, the timeout and the file); the exit
-    status. A bad input is one line on standard error (:func:`usage_error`)."""
-    paths = Paths.PAGES_FETCHED if asked.pages else Paths.ACCEPTED
-    paths = paths if robots_file is not None or example else Paths.NEED_A_FILE
-    try:
-        seconds = parse_timeout(timeout)
-        checked = tuple(dict.fromkeys(parse_url(url, paths) for url in urls))
-        profile = str(settings.get("REP_PROFILE") or "google")
-        robots = example_robots(profile) if example else None
-        if robots_file is not None:
-            robots = read_robots_file(Path(robots_file), profile)
-    except InputError as error:
-        return usage_error(error)
-    except OSError as error:
-        return usage_error(unreadable_file(str(robots_file), error.strerror or str(error)))
-    request = replace(asked, urls=checked, timeout=seconds, local=robots)
-    if robots is not None and not asked.pages:
-        return local_check(request, settings, obey, out)
-    return crawl(request, out)
-
-
 #: What ``check`` does, as its ``--help`` and ``python -m scrapy_rep --help`` say it.
 SUMMARY: Final = "check URLs against a robots.txt"
 #: What each exit status of both doors means (docs/cli.md).
@@ -709,12 +670,16 @@ TOOL: Final = Tool(
 
 
 def run(options: argparse.Namespace, out: TextIO, door: Door) -> int:
-    """Both doors of the checker once argparse has read them: the options' settings over
-    the project's (``scrapy rep-robots``), read and checked as the crawl reads them (a bad
-    one named by its option where it was given by one), and the URLs and the robots.txt
-    file; then :func:`check`, with the crawl the door hands (``None``: only a local
-    robots.txt can be checked, without a page). ``scrapy rep-robots`` also fetches each
-    page for a purpose set. The exit status."""
+    """Both doors of the checker once argparse has read them, one front end (the same
+    words for the same input): the options' settings over the project's (``scrapy
+    rep-robots``), read and checked as the crawl reads them (a bad one named by its option
+    where it was given by one); the timeout and each URL read (a path only against a local
+    robots.txt without a page fetched: :class:`Paths`), the local robots.txt (a file, or
+    the bundled one: ``--example``) read before any output, each URL once; then each
+    checked against that file (:func:`local_check`) or by the crawl the door hands
+    (``None``: only a local robots.txt can be checked, without a page). ``scrapy
+    rep-robots`` also fetches each page for a purpose set. The exit status; a bad input is
+    one line on standard error (:func:`usage_error`)."""
     given: dict[str, Any] = {}
     try:
         given = settings_of(TOOL, options, door.kind)
@@ -727,11 +692,24 @@ def run(options: argparse.Namespace, out: TextIO, door: Door) -> int:
         return usage_error(_as_option(str(error), options, door.kind))
     purpose_set = "REP_PURPOSE" in settings
     pages = bool(options.page or (purpose_set and door.kind == SCRAPY))
-    asked = ToolRequest((), given, pages, 0.0, purpose_set)
-    obey = read_bool(settings, "ROBOTSTXT_OBEY", True)
     example = getattr(options, "example", False)
-    return check(urls, file, settings, door.crawl or _no_crawl, out, asked=asked,
-                 timeout=options.timeout, obey=obey, example=example)  # fmt: skip
+    paths = Paths.PAGES_FETCHED if pages else Paths.ACCEPTED
+    paths = paths if file is not None or example else Paths.NEED_A_FILE
+    try:
+        seconds = parse_timeout(options.timeout)
+        checked = tuple(dict.fromkeys(parse_url(url, paths) for url in urls))
+        profile = str(settings.get("REP_PROFILE") or "google")
+        robots = example_robots(profile) if example else None
+        if file is not None:
+            robots = read_robots_file(Path(file), profile)
+    except InputError as error:
+        return usage_error(error)
+    except OSError as error:
+        return usage_error(unreadable_file(str(file), error.strerror or str(error)))
+    request = ToolRequest(checked, given, pages, seconds, purpose_set, robots)
+    if robots is not None and not pages:
+        return local_check(request, settings, read_bool(settings, "ROBOTSTXT_OBEY", True), out)
+    return (door.crawl or _no_crawl)(request, out)
 
 
 def _no_crawl(request: ToolRequest, out: TextIO) -> int:
@@ -750,7 +728,7 @@ def _as_option(message: str, options: argparse.Namespace, door: str) -> str:
 
 def _read_arguments(options: argparse.Namespace, door: str) -> tuple[str | None, list[str]]:
     """The local robots.txt file (``None``: each URL's own origin's is fetched, or the
-    bundled one with ``--example``) and every URL to check, as given (:func:`check` reads
+    bundled one with ``--example``) and every URL to check, as given (:func:`run` reads
     them): ``check``'s first argument is the file unless it is a URL
     (:func:`first_is_url`). Raises :class:`InputError` when no URL is given."""
     urls, first = options.urls, getattr(options, "robots", None)
