@@ -236,7 +236,7 @@ TOOL: Final = Tool(
     about="Read a scrapy_rep audit trail (REP_AUDIT_FILE, .jsonl or .jsonl.gz): the TRAIL "
     "files named (under scrapy, with none named, the project's REP_AUDIT_FILE). summary, "
     "verify, show, list and report take several TRAIL files: read together (a crawl's "
-    "workers' trails checked as one, separate crawls' told apart). COMMAND is one of:",
+    "workers' trails checked as one, separate crawls' told apart).",
     exits=_EXIT_MEANINGS,
     runner="rep_audit.cli:run",
     commands=tuple(

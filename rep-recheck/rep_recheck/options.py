@@ -12,7 +12,7 @@ from typing import Any, Final
 
 from rep_audit.treeheads import head_options
 from rep_engine import commandline
-from rep_engine.commandline import EACH_SETTING, PYTHON, Tool
+from rep_engine.commandline import EACH_SETTING, PYTHON, SCRAPY, Tool
 from rep_engine.settings import RepConfig, read_config
 from rep_engine.settings.names import check_names, known_names
 from rep_engine.settings.readers import read_bool
@@ -81,8 +81,10 @@ ARGUMENTS: Final = (
     ("dataset", {"metavar": "DATASET", "nargs": "+", "help": "the collection: JSON Lines, "
                  "CSV, Parquet, an audit trail or its export (- for standard input); or its "
                  "shards: several files, a folder, a quoted pattern ('shards/*.parquet')"}),
-    ("--purpose", {"help": "REP_PURPOSE: search, ai-train, ai-input, comma-separated "
-                   "(default: REP_PURPOSE)"}),
+    ("--purpose", {"door": PYTHON, "help": "REP_PURPOSE: search, ai-train, ai-input, "
+                   "comma-separated"}),
+    ("--purpose", {"door": SCRAPY, "help": "REP_PURPOSE: search, ai-train, ai-input, "
+                   "comma-separated (default: the project's)"}),
     ("--column", {"default": "url", "help": "the field or column of each item's URL (default: "
                   "url; a dotted path in JSON: metadata.url)"}),
     ("--format", {"choices": FORMATS, "help": "the dataset's format (default: from its name "

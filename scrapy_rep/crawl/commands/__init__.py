@@ -26,6 +26,25 @@ class TableHelpFormatter(argparse.RawDescriptionHelpFormatter, ScrapyHelpFormatt
     """Scrapy's layout of a command's help, with the description's own line breaks kept
     (argparse would reflow the exit-code table into one paragraph)."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        #: Each section's heading, as argparse writes it (``options:``).
+        self._headings: set[str] = set()
+
+    def start_section(self, heading: str | None) -> None:
+        self._headings.add(f"{heading}:\n")
+        super().start_section(heading)
+
+    def format_part_strings(self, part_strings: list[str]) -> list[str]:
+        """Scrapy's headings, title-cased and underlined: only a section's. An option's
+        help line that ends in a colon where it wraps (``(default:``) is kept as written
+        (its line break a part of its own, so that Scrapy does not take it for one)."""
+        parts: list[str] = []
+        for part in part_strings:
+            wrapped = part.endswith(":\n") and part.lstrip(" ") not in self._headings
+            parts += [part[:-1], "\n"] if wrapped else [part]
+        return super().format_part_strings(parts)
+
 
 class PassedOn(argparse.Action):
     """A tool's option, kept as it was given (its flag and values, in their order) for the
@@ -71,7 +90,8 @@ class ToolCommand(ScrapyCommand):
         tool = self.tool
         lines = [about(tool)]
         if tool.commands:
-            lines += ["commands:", *help_rows((one.name, one.summary) for one in tool.commands)]
+            rows = help_rows((one.name, one.summary) for one in tool.commands)
+            lines += ["COMMAND is one of:", *rows]
         return "\n".join([*lines, "", exits_of(tool, f"python -m scrapy_rep {tool.name}")])
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:

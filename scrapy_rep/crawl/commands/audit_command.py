@@ -23,10 +23,11 @@ class AuditCommand(ToolCommand):
         """The command named, on the trails named, else on the project's
         ``REP_AUDIT_FILE``."""
         commands = {command.name: command for command in TOOL.commands}
-        if args and args[0] in commands:
-            others = [flags for *flags, _ in commands[args[0]].arguments[1:]]  # after TRAIL
-            if len(args) == 1 + sum(not flags[0].startswith("-") for flags in others):
-                if not settings.get("REP_AUDIT_FILE"):
-                    return usage_error("give TRAIL, or set REP_AUDIT_FILE")
-                args = [args[0], str(settings.get("REP_AUDIT_FILE")), *args[1:]]
+        if not args or args[0] not in commands:  # one line, as Scrapy's commands say it
+            return usage_error(f"give a command: {', '.join(commands)}")
+        others = [flags for *flags, _ in commands[args[0]].arguments[1:]]  # after TRAIL
+        if len(args) == 1 + sum(not flags[0].startswith("-") for flags in others):
+            if not settings.get("REP_AUDIT_FILE"):
+                return usage_error("give TRAIL, or set REP_AUDIT_FILE")
+            args = [args[0], str(settings.get("REP_AUDIT_FILE")), *args[1:]]
         return main([*args, *passed], prog="scrapy rep-audit")

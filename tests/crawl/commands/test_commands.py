@@ -73,3 +73,33 @@ def test_rep_robots_refuses_a_misspelt_setting_against_a_local_file(
     status, said, err = scrapy_status(argv, capsys)
     assert (status, said) == (2, "")
     assert err.startswith("scrapy_rep: error: REP_PURPOSES: unknown setting, did you mean ")
+
+
+@pytest.mark.parametrize("argv", [[], ["nosuch"]], ids=["no command", "an unknown one"])
+def test_rep_audit_without_a_command_it_has_says_so_in_one_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As every Scrapy command of the add-on says a bad input: one line, exit 2 (not
+    argparse's usage, which ``python -m scrapy_rep audit`` prints)."""
+    status, said, err = scrapy_status(["rep-audit", *argv], capsys)
+    assert (status, said) == (2, "")
+    assert err == (
+        "scrapy_rep: error: give a command: summary, verify, show, list, report, repair, "
+        "export, bundle, check-bundle, witness, cosign, vkey\n"
+    )
+
+
+@pytest.mark.parametrize("command", ["rep-robots", "rep-audit", "rep-recheck"])
+def test_an_options_help_line_ending_in_a_colon_is_not_a_heading(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Scrapy's help title-cases and underlines each part that ends in a colon: an
+    option's help wrapped after ``(default:`` or ``unknown:`` was turned into a heading
+    (``Comma-Separated (Default`` over a line of ``=``). Only the sections are headings."""
+    status, said, err = scrapy_status([command, "-h"], capsys)
+    assert status == 0, err
+    lines = said.splitlines()
+    underlined = [lines[at - 1] for at, line in enumerate(lines) if set(line) in ({"="}, {"-"})]
+    assert underlined and all(not line.startswith(" ") for line in underlined), underlined
+    if command == "rep-recheck":
+        assert "(default: the project's)" in " ".join(said.split())
