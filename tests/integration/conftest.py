@@ -35,10 +35,11 @@ def module_redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Re
 )
 def both_modes(request: pytest.FixtureRequest) -> Iterator[str]:
     """The test's crawls (tests/support/robotsite.py's ``crawl``) run once on the test's
-    reactor, and once without a reactor (``TWISTED_REACTOR_ENABLED = False``) in a child
-    process: a chosen set of the crawls that hold, retry, delay, check at send, read media
-    and write the trail (``@pytest.mark.usefixtures("both_modes")``). The second is
-    skipped where Scrapy cannot crawl without a reactor (``needs_no_reactor``)."""
+    reactor, and once without a reactor (``TWISTED_REACTOR_ENABLED = False``) on an
+    asyncio loop in a thread of the test's process (tests/support/loopcrawl.py): a chosen
+    set of the crawls that hold, retry, delay, check at send, read media and write the
+    trail (``@pytest.mark.usefixtures("both_modes")``). The second is skipped where Scrapy
+    cannot crawl without a reactor (``needs_no_reactor``)."""
     from tests.support.robotsite import CrawlMode  # late: after the suite's reactor
 
     CrawlMode.reactorless = request.param == "no-reactor"

@@ -908,15 +908,15 @@ async def test_a_request_a_paused_worker_left_in_the_queue_is_counted_once_in_it
 
 async def _stopped_once_held(settings: dict[str, Any], trail: Path, sites: Sites) -> None:
     """A worker with ``settings``, its trail at ``trail`` and no URL of its own, stopped (as
-    a first Ctrl-C stops it) once it holds a request it took for ``down`` (in this process,
-    or without a reactor in a child, as the test's mode runs crawls)."""
-    from tests.support.childcrawl import crawl_in_child
+    a first Ctrl-C stops it) once it holds a request it took for ``down`` (on the reactor,
+    or without one, as the test's mode runs crawls)."""
+    from tests.support.loopcrawl import crawl_without_reactor
     from tests.support.robotsite import CrawlMode
 
     settings = {**settings, "REP_AUDIT_FILE": str(trail)}
     if CrawlMode.reactorless:
         down = sites.url("down", "")
-        await crawl_in_child([], settings, ListSpider, {}, stop_when_held=(down, 1))
+        await crawl_without_reactor([], settings, ListSpider, stop_when_held=(down, 1))
         return
     worker = get_crawler(ListSpider, {**BASE_SETTINGS, **settings})
     running = worker.crawl(urls=[])

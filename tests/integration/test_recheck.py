@@ -325,7 +325,7 @@ _WITHOUT_A_REACTOR = """
 import asyncio, io, json, sys
 from scrapy_rep.crawl.commands.recheck_crawl import fetch_here
 from rep_recheck.command import Recheck, parser
-from tests.support.childcrawl import child_settings
+from tests.support.loopcrawl import child_settings
 
 dataset, report, agent = sys.argv[1:4]
 said = {}
