@@ -269,7 +269,7 @@ async def test_corrupt_records_are_ignored_and_replaced(redis_server: RedisServe
 
 @pytest_twisted.ensureDeferred
 async def test_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
-    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+    own_redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     sites = Sites()
     names = [f"s{n}" for n in range(6)]
@@ -281,7 +281,7 @@ async def test_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
     def stop_redis(origin: str, **_: Any) -> None:
         if not stopped:
             stopped.append(origin)
-            redis_server.stop()
+            own_redis_server.stop()
 
     from scrapy.utils.test import get_crawler
 
@@ -289,7 +289,7 @@ async def test_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
 
     crawler = get_crawler(
         ListSpider,
-        {**BASE_SETTINGS, "REP_ROBOTSTXT_CACHE": redis_server.url, "CONCURRENT_REQUESTS": 2},
+        {**BASE_SETTINGS, "REP_ROBOTSTXT_CACHE": own_redis_server.url, "CONCURRENT_REQUESTS": 2},
     )
     crawler.signals.connect(stop_redis, signal=robotstxt_fetched)
     try:
