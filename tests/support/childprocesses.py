@@ -7,8 +7,8 @@ test (its setup, call and teardown), the processes it starts (an audit hook,
 :pep:`578`: ``subprocess.Popen``, ``os.fork``, ``os.forkpty``, ``os.system``, and
 ``os.posix_spawn`` and ``os.exec`` when they are not ``subprocess``'s own), the CPU
 (user + system) of the children it waited for (``getrusage(RUSAGE_CHILDREN)``: their
-own children too), its own CPU (``RUSAGE_SELF``) and wall time, one JSON line per test in
-``DIR/<worker>.jsonl``; and each worker's collection (CPU and wall seconds). At the end
+own children too), its own CPU (``RUSAGE_SELF``), when it began and its wall time, one
+JSON line per test in ``DIR/<worker>.jsonl``; and each worker's collection (CPU and wall seconds). At the end
 the run prints the totals and the files that start the most processes and whose
 processes cost the most CPU; ``python -m tests.support.childprocesses DIR [--top N]``
 prints them again from the lines.
@@ -128,11 +128,13 @@ def pytest_runtest_protocol(item: pytest.Item) -> Generator[None, None, None]:
         return
     _COUNTER.started.clear()
     began = (time.monotonic(), _cpu(resource.RUSAGE_SELF), _cpu(resource.RUSAGE_CHILDREN))
+    at = time.time()
     yield
     _COUNTER.write(
         {
             "test": item.nodeid,
             "worker": _COUNTER.worker,
+            "at": at,
             "wall": time.monotonic() - began[0],
             "cpu": _cpu(resource.RUSAGE_SELF) - began[1],
             "child_cpu": _cpu(resource.RUSAGE_CHILDREN) - began[2],
