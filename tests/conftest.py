@@ -11,6 +11,8 @@ import pluggy
 import pytest
 from hypothesis import settings
 
+from tests.support.bytecode import share_rewritten_tests, share_with_children
+
 #: ``../shared`` beside the checkout (SPEC corpus); absent for release installs.
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 #: The robots.txt corpus: ``REP_CORPUS`` when set, else ``../shared/corpus``.
@@ -47,34 +49,9 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return max(1, (cores or 1) * 3 // 2)
 
 
-#: The folder of the compiled modules the test session's child processes share.
-CHILD_PYCACHE = "REP_CHILD_PYCACHE"
-
-
-def share_bytecode_with_children(config: pytest.Config) -> None:
-    """The processes the tests start (crawls, tools, the fresh interpreters) compile
-    the modules they import once between them, into a folder of the session's
-    (``PYTHONPYCACHEPREFIX``), when ``PYTHONDONTWRITEBYTECODE`` would have each compile
-    them again: the checkout stays without ``__pycache__``. The pytest processes keep
-    reading the compiled files the virtualenv has (a prefix would have each compile
-    those again), so the variables are set for their children alone."""
-    if os.environ.get(CHILD_PYCACHE) is None:
-        if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
-            return
-        import shutil
-        import tempfile
-
-        folder = tempfile.mkdtemp(prefix="rep-child-pycache-")
-        os.environ[CHILD_PYCACHE] = folder  # for the workers, started next
-        config.add_cleanup(lambda: shutil.rmtree(folder, ignore_errors=True))
-        if config.getoption("numprocesses", None):
-            return  # xdist's controller starts no test's process
-    os.environ["PYTHONPYCACHEPREFIX"] = os.environ[CHILD_PYCACHE]
-    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
-
-
 def pytest_configure(config: pytest.Config) -> None:
-    share_bytecode_with_children(config)
+    share_with_children(config)
+    share_rewritten_tests(config)
     config.addinivalue_line(
         "markers",
         "trail_not_verified(why): a trail this test writes is not verified when it is closed "

@@ -8,7 +8,8 @@ test (its setup, call and teardown), the processes it starts (an audit hook,
 ``os.posix_spawn`` and ``os.exec`` when they are not ``subprocess``'s own), the CPU
 (user + system) of the children it waited for (``getrusage(RUSAGE_CHILDREN)``: their
 own children too), its own CPU (``RUSAGE_SELF``), when it began and its wall time, one
-JSON line per test in ``DIR/<worker>.jsonl``; and each worker's collection (CPU and wall seconds). At the end
+JSON line per test in ``DIR/<worker>.jsonl``; and each worker's start and collection (its
+CPU since it started, and the wall seconds from the plugin's start). At the end
 the run prints the totals and the files that start the most processes and whose
 processes cost the most CPU; ``python -m tests.support.childprocesses DIR [--top N]``
 prints them again from the lines.
@@ -110,12 +111,12 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
 def pytest_collection_finish(session: pytest.Session) -> None:
     if _COUNTER is None:
         return
-    wall, cpu = _COUNTER.collect_began
+    wall, _ = _COUNTER.collect_began
     _COUNTER.write(
         {
             "collect": _COUNTER.worker,
             "wall": time.monotonic() - wall,
-            "cpu": _cpu(resource.RUSAGE_SELF) - cpu,
+            "cpu": _cpu(resource.RUSAGE_SELF),  # since the process started
             "tests": len(session.items),
         }
     )
@@ -180,7 +181,7 @@ def summary(records: Iterable[dict[str, Any]], top: int = 25) -> list[str]:
     ]
     for record in sorted(collections, key=lambda r: str(r["collect"])):
         lines.append(
-            f"collection, {record['collect']}: {record['tests']} tests, "
+            f"start and collection, {record['collect']}: {record['tests']} tests, "
             f"{record['wall']:.1f} s wall, {record['cpu']:.1f} s CPU"
         )
     header = f"{'started':>7} {'child CPU':>9} {'own CPU':>8} {'wall':>7} {'tests':>5}  file"
