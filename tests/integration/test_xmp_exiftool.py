@@ -136,8 +136,12 @@ class StayOpen:
         return bytes(out), bytes(err)
 
     def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.communicate(b"-stay_open\nFalse\n", timeout=COMMAND_TIMEOUT)
+        try:
+            self.process.communicate(b"-stay_open\nFalse\n", timeout=COMMAND_TIMEOUT)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
 
 
 class ExifTool:
@@ -154,8 +158,10 @@ class ExifTool:
         self.reader = StayOpen(binary)
 
     def close(self) -> None:
-        self.writer.close()
-        self.reader.close()
+        try:
+            self.writer.close()
+        finally:
+            self.reader.close()
 
     def _file(self, data: bytes, suffix: str) -> Path:
         self.count += 1
