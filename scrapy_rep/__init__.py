@@ -55,6 +55,7 @@ if TYPE_CHECKING:
     from scrapy_rep.crawl.page.downloadermiddlewares import PageVerdictMiddleware
     from scrapy_rep.crawl.page.pagereader import page_directives
     from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
+    from scrapy_rep.crawl.payment import PaymentRequiredMiddleware
     from scrapy_rep.crawl.report import RepReport
     from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
     from scrapy_rep.crawl.requests.sentcheck import SentRequestCheck
@@ -71,6 +72,7 @@ _LAZY = {
     "MediaUsageMixin": "scrapy_rep.crawl.media.pipelines",
     "PageDirectivesMiddleware": "scrapy_rep.crawl.page.spidermiddlewares",
     "PageVerdictMiddleware": "scrapy_rep.crawl.page.downloadermiddlewares",
+    "PaymentRequiredMiddleware": "scrapy_rep.crawl.payment",
     "RepFilesPipeline": "scrapy_rep.crawl.media.pipelines",
     "RepImagesPipeline": "scrapy_rep.crawl.media.pipelines",
     "Recheck": "rep_recheck.command",
@@ -102,6 +104,7 @@ __all__ = [
     "PageDirectivesMiddleware",
     "PageVerdictMiddleware",
     "ParseOptions",
+    "PaymentRequiredMiddleware",
     "Reason",
     "Recheck",
     "Refused",

@@ -238,3 +238,80 @@ def test_a_published_test_key_is_refused_unless_named(tmp_path: Path) -> None:
         assert keys.thumbprint(keys.read_private_key(tmp_path / name, kid).public_key()) == kid
     operator_key(tmp_path / "own.pem")
     keys.read_private_key(tmp_path / "own.pem")  # a key of one's own: read
+
+
+#: The eight Ed25519 points of small order, each as the 32 bytes that encode it (its y,
+#: little-endian, the sign of x in the top bit): the identity, order 2, the two of order
+#: 4 (y = 0, x = ±sqrt(-1)) and the four of order 8 (y = ±Y8) — and non-canonical
+#: encodings of some (y + p, the sign bit of x = 0 set).
+_P = 2**255 - 19
+_Y8 = 2707385501144840649318225287225658788936804267575313519463743609750303402022
+SMALL_ORDER = [
+    *(y.to_bytes(32, "little") for y in (1, _P - 1, 0, _Y8, _P - _Y8)),
+    (0 | 1 << 255).to_bytes(32, "little"),
+    (_Y8 | 1 << 255).to_bytes(32, "little"),
+    ((_P - _Y8) | 1 << 255).to_bytes(32, "little"),
+    (_P + 1).to_bytes(32, "little"),  # y = 1 written as p + 1
+    (1 | 1 << 255).to_bytes(32, "little"),  # the identity with the sign bit set
+]
+
+
+@pytest.mark.parametrize("public", SMALL_ORDER, ids=lambda b: b.hex()[:8] + "-" + b.hex()[-4:])
+def test_a_point_of_small_order_is_no_key(public: bytes, tmp_path: Path) -> None:
+    """A public key of small order verifies a signature anyone makes (with the identity,
+    R = the identity and S = 0 verify over any message): refused in every form, raw, as a
+    JWK and in a JWK Set."""
+    assert keys.degenerate(public)
+    jwk = {"kty": "OKP", "crv": "Ed25519", "x": keys.b64url(public)}
+    for data in (public, json.dumps(jwk).encode(), json.dumps({"keys": [jwk]}).encode()):
+        with pytest.raises(SigningKeyError, match="of small order"):
+            keys.public_key(data, "given")
+    assert not keys.degenerate(operator_key(tmp_path / "k.pem").public_key().public_bytes_raw())
+
+
+def test_every_key_of_a_set_is_read(tmp_path: Path) -> None:
+    """``public_keys``: each Ed25519 key of a JWK Set (the operator's whole set: none of
+    them a witness), or the one of a PEM file; members of other kinds passed over."""
+    one, two = operator_key(tmp_path / "1.pem"), operator_key(tmp_path / "2.pem")
+    document = keys.jwks([one.public_key(), two.public_key()])
+    document["keys"].append({"kty": "RSA", "n": "AQAB", "e": "AQAB"})
+    found = keys.public_keys(json.dumps(document).encode(), "set")
+    assert [keys.raw_public(k) for k in found] == [one.public_key().public_bytes_raw(),
+                                                   two.public_key().public_bytes_raw()]  # fmt: skip
+    pem = one.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    assert [keys.raw_public(k) for k in keys.public_keys(pem, "pem")] == [
+        one.public_key().public_bytes_raw()
+    ]
+
+
+def test_a_witnesss_ml_dsa_44_key_is_read_signs_and_verifies(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ML-DSA-44 private key (PEM PKCS#8) is a witness's key, its public half 1,312
+    bytes, from the private file or the public one; an Ed25519 one is read as before;
+    ML-DSA-44 verified where cryptography can, ``None`` where it cannot; a key whose t1
+    is zero (z = y signs anything) is degenerate."""
+    from cryptography.hazmat.primitives.asymmetric.mldsa import MLDSA44PrivateKey
+
+    key = MLDSA44PrivateKey.generate()
+    (tmp_path / "pq.pem").write_bytes(
+        key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
+    )
+    (tmp_path / "pq.pub").write_bytes(
+        key.public_key().public_bytes(Encoding.PEM, PublicFormat.SubjectPublicKeyInfo)
+    )
+    read = keys.read_witness_key(tmp_path / "pq.pem")
+    public = key.public_key().public_bytes_raw()
+    assert isinstance(read, MLDSA44PrivateKey) and read.public_key().public_bytes_raw() == public
+    assert keys.read_witness_public(tmp_path / "pq.pem") == public
+    assert keys.read_witness_public(tmp_path / "pq.pub") == public
+    ed = operator_key(tmp_path / "ed.pem")
+    assert keys.read_witness_public(tmp_path / "ed.pem") == ed.public_key().public_bytes_raw()
+    signature = read.sign(b"message")
+    assert keys.verify_mldsa44(public, signature, b"message") is True
+    assert keys.verify_mldsa44(public, signature, b"another") is False
+    assert keys.degenerate(public[:32] + bytes(1280)) and not keys.degenerate(public)
+    monkeypatch.setitem(sys.modules, "cryptography.hazmat.primitives.asymmetric.mldsa", None)
+    assert keys.verify_mldsa44(public, signature, b"message") is None
+    with pytest.raises(SigningKeyError):  # read as an Ed25519 key: it is none
+        keys.read_witness_key(tmp_path / "pq.pem")

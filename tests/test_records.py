@@ -29,6 +29,7 @@ from rep_engine.records import (
     REFUSED_BY,
     REFUSED_BY_WORD,
     REPORT_FATES,
+    RESPONSE_FATES,
     SENT_FATES,
     SIGNALLED_AS,
     Action,
@@ -121,6 +122,7 @@ def test_the_report_says_each_rows_phrase() -> None:
     """The closing line's fates, in the order it has always said them, are the rows'."""
     assert REPORT_FATES == (
         "downloaded",
+        "payment required",
         "redirected",
         "forbidden by robots.txt",
         "not fetched for the crawl's purpose",
@@ -169,7 +171,8 @@ def test_every_fate_has_one_row_and_the_sets_of_words_are_the_rows() -> None:
     """A fate's row says how each reader words it; the sets the readers test a word
     against are read from the rows, never listed again (tests/project/test_reasons.py)."""
     assert list(FATE_ROWS) == list(Fate) and list(FILE_FATE_ROWS) == list(FileFate)
-    assert {Fate.FETCHED, Fate.REDIRECTED, Fate.FAILED} == SENT_FATES
+    assert {Fate.FETCHED, Fate.REDIRECTED, Fate.FAILED, Fate.PAYMENT_REQUIRED} == SENT_FATES
+    assert {Fate.FETCHED, Fate.PAYMENT_REQUIRED} == RESPONSE_FATES  # a page pass read it
     assert {Reason.ROBOTSTXT_UNREACHABLE, Reason.TDMREP_UNREACHABLE} == NOT_HAD
     assert {r for r, row in REASONS.items() if row.refuses == {Action.KEEP}} == ITEM_REASONS
     assert {r for r, row in REASONS.items() if row.refuses == {Action.FOLLOW}} == LINK_REASONS
@@ -249,7 +252,7 @@ def test_the_columns_requests_are_counted_in_are_each_fates_colour() -> None:
         "refused": "refused",
         "fetched": "fetched",
         "dropped": "fetched, item dropped",
-        "other": "failed, redirected, unfinished",
+        "other": "failed, redirected, unfinished, payment_required",
     }
     assert {row.colour for row in FATE_ROWS.values()} == set(FATE_COLUMNS) - {DROPPED_COLOUR}
 
@@ -291,3 +294,21 @@ def test_the_end_reasons_are_those_the_runs_write() -> None:
         "finished", "shutdown", "shutdown_forced", "failed", "interrupted",
     ]  # fmt: skip
     assert EndReason.of("closespider_timeout") is None
+
+
+def test_a_page_answered_402_is_said_by_its_own_row_whatever_else_it_is() -> None:
+    """Its fate's words, the price it asked, replayed or not; never ``fetched``'s."""
+    price = {"crawler-price": "USD 0.01"}
+    entry = UrlEntry("http://a.test/p", 1, 402, fate=Fate.PAYMENT_REQUIRED, payment=price)
+    said = describe(entry)
+    assert (said.word, said.state, said.colour, said.phrase) == (
+        "payment_required", "payment_required", "other", "payment required",
+    )  # fmt: skip
+    assert said.said == "payment required (402; crawler-price: USD 0.01): not paid, not retried"
+    assert said.story.startswith("was answered 402 Payment Required")
+    entry.page, entry.payment = {"cached": True}, None
+    replayed = describe(entry)
+    assert replayed.phrase == "payment required" and replayed.row is FATE_ROWS[entry.fate]
+    assert replayed.said == (
+        "payment required (402 replayed from Scrapy's HTTP cache): not paid, not retried"
+    )

@@ -17,6 +17,7 @@ from rep_engine.records import (
     RobotsPart,
     UrlEntry,
     iso_time,
+    response_fate,
 )
 
 SHA = "a" * 64
@@ -304,3 +305,28 @@ def test_times_of_two_seconds_in_turn_are_each_formatted_once(
     said = [records.iso_time(when) for when in (1743508800.25, 1764400000.5) * 50]
     assert said[:2] == ["2025-04-01T12:00:00.250Z", "2025-11-29T07:06:40.500Z"]
     assert said == said[:2] * 50 and formatted == [1743508800, 1764400000]
+
+
+def test_a_page_answered_402_reads_back_with_its_fate_and_price() -> None:
+    """``payment_required`` is a response's fate (``fetched`` stays true on the entry read
+    back, its output counted, ``answered`` kept), its ``payment`` part both ways; a part
+    not of its type (a hand-edited trail) reads as none, its non-string values dropped."""
+    price = {"crawler-price": "USD 0.01"}
+    entry = UrlEntry("http://a.test/p", 1, 402, fate=response_fate(402), payment=price)
+    entry.output, entry.answered = PageOutput(1, 1, True), True
+    record = entry.line("r" * 32, "k", "2026-11-26T10:00:00.000Z")
+    assert (record["fate"], record["payment"], record["answered"]) == (
+        "payment_required", price, True,
+    )  # fmt: skip
+    back = UrlEntry.from_line(json.loads(json.dumps(record)))
+    assert (back.fate, back.fetched, back.payment, back.output, back.answered) == (
+        Fate.PAYMENT_REQUIRED, True, price, entry.output, True,
+    )  # fmt: skip
+    assert list(back.line("r" * 32, "k", record["time"]).items()) == list(record.items())
+    odd_parts = [("USD 1", None), ({"crawler-price": 1}, None), ({}, None),
+                 ({"crawler-price": "USD 1", "x": 2}, {"crawler-price": "USD 1"})]  # fmt: skip
+    for odd, read in odd_parts:
+        assert UrlEntry.from_line({**record, "payment": odd}).payment == read
+    assert [response_fate(status) for status in (200, 402, 404, None)] == [
+        Fate.FETCHED, Fate.PAYMENT_REQUIRED, Fate.FETCHED, Fate.FETCHED,
+    ]  # fmt: skip

@@ -2,7 +2,9 @@
 each request's final records in different trails tied by ``again``, or a re-queue
 after a crash (docs/audit-trail.md); and where runs a trail resumes are among the others.
 Trails of separate crawls given together are told apart by their runs' headers
-(:func:`crawls`): only the trails of one crawl are checked against each other."""
+(:func:`crawls`): only the trails of one crawl are checked against each other. The
+trails of a datatrove pipeline's tasks (the recheck's step) are one run each pipeline
+run (:func:`pipelines`): every task's, once, ended whole."""
 
 from __future__ import annotations
 
@@ -13,8 +15,8 @@ from itertools import combinations
 from pathlib import Path
 from typing import Final
 
-from rep_audit.findings import Finding
-from rep_engine.records import Fate, RunHeader, items, mapping, text
+from rep_audit.findings import ITEM_COUNTS, Finding, TaskRun, Verification
+from rep_engine.records import EndReason, Fate, RunHeader, items, mapping, text
 from rep_engine.trail.read import Trail, TrailError
 
 #: A record's fields that say what a callback of the crawl gave for its page (items kept
@@ -237,4 +239,88 @@ def runs_in(paths: Sequence[Path], wanted: set[str]) -> dict[str, tuple[Path, se
                     found[run][1].add(hashlib.sha256(line.raw).hexdigest())
         except TrailError:
             continue  # not a trail: said when it is verified itself
+    return found
+
+
+def pipelines(
+    results: Sequence[Verification],
+) -> tuple[list[tuple[Path | None, Finding]], list[str]]:
+    """The runs of the tasks of each datatrove pipeline run in the trails verified
+    (``results``: each trail's :attr:`~rep_audit.findings.Verification.tasks`) read as
+    one run (docs/audit-trail.md, "Several tasks"): every task its header's ``tasks``
+    counts has a run in them, in one trail, and the last run of each (a task run again
+    after it failed appends its run) ended ``finished``; a run given twice (a trail
+    copied, or given twice) is reported. Each finding with the trail it is of (``None``:
+    of the pipeline run, a task missing), and one line per pipeline run: its tasks
+    given and its items, counted from each task's last run."""
+    by_pipeline: dict[str, list[tuple[Path, TaskRun]]] = {}
+    for result in results:
+        for task in result.tasks:
+            by_pipeline.setdefault(task.pipeline, []).append((result.path, task))
+    found: list[tuple[Path | None, Finding]] = []
+    said = []
+    for pipeline, runs in by_pipeline.items():
+        tasks = max(task.tasks for _, task in runs)
+        named = f"pipeline run {pipeline[:8]}"
+        by_task: dict[int, list[tuple[Path, TaskRun]]] = {}
+        seen: dict[str, Path] = {}
+        for path, task in runs:
+            if task.run in seen:
+                found.append((path, Finding(task.line, "", f"{named}: run {task.run[:8]} (task "
+                              f"{task.task}) is in {seen[task.run]} too: a task's trail given "
+                              "twice, or copied")))  # fmt: skip
+                continue
+            seen[task.run] = path
+            by_task.setdefault(task.task, []).append((path, task))
+            if task.tasks != tasks:
+                found.append((path, Finding(task.line, "", f"{named}: run {task.run[:8]} says "
+                              f"it has {task.tasks} task(s), another of its tasks {tasks}: "
+                              "they are not one run's")))  # fmt: skip
+        if missing := [number for number in range(tasks) if number not in by_task]:
+            shown = ", ".join(map(str, missing[:20])) + (", …" if len(missing) > 20 else "")
+            found.append((None, Finding(0, "", f"{named} has {tasks} task(s); no trail given "
+                          f"holds a run of {len(missing)} of them (task {shown}): their "
+                          "documents' decisions are missing (give every task's trail, "
+                          "audit verify FOLDER/*.jsonl)")))  # fmt: skip
+        totals = dict.fromkeys(ITEM_COUNTS, 0)
+        for number in sorted(by_task):
+            attempts = by_task[number]
+            found += _task_problems(named, number, attempts)
+            path, last = attempts[-1]
+            if last.ended == EndReason.FINISHED:
+                for name in ITEM_COUNTS:
+                    totals[name] += last.counts.get(name, 0)
+        unreadable = f", {totals['unreadable']:,} unreadable" if totals["unreadable"] else ""
+        said.append(f"{named}{pipeline[8:]}: the trails of {len(by_task):,} of its {tasks:,} "
+                    f"task(s), {totals['items']:,} item(s): {totals['items_kept']:,} kept, "
+                    f"{totals['items_refused']:,} refused, {totals['items_unknown']:,} "
+                    f"unknown{unreadable}")  # fmt: skip
+    return found, said
+
+
+def _task_problems(
+    named: str, number: int, attempts: list[tuple[Path, TaskRun]]
+) -> list[tuple[Path | None, Finding]]:
+    """What is wrong with the runs of one task (``attempts``, in the order read), and the
+    events of it run again: its runs in several trails, its last not ended
+    ``finished``, an earlier one that ended and was run again all the same."""
+    found: list[tuple[Path | None, Finding]] = []
+    path, last = attempts[-1]
+    trails = list(dict.fromkeys(str(where) for where, _ in attempts))
+    if len(trails) > 1:
+        found.append((path, Finding(last.line, "", f"{named}: task {number} has runs in "
+                      f"{len(trails)} trails ({', '.join(trails)}): a task writes one "
+                      "trail")))  # fmt: skip
+    if last.ended != EndReason.FINISHED:
+        how = f"ended {last.ended}" if last.ended else "has no end line"
+        found.append((path, Finding(last.line, "", f"{named}: the last run of task {number} "
+                      f"(run {last.run[:8]}) {how}: the pipeline run is not whole (its "
+                      "task's documents were not all decided)")))  # fmt: skip
+    for where, task in attempts[:-1]:
+        if task.ended == EndReason.FINISHED:
+            found.append((where, Finding(task.line, "", f"{named}: task {number}'s run "
+                          f"{task.run[:8]} ended, and the task was run again (run "
+                          f"{last.run[:8]}, line {last.line}: datatrove runs again a task "
+                          "that failed after this step ended): the later run's items are "
+                          "the task's", event=True)))  # fmt: skip
     return found

@@ -37,13 +37,14 @@ from typing import Any, TextIO
 from rep_audit.bundle import BUNDLE, VERSION
 from rep_audit.cliargs import EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNPROVEN
 from rep_audit.findings import Finding
+from rep_audit.policy import GIVEN, NONE, Policy, PolicyError, given, read_policy, split_view
 from rep_audit.runcontext import steering
 from rep_audit.treeheads import key_file, signature_problem
 from rep_audit.verify import Verifier
-from rep_audit.witness import witness_keys, witnessed
-from rep_engine.keys import holds_private_key, public_key, raw_public
+from rep_audit.witness import verifies, witness_keys, witnessed
+from rep_engine.keys import holds_private_key, public_keys, raw_public
 from rep_engine.records import (
-    Fate,
+    RESPONSE_FATES,
     FateRecord,
     ItemStatus,
     Reason,
@@ -57,7 +58,6 @@ from rep_engine.records import (
 from rep_engine.trail import notes
 from rep_engine.trail.file import SITE_RECORDS, site_of, snapshot_dir
 from rep_engine.trail.merkle import leaf_hash, verify_consistency, verify_inclusion
-from rep_engine.trail.notes import VerifierKey
 from rep_engine.trail.read import Line, Trail, TrailError, json_object
 from rep_engine.trail.terminal import printable
 
@@ -230,7 +230,7 @@ class BundleCheck:
             noted = described.dropped and Reason.of(described.reason) is not Reason.PURPOSE
             if noted and described.why:  # its noindex, unavailable_after (a purpose's: below)
                 said += f" ({described.why})"
-            answered |= described.entry.fate is Fate.FETCHED  # its items decided for each
+            answered |= described.entry.fate in RESPONSE_FATES  # its items decided for each
         else:
             fate = text(record.get("fate") if kind != "item" else record.get("status"))
             said = f"file {fate}" if kind == "file" else f"item {fate} (re-checked)"
@@ -276,21 +276,84 @@ class BundleCheck:
         self.verifier.flush()
 
 
-def _witnessed(
-    check: BundleCheck, witnesses: list[VerifierKey], quorum: int, key: bytes | None, source: str
-) -> None:
-    """The witnesses' cosignatures of ``check``'s bundle, said, and a problem unless
-    ``quorum`` of them cosigned (:func:`rep_audit.witness.witnessed`)."""
-    if not witnesses:
+def _witnessed(check: BundleCheck, policy: Policy | None, key: bytes | None, source: str,
+               split: str) -> None:  # fmt: skip
+    """The witnesses' cosignatures of ``check``'s bundle, said, and a problem unless those
+    that count meet ``policy``'s quorum (:func:`rep_audit.witness.witnessed`); without a
+    policy, or with a quorum that stops no split view (``split``: why), said so."""
+    if policy is not None and (problem := _signed_by_a_log(check.bundle["head"], policy)):
+        check.add(0, "", problem)
+    if policy is None or policy.quorum == NONE:
+        why = "the policy's quorum is none" if policy else "none given (--witness, --policy)"
+        print(f"witnesses: {why}: not checked: a history its operator rewrote and signed "
+              "again is not ruled out", file=check.out)  # fmt: skip
         return
-    kid = check.bundle["head"].get("key")
-    operator = raw_public(public_key(key, source, text(kid) or None)) if key else b""
-    told, counted = witnessed(check.bundle, witnesses, operator, check.latest)
+    operators = [raw_public(k) for k in public_keys(key, source)] if key is not None else []
+    operators += [log.public for log in policy.logs]
+    told, counted, problems = witnessed(check.bundle, policy, operators, check.latest)
     for line in told:
         print(printable(line), file=check.out)
-    if counted < quorum:
-        check.add(0, "", f"{counted} of the {len(witnesses)} witness(es) given cosigned "
-                  f"(quorum {quorum}): this history may be one its operator rewrote")  # fmt: skip
+    for problem in problems:
+        check.add(0, "", problem)
+    if split:
+        print(printable(f"witnesses: {split}: a split view is not ruled out "
+                        "(--allow-split-view)"), file=check.out)  # fmt: skip
+    if not policy.met(counted):
+        check.add(0, "", f"{len(counted)} of the {len(policy.witnesses)} witness(es) given "
+                  f"cosigned, too few for the quorum ({_quorum(policy)}): this history may "
+                  "be one its operator rewrote")  # fmt: skip
+
+
+def _signed_by_a_log(head: dict[str, Any], policy: Policy) -> str:
+    """What is wrong with the head's checkpoint as one of ``policy``'s logs signed it
+    (``""``: a key of its ``log`` lines signed it, and no signature of theirs fails; or it
+    names no log):
+    c2sp.org/tlog-policy, "a checkpoint is considered valid if it is signed by any one of
+    the listed logs"."""
+    if not policy.logs:
+        return ""
+    try:
+        body, signatures = notes.read_note(text(head.get("checkpoint")))
+    except notes.NoteError:
+        return "the policy names its logs, and the tree head has no checkpoint"
+    checked = [verifies(log, s.signature, body) for s in signatures for log in policy.logs
+               if (s.name, s.key_id) == (log.name, log.key_id)]  # fmt: skip
+    if not checked or not all(checked):
+        return ("the tree head's checkpoint is not signed by a log of the policy's (its log "
+                "lines), or holds a signature of one that does not verify")  # fmt: skip
+    return ""
+
+
+def _quorum(policy: Policy) -> str:
+    """The quorum in words: ``2 of 3`` for ``--witness``'s, the policy's by name."""
+    if policy.quorum == GIVEN:
+        threshold, members = policy.groups[GIVEN]
+        return f"{threshold} of {len(members)}"
+    return f"the policy's {policy.quorum!r}"
+
+
+def witness_policy(
+    witness: Sequence[str], quorum: int | None, policy: str | None, allow_split: bool
+) -> tuple[Policy | None, str]:
+    """The witnesses required (``--witness … --quorum N``, or ``--policy FILE``: one of
+    the two), and why their quorum stops no split view (``""``: it does); a quorum that
+    stops none is refused unless ``allow_split`` (``--allow-split-view``) says so.
+    Raises :class:`TrailError` for one that cannot be used."""
+    if policy and (witness or quorum is not None):
+        raise TrailError("give --policy, or --witness (and --quorum), not both")
+    try:
+        found = read_policy(policy) if policy else None
+        if witness or quorum is not None:
+            found = given(witness_keys(list(witness)), quorum)
+    except PolicyError as error:
+        raise TrailError(error) from None
+    split = split_view(found) if found is not None else ""
+    if split and not allow_split:
+        raise TrailError(f"{split}: two sets of them that share no witness can each meet it, "
+                         "so the operator can show each its own history and both pass (a "
+                         "split view; c2sp.org/tlog-cosignature); require a majority, or "
+                         "say --allow-split-view")  # fmt: skip
+    return found, split
 
 
 def _since(bundle: dict[str, Any], old: dict[str, Any]) -> str:
@@ -323,17 +386,16 @@ def _since(bundle: dict[str, Any], old: dict[str, Any]) -> str:
 def check_bundle(
     path: str, out: TextIO, key: str | None = None, since: str | None = None,
     unsigned: bool = False, witness: Sequence[str] = (), quorum: int | None = None,
+    policy: str | None = None, allow_split: bool = False,
 ) -> int:  # fmt: skip
     """``audit check-bundle BUNDLE [--key KEY | --unsigned] [--since OLD] [--witness
-    VKEY…] [--quorum N]``: the exit status. Raises :class:`TrailError` when a file cannot
-    be used."""
+    VKEY… [--quorum N] | --policy FILE] [--allow-split-view]``: the exit status. Raises
+    :class:`TrailError` when a file cannot be used."""
     bundle = load(path)
     head = bundle["head"]
     key_data = key_file(key)
     old = load(since) if since else None
-    witnesses = witness_keys(list(witness))
-    if quorum is not None and not 0 < quorum <= len(witnesses):
-        raise TrailError(f"--quorum {quorum}: give 1 to the {len(witnesses)} --witness given")
+    witnesses, split = witness_policy(witness, quorum, policy, allow_split)
     unchecked = "" if key_data is not None else _unchecked(head, unsigned)
     leaked = key_data is not None and holds_private_key(key_data)
     if leaked:
@@ -358,13 +420,23 @@ def check_bundle(
             check.add(0, "", f"the tree head is dated {text(head.get('time'))}, before the "
                       f"records it covers (the last at {check.latest}): its time was "
                       "rewritten")  # fmt: skip
-        _witnessed(check, witnesses, quorum or len(witnesses), key_data, str(key))
+        _witnessed(check, witnesses, key_data, str(key), split)
     status, verdict = _verdict(check, leaked, bool(unchecked), unsigned)
     steered = f"; {check.steered} run(s) could be steered from outside" if check.steered else ""
     print(printable(f"{path}: {verdict}: {check.records} record(s) of {check.site}, proved "
-                    f"against the tree head of {head.get('time')} over the trail's first "
-                    f"{head['size']} line(s), {signed}{steered}"), file=out)  # fmt: skip
+                    f"against the tree head over the trail's first {head['size']} line(s) "
+                    f"({_dated(head, signed)}), {signed}{steered}"), file=out)  # fmt: skip
     return status
+
+
+def _dated(head: dict[str, Any], signed: str) -> str:
+    """The head's time, and whether a signature covers it: a checkpoint has no time
+    (c2sp.org/tlog-checkpoint; a witness's cosignature carries its own, signed); a head
+    written before checkpoints signed its time with its size and root."""
+    when = text(head.get("time"))
+    if head.get("checkpoint") is None and signed.endswith(", checked with --key"):
+        return f"dated {when}, signed with it"
+    return f"dated {when} by its writer: no signature covers its time"
 
 
 def _verdict(check: BundleCheck, leaked: bool, unchecked: bool, unsigned: bool) -> tuple[int, str]:

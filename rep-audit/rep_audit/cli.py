@@ -6,6 +6,7 @@ workers' trails): each chain verified on its own, the records read together. Eve
 command reads a recheck's ``item`` records too (:mod:`rep_engine.records`). ``audit
 verify`` prints one trail's findings as they are found, or as one JSON object
 (:func:`verify_one`); several workers' trails are verified as one (:func:`verify_several`),
+the trails of a datatrove pipeline's tasks as one run per pipeline run (:func:`tasks_as_one`),
 and the findings of several trails joined into one
 :class:`~rep_audit.findings.Verification` for the HTML report (:func:`join`).
 
@@ -19,13 +20,13 @@ import io
 import json
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import ExitStack, contextmanager
 from functools import partial
 from pathlib import Path
 from typing import TextIO
 
-from rep_audit.across import across
+from rep_audit.across import across, pipelines
 from rep_audit.bundle import build as build_bundle
 from rep_audit.bundlecheck import check_bundle
 from rep_audit.cliargs import (
@@ -118,7 +119,8 @@ def _run(options: argparse.Namespace, out: TextIO) -> int:
             raise TrailError("--key names no file" if not options.key else
                              "give --key or --unsigned, not both")  # fmt: skip
         return check_bundle(options.trail, out, options.key, options.since, options.unsigned,
-                            options.witness, options.quorum)  # fmt: skip
+                            options.witness, options.quorum, options.policy,
+                            options.allow_split)  # fmt: skip
     if options.command in ("witness", "cosign", "vkey"):
         return witnessing(options, out)
     if options.command == "repair":
@@ -301,13 +303,19 @@ def _report(options: argparse.Namespace, out: TextIO) -> int:
         for number, record in shown
     ]
     result = verify(paths[0], also=paths)
+    ones = [result]
     if len(paths) > 1:
+        ones = [verify(path, also=paths) for path in paths]
         result = Verification(paths[0], head=result.head)
-        for path in paths:
-            join(result, path.name, verify(path, also=paths))
+        for path, one in zip(paths, ones, strict=True):
+            join(result, path.name, one)
         _, _, result.notes = across(
             paths, lambda path, finding: add_finding(result, path.name, finding), _workers(options)
         )
+    found, lines = pipelines(ones)
+    for where, finding in found:
+        add_finding(result, where.name if where is not None else "", finding)
+    result.notes += lines
     page = render(Path(", ".join(path.name for path in paths)), summary, rows, result, item_rows)
     try:
         Path(options.html).write_text(page, encoding="utf-8")
@@ -342,16 +350,41 @@ def verify_several(
 
     results = [verify(path, (), partial(said, path), keep=0, also=paths, key=key) for path in paths]
     problems, events, notes = across(paths, said, workers)
-    problems += sum(result.problems for result in results)
-    events += sum(result.event_count for result in results)
+    task_problems, task_events, pipeline_lines = tasks_as_one(
+        results, lambda path, finding: said(path, finding) if path else print(
+            printable(_of_the_run(finding)), file=out)
+    )  # fmt: skip
+    problems += task_problems + sum(result.problems for result in results)
+    events += task_events + sum(result.event_count for result in results)
     verdicts = [
         line
         for path, result in zip(paths, results, strict=True)
         for line in (f"{path}: {result.tree}", _counted(path, result))
     ]
     together = f"{len(paths)} trails as one" if not notes else f"{len(paths)} trails"
-    write_lines([*verdicts, *notes, f"{together}: {_verdict(problems, events)}"], out)
+    write_lines([*verdicts, *notes, *pipeline_lines, f"{together}: {_verdict(problems, events)}"],
+                out)  # fmt: skip
     return EXIT_CLEAN if not problems else EXIT_DIFFERENCES
+
+
+def tasks_as_one(
+    results: Sequence[Verification], say: Callable[[Path | None, Finding], object]
+) -> tuple[int, int, list[str]]:
+    """The runs of a datatrove pipeline's tasks in the trails verified (``results``) read
+    as one run each pipeline run (:func:`~rep_audit.across.pipelines`): each finding
+    handed to ``say`` with its trail (``None``: of the pipeline run, a task missing),
+    their counts of problems and events, and a line per pipeline run (none: no trail
+    holds a task's run)."""
+    found, lines = pipelines(results)
+    for path, finding in found:
+        say(path, finding)
+    events = sum(finding.event for _, finding in found)
+    return len(found) - events, events, lines
+
+
+def _of_the_run(finding: Finding) -> str:
+    """A finding of a pipeline run, not of one of its trails, as printed."""
+    return f"event: {finding.what}" if finding.event else finding.what
 
 
 def verify_one(
@@ -365,7 +398,10 @@ def verify_one(
     if as_json:
         return verify_json(path, out, heads, export, key)
     result = verify(path, heads, lambda finding: print(printable(finding), file=out), 0, (), key)
-    said = []
+    problems, events, said = tasks_as_one([result], lambda path, finding: print(
+        printable(finding if path else _of_the_run(finding)), file=out))  # fmt: skip
+    result.problems += problems
+    result.event_count += events
     if export is not None:
         differences = check_export(
             path, export, lambda url, what: print(printable(Finding(0, url, what)), file=out)
@@ -418,19 +454,26 @@ def verify_json(
         out.write(separator + json.dumps(item))
 
     result = verify(path, heads, sink, 0, (), key)
+    problems, events, pipeline_lines = tasks_as_one([result], lambda _, finding: (
+        result.events.append(finding) if finding.event else sink(finding)))  # fmt: skip
+    result.problems += problems
+    result.event_count += events
     if export is not None:
         result.problems += check_export(path, export, lambda u, w: sink(Finding(0, u, w)))
     start()
     names = ("clean", "problems", "lines", "runs", "records", "snapshots", "head", "tree")
     tail: dict[str, object] = {name: getattr(result, name) for name in names}
     tail["events"] = [{"line": e.line, "what": e.what} for e in result.events]
+    if pipeline_lines:
+        tail["pipelines"] = pipeline_lines
     out.write(f"], {json.dumps(tail)[1:]}\n")
     return EXIT_CLEAN if result.clean else EXIT_DIFFERENCES
 
 
 def add_finding(result: Verification, name: str, finding: Finding) -> None:
     """Count ``finding`` of the trail ``name`` in ``result``."""
-    finding = Finding(finding.line, finding.url, f"{name}: {finding.what}", finding.event)
+    what = f"{name}: {finding.what}" if name else finding.what
+    finding = Finding(finding.line, finding.url, what, finding.event)
     if finding.event:
         result.event_count += 1
         result.events.append(finding)

@@ -30,7 +30,9 @@ _EXIT_MEANINGS: Final[Mapping[int | str, str]] = {
     EXIT_UNUSABLE: "unusable input: a missing file, not a trail, a wrong argument; repair: "
     "a trail a crawl is writing (locked), damaged otherwise than by a cut at its end, or "
     "that cannot be written (the file is left as it was); bundle: no record of the site up "
-    "to the tree head (the trail's sites close to it named)",
+    "to the tree head (the trail's sites close to it named); check-bundle: a quorum of "
+    "witnesses that stops no split view; witness: its state locked by another request for "
+    "too long (nothing cosigned)",
     EXIT_UNPROVEN: "check-bundle: nothing found wrong, but nothing proven: the tree head was "
     "not checked against the operator's key (no --key, an unsigned head, or a --key that "
     "holds a private key), or the bundle holds no record of the site (--unsigned asks for a "
@@ -71,9 +73,9 @@ SYNOPSES: Final = {
     "repair": "TRAIL",
     "export": "TRAIL [--run RUN]",
     "bundle": "TRAIL --site ORIGIN [--out FILE] [--at LINE] [--cosigned FILE]",
-    "check-bundle": "BUNDLE [--key KEY | --unsigned] [--witness VKEY...]",
-    "witness": "REQUEST --key KEY --name NAME --state DIR --log VKEY",
-    "cosign": "TRAIL --witness COMMAND... --out FILE [--at LINE]",
+    "check-bundle": "BUNDLE [--key KEY] [--witness VKEY... | --policy FILE]",
+    "witness": "REQUEST --key KEY --name NAME --state DIR --log VKEY...",
+    "cosign": "TRAIL --witness VKEY COMMAND... --out FILE [--at LINE]",
     "vkey": "KEY --name NAME [--witness]",
 }
 
@@ -121,7 +123,8 @@ _FILES: Final[dict[str, dict[str, Any]]] = {
     "witness": {"metavar": "REQUEST", "help": "an add-checkpoint request (c2sp.org/tlog-"
                 "witness: 'old SIZE', the consistency proof, a blank line, the checkpoint); "
                 "-: standard input"},
-    "vkey": {"metavar": "KEY", "help": "an Ed25519 key (its public half is used)"},
+    "vkey": {"metavar": "KEY", "help": "an Ed25519 key, or a witness's ML-DSA-44 key (its "
+             "public half is used)"},
 }  # fmt: skip
 _AT: Final[dict[str, Any]] = {
     "metavar": "LINE",
@@ -171,24 +174,37 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
         ("--witness", {"metavar": "VKEY", "action": "append", "default": [],
                        "help": "a witness you trust, by its verifier key (or a file holding "
                        "it): its cosignature of a checkpoint the bundle's proofs lead to is "
-                       "required (repeatable)"}),
+                       "required (repeatable; one vote a key)"}),
         ("--quorum", {"metavar": "N", "type": int, "help": "how many of the witnesses must "
-                      "have cosigned (default: all given)"}),
+                      "have cosigned (default: all given; half of them or fewer stops no "
+                      "split view: refused without --allow-split-view)"}),
+        ("--policy", {"metavar": "FILE", "help": "the witnesses required, as a "
+                      "c2sp.org/tlog-policy file (log, witness, group and quorum lines), "
+                      "instead of --witness and --quorum"}),
+        ("--allow-split-view", {"action": "store_true", "dest": "allow_split",
+                                "help": "accept a quorum that two sets of witnesses sharing "
+                                "none can each meet (a majority of them stops a split view; "
+                                "this does not)"}),
     ),
     "witness": (
-        ("--key", {"metavar": "KEY", "required": True, "help": "the witness's Ed25519 "
-                   "private key (its own, never a log operator's)"}),
+        ("--key", {"metavar": "KEY", "required": True, "help": "the witness's private key, "
+                   "ML-DSA-44 (its cosignatures of type 0x06, as tlog-witness advises) or "
+                   "Ed25519 (0x04): its own, never a log operator's"}),
         ("--name", {"metavar": "NAME", "required": True, "help": "the witness's name "
                     "(a schema-less URL: witness.example/w1)"}),
         ("--state", {"metavar": "DIR", "required": True, "help": "the folder where the "
                      "witness keeps the last checkpoint it cosigned of each log"}),
         ("--log", {"metavar": "VKEY", "action": "append", "required": True, "help": "a log "
-                   "it cosigns: its verifier key, named after its origin (audit vkey)"}),
+                   "it cosigns: its verifier key, named after its origin (audit vkey); "
+                   "several for one origin: a checkpoint signed by any of them (a key "
+                   "rotated)"}),
     ),
     "cosign": (
-        ("--witness", {"metavar": "COMMAND", "action": "append", "required": True,
-                       "help": "the command that asks a witness: the request on its "
-                       "standard input, its cosignature on its output (repeatable)"}),
+        ("--witness", {"metavar": ("VKEY", "COMMAND"), "nargs": 2, "action": "append",
+                       "required": True, "help": "a witness: its verifier key (or a file "
+                       "holding it), with which its answer is checked, and the command that "
+                       "asks it: the request on its standard input, its cosignature on its "
+                       "output (repeatable)"}),
         ("--out", {"metavar": "FILE", "required": True,
                    "help": "the checkpoint with the cosignatures gathered"}),
         ("--at", _AT),
@@ -197,7 +213,8 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
         ("--name", {"metavar": "NAME", "required": True, "help": "the key's name: the "
                     "log's origin (verify names it), or the witness's name"}),
         ("--witness", {"action": "store_true", "help": "a witness's key, for its "
-                       "cosignatures (type 0x04; default: a log's, 0x01)"}),
+                       "cosignatures (type 0x04 of an Ed25519 key, 0x06 of an ML-DSA-44 "
+                       "key; default: a log's, 0x01)"}),
     ),
     "show": (("url", {"metavar": "URL", "help": "the URL (or request id)"}),),
     "list": (

@@ -1,13 +1,14 @@
-"""What ``audit verify`` finds (:class:`Finding`), its result (:class:`Verification`), and
-the collector that counts them, keeps the first ones and streams each to the caller's
-``sink`` (:class:`Findings`) (pure)."""
+"""What ``audit verify`` finds (:class:`Finding`), its result (:class:`Verification`), the
+runs of a datatrove pipeline's tasks it read (:class:`TaskRun`), and the collector that
+counts the findings, keeps the first ones and streams each to the caller's ``sink``
+(:class:`Findings`) (pure)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 #: Findings kept in :attr:`Verification.findings` (all are counted and streamed).
 KEEP_FINDINGS: Final = 1000
@@ -28,6 +29,46 @@ class Finding:
         where = f"line {self.line}" if self.line else "file"
         where += ": event" if self.event else ""
         return f"{where}: {self.url}: {self.what}" if self.url else f"{where}: {self.what}"
+
+
+#: The counts of a task's ``end`` line that a pipeline run's are the sums of.
+ITEM_COUNTS: Final = ("items", "items_kept", "items_refused", "items_unknown", "unreadable")
+
+
+@dataclass
+class TaskRun:
+    """A run of one task of a datatrove pipeline run (the recheck's step: its header's
+    ``recheck.pipeline``, docs/audit-trail.md, "Several tasks"), as verify read it."""
+
+    #: The pipeline run's id, this task's number (its rank) and how many tasks it has.
+    pipeline: str
+    task: int
+    tasks: int
+    #: Its run's id, and the line of its ``run`` line.
+    run: str
+    line: int
+    #: Its ``end`` line's ``reason`` (``""``: it has none).
+    ended: str = ""
+    #: Its ``end`` line's counts of items (:data:`ITEM_COUNTS`).
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, run: str, line: int, said: Any) -> TaskRun | None:
+        """The task a run header's ``recheck.pipeline`` (``said``) names (``None``: it
+        names none, being no object of a 32-hex-digit ``id``, a ``task`` of 0 or more
+        and ``tasks`` above it)."""
+        if not isinstance(said, dict):
+            return None
+        pipeline, task, tasks = said.get("id"), said.get("task"), said.get("tasks")
+        if (
+            not isinstance(pipeline, str)
+            or len(pipeline) != 32
+            or pipeline.strip("0123456789abcdef")
+        ):
+            return None
+        if type(task) is not int or type(tasks) is not int or not 0 <= task < tasks:
+            return None
+        return cls(pipeline, task, tasks, run, line)
 
 
 @dataclass
@@ -54,6 +95,9 @@ class Verification:
     #: How several trails were read (as separate crawls, each checked on its own:
     #: :func:`rep_audit.across.crawls`), for the reader.
     notes: list[str] = field(default_factory=list)
+    #: The runs of a datatrove pipeline's tasks the trail holds, in file order (read as
+    #: one run with the other tasks': :func:`rep_audit.across.pipelines`).
+    tasks: list[TaskRun] = field(default_factory=list)
 
     @property
     def clean(self) -> bool:

@@ -40,7 +40,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from rep_audit.pages import _fields, moment_of, names_differences, read_for, recorded_signals
-from rep_audit.rederive import Rederiver, written_tdm
+from rep_audit.rederive import Rederiver, why_differences, written_tdm
 from rep_audit.runcontext import RunContext, held_to
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.procedure import cut_before_limit
@@ -58,10 +58,11 @@ from rep_engine.records import (
     named_origin,
     text,
 )
+from rep_engine.trail.lines import is_payment_part
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
 from rep_engine.verdict.decide import LICENSE, TDM, Allowed, Refused
 from rep_engine.verdict.page import PageFacts, PageStatements, decide_page
-from rep_engine.verdict.policy import NOTHING_BEFORE, Before
+from rep_engine.verdict.policy import NOTHING_BEFORE, TDM_PURPOSES, Before
 
 #: The ``why`` of an item unknown because its page could not be fetched again.
 PAGE_NOT_FETCHED: Final = "page not fetched again"
@@ -151,10 +152,7 @@ def _refusal_differences(item: ItemRecord, rederiver: Rederiver) -> list[str]:
     if derived and by != derived:
         return [f"recorded refused by {by}, but its snapshots refuse it by {derived}: "
                 f"{verdict.message}"]  # fmt: skip
-    if item.why != verdict.message:
-        return [f"recorded refused with why {item.why!r}, but its snapshots say "
-                f"{verdict.message!r}"]  # fmt: skip
-    return []
+    return why_differences(item.why, verdict, rederiver.quotes)
 
 
 def _unknown_differences(item: ItemRecord, rederiver: Rederiver, run: RunContext) -> list[str]:
@@ -162,6 +160,9 @@ def _unknown_differences(item: ItemRecord, rederiver: Rederiver, run: RunContext
     against when no robots.txt snapshot was had); one whose page was not fetched again
     only in a run that fetched pages (``--pages``), and without what its page said."""
     page_not_fetched = item.why.startswith(PAGE_NOT_FETCHED)
+    if "payment" in item.record and any(p in TDM_PURPOSES for p in run.purposes):
+        return ["recorded unknown, but its page answered 402 Payment Required, which refuses "
+                "it for an AI purpose of its run (a price never paid grants nothing)"]  # fmt: skip
     if page_not_fetched:
         if not run.recheck_pages:
             return ["recorded unknown as its page was not fetched again, but its run "
@@ -242,7 +243,10 @@ def document_url(name: str, origin: str) -> str:
 def _page_differences(
     item: ItemRecord, run: RunContext, before: Before | None, status: ItemStatus
 ) -> list[str]:
-    """The record held against its page's verdict, when it keeps what the page said."""
+    """The record held against its page's verdict, when it keeps what the page said (or
+    the price it asked: :func:`_payment_differences`)."""
+    if "payment" in item.record:
+        return _payment_differences(item, run, status)
     part, rules, by = item.record.get("page"), run.page.rules, item.refused_by
     if not isinstance(part, dict) or "omitted" in part or rules is None:
         if by == RefusedBy.PAGE:
@@ -267,3 +271,23 @@ def _page_differences(
                 f"recorded refused by its page for {reason}, the page gives {refusal.reason}"
             )
     return found
+
+
+def _payment_differences(item: ItemRecord, run: RunContext, status: ItemStatus) -> list[str]:
+    """An item whose page answered 402 Payment Required (its ``payment`` part): for an AI
+    purpose of its run, refused by its page for that purpose (a price never paid grants
+    nothing), never kept (docs/recheck.md, 'A page that answers 402')."""
+    part, ai = item.record["payment"], [p for p in run.purposes if p in TDM_PURPOSES]
+    if not is_payment_part(part):
+        return [f"payment {part!r} is not as the recheck writes it (what a 402 said of its "
+                "price: crawler-price or crawler-error, each a string, cut)"]  # fmt: skip
+    if status is ItemStatus.KEPT:
+        return ["recorded kept, but its page answered 402 Payment Required: a price never "
+                "paid grants nothing"]  # fmt: skip
+    if not ai:
+        return ["recorded refused by its page answered 402 Payment Required, but its run "
+                "has no AI purpose (unknown: what the page says is not known)"]  # fmt: skip
+    if Reason.of(item.item_reason) is not Reason.PURPOSE:
+        return [f"recorded refused by its page for {item.item_reason or 'nothing'}, but its "
+                f"page answered 402 Payment Required: refused for {ai[0]}"]  # fmt: skip
+    return []

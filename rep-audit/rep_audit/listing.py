@@ -37,6 +37,7 @@ from rep_engine.records import (
     ITEM_REASONS,
     ITEM_STATUSES,
     REFUSED_BY,
+    RESPONSE_FATES,
     Described,
     Fate,
     FateRecord,
@@ -174,7 +175,7 @@ def _records(path: str) -> Iterator[tuple[int, FateRecord | ItemRecord, Describe
             waiting.append((line.number, summary.item))
         elif record is not None:
             waiting.append((line.number, record))
-            if record.fate is Fate.FETCHED and record.entry.output is None:
+            if record.fate in RESPONSE_FATES and record.entry.output is None:
                 pending.add((record.run, record.entry.url))
         elif line.type == "file" and line.record is not None:
             run = text(line.record.get("run"))  # its download: the redirects' last target

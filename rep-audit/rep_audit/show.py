@@ -47,6 +47,7 @@ from rep_engine.records import (
     items,
     mapping,
     named_origin,
+    payment_said,
     text,
 )
 from rep_engine.trail.read import Line, Trail
@@ -540,6 +541,7 @@ def record_lines(
         _run_line(record.run or None, run),
         f"  request id {record.id or None}",
         *(sent if sent_at else []),
+        *_payment(record.entry.payment),
         *_robots(
             robots,
             (robots.addressed if robots else "") or named_origin(record.record, url),
@@ -555,6 +557,12 @@ def record_lines(
     differences = rederiver.differences(record, RunContext.of(run))
     had = robots is not None and bool(robots.sha256)
     return lines + _rederived(differences, had, "robots.txt snapshot", "read")
+
+
+def _payment(payment: dict[str, str] | None) -> list[str]:
+    """What a 402 answer said of its price (docs/audit-trail.md, ``payment``)."""
+    said = payment_said(payment)
+    return [f"  the site asked a price for the crawl, never paid: {said}"] if said else []
 
 
 def purposes_of(run: dict[str, Any]) -> tuple[str, ...]:
@@ -612,13 +620,19 @@ def item_lines(item: ItemRecord, run: dict[str, Any], rederiver: Rederiver) -> l
     return lines + _rederived(differences, bool(item.snapshots), "snapshot", "had")
 
 
+#: The WARCs a recheck read that :func:`_rechecked` names, at most; the others counted.
+_WARCS_NAMED: Final = 5
+
+
 def _rechecked(run: dict[str, Any]) -> str:
-    """What a recheck's run re-checked: the dataset, and where the documents came from."""
+    """What a recheck's run re-checked: the dataset, and where the documents came from
+    (its header's ``documents``: ``fetched``, a WARC, or the list of the WARCs read)."""
     about = run.get("recheck")
     if not isinstance(about, dict):
         return ""
-    documents = text(about.get("documents"))
-    source = (
-        f"documents from {documents}" if documents not in ("", DOCUMENTS_FETCHED) else "fetched"
-    )
+    documents = about.get("documents")
+    warcs = [text(name) for name in items(documents) if text(name)] or [text(documents)]
+    more = len(warcs) - _WARCS_NAMED
+    named = ", ".join(warcs[:_WARCS_NAMED]) + (f" and {more:,} more" if more > 0 else "")
+    source = f"documents from {named}" if named not in ("", DOCUMENTS_FETCHED) else "fetched"
     return f", re-checking {text(about.get('dataset')) or '?'} ({source})"

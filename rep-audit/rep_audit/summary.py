@@ -30,6 +30,7 @@ from rep_engine.records import (
     FILE_FATE_ROWS,
     ITEM_STATUSES,
     NOT_DOWNLOADED,
+    RESPONSE_FATES,
     EndReason,
     Fate,
     FateRecord,
@@ -317,7 +318,7 @@ class Summary:
         self.by_said.setdefault(said, Tally()).add(record)
         if described.row in NOT_DOWNLOADED:
             self.not_downloaded[described.phrase] += 1
-        if record.fate is Fate.FETCHED and record.entry.output is None:
+        if record.fate in RESPONSE_FATES and record.entry.output is None:
             self._downloads[(record.run, record.entry.url)] = said
 
     def top_refusing(self) -> list[tuple[str, Tally]]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -33,13 +34,16 @@ from rep_engine.trail.file import (
     HeadOptions,
     TrailFileError,
     check_writable,
+    first_line,
+    last_line,
+    origin_of_trail,
     same_file,
     signed_message,
     site_of,
     snapshot_dir,
 )
 from rep_engine.trail.merkle import Frontier, leaf_hash
-from rep_engine.trail.read import Line, TrailError
+from rep_engine.trail.read import Line, Trail, TrailError, json_object
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
@@ -81,7 +85,52 @@ def head_options(config: RepConfig, trail: Path | None = None) -> HeadOptions:
                 f"REP_AUDIT_HEAD_FILE: {file} is the trail or in its snapshot folder: keep "
                 "the heads where the trail's keeper cannot rewrite them with it"
             )
+        if trail is not None and key is not None:
+            _one_writer(file, trail, origin or _default_origin(trail, key))
     return HeadOptions(sign, key, file, public, origin)
+
+
+def _default_origin(trail: Path, key: str) -> str:
+    """The origin the heads of ``trail`` get without ``REP_AUDIT_LOG_ORIGIN`` (``""``: a
+    trail not written yet, whose first line, and so its origin, will be its own)."""
+    try:
+        first = first_line(trail) if trail.is_file() else None
+    except (OSError, TrailFileError):
+        first = None  # not a trail: said by the trail's own checks
+    return origin_of_trail(key, hashlib.sha256(first).hexdigest()) if first else ""
+
+
+def _one_writer(file: Path, trail: Path, origin: str) -> None:
+    """One log, one writer: raise :class:`RepSettingError` when the head file holds a head
+    of the log ``origin`` that ``trail`` does not hold (another trail's, or this one's
+    before it was replaced), whose history the trail's next head would not extend: the
+    key would sign two checkpoints of one log that no consistency proof joins
+    (c2sp.org/tlog-checkpoint: "A log MUST not sign any checkpoint which is inconsistent
+    with any checkpoint it previously signed"). The head file's latest head of the log is
+    held to the trail's last line, and only when it is not that, to each of its heads."""
+    if not origin or not file.is_file():
+        return
+    with file.open(encoding="utf-8", errors="replace") as lines:  # a line a run
+        entries = [e for e in map(json_object, map(str.encode, lines)) if e is not None]
+    entries = [entry for entry in entries if _origin(entry) == origin]
+    if not entries:
+        return
+    latest = max(reversed(entries), key=lambda entry: whole(entry.get("size")) or 0)
+    held = _tree_of(latest)
+    last = json_object(last_line(trail) or b"") if trail.is_file() else None
+    if last is not None and _tree_of(last) == held:
+        return
+    if trail.is_file() and any(
+        line.type == "head" and _tree_of(line.record or {}) == held for line in Trail(trail).lines()
+    ):
+        return
+    raise RepSettingError(
+        f"REP_AUDIT_LOG_ORIGIN: the log {origin} is already {latest.get('trail')}'s: "
+        f"REP_AUDIT_HEAD_FILE {file} holds its head of {latest.get('time')} over "
+        f"{latest.get('size')} line(s), which {trail} does not hold: a second trail of one "
+        "log makes the key sign two histories of it (c2sp.org/tlog-checkpoint); name "
+        "another origin for this trail"
+    )
 
 
 def key_file(path: str | None) -> bytes | None:
@@ -122,6 +171,11 @@ def head_file_entries(path: str, trail: Path) -> list[dict[str, Any]]:
     return entries
 
 
+def _tree_of(head: dict[str, Any]) -> tuple[Any, Any]:
+    """The size and root of a head."""
+    return head.get("size"), head.get("root")
+
+
 def _origin(head: dict[str, Any]) -> str:
     """The origin of a head's checkpoint (``""``: none)."""
     note = text(head.get("checkpoint"))
@@ -131,13 +185,16 @@ def _origin(head: dict[str, Any]) -> str:
 def signature_problem(head: dict[str, Any], key: bytes | None, source: str) -> tuple[str, str]:
     """What is wrong with a tree head's signature checked with the public key ``key`` (the
     bytes of the file ``source``: PEM, a JWK, or a JWK Set holding the head's key id), or
-    ``""``; and how it stands, in words (unsigned, not checked without a key, checked)."""
+    ``""``; and how it stands, in words (unsigned, not checked without a key, checked).
+    A head's checkpoint is held to its size and root with a key or without."""
     kid, signature, note = head.get("key"), head.get("signature"), head.get("checkpoint")
     if kid is None and signature is None and note is None:
         return "", "unsigned"
     failed = "its signature does not verify"
     if not isinstance(kid, str) or not isinstance(signature if note is None else note, str):
         return "the tree head's key or signature is not text", failed
+    if note is not None and (problem := checkpoint_problem(head, None)[0]):
+        return problem, failed
     if key is None:
         return "", f"signed by key {kid}, not checked: give --key (the operator's key)"
     try:
@@ -163,18 +220,25 @@ def signature_problem(head: dict[str, Any], key: bytes | None, source: str) -> t
     return "", f"signed by key {kid}, checked with --key"
 
 
-def checkpoint_problem(head: dict[str, Any], public: Ed25519PublicKey) -> tuple[str, str]:
+def checkpoint_problem(head: dict[str, Any], public: Ed25519PublicKey | None) -> tuple[str, str]:
     """What is wrong with a head's ``checkpoint`` (a C2SP checkpoint of its size and root,
-    signed by ``public`` under its origin: :mod:`rep_engine.trail.notes`), or ``""``; and
-    its origin."""
+    with no extension line, signed under its origin: by ``public`` when given, every
+    signature of that key verifying: :mod:`rep_engine.trail.notes`), or ``""``; and its
+    origin."""
     try:
         body, signatures = notes.read_note(text(head.get("checkpoint")))
-        origin, size, root = notes.read_checkpoint(body)
+        origin, size, root, extensions = notes.read_checkpoint(body)
     except notes.NoteError as error:
         return f"the tree head's checkpoint is not one: {error}", ""
-    if (size, root.hex()) != (head.get("size"), head.get("root")):
+    if (size, root.hex(), extensions) != (head.get("size"), head.get("root"), ""):
         return (f"the tree head's checkpoint is of {size} line(s) and root {root.hex()[:16]}…"
-                ", not the head's size and root"), origin  # fmt: skip
+                f"{', with extension lines' if extensions else ''}, not the head's size and "
+                "root: it is another head's"), origin  # fmt: skip
+    if public is None:
+        if not any(s.name == origin for s in signatures):
+            return (f"the tree head's checkpoint has no signature named after its log, "
+                    f"{origin}"), origin  # fmt: skip
+        return "", origin
     wanted = notes.key_id(origin, notes.ED25519, keys.raw_public(public))
     found = [s for s in signatures if (s.name, s.key_id) == (origin, wanted)]
     if not found or not all(keys.verify(public, s.signature, body.encode()) for s in found):

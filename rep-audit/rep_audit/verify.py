@@ -12,7 +12,10 @@
    run and the runs that resume it, named by their ``resumes``) has one final record
    per request id, and a run that resumes another (``JOBDIR``) finds it before it in
    this trail, or in another one given with it, ending in the line its header names
-   (``resumes_head``). These run-level checks are :class:`RunChecks`'s.
+   (``resumes_head``). These run-level checks are :class:`RunChecks`'s. A run of a
+   datatrove pipeline's task (its header's ``recheck.pipeline``) is kept for the check
+   of the pipeline run as one (:func:`rep_audit.across.pipelines`); one left without
+   its end line whose task was run again later in the trail is an event.
 3. Every snapshot a ``snapshot`` line announces is present and its bytes hash to its name
    (no snapshot folder at all, a trail copied without it: one finding for the file).
 4. Every decision is re-derived from its snapshots with today's engine
@@ -20,11 +23,12 @@
 5. The tree heads and the sites' chains (:class:`rep_audit.treeheads.TreeChecks`): each
    head's size, root, frontier and signature (``key``: the operator's public key), each
    record's ``site_prev`` and each ``site`` line; and the heads of a head file given.
-6. What a record says of its page's output is as the crawl writes it
-   (:func:`output_problems`), and the items its page pass let through add up to its run's
-   end line's ``items_passed`` (:func:`passed_problems`): no record says more (a later
-   component drops only items the page pass let through); the items the errbacks of its
-   failed and refused requests yielded, to its ``errback_items``.
+6. What a record says of its page's output, and of a 402 answer's price, is as the
+   crawl writes it (:func:`output_problems`, :func:`payment_problems`), and the items
+   its page pass let through add up to its run's end line's ``items_passed``
+   (:func:`passed_problems`): no record says more (a later component drops only items
+   the page pass let through); the items the errbacks of its failed and refused
+   requests yielded, to its ``errback_items``.
 7. When a record's request was sent is held to what bounds it (:func:`sent_after_expiry`,
    :func:`when_sent`): its ``sent_at`` against its ``expires`` and the end of the
    override it went past, its crawl's start and its record's ``time``; its ``expires``
@@ -46,13 +50,15 @@ from pathlib import Path
 from typing import Any, Final
 
 from rep_audit.across import runs_in
-from rep_audit.findings import KEEP_FINDINGS, Finding, Findings, Verification
+from rep_audit.findings import ITEM_COUNTS, KEEP_FINDINGS, Finding, Findings, TaskRun, Verification
 from rep_audit.items import ItemOrder, item_differences
 from rep_audit.rederive import Rederiver
-from rep_audit.runcontext import RunContext, fold_setting
+from rep_audit.runcontext import RunContext, agents_problem, fold_setting
 from rep_audit.treeheads import TreeChecks, head_file_entries, key_file
 from rep_engine.records import (
     FATES,
+    PAYMENT_REQUIRED_STATUS,
+    RESPONSE_FATES,
     SENT_FATES,
     EndReason,
     Fate,
@@ -65,7 +71,12 @@ from rep_engine.records import (
     whole,
 )
 from rep_engine.trail.file import being_written
-from rep_engine.trail.lines import SITE_SETTINGS
+from rep_engine.trail.lines import (
+    PAYMENT_FIELDS,
+    PAYMENT_VALUE_KEPT,
+    SITE_SETTINGS,
+    is_payment_part,
+)
 from rep_engine.trail.read import TYPES, Line, Trail, is_sha256, unknown_schema
 from rep_engine.urls.origins import origin_of
 from rep_engine.verdict.decide import Override
@@ -241,6 +252,8 @@ class RunState:
     #: (:func:`rep_audit.runcontext.fold_setting`), and how many of each its header says.
     header: dict[str, Any] = field(default_factory=dict)
     entries: dict[str, int] = field(default_factory=dict)
+    #: The task of a datatrove pipeline run it is (``None``: it is none).
+    task: TaskRun | None = None
 
 
 @dataclass(frozen=True)
@@ -274,6 +287,9 @@ class RunChecks(Findings):
         #: The line read last: its type and its run (``None``: a repair line, or no
         #: trail line), what a repair line is checked against.
         self.previous: tuple[str, RunState | None] = ("", None)
+        #: The runs of a pipeline's tasks a repair ended, with what is said of them once
+        #: the trail is read (whether the task was run again after).
+        self.cut_tasks: list[tuple[RunState, str]] = []
 
     def run_of(self, line: Line) -> RunState | None:
         """The run whose record ``line`` is, to be checked (``None``: none, or a line of
@@ -325,8 +341,11 @@ class RunChecks(Findings):
         entries = {name: said[name] for name in SITE_SETTINGS if type(said.get(name)) is int}
         self.runs[run_id] = RunState(context, number, story, last=number, first_start=first_start,
                                      header=record, entries=entries)  # fmt: skip
+        self._task(number, record, run_id)
         self.crawls[run_id] = story
         if problem := context.page.problem(context.purposes):
+            self.add(number, "", f"run {run_id[:8]}: {problem}")
+        if problem := agents_problem(record):
             self.add(number, "", f"run {run_id[:8]}: {problem}")
         if resumes:
             resume = _Resume(number, run_id, resumes, text(record.get("resumes_trail")),
@@ -341,6 +360,32 @@ class RunChecks(Findings):
         if profile != self.runs[run_id].context.profile:
             self.add(number, "", f"run {run_id[:8]}: unknown profile {profile!r}: its "
                      "decisions are re-derived with the google profile")  # fmt: skip
+
+    def _task(self, number: int, record: dict[str, Any], run_id: str) -> None:
+        """The task of a pipeline run the run line ``record`` names (its ``recheck``'s
+        ``pipeline``), kept for the check of the pipeline run as one; one it names
+        wrong is reported."""
+        said = mapping(record.get("recheck")).get("pipeline")
+        if said is None:
+            return
+        task = TaskRun.of(run_id, number, said)
+        if task is None:
+            self.add(number, "", f"run {run_id[:8]}: its header's recheck.pipeline {said!r} "
+                     "names no task of a pipeline run (an id of 32 hex digits, a task of 0 "
+                     "or more, fewer than its tasks)")  # fmt: skip
+            return
+        self.runs[run_id].task = task
+        self.result.tasks.append(task)
+
+    def _run_again(self, run: RunState) -> RunState | None:
+        """The run of ``run``'s pipeline task started after it in this trail (``None``:
+        none, or ``run`` is no task's)."""
+        task = run.task
+        if task is None:
+            return None
+        return next((other for other in self.runs.values() if other.task is not None
+                     and other.start > run.start and other.task.pipeline == task.pipeline
+                     and other.task.task == task.task), None)  # fmt: skip
 
     def _resumed_here(self, resume: _Resume, resumed: RunState) -> None:
         """``resume`` names a run read before it in this trail: that run paused (its end
@@ -382,10 +427,14 @@ class RunChecks(Findings):
                      f"the trail has {_ids(found) or 'none'} open there")  # fmt: skip
         for run in cut:
             run.ended, run.end, run.cut = True, number, number
-            self.add(run.start, "", f"run {run.context.run[:8]} has no end line: it was "
-                     f"open when the repair at line {number} dropped a cut line (the crawl "
-                     "was killed, or lines were cut from the trail's end before the "
-                     f"repair): nothing of it after line {run.last} is in the trail")  # fmt: skip
+            what = (f"run {run.context.run[:8]} has no end line: it was open when the repair "
+                    f"at line {number} dropped a cut line (the crawl was killed, or lines "
+                    "were cut from the trail's end before the repair): nothing of it after "
+                    f"line {run.last} is in the trail")  # fmt: skip
+            if run.task is not None:  # said once the trail is read: was it run again?
+                self.cut_tasks.append((run, what))
+            else:
+                self.add(run.start, "", what)
 
     def _repair_place(self, number: int) -> None:
         """A repair comes right after a line of the run left open whose cut line it
@@ -416,13 +465,23 @@ class RunChecks(Findings):
                      "not fetched are unknown); not a whole recheck", event=True)  # fmt: skip
         elif reason is EndReason.FAILED:
             counted = whole(mapping(record.get("counts")).get("items")) or 0
+            outputs = (
+                "(its --out, --removed and --report were not written)"
+                if run.task is None
+                else f"(task {run.task.task} of pipeline run {run.task.pipeline[:8]})"
+            )
             self.add(number, "", f"run {run.context.run[:8]} failed: "
                      f"{text(record.get('error')) or 'no error said'}: it stopped with "
                      f"{counted:,} item(s) decided, the others not; not a whole recheck "
-                     "(its --out, --removed and --report were not written)",
-                     event=True)  # fmt: skip
+                     f"{outputs}", event=True)  # fmt: skip
         run.end_hash = hashlib.sha256(line.raw).hexdigest()
         counts = mapping(record.get("counts"))
+        if run.task is not None:
+            run.task.ended = text(record.get("reason")) or repr(record.get("reason"))
+            # the items its records hold, by status (a pipeline run counts them); the
+            # unreadable ones, which have none, as its end line counts them
+            run.task.counts = {name: run.counts[name] for name in ITEM_COUNTS}
+            run.task.counts["unreadable"] = whole(counts.get("unreadable")) or 0
         for name, said in run.entries.items():
             if said != run.counts[f"setting {name}"]:
                 self.add(number, "", f"run {run.context.run[:8]}: its header counts {said} "
@@ -441,14 +500,20 @@ class RunChecks(Findings):
         unended = [run for run in self.runs.values() if not run.ended]
         writing = bool(unended) and unended[-1] is list(self.runs.values())[-1]
         writing = writing and being_written(self.result.path)
-        for run in unended:
+        said = [(run, f"run {run.context.run[:8]} has no end line: the crawl was killed, or "
+                 "the trail was cut after it") for run in unended]  # fmt: skip
+        for run, what in sorted([*said, *self.cut_tasks], key=lambda each: each[0].start):
+            again = self._run_again(run)
             if writing and run is unended[-1]:  # the run of the crawl that holds the lock
                 self.add(run.start, "", f"run {run.context.run[:8]} has no end line yet: a "
                          "crawl is writing the trail now (it holds its lock); verify it "
                          "again once that crawl has closed")  # fmt: skip
+            elif again is not None and run.task is not None:
+                self.add(run.start, "", f"{what}; its task ({run.task.task} of pipeline run "
+                         f"{run.task.pipeline[:8]}) was run again after it (run "
+                         f"{again.context.run[:8]}, line {again.start})", event=True)  # fmt: skip
             else:
-                self.add(run.start, "", f"run {run.context.run[:8]} has no end line: the crawl "
-                         "was killed, or the trail was cut after it")  # fmt: skip
+                self.add(run.start, "", what)
         self._resumed_elsewhere()
 
     def _resumed_elsewhere(self) -> None:
@@ -517,7 +582,7 @@ def count_passed(number: int, read: FateRecord, run: RunState) -> None:
     if read.fate in (Fate.FAILED, Fate.REFUSED):
         run.errback += output.kept if output is not None else 0
         return
-    if read.fate is not Fate.FETCHED:
+    if read.fate not in RESPONSE_FATES:
         return
     counts = [record.get("items_kept", 0), record.get("items_not_kept", 0)]
     if any(type(value) is not int or value < 0 for value in counts):
@@ -570,7 +635,7 @@ def output_problems(read: FateRecord) -> list[str]:
     said already), but the ``items_kept`` of a failed or refused one (its errback's items, no
     page's) and its ``items_dropped`` 0."""
     found, record, fate = [], read.record, read.fate
-    if fate is not None and fate is not Fate.FETCHED:
+    if fate is not None and fate not in RESPONSE_FATES:
         errback = ERRBACK_COUNTS if fate in (Fate.FAILED, Fate.REFUSED) else {}
         for name in (*OUTPUT_COUNTS, *OUTPUT_WORDS):
             if name in record and not (name in errback and errback[name](record[name])):
@@ -582,6 +647,32 @@ def output_problems(read: FateRecord) -> list[str]:
         value = record.get(name, 0)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             found.append(f"{name} {value!r} is not a count (a whole number, 0 or more)")
+    return found
+
+
+def payment_problems(read: FateRecord) -> list[str]:
+    """What a ``url`` record says of a 402 answer, as written, that the crawl never writes:
+    a ``payment_required`` record of another status, a ``payment`` part on another fate's
+    record, or one that is no object of the two fields' words each cut at
+    :data:`~rep_engine.trail.lines.PAYMENT_VALUE_KEPT` characters
+    (:func:`~rep_engine.trail.lines.payment_part`)."""
+    record, fate = read.record, read.fate
+    found = []
+    status = record.get("status")
+    if fate is Fate.PAYMENT_REQUIRED and (
+        type(status) is not int or status != PAYMENT_REQUIRED_STATUS
+    ):
+        found.append(f"a {fate} record whose status is {status!r}: only a 402 answer is")
+    if "payment" not in record:
+        return found
+    part = record["payment"]
+    if fate is not Fate.PAYMENT_REQUIRED:
+        found.append(f"a {read.written} record says payment {part!r}: only a 402 answer's "
+                     f"record ({Fate.PAYMENT_REQUIRED}) says what it asked")  # fmt: skip
+    elif not is_payment_part(part):
+        found.append(f"payment {part!r} is not as the crawl writes it: "
+                     f"{' or '.join(PAYMENT_FIELDS)}, each a string of at most "
+                     f"{PAYMENT_VALUE_KEPT} characters (and … when cut)")  # fmt: skip
     return found
 
 
@@ -671,6 +762,7 @@ class Verifier(RunChecks):
         count_passed(number, read, run)
         self._add_all(number, url, [
             *output_problems(read),
+            *payment_problems(read),
             *self._folder(self.rederiver.differences(read, context)),
             *sent_after_expiry(record, context.overrides),
             *when_sent(record, run.first_start, context.overrides, context.longest_use),
@@ -682,6 +774,7 @@ class Verifier(RunChecks):
         """A recheck's stored item (``item``), decided again from its snapshots."""
         self.result.records += 1
         run.counts["items"] += 1
+        run.counts[f"items_{item.status}"] += 1
         differences = item_differences(item, run.context, self.rederiver)
         if misplaced := self.item_order.place(run.context, item):
             differences.append(misplaced)

@@ -13,7 +13,11 @@ We never make or ship a key: the operator makes one (docs/keys.md). Pure: ``cryp
 (the optional extra ``signing``; Scrapy installs it anyway) is imported by the functions
 that need it, and its absence is a :class:`SigningKeyError` saying how to install it.
 Every problem with a key, or a file that should hold one, is a :class:`SigningKeyError`
-naming the file (or what was read) and what is wrong; nothing else is raised.
+naming the file (or what was read) and what is wrong; nothing else is raised. A public
+key of small order is none (anyone can sign for it: :func:`degenerate`). A witness's key
+may be ML-DSA-44 too (FIPS 204; c2sp.org/tlog-cosignature v1.1.0), read, signed and
+verified where the installed ``cryptography`` can (:func:`read_witness_key`,
+:func:`verify_mldsa44`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ if TYPE_CHECKING:
         Ed25519PrivateKey,
         Ed25519PublicKey,
     )
+    from cryptography.hazmat.primitives.asymmetric.mldsa import MLDSA44PrivateKey
 
 #: A key file is a few hundred bytes; a larger file is no key (a wrong path: a log, a
 #: device), refused before it is read whole.
@@ -37,6 +42,8 @@ MAX_KEY_FILE_BYTES: Final = 64 * 1024
 #: The length of an Ed25519 key, public or private, and of a signature (RFC 8032 §5.1.5-6).
 KEY_BYTES: Final = 32
 SIGNATURE_BYTES: Final = 64
+#: The length of an ML-DSA-44 public key (FIPS 204, Table 2).
+MLDSA44_KEY_BYTES: Final = 1312
 INSTALL: Final = "pip install cryptography"
 #: Ed25519 keys whose private half is published, by thumbprint: signatures made with one
 #: prove nothing (draft-ietf-webbotauth-httpsig-protocol-01 §6.8: "MUST NOT be used in
@@ -45,6 +52,27 @@ TEST_KEYS: Final = {
     "poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U": "RFC 9421 Appendix B.1.4's test key",
     "kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k": "RFC 8037 Appendix A.1's example key",
 }
+
+
+#: The field of Ed25519 (RFC 8032 §5.1: p = 2^255 - 19) and the y-coordinates of its eight
+#: points of small order: the identity (1), order 2 (p - 1), order 4 (0) and order 8
+#: (±Y8) (Chalkias, Garillot, Nikolaenko, "Taming the many EdDSAs", 2020, §3). A public
+#: key at one of them verifies a signature that anyone can make.
+_P: Final = 2**255 - 19
+_Y8: Final = 2707385501144840649318225287225658788936804267575313519463743609750303402022
+SMALL_ORDER_Y: Final = frozenset({0, 1, _P - 1, _Y8, _P - _Y8})
+
+
+def degenerate(public: bytes) -> bool:
+    """Whether anyone can sign for the public key ``public``: 32 bytes of an Ed25519 key
+    that encode a point of small order (its y-coordinate, the encoding less its sign bit,
+    taken mod p: an encoding of y at or above p is another form of the same point); the
+    1,312 bytes of an ML-DSA-44 key whose t1 (all but its first 32 bytes, FIPS 204
+    Algorithm 22) is zero, for which z = y signs any message (Algorithm 8 then checks
+    w = Ay, whose high bits the signer knows)."""
+    if len(public) == KEY_BYTES:
+        return int.from_bytes(public, "little") % (1 << 255) % _P in SMALL_ORDER_Y
+    return len(public) == MLDSA44_KEY_BYTES and not any(public[32:])
 
 
 class SigningKeyError(ValueError):
@@ -167,15 +195,14 @@ def public_key(data: bytes, source: str, kid: str | None = None) -> Ed25519Publi
 
     text = data.strip()
     if len(data) == KEY_BYTES:
-        return ed25519.Ed25519PublicKey.from_public_bytes(data)
+        return _public(data, source)
     if text.startswith(b"{"):
         document = _json(data, source)
         if isinstance(document.get("keys"), list):
             return _from_set(document["keys"], source, kid)
         if "x" not in _jwk(document, source):
             return private_key(data, source).public_key()
-        x = b64url_bytes(document["x"], source, "x")
-        return ed25519.Ed25519PublicKey.from_public_bytes(x)
+        return _public(b64url_bytes(document["x"], source, "x"), source)
     if text.startswith(b"-----BEGIN ") and not text.startswith(b"-----BEGIN PUBLIC KEY-----"):
         return private_key(data, source).public_key()
     load, given = serialization.load_der_public_key, data
@@ -189,7 +216,33 @@ def public_key(data: bytes, source: str, kid: str | None = None) -> Ed25519Publi
         raise SigningKeyError(f"{source}: {_NOT_A_PUBLIC_KEY} ({_first(error)})") from None
     if not isinstance(key, ed25519.Ed25519PublicKey):
         raise SigningKeyError(f"{source}: holds {_kind(key)} key, not an Ed25519 one")
-    return key
+    return _public(raw_public(key), source)
+
+
+def public_keys(data: bytes, source: str) -> list[Ed25519PublicKey]:
+    """Every Ed25519 public key ``data`` holds: each of a JWK Set's (RFC 7517 §5), or
+    the one :func:`public_key` reads."""
+    text = data.strip()
+    document = _json(data, source) if text.startswith(b"{") else {}
+    members = document.get("keys")
+    if not isinstance(members, list):
+        return [public_key(data, source)]
+    return [
+        _public(b64url_bytes(m.get("x"), f"{source} (key {index})", "x"), source)
+        for index, m in enumerate(members)
+        if isinstance(m, dict) and (m.get("kty"), m.get("crv")) == ("OKP", "Ed25519")
+    ]
+
+
+def _public(raw: bytes, source: str) -> Ed25519PublicKey:
+    """The Ed25519 public key of the 32 bytes ``raw``, unless it is :func:`degenerate`."""
+    _require()
+    from cryptography.hazmat.primitives.asymmetric import ed25519
+
+    if degenerate(raw):
+        raise SigningKeyError(f"{source}: an Ed25519 key of small order, for which anyone "
+                              "can make a signature that verifies: not a key")  # fmt: skip
+    return ed25519.Ed25519PublicKey.from_public_bytes(raw)
 
 
 def holds_private_key(data: bytes) -> bool:
@@ -211,18 +264,13 @@ def _from_set(keys: list[Any], source: str, kid: str | None) -> Ed25519PublicKey
     """The key of a JWK Set named by ``kid`` (its ``kid`` member, or its thumbprint);
     without ``kid``, its one Ed25519 key. Members that are no Ed25519 key are passed over,
     as RFC 7517 §5 says a reader ignores keys it cannot use."""
-    _require()
-    from cryptography.hazmat.primitives.asymmetric import ed25519
-
     found = []
     for index, member in enumerate(keys):
         if not (isinstance(member, dict) and member.get("kty") == "OKP"):
             continue
         if member.get("crv") != "Ed25519":
             continue
-        key = ed25519.Ed25519PublicKey.from_public_bytes(
-            b64url_bytes(member.get("x"), f"{source} (key {index})", "x")
-        )
+        key = _public(b64url_bytes(member.get("x"), f"{source} (key {index})", "x"), source)
         if kid is None or kid in (member.get("kid"), thumbprint(key)):
             found.append(key)
     if len(found) == 1:
@@ -319,5 +367,70 @@ def verify(key: Ed25519PublicKey, signature: bytes, data: bytes) -> bool:
     try:
         key.verify(signature, data)
     except InvalidSignature:
+        return False
+    return True
+
+
+def read_witness_key(path: str | Path) -> Ed25519PrivateKey | MLDSA44PrivateKey:
+    """A witness's private key in the file at ``path``: an ML-DSA-44 key (PEM PKCS#8, RFC
+    9881; c2sp.org/tlog-witness: witnesses SHOULD use ML-DSA-44 cosignatures), or an
+    Ed25519 key as :func:`read_private_key` reads one."""
+    data = read_key_file(path)
+    try:
+        from cryptography.hazmat.primitives.asymmetric.mldsa import MLDSA44PrivateKey
+    except ImportError:  # a cryptography without ML-DSA reads Ed25519 keys alone
+        return read_private_key(path)
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives.serialization import load_pem_private_key
+
+    try:
+        key = load_pem_private_key(data, password=None)
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        key = None  # read_private_key says what is wrong with it
+    if isinstance(key, MLDSA44PrivateKey):
+        return key
+    return read_private_key(path)
+
+
+def read_witness_public(path: str | Path) -> bytes:
+    """The raw public key of a witness's key file: an ML-DSA-44 key, private or public
+    (PEM), or an Ed25519 key as :func:`read_public_key` reads one."""
+    data = read_key_file(path)
+    try:
+        from cryptography.hazmat.primitives.asymmetric import mldsa
+    except ImportError:
+        return raw_public(read_public_key(path))
+    from cryptography.exceptions import UnsupportedAlgorithm
+    from cryptography.hazmat.primitives import serialization
+
+    key: Any
+    try:
+        key = serialization.load_pem_private_key(data, password=None).public_key()
+    except (ValueError, TypeError, UnsupportedAlgorithm):
+        try:
+            key = serialization.load_pem_public_key(data)
+        except (ValueError, UnsupportedAlgorithm):
+            key = None
+    if isinstance(key, mldsa.MLDSA44PublicKey):
+        return bytes(key.public_bytes_raw())
+    return raw_public(read_public_key(path))
+
+
+def verify_mldsa44(public: bytes, signature: bytes, data: bytes) -> bool | None:
+    """Whether ``signature`` is the ML-DSA-44 key ``public``'s over ``data`` (FIPS 204,
+    its empty context); ``None`` where the installed ``cryptography`` cannot tell (too old,
+    or its OpenSSL without ML-DSA)."""
+    try:
+        from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
+        from cryptography.hazmat.primitives.asymmetric.mldsa import MLDSA44PublicKey
+    except ImportError:
+        return None
+    try:
+        MLDSA44PublicKey.from_public_bytes(public).verify(signature, data)
+    except InvalidSignature:
+        return False
+    except UnsupportedAlgorithm:
+        return None
+    except ValueError:  # not a key of 1,312 bytes
         return False
     return True

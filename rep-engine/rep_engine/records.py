@@ -177,6 +177,21 @@ class Fate(Word):
     REDIRECTED = "redirected"
     #: The crawl ended first.
     UNFINISHED = "unfinished"
+    #: Its response came with HTTP 402 Payment Required: the site asks a price for the
+    #: crawl (pay per crawl), which scrapy_rep never pays; never retried nor followed
+    #: (``payment``: the ``crawler-price`` or ``crawler-error`` the site said).
+    PAYMENT_REQUIRED = "payment_required"
+
+
+#: The status a site asks a price for the crawl with (RFC 9110 §15.5.3, "reserved for
+#: future use"; Cloudflare's pay per crawl answers AI crawlers with it).
+PAYMENT_REQUIRED_STATUS: Final = 402
+
+
+def response_fate(status: int | None) -> Fate:
+    """The fate of a request whose response came with ``status``: its own for a 402 (the
+    site asks a price, never paid), else ``fetched``."""
+    return Fate.PAYMENT_REQUIRED if status == PAYMENT_REQUIRED_STATUS else Fate.FETCHED
 
 
 #: A ``failed`` request that was tried: what the readers say of it (its record's ``why``
@@ -197,16 +212,25 @@ class FateRow:
     colour: str = "other"
     #: Its request was sent: robots.txt allowed it (``audit verify`` holds it to that).
     sent: bool = False
+    #: Its response came and the page pass read it: its record says what the page said
+    #: and counts its output.
+    responded: bool = False
 
 
 #: Every fate, in the order of :class:`Fate`.
 FATE_ROWS: Final[Mapping[Fate, FateRow]] = MappingProxyType(
     {
-        Fate.FETCHED: FateRow("was fetched", "downloaded", "fetched", sent=True),
+        Fate.FETCHED: FateRow("was fetched", "downloaded", "fetched", sent=True, responded=True),
         Fate.REFUSED: FateRow("was refused", colour="refused"),
         Fate.FAILED: FateRow(f"failed: {NO_RESPONSE}", "no response", sent=True),
         Fate.REDIRECTED: FateRow("was redirected", "redirected", sent=True),
         Fate.UNFINISHED: FateRow("was left unfinished when the crawl ended", "unfinished"),
+        Fate.PAYMENT_REQUIRED: FateRow(
+            "was answered 402 Payment Required: a price asked for the crawl, never paid",
+            "payment required",
+            sent=True,
+            responded=True,
+        ),
     }
 )
 #: What the end-of-crawl report calls the requests of each fate no reason names (its
@@ -219,6 +243,8 @@ FATE_PHRASES: Final[Mapping[Fate, str]] = MappingProxyType(
 FATES: Final[tuple[str, ...]] = tuple(map(str, Fate))
 #: The fates of a request that was sent for: robots.txt allowed it.
 SENT_FATES: Final = frozenset(fate for fate, row in FATE_ROWS.items() if row.sent)
+#: The fates of a request whose response came and whose page the page pass read.
+RESPONSE_FATES: Final = frozenset(fate for fate, row in FATE_ROWS.items() if row.responded)
 #: A ``failed`` record with a status: its response came, and a downloader middleware's
 #: ``process_response`` dropped it (docs/audit-trail.md, ``failed``).
 RESPONSE_DROPPED: Final = FateRow(
@@ -246,7 +272,9 @@ REPLAYED: Final = FateRow(
 NOT_DOWNLOADED: Final = (ANSWERED, REPLAYED)
 #: The fates whose record counts items: a fetched page's output, and the items the errback
 #: of a download failed or refused yielded (``items_kept``).
-_WITH_OUTPUT: Final = frozenset((Fate.FETCHED, Fate.FAILED, Fate.REFUSED))
+_WITH_OUTPUT: Final = RESPONSE_FATES | {Fate.FAILED, Fate.REFUSED}
+#: The fates of a record that may say ``answered``: a response that came, or a redirect.
+_ANSWERABLE: Final = RESPONSE_FATES | {Fate.REDIRECTED}
 #: A record whose fate is no word of :class:`Fate` (a hand-edited trail), as ``audit show``
 #: says it (the word as written).
 UNKNOWN_FATE: Final = "has the unknown fate {!r}"
@@ -492,6 +520,7 @@ ITEM_NOT_HAD: Final = frozenset(
 #: The closing line's fates of requests, in its order (the rest after them).
 REPORT_FATES: Final[tuple[str, ...]] = (
     FATE_PHRASES[Fate.FETCHED],
+    FATE_PHRASES[Fate.PAYMENT_REQUIRED],
     FATE_PHRASES[Fate.REDIRECTED],
     *dict.fromkeys(
         row.report for row in REASONS.values() if row.fate is Fate.REFUSED and row.report
@@ -877,6 +906,10 @@ class UrlEntry:
     #: ``page`` part (what it said), as written (:mod:`rep_engine.trail.lines`).
     usage: dict[str, Any] | None = None
     page: dict[str, Any] | None = None
+    #: What a 402 answer said of its price, by field (``crawler-price``,
+    #: ``crawler-error``), each cut as :func:`rep_engine.trail.lines.payment_part` cuts it
+    #: (``None``: it said neither, or no 402 came).
+    payment: dict[str, str] | None = None
     #: What became of the file it downloaded for a media pipeline (its ``file`` record,
     #: read beside it): never written in its line.
     file: FileOutcome | None = None
@@ -926,6 +959,8 @@ class UrlEntry:
             record["usage"] = self.usage
         if self.page is not None:
             record["page"] = self.page
+        if self.payment:
+            record["payment"] = self.payment
         # its history, and the document versions that decided it
         if self.unscheduled:  # downloaded without the scheduler: no dupefilter let it through
             record["unscheduled"] = True
@@ -957,8 +992,8 @@ class UrlEntry:
         record's run, id, time)`` is the record again, without ``prev``. A value not of its
         type is read as a missing one: never raises."""
         get = record.get
-        robots, sent_at, expires, usage, page = (
-            get(name) for name in ("robots", "sent_at", "expires", "usage", "page")
+        robots, sent_at, expires, usage, page, payment = (
+            get(name) for name in ("robots", "sent_at", "expires", "usage", "page", "payment")
         )
         fate = Fate.of(get("fate"))
         tdm = tdm if isinstance(tdm := get("tdmrep"), str) else None
@@ -970,7 +1005,7 @@ class UrlEntry:
             whole(get("held")) or 0,
             RobotsPart.from_part(robots) if isinstance(robots, Mapping) else None,
             tdm,
-            fate is Fate.FETCHED,
+            fate in RESPONSE_FATES,
             {text(k): text(v) for k, v in mapping(get("rsl")).items()} or None,
             text(get("again")),
             text(get("sent")) or None,
@@ -985,9 +1020,10 @@ class UrlEntry:
             PageOutput.from_part(record) if fate in _WITH_OUTPUT else None,
             usage if isinstance(usage, dict) else None,
             page if isinstance(page, dict) else None,
-            answered=(
-                answered := get("answered") is True and fate in (Fate.FETCHED, Fate.REDIRECTED)
-            ),
+            {k: v for k, v in payment.items() if isinstance(v, str)} or None
+            if isinstance(payment, dict)
+            else None,
+            answered=(answered := get("answered") is True and fate in _ANSWERABLE),
             answered_at=_seconds(get("answered_at")) if answered else None,
         )
 
@@ -1240,6 +1276,8 @@ def _said(entry: UrlEntry, filed: FileFateRow | None) -> tuple[str, str]:
         head, rest = "replayed from Scrapy's HTTP cache, not downloaded", f" ({status})"
     elif fate is Fate.FETCHED:
         head, rest = f"downloaded{_WITHOUT if entry.unscheduled else ''}", f" ({status})"
+    elif fate is Fate.PAYMENT_REQUIRED:
+        head, rest = FATE_ROWS[fate].report, f" ({_payment_said(entry)}): not paid, not retried"
     elif fate is Fate.REDIRECTED:
         head, rest = "redirected", f"{f' ({status})' if status is not None else ''} to {entry.to}"
     elif fate is Fate.FAILED and status is not None:
@@ -1264,6 +1302,19 @@ _WITHOUT: Final = " without the scheduler"
 _GIVEN_UP: Final = "dropped when robots.txt was given up on (see its origin above)"
 #: A response a downloader middleware before scrapy_rep's made itself (:data:`ANSWERED`).
 _ANSWERED: Final = "answered by a downloader middleware, not downloaded: no verdict reached it"
+
+
+def payment_said(payment: Mapping[str, str] | None) -> str:
+    """What a 402 answer said of its price (``crawler-price: USD 0.01``; ``""``: nothing)."""
+    return "; ".join(f"{name}: {value}" for name, value in (payment or {}).items())
+
+
+def _payment_said(entry: UrlEntry) -> str:
+    """A 402 answer, as the report says it: its status, whether Scrapy's HTTP cache
+    replayed it, what it said of its price."""
+    said = [f"{entry.status}" + (" replayed from Scrapy's HTTP cache" if entry.replayed else "")]
+    price = payment_said(entry.payment)
+    return "; ".join([*said, price] if price else said)
 
 
 def _robots_said(robots: RobotsPart | None) -> str:

@@ -2,9 +2,9 @@
 collection"): which of its items a site has since said no to, by which signal, line and
 document (pure).
 
-- :mod:`~rep_recheck.datasets`: the items of a dataset (JSON Lines, CSV, Parquet,
-  an audit trail or its export), read streaming, and the dataset's own format written
-  back for the items kept and those removed;
+- :mod:`~rep_recheck.datasets`: the items of a dataset (JSON Lines, CSV, each compressed
+  whole too, Parquet, an audit trail or its export), read streaming, and the dataset's
+  own format written back for the items kept and those removed;
 - :mod:`~rep_recheck.documents`: one origin's documents as known now (fetched, or
   captured in a WARC file: :mod:`~rep_recheck.warc`), with their evidence;
 - :mod:`~rep_recheck.rechecker`: each item decided by the crawl's own decisions

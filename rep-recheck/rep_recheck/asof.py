@@ -20,6 +20,7 @@ import argparse
 import bisect
 import math
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import datetime, timezone
 from itertools import chain
@@ -33,6 +34,7 @@ from rep_recheck.captures import (
     Capture,
     alike,
     capture_time,
+    no_capture,
     of_one_date,
     present,
     responses,
@@ -46,6 +48,13 @@ from rep_recheck.rechecker import Rechecker
 THEN_MEMO: Final = 4_096
 #: A plain number at or above this is an epoch in milliseconds, not seconds.
 _MILLISECONDS: Final = 1e11
+#: How far after an item's date its origin's first robots.txt capture may come and still
+#: be counted among the items that ``--then-tolerance`` would give a ``then`` (a crawl
+#: fetches a host's robots.txt once in a while, Common Crawl once a day: its capture can
+#: come hours after the pages it let through).
+NEAR_MISS: Final = 86_400.0
+#: ``--then-tolerance``'s units.
+_UNITS: Final = {"s": 1, "m": 60, "h": 3_600, "d": 86_400}
 
 
 class DateError(ValueError):
@@ -84,6 +93,18 @@ def item_date(value: Any) -> float | None:
     return number / 1000 if abs(number) >= _MILLISECONDS else number
 
 
+def parse_tolerance(text: str) -> float:
+    """``--then-tolerance``'s DURATION as seconds: a number of seconds, or of minutes,
+    hours or days with ``m``, ``h`` or ``d`` after it (``90m``, ``6h``, ``1d``). Raises
+    :class:`ValueError`."""
+    text = text.strip().lower()
+    unit = _UNITS.get(text[-1:], 0) if text else 0
+    number = float(text[:-1] if unit else text)  # ValueError: not a number
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"not a duration: {text!r}")
+    return number * (unit or 1)
+
+
 def no_capture_before(when: float) -> str:
     """An item's ``then`` when no capture precedes its date: said, never made up."""
     return f"no capture before {capture_time(when)}"
@@ -104,6 +125,8 @@ class Timeline:
         #: Every capture in memory by its record ID, with its URL, made when a revisit
         #: first names one (a :class:`CaptureFile` looks them up).
         self._ids: dict[str, tuple[str, Capture]] | None = None
+        #: What is said of each WARC read that held no capture (:func:`read`).
+        self.captureless: list[str] = []
 
     @classmethod
     def of(cls, captured: Iterable[tuple[str, Capture]], held: int = PARSED_ORIGINS) -> Timeline:
@@ -112,10 +135,23 @@ class Timeline:
 
     @classmethod
     def read(cls, paths: Iterable[str | Path], held: int = PARSED_ORIGINS) -> Timeline:
-        """The captures of the WARCs at ``paths``. Raises
-        :class:`~rep_recheck.captures.WarcError`."""
-        return cls.of(((url, capture) for path in paths for url, capture in responses(path)),
-                      held)  # fmt: skip
+        """The captures of the WARCs at ``paths`` (:attr:`captureless`: what is said of
+        each that held none). Raises :class:`~rep_recheck.captures.WarcError`."""
+        captureless: list[str] = []
+
+        def captured() -> Iterator[tuple[str, Capture]]:
+            for path in paths:
+                kinds: Counter[str] = Counter()
+                count = 0
+                for found in responses(path, kinds):
+                    count += 1
+                    yield found
+                if not count:
+                    captureless.append(no_capture(path, kinds))
+
+        timeline = cls.of(captured(), held)
+        timeline.captureless = captureless
+        return timeline
 
     def at(self, when: float = math.inf) -> AsOf:
         """The captures as they stood at ``when`` (the newest of each URL at or before
@@ -273,20 +309,48 @@ class Then:
     :meth:`~Timeline.crawl_end`; one per crawl, remembered)."""
 
     def __init__(
-        self, timeline: Timeline, dated: Callable[[AsOf], Rechecker], until: float = math.inf
+        self,
+        timeline: Timeline,
+        dated: Callable[[AsOf], Rechecker],
+        until: float = math.inf,
+        tolerance: float = 0.0,
     ) -> None:
-        """``until``: ``--as-of`` (no capture after it is looked at)."""
+        """``until``: ``--as-of`` (no capture after it is looked at); ``tolerance``:
+        ``--then-tolerance``, how long after an item's date a capture is still its
+        crawl's."""
         self.timeline = timeline
         self.dated = dated
         self.until = until
+        self.tolerance = tolerance
         self._recheckers: dict[float, Rechecker] = {}
         #: Items whose date could not be read (their ``then`` is ``unknown``).
         self.undated = 0
+        #: Items dated before their origin's first capture, and those of them whose first
+        #: capture came at most :data:`NEAR_MISS` after their date (plus the tolerance).
+        self.before_first = self.near_first = 0
 
     def undated_line(self, column: str) -> str:
         """What the run says of the items whose date could not be read."""
-        return (f"{self.undated:,} item(s) refused now with no date to read in --date-column "
+        return (f"{self.undated:,} item(s) with no date to read in --date-column "
                 f"{column!r}: their `then` is unknown")  # fmt: skip
+
+    def near_line(self) -> str | None:
+        """What the run says of the items dated before their origin's first capture
+        (``None``: none), and of the tolerance that would give them a ``then`` when
+        their first capture came within a day of their date."""
+        if not self.before_first:
+            return None
+        within = f"{self.tolerance:,.0f} s + " if self.tolerance else ""
+        line = (f"{self.before_first:,} item(s) dated before the first capture of their "
+                "origin's robots.txt have no `then` (\"no capture before DATE\": the capture "
+                "at or before each item's date decides it)")  # fmt: skip
+        if self.near_first:
+            line += (f"; for {self.near_first:,} of them it came at most {within}a day "
+                     "after their date: a crawl's own robots.txt capture can come hours "
+                     "after the pages it fetched, and --then-tolerance DURATION (e.g. 1d) "
+                     "reads a capture up to DURATION after an item's date as its "
+                     "crawl's")  # fmt: skip
+        return line
 
     def forget(self) -> None:
         """The deciders of each crawl let go (each holds its origins' parsed documents):
@@ -295,8 +359,9 @@ class Then:
 
     def of(self, url: str, date: Any, by_date: bool) -> str:
         """``url``'s status then: as of the capture of its origin's robots.txt nearest
-        at or before ``date`` (``by_date``: the items are dated, ``--date-column``),
-        else its oldest capture; :func:`no_capture_before` when none precedes the date;
+        at or before ``date`` (``by_date``: the items are dated, ``--date-column``; at or
+        before ``date`` plus :attr:`tolerance` with ``--then-tolerance``), else its
+        oldest capture; :func:`no_capture_before` when none precedes the date;
         ``unknown`` when the date cannot be read or the origin was never captured."""
         origin = origin_of(url)
         if origin is None:
@@ -307,11 +372,18 @@ class Then:
             if when is None:
                 self.undated += 1
                 return str(ItemStatus.UNKNOWN)
-            captured = self.timeline.before(robots, min(when, self.until))
+            bound = min(when + self.tolerance, self.until)
+            captured = self.timeline.before(robots, bound)
             if captured is None:
-                if self.timeline.oldest(robots) is None:
+                first = self.timeline.oldest(robots)
+                if first is None:
                     return str(ItemStatus.UNKNOWN)
-                return no_capture_before(when)
+                if bound == self.until < when + self.tolerance:  # --as-of came first
+                    return f"{no_capture_before(bound)} (--as-of)"
+                self.before_first += 1
+                if first <= min(bound + NEAR_MISS, self.until):
+                    self.near_first += 1
+                return no_capture_before(bound)
         else:
             captured = self.timeline.oldest(robots)
             if captured is None:
@@ -337,12 +409,15 @@ class Dated:
         as_of: str | None,
         by_date: bool,
         held: int = PARSED_ORIGINS,
+        tolerance: str | None = None,
     ) -> None:
         self.warcs = [str(path) for path in warcs]
         self.timeline = Timeline.read(self.warcs, held)
         #: ``--as-of`` (POSIX seconds; ``inf``: none given, the newest captures).
         self.as_of = parse_as_of(as_of) if as_of is not None else math.inf
         self.by_date = by_date
+        #: ``--then-tolerance`` (seconds).
+        self.tolerance = parse_tolerance(tolerance) if tolerance is not None else 0.0
 
     def now(self) -> AsOf:
         """The captures the items are decided with now."""
@@ -353,7 +428,7 @@ class Dated:
         nothing older to say it)."""
         if not (self.by_date or len(self.warcs) > 1 or self.timeline.dated()):
             return None
-        return Then(self.timeline, dated, self.as_of)
+        return Then(self.timeline, dated, self.as_of, self.tolerance)
 
     @property
     def source(self) -> str:
@@ -374,14 +449,32 @@ def add_dated_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--date-column", metavar="COLUMN", help="with --documents: each "
                         "item's date (ISO or epoch); `then` is what the capture nearest "
                         "before it said (default: the oldest capture)")  # fmt: skip
+    parser.add_argument("--then-tolerance", metavar="DURATION", help="with --date-column: "
+                        "a capture up to DURATION after an item's date (90m, 6h, 1d) is "
+                        "still read for its `then`")  # fmt: skip
 
 
 def check_dated(
-    warcs: Sequence[str] | None, as_of: str | None, column: str | None, fetch_missing: bool
+    warcs: Sequence[str] | None,
+    as_of: str | None,
+    column: str | None,
+    fetch_missing: bool,
+    tolerance: str | None = None,
 ) -> None:
-    """``--as-of`` and ``--date-column`` date captures: refused without a WARC; a DATE
-    that does not parse is refused, and ``--as-of`` with ``--fetch-missing`` (what is
-    fetched now is not as of DATE). Raises :class:`DateError` (one line)."""
+    """``--as-of``, ``--date-column`` and ``--then-tolerance`` date captures: refused
+    without a WARC; a DATE or DURATION that does not parse is refused, ``--as-of`` with
+    ``--fetch-missing`` (what is fetched now is not as of DATE), and ``--then-tolerance``
+    without ``--date-column`` (no item has a date to add it to). Raises
+    :class:`DateError` (one line)."""
+    if tolerance is not None:
+        if not column:
+            raise DateError("--then-tolerance reads captures after each item's date: give "
+                            "--date-column COLUMN too")  # fmt: skip
+        try:
+            parse_tolerance(tolerance)
+        except ValueError:
+            raise DateError(f"--then-tolerance takes a duration (seconds, or 90m, 6h, 1d), "
+                            f"got {tolerance!r}") from None  # fmt: skip
     for given, name in ((as_of, "--as-of"), (column, "--date-column")):
         if given and not warcs:
             raise DateError(f"{name} dates the captures of a WARC: give --documents WARC "

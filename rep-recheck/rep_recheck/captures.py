@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
@@ -168,14 +169,15 @@ def capture_time(when: float) -> str:
     return datetime.fromtimestamp(when, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
+def responses(path: str | Path, kinds: Counter[str] | None = None) -> Iterator[tuple[str, Capture]]:
     """Each ``response`` and ``revisit`` record of the WARC at ``path``, in the file's
     order, with its target URI as :func:`capture_key` spells it (every capture, however
     many of one URL; a revisit's answer read by :func:`revisited`). A response's HTTP
     headers are read whatever its scheme's case (``HTTP://``: warcio reads them only
-    after ``http:`` or ``https:``). Raises :class:`WarcError` (a
-    cut file: after the records before the cut, which a caller keeps only once the
-    whole file is read)."""
+    after ``http:`` or ``https:``). ``kinds``: counts each record's ``WARC-Type``. Raises
+    :class:`WarcError` (a cut file: after the records before the cut, which a caller
+    keeps only once the whole file is read; a file gzip-compressed whole, which no WARC
+    reader reads: :data:`WHOLE_GZIP`)."""
     try:
         from warcio.archiveiterator import ArchiveIterator
     except ImportError:
@@ -197,6 +199,8 @@ def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
                     raise WarcError(f"{path}: cut: record {records} has no length")
                 uri = str(headers.get_header("WARC-Target-URI") or "").strip("<>")
                 kind = record.rec_type
+                if kinds is not None:
+                    kinds[str(kind)] += 1
                 if kind == "response" and record.http_headers is None and _is_http(uri):
                     record.http_headers = archive.loader.load_http_headers(
                         kind, uri.lower(), record.raw_stream, record.length
@@ -218,9 +222,31 @@ def responses(path: str | Path) -> Iterator[tuple[str, Capture]]:
         except WarcError:
             raise
         except Exception as error:  # warcio's ArchiveLoadFailed, a cut gzip member…
-            raise WarcError(f"{path}: not a WARC file, or a cut one ({error})") from None
+            if "non-chunked gzip" in str(error):  # warcio's words, over ten lines
+                raise WarcError(f"{path}: {WHOLE_GZIP}") from None
+            said = " ".join(str(error).split())  # warcio's messages span lines
+            raise WarcError(f"{path}: not a WARC file, or a cut one ({said})") from None
     if not records:
         raise WarcError(f"{path}: not a WARC file (no record)")
+
+
+#: Why a WARC gzip-compressed as one whole file (``gzip file.warc``) is not read: a WARC
+#: is compressed record by record, each a gzip member of its own (WARC 1.1, Annex D).
+WHOLE_GZIP: Final = (
+    "gzip-compressed as one whole file, not record by record as a WARC is (WARC 1.1, "
+    "Annex D): `warcio recompress FILE NEW.warc.gz` rewrites it so, or decompress it "
+    "(gunzip) and give the .warc"
+)
+
+
+def no_capture(path: str | Path, kinds: Counter[str]) -> str:
+    """What a run says of the WARC at ``path`` that held no capture (no ``response`` or
+    ``revisit`` record :func:`responses` reads; ``kinds``: its records by type): no
+    document is read from it (a ``warcinfo`` record alone, the wrong file named)."""
+    held = ", ".join(f"{count:,} {kind}" for kind, count in kinds.items())
+    return (f"the WARC {path} holds no capture (no response or revisit record of an "
+            f"http(s) URL; its records: {held or 'none'}): no document is read from "
+            "it")  # fmt: skip
 
 
 def _is_http(uri: str) -> bool:

@@ -54,6 +54,7 @@ from rep_recheck.fetching import (
     FetchRequest,
     FetchResult,
     PageRead,
+    PaymentAsked,
     Progress,
     fetch_progress,
     origin_named,
@@ -64,6 +65,7 @@ from rep_recheck.files import (
     ShardError,
     Shards,
     expand,
+    warc_files,
 )
 from rep_recheck.finishing import Finishing
 from rep_recheck.names import ROOM, Numbered, tmpdir_unused
@@ -103,6 +105,7 @@ __all__ = [
     "FetchResult",
     "Fetcher",
     "PageRead",
+    "PaymentAsked",
     "Progress",
     "Recheck",
     "UsageError",
@@ -281,12 +284,21 @@ class Recheck(Finishing):
         if options.pages and options.documents:
             raise UsageError("--pages fetches the pages now, with their documents: "
                              "not with --documents")  # fmt: skip
-        if isinstance(options.documents, (str, Path)):  # one WARC, as a program may name it
-            options.documents = [str(options.documents)]
-        check_dated(options.documents, options.as_of, options.date_column, options.fetch_missing)
+        if options.documents:  # one WARC as a program may name it, several, folders of them
+            options.documents = self._warcs(options.documents)
+        check_dated(options.documents, options.as_of, options.date_column, options.fetch_missing,
+                    options.then_tolerance)  # fmt: skip
         #: The kinds of document the items are decided on (``--consult``; ``None``: all).
         self.consult = consult_of(getattr(options, "consult", None))
         return settings, identity
+
+    def _warcs(self, named: str | Path | Sequence[str | Path]) -> list[str]:
+        """The WARC files of ``--documents`` (:func:`~rep_recheck.files.warc_files`): the
+        files of a folder that are not WARCs said, as a dataset folder's are."""
+        warcs = warc_files(named)
+        if not_read := warcs.not_read():
+            print(printable(f"recheck: {not_read}"), file=self.err, flush=True)
+        return warcs.paths
 
     def _shards(self) -> Shards:
         """The collection's files, every output checked against them before anything is
@@ -334,7 +346,7 @@ class Recheck(Finishing):
             if hasattr(dataset, "date_column"):
                 dataset.date_column = options.date_column or ""
         dated = Dated(options.documents, options.as_of, bool(options.date_column),
-                      config.recheck_parsed_origins)  # fmt: skip
+                      config.recheck_parsed_origins, options.then_tolerance)  # fmt: skip
         policy = Policy(unreachable_action=config.unreachable_action)
 
         def read(captured: Mapping[str, Capture]) -> WarcDocuments:
@@ -344,6 +356,8 @@ class Recheck(Finishing):
 
         rechecker.documents = warc = read(dated.now())
         self.source = dated.source
+        for said in dated.timeline.captureless:  # every item of its origins would be unknown
+            print(printable(f"recheck: {said}"), file=self.err, flush=True)
         never = [] if options.fetch_missing else never_captured(dated.timeline, rechecker)
         if never:  # said at the start: the run would end with these items unknown
             self.never_had = choices_line(never, config.purpose, CHOICES, options.keep_unknown)

@@ -12,11 +12,19 @@ in part, each kept line or row exactly as it was:
 - JSON Lines (a ``scrapy crawl -O items.jsonl`` output): each line's bytes, newline
   included; the URL is a field (``--column``, a dotted path for a nested one);
 - CSV: the header line, then each record's bytes (a quoted field may span lines);
-- Parquet (``pyarrow``): record batches, written back with the same schema; a pass that
-  writes nothing back (the origins' pass, a run without ``--out`` or ``--removed``)
-  reads only the URL column (and the date column, ``--date-column``);
+- Parquet (``pyarrow``): record batches, written back with the same schema; the URL a
+  column, or a dotted path into a struct column (datatrove's ``ParquetWriter`` writes a
+  document's metadata as one: ``metadata.url``); a pass that writes nothing back (the
+  origins' pass, a run without ``--out`` or ``--removed``) reads only the URL column, or
+  that field of the struct (and the date column, ``--date-column``);
 - an audit trail (``REP_AUDIT_FILE``) or its export (``audit export``): the export's
   lines, header first; each asset's decision at crawl time is known (``then``).
+
+A line-based file compressed whole, as its name says (``.gz``, ``.zst``:
+:data:`COMPRESSIONS`; datatrove's ``JsonlWriter`` writes ``00000.jsonl.gz``), is read
+decompressed (:class:`Decompressed`: data cut short or corrupt is :class:`DatasetError`
+where it is met), and its lines written compressed as the output's name says
+(:class:`Compressing`; a shard's own name in a folder of outputs).
 
 Nothing is read whole into memory but a trail, which is read through ``audit export``
 (one entry per asset kept). A dataset that can be read only once (standard input, a
@@ -33,6 +41,7 @@ from __future__ import annotations
 
 import csv
 import errno
+import gzip
 import io
 import ipaddress
 import json
@@ -41,14 +50,16 @@ import shutil
 import stat
 import sys
 import tempfile
+import unicodedata
 import weakref
+import zlib
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import IO, Any, Final, Protocol
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from rep_audit.export import export_lines
 from rep_engine.records import ItemStatus
@@ -145,15 +156,17 @@ class Dataset(Protocol):
         write back); without, a format that can (Parquet) reads only the URL column."""
         ...
 
-    def writer(self, file: IO[bytes], reasons: bool = False) -> ChunkWriter:
+    def writer(self, file: IO[bytes], reasons: bool = False, compression: str = "") -> ChunkWriter:
         """A writer of its chosen rows into ``file``, open for writing (closed by the
-        writer's ``close``); ``reasons``: each row with its reason (:data:`REASON_FIELDS`)."""
+        writer's ``close``); ``reasons``: each row with its reason (:data:`REASON_FIELDS`);
+        ``compression``: a line-based format's lines written so compressed
+        (:data:`COMPRESSIONS`: the output's name says it, as a shard's own name does)."""
         ...
 
 
 def url_problem(url: Any) -> str:
     """Why ``url`` cannot be re-checked (``""``: it can): not a string, not http(s), no
-    host."""
+    host, a host in bad brackets or holding a space or a control character."""
     if not isinstance(url, str) or not url:
         return f"no URL ({json.dumps(url)[:80]})"
     if not url.isascii():
@@ -162,9 +175,32 @@ def url_problem(url: Any) -> str:
         except UnicodeEncodeError:  # a lone surrogate (JSON's "\ud800"): no URL has one
             return f"not a URL: it holds a lone surrogate: {url[:200]!r}"
     scheme = url.partition(":")[0].lower()
-    if scheme not in ("http", "https") or origin_of(url) is None or not _ip_literal_read(url):
+    origin = origin_of(url) if scheme in ("http", "https") else None
+    if origin is None or not _ip_literal_read(url):
         return f"not an http(s) URL: {url[:200]!r}"
+    host = unquote(origin.host) if "%" in origin.host else origin.host  # %20 is a space
+    if _SPACE_OR_CONTROL(host) or (not url.isascii() and _written_host_spaced(url)):
+        return f"not an http(s) URL: its host holds a space or a control character: {url[:200]!r}"
     return ""
+
+
+#: A space or a control character (C0, DEL) in a host as IDNA reads it, percent-decoded:
+#: no host holds one (RFC 3986 §3.2.2's ``reg-name``, whose ``pct-encoded`` stand for
+#: characters; the WHATWG URL standard's forbidden host code points),
+#: and no Python's :func:`~urllib.parse.urlsplit` refuses it (a URL no request is made
+#: for, and no capture is of: asked here, unreadable on every Python).
+_SPACE_OR_CONTROL: Final = re.compile(r"[\x00-\x20\x7f]").search
+
+
+def _written_host_spaced(url: str) -> bool:
+    """Whether the host of a non-ASCII ``url``, as written, holds white space or a
+    control character (IDNA may spell it without: a label it cannot encode is
+    punycoded whole)."""
+    try:
+        host = urlsplit(url.strip()).hostname or ""
+    except ValueError:
+        return False
+    return any(c.isspace() or unicodedata.category(c) == "Cc" for c in host)
 
 
 def _ip_literal_read(url: str) -> bool:
@@ -206,19 +242,178 @@ def field_of(record: dict[str, Any], column: str) -> tuple[bool, Any]:
 
 
 class opened:
-    """A dataset file opened for reading, or :class:`DatasetError` saying why not."""
+    """A dataset file opened for reading (``compression``: its lines decompressed,
+    :class:`Decompressed`; ``name``: the file as the user named it, for messages), or
+    :class:`DatasetError` saying why not."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, compression: str = "", name: str = "") -> None:
         try:
-            self.file: IO[bytes] = path.open("rb")
+            raw: IO[bytes] = path.open("rb")
         except OSError as error:
             raise DatasetError(f"{path}: cannot read: {error.strerror or error}") from None
+        if not compression:
+            self.file: IO[bytes] | Decompressed = raw
+            return
+        try:
+            self.file = Decompressed(raw, compression, name or str(path))
+        except BaseException:
+            raw.close()
+            raise
 
-    def __enter__(self) -> IO[bytes]:
+    def __enter__(self) -> IO[bytes] | Decompressed:
         return self.file
 
     def __exit__(self, *exc: object) -> None:
         self.file.close()
+
+
+# --------------------------------------------------------------------------- compression
+
+
+#: The compressions a line-based dataset (JSON Lines, CSV, an export) is read and written
+#: in as a whole file, by its name's last suffix: gzip, as datatrove's ``JsonlWriter``
+#: writes its shards by default (``00000.jsonl.gz``), and zstd, as it writes them with
+#: ``compression="zstd"`` (``.jsonl.zst``). Told by the name, as datatrove's readers
+#: (fsspec's ``compression="infer"``) tell it, never guessed from the bytes.
+COMPRESSIONS: Final = {".gz": "gzip", ".zst": "zstd"}
+#: How the data of each compression starts (RFC 1952 §2.3.1; RFC 8878 §3.1.1, and the
+#: first byte of a skippable frame, §3.1.2, whose next three are ``*M\x18``).
+_MAGIC: Final = {"gzip": (b"\x1f\x8b",), "zstd": (b"\x28\xb5\x2f\xfd",)}
+#: Why zstd cannot be read or written without its module.
+NO_ZSTD: Final = ("reading and writing zstd (.zst) needs backports.zstd, as Scrapy and "
+                  "datatrove use it (pip install backports.zstd; Python 3.14 has it: "
+                  "compression.zstd)")  # fmt: skip
+
+
+def compression_of(name: str | Path) -> str:
+    """The compression a file named ``name`` is in (:data:`COMPRESSIONS`; ``""``: none)."""
+    return COMPRESSIONS.get(Path(name).suffix.lower(), "")
+
+
+def zstd_module(named: str = "") -> Any:
+    """The zstd module Scrapy and fsspec use (``compression.zstd`` on Python 3.14, else
+    ``backports.zstd``), or :class:`DatasetError` (:data:`NO_ZSTD`, after ``named``,
+    the file that needs it)."""
+    for module in ("compression.zstd", "backports.zstd"):
+        try:
+            return __import__(module, fromlist=["ZstdFile"])
+        except ImportError:
+            continue
+    raise DatasetError(f"{named}: {NO_ZSTD}" if named else NO_ZSTD)
+
+
+def _broken_data() -> tuple[type[BaseException], ...]:
+    """What a decompressor raises for data cut short or corrupt (a disk's ``OSError``
+    is not among them: said as any read error is)."""
+    errors: tuple[type[BaseException], ...] = (EOFError, zlib.error, gzip.BadGzipFile)
+    try:
+        return (*errors, zstd_module().ZstdError)
+    except DatasetError:
+        return errors
+
+
+class Decompressed:
+    """The lines of a file compressed whole (``compression``, :data:`COMPRESSIONS`), read
+    as an uncompressed one's. A file that is not such data (its first bytes: an empty
+    file, plain text named ``.gz``) is :class:`DatasetError` as it is opened; data cut
+    short or corrupt (a copy cut, a disk's bit flipped: gzip's CRC-32, zstd's checksum)
+    is :class:`DatasetError` when reached, naming the line it follows: never a line made
+    up of a part of the data."""
+
+    def __init__(self, raw: IO[bytes], compression: str, name: str) -> None:
+        start = raw.read(4)
+        raw.seek(0)  # a regular file (a pipe's bytes are read from a copy: _spooled)
+        if not start:
+            raise DatasetError(f"{name}: an empty file, not {compression} data (which "
+                               "starts with a header): a copy or a write that never "
+                               "finished?")  # fmt: skip
+        skippable = compression == "zstd" and start[1:4] == b"*M\x18" and start[0] >> 4 == 5
+        if not start.startswith(_MAGIC[compression]) and not skippable:
+            plain = start.isascii() and start.decode("ascii").isprintable()
+            said = "plain text" if plain else f"its first bytes {start!r}"
+            raise DatasetError(f"{name}: not {compression} data as its name says ({said}): "
+                               "name it without its compression suffix, or compress "
+                               "it")  # fmt: skip
+        self._stream: Any = (
+            gzip.GzipFile(fileobj=raw, mode="rb") if compression == "gzip"
+            else zstd_module().ZstdFile(raw, "rb")
+        )  # fmt: skip
+        self._raw = raw
+        self._said = f"{name}: its {compression} data"
+        self._errors = _broken_data()
+        #: The lines read so far.
+        self.lines = 0
+
+    def readline(self, size: int = -1) -> bytes:
+        try:
+            line: bytes = self._stream.readline(size)
+        except self._errors as error:
+            raise self._broken(error) from None
+        self.lines += bool(line)
+        return line
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            for line in self._stream:
+                self.lines += 1
+                yield line
+        except self._errors as error:
+            raise self._broken(error) from None
+
+    def _broken(self, error: BaseException) -> DatasetError:
+        where = f"after line {self.lines:,}" if self.lines else "before its first line"
+        why = " ".join(str(error).split()) or type(error).__name__
+        return DatasetError(f"{self._said} is cut short or corrupt {where} ({why})")
+
+    def close(self) -> None:
+        try:
+            self._stream.close()
+        finally:
+            self._raw.close()
+
+
+#: The bytes of lines gathered before they are compressed (one call per line to the
+#: compressor cost as much again as gzip's compression itself).
+COMPRESSED_BUFFER: Final = 1 << 16
+
+
+class Compressing:
+    """``file`` written ``compression``-compressed, closed with it: gzip with neither a
+    name nor a time in its header (two runs write the same bytes; RFC 1952 §2.3.1: ``MTIME``
+    0, no time), at gzip's own default level; zstd at its default."""
+
+    def __init__(self, file: IO[bytes], compression: str) -> None:
+        self._file = file
+        compressor = (
+            gzip.GzipFile(filename="", mode="wb", compresslevel=6, fileobj=file, mtime=0)
+            if compression == "gzip" else zstd_module().ZstdFile(file, "w")
+        )  # fmt: skip
+        # closed with the buffer: the compressed stream's end written, the file left open
+        self._stream: Any = io.BufferedWriter(compressor, COMPRESSED_BUFFER)
+
+    def write(self, data: bytes) -> int:
+        written: int = self._stream.write(data)
+        return written
+
+    def close(self) -> None:
+        try:
+            self._stream.close()
+        finally:
+            self._file.close()
+
+
+class Sink(Protocol):
+    """Where a :class:`ChunkWriter` writes: a file, or one written compressed
+    (:class:`Compressing`)."""
+
+    def write(self, data: bytes, /) -> object: ...
+
+    def close(self) -> None: ...
+
+
+def sink(file: IO[bytes], compression: str) -> Sink:
+    """``file``, written ``compression``-compressed (``""``: as it is)."""
+    return Compressing(file, compression) if compression else file
 
 
 # --------------------------------------------------------------------------- JSON Lines
@@ -232,7 +427,7 @@ class LinesWriter:
 
     def __init__(
         self,
-        file: IO[bytes],
+        file: Sink,
         source: Any = None,
         mark: Callable[[bytes, tuple[str, str]], bytes] | None = None,
     ) -> None:
@@ -276,6 +471,8 @@ class JsonLines:
         self.path = path
         self.name = str(path)
         self.column = column
+        #: The compression the file is in, as its name says (``""``: none).
+        self.compression = compression_of(path)
         #: The field of each item's date (``""``: none read).
         self.date_column = ""
 
@@ -283,7 +480,7 @@ class JsonLines:
         items: list[Item] = []
         lines: list[bytes] = []
         first = True
-        with opened(self.path) as file:
+        with opened(self.path, self.compression, self.name) as file:
             for number, raw in enumerate(file, 1):
                 if not raw.strip():
                     continue
@@ -318,8 +515,8 @@ class JsonLines:
         date = field_of(record, self.date_column)[1] if self.date_column else None
         return Item(number, url if isinstance(url, str) else "", url_problem(url), date=date)
 
-    def writer(self, file: IO[bytes], reasons: bool = False) -> ChunkWriter:
-        return LinesWriter(file, None, json_marked if reasons else None)
+    def writer(self, file: IO[bytes], reasons: bool = False, compression: str = "") -> ChunkWriter:
+        return LinesWriter(sink(file, compression), None, json_marked if reasons else None)
 
 
 def json_marked(line: bytes, reason: tuple[str, str]) -> bytes:
@@ -368,11 +565,15 @@ class Csv:
         self.path = path
         self.name = str(path)
         self.column = column
+        #: The compression the file is in, as its name says (``""``: none).
+        self.compression = compression_of(path)
         self.header = b""
         #: The column of each item's date (``""``: none read).
         self.date_column = ""
 
-    def _records(self, file: IO[bytes]) -> Iterator[tuple[int, list[str] | None, bytes, str]]:
+    def _records(
+        self, file: IO[bytes] | Decompressed
+    ) -> Iterator[tuple[int, list[str] | None, bytes, str]]:
         """Each record: the number of its first line, its fields, its bytes, and why it
         cannot be read (its fields ``None``: a bare CR in an unquoted field); the next
         record is read after it, as the reader starts afresh on the next line. A quote
@@ -423,7 +624,7 @@ class Csv:
             csv.field_size_limit(limit)
 
     def _chunks(self) -> Iterator[Chunk]:
-        with opened(self.path) as file:
+        with opened(self.path, self.compression, self.name) as file:
             records = self._records(file)
             try:
                 _, header, raw, problem = next(records)
@@ -464,8 +665,8 @@ class Csv:
             if items:
                 yield Chunk(items, lines)
 
-    def writer(self, file: IO[bytes], reasons: bool = False) -> ChunkWriter:
-        return LinesWriter(file, self, csv_marked if reasons else None)
+    def writer(self, file: IO[bytes], reasons: bool = False, compression: str = "") -> ChunkWriter:
+        return LinesWriter(sink(file, compression), self, csv_marked if reasons else None)
 
 
 # --------------------------------------------------------------------------- trails
@@ -484,6 +685,9 @@ class Export:
         self.purposes = tuple(purposes)
         self.format = "trail" if trail else "export"
         self.header = b""
+        #: The compression an export is in, as its name says (a trail's is read by
+        #: ``audit export``).
+        self.compression = compression_of(path)
 
     def _lines(self) -> Iterable[bytes]:
         if self.format == "trail":
@@ -495,7 +699,7 @@ class Export:
             except TrailError as error:
                 raise DatasetError(str(error)) from None
             return
-        with opened(self.path) as file:
+        with opened(self.path, self.compression, self.name) as file:
             yield from file
 
     def chunks(self, rows: bool = True) -> Iterator[Chunk]:
@@ -538,8 +742,8 @@ class Export:
         then = ItemStatus.REFUSED if refused else ItemStatus.KEPT
         return Item(number, url if isinstance(url, str) else "", url_problem(url), then)
 
-    def writer(self, file: IO[bytes], reasons: bool = False) -> ChunkWriter:
-        return LinesWriter(file, self, json_marked if reasons else None)
+    def writer(self, file: IO[bytes], reasons: bool = False, compression: str = "") -> ChunkWriter:
+        return LinesWriter(sink(file, compression), self, json_marked if reasons else None)
 
 
 #: Why Parquet cannot be read without its extra.
@@ -574,21 +778,32 @@ class Parquet:
         except Exception as error:  # pyarrow's ArrowInvalid and kin: not Parquet
             raise DatasetError(f"{self.name}: not a Parquet file ({error})") from None
         self.schema = file.schema_arrow
-        if self.column not in self.schema.names:
+        path = _column_path(self.schema, self.column)
+        if path is None:
             raise DatasetError(
-                f"{self.name}: no column {self.column!r} ({', '.join(self.schema.names[:10])}):"
-                " name the column that holds each item's URL with --column"
+                f"{self.name}: no column {self.column!r} ({', '.join(_leaves(self.schema))}):"
+                " name the column that holds each item's URL with --column (a dotted path "
+                "into a struct column: metadata.url)"
             )
         row = 0
         # Only the URL column unless the rows are written back: a wide file's text
         # columns are never read then (memory does not grow with the rows).
-        dated = self.date_column if self.date_column in self.schema.names else ""
-        columns = None if rows else [self.column, *([dated] if dated else [])]
+        dated = _column_path(self.schema, self.date_column) if self.date_column else None
+        read = [path, *([dated] if dated else [])]
+        columns = None if rows else [".".join(part) for part in read]  # a struct's leaf alone
         size = PARQUET_ROWS_BATCH if rows else PARQUET_BATCH
-        for batch in file.iter_batches(batch_size=size, columns=columns):
+        batches = file.iter_batches(batch_size=size, columns=columns)
+        while True:
+            try:
+                batch = next(batches, None)
+            except Exception as error:  # a page cut or corrupt: OSError, ArrowInvalid…
+                raise DatasetError(f"{self.name}: cannot read the rows after row {row:,} "
+                                   f"({' '.join(str(error).split())})") from None  # fmt: skip
+            if batch is None:
+                return
             items = []
-            urls = batch.column(self.column).to_pylist()
-            dates = batch.column(dated).to_pylist() if dated else [None] * len(urls)
+            urls = _column_values(batch, path)
+            dates = _column_values(batch, dated) if dated else [None] * len(urls)
             for url, date in zip(urls, dates, strict=True):
                 row += 1
                 items.append(
@@ -596,8 +811,57 @@ class Parquet:
                 )
             yield Chunk(items, batch)
 
-    def writer(self, file: IO[bytes], reasons: bool = False) -> ChunkWriter:
-        return ParquetWriter(file, self, reasons)
+    def writer(self, file: IO[bytes], reasons: bool = False, compression: str = "") -> ChunkWriter:
+        return ParquetWriter(file, self, reasons)  # Parquet compresses its own pages
+
+
+def _column_path(schema: Any, column: str) -> tuple[str, ...] | None:
+    """Where ``column`` is in a Parquet ``schema``: the column of that name, else a dotted
+    path into struct columns (``metadata.url``: datatrove's ``ParquetWriter`` writes a
+    document's metadata as one struct column, its keys the fields); ``None``: neither."""
+    from pyarrow.types import is_struct
+
+    if column in schema.names:
+        return (column,)
+    first, *parts = column.split(".")
+    if not parts or schema.get_field_index(first) < 0:
+        return None
+    kind = schema.field(first).type
+    for part in parts:
+        place = kind.get_field_index(part) if is_struct(kind) else -1
+        if place < 0:
+            return None
+        kind = kind.field(place).type
+    return (first, *parts)
+
+
+def _leaves(schema: Any, most: int = 10) -> list[str]:
+    """The first ``most`` columns of ``schema`` as ``--column`` names them, a struct's
+    fields by their dotted path (``metadata.url``)."""
+    from pyarrow.types import is_struct
+
+    names: list[str] = []
+    pending = [(field.name, field.type) for field in schema]
+    while pending and len(names) < most:
+        name, kind = pending.pop(0)
+        if is_struct(kind):
+            pending[:0] = [(f"{name}.{kind.field(n).name}", kind.field(n).type)
+                           for n in range(kind.num_fields)]  # fmt: skip
+        else:
+            names.append(name)
+    return names + (["…"] if pending else [])
+
+
+def _column_values(batch: Any, path: tuple[str, ...]) -> list[Any]:
+    """The values of the column at ``path`` (:func:`_column_path`) in a record batch: a
+    struct's field is null where the struct is."""
+    import pyarrow.compute
+
+    values = batch.column(path[0])
+    for part in path[1:]:
+        values = pyarrow.compute.struct_field(values, [values.type.get_field_index(part)])
+    found: list[Any] = values.to_pylist()
+    return found
 
 
 class ParquetWriter:
@@ -645,18 +909,36 @@ class ParquetWriter:
 
 def format_of(path: Path, named: str = "") -> str:
     """The format of the dataset at ``path``, from its name (``named``, else the path's)
-    and its first line."""
+    and its first line, decompressed when the name says so (:data:`COMPRESSIONS`: a
+    ``.jsonl.gz`` is datatrove's JSON Lines shard, or a trail ``REP_AUDIT_FILE`` wrote
+    compressed). Raises :class:`DatasetError` for a WARC (the documents, not the
+    collection), a Parquet file compressed whole, and data whose compression its name
+    does not say."""
     name = (Path(named).name if named else path.name).lower()
-    if name.endswith(".parquet"):
+    if name.endswith((".warc", ".warc.gz")):
+        raise DatasetError(f"{named or path}: a WARC file, not a collection: give it with "
+                           "--documents (--documents takes a folder of WARCs, or is "
+                           "repeated: a shell's * after it names only the first)")  # fmt: skip
+    compression = compression_of(name)
+    inner = name.removesuffix(Path(name).suffix) if compression else name
+    if inner.endswith(".parquet"):
+        if compression:
+            raise DatasetError(f"{named or path}: a Parquet file compressed whole, which "
+                               "no Parquet reader reads (Parquet compresses its own "
+                               "pages): decompress it")  # fmt: skip
         return "parquet"
-    if name.endswith(".csv"):
-        return "csv"
-    if name.endswith(".gz"):
-        return "trail"  # a compressed trail; no other format is read compressed
-    with opened(path) as file:
+    if compression == "zstd":
+        zstd_module(named or str(path))  # its module, or one line naming what to install
+    with opened(path, compression, named or str(path)) as file:
         first = file.readline(1 << 20)
+    if not compression and (said := _compressed_data(first)):
+        shown = "standard input" if named == STDIN else named or path
+        raise DatasetError(f"{shown}: {said} data, which its name does not say: name the "
+                           "file so (.gz, .zst), or give it decompressed (zcat)")  # fmt: skip
+    if inner.endswith(".csv"):
+        return "csv"
     if not first.strip():
-        return "csv" if name.endswith(".csv") else "jsonl"
+        return "jsonl"
     try:
         head = json.loads(first)
     except ValueError:
@@ -666,6 +948,12 @@ def format_of(path: Path, named: str = "") -> str:
     if isinstance(head, dict) and "export" in head and "trail" in head:
         return "export"
     return "jsonl"
+
+
+def _compressed_data(start: bytes) -> str:
+    """The compression ``start``, a file's first bytes, is in (``""``: none known)."""
+    return next((compression for compression, magics in _MAGIC.items()
+                 if start.startswith(magics)), "")  # fmt: skip
 
 
 #: Each format's reader: (path, column, purposes) -> the dataset.
@@ -704,7 +992,10 @@ def _spooled(path: str | Path) -> Path:
             source = Path(path).open("rb")  # noqa: SIM115 - closed below
         except OSError as error:
             raise DatasetError(f"{path}: cannot read: {error.strerror or error}") from None
-    with tempfile.NamedTemporaryFile(prefix="scrapy_rep-recheck-", delete=False) as copy:
+    # its compression's suffix kept: the copy is read decompressed, as its name says
+    suffix = Path(str(path)).suffix if compression_of(str(path)) else ""
+    with tempfile.NamedTemporaryFile(prefix="scrapy_rep-recheck-", suffix=suffix,
+                                     delete=False) as copy:  # fmt: skip
         try:
             shutil.copyfileobj(source, copy, 1 << 20)
             copy.flush()  # its last bytes written here: a full disk said as one

@@ -7,8 +7,9 @@ decisions of a crawl on a WARC's documents (:func:`warc_rechecker`, the pipeline
 from __future__ import annotations
 
 import gc
+import logging
 import time
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -20,16 +21,18 @@ from rep_engine.settings.readers import RepSettingError
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
 from rep_engine.verdict.decide import TDM
-from rep_recheck.asof import Then, Timeline
+from rep_recheck.asof import Dated, Then, Timeline
 from rep_recheck.datasets import UNREADABLE
 from rep_recheck.documents import KINDS
-from rep_recheck.fetching import PageRead
+from rep_recheck.fetching import PageAgain, PaymentAsked
+from rep_recheck.files import warc_files
 from rep_recheck.options import UsageError, read_settings
 from rep_recheck.outputs import Evidence, EvidenceMemo
 from rep_recheck.rechecker import Outcome, Rechecker
 from rep_recheck.trail import RecheckTrail
-from rep_recheck.warc import WarcDocuments
+from rep_recheck.warc import Capture, WarcDocuments
 
+_LOG: Final = logging.getLogger(__name__)
 #: The AI purposes, for which the groups of AI crawlers' names matter.
 AI_PURPOSES: Final = frozenset({"ai-train", "ai-input"})
 #: The collector's first threshold while a recheck decides its items (CPython's is 700):
@@ -139,15 +142,16 @@ def origin_name(url: str) -> str:
 def decide_item(
     item: Any,
     rechecker: Rechecker,
-    pages: dict[str, PageRead | str] | None,
+    pages: dict[str, PageAgain] | None,
     trail: RecheckTrail | None,
     memo: EvidenceMemo,
     shard: str = "",
     then: Then | None = None,
     dated: bool = False,
 ) -> tuple[Any, str, Evidence, Outcome | None]:
-    """One item (its ``then`` filled in when refused now and ``then`` can say it: older
-    captures), its status, evidence and outcome (``None``: its URL could not be read)."""
+    """One item (its ``then`` filled in, whatever its status now, when ``then`` can say
+    it: older captures), its status, evidence and outcome (``None``: its URL could not be
+    read)."""
     if item.problem:
         return item, UNREADABLE, Evidence(signal=UNREADABLE, text=item.problem), None
     outcome = rechecker.decide(item.url)
@@ -157,13 +161,15 @@ def decide_item(
         page = pages.get(item.url, "not fetched")
         if isinstance(page, str):
             outcome = rechecker.page_failed(outcome, page)
+        elif isinstance(page, PaymentAsked):  # a price asked for the crawl, never paid
+            outcome, fetched_at = rechecker.payment_asked(outcome, page.payment), page.time
         else:
             # Decided as the item is, not as the page was fetched: an unavailable_after
             # that passed since (during the run) removes it; the trail says when.
             statements, fetched_at = page.statements, page.time
             decided = max(page.time, time.time())
             outcome = rechecker.after_fetch(item.url, outcome, statements, decided, page.image)
-    if then is not None and outcome.status is ItemStatus.REFUSED and item.then is None:
+    if then is not None and item.then is None:
         item = replace(item, then=then.of(item.url, item.date, dated))
     if trail is not None:
         trail.item(item, outcome, statements, decided, shard)
@@ -171,23 +177,62 @@ def decide_item(
 
 
 def warc_rechecker(
-    settings: Mapping[str, Any], warc: str | Path, consult: Collection[str] | None = None
+    settings: Mapping[str, Any],
+    warc: str | Path | Sequence[str | Path],
+    consult: Collection[str] | None = None,
 ) -> tuple[Rechecker, list[str]]:
     """The decisions of a crawl with ``settings`` (its ``REP_PURPOSE`` set), on the
-    documents of the WARC at ``warc`` (the pipeline step's, in each worker) of the kinds
-    ``consult`` names (``None``: all); and the kinds they need that the WARC holds no
+    documents of the WARCs at ``warc`` (a WARC, a folder of them or a list, read as
+    ``--documents`` reads them, :func:`~rep_recheck.files.warc_files`) of the kinds
+    ``consult`` names (``None``: all); and the kinds they need that the WARCs hold no
     capture of (:func:`never_captured`). Raises :class:`UsageError` and
     :class:`WarcError`."""
+    rechecker, never, _ = dated_rechecker(settings, warc, consult)
+    return rechecker, never
+
+
+def dated_rechecker(
+    settings: Mapping[str, Any],
+    warcs: str | Path | Sequence[str | Path],
+    consult: Collection[str] | None = None,
+    as_of: str | None = None,
+    by_date: bool = False,
+    explain: bool = True,
+    tolerance: str | None = None,
+) -> tuple[Rechecker, list[str], Then | None]:
+    """The decisions of a crawl with ``settings`` (its ``REP_PURPOSE`` set) on the
+    documents of the WARCs at ``warcs`` (the pipeline step's, in each task: a WARC, a
+    folder of them or a list), as ``recheck --documents`` reads them
+    (:func:`~rep_recheck.files.warc_files`, :class:`~rep_recheck.asof.Dated`): each URL's
+    newest capture at or before ``as_of`` (``--as-of``; ``None``: the newest), of the
+    kinds ``consult`` names (``None``: all); the kinds they need that the WARCs hold no
+    capture of (:func:`never_captured`); and what says an item's ``then`` (``by_date``:
+    the items are dated, ``--date-column``; ``tolerance``: ``--then-tolerance``;
+    ``None``: nothing older to say it), each crawl decided by a rechecker of the same
+    settings. ``explain``: robots.txt's line kept for an item it allows (a trail names
+    it). A folder's files that are not WARCs, and a WARC of no capture, are logged as
+    WARNINGs. Raises :class:`UsageError`, :class:`WarcError` and :class:`ValueError`
+    (``as_of``, ``tolerance``)."""
     try:
         config, identity, _ = read_settings(settings)
     except RepSettingError as error:
         raise UsageError(str(error)) from None
-    rechecker = Rechecker(config, identity, lambda origin: None).consulting(consult)
+    rechecker = Rechecker(config, identity, lambda origin: None, explain).consulting(consult)
     policy = Policy(unreachable_action=config.unreachable_action)
     held = config.recheck_parsed_origins
-    timeline = Timeline.read([warc], held)  # beyond `held` URLs, in an SQLite file
-    rechecker.documents = WarcDocuments(
-        timeline.at(), rechecker.rules, rechecker.names, config.profile, policy, held,
-        rechecker.not_consulted,
-    )  # fmt: skip
-    return rechecker, never_captured(timeline, rechecker)
+    found = warc_files(warcs)
+    if not_read := found.not_read():
+        _LOG.warning("%s", not_read)
+    dated = Dated(found.paths, as_of, by_date, held, tolerance)  # past `held` URLs: SQLite
+    for said in dated.timeline.captureless:
+        _LOG.warning("%s", said)
+
+    def read(captured: Mapping[str, Capture]) -> WarcDocuments:
+        return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile, policy,
+                             held, rechecker.not_consulted)  # fmt: skip
+
+    rechecker.documents = read(dated.now())
+    then = dated.then(
+        lambda found: Rechecker(config, identity, read(found), False).consulting(consult)
+    )
+    return rechecker, never_captured(dated.timeline, rechecker), then

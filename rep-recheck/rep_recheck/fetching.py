@@ -43,6 +43,21 @@ class PageRead:
 
 
 @dataclass(frozen=True)
+class PaymentAsked:
+    """A page fetched again (``--pages``) that answered 402 Payment Required: what it said
+    of its price (``crawler-price``, ``crawler-error``: a record's ``payment`` part), and
+    when."""
+
+    payment: dict[str, str]
+    time: float = 0.0
+
+
+#: A page fetched again (``--pages``): what it says, the price it asked, or why it could
+#: not be fetched.
+PageAgain = PageRead | PaymentAsked | str
+
+
+@dataclass(frozen=True)
 class FetchRequest:
     """What a recheck asks a crawl to fetch."""
 
@@ -73,8 +88,8 @@ class FetchResult:
     #: Each origin's documents, by origin (``https://a.example``): kept compact, a
     #: bounded number of them parsed (:class:`~rep_recheck.store.DocumentStore`).
     documents: MutableMapping[str, OriginDocuments] = field(default_factory=DocumentStore)
-    #: Each page fetched again, or why it could not be.
-    pages: dict[str, PageRead | str] = field(default_factory=dict)
+    #: Each page fetched again, the price it asked, or why it could not be fetched.
+    pages: dict[str, PageAgain] = field(default_factory=dict)
     #: Document downloads made (one per document: a counter).
     downloads: int = 0
     #: Why the crawl stopped before its end (Scrapy's close reason; ``""``: it

@@ -9,7 +9,9 @@ pattern (``'shards/*.parquet'``, quoted so that the shell leaves it: expanded he
 pattern and a path) is refused, as it would be counted twice. Named as several (more than
 one argument, a folder, a pattern), the collection's items kept and removed (``--out``,
 ``--removed``) are written to a folder, one file per shard with the shard's own name and
-format (:func:`output_of`): the shards' names must then differ.
+format (:func:`output_of`): the shards' names must then differ. The WARCs of
+``--documents`` are read alike (:func:`warc_files`): each a file, or a folder of them
+(its ``.warc`` and ``.warc.gz`` files, sorted by name), each once.
 
 Before anything is read or fetched, every output (``--out``, ``--removed``,
 ``--report``, ``--summary``, ``--trail``) is checked against every input (the dataset,
@@ -65,7 +67,8 @@ from rep_engine.trail.file import (
     replacing,
     same_file,
 )
-from rep_recheck.datasets import STDIN
+from rep_recheck.captures import WarcError
+from rep_recheck.datasets import COMPRESSIONS, STDIN
 
 #: The manifest of a folder of outputs: the files a recheck wrote there (hidden, so that
 #: a folder read as a collection does not read it).
@@ -232,9 +235,21 @@ def _replace_manifest(folder: Path, said: dict[str, Any]) -> None:
         file.write((json.dumps(said, indent=1) + "\n").encode())
 
 
-#: The names of a folder's files read as its shards (a ``.gz`` is read as a compressed
-#: trail, so a folder's are not: name them, or a pattern).
-SUFFIXES: Final = (".jsonl", ".ndjson", ".csv", ".parquet")
+#: The names of a folder's files read as its shards: the line-based formats' (JSON Lines,
+#: CSV), as they are or compressed whole (:data:`~rep_recheck.datasets.COMPRESSIONS`:
+#: ``00000.jsonl.gz``, as datatrove's ``JsonlWriter`` writes its shards), and Parquet's.
+_LINE_SUFFIXES: Final = (".jsonl", ".ndjson", ".csv")
+SUFFIXES: Final = (
+    *_LINE_SUFFIXES,
+    ".parquet",
+    *(f"{suffix}{compressed}" for compressed in COMPRESSIONS for suffix in _LINE_SUFFIXES),
+)
+#: :data:`SUFFIXES` as a message says them.
+_SUFFIXES_SAID: Final = (f"{', '.join(_LINE_SUFFIXES)} (each {' or '.join(COMPRESSIONS)} too), "
+                         ".parquet")  # fmt: skip
+#: The names of a folder's files read as WARCs (``--documents FOLDER``): a WARC, and a
+#: WARC compressed record by record (WARC 1.1, Annex D), as Common Crawl's are.
+WARC_SUFFIXES: Final = (".warc", ".warc.gz")
 #: How the first line of a recheck's ``--report`` starts (its keys, in order; with
 #: several shards, ``shard`` first): a folder's or a pattern's file that starts so, and
 #: that its folder's manifest names, is a report a run wrote there, not a shard (its
@@ -314,9 +329,62 @@ def _folder(folder: str, skipped: list[str]) -> list[str]:
         else:
             skipped.append(path)
     if not found:
-        raise ShardError(f"{folder} holds no file of a dataset format ({', '.join(SUFFIXES)}): "
+        raise ShardError(f"{folder} holds no file of a dataset format ({_SUFFIXES_SAID}): "
                          "name its files, or a pattern")  # fmt: skip
     return found
+
+
+@dataclass(frozen=True)
+class Warcs:
+    """The WARC files of ``--documents``, in the order they are read."""
+
+    paths: list[str]
+    #: A folder's files that are not WARCs (not read).
+    skipped: list[str] = field(default_factory=list)
+
+    def not_read(self) -> str:
+        """What a run says of :attr:`skipped` (``""``: none), as of a dataset folder's."""
+        if not self.skipped:
+            return ""
+        shown = ", ".join(self.skipped[:NAMED]) + (", …" if len(self.skipped) > NAMED else "")
+        return (f"{len(self.skipped):,} file(s) of a folder of WARCs not read, not named as "
+                f"WARCs ({', '.join(WARC_SUFFIXES)}): {shown}")  # fmt: skip
+
+
+def warc_files(named: str | Path | Sequence[str | Path]) -> Warcs:
+    """The WARC files ``named`` (``--documents``, each given; the datatrove step's
+    ``documents``): each a file, or a folder (its files named as WARCs,
+    :data:`WARC_SUFFIXES`, sorted by name; not its subfolders nor its hidden files), each
+    file once. Raises :class:`~rep_recheck.captures.WarcError` for a folder that holds
+    none, and a file named twice (its captures would be read twice)."""
+    given = [named] if isinstance(named, (str, Path)) else list(named)
+    paths: list[str] = []
+    skipped: list[str] = []
+    for argument in map(str, given):
+        if not os.path.isdir(argument):
+            paths.append(argument)
+            continue
+        try:
+            names = sorted(os.listdir(argument))
+        except OSError as error:
+            raise WarcError(f"{argument}: cannot list: {error.strerror or error}") from None
+        found: list[str] = []
+        for name in names:
+            path = os.path.join(argument, name)
+            if name.startswith(".") or os.path.isdir(path):
+                continue
+            (found if name.lower().endswith(WARC_SUFFIXES) else skipped).append(path)
+        if not found:
+            raise WarcError(f"{argument} holds no WARC file ({', '.join(WARC_SUFFIXES)}): "
+                            "name its files")  # fmt: skip
+        paths += found
+    seen: dict[object, str] = {}
+    for path in paths:
+        key = _identity(path)
+        if key in seen:
+            raise WarcError(f"{path} is named twice (as {seen[key]}): each WARC is read once")
+        seen[key] = path
+    return Warcs(paths, skipped)
 
 
 def _identity(path: str) -> object:

@@ -21,7 +21,15 @@ from rep_engine.records import EndReason, ItemStatus
 from rep_engine.settings import RepConfig
 from rep_engine.trail.terminal import printable
 from rep_recheck.asof import Then
-from rep_recheck.datasets import STDIN, UNREADABLE, Chunk, Dataset, DatasetError, Item
+from rep_recheck.datasets import (
+    STDIN,
+    UNREADABLE,
+    Chunk,
+    Dataset,
+    DatasetError,
+    Item,
+    compression_of,
+)
 from rep_recheck.deciding import (
     Closing,
     agents_obeyed,
@@ -30,7 +38,7 @@ from rep_recheck.deciding import (
     origin_name,
     scope_note,
 )
-from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageRead, Progress
+from rep_recheck.fetching import Completed, FetchRequest, FetchResult, PageAgain, Progress
 from rep_recheck.files import Shards, Staged, Stale, output_of
 from rep_recheck.grouping import Grouped, again_allowed, estimated_items, groups_for
 from rep_recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_USAGE
@@ -280,6 +288,8 @@ class Finishing:
         if self.warc is not None and (later := self.warc.captured_later_line()) is not None:
             lines[1:1] = ["", f"**{later}**"]
             print(f"recheck: {later}", file=self.err, flush=True)
+        if self.then is not None and (near := self.then.near_line()) is not None:
+            lines += ["", near]  # said on standard error at the end
         if not options.pages:
             lines += ["", PAGES_NOT_CHECKED]
             print(f"recheck: {PAGES_NOT_CHECKED}", file=self.err, flush=True)
@@ -308,12 +318,16 @@ class Finishing:
         interrupted fetch writes neither: no collection or removed items that would look
         whole), closed with ``stack``."""
         options = self.options
-        return [
-            None if path is None or self.interrupted else stack.enter_context(Closing(
-                dataset.writer(staged.open(output_of(path, shard) if shard else path), removed)
-            ))
-            for path, removed in ((options.out, False), (options.removed, True))
-        ]  # fmt: skip
+        writers: list[Any] = []
+        for path, removed in ((options.out, False), (options.removed, True)):
+            if path is None or self.interrupted:
+                writers.append(None)
+                continue
+            target = output_of(path, shard) if shard else path
+            # compressed as its name says: a shard's own name, as the shard is
+            writer = dataset.writer(staged.open(target), removed, compression_of(target))
+            writers.append(stack.enter_context(Closing(writer)))
+        return writers
 
     @staticmethod
     def _write(writers: list[Any], chunk: Chunk, keep: list[bool], reasons: list[Any]) -> None:
@@ -511,9 +525,12 @@ class Finishing:
         return self._writers(grouped.held, self.datasets[index], label, outputs.staged)
 
     def _say_undated(self) -> None:
-        """The line that counts the items refused now whose date could not be read."""
+        """The lines that count the items whose date could not be read, and those dated
+        before their origin's first capture."""
         if self.then is not None and self.then.undated:
             print(f"recheck: {self.then.undated_line(self.options.date_column)}", file=self.err)
+        if self.then is not None and (near := self.then.near_line()) is not None:
+            print(f"recheck: {near}", file=self.err)
 
     def _tdmrep_unchecked(self) -> str | None:
         """The line that says a WARC held no tdmrep.json for origins whose items an AI
@@ -578,4 +595,4 @@ class _Outputs:
     memo: EvidenceMemo
     report: IO[bytes] | None
     trail: RecheckTrail | None
-    read_again: dict[str, PageRead | str] | None
+    read_again: dict[str, PageAgain] | None

@@ -19,7 +19,7 @@ from rep_engine.trail.file import TrailFileError, check_trail
 from rep_engine.trail.terminal import HELP_WIDTH, exit_table
 from rep_engine.verdict.decide import ROBOTS
 from rep_recheck.asof import add_dated_options
-from rep_recheck.datasets import FORMATS, STDIN
+from rep_recheck.datasets import FORMATS, STDIN, DatasetError, compression_of, zstd_module
 from rep_recheck.documents import KINDS
 from rep_recheck.files import (
     MANIFEST,
@@ -214,6 +214,8 @@ def check_outputs(options: argparse.Namespace, shards: Shards) -> dict[str, list
             outputs += [(name, output_of(path, shard)) for shard in shards.paths]
         else:
             outputs.append((name, Path(path)))
+    for name, target in outputs:
+        _compression_known(name, target)
     check_paths(inputs, outputs, stdin=0 if stdin else None)
     if options.trail:
         try:
@@ -224,3 +226,24 @@ def check_outputs(options: argparse.Namespace, shards: Shards) -> dict[str, list
     others = [Path(path) for name, path in given if name not in ("out", "removed")]
     return {path: previous_outputs(name, Path(path), names, SUFFIXES, inputs, others)
             for name, path in folders if shards.several}  # fmt: skip
+
+
+#: What each output that is written as it is holds, as a refusal of a compressed name says.
+_UNCOMPRESSED: Final = {"report": "JSON Lines", "summary": "Markdown"}
+
+
+def _compression_known(option: str, path: Path) -> None:
+    """Raise :class:`PathError` for an output whose name says a compression
+    (:data:`~rep_recheck.datasets.COMPRESSIONS`) it would not be written in: ``--report``
+    and ``--summary`` are written uncompressed (a report named ``.jsonl.gz`` would be
+    read as a gzip shard by a later run of its folder); ``--out`` and ``--removed`` are
+    written so, and zstd needs its module (a line naming it, before any work)."""
+    compression = compression_of(path)
+    if compression and option in _UNCOMPRESSED:
+        raise PathError(f"--{option} {path}: written uncompressed ({_UNCOMPRESSED[option]}), "
+                        f"not as {path.suffix} says: name it without {path.suffix}")  # fmt: skip
+    if compression == "zstd" and option in ("out", "removed"):
+        try:
+            zstd_module()
+        except DatasetError as error:
+            raise PathError(f"--{option} {path}: {error}") from None

@@ -30,11 +30,11 @@ import re
 from array import array
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from sys import intern
 from typing import Any, Final
 
-from rep_engine.records import ITEM_STATUSES, ItemStatus, Reason, RefusedBy, iso_time
+from rep_engine.records import ITEM_STATUSES, Fate, ItemStatus, Reason, RefusedBy, iso_time
 from rep_engine.trail.terminal import printable
 from rep_engine.usage.rsl.terms import license_url_of
 from rep_engine.usage.standards import NOT_READ
@@ -79,7 +79,9 @@ def evidence(url: str, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
     documents = outcome.documents
     refusal = outcome.refusal
     if outcome.page_refusal is not None:
-        return _said(refusal, url, fetched_now)
+        said = _said(refusal, url, fetched_now)
+        # its page answered 402: the price it asked is what said no (no usage signal)
+        return said if outcome.payment is None else replace(said, signal=Fate.PAYMENT_REQUIRED)
     verdict = outcome.verdict
     kind, key, entry = ROBOTS, None, None
     if verdict is not None and verdict.used:
@@ -425,8 +427,11 @@ class Tally:
     changed_purposes: Counter[str] = field(default_factory=Counter)
     #: Refusals by signal.
     signals: Counter[str] = field(default_factory=Counter)
-    #: Items with a crawl-time status (a trail or an export).
+    #: Items with a crawl-time status (a trail or an export, or older captures).
     with_then: int = 0
+    #: ``(then, now)`` of every item with a crawl-time status: the changes both ways
+    #: and the items that kept theirs.
+    then_now: Counter[tuple[str, str]] = field(default_factory=Counter)
     #: The first unreadable items: (line, why).
     unreadable: list[tuple[int, str]] = field(default_factory=list)
     #: The ``REP_PURPOSE_AGENTS`` tokens obeyed (lowercase), and the items the
@@ -494,6 +499,7 @@ class Tally:
                 per.signal(number, "unknown")
         if (changed := changed_since(item.then, status)) is not None:
             self.with_then += 1
+            self.then_now[(str(item.then), status)] += 1
             if changed:
                 self.changes[(f"{item.then} -> {status}", signal)] += 1
                 self.changed_purposes[said.purpose or "every purpose"] += 1
@@ -643,7 +649,18 @@ def _changes(tally: Tally) -> list[str]:
     lines = ["", "### Changes since the crawl", ""]
     if not tally.changes:
         return [*lines, f"None: the {tally.with_then:,} item(s) have the status they had."]
-    lines += ["| then -> now | signal | items |", "|---|---|---|"]
+    both = tally.then_now
+    kept, refused = ItemStatus.KEPT, ItemStatus.REFUSED
+    unknown = sum(count for (_, now), count in both.items() if now == ItemStatus.UNKNOWN)
+    lines += [
+        f"Both ways, of the {tally.with_then:,} item(s) with a status then: "
+        f"{both[kept, refused]:,} kept then and refused now, "
+        f"{both[refused, kept]:,} refused then and kept now, {unknown:,} unknown now; "
+        f"{both[kept, kept] + both[refused, refused]:,} unchanged.",
+        "",
+        "| then -> now | signal | items |",
+        "|---|---|---|",
+    ]
     for (change, signal), count in tally.changes.most_common():
         lines.append(f"| {cell(change)} | {cell(signal)} | {count:,} |")
     lines += ["", "| purpose | items changed |", "|---|---|"]

@@ -12,13 +12,15 @@ decides it. The answer, :class:`Outcome`, is one of three statuses:
 - ``kept``: allowed now (the item stays in the collection);
 - ``refused``: the site says no now (robots.txt's Allow/Disallow, an AI-usage signal of
   robots.txt, tdmrep.json or an RSL license, or with ``--pages`` the page's own
-  ``noindex``, ``X-Robots-Tag``, ``Content-Usage``, ``noai``…), or its robots.txt could
+  ``noindex``, ``X-Robots-Tag``, ``Content-Usage``, ``noai``…, or for an AI purpose its
+  402 Payment Required: a price never paid grants nothing), or its robots.txt could
   not be had (a 5xx, a 429, a network failure, a capture that lost data): "the crawler
   MUST assume complete disallow" (RFC 9309 §2.3.1.4), unless ``REP_UNREACHABLE_ACTION
   = "allow"`` lets the crawl through;
 - ``unknown``: the documents that decide it were not had (its origin's robots.txt not
   captured or not fetched; a tdmrep.json or license it needs not had, unless what was
-  had refuses it already; a page that could not be fetched again),
+  had refuses it already; a page that could not be fetched again, or that answered 402
+  to a recheck without an AI purpose),
   or one that allows it was cut before 500 KiB, the least a crawler reads (RFC 9309
   §2.5: an archive's cut, not the crawl's own at 500 KiB): its lines before the cut may
   refuse an item, never allow one, as what the lines after it say is not known.
@@ -41,7 +43,7 @@ from typing import Any, Final
 from rep_engine.directives import product_token
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.procedure import cut_before_limit
-from rep_engine.records import ITEM_NOT_HAD, NOT_HAD, ItemStatus
+from rep_engine.records import ITEM_NOT_HAD, NOT_HAD, ItemStatus, Reason, payment_said
 from rep_engine.robotstxt import FIRST_DISALLOWED_STEP, RobotsTxt
 from rep_engine.robotstxt.useragent import held_names
 from rep_engine.settings import RepConfig
@@ -61,7 +63,8 @@ from rep_engine.verdict.decide import (
     decide,
     obey_of,
 )
-from rep_engine.verdict.page import PageFacts, PageStatements, PageVerdict, decide_page
+from rep_engine.verdict.page import PAGE, PageFacts, PageStatements, PageVerdict, decide_page
+from rep_engine.verdict.policy import TDM_PURPOSES
 from rep_recheck.documents import KINDS, OriginDocuments, document_url, read_as_none
 
 #: The most outcomes of refusing lines the fast path of a :class:`Rechecker` remembers,
@@ -99,6 +102,8 @@ class Outcome:
     page: PageVerdict | None = None
     #: The page's refusal (``noindex``, ``unavailable_after``, a purpose).
     page_refusal: Refused | None = None
+    #: What the page said of the price it asked, answered 402 (``None``: it was not).
+    payment: dict[str, str] | None = None
 
     @property
     def refusal(self) -> Refused | None:
@@ -143,6 +148,7 @@ class _Later(Outcome):
     why: str = ""
     page: PageVerdict | None = None
     page_refusal: Refused | None = None
+    payment: dict[str, str] | None = None
 
     def __init__(self, url: str, documents: OriginDocuments) -> None:
         _DOCUMENTS.__set__(self, documents)
@@ -551,11 +557,36 @@ class Rechecker:
         status = ItemStatus.REFUSED if refusal is not None else ItemStatus.KEPT
         return _replaced(outcome, status=status, page=page, page_refusal=refusal)
 
+    def payment_asked(self, outcome: Outcome, payment: dict[str, str]) -> Outcome:
+        """A kept item's page answered 402 Payment Required (``payment``: what it said of
+        its price): the site asks a price for the crawl, which is never paid. For an AI
+        purpose a price not paid grants nothing, as an RSL license whose payment is not
+        held (docs/purpose-notes.md §9): refused by its page, for the first AI purpose of
+        the recheck, and ``--keep-unknown`` does not keep it. Without one, what the page
+        says now is not known (its content was not served): unknown, as a page not
+        fetched again (docs/recheck.md, 'A page that answers 402')."""
+        if outcome.status is not ItemStatus.KEPT:
+            return outcome
+        asked = f"its page answered 402 Payment Required{_price(payment)}"
+        purpose = next((p for p in self.rules.policy.purposes if p in TDM_PURPOSES), None)
+        if purpose is None:
+            why = f"page not fetched again: {asked}, never paid"
+            return _replaced(outcome, status=ItemStatus.UNKNOWN, why=why, payment=payment)
+        message = f"{purpose} denied: {asked}, a price for the crawl never paid"
+        refusal = Refused(Reason.PURPOSE, message, PAGE, self.agent, purpose=purpose)
+        return _replaced(outcome, status=ItemStatus.REFUSED, page_refusal=refusal, payment=payment)
+
     def page_failed(self, outcome: Outcome, why: str) -> Outcome:
         """A kept item's page could not be fetched again: what it says now is not known."""
         if outcome.status is not ItemStatus.KEPT:
             return outcome
         return _replaced(outcome, status=ItemStatus.UNKNOWN, why=f"page not fetched again: {why}")
+
+
+def _price(payment: dict[str, str]) -> str:
+    """What a 402 said of its price, as its sentence adds it (``""``: nothing)."""
+    said = payment_said(payment)
+    return f" ({said})" if said else ""
 
 
 def _as_given(robots: RobotsTxt) -> bool:

@@ -231,6 +231,8 @@ class RecheckTrail:
         self._documents(record, outcome)
         if self.rechecker.not_consulted:  # --consult: what it was decided without
             record["not_consulted"] = list(self.rechecker.not_consulted)
+        if outcome.payment:  # its page answered 402: what it said of its price
+            record["payment"] = outcome.payment
         if outcome.page is not None and statements is not None:
             when = datetime.fromtimestamp(decided, timezone.utc) if decided else None
             record["page"] = lines.page_part(

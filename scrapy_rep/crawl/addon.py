@@ -18,6 +18,8 @@ from scrapy_rep.crawl.internals import MEDIA_REQUEST_FILTERED, switch_off_base_c
 from scrapy_rep.crawl.page.downloadermiddlewares import PRIORITY as PAGE_VERDICT_PRIORITY
 from scrapy_rep.crawl.page.downloadermiddlewares import PageVerdictMiddleware
 from scrapy_rep.crawl.page.spidermiddlewares import PageDirectivesMiddleware
+from scrapy_rep.crawl.payment import PRIORITY as PAYMENT_PRIORITY
+from scrapy_rep.crawl.payment import PaymentRequiredMiddleware
 from scrapy_rep.crawl.report import RepReport
 from scrapy_rep.crawl.requests.downloadermiddlewares import RobotsTxtMiddleware
 from scrapy_rep.crawl.requests.sentcheck import PRIORITY as SENT_CHECK_PRIORITY
@@ -67,6 +69,7 @@ class Addon:
         register(settings, "DOWNLOADER_MIDDLEWARES", SentRequestCheck, SENT_CHECK_PRIORITY)
         register(settings, "DOWNLOADER_MIDDLEWARES", RobotsTxtResponseGuard, GUARD_PRIORITY)
         register(settings, "DOWNLOADER_MIDDLEWARES", PageVerdictMiddleware, PAGE_VERDICT_PRIORITY)
+        register(settings, "DOWNLOADER_MIDDLEWARES", PaymentRequiredMiddleware, PAYMENT_PRIORITY)
         register(settings, "DOWNLOADER_MIDDLEWARES", WebBotAuthMiddleware, WEB_BOT_AUTH_PRIORITY)
         register(settings, "SPIDER_MIDDLEWARES", PageDirectivesMiddleware, SPIDER_PRIORITY)
         register(settings, "EXTENSIONS", RepReport, REPORT_PRIORITY)  # off unless REP_REPORT

@@ -56,3 +56,8 @@ FETCHED_PAGE: Final = "_rep_fetched_page"
 DONT_OBEY_ROBOTSTXT: Final = "dont_obey_robotstxt"
 #: Scrapy's download slot of a request (crawl-delay applies per slot).
 DOWNLOAD_SLOT: Final = "download_slot"
+#: Scrapy's switches that keep a response from being retried (``RetryMiddleware``) or
+#: followed (``RedirectMiddleware``, ``MetaRefreshMiddleware``): set on a 402's request
+#: (:mod:`scrapy_rep.crawl.payment`).
+DONT_RETRY: Final = "dont_retry"
+DONT_REDIRECT: Final = "dont_redirect"

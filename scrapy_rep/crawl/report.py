@@ -51,6 +51,7 @@ from rep_engine.records import (
     OVERRIDDEN_BY,
     REASONS,
     REPORT_FATES,
+    RESPONSE_FATES,
     Action,
     EndReason,
     Fate,
@@ -67,6 +68,7 @@ from rep_engine.urls.origins import origin_of
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.crawl.auditing import Settled, ledger_of, read_urls
 from scrapy_rep.crawl.config import config_of
+from scrapy_rep.crawl.payment import STAT as PAYMENT_STAT
 from scrapy_rep.crawl.refusals import FILE_URLS_REFUSED
 
 if TYPE_CHECKING:
@@ -299,8 +301,8 @@ def closing_lines(
 ) -> list[str]:
     """The INFO lines of a crawl's end (from its stats): what a pause left, the items
     dropped and the links not followed, by reason, each with the setting that keeps them
-    (docs/switching.md). The biggest differences from Scrapy's ``ROBOTSTXT_OBEY``, said
-    where users read."""
+    (docs/switching.md), the requests not sent, the answers that asked a price (402). The
+    biggest differences from Scrapy's ``ROBOTSTXT_OBEY``, said where users read."""
     pause = paused(stats, reason, job_dir)
     lines = [f"scrapy_rep: {pause}; the same command resumes the crawl"] if pause else []
     lines += _items_dropped(stats)
@@ -323,7 +325,17 @@ def closing_lines(
             f"scrapy_rep: {plural(nofollow + rel, 'link')} not followed ({', '.join(parts)}); "
             f"{' and '.join(keep)} {'follows' if len(keep) == 1 else 'follow'} them"
         )
-    return lines + _not_sent(stats, config)
+    return lines + _not_sent(stats, config) + _payment_required(stats)
+
+
+def _payment_required(stats: Mapping[str, Any]) -> list[str]:
+    """The responses answered 402 Payment Required: a price the site asks for the crawl,
+    never paid (docs/behaviour.md)."""
+    asked = int(stats.get(PAYMENT_STAT, 0) or 0)
+    if not asked:
+        return []
+    return [f"scrapy_rep: {plural(asked, 'response')} answered 402 Payment Required (a price "
+            "asked for the crawl): never paid, never retried"]  # fmt: skip
 
 
 def _items_dropped(stats: Mapping[str, Any]) -> list[str]:
@@ -509,7 +521,7 @@ def _first(entry: UrlEntry) -> bool:
     fate = entry.fate
     return (
         fate is None
-        or fate is Fate.FETCHED
+        or fate in RESPONSE_FATES
         or fate is Fate.REDIRECTED
         or entry.output is not None
         or (fate is Fate.FAILED and entry.status is not None)

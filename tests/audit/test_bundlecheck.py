@@ -84,8 +84,14 @@ def test_an_honest_bundle_passes_saying_each_record(signed: tuple[Path, Path, Pa
                               "robots.txt, recorded ")  # fmt: skip
     assert said[1].endswith("; robots.txt line 2 'Disallow: /private' for scrapy; purposes "
                             "ai-train")  # fmt: skip
-    assert len(said) == 7 and said[-1].startswith(f"{bundle}: clean: 6 record(s) of {SITE}, "
-                                                  "proved against the tree head of ")  # fmt: skip
+    assert said[-2] == ("witnesses: none given (--witness, --policy): not checked: a history "
+                        "its operator rewrote and signed again is not ruled out")  # fmt: skip
+    size, when = json.loads(bundle.read_text())["head"]["size"], said[-1].split("dated ")[1][:24]
+    assert len(said) == 8 and said[-1].startswith(
+        f"{bundle}: clean: 6 record(s) of {SITE}, proved against the tree head over the "
+        f"trail's first {size} line(s) (dated {when} by its writer: no signature covers its "
+        "time), checkpoint of "
+    )  # the head's time is in no checkpoint: never said proved
     assert said[-1].endswith("checked with --key")
     text = bundle.read_text()
     assert "other.test" not in text  # the other site's record is in no line, only in hashes

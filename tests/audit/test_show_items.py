@@ -120,3 +120,26 @@ def test_show_finds_a_rechecked_item_however_its_url_is_written(tmp_path: Path) 
         code, out = audit_tool("show", str(trail), asked)
         assert code == EXIT_CLEAN, (asked, out)
         assert "item re-checked (line" in out and f"): {said}" in out, (asked, out)
+
+
+def test_show_names_the_warcs_a_recheck_of_several_read(tmp_path: Path) -> None:
+    """A recheck of two ``--documents`` WARCs (or a folder of them, whose header names the
+    files read) was told as "re-checking … (fetched)": its header's list of WARCs was
+    read as no WARC."""
+    warcs = [tmp_path / "warcs" / f"CC-MAIN-2025-{week}.warc" for week in ("05", "26")]
+    warcs[0].parent.mkdir()
+    for date, warc in zip(("2025-01-01T00:00:00Z", "2025-06-01T00:00:00Z"), warcs, strict=True):
+        write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /no\n")],
+                   date=date)  # fmt: skip
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_text(json.dumps({"url": "https://a.example/no/1"}) + "\n", encoding="utf-8")
+    for given in (["--documents", str(warcs[0]), "--documents", str(warcs[1])],
+                  ["--documents", str(warcs[0].parent)]):  # fmt: skip
+        trail = tmp_path / "trail.jsonl"
+        trail.unlink(missing_ok=True)
+        recheck_tool(str(dataset), "--purpose", "search", *given, f"--trail={trail}")
+        code, out = audit_tool("show", str(trail), "https://a.example/no/1")
+        assert code == EXIT_CLEAN, out
+        assert out.splitlines()[1].endswith(
+            f", re-checking {dataset} (documents from {warcs[0]}, {warcs[1]})"
+        ), out

@@ -101,9 +101,14 @@ def test_a_forged_head_with_the_chain_made_again_fails(
     assert any(what.startswith(found) for what in findings), findings
 
 
-def test_a_record_changed_and_every_hash_made_again_is_caught_by_the_key(tmp_path: Path) -> None:
+def test_a_record_changed_and_every_hash_made_again_is_caught_with_or_without_the_key(
+    tmp_path: Path,
+) -> None:
     """The full forger: a record's time changed (no decision depends on it), the chain and
-    the roots made again. Without the key it passes; its signature does not."""
+    the roots made again, each head's signed checkpoint kept (he cannot sign another
+    without the key). The checkpoints hold the old roots: each head is found another's,
+    with the key and without it (c6123afe checked a checkpoint against its head only with
+    the key: without, the forgery was clean)."""
     trail, public = signed_recheck(tmp_path)
 
     def forge(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -111,12 +116,13 @@ def test_a_record_changed_and_every_hash_made_again_is_caught_by_the_key(tmp_pat
         return records
 
     forged = rewritten(trail, forge)
-    assert verify(forged).clean  # what the chain and the roots alone cannot tell
-    assert findings_of(forged, public) == [
+    said = [
         f"the tree head's checkpoint is of {size} line(s) and root {root[:16]}…, not the "
-        "head's size and root"
+        "head's size and root: it is another head's"
         for size, root in heads_of(trail)
     ]
+    assert findings_of(forged) == said
+    assert findings_of(forged, public) == said
 
 
 def heads_of(trail: Path) -> list[tuple[int, str]]:
@@ -235,3 +241,41 @@ def test_a_killed_runs_records_left_uncounted_by_the_next_head_are_found(tmp_pat
         "last at line 7) are not accounted for",
         no_end,
     ]
+
+
+def test_one_log_has_one_writer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two trails under one ``REP_AUDIT_LOG_ORIGIN`` made the key sign two inconsistent
+    checkpoints of one log (c6123afe; c2sp.org/tlog-checkpoint: a log "MUST not sign any
+    checkpoint which is inconsistent with any checkpoint it previously signed"). With the
+    head file holding its heads, a second trail under an origin in use stops before it
+    writes a line, naming the origin and the trail whose log it is; so do a copy of a
+    trail written after its original grew (the default origin, named after the first
+    line) and a trail started again in the place of one removed. The trail's own next
+    run goes on."""
+    operator_key(tmp_path / "key.pem")
+    heads = tmp_path / "kept" / "heads.jsonl"
+    given = [f"REP_AUDIT_SIGNING_KEY={tmp_path / 'key.pem'}", f"REP_AUDIT_HEAD_FILE={heads}"]
+    named = [*given, "REP_AUDIT_LOG_ORIGIN=crawler.test/trail"]
+    first = recheck_trail(tmp_path, tmp_path / "first.jsonl", *named)
+    recheck_trail(tmp_path, first, *named)  # its own next run
+    assert len(heads.read_text().splitlines()) == 2
+    capsys.readouterr()
+    second = recheck_trail(tmp_path, tmp_path / "second.jsonl", *named)
+    err = capsys.readouterr().err
+    assert not second.exists() and len(err.splitlines()) == 1, err
+    assert err.startswith(
+        f"scrapy_rep: error: REP_AUDIT_LOG_ORIGIN: the log crawler.test/trail is already "
+        f"{first.absolute()}'s: REP_AUDIT_HEAD_FILE {heads} holds its head of "
+    ), err
+    copied = tmp_path / "copied.jsonl"
+    original = recheck_trail(tmp_path, tmp_path / "original.jsonl", *given)
+    copied.write_bytes(original.read_bytes())
+    recheck_trail(tmp_path, original, *given)  # the original grows
+    capsys.readouterr()
+    recheck_trail(tmp_path, copied, *given)  # the copy would fork it
+    err = capsys.readouterr().err
+    assert "is already" in err and f"which {copied} does not hold" in err, err
+    first.unlink()
+    recheck_trail(tmp_path, first, *named)  # removed, and started again
+    assert "REP_AUDIT_LOG_ORIGIN: the log crawler.test/trail is already" in capsys.readouterr().err
+    assert not first.exists()

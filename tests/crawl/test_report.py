@@ -405,6 +405,21 @@ def test_the_requests_not_sent_line_points_at_the_report_when_it_is_on() -> None
     ]
 
 
+def test_the_closing_lines_say_the_answers_that_asked_a_price() -> None:
+    """A crawl without the report says at its end that sites asked a price, never paid."""
+    from scrapy.settings import Settings
+
+    from rep_engine.settings import RepConfig
+    from scrapy_rep.crawl.report import closing_lines
+
+    config = RepConfig.from_settings(Settings())
+    assert closing_lines({"rep/responses/payment_required": 2}, config) == [
+        "scrapy_rep: 2 responses answered 402 Payment Required (a price asked for the "
+        "crawl): never paid, never retried"
+    ]
+    assert closing_lines({}, config) == []
+
+
 # ---------------------------------------------------------------------- real crawls
 
 

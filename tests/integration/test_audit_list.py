@@ -91,7 +91,8 @@ async def test_every_refusal_listed_with_why_in_three_formats(tmp_path: Path) ->
         and err.strip()
         == (
             "scrapy_rep: error: --fate: 'refuse' is not a fate (did you mean 'refused'?); "
-            "expected fetched, refused, failed, redirected, unfinished, dropped, kept, unknown"
+            "expected fetched, refused, failed, redirected, unfinished, payment_required, "
+            "dropped, kept, unknown"
         )
     )
 

@@ -29,6 +29,7 @@ from tests.support.recheck import (
     write_jsonl,
     write_warc,
 )
+from tests.support.tools import audit_streams
 
 ROBOTS = {
     "https://a.example": "User-agent: *\nDisallow: /private\nContent-Usage: /train train-ai=n\n",
@@ -330,7 +331,8 @@ def test_the_docs_pipelines_run_as_written_in_a_script(tmp_path: Path, number: i
     into a file and run with ``python``, on their ``data/`` and ``robots.warc.gz``: they
     end, keep what the command keeps and write the removed ones with their reason (as
     written before, without ``if __name__ == "__main__":``, datatrove's forkserver
-    workers ran the script again and the pool never ended)."""
+    workers ran the script again and the pool never ended), and each task's trail, which
+    ``audit verify trails/*.jsonl`` reads as one clean run of every item."""
     needs("datatrove")
     pipelines = _docs_pipelines()
     assert len(pipelines) == 2
@@ -351,3 +353,11 @@ def test_the_docs_pipelines_run_as_written_in_a_script(tmp_path: Path, number: i
         assert len(removed) == len(ROBOTSTXT_ONLY_URLS) - len(kept)
         assert dict(removed)["https://down.example/a"] == "refused"
         assert dict(removed)["https://never.example/a"] == "unknown"
+    trails = sorted((tmp_path / "trails").glob("*.jsonl"))
+    code, out, _ = audit_streams("verify", *map(str, trails))
+    assert code == 0 and out.splitlines()[-1] == f"{len(trails)} trails as one: clean", out
+    tasks = (2, 64)[number]
+    assert out.splitlines()[-2].endswith(
+        f": the trails of {tasks} of its {tasks} task(s), {len(ROBOTSTXT_ONLY_URLS)} item(s): "
+        f"{len(kept)} kept, 7 refused, 2 unknown"
+    ), out

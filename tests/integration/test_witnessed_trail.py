@@ -50,13 +50,15 @@ async def test_a_rewritten_and_resigned_run_passes_the_key_and_fails_the_witness
         origin = head["checkpoint"].split("\n")[0]
         log = audit_tool("vkey", str(tmp_path / "key.pem"), "--name", origin)[1].strip()
         command = witness_command(tmp_path, log)
-        status, out, err = audit_streams("cosign", str(trail), "--witness", command,
+        wvkey = audit_tool("vkey", str(tmp_path / "witness.pem"), "--name", WITNESS,
+                           "--witness")[1].strip()  # fmt: skip
+        status, out, err = audit_streams("cosign", str(trail), "--witness", wvkey, command,
                                          "--out", str(tmp_path / "run1.note"))  # fmt: skip
         assert status == 0, err
         await crawl(pages, settings)
     finally:
         await sites.close()
-    status, out, err = audit_streams("cosign", str(trail), "--witness", command,
+    status, out, err = audit_streams("cosign", str(trail), "--witness", wvkey, command,
                                      "--out", str(tmp_path / "run2.note"))  # fmt: skip
     assert (status, out) == (0, f"{tmp_path / 'run2.note'}: 1 cosignature(s) of 1 witness(es)\n")
     assert len((tmp_path / "calls").read_text().splitlines()) == 2  # once a run
@@ -64,7 +66,6 @@ async def test_a_rewritten_and_resigned_run_passes_the_key_and_fails_the_witness
     cosigned = (tmp_path / "run2.note").read_text()  # read by the tests' own reader
     assert c2sp.cosigned_at(cosigned, WITNESS, public) is not None
     assert c2sp.verifies(cosigned, origin, c2sp.vkey(log)[3])
-    wvkey = audit_tool("vkey", str(tmp_path / "witness.pem"), "--name", WITNESS, "--witness")[1]
     site = sites.bases["a"]
 
     def checked(path: Path, *more: str) -> tuple[int, str]:
@@ -73,7 +74,7 @@ async def test_a_rewritten_and_resigned_run_passes_the_key_and_fails_the_witness
         assert made[0] == 0, made
         key = str(public_key_file(tmp_path / "key.pem"))
         status, out, err = audit_streams("check-bundle", str(bundle), "--key", key,
-                                         "--witness", wvkey.strip())  # fmt: skip
+                                         "--witness", wvkey)  # fmt: skip
         return status, out + err
 
     status, said = checked(trail, "--cosigned", str(tmp_path / "run2.note"))
@@ -90,7 +91,7 @@ async def test_a_rewritten_and_resigned_run_passes_the_key_and_fails_the_witness
                                                            "/private/x"))  # fmt: skip
     status, said = checked(forged)
     assert status == 1 and f"witness {WITNESS}: not counted: no cosignature of a checkpoint" in said
-    status, out, err = audit_streams("cosign", str(forged), "--witness", command,
+    status, out, err = audit_streams("cosign", str(forged), "--witness", wvkey, command,
                                      "--out", str(tmp_path / "forged.note"))  # fmt: skip
     assert status == 1 and "history was rewritten" in err, err
     assert len(err.splitlines()) == 1

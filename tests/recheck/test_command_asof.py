@@ -175,11 +175,93 @@ def test_then_and_changed_come_from_the_older_capture(
     assert "WARCs" in text
 
 
-def test_an_item_kept_now_has_no_then(tmp_path: Path) -> None:
+def test_an_item_kept_now_has_its_then_too(tmp_path: Path) -> None:
+    """Refused by January's robots.txt (a 500, a Disallow) and kept by June's: its crawl-
+    time answer is on its row, and the summary counts it as a change back to kept."""
     warcs = _warcs(tmp_path, (JAN, DISALLOW), (JUN, ALLOW))
-    code, lines = _report(tmp_path, str(_dataset(tmp_path)), *warcs)
+    summary = tmp_path / "summary.md"
+    code, lines = _report(tmp_path, str(_dataset(tmp_path)), *warcs, "--summary", str(summary))
     assert code == EXIT_KEPT
-    assert "then" not in lines[0] and "changed" not in lines[0]
+    assert (lines[0]["status"], lines[0]["then"], lines[0]["changed"]) == ("kept", "refused", True)
+    text = summary.read_text()
+    assert ("Both ways, of the 1 item(s) with a status then: 0 kept then and refused now, "
+            "1 refused then and kept now, 0 unknown now; 0 unchanged.") in text  # fmt: skip
+    assert "| refused -> kept | robots.txt | 1 |" in text  # the line that allows it now
+
+
+def test_the_summary_counts_the_changes_both_ways(tmp_path: Path) -> None:
+    """Four dated items of two origins, each way and unchanged: every row has its then."""
+    old, new = tmp_path / "old.warc", tmp_path / "new.warc"
+    write_warc(old, [robots_capture("https://a.example", DISALLOW),
+                     robots_capture("https://b.example", ALLOW)], date=JAN)  # fmt: skip
+    write_warc(new, [robots_capture("https://a.example", ALLOW),
+                     robots_capture("https://b.example", DISALLOW)], date=JUN)  # fmt: skip
+    dataset = tmp_path / "items.jsonl"
+    rows = [
+        ("https://a.example/1", "2025-02-01"),
+        ("https://b.example/1", "2025-02-01"),
+        ("https://b.example/2", "2025-07-01"),
+        ("https://a.example/2", "2025-07-01"),
+    ]
+    dataset.write_text("".join(json.dumps({"url": u, "crawled": d}) + "\n" for u, d in rows))
+    summary = tmp_path / "summary.md"
+    documents = ["--documents", str(old), "--documents", str(new)]
+    code, lines = _report(
+        tmp_path, str(dataset), *documents, "--date-column", "crawled", "--summary", str(summary)
+    )
+    assert code == EXIT_REMOVED
+    assert [(line["status"], line["then"], line["changed"]) for line in lines] == [
+        ("kept", "refused", True), ("refused", "kept", True),
+        ("refused", "refused", False), ("kept", "kept", False),
+    ]  # fmt: skip
+    assert (
+        "Both ways, of the 4 item(s) with a status then: 1 kept then and refused now, "
+        "1 refused then and kept now, 0 unknown now; 2 unchanged."
+    ) in summary.read_text()
+
+
+def test_a_tolerance_reads_a_crawls_capture_that_came_after_the_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A page fetched hours before its crawl's robots.txt capture has no capture at or
+    before its date: the run says so and names --then-tolerance; with it, that capture
+    is its then."""
+    warcs = _warcs(tmp_path, ("2025-06-01T12:00:00Z", DISALLOW), ("2025-09-01T00:00:00Z", ALLOW))
+    dataset = _dataset(tmp_path, ["2025-06-01T04:00:00Z"])
+    code, lines = _report(tmp_path, str(dataset), *warcs, "--date-column", "crawled")
+    assert code == EXIT_KEPT
+    assert lines[0]["then"] == "no capture before 2025-06-01T04:00:00Z"
+    err = capsys.readouterr().err
+    assert "1 item(s) dated before the first capture of their origin's robots.txt" in err
+    assert "for 1 of them it came at most a day after their date" in err
+    assert "--then-tolerance DURATION (e.g. 1d)" in err
+    code, lines = _report(tmp_path, str(dataset), *warcs, "--date-column", "crawled",
+                          "--then-tolerance", "12h")  # fmt: skip
+    assert (code, lines[0]["then"], lines[0]["changed"]) == (EXIT_KEPT, "refused", True)
+    assert "have no `then`" not in capsys.readouterr().err
+    code, lines = _report(tmp_path, str(dataset), *warcs, "--date-column", "crawled",
+                          "--then-tolerance", "2h")  # fmt: skip
+    assert lines[0]["then"] == "no capture before 2025-06-01T06:00:00Z"  # its date + 2 h
+
+
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--then-tolerance", "1d"], "--then-tolerance reads captures after each item's date: "
+         "give --date-column COLUMN too"),
+        (["--date-column", "crawled", "--then-tolerance", "soon"],
+         "--then-tolerance takes a duration (seconds, or 90m, 6h, 1d), got 'soon'"),
+        (["--date-column", "crawled", "--then-tolerance=-1h"],
+         "--then-tolerance takes a duration (seconds, or 90m, 6h, 1d), got '-1h'"),
+    ],
+)  # fmt: skip
+def test_a_wrong_tolerance_is_one_line_before_work(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list[str], said: str
+) -> None:
+    warcs = _warcs(tmp_path, (JAN, DISALLOW))
+    code, _ = recheck_tool(str(_dataset(tmp_path)), *warcs, "--purpose", "search", *extra)
+    assert code == EXIT_USAGE
+    assert said in capsys.readouterr().err
 
 
 def test_a_program_may_name_one_warc_as_a_string(tmp_path: Path) -> None:
@@ -211,7 +293,7 @@ def test_each_item_is_held_against_the_capture_nearest_before_its_date(
     ]  # fmt: skip
     assert [line.get("changed") for line in lines] == [True, False, None, None, None]
     err = capsys.readouterr().err
-    assert "2 item(s) refused now with no date to read in --date-column 'crawled'" in err
+    assert "2 item(s) with no date to read in --date-column 'crawled'" in err
 
 
 def test_as_of_bounds_the_captures_then_is_read_from(tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from rep_recheck.command import (
     FetchRequest,
     FetchResult,
     PageRead,
+    PaymentAsked,
     main,
 )
 from rep_recheck.documents import OriginDocuments
@@ -261,3 +262,52 @@ def test_a_page_s_no_for_one_purpose_is_counted_as_a_site_s_no_under_deny(
     assert "Refused with no signal saying no" not in summary, summary
     (line,) = report_lines(report)
     assert line["purpose"] == "ai-train", line
+
+
+def _asked_a_price(request: FetchRequest) -> FetchResult:
+    """The page answered 402 Payment Required, with its price."""
+    result = _fetcher(request)
+    result.pages[URL] = PaymentAsked({"crawler-price": "USD 0.01"}, FETCHED)
+    return result
+
+
+@pytest.mark.parametrize(("purpose", "status"), [("ai-train", "refused"), ("search", "unknown")])
+def test_a_page_that_asks_a_price_is_never_kept_and_verifies(
+    tmp_path: Path, purpose: str, status: str
+) -> None:
+    """A kept item whose page now answers 402 (``--pages``): for an AI purpose, refused by
+    its page (a price never paid grants nothing), which ``--keep-unknown`` does not keep;
+    for search alone, unknown. Its record names the price and verifies; the same record
+    forged kept, or refused in a run without an AI purpose (or unknown in one with), is
+    found."""
+    from tests.support.recheck import forged_item
+
+    dataset = tmp_path / "items.jsonl"
+    write_jsonl(dataset, [URL])
+    trail, out, report = (tmp_path / f"{name}.jsonl" for name in ("trail", "out", "report"))
+    argv = [str(dataset), "--purpose", purpose, "--pages", "--keep-unknown", "--no-progress",
+            "--consult", "robots.txt", f"--trail={trail}", f"--out={out}",
+            f"--report={report}"]  # fmt: skip
+    kept = main(argv, io.StringIO(), _asked_a_price) == 0
+    assert kept is (status == "unknown") and bool(out.read_text()) is kept
+    [line] = report_lines(report)
+    assert line["status"] == status and "402 Payment Required (crawler-price: USD 0.01)" in str(
+        line
+    )
+    item = next(r for r in map(json.loads, trail.read_text().splitlines()) if r["type"] == "item")
+    assert (item["status"], item["payment"]) == (status, {"crawler-price": "USD 0.01"})
+    result = verify(trail)
+    assert result.clean, result.findings
+    forged = forged_item(trail, URL, status="kept", refused_by=None, why=None, item_reason=None)
+    said = [f.what for f in verify(forged).findings]
+    assert any("recorded kept, but its page answered 402" in what for what in said), said
+    forged.unlink()
+    forged.with_name("forged.jsonl.d").unlink()
+    other = (
+        {"status": "unknown", "refused_by": "unreachable", "item_reason": None,
+         "why": "page not fetched again: its page answered 402 Payment Required"}
+        if status == "refused"
+        else {"status": "refused", "refused_by": "page", "item_reason": "purpose"}
+    )  # fmt: skip
+    said = [f.what for f in verify(forged_item(trail, URL, **other)).findings]
+    assert any("answered 402 Payment Required" in what for what in said), said

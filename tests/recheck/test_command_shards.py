@@ -257,9 +257,9 @@ def warc_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     reads: list[str] = []
     responses = asof.responses  # each WARC of --documents is read through it
 
-    def counted(path: Any) -> Any:
+    def counted(path: Any, *rest: Any) -> Any:
         reads.append(str(path))
-        return responses(path)
+        return responses(path, *rest)
 
     monkeypatch.setattr(asof, "responses", counted)
     yield reads

@@ -49,6 +49,26 @@ def test_a_host_in_brackets_is_read_only_as_an_ip_literal(url: str, readable: bo
     assert (url_problem(url) == "") is readable
 
 
+@pytest.mark.parametrize(
+    ("url", "readable"),
+    [("http://a b.example/x", False), ("https://a.example /x", False),
+     ("http://a%20b.example/", False), ("http://ex\x00ample.com/", False),
+     ("http://a\x7fb.example/", False), ("http://a\u3000b.example/", False),
+     ("http://a\u00a0b.\u4f8b\u5b50/", False), ("http://a_b.example/x y", True),
+     ("http://a%2Db.example/", True), ("https://\u4f8b\u5b50.example/a b", True),
+     ("http://user name@a.example/", True)],
+)  # fmt: skip
+def test_a_host_with_a_space_or_a_control_character_is_unreadable(url: str, readable: bool) -> None:
+    """A host holding a space (or a control character, written, percent-encoded, or as
+    IDNA reads it: U+3000 is a space to it) was ``unknown``: no Python's ``urlsplit``
+    refuses it, so it had an origin, which no capture is of. No host holds one (RFC 3986
+    §3.2.2): unreadable on every Python, as a host in bad brackets is. A path's or a
+    userinfo's space is not the host's."""
+    assert (url_problem(url) == "") is readable
+    if not readable:
+        assert "its host holds a space or a control character" in url_problem(url)
+
+
 def _items(path: Path, **options: str) -> list[Item]:
     return [item for chunk in open_dataset(path, **options).chunks() for item in chunk.items]
 

@@ -100,6 +100,59 @@ def test_a_cut_or_foreign_file_is_no_warc(tmp_path: Path, cut: int) -> None:
         captures(tmp_path / "missing.warc")
 
 
+def test_a_warc_gzip_compressed_whole_is_one_readable_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``gzip robots.warc`` (one member for the whole file, not one per record, read past
+    the first record): warcio's ten-line explanation was printed with its newlines as
+    ``\\n`` escapes."""
+    needs("warcio")
+    plain = tmp_path / "robots.warc"
+    write_warc(plain, [robots_capture(f"https://{host}.example", "User-agent: *\nDisallow: /x\n")
+                       for host in "ab"])  # fmt: skip
+    whole = tmp_path / "robots.warc.gz"
+    whole.write_bytes(gzip.compress(plain.read_bytes()))
+    write_jsonl(tmp_path / "items.jsonl", ["https://a.example/x"])
+    code, _ = recheck_tool(str(tmp_path / "items.jsonl"), "--purpose", "search", "--documents",
+                           str(whole))  # fmt: skip
+    assert code == 2
+    assert capsys.readouterr().err.splitlines() == [
+        f"scrapy_rep: error: {whole}: gzip-compressed as one whole file, not record by record "
+        "as a WARC is (WARC 1.1, Annex D): `warcio recompress FILE NEW.warc.gz` rewrites it "
+        "so, or decompress it (gunzip) and give the .warc"
+    ]  # fmt: skip
+
+
+def test_a_warc_of_no_capture_is_said_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A WARC of a ``warcinfo`` record alone (the wrong file of a crawl named) left every
+    item unknown and said nothing of it: the command says it on standard error, the
+    datatrove step in a WARNING, and the other WARC named is read."""
+    warcio = needs("warcio.warcwriter")
+    info = tmp_path / "info.warc.gz"
+    with info.open("wb") as file:
+        writer = warcio.WARCWriter(file, gzip=True)
+        writer.write_record(writer.create_warcinfo_record("info.warc.gz", {"software": "x"}))
+    robots = tmp_path / "robots.warc"
+    write_warc(robots, [robots_capture("https://a.example", "User-agent: *\nDisallow: /x\n")])
+    write_jsonl(tmp_path / "items.jsonl", ["https://a.example/x", "https://a.example/y"])
+    report = tmp_path / "report.jsonl"
+    code, _ = recheck_tool(str(tmp_path / "items.jsonl"), "--purpose", "search", "--documents",
+                           str(info), "--documents", str(robots), f"--report={report}")  # fmt: skip
+    assert code == EXIT_REMOVED
+    said = (f"the WARC {info} holds no capture (no response or revisit record of an http(s) "
+            "URL; its records: 1 warcinfo): no document is read from it")  # fmt: skip
+    assert f"recheck: {said}" in capsys.readouterr().err.splitlines()
+    assert [line["status"] for line in report_lines(report)] == ["refused", "kept"]
+    needs("datatrove")
+    from scrapy_rep import RepRecheckFilter
+
+    with caplog.at_level("WARNING", logger="rep_recheck"):
+        RepRecheckFilter([info, robots], "search").rechecker()
+    assert said in caplog.messages
+
+
 # --------------------------------------------------------------------------- payloads
 
 ROBOTS_PRIVATE = b"User-agent: *\nDisallow: /a\nDisallow: /private\n"
@@ -414,18 +467,18 @@ def test_the_datatrove_step_reads_a_url_as_the_command_does(tmp_path: Path) -> N
     warc = tmp_path / "robots.warc"
     write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /p\n")])
     urls = ["https:///p/1", "https://a.example:99999/x", "https://[::1/x", "http://[zz]/x",
-            "https://a.example/p/1", "https://a.example/x", "ftp://a.example/x",
-            "https://b.example/x"]  # fmt: skip
+            "https://a b.example/x", "https://a.example/p/1", "https://a.example/x",
+            "ftp://a.example/x", "https://b.example/x"]  # fmt: skip
     dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
     write_jsonl(dataset, urls)
     recheck_tool(str(dataset), "--purpose", "search", "--documents", str(warc),
                  f"--report={report}")  # fmt: skip
     command = [line["status"] for line in report_lines(report)]
-    assert command == ["unreadable"] * 4 + ["refused", "kept", "unreadable", "unknown"]
+    assert command == ["unreadable"] * 5 + ["refused", "kept", "unreadable", "unknown"]
     step = RepRecheckFilter(str(warc), "search", {"USER_AGENT": "mybot/1.0"}, keep_unknown=True)
     found = [step.kept(Document("", url, metadata={"url": url})) for url in urls]
     assert [status for _, status, _ in found] == command
-    assert [kept for kept, _, _ in found] == [False] * 5 + [True, False, True]
+    assert [kept for kept, _, _ in found] == [False] * 6 + [True, False, True]
 
 
 def test_a_capture_uri_of_an_uppercase_scheme_is_read(tmp_path: Path) -> None:

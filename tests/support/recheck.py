@@ -252,3 +252,74 @@ def fail_reading(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
                 raise DatasetError(f"{self.name}: cannot read: Input/output error")
 
     monkeypatch.setattr(JsonLines, "chunks", failing)
+
+
+def step_documents(metadata: Sequence[dict[str, Any]], file: str = "part0.jsonl") -> list[Any]:
+    """One datatrove document per metadata, read from ``file`` as datatrove's readers give
+    them (its ``file_path``, an id of the file and the line)."""
+    from datatrove.data import Document
+
+    return [Document("a b", f"{file}/{n}", metadata={**said, "file_path": file})
+            for n, said in enumerate(metadata)]  # fmt: skip
+
+
+def step_tasks(
+    step: Any, metadata: Sequence[dict[str, Any]], tasks: int = 1, ranks: Iterable[int] = ()
+) -> list[Any]:
+    """``step`` run as datatrove runs a pipeline in ``tasks`` tasks (each its own copy of
+    the step, as each worker unpickles the pipeline), task ``rank`` given the documents of
+    ``metadata[rank::tasks]`` from its file ``part<rank>.jsonl``; ``ranks``: only those
+    tasks. The documents passed on."""
+    import copy
+
+    kept = []
+    for rank in ranks or range(tasks):
+        documents = step_documents(metadata[rank::tasks], f"part{rank}.jsonl")
+        kept += list(copy.deepcopy(step).run(iter(documents), rank, tasks))
+    return kept
+
+
+#: The origins of a datatrove pipeline's tasks (:func:`task_trails`), by robots.txt: a
+#: Disallow and a Content-Usage "no" for training, mybot's own group, all allowed; and
+#: the items of them and of an origin not captured (``d.example``: unknown).
+TASK_ROBOTS = {
+    "https://a.example": "User-agent: *\nDisallow: /private\nContent-Usage: /train train-ai=n\n",
+    "https://b.example": "User-agent: mybot\nDisallow: /\n",
+    "https://c.example": "User-agent: *\nAllow: /\n",
+}
+TASK_URLS = [origin + path for origin in [*TASK_ROBOTS, "https://d.example"]
+             for path in ("/", "/private/1", "/train/2", "/x", "/y")]  # fmt: skip
+#: The settings of the tasks' step and of the command checked against it.
+TASK_AGENT = "mybot/1.0"
+
+
+def task_warc(folder: Path) -> Path:
+    """The WARC of :data:`TASK_ROBOTS` (and a tdmrep.json answering 404 for each) in
+    ``folder``, written once."""
+    warc = folder / "robots.warc.gz"
+    if not warc.exists():
+        captures = [robots_capture(origin, text) for origin, text in TASK_ROBOTS.items()]
+        captures += [(f"{origin}/.well-known/tdmrep.json", 404, b"", {}) for origin in TASK_ROBOTS]
+        write_warc(warc, captures, compress=True)
+    return warc
+
+
+def task_step(folder: Path, **given: Any) -> Any:
+    """The datatrove step for ai-train on :func:`task_warc`, its tasks' trails in
+    ``folder/trails``; ``given``: its other arguments."""
+    from scrapy_rep import RepRecheckFilter
+
+    given.setdefault("trail", folder / "trails")
+    return RepRecheckFilter(str(task_warc(folder)), "ai-train", {"USER_AGENT": TASK_AGENT},
+                            **given)  # fmt: skip
+
+
+def task_trails(
+    folder: Path, tasks: int = 4, ranks: Iterable[int] = (), step: Any = None
+) -> list[Path]:
+    """The trails of a pipeline run of ``tasks`` tasks of :func:`task_step` (``step``:
+    another) over :data:`TASK_URLS`, each task given every ``tasks``-th (``ranks``: only
+    those tasks run): the trails in its folder, in order."""
+    step = step if step is not None else task_step(folder)
+    step_tasks(step, [{"url": url} for url in TASK_URLS], tasks, ranks)
+    return sorted(Path(step.trail).glob("*.jsonl"))

@@ -12,6 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from rep_engine.records import FATES
 from rep_engine.trail.merkle import Frontier, leaf_hash
 
 RUN = "0123456789abcdef0123456789abcdef"
@@ -97,7 +98,7 @@ def url_line(path: str, fate: str = "fetched", **extra: Any) -> dict[str, Any]:
 def end_line(records: list[dict[str, Any]], **extra: Any) -> dict[str, Any]:
     fates = Counter(r["fate"] for r in records if r["type"] == "url")
     counts = {"url": sum(fates.values()), "duplicates_dropped": 0}
-    for fate in ("fetched", "refused", "failed", "redirected", "unfinished"):
+    for fate in FATES:
         counts[fate] = fates[fate]
     return {
         "type": "end",
@@ -213,7 +214,7 @@ def write_many_origins(
                 body = bodies[n % len(bodies)] + b"\n# origin %d\n" % n
                 parsed = parse_robotstxt(body)
                 decided = [parsed.decide(f"http://o{n}.test{p}", "testbot") for p in PATHS]
-                decisions.append([(d.allowed, d.line) for d in decided])
+                decisions.append([(d.allowed, d.line, d.explanation) for d in decided])
             else:
                 body = origin_robots(n, rules)
             shas.append(sha(body))
@@ -229,7 +230,7 @@ def write_many_origins(
                 "agent": "testbot",
             }
             if bodies:
-                allowed, line = decisions[origin][page % len(PATHS)]
+                allowed, line, explanation = decisions[origin][page % len(PATHS)]
                 path_ = PATHS[page % len(PATHS)]
                 if line is None:
                     decided["why"] = "no rule matches"
@@ -237,13 +238,19 @@ def write_many_origins(
                     decided.update(line=line, rule="")
                 if allowed != wrong:
                     fate = {"fate": "fetched", "items_kept": 1, "items_dropped": 0}
-                else:
-                    fate = {"fate": "refused", "status": None, "refused_by": "robots.txt"}
+                else:  # the crawl's sentence (wrong: an Allow line's, as found)
+                    fate = {
+                        "fate": "refused",
+                        "status": None,
+                        "refused_by": "robots.txt",
+                        "why": f"Forbidden by {decided['origin']}/robots.txt ({explanation})",
+                    }
             elif page % 2 or wrong:
                 decided.update(line=2, rule="Disallow: /private")
                 path_ = f"/private/{page}" if not wrong else f"/{page}"
                 fate = {"fate": "refused", "status": None}
-                fate.update(refused_by="robots.txt", why="Forbidden by robots.txt")
+                why = f"Forbidden by http://o{origin}.test/robots.txt (line 2: Disallow: /private)"
+                fate.update(refused_by="robots.txt", why=why)
             else:
                 decided["why"] = "no rule matches"
                 path_, fate = f"/{page}", {"fate": "fetched", "items_kept": 1, "items_dropped": 0}
@@ -402,21 +409,23 @@ def report_states_records() -> list[dict[str, Any]]:
     return [run, *body, end_line(body, reason="closespider_itemcount")]
 
 
-def resigned(trail: Path, key: Path, dropped: str) -> Path:
+def resigned(trail: Path, key: Path, dropped: str, name: str = "resigned.jsonl") -> Path:
     """What an operator who rewrites history writes: a copy of ``trail`` beside it
-    (``resigned.jsonl``, its snapshots linked) without the first record of the URL
-    ``dropped``, the request numbers after it and the counts of its run's end line made
-    one less, written again by the trail's own writer, which chains each line, counts
-    each site's records and signs each head again with the operator's ``key``."""
+    (``name``, its snapshots linked) without the first record (a request's ``url``, or a
+    recheck's ``item``) of the URL ``dropped``, the request numbers after it and the
+    counts of its run's end line made one less, written again by the trail's own writer,
+    which chains each line, counts each site's records and signs each head again with the
+    operator's ``key``: the same log (its origin named after the same first line)."""
     from rep_audit.treeheads import head_options
     from rep_engine.settings import RepConfig
     from rep_engine.trail.file import TrailFile
 
     records = [json.loads(line) for line in trail.read_text().splitlines()]
-    gone = next(r for r in records if r.get("type") == "url" and r["url"] == dropped)
-    number = int(gone["id"].rpartition("-")[2])
-    forged = trail.with_name("resigned.jsonl")
-    forged.with_name("resigned.jsonl.d").symlink_to(trail.with_name(trail.name + ".d"))
+    gone = next(r for r in records if r.get("type") in ("url", "item") and r["url"] == dropped)
+    number = int(gone["id"].rpartition("-")[2]) if gone["type"] == "url" else None
+    counted = ("url", gone["fate"]) if number else ("items", f"items_{gone['status']}")
+    forged = trail.with_name(name)
+    forged.with_name(f"{name}.d").symlink_to(trail.with_name(trail.name + ".d"))
     writer = TrailFile(
         forged, head_options(RepConfig.from_settings({"REP_AUDIT_SIGNING_KEY": str(key)}))
     )
@@ -426,13 +435,13 @@ def resigned(trail: Path, key: Path, dropped: str) -> Path:
         record.pop("prev")
         record.pop("site_prev", None)
         key_of, _, n = str(record.get("id", "")).rpartition("-")
-        if record["type"] == "url" and n.isdigit() and int(n) > number:
+        if number and record["type"] == "url" and n.isdigit() and int(n) > number:
             record["id"] = f"{key_of}-{int(n) - 1}"
-        if record["type"] == "end" and record["last_request"] >= number:
+        if number and record["type"] == "end" and record["last_request"] >= number:
             record["last_request"] -= 1
-            if record["run"] == gone["run"]:
-                for name in ("url", gone["fate"]):
-                    record["counts"][name] -= 1
+        if record["type"] == "end" and record["run"] == gone["run"]:
+            for count in counted:
+                record["counts"][count] -= 1
         writer.write(record)
     writer.close()
     return forged

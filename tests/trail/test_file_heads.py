@@ -91,7 +91,7 @@ def test_a_signed_head_is_a_c2sp_checkpoint_of_the_operators_key_and_goes_to_the
     assert len(found) == 2
     for head in found:
         text, _ = c2sp.split(head["checkpoint"])
-        assert c2sp.checkpoint(text) == (origin, head["size"], bytes.fromhex(head["root"]))
+        assert c2sp.checkpoint(text) == (origin, head["size"], bytes.fromhex(head["root"]), [])
         assert c2sp.verifies(head["checkpoint"], origin, public)
         assert not c2sp.verifies(head["checkpoint"], origin + "x", public)
     kept = [json.loads(line) for line in heads.read_text().splitlines()]

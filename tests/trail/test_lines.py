@@ -7,12 +7,23 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
+import pytest
+
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.kinds import DocumentKind
 from rep_engine.records import NOT_OBEYED
 from rep_engine.robotstxt import parse_robotstxt
 from rep_engine.settings import RepConfig
-from rep_engine.trail.lines import Named, class_path, documents_of, robots_part_of, run_line
+from rep_engine.trail.lines import (
+    PAYMENT_VALUE_KEPT,
+    Named,
+    class_path,
+    documents_of,
+    is_payment_part,
+    payment_part,
+    robots_part_of,
+    run_line,
+)
 from rep_engine.urls.origins import origin_of
 from rep_engine.verdict.decide import (
     LICENSE,
@@ -128,3 +139,39 @@ def test_the_documents_of_a_verdict_are_named_in_the_order_the_crawl_writes_them
     assert documents_of(used[:3], snapshot, skipped=(TDM,)).fields == {
         "rsl": {"https://l.test/x.xml": "sha of https://l.test/x.xml"}
     }
+
+
+#: A 402's fields as Scrapy's headers give them (each a list of its lines, bytes).
+PAYMENT_CASES: list[tuple[dict[str, list[bytes]], dict[str, str]]] = [
+    ({"crawler-price": [b"USD 0.01"]}, {"crawler-price": "USD 0.01"}),
+    ({"crawler-error": [b" invalid-price "]}, {"crawler-error": "invalid-price"}),
+    (
+        {"crawler-price": [b"USD 1"], "crawler-error": [b"e"]},
+        {"crawler-price": "USD 1", "crawler-error": "e"},
+    ),
+    ({"crawler-price": [b"USD 1", b"EUR 2"]}, {"crawler-price": "USD 1, EUR 2"}),  # RFC 9110 §5.3
+    ({"crawler-price": [b"\xff\xfe 1"]}, {"crawler-price": "\ufffd\ufffd 1"}),
+    ({"crawler-price": []}, {}),
+    ({"crawler-exact-price": [b"USD 1"]}, {}),  # a request's field, never a response's said
+    ({}, {}),
+]
+
+
+@pytest.mark.parametrize(("fields", "part"), PAYMENT_CASES, ids=repr)
+def test_a_402s_price_is_kept_as_it_said_it(
+    fields: dict[str, list[bytes]], part: dict[str, str]
+) -> None:
+    assert payment_part(fields) == part
+    assert is_payment_part(part) is bool(part)
+
+
+def test_a_hostile_price_is_cut_and_only_what_is_kept_is_read() -> None:
+    """1 MB in one line, or 100,000 lines: the record keeps PAYMENT_VALUE_KEPT characters
+    and says it cut them; no more than a few KB of the field is ever joined."""
+    huge = payment_part({"crawler-price": [b"9" * 1_000_000]})["crawler-price"]
+    assert huge == "9" * PAYMENT_VALUE_KEPT + "…" and is_payment_part({"crawler-price": huge})
+    many = payment_part({"crawler-error": [b"e"] * 100_000})["crawler-error"]
+    assert len(many) == PAYMENT_VALUE_KEPT + 1 and many.startswith("e, e, ")
+    wide = payment_part({"crawler-price": ["€".encode() * 2_000]})["crawler-price"]
+    assert wide == "€" * PAYMENT_VALUE_KEPT + "…"  # characters counted, not bytes
+    assert not is_payment_part({"crawler-price": "9" * (PAYMENT_VALUE_KEPT + 2)})

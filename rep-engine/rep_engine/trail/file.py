@@ -134,19 +134,19 @@ LOCK_PAUSE: Final = 0.02
 _pause = time.sleep
 
 
-def lock(file: IO[bytes], path: Path) -> None:
+def lock(file: IO[bytes], path: Path, tries: int = LOCK_TRIES) -> None:
     """Take the exclusive lock of the trail open as ``file`` (a regular file; held until
     it is closed), or raise :class:`TrailFileError` when another process still holds it
-    after :data:`LOCK_TRIES` tries. Devices (``/dev/null``) and platforms without
-    ``fcntl`` are not locked."""
+    after ``tries`` tries (:data:`LOCK_PAUSE` apart). Devices (``/dev/null``) and
+    platforms without ``fcntl`` are not locked."""
     if fcntl is None or not stat.S_ISREG(os.fstat(file.fileno()).st_mode):
         return
-    for tried in range(1, LOCK_TRIES + 1):
+    for tried in range(1, tries + 1):
         try:
             fcntl.flock(file.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
             return
         except BlockingIOError:
-            if tried == LOCK_TRIES:
+            if tried == tries:
                 raise TrailFileError(f"{path} {LOCKED}") from None
             _pause(LOCK_PAUSE)
         except OSError:  # a file system without locks: written as before
@@ -604,17 +604,36 @@ def open_beside(final: Path) -> tuple[IO[bytes], Path]:
 
 
 @contextmanager
-def replacing(target: Path, suffix: str = ".partial") -> Iterator[IO[bytes]]:
+def replacing(target: Path, suffix: str = ".partial", synced: bool = False) -> Iterator[IO[bytes]]:
     """A file open for writing that replaces ``target`` whole when the block ends: made
-    new beside it (:func:`create_new`), renamed over it; removed if the block raises."""
+    new beside it (:func:`create_new`), renamed over it; removed if the block raises.
+    ``synced``: on disk when the block ends, the file before it is renamed, then the
+    folder that names it (:func:`sync_folder`): a crash loses neither."""
     descriptor, temporary = create_new(target.parent, f".{target.name}.", suffix)
     try:
         with os.fdopen(descriptor, "wb") as file:
             yield file
+            if synced:
+                file.flush()
+                os.fsync(file.fileno())
         os.replace(temporary, target)
+        if synced:
+            sync_folder(target.parent)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def sync_folder(folder: Path) -> None:
+    """The names of ``folder`` on disk (``fsync`` of the folder: POSIX makes a rename
+    durable only so). Windows opens no folder, and its file systems keep names otherwise."""
+    if os.name == "nt":
+        return
+    descriptor = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
 
 
 # The tree heads and the sites' chains.

@@ -365,6 +365,56 @@ def page_part(
     return part
 
 
+#: The response fields a 402 answer says its price with (Cloudflare's pay per crawl:
+#: ``crawler-price``, what the crawl of the page costs; ``crawler-error``, why a payment
+#: offered was refused), as a ``payment_required`` record's ``payment`` part names them.
+#: scrapy_rep never sends the fields that offer to pay (``crawler-exact-price``,
+#: ``crawler-max-price``).
+PAYMENT_FIELDS: Final = ("crawler-price", "crawler-error")
+#: The characters of each kept in the record; a longer value is cut and ends in ``…``, so
+#: that a site's header cannot bloat the trail.
+PAYMENT_VALUE_KEPT: Final = 256
+#: The bytes of each field read: enough for that many characters of UTF-8.
+_PAYMENT_BYTES: Final = 4 * PAYMENT_VALUE_KEPT + 4
+
+
+def payment_part(fields: Mapping[str, Sequence[bytes]]) -> dict[str, str]:
+    """What a 402 answer said of its price (``fields``: the lines of each of
+    :data:`PAYMENT_FIELDS` it sent): each field's lines joined by ``", "`` (RFC 9110
+    §5.3), decoded as UTF-8 (a byte that is not: U+FFFD), at most
+    :data:`PAYMENT_VALUE_KEPT` characters of it kept (cut: it ends in ``…``); only the
+    bytes that may be kept are read. ``{}``: it sent neither."""
+    part: dict[str, str] = {}
+    for name in PAYMENT_FIELDS:
+        lines = fields.get(name) or ()
+        if not lines:
+            continue
+        read = b""
+        for line in lines:
+            read += (b", " if read else b"") + line[:_PAYMENT_BYTES].strip()
+            if len(read) > _PAYMENT_BYTES:
+                break
+        value = read.decode("utf-8", "replace")
+        part[name] = value if len(value) <= PAYMENT_VALUE_KEPT else f"{value[:PAYMENT_VALUE_KEPT]}…"
+    return part
+
+
+def is_payment_part(part: Any) -> bool:
+    """Whether ``part`` is a ``payment`` part as :func:`payment_part` writes it: an
+    object of one or both of :data:`PAYMENT_FIELDS`, each a string of at most
+    :data:`PAYMENT_VALUE_KEPT` characters (and ``…`` when cut)."""
+    return (
+        isinstance(part, dict)
+        and bool(part)
+        and all(
+            name in PAYMENT_FIELDS
+            and isinstance(value, str)
+            and len(value) <= PAYMENT_VALUE_KEPT + 1
+            for name, value in part.items()
+        )
+    )
+
+
 def _iso(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
 

@@ -48,7 +48,9 @@ from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.records import (
     LINK_REASONS,
     NOT_OBEYED,
+    PAYMENT_REQUIRED_STATUS,
     REFUSED_BY,
+    RESPONSE_FATES,
     STATE_VERSION,
     EndReason,
     Fate,
@@ -58,6 +60,7 @@ from rep_engine.records import (
     Reason,
     RobotsPart,
     UrlEntry,
+    response_fate,
 )
 from rep_engine.robotstxt.useragent import crawler_name
 from rep_engine.settings.readers import robots_agent
@@ -95,6 +98,7 @@ from scrapy_rep.crawl.internals import (
     seen_fingerprints,
 )
 from scrapy_rep.crawl.pages import PAGES
+from scrapy_rep.crawl.payment import payment_of
 from scrapy_rep.crawl.requests.downloadermiddlewares import NOT_HAD, OWNERS
 from scrapy_rep.crawl.requeststate import (
     any_state,
@@ -635,7 +639,7 @@ class AuditTrail:
             settled.overridden += 1
         if output is not None:
             settled.items_kept += output.kept
-            if fate is not Fate.FETCHED:  # its errback's items (verify holds them to it)
+            if fate not in RESPONSE_FATES:  # its errback's items (verify holds them to it)
                 self.counts["errback_items"] += output.kept
             for (reason, _), times in output.dropped.items():
                 settled.items_dropped[reason] += times
@@ -743,7 +747,9 @@ class AuditTrail:
                 self._apart(request, response)
             elif not entry.fetched:  # (FETCHED, RECEIVED): ignored, a copied meta's (_attempt)
                 entry.fetched = True
-                entry.status = response.status
+                status = entry.status = response.status
+                if status == PAYMENT_REQUIRED_STATUS:  # what it said of its price
+                    entry.payment = payment_of(response)
                 if entry.attempts == 0 and sent_state(request) is None:
                     self._answered(request.url, entry, request)
                     page = self._page(response)
@@ -752,7 +758,7 @@ class AuditTrail:
                     page = self._page(response)
                     self._answered_documents(entry, page)
                     page_said(entry, request, page, self._declared, self._snapshot_body)
-                    entry.fate = Fate.FETCHED
+                    entry.fate = response_fate(status)
                     self._final(record_id(request), entry)
         except Exception:
             self.internal_error("_received")
@@ -900,7 +906,7 @@ class AuditTrail:
                 self._answered_documents(entry, page)
             page_said(entry, request, page, self._declared, self._snapshot_body)
             entry.status = response.status
-            entry.fate = Fate.FETCHED
+            entry.fate = response_fate(response.status)
             self.counts["items_passed"] += passed  # the end line's: verify bounds each record
             self._final(key, entry)
         except Exception:
@@ -1106,7 +1112,8 @@ class AuditTrail:
                     self.counts["left_in_queue"] += 1
                 continue
             if entry.fetched:
-                self._settle(key, entry, Fate.FETCHED, "its page's output was not seen")
+                fate = response_fate(entry.status)
+                self._settle(key, entry, fate, "its page's output was not seen")
             elif key in self.failing:  # failed or refused: its errback's output was not seen
                 self._final(key, entry)
             elif not paused:

@@ -32,16 +32,24 @@ from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from scrapy import Request, Spider
 from scrapy.crawler import CrawlerRunner
+from scrapy.http import Response
 from scrapy.settings import Settings
 from scrapy.utils.defer import deferred_from_coro, maybe_deferred_to_future
 from twisted.internet.defer import Deferred, DeferredList
 
-from rep_engine.records import EndReason
+from rep_engine.records import PAYMENT_REQUIRED_STATUS, EndReason
 from rep_engine.settings import RepConfig
 from rep_engine.urls.origins import origin_of
 from rep_engine.verdict.decide import ROBOTS, documents_needed
 from rep_recheck.documents import OriginDocuments
-from rep_recheck.fetching import PROGRESS_EVERY, FetchRequest, FetchResult, PageRead, fetch_progress
+from rep_recheck.fetching import (
+    PROGRESS_EVERY,
+    FetchRequest,
+    FetchResult,
+    PageRead,
+    PaymentAsked,
+    fetch_progress,
+)
 from rep_recheck.pacing import interleave, origin_key, page_settings, page_slot, pages_progress
 from rep_recheck.stopping import SIGNALS, stop_now
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
@@ -58,6 +66,7 @@ from scrapy_rep.crawl.internals import (
 )
 from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
 from scrapy_rep.crawl.page.pagereader import is_image, read_statements
+from scrapy_rep.crawl.payment import payment_of
 from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 
 if TYPE_CHECKING:
@@ -193,15 +202,22 @@ class RecheckSpider(Spider):
                 close_spider(self.crawler, "failed")
 
     def _page(self, response: Any, url: str) -> None:
-        statements = read_statements(response, self.request.tokens, ai=self.request.ai)
-        self.result.pages[url] = PageRead(statements, is_image(response), time.time())
+        if response.status == PAYMENT_REQUIRED_STATUS:  # the project's HTTPERROR_* let it by
+            self.result.pages[url] = PaymentAsked(payment_of(response), time.time())
+        else:
+            statements = read_statements(response, self.request.tokens, ai=self.request.ai)
+            self.result.pages[url] = PageRead(statements, is_image(response), time.time())
         self.pages_left.done(url)
 
     def _failed(self, failure: Failure) -> None:
         request = getattr(failure, "request", None)
         url = request.cb_kwargs.get("url", request.url) if request is not None else ""
         assert failure.value is not None  # an errback's failure holds its exception
-        self.result.pages[url] = error_line(failure.value)
+        response = getattr(failure.value, "response", None)  # HttpErrorMiddleware's
+        if isinstance(response, Response) and response.status == PAYMENT_REQUIRED_STATUS:
+            self.result.pages[url] = PaymentAsked(payment_of(response), time.time())
+        else:
+            self.result.pages[url] = error_line(failure.value)
         self.pages_left.done(url)
 
     def closed(self, reason: str) -> None:

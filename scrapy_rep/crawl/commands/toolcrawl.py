@@ -524,7 +524,10 @@ class Printer:
         if refused:
             self.say(f"      => not for this crawl: {refused}")
             return EXIT_DISALLOWED
-        self.say("      => kept" if said is not None and said.kept else f"      => {NOT_KEPT}")
+        if said is not None and page is not None and page.fate is Fate.PAYMENT_REQUIRED:
+            self.say(f"      => {said.said}")  # the site asked a price: its page, not its content
+        else:
+            self.say("      => kept" if said is not None and said.kept else f"      => {NOT_KEPT}")
         return EXIT_ALLOWED
 
     def _file_lines(self, verdict: FileVerdict) -> list[str]:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from scrapy.http.request import NO_CALLBACK
 
-from scrapy_rep.crawl import meta
+from scrapy_rep.crawl import meta, payment
 from scrapy_rep.crawl.page.pagestate import PageState
 from scrapy_rep.crawl.requests.downloadermiddlewares import OWNERS
 from scrapy_rep.crawl.requeststate import sent_state
@@ -59,6 +59,8 @@ class PageVerdictMiddleware:
     def process_response(
         self, request: Request, response: Response, spider: Any = None
     ) -> Response | Coroutine[Any, Any, Response]:
+        if payment.answered:  # a 402's: the keys that kept it from a retry taken back
+            payment.settled(request)
         if sent_state(request) is None and meta.ROBOTS_REQUEST not in request.meta:
             waits = self._waits(request)  # answered before the verdict: held for them?
             if waits is not None:
