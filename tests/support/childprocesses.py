@@ -103,6 +103,14 @@ def pytest_configure(config: pytest.Config) -> None:
     sys.addaudithook(_audit)  # for the rest of the process: an audit hook cannot be removed
 
 
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The lines closed as the process ends (the hook stays, counting nothing)."""
+    global _COUNTER
+    if _COUNTER is not None:
+        _COUNTER.lines.close()
+        _COUNTER = None
+
+
 def _audit(event: str, args: tuple[Any, ...]) -> None:
     if _COUNTER is not None:
         _COUNTER.audit(event, args)
