@@ -354,12 +354,15 @@ def decide(
         if rules.explain:
             decision = txt.decide(url, agent)
             allowed = decision.allowed
-        else:
-            allowed = txt.allowed(url, agent)
+        else:  # the line that refused, from the one match (RobotsTxt.explain)
+            code = txt.code(url, agent)
+            allowed = code >= 0
+            if not allowed:
+                decision = txt.explain(code, agent)
         if allowed and others:  # stricter wins: any name's "no" refuses
             for other in others:
-                if not txt.allowed(url, other):
-                    allowed, refusing = False, other
+                if (code := txt.code(url, other)) < 0:
+                    allowed, refusing, decision = False, other, txt.explain(code, other)
                     break
         if not allowed:
             found = _disallowed(facts, rules, robots, used, decision, refusing, now)
@@ -368,12 +371,13 @@ def decide(
             overridden = found
     elif robots.unreachable and txt.verdict is False:
         return _robots_refusal(origin, robots, url, agent, used, None)
-    past = None
-    if overridden is not None:  # let through by an override
-        decision, past = _gone_past(txt, url, agent, refusing, decision)
+    # let through by an override: the line it went past (``decision``), and the name whose
+    # group disallows it when only the name it is sent as does (``refusing``)
+    past = refusing if overridden is not None else None
     for token in rules.agents:
-        if not txt.allowed(url, token):
-            return _robots_refusal(origin, robots, url, token, used, None, named=True)
+        if (code := txt.code(url, token)) < 0:
+            refused_by = txt.explain(code, token)
+            return _robots_refusal(origin, robots, url, token, used, refused_by, named=True)
     if rules.needs_tdmrep or (rules.purpose_set and txt.licenses) or not txt.states_no_usage:
         return _after_robots(facts, rules, known, txt, used, decision, obeyed, overridden, past)
     return Allowed(used, decision, NOTHING_BEFORE, obeyed, overridden, past)  # nothing more
@@ -401,20 +405,11 @@ def _disallowed(
         expired, overridden = (overridden if now is not None else None), None
     if overridden is not None and not robots.unreachable:
         return overridden
-    if refusing is not None:  # the refusing name's own line decides
-        return _robots_refusal(origin, robots, facts.url, refusing, used, None, expired, named=True)
+    if refusing is not None:  # the refusing name's own line decides (``decision``)
+        return _robots_refusal(
+            origin, robots, facts.url, refusing, used, decision, expired, named=True
+        )
     return _robots_refusal(origin, robots, facts.url, facts.agent, used, decision, expired)
-
-
-def _gone_past(
-    txt: RobotsTxt, url: str, agent: str, refusing: str | None, decision: Decision | None
-) -> tuple[Decision, str | None]:
-    """The line an override lets a request go past, which the record names: that of the
-    name whose group disallows it (``refusing``: the name it is sent as, when only that
-    one does, also returned), else the declared name's (``decision``, if decided)."""
-    if refusing is not None:
-        return txt.decide(url, refusing), refusing
-    return (decision if decision is not None else txt.decide(url, agent)), None
 
 
 def _after_robots(
