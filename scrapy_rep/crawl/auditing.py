@@ -147,14 +147,13 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Event], str]] = {
 class Refusal(IgnoreRequest):
     """The ``IgnoreRequest`` of a request refused in the downloader (raised for Scrapy: its
     errback and the ``process_exception`` chain get what Scrapy's own middleware gives),
-    with its message and its ``verdict`` (when one refused it) for whoever awaited the
-    download (a media pipeline lists its file refused). Its refusal entered the URL ledger
-    already (:meth:`LedgerCalls.refused`), so the readers of a download's final failure
+    with its message and its ``verdict`` (when one refused it, set after it is made: no call
+    of ours on a refusal's path) for whoever awaited the download (a media pipeline lists
+    its file refused). Its refusal entered the URL ledger already
+    (:meth:`LedgerCalls.refused`), so the readers of a download's final failure
     (:class:`AuditMiddleware`, the page pass) do not tell it again."""
 
-    def __init__(self, message: str, verdict: Refused | None = None) -> None:
-        super().__init__(message)
-        self.verdict = verdict
+    verdict: Refused | None = None
 
 
 @dataclass

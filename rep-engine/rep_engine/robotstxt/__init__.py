@@ -155,9 +155,11 @@ class RobotsTxt:
         "_usage",
         "_usage_tokens",
         "_values",
+        "any_crawl_delay",
         "licenses",
         "options",
         "sitemaps",
+        "states_no_usage",
         "verdict",
     )
 
@@ -194,6 +196,13 @@ class RobotsTxt:
         #: just above it, docs/behaviour.md), else those of allow/disallow.
         self._delays = rules.delays
         self._delay_tokens = rules.delay_tokens
+        #: Whether any group has a ``Crawl-delay`` (else :meth:`crawl_delay` is ``None``
+        #: for every crawler: the usual file, the crawl's fast path).
+        self.any_crawl_delay = rules.delays is not None
+        #: No ``Content-Usage``, ``Content-Signal`` or ``License:`` line anywhere in the
+        #: file: it says nothing of usage to any crawler (the usual file; the purpose
+        #: check's fast path).
+        self.states_no_usage = rules.signals is None and rules.usage is None and not licenses
         #: The profile's percent-encoding reads a URL's ``*`` and ``$`` as ``%2A`` and
         #: ``%24`` (RFC 9309 §2.2.3, the 1996 draft's octets): such a URL is normalised.
         self._encodes_specials = options.percent_encoding in ESCAPES_SPECIALS
@@ -447,13 +456,6 @@ class RobotsTxt:
                 self.options, self._usage, selection.usage_groups
             )
         return usage
-
-    @property
-    def states_no_usage(self) -> bool:
-        """No ``Content-Usage``, ``Content-Signal`` or ``License:`` line anywhere in the
-        file: it says nothing of usage to any crawler (the usual file; the purpose
-        check's fast path)."""
-        return self._signals is None and self._usage is None and not self.licenses
 
     @property
     def user_agents(self) -> tuple[str, ...]:

@@ -330,18 +330,25 @@ _DOCUMENT_OF: Final = {"tdmrep": TDM, "rsl": LICENSE}
 
 
 def decide(
-    facts: RequestFacts, rules: RequestRules, known: Known, now: float | None = None
+    facts: RequestFacts,
+    rules: RequestRules,
+    known: Known,
+    now: float | None = None,
+    robots: CacheEntry[RobotsTxt] | None = None,
 ) -> Verdict:
     """The verdict on one request (the order: the module's). ``now``: when it is sent (POSIX
-    seconds), against which an override's expiry is held; ``None``: no override applies."""
+    seconds), against which an override's expiry is held; ``None``: no override applies.
+    ``robots``: the version of its origin's robots.txt ``known`` gives, when the caller has
+    looked it up already (``None``: asked of ``known``)."""
     origin = facts.origin
     if origin is None or facts.obey is Obey.NOTHING:
         return UNCHECKED
     if facts.served_by is not None:
         return _decide_both(facts, rules, known, now)
-    robots = known(ROBOTS, origin)
     if robots is None:
-        return Wait(ROBOTS, origin)
+        robots = known(ROBOTS, origin)
+        if robots is None:
+            return Wait(ROBOTS, origin)
     url, agent, names = facts.url, facts.agent, facts.names
     others = names[1:]  # the name it is sent as, when another (no call: the hot path)
     txt = robots.rules

@@ -46,7 +46,6 @@ from rep_engine.directives import product_token
 from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.records import (
-    LINK_REASONS,
     NOT_OBEYED,
     PAYMENT_REQUIRED_STATUS,
     REFUSED_BY,
@@ -180,12 +179,10 @@ class AuditTrail:
     :class:`~scrapy_rep.crawl.auditing.UrlReader`."""
 
     #: The request :meth:`_scheduled` opened a record for last (a dupefilter's drop undoes
-    #: it), and the one :meth:`refused` was told of last (its ``request_refused`` is not
-    #: heard again); known when the spider opens: whether Scrapy's RFPDupeFilter has seen a
+    #: it); known when the spider opens: whether Scrapy's RFPDupeFilter has seen a
     #: fingerprint, Scrapy's offsite filter's ``request_scheduled`` handler, and whether
     #: responses come from AuditMiddleware, not from ``response_received``.
     _new: Request | None = None
-    _said: Request | None = None
     _seen: Callable[[bytes], bool] | None = None
     _offsite: Callable[..., None] | None = None
     _direct = False
@@ -268,7 +265,6 @@ class AuditTrail:
         connect(self._attempt, signal=signals.request_reached_downloader)
         connect(self._held, signal=rep_signals.request_held)
         connect(self.waits.released, signal=rep_signals.request_released)
-        connect(self._refused, signal=rep_signals.request_refused)
         connect(self._file_checked, signal=rep_signals.file_checked)
         connect(self._item_scraped, signal=signals.item_scraped)  # a page's item kept
 
@@ -305,10 +301,11 @@ class AuditTrail:
 
     def _scheduled(
         self, request: Request, spider: Any = None, early: bool = False, **_: Any
-    ) -> None:
+    ) -> str:
         """Event ``SCHEDULED`` (``request_scheduled``): a record opened, unless the request's own
-        goes on or a filter drops it (Scrapy's offsite filter's answer first). ``early``:
-        refused before the scheduler (:meth:`refused`), past both filters already."""
+        goes on or a filter drops it (Scrapy's offsite filter's answer first); its id (``""``:
+        none). ``early``: refused before the scheduler (:meth:`refused`), past both filters
+        already, and going nowhere after (its state is not told the record)."""
         offsite = None if early else self._offsite
         if offsite is not None:  # Scrapy's offsite filter first: its answer decides
             try:
@@ -327,7 +324,7 @@ class AuditTrail:
                 if TRANSITIONS[phase, Event.SCHEDULED] is GOES_ON and not moved(ref, request):
                     self._taken.discard(ref.audit)  # back in a shared queue: for any worker
                     self._holding.discard(ref.audit)
-                    return  # its record goes on: held, released, retried, resumed
+                    return ref.audit  # its record goes on: held, released, retried, resumed
                 # the meta of a request whose response came, copied on a new request
                 if ref.url in request.meta.get("redirect_urls", ()):
                     self._redirected(ref.audit, request)
@@ -336,7 +333,7 @@ class AuditTrail:
             known = self._seen if request.dont_filter or not early else None
             seen = known is not None and known(fingerprint)
             if seen and not request.dont_filter:
-                return  # the dupefilter drops it: counted by the dupefilter (the usual case)
+                return ""  # the dupefilter drops it: counted by the dupefilter (the usual case)
             # a URL asked again (dont_filter): a second record, ``again`` naming the earlier
             # one when the trail knows it
             url_key = fingerprint.hex()
@@ -348,10 +345,13 @@ class AuditTrail:
             if request.dont_filter:
                 self._unfiltered[url_key] = key
             self._open(key, request, earlier)
-            recorded(request, key)
-            self._new = request
+            if not early:
+                recorded(request, key)
+                self._new = request
+            return key
         except Exception:
             self.internal_error("_scheduled")
+            return ""
 
     @guarded
     def _offsite_dropped(self, request: Request) -> None:
@@ -382,15 +382,7 @@ class AuditTrail:
                 del self._unfiltered[url_key]
         self._new = None
 
-    def _outgoing(self, request: Request) -> UrlEntry:
-        """The open record of ``request`` as it is decided or refused: its own until its
-        response comes (a retry's copy shares it); else a new one (:meth:`_unscheduled`)."""
-        entry = open_record(request, self.open)
-        if entry is not None and not entry.fetched:
-            return entry
-        return self._unscheduled(request)
-
-    def _unscheduled(self, request: Request) -> UrlEntry:
+    def _unscheduled(self, request: Request) -> tuple[str, UrlEntry]:
         """The record of a request decided without being scheduled (a media pipeline's file,
         another add-on's download, a callback's own fetch): opened when it is decided, final
         when its response comes, when it fails, or when it is refused; a redirect's next URL
@@ -413,7 +405,7 @@ class AuditTrail:
         key = f"{url_key}-{self.sequence}"
         entry = self._open(key, request, earlier, unscheduled=True)
         recorded(request, key)
-        return entry
+        return key, entry
 
     # ------------------------------------------------------- a shared queue (scrapy-redis)
 
@@ -496,14 +488,25 @@ class AuditTrail:
 
     # --------------------------------------------------------------- the verdict on it
 
-    def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
-        """Event ``DECIDED``: the verdict on ``request``, on its entry (:attr:`UrlEntry.decision`);
-        the record names the robots.txt version and line that decided it (or why none did),
+    def decided(
+        self,
+        request: Request,
+        facts: RequestFacts,
+        verdict: Allowed | Refused,
+        entry: UrlEntry | None = None,
+    ) -> None:
+        """Event ``DECIDED``: the verdict on ``request``, on its entry (:attr:`UrlEntry.decision`:
+        ``entry``, when the caller has it; else the request's own open record until its
+        response comes, a retry's copy sharing it, or a new one: :meth:`_unscheduled`); the
+        record names the robots.txt version and line that decided it (or why none did),
         every name it was held to (``agents``), the tdmrep.json and RSL versions (the
         engine's builders: :func:`~rep_engine.trail.lines.documents_of`,
         :func:`~rep_engine.trail.lines.robots_part_of`)."""
         try:
-            entry = self._outgoing(request)
+            if entry is None:
+                entry = open_record(request, self.open)
+                if entry is None or entry.fetched:
+                    entry = self._unscheduled(request)[1]
             entry.decision = (verdict, facts)
             used = verdict.used
             if not used:
@@ -663,24 +666,27 @@ class AuditTrail:
         admitted: bool = False,
     ) -> None:
         """Event ``REFUSED``, as the one performer of refusals tells it
-        (:mod:`scrapy_rep.crawl.refusals`): final, ``refused``. Refused before the scheduler
-        (``admitted``: past Scrapy's offsite filter and dupefilter), its record opens as the
-        scheduler's would; decided by the performer of verdicts (``facts``), it names the
-        versions it was decided with (:meth:`decided`). Else its own record; or (never
-        scheduled: sent with ``engine.download_async``, it waited in place for a document
-        the spider closed before; a media pipeline's file; or a copied meta) one opens here,
-        unless it had one of its own. Refused in the downloader, its errback gets the
-        refusal: settled once the errback is through, with the items it yielded
-        (:meth:`failure_scraped`)."""
-        self._said = request
-        if admitted:
-            self._scheduled(request, early=True)
-        if facts is not None and verdict is not None:
-            self.decided(request, facts, verdict)
+        (:mod:`scrapy_rep.crawl.refusals`), the one event of a refusal: final, ``refused``.
+        Refused before the scheduler (``admitted``: past Scrapy's offsite filter and
+        dupefilter), its record opens as the scheduler's would, and is final at once (it has
+        no errback: the early pass refuses none that has). Decided by the performer of
+        verdicts (``facts``), it names the versions it was decided with (:meth:`decided`).
+        Else its own record; or (never scheduled: sent with ``engine.download_async``, it
+        waited in place for a document the spider closed before; a media pipeline's file; or
+        a copied meta) one opens here, unless it had one of its own. Refused in the
+        downloader, its errback gets the refusal: settled once the errback is through, with
+        the items it yielded (:meth:`failure_scraped`)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
-            entry = open_record(request, self.open)  # _outgoing's, inline: a call fewer
-            if entry is None or entry.fetched:
-                entry = self._unscheduled(request)
+            if admitted:
+                key = self._scheduled(request, early=True)
+                entry = self.open.get(key) if key else None
+            else:
+                key = record_id(request)  # open_record's lookup, its id kept for the end
+                entry = self.open.get(key) if key else None
+            if entry is None or entry.fetched:  # never scheduled, or a copied meta
+                key, entry = self._unscheduled(request)
+            if facts is not None and verdict is not None:
+                self.decided(request, facts, verdict, entry)
             before = verdict.before if verdict is not None else before_of(request)
             entry.fate, entry.reason, entry.why = Fate.REFUSED, reason, message
             entry.refused_by = REFUSED_BY.get(reason, reason)
@@ -688,22 +694,12 @@ class AuditTrail:
                 entry.usage = lines.usage_part(
                     before.decision(), robots_sha(entry), entry.tdm or "", entry.licenses or {}
                 )
-            self._final_after_errback(record_id(request), entry, request)
+            if admitted:
+                self._final(key, entry)
+            else:
+                self._final_after_errback(key, entry, request)
         except Exception:
             self.internal_error("refused")
-
-    def _refused(
-        self,
-        request: Request,
-        reason: Reason | str,
-        message: str,
-        verdict: Refused | None = None,
-        **_: Any,
-    ) -> None:
-        """``request_refused`` of another add-on (ours told :meth:`refused` already; a link,
-        never requested, is in its page's ledger): recorded as ours are."""
-        if request is not self._said and reason not in LINK_REASONS:
-            self.refused(request, reason, message, verdict)
 
     def _final_after_errback(self, key: str, entry: UrlEntry, request: Request) -> None:
         """``entry``'s fate is final (failed, refused in the downloader): written now, or, for
@@ -742,7 +738,7 @@ class AuditTrail:
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             entry = open_record(request, self.open)
             if entry is None and sent_state(request) is None and self._answered_page(request):
-                entry = self._unscheduled(request)  # no verdict opened its record
+                entry = self._unscheduled(request)[1]  # no verdict opened its record
             if entry is None:  # (NONE, RECEIVED): told apart
                 self._apart(request, response)
             elif not entry.fetched:  # (FETCHED, RECEIVED): ignored, a copied meta's (_attempt)
@@ -931,7 +927,7 @@ class AuditTrail:
                 and moved(ref, request)
                 and ref.url in request.meta.get("redirect_urls", ())
             ):
-                entry = self._outgoing(request)
+                entry = self._unscheduled(request)[1]
                 phase = _phase(entry)
         if TRANSITIONS[phase, Event.FAILED] is IGNORE:
             return
