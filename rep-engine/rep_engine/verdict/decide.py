@@ -557,7 +557,9 @@ def _robots_refusal(
         message = f"Dropped: robots.txt of {origin} {robots.outcome}"
         return Refused(Reason.ROBOTSTXT_UNREACHABLE, message, ROBOTS, agent, used, decision)
     token = f" for {agent}" if named else ""
-    message = f"Forbidden by {origin.robots_url}{token} ({decision.explanation})"
+    line = decision.line  # Decision.explanation, inline (a refusal's path)
+    explained = decision.reason if line is None else f"line {line}: {decision.line_text}"
+    message = f"Forbidden by {origin.robots_url}{token} ({explained})"
     if expired is not None:
         authorized = expiry_words(expired.expires)
         message += f"; its override in REP_OVERRIDES has expired (authorized {authorized})"

@@ -262,7 +262,7 @@ class AuditTrail:
         connect = crawler.signals.connect
         connect(self._opened, signal=signals.spider_opened)
         connect(self._scheduled, signal=signals.request_scheduled)
-        connect(self._attempt, signal=signals.request_reached_downloader)
+        connect(self.attempted, signal=signals.request_reached_downloader)
         connect(self._held, signal=rep_signals.request_held)
         connect(self.waits.released, signal=rep_signals.request_released)
         connect(self._file_checked, signal=rep_signals.file_checked)
@@ -557,8 +557,10 @@ class AuditTrail:
 
     # ---------------------------------------------------------------- as it is sent
 
-    def _attempt(self, request: Request, **_: Any) -> None:
-        """Event ``ATTEMPT`` (``request_reached_downloader``): a download tried."""
+    def attempted(self, request: Request, **_: Any) -> None:
+        """Event ``ATTEMPT``: a download tried (``request_reached_downloader``; or, where the
+        downloader's send is reached, as it leaves its slot: a request decided there is told
+        :meth:`sent_at` instead, one held, refused or moved at its send is no attempt)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             entry = open_record(request, self.open)
             # a record whose response came is not this request's (a copied meta: a
@@ -569,7 +571,13 @@ class AuditTrail:
                 entry.attempts += 1
                 entry.status = None
         except Exception:
-            self.internal_error("_attempt")
+            self.internal_error("attempted")
+
+    def attempts_at_send(self) -> None:
+        """The downloader's send is reached (:class:`~scrapy_rep.crawl.requests
+        .downloadermiddlewares.SendCheck`): each request's attempt is told as it leaves its
+        slot, no longer as it reaches the downloader."""
+        self.crawler.signals.disconnect(self.attempted, signal=signals.request_reached_downloader)
 
     def _held(self, request: Request, origin: str = "", **_: Any) -> None:
         """Event ``HELD`` (``request_held``): it waits for its origin's documents."""
@@ -587,24 +595,18 @@ class AuditTrail:
             self.internal_error("_held")
 
     def sent_at(self, record: str, now: float, expires: float) -> None:
-        """Event ``SENT``: the request of the open record ``record`` leaves at ``now``, under a
-        verdict that holds until ``expires`` (docs/audit-trail.md, ``sent_at``, ``expires``;
-        the last attempt's)."""
+        """Events ``ATTEMPT`` and ``SENT``: the request of the open record ``record``, decided
+        here, leaves at ``now``, under a verdict that holds until ``expires``
+        (docs/audit-trail.md, ``attempts``, ``sent_at``, ``expires``; the last attempt's)."""
         entry = self.open.get(record)
         phase = _NONE if entry is None else _FETCHED if entry.fetched else _OPEN
         if TRANSITIONS[phase, Event.SENT] is not IGNORE:
             assert entry is not None
+            if TRANSITIONS[phase, Event.ATTEMPT] is not IGNORE:
+                entry.attempts += 1
+                entry.status = None
             entry.sent_at = now
             entry.expires = expires if expires < math.inf else None
-
-    def not_sent(self, record: str) -> None:
-        """Event ``SENT``: the request of open record ``record`` reached the downloader but did
-        not leave (held or refused at its send, or handed to another slot): that attempt is
-        taken back (``attempts`` counts downloads tried, docs/audit-trail.md)."""
-        entry = self.open.get(record)
-        if TRANSITIONS[_phase(entry), Event.SENT] is not IGNORE:
-            assert entry is not None
-            entry.attempts = max(entry.attempts - 1, 0)
 
     def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None:
         """Event ``SENT``: ``request`` (open record ``record``) was changed after it was
@@ -635,7 +637,10 @@ class AuditTrail:
             self._others.discard(key)
         settled, fate = self.settled, entry.fate  # counted once (Settled.add, inline)
         responded = entry.status is not None
-        replayed = fate is Fate.FETCHED and entry.replayed  # words of a fetched one only
+        page = entry.page  # UrlEntry.replayed, inline: said of a fetched one only
+        replayed = (
+            fate is Fate.FETCHED and page is not None and page.get("cached", False) is not False
+        )
         settled.requests[fate, entry.reason, responded, entry.answered, replayed] += 1
         robots, output = entry.robots, entry.output
         if robots is not None and robots.overridden and fate is not Fate.REFUSED:
@@ -732,9 +737,19 @@ class AuditTrail:
             self._settle(key, entry, Fate.REDIRECTED)
 
     def _received(self, response: Response, request: Request, **_: Any) -> None:
-        """Event ``RECEIVED`` (``response_received``, or :meth:`downloaded`): its response came;
-        a request downloaded without the scheduler has no page pass to wait for, and a download
+        """``response_received``, when :class:`~scrapy_rep.crawl.auditing.AuditMiddleware`'s
+        ``process_response`` is not the last one (:meth:`downloaded` then)."""
+        self.downloaded(request, response, told=True)
+
+    def downloaded(self, request: Request, response: Response, told: bool = False) -> None:
+        """Event ``RECEIVED``: its response came, as the engine gets it: from
+        :class:`~scrapy_rep.crawl.auditing.AuditMiddleware` when its ``process_response`` is the
+        last one (nothing can change the response after it; the trail then has no
+        ``response_received`` receiver: ``_opened``), else ``response_received`` (``told``). A
+        request downloaded without the scheduler has no page pass to wait for, and a download
         no entry follows is told to the readers apart."""
+        if not (told or self._direct):
+            return
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             entry = open_record(request, self.open)
             if entry is None and sent_state(request) is None and self._answered_page(request):
@@ -852,13 +867,6 @@ class AuditTrail:
             return
         for reader in self.readers:
             reader.downloaded_apart(request.url, response.status)
-
-    def downloaded(self, request: Request, response: Response) -> None:
-        """From :class:`~scrapy_rep.crawl.auditing.AuditMiddleware` when its ``process_response``
-        is the last one (nothing can change the response after it; the trail then has no
-        ``response_received`` receiver: ``_opened``)."""
-        if self._direct:
-            self._received(response, request)
 
     def _item_scraped(self, response: object = None, **_: Any) -> None:
         """Event ``ITEM_SCRAPED``: an item of ``response``'s page (or of the errback of a failed

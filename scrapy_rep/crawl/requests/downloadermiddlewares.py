@@ -761,15 +761,16 @@ class SendCheck:
         self._keeps_ledger = keeps_ledger
         self._send: Any = None
         self._sent_at: Callable[[str, float, float], None] | None = None
-        self._not_sent: Callable[[str], None] | None = None
+        self._attempted: Callable[[Request], None] | None = None
 
     def install(self, engine: Any) -> bool:
         """Put :meth:`sending` where the downloader sends each request (and the audit
-        trail's ledger, built by now, is told of each send); whether it could."""
-        ledger = ledger_of(self.owner.crawler) if self._keeps_ledger else None
-        if ledger is not None:
-            self._sent_at, self._not_sent = ledger.sent_at, ledger.not_sent
+        trail's ledger, built by now, is told of each send: its attempt); whether it could."""
         self._send = send_through(engine, self.sending)
+        ledger = ledger_of(self.owner.crawler) if self._keeps_ledger else None
+        if ledger is not None and self._send is not None:
+            self._sent_at, self._attempted = ledger.sent_at, ledger.attempted
+            ledger.attempts_at_send()
         return self._send is not None
 
     def sending(self, request: Request, *rest: Any) -> Any:
@@ -786,6 +787,8 @@ class SendCheck:
                 # (the one the record's ``time`` is written by; the verdict's clock may be
                 # another one's, a test's or a program's: ``now`` decides, not records)
                 self._sent_at(state.audit, sent, expires)
+        elif self._attempted is not None:  # not decided here: its attempt, if it has a record
+            self._attempted(request)
         return self._send(request, *rest)
 
     def _check(self, request: Request, state: RequestState, now: float) -> float:
@@ -800,20 +803,17 @@ class SendCheck:
             message = (
                 f"Dropped: scrapy_rep could not decide it at its send (internal error: {what})"
             )
-            self._unsent(state)
             raise self.perform.internal_error(request, message) from error
         if decided is None:
             return math.inf
         facts, verdict = decided
         inc(self.stats, "rep/requests/decided_at_send")
         if isinstance(verdict, Refused):
-            self._unsent(state)
             raise self.perform.refused(request, facts, verdict)
         if isinstance(verdict, Wait):
             if state.afresh:  # held for a refresh once already: its verdict stands
                 inc(self.stats, "rep/requests/sent_decided_afresh")
                 return now  # it held until it was sent (docs/audit-trail.md, ``expires``)
-            self._unsent(state)
             owner.hold_at_send(request, verdict)
             inc(self.stats, "rep/requests/held_at_send")
             raise HeldAtSend(f"held at its send until its {verdict.document} is known")
@@ -822,7 +822,6 @@ class SendCheck:
         if request.meta.get(DOWNLOAD_SLOT) != leaving:
             # a Crawl-delay known since it entered the downloader: its origin's slot, not
             # the one it leaves (two slots would halve the delay; crawl/documents/slots.py)
-            self._unsent(state)
             inc(self.stats, "rep/requests/moved_at_send")
             request.dont_filter = True  # the dupefilter saw it already
             raise MovedAtSend(
@@ -836,12 +835,6 @@ class SendCheck:
         expires = min((entry.stale_until for _, _, entry in verdict.used), default=math.inf)
         override = verdict.overridden
         return min(expires, override.ends) if override is not None else expires
-
-    def _unsent(self, state: RequestState) -> None:
-        """The request reached the downloader but does not leave for the network: its
-        audit record's attempt is taken back (``attempts`` counts downloads tried)."""
-        if self._not_sent is not None and state.audit:
-            self._not_sent(state.audit)
 
 
 #: How many early verdicts are kept at most (the oldest let go first): a few MiB.
