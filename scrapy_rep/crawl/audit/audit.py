@@ -344,7 +344,10 @@ class AuditTrail:
                 self.counts["repeated"] += 1
             if request.dont_filter:
                 self._unfiltered[url_key] = key
-            self._open(key, request, earlier)
+            if self._obey_robots and not request.meta.get(meta.DONT_OBEY_ROBOTSTXT):
+                self.open[key] = UrlEntry(request.url, earlier=earlier)  # _open's usual case
+            else:
+                self._open(key, request, earlier)
             if not early:
                 recorded(request, key)
                 self._new = request
