@@ -127,7 +127,9 @@ def assigned(args: argparse.Namespace, origins: int) -> list[tuple[bytes, list[s
     from recheck import corpus
 
     files = corpus(args.corpus)
-    big = [file for file in files if len(file[0]) >= BIG]
+    if args.max_bytes:
+        files = [file for file in files if len(file[0]) < args.max_bytes]
+    big = [file for file in files if len(file[0]) >= BIG] or files
     small = [file for file in files if len(file[0]) < BIG]
     share = round(args.big_share * 1000)
     return [big[n % len(big)] if n * 7919 % 1000 < share else small[n % len(small)]
@@ -180,7 +182,7 @@ def inputs(args: argparse.Namespace, origins: int, per_origin: int) -> tuple[Pat
     from recheck_order import write_datasets
 
     files = assigned(args, origins)
-    name = f"w{origins}-{args.big_share:g}"
+    name = f"w{origins}-{args.big_share:g}-{args.max_bytes}"
     warc, made = args.work / f"{name}.warc.gz", args.work / f"{name}.made"
     if not made.exists():
         started = time.monotonic()
@@ -191,7 +193,7 @@ def inputs(args: argparse.Namespace, origins: int, per_origin: int) -> tuple[Pat
               flush=True)  # fmt: skip
     covered = min(origins, 2 * origins // per_origin)
     items = covered * per_origin
-    folder = args.work / f"d{origins}-{args.big_share:g}x{per_origin}"
+    folder = args.work / f"d{origins}-{args.big_share:g}-{args.max_bytes}x{per_origin}"
     stamp = f"{items} {covered} {args.seed}"
     if not (folder / "made").exists() or (folder / "made").read_text() != stamp:
         write_datasets(folder, files, covered, items, args.seed)
@@ -548,6 +550,8 @@ def main() -> None:
     parser.add_argument("--big-share", type=float, default=0.013, help="the share of origins "
                         "given a file of 20 KB or more (their share in the corpus's sources; "
                         "the corpus's own: 0.08)")  # fmt: skip
+    parser.add_argument("--max-bytes", type=int, default=0, help="only the corpus's files "
+                        "under this size (1000: the common shape)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="the figures as JSON too")
     parser.add_argument("--profile", action="store_true", help="profile the first shape instead")
     parser.add_argument("--share", type=float, default=0.02, help="the least share of a "

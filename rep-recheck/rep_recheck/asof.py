@@ -31,16 +31,19 @@ from rep_engine.records import ItemStatus, seconds_of
 from rep_engine.urls.origins import origin_of
 from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
 from rep_recheck.captures import (
+    KEPT_BYTES,
     Capture,
+    Ref,
+    WarcFiles,
     alike,
     capture_time,
     no_capture,
     of_one_date,
     present,
-    responses,
+    records,
     revisited,
 )
-from rep_recheck.names import PARSED_ORIGINS
+from rep_recheck.names import PARSED_ORIGINS, names_held
 from rep_recheck.rechecker import Rechecker
 
 #: The most dated recheckers a :class:`Then` keeps (one per capture date met), then it
@@ -115,7 +118,12 @@ class Timeline:
     or beyond ``REP_RECHECK_PARSED_ORIGINS`` URLs in an SQLite file
     (:mod:`~rep_recheck.capture_index`)."""
 
-    def __init__(self, by_url: Mapping[str, list[Capture]] | CaptureFile) -> None:
+    def __init__(
+        self, by_url: Mapping[str, list[Capture | Ref]] | CaptureFile, files: WarcFiles
+    ) -> None:
+        """``files``: the WARCs the :class:`~rep_recheck.captures.Ref` of each response
+        record is read again from."""
+        self.files = files
         self.file = by_url if isinstance(by_url, CaptureFile) else None
         #: Each URL's dated captures, oldest first (captures of one date in the files'
         #: order); and those whose ``WARC-Date`` cannot be read, in the files' order:
@@ -124,32 +132,41 @@ class Timeline:
         self.by_url, self.undated = split(by_url)
         #: Every capture in memory by its record ID, with its URL, made when a revisit
         #: first names one (a :class:`CaptureFile` looks them up).
-        self._ids: dict[str, tuple[str, Capture]] | None = None
+        self._ids: dict[str, tuple[str, Capture | Ref]] | None = None
         #: What is said of each WARC read that held no capture (:func:`read`).
         self.captureless: list[str] = []
 
     @classmethod
-    def of(cls, captured: Iterable[tuple[str, Capture]], held: int = PARSED_ORIGINS) -> Timeline:
-        """``captured``'s, in an SQLite file when they are of more than ``held`` URLs."""
-        return cls(indexed(captured, held))
+    def of(
+        cls,
+        captured: Iterable[tuple[str, Capture | Ref]],
+        held: int = PARSED_ORIGINS,
+        files: WarcFiles | None = None,
+    ) -> Timeline:
+        """``captured``'s, in an SQLite file when they are of more than ``held`` URLs
+        (``files``: the WARCs its :class:`~rep_recheck.captures.Ref`\\ s are of)."""
+        return cls(indexed(captured, held), files or WarcFiles([]))
 
     @classmethod
     def read(cls, paths: Iterable[str | Path], held: int = PARSED_ORIGINS) -> Timeline:
-        """The captures of the WARCs at ``paths`` (:attr:`captureless`: what is said of
-        each that held none). Raises :class:`~rep_recheck.captures.WarcError`."""
+        """The captures of the WARCs at ``paths``, indexed in one pass
+        (:attr:`captureless`: what is said of each that held none). Raises
+        :class:`~rep_recheck.captures.WarcError`."""
+        files = WarcFiles(list(paths))
         captureless: list[str] = []
+        room = [KEPT_BYTES]  # the records kept as inflated, over every WARC
 
-        def captured() -> Iterator[tuple[str, Capture]]:
-            for path in paths:
+        def captured() -> Iterator[tuple[str, Capture | Ref]]:
+            for number, path in enumerate(files.paths):
                 kinds: Counter[str] = Counter()
                 count = 0
-                for found in responses(path, kinds):
+                for found in records(path, number, kinds, room):
                     count += 1
                     yield found
                 if not count:
                     captureless.append(no_capture(path, kinds))
 
-        timeline = cls.of(captured(), held)
+        timeline = cls.of(captured(), held, files)
         timeline.captureless = captureless
         return timeline
 
@@ -173,6 +190,12 @@ class Timeline:
         (``inf``: the present), as :func:`~rep_recheck.captures.present` reads the
         captures of an unreadable date beside it."""
         found = self.by_url.get(url) or []
+        if (
+            len(found) == 1
+            and found[0].date <= when  # type: ignore[operator]  # dated: by_url's
+            and (when != math.inf or url not in self.undated)
+        ):
+            return self.answer(found[0])  # the usual URL: one capture, dated, at or before
         place = bisect.bisect_right(found, when, key=capture_date)
         newest = None
         if place:  # its captures in that second: dated alike (:func:`alike`)
@@ -183,19 +206,28 @@ class Timeline:
             return present(newest, [self.answer(one) for one in self.undated[url]])
         return newest
 
-    def answer(self, capture: Capture, seen: frozenset[str] = frozenset()) -> Capture:
+    def load(self, entry: Capture | Ref) -> Capture:
+        """A capture of the index as read: a response record's read again from its WARC."""
+        return self.files.load(entry) if isinstance(entry, Ref) else entry
+
+    def answer(self, entry: Capture | Ref, seen: frozenset[str] = frozenset()) -> Capture:
         """``capture``'s answer: a revisit's is the record's it refers to
         (:func:`~rep_recheck.captures.revisited`, a revisit of a revisit followed;
         ``seen``: the revisits followed to it), that record found by its
         ``WARC-Refers-To`` among the captures of every WARC given, else by its URI
         (:meth:`_by_uri`). The record found must be the one the revisit says: of the
         payload digest it gives, or without one of the URI it names."""
+        if isinstance(entry, Ref):
+            return self.files.load(entry)
+        capture = entry
         if not capture.refers_uri:
             return capture
         if capture.record_id in seen:
             return revisited(capture, None, "a revisit of itself through other revisits")
+        referred: Capture | None
         if capture.refers_to:
-            uri, referred = self._by_id(capture.refers_to) or ("", None)
+            uri, named = self._by_id(capture.refers_to) or ("", None)
+            referred = None if named is None else self.load(named)
         else:
             uri, referred = capture.refers_uri, self._by_uri(capture)
         if referred is None:
@@ -209,7 +241,7 @@ class Timeline:
                              f"of {uri} (another URI or payload digest)")  # fmt: skip
         return revisited(capture, self.answer(referred, seen | {capture.record_id}))
 
-    def _by_id(self, record_id: str) -> tuple[str, Capture] | None:
+    def _by_id(self, record_id: str) -> tuple[str, Capture | Ref] | None:
         """The capture of ``record_id`` and its URL (``None``: none)."""
         if self.file is not None:
             return self.file.by_id(record_id)
@@ -231,8 +263,9 @@ class Timeline:
                 return False
             return second is None or (one.date is not None and alike(one.date) == second)
 
-        found = [one for held in (self.by_url, self.undated)
-                 for one in held.get(revisit.refers_uri) or () if said(one)]  # fmt: skip
+        entries = [one for held in (self.by_url, self.undated)
+                   for one in held.get(revisit.refers_uri) or ()]  # fmt: skip
+        found = [one for one in map(self.load, entries) if said(one)]
         when = revisit.date if revisit.date is not None else math.inf
         before = [one for one in found if one.date is not None and one.date <= when]
         named = found if digest or second is not None else []  # that record, whenever it is
@@ -284,6 +317,12 @@ class AsOf(Mapping[str, Capture]):
         if capture is None:
             raise KeyError(url)
         return capture
+
+    def get(self, url: str, default: Capture | None = None) -> Capture | None:  # type: ignore[override]
+        """``url``'s capture as of :attr:`when` (``None``: none), without the
+        ``KeyError`` :meth:`Mapping.get` makes and catches."""
+        capture = self.timeline.newest(url, self.when)
+        return default if capture is None else capture
 
     def __iter__(self) -> Iterator[str]:
         urls = dict.fromkeys(chain(self.timeline.by_url, self.timeline.undated))
@@ -412,7 +451,7 @@ class Dated:
         tolerance: str | None = None,
     ) -> None:
         self.warcs = [str(path) for path in warcs]
-        self.timeline = Timeline.read(self.warcs, held)
+        self.timeline = Timeline.read(self.warcs, names_held(held))
         #: ``--as-of`` (POSIX seconds; ``inf``: none given, the newest captures).
         self.as_of = parse_as_of(as_of) if as_of is not None else math.inf
         self.by_date = by_date

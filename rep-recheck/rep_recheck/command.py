@@ -68,7 +68,7 @@ from rep_recheck.files import (
     warc_files,
 )
 from rep_recheck.finishing import Finishing
-from rep_recheck.names import ROOM, Numbered, tmpdir_unused
+from rep_recheck.names import ROOM, Numbered, names_held, tmpdir_unused
 from rep_recheck.options import (
     DEFAULT_USER_AGENT,
     EXIT_CODES,
@@ -327,7 +327,7 @@ class Recheck(Finishing):
         first = origins_of(self.datasets, False, None, held)
         origins, total = first.origins, first.total
         self.progress.total, self.again = total, first.again
-        lacking = Numbered(held)
+        lacking = Numbered(names_held(held))
         for name in origins:
             if self.warc.lacks(origin_named(name)):
                 lacking.number(name)
@@ -351,8 +351,9 @@ class Recheck(Finishing):
 
         def read(captured: Mapping[str, Capture]) -> WarcDocuments:
             held = config.recheck_parsed_origins
+            digest = bool(options.report or options.trail)  # the evidence written
             return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile,
-                                 policy, held, rechecker.not_consulted)  # fmt: skip
+                                 policy, held, rechecker.not_consulted, digest)  # fmt: skip
 
         rechecker.documents = warc = read(dated.now())
         self.source = dated.source

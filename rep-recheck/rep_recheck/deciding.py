@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import re
 import time
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -134,9 +135,25 @@ class Closing:
 
 
 def origin_name(url: str) -> str:
-    """The origin of ``url`` as the counts name it (``""``: none)."""
-    origin = origin_of(url) if url else None
-    return str(origin) if origin is not None else ""
+    """The origin of ``url`` as the counts name it (``""``: none), remembered by the URL's
+    start (``scheme://authority``: :data:`NAMES_MEMO` of them, then it starts again)."""
+    found = _AUTHORITY(url)
+    start = found.group() if found is not None else url
+    name = _names.get(start)
+    if name is None:
+        origin = origin_of(url) if url else None
+        name = str(origin) if origin is not None else ""
+        if len(_names) >= NAMES_MEMO:
+            _names.clear()
+        _names[start] = name
+    return name
+
+
+#: A URL's start up to its path, query or fragment, when it has a ``//`` authority.
+_AUTHORITY: Final = re.compile(r"[^:/?#]+://[^/?#]*").match
+#: The origins' names :func:`origin_name` remembers, by the start of a URL.
+NAMES_MEMO: Final = 65_536
+_names: dict[str, str] = {}
 
 
 def decide_item(
@@ -173,7 +190,7 @@ def decide_item(
         item = replace(item, then=then.of(item.url, item.date, dated))
     if trail is not None:
         trail.item(item, outcome, statements, decided, shard)
-    return item, str(outcome.status), memo.of(item.url, outcome, fetched_at), outcome
+    return item, str(outcome.status), memo.of_item(item, outcome, fetched_at), outcome
 
 
 def warc_rechecker(
@@ -229,7 +246,7 @@ def dated_rechecker(
 
     def read(captured: Mapping[str, Capture]) -> WarcDocuments:
         return WarcDocuments(captured, rechecker.rules, rechecker.names, config.profile, policy,
-                             held, rechecker.not_consulted)  # fmt: skip
+                             held, rechecker.not_consulted, explain)  # fmt: skip
 
     rechecker.documents = read(dated.now())
     then = dated.then(

@@ -18,7 +18,7 @@ from rep_engine.verdict.decide import TDM
 from rep_engine.verdict.page import PageStatements
 from rep_recheck.datasets import Dataset
 from rep_recheck.documents import OriginDocuments
-from rep_recheck.names import PARSED_ORIGINS, Numbered
+from rep_recheck.names import PARSED_ORIGINS, Numbered, names_held
 from rep_recheck.store import DocumentStore
 from rep_recheck.warc import WarcDocuments
 
@@ -245,7 +245,7 @@ def origins_of(
     order, each once (at most ``held`` of them in memory, the others in an SQLite file),
     how many items they have (``progress``: a line while it reads), and how many times
     deciding them in order would make their origins again."""
-    origins = Numbered(held)
+    origins = Numbered(names_held(held))
     urls: dict[str, None] = {}
     total = asked = 0
     window: set[str] = set()  # the origins a Rechecker would hold

@@ -186,6 +186,7 @@ class Finishing:
         tally = Tally(self.config.purpose, held=self.config.recheck_parsed_origins,
                       named_agents=named, keep_unknown=bool(options.keep_unknown))  # fmt: skip
         memo = OriginsEvidence(rechecker)
+        memo.kept_said = bool(self.options.report)  # a filter reads none of a kept item's
         self.progress.begin()
         with ExitStack() as stack:
             report = (

@@ -28,6 +28,18 @@ from typing import Any, Final
 #: whose names (:class:`Numbered`) and captures (:mod:`~rep_recheck.warc`) stay in
 #: memory.
 PARSED_ORIGINS: Final = 20_000
+#: The names (and a WARC's captures: :mod:`~rep_recheck.capture_index`) held in memory
+#: for each origin ``REP_RECHECK_PARSED_ORIGINS`` holds parsed: a name is about 100
+#: bytes, a capture about 250, a parsed origin 5 KB to 20 KB (a million by default).
+PER_PARSED: Final = 50
+
+
+def names_held(parsed: int) -> int:
+    """The names :class:`Numbered` holds in memory when ``parsed`` origins are held
+    parsed (``REP_RECHECK_PARSED_ORIGINS``)."""
+    return parsed * PER_PARSED
+
+
 #: What to do when the temporary files (in ``TMPDIR``) find no room, as every one says it.
 ROOM: Final = "set TMPDIR to a folder with room for about the dataset's size"
 #: New names written to the SQLite file at once.

@@ -42,7 +42,7 @@ from rep_engine.verdict.decide import LICENSE, ROBOTS, Allowed, Refused
 from rep_engine.verdict.page import PAGE
 from rep_recheck.datasets import UNREADABLE, Item, changed_since
 from rep_recheck.documents import document_url
-from rep_recheck.names import PARSED_ORIGINS, Numbered
+from rep_recheck.names import PARSED_ORIGINS, Numbered, names_held
 from rep_recheck.rechecker import Outcome
 
 #: ``line 12: Content-Usage: train-ai=n`` or ``entry 2 (location "/x")`` in a source.
@@ -119,8 +119,15 @@ class EvidenceMemo:
     evidence is the same for each (a refusal after the fetch names its page: not
     remembered). At most :data:`EVIDENCE_MEMO` outcomes, then it starts again."""
 
+    #: Whether the evidence of a kept item is written (a report): without it, a kept
+    #: item's is :data:`KEPT` (no verdict decided for it: a filter counts only its
+    #: status), unless the item has a status then to compare (:meth:`of_item`).
+    kept_said = True
+
     def __init__(self) -> None:
         self._known: dict[int, tuple[Outcome, Evidence]] = {}
+        #: The evidence a filter counts of a fast path's refusal, by its agent.
+        self._forbidden: dict[str, Evidence] = {}
         #: A refused outcome's sentence (``--removed``), the same way.
         self._whys: dict[int, tuple[Outcome, str]] = {}
 
@@ -135,6 +142,24 @@ class EvidenceMemo:
             self._known.clear()
         self._known[id(outcome)] = (outcome, said)
         return said
+
+    def of_item(self, item: Item, outcome: Outcome, fetched_now: float = 0.0) -> Evidence:
+        """:meth:`of` an item, or where only its counts read it (no report, no status
+        then whose change is counted by signal): :data:`KEPT` for a kept one, and for
+        one the fast path refuses by a robots.txt Disallow line the signal, reason and
+        agent the counts read, without its verdict decided for its sentence."""
+        if self.kept_said or item.then is not None:
+            return self.of(item.url, outcome, fetched_now)
+        if outcome.status is _KEPT:
+            return KEPT
+        agent = outcome.refusing_agent
+        if agent is not None:
+            said = self._forbidden.get(agent)
+            if said is None:
+                said = self._forbidden[agent] = Evidence(RefusedBy.ROBOTS_TXT, _FORBIDDEN,
+                                                         agent=agent)  # fmt: skip
+            return said
+        return self.of(item.url, outcome, fetched_now)
 
     def refusal(self, outcome: Outcome) -> str:
         """The sentence of ``outcome``'s refusal, as ``--removed`` says it (its verdict,
@@ -156,6 +181,10 @@ class EvidenceMemo:
         self._whys.clear()
 
 
+#: The evidence of a kept item a filter never reads (:meth:`EvidenceMemo.of_item`).
+KEPT: Final = Evidence()
+_FORBIDDEN: Final = str(Reason.FORBIDDEN)
+_KEPT: Final = ItemStatus.KEPT
 #: The most outcomes :class:`EvidenceMemo` keeps.
 EVIDENCE_MEMO: Final = 65_536
 
@@ -223,7 +252,7 @@ class PerOrigin(Mapping[str, OriginCounts]):
     origin removed by two or more)."""
 
     def __init__(self, held: int = PARSED_ORIGINS, unknown_removed: bool = True) -> None:
-        self.names = Numbered(held)
+        self.names = Numbered(names_held(held))
         #: Whether an unknown item is removed (not with ``--keep-unknown``): counted
         #: among an origin's removed items, by its signal ``unknown``.
         self.unknown_removed = unknown_removed

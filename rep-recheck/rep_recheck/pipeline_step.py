@@ -273,6 +273,7 @@ class RepRecheckFilter(PipelineStep):  # type: ignore[misc]
         #: What says a document's ``then`` (``None``: nothing older to say it).
         self._then: Then | None = None
         self._memo = EvidenceMemo()
+        self._memo.kept_said = False  # a kept document's evidence is never read
 
     def rechecker(self) -> Rechecker:
         """The decisions, made ready on first use (in the task's own process)."""

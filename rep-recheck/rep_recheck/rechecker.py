@@ -38,7 +38,7 @@ import re
 from collections.abc import Callable, Collection, Hashable
 from dataclasses import dataclass, fields, replace
 from datetime import datetime, timezone
-from typing import Any, Final
+from typing import Any, ClassVar, Final
 
 from rep_engine.directives import product_token
 from rep_engine.fetch.cache import CacheEntry
@@ -102,6 +102,11 @@ class Outcome:
     page: PageVerdict | None = None
     #: The page's refusal (``noindex``, ``unavailable_after``, a purpose).
     page_refusal: Refused | None = None
+    #: The name whose robots.txt group refuses the items of a refused outcome of the
+    #: fast path (:class:`_Later`), known without its verdict where the crawler is held
+    #: to its own name alone (``None``: any other outcome, whose verdict says it): its
+    #: refusal is robots.txt's Disallow line for it, which a filter counts by this alone.
+    refusing_agent: ClassVar[str | None] = None
     #: What the page said of the price it asked, answered 402 (``None``: it was not).
     payment: dict[str, str] | None = None
 
@@ -334,6 +339,8 @@ class Rechecker:
         shared = (self.rules, self._explained, self.names, self._verdicts_held)
         self._kept = _later_type(ItemStatus.KEPT, shared)
         self._refused = _later_type(ItemStatus.REFUSED, shared)
+        if len(set(self._held)) == 1:  # one name, one group set: the refusing name
+            self._refused.refusing_agent = self.agent
 
     def _known(self, url: str, key: str) -> _Known:
         """What is known of ``url``'s origin, made on its origin's first item and

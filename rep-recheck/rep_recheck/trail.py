@@ -43,7 +43,7 @@ from rep_engine.verdict.page import PageStatements
 from rep_engine.verdict.policy import NOTHING_BEFORE
 from rep_recheck.datasets import Item, changed_since
 from rep_recheck.documents import OriginDocuments
-from rep_recheck.names import Numbered
+from rep_recheck.names import Numbered, names_held
 from rep_recheck.rechecker import Outcome, Rechecker
 from rep_recheck.stopping import Held
 
@@ -113,7 +113,7 @@ class RecheckTrail:
             self.file.write(line)
         #: ``sha256 URL`` of the snapshot lines written (a million origins' at most
         #: ``REP_RECHECK_PARSED_ORIGINS`` in memory, the others in an SQLite file).
-        self._snapshots = Numbered(rechecker.config.recheck_parsed_origins)
+        self._snapshots = Numbered(names_held(rechecker.config.recheck_parsed_origins))
         self.counts: Counter[str] = Counter()
         #: While a recheck decides its items grouped by origin
         #: (:mod:`~rep_recheck.grouping`): what the item being decided writes (the names

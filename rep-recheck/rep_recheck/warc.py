@@ -43,20 +43,17 @@ from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM, RequestRules
 from rep_recheck.asof import AsOf, captures
 from rep_recheck.captures import (
     MAX_PAYLOAD,
-    NO_WARCIO,
     Capture,
     WarcError,
     capture_key,
     capture_time,
     present,
-    responses,
 )
 from rep_recheck.documents import OriginDocuments
-from rep_recheck.names import PARSED_ORIGINS, Numbered
+from rep_recheck.names import PARSED_ORIGINS, Numbered, names_held
 
 __all__ = [
     "MAX_PAYLOAD",
-    "NO_WARCIO",
     "Capture",
     "WarcDocuments",
     "WarcError",
@@ -64,7 +61,6 @@ __all__ = [
     "captured_as",
     "captures",
     "present",
-    "responses",
 ]
 
 
@@ -80,10 +76,13 @@ class WarcDocuments:
         policy: Policy | None = None,
         held: int = PARSED_ORIGINS,
         not_consulted: tuple[str, ...] = (),
+        digest: bool = True,
     ) -> None:
         """``held``: ``REP_RECHECK_PARSED_ORIGINS``, the names of the origins asked for
         kept in memory (the others in an SQLite file); ``not_consulted``: the kinds of
-        document not read (``--consult``)."""
+        document not read (``--consult``); ``digest``: each document's SHA-256 made (the
+        evidence a report or a trail writes; a filter writes none)."""
+        self.digest = digest
         self.captured = captured
         self.rules = rules
         #: Whether a decision reads the origin's tdmrep.json (an AI purpose, consulted),
@@ -107,7 +106,7 @@ class WarcDocuments:
         #: Origins asked for whose robots.txt was captured only after ``--as-of``, each
         #: once (their items unknown: :meth:`not_had_since`).
         self.captured_later = 0
-        self._asked = Numbered(held)
+        self._asked = Numbered(names_held(held))
         #: Whether the origin asked for last was asked for the first time.
         self.first_time = False
         #: The captures of the origin asked for last, by URL, as looked up (``None``:
@@ -123,23 +122,23 @@ class WarcDocuments:
 
     def __call__(self, origin: Origin) -> OriginDocuments | None:
         """``origin``'s documents (``None``: its robots.txt was not captured at all)."""
-        self._looked = {}
-        captured = self._capture(origin.robots_url)
+        robots_url = origin.robots_url
+        captured = self.captured.get(robots_url)
+        self._looked = {robots_url: captured}
         if captured is None:
-            if self._later(origin.robots_url):
+            if self._later(robots_url):
                 asked = len(self._asked)
                 self.captured_later += self._asked.number(str(origin)) == asked
             return None
         documents = OriginDocuments(origin)
-        robots = self._entry(self.robots, origin.robots_url, documents, ROBOTS, origin)
+        robots = self._entry(self.robots, robots_url, documents, ROBOTS, origin)
         # decided as of its robots.txt's capture; a capture of unknown date, as of now
         captured_at = captured.date
         documents.now = captured_at if captured_at is not None else time.time()
         asked = len(self._asked)
         self.first_time = self._asked.number(str(origin)) == asked
         self.origins += self.first_time
-        tdmrep = TDMREP.url(origin)
-        if self.tdmrep and self._entry(TDMREP, tdmrep, documents, TDM, origin) is None:
+        if self.tdmrep and self._entry(TDMREP, TDMREP.url(origin), documents, TDM, origin) is None:
             self.without_tdmrep += self.first_time
             documents.missing[TDM] = (f"TDMRep not checked: the WARC holds no "
                                       f"tdmrep.json of {origin}")  # fmt: skip
@@ -187,13 +186,19 @@ class WarcDocuments:
         """The document at ``url`` as the crawl would have it, added to ``documents``
         (nothing: not captured, so not had)."""
         url = capture_key(url)
-        if self._capture(url) is None:
+        first = self._capture(url)
+        if first is None:
             return None
         self.read += 1
         procedure = FetchProcedure(kind, url)
         step: Follow | Fetched = procedure.start
         last: Capture | None = None
         body = b""
+        if 200 <= first.status < 300 and not first.problem:  # the usual answer: no redirect
+            body, last = zlib.decompress(first.body_zlib), first
+            step = procedure.on_response(first.status, body, location=first.location,
+                                         cache_control=first.cache_control,
+                                         truncated=first.truncated)  # fmt: skip
         while isinstance(step, Follow):
             capture = self._capture(url if step.url == url else capture_key(step.url))
             if capture is None and last is not None and name == ROBOTS:
@@ -232,7 +237,7 @@ class WarcDocuments:
         else:
             # the capture's body as compressed when read, unless the crawl's cut shortened it
             compressed = last.body_zlib if len(step.body) == len(body) else b""
-            entry = downloaded_entry(kind, self.policy, step, date, compressed)
+            entry = downloaded_entry(kind, self.policy, step, date, compressed, self.digest)
         documents.add(name, key, entry, last.record_id)
         return entry
 

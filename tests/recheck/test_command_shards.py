@@ -255,13 +255,13 @@ def test_a_pattern_that_matches_nothing_is_one_line(
 def warc_reads(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
     """Each WARC the recheck reads its documents from, as it opens it."""
     reads: list[str] = []
-    responses = asof.responses  # each WARC of --documents is read through it
+    records = asof.records  # each WARC of --documents is read through it
 
     def counted(path: Any, *rest: Any) -> Any:
         reads.append(str(path))
-        return responses(path, *rest)
+        return records(path, *rest)
 
-    monkeypatch.setattr(asof, "responses", counted)
+    monkeypatch.setattr(asof, "records", counted)
     yield reads
 
 

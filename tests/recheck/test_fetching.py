@@ -1,5 +1,5 @@
 """The dataset's first pass names each origin once, in the order met, at most
-``REP_RECHECK_PARSED_ORIGINS`` of them in memory: the crawl is asked for the same
+:func:`~rep_recheck.names.names_held` of them in memory: the crawl is asked for the same
 origins, in the same order, with a tiny bound (the rest in an SQLite file) as with a
 large one."""
 
@@ -8,6 +8,9 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
+
+from rep_recheck import names as recheck_names
 from rep_recheck.command import EXIT_REMOVED, FetchRequest, FetchResult, main
 from rep_recheck.names import Numbered
 from tests.support.recheck import write_jsonl
@@ -15,7 +18,10 @@ from tests.support.recheck import write_jsonl
 ORIGINS = [f"https://o{n}.example" for n in (5, 1, 9, 3, 7, 2, 8)]
 
 
-def test_the_origins_asked_for_are_the_same_with_a_tiny_bound(tmp_path: Path) -> None:
+def test_the_origins_asked_for_are_the_same_with_a_tiny_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recheck_names, "PER_PARSED", 1)  # names held as origins parsed
     dataset = tmp_path / "items.jsonl"
     write_jsonl(dataset, [f"{origin}/{page}" for page in range(3) for origin in ORIGINS])
     asked: list[FetchRequest] = []

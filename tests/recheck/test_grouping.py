@@ -35,6 +35,7 @@ from rep_engine.usage.tdmrep import NO_FILE
 from rep_engine.verdict.decide import LICENSE, ROBOTS, TDM
 from rep_engine.verdict.page import PageStatements
 from rep_recheck import grouping
+from rep_recheck import names as recheck_names
 from rep_recheck.command import (
     EXIT_INTERRUPTED,
     EXIT_REMOVED,
@@ -855,6 +856,7 @@ def test_a_full_disk_under_a_temporary_sqlite_file_is_one_line_and_exit_2(
         raise sqlite3.OperationalError("database or disk is full")
 
     monkeypatch.setattr(owner, "_write", full)
+    monkeypatch.setattr(recheck_names, "PER_PARSED", 1)  # its names and URLs held as its origins
     if owner is DocumentStore:  # its documents past 1 byte in memory, 2 at a time
         defaults = (grouping.PARSED_ORIGINS, 1, None)
         monkeypatch.setattr(DocumentStore.__init__, "__defaults__", defaults)

@@ -99,3 +99,37 @@ def test_each_count_the_summary_prints_is_the_lines_of_its_file(
         assert line.endswith(f"(4 unknown kept by --keep-unknown: {len(kept)} kept in all)")
     else:
         assert "kept by --keep-unknown" not in line
+
+
+@pytest.mark.parametrize(
+    "agents", ["", "GPTBot", "preset:apertus-0943bfd"], ids=["own-name", "one-more", "preset"]
+)
+def test_a_filter_counts_what_a_report_counts_without_its_evidence(
+    tmp_path: Path, agents: str
+) -> None:
+    """With ``--out`` alone, a kept item's evidence and a fast path refusal's verdict are
+    never made (the counts need only its status, and a robots.txt refusal's signal and
+    agent): the summary is the one the same run prints with ``--report``, which makes
+    them all."""
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [
+        robots_capture("http://a.example", "User-agent: *\nDisallow: /private\n"
+                       "User-agent: GPTBot\nDisallow: /gpt\n"),
+        robots_capture("http://f.example", "User-agent: *\nDisallow: /\nAllow: /open\n"),
+        robots_capture("http://g.example", "User-agent: *\nContent-Signal: search=no\n"),
+        ("http://b.example/robots.txt", 503, b"<html>down</html>", {}),
+    ])  # fmt: skip
+    urls = [*URLS, "http://a.example/gpt/1", "http://f.example/x", "http://f.example/open/1",
+            "http://f.example/y", "http://g.example/1"]  # fmt: skip
+    dataset = tmp_path / "items.jsonl"
+    dataset.write_bytes(b"".join(json.dumps({"url": url}).encode() + b"\n" for url in urls))
+    summaries = []
+    settings = ["-s", f"REP_PURPOSE_AGENTS={agents}"] if agents else []
+    for flags in ([], [f"--report={tmp_path / 'report.jsonl'}"]):
+        code, summary = recheck_tool(str(dataset), "--purpose", "search", "--documents",
+                                     str(warc), f"--out={tmp_path / 'out.jsonl'}", *flags,
+                                     *settings)  # fmt: skip
+        assert code == 1
+        summaries.append(summary)
+    assert summaries[0] == summaries[1]
+    assert "| robots.txt Disallow | 4 |" in summaries[0] or agents, summaries[0]

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from rep_recheck import names
 from tests.support.recheck import (
     needs,
     payload_digest,
@@ -72,8 +73,10 @@ def _revisits_rechecked(tmp_path: Path, warcs: list[list[Any]], held: int) -> li
 
 
 @pytest.fixture(params=[1, 1000], ids=["indexed", "in-memory"])
-def captures_held(request: pytest.FixtureRequest) -> int:
+def captures_held(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> int:
+    """REP_RECHECK_PARSED_ORIGINS, with as many URLs of captures held in memory."""
     needs("warcio")
+    monkeypatch.setattr(names, "PER_PARSED", 1)
     return int(request.param)
 
 

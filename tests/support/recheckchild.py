@@ -18,12 +18,12 @@ import sys
 import time
 from typing import Any, Final
 
-from rep_recheck import captures, datasets, files, grouping, rechecker, trail
+from rep_recheck import captures, datasets, files, grouping, names, rechecker, trail
 from rep_recheck.stopping import _STATE
 
 #: Each phase: the object, the name of its function, the call that reaches it.
 PHASES: Final[dict[str, tuple[Any, str, int]]] = {
-    "reading-warc": (captures, "_capture", 10),
+    "reading-warc": (captures, "_split_record", 10),
     "trail-begun": (trail.lines, "setting_lines", 1),
     "deciding": (rechecker.Rechecker, "decide", 1),
     "grouping": (grouping.Grouped, "add", 3),
@@ -55,5 +55,6 @@ if __name__ == "__main__":
     from scrapy_rep.__main__ import main
 
     datasets.CHUNK_ITEMS, grouping.GROUP_ITEMS = 8, 16
+    names.PER_PARSED = 1  # type: ignore[misc]  # its names and URLs held as its origins
     wait_in(sys.argv[1])
     sys.exit(main(["recheck", *sys.argv[2:]]))

@@ -9,7 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rep_engine.urls.encoding import normalise_pattern, normalise_url_path, path_of
-from rep_engine.urls.matching import _RAW, _SPLIT, FirstMatcher, LongestMatcher, wildcard_match
+from rep_engine.urls.matching import (
+    _RAW,
+    _SPLIT,
+    SCANS,
+    FirstMatcher,
+    LongestMatcher,
+    ScanningMatcher,
+    wildcard_match,
+)
 from tests.support.reference_matcher import wildcard_matches as naive_match
 
 Spec = tuple[str, bool]  # (normalised pattern, allow)
@@ -423,3 +431,26 @@ def test_the_deciding_rule_is_the_one_wildcard_match_finds(
     for path in paths[:2]:
         long_path = path + "a" * 4200 + path
         assert matcher.match(long_path) == reference_code(patterns, codes, long_path)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.tuples(SHARED_PATTERNS, st.booleans()), min_size=1, max_size=30),
+    st.lists(PATHS, min_size=1, max_size=12),
+    st.booleans(),
+)
+def test_a_scanning_matcher_answers_as_the_built_one_before_and_after_it_builds_it(
+    specs: list[Spec], paths: list[str], wildcards: bool
+) -> None:
+    """:class:`ScanningMatcher` tries each rule for its first paths, then builds a
+    :class:`LongestMatcher` and asks it: the same code every time, that of the rule the
+    plain ``wildcard_match`` finds, and with wildcards off the built matcher's."""
+    patterns, codes = [p for p, _ in specs], codes_of(specs)
+    scanning = ScanningMatcher(patterns, codes, wildcards, None)
+    built = LongestMatcher(patterns, codes, wildcards)
+    for path in paths * 2:
+        found = scanning.match(path)
+        assert found == built.match(path), path
+        if wildcards:
+            assert found == reference_code(patterns, codes, path), path
+    assert (scanning._compiled is not None) is (len(paths) * 2 > SCANS)

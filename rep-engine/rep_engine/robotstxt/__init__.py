@@ -56,7 +56,7 @@ from rep_engine.urls.encoding import (
     normalise_url_path,
     path_of,
 )
-from rep_engine.urls.matching import FirstMatcher, LongestMatcher
+from rep_engine.urls.matching import SCANNED, FirstMatcher, LongestMatcher, ScanningMatcher
 
 if TYPE_CHECKING:
     from rep_engine.robotstxt.aipref import ContentUsageRule, ContentUsageRules
@@ -586,7 +586,7 @@ class _OneRule:
 
 
 #: What a group set compiles to.
-Matcher: TypeAlias = LongestMatcher | FirstMatcher | _FixedMatcher | _OneRule
+Matcher: TypeAlias = LongestMatcher | ScanningMatcher | FirstMatcher | _FixedMatcher | _OneRule
 #: The matcher of a group set with no rule: no rule matches any path.
 _NO_RULES: Final = _FixedMatcher(True)
 
@@ -669,6 +669,8 @@ def compile_matcher(
             return _OneRule(pattern, numbers[0])
     if options.precedence == "first":
         return FirstMatcher(patterns, numbers, options.wildcards, exact_at)
+    if not exact_at and len(patterns) <= SCANNED:  # built once asked enough to pay
+        return ScanningMatcher(patterns, numbers, options.wildcards, text)
     return LongestMatcher(patterns, numbers, options.wildcards, exact_at, text)
 
 

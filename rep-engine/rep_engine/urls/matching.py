@@ -556,3 +556,63 @@ class LongestMatcher:
         looked up (:func:`_parent_of`) and remembered."""
         found = self._table[3 * index + 1] = _parent_of(self._keys, index)
         return found
+
+
+class ScanningMatcher:
+    """The rules of one group set matched by trying each in turn (SPEC §1: the longest
+    pattern wins, allow wins a tie, then a ``…$`` pattern without ``*``, then the longer
+    literal start, then the first in the file: the code :class:`LongestMatcher` gives),
+    until it has been asked :data:`SCANS` times: then it builds that matcher and asks it.
+    Building one costs about as much as parsing the file; a group set asked once or
+    twice (an origin with two items in a dataset, a crawl's origin of one page) never
+    pays it back. For patterns without ``exact_at`` positions (:func:`compile_matcher`'s
+    ``/index.html`` directories go straight to :class:`LongestMatcher`)."""
+
+    __slots__ = ("_asked", "_codes", "_compiled", "_joined", "_patterns", "_wildcards")
+
+    def __init__(
+        self, patterns: Sequence[str], codes: Sequence[int], wildcards: bool, joined: str | None
+    ) -> None:
+        self._patterns, self._codes, self._wildcards = patterns, codes, wildcards
+        self._joined = joined
+        self._asked = 0
+        self._compiled: LongestMatcher | None = None
+
+    def match(self, path: str) -> int:
+        """The code of the deciding rule for ``path``; ``0`` when no rule matches."""
+        compiled = self._compiled
+        if compiled is not None:
+            return compiled.match(path)
+        self._asked += 1
+        if self._asked > SCANS:
+            compiled = self._compiled = LongestMatcher(
+                self._patterns, self._codes, self._wildcards, (), self._joined
+            )  # fmt: skip
+            return compiled.match(path)
+        best: tuple[int, bool, bool, int, int] | None = None
+        found = 0
+        wildcards = self._wildcards
+        for position, pattern in enumerate(self._patterns):
+            if wildcards and ("*" in pattern or pattern[-1:] == "$"):
+                anchored = pattern[-1:] == "$"
+                body = pattern[:-1] if anchored else pattern
+                star = body.find("*")
+                if not wildcard_match(path, body.split("*"), anchored):
+                    continue
+                rank = (len(pattern), self._codes[position] > 0, anchored and star < 0,
+                        len(body) if star < 0 else star, -position)  # fmt: skip
+            elif path.startswith(pattern):
+                rank = (len(pattern), self._codes[position] > 0, False, len(pattern), -position)
+            else:
+                continue
+            if best is None or rank > best:
+                best, found = rank, self._codes[position]
+        return found
+
+
+#: The paths a :class:`ScanningMatcher` matches by trying each rule before it builds a
+#: :class:`LongestMatcher`.
+SCANS: Final = 4
+#: The most rules a group set may have to be scanned first: past it, a scan costs more
+#: than a build.
+SCANNED: Final = 64

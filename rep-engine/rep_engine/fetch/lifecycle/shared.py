@@ -39,14 +39,20 @@ _GAVE_UP_SAID: Final = re.compile(
 
 
 def downloaded_entry(
-    kind: DocumentKind[D], policy: Policy, fetched: Fetched, now: float, body_zlib: bytes = b""
+    kind: DocumentKind[D],
+    policy: Policy,
+    fetched: Fetched,
+    now: float,
+    body_zlib: bytes = b"",
+    digest: bool = True,
 ) -> CacheEntry[D]:
     """The entry of the site's answer: the parsed document, or the absent stand-in (a
     4xx, SPEC §4 "unavailable"), fresh for its ``Cache-Control`` lifetime and usable
     while stale up to the stale limit. A request another component refused is not the
     site's answer: for a kind that ``ignored_gives_up``, the give-up verdict at once.
-    ``body_zlib``: the body already compressed by :func:`zlib.compress` (a WARC's
-    capture), not compressed again."""
+    ``body_zlib``: the body already as a zlib stream (a WARC's capture), not compressed
+    again; ``digest``: its SHA-256 made (not by a recheck that writes no evidence: its
+    :attr:`~rep_engine.fetch.cache.CacheEntry.sha256` is then ``""``)."""
     lifetime = policy.lifetime(fetched.cache_control)
     if fetched.kind == "ignored" and kind.ignored_gives_up:  # as after REP_UNREACHABLE_MAX_WAIT
         allow = policy.allows_after_giving_up(policy.max_wait)
@@ -57,7 +63,7 @@ def downloaded_entry(
     return CacheEntry(
         rules, fetched.outcome, now, now + lifetime, now + lifetime + policy.stale_max,
         fetched.status, body_zlib, False, kind.size_of(rules, fetched.body) + len(body_zlib),
-        hashlib.sha256(fetched.body).hexdigest() if parsed else "", fetched.final_url,
+        hashlib.sha256(fetched.body).hexdigest() if parsed and digest else "", fetched.final_url,
         parsed and fetched.truncated,
     )  # fmt: skip
 
