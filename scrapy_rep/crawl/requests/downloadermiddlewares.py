@@ -321,6 +321,19 @@ class RobotsTxtMiddleware:
             return None
         return facts, verdict
 
+    def _still_cached(self, verdict: Allowed) -> bool:
+        """Whether each document version ``verdict`` was decided with is still the one the
+        crawl holds: a copy let go meanwhile (``REP_CACHE_MAX_BYTES``) and fetched again may
+        say no where the one it replaced said yes, so the request is decided afresh with it
+        (a copy compressed and parsed again is another object too: decided afresh)."""
+        documents = self.documents
+        held = True
+        for kind, key, entry in verdict.used:  # no generator: the hot path
+            if documents[kind].cache.get(key) is not entry:
+                held = False
+                break
+        return held
+
     def _keep_early(self, request: Request, facts: RequestFacts, verdict: Allowed) -> None:
         """The early pass's ``verdict`` on ``request`` is kept for :meth:`process_request`,
         under a token in its state, with what its facts were read from and until when its
@@ -366,6 +379,7 @@ class RobotsTxtMiddleware:
                 and kept[3][1] == request.meta.get(DONT_OBEY_ROBOTSTXT)
                 and kept[3][2] == headers.getlist(b"User-Agent")
                 and kept[3][3] == headers.getlist(b"Host")
+                and self._still_cached(kept[1])
             ):
                 self.perform.allowed(request, kept[0], kept[1])
                 return None

@@ -21,7 +21,6 @@ from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import parse_tdmrep
 from rep_engine.verdict.decide import ROBOTS as ROBOTS_KIND
-from rep_engine.verdict.decide import Allowed, RequestFacts
 from scrapy_rep import RobotsTxtMiddleware
 from scrapy_rep.crawl.auditing import LEDGERS
 from scrapy_rep.crawl.requests.downloadermiddlewares import EarlyDecisions
@@ -89,8 +88,8 @@ def late(ours: RobotsTxtMiddleware, request: Request) -> None:
 
 def test_reused_late_with_the_trail_the_same_record(monkeypatch: pytest.MonkeyPatch) -> None:
     """Reused, the early verdict costs the late check no reading of the request's facts
-    nor of its documents: what its facts were read from is compared, and the freshness of
-    its versions."""
+    nor a lookup of its documents' fresh versions: what its facts were read from is
+    compared, the freshness of its versions, and that the cache still holds them."""
     from scrapy_rep.crawl.requests.facts import FactsReader
 
     trail = Trail()
@@ -154,15 +153,13 @@ def test_a_request_changed_between_the_passes_is_decided_afresh(
 def test_a_robotstxt_gone_stale_between_the_passes_decides_afresh(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Its versions fresh, the early verdict is reused: none can be replaced before it goes
-    stale (a document is fetched again, or asked of the shared store, only then). Past its
+    """Its versions fresh and still the cache's, the early verdict is reused. Past its
     freshness (and refreshed meanwhile), the request is decided afresh, with the copy that
     decides now."""
     ours = middleware()
     counted = counted_matches(monkeypatch)
     request = Request(URL)
     assert ours.refusal_if_known(request) is None
-    put(ours, ALLOW)  # the same rules parsed again (a copy made whole again): reused
     late(ours, request)
     assert counted == {("robots", "/page"): 1}
     ours._clock = lambda: 5.0  # type: ignore[method-assign]
@@ -172,6 +169,29 @@ def test_a_robotstxt_gone_stale_between_the_passes_decides_afresh(
     assert early_token(request)
     ours._clock = lambda: 20.0  # type: ignore[method-assign]
     put(ours, FORBID)  # stale at 10 s, refreshed since: now forbidden
+    with pytest.raises(IgnoreRequest, match="Forbidden by"):
+        late(ours, request)
+
+
+@pytest.mark.parametrize("rules", ["same", "forbidding"])
+def test_a_robotstxt_let_go_and_fetched_again_between_the_passes_decides_afresh(
+    monkeypatch: pytest.MonkeyPatch, rules: str
+) -> None:
+    """A copy let go by the cache (``REP_CACHE_MAX_BYTES``) and fetched again before the
+    late check, while the one the early verdict used would still be fresh: the request is
+    decided afresh with the copy the crawl holds now, which may say no."""
+    ours = middleware()
+    counted = counted_matches(monkeypatch)
+    request = Request(URL)
+    assert ours.refusal_if_known(request) is None
+    assert early_token(request)
+    ours.cache.discard(ORIGIN)  # let go
+    if rules == "same":
+        put(ours, ALLOW)
+        late(ours, request)
+        assert counted == {("robots", "/page"): 2}
+        return
+    put(ours, FORBID)  # the site says no now
     with pytest.raises(IgnoreRequest, match="Forbidden by"):
         late(ours, request)
 
