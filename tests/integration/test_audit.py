@@ -1409,7 +1409,7 @@ async def test_a_refused_request_enters_the_ledger_once_per_event_that_changes_i
     that found no open entry); its errback's end is told (its record is final then, with
     the errback's items), once."""
     entered: list[str] = []
-    for name in ("_scheduled", "decided", "_refused", "failed", "failure_scraped", "_attempt"):
+    for name in ("_scheduled", "decided", "refused", "failed", "failure_scraped", "attempted"):
         original = getattr(AuditTrail, name)
 
         def spy(self: AuditTrail, *args: Any, _name: str = name, _f: Any = original,
@@ -1425,6 +1425,6 @@ async def test_a_refused_request_enters_the_ledger_once_per_event_that_changes_i
     finally:
         await sites.close()
     # held for its robots.txt, it was scheduled again (its record goes on) and tried once
-    assert entered.count("decided") == entered.count("_refused") == 1
-    assert entered[-3:] == ["decided", "_refused", "failure_scraped"]
+    assert entered.count("decided") == entered.count("refused") == 1
+    assert entered[-3:] == ["refused", "decided", "failure_scraped"]
     assert "failed" not in entered and entered.count("failure_scraped") == 1

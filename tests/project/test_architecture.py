@@ -668,7 +668,9 @@ def test_no_module_but_the_ledger_listens_for_a_fate_to_record_it() -> None:
     """One bookkeeper of a request's fate: the URL ledger (``crawl/audit/``) listens to
     the signals that tell one, and every other reader (the trail, the report) reads its
     settled entries. The listeners still outside it are pinned, so that no new one is
-    added (a new capability writes the ledger, its readers read it)."""
+    added (a new capability writes the ledger, its readers read it). A refusal is told to
+    it by the one performer of refusals, never heard again as its ``request_refused``
+    (no signal it must filter out)."""
     listening = {
         name: found
         for name, path in modules().items()
@@ -677,7 +679,8 @@ def test_no_module_but_the_ledger_listens_for_a_fate_to_record_it() -> None:
     }
     assert listening == NOT_YET_LEDGER_READERS
     ledger = modules()["scrapy_rep.crawl.audit.audit"].read_text(encoding="utf-8")
-    assert fate_listeners(ledger) >= {"request_refused", "file_checked", "request_held"}
+    assert fate_listeners(ledger) >= {"file_checked", "request_held"}
+    assert "request_refused" not in fate_listeners(ledger)
 
 
 def test_the_fate_listener_check_sees_a_receiver_connected() -> None:
