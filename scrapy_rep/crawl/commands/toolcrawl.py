@@ -130,9 +130,10 @@ class LocalRobotsTxt:
 
     def process_request(self, request: Request, spider: Any = None) -> Response | None:
         state = fetch_state_of(request)
-        if state is None or state.kind != ROBOTS_TXT.name:  # a page, or another document:
-            return None  # fetched as the crawl does
-        body = getattr(self.crawler.spider, "robots_body", b"")
+        served = {ROBOTS_TXT.name: getattr(self.crawler.spider, "robots_body", b"")}
+        body = served.get(state.kind) if state is not None else None
+        if body is None:  # a page, or another kind's document: fetched as the crawl does
+            return None
         headers = {"Content-Type": "text/plain"}
         return TextResponse(request.url, body=body, headers=headers, request=request)
 
