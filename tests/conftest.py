@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pluggy
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, settings
 
 #: ``../shared`` beside the checkout (SPEC corpus); absent for release installs.
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
@@ -22,7 +22,15 @@ WITH_AUDIT = find_spec("rep_audit") is not None
 
 # Hypothesis keeps no example database: it would be a .hypothesis/ folder written into the
 # checkout by every worker. A failure prints the example and a @reproduce_failure blob.
-settings.register_profile("suite", database=None, print_blob=True)
+# Nothing of it is timed (no test is: a loaded machine moves a time more than a change
+# does): no deadline per example, and no health check of how slowly examples are drawn.
+settings.register_profile(
+    "suite",
+    database=None,
+    print_blob=True,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
 settings.load_profile("suite")
 
 

@@ -40,7 +40,7 @@ from dataclasses import replace
 from typing import Any, Final
 
 from rep_audit.pages import _fields, moment_of, names_differences, read_for, recorded_signals
-from rep_audit.rederive import Rederiver, written_tdm
+from rep_audit.rederive import Rederiver, why_differences, written_tdm
 from rep_audit.runcontext import RunContext, held_to
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.procedure import cut_before_limit
@@ -152,10 +152,7 @@ def _refusal_differences(item: ItemRecord, rederiver: Rederiver) -> list[str]:
     if derived and by != derived:
         return [f"recorded refused by {by}, but its snapshots refuse it by {derived}: "
                 f"{verdict.message}"]  # fmt: skip
-    if item.why != verdict.message:
-        return [f"recorded refused with why {item.why!r}, but its snapshots say "
-                f"{verdict.message!r}"]  # fmt: skip
-    return []
+    return why_differences(item.why, verdict, rederiver.quotes)
 
 
 def _unknown_differences(item: ItemRecord, rederiver: Rederiver, run: RunContext) -> list[str]:

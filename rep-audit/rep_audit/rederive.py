@@ -4,15 +4,19 @@ For each ``url`` line (schemas 1 and 2, ``docs/audit-trail.md``), :class:`Rederi
 parses the robots.txt snapshot that decided it with the run's ``profile`` and asks the
 engine again (:func:`rep_engine.robotstxt.parse_robotstxt`):
 
-- a page recorded ``fetched``, ``redirected`` or ``failed`` must be allowed for the
-  agent recorded and for every agent the run checked (``agents``);
-- a page refused by ``robots.txt`` must be disallowed, and the deciding line must be the
-  one recorded;
+- a request is decided again for the names its crawl decided it for: the run's crawler
+  name (:func:`~rep_audit.runcontext.declared_agent`, not the name the record says), the
+  names it was held to and the run's ``REP_PURPOSE_AGENTS`` (``agents``); a page
+  recorded ``fetched``, ``redirected`` or ``failed`` must be allowed for each;
+- a page refused by ``robots.txt`` must be disallowed; the deciding line must be the one
+  recorded, with its text (from schema 2), and so must the name whose group decided it;
+  from schema 2 a refusal's ``why`` is the verdict's sentence (:func:`why_differences`);
 - the usage signals drawn from a snapshot (robots.txt ``Content-Usage`` /
-  ``Content-Signal``, tdmrep.json) must still say what was recorded, and an explicit "no"
-  for a purpose of the run means the page was refused before it was fetched
-  (:meth:`rep_engine.verdict.policy.UsagePolicy.refuse_before`). A page's own signals (headers,
-  meta) have no snapshot and are taken as recorded;
+  ``Content-Signal``, tdmrep.json) must still say what was recorded (a line quoted as a
+  release before this one quoted it read as that line's quote: :func:`earlier_quotes`),
+  and an explicit "no" for a purpose of the run means the page was refused before it was
+  fetched (:meth:`rep_engine.verdict.policy.UsagePolicy.refuse_before`). A page's own
+  signals (headers, meta) have no snapshot and are taken as recorded;
 - a page a downloader middleware answered before the verdict (``answered``) was not
   sent: it is held to what the crawl writes of one, and the "no" its crawl's robots.txt
   says of it is an event (:attr:`Rederiver.events`).
@@ -28,7 +32,7 @@ deciding line, its override, its usage signals (:func:`held_against`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Hashable
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping
 from dataclasses import replace
 from typing import Any, Final
 
@@ -40,11 +44,13 @@ from rep_audit.pages import (
     said_key,
     says_something,
 )
-from rep_audit.runcontext import NO_ROBOTS, RunContext, held_to
+from rep_audit.runcontext import NO_ROBOTS, RunContext, declared_agent, held_to
+from rep_engine.directives import product_token
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.rules import Effect
 from rep_engine.records import (
+    REFUSED_BY,
     RESPONSE_FATES,
     SENT_FATES,
     USAGE_REFUSALS,
@@ -62,7 +68,7 @@ from rep_engine.records import (
 from rep_engine.robotstxt import ALLOW_ALL, Decision, RobotsTxt
 from rep_engine.trail.read import SnapshotStore
 from rep_engine.urls.origins import Origin, origin_of
-from rep_engine.usage.purpose import PURPOSES, UsageSignal, content_signal_signal
+from rep_engine.usage.purpose import PURPOSES, UsageSignal, content_signal_signal, rule_signal
 from rep_engine.usage.rsl.document import ABSENT, parse_rsl
 from rep_engine.usage.rsl.terms import license_url_of, owned_licenses, rsl_signals
 from rep_engine.usage.tdmrep import WELL_KNOWN_PATH
@@ -99,12 +105,15 @@ class Rederiver(Documents):
         #: What the last record re-derived showed that is no problem but is said (the
         #: "no" of a response answered before the verdict: ``audit verify``'s events).
         self.events: list[str] = []
+        #: The quotes of the last record's robots.txt lines as releases before this one
+        #: wrote them, each with the quote written now (:func:`earlier_quotes`).
+        self.quotes: dict[str, str] = {}
 
     def differences(self, read: FateRecord, run: RunContext) -> list[str]:
         """Every way the record ``read`` differs from what its snapshots say today, and a
         fetched page's from what it said (sentences); :attr:`events`, what it showed
         besides."""
-        self.events = []
+        self.events, self.quotes = [], {}
         if (tdm := written_tdm(read.record)) != read.entry.tdm:
             read = read._replace(entry=replace(read.entry, tdm=tdm))
         entry, record = read.entry, read.record
@@ -114,7 +123,7 @@ class Rederiver(Documents):
             found, before = self._request_differences(entry, record, run)
         if entry.fate in RESPONSE_FATES:
             found += page_differences(
-                record, run.page, held_to(entry.robots, run), before,
+                quoted_now(record, self.quotes), run.page, held_to(entry.robots, run), before,
                 self._page_licenses(entry, run), self.page_part,
                 lambda url, sub: said_key(run.run, url, sub) in self.said,
                 lambda url: self.answered.get((run.run, url)),
@@ -163,7 +172,7 @@ class Rederiver(Documents):
         (:mod:`rep_audit.items`, the fate it is held to in ``entry``), whose snapshots are
         its own run's, of its own origin, and whose ``tdmrep`` ``""`` is a tdmrep.json not
         had (read as the crawl reads one given up on)."""
-        self.verdict = None
+        self.verdict, self.quotes = None, {}
         robots = entry.robots or NO_ROBOTS
         without: list[str] = []
         if not robots.sha256:
@@ -200,7 +209,10 @@ class Rederiver(Documents):
         about it before the fetch (``None``: not allowed, or not re-derived)."""
         robots = entry.robots or NO_ROBOTS
         sha, held = robots.sha256, robots.agents if len(robots.agents) > 1 else ()
-        agent = held[0] if held else robots.agent or (run.agents[0] if run.agents else "")
+        agent = declared_agent(robots, run)
+        if held and product_token(held[0]) != product_token(agent):
+            return [f"held to {', '.join(held)}, but its run's crawler is {agent} (the "
+                    "first name a request is held to)"], None  # fmt: skip
         rules, effect, problem = (
             self.robots(sha, f"{origin}/robots.txt", run)
             if sha
@@ -208,14 +220,18 @@ class Rederiver(Documents):
         )
         if rules is None:
             return [f"robots.txt snapshot {sha[:12]}… {problem}"], None
-        signals = recorded_signals(entry.usage)
+        self.quotes = earlier_quotes(rules, (agent, *held, *run.agents[1:]))
+        signals = recorded_signals(quoted_now(record, self.quotes).get("usage"))
         documents, problem = self.documents(entry, run_id, signals, rules, origin, run)
         if problem:
             return [problem], None
         written = mapping(record.get("robots"))
         self.verdict = decided(documents, written, rules, effect, entry.url, agent, origin, run,
                                held, also)  # fmt: skip
-        found, before = held_against(entry, record, self.verdict, signals, rules, agent, held)
+        found, before = held_against(entry, record, self.verdict, signals, rules, agent, held,
+                                     quoted=run.schema >= 2)  # fmt: skip
+        if not item and run.schema >= 2 and entry.fate is Fate.REFUSED:
+            found += _refusal_words(entry, self.verdict, self.quotes)
         if run.schema >= 2:  # schema 1 named them only through a signal; a recheck's item
             # names every one but the kinds its run did not consult (--consult)
             skipped = run.recheck_not_consulted if item else ()
@@ -305,9 +321,9 @@ class Rederiver(Documents):
         rules, effect, problem = self.robots(robots.sha256, f"{site}/robots.txt", run)
         if rules is None:
             return [f"robots.txt snapshot {robots.sha256[:12]}… {problem}"], None
-        found = _line_differences(
-            read.record, rules.decide(entry.url, agent), "said by", " of its robots.txt"
-        )
+        self.quotes = earlier_quotes(rules, (agent, *run.agents[1:]))
+        found = _line_differences(read.record, rules.decide(entry.url, agent), "said by",
+                                  " of its robots.txt", quoted=run.schema >= 2)  # fmt: skip
         documents, problem = self.documents(entry, read.run or run.run, [], rules, site, run)
         if problem:
             return [*found, problem], None
@@ -372,6 +388,75 @@ class Rederiver(Documents):
         return []
 
 
+def _refusal_words(entry: UrlEntry, verdict: Verdict, quotes: Mapping[str, str]) -> list[str]:
+    """A crawl's record refused by robots.txt or by a purpose's "no", whose snapshots
+    refuse it so too, held to the sentence its crawl wrote, the verdict's own
+    (:func:`why_differences`); a refusal they do not give is said by
+    :func:`held_against`."""
+    by = RefusedBy.of(entry.refused_by)
+    if by not in (RefusedBy.ROBOTS_TXT, RefusedBy.PURPOSE) or not isinstance(verdict, Refused):
+        return []
+    if REFUSED_BY.get(verdict.reason) is not by:
+        return []
+    return why_differences(entry.why, verdict, quotes)
+
+
+def why_differences(why: str, verdict: Refused, quotes: Mapping[str, str]) -> list[str]:
+    """A refusal's sentence (a record's ``why``) held against its verdict's, which the
+    crawl and the recheck write as it is: the agent whose group refused it, the line, the
+    signal that said no; or as a release before this one worded it, its deciding robots.txt
+    line quoted as that release quoted it (``quotes``: :func:`earlier_quotes`), the
+    sentence otherwise the same."""
+    if why == verdict.message:
+        return []
+    source = verdict.signal.source if verdict.signal is not None else ""
+    if source and any(why == verdict.message.replace(source, earlier)
+                      for earlier, now in quotes.items() if now == source):  # fmt: skip
+        return []
+    return [f"recorded refused with why {why!r}, but its snapshots say {verdict.message!r}"]
+
+
+def earlier_quotes(rules: RobotsTxt, names: Iterable[str]) -> dict[str, str]:
+    """How releases before this one quoted the ``Content-Signal`` and ``Content-Usage``
+    lines of ``rules`` that apply to ``names`` (a signal's ``source``), each with the quote
+    written now, its line as the site wrote it: a ``Content-Signal`` line by its items
+    read (``Content-Signal: search=yes, ai-train=no`` for ``content-signal:
+    search=yes,ai-train=no``), a ``Content-Usage`` line by its key's one spelling. Each
+    names its line: a trail written before is read as that line's quote now, never as
+    another line's, and says no more than the line does."""
+    quotes: dict[str, str] = {}
+    for name in dict.fromkeys(names):
+        for line in rules.content_signal_lines(name):
+            if line.written:
+                now = content_signal_signal(line).source
+                quotes.setdefault(content_signal_signal(replace(line, written="")).source, now)
+        for rule in rules.content_usage(name).rules:
+            if rule.written_key:
+                now = rule_signal(rule).source
+                quotes.setdefault(rule_signal(rule._replace(written_key="")).source, now)
+    return {earlier: now for earlier, now in quotes.items() if earlier != now}
+
+
+def quoted_now(record: dict[str, Any], quotes: Mapping[str, str]) -> dict[str, Any]:
+    """``record`` with each ``usage`` signal that quotes a robots.txt line as an earlier
+    release did (``quotes``: :func:`earlier_quotes`) quoting it as written now (a copy;
+    ``record`` itself when none does)."""
+    usage = mapping(record.get("usage"))
+    signals = usage.get("signals") if quotes else None
+    if not isinstance(signals, list):
+        return record
+
+    def earlier(signal: Any) -> str | None:
+        source = signal.get("source") if isinstance(signal, dict) else None
+        return source if isinstance(source, str) and source in quotes else None
+
+    if not any(earlier(signal) for signal in signals):
+        return record
+    now = [{**signal, "source": quotes[said]} if (said := earlier(signal)) else signal
+           for signal in signals]  # fmt: skip
+    return {**record, "usage": {**usage, "signals": now}}
+
+
 def written_tdm(record: dict[str, Any]) -> str | None:
     """A record's ``tdmrep`` as written: any value names a tdmrep.json, one that is no
     snapshot's name read as given up on (``""``), never as none named (``None``)."""
@@ -429,15 +514,16 @@ def decided(
 
 def held_against(
     entry: UrlEntry, record: dict[str, Any], verdict: Verdict, signals: list[dict[str, Any]],
-    rules: RobotsTxt, agent: str, names: tuple[str, ...],
+    rules: RobotsTxt, agent: str, names: tuple[str, ...], quoted: bool = False,
 ) -> tuple[list[str], Before | None]:  # fmt: skip
     """Every way the request's record (``entry``, read from ``record``) differs from
     ``verdict`` (sentences), and what its documents said about it before the fetch
-    (``None``: not allowed)."""
+    (``None``: not allowed). ``quoted``: its deciding line's text is held to the
+    snapshot's too (:func:`_line_differences`)."""
     fate, robots = entry.fate, entry.robots or NO_ROBOTS
     found: list[str] = []
     if robots.obeyed:
-        found += robots_differences(entry, record, verdict, agent, rules)
+        found += robots_differences(entry, record, verdict, agent, rules, quoted)
         found += override_differences(robots, record, verdict)
     before = getattr(verdict, "before", NOTHING_BEFORE)
     found += _signal_differences(before, signals, verdict, rules, names or (agent,))
@@ -502,10 +588,12 @@ def _signal_differences(
 
 
 def robots_differences(
-    entry: UrlEntry, record: dict[str, Any], verdict: Verdict, agent: str, rules: RobotsTxt
-) -> list[str]:
-    """The recorded fate and deciding line held against robots.txt's part of the
-    verdict (the crawler's own group, then those of ``REP_PURPOSE_AGENTS``)."""
+    entry: UrlEntry, record: dict[str, Any], verdict: Verdict, agent: str, rules: RobotsTxt,
+    quoted: bool = False,
+) -> list[str]:  # fmt: skip
+    """The recorded fate, agent and deciding line (``quoted``: and its text) held against
+    robots.txt's part of the verdict (the crawler's own group, then those of
+    ``REP_PURPOSE_AGENTS``)."""
     fate, by = entry.fate, RefusedBy.of(entry.refused_by)
     found = []
     if isinstance(verdict, Refused) and verdict.robots is not None and verdict.line:
@@ -522,18 +610,46 @@ def robots_differences(
     if fate is Fate.REFUSED and by is RefusedBy.ROBOTS_TXT and not _robots_refused(verdict):
         found.append(f"recorded refused by robots.txt, but it allows it for {agent} "
                      f"({decision.explanation})")  # fmt: skip
+    found += _agent_differences(entry, verdict, agent, decision)
     # an unfinished request names no line when none was decided
-    return found + _line_differences(record, decision, unfinished=fate is Fate.UNFINISHED)
+    unfinished = fate is Fate.UNFINISHED
+    return found + _line_differences(record, decision, unfinished=unfinished, quoted=quoted)
+
+
+def _agent_differences(
+    entry: UrlEntry, verdict: Verdict, agent: str, decision: Decision
+) -> list[str]:
+    """The name a record's ``robots`` part says decided it held against the verdict's, as
+    both writers name it (``lines.robots_part_of``'s ``agent``): the name whose group
+    refused it (a ``REP_PURPOSE_AGENTS`` token, the name it was sent as), the name whose
+    line an override went past, else the crawler's (``agent``); product tokens, compared
+    as robots.txt compares them (RFC 9309 §2.2.1: case-insensitively)."""
+    recorded = (entry.robots or NO_ROBOTS).agent
+    if not isinstance(verdict, (Allowed, Refused)) or entry.robots is None:
+        return []
+    named = verdict.robots_agent or (verdict.agent if isinstance(verdict, Refused) else agent)
+    if product_token(recorded) == product_token(named):
+        return []
+    return [f"recorded as decided for {recorded or 'no name'}, its snapshot decides it for "
+            f"{named} ({decision.explanation})"]  # fmt: skip
 
 
 def _line_differences(
     record: dict[str, Any], decision: Decision, said: str = "decided by", of: str = "",
-    unfinished: bool = False,
+    unfinished: bool = False, quoted: bool = False,
 ) -> list[str]:  # fmt: skip
     """The robots.txt line a record's ``robots`` part names held against the one its
     snapshot gives (``decision``): as written (a line that is no number is said as it is),
-    none for an ``unfinished`` request's (it may not have been decided)."""
-    line = mapping(record.get("robots")).get("line")
+    none for an ``unfinished`` request's (it may not have been decided); ``quoted`` (from
+    schema 2, which quotes it as the file spells it): its ``rule`` too, the line's text
+    that ``audit show`` and the report quote."""
+    written_part = mapping(record.get("robots"))
+    line = written_part.get("line")
+    if line == decision.line and line is not None and quoted:
+        rule = written_part.get("rule")
+        if rule != decision.line_text:
+            return [f"recorded as {said} line {line} ({rule!r}){of}, the snapshot's line "
+                    f"{line} is {decision.line_text!r}"]  # fmt: skip
     if line == decision.line or (line is None and unfinished):
         return []
     written = f"line {line}" if line is not None else "no line"

@@ -15,6 +15,7 @@ from typing import Any, Final
 from rep_engine.directives import product_token
 from rep_engine.records import DOCUMENTS_FETCHED, RobotsPart, items, mapping, text
 from rep_engine.robotstxt.profiles import PROFILES
+from rep_engine.robotstxt.useragent import crawler_name
 from rep_engine.settings import NO_SUCH_SETTING, STEERING, RepConfig
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.settings.rules import overrides_of, page_rules
@@ -127,6 +128,9 @@ class RunContext:
     rsl_max_licenses: int | None = None
     #: The run's schema: from 2 on, a record names every document version it was decided
     #: with (``tdmrep``, ``rsl``); schema 1 named a tdmrep.json only through a signal.
+    #: From 2 a record's line is held to its text (``rule``) and a refusal's ``why`` to its
+    #: verdict's sentence, as the crawl has written them since (a schema 1 trail's are
+    #: taken as written).
     schema: int = 2
     #: ``REP_OVERRIDES`` of the run: the authorized overrides it crawled under.
     overrides: tuple[Override, ...] = ()
@@ -168,7 +172,7 @@ class RunContext:
             rsl_licenses=tuple(text(u) for u in items(settings.get("REP_RSL_LICENSES"))),
             rsl_max_licenses=_bound(settings.get("REP_RSL_MAX_LICENSES")),
             overrides=run_overrides(settings.get("REP_OVERRIDES")),
-            schema=header["schema"] if header.get("schema") in (1, 2) else 2,
+            schema=header["schema"] if header.get("schema") in (1, 2, 3) else 2,
             page=PageRun.of(header),
             longest_use=_longest_use(settings),
             shortest_use=_shortest_use(settings),
@@ -255,6 +259,43 @@ def fold_setting(header: dict[str, Any], line: dict[str, Any]) -> None:
         settings[name] = [*(listed if isinstance(listed, list) else ()), line.get("entry")]
 
 
+def agents_problem(header: dict[str, Any]) -> str:
+    """Why a run header's ``agents``, the names ``verify`` decides its records for
+    (:func:`declared_agent`), are not those its header's settings give (``""``: they are,
+    or it gives none): its crawler's name read from ``ROBOTSTXT_USER_AGENT``, else its
+    ``user_agent`` (``rep_engine.trail.lines.run_line``), then its ``REP_PURPOSE_AGENTS``
+    (listed with each preset's names in place) and the names of each preset it names
+    (``agent_presets``). A name left out of one copy lets through what its group refused."""
+    agents, settings = (
+        [text(a) for a in items(header.get("agents"))],
+        mapping(header.get("settings")),
+    )
+    said = text(settings.get("ROBOTSTXT_USER_AGENT")) or header.get("user_agent")
+    found = []
+    if isinstance(said, str) and agents[:1] != [crawler_name(said)]:
+        found.append(f"its crawler's name is {crawler_name(said)!r} (its User-Agent "
+                     f"settings), not its first agent {(agents or [''])[0]!r}")  # fmt: skip
+    listed = settings.get("REP_PURPOSE_AGENTS")
+    if isinstance(listed, list) and agents[1:] != listed:
+        found.append(
+            f"its REP_PURPOSE_AGENTS are {', '.join(map(str, listed)) or 'none'}, "
+            f"not its agents after the first ({', '.join(agents[1:]) or 'none'})"
+        )
+    for preset in items(header.get("agent_presets")):
+        left_out = [n for n in items(mapping(preset).get("names")) if n not in agents[1:]]
+        if left_out:
+            found.append(
+                f"its preset {text(mapping(preset).get('name'))!r} names "
+                f"{', '.join(map(str, left_out))}, which its agents do not"
+            )
+    if not found:
+        return ""
+    return (
+        f"{'; '.join(found)}: its records are decided again for its agents, which the "
+        "crawl did not decide them for"
+    )
+
+
 def held_to(robots: RobotsPart | None, run: RunContext) -> tuple[str, ...]:
     """The crawler names a record's request was held to: its ``robots`` part's ``agents``
     (more than one), else its ``agent``, else the run's declared name."""
@@ -263,3 +304,16 @@ def held_to(robots: RobotsPart | None, run: RunContext) -> tuple[str, ...]:
         return robots.agents
     agent = robots.agent or (run.agents[0] if run.agents else "")
     return (agent,) if agent else ()
+
+
+def declared_agent(robots: RobotsPart | None, run: RunContext) -> str:
+    """The name a record's request was decided for (the crawl's ``RequestFacts.agent``):
+    its run's crawler name (its header's first ``agents``), whichever name the record
+    says decided it (a ``REP_PURPOSE_AGENTS`` token, the name it was sent as: that one is
+    held against the verdict, not taken from the record). A run whose crawler has no name
+    holds each request to the name it is sent as: the record's first name held to, else
+    its agent."""
+    if run.agents and run.agents[0]:
+        return run.agents[0]
+    robots = robots or NO_ROBOTS
+    return robots.agents[0] if robots.agents else robots.agent

@@ -53,7 +53,7 @@ from rep_audit.across import runs_in
 from rep_audit.findings import ITEM_COUNTS, KEEP_FINDINGS, Finding, Findings, TaskRun, Verification
 from rep_audit.items import ItemOrder, item_differences
 from rep_audit.rederive import Rederiver
-from rep_audit.runcontext import RunContext, fold_setting
+from rep_audit.runcontext import RunContext, agents_problem, fold_setting
 from rep_audit.treeheads import TreeChecks, head_file_entries, key_file
 from rep_engine.records import (
     FATES,
@@ -344,6 +344,8 @@ class RunChecks(Findings):
         self._task(number, record, run_id)
         self.crawls[run_id] = story
         if problem := context.page.problem(context.purposes):
+            self.add(number, "", f"run {run_id[:8]}: {problem}")
+        if problem := agents_problem(record):
             self.add(number, "", f"run {run_id[:8]}: {problem}")
         if resumes:
             resume = _Resume(number, run_id, resumes, text(record.get("resumes_trail")),

@@ -369,32 +369,43 @@ _MOST_RECORD: Final = 64 * MAX_BODY_BYTES
 
 #: A header line's end before a line that goes on with it (its own start a space or tab).
 _ONE_LINE: Final = re.compile(rb"[ \t]*\r?\n[ \t]+")
-#: The WARC headers a recheck reads, and the HTTP headers of a capture's answer.
-_WARC_FIELDS: Final = re.compile(
-    rb"\n(warc-type|warc-target-uri|warc-date|warc-record-id|content-length|"
-    rb"warc-payload-digest|warc-refers-to-target-uri|warc-refers-to-date|warc-refers-to|"
-    rb"warc-truncated)[ \t]*:([^\r\n]*)",
-    re.IGNORECASE,
-)
-#: Those its index reads of every record.
-_INDEXED: Final = re.compile(
-    rb"\n(warc-type|warc-target-uri|warc-date|warc-record-id|content-length|"
-    rb"warc-payload-digest|warc-truncated)[ \t]*:([^\r\n]*)",
-    re.IGNORECASE,
-)
-#: Those read again of a response record that decides (its date and ID are its index's).
-_READ_AGAIN: Final = re.compile(
-    rb"\n(content-length|warc-payload-digest|warc-truncated)[ \t]*:([^\r\n]*)", re.IGNORECASE
-)
-_HTTP_FIELDS: Final = re.compile(
-    rb"\n(location|cache-control|content-encoding|transfer-encoding|content-length)[ \t]*:"
-    rb"([^\r\n]*)",
-    re.IGNORECASE,
+
+
+class _Wanted:
+    """The header names a reader reads (lowercase): each found by its place in the lines
+    lowercased (a copy of the same length: the value read from the lines as written),
+    or where one is written twice or with a space before its colon, by a pattern of them
+    that reads each line, the first of each name kept (as warcio reads a header)."""
+
+    def __init__(self, *names: str) -> None:
+        self.probes = tuple((name, b"\n" + name.encode(), len(name) + 2) for name in names)
+        longest_first = sorted((name.encode() for name in names), key=len, reverse=True)
+        self.pattern = re.compile(
+            rb"\n(" + b"|".join(map(re.escape, longest_first)) + rb")[ \t]*:([^\r\n]*)",
+            re.IGNORECASE,
+        )
+
+
+#: The WARC headers a recheck reads, those its index reads of every record, those read
+#: again of a response record that decides (its date and ID are its index's), and the
+#: HTTP headers of a capture's answer.
+_WARC_FIELDS: Final = _Wanted(
+    "warc-type", "warc-target-uri", "warc-date", "warc-record-id", "content-length",
+    "warc-payload-digest", "warc-refers-to-target-uri", "warc-refers-to-date",
+    "warc-refers-to", "warc-truncated",
+)  # fmt: skip
+_INDEXED: Final = _Wanted(
+    "warc-type", "warc-target-uri", "warc-date", "warc-record-id", "content-length",
+    "warc-payload-digest", "warc-truncated",
+)  # fmt: skip
+_READ_AGAIN: Final = _Wanted("content-length", "warc-payload-digest", "warc-truncated")
+_HTTP_FIELDS: Final = _Wanted(
+    "location", "cache-control", "content-encoding", "transfer-encoding", "content-length"
 )
 
 
 def _split_record(
-    path: str | Path, raw: bytes, number: int, wanted: re.Pattern[bytes] = _WARC_FIELDS
+    path: str | Path, raw: bytes, number: int, wanted: _Wanted = _WARC_FIELDS
 ) -> tuple[dict[str, str], int, int, bool]:
     """A record's WARC headers that a recheck reads (:data:`_WARC_FIELDS`: names in
     lowercase, the first of each), where its block starts and stops in ``raw``, and
@@ -420,31 +431,42 @@ def _split_record(
     return head, start, stop, bool(raw[stop:line].strip())
 
 
-def _fields(lines: bytes, wanted: re.Pattern[bytes]) -> dict[str, str]:
+def _fields(lines: bytes, wanted: _Wanted) -> dict[str, str]:
     """The header lines of ``wanted``'s names (``Name: value``, each after a line feed;
     a line that starts with a space or a tab goes on with the one before) by name in
     lowercase, the first of each name kept; UTF-8, else ISO-8859-1 (as warcio reads
     them)."""
-    found: dict[str, str] = {}
     if b"\n " in lines or b"\n\t" in lines:  # lines that go on: each line read
         lines = _ONE_LINE.sub(b" ", lines)
-    for name, value in wanted.findall(lines):
-        key = _NAMES.get(name) or name.lower().decode()
-        if key not in found:
-            try:
-                found[key] = value.decode().strip()
-            except UnicodeDecodeError:
-                found[key] = value.decode("iso-8859-1").strip()
+    low = lines.lower()
+    found: dict[str, str] = {}
+    for name, probe, skip in wanted.probes:
+        at = low.find(probe)
+        if at < 0:
+            continue
+        if low[at + skip - 1] != 58 or low.find(probe, at + skip) >= 0:  # 58: ":"
+            return _each_line(lines, wanted.pattern)  # written twice, or spaced: each line
+        stop = low.find(b"\n", at + skip)
+        found[name] = _text(lines[at + skip : stop if stop >= 0 else len(lines)])
     return found
 
 
-#: Header names as written by every WARC writer (WARC 1.1 §5), and their lowercase.
-_NAMES: Final = {
-    name.encode(): name.lower()
-    for name in ("WARC-Type", "WARC-Target-URI", "WARC-Date", "WARC-Record-ID",
-                 "Content-Length", "WARC-Payload-Digest", "WARC-Truncated", "Location",
-                 "Cache-Control", "Content-Encoding", "Transfer-Encoding")
-}  # fmt: skip
+def _each_line(lines: bytes, pattern: re.Pattern[bytes]) -> dict[str, str]:
+    """:func:`_fields` by a pattern of the names, each line read."""
+    found: dict[str, str] = {}
+    for name, value in pattern.findall(lines):
+        key = name.lower().decode()
+        if key not in found:
+            found[key] = _text(value)
+    return found
+
+
+def _text(value: bytes) -> str:
+    """A header's value: UTF-8, else ISO-8859-1, without the white space around it."""
+    try:
+        return value.decode().strip()
+    except UnicodeDecodeError:
+        return value.decode("iso-8859-1").strip()
 
 
 #: The last ``WARC-Date`` read and its seconds (records of one second follow each other).

@@ -34,7 +34,8 @@ from tests.support.trailfactory import (
 def headed(trail: Path, padding: int = 0) -> Path:
     """``trail`` (one run, written without heads) written again by the trail's file, a
     run of schema 3 (with its sites' lines and tree head); each record's ``why``
-    ``padding`` characters long."""
+    ``padding`` characters long (a refusal's, which is its verdict's, kept: its ``id``
+    is)."""
     records = [json.loads(line) for line in trail.read_text().splitlines()]
     trail.unlink()
     file = TrailFile(trail)
@@ -43,7 +44,8 @@ def headed(trail: Path, padding: int = 0) -> Path:
         if record["type"] == "run":
             record["schema"] = 3
         elif record["type"] == "url" and padding:
-            record["why"] = "x" * padding
+            field = "id" if record["fate"] == "refused" else "why"
+            record[field] = record.get(field, "").ljust(padding, "x")
         file.write(record)
     file.close()
     return trail

@@ -189,9 +189,13 @@ MEMORY = {"settings": {"REP_PROFILE": "google", "REP_ROBOTSTXT_CACHE": "memory"}
 
 
 def crawl_records(run: str, paths: list[str], **head: Any) -> list[dict[str, Any]]:
-    """A run's records (as :func:`worker_records`), its header saying ``head``."""
+    """A run's records (as :func:`worker_records`), its header saying ``head`` (its records
+    decided for the crawler its ``agents`` names first)."""
     records = worker_records(run, paths)
-    return [{**records[0], **head}, *records[1:]]
+    crawler = head.get("agents", ["testbot"])[0]
+    for record in records[1:-1]:
+        record["robots"]["agent"] = crawler
+    return [{**records[0], "user_agent": f"{crawler}/1.0", **head}, *records[1:]]
 
 
 @pytest.mark.parametrize(

@@ -5,6 +5,7 @@ answer, and our own documents' 402, pass untouched; each 402 is counted."""
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from scrapy import Request, Spider
@@ -31,13 +32,18 @@ def _payment_chain(settings: dict[str, Any] | None = None) -> tuple[Any, list[An
     return crawler, [PaymentRequiredMiddleware.from_crawler(crawler), refresh, retry]
 
 
-def _through(chain: list[Any], request: Request, response: Response) -> Any:
-    """What the chain makes of ``response``: a response, or a request sent again."""
+def _through(chain: list[Any], request: Request, response: Response, spider: Spider) -> Any:
+    """What the chain makes of ``response``: a response, or a request sent again. The
+    spider is passed where a middleware requires it (Scrapy's own did before 2.14)."""
     result: Any = response
     for middleware in chain:
         if not isinstance(result, Response):
             return result
-        result = middleware.process_response(request, result)
+        taken = inspect.signature(middleware.process_response).parameters.get("spider")
+        if taken is not None and taken.default is inspect.Parameter.empty:
+            result = middleware.process_response(request, result, spider)
+        else:
+            result = middleware.process_response(request, result)
     return result
 
 
@@ -50,7 +56,8 @@ def test_a_402_is_neither_retried_nor_followed_and_the_keys_are_taken_back() -> 
     crawler, chain = _payment_chain()
     request = Request("http://a.test/p")
     answer = _answer(request, 402, **{"crawler-price": "USD 0.01"})
-    assert _through(chain, request, answer) is answer  # not a Request: not sent again
+    # not a Request: not sent again
+    assert _through(chain, request, answer, crawler.spider) is answer
     assert request.meta[meta.DONT_RETRY] is request.meta[meta.DONT_REDIRECT] is True
     assert crawler.stats.get_value(STAT) == 1
     assert payment_of(answer) == {"crawler-price": "USD 0.01"}
@@ -61,18 +68,18 @@ def test_a_402_is_neither_retried_nor_followed_and_the_keys_are_taken_back() -> 
 
 def test_the_control_case_without_it_retries_and_follows() -> None:
     """The same chain without ours: Scrapy follows a 402's meta refresh, and retries it."""
-    _, chain = _payment_chain()
+    crawler, chain = _payment_chain()
     request = Request("http://a.test/p")
-    followed = _through(chain[1:], request, _answer(request, 402))
+    followed = _through(chain[1:], request, _answer(request, 402), crawler.spider)
     assert isinstance(followed, Request) and followed.url == "http://a.test/pay"
-    retried = _through(chain[2:], request, _answer(request, 402))
+    retried = _through(chain[2:], request, _answer(request, 402), crawler.spider)
     assert isinstance(retried, Request) and retried.meta["retry_times"] == 1
 
 
 def test_a_key_the_project_set_is_its_own_and_stays() -> None:
-    _, chain = _payment_chain()
+    crawler, chain = _payment_chain()
     request = Request("http://a.test/p", meta={meta.DONT_RETRY: False})
-    _through(chain[:1], request, _answer(request, 402))
+    _through(chain[:1], request, _answer(request, 402), crawler.spider)
     payment.settled(request)
     assert request.meta == {meta.DONT_RETRY: False}  # its own value, not ours, kept
 
@@ -81,9 +88,9 @@ def test_other_answers_and_our_own_documents_pass_untouched() -> None:
     crawler, chain = _payment_chain()
     for status in (200, 401, 403, 404, 429, 503):
         request = Request("http://a.test/p")
-        _through(chain[:1], request, _answer(request, status))
+        _through(chain[:1], request, _answer(request, status), crawler.spider)
         assert request.meta == {}
     robots = Request("http://a.test/robots.txt", meta={meta.ROBOTS_REQUEST: "http://a.test"})
-    _through(chain[:1], robots, _answer(robots, 402))  # RFC 9309 §2.3.1.3: its 4xx
+    _through(chain[:1], robots, _answer(robots, 402), crawler.spider)  # RFC 9309 §2.3.1.3: its 4xx
     assert meta.DONT_RETRY not in robots.meta
     assert crawler.stats.get_value(STAT) is None

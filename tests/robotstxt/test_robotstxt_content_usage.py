@@ -899,16 +899,18 @@ def test_each_content_signal_line_keeps_its_number(profile: str) -> None:
         "Content-Signal: ai-train=yes, use=reference\nAllow: /\n"
     )
     rules = parse_robotstxt(body, profile)
+    said = ContentSignals(search=True, line=1, written="Content-Signal: search=yes")
     assert rules.content_signal_lines("a") == (
-        ContentSignals(search=True, line=1),
-        ContentSignals(ai_train=False, line=3),
+        said,
+        ContentSignals(ai_train=False, line=3, written="Content-Signal: ai-train=no"),
     )
     assert rules.content_signal_lines("b") == (
-        ContentSignals(search=True, line=1),
-        ContentSignals(ai_input=False, line=7),
-        ContentSignals(ai_train=True, use="reference", line=9),
-    )
+        said,
+        ContentSignals(ai_input=False, line=7, written="Content-Signal: ai-input=no"),
+        ContentSignals(ai_train=True, use="reference", line=9,
+                       written="Content-Signal: ai-train=yes, use=reference"),
+    )  # fmt: skip
     assert rules.content_signals("b") == ContentSignals(True, False, True, "reference")
-    assert rules.content_signal_lines("other") == (ContentSignals(search=True, line=1),)
+    assert rules.content_signal_lines("other") == (said,)
     assert parse_robotstxt("User-agent: *\nAllow: /\n").content_signal_lines("a") == ()
     assert ALLOW_ALL.content_signal_lines("a") == ()

@@ -214,7 +214,7 @@ def write_many_origins(
                 body = bodies[n % len(bodies)] + b"\n# origin %d\n" % n
                 parsed = parse_robotstxt(body)
                 decided = [parsed.decide(f"http://o{n}.test{p}", "testbot") for p in PATHS]
-                decisions.append([(d.allowed, d.line) for d in decided])
+                decisions.append([(d.allowed, d.line, d.explanation) for d in decided])
             else:
                 body = origin_robots(n, rules)
             shas.append(sha(body))
@@ -230,7 +230,7 @@ def write_many_origins(
                 "agent": "testbot",
             }
             if bodies:
-                allowed, line = decisions[origin][page % len(PATHS)]
+                allowed, line, explanation = decisions[origin][page % len(PATHS)]
                 path_ = PATHS[page % len(PATHS)]
                 if line is None:
                     decided["why"] = "no rule matches"
@@ -238,13 +238,19 @@ def write_many_origins(
                     decided.update(line=line, rule="")
                 if allowed != wrong:
                     fate = {"fate": "fetched", "items_kept": 1, "items_dropped": 0}
-                else:
-                    fate = {"fate": "refused", "status": None, "refused_by": "robots.txt"}
+                else:  # the crawl's sentence (wrong: an Allow line's, as found)
+                    fate = {
+                        "fate": "refused",
+                        "status": None,
+                        "refused_by": "robots.txt",
+                        "why": f"Forbidden by {decided['origin']}/robots.txt ({explanation})",
+                    }
             elif page % 2 or wrong:
                 decided.update(line=2, rule="Disallow: /private")
                 path_ = f"/private/{page}" if not wrong else f"/{page}"
                 fate = {"fate": "refused", "status": None}
-                fate.update(refused_by="robots.txt", why="Forbidden by robots.txt")
+                why = f"Forbidden by http://o{origin}.test/robots.txt (line 2: Disallow: /private)"
+                fate.update(refused_by="robots.txt", why=why)
             else:
                 decided["why"] = "no rule matches"
                 path_, fate = f"/{page}", {"fate": "fetched", "items_kept": 1, "items_dropped": 0}

@@ -47,9 +47,8 @@ def test_the_managed_robotstxt_refuses_no_ai_input_crawl() -> None:
     train = UsagePolicy.of(["ai-train"])
     refusal = train.refuse_before(train.before_fetch(rules, URL, "TestBot"))
     assert refusal is not None and refusal.purpose == "ai-train"
-    assert refusal.message == (
-        "ai-train denied by robots.txt line 2: Content-Signal: search=yes, ai-train=no, "
-        "use=reference"
+    assert refusal.message == (  # the line quoted as the site wrote it
+        "ai-train denied by robots.txt line 2: Content-Signal: search=yes,ai-train=no,use=reference"
     )
 
 
@@ -69,7 +68,7 @@ def test_the_condition_is_kept_on_the_decision_and_its_dict() -> None:
     assert marked["c"] == ["use=reference"]
     assert marked["s"][0]["c"] == ["use=reference"]
     assert marked["s"][0]["src"] == (
-        "robots.txt line 2: Content-Signal: search=yes, ai-train=no, use=reference"
+        "robots.txt line 2: Content-Signal: search=yes,ai-train=no,use=reference"
     )
     part = usage_part(decision, "sha", "")
     assert part["conditions"] == ["use=reference"]
@@ -174,7 +173,7 @@ def test_the_line_that_said_no_decides_and_is_named() -> None:
     decision = UsagePolicy.of(["ai-train"]).before_fetch(rules, URL, "TestBot").decision()
     assert purpose_answers(decision) == (Y, N, U)
     assert [signal.source for signal in decision.signals] == [
-        "robots.txt line 1: Content-Signal: search=yes, ai-train=yes",
+        "robots.txt line 1: Content-Signal: ai-train=yes, search=yes",
         "robots.txt line 3: Content-Signal: ai-train=no",
     ]
     assert (

@@ -105,6 +105,10 @@ class ContentSignals:
     #: The 1-based number of the robots.txt line that says it; 0 when several lines (or
     #: a response header) said it.
     line: int = 0
+    #: That line as the site wrote it (``content-signal: search=yes,ai-train=no``: its
+    #: key and value, its comment gone), which a decision quotes; ``""`` when several
+    #: lines (or a response header) said it.
+    written: str = ""
 
 
 _http_path: Final = HTTP_PATH.match
@@ -410,7 +414,7 @@ class RobotsTxt:
         combined with the file-wide ones written before the first user-agent line (per
         signal, one "no" beats any "yes"); its ``line`` is 0."""
         merged: dict[str, bool] = {}
-        for _number, items in self._lines_of(self._selection(user_agent).usage_groups):
+        for _number, items, _written in self._lines_of(self._selection(user_agent).usage_groups):
             for name, value in items.items():
                 merged[name] = merged.get(name, True) and value
         return _signals_of(merged)
@@ -515,7 +519,8 @@ class RobotsTxt:
                 ()
                 if not self._signals
                 else tuple(
-                    _signals_of(items, number) for number, items in self._lines_of(usage_groups)
+                    _signals_of(items, number, written)
+                    for number, items, written in self._lines_of(usage_groups)
                 ),
                 usage_groups,
                 delay_groups,
@@ -739,18 +744,19 @@ def _usage_rule(line: UsageLine) -> ContentUsageRule:
     train-ai path rule it states (``DisallowAITraining: /p`` -> ``/p train-ai=n``)."""
     from rep_engine.robotstxt import aipref
 
-    number, value, key = line
+    number, value, key, written = line
     # Latin-1 gives the file's bytes back (see rep_engine.robotstxt._parser).
     if key == "Content-Usage":
-        return aipref.ContentUsageRule.parse(value.encode("latin-1"), number)
+        rule = aipref.ContentUsageRule.parse(value.encode("latin-1"), number)
+        return rule._replace(written_key=written)
     if key == CONTENT_USAGE_NO_COLON:
         # attach-05 §3 requires the colon: only the line's "no"s (docs/deviations.md).
         rule = aipref.ContentUsageRule.parse(value.encode("latin-1"), number)
         why = "no colon (attach-05 §3): only its 'n' values are read (docs/deviations.md)"
-        return rule._replace(prefs=aipref.noes_of(rule.prefs, why), key=key)
+        return rule._replace(prefs=aipref.noes_of(rule.prefs, why), key=key, written_key=written)
     prefs = aipref.TRAIN_AI_ALLOWED if key == ALLOW_AI_TRAINING else aipref.TRAIN_AI_DENIED
     text = value.encode("latin-1").decode("utf-8", "replace")
-    return aipref.ContentUsageRule(value.encode("latin-1"), prefs, number, text, key)
+    return aipref.ContentUsageRule(value.encode("latin-1"), prefs, number, text, key, written)
 
 
 #: A value (after the first) that does not start with "/" or "*" (values hold no "\n").
@@ -825,14 +831,15 @@ def unplain(plain: bytes) -> RobotsTxt:
     return RobotsTxt(_OPTIONS[options], rules, sitemaps, verdict, licenses)
 
 
-def _signals_of(merged: dict[str, bool], line: int = 0) -> ContentSignals:
+def _signals_of(merged: dict[str, bool], line: int = 0, written: str = "") -> ContentSignals:
     """Merged ``Content-Signal`` items as :class:`ContentSignals` (the most restrictive
-    ``use=`` level), said by robots.txt ``line`` (0: several lines, or a header)."""
+    ``use=`` level), said by robots.txt ``line`` (0: several lines, or a header), written
+    so (``written``)."""
     if not merged:
         return _NO_SIGNALS
     use = next((level for level in USE_LEVELS if merged.get("use_" + level)), None)
     search, ai_input, ai_train = (merged.get(name) for name in ("search", "ai_input", "ai_train"))
-    return ContentSignals(search, ai_input, ai_train, use, line)
+    return ContentSignals(search, ai_input, ai_train, use, line, written)
 
 
 def parse_content_signal(values: Iterable[str]) -> ContentSignals:

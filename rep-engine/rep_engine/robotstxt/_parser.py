@@ -464,11 +464,12 @@ class ParsedTables(NamedTuple):
 
 
 #: One Content-Signal line of a group: (line number, its items as
-#: :func:`add_content_signal` reads them).
-SignalLine = tuple[int, dict[str, bool]]
+#: :func:`add_content_signal` reads them, the line as written: :func:`written_line`).
+SignalLine = tuple[int, dict[str, bool], str]
 #: One Content-Usage line of a group (or a Microsoft AI-training rule read as one):
-#: (line number, value as written, the key as it is named in messages).
-UsageLine = tuple[int, str, str]
+#: (line number, value as written, the key as it is read, the key as written:
+#: :func:`written_key`).
+UsageLine = tuple[int, str, str, str]
 
 NO_TABLES: Final = ParsedTables((), (), b"", array("i"), array("i"), {}, None, None, None)
 #: The group key of the file-wide statements: Content-Signal, Content-Usage and
@@ -482,6 +483,20 @@ ALLOW_AI_TRAINING: Final = "AllowAITraining"
 #: attach-05 §3's grammar requires the colon, so only its "no"s are read
 #: (docs/deviations.md).
 CONTENT_USAGE_NO_COLON: Final = "Content-Usage (no colon)"
+
+
+def written_key(key: str, colon: str) -> str:
+    """A line's key as the site wrote it, for a quote of the line (the audit trail's
+    ``source``): its spelling, marked ``(no colon)`` where the line has none (read so in
+    the ``google`` profile only, for its "no"s: docs/deviations.md)."""
+    return file_text(key) if colon else f"{file_text(key)} (no colon)"
+
+
+def written_line(key: str, value: str, colon: str) -> str:
+    """A ``Content-Signal`` (or ``Content-Usage``) line as the site wrote it, its key
+    (:func:`written_key`) and its value, spaces around them and its comment gone: what a
+    decision quotes of it, as a ``Disallow`` line is quoted."""
+    return f"{written_key(key, colon)}: {file_text(value)}"
 
 
 #: Content Signals policy keys -> ContentSignals fields.
@@ -906,7 +921,7 @@ class _Pass:
         """A line of any key but allow, disallow, user-agent and sitemap (:meth:`read`'s);
         the runs now open. Every kind read is named here; any other key is skipped, never
         read as another."""
-        key, value, colon = line
+        key, value, _ = line
         if kind == _LICENSE:
             # RSL's guide: "global (not tied to any specific user agent)", wherever it
             # stands, as Sitemap is; it ends no run of user-agent lines.
@@ -915,7 +930,7 @@ class _Pass:
         elif kind == _CRAWL_DELAY:
             return self.crawl_delay_line(number, value, group, runs)
         elif kind in _USAGE_KINDS:
-            return self.usage_line(kind, number, (value, colon), key_index, group, runs)
+            return self.usage_line(kind, number, line, key_index, group, runs)
         elif kind < 0:
             self.skip(number, f"unknown key {file_text(key)!r}")
         else:
@@ -939,8 +954,9 @@ class _Pass:
         return runs
 
     def usage_line(
-        self, kind: int, number: int, line: tuple[str, str], key_index: int, group: int, runs: int
-    ) -> int:
+        self, kind: int, number: int, line: tuple[str, str, str], key_index: int, group: int,
+        runs: int,
+    ) -> int:  # fmt: skip
         """A Content-Usage, Content-Signal or AI-training line; the runs now open.
 
         Content-Usage and the AI-training rules are rules of their group (attach-05 §3,
@@ -948,8 +964,9 @@ class _Pass:
         own grouping. Content-Signal is another record (RFC 9309 §2.2.4: it "MUST NOT
         terminate a group"), as Sitemap and Crawl-delay are: it ends nothing. Allow and
         disallow keep Google's grouping, which ignores them all, in every profile: no
-        Disallow is lost (docs/behaviour.md). Before the first group: :data:`FILE_WIDE`."""
-        value, colon = line
+        Disallow is lost (docs/behaviour.md). Before the first group: :data:`FILE_WIDE`.
+        ``line``: its key and value as written, and its colon (``""``: none)."""
+        key, value, colon = line
         if kind != _CONTENT_SIGNAL:
             runs &= ~_USAGE_RUN
             if self.lenient and kind != _CONTENT_USAGE:  # Google reads a disallow / allow
@@ -961,11 +978,14 @@ class _Pass:
         elif kind == _CONTENT_SIGNAL:
             # Without a colon (google profile; the grammars require one) a line gives
             # its "no"s only, never a "yes" (docs/deviations.md).
-            self.content_signal(usage_group, value, number, not colon)
+            self.content_signal(usage_group, value, number, not colon,
+                                written_line(key, value, colon))  # fmt: skip
         elif kind == _CONTENT_USAGE:
             if value:
                 key_name = "Content-Usage" if colon else CONTENT_USAGE_NO_COLON
-                self.usage.setdefault(usage_group, []).append((number, value, key_name))
+                self.usage.setdefault(usage_group, []).append(
+                    (number, value, key_name, written_key(key, colon))
+                )
         elif value:
             self.ai_training_rule(kind, number, line, key_index, (group, usage_group))
         return runs
@@ -974,18 +994,20 @@ class _Pass:
         self,
         kind: int,
         number: int,
-        line: tuple[str, str],
+        line: tuple[str, str, str],
         key_index: int,
         groups: tuple[int, int],
     ) -> None:
         """draft-canel-robots-ai-control-00: a train-ai path rule of the usage group;
         Google reads any key starting with "disallow" / "allow" as that rule (kept in
         Google's group as well). ``groups``: Google's and the usage group."""
-        value, colon = line
+        key, value, colon = line
         group, usage_group = groups
         if kind == _DISALLOW_AI or colon:
             name = DISALLOW_AI_TRAINING if kind == _DISALLOW_AI else ALLOW_AI_TRAINING
-            self.usage.setdefault(usage_group, []).append((number, value, name))
+            self.usage.setdefault(usage_group, []).append(
+                (number, value, name, written_key(key, colon))
+            )
         else:
             self.skip(number, "no colon: no train-ai 'yes' from it")
         if self.lenient and group >= 0:
@@ -1012,14 +1034,17 @@ class _Pass:
         self.delays[group] = max(self.delays.get(group, delay), delay)
         return True
 
-    def content_signal(self, group: int, value: str, number: int, noes_only: bool) -> None:
-        """A Content-Signal line's items, kept with its number (if any is read)."""
+    def content_signal(
+        self, group: int, value: str, number: int, noes_only: bool, written: str
+    ) -> None:
+        """A Content-Signal line's items, kept with its number and the line as written
+        (``written``), if any is read."""
         own: dict[str, bool] = {}
         for item in add_content_signal(own, value, noes_only):
             why = "only its 'no's are read without a colon" if noes_only else "not understood"
             self.skip(number, f"content-signal item {file_text(item)!r}: {why}")
         if own:
-            self.signals.setdefault(group, []).append((number, own))
+            self.signals.setdefault(group, []).append((number, own, written))
 
     def tables(self) -> ParsedTables:
         """The tables as ``RobotsTxt`` holds them."""

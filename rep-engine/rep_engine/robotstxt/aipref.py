@@ -244,9 +244,12 @@ class ContentUsageRule(NamedTuple):
     line: int = 0
     #: The rule value as written, for messages (``/ai-ok/ train-ai=y``).
     value: str = ""
-    #: The key as named in messages: ``Content-Usage``, or ``DisallowAITraining`` /
+    #: The key as it is read: ``Content-Usage``, or ``DisallowAITraining`` /
     #: ``AllowAITraining`` (draft-canel-robots-ai-control-00, read as train-ai rules).
     key: str = "Content-Usage"
+    #: The key as the site wrote it (``content-usage``, ``Content-Usage (no colon)``), which
+    #: :attr:`source` quotes; ``""``: :attr:`key` (a rule made without a file).
+    written_key: str = ""
 
     @classmethod
     def parse(cls, value: bytes | str, line: int = 0) -> ContentUsageRule:
@@ -259,9 +262,10 @@ class ContentUsageRule(NamedTuple):
 
     @property
     def source(self) -> str:
-        """Where the rule comes from, for the audit trail."""
+        """Where the rule comes from, for the audit trail: its line, quoted as the site
+        wrote it (its key's spelling, its value)."""
         where = f"robots.txt line {self.line}" if self.line else "robots.txt"
-        return f"{where}: {self.key}: {self.value}"
+        return f"{where}: {self.written_key or self.key}: {self.value}"
 
 
 class Attached(NamedTuple):

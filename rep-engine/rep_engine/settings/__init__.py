@@ -408,7 +408,7 @@ class RepConfig(FetchSettings):
     recheck_parsed_origins: int = setting(
         20_000,
         _whole(1),
-        help="Origins a recheck keeps parsed (and 50 times as many names and captures in memory)",
+        help="Origins a recheck keeps parsed (50 times as many names and captures held)",
     )
     #: Web Bot Auth (draft-ietf-webbotauth-httpsig-protocol-01): every request the crawl
     #: sends is signed with this key (:mod:`scrapy_rep.crawl.webbotauth`); ``""``: none

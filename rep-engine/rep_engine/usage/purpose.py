@@ -335,8 +335,10 @@ def content_signal_signal(
         conditions = (f"use={signals.use}",)
         keys.append(conditions[0])
     if source == "robots.txt Content-Signal" and keys:
+        # its line quoted as the site wrote it; merged lines (or a rule made without a
+        # file) by what they say
         where = f"robots.txt line {signals.line}:" if signals.line else "robots.txt"
-        source = f"{where} Content-Signal: {', '.join(keys)}"
+        source = f"{where} {signals.written or 'Content-Signal: ' + ', '.join(keys)}"
     return _signal("content-signal", keys, source, conditions)
 
 
