@@ -22,50 +22,76 @@ fetching and deciding are elsewhere. What it accepts:
 - ``check``'s first argument (:func:`first_is_url`) and ``--timeout``
   (:func:`parse_timeout`).
 
-The exit codes both tools share and their table for ``--help`` (:func:`exit_code_table`).
-
-Both tools' one front end, once each has read its options: :func:`check` (the URLs, the
-timeout and a local robots.txt read, each URL once, then checked against that file or by
-the tools' crawl; a bad input said by :func:`usage_error`).
+Both tools' one row (:data:`TOOL`: the arguments of each door, the runner, the exit
+table; :mod:`rep_engine.commandline` makes the doors from it), and its runner, their one
+front end once argparse has read their options (:func:`run`: the options' settings read
+and checked as the crawl reads them, the URLs, the timeout and a local robots.txt read,
+each URL once, then checked against that file or by the tools' crawl; a bad input said
+by :func:`usage_error`).
 
 What both tools print, and what they hand their crawl: :class:`ToolRequest`, the URLs a
 tool asks about, the crawl's settings and whether each page is fetched, which
-:mod:`scrapy_rep.crawl.commands.toolcrawl` runs as a crawl; :func:`url_line`, a URL's line
-from the verdict on it (the crawl's, or :func:`local_report`'s against a local robots.txt
-without a page fetched: no network); :func:`origin_head` and :func:`user_agent_line`, the
-rest of the layout.
+:mod:`scrapy_rep.crawl.commands.toolcrawl` runs as a crawl; :class:`Report`, what they
+print of each URL's entry (:class:`Asked`: the crawl's, or :func:`local_entries`'
+against a local robots.txt without a page fetched: no network), a block per robots.txt
+(:func:`origin_head`) after the first line (:func:`user_agent_line`), a line per URL
+(:func:`url_line`); a page fetched is the crawl's to print.
 """
 
 from __future__ import annotations
 
+import argparse
 import enum
 import math
+import os
 import re
 import sys
-import textwrap
 import time
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, Final, TextIO
 from urllib.parse import urlsplit
 
+from rep_engine.commandline import (
+    EACH_SETTING,
+    PYTHON,
+    SCRAPY,
+    Door,
+    Tool,
+    UsageError,
+    option_of,
+    settings_of,
+)
 from rep_engine.fetch.cache import CacheEntry
-from rep_engine.records import NOT_OBEYED, OVERRIDDEN_BY, Fate, Reason, UrlEntry, describe
-from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
-from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
+from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
+from rep_engine.fetch.rsl_kind import RSL
+from rep_engine.records import (
+    NOT_HAD,
+    NOT_OBEYED,
+    OVERRIDDEN_BY,
+    Fate,
+    Reason,
+    UrlEntry,
+    describe,
+)
+from rep_engine.robotstxt import ALLOW_ALL, RobotsTxt, parse_robotstxt
+from rep_engine.robotstxt.profiles import MAX_BODY_BYTES, PROFILES
 from rep_engine.robotstxt.useragent import crawler_name, held_names
-from rep_engine.settings import RepConfig
-from rep_engine.settings.readers import SettingsLike, robots_agent
-from rep_engine.settings.rules import request_rules
-from rep_engine.trail.terminal import HELP_WIDTH, exit_table, write_lines
+from rep_engine.settings import RepConfig, read_config
+from rep_engine.settings.names import check_names, known_names
+from rep_engine.settings.readers import RepSettingError, SettingsLike, read_bool, robots_agent
+from rep_engine.settings.rules import request_rules, usage_policy
+from rep_engine.trail.terminal import write_lines
 from rep_engine.urls.origins import Origin, origin_of
 from rep_engine.usage.purpose import UsageSignal
 from rep_engine.usage.tdmrep import NO_FILE
 from rep_engine.verdict.decide import (
     ROBOTS,
     TDM,
+    UNCHECKED,
     Allowed,
     Obey,
     Refused,
@@ -75,6 +101,7 @@ from rep_engine.verdict.decide import (
     decide,
     obey_of,
 )
+from rep_engine.verdict.policy import UsagePolicy
 
 #: The schemes of a URL the tools check: robots.txt is fetched over http(s) only.
 URL_SCHEMES: Final = ("http", "https")
@@ -173,60 +200,11 @@ EXIT_USAGE: Final = 2
 EXIT_UNREACHABLE: Final = 3
 
 
-def exit_code_table(same_for: str, *, pages: str) -> str:
-    """The exit codes as a table, for one tool's ``--help`` (``same_for``: the other tool,
-    which uses the same codes; ``pages``: the options that fetch each page). Both have
-    ``--purpose`` and ``--page``."""
-    fetched = f"a robots.txt (or a tdmrep.json, or with {pages} a page)"
-    meanings: dict[int | str, str] = {
-        EXIT_ALLOWED: "every URL is allowed",
-        EXIT_DISALLOWED: "at least one URL is disallowed (or, with --purpose, denied for a "
-        "purpose, or its fetched page's items are dropped)",
-        EXIT_USAGE: "usage error: a wrong argument, option or setting, an unreadable file",
-        EXIT_UNREACHABLE: f"{fetched} could not be fetched: the verdicts shown for its URLs "
-        'are temporary ("everything disallowed for now")',
-    }
-    return exit_table(f"exit codes ({same_for} uses the same):", meanings)
-
-
 def usage_error(error: object) -> int:
     """Say ``error`` on standard error, as both tools say a bad input; the usage exit
     status."""
     print(f"scrapy_rep: error: {error}", file=sys.stderr)
     return EXIT_USAGE
-
-
-#: Where a help table's texts start at most (argparse's ``max_help_position``): a name
-#: longer than that has a line of its own, its text below it, so that no synopsis (``audit
-#: list TRAIL... [--fate F] …``) squeezes every text into a column of a few characters.
-TEXT_COLUMN: Final = 28
-
-
-def help_rows(rows: list[tuple[str, str]]) -> list[str]:
-    """``(name, what it does)`` rows as a ``--help`` table: each text in one column after
-    the longest name (at most :data:`TEXT_COLUMN`; a longer name on a line of its own),
-    wrapped to :data:`HELP_WIDTH`."""
-    column = min(max(len(name) for name, _ in rows) + 4, TEXT_COLUMN)
-    lines = []
-    for name, text in rows:
-        head = f"  {name}"
-        if len(head) + 2 > column:
-            lines.append(head)
-            head = ""
-        lines += textwrap.wrap(
-            text,
-            width=HELP_WIDTH,
-            initial_indent=head.ljust(column),
-            subsequent_indent=" " * column,
-            break_on_hyphens=False,
-        )
-    return lines
-
-
-#: The exit codes of ``scrapy rep-robots``, as its ``--help`` shows them.
-EXIT_CODES: Final = exit_code_table("python -m scrapy_rep check", pages="--page or --purpose")
-#: The exit codes of ``python -m scrapy_rep check`` (it fetches pages only with --page).
-CHECK_EXIT_CODES: Final = exit_code_table("scrapy rep-robots", pages="--page")
 
 
 #: What a default Scrapy project calls itself (``Scrapy/2.x (+https://scrapy.org)``).
@@ -397,25 +375,20 @@ def url_line(entry: UrlEntry | None, profile: str, held: str) -> tuple[bool, str
 _LOCAL: Final = Origin("file", "", None)
 
 
-def local_report(
+def local_entries(
     rules: RobotsTxt,
     urls: Sequence[str],
     user_agent: str,
     request_rules: RequestRules | None = None,
-    profile: str = "",
     obey: Obey = Obey.ALL,
     now: float | None = None,
     sent: str = "",
-) -> tuple[list[str], bool]:
-    """One line per URL against a local robots.txt (``rules``), without fetching (with a
-    note for a URL read as a path); and whether every URL is allowed. Each URL is decided
-    as the crawl decides it, by :func:`rep_engine.verdict.decide.decide`, for every name its
+) -> list[Asked]:
+    """Each URL decided against a local robots.txt (``rules``), without fetching, as the
+    crawl decides it, by :func:`rep_engine.verdict.decide.decide`, for every name its
     requests are held to (``sent``: the User-Agent the crawl sends, when it names another
     crawler than ``user_agent``); no tdmrep.json or RSL license is read (the URLs have no
     origin here). ``now``: POSIX seconds, against which an override's expiry is held."""
-    lines = []
-    all_allowed = True
-    width = max(len(url) for url in urls)
     names = held_names(user_agent, sent)
     never = float("inf")
     entries: dict[str, CacheEntry[Any]] = {  # tdmrep.json not read: nothing reserved
@@ -427,84 +400,346 @@ def local_report(
     def known(kind: str, key: Hashable) -> CacheEntry[Any] | None:
         return entries.get(kind)
 
+    asked = []
     for url in urls:
         facts = RequestFacts(url, origin_of(url) or _LOCAL, names[0], obey, names)
-        verdict = decide(facts, decide_with, known, now)
-        allowed, why = url_line(decided(url, verdict, facts), profile, "")
-        all_allowed = all_allowed and allowed
-        lines.append(f"{'allowed   ' if allowed else 'DISALLOWED'}  {url:<{width}}  {why}")
-        if origin_of(url) is None and not url.startswith("/"):
-            lines.append(f"            note: {url!r} has no scheme; it was read as a path")
-    return lines, all_allowed
+        asked.append(Asked(url, decided(url, decide(facts, decide_with, known, now), facts)))
+    return asked
 
 
 def local_check(
-    local: LocalRobots,
-    urls: Sequence[str],
-    settings: SettingsLike,
-    obey_setting: bool,
-    purpose_set: bool,
-) -> tuple[list[str], int]:
-    """What both tools print for URLs against a local robots.txt, nothing fetched (the
-    verdict a crawl with the same file and ``settings`` would reach; ``obey_setting``:
-    ``ROBOTSTXT_OBEY`` as the crawl has it; ``purpose_set``: ``REP_PURPOSE`` was set), and
-    the exit status."""
+    request: ToolRequest, settings: SettingsLike, obey_setting: bool, out: TextIO
+) -> int:
+    """What both tools print for ``request``'s URLs against its local robots.txt, nothing
+    fetched (the verdict a crawl with the same file and ``settings`` would reach;
+    ``obey_setting``: ``ROBOTSTXT_OBEY`` as the crawl has it; a purpose asked about:
+    ``REP_PURPOSE`` was set); the exit status."""
+    assert request.local is not None
     agent, sent = robots_agent(settings), str(settings.get("USER_AGENT") or "")
     config = RepConfig.from_settings(settings)
-    rules = request_rules(config, purpose_set)
-    notes = list(local.notes)
+    rules = request_rules(config, request.explain_usage)
+    notes = list(request.local.notes)
     if rules.policy.needs_tdmrep:
         notes.append("note: tdmrep.json is not checked against a local robots.txt file")
-    origins = {origin_of(url) for url in urls} - {None}
+    origins = {origin_of(url) for url in request.urls} - {None}
     if len(origins) > 1:
         notes.append(
             f"note: the URLs are on {len(origins)} origins; in a crawl each origin has its "
             "own robots.txt, here this file is checked for all of them"
         )
-    obey = obey_of(obey_setting, purpose_set)
-    lines, all_allowed = local_report(
-        local.rules, urls, agent, rules, config.profile, obey, time.time(), sent
-    )
-    names = held_names(agent, sent)
-    head = origin_head(local.title, notes, local.rules, agent)
-    said = [user_agent_line(agent, config.profile, names), *head, *(f"  {line}" for line in lines)]
-    return said, EXIT_ALLOWED if all_allowed else EXIT_DISALLOWED
+    obey = obey_of(obey_setting, request.explain_usage)
+    asked = local_entries(request.local.rules, request.urls, agent, rules, obey, time.time(), sent)
+    local = replace(request, local=replace(request.local, notes=tuple(notes)))
+    return Report(local, settings, config, out).run(asked)
 
 
-def check(
-    urls: Sequence[str],
-    robots_file: str | None,
-    settings: SettingsLike,
-    crawl: Runner,
-    out: TextIO,
-    *,
-    asked: ToolRequest,
-    timeout: str,
-    obey: bool,
-    example: bool = False,
-) -> int:
-    """Both tools once their options are read (the same words for the same input): the
-    timeout and each URL read (a path only against a local robots.txt without a page
-    fetched: :class:`Paths`), the local robots.txt (``robots_file``, or the bundled one:
-    ``example``) read before any output, each URL once; then each checked against that
-    file (:func:`local_check`, ``obey``: ``ROBOTSTXT_OBEY`` as the crawl has it) or by the
-    tools' crawl (``crawl``: ``asked`` with the URLs, the timeout and the file); the exit
-    status. A bad input is one line on standard error (:func:`usage_error`)."""
-    paths = Paths.PAGES_FETCHED if asked.pages else Paths.ACCEPTED
-    paths = paths if robots_file is not None or example else Paths.NEED_A_FILE
+@dataclass
+class Asked:
+    """What the crawl did with one URL a tool asked about (against a local robots.txt
+    without a page fetched: its entry alone, :func:`local_entries`)."""
+
+    url: str
+    #: Its request's entry, as the URL ledger settled it (``None``: none was: nothing was
+    #: obeyed, or the crawl did not get that far).
+    entry: UrlEntry | None = None
+    #: The entry of the last redirect followed from it (``None``: none).
+    hop: UrlEntry | None = None
+    #: Its page, as the spider got it (after redirects; a Scrapy ``Response``).
+    response: Any = None
+    #: Why its page could not be had.
+    failure: str = ""
+    #: A downloaded file held against the crawl's AI purposes by the media gate (its
+    #: ``FileVerdict``).
+    file: Any = None
+    #: Its page's verdict refused a purpose of the crawl, whose items the page pass kept and
+    #: marked (``REP_PURPOSE_ACTION = "mark"``): that refusal (``None``: none).
+    marked: Refused | None = None
+
+    @property
+    def page(self) -> UrlEntry | None:
+        """The entry of the request that got its page: the last redirect's, else its own."""
+        return self.hop if self.hop is not None else self.entry
+
+
+@dataclass(frozen=True)
+class Announced:
+    """A document's first outcome in the crawl (a later one may be its give-up)."""
+
+    outcome: str
+    status: int | None
+    #: robots.txt's rules (the last announced).
+    rules: RobotsTxt | None = None
+
+
+class Report:
+    """What a tool prints, both tools alike (docs/cli.md): the first line, a block per
+    robots.txt (a local one's alone), a line per URL; a page fetched is the tools' crawl's
+    to print (:class:`scrapy_rep.crawl.commands.toolcrawl.Printer`)."""
+
+    def __init__(
+        self, request: ToolRequest, settings: SettingsLike, config: RepConfig, out: TextIO
+    ) -> None:
+        self.request = request
+        self.config = config
+        self.out = out
+        self.agent = robots_agent(settings)
+        self.names = held_names(self.agent, str(settings.get("USER_AGENT") or ""))
+        #: The purposes whose usage signals are listed (a purpose was asked about).
+        self.policy: UsagePolicy | None = usage_policy(config) if request.explain_usage else None
+        self.profile = config.profile
+
+    def say(self, *lines: str) -> None:
+        """Print each line, every character a site could control made visible
+        (:func:`~rep_engine.trail.terminal.printable`: a CR, LF or ESC in a header or a meta
+        tag prints as an escape, never as a line of its own)."""
+        write_lines(lines, self.out)
+
+    def run(
+        self,
+        asked: list[Asked],
+        documents: Mapping[tuple[str, str], Announced] = MappingProxyType({}),
+        unchecked: bool = False,
+    ) -> int:
+        """Print the whole output of ``asked`` (each URL's entry; ``documents``, each
+        document's first outcome in the crawl; ``unchecked``: nothing was obeyed); the exit
+        status (the worst)."""
+        self.say(user_agent_line(self.agent, self.profile, self.names))
+        by_origin: dict[str, list[Asked]] = {}
+        for one in asked:
+            by_origin.setdefault(str(origin_of(one.url)), []).append(one)
+        # a local file decides every origin's URLs, in the order given
+        blocks = [("", asked)] if self.request.local is not None else list(by_origin.items())
+        codes = (self.block(documents, unchecked, key, group) for key, group in blocks)
+        return max([EXIT_ALLOWED, *codes])
+
+    def block(
+        self,
+        documents: Mapping[tuple[str, str], Announced],
+        unchecked: bool,
+        origin: str,
+        group: list[Asked],
+    ) -> int:
+        """One robots.txt's block (its head, then a line per URL); its exit code."""
+        local = self.request.local
+        robots = documents.get((ROBOTS_TXT.name, origin))
+        code = EXIT_ALLOWED
+        if local is not None:
+            title, notes, rules = local.title, list(local.notes), local.rules
+        else:
+            outcome = robots.outcome if robots else f"not fetched ({NOTHING_OBEYED})"
+            title = f"{origin}/robots.txt: {outcome}"
+            notes, rules = [], (robots.rules if robots and robots.rules else ALLOW_ALL)
+            notes += self._unreachable_notes(group)
+        origins = dict.fromkeys(str(origin_of(asked.url)) for asked in group)
+        others = [
+            f"tdmrep.json {key}{TDMREP.path}: {tdm.outcome}"
+            for key in origins
+            if (tdm := documents.get((TDMREP.name, key))) is not None
+        ]
+        others += [
+            f"RSL license {url}: {announced.outcome}"
+            for url in rules.licenses
+            if (announced := documents.get((RSL.name, url))) is not None
+        ]
+        self.say(*origin_head(title, notes, rules, self.agent, others))
+        held = ""
+        if robots is not None and _unreachable(group, ROBOTS_TXT.name):
+            held = held_reason(robots.status)
+        width = max(len(asked.url) for asked in group)
+        for asked in group:
+            entry = decided(asked.url, UNCHECKED, None) if unchecked else asked.entry
+            allowed, why = url_line(entry, self.profile, held)
+            word = "allowed   " if allowed else "DISALLOWED"
+            self.say(f"  {word}  {asked.url:<{width}}  {why}")
+            if not allowed:
+                code = max(code, EXIT_DISALLOWED)
+            elif self.request.pages:
+                code = max(code, self.page(asked))
+        if _unreachable(group, None):
+            code = EXIT_UNREACHABLE
+        return code
+
+    def _unreachable_notes(self, group: list[Asked]) -> list[str]:
+        """What the crawl does once it gives up on an unreachable robots.txt, under "allow"."""
+        if self.config.unreachable_action != "allow" or not _unreachable(group, ROBOTS_TXT.name):
+            return []
+        if any(isinstance(_verdict(asked.entry), Allowed) for asked in group):
+            return ["note: unreachable: the crawl holds its requests, then lets them through "
+                    "(REP_UNREACHABLE_ACTION = allow)"]  # fmt: skip
+        return ["note: unreachable, and the host cannot be connected to: the crawl gives up "
+                "on it after REP_UNREACHABLE_CONNECT_MAX_WAIT and drops its requests, even "
+                "with REP_UNREACHABLE_ACTION = allow"]  # fmt: skip
+
+    def page(self, asked: Asked) -> int:
+        """What the crawl got for an allowed URL (the tools' crawl's: no page is fetched
+        without it); its exit code."""
+        raise NotImplementedError
+
+
+def _verdict(entry: UrlEntry | None) -> Allowed | Refused | None:
+    """The verdict ``entry``'s request was decided with (``None``: none)."""
+    return entry.decision[0] if entry is not None and entry.decision else None
+
+
+def _unreachable(group: list[Asked], kind: str | None) -> bool:
+    """Whether a document of ``kind`` (``None``: any) the group's requests were decided
+    with could not be had (the crawl gave up on it)."""
+    for asked in group:
+        verdict = _verdict(asked.entry)
+        used = verdict.used if verdict is not None else ()
+        if any(entry.unreachable for name, _, entry in used if kind in (None, name)):
+            return True
+        if kind is None and isinstance(verdict, Refused) and verdict.reason in NOT_HAD:
+            return True
+    return False
+
+
+#: What ``check`` does, as its ``--help`` and ``python -m scrapy_rep --help`` say it.
+SUMMARY: Final = "check URLs against a robots.txt"
+#: What each exit status of both doors means (docs/cli.md).
+EXITS: Final[dict[int | str, str]] = {
+    EXIT_ALLOWED: "every URL is allowed",
+    EXIT_DISALLOWED: "at least one URL is disallowed (or, with --purpose, denied for a "
+    "purpose, or its fetched page's items are dropped)",
+    EXIT_USAGE: "usage error: a wrong argument, option or setting, an unreadable file",
+    EXIT_UNREACHABLE: "a robots.txt (or a tdmrep.json, or with --page, and for scrapy "
+    "rep-robots with --purpose too, a page) could not be fetched: the verdicts shown for its "
+    'URLs are temporary ("everything disallowed for now")',
+}
+#: The arguments of both doors (:class:`rep_engine.commandline.Tool` rows): ``python -m
+#: scrapy_rep check``'s options are the crawl's settings; ``scrapy rep-robots`` has the
+#: project's, and names the robots.txt file by an option.
+ARGUMENTS: Final = (
+    ("robots", {"metavar": "ROBOTS_FILE_OR_URL", "nargs": "?", "door": PYTHON,
+                "help": "a robots.txt file; or the first URL to check (http or https)"}),
+    ("urls", {"metavar": "URL", "nargs": "*",
+              "help": "the URLs to check (http or https; against a file, a path)"}),
+    ("--robots-file", {"metavar": "FILE", "door": SCRAPY, "help": "check against this robots.txt"}),
+    ("--example", {"action": "store_true", "door": PYTHON, "help": "use the robots.txt "
+                   "bundled with scrapy_rep; every argument is then a URL"}),
+    ("--page", {"action": "store_true", "help": "also fetch each URL robots.txt allows, as the "
+                "crawl would: its directives, with --purpose its usage signals, and what the "
+                "crawl does with its items"}),
+    ("--user-agent", "-A", {"default": DEFAULT_USER_AGENT, "setting": "USER_AGENT",
+                            "door": PYTHON, "help": "USER_AGENT: a product token or a full "
+                            f"User-Agent (default: {DEFAULT_USER_AGENT})"}),
+    ("--user-agent", "-A", {"setting": ("USER_AGENT", "ROBOTSTXT_USER_AGENT"), "door": SCRAPY,
+                            "help": "the crawler's User-Agent or product token"}),
+    ("--profile", {"setting": "REP_PROFILE", "door": PYTHON,
+                   "help": "REP_PROFILE: google (default), rfc9309, legacy"}),
+    ("--rep-profile", {"choices": PROFILES, "setting": "REP_PROFILE", "door": SCRAPY,
+                       "help": "the robots.txt profile (REP_PROFILE; Scrapy's own "
+                       "--profile writes a cProfile file)"}),
+    ("--timeout", {"default": "10",
+                   "help": "seconds for each download (default: 10; at most 86400)"}),
+    ("--purpose", {"setting": "REP_PURPOSE", "door": PYTHON,
+                   "help": "REP_PURPOSE: search (default), ai-train, ai-input, comma-separated"}),
+    ("--purpose", {"metavar": "PURPOSE", "setting": "REP_PURPOSE", "door": SCRAPY,
+                   "help": "explain the AI-usage signals for these purposes (search, ai-train, "
+                   "ai-input; comma-separated); fetches each allowed page"}),
+    ("--no-robotstxt-obey", {"dest": "robotstxt_obey", "action": "store_const", "const": False,
+                             "setting": "ROBOTSTXT_OBEY", "door": PYTHON, "help": "as "
+                             "ROBOTSTXT_OBEY = False: only the opt-outs of a --purpose given "
+                             "are checked"}),
+    ("--purpose-agents", {"setting": "REP_PURPOSE_AGENTS", "door": PYTHON,
+                          "help": "REP_PURPOSE_AGENTS, comma-separated"}),
+    ("--rsl-licenses", {"setting": "REP_RSL_LICENSES", "door": PYTHON,
+                        "help": "REP_RSL_LICENSES, comma-separated"}),
+    ("--overrides", {"metavar": "JSON", "setting": "REP_OVERRIDES", "door": PYTHON,
+                     "help": 'REP_OVERRIDES as JSON: [{"host": …, "reason": …, "expires": …}]'}),
+    ("--unreachable-action", {"choices": ("drop", "allow"), "setting": "REP_UNREACHABLE_ACTION",
+                              "door": PYTHON, "help": "REP_UNREACHABLE_ACTION"}),
+    ("-s", "--set", {"metavar": "NAME=VALUE", "action": "append", "default": [],
+                     "setting": EACH_SETTING, "door": PYTHON, "help": "any other setting of the "
+                     "crawl (REP_DIRECTIVE_TOKENS=mybot, REP_META_IN_NOSCRIPT=False, "
+                     "DOWNLOAD_MAXSIZE=…), as scrapy's -s"}),
+)  # fmt: skip
+#: Both doors of the checker: ``python -m scrapy_rep check`` and ``scrapy rep-robots``.
+TOOL: Final = Tool(
+    name="check",
+    synopsis="ROBOTS_FILE_OR_URL URL...",
+    summary=SUMMARY,
+    about="Check URLs against a robots.txt: each URL's own origin's, fetched (and with --page "
+    "the page too) by a crawl with the options' settings (under scrapy, over the project's: "
+    "REP_PROFILE, ROBOTSTXT_USER_AGENT or USER_AGENT, REP_PURPOSE...), or a local file's.",
+    exits=EXITS,
+    arguments=ARGUMENTS,
+    runner="scrapy_rep.checker:run",
+    scrapy="rep-robots",
+)
+
+
+def run(options: argparse.Namespace, out: TextIO, door: Door) -> int:
+    """Both doors of the checker once argparse has read them, one front end (the same
+    words for the same input): the options' settings over the project's (``scrapy
+    rep-robots``), read and checked as the crawl reads them (a bad one named by its option
+    where it was given by one); the timeout and each URL read (a path only against a local
+    robots.txt without a page fetched: :class:`Paths`), the local robots.txt (a file, or
+    the bundled one: ``--example``) read before any output, each URL once; then each
+    checked against that file (:func:`local_check`) or by the crawl the door hands
+    (``None``: only a local robots.txt can be checked, without a page). ``scrapy
+    rep-robots`` also fetches each page for a purpose set. The exit status; a bad input is
+    one line on standard error (:func:`usage_error`)."""
+    given: dict[str, Any] = {}
     try:
-        seconds = parse_timeout(timeout)
+        given = settings_of(TOOL, options, door.kind)
+        settings = {**(door.project or {}), **given}
+        file, urls = _read_arguments(options, door.kind)
+        check_names(settings, known_names(), read_config(settings).unknown_settings)
+    except (InputError, UsageError) as error:
+        return usage_error(error)
+    except RepSettingError as error:
+        return usage_error(_as_option(str(error), options, door.kind))
+    purpose_set = "REP_PURPOSE" in settings
+    pages = bool(options.page or (purpose_set and door.kind == SCRAPY))
+    example = getattr(options, "example", False)
+    paths = Paths.PAGES_FETCHED if pages else Paths.ACCEPTED
+    paths = paths if file is not None or example else Paths.NEED_A_FILE
+    try:
+        seconds = parse_timeout(options.timeout)
         checked = tuple(dict.fromkeys(parse_url(url, paths) for url in urls))
         profile = str(settings.get("REP_PROFILE") or "google")
         robots = example_robots(profile) if example else None
-        if robots_file is not None:
-            robots = read_robots_file(Path(robots_file), profile)
+        if file is not None:
+            robots = read_robots_file(Path(file), profile)
     except InputError as error:
         return usage_error(error)
     except OSError as error:
-        return usage_error(unreadable_file(str(robots_file), error.strerror or str(error)))
-    if robots is not None and not asked.pages:
-        lines, code = local_check(robots, checked, settings, obey, asked.explain_usage)
-        write_lines(lines, out)
-        return code
-    return crawl(replace(asked, urls=checked, timeout=seconds, local=robots), out)
+        return usage_error(unreadable_file(str(file), error.strerror or str(error)))
+    request = ToolRequest(checked, given, pages, seconds, purpose_set, robots)
+    if robots is not None and not pages:
+        return local_check(request, settings, read_bool(settings, "ROBOTSTXT_OBEY", True), out)
+    return (door.crawl or _no_crawl)(request, out)
+
+
+def _no_crawl(request: ToolRequest, out: TextIO) -> int:
+    """The checker run without the tools' crawl (not as ``python -m scrapy_rep check``)."""
+    return usage_error("run it as python -m scrapy_rep check")
+
+
+def _as_option(message: str, options: argparse.Namespace, door: str) -> str:
+    """A settings reader's message (``REP_PURPOSE_AGENTS: …``) as the option's
+    (``--purpose-agents: …``), for a setting an option set: only the name before the
+    first colon is rewritten, never the value quoted after."""
+    name, colon, rest = message.partition(":")
+    flag = option_of(TOOL, options, door, name)
+    return f"{flag}{colon}{rest}" if flag else message
+
+
+def _read_arguments(options: argparse.Namespace, door: str) -> tuple[str | None, list[str]]:
+    """The local robots.txt file (``None``: each URL's own origin's is fetched, or the
+    bundled one with ``--example``) and every URL to check, as given (:func:`run` reads
+    them): ``check``'s first argument is the file unless it is a URL
+    (:func:`first_is_url`). Raises :class:`InputError` when no URL is given."""
+    urls, first = options.urls, getattr(options, "robots", None)
+    file = getattr(options, "robots_file", None)
+    if getattr(options, "example", False):
+        urls = ([first] if first else []) + urls
+    elif first and first_is_url(first, alone=not urls, is_file=os.path.exists(first)):
+        urls = [first, *urls]
+    elif first:
+        file = first
+    if not urls:
+        hint = " (after a robots.txt file, or with --example, to check against a local file)"
+        raise InputError(f"give at least one URL{hint if door == PYTHON else ''}")
+    return file, urls

@@ -23,15 +23,12 @@ import hashlib
 import json
 import re
 import sys
-import textwrap
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
 from rep_engine import keys
-from rep_engine.trail.terminal import HELP_WIDTH
-from scrapy_rep.checker import EXIT_USAGE
+from rep_engine.commandline import EXIT_USAGE, Door, Tool
 
 if TYPE_CHECKING:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -69,59 +66,42 @@ def signed_directory(
     return body.encode(), headers
 
 
-def parser() -> argparse.ArgumentParser:
-    about = textwrap.fill(
-        f"{SUMMARY[0].upper()}{SUMMARY[1:]}: the public keys of the Ed25519 key files given "
-        "(the private key REP_WEB_BOT_AUTH_KEY names, or public keys), as a JSON Web Key Set, "
-        "each key's kid its RFC 7638 thumbprint (the keyid of its signatures).",
-        width=HELP_WIDTH,
-    )
-    publish = textwrap.fill(
-        f"Publish it over HTTPS at {WELL_KNOWN} of your site, as {MEDIA_TYPE}, and set "
-        "REP_WEB_BOT_AUTH_AGENT to its URL. Make a key with: openssl genpkey -algorithm "
-        "ed25519 -out key.pem (docs/keys.md). Exit status 0, or 2 for a file that holds no "
-        "Ed25519 key.",
-        width=HELP_WIDTH,
-    )
-    command = argparse.ArgumentParser(
-        prog="python -m scrapy_rep key-directory",
-        description=about,
-        epilog=publish,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    command.add_argument(
-        "key_files",
-        nargs="+",
-        metavar="KEY_FILE",
-        help="an Ed25519 key: PEM (PKCS#8 private, or public) or a JWK",
-    )
-    command.add_argument(
-        "--signed-for",
-        metavar="AUTHORITY",
-        help="the host (and port) the directory is served from: its response is signed by "
-        "each key (private keys only), the body written to --out, the headers printed",
-    )
-    command.add_argument("--out", metavar="FILE", help="with --signed-for: the body to serve")
-    command.add_argument(
-        "--lifetime",
-        type=int,
-        default=7 * 86_400,
-        metavar="SECONDS",
-        help="with --signed-for: how long the signatures hold (default: 7 days)",
-    )
-    return command
+#: The ``key-directory`` tool (:class:`rep_engine.commandline.Tool`; ``python -m scrapy_rep
+#: key-directory``).
+TOOL: Final = Tool(
+    name="key-directory",
+    synopsis="KEY_FILE...",
+    summary=SUMMARY,
+    about=f"{SUMMARY[0].upper()}{SUMMARY[1:]}: the public keys of the Ed25519 key files given "
+    "(the private key REP_WEB_BOT_AUTH_KEY names, or public keys), as a JSON Web Key Set, each "
+    f"key's kid its RFC 7638 thumbprint (the keyid of its signatures). Publish it over HTTPS at "
+    f"{WELL_KNOWN} of your site, as {MEDIA_TYPE}, and set REP_WEB_BOT_AUTH_AGENT to its URL. "
+    "Make a key with: openssl genpkey -algorithm ed25519 -out key.pem (docs/keys.md).",
+    exits={0: "the directory printed (with --signed-for: written to --out, its response's "
+           "headers printed)", EXIT_USAGE: "a file that cannot be read or holds no Ed25519 "
+           "key, or no file named"},
+    arguments=(
+        ("key_files", {"nargs": "+", "metavar": "KEY_FILE",
+                       "help": "an Ed25519 key: PEM (PKCS#8 private, or public) or a JWK"}),
+        ("--signed-for", {"metavar": "AUTHORITY", "help": "the host (and port) the directory is "
+                          "served from: its response is signed by each key (private keys "
+                          "only), the body written to --out, the headers printed"}),
+        ("--out", {"metavar": "FILE", "help": "with --signed-for: the body to serve"}),
+        ("--lifetime", {"type": int, "default": 7 * 86_400, "metavar": "SECONDS", "help": "with "
+                        "--signed-for: how long the signatures hold (default: 7 days)"}),
+    ),
+    runner="scrapy_rep.keydirectory:run",
+)  # fmt: skip
 
 
-def main(argv: Sequence[str], out: TextIO | None = None) -> int:
-    """The command with ``argv`` (after its name); the exit status."""
-    try:
-        options = parser().parse_args(list(argv))
-    except SystemExit as exit_:
-        return 0 if exit_.code == 0 else EXIT_USAGE
+def run(options: argparse.Namespace, out: TextIO, door: Door) -> int:
+    """:data:`TOOL`'s runner: the directory of the key files ``options`` name, printed (or
+    with ``--signed-for`` written to ``--out``, its response's headers printed); the exit
+    status."""
     try:
         if options.signed_for is None:
             public = [keys.read_public_key(path) for path in options.key_files]
-            print(json.dumps(keys.jwks(public), indent=2), file=out or sys.stdout)
+            print(json.dumps(keys.jwks(public), indent=2), file=out)
             return 0
         authority = options.signed_for.lower()
         if not options.out or not re.fullmatch(
@@ -137,5 +117,5 @@ def main(argv: Sequence[str], out: TextIO | None = None) -> int:
         print(f"scrapy_rep: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     for name, value in headers.items():
-        print(f"{name}: {value}", file=out or sys.stdout)
+        print(f"{name}: {value}", file=out)
     return 0

@@ -6,16 +6,6 @@ handlers may be async, and the origin's requests wait until every handler has fi
 
 from __future__ import annotations
 
-import logging
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from scrapy import Request
-    from scrapy.crawler import Crawler
-    from scrapy.http import Response
-
-    from rep_engine.records import Reason
-
 #: A robots.txt download of an origin finished (SPEC §4), whatever its outcome, or its
 #: robots.txt came from the store (the outcome then says "(from the … cache)").
 #: Arguments: ``origin`` (str, e.g. ``"https://example.com"``), ``robots_url`` (str),
@@ -68,34 +58,6 @@ request_overridden = object()
 #: item's page (``response.url``), or a page its callback fetched itself
 #: (``engine.download_async``) before yielding it (docs/behaviour.md).
 item_refused = object()
-
-
-def send_refused(
-    crawler: Crawler,
-    logger: logging.Logger,
-    request: Request,
-    reason: Reason,
-    message: str,
-    response: Response | None = None,
-    detail: str = "",
-    verdict: Any = None,
-) -> None:
-    """Log a refused request at DEBUG (with ``detail``, e.g. the directive's source) and
-    send :data:`request_refused` (with ``verdict``, the refusal's value). Called by the
-    one performer of refusals only (``scrapy_rep.crawl.refusals``), whose stats, line
-    and signal go together (``tests/project/test_architecture.py``)."""
-    logger.debug(
-        "%(message)s%(detail)s: %(request)s",
-        {"message": message, "detail": f" ({detail})" if detail else "", "request": request},
-        extra={"spider": crawler.spider},
-    )
-    kwargs: dict[str, Any] = {
-        "request": request,
-        "reason": reason,
-        "message": message,
-        "verdict": verdict,
-    }
-    crawler.signals.send_catch_log(request_refused, response=response, **kwargs)
 
 
 #: A file downloaded by ``FilesPipeline`` / ``ImagesPipeline`` (or a subclass) was held

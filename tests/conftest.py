@@ -11,6 +11,8 @@ import pluggy
 import pytest
 from hypothesis import HealthCheck, settings
 
+from tests.support.bytecode import share_rewritten_tests, share_with_children
+
 #: ``../shared`` beside the checkout (SPEC corpus); absent for release installs.
 SHARED = Path(__file__).resolve().parents[1].parent / "shared"
 #: The robots.txt corpus: ``REP_CORPUS`` when set, else ``../shared/corpus``.
@@ -56,6 +58,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    share_with_children(config)
+    share_rewritten_tests(config)
     config.addinivalue_line(
         "markers",
         "trail_not_verified(why): a trail this test writes is not verified when it is closed "
@@ -91,14 +95,7 @@ def _every_trail_verified(
     (``python -m scrapy_rep audit verify``) each time its writer closes it, at the end of
     each run: a trail defect shows in any test that crawls with ``REP_AUDIT_FILE``. A trail
     left unclosed (a write error, the file given up on) is not whole on purpose."""
-    if request.node.get_closest_marker("trail_not_verified") is not None:
-        if WITH_SCRAPY:  # the engine's tests run without Scrapy too, with no crawl to tell
-            from tests.support.robotsite import CrawlMode  # late: after the suite's reactor
-
-            monkeypatch.setattr(CrawlMode, "trails_verified", False)  # nor a child crawl's
-        yield
-        return
-    if not WITH_AUDIT:
+    if request.node.get_closest_marker("trail_not_verified") is not None or not WITH_AUDIT:
         yield
         return
     from rep_audit.verify import verify

@@ -19,8 +19,8 @@ import pytest
 from scrapy.cmdline import execute
 from scrapy.settings import Settings
 
-from scrapy_rep.check import run as check_run
 from scrapy_rep.checker import EXIT_USAGE, MAX_TIMEOUT, InputError, Paths, parse_timeout, parse_url
+from tests.support.tools import check_run
 
 ROBOTS = b"User-agent: *\nDisallow: /private/\n"
 #: Placeholders in the argument lists: a readable robots.txt, a file that does not

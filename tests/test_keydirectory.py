@@ -15,8 +15,13 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from rep_engine import keys
 from scrapy_rep.__main__ import main as scrapy_rep_main
-from scrapy_rep.keydirectory import main, signed_directory
+from scrapy_rep.keydirectory import signed_directory
 from tests.support.signatures import RFC9421_PRIVATE, directory_keys, operator_key
+
+
+def key_directory(argv: list[str], out: io.StringIO | None = None) -> int:
+    """``python -m scrapy_rep key-directory ARGV``."""
+    return scrapy_rep_main(["key-directory", *argv], out)
 
 
 def test_the_directory_holds_each_key_once_its_kid_its_thumbprint(tmp_path: Path) -> None:
@@ -40,8 +45,8 @@ def test_a_file_without_a_key_is_exit_2_naming_it(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("hello")
     err, out = io.StringIO(), io.StringIO()
     with redirect_stderr(err):
-        assert main([str(tmp_path / "notes.txt")], out) == 2
-        assert main([], out) == 2  # no file named: a usage error
+        assert key_directory([str(tmp_path / "notes.txt")], out) == 2
+        assert key_directory([], out) == 2  # no file named: a usage error
     assert out.getvalue() == ""
     assert f"scrapy_rep: error: {tmp_path / 'notes.txt'}: no Ed25519 public key" in err.getvalue()
 
@@ -49,7 +54,7 @@ def test_a_file_without_a_key_is_exit_2_naming_it(tmp_path: Path) -> None:
 def test_the_help_says_where_and_how_to_publish() -> None:
     out = io.StringIO()
     with redirect_stdout(out):
-        assert main(["--help"]) == 0
+        assert key_directory(["--help"]) == 0
     said = " ".join(out.getvalue().split())
     assert "/.well-known/http-message-signatures-directory" in said
     assert "application/http-message-signatures-directory+json" in said
@@ -86,7 +91,7 @@ def test_the_directory_signed_for_its_authority_is_written_with_its_headers(
     one, two = operator_key(tmp_path / "one.pem"), operator_key(tmp_path / "two.pem")
     out = io.StringIO()
     argv = [str(tmp_path / "one.pem"), str(tmp_path / "two.pem"), "--out", str(tmp_path / "d")]
-    assert main([*argv, "--signed-for", "Crawler.Example:8443"], out) == 0
+    assert key_directory([*argv, "--signed-for", "Crawler.Example:8443"], out) == 0
     headers = dict(line.split(": ", 1) for line in out.getvalue().splitlines())
     body = (tmp_path / "d").read_bytes()
     digest = base64.b64encode(hashlib.sha256(body).digest()).decode()
@@ -110,10 +115,10 @@ def test_the_directory_signed_for_its_authority_is_written_with_its_headers(
             given = [str(tmp_path / bad[0]), *bad[1:]]
             if "--signed-for" not in given:
                 given += ["--signed-for", "crawler.example"]
-            assert main([*given, "--out", str(tmp_path / "e")], io.StringIO()) == 2, bad
+            assert key_directory([*given, "--out", str(tmp_path / "e")], io.StringIO()) == 2, bad
         key_bytes = (tmp_path / "one.pem").read_bytes()
         over = [str(tmp_path / "one.pem"), "--signed-for", "c.example", "--out"]
-        assert main([*over, str(tmp_path / "one.pem")], io.StringIO()) == 2
+        assert key_directory([*over, str(tmp_path / "one.pem")], io.StringIO()) == 2
         assert (tmp_path / "one.pem").read_bytes() == key_bytes  # never written over
     said = err.getvalue().splitlines()
     assert "is a key file: name another file" in said[3]

@@ -29,13 +29,7 @@ from typing import TextIO
 from rep_audit.across import across, pipelines
 from rep_audit.bundle import build as build_bundle
 from rep_audit.bundlecheck import check_bundle
-from rep_audit.cliargs import (
-    COMMANDS,
-    EXIT_CLEAN,
-    EXIT_DIFFERENCES,
-    EXIT_UNUSABLE,
-    parser,
-)
+from rep_audit.cliargs import COMMANDS, EXIT_CLEAN, EXIT_DIFFERENCES, EXIT_UNUSABLE, TOOL
 from rep_audit.export import (
     ExportRunError,
     build,
@@ -52,7 +46,8 @@ from rep_audit.show import no_record, read_as, story
 from rep_audit.summary import Summary, summary_text
 from rep_audit.verify import verify
 from rep_audit.witness import witnessing
-from rep_engine import keys
+from rep_engine import commandline, keys
+from rep_engine.commandline import Door
 from rep_engine.records import FateRecord
 from rep_engine.trail.file import replacing, same_file
 from rep_engine.trail.notes import NoteError
@@ -62,18 +57,19 @@ from rep_engine.urls.origins import origin_of
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None, prog: str = "") -> int:
-    """``audit …`` with ``argv`` (after ``audit``); the exit status
-    (:data:`rep_audit.cliargs.EXIT_CODES`)."""
-    out = out if out is not None else sys.stdout
-    top = parser(prog or "python -m scrapy_rep audit")
-    try:
-        options = top.parse_args(list(sys.argv[2:] if argv is None else argv))
-    except SystemExit as exit_:
-        return EXIT_CLEAN if exit_.code == 0 else EXIT_UNUSABLE
-    tool = "rep-audit" if prog in ("rep-audit", "python -m rep_audit") else "scrapy_rep"
+    """``audit …`` with ``argv`` (after ``audit``), at the door named ``prog``; the exit
+    status (:data:`rep_audit.cliargs.TOOL`'s exit table)."""
+    argv = sys.argv[2:] if argv is None else argv
+    return commandline.run(TOOL, argv, out, Door(prog or "python -m scrapy_rep audit"))
+
+
+def run(options: argparse.Namespace, out: TextIO, door: Door) -> int:
+    """The command ``options`` name, read at ``door``; the exit status. An input it cannot
+    use is one line, prefixed as the door's tool (``rep-audit: error:`` without Scrapy)."""
+    tool = "rep-audit" if door.prog in ("rep-audit", "python -m rep_audit") else "scrapy_rep"
     try:
         if options.command not in COMMANDS:
-            top.print_usage(sys.stderr)
+            commandline.parser(TOOL, door.prog).print_usage(sys.stderr)
             raise TrailError(f"give a command: {', '.join(COMMANDS)}")
         return _run(options, out)
     except (TrailError, NoteError, keys.SigningKeyError) as error:

@@ -1,17 +1,17 @@
-"""The ``audit`` command line's words (pure): its exit codes, each command's help and
-synopsis, and the parser built from a table of each command's options
-(:mod:`rep_audit.cli` runs them; ``scrapy rep-audit`` and ``python -m scrapy_rep
---help`` read them too)."""
+"""The ``audit`` command line as a row (pure; :class:`rep_engine.commandline.Tool`): its
+exit codes, each command's help, synopsis and options, from which every door of it is
+made (``python -m scrapy_rep audit``, ``rep-audit``, ``python -m rep_audit``, ``scrapy
+rep-audit``, and its rows in ``python -m scrapy_rep --help``); :mod:`rep_audit.cli` runs
+them."""
 
 from __future__ import annotations
 
-import argparse
 from collections.abc import Mapping
 from typing import Any, Final
 
 from rep_audit.html import MAX_ROWS
 from rep_audit.listing import FORMATS, LIST_FATES, LIST_REASONS
-from rep_engine.trail.terminal import exit_table
+from rep_engine.commandline import Tool
 
 EXIT_CLEAN: Final = 0
 EXIT_DIFFERENCES: Final = 1
@@ -40,14 +40,6 @@ _EXIT_MEANINGS: Final[Mapping[int | str, str]] = {
     "check without a key by name: 0)",
 }
 
-
-def exit_codes(same_for: str) -> str:
-    """The exit-code table for one tool's help, naming the other tool (``same_for``)."""
-    return exit_table(f"exit codes (the same for {same_for}):", _EXIT_MEANINGS)
-
-
-#: The table as ``python -m scrapy_rep audit --help`` shows it.
-EXIT_CODES: Final = exit_codes("`scrapy rep-audit`")
 #: Each command, with what it does (its ``--help``, and ``python -m scrapy_rep --help``).
 HELPS: Final = {
     "summary": "counts per origin, per purpose and per deciding signal",
@@ -242,23 +234,23 @@ OPTIONS: Final[dict[str, tuple[tuple[str, dict[str, Any]], ...]]] = {
 }  # fmt: skip
 
 
-def parser(prog: str = "python -m scrapy_rep audit") -> argparse.ArgumentParser:
-    """The ``audit`` command line (shared with ``scrapy rep-audit``)."""
-    raw = argparse.RawDescriptionHelpFormatter
-    top = argparse.ArgumentParser(
-        prog=prog,
-        description="Read a scrapy_rep audit trail (REP_AUDIT_FILE, .jsonl or .jsonl.gz).",
-        epilog=EXIT_CODES,
-        formatter_class=raw,
-    )
-    commands = top.add_subparsers(dest="command", metavar="COMMAND")
-    for name in COMMANDS:
-        said = HELPS[name]
-        command = commands.add_parser(
-            name, help=said, description=said, epilog=EXIT_CODES, formatter_class=raw
-        )
-        one = _FILES.get(name, _ONE_TRAIL)
-        command.add_argument("trail", **(one if name in _ONE else _TRAILS))
-        for flag, keywords in OPTIONS.get(name, ()):
-            command.add_argument(flag, **keywords)
-    return top
+#: The ``audit`` tool: each command a row of its own, its ``TRAIL`` (or other file) first.
+TOOL: Final = Tool(
+    name="audit",
+    synopsis="COMMAND TRAIL...",
+    summary="read an audit trail",
+    about="Read a scrapy_rep audit trail (REP_AUDIT_FILE, .jsonl or .jsonl.gz): the TRAIL "
+    "files named (under scrapy, with none named, the project's REP_AUDIT_FILE). summary, "
+    "verify, show, list and report take several TRAIL files: read together (a crawl's "
+    "workers' trails checked as one, separate crawls' told apart).",
+    exits=_EXIT_MEANINGS,
+    runner="rep_audit.cli:run",
+    commands=tuple(
+        Tool(name, SYNOPSES[name], said, said, {}, (
+            ("trail", _FILES.get(name, _ONE_TRAIL) if name in _ONE else _TRAILS),
+            *OPTIONS.get(name, ()),
+        ))
+        for name, said in HELPS.items()
+    ),
+    scrapy="rep-audit",
+)  # fmt: skip

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from rep_recheck.command import main
+from rep_engine.commandline import Door, run
+from rep_recheck.options import TOOL
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run(TOOL, sys.argv[1:], None, Door("python -m rep_recheck")))

@@ -16,7 +16,6 @@ robots.txt, never the crawl before's); an item dated before every capture has no
 
 from __future__ import annotations
 
-import argparse
 import bisect
 import math
 import sys
@@ -481,16 +480,18 @@ class Dated:
         return source
 
 
-def add_dated_options(parser: argparse.ArgumentParser) -> None:
-    """``--as-of`` and ``--date-column``: the captures of ``--documents`` dated."""
-    parser.add_argument("--as-of", metavar="DATE", help="with --documents: decide with "
-                        "the captures as they stood at DATE (ISO date or time, UTC)")  # fmt: skip
-    parser.add_argument("--date-column", metavar="COLUMN", help="with --documents: each "
-                        "item's date (ISO or epoch); `then` is what the capture nearest "
-                        "before it said (default: the oldest capture)")  # fmt: skip
-    parser.add_argument("--then-tolerance", metavar="DURATION", help="with --date-column: "
-                        "a capture up to DURATION after an item's date (90m, 6h, 1d) is "
-                        "still read for its `then`")  # fmt: skip
+#: ``--as-of``, ``--date-column`` and ``--then-tolerance``: the captures of ``--documents``
+#: dated (rows of :class:`rep_engine.commandline.Tool`).
+DATED_OPTIONS: Final = (
+    ("--as-of", {"metavar": "DATE", "help": "with --documents: decide with the captures as "
+                 "they stood at DATE (ISO date or time, UTC)"}),
+    ("--date-column", {"metavar": "COLUMN", "help": "with --documents: each item's date (ISO "
+                       "or epoch); `then` is what the capture nearest before it said "
+                       "(default: the oldest capture)"}),
+    ("--then-tolerance", {"metavar": "DURATION", "help": "with --date-column: a capture up to "
+                          "DURATION after an item's date (90m, 6h, 1d) is still read for its "
+                          "`then`"}),
+)  # fmt: skip
 
 
 def check_dated(

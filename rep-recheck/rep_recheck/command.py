@@ -32,6 +32,8 @@ from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, Final, TextIO
 
+from rep_engine import commandline
+from rep_engine.commandline import Door
 from rep_engine.fetch.rules import Policy
 from rep_engine.settings.readers import RepSettingError
 from rep_engine.trail.file import TrailFileError
@@ -71,14 +73,13 @@ from rep_recheck.finishing import Finishing
 from rep_recheck.names import ROOM, Numbered, names_held, tmpdir_unused
 from rep_recheck.options import (
     DEFAULT_USER_AGENT,
-    EXIT_CODES,
     EXIT_INTERRUPTED,
     EXIT_KEPT,
     EXIT_REMOVED,
     EXIT_USAGE,
     SUMMARY,
+    TOOL,
     UsageError,
-    add_options,
     check_outputs,
     consult_of,
     parser,
@@ -92,7 +93,6 @@ from rep_recheck.warc import Capture, WarcDocuments, WarcError
 __all__ = [
     "AI_PURPOSES",
     "DEFAULT_USER_AGENT",
-    "EXIT_CODES",
     "EXIT_INTERRUPTED",
     "EXIT_KEPT",
     "EXIT_REMOVED",
@@ -100,6 +100,7 @@ __all__ = [
     "PROGRESS_EVERY",
     "RECHECK_MAX_WAIT",
     "SUMMARY",
+    "TOOL",
     "Completed",
     "FetchRequest",
     "FetchResult",
@@ -109,31 +110,33 @@ __all__ = [
     "Progress",
     "Recheck",
     "UsageError",
-    "add_options",
     "agents_obeyed",
     "fetch_progress",
     "main",
     "parser",
     "read_settings",
     "run",
+    "run_options",
     "settings_of",
     "warc_rechecker",
 ]
 
 
 def main(argv: Sequence[str], out: TextIO | None = None, fetcher: Fetcher | None = None) -> int:
-    """``python -m scrapy_rep recheck ARGV`` (the arguments after ``recheck``)."""
+    """``python -m scrapy_rep recheck ARGV`` (the arguments after ``recheck``; DATASET's
+    files may come after the options too: ``a.jsonl --out k b.jsonl``)."""
+    return commandline.run(TOOL, argv, out, Door("python -m scrapy_rep recheck", fetcher))
+
+
+def run_options(options: argparse.Namespace, out: TextIO, door: Door) -> int:
+    """:data:`TOOL`'s runner: the recheck of the options read at ``door``, under the
+    settings of its project (``scrapy rep-recheck``) or of its options."""
     try:
-        # DATASET's files may come after the options too (``a.jsonl --out k b.jsonl``)
-        options = parser().parse_intermixed_args(list(argv))
-    except SystemExit as exit_:
-        return EXIT_KEPT if exit_.code == 0 else EXIT_USAGE
-    try:
-        settings = settings_of(options)
+        settings = door.project if door.project is not None else settings_of(options)
     except UsageError as error:
         print(f"scrapy_rep: error: {error}", file=sys.stderr)
         return EXIT_USAGE
-    return run(options, settings, fetcher, out)
+    return run(options, settings, door.crawl, out)
 
 
 def run(

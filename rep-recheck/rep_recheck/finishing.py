@@ -45,9 +45,8 @@ from rep_recheck.options import EXIT_INTERRUPTED, EXIT_KEPT, EXIT_REMOVED, EXIT_
 from rep_recheck.outputs import (
     Evidence,
     EvidenceMemo,
+    ReportLines,
     Tally,
-    encode,
-    item_line,
     summary_markdown,
 )
 from rep_recheck.pacing import PAGES_NOT_CHECKED
@@ -205,7 +204,8 @@ class Finishing:
                                              self.user_agent, self.purpose_agents)  # fmt: skip
                     stack.callback(trail.file.close)
                 read_again = fetched.pages if fetched is not None and options.pages else None
-                outputs = _Outputs(staged, tally, memo, report, trail, read_again)
+                lines = ReportLines(rechecker.not_consulted)
+                outputs = _Outputs(staged, tally, memo, report, trail, read_again, lines)
                 stack.enter_context(collector_paced())  # restored after ("Scale")
                 for index, (path, dataset) in enumerate(zip(shards.paths, self.datasets,
                                                             strict=True)):  # fmt: skip
@@ -390,8 +390,7 @@ class Finishing:
                         reasons.append(None if kept else (status, removed_why(item, outcome, memo)))
                     if report is not None:
                         why = item.problem or (outcome.why if outcome is not None else "")
-                        line = item_line(item, status, said, why, shard, rechecker.not_consulted)
-                        report.write(encode(line))
+                        report.write(outputs.lines.line(item, status, said, why, shard))
                 self._write(writers, chunk, keep, reasons)
                 progress.tick(tally.items, len(tally.origins))
         return None
@@ -472,7 +471,6 @@ class Finishing:
         removed items to its own files."""
         tally, memo, report, trail = outputs.tally, outputs.memo, outputs.report, outputs.trail
         current, writers, written = grouped.shard, grouped.writers, 0
-        scope = self.rechecker.not_consulted
         evidences: dict[tuple[Any, ...], Evidence] = {}
         for index, items, data, results in grouped.replay():
             while current < index:  # the next shard (one with no item too)
@@ -507,7 +505,7 @@ class Finishing:
                 keep.append(kept := self._kept(status))
                 reasons.append(None if kept else (status, removed))
                 if report is not None:
-                    report.write(encode(item_line(item, status, said, why, shard, scope)))
+                    report.write(outputs.lines.line(item, status, said, why, shard))
             self._write(writers, Chunk(chunk, data), keep, reasons)
             written += len(chunk)
             self.progress.step(f"writing the grouped items in the dataset's order: "
@@ -588,8 +586,8 @@ _EVIDENCES: Final = 4_096
 @dataclass(frozen=True)
 class _Outputs:
     """Where a recheck's items go as they are decided: its staged files, its counts,
-    the evidence memo, the report and the trail (``None``: not written), and the pages
-    fetched again (``--pages``)."""
+    the evidence memo, the report and the trail (``None``: not written), the pages
+    fetched again (``--pages``), and the report's lines."""
 
     staged: Staged
     tally: Tally
@@ -597,3 +595,5 @@ class _Outputs:
     report: IO[bytes] | None
     trail: RecheckTrail | None
     read_again: dict[str, PageAgain] | None
+    #: The report's lines, each outcome's part encoded once.
+    lines: ReportLines

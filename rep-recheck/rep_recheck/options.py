@@ -6,19 +6,19 @@ any work (:func:`check_outputs`; pure).
 from __future__ import annotations
 
 import argparse
-import textwrap
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, Final
 
 from rep_audit.treeheads import head_options
+from rep_engine import commandline
+from rep_engine.commandline import EACH_SETTING, PYTHON, SCRAPY, Tool
 from rep_engine.settings import RepConfig, read_config
 from rep_engine.settings.names import check_names, known_names
 from rep_engine.settings.readers import read_bool
 from rep_engine.trail.file import TrailFileError, check_trail
-from rep_engine.trail.terminal import HELP_WIDTH, exit_table
 from rep_engine.verdict.decide import ROBOTS
-from rep_recheck.asof import add_dated_options
+from rep_recheck.asof import DATED_OPTIONS
 from rep_recheck.datasets import FORMATS, STDIN, DatasetError, compression_of, zstd_module
 from rep_recheck.documents import KINDS
 from rep_recheck.files import (
@@ -46,7 +46,8 @@ DEFAULT_USER_AGENT: Final = "Scrapy"
 #: What ``recheck`` does, as ``python -m scrapy_rep --help`` says it.
 SUMMARY: Final = "re-check a stored collection: the items a site has since said no to"
 
-EXIT_CODES: Final = exit_table("exit codes (scrapy rep-recheck uses the same):", {
+#: What each exit status means.
+EXITS: Final[dict[int | str, str]] = {
     EXIT_KEPT: "every item is kept",
     EXIT_REMOVED: "some items are removed: refused now, unknown (not kept), or unreadable "
                   "(a warning names its line; the run goes on)",
@@ -58,7 +59,7 @@ EXIT_CODES: Final = exit_table("exit codes (scrapy rep-recheck uses the same):",
     130: "stopped by Ctrl-C (SIGINT), 143 by SIGTERM, at any phase: one line says so; "
          "every output as it was (or all whole, if they were being put in place), no "
          "temporary file left, the trail's run ended",
-})  # fmt: skip
+}  # fmt: skip
 
 
 #: What ``--consult`` does, as its help says it.
@@ -73,70 +74,74 @@ class UsageError(Exception):
     """A wrong option or setting: one line."""
 
 
-def add_options(parser: argparse.ArgumentParser, project: bool = False) -> None:
-    """The options of ``recheck`` (``project``: ``scrapy rep-recheck``, whose settings
-    are the project's and ``-s``, and whose DATASET files are Scrapy's arguments)."""
-    if not project:
-        parser.add_argument("dataset", metavar="DATASET", nargs="+", help="the collection: "
-                            "JSON Lines, CSV, Parquet, an audit trail or its export (- for "
-                            "standard input); or its shards: several files, a folder, a "
-                            "quoted pattern ('shards/*.parquet')")  # fmt: skip
-    parser.add_argument(
-        "--purpose",
-        help="REP_PURPOSE: search, ai-train, ai-input, "
-        "comma-separated" + (" (default: the project's)" if project else ""),
-    )
-    parser.add_argument("--column", default="url", help="the field or column of each item's "
-                        "URL (default: url; a dotted path in JSON: metadata.url)")  # fmt: skip
-    parser.add_argument("--format", choices=FORMATS, help="the dataset's format (default: "
-                        "from its name and first line)")  # fmt: skip
-    parser.add_argument("--out", metavar="FILE", help="the items kept, in the dataset's format "
-                        "(several shards: a folder, one file per shard)")  # fmt: skip
-    parser.add_argument("--removed", metavar="FILE", help="the items removed, in its format "
-                        "(several shards: a folder)")  # fmt: skip
-    parser.add_argument("--report", metavar="FILE", help="one JSON line per item: its status "
-                        "now and its evidence")  # fmt: skip
-    parser.add_argument("--summary", metavar="FILE", help="the Markdown summary (default: "
-                        "standard output)")  # fmt: skip
-    parser.add_argument("--trail", metavar="FILE", help="the recheck's own audit trail "
-                        "(appended to; `audit verify` checks it)")  # fmt: skip
-    parser.add_argument("--documents", metavar="WARC", action="append", help="read the "
-                        "documents from this WARC of captures instead of fetching them "
-                        "now (repeatable: each origin's newest capture is read)")  # fmt: skip
-    add_dated_options(parser)
-    parser.add_argument("--fetch-missing", action="store_true", help="with --documents: "
-                        "fetch now only the documents the WARC lacks (a Common Crawl "
-                        "robots.txt WARC holds no tdmrep.json)")  # fmt: skip
-    parser.add_argument("--pages", action="store_true", help="fetch each item's page again: its "
-                        "headers and meta decide too")  # fmt: skip
-    parser.add_argument("--keep-unknown", action="store_true", help="keep the items whose "
-                        "documents could not be had (counted either way)")  # fmt: skip
-    parser.add_argument("--consult", metavar="KIND[,KIND…]", help=CONSULT_HELP)
-    parser.add_argument("--no-progress", dest="progress", action="store_false",
-                        help="no progress lines on standard error")  # fmt: skip
-    if not project:
-        parser.add_argument("--user-agent", "-A", default=DEFAULT_USER_AGENT,
-                            help=f"USER_AGENT (default: {DEFAULT_USER_AGENT})")  # fmt: skip
-        parser.add_argument("--profile", help="REP_PROFILE: google (default), rfc9309, legacy")
-        parser.add_argument("--no-robotstxt-obey", dest="robotstxt_obey", action="store_false",
-                            help="as ROBOTSTXT_OBEY = False")  # fmt: skip
-        parser.add_argument("-s", "--set", dest="settings", metavar="NAME=VALUE",
-                            action="append", default=[], help="a setting, as a crawl's "
-                            "(REP_PURPOSE_AGENTS=…, REP_OVERRIDES=…; repeatable)")  # fmt: skip
+#: The arguments of ``recheck`` (:class:`rep_engine.commandline.Tool` rows); the
+#: settings-only ones not under ``scrapy rep-recheck``, whose settings are the project's
+#: and ``-s``.
+ARGUMENTS: Final = (
+    ("dataset", {"metavar": "DATASET", "nargs": "+", "help": "the collection: JSON Lines, "
+                 "CSV, Parquet, an audit trail or its export (- for standard input); or its "
+                 "shards: several files, a folder, a quoted pattern ('shards/*.parquet')"}),
+    ("--purpose", {"door": PYTHON, "help": "REP_PURPOSE: search, ai-train, ai-input, "
+                   "comma-separated"}),
+    ("--purpose", {"door": SCRAPY, "help": "REP_PURPOSE: search, ai-train, ai-input, "
+                   "comma-separated (default: the project's)"}),
+    ("--column", {"default": "url", "help": "the field or column of each item's URL (default: "
+                  "url; a dotted path in JSON: metadata.url)"}),
+    ("--format", {"choices": FORMATS, "help": "the dataset's format (default: from its name "
+                  "and first line)"}),
+    ("--out", {"metavar": "FILE", "help": "the items kept, in the dataset's format (several "
+               "shards: a folder, one file per shard)"}),
+    ("--removed", {"metavar": "FILE", "help": "the items removed, in its format (several "
+                   "shards: a folder)"}),
+    ("--report", {"metavar": "FILE", "help": "one JSON line per item: its status now and its "
+                  "evidence"}),
+    ("--summary", {"metavar": "FILE", "help": "the Markdown summary (default: standard output)"}),
+    ("--trail", {"metavar": "FILE", "help": "the recheck's own audit trail (appended to; "
+                 "`audit verify` checks it)"}),
+    ("--documents", {"metavar": "WARC", "action": "append", "help": "read the documents from "
+                     "this WARC of captures instead of fetching them now (repeatable: each "
+                     "origin's newest capture is read)"}),
+    *DATED_OPTIONS,
+    ("--fetch-missing", {"action": "store_true", "help": "with --documents: fetch now only the "
+                         "documents the WARC lacks (a Common Crawl robots.txt WARC holds no "
+                         "tdmrep.json)"}),
+    ("--pages", {"action": "store_true", "help": "fetch each item's page again: its headers "
+                 "and meta decide too"}),
+    ("--keep-unknown", {"action": "store_true", "help": "keep the items whose documents could "
+                        "not be had (counted either way)"}),
+    ("--consult", {"metavar": "KIND[,KIND…]", "help": CONSULT_HELP}),
+    ("--no-progress", {"dest": "progress", "action": "store_false",
+                       "help": "no progress lines on standard error"}),
+    ("--user-agent", "-A", {"default": DEFAULT_USER_AGENT, "setting": "USER_AGENT",
+                            "door": PYTHON, "help": f"USER_AGENT (default: {DEFAULT_USER_AGENT})"}),
+    ("--profile", {"setting": "REP_PROFILE", "door": PYTHON,
+                   "help": "REP_PROFILE: google (default), rfc9309, legacy"}),
+    ("--no-robotstxt-obey", {"dest": "robotstxt_obey", "action": "store_const", "const": False,
+                             "setting": "ROBOTSTXT_OBEY", "door": PYTHON,
+                             "help": "as ROBOTSTXT_OBEY = False"}),
+    ("-s", "--set", {"dest": "settings", "metavar": "NAME=VALUE", "action": "append",
+                     "default": [], "setting": EACH_SETTING, "door": PYTHON, "help": "a setting, "
+                     "as a crawl's (REP_PURPOSE_AGENTS=…, REP_OVERRIDES=…; repeatable)"}),
+)  # fmt: skip
+#: The ``recheck`` tool (``python -m scrapy_rep recheck``, ``python -m rep_recheck``,
+#: ``scrapy rep-recheck``).
+TOOL: Final = Tool(
+    name="recheck",
+    synopsis="DATASET --purpose P",
+    summary=SUMMARY,
+    about="Re-check a stored collection: which of its items a site has since said no to, by "
+    "which signal, line and document, decided as a crawl with these settings would decide "
+    "them now.",
+    exits=EXITS,
+    arguments=ARGUMENTS,
+    runner="rep_recheck.command:run_options",
+    scrapy="rep-recheck",
+)
 
 
 def parser(prog: str = "python -m scrapy_rep recheck") -> argparse.ArgumentParser:
-    about = textwrap.fill(
-        "Re-check a stored collection: which of its items a site has since said no to, "
-        "by which signal, line and document, decided as a crawl with these settings would "
-        "decide them now.", width=HELP_WIDTH,
-    )  # fmt: skip
-    recheck = argparse.ArgumentParser(
-        prog=prog, description=about, epilog=EXIT_CODES,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )  # fmt: skip
-    add_options(recheck)
-    return recheck
+    """The ``recheck`` command line (:data:`TOOL`'s), named ``prog``."""
+    return commandline.parser(TOOL, prog)
 
 
 def consult_of(given: str | Iterable[str] | None) -> frozenset[str] | None:
@@ -158,17 +163,12 @@ def consult_of(given: str | Iterable[str] | None) -> frozenset[str] | None:
 
 
 def settings_of(options: argparse.Namespace) -> dict[str, Any]:
-    """The options of ``python -m scrapy_rep recheck`` as a crawl's settings."""
-    settings: dict[str, Any] = {"USER_AGENT": options.user_agent,
-                                "ROBOTSTXT_OBEY": options.robotstxt_obey}  # fmt: skip
-    for pair in options.settings:
-        name, equals, value = pair.partition("=")
-        if not equals or not name:
-            raise UsageError(f"-s takes NAME=VALUE, got {pair!r}")
-        settings[name.strip()] = value
-    if options.profile:
-        settings["REP_PROFILE"] = options.profile
-    return settings
+    """The options of ``python -m scrapy_rep recheck`` as a crawl's settings. Raises
+    :class:`UsageError` for a ``-s`` without ``NAME=VALUE``."""
+    try:
+        return commandline.settings_of(TOOL, options)
+    except commandline.UsageError as error:
+        raise UsageError(str(error)) from None
 
 
 def read_settings(settings: Mapping[str, Any]) -> tuple[RepConfig, Identity, str]:

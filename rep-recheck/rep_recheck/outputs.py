@@ -782,20 +782,31 @@ def item_line(
         line["then"] = item.then
         if (changed := changed_since(item.then, status)) is not None:
             line["changed"] = changed
+    return line | _outcome_part(status, said, why, not_consulted)
+
+
+def _outcome_part(
+    status: str, said: Evidence, why: str, not_consulted: Sequence[str]
+) -> dict[str, Any]:
+    """The fields of a report's line that its outcome says (its evidence, why, the kinds
+    not consulted): the same for every item of a shared outcome."""
+    part: dict[str, Any] = {}
     for name in Evidence.__slots__:
         value = getattr(said, name)
         if value not in ("", None):
-            line[name] = value
+            part[name] = value
     if why:
-        line["why"] = why
+        part["why"] = why
     if not_consulted and status != UNREADABLE:
-        line["not_consulted"] = list(not_consulted)
-    return line
+        part["not_consulted"] = list(not_consulted)
+    return part
 
 
 #: A line as JSON, compact: its characters as they are, or escaped (one encoder made).
 _AS_IS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 _ESCAPED = json.JSONEncoder(separators=(",", ":")).encode
+#: A string as JSON, its characters as they are (what :data:`_AS_IS` writes of one).
+_STRING: Final = json.encoder.encode_basestring
 
 
 def encode(line: dict[str, Any]) -> bytes:
@@ -805,3 +816,46 @@ def encode(line: dict[str, Any]) -> bytes:
         return (_AS_IS(line) + "\n").encode()
     except UnicodeEncodeError:
         return (_ESCAPED(line) + "\n").encode()
+
+
+class ReportLines:
+    """The report's lines (``--report``), each :func:`encode` of :func:`item_line`: an
+    item's own fields (its shard, line, URL, status, its status then and whether it
+    changed) written for each, its outcome's (:func:`_outcome_part`: most of the line)
+    encoded once per evidence and ``why`` (the items of a shared outcome share its
+    evidence, :class:`EvidenceMemo`), at most :data:`EVIDENCE_MEMO` of them, then it
+    starts again."""
+
+    def __init__(self, not_consulted: Sequence[str] = ()) -> None:
+        self.not_consulted = tuple(not_consulted)
+        #: (the evidence's id, why) -> (the evidence, the line's end from its outcome).
+        self._ends: dict[tuple[int, str], tuple[Evidence, str]] = {}
+
+    def line(
+        self, item: Item, status: str, said: Evidence, why: str = "", shard: str = ""
+    ) -> bytes:
+        """:func:`encode` of :func:`item_line` (the same bytes)."""
+        if status == UNREADABLE:  # its evidence is its own: written whole
+            return encode(item_line(item, status, said, why, shard, self.not_consulted))
+        key = (id(said), why)
+        known = self._ends.get(key)
+        if known is None or known[0] is not said:
+            part = _outcome_part(status, said, why, self.not_consulted)
+            end = _AS_IS(part)[1:] if part else "}"
+            if len(self._ends) >= EVIDENCE_MEMO:
+                self._ends.clear()
+            known = self._ends[key] = (said, end if end == "}" else "," + end)
+        number, url, then = item.number, item.url, item.then
+        if type(number) is not int or (then is not None and type(then) is not str):
+            return encode(item_line(item, status, said, why, shard, self.not_consulted))
+        start = f'{{"shard":{_STRING(shard)},"line":' if shard else '{"line":'
+        head = f'{start}{number},"url":{_STRING(url) if url else "null"},"status":{_STRING(status)}'
+        if then is not None:
+            head += f',"then":{_STRING(then)}'
+            changed = changed_since(then, status)
+            if changed is not None:
+                head += ',"changed":true' if changed else ',"changed":false'
+        try:
+            return (head + known[1] + "\n").encode()
+        except UnicodeEncodeError:  # a lone surrogate: the whole line escaped
+            return encode(item_line(item, status, said, why, shard, self.not_consulted))

@@ -44,7 +44,7 @@ from rep_engine.directives import product_token
 from rep_engine.fetch.cache import CacheEntry
 from rep_engine.fetch.procedure import cut_before_limit
 from rep_engine.records import ITEM_NOT_HAD, NOT_HAD, ItemStatus, Reason, payment_said
-from rep_engine.robotstxt import FIRST_DISALLOWED_STEP, RobotsTxt
+from rep_engine.robotstxt import FIRST_DISALLOWED_STEP, Decision, RobotsTxt
 from rep_engine.robotstxt.useragent import held_names
 from rep_engine.settings import RepConfig
 from rep_engine.settings.rules import page_rules, request_rules
@@ -245,8 +245,10 @@ class _Known:
         self.matchers = matchers
         self.one = one
         #: By ``RobotsTxt.first_disallowed``'s number, the outcome of the items one line
-        #: refuses for one name (and ``0``: the allowed items'), each made once.
-        self.outcomes: dict[int, Outcome] = {}
+        #: refuses for one name (and ``0``: the allowed items'), each made once; with
+        #: ``explain``, those of the items each Allow line allows too (by its number, or
+        #: by the :class:`~rep_engine.robotstxt.Decision` that names it).
+        self.outcomes: dict[Hashable, Outcome] = {}
         #: The outcome its allowed items share (made on the first of them).
         self.kept: Outcome | None = None
 
@@ -305,8 +307,12 @@ class Rechecker:
         #: The names whose robots.txt groups decide, in the order they are asked: the
         #: crawler's, then those of ``REP_PURPOSE_AGENTS``.
         self._held = (self.agent, *self.rules.agents)
-        fast = not self.rules.explain and self.obey is Obey.ALL and len(self.names) == 1
+        fast = self.obey is Obey.ALL and len(self.names) == 1
         self._fast = fast and not self.rules.overrides
+        #: Whether an allowed item's outcome names robots.txt's line that allows it
+        #: (``explain``: a report, a trail): then the fast path shares one outcome per
+        #: allowing line (and one for no line) of an origin, not one per origin.
+        self._lines = explain
         #: Decisions made (a load-independent count for the benchmark).
         self.decisions = 0
         #: Times the origins seen were forgotten (a holder of outcomes lets them go then).
@@ -408,14 +414,23 @@ class Rechecker:
         one = known.one
         # A path matched as it is (``given``): ``one`` is set only where the profile
         # encodes no "*" or "$" (_as_given), matched_as_given's third test.
+        kept = False
         if one is not None and given is not None:
             # RobotsTxt.first_disallowed_path inline for one group set and a path matched
             # as it is (the hot path): its number, position 1.
             code = one.match(path)
             if code >= 0:  # allowed: the outcome its allowed items share
-                kept = known.kept
-                return kept if kept is not None else self._later(url, known, 0)
-            if path == "/robots.txt":  # RFC 9309 §2.2.2: the file's own rules decide
+                if not self._lines:
+                    outcome = known.kept
+                    return outcome if outcome is not None else self._later(url, known, 0, True)
+                # explain: one outcome per allowing line (its number; 0: none), as
+                # RobotsTxt.decide names it, but for robots.txt itself (RFC 9309 §2.2.2)
+                if path == "/robots.txt":
+                    return self._decide(url, known.origin, known.documents, self.rules)
+                kept = True
+            elif path == "/robots.txt":  # RFC 9309 §2.2.2: the file's own rules decide
+                if self._lines:
+                    return self._decide(url, known.origin, known.documents, self.rules)
                 code = known.plain.first_disallowed_path(path, known.matchers)  # type: ignore[union-attr]
             else:
                 code = 1 + code * FIRST_DISALLOWED_STEP
@@ -427,15 +442,26 @@ class Rechecker:
                 code = rules.first_disallowed(url, known.matchers)
             else:
                 code = rules.first_disallowed_path(path, known.matchers)
+            if code == 0 and self._lines:  # explain: one outcome per robots.txt decision
+                return self._allowed_by(url, known, rules.decide(url, self.agent))
         outcomes = known.outcomes  # one memo for all the origin's spellings
         if code in outcomes:
             return outcomes[code]
-        return self._later(url, known, code)
+        return self._later(url, known, code, kept)
 
-    def _later(self, url: str, known: _Known, code: int) -> Outcome:
+    def _allowed_by(self, url: str, known: _Known, decision: Decision) -> Outcome:
+        """The outcome of ``known``'s allowed items whose robots.txt decision (for the
+        crawler's name, which an allowed item's verdict names) is ``decision``: its line,
+        or why none decided (no rule, no group, robots.txt itself), one for them all."""
+        outcome = known.outcomes.get(decision)
+        return outcome if outcome is not None else self._later(url, known, decision, True)
+
+    def _later(self, url: str, known: _Known, code: Hashable, kept: bool = False) -> Outcome:
         """The outcome :meth:`decide` gives the items of ``known``'s origin that
         :meth:`~rep_engine.robotstxt.RobotsTxt.first_disallowed` numbers ``code`` (``0``:
-        allowed for every name), made on the first of them and remembered."""
+        allowed for every name), or that are allowed (``kept``) by the line ``code``
+        numbers or the decision it is (``explain``), made on the first of them and
+        remembered."""
         self.made += 1
         outcomes = known.outcomes
         documents = known.documents
@@ -448,8 +474,9 @@ class Rechecker:
             self._outcomes += 1
             # Its verdict decided when first read (a filter reads only the status), with
             # the line kept (``explain``): the refusal is the same (it names its line
-            # either way), its line found by one match instead of two.
-            outcome = self._refused(url, documents)
+            # either way), its line found by one match instead of two; an allowed one's
+            # (explain) names the line its items share.
+            outcome = (self._kept if kept else self._refused)(url, documents)
         outcomes[code] = outcome
         return outcome
 

@@ -102,7 +102,7 @@ class RecheckTrail:
             "USER_AGENT": user_agent,
             "ROBOTSTXT_USER_AGENT": identity.declared if identity.declared != user_agent else None,
             "ROBOTSTXT_OBEY": identity.obey_robots,
-            # its crawl (recheck_crawl.CRAWL_SETTINGS) and a WARC recheck run none
+            # its crawl (toolcrawl.WRITES_NOTHING) and a WARC recheck run none
             "REMOTE_CONTROL_ENABLED": False,
             "REP_PURPOSE_AGENTS": purpose_agents,
         })  # fmt: skip

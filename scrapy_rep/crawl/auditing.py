@@ -58,11 +58,11 @@ class Event(enum.Enum):
     #: The verdict on it (the performer), and an RSL license it was decided with.
     DECIDED = enum.auto()
     LICENSE = enum.auto()
-    #: ``request_reached_downloader``: a download tried.
+    #: A download tried: as it leaves its slot (``sent_at``), or ``request_reached_downloader``.
     ATTEMPT = enum.auto()
     #: ``request_held``: it waits for its origin's documents.
     HELD = enum.auto()
-    #: At its send: it left (``sent_at``), did not (``not_sent``), or was changed.
+    #: At its send: it left (``sent_at``), or was changed.
     SENT = enum.auto()
     #: ``request_refused``: final, refused.
     REFUSED = enum.auto()
@@ -147,14 +147,13 @@ TRANSITIONS: Final[Mapping[tuple[Phase, Event], str]] = {
 class Refusal(IgnoreRequest):
     """The ``IgnoreRequest`` of a request refused in the downloader (raised for Scrapy: its
     errback and the ``process_exception`` chain get what Scrapy's own middleware gives),
-    with its message and its ``verdict`` (when one refused it) for whoever awaited the
-    download (a media pipeline lists its file refused). Its refusal entered the URL ledger
-    already (:meth:`LedgerCalls.refused`), so the readers of a download's final failure
+    with its message and its ``verdict`` (when one refused it, set after it is made: no call
+    of ours on a refusal's path) for whoever awaited the download (a media pipeline lists
+    its file refused). Its refusal entered the URL ledger already
+    (:meth:`LedgerCalls.refused`), so the readers of a download's final failure
     (:class:`AuditMiddleware`, the page pass) do not tell it again."""
 
-    def __init__(self, message: str, verdict: Refused | None = None) -> None:
-        super().__init__(message)
-        self.verdict = verdict
+    verdict: Refused | None = None
 
 
 @dataclass
@@ -226,13 +225,15 @@ class LedgerCalls(Protocol):
 
     def failure_scraped(self, request: Request, failure: Any) -> None: ...
 
-    def downloaded(self, request: Request, response: Response) -> None: ...
+    def downloaded(self, request: Request, response: Response, told: bool = False) -> None: ...
 
     def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None: ...
 
-    def sent_at(self, record: str, now: float, expires: float) -> None: ...
+    def attempted(self, request: Request) -> None: ...
 
-    def not_sent(self, record: str) -> None: ...
+    def attempts_at_send(self) -> None: ...
+
+    def sent_at(self, record: str, now: float, expires: float) -> None: ...
 
     def page_done(self, response: Response, output: PageOutput, page: Page | None = None) -> None:
         """A page's whole output went through the page pass (``page``: what it read of the

@@ -54,7 +54,7 @@ class Page:
         #: ``True`` when the cache does not say (Scrapy before 2.19); ``None``: fetched now.
         self.cached: datetime | bool | None = None
         #: Its output passes every gate untouched
-        #: (:meth:`~scrapy_rep.crawl.page.pagestate.PageState.passes_all`).
+        #: (:meth:`~scrapy_rep.crawl.page.pagestate.PageState.read`).
         self.plain = False
         #: The URLs it links to only with ``rel="nofollow"`` (``None``: not read yet).
         self.rel_targets: frozenset[str] | None = None

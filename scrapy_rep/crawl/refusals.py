@@ -90,18 +90,34 @@ def refuse_request(
     the caller has it; ``facts``: what the performer of verdicts decided it on;
     ``admitted``: refused before the scheduler, which takes nothing more of it; a link not
     followed is no request, so no record), logged at DEBUG (with ``detail``, what said it),
-    then signalled."""
-    inc_each(crawler.stats, refusal_stats(action, verdict))
+    then signalled. (:func:`refusal_stats`, ``inc_each`` and :func:`_signalled` written out:
+    a refused request's path, where each call would cost.)"""
+    reason, message = verdict.reason, verdict.message
+    stats = crawler.stats
+    if stats is not None:
+        signal = verdict.signal
+        names = (
+            _stats_of(action, reason, verdict.purpose)
+            if signal is None
+            else refusal_stats(action, verdict)
+        )
+        for name in names:
+            stats.inc_value(name)
     if output is not None:
-        output.link_refused(request.url, verdict.reason, verdict.message)
-    if verdict.reason not in LINK_REASONS:
+        output.link_refused(request.url, reason, message)
+    if reason not in LINK_REASONS:
         if ledger is None:
             ledger = LEDGERS.get(crawler)
         if ledger is not None:
-            ledger.refused(request, verdict.reason, verdict.message, verdict, facts, admitted)
-    rep_signals.send_refused(
-        crawler, logger, request, verdict.reason, verdict.message, response,
-        detail=detail, verdict=verdict,
+            ledger.refused(request, reason, message, verdict, facts, admitted)
+    logger.debug(
+        "%(message)s%(detail)s: %(request)s",
+        {"message": message, "detail": f" ({detail})" if detail else "", "request": request},
+        extra={"spider": crawler.spider},
+    )
+    crawler.signals.send_catch_log(
+        rep_signals.request_refused, request=request, reason=reason, message=message,
+        response=response, verdict=verdict,
     )  # fmt: skip
 
 
@@ -115,7 +131,7 @@ def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, mess
     reason = why if isinstance(why, Reason) else SIGNALLED_AS[why]
     if (ledger := LEDGERS.get(crawler)) is not None:
         ledger.refused(request, reason, message)
-    rep_signals.send_refused(crawler, logger, request, reason, message)
+    _signalled(crawler, request, reason, message)
 
 
 def scheduled_again(crawler: Crawler, engine: Any, request: Request, when: str) -> bool:
@@ -245,7 +261,27 @@ def refuse_file_url(
         return
     if (ledger := LEDGERS.get(crawler)) is not None:
         ledger.refused(request, verdict.reason, verdict.message, verdict)
-    rep_signals.send_refused(
-        crawler, logger, request, verdict.reason, verdict.message, response,
-        detail=detail, verdict=verdict,
+    _signalled(crawler, request, verdict.reason, verdict.message, response, detail, verdict)
+
+
+def _signalled(
+    crawler: Crawler,
+    request: Request,
+    reason: Reason,
+    message: str,
+    response: Response | None = None,
+    detail: str = "",
+    verdict: Refused | None = None,
+) -> None:
+    """A refused request logged at DEBUG (with ``detail``, e.g. the directive's source) and
+    sent as :data:`~scrapy_rep.signals.request_refused` (with ``verdict``, the refusal's
+    value): the line and the signal of every request refused, which go with its stats."""
+    logger.debug(
+        "%(message)s%(detail)s: %(request)s",
+        {"message": message, "detail": f" ({detail})" if detail else "", "request": request},
+        extra={"spider": crawler.spider},
+    )
+    crawler.signals.send_catch_log(
+        rep_signals.request_refused, request=request, reason=reason, message=message,
+        response=response, verdict=verdict,
     )  # fmt: skip

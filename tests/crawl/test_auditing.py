@@ -47,15 +47,42 @@ def test_the_events_an_entry_ignores_change_nothing() -> None:
     request = Request("http://a.test/x")
     recorded(request, "k-1")
     fetched = ledger.open["k-1"] = UrlEntry(request.url, attempts=1, status=200, fetched=True)
-    ledger._attempt(request)  # (FETCHED, ATTEMPT): a copied meta's
+    ledger.attempted(request)  # (FETCHED, ATTEMPT): a copied meta's
+    ledger.sent_at("k-1", 1.0, 2.0)  # (FETCHED, SENT): its time, no attempt
     ledger.failed(request, IgnoreRequest("dropped"))  # (FETCHED, FAILED)
     assert ledger.open["k-1"] is fetched
     assert (fetched.attempts, fetched.status) == (1, 200)
     del ledger.open["k-1"]
-    ledger._attempt(request)  # (NONE, ATTEMPT)
+    ledger.attempted(request)  # (NONE, ATTEMPT)
     ledger.sent_at("k-1", 1.0, 2.0)  # (NONE, SENT)
-    ledger.not_sent("k-1")
     assert ledger.open == {} and ledger.counts == {}
+
+
+def test_an_attempt_is_told_as_the_request_leaves_its_slot() -> None:
+    """Where the downloader's send is reached, a request decided here is tried as it
+    leaves its slot (its send time and attempt told at once), no longer as it reaches the
+    downloader: one held, refused or moved at its send tried nothing, and nothing is taken
+    back."""
+    from pydispatch import dispatcher
+    from scrapy import signals
+
+    ledger = _ledger()
+    request = Request("http://a.test/x")
+    recorded(request, "k-1")
+    entry = ledger.open["k-1"] = UrlEntry(request.url, status=503)
+    sender = ledger.crawler.signals.sender
+
+    def listening() -> bool:
+        found = dispatcher.liveReceivers(
+            dispatcher.getAllReceivers(sender, signals.request_reached_downloader)
+        )
+        return any(getattr(receiver, "__self__", None) is ledger for receiver in found)
+
+    assert listening()
+    ledger.attempts_at_send()
+    assert not listening()
+    ledger.sent_at("k-1", 1.0, 2.0)
+    assert (entry.attempts, entry.status, entry.sent_at, entry.expires) == (1, None, 1.0, 2.0)
 
 
 def test_the_outermost_middleware_tells_no_refusal_as_a_failure() -> None:

@@ -342,12 +342,8 @@ async def test_a_resume_without_the_paused_runs_trail_stops_at_start_or_says_so(
     assert any("12 request(s) of it open" in m and "no record" in m for m in warned), warned
 
 
-def _warned(crawler: Any, caplog: pytest.LogCaptureFixture) -> list[str]:
-    """The WARNING lines of a crawl, in this process (``caplog``) or in a child's."""
-    from tests.support.robotsite import CrawlMode
-
-    if CrawlMode.reactorless:
-        return [line for line in crawler.log if line.startswith("WARNING")]
+def _warned(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The WARNING lines of a crawl, in either mode (each runs in this process)."""
     return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
 
 
@@ -370,7 +366,7 @@ async def test_a_resume_without_the_paused_runs_state_still_names_its_trail(
         (tmp_path / "job" / "scrapy_rep.audit.json").unlink()
         line = await refused_at_start(job, urls=urls)
         caplog.clear()
-        crawler, spider = await crawl(urls, {**job, "REP_AUDIT_REQUIRED": False})
+        _, spider = await crawl(urls, {**job, "REP_AUDIT_REQUIRED": False})
     finally:
         await sites.close()
     assert line.startswith(
@@ -379,7 +375,7 @@ async def test_a_resume_without_the_paused_runs_state_still_names_its_trail(
         "REP_AUDIT_FILE: what it sends would have no record; resume it with REP_AUDIT_FILE"
     ), line
     assert sorted(spider.downloaded) == sorted(urls)  # resumed, without its trail
-    warned = _warned(crawler, caplog)
+    warned = _warned(caplog)
     assert any(f"audit trail {trail} (its saved state is gone)" in m for m in warned), warned
 
 
@@ -401,7 +397,7 @@ async def test_a_resume_whose_paused_trail_is_missing_says_so_and_records_its_re
         await _paused_before_sending({**BASE_SETTINGS, **job, "REP_AUDIT_FILE": str(trail)}, urls)
         trail.rename(tmp_path / "moved.jsonl")
         caplog.clear()
-        crawler, _ = await crawl(urls, {**job, "REP_AUDIT_FILE": str(other)})
+        await crawl(urls, {**job, "REP_AUDIT_FILE": str(other)})
     finally:
         await sites.close()
     said = (
@@ -409,7 +405,7 @@ async def test_a_resume_whose_paused_trail_is_missing_says_so_and_records_its_re
         f"{trail}, which is missing: this run's records (the 4 request(s) it left open among "
         f"them) are in {other} alone, without its earlier runs' records"
     )
-    warned = _warned(crawler, caplog)
+    warned = _warned(caplog)
     assert any(said in m for m in warned), warned
     assert sorted(by_url(other)) == sorted(urls)
 
@@ -1413,7 +1409,7 @@ async def test_a_refused_request_enters_the_ledger_once_per_event_that_changes_i
     that found no open entry); its errback's end is told (its record is final then, with
     the errback's items), once."""
     entered: list[str] = []
-    for name in ("_scheduled", "decided", "_refused", "failed", "failure_scraped", "_attempt"):
+    for name in ("_scheduled", "decided", "refused", "failed", "failure_scraped", "attempted"):
         original = getattr(AuditTrail, name)
 
         def spy(self: AuditTrail, *args: Any, _name: str = name, _f: Any = original,
@@ -1429,6 +1425,6 @@ async def test_a_refused_request_enters_the_ledger_once_per_event_that_changes_i
     finally:
         await sites.close()
     # held for its robots.txt, it was scheduled again (its record goes on) and tried once
-    assert entered.count("decided") == entered.count("_refused") == 1
-    assert entered[-3:] == ["decided", "_refused", "failure_scraped"]
+    assert entered.count("decided") == entered.count("refused") == 1
+    assert entered[-3:] == ["refused", "decided", "failure_scraped"]
     assert "failed" not in entered and entered.count("failure_scraped") == 1

@@ -1,7 +1,7 @@
 """``python -m scrapy_rep check`` against a local server, and once as a process of its own
 (the entry point): its crawl's robots.txt fetched as a crawl fetches it, its output and
 exit status (the fetch rules of SPEC §4 themselves: tests/fetch/test_procedure.py and the
-crawl's tests/integration/test_robotstxt.py; the rest: tests/test_check.py)."""
+crawl's tests/integration/test_robotstxt.py; the rest: tests/test_checker_tool.py)."""
 
 from __future__ import annotations
 
@@ -109,7 +109,11 @@ def test_cli_help_exits_0_and_lists_the_exit_codes() -> None:
     """In this process (the entry point: :func:`test_python_dash_m_entry_point`)."""
     status, stdout, stderr = main_streams("check", "--help")
     assert status == 0, stderr
-    assert "3  a robots.txt (or a tdmrep.json, or with --page a page) could not" in stdout
+    said = " ".join(stdout.split())  # one table for both tools: what rep-robots fetches too
+    assert (
+        "3 a robots.txt (or a tdmrep.json, or with --page, and for scrapy rep-robots with "
+        "--purpose too, a page) could not be fetched"
+    ) in said
 
 
 @pytest_twisted.ensureDeferred

@@ -1,10 +1,12 @@
-"""One crawl run by several real worker processes, each writing its own audit trail,
-checked as one (docs/audit-trail.md, "Several workers"; docs/deployment.md).
+"""One crawl run by several workers, each writing its own audit trail, checked as one
+(docs/audit-trail.md, "Several workers"; docs/deployment.md).
 
-The workers (``tests/support/worker.py``; one after the other, crawlers in this process)
-share one ``redis-server`` as the robots.txt store (``REP_ROBOTSTXT_CACHE``) and one
-scrapy-redis queue; the local origins they crawl are served by this test process. The
-trails are then read with ``python -m scrapy_rep audit``, in this process.
+The workers (crawlers of their own in this process, at once or one after the other:
+tests/support/workers.py; in processes of their own, tests/support/worker.py, a worker
+stopped by a signal and two that take requests from one queue at once) share one
+``redis-server`` as the robots.txt store (``REP_ROBOTSTXT_CACHE``) and one scrapy-redis
+queue; the local origins they crawl are served by this test process. The trails are then
+read with ``python -m scrapy_rep audit``, in this process.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ from tests.support.robotsite import (
 )
 from tests.support.scrapyversions import stop
 from tests.support.tools import audit_streams
-from tests.support.workers import run_config, run_worker, worker_command
+from tests.support.workers import run_config, run_process, run_worker, worker_command
 
 RULES = "User-agent: *\nDisallow: /private\n"
 NAMES = ("a", "b", "c")
@@ -150,13 +152,17 @@ async def test_two_workers_one_queue_one_store_their_trails_verify_as_one(
     """Both workers given every URL, sharing one scrapy-redis queue and dupefilter: each
     URL is queued once, by one of them, and taken by either. The record goes with the
     request: the worker that takes it writes it (under the id it was queued with), the
-    one that queued it does not end it ``unfinished``."""
+    one that queued it does not end it ``unfinished``. Each worker in a process of its
+    own: the crawlers of one process share its reactor, and the first to start took every
+    request from the queue before the other asked for one (a third of the runs)."""
     settings = shared_settings(redis_server)
     sites, urls = several_origins()
     trails = [tmp_path / "w1.jsonl", tmp_path / "w2.jsonl"]
     try:
         running = [
-            Deferred.fromCoroutine(run_worker(urls, {**settings, "REP_AUDIT_FILE": str(trail)}))
+            Deferred.fromCoroutine(
+                run_process({"urls": urls, "settings": {**settings, "REP_AUDIT_FILE": str(trail)}})
+            )
             for trail in trails
         ]
         results = await gatherResults(running)
@@ -908,15 +914,15 @@ async def test_a_request_a_paused_worker_left_in_the_queue_is_counted_once_in_it
 
 async def _stopped_once_held(settings: dict[str, Any], trail: Path, sites: Sites) -> None:
     """A worker with ``settings``, its trail at ``trail`` and no URL of its own, stopped (as
-    a first Ctrl-C stops it) once it holds a request it took for ``down`` (in this process,
-    or without a reactor in a child, as the test's mode runs crawls)."""
-    from tests.support.childcrawl import crawl_in_child
+    a first Ctrl-C stops it) once it holds a request it took for ``down`` (on the reactor,
+    or without one, as the test's mode runs crawls)."""
+    from tests.support.loopcrawl import crawl_without_reactor
     from tests.support.robotsite import CrawlMode
 
     settings = {**settings, "REP_AUDIT_FILE": str(trail)}
     if CrawlMode.reactorless:
         down = sites.url("down", "")
-        await crawl_in_child([], settings, ListSpider, {}, stop_when_held=(down, 1))
+        await crawl_without_reactor([], settings, ListSpider, stop_when_held=(down, 1))
         return
     worker = get_crawler(ListSpider, {**BASE_SETTINGS, **settings})
     running = worker.crawl(urls=[])

@@ -153,7 +153,7 @@ async def test_an_allowed_request_is_decided_once_with_the_same_outcome(
     once = await crawl_home(tmp_path, "once", settings, trail_on)
     once_counts = dict(counted)
     counted.clear()
-    monkeypatch.setattr(EarlyDecisions, "keep", lambda self, request, facts, verdict: None)
+    monkeypatch.setattr(EarlyDecisions, "limit", 0)  # none kept: each decided again late
     twice = await crawl_home(tmp_path, "twice", settings, trail_on)
     twice_counts = dict(counted)
 

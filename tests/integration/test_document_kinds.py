@@ -8,7 +8,6 @@ once."""
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,7 @@ from rep_engine.usage.rsl.terms import purpose_answers
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS, CrawlKind
 from scrapy_rep.crawl.documents.stores import JobdirStore, LocalStore, RedisStore, RobotsStore
 from tests.support.documents import KIND_BODIES
-from tests.support.redisserver import RedisServer, running_redis
+from tests.support.redisserver import RedisServer
 from tests.support.robotsite import Reply, Sites, crawl, robots
 
 T0 = 1_000_000.0
@@ -102,15 +101,9 @@ async def test_every_kind_round_trips_through_every_store(
         assert back.rules is entry.rules  # the kind's own stand-in
 
 
-@pytest.fixture(scope="module")
-def shared_redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    with running_redis(tmp_path_factory.mktemp("redis-crawl")) as server:
-        yield server
-
-
 @pytest_twisted.ensureDeferred
 async def test_a_corrupt_tdmrep_record_is_counted_under_rep_tdmrep(
-    shared_redis: RedisServer,
+    redis_server: RedisServer,
 ) -> None:
     import redis
 
@@ -118,9 +111,9 @@ async def test_a_corrupt_tdmrep_record_is_counted_under_rep_tdmrep(
     sites.add("a").script("/robots.txt", robots("User-agent: *\nAllow: /\n"))
     sites.origins["a"].script(TDMREP.path, Reply(200, b"[]", {"Content-Type": "application/json"}))
     base = sites.bases["a"]
-    client = redis.Redis.from_url(shared_redis.url)
+    client = redis.Redis.from_url(redis_server.url)
     client.set(f"scrapy_rep:robots:{base}{TDMREP.path}", b"scrapy_rep/robots\n{not json}\n\x00")
-    settings = {"REP_ROBOTSTXT_CACHE": shared_redis.url, "REP_PURPOSE": "ai-train"}
+    settings = {"REP_ROBOTSTXT_CACHE": redis_server.url, "REP_PURPOSE": "ai-train"}
     try:
         crawler, spider = await crawl([sites.url("a", "/a")], settings)
     finally:

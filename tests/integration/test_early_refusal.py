@@ -274,3 +274,85 @@ async def test_an_early_refusal_runs_no_signal_of_scrapys_and_keeps_its_filters(
     records = [line for line in lines(trail) if line["type"] == "url"]
     assert [r["url"] for r in records if r["fate"] == "refused"] == [private]
     assert not any("localhost" in r["url"] and "private" in r["url"] for r in records)
+
+
+#: The URL ledger's events: each method another part of the crawl (or a signal) calls.
+LEDGER_EVENTS = (
+    "_scheduled", "_took", "_dropped", "_attempt", "_held", "_refused", "_file_checked",
+    "_item_scraped", "_received", "decided", "license_used", "refused", "sent_at", "not_sent",
+    "sent_changed", "failed", "failure_scraped", "downloaded", "page_done",
+)  # fmt: skip
+
+
+def told_from_outside(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Every event the URL ledger is told by another module (or by a signal), as (event,
+    URL); its own calls between its methods are not events."""
+    import sys
+
+    from scrapy_rep.crawl.audit import audit
+
+    told: list[tuple[str, str]] = []
+    for name in LEDGER_EVENTS:
+        method = getattr(audit.AuditTrail, name, None)
+        if method is None:
+            continue
+
+        def wrapped(self: Any, *args: Any, _method: Any = method, _name: str = name,
+                    **kwargs: Any) -> Any:  # fmt: skip
+            if sys._getframe(1).f_globals.get("__name__") != audit.__name__:
+                request = kwargs.get("request", args[0] if args else None)
+                told.append((_name, str(getattr(request, "url", request))))
+            return _method(self, *args, **kwargs)
+
+        monkeypatch.setattr(audit.AuditTrail, name, wrapped)
+    return told
+
+
+@pytest_twisted.ensureDeferred
+async def test_a_refusal_is_one_event_of_the_ledger_which_hears_no_request_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The one performer of refusals tells the URL ledger each refusal once (a request
+    refused before the scheduler: its record opened, decided and settled in that one
+    event); the ledger is no receiver of ``request_refused`` (no signal of ours it would
+    have to tell apart from another's, and drop)."""
+    told = told_from_outside(monkeypatch)
+    receivers: list[Any] = []
+
+    def connect(crawler: Any) -> None:
+        def opened(spider: Any) -> None:
+            from pydispatch import dispatcher
+
+            sender = crawler.signals.sender
+            found = dispatcher.getAllReceivers(sender, rep_signals.request_refused)
+            receivers.extend(dispatcher.liveReceivers(found))
+
+        crawler.signals.connect(opened, signal=signals.spider_opened, weak=False)
+
+    sites = two_origins_site()
+    LinkSpider.sites = sites
+    refused: list[tuple[str, str, str]] = []
+    trail = tmp_path / "trail.jsonl"
+    try:
+        crawler, _ = await crawl(
+            [], {"REP_AUDIT_FILE": str(trail)}, LinkSpider,
+            lambda crawler: (watch(refused)(crawler), connect(crawler)),
+        )  # fmt: skip
+    finally:
+        await sites.close()
+    from scrapy_rep.crawl.audit.audit import AuditTrail
+
+    assert receivers  # the project's handler (watch)
+    assert not any(isinstance(getattr(r, "__self__", None), AuditTrail) for r in receivers)
+    assert crawler.stats is not None and crawler.stats.get_value(REFUSED_EARLY) == 4
+    early = {sites.url("a", path) for path in ("/private/start", "/private/2", "/doc.pdf")}
+    for url, _, _ in refused:
+        events = [event for event, at in told if at == url]
+        assert events.count("refused") == 1, (url, events)
+        assert "_refused" not in events, (url, events)
+        if url in early:  # one event, never scheduled
+            assert events == ["refused"], (url, events)
+    records = [line for line in lines(trail) if line["type"] == "url"]
+    assert sorted(r["url"] for r in records if r["fate"] == "refused") == sorted(
+        url for url, _, _ in refused
+    )

@@ -115,22 +115,25 @@ def check_robots_downloads(
         kind = origin.kind
         told = outcomes[plan.sites.bases[name]]
         # a chain that timed out on a loaded machine is fetched again from its start, once
-        # per timeout the crawl saw: each hop up to where it timed out asked once more
+        # per timeout the crawl saw: each hop up to where it timed out asked once more. A
+        # download that timed out may not have reached the server at all (its connection
+        # still waiting on the loaded reactor): it is in the server's log or not.
         again = timed_out(told)
         if kind.startswith("redirect_") and kind != "redirect_loop":
             hops = int(kind.split("_")[1])
-            assert robots == 1 + again, (name, robots, told)
+            assert 1 <= robots <= 1 + again, (name, robots, told)
             taken = [log.count(f"/hop{h}") for h in range(1, min(hops, 5) + 1)]
             assert all(1 <= n <= 1 + again for n in taken), (name, taken, told)
             assert log.count(f"/hop{min(hops, 5) + 1}") == 0, name  # the 6th hop is not taken
         elif kind == "redirect_loop":
-            assert robots == 1 + again and 1 <= log.count("/loop") <= 1 + again, (name, told)
+            assert 1 <= robots <= 1 + again and 1 <= log.count("/loop") <= 1 + again, (name, told)
         elif kind in ("500_forever", "connection_reset", "stall"):
             most = max(origin.max_robots_downloads, unreachable_downloads_at_most(elapsed))
             assert 2 <= robots <= most, (name, robots, elapsed)
         else:
             # Each download beyond the policy's is one the crawl saw time out, no other.
-            assert robots == origin.max_robots_downloads + again, (name, robots, told)
+            least = origin.max_robots_downloads
+            assert least <= robots <= least + again, (name, robots, told)
         if kind == "over_500_kib":  # read once, cut at 500 KiB, whatever timed out before
             assert told[-1] == "200 (512,000 bytes, cut at 500 KiB)", (name, told)
             assert len(told) == robots, (name, told)

@@ -1,8 +1,10 @@
 """Crawls without a Twisted reactor (``TWISTED_REACTOR_ENABLED = False``, Scrapy 2.15):
 the add-on's timers and threads run on the asyncio loop (docs/installation.md). The
 chosen integration crawls run in both modes through the ``both_modes`` fixture; these
-are the cases seen failing without a reactor, each crawled in a child process
-(tests/support/childcrawl.py)."""
+are the cases seen failing without a reactor, each crawled on an asyncio loop in a thread
+of this process (tests/support/loopcrawl.py). What only a process shows is tested in one:
+``scrapy crawl`` as a user types it, and a process where the reactor cannot be imported
+at all."""
 
 from __future__ import annotations
 
@@ -16,8 +18,8 @@ import pytest
 import pytest_twisted
 from twisted.internet.defer import Deferred, DeferredList
 
-from tests.support.childcrawl import crawl_in_child
 from tests.support.demoreport import PORTS, documented_report
+from tests.support.loopcrawl import crawl_without_reactor
 from tests.support.paths import EXAMPLE_PROJECT, checkout_environment
 from tests.support.redisserver import RedisServer
 from tests.support.robotsite import ListSpider, Reply, Sites, paths_of, robots
@@ -37,11 +39,12 @@ async def test_without_a_reactor_a_503_robotstxt_is_held_retried_and_then_obeyed
     busy = Reply(503, b"<html>maintenance</html>", {"Retry-After": "1"})
     sites.add("a").script("/robots.txt", busy, busy, robots("User-agent: *\nDisallow: /x\n"))
     try:
-        crawler, spider = await crawl_in_child(
-            [sites.url("a", p) for p in ("/", "/x", "/y")], {}, ListSpider, {}
+        done = await crawl_without_reactor(
+            [sites.url("a", p) for p in ("/", "/x", "/y")], {}, ListSpider
         )
     finally:
         await sites.close()
+    crawler, spider = done.crawler, done.spider
     assert paths_of(sites, spider.downloaded) == {"/", "/y"}
     robots_url = sites.url("a", "/robots.txt")
     assert spider.dropped == {
@@ -53,7 +56,7 @@ async def test_without_a_reactor_a_503_robotstxt_is_held_retried_and_then_obeyed
     assert crawler.stats.get_value("rep/requests/held") == crawler.stats.get_value(
         "rep/requests/released"
     )
-    assert [line for line in crawler.log if line.startswith(("ERROR", "CRITICAL"))] == []
+    assert [line for line in done.log if line.startswith(("ERROR", "CRITICAL"))] == []
     assert crawler.stats.get_value("log_count/ERROR") is None
 
 
@@ -72,16 +75,17 @@ async def test_without_a_reactor_a_jobdir_pause_keeps_the_held_requests_for_the_
     urls = [sites.url("down", p) for p in ("/1", "/2", "/x")] + [sites.url("up", "/3")]
     settings = {"JOBDIR": str(tmp_path), "REP_UNREACHABLE_MAX_WAIT": 600}
     try:
-        first, first_spider = await crawl_in_child(
-            urls, settings, ListSpider, {}, stop_when_held=(sites.bases["down"], 3)
+        first = await crawl_without_reactor(
+            urls, settings, ListSpider, stop_when_held=(sites.bases["down"], 3)
         )
-        assert first.stats.get_value("finish_reason") == "shutdown"
-        assert first.stats.get_value("rep/requests/dropped/spider_closed") is None
+        assert first.crawler.stats.get_value("finish_reason") == "shutdown"
+        assert first.crawler.stats.get_value("rep/requests/dropped/spider_closed") is None
         down.script("/robots.txt", robots("User-agent: *\nDisallow: /x\n"))  # back
-        second, second_spider = await crawl_in_child(urls, settings, ListSpider, {})
+        second = await crawl_without_reactor(urls, settings, ListSpider)
     finally:
         await sites.close()
-    downloaded = [*first_spider.downloaded, *second_spider.downloaded]
+    second_spider = second.spider
+    downloaded = [*first.spider.downloaded, *second_spider.downloaded]
     assert sorted(downloaded) == sorted(
         [sites.url("down", "/1"), sites.url("down", "/2"), sites.url("up", "/3")]
     )
@@ -90,9 +94,9 @@ async def test_without_a_reactor_a_jobdir_pause_keeps_the_held_requests_for_the_
         "(line 2: Disallow: /x)"
     }
     assert sites.requested("up").count("/robots.txt") == 1
-    assert second.stats.get_value("rep/requests/resumed") >= 3
-    for crawler in (first, second):
-        assert [line for line in crawler.log if line.startswith("ERROR")] == []
+    assert second.crawler.stats.get_value("rep/requests/resumed") >= 3
+    for crawled in (first, second):
+        assert [line for line in crawled.log if line.startswith("ERROR")] == []
 
 
 def test_without_a_reactor_the_demo_crawl_prints_the_documented_report() -> None:
@@ -162,7 +166,7 @@ async def test_without_a_reactor_two_workers_retry_a_503_on_one_schedule_through
     try:
         results = await DeferredList(
             [
-                Deferred.fromCoroutine(crawl_in_child(urls, settings, ListSpider, {}))
+                Deferred.fromCoroutine(crawl_without_reactor(urls, settings, ListSpider))
                 for _ in range(2)
             ],
             fireOnOneErrback=True,
@@ -171,10 +175,10 @@ async def test_without_a_reactor_two_workers_retry_a_503_on_one_schedule_through
     finally:
         await sites.close()
     assert sites.requested("flaky").count("/robots.txt") == 3
-    for _, (crawler, spider) in results:
-        assert spider.downloaded == [sites.url("flaky", "/a")]
-        assert list(spider.dropped) == [sites.url("flaky", "/x")]
-        assert crawler.stats.get_value("log_count/ERROR") is None
+    for _, done in results:
+        assert done.spider.downloaded == [sites.url("flaky", "/a")]
+        assert list(done.spider.dropped) == [sites.url("flaky", "/x")]
+        assert done.crawler.stats.get_value("log_count/ERROR") is None
 
 
 def test_without_a_reactor_timers_and_threads_run_on_the_loop_and_import_no_reactor() -> None:
@@ -220,11 +224,13 @@ async def test_without_a_reactor_a_name_that_does_not_resolve_holds_then_drops_i
     says it), and the requests are held, then dropped with their reason; no ERROR."""
     urls = ["http://gone.invalid/a", "http://gone.invalid/b"]
     settings = {"REP_UNREACHABLE_MAX_WAIT": 1.5, "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.3}
-    crawler, spider = await crawl_in_child(urls, settings, ListSpider, {})
+    done = await crawl_without_reactor(urls, settings, ListSpider)
+    crawler, spider = done.crawler, done.spider
     assert spider.downloaded == [] and sorted(spider.dropped) == urls
     for reason in spider.dropped.values():
         assert reason.startswith("Dropped: robots.txt of http://gone.invalid unreachable for")
-    failures = {key for key in crawler.stats.values if key.startswith("rep/robotstxt/failure/")}
+    stats = crawler.stats.get_stats()
+    failures = {key for key in stats if key.startswith("rep/robotstxt/failure/")}
     assert failures <= {"rep/robotstxt/failure/no_such_host", "rep/robotstxt/failure/dns_failed"}
     assert failures and crawler.stats.get_value("rep/requests/held") == 2
     assert crawler.stats.get_value("log_count/ERROR") is None

@@ -15,6 +15,7 @@ in a process of their own only without a reactor, and for a trail that names the
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import os
@@ -43,6 +44,7 @@ from rep_recheck.command import (
 from rep_recheck.files import MANIFEST
 from scrapy_rep.crawl.commands.recheck_crawl import fetch_here
 from tests.support.localhttp import QuietHandler, base_url_fixture, serving
+from tests.support.loopcrawl import run_without_reactor
 from tests.support.paths import checkout_environment
 from tests.support.recheck import (
     needs,
@@ -140,26 +142,26 @@ RECHECK_OPTIONS = ("--purpose", "ai-train", "-A", str(BASE_SETTINGS["USER_AGENT"
 
 
 async def _recheck_command(*argv: str) -> tuple[int, str]:
-    """``python -m scrapy_rep recheck ARGV``: (exit status, stdout and then stderr). In
-    this process (its crawl under the test's reactor, as :func:`_rep_recheck_here` runs
-    it); without a reactor (``-s TWISTED_REACTOR_ENABLED=False``), in a process of its
-    own, which runs none."""
+    """``python -m scrapy_rep recheck ARGV`` in this process: (exit status, stdout and then
+    stderr). Its crawl under the test's reactor, as :func:`_rep_recheck_here` runs it;
+    without a reactor (``-s TWISTED_REACTOR_ENABLED=False``), the whole run on an asyncio
+    loop in a thread that runs none (tests/support/loopcrawl.py)."""
     argv = (*argv, *RECHECK_OPTIONS)
-    if NO_REACTOR in argv:
-        result = subprocess.run(
-            [sys.executable, "-m", "scrapy_rep", "recheck", *argv],
-            capture_output=True, text=True, timeout=120, check=False,
-            env=checkout_environment(),
-        )  # fmt: skip
-        return result.returncode, result.stdout + result.stderr
     options = parser().parse_args(list(argv))
-    code, out, err = await _run_here(options, settings_of(options))
+    settings = settings_of(options)
+    if NO_REACTOR in argv:
+        code, out, err = await run_without_reactor(
+            lambda: asyncio.run(_run_here(options, settings))
+        )
+    else:
+        code, out, err = await _run_here(options, settings)
     return code, out + err
 
 
 async def _run_here(options: Any, settings: dict[str, Any]) -> tuple[int, str, str]:
     """The recheck's :func:`run`, its documents fetched first by its crawl under the
-    test's reactor (:func:`fetch_here`) and handed to it as its crawl's result."""
+    test's reactor, or on the running asyncio loop of a thread without one
+    (:func:`fetch_here`), and handed to it as its crawl's result."""
     try:
         request = Recheck(options, settings, io.StringIO()).request
     except Exception:  # run says what, as the command does
@@ -181,16 +183,14 @@ async def _rep_recheck_here(project: Path, *argv: str) -> tuple[int, str, str]:
     documents it fetches, if any, fetched by its crawl under the test's reactor
     (:func:`fetch_here`) and handed to the recheck as its crawl's result. (exit status,
     stdout, stderr)."""
-    from scrapy_rep.crawl.commands import recheck_command
-
     handed: list[tuple[Any, dict[str, Any]]] = []
 
-    def hand(options: Any, settings: dict[str, Any], fetcher: Any) -> int:
+    def hand(options: Any, settings: dict[str, Any], fetcher: Any, out: Any = None) -> int:
         handed.append((options, settings))
         return 0
 
     with project_settings(project):
-        with mock.patch.object(recheck_command, "run", hand):
+        with mock.patch("rep_recheck.command.run", hand):
             code, out, err = scrapy_streams("rep-recheck", *argv)
         if not handed:
             return code, out, err
@@ -325,7 +325,7 @@ _WITHOUT_A_REACTOR = """
 import asyncio, io, json, sys
 from scrapy_rep.crawl.commands.recheck_crawl import fetch_here
 from rep_recheck.command import Recheck, parser
-from tests.support.childcrawl import child_settings
+from tests.support.loopcrawl import child_settings
 
 dataset, report, agent = sys.argv[1:4]
 said = {}

@@ -1,8 +1,10 @@
 """The robots.txt cache shared through Redis (docs/deployment.md, 'Several processes: the
 shared cache on Redis'), with a real ``redis-server``.
 
-Crawler processes (``tests/support/worker.py``) share one Redis; the local origins they crawl are
-served by this test process, whose access log says how often each robots.txt was asked.
+Workers share one Redis: crawlers of their own in this process (tests/support/workers.py),
+or a process of its own for a worker stopped by a signal (tests/support/worker.py); the
+local origins they crawl are served by this test process, whose access log says how often
+each robots.txt was asked.
 """
 
 from __future__ import annotations
@@ -66,7 +68,7 @@ async def test_redis_store_records_and_leases(redis_server: RedisServer) -> None
 
 
 async def run_workers(settings: dict[str, Any], *url_lists: list[str]) -> list[dict[str, Any]]:
-    """Crawler processes at the same time, one per URL list; their results in order."""
+    """Workers at the same time, one per URL list; their results in order."""
     running = [Deferred.fromCoroutine(run_worker(urls, settings)) for urls in url_lists]
     return await gatherResults(running)  # type: ignore[no-any-return]
 
@@ -267,7 +269,7 @@ async def test_corrupt_records_are_ignored_and_replaced(redis_server: RedisServe
 
 @pytest_twisted.ensureDeferred
 async def test_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
-    redis_server: RedisServer, caplog: pytest.LogCaptureFixture
+    own_redis_server: RedisServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     sites = Sites()
     names = [f"s{n}" for n in range(6)]
@@ -279,7 +281,7 @@ async def test_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
     def stop_redis(origin: str, **_: Any) -> None:
         if not stopped:
             stopped.append(origin)
-            redis_server.stop()
+            own_redis_server.stop()
 
     from scrapy.utils.test import get_crawler
 
@@ -287,7 +289,7 @@ async def test_redis_stopped_mid_crawl_the_crawl_goes_on_alone(
 
     crawler = get_crawler(
         ListSpider,
-        {**BASE_SETTINGS, "REP_ROBOTSTXT_CACHE": redis_server.url, "CONCURRENT_REQUESTS": 2},
+        {**BASE_SETTINGS, "REP_ROBOTSTXT_CACHE": own_redis_server.url, "CONCURRENT_REQUESTS": 2},
     )
     crawler.signals.connect(stop_redis, signal=robotstxt_fetched)
     try:

@@ -15,7 +15,7 @@ import pytest
 import pytest_twisted
 
 from rep_engine import keys
-from scrapy_rep.keydirectory import main as key_directory
+from scrapy_rep.__main__ import main as scrapy_rep_main
 from tests.support.audittrail import lines, url_records
 from tests.support.robotsite import (
     ItemSpider,
@@ -86,7 +86,7 @@ def directory_of(key_file: Path) -> dict[str, Any]:
     import io
 
     out = io.StringIO()
-    assert key_directory([str(key_file)], out) == 0
+    assert scrapy_rep_main(["key-directory", str(key_file)], out) == 0
     directory: dict[str, Any] = json.loads(out.getvalue())
     return directory
 

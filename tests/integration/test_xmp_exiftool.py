@@ -10,6 +10,13 @@ configuration file declares it (and a plain PNG text tag with the keyword
 ``XML:com.adobe.xmp``, which ExifTool then writes as ``tEXt``, or ``zTXt`` with ``-z``).
 ExifTool reads any XMP property without it: the checks run without the configuration.
 
+ExifTool runs as its own documentation has a program run it for many files: one
+process that reads each command from its standard input (``-stay_open True -@ -``) and
+says when it is done with it (``{readyN}``), its exit status (``-echo4 ${status}``) and
+what it wrote to stderr, as a process of its own per command would; one with the
+configuration that writes, one without it that reads, for the module's tests, which run
+in one worker (``xdist_group``).
+
 Without ExifTool these tests skip, saying so, unless ``REP_REQUIRE_EXIFTOOL=1`` (CI sets
 it when the package is installed) makes that a failure.
 """
@@ -17,9 +24,11 @@ it when the package is installed) makes that a failure.
 from __future__ import annotations
 
 import os
+import selectors
 import shutil
 import subprocess
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -66,6 +75,10 @@ CONFIG = """\
 1;
 """
 EXIFTOOL_XMP_PLUS = "{http://ns.exiftool.org/XMP/XMP-plus/1.0/}DataMining"
+#: Seconds a command may take (a hang is a failure).
+COMMAND_TIMEOUT = 60
+
+pytestmark = pytest.mark.xdist_group("exiftool")
 RDF_LI = "{http://www.w3.org/1999/02/22-rdf-syntax-ns#}li"
 
 
@@ -78,8 +91,62 @@ def exiftool_binary() -> str:
     return binary
 
 
+class StayOpen:
+    """One ``exiftool`` process (``-stay_open True -@ -``, after ``first``) that runs each
+    command it is given as a process of its own would, one at a time."""
+
+    def __init__(self, binary: str, *first: str) -> None:
+        self.process = subprocess.Popen(
+            [binary, *first, "-stay_open", "True", "-@", "-"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        self.commands = 0
+
+    def run(self, arguments: list[str]) -> tuple[int, bytes, str]:
+        """``arguments`` run: (exit status, stdout, stderr)."""
+        self.commands += 1
+        said = f"exit status of command {self.commands}:"
+        lines = [*arguments, "-echo4", f"{said} ${{status}}", f"-execute{self.commands}"]
+        assert self.process.stdin is not None
+        self.process.stdin.write(("\n".join(lines) + "\n").encode())
+        self.process.stdin.flush()
+        out, err = self._read_until(f"{{ready{self.commands}}}\n".encode(), said.encode())
+        text = err.decode(errors="replace")
+        before, _, status = text.rpartition(said)
+        return int(status), out[: -len(f"{{ready{self.commands}}}\n")], before
+
+    def _read_until(self, ready: bytes, said: bytes) -> tuple[bytes, bytes]:
+        """Both streams read at once until stdout ends with ``ready`` and stderr has a
+        line starting with ``said`` (each read whole: neither pipe fills up)."""
+        streams = {self.process.stdout: bytearray(), self.process.stderr: bytearray()}
+        deadline = time.monotonic() + COMMAND_TIMEOUT
+        with selectors.DefaultSelector() as selector:
+            for stream in streams:
+                selector.register(stream, selectors.EVENT_READ)  # type: ignore[arg-type]
+            out, err = streams[self.process.stdout], streams[self.process.stderr]
+            while not (out.endswith(ready) and said in err and err.endswith(b"\n")):
+                left = deadline - time.monotonic()
+                assert left > 0 and self.process.poll() is None, f"exiftool hangs: {err!r}"
+                for key, _ in selector.select(left):
+                    chunk = os.read(key.fd, 65536)
+                    assert chunk, f"exiftool ended: {err!r}"
+                    streams[key.fileobj].extend(chunk)  # type: ignore[index]
+        return bytes(out), bytes(err)
+
+    def close(self) -> None:
+        try:
+            self.process.communicate(b"-stay_open\nFalse\n", timeout=COMMAND_TIMEOUT)
+        finally:
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+
+
 class ExifTool:
-    """The ``exiftool`` command on files in a folder of its own."""
+    """``exiftool`` on files in a folder of its own: a process that writes with our
+    configuration, one that reads without it."""
 
     def __init__(self, binary: str, folder: Path) -> None:
         self.binary = binary
@@ -87,6 +154,14 @@ class ExifTool:
         self.config = folder / "datamining.config"
         self.config.write_text(CONFIG)
         self.count = 0
+        self.writer = StayOpen(binary, "-config", str(self.config))
+        self.reader = StayOpen(binary)
+
+    def close(self) -> None:
+        try:
+            self.writer.close()
+        finally:
+            self.reader.close()
 
     def _file(self, data: bytes, suffix: str) -> Path:
         self.count += 1
@@ -100,26 +175,19 @@ class ExifTool:
         original = self._file(source, suffix)
         given = self._file(text, "xmp")
         written = self.folder / f"{self.count}-written.{suffix}"
-        command = [self.binary, "-config", str(self.config), "-q", "-o", str(written)]
+        command = ["-q", "-o", str(written)]
         command += [argument.format(text=given) for argument in arguments]
-        done = subprocess.run(
-            [*command, str(original)], capture_output=True, text=True, timeout=60, check=False
-        )
-        assert done.returncode == 0 and written.exists(), done.stderr
+        status, _, stderr = self.writer.run([*command, str(original)])
+        assert status == 0 and written.exists(), stderr
         return written.read_bytes()
 
     def data_mining(self, data: bytes, suffix: str) -> list[str]:
         """Every ``XMP-plus:DataMining`` value ExifTool reads in ``data``, from
         ``exiftool -X -XMP-plus:all`` (its RDF/XML output), without our configuration."""
         path = self._file(data, suffix)
-        done = subprocess.run(
-            [self.binary, "-X", "-XMP-plus:all", str(path)],
-            capture_output=True,
-            timeout=60,
-            check=False,
-        )
-        assert done.returncode == 0, done.stderr
-        root = etree.fromstring(done.stdout, etree.XMLParser(resolve_entities=False))
+        status, stdout, stderr = self.reader.run(["-X", "-XMP-plus:all", str(path)])
+        assert status == 0, stderr
+        root = etree.fromstring(stdout, etree.XMLParser(resolve_entities=False))
         values: list[str] = []
         for element in root.iter(EXIFTOOL_XMP_PLUS):
             items = [item.text or "" for item in element.iter(RDF_LI)]
@@ -128,8 +196,12 @@ class ExifTool:
 
 
 @pytest.fixture(scope="module")
-def exiftool(tmp_path_factory: pytest.TempPathFactory) -> ExifTool:
-    return ExifTool(exiftool_binary(), tmp_path_factory.mktemp("exiftool"))
+def exiftool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExifTool]:
+    tool = ExifTool(exiftool_binary(), tmp_path_factory.mktemp("exiftool"))
+    try:
+        yield tool
+    finally:
+        tool.close()
 
 
 def we_read(data: bytes) -> tuple[list[str], tuple[bool | None, ...]]:

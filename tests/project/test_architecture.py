@@ -56,8 +56,8 @@ LAYERS: dict[str, set[str]] = {
 #: The floors that never import Scrapy, Twisted or asyncio: every one of the engine, the
 #: audit tools and the re-check, and the add-on's checker.
 PURE_FLOORS = (*_ENGINE, "engine", "audit", "checker", "recheck")
-#: Pure modules at the top: the checker, the signals' names and the key directory.
-PURE_TOP = ("scrapy_rep.check", "scrapy_rep.signals", "scrapy_rep.keydirectory")
+#: Pure modules at the top: the tools' door, the signals' names and the key directory.
+PURE_TOP = ("scrapy_rep.__main__", "scrapy_rep.signals", "scrapy_rep.keydirectory")
 #: The one top module the floors below may import: the signals' names, which import
 #: nothing of the package (every component sends them).
 TOP_LEAF = "scrapy_rep.signals"
@@ -668,7 +668,9 @@ def test_no_module_but_the_ledger_listens_for_a_fate_to_record_it() -> None:
     """One bookkeeper of a request's fate: the URL ledger (``crawl/audit/``) listens to
     the signals that tell one, and every other reader (the trail, the report) reads its
     settled entries. The listeners still outside it are pinned, so that no new one is
-    added (a new capability writes the ledger, its readers read it)."""
+    added (a new capability writes the ledger, its readers read it). A refusal is told to
+    it by the one performer of refusals, never heard again as its ``request_refused``
+    (no signal it must filter out)."""
     listening = {
         name: found
         for name, path in modules().items()
@@ -677,7 +679,8 @@ def test_no_module_but_the_ledger_listens_for_a_fate_to_record_it() -> None:
     }
     assert listening == NOT_YET_LEDGER_READERS
     ledger = modules()["scrapy_rep.crawl.audit.audit"].read_text(encoding="utf-8")
-    assert fate_listeners(ledger) >= {"request_refused", "file_checked", "request_held"}
+    assert fate_listeners(ledger) >= {"file_checked", "request_held"}
+    assert "request_refused" not in fate_listeners(ledger)
 
 
 def test_the_fate_listener_check_sees_a_receiver_connected() -> None:

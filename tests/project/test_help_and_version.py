@@ -19,7 +19,6 @@ from importlib.metadata import version
 import pytest
 
 import scrapy_rep
-from scrapy_rep.checker import EXIT_CODES
 from tests.support.scrapyproject import project_settings
 from tests.support.tools import main_streams, scrapy_streams
 
@@ -43,13 +42,13 @@ def test_scrapy_robots_help_keeps_the_exit_code_table_and_names_the_other_tool()
     assert "exit codes (python -m scrapy_rep check uses the same):" in stdout
     assert "`scrapy rep-robots`" not in stdout  # it does not point at itself
     assert "--purpose" in stdout and "--page" in stdout  # its own options
-    assert max(len(line) for line in EXIT_CODES.splitlines()) <= 80
 
 
 def test_check_help_lists_only_the_options_check_has() -> None:
-    from scrapy_rep.check import parser
+    from rep_engine.commandline import parser
+    from scrapy_rep.checker import TOOL
 
-    check = parser()
+    check = parser(TOOL, "python -m scrapy_rep check")
     own = {option for action in check._actions for option in action.option_strings}
     assert "--purpose" in own and "--page" in own
     code, stdout, stderr = main_streams("check", "--help")
@@ -130,8 +129,8 @@ def test_the_commands_table_keeps_its_texts_readable() -> None:
     column after its longest synopsis (``audit list TRAIL... [--fate F] …``): a longer
     synopsis now has a line of its own, each text whole in a column of its own."""
     from rep_audit.cliargs import HELPS
+    from rep_engine.commandline import TEXT_COLUMN
     from scrapy_rep.__main__ import commands_table
-    from scrapy_rep.checker import TEXT_COLUMN
 
     table = commands_table().splitlines()[1:]
     # a text's lines: two spaces before its column (a name alone runs past it)
@@ -157,7 +156,7 @@ def test_scrapy_audit_help_keeps_the_exit_code_table_and_names_the_other_tool() 
         code, stdout, stderr = scrapy_streams("rep-audit", "-h")
     assert code == 0, stderr
     assert exit_code_rows(stdout) == ["0", "1", "2", "3"]
-    assert "exit codes (the same for `python -m scrapy_rep audit`):" in stdout
+    assert "exit codes (python -m scrapy_rep audit uses the same):" in stdout
     assert "`scrapy rep-audit`" not in stdout  # it does not point at itself
     # an option of two commands, listed once naming both (argparse kept the last one)
     assert re.search(r"^  --workers +verify, report: several trails", stdout, re.M), stdout
@@ -168,9 +167,10 @@ def test_check_synopsis_in_the_docs_names_every_option() -> None:
     """docs/cli.md's ``check`` synopsis lists every option ``check --help`` lists."""
     from pathlib import Path
 
-    from scrapy_rep.check import parser
+    from rep_engine.commandline import parser
+    from scrapy_rep.checker import TOOL
 
-    check = parser()
+    check = parser(TOOL, "python -m scrapy_rep check")
     options = {o for a in check._actions for o in a.option_strings if o.startswith("--")}
     docs = (Path(__file__).resolve().parents[2] / "docs" / "cli.md").read_text()
     section = docs.split("## `python -m scrapy_rep check`")[1].split("\n## ")[0]

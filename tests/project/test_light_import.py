@@ -111,7 +111,7 @@ def test_every_public_name_resolves_and_unknown_names_raise() -> None:
 
 LXML_CODES = [
     "import scrapy_rep\nscrapy_rep.parse_robotstxt(b'User-agent: *\\nDisallow: /x\\n')",
-    "import scrapy_rep.check",
+    "import scrapy_rep.__main__",
     "import scrapy_rep.checker, rep_engine.usage.rsl.discovery",
     # python -m scrapy_rep check --example /x: reads no RSL document
     "import runpy\n"

@@ -512,7 +512,11 @@ def test_part_of_the_suite_runs_from_the_sdist(unpacked_sdist: Path) -> None:
     assert Path(where.stdout.strip()).is_relative_to(unpacked_sdist)
     # the docs' checks (the pages shipped), the checker's, and the engine's URLs (its
     # 1,262 conformance cases run in the suite: here they cost 8 s of a worker for no more)
-    tests = ["tests/project/test_docs.py", "tests/test_check.py", "tests/urls/test_origins.py"]
+    tests = [
+        "tests/project/test_docs.py",
+        "tests/test_checker_tool.py",
+        "tests/urls/test_origins.py",
+    ]
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", *tests],
         cwd=unpacked_sdist,

@@ -51,14 +51,20 @@ def _documents(tdm: dict[str, Any] | None = None) -> dict[str, OriginDocuments]:
     return found
 
 
-def _rechecker(purpose: str, explain: bool, tdm: dict[str, Any] | None = None) -> Rechecker:
+def _rechecker(
+    purpose: str, explain: bool, tdm: dict[str, Any] | None = None, fast: bool = True
+) -> Rechecker:
+    """``fast=False``: every item decided in full (the reference the fast path is held
+    to: its switch is private)."""
     documents = _documents(tdm)
 
     def known(origin: Origin) -> OriginDocuments | None:
         return documents.get(str(origin))
 
     config = RepConfig.from_settings({"REP_PURPOSE": purpose})
-    return Rechecker(config, Identity("mybot/1.0"), known, explain)
+    rechecker = Rechecker(config, Identity("mybot/1.0"), known, explain)
+    rechecker._fast = rechecker._fast and fast
+    return rechecker
 
 
 def _said(outcome: Outcome) -> tuple[Any, ...]:
@@ -67,10 +73,16 @@ def _said(outcome: Outcome) -> tuple[Any, ...]:
     return outcome.status, line, refusal.message if refusal is not None else outcome.why
 
 
+def _said_with_lines(outcome: Outcome) -> tuple[Any, ...]:
+    """What :func:`_said` says, and robots.txt's decision the verdict names (an allowed
+    item's line too, with ``explain``)."""
+    return *_said(outcome), getattr(outcome.verdict, "robots", None)
+
+
 @pytest.mark.parametrize("purpose", ["search", "ai-train"])
 def test_the_fast_path_says_what_the_full_decision_says(purpose: str) -> None:
     tdm = {name: NO_FILE for name in ROBOTS_FILES}
-    fast, full = _rechecker(purpose, False, tdm), _rechecker(purpose, True, tdm)
+    fast, full = _rechecker(purpose, False, tdm), _rechecker(purpose, True, tdm, fast=False)
     urls = [origin + path for path in PATHS for origin in ROBOTS_FILES] * 2
     assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
     statuses = {u: fast.decide(u).status for u in urls}
@@ -83,6 +95,31 @@ def test_the_fast_path_says_what_the_full_decision_says(purpose: str) -> None:
     assert fast.decide("https://a.example/") is fast.decide("https://a.example/y")
     assert fast.decide("https://a.example/tmp/1") is fast.decide("https://a.example/tmp/2")
     assert fast.decide("https://a.example/tmp/1") is not fast.decide("https://a.example/private")
+
+
+@pytest.mark.parametrize("purpose", ["search", "ai-train"])
+def test_the_fast_path_names_the_allowing_line_a_report_and_a_trail_write(purpose: str) -> None:
+    """With ``explain`` (a report, a trail) the fast path stays on: an allowed item's
+    verdict names robots.txt's line that allows it (or why none does: no rule, robots.txt
+    itself) as the full decision's does, the items each line allows sharing one outcome.
+    It used to turn the fast path off: every item decided in full."""
+    tdm = {name: NO_FILE for name in ROBOTS_FILES}
+    lined, full = _rechecker(purpose, True, tdm), _rechecker(purpose, True, tdm, fast=False)
+    paths = (*PATHS, "/robots.txt", "/private/ok%2F3", "/private/ok/\u00e9", "/y\u00e9")
+    urls = [origin + path for path in paths for origin in ROBOTS_FILES] * 2
+    assert [_said_with_lines(lined.decide(u)) for u in urls] == [
+        _said_with_lines(full.decide(u)) for u in urls
+    ]
+    assert lined.made > 0  # shared outcomes, not the full decision
+    ok, other = lined.decide("https://a.example/private/ok/2"), lined.decide("https://a.example/")
+    robots = ok.verdict.robots  # type: ignore[union-attr]
+    assert robots is not None and robots.line == 4 and robots.line_text == "Allow: /private/ok"
+    assert ok is lined.decide("https://a.example/private/ok/9")  # one outcome per line
+    assert other is lined.decide("https://a.example/y") and other is not ok
+    assert other.verdict.robots.line is None  # type: ignore[union-attr]
+    escaped = lined.decide("https://a.example/private/ok%2F3")  # not matched inline
+    assert escaped is lined.decide("https://a.example/private/ok%2F4")
+    assert escaped.verdict.robots == robots  # type: ignore[union-attr]
 
 
 #: The URL's start and its path, as the hot path found them by one match before it told
@@ -111,7 +148,7 @@ def test_the_inline_match_says_what_the_full_decision_says(purpose: str) -> None
     """An origin with one group set is matched inline for a path matched as it is, and
     by its robots.txt otherwise (escapes, non-ASCII, its own /robots.txt): the same."""
     tdm = {name: NO_FILE for name in ROBOTS_FILES}
-    fast, full = _rechecker(purpose, False, tdm), _rechecker(purpose, True, tdm)
+    fast, full = _rechecker(purpose, False, tdm), _rechecker(purpose, True, tdm, fast=False)
     paths = ("/robots.txt", "/private%2F1", "/%70rivate/1", "/tmp/\u00e9", "/tmp*", "/x$", "/?q")
     urls = [origin + path for path in paths for origin in ROBOTS_FILES] * 2
     assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
@@ -128,7 +165,7 @@ def test_the_fast_paths_outcomes_are_bounded_over_all_origins(
     says the same."""
     monkeypatch.setattr("rep_recheck.rechecker.REFUSALS_MEMO", 2)
     tdm = {name: NO_FILE for name in ROBOTS_FILES}
-    fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm)
+    fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm, fast=False)
     urls = [origin + path for path in PATHS for origin in ROBOTS_FILES] * 3
     assert [_said(fast.decide(u)) for u in urls] == [_said(full.decide(u)) for u in urls]
     held = [known.outcomes for known in fast._by_origin.values()]
@@ -150,7 +187,7 @@ def test_the_refusals_hold_their_verdicts_read_up_to_a_bound(
     outcome stays remembered, small): read again, it is decided again, the same."""
     monkeypatch.setattr("rep_recheck.rechecker.VERDICTS_HELD", 2)
     tdm = {name: NO_FILE for name in ROBOTS_FILES}
-    fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm)
+    fast, full = _rechecker("search", False, tdm), _rechecker("search", True, tdm, fast=False)
     urls = ["https://a.example/tmp/1", "https://a.example/private/1", "https://b.example/y"]
     outcomes = [fast.decide(url) for url in urls]
     first = outcomes[0].verdict
@@ -323,7 +360,7 @@ def test_a_shared_outcome_of_the_fast_path_is_decided_again_after_the_fetch() ->
     """The fast path's shared outcomes (verdict made when first read) go through the page
     pass and a failed fetch as the full decision's do."""
     tdm = {name: NO_FILE for name in ROBOTS_FILES}
-    fast, full = _rechecker("ai-train", False, tdm), _rechecker("ai-train", True, tdm)
+    fast, full = _rechecker("ai-train", False, tdm), _rechecker("ai-train", True, tdm, fast=False)
     url, now = "https://a.example/y", time.time()
     noai = PageStatements((("x-robots-tag", "noai"),))
     before = fast.decide(url)

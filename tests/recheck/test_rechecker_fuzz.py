@@ -119,6 +119,12 @@ def said_by(outcome: Outcome) -> tuple[Any, ...]:
     )
 
 
+def said_with_line(outcome: Outcome) -> tuple[Any, ...]:
+    """:func:`said_by`, and robots.txt's decision its verdict names (an allowed item's
+    line too, with ``explain``)."""
+    return *said_by(outcome), getattr(outcome.verdict, "robots", None)
+
+
 def one_round(rng: random.Random, files: list[str], corpus_urls: list[str]) -> int:
     profile = rng.choice(["google", "rfc9309", "legacy"])
     purpose = rng.choice(["search", "ai-train"])
@@ -156,16 +162,18 @@ def one_round(rng: random.Random, files: list[str], corpus_urls: list[str]) -> i
 
     agent = rng.choice(["mybot/1.0", "MyBot", "GPTBot", "other-bot/2"])
     fast = Rechecker(config, Identity(agent), known, False)
+    lined = Rechecker(config, Identity(agent), known, True)  # a report's, a trail's
     full = Rechecker(config, Identity(agent), known, True)
+    full._fast = False  # every item decided in full: the reference
     urls = [rand_url(rng, rng.choice(hosts), rng.choice(paths)) for _ in range(200)]
     urls += [u for u in urls if rng.random() < 0.5]
     rng.shuffle(urls)
     for url in urls:
-        got, want = fast.decide(url), full.decide(url)
-        if said_by(got) != said_by(want):
+        got, want, named = fast.decide(url), full.decide(url), lined.decide(url)
+        if said_by(got) != said_by(want) or said_with_line(named) != said_with_line(want):
             print("MISMATCH", profile, purpose, settings, agent, repr(url))
-            print(" fast", said_by(got))
-            print(" full", said_by(want))
+            print(" fast", said_by(got), said_with_line(named))
+            print(" full", said_by(want), said_with_line(want))
             for origin, d in documents.items():
                 if origin == origin_of(url):
                     print(" robots:", repr(d.robots.rules) if d.robots else None)
@@ -265,7 +273,9 @@ def test_hostile_paths_are_decided_by_the_fast_path_as_by_the_full_decision(
         found.add(TDM, origin, CacheEntry(NO_FILE, "200", time.time(), NEVER, NEVER))
         documents[origin] = found
     fast = Rechecker(config, Identity("mybot/1.0"), documents.get, False)
+    lined = Rechecker(config, Identity("mybot/1.0"), documents.get, True)
     full = Rechecker(config, Identity("mybot/1.0"), documents.get, True)
+    full._fast = False  # every item decided in full: the reference
     names = (fast.agent, *fast.rules.agents)
     for number in range(len(HOSTILE_FILES)):
         for start in (f"https://h{number}.example", f"http://u:p@H{number}.EXAMPLE:443"):
@@ -273,6 +283,7 @@ def test_hostile_paths_are_decided_by_the_fast_path_as_by_the_full_decision(
                 url = start + path
                 got, want = fast.decide(url), full.decide(url)
                 assert said_by(got) == said_by(want), url
+                assert said_with_line(lined.decide(url)) == said_with_line(want), url
                 origin = origin_of(url)
                 if origin not in parsed:
                     continue

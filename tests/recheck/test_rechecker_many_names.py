@@ -87,6 +87,7 @@ def test_the_fast_path_says_what_the_full_decision_says_of_each_item(
     )
     fast = Rechecker(config, Identity(crawler), known, explain=False)
     full = Rechecker(config, Identity(crawler), known, explain=True)
+    full._fast = False  # every item decided in full: the reference
     urls = [ORIGIN + path for path in paths]
     # each item alone against the full decision, then in one pass: the shared outcomes
     # (the first refusal of a line, the first kept item) say the same of each
@@ -105,5 +106,11 @@ def test_the_fast_path_says_what_the_full_decision_says_of_each_item(
         expected = slow.decide(url)
         if outcome.status is ItemStatus.REFUSED:
             expected = full.decide(url)  # a refusal names its line either way
+        assert outcome == expected and repr(outcome) == repr(expected), url
+    # with explain (a report, a trail): the fast path's outcomes, an allowed item's line
+    # named, are the full decision's
+    lined = Rechecker(config, Identity(crawler), known, explain=True)
+    for url in urls:
+        outcome, expected = lined.decide(url), full.decide(url)
         assert outcome == expected and repr(outcome) == repr(expected), url
     assert all(s[0] is not ItemStatus.UNKNOWN for s in said)

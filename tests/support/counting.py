@@ -14,17 +14,17 @@ from rep_engine.verdict.policy import UsagePolicy
 
 
 def counted_matches(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, str]]:
-    """Every robots.txt match (``allowed`` or ``decide``) and every reading of the purposes'
-    signals (``before_fetch``), counted by (what, URL path)."""
+    """Every robots.txt match (``code``, which ``allowed`` calls, or ``decide``) and every
+    reading of the purposes' signals (``before_fetch``), counted by (what, URL path)."""
     counted: Counter[tuple[str, str]] = Counter()
-    allowed, decide, refusal = RobotsTxt.allowed, RobotsTxt.decide, UsagePolicy.before_fetch
+    code, decide, refusal = RobotsTxt.code, RobotsTxt.decide, UsagePolicy.before_fetch
 
     def path(url: str) -> str:
         return "/" + url.split("/", 3)[3]
 
-    def counting_allowed(self: RobotsTxt, url: str, agent: str) -> bool:
+    def counting_code(self: RobotsTxt, url: str, agent: str) -> int:
         counted["robots", path(url)] += 1
-        return allowed(self, url, agent)
+        return code(self, url, agent)
 
     def counting_decide(self: RobotsTxt, url: str, agent: str) -> Any:
         counted["robots", path(url)] += 1
@@ -34,7 +34,7 @@ def counted_matches(monkeypatch: pytest.MonkeyPatch) -> Counter[tuple[str, str]]
         counted["purpose", path(url)] += 1
         return refusal(self, rules, url, *args)
 
-    monkeypatch.setattr(RobotsTxt, "allowed", counting_allowed)
+    monkeypatch.setattr(RobotsTxt, "code", counting_code)
     monkeypatch.setattr(RobotsTxt, "decide", counting_decide)
     monkeypatch.setattr(UsagePolicy, "before_fetch", counting_refusal)
     return counted

@@ -3,10 +3,15 @@
 
 Debian's ``redis-server`` (``.ci/run`` installs it). Without it the tests that need it
 are skipped, saying so, unless ``REP_REQUIRE_REDIS=1`` (CI sets it) makes that a failure.
+
+A test's Redis is one database of a server the tests of its worker share
+(:meth:`RedisServer.database`: its keys apart from every other test's, as on a server of
+its own); a test that stops its Redis has a server of its own.
 """
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import shutil
@@ -21,9 +26,12 @@ import pytest
 
 from tests.support.localhttp import free_port
 
+#: The databases of a server the tests of a worker share: one a test.
+DATABASES = 4096
+
 
 class RedisServer:
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, databases: int = 16) -> None:
         binary = shutil.which("redis-server")
         if binary is None:
             message = "redis-server is not installed (Debian: apt-get install redis-server)"
@@ -32,6 +40,10 @@ class RedisServer:
             pytest.skip(message)
         self.binary = binary
         self.directory = directory
+        self.databases = databases
+        self.used = 0
+        #: ``False``: a view of one database of a shared server (:meth:`database`).
+        self.own = True
         self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.process: subprocess.Popen[bytes] | None = None
@@ -61,6 +73,8 @@ class RedisServer:
                 "no",
                 "--dir",
                 str(self.directory),
+                "--databases",
+                str(self.databases),
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
@@ -97,15 +111,26 @@ class RedisServer:
         assert match is not None
         return int(match.group(1))
 
+    def database(self) -> RedisServer:
+        """This server seen through a database no one used before (``url`` names it):
+        a test's own keys, as on a server of its own; it cannot be stopped."""
+        self.used += 1
+        assert self.used < self.databases, f"more than {self.databases - 1} databases asked"
+        view = copy.copy(self)
+        view.url = f"redis://127.0.0.1:{self.port}/{self.used}"
+        view.own = False
+        return view
+
     def stop(self) -> None:
+        assert self.own, "a shared server's database: stop a server of the test's own"
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
             self.process.wait(timeout=10)
 
 
 @contextmanager
-def running_redis(directory: Path) -> Iterator[RedisServer]:
-    server = RedisServer(directory)
+def running_redis(directory: Path, databases: int = 16) -> Iterator[RedisServer]:
+    server = RedisServer(directory, databases)
     server.start()
     try:
         yield server

@@ -1,7 +1,7 @@
 """Scripted local sites for real crawls: several twisted.web origins on 127.0.0.1.
 
 Importing this module installs no reactor (the reactor is imported where it is used): a
-crawl without one (tests/support/childcrawl.py) runs its spiders.
+crawl without one (tests/support/loopcrawl.py) runs its spiders.
 
 Each origin (one port) answers from a script: per path, a list of replies consumed in
 order (the last one repeats). Every request is written to a shared access log, so tests
@@ -309,9 +309,8 @@ def page_gaps(base: str) -> list[float]:
 @dataclass
 class Recorder:
     """An ``on_crawler`` for :func:`crawl` that records what the crawl scraped and
-    signalled, in either mode (a crawl without a reactor records them in its child and
-    hands them over as plain values): every item into ``items``, and for each signal named
-    by its import path in ``signals`` (``"scrapy_rep.signals.file_refused"``), the keyword
+    signalled, in either mode: every item into ``items``, and for each signal named by its
+    import path in ``signals`` (``"scrapy_rep.signals.file_refused"``), the keyword
     arguments of each sending."""
 
     items: list[Any] = field(default_factory=list)
@@ -338,21 +337,12 @@ def collecting_items(items: list[Any]) -> Recorder:
 
 
 class CrawlMode:
-    """How :func:`crawl` runs its crawl: in this process on the test's reactor, or
-    (``reactorless``, set by the ``both_modes`` fixture of tests/integration/conftest.py)
-    without a reactor (``TWISTED_REACTOR_ENABLED = False``) in a child process
-    (tests/support/childcrawl.py), whose crawler and spider are stand-ins that hold what
-    the tests read: the stats, ``downloaded``, ``dropped``."""
+    """How :func:`crawl` runs its crawl: on the test's reactor, or (``reactorless``, set
+    by the ``both_modes`` fixture of tests/integration/conftest.py) without a reactor
+    (``TWISTED_REACTOR_ENABLED = False``), on an asyncio loop in a thread of the test's
+    process (tests/support/loopcrawl.py)."""
 
     reactorless = False
-    #: The trails a child's crawl closes are verified (off: the test is marked
-    #: ``trail_not_verified``, as in this process).
-    trails_verified = True
-
-
-#: The class attributes of a spider that a child's crawl is given (``BothSpider``'s,
-#: test_media.py's ``ImageUrlsSpider``'s).
-SPIDER_ATTRS = ("file_urls", "image_urls", "extra")
 
 
 async def crawl(
@@ -365,25 +355,14 @@ async def crawl(
 
     ``on_crawler`` is called with the crawler before it starts (to connect signals)."""
     if CrawlMode.reactorless:
-        from tests.support.childcrawl import crawl_in_child
+        from tests.support.loopcrawl import crawl_without_reactor
 
-        assert on_crawler is None or isinstance(on_crawler, Recorder), (
-            "a crawl without a reactor runs in a child: only a Recorder for on_crawler"
-        )
-        attrs = {name: getattr(spider, name) for name in SPIDER_ATTRS if hasattr(spider, name)}
-        recorded = list(on_crawler.signals) if on_crawler is not None else []
-        child, done = await crawl_in_child(
-            list(urls), settings or {}, spider, attrs, record=recorded
-        )
-        if on_crawler is not None:
-            on_crawler.items.extend(done.items)
-            for path, events in on_crawler.signals.items():
-                events.extend(child.signals.get(path, []))
-        errors = [line for line in child.log if line.startswith(("ERROR", "CRITICAL"))]
-        assert child.stats.get_value("log_count/ERROR") is None, (
+        done = await crawl_without_reactor(list(urls), settings or {}, spider, on_crawler)
+        errors = [line for line in done.log if line.startswith(("ERROR", "CRITICAL"))]
+        assert done.crawler.stats.get_value("log_count/ERROR") is None, (
             "the crawl logged an error:\n" + "\n".join(errors[:10])
         )
-        return child, done  # type: ignore[return-value]
+        return done.crawler, done.spider
     crawler = get_crawler(spider, {**BASE_SETTINGS, **(settings or {})})
     if on_crawler is not None:
         on_crawler(crawler)

@@ -2,20 +2,21 @@
 ``python -m scrapy_rep check`` serve and read from a file.
 
 The tools run in this process: their command lines are read as ``python -m scrapy_rep
-check`` and ``scrapy rep-robots`` read them (:func:`scrapy_rep.check.run`, Scrapy's own
+check`` and ``scrapy rep-robots`` read them (:func:`check_run`, Scrapy's own
 ``scrapy.cmdline.execute``), up to the call of the tools' crawl, which then runs under
 the test's reactor (:func:`scrapy_rep.crawl.commands.toolcrawl.tools_in_reactor`, the
 body of ``run_tools`` without its ``CrawlerProcess``). A tool's crawl without a reactor
-(:data:`NO_REACTOR`) runs in a process of its own (:func:`check_process`,
-:func:`robots_process`: this process runs one). What only a process shows (the entry
-points, the exit status of a process, stdout against stderr, no log without a project)
-is tested where it is said, each once: tests/integration/test_check.py,
+(:data:`NO_REACTOR`) runs so too, on an asyncio loop in a thread of this process that runs
+none (:func:`tools_without_reactor`, the body of ``run_tools`` without its
+``AsyncCrawlerProcess``: tests/support/loopcrawl.py). What only a process shows (the
+entry points, the exit status of a process, stdout against stderr, no log without a
+project) is tested where it is said, each once: tests/integration/test_check.py,
 tests/integration/test_commands.py, tests/project/test_help_and_version.py."""
 
 from __future__ import annotations
 
+import asyncio
 import io
-import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -25,10 +26,9 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, TextIO
 from unittest import mock
 
 from rep_audit.cli import main as audit_main
+from rep_engine.commandline import Door, run
 from rep_engine.robotstxt.profiles import MAX_BODY_BYTES
-from scrapy_rep.check import run as check_run
-from scrapy_rep.checker import ToolRequest
-from tests.support.paths import checkout_environment
+from scrapy_rep.checker import TOOL, Runner, ToolRequest, usage_error
 from tests.support.trailfactory import write_trail
 
 #: 72 bytes: a Disallow, the Allow inside it that wins, a Crawl-delay.
@@ -48,7 +48,8 @@ Handed = tuple[ToolRequest, TextIO, "Settings | None"]
 
 class OwnThreadStream(io.StringIO):
     """What one thread (the one that made it: the test's, which runs the tool and the
-    reactor its crawl runs on) writes to a redirected ``sys.stdout`` or ``sys.stderr``.
+    reactor its crawl runs on) writes to a redirected ``sys.stdout`` or ``sys.stderr``,
+    and the threads that run the tool's crawl without a reactor for it (``threads``).
     ``sys.stdout`` and ``sys.stderr`` are the whole process's: another thread writing
     while the tool runs (a local site's request thread, which may outlive its test by
     seconds) writes to ``passed_on``, the stream that was there before, not into the
@@ -57,10 +58,10 @@ class OwnThreadStream(io.StringIO):
     def __init__(self, passed_on: TextIO) -> None:
         super().__init__()
         self.passed_on = passed_on
-        self.thread = threading.get_ident()
+        self.threads = {threading.get_ident()}
 
     def write(self, text: str) -> int:
-        if threading.get_ident() != self.thread:
+        if threading.get_ident() not in self.threads:
             return self.passed_on.write(text)
         return super().write(text)
 
@@ -74,37 +75,79 @@ def own_output() -> Iterator[tuple[OwnThreadStream, OwnThreadStream]]:
         yield stdout, stderr
 
 
+def check_run(argv: list[str], out: TextIO, crawl: Runner | None = None) -> int:
+    """``python -m scrapy_rep check ARGV`` read by its door, which hands it ``crawl``
+    (``None``: no crawl, as outside ``python -m scrapy_rep``)."""
+    return run(TOOL, argv, out, Door("python -m scrapy_rep check", crawl))
+
+
 def _needs_no_crawl(handed: list[Handed], tool: str) -> None:
     """A synchronous test's tool must not run a crawl (its test runs in the reactor's
     greenlet, which it cannot wait in: an async test awaits the ``…_async`` helper)."""
     assert not handed, f"{tool} runs a crawl here: await its _async helper in an async test"
 
 
-async def _handed_crawl(handed: list[Handed], code: int) -> int:
-    """The tools' crawl a command line handed on, if it did, under the test's reactor."""
+#: The option that runs a tool's crawl without a Twisted reactor (the ``tool_mode``
+#: fixture's): such a crawl runs in a thread of this process that runs none.
+NO_REACTOR: Final = "TWISTED_REACTOR_ENABLED=False"
+
+
+async def _handed_crawl(handed: list[Handed], code: int, args: tuple[str, ...] = ()) -> int:
+    """The tools' crawl a command line (``args``) handed on, if it did: under the test's
+    reactor, or without one (:data:`NO_REACTOR` among ``args``) in a thread of its own."""
     if not handed:
         return code
     from scrapy_rep.crawl.commands.toolcrawl import tools_in_reactor
 
     request, out, base = handed[0]
+    if NO_REACTOR in args:
+        return await tools_without_reactor(request, out, base)
     return await tools_in_reactor(request, out, base)
 
 
-#: The option that runs a tool's crawl without a Twisted reactor (the ``tool_mode``
-#: fixture's): this process runs one, so such a command line runs in a process of its own.
-NO_REACTOR: Final = "TWISTED_REACTOR_ENABLED=False"
+async def tools_without_reactor(
+    request: ToolRequest, out: TextIO, base: Settings | None = None
+) -> int:
+    """``run_tools`` without a reactor, in this process: its body (settings, crawl, output,
+    exit status) with an ``AsyncCrawlerRunner`` instead of the ``AsyncCrawlerProcess`` that
+    starts and stops a loop, on an asyncio loop of its own in a thread that runs no reactor
+    (tests/support/loopcrawl.py), as ``tools_in_reactor`` runs it under the test's
+    reactor. What that thread writes to the test thread's :func:`own_output` streams is
+    the tool's output."""
+    from rep_engine.settings.readers import RepSettingError
+    from scrapy_rep.crawl.commands.toolcrawl import crawl_tools, print_tools, tools_settings
+    from scrapy_rep.crawl.internals import crawler_runner
+    from tests.support.loopcrawl import run_without_reactor
+
+    streams = [s for s in (sys.stdout, sys.stderr) if isinstance(s, OwnThreadStream)]
+
+    async def on_the_loop() -> int:
+        try:
+            settings = tools_settings(request, base)
+            runner = crawler_runner(settings, "the tools' crawl")
+        except RepSettingError as error:
+            return usage_error(error)
+        run, started = crawl_tools(runner, request)
+        await started
+        return print_tools(request, settings, run, out)
+
+    def tools() -> int:
+        for stream in streams:
+            stream.threads.add(threading.get_ident())
+        try:
+            return asyncio.run(on_the_loop())
+        finally:
+            for stream in streams:
+                stream.threads.discard(threading.get_ident())
+
+    return await run_without_reactor(tools)
 
 
 async def check_async(*args: str) -> tuple[int, str]:
     """``python -m scrapy_rep check ARGS`` in this process: (exit status, stdout); its
     errors on this process's stderr. The command line is read by :func:`check_run`,
     which hands the crawl, when it runs one, to the tools' crawl under the test's
-    reactor; one to run without a reactor (:data:`NO_REACTOR`) runs in a process of its
-    own (:func:`check_process`), its stderr after its stdout."""
-    if NO_REACTOR in args:
-        code, stdout, stderr = check_process(*args)
-        sys.stderr.write(stderr)
-        return code, stdout
+    reactor, or without one (:data:`NO_REACTOR`)."""
     handed: list[Handed] = []
 
     def crawl(request: ToolRequest, out: TextIO) -> int:
@@ -112,7 +155,7 @@ async def check_async(*args: str) -> tuple[int, str]:
         return 0
 
     out = io.StringIO()
-    code = await _handed_crawl(handed, check_run(list(args), out, crawl=crawl))
+    code = await _handed_crawl(handed, check_run(list(args), out, crawl=crawl), args)
     return code, out.getvalue()
 
 
@@ -129,20 +172,6 @@ def check_tool(*args: str) -> tuple[int, str]:
     code = check_run(list(args), out, crawl=crawl)
     _needs_no_crawl(handed, "check")
     return code, out.getvalue()
-
-
-def check_process(*args: str) -> tuple[int, str, str]:
-    """``python -m scrapy_rep check ARGS`` in a process of its own, this checkout's
-    scrapy_rep: (exit status, stdout, stderr)."""
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy_rep", "check", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env=checkout_environment(),
-    )
-    return result.returncode, result.stdout, result.stderr
 
 
 def audit_tool(*argv: str) -> tuple[int, str]:
@@ -177,9 +206,8 @@ async def robots_async(
     set to ``user_agent`` unless ``None``): (exit status, stdout and then stderr). Read by
     Scrapy's own ``scrapy.cmdline.execute`` (the command found by its entry point, the
     ``-s`` options, the command's default settings), whose call of the tools' crawl is
-    then run under the test's reactor (``sync``: none may be needed)."""
-    if NO_REACTOR in args:  # not in this process, which runs a reactor
-        return robots_process(*args, user_agent=user_agent)
+    then run under the test's reactor, or without one (:data:`NO_REACTOR`) in a thread
+    of its own (``sync``: none may be needed)."""
     agent = ["-s", f"USER_AGENT={user_agent}"] if user_agent is not None else []
     handed: list[Handed] = []
 
@@ -192,7 +220,7 @@ async def robots_async(
             code = _execute(["rep-robots", *agent, *args])
         if sync:
             _needs_no_crawl(handed, "scrapy rep-robots")
-        code = await _handed_crawl(handed, code)
+        code = await _handed_crawl(handed, code, args)
     return code, stdout.getvalue() + stderr.getvalue()
 
 
@@ -246,18 +274,3 @@ def scrapy_robots(*args: str, user_agent: str | None = "TestBot/1.0") -> tuple[i
         result: tuple[int, str] = done.value
         return result
     raise AssertionError("unreachable: robots_async(sync=True) does not wait")
-
-
-def robots_process(*args: str, user_agent: str | None = "TestBot/1.0") -> tuple[int, str]:
-    """``scrapy rep-robots ARGS`` in a process of its own, in this process's working folder
-    (with ``USER_AGENT`` set to ``user_agent`` unless ``None``): (exit status, stdout and
-    stderr)."""
-    agent = ["-s", f"USER_AGENT={user_agent}"] if user_agent is not None else []
-    result = subprocess.run(
-        [sys.executable, "-m", "scrapy", "rep-robots", *agent, *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    return result.returncode, result.stdout + result.stderr

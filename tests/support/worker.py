@@ -1,4 +1,5 @@
-"""One crawler process for the multi-process tests: ``python worker.py CONFIG_JSON``.
+"""A worker in a process of its own (tests/support/workers.py: for a worker stopped by a
+signal, and the memory a crawl leaves alive): ``python worker.py CONFIG_JSON``.
 
 CONFIG_JSON holds ``urls`` and ``settings``; the result is printed as one JSON line:
 the URLs downloaded, the URLs dropped with their reasons, and the ``rep/`` and
@@ -18,62 +19,37 @@ import json
 import logging
 import sys
 import tracemalloc
-from typing import Any, ClassVar
+from typing import Any
 
 from scrapy.utils.reactor import install_reactor
 
 install_reactor("twisted.internet.asyncioreactor.AsyncioSelectorReactor")
 
-from scrapy import Request, signals  # noqa: E402
 from scrapy.crawler import CrawlerRunner  # noqa: E402
 from twisted.internet import defer, reactor, task  # noqa: E402
 
-from tests.support.robotsite import BASE_SETTINGS, ListSpider  # noqa: E402
+from tests.support.robotsite import BASE_SETTINGS  # noqa: E402
 from tests.support.scrapyversions import stop as stop_crawl  # noqa: E402
-
-
-class ScriptedFollowSpider(ListSpider):
-    """ListSpider whose pages yield the URLs ``follow`` names for them, ahead of the start
-    URLs still waiting (priority 1: Scrapy 2.13's scheduler takes the start requests first
-    among requests of one priority, 2.14 and newer the others)."""
-
-    follow: ClassVar[dict[str, list[str]]] = {}
-
-    def parse(self, response: Any) -> Any:
-        super().parse(response)
-        for url in self.follow.get(response.url, ()):
-            yield Request(url, callback=self.parse, errback=self.failed, priority=1)
+from tests.support.workers import (  # noqa: E402
+    LOG_FORMAT,
+    ScriptedFollowSpider,
+    result_of,
+    watching,
+)
 
 
 def main() -> None:
     config = json.loads(sys.argv[1])
     if config.get("log"):
-        logging.basicConfig(
-            level=config["log"],
-            stream=sys.stderr,
-            format="%(asctime)s [%(name)s] %(levelname)s: %(message)s",
-        )
+        logging.basicConfig(level=config["log"], stream=sys.stderr, format=LOG_FORMAT)
     result: dict[str, Any] = {"sent_after_disallow": []}
     ScriptedFollowSpider.follow = config.get("follow", {})
-    watch = config.get("watch")
-    disallowed: list[bool] = []
-
-    def fetched(rules: Any, **_: Any) -> None:
-        if watch and not rules.allowed(watch + "probe", "testbot"):
-            disallowed.append(True)
-
-    def reached(request: Any, **_: Any) -> None:
-        if disallowed and watch and request.url.startswith(watch):
-            result["sent_after_disallow"].append(request.url)
 
     async def go(_reactor: object) -> None:
         runner = CrawlerRunner({**BASE_SETTINGS, "LOG_LEVEL": "INFO", **config["settings"]})
         crawler = runner.create_crawler(ScriptedFollowSpider)
-        if watch:
-            from scrapy_rep.signals import robotstxt_fetched
-
-            crawler.signals.connect(fetched, signal=robotstxt_fetched, weak=False)
-            crawler.signals.connect(reached, signal=signals.request_reached_downloader, weak=False)
+        if config.get("watch"):
+            watching(crawler, config["watch"], result["sent_after_disallow"])
 
         collected: defer.Deferred[None] = defer.Deferred()
 
@@ -100,25 +76,13 @@ def main() -> None:
                 await warm.crawl(ScriptedFollowSpider, urls=warm_up["urls"])
                 tracemalloc.start(4)
             await runner.crawl(crawler, urls=config["urls"])
-            collect(crawler)
+            result.update(result_of(crawler))
             if kept_over is not None:
                 gc.collect()
                 result["kept"] = kept_blocks(tracemalloc.take_snapshot(), kept_over)
         finally:
             tracemalloc.stop()
             collected.callback(None)
-
-    def collect(crawler: Any) -> None:
-        spider = crawler.spider
-        assert isinstance(spider, ListSpider)
-        stats = crawler.stats.get_stats() if crawler.stats else {}
-        result["downloaded"] = sorted(spider.downloaded)
-        result["dropped"] = spider.dropped
-        result["stats"] = {
-            key: value
-            for key, value in stats.items()
-            if key.startswith(("rep/", "robotstxt/")) and isinstance(value, int)
-        }
 
     try:
         task.react(lambda reactor: defer.Deferred.fromCoroutine(go(reactor)))

@@ -86,6 +86,49 @@ def test_robots_txt_disallow_refuses_with_its_document_version_and_line() -> Non
     assert verdict.used == ((ROBOTS, ORIGIN, found),)
 
 
+@pytest.mark.parametrize(
+    ("robots", "names", "agents", "refusing"),
+    [
+        ("User-agent: mybot\nDisallow: /private\n", ("mybot",), (), "mybot"),
+        ("User-agent: otherbot\nDisallow: /private\n", ("mybot", "otherbot"), (), "otherbot"),
+        ("User-agent: gptbot\nDisallow: /private\n", ("mybot",), ("gptbot",), "gptbot"),
+    ],
+    ids=["declared", "sent-as", "purpose-agent"],
+)
+def test_a_refused_request_is_matched_once_per_name_its_line_named(
+    monkeypatch: pytest.MonkeyPatch,
+    robots: str,
+    names: tuple[str, ...],
+    agents: tuple[str, ...],
+    refusing: str,
+) -> None:
+    """Without explanations (no audit trail), a refusal names its line from the one match
+    that refused (``RobotsTxt.explain``), never matching the URL again (``decide``)."""
+    from rep_engine.robotstxt import RobotsTxt
+
+    found = robots_entry(robots)
+    matched: list[str] = []
+    code = RobotsTxt.code
+
+    def counted(self: RobotsTxt, url: str, user_agent: str) -> int:
+        matched.append(user_agent)
+        return code(self, url, user_agent)
+
+    def again(*_: Any) -> Any:
+        raise AssertionError("matched again to explain the refusal")
+
+    monkeypatch.setattr(RobotsTxt, "code", counted)
+    monkeypatch.setattr(RobotsTxt, "decide", again)
+    request = RequestFacts(URL, ORIGIN, names[0], Obey.ALL, names)
+    verdict = decide(request, RequestRules.of(agents=agents), known(robots=found))
+    assert isinstance(verdict, Refused)
+    assert verdict.agent == refusing
+    assert verdict.line == 2
+    assert verdict.message.endswith("(line 2: Disallow: /private)")
+    assert sorted(matched) == sorted({*names, *agents})
+    assert len(matched) == len(set(matched))  # each name matched once
+
+
 def test_allowed_keeps_the_deciding_line_only_when_asked_to_explain() -> None:
     found = robots_entry("User-agent: *\nAllow: /private\n")
     plain = decide(facts(), RequestRules(), known(robots=found))

@@ -155,9 +155,11 @@ class RobotsTxt:
         "_usage",
         "_usage_tokens",
         "_values",
+        "any_crawl_delay",
         "licenses",
         "options",
         "sitemaps",
+        "states_no_usage",
         "verdict",
     )
 
@@ -194,6 +196,13 @@ class RobotsTxt:
         #: just above it, docs/behaviour.md), else those of allow/disallow.
         self._delays = rules.delays
         self._delay_tokens = rules.delay_tokens
+        #: Whether any group has a ``Crawl-delay`` (else :meth:`crawl_delay` is ``None``
+        #: for every crawler: the usual file, the crawl's fast path).
+        self.any_crawl_delay = rules.delays is not None
+        #: No ``Content-Usage``, ``Content-Signal`` or ``License:`` line anywhere in the
+        #: file: it says nothing of usage to any crawler (the usual file; the purpose
+        #: check's fast path).
+        self.states_no_usage = rules.signals is None and rules.usage is None and not licenses
         #: The profile's percent-encoding reads a URL's ``*`` and ``$`` as ``%2A`` and
         #: ``%24`` (RFC 9309 §2.2.3, the 1996 draft's octets): such a URL is normalised.
         self._encodes_specials = options.percent_encoding in ESCAPES_SPECIALS
@@ -220,9 +229,18 @@ class RobotsTxt:
 
     def allowed(self, url: str, user_agent: str) -> bool:
         """May ``user_agent`` (a product token or a full User-Agent) fetch ``url``?
+        (:meth:`code` ``>= 0``.)"""
+        return self.code(url, user_agent) >= 0
 
-        :meth:`code` ``>= 0``, written out with :meth:`_path`'s usual case inline: the
-        crawl's hot path, where each call would cost a check about a tenth."""
+    def code(self, url: str, user_agent: str) -> int:
+        """The rule that decides ``url`` for ``user_agent``, as one number: its line,
+        negative for a disallow line (``0``: no rule applies, or ``url`` is the
+        robots.txt that is always allowed). :meth:`allowed` is ``code() >= 0``; the
+        same non-zero number is the same :meth:`decide` answer, which :meth:`explain`
+        gives from it (one match, no ``Decision`` made for an allowed URL).
+
+        :meth:`_path`'s usual case written out: the crawl's hot path (the verdict on
+        every request not explained), where each call would cost a check about a tenth."""
         try:
             selection = self._agents[user_agent]
         except KeyError:
@@ -244,29 +262,27 @@ class RobotsTxt:
             path = "/" + rest
         else:
             path = self._read_path(url)
-        # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
-        return matcher.match(path) >= 0 or (
-            path == "/robots.txt" and self.options.robots_txt_always_allowed
-        )
-
-    def code(self, url: str, user_agent: str) -> int:
-        """The rule that decides ``url`` for ``user_agent``, as one number: its line,
-        negative for a disallow line (``0``: no rule applies, or ``url`` is the
-        robots.txt that is always allowed). :meth:`allowed` is ``code() >= 0``; the
-        same non-zero number is the same :meth:`decide` answer (one match, no
-        ``Decision`` made)."""
-        selection = self._agents.get(user_agent)
-        if selection is None:
-            selection = self._select(user_agent)
-        matcher = selection.matcher
-        if matcher is None:  # the hot path keeps this inline; see _matcher
-            matcher = self._matcher(selection)
-        path = self._path(url)
         code = matcher.match(path)
         if code >= 0:
             return code
         # RFC 9309 §2.2.2 (SPEC §2): checked only when a rule would forbid.
         return 0 if self.options.robots_txt_always_allowed and path == "/robots.txt" else code
+
+    def explain(self, code: int, user_agent: str) -> Decision:
+        """The :meth:`decide` answer that :meth:`code`'s ``code`` for ``user_agent`` stands
+        for (the line it names, or why no line did), without matching the URL again: a
+        refusal names its line from the one match that refused. (``0`` is said as no rule
+        matching: the robots.txt that is always allowed is :meth:`decide`'s to say.)"""
+        if self.verdict is not None:
+            return _ALLOW_ALL_DECISION if self.verdict else _DISALLOW_ALL_DECISION
+        if code:
+            index = bisect_left(self._codes, abs(code), key=abs)
+            value = file_text(self._values[index])
+            kind: Literal["allow", "disallow"] = "allow" if code > 0 else "disallow"
+            key = self._keys[self._key_of[index]]
+            return Decision(code > 0, abs(code), kind, value, f"{key}: {value}")
+        groups = self._selection(user_agent).groups
+        return Decision(True, reason=_NO_GROUP if not groups else "no rule matches")
 
     def matchers(self, user_agents: Sequence[str]) -> tuple[Matcher, ...]:
         """The compiled rules of each group set ``user_agents`` select, once each, in the
@@ -392,7 +408,7 @@ class RobotsTxt:
         if matcher is None:
             matcher = self._matcher(selection)
         code = matcher.match(path)
-        if code:
+        if code:  # explain()'s, inline (the hot path with an audit trail)
             index = bisect_left(self._codes, abs(code), key=abs)
             value = file_text(self._values[index])
             kind: Literal["allow", "disallow"] = "allow" if code > 0 else "disallow"
@@ -440,13 +456,6 @@ class RobotsTxt:
                 self.options, self._usage, selection.usage_groups
             )
         return usage
-
-    @property
-    def states_no_usage(self) -> bool:
-        """No ``Content-Usage``, ``Content-Signal`` or ``License:`` line anywhere in the
-        file: it says nothing of usage to any crawler (the usual file; the purpose
-        check's fast path)."""
-        return self._signals is None and self._usage is None and not self.licenses
 
     @property
     def user_agents(self) -> tuple[str, ...]:

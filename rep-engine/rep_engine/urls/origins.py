@@ -31,8 +31,11 @@ class Origin(NamedTuple):
 
     @property
     def robots_url(self) -> str:
-        """``/robots.txt`` at the root of the origin, never in a sub-folder (SPEC §3)."""
-        return f"{self}/robots.txt"
+        """``/robots.txt`` at the root of the origin, never in a sub-folder (SPEC §3)
+        (``str(self)`` written out: every refusal names it)."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        port = f":{self.port}" if self.port is not None else ""
+        return f"{self.scheme}://{host}{port}/robots.txt"
 
 
 #: An ``Origin`` made from a plain tuple of its three parts, without a call per field.

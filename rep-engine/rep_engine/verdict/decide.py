@@ -330,18 +330,25 @@ _DOCUMENT_OF: Final = {"tdmrep": TDM, "rsl": LICENSE}
 
 
 def decide(
-    facts: RequestFacts, rules: RequestRules, known: Known, now: float | None = None
+    facts: RequestFacts,
+    rules: RequestRules,
+    known: Known,
+    now: float | None = None,
+    robots: CacheEntry[RobotsTxt] | None = None,
 ) -> Verdict:
     """The verdict on one request (the order: the module's). ``now``: when it is sent (POSIX
-    seconds), against which an override's expiry is held; ``None``: no override applies."""
+    seconds), against which an override's expiry is held; ``None``: no override applies.
+    ``robots``: the version of its origin's robots.txt ``known`` gives, when the caller has
+    looked it up already (``None``: asked of ``known``)."""
     origin = facts.origin
     if origin is None or facts.obey is Obey.NOTHING:
         return UNCHECKED
     if facts.served_by is not None:
         return _decide_both(facts, rules, known, now)
-    robots = known(ROBOTS, origin)
     if robots is None:
-        return Wait(ROBOTS, origin)
+        robots = known(ROBOTS, origin)
+        if robots is None:
+            return Wait(ROBOTS, origin)
     url, agent, names = facts.url, facts.agent, facts.names
     others = names[1:]  # the name it is sent as, when another (no call: the hot path)
     txt = robots.rules
@@ -354,12 +361,15 @@ def decide(
         if rules.explain:
             decision = txt.decide(url, agent)
             allowed = decision.allowed
-        else:
-            allowed = txt.allowed(url, agent)
+        else:  # the line that refused, from the one match (RobotsTxt.explain)
+            code = txt.code(url, agent)
+            allowed = code >= 0
+            if not allowed:
+                decision = txt.explain(code, agent)
         if allowed and others:  # stricter wins: any name's "no" refuses
             for other in others:
-                if not txt.allowed(url, other):
-                    allowed, refusing = False, other
+                if (code := txt.code(url, other)) < 0:
+                    allowed, refusing, decision = False, other, txt.explain(code, other)
                     break
         if not allowed:
             found = _disallowed(facts, rules, robots, used, decision, refusing, now)
@@ -368,12 +378,13 @@ def decide(
             overridden = found
     elif robots.unreachable and txt.verdict is False:
         return _robots_refusal(origin, robots, url, agent, used, None)
-    past = None
-    if overridden is not None:  # let through by an override
-        decision, past = _gone_past(txt, url, agent, refusing, decision)
+    # let through by an override: the line it went past (``decision``), and the name whose
+    # group disallows it when only the name it is sent as does (``refusing``)
+    past = refusing if overridden is not None else None
     for token in rules.agents:
-        if not txt.allowed(url, token):
-            return _robots_refusal(origin, robots, url, token, used, None, named=True)
+        if (code := txt.code(url, token)) < 0:
+            refused_by = txt.explain(code, token)
+            return _robots_refusal(origin, robots, url, token, used, refused_by, named=True)
     if rules.needs_tdmrep or (rules.purpose_set and txt.licenses) or not txt.states_no_usage:
         return _after_robots(facts, rules, known, txt, used, decision, obeyed, overridden, past)
     return Allowed(used, decision, NOTHING_BEFORE, obeyed, overridden, past)  # nothing more
@@ -401,20 +412,11 @@ def _disallowed(
         expired, overridden = (overridden if now is not None else None), None
     if overridden is not None and not robots.unreachable:
         return overridden
-    if refusing is not None:  # the refusing name's own line decides
-        return _robots_refusal(origin, robots, facts.url, refusing, used, None, expired, named=True)
+    if refusing is not None:  # the refusing name's own line decides (``decision``)
+        return _robots_refusal(
+            origin, robots, facts.url, refusing, used, decision, expired, named=True
+        )
     return _robots_refusal(origin, robots, facts.url, facts.agent, used, decision, expired)
-
-
-def _gone_past(
-    txt: RobotsTxt, url: str, agent: str, refusing: str | None, decision: Decision | None
-) -> tuple[Decision, str | None]:
-    """The line an override lets a request go past, which the record names: that of the
-    name whose group disallows it (``refusing``: the name it is sent as, when only that
-    one does, also returned), else the declared name's (``decision``, if decided)."""
-    if refusing is not None:
-        return txt.decide(url, refusing), refusing
-    return (decision if decision is not None else txt.decide(url, agent)), None
 
 
 def _after_robots(
@@ -555,7 +557,9 @@ def _robots_refusal(
         message = f"Dropped: robots.txt of {origin} {robots.outcome}"
         return Refused(Reason.ROBOTSTXT_UNREACHABLE, message, ROBOTS, agent, used, decision)
     token = f" for {agent}" if named else ""
-    message = f"Forbidden by {origin.robots_url}{token} ({decision.explanation})"
+    line = decision.line  # Decision.explanation, inline (a refusal's path)
+    explained = decision.reason if line is None else f"line {line}: {decision.line_text}"
+    message = f"Forbidden by {origin.robots_url}{token} ({explained})"
     if expired is not None:
         authorized = expiry_words(expired.expires)
         message += f"; its override in REP_OVERRIDES has expired (authorized {authorized})"

@@ -152,7 +152,10 @@ def decide_page(
     decision = _usage(facts, statements, rules, directives, usage, (tdm_header, tdm_meta), now)
     agent = facts.tokens[0] if facts.tokens else ""
     purpose = None
-    refusal = rules.policy.refusal(decision)
+    policy = rules.policy  # no signal refuses nothing, unless an unknown answer is a "no"
+    refusal = (
+        None if decision is NO_SIGNALS and not policy.unknown_denies else policy.refusal(decision)
+    )
     if refusal is not None:
         purpose = Refused(
             Reason.PURPOSE,
@@ -194,7 +197,7 @@ def _usage(
         and not indexing
         and not statements.licenses
         and not statements.inside
-        and not speaks_of_use(directives, readings=policy.readings)
+        and (directives is EMPTY or not speaks_of_use(directives, readings=policy.readings))
     ):
         return NO_SIGNALS  # the usual page of a search crawl: nothing to fold
     signals = policy.fetched_signals(

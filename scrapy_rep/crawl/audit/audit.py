@@ -46,7 +46,6 @@ from rep_engine.directives import product_token
 from rep_engine.fetch.kinds import ROBOTS_TXT
 from rep_engine.fetch.rsl_kind import RSL
 from rep_engine.records import (
-    LINK_REASONS,
     NOT_OBEYED,
     PAYMENT_REQUIRED_STATUS,
     REFUSED_BY,
@@ -180,12 +179,10 @@ class AuditTrail:
     :class:`~scrapy_rep.crawl.auditing.UrlReader`."""
 
     #: The request :meth:`_scheduled` opened a record for last (a dupefilter's drop undoes
-    #: it), and the one :meth:`refused` was told of last (its ``request_refused`` is not
-    #: heard again); known when the spider opens: whether Scrapy's RFPDupeFilter has seen a
+    #: it); known when the spider opens: whether Scrapy's RFPDupeFilter has seen a
     #: fingerprint, Scrapy's offsite filter's ``request_scheduled`` handler, and whether
     #: responses come from AuditMiddleware, not from ``response_received``.
     _new: Request | None = None
-    _said: Request | None = None
     _seen: Callable[[bytes], bool] | None = None
     _offsite: Callable[..., None] | None = None
     _direct = False
@@ -265,10 +262,9 @@ class AuditTrail:
         connect = crawler.signals.connect
         connect(self._opened, signal=signals.spider_opened)
         connect(self._scheduled, signal=signals.request_scheduled)
-        connect(self._attempt, signal=signals.request_reached_downloader)
+        connect(self.attempted, signal=signals.request_reached_downloader)
         connect(self._held, signal=rep_signals.request_held)
         connect(self.waits.released, signal=rep_signals.request_released)
-        connect(self._refused, signal=rep_signals.request_refused)
         connect(self._file_checked, signal=rep_signals.file_checked)
         connect(self._item_scraped, signal=signals.item_scraped)  # a page's item kept
 
@@ -305,10 +301,11 @@ class AuditTrail:
 
     def _scheduled(
         self, request: Request, spider: Any = None, early: bool = False, **_: Any
-    ) -> None:
+    ) -> str:
         """Event ``SCHEDULED`` (``request_scheduled``): a record opened, unless the request's own
-        goes on or a filter drops it (Scrapy's offsite filter's answer first). ``early``:
-        refused before the scheduler (:meth:`refused`), past both filters already."""
+        goes on or a filter drops it (Scrapy's offsite filter's answer first); its id (``""``:
+        none). ``early``: refused before the scheduler (:meth:`refused`), past both filters
+        already, and going nowhere after (its state is not told the record)."""
         offsite = None if early else self._offsite
         if offsite is not None:  # Scrapy's offsite filter first: its answer decides
             try:
@@ -327,7 +324,7 @@ class AuditTrail:
                 if TRANSITIONS[phase, Event.SCHEDULED] is GOES_ON and not moved(ref, request):
                     self._taken.discard(ref.audit)  # back in a shared queue: for any worker
                     self._holding.discard(ref.audit)
-                    return  # its record goes on: held, released, retried, resumed
+                    return ref.audit  # its record goes on: held, released, retried, resumed
                 # the meta of a request whose response came, copied on a new request
                 if ref.url in request.meta.get("redirect_urls", ()):
                     self._redirected(ref.audit, request)
@@ -336,7 +333,7 @@ class AuditTrail:
             known = self._seen if request.dont_filter or not early else None
             seen = known is not None and known(fingerprint)
             if seen and not request.dont_filter:
-                return  # the dupefilter drops it: counted by the dupefilter (the usual case)
+                return ""  # the dupefilter drops it: counted by the dupefilter (the usual case)
             # a URL asked again (dont_filter): a second record, ``again`` naming the earlier
             # one when the trail knows it
             url_key = fingerprint.hex()
@@ -347,11 +344,17 @@ class AuditTrail:
                 self.counts["repeated"] += 1
             if request.dont_filter:
                 self._unfiltered[url_key] = key
-            self._open(key, request, earlier)
-            recorded(request, key)
-            self._new = request
+            if self._obey_robots and not request.meta.get(meta.DONT_OBEY_ROBOTSTXT):
+                self.open[key] = UrlEntry(request.url, earlier=earlier)  # _open's usual case
+            else:
+                self._open(key, request, earlier)
+            if not early:
+                recorded(request, key)
+                self._new = request
+            return key
         except Exception:
             self.internal_error("_scheduled")
+            return ""
 
     @guarded
     def _offsite_dropped(self, request: Request) -> None:
@@ -382,15 +385,7 @@ class AuditTrail:
                 del self._unfiltered[url_key]
         self._new = None
 
-    def _outgoing(self, request: Request) -> UrlEntry:
-        """The open record of ``request`` as it is decided or refused: its own until its
-        response comes (a retry's copy shares it); else a new one (:meth:`_unscheduled`)."""
-        entry = open_record(request, self.open)
-        if entry is not None and not entry.fetched:
-            return entry
-        return self._unscheduled(request)
-
-    def _unscheduled(self, request: Request) -> UrlEntry:
+    def _unscheduled(self, request: Request) -> tuple[str, UrlEntry]:
         """The record of a request decided without being scheduled (a media pipeline's file,
         another add-on's download, a callback's own fetch): opened when it is decided, final
         when its response comes, when it fails, or when it is refused; a redirect's next URL
@@ -413,7 +408,7 @@ class AuditTrail:
         key = f"{url_key}-{self.sequence}"
         entry = self._open(key, request, earlier, unscheduled=True)
         recorded(request, key)
-        return entry
+        return key, entry
 
     # ------------------------------------------------------- a shared queue (scrapy-redis)
 
@@ -496,14 +491,25 @@ class AuditTrail:
 
     # --------------------------------------------------------------- the verdict on it
 
-    def decided(self, request: Request, facts: RequestFacts, verdict: Allowed | Refused) -> None:
-        """Event ``DECIDED``: the verdict on ``request``, on its entry (:attr:`UrlEntry.decision`);
-        the record names the robots.txt version and line that decided it (or why none did),
+    def decided(
+        self,
+        request: Request,
+        facts: RequestFacts,
+        verdict: Allowed | Refused,
+        entry: UrlEntry | None = None,
+    ) -> None:
+        """Event ``DECIDED``: the verdict on ``request``, on its entry (:attr:`UrlEntry.decision`:
+        ``entry``, when the caller has it; else the request's own open record until its
+        response comes, a retry's copy sharing it, or a new one: :meth:`_unscheduled`); the
+        record names the robots.txt version and line that decided it (or why none did),
         every name it was held to (``agents``), the tdmrep.json and RSL versions (the
         engine's builders: :func:`~rep_engine.trail.lines.documents_of`,
         :func:`~rep_engine.trail.lines.robots_part_of`)."""
         try:
-            entry = self._outgoing(request)
+            if entry is None:
+                entry = open_record(request, self.open)
+                if entry is None or entry.fetched:
+                    entry = self._unscheduled(request)[1]
             entry.decision = (verdict, facts)
             used = verdict.used
             if not used:
@@ -554,8 +560,10 @@ class AuditTrail:
 
     # ---------------------------------------------------------------- as it is sent
 
-    def _attempt(self, request: Request, **_: Any) -> None:
-        """Event ``ATTEMPT`` (``request_reached_downloader``): a download tried."""
+    def attempted(self, request: Request, **_: Any) -> None:
+        """Event ``ATTEMPT``: a download tried (``request_reached_downloader``; or, where the
+        downloader's send is reached, as it leaves its slot: a request decided there is told
+        :meth:`sent_at` instead, one held, refused or moved at its send is no attempt)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             entry = open_record(request, self.open)
             # a record whose response came is not this request's (a copied meta: a
@@ -566,7 +574,13 @@ class AuditTrail:
                 entry.attempts += 1
                 entry.status = None
         except Exception:
-            self.internal_error("_attempt")
+            self.internal_error("attempted")
+
+    def attempts_at_send(self) -> None:
+        """The downloader's send is reached (:class:`~scrapy_rep.crawl.requests
+        .downloadermiddlewares.SendCheck`): each request's attempt is told as it leaves its
+        slot, no longer as it reaches the downloader."""
+        self.crawler.signals.disconnect(self.attempted, signal=signals.request_reached_downloader)
 
     def _held(self, request: Request, origin: str = "", **_: Any) -> None:
         """Event ``HELD`` (``request_held``): it waits for its origin's documents."""
@@ -584,24 +598,18 @@ class AuditTrail:
             self.internal_error("_held")
 
     def sent_at(self, record: str, now: float, expires: float) -> None:
-        """Event ``SENT``: the request of the open record ``record`` leaves at ``now``, under a
-        verdict that holds until ``expires`` (docs/audit-trail.md, ``sent_at``, ``expires``;
-        the last attempt's)."""
+        """Events ``ATTEMPT`` and ``SENT``: the request of the open record ``record``, decided
+        here, leaves at ``now``, under a verdict that holds until ``expires``
+        (docs/audit-trail.md, ``attempts``, ``sent_at``, ``expires``; the last attempt's)."""
         entry = self.open.get(record)
         phase = _NONE if entry is None else _FETCHED if entry.fetched else _OPEN
         if TRANSITIONS[phase, Event.SENT] is not IGNORE:
             assert entry is not None
+            if TRANSITIONS[phase, Event.ATTEMPT] is not IGNORE:
+                entry.attempts += 1
+                entry.status = None
             entry.sent_at = now
             entry.expires = expires if expires < math.inf else None
-
-    def not_sent(self, record: str) -> None:
-        """Event ``SENT``: the request of open record ``record`` reached the downloader but did
-        not leave (held or refused at its send, or handed to another slot): that attempt is
-        taken back (``attempts`` counts downloads tried, docs/audit-trail.md)."""
-        entry = self.open.get(record)
-        if TRANSITIONS[_phase(entry), Event.SENT] is not IGNORE:
-            assert entry is not None
-            entry.attempts = max(entry.attempts - 1, 0)
 
     def sent_changed(self, request: Request, record: str, sent: str, moved: bool) -> None:
         """Event ``SENT``: ``request`` (open record ``record``) was changed after it was
@@ -632,7 +640,10 @@ class AuditTrail:
             self._others.discard(key)
         settled, fate = self.settled, entry.fate  # counted once (Settled.add, inline)
         responded = entry.status is not None
-        replayed = fate is Fate.FETCHED and entry.replayed  # words of a fetched one only
+        page = entry.page  # UrlEntry.replayed, inline: said of a fetched one only
+        replayed = (
+            fate is Fate.FETCHED and page is not None and page.get("cached", False) is not False
+        )
         settled.requests[fate, entry.reason, responded, entry.answered, replayed] += 1
         robots, output = entry.robots, entry.output
         if robots is not None and robots.overridden and fate is not Fate.REFUSED:
@@ -663,24 +674,27 @@ class AuditTrail:
         admitted: bool = False,
     ) -> None:
         """Event ``REFUSED``, as the one performer of refusals tells it
-        (:mod:`scrapy_rep.crawl.refusals`): final, ``refused``. Refused before the scheduler
-        (``admitted``: past Scrapy's offsite filter and dupefilter), its record opens as the
-        scheduler's would; decided by the performer of verdicts (``facts``), it names the
-        versions it was decided with (:meth:`decided`). Else its own record; or (never
-        scheduled: sent with ``engine.download_async``, it waited in place for a document
-        the spider closed before; a media pipeline's file; or a copied meta) one opens here,
-        unless it had one of its own. Refused in the downloader, its errback gets the
-        refusal: settled once the errback is through, with the items it yielded
-        (:meth:`failure_scraped`)."""
-        self._said = request
-        if admitted:
-            self._scheduled(request, early=True)
-        if facts is not None and verdict is not None:
-            self.decided(request, facts, verdict)
+        (:mod:`scrapy_rep.crawl.refusals`), the one event of a refusal: final, ``refused``.
+        Refused before the scheduler (``admitted``: past Scrapy's offsite filter and
+        dupefilter), its record opens as the scheduler's would, and is final at once (it has
+        no errback: the early pass refuses none that has). Decided by the performer of
+        verdicts (``facts``), it names the versions it was decided with (:meth:`decided`).
+        Else its own record; or (never scheduled: sent with ``engine.download_async``, it
+        waited in place for a document the spider closed before; a media pipeline's file; or
+        a copied meta) one opens here, unless it had one of its own. Refused in the
+        downloader, its errback gets the refusal: settled once the errback is through, with
+        the items it yielded (:meth:`failure_scraped`)."""
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
-            entry = open_record(request, self.open)  # _outgoing's, inline: a call fewer
-            if entry is None or entry.fetched:
-                entry = self._unscheduled(request)
+            if admitted:
+                key = self._scheduled(request, early=True)
+                entry = self.open.get(key) if key else None
+            else:
+                key = record_id(request)  # open_record's lookup, its id kept for the end
+                entry = self.open.get(key) if key else None
+            if entry is None or entry.fetched:  # never scheduled, or a copied meta
+                key, entry = self._unscheduled(request)
+            if facts is not None and verdict is not None:
+                self.decided(request, facts, verdict, entry)
             before = verdict.before if verdict is not None else before_of(request)
             entry.fate, entry.reason, entry.why = Fate.REFUSED, reason, message
             entry.refused_by = REFUSED_BY.get(reason, reason)
@@ -688,22 +702,12 @@ class AuditTrail:
                 entry.usage = lines.usage_part(
                     before.decision(), robots_sha(entry), entry.tdm or "", entry.licenses or {}
                 )
-            self._final_after_errback(record_id(request), entry, request)
+            if admitted:
+                self._final(key, entry)
+            else:
+                self._final_after_errback(key, entry, request)
         except Exception:
             self.internal_error("refused")
-
-    def _refused(
-        self,
-        request: Request,
-        reason: Reason | str,
-        message: str,
-        verdict: Refused | None = None,
-        **_: Any,
-    ) -> None:
-        """``request_refused`` of another add-on (ours told :meth:`refused` already; a link,
-        never requested, is in its page's ledger): recorded as ours are."""
-        if request is not self._said and reason not in LINK_REASONS:
-            self.refused(request, reason, message, verdict)
 
     def _final_after_errback(self, key: str, entry: UrlEntry, request: Request) -> None:
         """``entry``'s fate is final (failed, refused in the downloader): written now, or, for
@@ -736,13 +740,23 @@ class AuditTrail:
             self._settle(key, entry, Fate.REDIRECTED)
 
     def _received(self, response: Response, request: Request, **_: Any) -> None:
-        """Event ``RECEIVED`` (``response_received``, or :meth:`downloaded`): its response came;
-        a request downloaded without the scheduler has no page pass to wait for, and a download
+        """``response_received``, when :class:`~scrapy_rep.crawl.auditing.AuditMiddleware`'s
+        ``process_response`` is not the last one (:meth:`downloaded` then)."""
+        self.downloaded(request, response, told=True)
+
+    def downloaded(self, request: Request, response: Response, told: bool = False) -> None:
+        """Event ``RECEIVED``: its response came, as the engine gets it: from
+        :class:`~scrapy_rep.crawl.auditing.AuditMiddleware` when its ``process_response`` is the
+        last one (nothing can change the response after it; the trail then has no
+        ``response_received`` receiver: ``_opened``), else ``response_received`` (``told``). A
+        request downloaded without the scheduler has no page pass to wait for, and a download
         no entry follows is told to the readers apart."""
+        if not (told or self._direct):
+            return
         try:  # guarded inline (the hot path: the decorator's wrapper is a call)
             entry = open_record(request, self.open)
             if entry is None and sent_state(request) is None and self._answered_page(request):
-                entry = self._unscheduled(request)  # no verdict opened its record
+                entry = self._unscheduled(request)[1]  # no verdict opened its record
             if entry is None:  # (NONE, RECEIVED): told apart
                 self._apart(request, response)
             elif not entry.fetched:  # (FETCHED, RECEIVED): ignored, a copied meta's (_attempt)
@@ -857,13 +871,6 @@ class AuditTrail:
         for reader in self.readers:
             reader.downloaded_apart(request.url, response.status)
 
-    def downloaded(self, request: Request, response: Response) -> None:
-        """From :class:`~scrapy_rep.crawl.auditing.AuditMiddleware` when its ``process_response``
-        is the last one (nothing can change the response after it; the trail then has no
-        ``response_received`` receiver: ``_opened``)."""
-        if self._direct:
-            self._received(response, request)
-
     def _item_scraped(self, response: object = None, **_: Any) -> None:
         """Event ``ITEM_SCRAPED``: an item of ``response``'s page (or of the errback of a failed
         download: ``response`` its Failure) went through the item pipelines (``item_scraped``,
@@ -931,7 +938,7 @@ class AuditTrail:
                 and moved(ref, request)
                 and ref.url in request.meta.get("redirect_urls", ())
             ):
-                entry = self._outgoing(request)
+                entry = self._unscheduled(request)[1]
                 phase = _phase(entry)
         if TRANSITIONS[phase, Event.FAILED] is IGNORE:
             return

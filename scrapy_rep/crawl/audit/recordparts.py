@@ -109,7 +109,7 @@ def part_of(url: str, page: Page, snapshot_body: SnapshotBody) -> dict[str, Any]
         decided=page.decided,
         cached=page.cached,
     )
-    body = lines.page_snapshot(part)
-    if body is None:
+    body = lines.page_snapshot(part) if said.headers or said.meta else None
+    if body is None:  # (a page that said nothing is not measured: the usual page)
         return part
     return lines.snapshotted(part, snapshot_body("page", url, body))

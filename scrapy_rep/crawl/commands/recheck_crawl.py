@@ -52,6 +52,7 @@ from rep_recheck.fetching import (
 )
 from rep_recheck.pacing import interleave, origin_key, page_settings, page_slot, pages_progress
 from rep_recheck.stopping import SIGNALS, stop_now
+from scrapy_rep.crawl.commands.toolcrawl import WRITES_NOTHING
 from scrapy_rep.crawl.documents.kinds import CRAWL_KINDS
 from scrapy_rep.crawl.internals import (
     Timer,
@@ -74,22 +75,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: What the crawl of a recheck sets over the settings it is given: the add-on, no trail
-#: of its own (the recheck writes its own), no report, none of the project's feeds or
-#: item pipelines (a ``FEEDS`` entry that overwrites ``items.jsonl`` would empty the very
-#: collection ``scrapy rep-recheck items.jsonl`` re-checks; the crawl yields no item
-#: anyway), and no console or control server (Scrapy 2.19's RemoteControl would let a
-#: local client run code inside the crawl whose documents the recheck's trail records:
-#: its header says it was off).
-CRAWL_SETTINGS: Final[dict[str, Any]] = {
-    "REP_AUDIT_FILE": "",
-    "REP_REPORT": False,
-    "TELNETCONSOLE_ENABLED": False,
-    "FEEDS": {},
-    "FEED_URI": None,  # the deprecated way to name a feed, still read by Scrapy 2.19
-    "ITEM_PIPELINES": {},
-    "REMOTE_CONTROL_ENABLED": False,
-}
 #: The origins whose documents are asked for at once, a sliding window: the next origin
 #: starts as soon as one is done, so a slow origin (a 503 waited on) holds one place, not
 #: a block of 512 (the lifecycle bounds the downloads themselves by
@@ -231,10 +216,10 @@ class RecheckSpider(Spider):
 
 def crawl_settings(settings: dict[str, Any]) -> dict[str, Any]:
     """The settings of a recheck's crawl: ``settings`` (a project's, or the command
-    line's), the add-on enabled, and :data:`CRAWL_SETTINGS`."""
-    addons = dict(settings.get("ADDONS") or {})
-    addons.setdefault("scrapy_rep.Addon", 0)
-    return {"LOG_LEVEL": "WARNING", **settings, **CRAWL_SETTINGS, "ADDONS": addons}
+    line's), the add-on enabled, and nothing written
+    (:data:`~scrapy_rep.crawl.commands.toolcrawl.WRITES_NOTHING`)."""
+    addons = {"scrapy_rep.Addon": 0, **(settings.get("ADDONS") or {})}
+    return {"LOG_LEVEL": "WARNING", **settings, **WRITES_NOTHING, "ADDONS": addons}
 
 
 def request_settings(request: FetchRequest) -> dict[str, Any]:

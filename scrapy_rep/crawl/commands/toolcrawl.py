@@ -35,32 +35,23 @@ from scrapy.settings import Settings
 from scrapy.settings import default_settings as scrapy_defaults
 from scrapy.utils.datatypes import SequenceExclude
 
-from rep_engine.fetch.kinds import ROBOTS_TXT, TDMREP
-from rep_engine.fetch.rsl_kind import RSL
-from rep_engine.records import NOT_HAD, NOT_KEPT, Fate, UrlEntry, describe
-from rep_engine.robotstxt import ALLOW_ALL
-from rep_engine.robotstxt.useragent import held_names
+from rep_engine.fetch.kinds import ROBOTS_TXT
+from rep_engine.records import NOT_KEPT, Fate, describe
 from rep_engine.settings import RepConfig
-from rep_engine.settings.readers import RepSettingError, robots_agent
-from rep_engine.settings.rules import usage_policy
-from rep_engine.trail.terminal import printable
-from rep_engine.urls.origins import origin_of
+from rep_engine.settings.readers import RepSettingError
 from rep_engine.usage.purpose import PURPOSES, UsageDecision
-from rep_engine.verdict.decide import UNCHECKED, Allowed, Refused
 from scrapy_rep import signals as rep_signals
 from scrapy_rep.checker import (
     EXIT_ALLOWED,
     EXIT_DISALLOWED,
     EXIT_UNREACHABLE,
-    NOTHING_OBEYED,
+    Announced,
+    Asked,
+    Report,
     ToolRequest,
-    decided,
     google_note,
-    held_reason,
-    origin_head,
     url_line,
     usage_error,
-    user_agent_line,
 )
 from scrapy_rep.crawl import meta
 from scrapy_rep.crawl.addon import DOWNLOADER_PRIORITY, with_ledger
@@ -79,7 +70,6 @@ if TYPE_CHECKING:
 
     from rep_engine.records import FileOutcome, UrlEntry
     from rep_engine.robotstxt import RobotsTxt
-    from rep_engine.verdict.policy import UsagePolicy
     from scrapy_rep.crawl.media.pipelines import FileVerdict
 
 
@@ -87,6 +77,24 @@ if TYPE_CHECKING:
 ASKED: Final = "scrapy_rep_tools_url"
 #: Above every priority Scrapy names (``cmdline`` is 40): what the tools' crawl must be.
 TOOL_PRIORITY: Final = 50
+#: What every tool's crawl (this one, and a recheck's: ``recheck_crawl``) sets over the
+#: settings it is given, whatever the project says: the add-on's trail and report off (a
+#: tool writes its own output, a recheck its own trail), none of the project's feeds or item
+#: pipelines (a ``FEEDS`` entry, or the deprecated ``FEED_URI`` Scrapy 2.19 still reads,
+#: that names ``items.jsonl`` would empty the very collection ``scrapy rep-recheck
+#: items.jsonl`` re-checks, or be overwritten by the tools' items), and no console or
+#: control server (Scrapy 2.19's RemoteControl would let a local client run code inside
+#: the crawl whose documents a recheck's trail records: its header says it was off).
+WRITES_NOTHING: Final[dict[str, Any]] = {
+    "REP_AUDIT_FILE": "",
+    "REP_REPORT": False,
+    "REP_REPORT_FILE": "",
+    "FEEDS": {},
+    "FEED_URI": None,
+    "ITEM_PIPELINES": {},
+    "TELNETCONSOLE_ENABLED": False,
+    "REMOTE_CONTROL_ENABLED": False,
+}
 #: The wait a tool's crawl holds an unreachable document for, when the give-up rule tells
 #: a host that cannot be connected to from every other failure (:func:`unreachable_waits`).
 SHORT_WAIT: Final = 0.001
@@ -219,20 +227,14 @@ def tool_settings(settings: Settings, request: ToolRequest) -> dict[str, Any]:
     # what it prints is the URL ledger's: on, whatever the project switched off
     middlewares, extensions = with_ledger(middlewares, settings.getdict("EXTENSIONS"))
     return {
+        **WRITES_NOTHING,
         "ADDONS": {**settings.getdict("ADDONS"), "scrapy_rep.Addon": 0},
         "DOWNLOADER_MIDDLEWARES": middlewares,
         "EXTENSIONS": extensions,
-        "ITEM_PIPELINES": {},
-        "FEEDS": {},
         "JOBDIR": None,
         "SCHEDULER": scrapy_defaults.SCHEDULER,
         "DUPEFILTER_CLASS": scrapy_defaults.DUPEFILTER_CLASS,
-        "TELNETCONSOLE_ENABLED": False,
-        "REMOTE_CONTROL_ENABLED": False,  # Scrapy 2.19's control server: none for a tool
         **{name: 0 for name in settings if name.startswith("CLOSESPIDER_")},
-        "REP_AUDIT_FILE": "",
-        "REP_REPORT": False,
-        "REP_REPORT_FILE": "",
         "REP_LEDGER": True,  # what it prints: each request's ledger entry
         "REP_ROBOTSTXT_CACHE": "memory",
         "REP_ROBOTSTXT_TIMEOUT": request.timeout,
@@ -272,7 +274,8 @@ def print_tools(request: ToolRequest, settings: Settings, run: ToolRun, out: Tex
     """Print what the tools' crawl decided (or why it did not start); the exit status."""
     if run.error:
         return usage_error(run.error)
-    return Printer(request, settings, RepConfig.from_settings(settings), out).run(run)
+    printer = Printer(request, settings, RepConfig.from_settings(settings), out)
+    return printer.run(run.asked, run.documents, run.unchecked)
 
 
 async def tools_in_reactor(request: ToolRequest, out: TextIO, base: Settings | None = None) -> int:
@@ -303,42 +306,6 @@ def run_tools(request: ToolRequest, out: TextIO, base: Settings | None = None) -
     run, _ = crawl_tools(process, request)
     process.start()
     return print_tools(request, settings, run, out)
-
-
-@dataclass
-class Asked:
-    """What the crawl did with one URL a tool asked about."""
-
-    url: str
-    #: Its request's entry, as the URL ledger settled it (``None``: none was: nothing was
-    #: obeyed, or the crawl did not get that far).
-    entry: UrlEntry | None = None
-    #: The entry of the last redirect followed from it (``None``: none).
-    hop: UrlEntry | None = None
-    #: Its page, as the spider got it (after redirects).
-    response: Response | None = None
-    #: Why its page could not be had.
-    failure: str = ""
-    #: A downloaded file held against the crawl's AI purposes by the media gate.
-    file: FileVerdict | None = None
-    #: Its page's verdict refused a purpose of the crawl, whose items the page pass kept and
-    #: marked (``REP_PURPOSE_ACTION = "mark"``): that refusal (``None``: none).
-    marked: Refused | None = None
-
-    @property
-    def page(self) -> UrlEntry | None:
-        """The entry of the request that got its page: the last redirect's, else its own."""
-        return self.hop if self.hop is not None else self.entry
-
-
-@dataclass(frozen=True)
-class Announced:
-    """A document's first outcome in the crawl (a later one may be its give-up)."""
-
-    outcome: str
-    status: int | None
-    #: robots.txt's rules (the last announced).
-    rules: RobotsTxt | None = None
 
 
 @dataclass
@@ -398,92 +365,9 @@ class ToolRun:
         self.error = error_line(error)
 
 
-class Printer:
-    """What a tool prints of its crawl: a block per robots.txt, a line per URL and, for a
+class Printer(Report):
+    """What a tool prints of its crawl (:class:`~scrapy_rep.checker.Report`), and for a
     page fetched, what it says and what the crawl does with it (docs/cli.md)."""
-
-    def __init__(
-        self, request: ToolRequest, settings: Settings, config: RepConfig, out: TextIO
-    ) -> None:
-        self.request = request
-        self.config = config
-        self.out = out
-        self.agent = robots_agent(settings)
-        self.names = held_names(self.agent, str(settings.get("USER_AGENT") or ""))
-        #: The purposes whose usage signals are listed (a purpose was asked about).
-        self.policy: UsagePolicy | None = usage_policy(config) if request.explain_usage else None
-        self.profile = config.profile
-
-    def say(self, *lines: str) -> None:
-        """Print each line, every character a site could control made visible
-        (:func:`~rep_engine.trail.terminal.printable`: a CR, LF or ESC in a header or a meta
-        tag prints as an escape, never as a line of its own)."""
-        for line in lines:
-            print(printable(line), file=self.out)
-
-    def run(self, run: ToolRun) -> int:
-        """Print the whole output; the exit status (the worst)."""
-        self.say(user_agent_line(self.agent, self.profile, self.names))
-        by_origin: dict[str, list[Asked]] = {}
-        for asked in run.asked:
-            by_origin.setdefault(str(origin_of(asked.url)), []).append(asked)
-        if self.request.local is not None:  # one file for every origin
-            blocks = [("", [asked for group in by_origin.values() for asked in group])]
-        else:
-            blocks = list(by_origin.items())
-        return max([EXIT_ALLOWED, *(self.block(run, origin, group) for origin, group in blocks)])
-
-    def block(self, run: ToolRun, origin: str, group: list[Asked]) -> int:
-        """One robots.txt's block (its head, then a line per URL); its exit code."""
-        local = self.request.local
-        robots = run.documents.get((ROBOTS_TXT.name, origin))
-        code = EXIT_ALLOWED
-        if local is not None:
-            title, notes, rules = local.title, list(local.notes), local.rules
-        else:
-            outcome = robots.outcome if robots else f"not fetched ({NOTHING_OBEYED})"
-            title = f"{origin}/robots.txt: {outcome}"
-            notes, rules = [], (robots.rules if robots and robots.rules else ALLOW_ALL)
-            notes += self._unreachable_notes(group)
-        origins = dict.fromkeys(str(origin_of(asked.url)) for asked in group)
-        documents = [
-            f"tdmrep.json {key}{TDMREP.path}: {tdm.outcome}"
-            for key in origins
-            if (tdm := run.documents.get((TDMREP.name, key))) is not None
-        ]
-        documents += [
-            f"RSL license {url}: {announced.outcome}"
-            for url in rules.licenses
-            if (announced := run.documents.get((RSL.name, url))) is not None
-        ]
-        self.say(*origin_head(title, notes, rules, self.agent, documents))
-        held = ""
-        if robots is not None and _unreachable(group, ROBOTS_TXT.name):
-            held = held_reason(robots.status)
-        width = max(len(asked.url) for asked in group)
-        for asked in group:
-            entry = decided(asked.url, UNCHECKED, None) if run.unchecked else asked.entry
-            allowed, why = url_line(entry, self.profile, held)
-            word = "allowed   " if allowed else "DISALLOWED"
-            self.say(f"  {word}  {asked.url:<{width}}  {why}")
-            if not allowed:
-                code = max(code, EXIT_DISALLOWED)
-            elif self.request.pages:
-                code = max(code, self.page(asked))
-        if _unreachable(group, None):
-            code = EXIT_UNREACHABLE
-        return code
-
-    def _unreachable_notes(self, group: list[Asked]) -> list[str]:
-        """What the crawl does once it gives up on an unreachable robots.txt, under "allow"."""
-        if self.config.unreachable_action != "allow" or not _unreachable(group, ROBOTS_TXT.name):
-            return []
-        if any(isinstance(_verdict(asked.entry), Allowed) for asked in group):
-            return ["note: unreachable: the crawl holds its requests, then lets them through "
-                    "(REP_UNREACHABLE_ACTION = allow)"]  # fmt: skip
-        return ["note: unreachable, and the host cannot be connected to: the crawl gives up "
-                "on it after REP_UNREACHABLE_CONNECT_MAX_WAIT and drops its requests, even "
-                "with REP_UNREACHABLE_ACTION = allow"]  # fmt: skip
 
     def page(self, asked: Asked) -> int:
         """What the crawl got for an allowed URL, and what it does with it (its page's
@@ -549,24 +433,6 @@ class Printer:
             by = decision.decided_by(purpose)
             said = f" by {by.source}" if by else ""
             self.say(f"      {purpose}: {decision.verdict(purpose)}{said}")
-
-
-def _verdict(entry: UrlEntry | None) -> Allowed | Refused | None:
-    """The verdict ``entry``'s request was decided with (``None``: none)."""
-    return entry.decision[0] if entry is not None and entry.decision else None
-
-
-def _unreachable(group: list[Asked], kind: str | None) -> bool:
-    """Whether a document of ``kind`` (``None``: any) the group's requests were decided
-    with could not be had (the crawl gave up on it)."""
-    for asked in group:
-        verdict = _verdict(asked.entry)
-        used = verdict.used if verdict is not None else ()
-        if any(entry.unreachable for name, _, entry in used if kind in (None, name)):
-            return True
-        if kind is None and isinstance(verdict, Refused) and verdict.reason in NOT_HAD:
-            return True
-    return False
 
 
 def _answers(answers: tuple[bool | None, ...]) -> str:

@@ -82,7 +82,8 @@ def meta_tags(
     scan: list[list[Found] | None] = []  # the byte scan, run once for both readings
     found = _read(response, wanted, noscript, None, scan)
     browser = _browser_codec(response)
-    if browser is not None and not _same_codec(browser, response.encoding):
+    encoding = response.encoding
+    if browser is not None and browser != encoding and not _same_codec(browser, encoding):
         read = _read(response, wanted, noscript, browser, scan)
         if read != found:
             seen = set(read)
@@ -123,8 +124,9 @@ def _browser_codec(response: HtmlResponse) -> str | None:
     named = explicit_encoding(response)
     if named is not None:
         return named
-    content_type = response.headers.get(b"Content-Type")
-    return html_codec(None if content_type is None else _text(content_type), response.body)
+    content_type = response.headers.get(b"Content-Type")  # _text's, inline
+    said = None if content_type is None else content_type.decode("utf-8", "replace")
+    return html_codec(said, response.body)
 
 
 def _same_codec(one: str, other: str) -> bool:
@@ -258,13 +260,13 @@ def _text(value: bytes | str) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
-#: A cheap hint that a page may have a rel="nofollow" link.
-_NOFOLLOW_HINT = re.compile(rb"nofollow", re.IGNORECASE)
+#: A cheap hint that a page may have a rel="nofollow" link (its ``search``).
+NOFOLLOW_HINT = re.compile(rb"nofollow", re.IGNORECASE).search
 
 
 def may_link_nofollow(response: Response) -> bool:
     """Whether the page may have a ``rel="nofollow"`` link (it mentions "nofollow")."""
-    return isinstance(response, HtmlResponse) and _NOFOLLOW_HINT.search(response.body) is not None
+    return isinstance(response, HtmlResponse) and NOFOLLOW_HINT(response.body) is not None
 
 
 def rel_nofollow_targets(response: Response) -> frozenset[str]:

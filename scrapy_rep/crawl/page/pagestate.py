@@ -23,6 +23,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Final
 from weakref import WeakKeyDictionary
 
+from scrapy.http import HtmlResponse
 from scrapy.http.request import NO_CALLBACK
 
 from rep_engine.directives import EMPTY, PageDirectives
@@ -40,9 +41,9 @@ from scrapy_rep.crawl.config import PerCrawler, config_of
 from scrapy_rep.crawl.internals import error_line
 from scrapy_rep.crawl.page.pagelicenses import PageLicenseReader
 from scrapy_rep.crawl.page.pagereader import (
+    NOFOLLOW_HINT,
     crawler_tokens,
     is_image,
-    may_link_nofollow,
     read_statements,
 )
 from scrapy_rep.crawl.pages import PAGES, Page
@@ -54,8 +55,6 @@ if TYPE_CHECKING:
     from scrapy import Request
     from scrapy.crawler import Crawler
     from scrapy.http import Response
-
-    from rep_engine.verdict.decide import Refused
 
 
 #: The page pass's one logger, under the name it has always had (users filter on it).
@@ -129,26 +128,12 @@ class PageState:
             PAGES[crawler] = state.pages  # for the trail's record of a page fetched alone
         return state
 
-    def passes_all(
-        self, directives: PageDirectives, refusal: Refused | None, response: Response
-    ) -> bool:
-        """Whether every item and request of the page passes on untouched (the gates skipped)."""
-        return not (
-            directives.noindex
-            or directives.nofollow
-            or directives.noimageai
-            or (directives.noimageindex and self.noimageindex_covers)
-            or directives.unavailable_after is not None
-            or refusal is not None
-            or self.mark
-            or bool(self.config.item_preferences_field)
-            or (self.config.rel_nofollow and may_link_nofollow(response))
-        )
-
     def read(self, response: Response, request: Request | None = None) -> Page:
         """Read ``response`` once, as it arrives or before its callback: its verdict, its stats and
-        whether its output passes every gate untouched. ``request``: the one it answers, when the
-        response does not name it yet (an answer of the HTTP cache, in a downloader middleware)."""
+        whether its output passes every gate untouched (``plain``: no directive or refusal acts
+        on it, nothing is marked on its items, and it links to no page with ``rel="nofollow"``
+        when that is read). ``request``: the one it answers, when the response does not name it
+        yet (an answer of the HTTP cache, in a downloader middleware)."""
         page = self.pages.get(response)  # page_of inline (the hot path)
         if page is None:
             page = self.pages[response] = Page()
@@ -162,8 +147,29 @@ class PageState:
                 self.stats.inc_value("rep/directives/nofollow_pages")
             if directives.is_expired():
                 self.stats.inc_value("rep/directives/expired_pages")
-        page.plain = self.passes_all(directives, verdict.purpose, response)
+        config = self.config
+        page.plain = not (
+            (directives is not EMPTY and self._acts(directives))
+            or verdict.purpose is not None
+            or self.mark
+            or bool(config.item_preferences_field)
+            or (  # may_link_nofollow, inline (a call per page)
+                config.rel_nofollow
+                and isinstance(response, HtmlResponse)
+                and NOFOLLOW_HINT(response.body) is not None
+            )
+        )
         return page
+
+    def _acts(self, directives: PageDirectives) -> bool:
+        """Whether ``directives`` act on the page's items or links (its gates are not skipped)."""
+        return bool(
+            directives.noindex
+            or directives.nofollow
+            or directives.noimageai
+            or (directives.noimageindex and self.noimageindex_covers)
+            or directives.unavailable_after is not None
+        )
 
     def decided(self, response: Response) -> Page:
         """What the page pass read of ``response`` (:meth:`read`), read now if not yet."""
@@ -204,7 +210,8 @@ class PageState:
                 facts = PageFacts(response.url, self.tokens)
         page.facts = facts
         page.statements = statements
-        page.cached = replayed_at(response, request)
+        # replayed_at's flag first, inline (a call per page)
+        page.cached = replayed_at(response, request) if "cached" in response.flags else None
         try:
             verdict = decide_page(facts, statements, self.rules)
             if verdict.directives.unavailable_after is not None:

@@ -92,6 +92,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         self._at_scrape_end = False
         self._ledgers = config.ledger
         self._url_ledger: LedgerCalls | None = None
+        #: Whether the crawl reads RSL licenses (``None``: not looked up yet).
+        self._reads_licenses: bool | None = None
         if purpose_is_set(crawler.settings) and not ASYNC_SPIDER_OUTPUT:
             # Scrapy 2.13-2.15 give a sync callback's output to the sync method, where the
             # page's RSL licenses could not be awaited: the async one alone, Scrapy upgrades.
@@ -164,7 +166,7 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
     def process_spider_output(
         self, response: Response | None, result: Iterable[Any], spider: Any = None
     ) -> Iterable[Any]:
-        if response is not None and self.licenses.document() is not None:
+        if response is not None and self._licenses_read():
             self.page.add_licenses(response, None)  # those known now (Scrapy's sync path)
         return self._processed(response, result)
 
@@ -191,7 +193,8 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
         pipelines working on its items meanwhile are not), each item passed on written in the
         page's output when one is kept (the lines of :meth:`_processed`: inline, as a call per
         output costs on the hot path)."""
-        if response is not None and self.licenses.document() is not None:
+        reads = self._reads_licenses  # _licenses_read(), inline: a call per page
+        if response is not None and (reads if reads is not None else self._licenses_read()):
             await self.page.licenses_async(response)
         kept = self._output_begins(response)
         turn: list[Response | None] = [None]
@@ -214,6 +217,12 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             if self._ledgers and not self._at_scrape_end:  # else handed over at the scrape's end
                 self._page_done(response, scraped=False)
 
+    def _licenses_read(self) -> bool:
+        """Whether the crawl reads the pages' RSL licenses (looked up once)."""
+        if self._reads_licenses is None:
+            self._reads_licenses = self.licenses.document() is not None
+        return self._reads_licenses
+
     def _output_begins(self, response: Response | None) -> PageOutput | None:
         """``response``'s output begins (its input pass's turn is over): what becomes of it,
         kept on its page, new or an earlier pass's (a ``process_spider_exception``'s output after
@@ -223,7 +232,9 @@ class PageDirectivesMiddleware(BaseSpiderMiddleware):
             producing[0] = None
         if response is None or self._url_ledger is None:
             return None
-        page = self.page.decided(response)
+        page = self.page.pages.get(response)  # PageState.decided, inlined: a call per page
+        if page is None or page.verdict is None:
+            page = self.page.read(response)
         if page.output is None:
             page.output = PageOutput()
         return page.output

@@ -141,7 +141,7 @@ from scrapy_rep.crawl.internals import (
     running_engine,
     send_through,
 )
-from scrapy_rep.crawl.meta import DOWNLOAD_SLOT
+from scrapy_rep.crawl.meta import DONT_OBEY_ROBOTSTXT, DOWNLOAD_SLOT
 from scrapy_rep.crawl.requests.facts import FactsReader
 from scrapy_rep.crawl.requests.perform import Performer
 from scrapy_rep.crawl.requeststate import (
@@ -307,17 +307,55 @@ class RobotsTxtMiddleware:
             return None  # robots.txt not known: it waits, decided once it is (_robots_first)
 
         def cached(kind: str, key: Hashable) -> CacheEntry[Any] | None:
-            if kind == ROBOTS and key == origin:
-                return robots  # looked up once
             return documents[kind].lifecycle.fresh_entry(key, now)
 
-        verdict = decide(facts, self.rules, cached, now)
+        # robots.txt handed over as looked up (decided for the site a Host header
+        # addresses, both sites' are asked of the cache)
+        looked_up = robots if facts.served_by is None else None
+        verdict = decide(facts, self.rules, cached, now, looked_up)
         if isinstance(verdict, Wait):
             return None
-        if isinstance(verdict, Allowed):  # process_request reuses it if nothing changed
-            self._decided_early.keep(request, facts, verdict)
+        if isinstance(verdict, Allowed):
+            if verdict.overridden is None:  # (an override's is decided again: it may expire)
+                self._keep_early(request, facts, verdict)
             return None
         return facts, verdict
+
+    def _still_cached(self, verdict: Allowed) -> bool:
+        """Whether each document version ``verdict`` was decided with is still the one the
+        crawl holds: a copy let go meanwhile (``REP_CACHE_MAX_BYTES``) and fetched again may
+        say no where the one it replaced said yes, so the request is decided afresh with it
+        (a copy compressed and parsed again is another object too: decided afresh)."""
+        documents = self.documents
+        held = True
+        for kind, key, entry in verdict.used:  # no generator: the hot path
+            if documents[kind].cache.get(key) is not entry:
+                held = False
+                break
+        return held
+
+    def _keep_early(self, request: Request, facts: RequestFacts, verdict: Allowed) -> None:
+        """The early pass's ``verdict`` on ``request`` is kept for :meth:`process_request`,
+        under a token in its state, with what its facts were read from and until when its
+        document versions are fresh: none of them can be replaced before (a document is
+        fetched, or asked of the shared store, only once its copy is stale)."""
+        until = math.inf
+        for _, _, entry in verdict.used:  # no generator, no call: the hot path
+            if entry.fresh_until < until:
+                until = entry.fresh_until
+        kept = self._decided_early
+        token = next(kept.serial)
+        headers = request.headers  # what FactsReader.of reads (its inputs: see Kept)
+        inputs = (
+            request.url,
+            request.meta.get(DONT_OBEY_ROBOTSTXT),
+            headers.getlist(b"User-Agent"),
+            headers.getlist(b"Host"),
+        )
+        kept[token] = (facts, verdict, until, inputs)
+        if len(kept) > kept.limit:
+            del kept[next(iter(kept))]  # the oldest: its request may never come
+        decided_early(request, token)
 
     # ------------------------------------------------------------------ the request path
 
@@ -331,33 +369,29 @@ class RobotsTxtMiddleware:
         if self._marked and id(request) in self._marked:
             await self._came_straight_back(request)
         state = state_of(request)
-        kept = self._decided_early.pop(state.early, None) if state and state.early else None
+        if state is not None and state.early:  # decided early: reused if nothing changed
+            kept = self._decided_early.pop(state.early, None)
+            headers = request.headers  # its inputs as _keep_early reads them (inline)
+            if (
+                kept is not None
+                and self._clock() < kept[2]
+                and kept[3][0] == request.url
+                and kept[3][1] == request.meta.get(DONT_OBEY_ROBOTSTXT)
+                and kept[3][2] == headers.getlist(b"User-Agent")
+                and kept[3][3] == headers.getlist(b"Host")
+                and self._still_cached(kept[1])
+            ):
+                self.perform.allowed(request, kept[0], kept[1])
+                return None
         facts = self.facts.of(request)
         if facts.origin is None:
             return None  # data:, file:, about: (SPEC §3); or nothing obeyed
-        carries = state is not None and bool(state.carried)
-        # the usual request: the cache's versions; a released one: those it carries
-        known: Known = self._known(request) if carries else partial(self._current, request)
-        verdict: Verdict | None = None
-        if kept is not None and kept[0] == facts and kept[1].overridden is None:
-            verdict = kept[1]
-            documents = self.documents
-            now = self._clock()
-            for kind, key, entry in kept[1].used:  # no generator, no call: the hot path
-                if carries:
-                    now_entry = known(kind, key)
-                # the usual request: _current's answer, its fresh version looked up inline
-                elif (now_entry := documents[kind].lifecycle.fresh_entry(key, now)) is None:
-                    now_entry = documents[kind].entry(key, request)
-                if now_entry is not entry:
-                    verdict = None
-                    break
-        if verdict is None and carries:
-            verdict = self._decide(request, facts, known)
-        elif verdict is None:  # robots.txt first: while unknown, it waits undecided
-            verdict = self._robots_first(request, facts, known)
+        if state is not None and state.carried:  # released: the versions it carries decide
+            verdict: Verdict = self._decide(request, facts, self._known(request))
+        else:  # robots.txt first: while unknown, it waits undecided
+            verdict = self._robots_first(request, facts, partial(self._current, request))
         if isinstance(verdict, Wait):
-            waited = await self._waited(request, facts, known, verdict)
+            waited = await self._waited(request, facts, verdict)
             if isinstance(waited, Request):
                 return waited  # handed back: caught by _request_scheduled and held
             verdict = waited
@@ -519,7 +553,7 @@ class RobotsTxtMiddleware:
     # ------------------------------------------------------------------ the hand-back
 
     async def _waited(
-        self, request: Request, facts: RequestFacts, known: Known, verdict: Verdict
+        self, request: Request, facts: RequestFacts, verdict: Verdict
     ) -> Allowed | Refused | Request:
         """``request`` waits for the document ``verdict`` names, carrying the versions it
         was decided with so far: handed back to be held (the request returned: caught by
@@ -533,8 +567,7 @@ class RobotsTxtMiddleware:
                 return self._hand_back(request)
             self._unmarked(request)
             await document.wait(verdict.key, request, verdict.also)
-            known = self._known(request)
-            verdict = self._decide(request, facts, known)
+            verdict = self._decide(request, facts, self._known(request))
         return verdict
 
     async def _came_straight_back(self, request: Request) -> None:
@@ -742,15 +775,16 @@ class SendCheck:
         self._keeps_ledger = keeps_ledger
         self._send: Any = None
         self._sent_at: Callable[[str, float, float], None] | None = None
-        self._not_sent: Callable[[str], None] | None = None
+        self._attempted: Callable[[Request], None] | None = None
 
     def install(self, engine: Any) -> bool:
         """Put :meth:`sending` where the downloader sends each request (and the audit
-        trail's ledger, built by now, is told of each send); whether it could."""
-        ledger = ledger_of(self.owner.crawler) if self._keeps_ledger else None
-        if ledger is not None:
-            self._sent_at, self._not_sent = ledger.sent_at, ledger.not_sent
+        trail's ledger, built by now, is told of each send: its attempt); whether it could."""
         self._send = send_through(engine, self.sending)
+        ledger = ledger_of(self.owner.crawler) if self._keeps_ledger else None
+        if ledger is not None and self._send is not None:
+            self._sent_at, self._attempted = ledger.sent_at, ledger.attempted
+            ledger.attempts_at_send()
         return self._send is not None
 
     def sending(self, request: Request, *rest: Any) -> Any:
@@ -767,6 +801,8 @@ class SendCheck:
                 # (the one the record's ``time`` is written by; the verdict's clock may be
                 # another one's, a test's or a program's: ``now`` decides, not records)
                 self._sent_at(state.audit, sent, expires)
+        elif self._attempted is not None:  # not decided here: its attempt, if it has a record
+            self._attempted(request)
         return self._send(request, *rest)
 
     def _check(self, request: Request, state: RequestState, now: float) -> float:
@@ -781,20 +817,17 @@ class SendCheck:
             message = (
                 f"Dropped: scrapy_rep could not decide it at its send (internal error: {what})"
             )
-            self._unsent(state)
             raise self.perform.internal_error(request, message) from error
         if decided is None:
             return math.inf
         facts, verdict = decided
         inc(self.stats, "rep/requests/decided_at_send")
         if isinstance(verdict, Refused):
-            self._unsent(state)
             raise self.perform.refused(request, facts, verdict)
         if isinstance(verdict, Wait):
             if state.afresh:  # held for a refresh once already: its verdict stands
                 inc(self.stats, "rep/requests/sent_decided_afresh")
                 return now  # it held until it was sent (docs/audit-trail.md, ``expires``)
-            self._unsent(state)
             owner.hold_at_send(request, verdict)
             inc(self.stats, "rep/requests/held_at_send")
             raise HeldAtSend(f"held at its send until its {verdict.document} is known")
@@ -803,7 +836,6 @@ class SendCheck:
         if request.meta.get(DOWNLOAD_SLOT) != leaving:
             # a Crawl-delay known since it entered the downloader: its origin's slot, not
             # the one it leaves (two slots would halve the delay; crawl/documents/slots.py)
-            self._unsent(state)
             inc(self.stats, "rep/requests/moved_at_send")
             request.dont_filter = True  # the dupefilter saw it already
             raise MovedAtSend(
@@ -818,34 +850,30 @@ class SendCheck:
         override = verdict.overridden
         return min(expires, override.ends) if override is not None else expires
 
-    def _unsent(self, state: RequestState) -> None:
-        """The request reached the downloader but does not leave for the network: its
-        audit record's attempt is taken back (``attempts`` counts downloads tried)."""
-        if self._not_sent is not None and state.audit:
-            self._not_sent(state.audit)
-
 
 #: How many early verdicts are kept at most (the oldest let go first): a few MiB.
 MAX_KEPT: Final = 10_000
+#: What an early verdict is kept with: the facts it was decided on, itself, until when its
+#: document versions are fresh, and what its facts were read from (its URL, its
+#: ``dont_obey_robotstxt``, its ``User-Agent`` and ``Host`` headers: the same again, the
+#: same facts; a component that changed the request between the early pass and the late
+#: check, a ``request_scheduled`` handler, has it decided afresh).
+Kept = tuple["RequestFacts", "Allowed", float, tuple[Any, ...]]
 
 
-class EarlyDecisions(dict[int, "tuple[RequestFacts, Allowed]"]):
-    """The early verdicts of one crawl, each under a token in its request's state; the
-    late check pops a request's verdict by its token (so it serves once: the token in the
-    state is spent when the request is decided)."""
+class EarlyDecisions(dict[int, Kept]):
+    """The early verdicts of one crawl, each under a token in its request's state
+    (:meth:`RobotsTxtMiddleware._keep_early`); the late check pops a request's verdict by
+    its token (so it serves once: the token in the state is spent when the request is
+    decided). Tokens name their run: a random base (another run's name nothing), then a
+    serial."""
 
-    def __init__(self, limit: int = MAX_KEPT) -> None:
+    #: The most kept (``0``: none, every request decided again late).
+    limit: int = MAX_KEPT
+
+    def __init__(self) -> None:
         super().__init__()
-        self._limit = limit
-        #: This run's tokens: a random base (another run's name nothing), then a serial.
-        self._serial = itertools.count(secrets.randbits(31) << 32)
-
-    def keep(self, request: Request, facts: RequestFacts, verdict: Allowed) -> None:
-        token = next(self._serial)
-        self[token] = (facts, verdict)
-        if len(self) > self._limit:
-            del self[next(iter(self))]  # the oldest: its request may never come
-        decided_early(request, token)
+        self.serial = itertools.count(secrets.randbits(31) << 32)
 
 
 SCRAPY_MIDDLEWARE: Final = "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware"

@@ -95,8 +95,8 @@ class Performer:
         if verdict.obeyed:
             if robots.unreachable:
                 inc(self.stats, "rep/requests/allowed_unreachable")
-            if self.obey_crawl_delay and facts.origin is not None:
-                rules = robots.rules
+            rules = robots.rules
+            if self.obey_crawl_delay and facts.origin is not None and rules.any_crawl_delay:
                 others = facts.names[1:]  # held to more than one name: the longest delay
                 delay = _longest_delay(rules, facts) if others else rules.crawl_delay(facts.agent)
                 if delay is not None and delay > 0:  # no call on the hot path without one
@@ -119,7 +119,9 @@ class Performer:
             self.crawler, Action.FETCH, request, verdict, facts=facts, admitted=admitted,
             ledger=ledger,
         )  # fmt: skip
-        return Refusal(verdict.message, verdict)
+        refusal = Refusal(verdict.message)
+        refusal.verdict = verdict
+        return refusal
 
     def internal_error(self, request: Request, message: str) -> Refusal:
         """``request`` could not be decided, by a bug of ours, where nothing of it is known
@@ -128,7 +130,9 @@ class Performer:
         the ``IgnoreRequest`` to raise from the error. Whoever met the error logs it."""
         verdict = Refused(Reason.INTERNAL_ERROR, message, ROBOTS, "")
         refuse_request(self.crawler, Action.FETCH, request, verdict)
-        return Refusal(message, verdict)
+        refusal = Refusal(message)
+        refusal.verdict = verdict
+        return refusal
 
     def _note_override(self, request: Request, verdict: Allowed) -> None:
         """A request robots.txt disallows, let through by an authorized override: counted

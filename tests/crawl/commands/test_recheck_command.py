@@ -1,11 +1,11 @@
 """``scrapy rep-recheck``'s reading of a project's settings
-(:func:`scrapy_rep.crawl.commands.recheck_command.project_settings`)."""
+(:func:`scrapy_rep.crawl.commands.project_settings`)."""
 
 from __future__ import annotations
 
 from scrapy.settings import SETTINGS_PRIORITIES, Settings
 
-from scrapy_rep.crawl.commands.recheck_command import project_settings
+from scrapy_rep.crawl.commands import project_settings
 from scrapy_rep.crawl.commands.recheck_crawl import crawl_settings
 
 

@@ -1,6 +1,6 @@
 """``scrapy rep-robots``' options as the crawl's settings, a pure table (the tools' crawls
 with those settings: tests/integration/test_same_verdict.py; ``check``'s table:
-tests/test_check.py)."""
+tests/test_checker_tool.py): Scrapy's parser keeps them as given, the checker's own reads them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 from scrapy.settings import Settings
 
-from scrapy_rep.crawl.commands.robots_command import RobotsCommand, option_settings
+from rep_engine.commandline import SCRAPY, parser, settings_of
+from scrapy_rep.checker import TOOL
+from scrapy_rep.crawl.commands.robots_command import RobotsCommand
 
 #: Each option that is a crawl setting: the command line, and the settings it sets.
 OPTION_TABLE: list[tuple[list[str], dict[str, Any]]] = [
@@ -28,13 +30,21 @@ SCRAPYS = {"--help", "--logfile", "--loglevel", "--nolog", "--profile", "--pidfi
            "--pdb"}  # fmt: skip
 
 
-def parser() -> argparse.ArgumentParser:
-    """The command's own parser, as ``scrapy rep-robots`` builds it."""
+def scrapys_parser() -> argparse.ArgumentParser:
+    """The command's parser, as ``scrapy rep-robots`` builds it."""
     command = RobotsCommand()
     command.settings = Settings()
-    parser = argparse.ArgumentParser(conflict_handler="resolve")
-    command.add_options(parser)
-    return parser
+    scrapys = argparse.ArgumentParser(conflict_handler="resolve")
+    command.add_options(scrapys)
+    return scrapys
+
+
+def robots_settings(argv: list[str]) -> dict[str, Any]:
+    """The crawl settings of ``scrapy rep-robots ARGV``: its options kept by Scrapy's
+    parser, read by the checker's."""
+    opts, args = scrapys_parser().parse_known_args(argv)
+    options = parser(TOOL, "scrapy rep-robots", SCRAPY).parse_intermixed_args([*args, *opts.passed])
+    return settings_of(TOOL, options, SCRAPY)
 
 
 @pytest.mark.parametrize(
@@ -43,15 +53,13 @@ def parser() -> argparse.ArgumentParser:
     ids=[" ".join(argv) or "no option" for argv, _ in OPTION_TABLE],
 )
 def test_each_option_is_its_crawl_setting(argv: list[str], settings: dict[str, Any]) -> None:
-    opts, _ = parser().parse_known_args([*argv, "https://e.com/"])
-    assert option_settings(opts) == settings
-    opts, _ = parser().parse_known_args([*argv, *NOT_SETTINGS, "https://e.com/"])
-    assert option_settings(opts) == settings  # the others set none
+    assert robots_settings([*argv, "https://e.com/"]) == settings
+    assert robots_settings([*argv, *NOT_SETTINGS, "https://e.com/"]) == settings  # others: none
 
 
 def test_the_table_has_every_option_of_the_command() -> None:
     named = {argv[0] for argv, _ in OPTION_TABLE if argv} | {"--page", "--timeout",
                                                               "--robots-file"}  # fmt: skip
-    actions = [set(action.option_strings) for action in parser()._actions]
+    actions = [set(action.option_strings) for action in scrapys_parser()._actions]
     assert [strings for strings in actions if strings and not strings & (named | SCRAPYS)] == []
     assert named <= set().union(*actions)

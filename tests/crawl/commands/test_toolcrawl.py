@@ -56,3 +56,19 @@ def test_the_tools_crawl_keeps_the_ledger_and_writes_nothing() -> None:
     config = RepConfig.from_settings(tools_settings(asked, project))
     assert config.ledger
     assert (config.audit_file, config.report, config.report_file) == ("", False, "")
+
+
+def test_the_tools_crawl_exports_no_item_to_a_feed_of_the_project() -> None:
+    """A project's deprecated ``FEED_URI`` (Scrapy 2.19 still exports to it) would get the
+    tools' items (one per page fetched) over the project's own file: it is off in the
+    tools' crawl, as ``FEEDS`` is, and as in a recheck's."""
+    from scrapy.settings import Settings
+
+    from scrapy_rep.checker import ToolRequest
+    from scrapy_rep.crawl.commands.recheck_crawl import crawl_settings
+    from scrapy_rep.crawl.commands.toolcrawl import tools_settings
+
+    project = {"FEED_URI": "items.jsonl", "FEEDS": {"items.jsonl": {"format": "jsonlines"}}}
+    asked = ToolRequest(("http://a.test/",), {}, pages=True, timeout=5.0)
+    for settings in (tools_settings(asked, Settings(project)), Settings(crawl_settings(project))):
+        assert settings["FEED_URI"] is None and not settings.getdict("FEEDS")

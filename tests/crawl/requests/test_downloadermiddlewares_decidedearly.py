@@ -21,7 +21,6 @@ from rep_engine.robotstxt import RobotsTxt, parse_robotstxt
 from rep_engine.urls.origins import origin_of
 from rep_engine.usage.tdmrep import parse_tdmrep
 from rep_engine.verdict.decide import ROBOTS as ROBOTS_KIND
-from rep_engine.verdict.decide import Allowed, RequestFacts
 from scrapy_rep import RobotsTxtMiddleware
 from scrapy_rep.crawl.auditing import LEDGERS
 from scrapy_rep.crawl.requests.downloadermiddlewares import EarlyDecisions
@@ -88,13 +87,33 @@ def late(ours: RobotsTxtMiddleware, request: Request) -> None:
 
 
 def test_reused_late_with_the_trail_the_same_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Reused, the early verdict costs the late check no reading of the request's facts
+    nor a lookup of its documents' fresh versions: what its facts were read from is
+    compared, the freshness of its versions, and that the cache still holds them."""
+    from scrapy_rep.crawl.requests.facts import FactsReader
+
     trail = Trail()
     ours = middleware(trail)
     counted = counted_matches(monkeypatch)
+    read: list[str] = []
+    facts_of, fresh_entry = FactsReader.of, type(ours.lifecycle).fresh_entry
+
+    def reading(self: Any, request: Request, sent: bool = False) -> Any:
+        read.append("facts")
+        return facts_of(self, request, sent)
+
+    def looking(self: Any, key: Any, now: float) -> Any:
+        read.append("document")
+        return fresh_entry(self, key, now)
+
+    monkeypatch.setattr(FactsReader, "of", reading)
+    monkeypatch.setattr(type(ours.lifecycle), "fresh_entry", looking)
     request = Request(URL)
     assert ours.refusal_if_known(request) is None
     assert early_token(request)
+    assert read == ["facts", "document"]
     late(ours, request)
+    assert read == ["facts", "document"]  # nothing read again
     assert counted == {("robots", "/page"): 1}
     assert not early_token(request)  # taken out: it travels no further
     assert len(ours._decided_early) == 0
@@ -131,19 +150,48 @@ def test_a_request_changed_between_the_passes_is_decided_afresh(
     assert counted["robots", "/private/1" if change == "url" else "/page"] >= 1
 
 
-def test_a_newer_robotstxt_between_the_passes_decides_afresh(
+def test_a_robotstxt_gone_stale_between_the_passes_decides_afresh(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """Its versions fresh and still the cache's, the early verdict is reused. Past its
+    freshness (and refreshed meanwhile), the request is decided afresh, with the copy that
+    decides now."""
     ours = middleware()
     counted = counted_matches(monkeypatch)
     request = Request(URL)
     assert ours.refusal_if_known(request) is None
-    put(ours, ALLOW)  # the same rules, a newer entry (another process's record, a refresh)
     late(ours, request)
-    assert counted == {("robots", "/page"): 2}
+    assert counted == {("robots", "/page"): 1}
+    ours._clock = lambda: 5.0  # type: ignore[method-assign]
+    ours.cache.put(ORIGIN, CacheEntry(ALLOW, "200", 0, 10.0, 1e18, 200))  # fresh until 10 s
     request = Request(URL)
     assert ours.refusal_if_known(request) is None
-    put(ours, FORBID)  # now forbidden
+    assert early_token(request)
+    ours._clock = lambda: 20.0  # type: ignore[method-assign]
+    put(ours, FORBID)  # stale at 10 s, refreshed since: now forbidden
+    with pytest.raises(IgnoreRequest, match="Forbidden by"):
+        late(ours, request)
+
+
+@pytest.mark.parametrize("rules", ["same", "forbidding"])
+def test_a_robotstxt_let_go_and_fetched_again_between_the_passes_decides_afresh(
+    monkeypatch: pytest.MonkeyPatch, rules: str
+) -> None:
+    """A copy let go by the cache (``REP_CACHE_MAX_BYTES``) and fetched again before the
+    late check, while the one the early verdict used would still be fresh: the request is
+    decided afresh with the copy the crawl holds now, which may say no."""
+    ours = middleware()
+    counted = counted_matches(monkeypatch)
+    request = Request(URL)
+    assert ours.refusal_if_known(request) is None
+    assert early_token(request)
+    ours.cache.discard(ORIGIN)  # let go
+    if rules == "same":
+        put(ours, ALLOW)
+        late(ours, request)
+        assert counted == {("robots", "/page"): 2}
+        return
+    put(ours, FORBID)  # the site says no now
     with pytest.raises(IgnoreRequest, match="Forbidden by"):
         late(ours, request)
 
@@ -173,11 +221,15 @@ def test_a_token_of_another_run_names_nothing(monkeypatch: pytest.MonkeyPatch) -
     assert counted == {("robots", "/page"): 1}
 
 
-def test_verdicts_of_requests_that_never_come_are_bounded() -> None:
-    kept = EarlyDecisions(limit=3)
+def test_verdicts_of_requests_that_never_come_are_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(EarlyDecisions, "limit", 3)
+    ours = middleware()
     requests = [Request(f"{URL}/{n}") for n in range(5)]
     for request in requests:
-        kept.keep(request, RequestFacts(request.url, ORIGIN, "testbot"), Allowed())
+        assert ours.refusal_if_known(request) is None
+    kept = ours._decided_early
     assert len(kept) == 3
     assert kept.pop(early_token(requests[0]), None) is None  # the oldest were let go
     assert kept.pop(early_token(requests[4]), None) is not None

@@ -189,17 +189,24 @@ OPTION_TABLE: list[tuple[list[str], dict[str, object]]] = [
 def test_each_check_option_is_its_crawl_setting(
     argv: list[str], settings: dict[str, object]
 ) -> None:
-    from scrapy_rep.check import _settings, parser
-    from scrapy_rep.checker import DEFAULT_USER_AGENT
+    from rep_engine.commandline import parser, settings_of
+    from scrapy_rep.checker import DEFAULT_USER_AGENT, TOOL
 
-    options = parser().parse_args([*argv, "--page", "--timeout", "5", "https://e.com/"])
-    assert _settings(options) == {"USER_AGENT": DEFAULT_USER_AGENT, **settings}
+    options = parser(TOOL, "check").parse_args(
+        [*argv, "--page", "--timeout", "5", "https://e.com/"]
+    )
+    assert settings_of(TOOL, options) == {"USER_AGENT": DEFAULT_USER_AGENT, **settings}
 
 
 def test_the_check_option_table_has_every_option_that_is_a_setting() -> None:
-    from scrapy_rep.check import OPTION_SETTINGS
+    from rep_engine.commandline import PYTHON, rows_of
+    from scrapy_rep.checker import TOOL
 
-    tabled = {argv[0].removeprefix("--").replace("-", "_") for argv, _ in OPTION_TABLE if argv}
-    assert set(OPTION_SETTINGS) <= tabled
+    tabled = {argv[0] for argv, _ in OPTION_TABLE if argv}
+    setting = [
+        flags[0] for flags, keywords in rows_of(TOOL.arguments, PYTHON) if "setting" in keywords
+    ]
+    assert set(setting) <= tabled | {"-s"}
     set_by_table = {name for _, settings in OPTION_TABLE for name in settings}
-    assert set(OPTION_SETTINGS.values()) <= set_by_table
+    named = {k["setting"] for _, k in rows_of(TOOL.arguments, PYTHON) if "setting" in k}
+    assert named - {"NAME=VALUE"} <= set_by_table
