@@ -67,6 +67,7 @@ from rep_recheck.files import (
     ShardError,
     Shards,
     expand,
+    subfolders_not_read,
     warc_files,
 )
 from rep_recheck.finishing import Finishing
@@ -299,7 +300,7 @@ class Recheck(Finishing):
         """The WARC files of ``--documents`` (:func:`~rep_recheck.files.warc_files`): the
         files of a folder that are not WARCs said, as a dataset folder's are."""
         warcs = warc_files(named)
-        if not_read := warcs.not_read():
+        for not_read in warcs.not_read():
             print(printable(f"recheck: {not_read}"), file=self.err, flush=True)
         return warcs.paths
 
@@ -315,6 +316,9 @@ class Recheck(Finishing):
             shown += ", …" if len(shards.skipped) > 5 else ""
             print(f"recheck: {len(shards.skipped):,} file(s) of no dataset format not read: "
                   f"{shown}", file=err, flush=True)  # fmt: skip
+        if shards.subfolders:
+            said = subfolders_not_read(shards.subfolders, "shards")
+            print(printable(f"recheck: {said}"), file=err, flush=True)
         if shards.reports:
             print(printable(f"recheck: {len(shards.reports):,} file(s) a recheck wrote as its "
                             f"--report not read: {', '.join(shards.reports)}"),

@@ -227,8 +227,8 @@ def dated_rechecker(
     the items are dated, ``--date-column``; ``tolerance``: ``--then-tolerance``;
     ``None``: nothing older to say it), each crawl decided by a rechecker of the same
     settings. ``explain``: robots.txt's line kept for an item it allows (a trail names
-    it). A folder's files that are not WARCs, and a WARC of no capture, are logged as
-    WARNINGs. Raises :class:`UsageError`, :class:`WarcError` and :class:`ValueError`
+    it). A folder's files that are not WARCs, its subfolders, and a WARC of no capture,
+    are logged as WARNINGs. Raises :class:`UsageError`, :class:`WarcError` and :class:`ValueError`
     (``as_of``, ``tolerance``)."""
     try:
         config, identity, _ = read_settings(settings)
@@ -238,7 +238,7 @@ def dated_rechecker(
     policy = Policy(unreachable_action=config.unreachable_action)
     held = config.recheck_parsed_origins
     found = warc_files(warcs)
-    if not_read := found.not_read():
+    for not_read in found.not_read():
         _LOG.warning("%s", not_read)
     dated = Dated(found.paths, as_of, by_date, held, tolerance)  # past `held` URLs: SQLite
     for said in dated.timeline.captureless:

@@ -282,6 +282,8 @@ class Shards:
     #: magic character), resolved: a later run of the pattern may read a file written
     #: there or below it (``'data/**/*.jsonl'`` a report in ``data/``).
     reached: list[Path] = field(default_factory=list)
+    #: A folder's subfolders (not read: a pattern with ``**`` reads them).
+    subfolders: list[str] = field(default_factory=list)
 
 
 def _is_pattern(argument: str) -> bool:
@@ -313,8 +315,9 @@ def _is_report(path: str, manifests: dict[Path, dict[str, list[Any]]]) -> bool:
     return any(keys[: len(start)] == start for start in _REPORT_KEYS)
 
 
-def _folder(folder: str, skipped: list[str]) -> list[str]:
-    """The shards of ``folder``: its files of a dataset format, by name."""
+def _folder(folder: str, skipped: list[str], subfolders: list[str]) -> list[str]:
+    """The shards of ``folder``: its files of a dataset format, by name (its other files
+    added to ``skipped``, its subfolders to ``subfolders``)."""
     try:
         names = sorted(os.listdir(folder))
     except OSError as error:
@@ -322,8 +325,11 @@ def _folder(folder: str, skipped: list[str]) -> list[str]:
     found = []
     for name in names:
         path = os.path.join(folder, name)
-        if name.startswith(".") or os.path.isdir(path):
-            continue  # hidden (a recheck's own .NAME.PID.partial), a subfolder
+        if name.startswith("."):
+            continue  # hidden (a recheck's own .NAME.PID.partial, its manifest)
+        if os.path.isdir(path):
+            subfolders.append(path)
+            continue
         if name.lower().endswith(SUFFIXES):
             found.append(path)
         else:
@@ -341,14 +347,34 @@ class Warcs:
     paths: list[str]
     #: A folder's files that are not WARCs (not read).
     skipped: list[str] = field(default_factory=list)
+    #: A folder's subfolders (not read: a crawl's WARCs there, a newer crawl's
+    #: captures, would not be read).
+    subfolders: list[str] = field(default_factory=list)
 
-    def not_read(self) -> str:
-        """What a run says of :attr:`skipped` (``""``: none), as of a dataset folder's."""
-        if not self.skipped:
-            return ""
-        shown = ", ".join(self.skipped[:NAMED]) + (", …" if len(self.skipped) > NAMED else "")
-        return (f"{len(self.skipped):,} file(s) of a folder of WARCs not read, not named as "
-                f"WARCs ({', '.join(WARC_SUFFIXES)}): {shown}")  # fmt: skip
+    def not_read(self) -> list[str]:
+        """What a run says of :attr:`skipped` and of :attr:`subfolders` (a line each, none
+        when there are none), as of a dataset folder's."""
+        said = []
+        if self.skipped:
+            suffixes = ", ".join(WARC_SUFFIXES)
+            said.append(f"{len(self.skipped):,} file(s) of a folder of WARCs not read, not "
+                        f"named as WARCs ({suffixes}): {shown(self.skipped)}")  # fmt: skip
+        if self.subfolders:
+            said.append(subfolders_not_read(self.subfolders, "WARCs"))
+        return said
+
+
+def shown(paths: Sequence[str]) -> str:
+    """The first :data:`NAMED` of ``paths``, and ``…`` for the others."""
+    return ", ".join(paths[:NAMED]) + (", …" if len(paths) > NAMED else "")
+
+
+def subfolders_not_read(subfolders: Sequence[str], what: str) -> str:
+    """What a run says of a folder's subfolders, which it does not read: ``what`` they
+    may hold (a dataset's shards, a newer crawl's WARCs) is not decided, or not decided
+    with."""
+    return (f"{len(subfolders):,} subfolder(s) not read (only a folder's own {what} are: "
+            f"name each subfolder too): {shown(subfolders)}")  # fmt: skip
 
 
 def warc_files(named: str | Path | Sequence[str | Path]) -> Warcs:
@@ -360,6 +386,7 @@ def warc_files(named: str | Path | Sequence[str | Path]) -> Warcs:
     given = [named] if isinstance(named, (str, Path)) else list(named)
     paths: list[str] = []
     skipped: list[str] = []
+    subfolders: list[str] = []
     for argument in map(str, given):
         if not os.path.isdir(argument):
             paths.append(argument)
@@ -371,7 +398,10 @@ def warc_files(named: str | Path | Sequence[str | Path]) -> Warcs:
         found: list[str] = []
         for name in names:
             path = os.path.join(argument, name)
-            if name.startswith(".") or os.path.isdir(path):
+            if name.startswith("."):
+                continue
+            if os.path.isdir(path):
+                subfolders.append(path)
                 continue
             (found if name.lower().endswith(WARC_SUFFIXES) else skipped).append(path)
         if not found:
@@ -384,7 +414,7 @@ def warc_files(named: str | Path | Sequence[str | Path]) -> Warcs:
         if key in seen:
             raise WarcError(f"{path} is named twice (as {seen[key]}): each WARC is read once")
         seen[key] = path
-    return Warcs(paths, skipped)
+    return Warcs(paths, skipped, subfolders)
 
 
 def _identity(path: str) -> object:
@@ -406,13 +436,14 @@ def expand(arguments: Sequence[str]) -> Shards:
         raise ShardError(f"{STDIN} (standard input) is read alone: name the files instead")
     paths: list[str] = []
     skipped: list[str] = []
+    subfolders: list[str] = []
     reached: list[Path] = []
     named = set(arguments)  # a file named is read, whatever it holds
     several = len(arguments) > 1
     for argument in arguments:
         if argument != STDIN and os.path.isdir(argument):
             several = True
-            paths += _folder(argument, skipped)
+            paths += _folder(argument, skipped, subfolders)
         elif _is_pattern(argument):
             several = True
             reached.append(_literal_folder(argument))
@@ -437,7 +468,7 @@ def expand(arguments: Sequence[str]) -> Shards:
             raise ShardError(f"{path} is named twice (as {seen[key]}): each shard is read once")
         seen[key] = path
     label = " ".join(arguments)
-    return Shards(paths, several, label, skipped, reports, reached)
+    return Shards(paths, several, label, skipped, reports, reached, subfolders=subfolders)
 
 
 def _literal_folder(pattern: str) -> Path:

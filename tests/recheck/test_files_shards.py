@@ -53,6 +53,28 @@ def test_a_folder_is_its_files_of_a_dataset_format_by_name(tmp_path: Path) -> No
                      "x.jsonl.gz"]  # fmt: skip
     assert shards.several and shards.label == str(folder)
     assert sorted(Path(path).name for path in shards.skipped) == ["README.md", "_SUCCESS"]
+    assert shards.subfolders == [str(folder / "sub")]  # said as not read
+
+
+def test_a_folders_subfolders_are_said_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """FineWeb's layout, ``data/CC-MAIN-2024-10/000_00000.parquet``: a folder's subfolders
+    are not read, and the run names them on standard error (it said nothing: their items
+    went unchecked, and no removed list named them)."""
+    from tests.support.recheck import recheck_tool, robots_capture, write_jsonl, write_warc
+
+    warc = tmp_path / "robots.warc"
+    write_warc(warc, [robots_capture("https://a.example", "User-agent: *\nDisallow: /\n")])
+    (tmp_path / "data" / "CC-MAIN-2024-10").mkdir(parents=True)
+    write_jsonl(tmp_path / "data" / "top.jsonl", ["https://a.example/1"])
+    write_jsonl(tmp_path / "data" / "CC-MAIN-2024-10" / "000.jsonl", ["https://a.example/2"])
+    code, _ = recheck_tool(str(tmp_path / "data"), "--purpose", "search", "--documents",
+                           str(warc))  # fmt: skip
+    assert code == 1
+    said = (f"recheck: 1 subfolder(s) not read (only a folder's own shards are: name each "
+            f"subfolder too): {tmp_path / 'data' / 'CC-MAIN-2024-10'}")  # fmt: skip
+    assert said in capsys.readouterr().err.splitlines()
 
 
 def test_a_pattern_is_expanded_sorted_to_the_files_it_matches(tmp_path: Path) -> None:

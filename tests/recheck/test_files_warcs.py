@@ -13,6 +13,7 @@ import pytest
 from rep_recheck.files import warc_files
 from rep_recheck.warc import WarcError
 from tests.support.recheck import (
+    needs,
     recheck_tool,
     report_lines,
     robots_capture,
@@ -49,10 +50,13 @@ def test_a_folder_is_its_warc_files_by_name_each_once(tmp_path: Path) -> None:
     found = warc_files([str(tmp_path / "warcs"), other])
     assert found.paths == [str(january), str(june), str(other)]
     assert found.skipped == [str(tmp_path / "warcs" / "README.md")]
-    assert found.not_read() == (
+    assert found.subfolders == [str(tmp_path / "warcs" / "old")]
+    assert found.not_read() == [
         f"1 file(s) of a folder of WARCs not read, not named as WARCs (.warc, .warc.gz): "
-        f"{tmp_path / 'warcs' / 'README.md'}"
-    )
+        f"{tmp_path / 'warcs' / 'README.md'}",
+        f"1 subfolder(s) not read (only a folder's own WARCs are: name each subfolder too): "
+        f"{tmp_path / 'warcs' / 'old'}",
+    ]
     assert warc_files(str(june)).paths == [str(june)]  # one path, as a program names it
     with pytest.raises(WarcError, match=r"is named twice \(as .*\): each WARC is read once"):
         warc_files([str(tmp_path / "warcs"), str(june)])
@@ -91,3 +95,30 @@ def test_documents_of_a_folder_decide_as_its_warcs_named_one_by_one(
     run = json.loads(trail.read_text().splitlines()[0])
     assert run["recheck"]["documents"] == [str(january), str(june)]
     assert f"WARCs `{january}`, `{june}`" in summary
+
+
+def test_a_newer_crawl_in_a_subfolder_is_said_not_read(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A folder of WARCs whose newer crawl is in a subfolder (Common Crawl's layout,
+    ``CC-MAIN-2025-26/…/robotstxt/``) decides on the older crawl's captures alone: June's
+    ``Disallow: /private`` is not read, and January's ``Allow: /`` keeps the item. The
+    run said nothing of it; it names the subfolder on standard error, and the datatrove
+    step logs it."""
+    january, june = _january_and_june(tmp_path / "warcs")
+    (tmp_path / "warcs" / "CC-MAIN-2025-26").mkdir()
+    june.rename(tmp_path / "warcs" / "CC-MAIN-2025-26" / june.name)
+    dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
+    write_jsonl(dataset, URLS[1:2])
+    recheck_tool(str(dataset), "--purpose", "search", "--documents", str(tmp_path / "warcs"),
+                 f"--report={report}")  # fmt: skip
+    assert [line["status"] for line in report_lines(report)] == ["kept"]  # June's "no" unread
+    said = (f"recheck: 2 subfolder(s) not read (only a folder's own WARCs are: name each "
+            f"subfolder too): {tmp_path / 'warcs' / 'CC-MAIN-2025-26'}, "
+            f"{tmp_path / 'warcs' / 'old'}")  # fmt: skip
+    assert said in capsys.readouterr().err.splitlines()
+    needs("datatrove")
+    from scrapy_rep import RepRecheckFilter
+
+    RepRecheckFilter(str(tmp_path / "warcs"), "search").rechecker()
+    assert said.removeprefix("recheck: ") in caplog.messages
