@@ -46,6 +46,8 @@ from rep_engine.fetch.lifecycle.shared import given_up_allowing
 from rep_engine.fetch.procedure import cut_before_limit
 from rep_engine.records import (
     ITEM_NOT_HAD,
+    ITEM_STATUSES,
+    NO_CAPTURE_BEFORE,
     REFUSED_BY,
     Fate,
     ItemRecord,
@@ -56,6 +58,7 @@ from rep_engine.records import (
     items,
     mapping,
     named_origin,
+    seconds_of,
     text,
 )
 from rep_engine.trail.lines import is_payment_part
@@ -110,7 +113,43 @@ def item_differences(item: ItemRecord, run: RunContext, rederiver: Rederiver) ->
     else:
         found += _refusal_differences(item, rederiver)
     found += _scope_differences(record, run)
+    found += _then_differences(record)
     return [f"item {what}" if what.startswith("recorded") else what for what in found]
+
+
+#: What may follow an item's ``then`` of no capture and its date: ``--as-of`` came first.
+_AS_OF_CAME_FIRST: Final = " (--as-of)"
+
+
+def _then_differences(record: dict[str, Any]) -> list[str]:
+    """An item's ``then`` and ``changed`` (docs/recheck.md, "Since when") held to each
+    other and to its status, as the recheck writes them: ``then`` a status, or
+    :data:`~rep_engine.records.NO_CAPTURE_BEFORE` and a date; ``changed`` said exactly
+    when ``then`` was a decision (``kept``, ``refused``), and true exactly when the
+    status now differs from it. A ``then`` of another word (which ``show`` prints as the
+    item's status before), a ``changed`` that says otherwise or is said of nothing to
+    compare, is found. What ``then`` says is not decided again here: the captures of
+    the crawl then are not among the trail's snapshots."""
+    if "then" not in record:
+        return ["recorded changed, but no then"] if "changed" in record else []
+    then, changed, status = record["then"], record.get("changed"), record.get("status")
+    if not isinstance(then, str) or not (then in ITEM_STATUSES or _no_capture(then)):
+        return [f"then {then!r} is neither a status nor {NO_CAPTURE_BEFORE}DATE"]
+    if then in (ItemStatus.KEPT, ItemStatus.REFUSED):
+        if changed is not (then != status):
+            return [f"recorded {status}, {then} then, but changed {changed!r}"]
+    elif "changed" in record:
+        return [f"recorded changed {changed!r}, but its then {then!r} is no decision to "
+                "compare with"]  # fmt: skip
+    return []
+
+
+def _no_capture(then: str) -> bool:
+    """Whether ``then`` says no capture preceded the item's date: the words and a time."""
+    if not then.startswith(NO_CAPTURE_BEFORE):
+        return False
+    date = then.removeprefix(NO_CAPTURE_BEFORE).removesuffix(_AS_OF_CAME_FIRST)
+    return seconds_of(date) is not None
 
 
 #: The kind of document each vocabulary of a usage signal before the fetch is read from,

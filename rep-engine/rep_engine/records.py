@@ -590,6 +590,10 @@ _ITEM_COLOURS: Final = {
 }
 #: The statuses of an ``item`` record, as plain strings.
 ITEM_STATUSES: Final[tuple[str, ...]] = tuple(map(str, ItemStatus))
+#: The words of an ``item`` record's ``then`` when no capture of its origin's robots.txt
+#: precedes its date (docs/recheck.md, "Since when"): the date follows them, and
+#: `` (--as-of)`` when ``--as-of`` came before the date.
+NO_CAPTURE_BEFORE: Final = "no capture before "
 
 
 class SnapshotOutcome(Word):

@@ -26,7 +26,7 @@ from itertools import chain
 from pathlib import Path
 from typing import Any, Final
 
-from rep_engine.records import ItemStatus, seconds_of
+from rep_engine.records import NO_CAPTURE_BEFORE, ItemStatus, seconds_of
 from rep_engine.urls.origins import origin_of
 from rep_recheck.capture_index import CaptureFile, capture_date, indexed, split
 from rep_recheck.captures import (
@@ -109,7 +109,7 @@ def parse_tolerance(text: str) -> float:
 
 def no_capture_before(when: float) -> str:
     """An item's ``then`` when no capture precedes its date: said, never made up."""
-    return f"no capture before {capture_time(when)}"
+    return f"{NO_CAPTURE_BEFORE}{capture_time(when)}"
 
 
 class Timeline:

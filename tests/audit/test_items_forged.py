@@ -151,3 +151,60 @@ def test_a_second_record_of_a_line_cannot_hide_by_its_line_or_shard(
 
     said = _findings(_relined(trail, twice))
     assert any(found in what for what in said), said
+
+
+def _dated_trail(folder: Path) -> Path:
+    """A recheck's trail of items dated in February, against January's and June's
+    robots.txt captures: ``a.example`` allowed then and refused now, ``b.example`` the
+    other way round, and ``c.example``'s item dated before its first capture."""
+    from tests.support.recheck import recheck_tool, robots_capture, write_warc
+
+    said = {"a": ("Allow: /", "Disallow: /"), "b": ("Disallow: /", "Allow: /"),
+            "c": ("Disallow: /", "Allow: /")}  # fmt: skip
+    for n, date in enumerate(["2025-01-01T12:00:00Z", "2025-06-01T12:00:00Z"]):
+        captures = [robots_capture(f"https://{origin}.example", f"User-agent: *\n{lines[n]}\n")
+                    for origin, lines in said.items()]  # fmt: skip
+        write_warc(folder / f"crawl{n}.warc", captures, date=date)
+    dataset, trail = folder / "dated.jsonl", folder / "dated-trail.jsonl"
+    dates = {"a": "2025-02-01", "b": "2025-02-01", "c": "2025-01-01T06:00:00Z"}
+    dataset.write_text("".join(json.dumps({"url": f"https://{o}.example/x", "date": d}) + "\n"
+                               for o, d in dates.items()))  # fmt: skip
+    recheck_tool(str(dataset), "--purpose", "search", "--documents", str(folder / "crawl0.warc"),
+                 "--documents", str(folder / "crawl1.warc"), "--date-column", "date",
+                 f"--trail={trail}")  # fmt: skip
+    return trail
+
+
+@pytest.mark.parametrize(
+    ("url", "changes", "problem"),
+    [
+        ("https://a.example/x", {"changed": False},
+         "item recorded refused, kept then, but changed False"),
+        ("https://a.example/x", {"changed": None},
+         "item recorded refused, kept then, but changed None"),
+        ("https://b.example/x", {"then": "allowed by the owner in 2024"},
+         "then 'allowed by the owner in 2024' is neither a status nor no capture before DATE"),
+        ("https://c.example/x", {"then": "no capture before last spring"},
+         "then 'no capture before last spring' is neither a status nor no capture before DATE"),
+        ("https://c.example/x", {"changed": False},
+         "item recorded changed False, but its then 'no capture before 2025-01-01T06:00:00Z' "
+         "is no decision to compare with"),
+        ("https://b.example/x", {"then": None}, "item recorded changed, but no then"),
+    ],
+)  # fmt: skip
+def test_a_then_or_changed_that_says_otherwise_is_found(
+    tmp_path: Path, url: str, changes: dict[str, Any], problem: str
+) -> None:
+    """An item's status then, and whether it changed, as ``show`` prints them ("before:
+    … (changed)") and the summary counts them: a forger's ``then`` of any words, or a
+    ``changed`` that contradicts it and the status now, verified clean."""
+    trail = _dated_trail(tmp_path)
+    records = [json.loads(line) for line in trail.read_text().splitlines()]
+    thens = [(r["url"], r.get("then"), r.get("changed")) for r in records if r["type"] == "item"]
+    assert thens == [
+        ("https://a.example/x", "kept", True),
+        ("https://b.example/x", "refused", True),
+        ("https://c.example/x", "no capture before 2025-01-01T06:00:00Z", None),
+    ]
+    assert verify(trail).clean
+    assert any(problem in what for what in _findings(forged_item(trail, url, **changes)))
