@@ -209,7 +209,7 @@ class Rederiver(Documents):
         about it before the fetch (``None``: not allowed, or not re-derived)."""
         robots = entry.robots or NO_ROBOTS
         sha, held = robots.sha256, robots.agents if len(robots.agents) > 1 else ()
-        agent = declared_agent(robots, run)
+        agent = declared_agent(robots, run, item)
         if held and product_token(held[0]) != product_token(agent):
             return [f"held to {', '.join(held)}, but its run's crawler is {agent} (the "
                     "first name a request is held to)"], None  # fmt: skip

@@ -306,14 +306,16 @@ def held_to(robots: RobotsPart | None, run: RunContext) -> tuple[str, ...]:
     return (agent,) if agent else ()
 
 
-def declared_agent(robots: RobotsPart | None, run: RunContext) -> str:
+def declared_agent(robots: RobotsPart | None, run: RunContext, item: bool = False) -> str:
     """The name a record's request was decided for (the crawl's ``RequestFacts.agent``):
     its run's crawler name (its header's first ``agents``), whichever name the record
     says decided it (a ``REP_PURPOSE_AGENTS`` token, the name it was sent as: that one is
     held against the verdict, not taken from the record). A run whose crawler has no name
     holds each request to the name it is sent as: the record's first name held to, else
-    its agent."""
-    if run.agents and run.agents[0]:
+    its agent; a recheck's ``item`` was sent as nothing, and is decided for the run's
+    name even when it has none (``-A "(https://…)"``: the ``*`` group, and a
+    ``REP_PURPOSE_AGENTS`` token that refused it named as one)."""
+    if run.agents and (run.agents[0] or item):
         return run.agents[0]
     robots = robots or NO_ROBOTS
     return robots.agents[0] if robots.agents else robots.agent

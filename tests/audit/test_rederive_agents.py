@@ -6,6 +6,7 @@ agent, another line or another sentence is found (docs/audit-trail.md, '`verify`
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -122,6 +123,39 @@ def test_a_crawler_without_a_name_is_held_to_the_name_each_request_was_sent_as(
         "recorded fetched, but robots.txt disallows it for gptbot (line 5: Disallow: /gpt)",
         "recorded as decided by line 11, the snapshot gives line 5 (line 5: Disallow: /gpt)",
     ]
+
+
+def test_a_recheck_whose_user_agent_names_no_crawler_verifies_as_it_decided(
+    tmp_path: Path,
+) -> None:
+    """A recheck run ``-A "(https://commoncrawl.org/faq/)"`` (no product token: its name
+    ``""``, the ``*`` group) with ``REP_PURPOSE_AGENTS=GPTBot`` refuses b.example's items
+    "for GPTBot", as its sentence says of a token not its own. ``verify`` took each
+    item's deciding agent for the run's name (a nameless crawl's rule for a request sent
+    as a name: a recheck's item is sent as none), and found each refusal's ``why``
+    wrong; an item forged kept is still found."""
+    from tests.support.recheck import forged_item, recheck_tool, robots_capture, write_jsonl
+    from tests.support.recheck import write_warc as write_captures
+
+    warc, dataset, trail = tmp_path / "r.warc", tmp_path / "items.jsonl", tmp_path / "t.jsonl"
+    write_captures(warc, [
+        robots_capture("https://a.example", "User-agent: *\nDisallow: /x\n"),
+        robots_capture("https://b.example", "User-agent: GPTBot\nDisallow: /\n"),
+    ])  # fmt: skip
+    write_jsonl(dataset, ["https://a.example/x", "https://a.example/y", "https://b.example/y"])
+    recheck_tool(str(dataset), "--purpose", "ai-train", "--documents", str(warc), "--consult",
+                 "robots.txt", "-A", "(https://commoncrawl.org/faq/)",
+                 "-s", "REP_PURPOSE_AGENTS=GPTBot", f"--trail={trail}")  # fmt: skip
+    records = [json.loads(line) for line in trail.read_text().splitlines()]
+    assert records[0]["agents"] == ["", "GPTBot"]
+    assert [(r["status"], r.get("why")) for r in records if r["type"] == "item"] == [
+        ("refused", "Forbidden by https://a.example/robots.txt (line 2: Disallow: /x)"),
+        ("kept", None),
+        ("refused", "Forbidden by https://b.example/robots.txt for GPTBot (line 2: Disallow: /)"),
+    ]
+    assert verify(trail).clean, [finding.what for finding in verify(trail).findings]
+    forged = forged_item(trail, "https://b.example/y", status="kept", refused_by=None, why=None)
+    assert not verify(forged).clean
 
 
 #: A run header's agents against its own settings: (id, header changes, the problem).
