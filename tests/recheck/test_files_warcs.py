@@ -105,7 +105,7 @@ def test_a_newer_crawl_in_a_subfolder_is_said_not_read(
     ``Disallow: /private`` is not read, and January's ``Allow: /`` keeps the item. The
     run said nothing of it; it names the subfolder on standard error, and the datatrove
     step logs it."""
-    january, june = _january_and_june(tmp_path / "warcs")
+    june = _january_and_june(tmp_path / "warcs")[1]
     (tmp_path / "warcs" / "CC-MAIN-2025-26").mkdir()
     june.rename(tmp_path / "warcs" / "CC-MAIN-2025-26" / june.name)
     dataset, report = tmp_path / "items.jsonl", tmp_path / "report.jsonl"
