@@ -286,6 +286,13 @@ class Finishing:
         elif (unchecked := self._tdmrep_unchecked()) is not None:
             lines[1:1] = ["", f"**{unchecked}**"]
             print(f"recheck: {unchecked}", file=self.err, flush=True)
+        if not rechecker.agent:  # a User-Agent of no product token: `*` alone (RFC 9309 §2.2.1)
+            nameless = (f"The User-Agent `{printable(self.user_agent)}` names no crawler (it "
+                        "starts with no product token): only robots.txt's `*` groups were read "
+                        "for it, never a group of the crawler that fetched the data; name it "
+                        "(-A NAME/VERSION, e.g. -A CCBot/2.0 for Common Crawl's)")  # fmt: skip
+            lines[1:1] = ["", f"**{nameless}.**"]
+            print(f"recheck: {nameless}", file=self.err, flush=True)
         if self.warc is not None and (later := self.warc.captured_later_line()) is not None:
             lines[1:1] = ["", f"**{later}**"]
             print(f"recheck: {later}", file=self.err, flush=True)

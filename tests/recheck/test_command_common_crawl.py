@@ -65,3 +65,22 @@ def test_the_common_crawl_example_decides_as_ccbot_with_the_preset(
     assert "agent `scrapy`" in summary, summary
     kept_default = (tmp_path / "kept-default.jsonl").read_text(encoding="utf-8")
     assert "https://cc.example/a" in kept_default and "https://gpt.example/a" in kept_default
+
+
+def test_a_user_agent_that_names_no_crawler_is_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-A "(https://commoncrawl.org/faq/)"`` (the URL alone, no name) reads the `*`
+    groups only: CCBot's own group is lost. The run says so, in its summary and on
+    standard error; a named crawler's run does not."""
+    monkeypatch.chdir(tmp_path)
+    write_warc(tmp_path / "robots.warc.gz", [robots_capture(o, t) for o, t in SITES.items()],
+               compress=True)  # fmt: skip
+    write_jsonl(tmp_path / "items.jsonl", KEPT + REFUSED)
+    common = ["items.jsonl", "--purpose", "ai-train", "--documents", "robots.warc.gz",
+              "--consult", "robots.txt", "--out", "kept.jsonl"]  # fmt: skip
+    _, summary = recheck_tool(*common, "-A", "(https://commoncrawl.org/faq/)")
+    said = "names no crawler (it starts with no product token)"
+    assert said in summary and said in capsys.readouterr().err
+    _, summary = recheck_tool(*common, "-A", "CCBot/2.0")
+    assert said not in summary and said not in capsys.readouterr().err
