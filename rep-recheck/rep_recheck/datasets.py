@@ -166,7 +166,7 @@ class Dataset(Protocol):
 
 def url_problem(url: Any) -> str:
     """Why ``url`` cannot be re-checked (``""``: it can): not a string, not http(s), no
-    host, a host in bad brackets or holding a space or a control character."""
+    host, a host in bad brackets or holding a space, a control character or a backslash."""
     if not isinstance(url, str) or not url:
         return f"no URL ({json.dumps(url)[:80]})"
     if not url.isascii():
@@ -181,6 +181,9 @@ def url_problem(url: Any) -> str:
     host = unquote(origin.host) if "%" in origin.host else origin.host  # %20 is a space
     if _SPACE_OR_CONTROL(host) or (not url.isascii() and _written_host_spaced(url)):
         return f"not an http(s) URL: its host holds a space or a control character: {url[:200]!r}"
+    if "\\" in host:  # WHATWG URL: a special scheme's "\\" is a "/" (a validation error)
+        return (f"not an http(s) URL: its host holds a backslash, which a browser reads as the "
+                f"path's first '/' (which page it names is not known): {url[:200]!r}")  # fmt: skip
     return ""
 
 

@@ -69,6 +69,23 @@ def test_a_host_with_a_space_or_a_control_character_is_unreadable(url: str, read
         assert "its host holds a space or a control character" in url_problem(url)
 
 
+@pytest.mark.parametrize(
+    ("url", "readable"),
+    [("https://a.example\\x", False), ("https://a.example\\", False),
+     ("https://a.example%5Cx/", False), ("https://a.example/x\\y", True),
+     ("https://a.example/?q=\\", True)],
+)  # fmt: skip
+def test_a_host_with_a_backslash_is_unreadable(url: str, readable: bool) -> None:
+    """``https://a.example\\x`` was ``unknown``, its origin ``a.example\\x`` of no capture
+    (kept under ``--keep-unknown``), while a browser reads it as ``https://a.example/x``
+    (the WHATWG URL standard: a special scheme's backslash is a slash), which the site
+    may refuse. Which page it names is not known: unreadable. A path's or a query's
+    backslash is not the host's."""
+    assert (url_problem(url) == "") is readable
+    if not readable:
+        assert "its host holds a backslash" in url_problem(url)
+
+
 def _items(path: Path, **options: str) -> list[Item]:
     return [item for chunk in open_dataset(path, **options).chunks() for item in chunk.items]
 
