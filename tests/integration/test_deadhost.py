@@ -22,7 +22,7 @@ import pytest_twisted
 
 from rep_audit.cli import main as audit
 from tests.support.audittrail import by_url
-from tests.support.localhttp import free_port
+from tests.support.localhttp import refusing_port
 from tests.support.robotsite import Reply, Sites, crawl, stat
 
 #: The waits as a project that sets nothing has them (the tests' own are shorter).
@@ -58,12 +58,13 @@ async def test_two_start_urls_on_a_port_that_refuses_connections_end_the_crawl_i
     """The 600 s wait of a 5xx is not a refused connection's: one more try after
     ``REP_UNREACHABLE_CONNECT_MAX_WAIT`` (10 s), then the two requests are dropped with
     their reason, the stats, a WARNING, the audit trail's records and a summary line."""
-    base = f"http://127.0.0.1:{free_port()}"
-    urls = [f"{base}/a", f"{base}/b"]
-    trail = tmp_path / "trail.jsonl"
-    settings = {**DEFAULT_WAITS, **BOUND, "REP_AUDIT_FILE": str(trail)}
-    with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
-        crawler, spider = await crawl(urls, settings)
+    with refusing_port() as port:
+        base = f"http://127.0.0.1:{port}"
+        urls = [f"{base}/a", f"{base}/b"]
+        trail = tmp_path / "trail.jsonl"
+        settings = {**DEFAULT_WAITS, **BOUND, "REP_AUDIT_FILE": str(trail)}
+        with caplog.at_level(logging.DEBUG, logger="scrapy_rep"):
+            crawler, spider = await crawl(urls, settings)
     assert spider.downloaded == [] and sorted(spider.dropped) == urls
     for reason in spider.dropped.values():
         assert reason.startswith(f"Dropped: robots.txt of {base} unreachable for 10 s (")
@@ -237,13 +238,14 @@ async def test_allow_never_lets_through_a_host_that_cannot_be_connected_to(
     """``REP_UNREACHABLE_ACTION = "allow"`` is for the long outage: a refused host's
     requests are dropped after the connect wait all the same (robots.txt never read:
     complete disallow), and ``audit verify`` finds the trail sound."""
-    base = f"http://127.0.0.1:{free_port()}"
     trail = tmp_path / "trail.jsonl"
     settings = {
         "REP_UNREACHABLE_ACTION": "allow", "REP_UNREACHABLE_CONNECT_MAX_WAIT": 0.3,
         "REP_AUDIT_FILE": str(trail),
     }  # fmt: skip
-    crawler, spider = await crawl([f"{base}/a"], settings)
+    with refusing_port() as port:
+        base = f"http://127.0.0.1:{port}"
+        crawler, spider = await crawl([f"{base}/a"], settings)
     assert list(spider.dropped) == [f"{base}/a"] and spider.downloaded == []
     assert "requests dropped" in spider.dropped[f"{base}/a"]
     assert stat(crawler, "rep/requests/allowed_unreachable") is None

@@ -179,12 +179,16 @@ async def test_204_faulty_origins_every_url_accounted_for_once(tmp_path: Path) -
     assert Counter(expected.values())["forbidden"] > 0
     assert Counter(expected.values())["unreachable"] > 0
 
-    # The servers saw exactly the allowed pages, each once, and no forbidden one.
+    # The servers saw exactly the allowed pages, each once but for a page Scrapy's retry
+    # sent again (one that timed out on a loaded machine), and no forbidden one.
+    again = 0
     for name in plan.origins:
         pages = [path for path in plan.sites.requested(name) if path in PATHS]
-        assert sorted(pages) == sorted(
+        assert sorted(set(pages)) == sorted(
             path for path in PATHS if expected[plan.sites.url(name, path)] == "downloaded"
         ), name
+        again += len(pages) - len(set(pages))
+    assert again <= stats.get("retry/count", 0), (again, stats.get("retry/count"))
 
     # The counts of the reasons add up to the requests not downloaded.
     not_downloaded = len(urls) - len(spider.downloaded)

@@ -94,6 +94,17 @@ def base_url_fixture(
     return base
 
 
+@contextmanager
+def refusing_port() -> Iterator[int]:
+    """A 127.0.0.1 port whose connections are refused for as long as the block runs: bound
+    and never listening (the kernel answers a connection with a reset), so no server of
+    another test, in another worker, may take it meanwhile, as it may a :func:`free_port`
+    (a crawl that waits 10 s on a refused host once met another test's server there)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield int(sock.getsockname()[1])
+
+
 def free_port() -> int:
     """A 127.0.0.1 port nothing listens on (bound, read, closed): one a server may take, or
     one whose connections are refused."""
