@@ -90,19 +90,9 @@ def refuse_request(
     the caller has it; ``facts``: what the performer of verdicts decided it on;
     ``admitted``: refused before the scheduler, which takes nothing more of it; a link not
     followed is no request, so no record), logged at DEBUG (with ``detail``, what said it),
-    then signalled. (:func:`refusal_stats`, ``inc_each`` and :func:`_signalled` written out:
-    a refused request's path, where each call would cost.)"""
+    then signalled."""
     reason, message = verdict.reason, verdict.message
-    stats = crawler.stats
-    if stats is not None:
-        signal = verdict.signal
-        names = (
-            _stats_of(action, reason, verdict.purpose)
-            if signal is None
-            else refusal_stats(action, verdict)
-        )
-        for name in names:
-            stats.inc_value(name)
+    inc_each(crawler.stats, refusal_stats(action, verdict))
     if output is not None:
         output.link_refused(request.url, reason, message)
     if reason not in LINK_REASONS:
@@ -110,15 +100,7 @@ def refuse_request(
             ledger = LEDGERS.get(crawler)
         if ledger is not None:
             ledger.refused(request, reason, message, verdict, facts, admitted)
-    logger.debug(
-        "%(message)s%(detail)s: %(request)s",
-        {"message": message, "detail": f" ({detail})" if detail else "", "request": request},
-        extra={"spider": crawler.spider},
-    )
-    crawler.signals.send_catch_log(
-        rep_signals.request_refused, request=request, reason=reason, message=message,
-        response=response, verdict=verdict,
-    )  # fmt: skip
+    _signalled(crawler, request, reason, message, response, detail, verdict)
 
 
 def drop_request(crawler: Crawler, request: Request, why: Reason | Dropped, message: str) -> None:
