@@ -206,12 +206,9 @@ def test_a_head_signed_by_another_key_with_witnesses_is_a_problem_not_unusable(
         "--key" in out, out + err  # fmt: skip
 
 
-def test_ml_dsa_44_cosignatures_count_and_where_they_cannot_be_checked_are_said(
-    log: Log, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A witness of an ML-DSA-44 key (type 0x06): its cosignature, and one the tests' own
-    implementation made, counted; where the installed cryptography has no ML-DSA-44, said
-    not checked, never counted, never fatal (c6123afe refused the verifier key)."""
+def _mldsa_witness_answer(log: Log) -> tuple[MLDSA44PrivateKey, str, str]:
+    """A witness of a new ML-DSA-44 key, ``witness.test/pq``: its key, its verifier key,
+    and its answer to the log's first request (its cosignature line)."""
     key = MLDSA44PrivateKey.generate()
     (log.folder / "pq.pem").write_bytes(
         key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
@@ -219,6 +216,16 @@ def test_ml_dsa_44_cosignatures_count_and_where_they_cannot_be_checked_are_said(
     pq = log.vkey("pq.pem", "witness.test/pq", "--witness")
     status, answer, err = log.ask(log.request(0), key="pq.pem", name="witness.test/pq")
     assert status == 0, err
+    return key, pq, answer
+
+
+def test_ml_dsa_44_cosignatures_count_and_where_they_cannot_be_checked_are_said(
+    log: Log, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A witness of an ML-DSA-44 key (type 0x06): its cosignature, and one the tests' own
+    implementation made, counted; where the installed cryptography has no ML-DSA-44, said
+    not checked, never counted, never fatal (c6123afe refused the verifier key)."""
+    key, pq, answer = _mldsa_witness_answer(log)
     bundle = cosigned_bundle(log, log.heads[-1]["checkpoint"] + answer)
     status, said = witnessed_check(log, bundle, "--witness", pq)
     assert status == 0 and "witness witness.test/pq: cosigned the checkpoint of " in said, said
@@ -243,13 +250,7 @@ def test_a_note_that_is_no_checkpoint_under_an_ml_dsa_44_witness_is_rejected_not
     built from a checkpoint). An ML-DSA-44 line over no checkpoint does
     not verify: that note is rejected (a problem, exit 1), the witness's true cosignature
     in the other note still counted."""
-    key = MLDSA44PrivateKey.generate()
-    (log.folder / "pq.pem").write_bytes(
-        key.private_bytes(Encoding.PEM, PrivateFormat.PKCS8, NoEncryption())
-    )
-    pq = log.vkey("pq.pem", "witness.test/pq", "--witness")
-    status, answer, err = log.ask(log.request(0), key="pq.pem", name="witness.test/pq")
-    assert status == 0, err
+    _, pq, answer = _mldsa_witness_answer(log)
     known = notes.read_verifier_key(pq)
     junk = "hello\n\n" + notes.signature_line(known.name, known.key_id, bytes(8 + 2420))
     bundle = cosigned_bundle(log, log.heads[-1]["checkpoint"] + answer, junk)
